@@ -1,0 +1,50 @@
+// Backend interface: compile an HLO module into an Executable the runtime can call. The
+// runtime only sees this interface (it never includes LLVM or CUDA headers).
+#ifndef TFJIT_BACKENDS_BACKEND_H_
+#define TFJIT_BACKENDS_BACKEND_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/hlo/module.h"
+#include "compiler/passes/fusion_policy.h"
+#include "core/thread_pool.h"
+#include "tfjit/tensor.h"
+
+namespace tfjit::backends {
+
+struct CompileStats {
+  double optimize_ms = 0;  // HLO passes
+  double codegen_ms = 0;   // IR emission + LLVM optimisation + JIT link
+  int num_kernels = 0;     // loops / library calls emitted
+};
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  // One tensor per entry parameter (dtype and dims as the parameter's shape; INVALID_ARGUMENT
+  // otherwise). Returns the root's value: one tensor for an array root, the flattened elements
+  // for a tuple root. Thread-safe: Run may be called concurrently. `pool` may be null.
+  virtual absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& args,
+                                                  ThreadPool* pool) const = 0;
+  virtual const CompileStats& stats() const = 0;
+  // The optimized module that was compiled (for dumps and explain).
+  virtual const hlo::Module& module() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual const passes::FusionPolicy& fusion_policy() const = 0;
+  // Optimizes (the backend's pass pipeline, fusion included) and compiles `module`.
+  virtual absl::StatusOr<std::unique_ptr<Executable>> Compile(
+      std::unique_ptr<hlo::Module> module) const = 0;
+};
+
+}  // namespace tfjit::backends
+
+#endif  // TFJIT_BACKENDS_BACKEND_H_

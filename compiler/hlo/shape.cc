@@ -1,0 +1,47 @@
+// Shape helpers and printing.
+#include "compiler/hlo/shape.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/dtype.h"
+
+namespace tfjit::hlo {
+
+Shape Shape::Tuple(std::vector<Shape> elements) {
+  Shape s;
+  s.is_tuple_ = true;
+  s.tuple_shapes_ = std::move(elements);
+  return s;
+}
+
+int64_t Shape::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : dims_) n *= d;
+  return n;
+}
+
+int64_t Shape::byte_size() const {
+  if (is_tuple_) return 0;
+  return num_elements() * static_cast<int64_t>(DTypeSize(element_type_));
+}
+
+std::string Shape::ToString() const {
+  if (is_tuple_) {
+    return absl::StrCat("(", absl::StrJoin(tuple_shapes_, ", ",
+                                           [](std::string* out, const Shape& s) {
+                                             absl::StrAppend(out, s.ToString());
+                                           }),
+                        ")");
+  }
+  return absl::StrCat(DTypeHloName(element_type_), "[", absl::StrJoin(dims_, ","), "]");
+}
+
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
+    strides[i] = strides[i + 1] * dims[i + 1];
+  }
+  return strides;
+}
+
+}  // namespace tfjit::hlo

@@ -1,0 +1,24 @@
+// FusionPolicy: the backend's say in what the fusion pass may merge. The pass never tests
+// which backend it runs for; it asks the policy.
+#ifndef TFJIT_COMPILER_PASSES_FUSION_POLICY_H_
+#define TFJIT_COMPILER_PASSES_FUSION_POLICY_H_
+
+#include "compiler/hlo/instruction.h"
+
+namespace tfjit::passes {
+
+class FusionPolicy {
+ public:
+  virtual ~FusionPolicy() = default;
+  // Whether `producer` may be fused into its consumer `consumer` (which is itself fusible or
+  // already a fusion). Default: elementwise ops, broadcast, reshape, transpose, convert,
+  // iota and scalar constants fuse into elementwise consumers and reductions.
+  virtual bool ShouldFuse(const hlo::Instruction& producer,
+                          const hlo::Instruction& consumer) const;
+  // Whether `inst` can root a loop fusion or be fused at all.
+  virtual bool IsFusible(const hlo::Instruction& inst) const;
+};
+
+}  // namespace tfjit::passes
+
+#endif  // TFJIT_COMPILER_PASSES_FUSION_POLICY_H_

@@ -1,0 +1,61 @@
+// Pass interface and pipeline: Run returns whether the module changed; the pipeline verifies
+// after every pass, times passes, adds the pass name to errors and can dump IR after passes.
+#ifndef TFJIT_COMPILER_PASSES_PASS_H_
+#define TFJIT_COMPILER_PASSES_PASS_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "compiler/hlo/module.h"
+
+namespace tfjit::passes {
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  virtual std::string_view name() const = 0;
+  // Returns true iff the module changed. Must leave a valid module on success.
+  virtual absl::StatusOr<bool> Run(hlo::Module& module) = 0;
+};
+
+struct PipelineOptions {
+  bool verify = true;                         // run the verifier after each pass
+  std::string dump_dir;                       // where NN_<pass>.hlo files go ("" = no dumps)
+  absl::flat_hash_set<std::string> dump_after;  // pass names, or "all"
+  absl::flat_hash_set<std::string> disabled;    // pass names to skip
+};
+
+class PassPipeline {
+ public:
+  explicit PassPipeline(std::string name, PipelineOptions options = {})
+      : name_(std::move(name)), options_(std::move(options)) {}
+
+  template <typename T, typename... Args>
+  T& AddPass(Args&&... args) {
+    auto pass = std::make_unique<T>(std::forward<Args>(args)...);
+    T& ref = *pass;
+    passes_.push_back(std::move(pass));
+    return ref;
+  }
+
+  // Runs every pass in order. Errors are prefixed "pass '<name>': ".
+  absl::StatusOr<bool> Run(hlo::Module& module);
+
+  // (pass name, milliseconds) of the last Run.
+  const std::vector<std::pair<std::string, double>>& timings() const { return timings_; }
+
+ private:
+  std::string name_;
+  PipelineOptions options_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+  std::vector<std::pair<std::string, double>> timings_;
+};
+
+}  // namespace tfjit::passes
+
+#endif  // TFJIT_COMPILER_PASSES_PASS_H_

@@ -1,0 +1,64 @@
+// Status helpers: printf-checked error builders, context, node payloads and the macros.
+#ifndef TFJIT_CORE_STATUS_H_
+#define TFJIT_CORE_STATUS_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
+#include "tfjit/status.h"
+
+namespace tfjit {
+
+// Builders: InvalidArgument("node '%s' (%s): ...", name, op). Codes follow DESIGN.md:
+// INVALID_ARGUMENT = the user's graph/feed/option is wrong; UNIMPLEMENTED = valid TF we do not
+// support; NOT_FOUND = missing file/node/function; FAILED_PRECONDITION = state;
+// INTERNAL = our bug.
+#define TFJIT_DEFINE_STATUS_BUILDER(Name, code)                                 \
+  template <typename... Args>                                                   \
+  absl::Status Name(const absl::FormatSpec<Args...>& format, const Args&... args) { \
+    return absl::Status(code, absl::StrFormat(format, args...));                \
+  }
+TFJIT_DEFINE_STATUS_BUILDER(InvalidArgument, absl::StatusCode::kInvalidArgument)
+TFJIT_DEFINE_STATUS_BUILDER(Unimplemented, absl::StatusCode::kUnimplemented)
+TFJIT_DEFINE_STATUS_BUILDER(NotFound, absl::StatusCode::kNotFound)
+TFJIT_DEFINE_STATUS_BUILDER(FailedPrecondition, absl::StatusCode::kFailedPrecondition)
+TFJIT_DEFINE_STATUS_BUILDER(Internal, absl::StatusCode::kInternal)
+TFJIT_DEFINE_STATUS_BUILDER(OutOfRange, absl::StatusCode::kOutOfRange)
+TFJIT_DEFINE_STATUS_BUILDER(ResourceExhausted, absl::StatusCode::kResourceExhausted)
+#undef TFJIT_DEFINE_STATUS_BUILDER
+
+// Prepends "context: " to the message; keeps the code and payloads. OK stays OK.
+absl::Status WithContext(const absl::Status& status, std::string_view context);
+
+// Attaches the node an error is about (see kNodePayloadUrl); keeps an existing one.
+absl::Status AttachNode(absl::Status status, std::string_view node, std::string_view op);
+// The (node, op) attached to `status`, or empty strings.
+std::pair<std::string, std::string> NodeOfError(const absl::Status& status);
+
+// "CODE: message", with TF's code spelling (INVALID_ARGUMENT, ...).
+std::string StatusToString(const absl::Status& status);
+
+}  // namespace tfjit
+
+#define TFJIT_STATUS_CONCAT_INNER(a, b) a##b
+#define TFJIT_STATUS_CONCAT(a, b) TFJIT_STATUS_CONCAT_INNER(a, b)
+
+#define TFJIT_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::absl::Status _tfjit_status = (expr);         \
+    if (!_tfjit_status.ok()) return _tfjit_status; \
+  } while (0)
+
+#define TFJIT_ASSIGN_OR_RETURN(lhs, expr) \
+  TFJIT_ASSIGN_OR_RETURN_IMPL(TFJIT_STATUS_CONCAT(_tfjit_statusor_, __LINE__), lhs, expr)
+
+#define TFJIT_ASSIGN_OR_RETURN_IMPL(statusor, lhs, expr) \
+  auto statusor = (expr);                                \
+  if (!statusor.ok()) return statusor.status();          \
+  lhs = std::move(statusor).value()
+
+#endif  // TFJIT_CORE_STATUS_H_

@@ -1,0 +1,73 @@
+// Implementation of the public Tensor: aligned zeroed buffers, reshape views and printing.
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/dtype.h"
+#include "tfjit/tensor.h"
+
+namespace tfjit {
+namespace {
+
+// 64 bytes: one cache line and one AVX-512 vector, so compiled loops may use aligned access.
+constexpr size_t kAlignment = 64;
+
+std::shared_ptr<void> AllocateZeroed(size_t bytes) {
+  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0) rounded = kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  if (p == nullptr) return nullptr;
+  std::memset(p, 0, rounded);
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+}  // namespace
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> dims) : dtype_(dtype), dims_(std::move(dims)) {
+  buffer_ = AllocateZeroed(byte_size());
+  data_ = buffer_.get();
+}
+
+int64_t Tensor::num_elements() const {
+  if (dtype_ == DType::kInvalid) return 0;
+  int64_t n = 1;
+  for (int64_t d : dims_) n *= d;
+  return n;
+}
+
+Tensor Tensor::Reshaped(std::vector<int64_t> dims) const {
+  Tensor t = *this;
+  t.dims_ = std::move(dims);
+  return t;
+}
+
+Tensor Tensor::Clone() const {
+  Tensor t(dtype_, dims_);
+  if (byte_size() > 0) std::memcpy(t.data_, data_, byte_size());
+  return t;
+}
+
+std::string Tensor::ShapeString() const {
+  return absl::StrCat(DTypeName(dtype_), "[", absl::StrJoin(dims_, ","), "]");
+}
+
+std::string Tensor::DebugString(int max_values) const {
+  std::string out = ShapeString();
+  if (!IsNumericDType(dtype_)) return out;
+  absl::StrAppend(&out, " {");
+  const int64_t n = std::min<int64_t>(num_elements(), max_values);
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) absl::StrAppend(&out, ", ");
+    if (IsFloatingDType(dtype_)) {
+      absl::StrAppend(&out, ElementAsDouble(*this, i));
+    } else {
+      absl::StrAppend(&out, ElementAsInt64(*this, i));
+    }
+  }
+  if (num_elements() > n) absl::StrAppend(&out, ", ...");
+  absl::StrAppend(&out, "}");
+  return out;
+}
+
+}  // namespace tfjit
