@@ -5,7 +5,7 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -38,7 +38,7 @@ class Executable {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string_view name() const = 0;
+  virtual absl::string_view name() const = 0;
   virtual const passes::FusionPolicy& fusion_policy() const = 0;
   // Optimizes (the backend's pass pipeline, fusion included) and compiles `module`.
   virtual absl::StatusOr<std::unique_ptr<Executable>> Compile(

@@ -40,9 +40,9 @@ const DTypeInfo& Info(DType d) { return kInfos[static_cast<size_t>(d)]; }
 
 size_t DTypeSize(DType dtype) { return Info(dtype).size; }
 const char* DTypeName(DType dtype) { return Info(dtype).tf_name; }
-std::string_view DTypeHloName(DType dtype) { return Info(dtype).hlo_name; }
+absl::string_view DTypeHloName(DType dtype) { return Info(dtype).hlo_name; }
 
-std::optional<DType> DTypeFromHloName(std::string_view name) {
+std::optional<DType> DTypeFromHloName(absl::string_view name) {
   if (name.empty()) return std::nullopt;
   for (const DTypeInfo& info : kInfos) {
     if (name == info.hlo_name) return info.dtype;

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 #include "Eigen/Core"
 #include "tfjit/dtype.h"
@@ -16,8 +16,8 @@ using half = Eigen::half;
 using bfloat16 = Eigen::bfloat16;
 
 // HLO spelling: pred s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64. Empty for non-numeric types.
-std::string_view DTypeHloName(DType dtype);
-std::optional<DType> DTypeFromHloName(std::string_view name);
+absl::string_view DTypeHloName(DType dtype);
+std::optional<DType> DTypeFromHloName(absl::string_view name);
 
 // TensorFlow's DataType enum values (types.proto). _REF types (x + 100) map to their base
 // type. Returns nullopt for types tfjit does not support (complex, quantized, float8, ...).

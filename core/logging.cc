@@ -20,7 +20,7 @@ int ConfiguredLevel() {
 
 bool LogEnabled(LogLevel level) { return static_cast<int>(level) <= ConfiguredLevel(); }
 
-void LogMessage(LogLevel level, std::string_view message) {
+void LogMessage(LogLevel level, absl::string_view message) {
   static std::mutex mu;
   static const char* const kTags[] = {"E", "W", "I", "D"};
   std::lock_guard<std::mutex> lock(mu);

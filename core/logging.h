@@ -2,7 +2,7 @@
 #ifndef TFJIT_CORE_LOGGING_H_
 #define TFJIT_CORE_LOGGING_H_
 
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 #include "absl/strings/str_format.h"
 
@@ -11,7 +11,7 @@ namespace tfjit {
 enum class LogLevel { kError = 0, kWarning = 1, kInfo = 2, kDebug = 3 };
 
 bool LogEnabled(LogLevel level);
-void LogMessage(LogLevel level, std::string_view message);
+void LogMessage(LogLevel level, absl::string_view message);
 
 template <typename... Args>
 void Log(LogLevel level, const absl::FormatSpec<Args...>& format, const Args&... args) {

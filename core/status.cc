@@ -8,16 +8,16 @@
 
 namespace tfjit {
 
-absl::Status WithContext(const absl::Status& status, std::string_view context) {
+absl::Status WithContext(const absl::Status& status, absl::string_view context) {
   if (status.ok()) return status;
   absl::Status out(status.code(), absl::StrCat(context, ": ", status.message()));
-  status.ForEachPayload([&](std::string_view url, const absl::Cord& payload) {
+  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
     out.SetPayload(url, payload);
   });
   return out;
 }
 
-absl::Status AttachNode(absl::Status status, std::string_view node, std::string_view op) {
+absl::Status AttachNode(absl::Status status, absl::string_view node, absl::string_view op) {
   if (status.ok() || status.GetPayload(kNodePayloadUrl).has_value()) return status;
   status.SetPayload(kNodePayloadUrl, absl::Cord(absl::StrCat(node, "\t", op)));
   return status;

@@ -3,7 +3,7 @@
 #define TFJIT_CORE_STATUS_H_
 
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <utility>
 
 #include "absl/status/status.h"
@@ -32,10 +32,10 @@ TFJIT_DEFINE_STATUS_BUILDER(ResourceExhausted, absl::StatusCode::kResourceExhaus
 #undef TFJIT_DEFINE_STATUS_BUILDER
 
 // Prepends "context: " to the message; keeps the code and payloads. OK stays OK.
-absl::Status WithContext(const absl::Status& status, std::string_view context);
+absl::Status WithContext(const absl::Status& status, absl::string_view context);
 
 // Attaches the node an error is about (see kNodePayloadUrl); keeps an existing one.
-absl::Status AttachNode(absl::Status status, std::string_view node, std::string_view op);
+absl::Status AttachNode(absl::Status status, absl::string_view node, absl::string_view op);
 // The (node, op) attached to `status`, or empty strings.
 std::pair<std::string, std::string> NodeOfError(const absl::Status& status);
 

@@ -4,7 +4,7 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -31,7 +31,7 @@ struct TensorName {
   bool is_control = false;
 };
 // INVALID_ARGUMENT for an empty name or a malformed ":k" suffix.
-absl::StatusOr<TensorName> ParseTensorName(std::string_view name);
+absl::StatusOr<TensorName> ParseTensorName(absl::string_view name);
 
 class Node {
  public:
@@ -83,14 +83,14 @@ class Graph {
   // unknown ops listed in one UNIMPLEMENTED error), types consistent, no cycles.
   // `source` names the file in error messages.
   static absl::StatusOr<std::unique_ptr<Graph>> Build(const tensorflow::GraphDef& graph_def,
-                                                      std::string_view source);
+                                                      absl::string_view source);
 
   const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   Node* node(int id) const { return nodes_[static_cast<size_t>(id)].get(); }
-  Node* FindNode(std::string_view name) const;
+  Node* FindNode(absl::string_view name) const;
   // Resolves "node" / "node:k" to an output; NOT_FOUND / INVALID_ARGUMENT with the name.
-  absl::StatusOr<Output> FindOutput(std::string_view tensor_name) const;
+  absl::StatusOr<Output> FindOutput(absl::string_view tensor_name) const;
 
   // Nodes in a topological order (data and control edges), stable by id.
   const std::vector<Node*>& topological_order() const { return topo_order_; }

@@ -4,7 +4,7 @@
 #define TFJIT_FRONTEND_OP_CATALOG_H_
 
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -41,7 +41,7 @@ struct OpDef {
 };
 
 // The op, or nullptr if tfjit does not know it.
-const OpDef* LookupOpDef(std::string_view op);
+const OpDef* LookupOpDef(absl::string_view op);
 // Every known op name, sorted.
 std::vector<std::string> KnownOps();
 

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <optional>
+
+#include "absl/strings/string_view.h"
 #include <string>
 #include <vector>
 
@@ -17,8 +19,8 @@ namespace tfjit::hlo {
 class Computation;
 
 enum class ComparisonDirection : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
-std::string_view ComparisonDirectionName(ComparisonDirection d);  // "EQ", "NE", ...
-std::optional<ComparisonDirection> ComparisonDirectionFromName(std::string_view name);
+absl::string_view ComparisonDirectionName(ComparisonDirection d);  // "EQ", "NE", ...
+std::optional<ComparisonDirection> ComparisonDirectionFromName(absl::string_view name);
 
 // Where an instruction came from: the TF node and op, and a source location when known.
 struct Metadata {

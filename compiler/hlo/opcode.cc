@@ -8,7 +8,7 @@ namespace {
 
 struct OpcodeInfo {
   Opcode opcode;
-  std::string_view name;
+  absl::string_view name;
   int arity;
   OpcodeKind kind;
 };
@@ -21,11 +21,11 @@ constexpr std::array<OpcodeInfo, kOpcodeCount> kOpcodeInfos = {{
 
 }  // namespace
 
-std::string_view OpcodeName(Opcode opcode) {
+absl::string_view OpcodeName(Opcode opcode) {
   return kOpcodeInfos[static_cast<size_t>(opcode)].name;
 }
 
-std::optional<Opcode> OpcodeFromName(std::string_view name) {
+std::optional<Opcode> OpcodeFromName(absl::string_view name) {
   for (const OpcodeInfo& info : kOpcodeInfos) {
     if (info.name == name) return info.opcode;
   }

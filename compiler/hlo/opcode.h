@@ -4,7 +4,7 @@
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 namespace tfjit::hlo {
 
@@ -98,8 +98,8 @@ inline constexpr int kOpcodeCount = 0
 #undef TFJIT_COUNT_OPCODE
     ;
 
-std::string_view OpcodeName(Opcode opcode);
-std::optional<Opcode> OpcodeFromName(std::string_view name);
+absl::string_view OpcodeName(Opcode opcode);
+std::optional<Opcode> OpcodeFromName(absl::string_view name);
 // -1 when variadic.
 int OpcodeArity(Opcode opcode);
 OpcodeKind OpcodeKindOf(Opcode opcode);

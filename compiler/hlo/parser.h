@@ -3,7 +3,7 @@
 #define TFJIT_COMPILER_HLO_PARSER_H_
 
 #include <memory>
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
 #include "compiler/hlo/module.h"
@@ -11,9 +11,9 @@
 namespace tfjit::hlo {
 
 // INVALID_ARGUMENT with "line:column: what was expected, what was found" on bad text.
-absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text);
+absl::StatusOr<std::unique_ptr<Module>> ParseModule(absl::string_view text);
 // ParseModule followed by VerifyModule.
-absl::StatusOr<std::unique_ptr<Module>> ParseAndVerifyModule(std::string_view text);
+absl::StatusOr<std::unique_ptr<Module>> ParseAndVerifyModule(absl::string_view text);
 
 }  // namespace tfjit::hlo
 

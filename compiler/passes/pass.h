@@ -5,7 +5,7 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
 
@@ -18,7 +18,7 @@ namespace tfjit::passes {
 class Pass {
  public:
   virtual ~Pass() = default;
-  virtual std::string_view name() const = 0;
+  virtual absl::string_view name() const = 0;
   // Returns true iff the module changed. Must leave a valid module on success.
   virtual absl::StatusOr<bool> Run(hlo::Module& module) = 0;
 };

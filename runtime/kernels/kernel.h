@@ -3,7 +3,7 @@
 #define TFJIT_RUNTIME_KERNELS_KERNEL_H_
 
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -42,7 +42,7 @@ using KernelFn = absl::Status (*)(KernelContext& ctx);
 class KernelRegistry {
  public:
   void Register(std::string op, KernelFn fn) { kernels_[std::move(op)] = fn; }
-  KernelFn Find(std::string_view op) const {
+  KernelFn Find(absl::string_view op) const {
     auto it = kernels_.find(op);
     return it == kernels_.end() ? nullptr : it->second;
   }

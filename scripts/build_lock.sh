@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# Serialises builds on this 2-core machine: scripts/build_lock.sh ninja -C build target...
+exec flock /tmp/tfjit-build.lock "$@"
