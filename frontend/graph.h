@@ -62,8 +62,16 @@ class Node {
   // "'name' (Op)" for error messages.
   std::string DebugName() const;
 
+  // Flat data-input indices that must be compile-time constants when compiled, and the flat
+  // inputs/outputs TF keeps in host memory (the op catalog's arg indices resolved for this
+  // node's list lengths).
+  const std::vector<int>& compile_time_const_inputs() const { return const_inputs_; }
+  const std::vector<int>& host_memory_inputs() const { return host_inputs_; }
+  const std::vector<int>& host_memory_outputs() const { return host_outputs_; }
+
  private:
   friend class Graph;
+  friend class GraphBuilder;
   int id_ = -1;
   tensorflow::NodeDef def_;
   const OpDef* op_def_ = nullptr;
@@ -73,6 +81,9 @@ class Node {
   std::vector<DType> input_types_;
   std::vector<std::pair<Node*, int>> data_consumers_;
   std::vector<Node*> control_consumers_;
+  std::vector<int> const_inputs_;
+  std::vector<int> host_inputs_;
+  std::vector<int> host_outputs_;
 };
 
 // A whole TF graph. Immutable after Build() except through the explicit mutators used by the
@@ -100,6 +111,7 @@ class Graph {
   const std::string& source() const { return source_; }
 
  private:
+  friend class GraphBuilder;
   std::vector<std::unique_ptr<Node>> nodes_;
   absl::flat_hash_map<std::string, Node*> by_name_;
   std::vector<Node*> topo_order_;

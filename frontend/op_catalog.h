@@ -32,13 +32,19 @@ struct OpDef {
   std::vector<ArgDef> inputs;
   std::vector<ArgDef> outputs;
   std::vector<AttrDefault> attr_defaults;  // filled into NodeDefs that omit them
-  // Input indices (flat) that must be compile-time constants when compiled (known issue F).
+  // Input indices that must be compile-time constants when compiled (known issue F). These
+  // index `inputs` (arg indices): they equal flat input indices unless an earlier input arg
+  // is a list (ConcatV2's axis is arg 1 but flat input N); Node::compile_time_const_inputs()
+  // and FlatInputIndices() give the flat ones.
   std::vector<int> compile_time_const_inputs;
-  // Flat input/output indices TF keeps in host memory on GPU.
+  // Input/output arg indices TF keeps in host memory on GPU (same indexing as above).
   std::vector<int> host_memory_inputs;
   std::vector<int> host_memory_outputs;
   bool is_stateful = false;
 };
+
+// The built-in op table (op_catalog_ops.cc); LookupOpDef indexes it once.
+std::vector<OpDef> BuiltinOpDefs();
 
 // The op, or nullptr if tfjit does not know it.
 const OpDef* LookupOpDef(absl::string_view op);
@@ -49,6 +55,25 @@ std::vector<std::string> KnownOps();
 // INVALID_ARGUMENT naming the node and attr when a type/number attr is missing or wrong.
 absl::Status ResolveArgTypes(const OpDef& op, const tensorflow::NodeDef& node_def,
                              std::vector<DType>* input_types, std::vector<DType>* output_types);
+
+// The flat index range of every arg: arg i covers [starts[i], starts[i + 1]); the last entry
+// is the flat count. Errors as ResolveArgTypes.
+absl::Status ResolveArgStarts(const OpDef& op, const tensorflow::NodeDef& node_def,
+                              std::vector<int>* input_starts, std::vector<int>* output_starts);
+
+// Flat indices covered by the given input (output) arg indices; a list arg contributes all of
+// its elements. Used to turn compile_time_const_inputs / host_memory_* into flat indices.
+absl::StatusOr<std::vector<int>> FlatInputIndices(const OpDef& op,
+                                                  const tensorflow::NodeDef& node_def,
+                                                  const std::vector<int>& arg_indices);
+absl::StatusOr<std::vector<int>> FlatOutputIndices(const OpDef& op,
+                                                   const tensorflow::NodeDef& node_def,
+                                                   const std::vector<int>& arg_indices);
+
+// The flat output index of "node:out_arg:index" (FunctionDef body tensor names, formats.md
+// 1.7). INVALID_ARGUMENT when the op has no such output arg or the index is out of range.
+absl::StatusOr<int> FlatOutputIndex(const OpDef& op, const tensorflow::NodeDef& node_def,
+                                    absl::string_view output_arg, int index);
 
 }  // namespace tfjit::tf
 

@@ -16,6 +16,11 @@ absl::StatusOr<Literal> Evaluate(const Module& module, const std::vector<Literal
 absl::StatusOr<Literal> EvaluateComputation(const Computation& computation,
                                             const std::vector<Literal>& args);
 
+// Evaluates one instruction on already-evaluated operand values (constant folding uses it).
+// Called computations (reduce combiners, call, fusion, while) are evaluated as usual.
+absl::StatusOr<Literal> EvaluateInstruction(const Instruction& inst,
+                                            const std::vector<Literal>& operands);
+
 // Coverage table: false for opcodes the evaluator does not implement yet (they fail with
 // UNIMPLEMENTED naming the opcode).
 bool EvaluatorSupports(Opcode opcode);

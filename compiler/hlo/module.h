@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/hlo/computation.h"
 
@@ -44,6 +45,8 @@ class Module {
   std::vector<std::unique_ptr<Computation>> computations_;
   Computation* entry_ = nullptr;
   absl::flat_hash_set<std::string> names_;
+  // Next numeric suffix to try per UniqueName prefix (keeps UniqueName O(1) amortised).
+  absl::flat_hash_map<std::string, int64_t> next_suffix_;
   int64_t next_instruction_id_ = 0;
 };
 

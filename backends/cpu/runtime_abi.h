@@ -1,0 +1,51 @@
+// The C ABI between JIT-compiled CPU code and the tfjit runtime: every symbol emitted code may
+// call, registered into the JIT as absolute symbols (runtime_library.cc implements them).
+#ifndef TFJIT_BACKENDS_CPU_RUNTIME_ABI_H_
+#define TFJIT_BACKENDS_CPU_RUNTIME_ABI_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace tfjit {
+class ThreadPool;
+}  // namespace tfjit
+
+namespace tfjit::cpu {
+
+// Per-Run state handed to the entry function and on to every runtime call. Opaque to IR.
+struct RunContext {
+  ThreadPool* pool = nullptr;  // may be null: everything runs on the calling thread
+};
+
+// Kernel ABI: runs the partition [begin, end) of the kernel's outermost loop; `buffers` is the
+// executable's buffer table (parameters, outputs, temporaries; see BufferPlan).
+using KernelFn = void (*)(void** buffers, RunContext* ctx, int64_t begin, int64_t end);
+// Entry ABI: runs the whole module.
+using EntryFn = void (*)(void** buffers, RunContext* ctx);
+
+extern "C" {
+
+// Splits [0, n) across ctx->pool (when present) in shards and runs kernel on each; runs inline
+// when there is no pool. `cost_per_unit` is the estimated cycles per unit of n.
+void tfjit_cpu_parallel_for(RunContext* ctx, KernelFn kernel, void** buffers, int64_t n,
+                            int64_t cost_per_unit);
+
+// out[b] = op(lhs[b]) * op(rhs[b]) for b in [0, batch): row-major, op = transpose when the flag
+// is set. lhs[b] is [m,k] ([k,m] when transposed), rhs[b] is [k,n] ([n,k] when transposed),
+// out[b] is [m,n]. Uses Eigen's contraction, on ctx->pool when present.
+void tfjit_cpu_matmul_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
+                          int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
+                          int32_t transpose_rhs);
+void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const double* rhs,
+                          int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
+                          int32_t transpose_rhs);
+
+}  // extern "C"
+
+// (name, address) of every runtime symbol, for registration into the JIT.
+std::vector<std::pair<const char*, void*>> RuntimeSymbols();
+
+}  // namespace tfjit::cpu
+
+#endif  // TFJIT_BACKENDS_CPU_RUNTIME_ABI_H_

@@ -1,0 +1,98 @@
+// Elemental IR emission: for any elemental HLO instruction, a generator that emits the value of
+// the element at an index, given generators for its operands. Fusion composes generators
+// through the fused computation (as XLA's ElementalIrEmitter does); reduce and dot emit their
+// inner loops inside the generator, so they work fused (kInput) and unfused alike.
+#ifndef TFJIT_BACKENDS_LLVM_ELEMENTAL_EMITTER_H_
+#define TFJIT_BACKENDS_LLVM_ELEMENTAL_EMITTER_H_
+
+#include <functional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "backends/llvm/ir_array.h"
+#include "compiler/hlo/computation.h"
+
+namespace tfjit::llvm_ir {
+
+// Emits, at the builder's insertion point, the value (of ValueType) of one element. May create
+// blocks; on return the builder is where the value is available.
+using ElementGenerator = std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>;
+
+// Not thread-safe; one per LLVM module under construction. Array constants become private
+// globals of `module` (one per constant instruction).
+class ElementalEmitter {
+ public:
+  ElementalEmitter(llvm::IRBuilder<>* b, llvm::Module* module) : b_(b), module_(module) {}
+
+  // Whether MakeGenerator handles `inst` (opcode and element types); the reason otherwise.
+  static bool Supports(const hlo::Instruction& inst);
+
+  // The generator of `inst`, whose operand values come from `operands` (one per operand).
+  // Parameters have no generator of their own (callers supply them); UNIMPLEMENTED for
+  // opcodes Supports() rejects.
+  absl::StatusOr<ElementGenerator> MakeGenerator(const hlo::Instruction& inst,
+                                                 std::vector<ElementGenerator> operands);
+  // The generator of `computation`'s root, with parameter i read from `params[i]`. Shared
+  // subexpressions are emitted once per index within a basic block.
+  absl::StatusOr<ElementGenerator> MakeComputationGenerator(
+      const hlo::Computation& computation, std::vector<ElementGenerator> params);
+  // Emits a computation of scalars (a reduce combiner) inline on `args`.
+  absl::StatusOr<llvm::Value*> EmitScalarComputation(const hlo::Computation& computation,
+                                                     const std::vector<llvm::Value*>& args);
+
+  // The global holding an array constant's elements (created on first use).
+  llvm::GlobalVariable* ConstantGlobal(const hlo::Instruction& constant);
+
+  // ---- Scalar math (elemental_math.cc); values are of ValueType(dtype). ----
+  absl::StatusOr<llvm::Value*> EmitUnary(hlo::Opcode opcode, DType dtype, llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitBinary(hlo::Opcode opcode, DType dtype, llvm::Value* x,
+                                          llvm::Value* y);
+  llvm::Value* EmitCompare(hlo::ComparisonDirection direction, DType dtype, llvm::Value* x,
+                           llvm::Value* y);
+  llvm::Value* EmitConvert(llvm::Value* x, DType from, DType to);
+  llvm::Value* EmitIsFinite(DType dtype, llvm::Value* x);
+  // A scalar literal element as an LLVM constant of ValueType.
+  llvm::Value* EmitLiteralElement(const hlo::Literal& literal, int64_t i);
+
+ private:
+  using Generators = std::vector<ElementGenerator>;
+  absl::StatusOr<ElementGenerator> MakeElementwise(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeBroadcast(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeReshape(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeTranspose(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeSlice(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeReverse(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeConcatenate(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakePad(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeIota(const hlo::Instruction& inst);
+  ElementGenerator MakeConstant(const hlo::Instruction& inst);
+  ElementGenerator MakeReduce(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeDot(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator Cached(ElementGenerator generator);
+
+  // Float helpers (elemental_math.cc): f16/bf16 compute in f32.
+  llvm::Value* ToComputeFloat(DType dtype, llvm::Value* x);
+  llvm::Value* FromComputeFloat(DType dtype, llvm::Value* x);
+  llvm::Value* CallLibm(const char* name, llvm::Value* x);
+  llvm::Value* CallLibm2(const char* name, llvm::Value* x, llvm::Value* y);
+  absl::StatusOr<llvm::Value*> EmitFloatUnary(hlo::Opcode opcode, llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitIntUnary(hlo::Opcode opcode, DType dtype, llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitFloatBinary(hlo::Opcode opcode, llvm::Value* x,
+                                               llvm::Value* y);
+  absl::StatusOr<llvm::Value*> EmitIntBinary(hlo::Opcode opcode, DType dtype, llvm::Value* x,
+                                             llvm::Value* y);
+  llvm::Value* EmitIntDivRem(bool divide, bool is_signed, llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitIntPower(bool is_signed, llvm::Value* base, llvm::Value* exponent);
+  llvm::Value* EmitIntShift(hlo::Opcode opcode, llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitPredBinary(hlo::Opcode opcode, llvm::Value* x, llvm::Value* y);
+  llvm::Value* EmitNanPropagatingMinMax(bool is_max, llvm::Value* x, llvm::Value* y);
+
+  llvm::IRBuilder<>* b_;
+  llvm::Module* module_;
+  absl::flat_hash_map<const hlo::Instruction*, llvm::GlobalVariable*> constant_globals_;
+};
+
+}  // namespace tfjit::llvm_ir
+
+#endif  // TFJIT_BACKENDS_LLVM_ELEMENTAL_EMITTER_H_

@@ -1,0 +1,47 @@
+// LLVM target setup shared by the backends: one-time initialisation, host detection, target
+// machines, and the O-level module optimisation pipeline (new pass manager).
+#ifndef TFJIT_BACKENDS_LLVM_TARGET_H_
+#define TFJIT_BACKENDS_LLVM_TARGET_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace llvm {
+class Function;
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace tfjit::llvm_ir {
+
+// Initialises the native target (and NVPTX when linked) exactly once; thread-safe.
+void InitializeLlvm();
+
+// What the JIT compiles for: the process's host CPU as LLVM detects it.
+struct HostTarget {
+  std::string triple;    // "x86_64-pc-linux-gnu"
+  std::string cpu;       // "znver5", "sapphirerapids", ...
+  std::string features;  // "+avx512f,+fma,..."
+  bool has_avx512 = false;
+};
+// Detected once per process (cached).
+const HostTarget& GetHostTarget();
+
+// A TargetMachine for the host with CodeGenOptLevel::Aggressive (opt_level >= 2) or None.
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(int opt_level);
+
+// Sets "target-cpu", "target-features" and, on AVX-512 hosts, "prefer-vector-width"="512"
+// (LLVM defaults to 256-bit vectors on Intel AVX-512 parts).
+void SetHostFunctionAttributes(llvm::Function& function);
+
+// Sets the module's triple and data layout from `tm`.
+void ConfigureModuleForTarget(llvm::Module& module, llvm::TargetMachine& tm);
+
+// Runs the new pass manager's default per-module pipeline at O0..O3 with `tm`'s analyses.
+void OptimizeModule(llvm::Module& module, llvm::TargetMachine& tm, int opt_level);
+
+}  // namespace tfjit::llvm_ir
+
+#endif  // TFJIT_BACKENDS_LLVM_TARGET_H_

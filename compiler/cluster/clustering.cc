@@ -1,0 +1,248 @@
+// Auto-clustering by cycle-safe edge contraction, and the must-compile check.
+//
+// Algorithm (auto mode):
+//  1. Mark candidates: nodes in the subgraph that tf2hlo can lower and that TF's rules allow
+//     in a cluster (not fed, not stateful, not Assert/CheckNumerics, not _XlaCompile=false).
+//  2. Start with one unit per node; units form a DAG through data and control edges.
+//  3. Visit edges u->v in topological order of u; if both are candidates in different units,
+//     merge the two units unless another path u ~> v exists (merging would make a cycle
+//     through an uncompiled node, as TF's GraphCycles::ContractEdge refuses).
+//  4. Drop units that hold no computation (only constants and identities).
+#include "compiler/cluster/clustering.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+#include "frontend/op_catalog.h"
+
+namespace tfjit::cluster {
+namespace {
+
+// Ops that TF's auto-clustering keeps in the runtime even where XLA could compile them.
+bool StaysInRuntime(const tf::Node& node, std::string* why) {
+  const std::string& op = node.op();
+  if (op == "Placeholder" || op == "PlaceholderWithDefault") {
+    *why = "graph inputs are fed, not compiled";
+    return true;
+  }
+  if (op == "NoOp") {
+    *why = "NoOp carries no data";
+    return true;
+  }
+  if (op == "CheckNumerics" || op == "Assert") {
+    *why = absl::StrCat(op, " stays in the runtime (TF keeps Assert/CheckNumerics out of "
+                            "clusters)");
+    return true;
+  }
+  if (node.op_def() != nullptr && node.op_def()->is_stateful) {
+    *why = absl::StrCat("stateful op ", op, " stays in the runtime");
+    return true;
+  }
+  absl::StatusOr<bool> hint = tf::GetBoolAttrOr(node, "_XlaCompile", true);
+  if (hint.ok() && !*hint) {
+    *why = "the node has _XlaCompile=false";
+    return true;
+  }
+  return false;
+}
+
+bool IsTrivial(const tf::Node& node) {
+  static const char* const kTrivial[] = {"Const", "Identity", "IdentityN", "StopGradient",
+                                         "Shape"};
+  return std::any_of(std::begin(kTrivial), std::end(kTrivial),
+                     [&](const char* op) { return node.op() == op; });
+}
+
+// Union-find over node ids with a successor set per representative.
+class UnitGraph {
+ public:
+  explicit UnitGraph(int n) : parent_(n), succ_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+
+  int Find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void AddEdge(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) succ_[a].insert(b);
+  }
+  // True if b is reachable from a by a path other than the direct edge a->b.
+  bool HasIndirectPath(int a, int b) {
+    std::vector<int> stack;
+    absl::flat_hash_set<int> seen;
+    for (int s : succ_[a]) {
+      s = Find(s);
+      if (s != b && seen.insert(s).second) stack.push_back(s);
+    }
+    while (!stack.empty()) {
+      int x = stack.back();
+      stack.pop_back();
+      for (int s : succ_[x]) {
+        s = Find(s);
+        if (s == b) return true;
+        if (s != x && seen.insert(s).second) stack.push_back(s);
+      }
+    }
+    return false;
+  }
+  void Merge(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    parent_[b] = a;
+    for (int s : succ_[b]) succ_[a].insert(s);
+    succ_[b].clear();
+    // Re-point every successor set at the representative lazily via Find(); drop self edges.
+    absl::flat_hash_set<int> cleaned;
+    for (int s : succ_[a]) {
+      s = Find(s);
+      if (s != a) cleaned.insert(s);
+    }
+    succ_[a] = std::move(cleaned);
+  }
+
+ private:
+  std::vector<int> parent_;
+  std::vector<absl::flat_hash_set<int>> succ_;
+};
+
+// Fills inputs/outputs of a cluster from the graph's edges.
+void FinishSpec(const tf::Graph& graph, const ClusteringOptions& options,
+                const std::vector<int>& cluster_of, int index, tf2hlo::ClusterSpec* spec) {
+  absl::flat_hash_set<std::pair<const tf::Node*, int>> seen_in, seen_out;
+  auto in_this = [&](const tf::Node* n) { return cluster_of[n->id()] == index; };
+  auto considered = [&](const tf::Node* n) {
+    return options.subgraph.empty() || options.subgraph.contains(n);
+  };
+  for (const tf::Node* node : spec->nodes) {
+    for (const tf::Output& in : node->inputs()) {
+      if (in_this(in.node)) continue;
+      if (seen_in.insert({in.node, in.index}).second) spec->inputs.push_back(in);
+    }
+    for (const auto& [consumer, slot] : node->data_consumers()) {
+      if (in_this(consumer) || !considered(consumer)) continue;
+      const tf::Output& out = consumer->input(slot);
+      if (seen_out.insert({out.node, out.index}).second) spec->outputs.push_back(out);
+    }
+  }
+  for (const tf::Output& f : options.fetched) {
+    if (in_this(f.node) && seen_out.insert({f.node, f.index}).second) spec->outputs.push_back(f);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<JitMode> ParseJitMode(absl::string_view text) {
+  if (text == "none") return JitMode::kNone;
+  if (text == "off") return JitMode::kOff;
+  if (text == "auto") return JitMode::kAuto;
+  if (text == "all") return JitMode::kAll;
+  return InvalidArgument("unknown jit mode '%s'; expected one of: none, off, auto, all", text);
+}
+
+absl::string_view JitModeName(JitMode mode) {
+  switch (mode) {
+    case JitMode::kNone: return "none";
+    case JitMode::kOff: return "off";
+    case JitMode::kAuto: return "auto";
+    case JitMode::kAll: return "all";
+  }
+  return "?";
+}
+
+absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
+                                              const ClusteringOptions& options) {
+  const int n = graph.num_nodes();
+  ClusteringResult result;
+  result.cluster_of.assign(n, -1);
+  auto considered = [&](const tf::Node* node) {
+    return options.subgraph.empty() || options.subgraph.contains(node);
+  };
+  std::vector<bool> candidate(n, false);
+  std::vector<std::string> unsupported;
+  for (const tf::Node* node : graph.topological_order()) {
+    if (!considered(node)) continue;
+    std::string why;
+    bool fed = false;
+    for (int i = 0; i < node->num_outputs(); ++i) fed |= options.fed.contains({node, i});
+    if (options.mode == JitMode::kNone || options.mode == JitMode::kOff) {
+      why = absl::StrCat("jit mode is ", JitModeName(options.mode));
+    } else if (fed) {
+      why = "its output is fed by the caller";
+    } else if (StaysInRuntime(*node, &why)) {
+      if (options.mode == JitMode::kAll && node->op() != "Placeholder" &&
+          node->op() != "PlaceholderWithDefault" && node->op() != "NoOp") {
+        unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
+      }
+    } else if (!tf2hlo::CanLower(*node, &why)) {
+      if (options.mode == JitMode::kAll) {
+        unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
+      }
+    } else {
+      candidate[node->id()] = true;
+      continue;
+    }
+    result.why_not[node->id()] = why;
+  }
+  if (!unsupported.empty()) {
+    return InvalidArgument("Detected unsupported operations when trying to compile graph %s on "
+                           "%s: %s",
+                           graph.source(), options.device, absl::StrJoin(unsupported, "; "));
+  }
+  if (options.mode == JitMode::kNone || options.mode == JitMode::kOff) return result;
+
+  UnitGraph units(n);
+  for (const tf::Node* node : graph.topological_order()) {
+    if (!considered(node)) continue;
+    for (const tf::Output& in : node->inputs()) units.AddEdge(in.node->id(), node->id());
+    for (const tf::Node* c : node->control_inputs()) units.AddEdge(c->id(), node->id());
+  }
+  for (const tf::Node* node : graph.topological_order()) {
+    if (!candidate[node->id()]) continue;
+    for (const auto& [consumer, slot] : node->data_consumers()) {
+      if (!candidate[consumer->id()] || !considered(consumer)) continue;
+      const int a = units.Find(node->id()), b = units.Find(consumer->id());
+      if (a == b) continue;
+      if (options.mode == JitMode::kAll || !units.HasIndirectPath(a, b)) units.Merge(a, b);
+    }
+  }
+  // Group candidates by representative, in topological order; drop trivial groups.
+  absl::flat_hash_map<int, std::vector<const tf::Node*>> groups;
+  std::vector<int> group_order;
+  for (const tf::Node* node : graph.topological_order()) {
+    if (!candidate[node->id()]) continue;
+    // In must-compile mode every candidate joins one cluster, connected or not.
+    const int rep = options.mode == JitMode::kAll ? 0 : units.Find(node->id());
+    if (!groups.contains(rep)) group_order.push_back(rep);
+    groups[rep].push_back(node);
+  }
+  for (int rep : group_order) {
+    const std::vector<const tf::Node*>& nodes = groups[rep];
+    const bool trivial = std::all_of(nodes.begin(), nodes.end(),
+                                     [](const tf::Node* x) { return IsTrivial(*x); });
+    if (trivial && options.mode != JitMode::kAll) {
+      for (const tf::Node* x : nodes) {
+        result.why_not[x->id()] = "its cluster would hold only constants/identities";
+      }
+      continue;
+    }
+    const int index = static_cast<int>(result.clusters.size());
+    Cluster c;
+    c.spec.name = absl::StrCat("cluster_", index);
+    c.spec.nodes = nodes;
+    c.must_compile = options.mode == JitMode::kAll;
+    for (const tf::Node* x : nodes) result.cluster_of[x->id()] = index;
+    result.clusters.push_back(std::move(c));
+  }
+  for (size_t i = 0; i < result.clusters.size(); ++i) {
+    FinishSpec(graph, options, result.cluster_of, static_cast<int>(i), &result.clusters[i].spec);
+  }
+  return result;
+}
+
+}  // namespace tfjit::cluster

@@ -1,0 +1,58 @@
+// Clustering: which nodes compile. Must-compile mode ("all") compiles the whole subgraph or
+// fails with TF's message; auto mode forms maximal compilable clusters without creating cycles
+// through uncompiled nodes; "off"/"none" compile nothing here.
+#ifndef TFJIT_COMPILER_CLUSTER_CLUSTERING_H_
+#define TFJIT_COMPILER_CLUSTER_CLUSTERING_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "compiler/tf2hlo/lowering.h"
+#include "frontend/graph.h"
+
+namespace tfjit::cluster {
+
+// kNone: nothing compiles (the uncompiled reference run); kOff: no auto-clustering (TF's
+// default; must-compile functions still compile once functions are supported); kAuto:
+// auto-clustering; kAll: the whole graph is one must-compile unit.
+enum class JitMode { kNone, kOff, kAuto, kAll };
+absl::StatusOr<JitMode> ParseJitMode(absl::string_view text);
+absl::string_view JitModeName(JitMode mode);
+
+struct ClusteringOptions {
+  JitMode mode = JitMode::kAuto;
+  // Nodes to consider (the subgraph a Run needs); empty = every node of the graph.
+  absl::flat_hash_set<const tf::Node*> subgraph;
+  // Tensors the caller feeds: their producers are not compiled, the values enter clusters as
+  // inputs.
+  absl::flat_hash_set<std::pair<const tf::Node*, int>> fed;
+  // Tensors the caller fetches: a cluster producing one exports it.
+  std::vector<tf::Output> fetched;
+  // Device name for messages ("/job:localhost/replica:0/task:0/device:CPU:0").
+  std::string device = "/job:localhost/replica:0/task:0/device:CPU:0";
+};
+
+struct Cluster {
+  tf2hlo::ClusterSpec spec;
+  bool must_compile = false;
+};
+
+struct ClusteringResult {
+  std::vector<Cluster> clusters;
+  // Per node id: the cluster index, or -1.
+  std::vector<int> cluster_of;
+  // Per node id not compiled (within the subgraph): why, in one phrase.
+  std::map<int, std::string> why_not;
+};
+
+// INVALID_ARGUMENT "Detected unsupported operations when trying to compile graph ..." in kAll
+// mode when some node cannot compile; otherwise OK.
+absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
+                                              const ClusteringOptions& options);
+
+}  // namespace tfjit::cluster
+
+#endif  // TFJIT_COMPILER_CLUSTER_CLUSTERING_H_

@@ -1,0 +1,185 @@
+// FusionPass: builds fusion groups greedily from the root backwards, then outlines each
+// group into a `fused_computation` called by one `fusion` instruction.
+//
+// Algorithm, per computation:
+//   1. Walk the post order backwards; each instruction not yet fused that the policy accepts
+//      as a fusion root starts a group.
+//   2. Walk further back: a producer joins when some user is in the group, the policy accepts
+//      it for every such user, and every user is in the group (or it is cheap and may be
+//      duplicated). Users are always visited before producers, so membership is final.
+//   3. Outline the group: operands from outside become parameters (in first-use order), the
+//      members are cloned in post order, a fusion replaces the root, and originals left
+//      without users are removed.
+#include "compiler/passes/fusion.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "core/status.h"
+
+namespace tfjit::passes {
+namespace {
+
+using hlo::Computation;
+using hlo::Instruction;
+using hlo::Opcode;
+
+using InstSet = absl::flat_hash_set<const Instruction*>;
+
+// Cheap to recompute and with only constant inputs, so duplicating it into several fusions
+// costs nothing and cannot create a cycle.
+bool IsCheap(const Instruction& inst) {
+  switch (inst.opcode()) {
+    case Opcode::kConstant: return inst.shape().IsScalar();
+    case Opcode::kIota: return true;
+    case Opcode::kBroadcast:
+      return inst.operand(0)->opcode() == Opcode::kConstant && inst.operand(0)->shape().IsScalar();
+    default: return false;
+  }
+}
+
+bool HasOutsideUse(const Instruction& inst, const InstSet& group) {
+  if (inst.IsRoot()) return true;
+  for (const Instruction* user : inst.users()) {
+    if (!group.contains(user)) return true;
+  }
+  return false;
+}
+
+// Step 2: members in post order (producers first, the root last).
+std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
+                                     const std::vector<Instruction*>& order, size_t root_pos,
+                                     const InstSet& fused) {
+  InstSet group = {order[root_pos]};
+  std::vector<Instruction*> members = {order[root_pos]};
+  for (size_t j = root_pos; j-- > 0;) {
+    Instruction* p = order[j];
+    if (fused.contains(p) || p->opcode() == Opcode::kReduce) continue;
+    bool any_user = false, accepted = true;
+    for (const Instruction* user : p->users()) {
+      if (!group.contains(user)) continue;
+      any_user = true;
+      accepted = accepted && policy.ShouldFuse(*p, *user);
+    }
+    if (!any_user || !accepted) continue;
+    if (HasOutsideUse(*p, group) && !IsCheap(*p)) continue;
+    group.insert(p);
+    members.push_back(p);
+  }
+  std::reverse(members.begin(), members.end());
+  return members;
+}
+
+bool Worthwhile(const std::vector<Instruction*>& members) {
+  for (size_t i = 0; i + 1 < members.size(); ++i) {
+    if (members[i]->opcode() != Opcode::kConstant) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<Instruction> CloneShell(const Instruction& inst) {
+  auto clone = std::make_unique<Instruction>(inst.opcode(), inst.shape());
+  clone->mutable_attrs() = inst.attrs();
+  clone->set_called_computations(inst.called_computations());
+  clone->set_metadata(inst.metadata());
+  return clone;
+}
+
+// Step 3.
+absl::Status Outline(Computation& computation, const std::vector<Instruction*>& members,
+                     absl::string_view kind) {
+  Instruction* root = members.back();
+  const InstSet group(members.begin(), members.end());
+  Computation* fused = computation.parent()->AddComputation("fused_computation");
+  absl::flat_hash_map<const Instruction*, Instruction*> clones;
+  std::vector<Instruction*> fusion_operands;
+  for (Instruction* member : members) {
+    std::vector<Instruction*> operands;
+    for (Instruction* operand : member->operands()) {
+      if (group.contains(operand)) {
+        operands.push_back(clones.at(operand));
+        continue;
+      }
+      auto [it, inserted] = clones.try_emplace(operand, nullptr);
+      if (inserted) {
+        const int64_t number = static_cast<int64_t>(fusion_operands.size());
+        auto param = std::make_unique<Instruction>(Opcode::kParameter, operand->shape());
+        param->mutable_attrs().parameter_number = number;
+        param->set_name("param_" + std::to_string(number));
+        it->second = fused->AddInstruction(std::move(param));
+        fusion_operands.push_back(operand);
+      }
+      operands.push_back(it->second);
+    }
+    clones[member] = fused->AddInstruction(CloneShell(*member), operands);
+  }
+  fused->set_root(clones.at(root));
+  auto fusion = std::make_unique<Instruction>(Opcode::kFusion, root->shape());
+  fusion->mutable_attrs().fusion_kind = std::string(kind);
+  fusion->set_called_computations({fused});
+  fusion->set_metadata(root->metadata());
+  Instruction* fusion_inst = computation.AddInstruction(std::move(fusion), fusion_operands);
+  TFJIT_RETURN_IF_ERROR(computation.ReplaceAllUsesWith(root, fusion_inst));
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    if ((*it)->user_count() == 0 && !(*it)->IsRoot()) {
+      TFJIT_RETURN_IF_ERROR(computation.RemoveInstruction(*it));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Computations the pass may rewrite: the entry and bodies of control flow and calls.
+std::vector<Computation*> FusibleComputations(const hlo::Module& module) {
+  absl::flat_hash_set<const Computation*> wanted = {module.entry()};
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* inst : c->instructions()) {
+      const Opcode op = inst->opcode();
+      if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
+      for (const Computation* callee : inst->called_computations()) wanted.insert(callee);
+    }
+  }
+  std::vector<Computation*> result;
+  for (Computation* c : module.computations()) {
+    if (wanted.contains(c)) result.push_back(c);
+  }
+  return result;
+}
+
+}  // namespace
+
+FusionPass::FusionPass(const FusionPolicy* policy, FusionOptions options) : options_(options) {
+  if (policy == nullptr) {
+    default_policy_ = std::make_unique<FusionPolicy>();
+    policy = default_policy_.get();
+  }
+  policy_ = policy;
+}
+
+absl::StatusOr<bool> FusionPass::Run(hlo::Module& module) {
+  bool changed = false;
+  for (Computation* computation : FusibleComputations(module)) {
+    const std::vector<Instruction*> order = computation->MakePostOrder();
+    InstSet fused;  // members already outlined (pointers may dangle: never dereferenced)
+    for (size_t i = order.size(); i-- > 0;) {
+      Instruction* root = order[i];
+      if (fused.contains(root) || !policy_->IsFusible(*root)) continue;
+      const bool is_reduce = root->opcode() == Opcode::kReduce;
+      if (is_reduce && !options_.fuse_reductions) continue;
+      if (!is_reduce && root->opcode() == Opcode::kConstant) continue;
+      const std::vector<Instruction*> members = BuildGroup(*policy_, order, i, fused);
+      if (!Worthwhile(members)) continue;
+      // Duplicated cheap members stay behind for their other users; the rest move.
+      const InstSet group(members.begin(), members.end());
+      fused.insert(root);
+      for (const Instruction* m : members) {
+        if (!IsCheap(*m) || !HasOutsideUse(*m, group)) fused.insert(m);
+      }
+      TFJIT_RETURN_IF_ERROR(Outline(*computation, members, is_reduce ? "kInput" : "kLoop"));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace tfjit::passes

@@ -1,0 +1,47 @@
+// The default FusionPolicy: elemental producers fuse into elemental consumers and reductions.
+#include "compiler/passes/fusion_policy.h"
+
+namespace tfjit::passes {
+namespace {
+
+using hlo::Opcode;
+
+// Ops whose every output element is a cheap function of a few operand elements, which the
+// backends' elemental emitters generate inside a loop (the fusion contract in fusion.h).
+bool IsElemental(const hlo::Instruction& inst) {
+  if (!inst.shape().IsArray()) return false;
+  switch (inst.opcode()) {
+    case Opcode::kBroadcast:
+    case Opcode::kReshape:
+    case Opcode::kTranspose:
+    case Opcode::kSlice:
+    case Opcode::kConcatenate:
+    case Opcode::kIota:
+      return true;
+    case Opcode::kConstant:
+      return inst.shape().IsScalar();  // bigger constants stay buffers, passed as operands
+    default:
+      return hlo::IsElementwise(inst.opcode());
+  }
+}
+
+// A single-output reduce can root an input fusion.
+bool IsFusibleReduce(const hlo::Instruction& inst) {
+  return inst.opcode() == Opcode::kReduce && inst.operand_count() == 2 && inst.shape().IsArray();
+}
+
+}  // namespace
+
+bool FusionPolicy::IsFusible(const hlo::Instruction& inst) const {
+  return IsElemental(inst) || IsFusibleReduce(inst);
+}
+
+bool FusionPolicy::ShouldFuse(const hlo::Instruction& producer,
+                              const hlo::Instruction& consumer) const {
+  // A reduce is only ever a fusion root: an elemental loop cannot recompute it per element.
+  if (!IsElemental(producer)) return false;
+  return IsElemental(consumer) || IsFusibleReduce(consumer) ||
+         consumer.opcode() == Opcode::kFusion;
+}
+
+}  // namespace tfjit::passes

@@ -1,0 +1,56 @@
+// PassPipeline: runs passes in order, verifies after each, times them, prefixes errors with
+// the pass name and writes NN_<pass>.hlo dumps.
+#include "compiler/passes/pass.h"
+
+#include <chrono>
+#include <fstream>
+
+#include "absl/strings/str_format.h"
+#include "compiler/hlo/printer.h"
+#include "compiler/hlo/verifier.h"
+#include "core/status.h"
+
+namespace tfjit::passes {
+namespace {
+
+absl::Status DumpModule(const hlo::Module& module, const std::string& dir, int index,
+                        absl::string_view pass_name) {
+  const std::string path = absl::StrFormat("%s/%02d_%s.hlo", dir, index, pass_name);
+  std::ofstream out(path);
+  if (!out) return NotFound("cannot open dump file '%s' for writing", path);
+  out << hlo::PrintModule(module);
+  return out.good() ? absl::OkStatus() : Internal("writing dump file '%s' failed", path);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> PassPipeline::Run(hlo::Module& module) {
+  timings_.clear();
+  bool changed = false;
+  int index = 0;
+  for (const std::unique_ptr<Pass>& pass : passes_) {
+    const std::string name(pass->name());
+    if (options_.disabled.contains(name)) continue;
+    const std::string context = absl::StrFormat("pass '%s'", name);
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<bool> result = pass->Run(module);
+    const auto end = std::chrono::steady_clock::now();
+    timings_.emplace_back(name, std::chrono::duration<double, std::milli>(end - start).count());
+    if (!result.ok()) return WithContext(result.status(), context);
+    changed = changed || *result;
+    if (options_.verify) {
+      absl::Status verified = hlo::VerifyModule(module);
+      if (!verified.ok()) {
+        return WithContext(verified, absl::StrFormat("%s: invalid module after the pass", context));
+      }
+    }
+    ++index;
+    if (!options_.dump_dir.empty() &&
+        (options_.dump_after.contains(name) || options_.dump_after.contains("all"))) {
+      TFJIT_RETURN_IF_ERROR(DumpModule(module, options_.dump_dir, index, name));
+    }
+  }
+  return changed;
+}
+
+}  // namespace tfjit::passes

@@ -1,0 +1,51 @@
+// Lowering of a TF cluster (a set of graph nodes) to an hlo::Module for concrete input shapes.
+#ifndef TFJIT_COMPILER_TF2HLO_LOWERING_H_
+#define TFJIT_COMPILER_TF2HLO_LOWERING_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/hlo/module.h"
+#include "frontend/graph.h"
+#include "tfjit/tensor.h"
+
+namespace tfjit::tf2hlo {
+
+// What is compiled: `nodes` (topologically ordered) consume `inputs` (tensors produced
+// outside the cluster or fed by the user, in parameter order) and produce `outputs`.
+struct ClusterSpec {
+  std::string name;
+  std::vector<const tf::Node*> nodes;
+  std::vector<tf::Output> inputs;
+  std::vector<tf::Output> outputs;
+};
+
+// One cluster input at launch: its dtype and dims, and its value when the input must be a
+// compile-time constant (see MustBeConstantInputs); the value then joins the cache key.
+struct ArgInfo {
+  DType dtype = DType::kInvalid;
+  std::vector<int64_t> dims;
+  std::optional<Tensor> value;
+};
+
+// Builds the module: ENTRY parameters are the cluster inputs, the ROOT is a tuple of the
+// cluster outputs. Errors carry the failing node (AttachNode) and say what to change:
+// UNIMPLEMENTED for ops/types without a lowering, INVALID_ARGUMENT for user errors (shape
+// mismatches, non-constant shape arguments with TF's compile-time-constant message).
+absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& cluster,
+                                                          const std::vector<ArgInfo>& args);
+
+// Whether tf2hlo has a lowering for `node`'s op and dtypes (the cluster pass asks this).
+// On false, `*why` says why in one phrase.
+bool CanLower(const tf::Node& node, std::string* why);
+
+// Indices of `cluster.inputs` whose values must be known when compiling because they feed
+// (through ops inside the cluster) an input that must be a compile-time constant.
+std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster);
+
+}  // namespace tfjit::tf2hlo
+
+#endif  // TFJIT_COMPILER_TF2HLO_LOWERING_H_

@@ -1,0 +1,176 @@
+// LoweringContext: value bindings, compile-time constant evaluation and broadcasting helpers.
+#include "compiler/tf2hlo/lowering_context.h"
+
+#include <memory>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_join.h"
+#include "compiler/evaluator/evaluator.h"
+#include "core/dtype.h"
+#include "core/status.h"
+
+namespace tfjit::tf2hlo {
+namespace {
+
+// TF's text for known issue F (shared/docs/known-issues.md), kept verbatim so users can
+// search for it.
+constexpr char kConstantExplanation[] =
+    "XLA compilation requires that operator arguments that represent shapes or dimensions be "
+    "evaluated to concrete values at compile time. This error means that a shape or dimension "
+    "argument could not be evaluated at compile time, usually because the value of the argument "
+    "depends on a parameter to the computation, on a variable, or on a stateful operation such "
+    "as a random number generator.";
+
+// Collects the instructions `root` depends on, operands first.
+void CollectPostOrder(hlo::Instruction* root, std::vector<hlo::Instruction*>* order) {
+  absl::flat_hash_set<hlo::Instruction*> seen;
+  std::vector<std::pair<hlo::Instruction*, size_t>> stack = {{root, 0}};
+  seen.insert(root);
+  while (!stack.empty()) {
+    auto& [inst, next] = stack.back();
+    if (next < inst->operands().size()) {
+      hlo::Instruction* op = inst->operand(static_cast<int>(next++));
+      if (seen.insert(op).second) stack.push_back({op, 0});
+      continue;
+    }
+    order->push_back(inst);
+    stack.pop_back();
+  }
+}
+
+}  // namespace
+
+void LoweringContext::Bind(const tf::Output& output, hlo::Instruction* value) {
+  std::vector<hlo::Instruction*>& outs = values_[output.node];
+  if (outs.size() <= static_cast<size_t>(output.index)) outs.resize(output.index + 1, nullptr);
+  outs[output.index] = value;
+}
+
+void LoweringContext::BindConstantValue(hlo::Instruction* parameter, Tensor value) {
+  known_parameters_[parameter] = std::move(value);
+}
+
+absl::StatusOr<hlo::Instruction*> LoweringContext::Value(const tf::Output& output) const {
+  auto it = values_.find(output.node);
+  if (it == values_.end() || static_cast<size_t>(output.index) >= it->second.size() ||
+      it->second[output.index] == nullptr) {
+    return Internal("tf2hlo: no value for %s:%d", output.node->name(), output.index);
+  }
+  return it->second[output.index];
+}
+
+absl::StatusOr<hlo::Instruction*> LoweringContext::Input(const tf::Node& node, int i) const {
+  if (i >= node.num_inputs()) {
+    return InvalidArgument("node %s has %d inputs, input %d requested", node.DebugName(),
+                           node.num_inputs(), i);
+  }
+  return Value(node.input(i));
+}
+
+absl::StatusOr<Tensor> LoweringContext::TryEvaluate(hlo::Instruction* value) const {
+  std::vector<hlo::Instruction*> order;
+  CollectPostOrder(value, &order);
+  hlo::Module scratch("constant_input");
+  hlo::Computation* comp = scratch.AddComputation("eval");
+  absl::flat_hash_map<hlo::Instruction*, hlo::Instruction*> clones;
+  for (hlo::Instruction* inst : order) {
+    std::unique_ptr<hlo::Instruction> copy;
+    std::vector<hlo::Instruction*> operands;
+    if (inst->opcode() == hlo::Opcode::kParameter) {
+      auto it = known_parameters_.find(inst);
+      if (it == known_parameters_.end()) return absl::FailedPreconditionError("parameter");
+      copy = std::make_unique<hlo::Instruction>(hlo::Opcode::kConstant, inst->shape());
+      copy->mutable_attrs().literal = hlo::Literal::FromTensor(it->second);
+    } else {
+      copy = std::make_unique<hlo::Instruction>(inst->opcode(), inst->shape());
+      copy->mutable_attrs() = inst->attrs();
+      copy->set_called_computations(inst->called_computations());
+      for (hlo::Instruction* op : inst->operands()) operands.push_back(clones.at(op));
+    }
+    clones[inst] = comp->AddInstruction(std::move(copy), operands);
+  }
+  comp->set_root(clones.at(value));
+  scratch.set_entry(comp);
+  TFJIT_ASSIGN_OR_RETURN(hlo::Literal result, hlo::EvaluateComputation(*comp, {}));
+  return result.tensor();
+}
+
+absl::StatusOr<Tensor> LoweringContext::ConstantInput(const tf::Node& node, int i) const {
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * value, Input(node, i));
+  absl::StatusOr<Tensor> result = TryEvaluate(value);
+  if (result.ok()) return result;
+  if (result.status().code() != absl::StatusCode::kFailedPrecondition) return result.status();
+  return AttachNode(InvalidArgument("Input %d to node `%s` with op %s must be a compile-time "
+                                    "constant.\n\n%s",
+                                    i, node.name(), node.op(), kConstantExplanation),
+                    node.name(), node.op());
+}
+
+absl::StatusOr<std::vector<int64_t>> LoweringContext::ConstantInputAsInts(const tf::Node& node,
+                                                                          int i) const {
+  TFJIT_ASSIGN_OR_RETURN(Tensor t, ConstantInput(node, i));
+  if (!IsIntegerDType(t.dtype())) {
+    return InvalidArgument("node %s: input %d must be an integer tensor, got %s",
+                           node.DebugName(), i, t.ShapeString());
+  }
+  std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
+  for (int64_t k = 0; k < t.num_elements(); ++k) out[k] = ElementAsInt64(t, k);
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> BroadcastDims(const std::vector<int64_t>& a,
+                                                   const std::vector<int64_t>& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    const int64_t da = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
+    const int64_t db = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      return InvalidArgument("Incompatible shapes: [%s] vs. [%s]", absl::StrJoin(a, ","),
+                             absl::StrJoin(b, ","));
+    }
+    out[k] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+absl::StatusOr<hlo::Instruction*> LoweringContext::BroadcastTo(
+    hlo::Instruction* x, const std::vector<int64_t>& dims) {
+  const std::vector<int64_t>& xd = x->shape().dims();
+  if (xd == dims) return x;
+  if (xd.size() > dims.size()) {
+    return InvalidArgument("cannot broadcast [%s] to [%s]", absl::StrJoin(xd, ","),
+                           absl::StrJoin(dims, ","));
+  }
+  // Drop size-1 dims that expand, then broadcast the rest to their aligned positions.
+  const size_t offset = dims.size() - xd.size();
+  std::vector<int64_t> kept_dims, mapping;
+  for (size_t k = 0; k < xd.size(); ++k) {
+    if (xd[k] == dims[k + offset]) {
+      kept_dims.push_back(xd[k]);
+      mapping.push_back(static_cast<int64_t>(k + offset));
+    } else if (xd[k] != 1) {
+      return InvalidArgument("cannot broadcast [%s] to [%s]", absl::StrJoin(xd, ","),
+                             absl::StrJoin(dims, ","));
+    }
+  }
+  hlo::Instruction* operand = x;
+  if (kept_dims.size() != xd.size()) {
+    TFJIT_ASSIGN_OR_RETURN(operand, b().Reshape(x, kept_dims));
+  }
+  return b().Broadcast(operand, dims, mapping);
+}
+
+absl::StatusOr<hlo::Instruction*> LoweringContext::Splat(DType dtype, double value,
+                                                         const std::vector<int64_t>& dims) {
+  Tensor t(dtype, {});
+  DispatchNumeric(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    *t.data<T>() = static_cast<T>(value);
+  });
+  hlo::Instruction* scalar = b().Constant(hlo::Literal::FromTensor(t));
+  if (dims.empty()) return scalar;
+  return b().Broadcast(scalar, dims, {});
+}
+
+}  // namespace tfjit::tf2hlo

@@ -1,0 +1,228 @@
+// Lowerings of TF's elementwise math and reduction ops.
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_join.h"
+#include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+
+namespace tfjit::tf2hlo {
+namespace {
+
+using hlo::Instruction;
+using hlo::Opcode;
+
+// Lowers a TF binary op with broadcasting to one HLO elementwise op.
+absl::Status LowerBinary(LoweringContext& ctx, const tf::Node& node, Opcode opcode) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.Input(node, 1));
+  absl::StatusOr<std::vector<int64_t>> dims = BroadcastDims(a->shape().dims(), b->shape().dims());
+  if (!dims.ok()) {
+    return InvalidArgument("%s; the two inputs of %s must have broadcast-compatible shapes",
+                           dims.status().message(), node.op());
+  }
+  TFJIT_ASSIGN_OR_RETURN(a, ctx.BroadcastTo(a, *dims));
+  TFJIT_ASSIGN_OR_RETURN(b, ctx.BroadcastTo(b, *dims));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(opcode, a, b));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+absl::Status LowerUnary(LoweringContext& ctx, const tf::Node& node, Opcode opcode) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Unary(opcode, x));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+#define TFJIT_BINARY_LOWERING(Name, opcode) \
+  absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) { \
+    return LowerBinary(ctx, node, Opcode::opcode);                       \
+  }
+#define TFJIT_UNARY_LOWERING(Name, opcode) \
+  absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) { \
+    return LowerUnary(ctx, node, Opcode::opcode);                        \
+  }
+TFJIT_BINARY_LOWERING(Add, kAdd)
+TFJIT_BINARY_LOWERING(Sub, kSubtract)
+TFJIT_BINARY_LOWERING(Mul, kMultiply)
+TFJIT_BINARY_LOWERING(RealDiv, kDivide)
+TFJIT_BINARY_LOWERING(Maximum, kMaximum)
+TFJIT_BINARY_LOWERING(Minimum, kMinimum)
+TFJIT_UNARY_LOWERING(Neg, kNegate)
+TFJIT_UNARY_LOWERING(Abs, kAbs)
+TFJIT_UNARY_LOWERING(Exp, kExp)
+TFJIT_UNARY_LOWERING(Log, kLog)
+TFJIT_UNARY_LOWERING(Tanh, kTanh)
+TFJIT_UNARY_LOWERING(Sigmoid, kLogistic)
+TFJIT_UNARY_LOWERING(Sqrt, kSqrt)
+TFJIT_UNARY_LOWERING(Rsqrt, kRsqrt)
+#undef TFJIT_BINARY_LOWERING
+#undef TFJIT_UNARY_LOWERING
+
+// Square(x) => x * x
+absl::Status LowerSquare(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kMultiply, x, x));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// Relu(x) => max(x, 0)
+absl::Status LowerRelu(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero,
+                         ctx.Splat(x->shape().element_type(), 0.0, x->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kMaximum, x, zero));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// Relu6(x) => min(max(x, 0), 6)
+absl::Status LowerRelu6(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const DType t = x->shape().element_type();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(t, 0.0, x->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * six, ctx.Splat(t, 6.0, x->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * lo, ctx.b().Binary(Opcode::kMaximum, x, zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kMinimum, lo, six));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// Cast(x) => convert(x); Truncate only matters for float->narrower float, which convert
+// already rounds to nearest-even like TF's default (Truncate=false).
+absl::Status LowerCast(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(DType to, tf::GetTypeAttr(node, "DstT"));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Convert(x, to));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// Normalises TF reduction axes (scalar or vector, negative allowed) against `rank`.
+absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const tf::Node& node,
+                                                   int rank) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.ConstantInputAsInts(node, 1));
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t& a : axes) {
+    if (a < -rank || a >= rank) {
+      return InvalidArgument("Invalid reduction dimension (%d for input with %d dimension(s)); "
+                             "axes must be in [-%d, %d)",
+                             a, rank, rank, rank);
+    }
+    if (a < 0) a += rank;
+    seen[static_cast<size_t>(a)] = true;
+  }
+  std::vector<int64_t> unique;
+  for (int d = 0; d < rank; ++d) {
+    if (seen[static_cast<size_t>(d)]) unique.push_back(d);
+  }
+  return unique;
+}
+
+enum class ReduceKind { kSum, kMean, kMax, kMin, kProd };
+
+double ReduceInit(ReduceKind kind, DType t) {
+  switch (kind) {
+    case ReduceKind::kSum:
+    case ReduceKind::kMean:
+      return 0.0;
+    case ReduceKind::kProd:
+      return 1.0;
+    case ReduceKind::kMax:
+      return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity()
+                                : (IsUnsignedIntegerDType(t) ? 0.0 : -9.2233720368547758e18);
+    case ReduceKind::kMin:
+      return IsFloatingDType(t) ? std::numeric_limits<double>::infinity() : 1.8446744073709552e19;
+  }
+  return 0.0;
+}
+
+Opcode ReduceOpcode(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::kMax: return Opcode::kMaximum;
+    case ReduceKind::kMin: return Opcode::kMinimum;
+    case ReduceKind::kProd: return Opcode::kMultiply;
+    default: return Opcode::kAdd;
+  }
+}
+
+absl::StatusOr<Instruction*> IntegerLimit(LoweringContext& ctx, DType t, bool lowest) {
+  Tensor v(t, {});
+  DispatchNumeric(t, [&](auto tag) {
+    using T = decltype(tag);
+    *v.data<T>() = lowest ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  });
+  return ctx.b().Constant(hlo::Literal::FromTensor(v));
+}
+
+absl::Status LowerReduction(LoweringContext& ctx, const tf::Node& node, ReduceKind kind) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const hlo::Shape& shape = x->shape();
+  const DType t = shape.element_type();
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReductionAxes(ctx, node, shape.rank()));
+  TFJIT_ASSIGN_OR_RETURN(bool keep_dims, tf::GetBoolAttrOr(node, "keep_dims", false));
+  Instruction* init = nullptr;
+  if ((kind == ReduceKind::kMax || kind == ReduceKind::kMin) && !IsFloatingDType(t)) {
+    TFJIT_ASSIGN_OR_RETURN(init, IntegerLimit(ctx, t, kind == ReduceKind::kMax));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(init, ctx.Splat(t, ReduceInit(kind, t), {}));
+  }
+  hlo::Computation* combiner =
+      hlo::GetOrAddScalarBinaryComputation(ctx.module(), ReduceOpcode(kind), t);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reduce(x, init, axes, combiner));
+  if (kind == ReduceKind::kMean) {
+    int64_t count = 1;
+    for (int64_t a : axes) count *= shape.dim(static_cast<int>(a));
+    // TF divides by the element count in the input type (integer division for ints); an
+    // empty reduction divides by zero like TF (NaN for floats).
+    TFJIT_ASSIGN_OR_RETURN(Instruction * n,
+                           ctx.Splat(t, static_cast<double>(count), r->shape().dims()));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kDivide, r, n));
+  }
+  if (keep_dims) {
+    std::vector<int64_t> kept = shape.dims();
+    for (int64_t a : axes) kept[static_cast<size_t>(a)] = 1;
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, kept));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+absl::Status LowerSum(LoweringContext& c, const tf::Node& n) {
+  return LowerReduction(c, n, ReduceKind::kSum);
+}
+absl::Status LowerMean(LoweringContext& c, const tf::Node& n) {
+  return LowerReduction(c, n, ReduceKind::kMean);
+}
+absl::Status LowerMax(LoweringContext& c, const tf::Node& n) {
+  return LowerReduction(c, n, ReduceKind::kMax);
+}
+absl::Status LowerMin(LoweringContext& c, const tf::Node& n) {
+  return LowerReduction(c, n, ReduceKind::kMin);
+}
+absl::Status LowerProd(LoweringContext& c, const tf::Node& n) {
+  return LowerReduction(c, n, ReduceKind::kProd);
+}
+
+}  // namespace
+
+void AppendMathLowerings(std::vector<OpLowering>* table) {
+  table->insert(table->end(), {
+      {"Add", LowerAdd},         {"AddV2", LowerAdd},         {"Sub", LowerSub},
+      {"Mul", LowerMul},         {"RealDiv", LowerRealDiv, true},
+      {"Maximum", LowerMaximum}, {"Minimum", LowerMinimum},   {"Neg", LowerNeg},
+      {"Abs", LowerAbs},         {"Exp", LowerExp, true},     {"Log", LowerLog, true},
+      {"Tanh", LowerTanh, true}, {"Sigmoid", LowerSigmoid, true},
+      {"Sqrt", LowerSqrt, true}, {"Rsqrt", LowerRsqrt, true}, {"Square", LowerSquare},
+      {"Relu", LowerRelu},       {"Relu6", LowerRelu6},       {"Cast", LowerCast},
+      {"Sum", LowerSum},         {"Mean", LowerMean},         {"Max", LowerMax},
+      {"Min", LowerMin},         {"Prod", LowerProd},
+  });
+}
+
+}  // namespace tfjit::tf2hlo

@@ -1,0 +1,30 @@
+// Registry of per-op lowering functions (one function per TF op, grouped by family).
+#ifndef TFJIT_COMPILER_TF2HLO_OP_LOWERINGS_H_
+#define TFJIT_COMPILER_TF2HLO_OP_LOWERINGS_H_
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "compiler/tf2hlo/lowering_context.h"
+
+namespace tfjit::tf2hlo {
+
+using LoweringFn = absl::Status (*)(LoweringContext& ctx, const tf::Node& node);
+
+struct OpLowering {
+  const char* op;
+  LoweringFn fn;
+  // Element types the lowering accepts for its "T"-like attr; empty = any numeric type.
+  bool float_only = false;
+};
+
+// nullptr when the op has no lowering.
+const OpLowering* FindOpLowering(absl::string_view op);
+
+// Families (each defined in its own file).
+void AppendMathLowerings(std::vector<OpLowering>* table);   // math_lowerings.cc
+void AppendArrayLowerings(std::vector<OpLowering>* table);  // array_lowerings.cc
+void AppendNnLowerings(std::vector<OpLowering>* table);     // nn_lowerings.cc
+
+}  // namespace tfjit::tf2hlo
+
+#endif  // TFJIT_COMPILER_TF2HLO_OP_LOWERINGS_H_

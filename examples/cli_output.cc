@@ -1,0 +1,89 @@
+// Tensor descriptions, output files and random inputs for the tfjit CLI.
+#include "examples/cli_output.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "runtime/io/npy.h"
+
+namespace tfjit::cli {
+
+std::string DescribeTensor(const std::string& name, const Tensor& t) {
+  std::string out = absl::StrCat(name, " ", t.ShapeString());
+  if (!IsNumericDType(t.dtype())) return out;
+  const int64_t n = t.num_elements();
+  const bool is_float = IsFloatingDType(t.dtype());
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += ElementAsDouble(t, i);
+  absl::StrAppend(&out, " [");
+  for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) {
+    if (i > 0) absl::StrAppend(&out, ", ");
+    if (is_float) {
+      absl::StrAppend(&out, absl::StrFormat("%.6g", ElementAsDouble(t, i)));
+    } else {
+      absl::StrAppend(&out, ElementAsInt64(t, i));
+    }
+  }
+  absl::StrAppend(&out, n > 6 ? ", ...]" : "]", absl::StrFormat(" sum=%.9g", sum));
+  return out;
+}
+
+std::string OutputFileName(const std::string& name) {
+  return absl::StrCat(absl::StrReplaceAll(name, {{"/", "_"}, {":", "_"}}), ".npy");
+}
+
+absl::Status WriteOutputs(const std::string& dir, const std::vector<std::string>& names,
+                          const std::vector<Tensor>& tensors) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return InvalidArgument("cannot create output directory '%s': %s", dir, ec.message());
+  std::string manifest = "[\n";
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const std::string file = OutputFileName(names[i]);
+    TFJIT_RETURN_IF_ERROR(runtime::WriteNpy(dir + "/" + file, tensors[i]));
+    absl::StrAppend(&manifest, "  {\"name\": \"", names[i], "\", \"dtype\": \"",
+                    DTypeName(tensors[i].dtype()), "\", \"shape\": [",
+                    absl::StrJoin(tensors[i].dims(), ", "), "], \"file\": \"", file, "\"}",
+                    i + 1 < tensors.size() ? ",\n" : "\n");
+  }
+  absl::StrAppend(&manifest, "]\n");
+  std::ofstream out(dir + "/manifest.json");
+  out << manifest;
+  if (!out) return InvalidArgument("cannot write '%s/manifest.json'", dir);
+  return absl::OkStatus();
+}
+
+Tensor RandomTensor(DType dtype, const std::vector<int64_t>& dims, uint64_t seed) {
+  Tensor t(dtype, dims);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  auto next = [&state] {  // splitmix64
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  DispatchNumeric(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* data = t.data<T>();
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      const uint64_t r = next();
+      if constexpr (std::is_same_v<T, bool>) {
+        data[i] = (r & 1) != 0;
+      } else if constexpr (std::is_integral_v<T>) {
+        data[i] = static_cast<T>(r % 10);
+      } else {
+        data[i] = static_cast<T>(static_cast<float>((r >> 40) * (1.0 / (1ull << 24)) * 2.0 - 1.0));
+      }
+    }
+  });
+  return t;
+}
+
+}  // namespace tfjit::cli

@@ -1,0 +1,247 @@
+// tfjit: the model-runner CLI (run, explain, demo). See README.md for usage.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "examples/cli_output.h"
+#include "runtime/io/npy.h"
+#include "tfjit/session.h"
+
+namespace tfjit::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage:\n"
+    "  tfjit run MODEL [--input NAME=FILE.npy]... [--random-inputs SEED] [--fetch NAME]...\n"
+    "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
+    "            [--logical-cpus N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
+    "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]...\n"
+    "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
+    "MODEL is a TF GraphDef (.pb binary or .pbtxt text). Tensor names are 'node' or 'node:k'.\n";
+
+struct Args {
+  std::string command, model;
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::optional<uint64_t> random_seed;
+  std::vector<std::string> fetches;
+  std::string output_dir, dump_dir;
+  SessionOptions options;
+  int repeat = 1;
+};
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "tfjit: %s\n%s", message.c_str(), kUsage);
+  return 2;
+}
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "%s\n", StatusToString(status).c_str());
+  return 1;
+}
+
+// Returns an error message for bad usage, or "" on success.
+std::string ParseArgs(int argc, char** argv, Args* args) {
+  if (argc < 3) return "missing command or model";
+  args->command = argv[1];
+  args->model = argv[2];
+  for (int i = 3; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (flag == "--autofix") {
+      args->options.autofix = true;
+    } else if (!value(&v)) {
+      return absl::StrCat(flag == "" ? "empty argument" : "unknown flag or missing value: ", flag);
+    } else if (flag == "--input") {
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) return "--input takes NAME=FILE.npy";
+      args->inputs.push_back({v.substr(0, eq), v.substr(eq + 1)});
+    } else if (flag == "--random-inputs") {
+      uint64_t seed;
+      if (!absl::SimpleAtoi(v, &seed)) return "--random-inputs takes an integer seed";
+      args->random_seed = seed;
+    } else if (flag == "--fetch") {
+      args->fetches.push_back(v);
+    } else if (flag == "--output-dir") {
+      args->output_dir = v;
+    } else if (flag == "--dump-dir") {
+      args->options.dump_dir = v;
+    } else if (flag == "--jit") {
+      if (v == "none") args->options.jit = JitMode::kNone;
+      else if (v == "off") args->options.jit = JitMode::kOff;
+      else if (v == "auto") args->options.jit = JitMode::kAuto;
+      else if (v == "all") args->options.jit = JitMode::kAll;
+      else return "--jit takes none, off, auto or all";
+    } else if (flag == "--device") {
+      args->options.device = v;
+    } else if (flag == "--logical-cpus") {
+      if (!absl::SimpleAtoi(v, &args->options.logical_cpus) || args->options.logical_cpus < 1) {
+        return "--logical-cpus takes a positive integer";
+      }
+    } else if (flag == "--repeat") {
+      if (!absl::SimpleAtoi(v, &args->repeat) || args->repeat < 1) {
+        return "--repeat takes a positive integer";
+      }
+    } else {
+      return absl::StrCat("unknown flag: ", flag);
+    }
+  }
+  return "";
+}
+
+// Builds the feeds: files given with --input, then random values for the other placeholders
+// when --random-inputs is set (unknown dims become 1).
+absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> MakeFeeds(const Args& args,
+                                                                      const Session& session) {
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& [name, file] : args.inputs) {
+    TFJIT_ASSIGN_OR_RETURN(Tensor t, runtime::ReadNpy(file));
+    feeds.push_back({name, t});
+  }
+  if (!args.random_seed.has_value()) return feeds;
+  uint64_t k = 0;
+  for (const InputInfo& in : session.Inputs()) {
+    const bool given = std::any_of(feeds.begin(), feeds.end(), [&](const auto& f) {
+      return f.first == in.name || f.first == in.name + ":0";
+    });
+    if (given) continue;
+    std::vector<int64_t> dims = in.dims;
+    for (int64_t& d : dims) d = d < 0 ? 1 : d;
+    feeds.push_back({in.name, RandomTensor(in.dtype, dims, *args.random_seed + 7919 * k++)});
+  }
+  return feeds;
+}
+
+struct Outcome {
+  std::vector<Tensor> outputs;
+  RunStats first;        // the first run (includes compilation)
+  double median_run_ms = 0;
+};
+
+absl::StatusOr<Outcome> RunRepeated(Session& session, const Args& args,
+                                    const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                    const std::vector<std::string>& fetches) {
+  Outcome outcome;
+  std::vector<double> times;
+  for (int r = 0; r < args.repeat; ++r) {
+    RunStats stats;
+    TFJIT_ASSIGN_OR_RETURN(outcome.outputs, session.Run(feeds, fetches, &stats));
+    if (r == 0) outcome.first = stats;
+    times.push_back(stats.run_ms - stats.compile_ms);
+  }
+  std::sort(times.begin(), times.end());
+  outcome.median_run_ms = times[times.size() / 2];
+  return outcome;
+}
+
+std::string SummaryLine(const Outcome& o, JitMode jit) {
+  static const char* const kModes[] = {"none", "off", "auto", "all"};
+  return absl::StrFormat(
+      "summary: jit=%s clusters=%d nodes_compiled=%d/%d compile_ms=%.2f run_ms=%.4f",
+      kModes[static_cast<int>(jit)], o.first.clusters, o.first.nodes_compiled,
+      o.first.nodes_total, o.first.compile_ms, o.median_run_ms);
+}
+
+int RunCommand(const Args& args) {
+  auto session = Session::Load(args.model, args.options);
+  if (!session.ok()) return Fail(session.status());
+  std::vector<std::string> fetches = args.fetches;
+  if (fetches.empty()) fetches = (*session)->DefaultFetches();
+  auto feeds = MakeFeeds(args, **session);
+  if (!feeds.ok()) return Fail(feeds.status());
+  auto outcome = RunRepeated(**session, args, *feeds, fetches);
+  if (!outcome.ok()) return Fail(outcome.status());
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    std::printf("%s\n", DescribeTensor(fetches[i], outcome->outputs[i]).c_str());
+  }
+  if (!args.output_dir.empty()) {
+    absl::Status s = WriteOutputs(args.output_dir, fetches, outcome->outputs);
+    if (!s.ok()) return Fail(s);
+  }
+  std::printf("%s\n", SummaryLine(*outcome, args.options.jit).c_str());
+  return 0;
+}
+
+int ExplainCommand(const Args& args) {
+  auto session = Session::Load(args.model, args.options);
+  if (!session.ok()) return Fail(session.status());
+  std::vector<std::string> fetches = args.fetches;
+  if (fetches.empty()) fetches = (*session)->DefaultFetches();
+  auto report = (*session)->Explain(fetches);
+  if (!report.ok()) return Fail(report.status());
+  std::printf("%s", report->c_str());
+  return 0;
+}
+
+// The main job: the bundled demo model, uncompiled and auto-clustered, same inputs.
+int DemoCommand(Args args) {
+  args.model = args.model + "/demo_mlp.pbtxt";
+  args.random_seed = 1;
+  args.repeat = 50;
+  Outcome outcomes[2];
+  const JitMode modes[2] = {JitMode::kNone, JitMode::kAuto};
+  std::printf("tfjit demo: %s (random inputs, seed 1, median of %d runs)\n", args.model.c_str(),
+              args.repeat);
+  for (int m = 0; m < 2; ++m) {
+    args.options.jit = modes[m];
+    auto session = Session::Load(args.model, args.options);
+    if (!session.ok()) return Fail(session.status());
+    std::vector<std::string> fetches = (*session)->DefaultFetches();
+    auto feeds = MakeFeeds(args, **session);
+    if (!feeds.ok()) return Fail(feeds.status());
+    auto outcome = RunRepeated(**session, args, *feeds, fetches);
+    if (!outcome.ok()) return Fail(outcome.status());
+    if (m == 1) {
+      for (size_t i = 0; i < fetches.size(); ++i) {
+        std::printf("%s\n", DescribeTensor(fetches[i], outcome->outputs[i]).c_str());
+      }
+    }
+    outcomes[m] = std::move(*outcome);
+    std::printf("%s\n", SummaryLine(outcomes[m], modes[m]).c_str());
+  }
+  double max_diff = 0;
+  for (size_t i = 0; i < outcomes[0].outputs.size(); ++i) {
+    const Tensor& a = outcomes[0].outputs[i];
+    const Tensor& b = outcomes[1].outputs[i];
+    for (int64_t k = 0; k < a.num_elements(); ++k) {
+      max_diff = std::max(max_diff, std::abs(ElementAsDouble(a, k) - ElementAsDouble(b, k)));
+    }
+  }
+  std::printf("uncompiled %.4f ms vs compiled %.4f ms per run (%.2fx); max |difference| %.3g\n",
+              outcomes[0].median_run_ms, outcomes[1].median_run_ms,
+              outcomes[0].median_run_ms / std::max(outcomes[1].median_run_ms, 1e-9), max_diff);
+  return 0;
+}
+
+}  // namespace
+}  // namespace tfjit::cli
+
+int main(int argc, char** argv) {
+  using namespace tfjit::cli;
+  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::printf("%s", kUsage);
+    return 0;
+  }
+  Args args;
+  const std::string error = ParseArgs(argc, argv, &args);
+  if (!error.empty()) return UsageError(error);
+  if (args.command == "run") return RunCommand(args);
+  if (args.command == "explain") return ExplainCommand(args);
+  if (args.command == "demo") return DemoCommand(args);
+  return UsageError(absl::StrCat("unknown command: ", args.command));
+}

@@ -1,0 +1,358 @@
+// The built-in op table: TF's real arg names, type attrs and attr defaults (from TF's op
+// registry), compile-time-constant inputs (known-issues.md F), host-memory args, statefulness.
+#include <initializer_list>
+#include <utility>
+
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "frontend/op_catalog.h"
+
+namespace tfjit::tf {
+namespace {
+
+using tensorflow::AttrValue;
+
+// Attr default values.
+AttrValue B(bool v) { AttrValue a; a.set_b(v); return a; }
+AttrValue I(int64_t v) { AttrValue a; a.set_i(v); return a; }
+AttrValue F(float v) { AttrValue a; a.set_f(v); return a; }
+AttrValue S(const char* v) { AttrValue a; a.set_s(v); return a; }
+AttrValue T(tensorflow::DataType v) { AttrValue a; a.set_type(v); return a; }
+AttrValue IntList(std::initializer_list<int64_t> v) {
+  AttrValue a;
+  a.mutable_list();  // An empty list is present, not absent.
+  for (int64_t x : v) a.mutable_list()->add_i(x);
+  return a;
+}
+AttrValue EmptyList() { AttrValue a; a.mutable_list(); return a; }
+AttrValue UnknownRankShape() { AttrValue a; a.mutable_shape()->set_unknown_rank(true); return a; }
+
+DType FixedType(absl::string_view name) {
+  if (name == "float") return DType::kFloat32;
+  if (name == "double") return DType::kFloat64;
+  if (name == "int32") return DType::kInt32;
+  if (name == "int64") return DType::kInt64;
+  if (name == "bool") return DType::kBool;
+  if (name == "string") return DType::kString;
+  if (name == "resource") return DType::kResource;
+  if (name == "variant") return DType::kVariant;
+  return DType::kInvalid;
+}
+
+// Parses an arg spec in (nearly) TF's REGISTER_OP syntax: "x: T" (type attr), "y: int32"
+// (fixed type), "values: N * T" (N values of type T), "args: [Tin]" (list(type) attr).
+ArgDef ParseArg(absl::string_view spec) {
+  std::pair<absl::string_view, absl::string_view> parts =
+      absl::StrSplit(spec, absl::MaxSplits(':', 1));
+  ArgDef arg;
+  arg.name = std::string(absl::StripAsciiWhitespace(parts.first));
+  absl::string_view type = absl::StripAsciiWhitespace(parts.second);
+  if (absl::ConsumePrefix(&type, "[") && absl::ConsumeSuffix(&type, "]")) {
+    arg.type_list_attr = std::string(type);
+    return arg;
+  }
+  std::pair<absl::string_view, absl::string_view> count =
+      absl::StrSplit(type, absl::MaxSplits('*', 1));
+  if (!count.second.empty()) {
+    arg.number_attr = std::string(absl::StripAsciiWhitespace(count.first));
+    type = absl::StripAsciiWhitespace(count.second);
+  }
+  arg.fixed_type = FixedType(type);
+  if (arg.fixed_type == DType::kInvalid) arg.type_attr = std::string(type);
+  return arg;
+}
+
+class Op {
+ public:
+  explicit Op(const char* name) { def_.name = name; }
+  Op& In(absl::string_view spec) { def_.inputs.push_back(ParseArg(spec)); return *this; }
+  Op& Out(absl::string_view spec) { def_.outputs.push_back(ParseArg(spec)); return *this; }
+  Op& Attr(const char* name, AttrValue value) {
+    def_.attr_defaults.push_back({name, std::move(value)});
+    return *this;
+  }
+  Op& Const(std::initializer_list<int> args) {
+    def_.compile_time_const_inputs.assign(args);
+    def_.host_memory_inputs.assign(args);  // TF's GPU kernels read these on the host.
+    return *this;
+  }
+  Op& HostOut(std::initializer_list<int> args) {
+    def_.host_memory_outputs.assign(args);
+    return *this;
+  }
+  Op& Stateful() { def_.is_stateful = true; return *this; }
+  OpDef Build() { return std::move(def_); }
+
+ private:
+  OpDef def_;
+};
+
+void AddUnaryOps(std::vector<OpDef>* ops) {
+  for (const char* name :
+       {"Abs", "Acos", "Asin", "Atan", "Ceil", "Cos", "Cosh", "Erf", "Erfc", "Exp", "Expm1",
+        "Floor", "Log", "Log1p", "Neg", "Reciprocal", "Rint", "Round", "Rsqrt", "Sigmoid", "Sign",
+        "Sin", "Sinh", "Sqrt", "Square", "Tan", "Tanh", "ZerosLike", "OnesLike", "Inv",
+        "Invert", "Digamma", "Lgamma", "Acosh", "Asinh", "Atanh"}) {
+    ops->push_back(Op(name).In("x: T").Out("y: T").Build());
+  }
+  for (const char* name : {"IsNan", "IsInf", "IsFinite"}) {
+    ops->push_back(Op(name).In("x: T").Out("y: bool").Build());
+  }
+  ops->push_back(Op("LogicalNot").In("x: bool").Out("y: bool").Build());
+  for (const char* name : {"Relu", "Relu6", "Elu", "Selu", "Softplus", "Softsign"}) {
+    ops->push_back(Op(name).In("features: T").Out("activations: T").Build());
+  }
+  ops->push_back(
+      Op("LeakyRelu").In("features: T").Out("activations: T").Attr("alpha", F(0.2f)).Build());
+  ops->push_back(Op("Softmax").In("logits: T").Out("softmax: T").Build());
+  ops->push_back(Op("LogSoftmax").In("logits: T").Out("logsoftmax: T").Build());
+  ops->push_back(Op("L2Loss").In("t: T").Out("output: T").Build());
+}
+
+void AddBinaryOps(std::vector<OpDef>* ops) {
+  for (const char* name :
+       {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "DivNoNan", "Maximum", "Minimum", "Pow",
+        "SquaredDifference", "FloorDiv", "FloorMod", "Mod", "TruncateDiv", "TruncateMod",
+        "Atan2", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "MulNoNan", "Xdivy", "Xlogy",
+        "LeftShift", "RightShift"}) {
+    ops->push_back(Op(name).In("x: T").In("y: T").Out("z: T").Build());
+  }
+  for (const char* name : {"Less", "LessEqual", "Greater", "GreaterEqual"}) {
+    ops->push_back(Op(name).In("x: T").In("y: T").Out("z: bool").Build());
+  }
+  for (const char* name : {"Equal", "NotEqual"}) {
+    ops->push_back(Op(name).In("x: T").In("y: T").Out("z: bool")
+                       .Attr("incompatible_shape_error", B(true)).Build());
+  }
+  for (const char* name : {"LogicalAnd", "LogicalOr"}) {
+    ops->push_back(Op(name).In("x: bool").In("y: bool").Out("z: bool").Build());
+  }
+  ops->push_back(Op("AddN").In("inputs: N * T").Out("sum: T").Build());
+  ops->push_back(Op("ClipByValue").In("t: T").In("clip_value_min: T").In("clip_value_max: T")
+                     .Out("output: T").Build());
+  for (const char* name : {"Select", "SelectV2"}) {
+    ops->push_back(Op(name).In("condition: bool").In("t: T").In("e: T").Out("output: T").Build());
+  }
+  ops->push_back(Op("MatMul").In("a: T").In("b: T").Out("product: T")
+                     .Attr("transpose_a", B(false)).Attr("transpose_b", B(false))
+                     .Attr("grad_a", B(false)).Attr("grad_b", B(false)).Build());
+  for (const char* name : {"BatchMatMul", "BatchMatMulV2"}) {
+    ops->push_back(Op(name).In("x: T").In("y: T").Out("output: T")
+                       .Attr("adj_x", B(false)).Attr("adj_y", B(false))
+                       .Attr("grad_x", B(false)).Attr("grad_y", B(false)).Build());
+  }
+  ops->push_back(Op("BatchMatMulV3").In("x: Ta").In("y: Tb").Out("output: Tout")
+                     .Attr("adj_x", B(false)).Attr("adj_y", B(false))
+                     .Attr("grad_x", B(false)).Attr("grad_y", B(false)).Build());
+  ops->push_back(Op("Einsum").In("inputs: N * T").Out("output: T").Build());
+  ops->push_back(Op("Cast").In("x: SrcT").Out("y: DstT").Attr("Truncate", B(false)).Build());
+}
+
+void AddReductionOps(std::vector<OpDef>* ops) {
+  for (const char* name : {"Sum", "Mean", "Max", "Min", "Prod", "EuclideanNorm"}) {
+    ops->push_back(Op(name).In("input: T").In("reduction_indices: Tidx").Out("output: T")
+                       .Attr("keep_dims", B(false)).Attr("Tidx", T(tensorflow::DT_INT32))
+                       .Const({1}).Build());
+  }
+  for (const char* name : {"All", "Any"}) {
+    ops->push_back(Op(name).In("input: bool").In("reduction_indices: Tidx").Out("output: bool")
+                       .Attr("keep_dims", B(false)).Attr("Tidx", T(tensorflow::DT_INT32))
+                       .Const({1}).Build());
+  }
+  for (const char* name : {"ArgMax", "ArgMin"}) {
+    ops->push_back(Op(name).In("input: T").In("dimension: Tidx").Out("output: output_type")
+                       .Attr("Tidx", T(tensorflow::DT_INT32))
+                       .Attr("output_type", T(tensorflow::DT_INT64)).Const({1}).Build());
+  }
+  for (const char* name : {"Cumsum", "Cumprod"}) {
+    ops->push_back(Op(name).In("x: T").In("axis: Tidx").Out("out: T")
+                       .Attr("exclusive", B(false)).Attr("reverse", B(false))
+                       .Attr("Tidx", T(tensorflow::DT_INT32)).Const({1}).Build());
+  }
+  ops->push_back(Op("TopKV2").In("input: T").In("k: Tk").Out("values: T").Out("indices: index_type")
+                     .Attr("sorted", B(true)).Attr("Tk", T(tensorflow::DT_INT32))
+                     .Attr("index_type", T(tensorflow::DT_INT32)).Const({1}).Build());
+}
+
+void AddShapeOps(std::vector<OpDef>* ops) {
+  ops->push_back(Op("Reshape").In("tensor: T").In("shape: Tshape").Out("output: T")
+                     .Attr("Tshape", T(tensorflow::DT_INT32)).Const({1}).Build());
+  ops->push_back(Op("Transpose").In("x: T").In("perm: Tperm").Out("y: T")
+                     .Attr("Tperm", T(tensorflow::DT_INT32)).Const({1}).Build());
+  ops->push_back(Op("Shape").In("input: T").Out("output: out_type")
+                     .Attr("out_type", T(tensorflow::DT_INT32)).HostOut({0}).Build());
+  ops->push_back(Op("ShapeN").In("input: N * T").Out("output: N * out_type")
+                     .Attr("out_type", T(tensorflow::DT_INT32)).HostOut({0}).Build());
+  ops->push_back(Op("Size").In("input: T").Out("output: out_type")
+                     .Attr("out_type", T(tensorflow::DT_INT32)).HostOut({0}).Build());
+  ops->push_back(Op("Rank").In("input: T").Out("output: int32").HostOut({0}).Build());
+  ops->push_back(Op("Squeeze").In("input: T").Out("output: T")
+                     .Attr("squeeze_dims", EmptyList()).Build());
+  ops->push_back(Op("ExpandDims").In("input: T").In("dim: Tdim").Out("output: T")
+                     .Attr("Tdim", T(tensorflow::DT_INT32)).Const({1}).Build());
+  ops->push_back(Op("BroadcastTo").In("input: T").In("shape: Tidx").Out("output: T")
+                     .Attr("Tidx", T(tensorflow::DT_INT32)).Const({1}).Build());
+  ops->push_back(Op("Fill").In("dims: index_type").In("value: T").Out("output: T")
+                     .Attr("index_type", T(tensorflow::DT_INT32)).Const({0}).Build());
+  ops->push_back(Op("Range").In("start: Tidx").In("limit: Tidx").In("delta: Tidx")
+                     .Out("output: Tidx").Attr("Tidx", T(tensorflow::DT_INT32))
+                     .Const({0, 1, 2}).Build());
+  ops->push_back(Op("Tile").In("input: T").In("multiples: Tmultiples").Out("output: T")
+                     .Attr("Tmultiples", T(tensorflow::DT_INT32)).Const({1}).Build());
+  ops->push_back(Op("Pad").In("input: T").In("paddings: Tpaddings").Out("output: T")
+                     .Attr("Tpaddings", T(tensorflow::DT_INT32)).Const({1}).Build());
+  ops->push_back(Op("PadV2").In("input: T").In("paddings: Tpaddings").In("constant_values: T")
+                     .Out("output: T").Attr("Tpaddings", T(tensorflow::DT_INT32))
+                     .Const({1}).Build());
+  ops->push_back(Op("MirrorPad").In("input: T").In("paddings: Tpaddings").Out("output: T")
+                     .Attr("Tpaddings", T(tensorflow::DT_INT32)).Const({1}).Build());
+  ops->push_back(Op("ReverseV2").In("tensor: T").In("axis: Tidx").Out("output: T")
+                     .Attr("Tidx", T(tensorflow::DT_INT32)).Const({1}).Build());
+}
+
+void AddSliceOps(std::vector<OpDef>* ops) {
+  ops->push_back(Op("ConcatV2").In("values: N * T").In("axis: Tidx").Out("output: T")
+                     .Attr("Tidx", T(tensorflow::DT_INT32)).Const({1}).Build());
+  ops->push_back(Op("Concat").In("concat_dim: int32").In("values: N * T").Out("output: T")
+                     .Const({0}).Build());
+  ops->push_back(Op("Pack").In("values: N * T").Out("output: T").Attr("axis", I(0)).Build());
+  ops->push_back(Op("Unpack").In("value: T").Out("output: num * T").Attr("axis", I(0)).Build());
+  ops->push_back(Op("Split").In("split_dim: int32").In("value: T").Out("output: num_split * T")
+                     .Const({0}).Build());
+  ops->push_back(Op("SplitV").In("value: T").In("size_splits: Tlen").In("split_dim: int32")
+                     .Out("output: num_split * T").Attr("Tlen", T(tensorflow::DT_INT64))
+                     .Const({1, 2}).Build());
+  ops->push_back(Op("Slice").In("input: T").In("begin: Index").In("size: Index")
+                     .Out("output: T").Const({1, 2}).Build());
+  ops->push_back(Op("StridedSlice").In("input: T").In("begin: Index").In("end: Index")
+                     .In("strides: Index").Out("output: T").Attr("begin_mask", I(0))
+                     .Attr("end_mask", I(0)).Attr("ellipsis_mask", I(0))
+                     .Attr("new_axis_mask", I(0)).Attr("shrink_axis_mask", I(0))
+                     .Const({1, 2, 3}).Build());
+  ops->push_back(Op("GatherV2").In("params: Tparams").In("indices: Tindices").In("axis: Taxis")
+                     .Out("output: Tparams").Attr("batch_dims", I(0)).Const({2}).Build());
+  ops->push_back(Op("Gather").In("params: Tparams").In("indices: Tindices")
+                     .Out("output: Tparams").Attr("validate_indices", B(true)).Build());
+  ops->push_back(Op("OneHot").In("indices: TI").In("depth: int32").In("on_value: T")
+                     .In("off_value: T").Out("output: T").Attr("axis", I(-1))
+                     .Attr("TI", T(tensorflow::DT_INT64)).Const({1}).Build());
+  ops->push_back(Op("Where").In("input: T").Out("index: int64")
+                     .Attr("T", T(tensorflow::DT_BOOL)).Build());
+}
+
+void AddNnOps(std::vector<OpDef>* ops) {
+  ops->push_back(Op("BiasAdd").In("value: T").In("bias: T").Out("output: T")
+                     .Attr("data_format", S("NHWC")).Build());
+  ops->push_back(Op("Conv2D").In("input: T").In("filter: T").Out("output: T")
+                     .Attr("use_cudnn_on_gpu", B(true)).Attr("explicit_paddings", EmptyList())
+                     .Attr("data_format", S("NHWC")).Attr("dilations", IntList({1, 1, 1, 1}))
+                     .Build());
+  ops->push_back(Op("DepthwiseConv2dNative").In("input: T").In("filter: T").Out("output: T")
+                     .Attr("explicit_paddings", EmptyList()).Attr("data_format", S("NHWC"))
+                     .Attr("dilations", IntList({1, 1, 1, 1})).Build());
+  ops->push_back(Op("MaxPool").In("input: T").Out("output: T")
+                     .Attr("T", T(tensorflow::DT_FLOAT)).Attr("explicit_paddings", EmptyList())
+                     .Attr("data_format", S("NHWC")).Build());
+  ops->push_back(Op("AvgPool").In("value: T").Out("output: T")
+                     .Attr("data_format", S("NHWC")).Build());
+  ops->push_back(Op("FusedBatchNorm").In("x: T").In("scale: T").In("offset: T").In("mean: T")
+                     .In("variance: T").Out("y: T").Out("batch_mean: T")
+                     .Out("batch_variance: T").Out("reserve_space_1: T")
+                     .Out("reserve_space_2: T").Attr("epsilon", F(0.0001f))
+                     .Attr("exponential_avg_factor", F(1.0f)).Attr("data_format", S("NHWC"))
+                     .Attr("is_training", B(true)).Build());
+  for (const char* name : {"FusedBatchNormV2", "FusedBatchNormV3"}) {
+    Op op = Op(name).In("x: T").In("scale: U").In("offset: U").In("mean: U").In("variance: U")
+                .Out("y: T").Out("batch_mean: U").Out("batch_variance: U")
+                .Out("reserve_space_1: U").Out("reserve_space_2: U");
+    if (name == std::string("FusedBatchNormV3")) op.Out("reserve_space_3: U");
+    ops->push_back(op.Attr("epsilon", F(0.0001f)).Attr("exponential_avg_factor", F(1.0f))
+                       .Attr("data_format", S("NHWC")).Attr("is_training", B(true)).Build());
+  }
+}
+
+void AddGraphOps(std::vector<OpDef>* ops) {
+  ops->push_back(Op("Placeholder").Out("output: dtype").Attr("shape", UnknownRankShape()).Build());
+  ops->push_back(Op("PlaceholderWithDefault").In("input: dtype").Out("output: dtype").Build());
+  ops->push_back(Op("Const").Out("output: dtype").Build());
+  ops->push_back(Op("NoOp").Build());
+  for (const char* name : {"Identity", "StopGradient", "Snapshot"}) {
+    ops->push_back(Op(name).In("input: T").Out("output: T").Build());
+  }
+  ops->push_back(Op("PreventGradient").In("input: T").Out("output: T")
+                     .Attr("message", S("")).Build());
+  ops->push_back(Op("IdentityN").In("input: [T]").Out("output: [T]").Build());
+  ops->push_back(Op("_Arg").Out("output: T").Stateful().Build());
+  ops->push_back(Op("_Retval").In("input: T").Stateful().Build());
+}
+
+void AddControlFlowOps(std::vector<OpDef>* ops) {
+  for (const char* name : {"PartitionedCall", "StatefulPartitionedCall"}) {
+    Op op = Op(name).In("args: [Tin]").Out("output: [Tout]").Attr("config", S(""))
+                .Attr("config_proto", S("")).Attr("executor_type", S(""));
+    if (name == std::string("StatefulPartitionedCall")) op.Stateful();
+    ops->push_back(op.Build());
+  }
+  for (const char* name : {"While", "StatelessWhile"}) {
+    Op op = Op(name).In("input: [T]").Out("output: [T]").Attr("output_shapes", EmptyList())
+                .Attr("parallel_iterations", I(10));
+    if (name == std::string("While")) op.Stateful();
+    ops->push_back(op.Build());
+  }
+  for (const char* name : {"If", "StatelessIf"}) {
+    Op op = Op(name).In("cond: Tcond").In("input: [Tin]").Out("output: [Tout]")
+                .Attr("output_shapes", EmptyList());
+    if (name == std::string("If")) op.Stateful();
+    ops->push_back(op.Build());
+  }
+  // TF1 control flow: known so that a loop is reported as such (a cycle), not as unknown ops.
+  ops->push_back(Op("Enter").In("data: T").Out("output: T").Attr("is_constant", B(false))
+                     .Attr("parallel_iterations", I(10)).Build());
+  ops->push_back(Op("Exit").In("data: T").Out("output: T").Build());
+  ops->push_back(Op("NextIteration").In("data: T").Out("output: T").Build());
+  ops->push_back(Op("Merge").In("inputs: N * T").Out("output: T").Out("value_index: int32")
+                     .Build());
+  ops->push_back(Op("Switch").In("data: T").In("pred: bool").Out("output_false: T")
+                     .Out("output_true: T").Build());
+  ops->push_back(Op("LoopCond").In("input: bool").Out("output: bool").Build());
+}
+
+void AddStatefulOps(std::vector<OpDef>* ops) {
+  ops->push_back(Op("VarHandleOp").Out("resource: resource").Attr("container", S(""))
+                     .Attr("shared_name", S("")).Attr("allowed_devices", EmptyList())
+                     .Stateful().Build());
+  ops->push_back(Op("ReadVariableOp").In("resource: resource").Out("value: dtype").Stateful()
+                     .Build());
+  for (const char* name : {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}) {
+    Op op = Op(name).In("resource: resource").In("value: dtype").Stateful();
+    if (name == std::string("AssignVariableOp")) op.Attr("validate_shape", B(false));
+    ops->push_back(op.Build());
+  }
+  ops->push_back(Op("VariableV2").Out("ref: dtype").Attr("container", S(""))
+                     .Attr("shared_name", S("")).Stateful().Build());
+  ops->push_back(Op("Assign").In("ref: T").In("value: T").Out("output_ref: T")
+                     .Attr("validate_shape", B(true)).Attr("use_locking", B(true)).Stateful()
+                     .Build());
+  for (const char* name : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"}) {
+    ops->push_back(Op(name).In("shape: T").Out("output: dtype").Attr("seed", I(0))
+                       .Attr("seed2", I(0)).Const({0}).Stateful().Build());
+  }
+}
+
+}  // namespace
+
+std::vector<OpDef> BuiltinOpDefs() {
+  std::vector<OpDef> ops;
+  AddGraphOps(&ops);
+  AddUnaryOps(&ops);
+  AddBinaryOps(&ops);
+  AddReductionOps(&ops);
+  AddShapeOps(&ops);
+  AddSliceOps(&ops);
+  AddNnOps(&ops);
+  AddControlFlowOps(&ops);
+  AddStatefulOps(&ops);
+  return ops;
+}
+
+}  // namespace tfjit::tf

@@ -1,0 +1,93 @@
+// Public embedding API: load a TF model, run it with feeds and fetches, JIT-compiling what the
+// jit mode allows.
+#ifndef TFJIT_INCLUDE_TFJIT_SESSION_H_
+#define TFJIT_INCLUDE_TFJIT_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tfjit/status.h"
+#include "tfjit/tensor.h"
+
+namespace tfjit {
+
+enum class JitMode {
+  kNone,  // nothing compiles, must-compile attrs ignored: the uncompiled reference run
+  kOff,   // no auto-clustering; only must-compile functions compile (TF's default)
+  kAuto,  // auto-clustering: compile what can be compiled, run the rest in the runtime
+  kAll,   // the whole graph must compile as one unit, or Run fails
+};
+
+struct SessionOptions {
+  JitMode jit = JitMode::kAuto;
+  // Beyond-TF fixes for the known XLA interop issues (default off: TF's behaviour).
+  bool autofix = false;
+  // Number of logical CPU devices (CPU:0 .. CPU:n-1).
+  int logical_cpus = 1;
+  // Default device for nodes without one: "cpu:0", "CPU:1", "/device:CPU:0", full TF names.
+  std::string device = "cpu:0";
+  // Threads that run independent nodes (inter-op) and split work inside kernels (intra-op);
+  // 0 = one per core.
+  int inter_op_threads = 0;
+  int intra_op_threads = 0;
+  // When set, compiled modules are written here (one .hlo per cluster and input signature).
+  std::string dump_dir;
+};
+
+// A graph input (Placeholder): its tensor name, dtype and dims (-1 = any size).
+struct InputInfo {
+  std::string name;
+  DType dtype = DType::kInvalid;
+  std::vector<int64_t> dims;
+  bool unknown_rank = false;
+};
+
+// What one Run did.
+struct RunStats {
+  int clusters = 0;          // compiled clusters executed
+  int nodes_compiled = 0;    // graph nodes inside those clusters
+  int nodes_total = 0;       // nodes the run needed
+  double compile_ms = 0;     // compilation time spent in this run (0 on cache hits)
+  double run_ms = 0;         // wall time of the run
+  int cache_hits = 0;
+  int fallbacks = 0;         // clusters that fell back to kernels (UNIMPLEMENTED lowering)
+};
+
+// Thread safety: Run may be called concurrently from several threads.
+class Session {
+ public:
+  // Loads a GraphDef (.pb binary or .pbtxt text). Errors: NOT_FOUND (no file),
+  // INVALID_ARGUMENT (malformed file or graph), UNIMPLEMENTED (unknown ops, listed together),
+  // FAILED_PRECONDITION (device absent).
+  static StatusOr<std::unique_ptr<Session>> Load(const std::string& model_path,
+                                                 const SessionOptions& options = {});
+  ~Session();
+
+  // Feeds are (tensor name, value): "x" or "x:0". Fetches are tensor names. Returns one tensor
+  // per fetch. Errors name the node; a wrong feed dtype/shape is INVALID_ARGUMENT.
+  StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                    const std::vector<std::string>& fetches,
+                                    RunStats* stats = nullptr);
+
+  // Placeholders of the graph, in graph order.
+  std::vector<InputInfo> Inputs() const;
+  // Tensors no node consumes (outputs 0.. of sink nodes), the default fetches.
+  std::vector<std::string> DefaultFetches() const;
+  // Human-readable clustering report for these fetches: each cluster with its nodes, and every
+  // node left out with the reason.
+  StatusOr<std::string> Explain(const std::vector<std::string>& fetches) const;
+
+  const SessionOptions& options() const;
+
+ private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tfjit
+
+#endif  // TFJIT_INCLUDE_TFJIT_SESSION_H_

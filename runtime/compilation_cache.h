@@ -1,0 +1,40 @@
+// CompilationCache: one compile per key (cluster signature, input dtypes and shapes, values of
+// compile-time-constant inputs, device); concurrent callers of one key wait for that compile.
+#ifndef TFJIT_RUNTIME_COMPILATION_CACHE_H_
+#define TFJIT_RUNTIME_COMPILATION_CACHE_H_
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "backends/backend.h"
+
+namespace tfjit::runtime {
+
+class CompilationCache {
+ public:
+  using ExecutablePtr = std::shared_ptr<const backends::Executable>;
+  using CompileFn = std::function<absl::StatusOr<ExecutablePtr>()>;
+
+  // Returns the cached result for `key` (errors are cached too, so a failing cluster is not
+  // recompiled every run), or runs `compile` once. `*hit` tells which happened.
+  absl::StatusOr<ExecutablePtr> GetOrCompile(const std::string& key, const CompileFn& compile,
+                                             bool* hit);
+  size_t size() const;
+
+ private:
+  struct Entry {
+    std::mutex mu;
+    bool done = false;
+    absl::StatusOr<ExecutablePtr> result;
+  };
+  mutable std::mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<Entry>> entries_;
+};
+
+}  // namespace tfjit::runtime
+
+#endif  // TFJIT_RUNTIME_COMPILATION_CACHE_H_

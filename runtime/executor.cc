@@ -1,0 +1,401 @@
+// Plan building (pruning, clustering, units and value slots) and dataflow execution.
+#include "runtime/executor.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/hlo/printer.h"
+#include "compiler/tf2hlo/lowering.h"
+#include "core/dtype.h"
+#include "core/logging.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+
+namespace tfjit::runtime {
+namespace {
+
+using OutputKey = std::pair<const tf::Node*, int>;
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string ShapeForMessage(const tf::Node& placeholder) {
+  absl::StatusOr<tf::PartialShape> shape = tf::GetShapeAttr(placeholder, "shape");
+  if (!shape.ok() || shape->unknown_rank) return "<unknown>";
+  std::vector<std::string> dims;
+  for (int64_t d : shape->dims) dims.push_back(d < 0 ? "?" : absl::StrCat(d));
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+// Nodes the fetches need, stopping at fed tensors.
+absl::StatusOr<absl::flat_hash_set<const tf::Node*>> NeededNodes(
+    const std::vector<tf::Output>& fetches, const absl::flat_hash_set<OutputKey>& fed) {
+  absl::flat_hash_set<const tf::Node*> needed;
+  std::vector<const tf::Node*> work;
+  for (const tf::Output& f : fetches) {
+    if (!fed.contains({f.node, f.index})) work.push_back(f.node);
+  }
+  while (!work.empty()) {
+    const tf::Node* node = work.back();
+    work.pop_back();
+    if (!needed.insert(node).second) continue;
+    if (node->op() == "Placeholder") {
+      absl::StatusOr<DType> dtype = tf::GetTypeAttr(*node, "dtype");
+      return InvalidArgument("You must feed a value for placeholder tensor '%s' with dtype %s "
+                             "and shape %s (feed it with --input %s=FILE.npy)",
+                             node->name(), dtype.ok() ? DTypeName(*dtype) : "?",
+                             ShapeForMessage(*node), node->name());
+    }
+    for (const tf::Output& in : node->inputs()) {
+      if (!fed.contains({in.node, in.index})) work.push_back(in.node);
+    }
+    for (const tf::Node* c : node->control_inputs()) work.push_back(c);
+  }
+  return needed;
+}
+
+// A signature of a cluster that is stable for the life of the graph (node names are unique).
+std::string ClusterSignature(const tf2hlo::ClusterSpec& spec) {
+  auto out_name = [](std::string* s, const tf::Output& o) {
+    absl::StrAppend(s, o.node->name(), ":", o.index);
+  };
+  return absl::StrCat(
+      absl::StrJoin(spec.nodes, ",",
+                    [](std::string* s, const tf::Node* n) { absl::StrAppend(s, n->name()); }),
+      "|in=", absl::StrJoin(spec.inputs, ",", out_name),
+      "|out=", absl::StrJoin(spec.outputs, ",", out_name));
+}
+
+}  // namespace
+
+struct Plan::RunState {
+  std::vector<Tensor> slots;
+  std::unique_ptr<std::atomic<int>[]> pending;
+  std::mutex mu;
+  std::condition_variable cv;
+  int in_flight = 0;
+  absl::Status status;
+  RunStats stats;
+};
+
+absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
+                                                  const std::vector<tf::Output>& feeds,
+                                                  const std::vector<tf::Output>& fetches,
+                                                  cluster::JitMode mode,
+                                                  const std::string& device) {
+  auto plan = std::unique_ptr<Plan>(new Plan());
+  plan->graph_ = &graph;
+  absl::flat_hash_set<OutputKey> fed;
+  for (const tf::Output& f : feeds) fed.insert({f.node, f.index});
+  TFJIT_ASSIGN_OR_RETURN(auto needed, NeededNodes(fetches, fed));
+  plan->num_nodes_ = static_cast<int>(needed.size());
+
+  cluster::ClusteringOptions copts;
+  copts.mode = mode;
+  copts.subgraph = needed;
+  copts.fed = fed;
+  copts.fetched = fetches;
+  copts.device = device;
+  TFJIT_ASSIGN_OR_RETURN(plan->clustering_, cluster::FindClusters(graph, copts));
+  for (const cluster::Cluster& c : plan->clustering_.clusters) {
+    plan->const_inputs_.push_back(tf2hlo::MustBeConstantInputs(c.spec));
+    plan->cluster_keys_.push_back(ClusterSignature(c.spec));
+  }
+
+  // Units in topological order of their first node.
+  std::vector<int> unit_of(graph.num_nodes(), -1);
+  std::vector<int> cluster_unit(plan->clustering_.clusters.size(), -1);
+  for (const tf::Node* node : graph.topological_order()) {
+    if (!needed.contains(node)) continue;
+    const int c = plan->clustering_.cluster_of[node->id()];
+    if (c >= 0 && cluster_unit[c] >= 0) {
+      unit_of[node->id()] = cluster_unit[c];
+      continue;
+    }
+    Unit unit;
+    if (c >= 0) {
+      unit.cluster = c;
+      cluster_unit[c] = static_cast<int>(plan->units_.size());
+    } else {
+      unit.node = node;
+    }
+    unit_of[node->id()] = static_cast<int>(plan->units_.size());
+    plan->units_.push_back(std::move(unit));
+  }
+
+  // Value slots: one per tensor read by a unit, fed, or fetched.
+  absl::flat_hash_map<OutputKey, int> slot_of;
+  auto slot = [&](const tf::Output& o) {
+    auto [it, inserted] = slot_of.insert({{o.node, o.index}, plan->num_slots_});
+    if (inserted) ++plan->num_slots_;
+    return it->second;
+  };
+  for (const tf::Output& f : feeds) plan->feed_slots_.push_back(slot(f));
+  for (const tf::Output& f : fetches) plan->fetch_slots_.push_back(slot(f));
+  for (Unit& unit : plan->units_) {
+    const std::vector<tf::Output>& ins = unit.node != nullptr
+                                             ? unit.node->inputs()
+                                             : plan->clustering_.clusters[unit.cluster].spec.inputs;
+    for (const tf::Output& in : ins) unit.input_slots.push_back(slot(in));
+  }
+  auto output_slot = [&](const tf::Output& o) {
+    if (fed.contains({o.node, o.index})) return -1;  // the feed wins over the producer
+    auto it = slot_of.find({o.node, o.index});
+    return it == slot_of.end() ? -1 : it->second;
+  };
+  for (Unit& unit : plan->units_) {
+    if (unit.node != nullptr) {
+      for (int k = 0; k < unit.node->num_outputs(); ++k) {
+        unit.output_slots.push_back(output_slot({const_cast<tf::Node*>(unit.node), k}));
+      }
+    } else {
+      for (const tf::Output& o : plan->clustering_.clusters[unit.cluster].spec.outputs) {
+        unit.output_slots.push_back(output_slot(o));
+      }
+    }
+  }
+
+  // Dependencies: producers of read tensors and control inputs, deduplicated.
+  for (size_t u = 0; u < plan->units_.size(); ++u) {
+    absl::flat_hash_set<int> preds;
+    auto add_node_deps = [&](const tf::Node* node) {
+      for (const tf::Output& in : node->inputs()) {
+        if (!fed.contains({in.node, in.index}) && needed.contains(in.node)) {
+          preds.insert(unit_of[in.node->id()]);
+        }
+      }
+      for (const tf::Node* c : node->control_inputs()) preds.insert(unit_of[c->id()]);
+    };
+    Unit& unit = plan->units_[u];
+    if (unit.node != nullptr) {
+      add_node_deps(unit.node);
+    } else {
+      for (const tf::Node* n : plan->clustering_.clusters[unit.cluster].spec.nodes) {
+        add_node_deps(n);
+      }
+    }
+    preds.erase(static_cast<int>(u));
+    unit.num_predecessors = static_cast<int>(preds.size());
+    std::vector<int> sorted(preds.begin(), preds.end());
+    std::sort(sorted.begin(), sorted.end());
+    for (int p : sorted) plan->units_[p].successors.push_back(static_cast<int>(u));
+  }
+  for (size_t u = 0; u < plan->units_.size(); ++u) {
+    if (plan->units_[u].num_predecessors == 0) plan->initial_ready_.push_back(static_cast<int>(u));
+  }
+  return plan;
+}
+
+absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_values,
+                                              const ExecContext& ctx, RunStats* stats) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  RunState state;
+  state.slots.resize(static_cast<size_t>(num_slots_));
+  for (size_t i = 0; i < feed_slots_.size(); ++i) state.slots[feed_slots_[i]] = feed_values[i];
+  state.pending.reset(new std::atomic<int>[units_.size()]);
+  for (size_t u = 0; u < units_.size(); ++u) state.pending[u] = units_[u].num_predecessors;
+
+  // Runs `first` and then, on the same thread, one newly ready successor at a time; other
+  // ready successors go to the pool (or to the local worklist when there is no pool).
+  std::function<void(int)> drive = [&](int first) {
+    std::vector<int> work = {first};
+    while (!work.empty()) {
+      const int u = work.back();
+      work.pop_back();
+      bool ok;
+      {
+        std::lock_guard<std::mutex> lock(state.mu);
+        ok = state.status.ok();
+      }
+      std::vector<int> ready;
+      if (ok) {
+        absl::Status s = RunUnit(units_[u], state, ctx);
+        if (!s.ok()) {
+          std::lock_guard<std::mutex> lock(state.mu);
+          if (state.status.ok()) state.status = s;
+        } else {
+          for (int succ : units_[u].successors) {
+            if (state.pending[succ].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+              ready.push_back(succ);
+            }
+          }
+        }
+      }
+      {
+        std::lock_guard<std::mutex> lock(state.mu);
+        state.in_flight += static_cast<int>(ready.size()) - 1;
+      }
+      for (size_t i = 0; i < ready.size(); ++i) {
+        if (i + 1 == ready.size() || ctx.inter_op == nullptr) {
+          work.push_back(ready[i]);
+        } else {
+          const int r = ready[i];
+          ctx.inter_op->Schedule([&drive, r] { drive(r); });
+        }
+      }
+    }
+    std::lock_guard<std::mutex> lock(state.mu);
+    if (state.in_flight == 0) state.cv.notify_all();
+  };
+
+  state.in_flight = static_cast<int>(initial_ready_.size());
+  for (size_t i = 0; i < initial_ready_.size(); ++i) {
+    const int r = initial_ready_[i];
+    if (i + 1 == initial_ready_.size() || ctx.inter_op == nullptr) {
+      drive(r);
+    } else {
+      ctx.inter_op->Schedule([&drive, r] { drive(r); });
+    }
+  }
+  {
+    std::unique_lock<std::mutex> lock(state.mu);
+    state.cv.wait(lock, [&] { return state.in_flight == 0; });
+  }
+  TFJIT_RETURN_IF_ERROR(state.status);
+  std::vector<Tensor> results;
+  for (int s : fetch_slots_) results.push_back(state.slots[s]);
+  if (stats != nullptr) {
+    *stats = state.stats;
+    stats->nodes_total = num_nodes_;
+    stats->run_ms = MsSince(t0);
+  }
+  return results;
+}
+
+absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext& ctx) const {
+  std::vector<Tensor> inputs;
+  inputs.reserve(unit.input_slots.size());
+  for (int s : unit.input_slots) inputs.push_back(state.slots[s]);
+  std::vector<Tensor> outputs;
+  if (unit.node != nullptr) {
+    TFJIT_RETURN_IF_ERROR(RunKernel(*unit.node, inputs, ctx, &outputs));
+  } else {
+    TFJIT_RETURN_IF_ERROR(RunCluster(unit.cluster, inputs, ctx, &outputs, state));
+  }
+  for (size_t k = 0; k < unit.output_slots.size() && k < outputs.size(); ++k) {
+    if (unit.output_slots[k] >= 0) state.slots[unit.output_slots[k]] = std::move(outputs[k]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Plan::RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
+                             const ExecContext& ctx, std::vector<Tensor>* outputs) const {
+  if (node.op() == "PlaceholderWithDefault") {  // not fed: its default flows through
+    *outputs = {inputs[0]};
+    return absl::OkStatus();
+  }
+  KernelFn fn = ctx.kernels->Find(node.op());
+  if (fn == nullptr) {
+    return AttachNode(Unimplemented("node %s: no CPU kernel for op %s", node.DebugName(),
+                                    node.op()),
+                      node.name(), node.op());
+  }
+  KernelContext kctx(node, inputs, ctx.intra_op);
+  absl::Status s = fn(kctx);
+  if (!s.ok()) {
+    if (!absl::StrContains(s.message(), node.name())) {
+      s = WithContext(s, absl::StrCat("node ", node.DebugName()));
+    }
+    return AttachNode(s, node.name(), node.op());
+  }
+  *outputs = std::move(kctx.outputs());
+  for (int k = 0; k < node.num_outputs(); ++k) {
+    const Tensor& t = (*outputs)[k];
+    if (!t.valid() || t.dtype() != node.output_types()[k]) {
+      return Internal("node %s: kernel produced %s for output %d, expected dtype %s",
+                      node.DebugName(), t.valid() ? t.ShapeString() : "nothing", k,
+                      DTypeName(node.output_types()[k]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Plan::RunClusterWithKernels(int index, const std::vector<Tensor>& inputs,
+                                         const ExecContext& ctx,
+                                         std::vector<Tensor>* outputs) const {
+  const tf2hlo::ClusterSpec& spec = clustering_.clusters[index].spec;
+  absl::flat_hash_map<OutputKey, Tensor> values;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    values[{spec.inputs[i].node, spec.inputs[i].index}] = inputs[i];
+  }
+  for (const tf::Node* node : spec.nodes) {
+    std::vector<Tensor> ins, outs;
+    for (const tf::Output& in : node->inputs()) ins.push_back(values.at({in.node, in.index}));
+    TFJIT_RETURN_IF_ERROR(RunKernel(*node, ins, ctx, &outs));
+    for (size_t k = 0; k < outs.size(); ++k) values[{node, static_cast<int>(k)}] = outs[k];
+  }
+  for (const tf::Output& o : spec.outputs) outputs->push_back(values.at({o.node, o.index}));
+  return absl::OkStatus();
+}
+
+absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& inputs,
+                              const ExecContext& ctx, std::vector<Tensor>* outputs,
+                              RunState& state) const {
+  const cluster::Cluster& cluster = clustering_.clusters[index];
+  std::vector<tf2hlo::ArgInfo> args(inputs.size());
+  std::string key = cluster_keys_[index];
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    args[i].dtype = inputs[i].dtype();
+    args[i].dims = inputs[i].dims();
+    absl::StrAppend(&key, "|", inputs[i].ShapeString());
+  }
+  for (int i : const_inputs_[index]) {
+    args[i].value = inputs[i];
+    absl::StrAppend(&key, "|v", i, "=",
+                    absl::BytesToHexString(absl::string_view(
+                        static_cast<const char*>(inputs[i].raw_data()), inputs[i].byte_size())));
+  }
+  double compile_ms = 0;
+  bool hit = false;
+  auto compile = [&]() -> absl::StatusOr<CompilationCache::ExecutablePtr> {
+    const auto t0 = std::chrono::steady_clock::now();
+    TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<hlo::Module> module,
+                           tf2hlo::LowerCluster(cluster.spec, args));
+    TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,
+                           ctx.backend->Compile(std::move(module)));
+    compile_ms = MsSince(t0);
+    if (!ctx.dump_dir.empty()) {
+      std::ofstream(absl::StrCat(ctx.dump_dir, "/", cluster.spec.name, "_",
+                                 std::hash<std::string>()(key) % 1000000, ".hlo"))
+          << hlo::PrintModule(exe->module());
+    }
+    return CompilationCache::ExecutablePtr(std::move(exe));
+  };
+  absl::StatusOr<CompilationCache::ExecutablePtr> exe =
+      ctx.cache->GetOrCompile(key, compile, &hit);
+  if (!exe.ok()) {
+    const absl::Status& s = exe.status();
+    if (s.code() == absl::StatusCode::kUnimplemented && !cluster.must_compile) {
+      if (!hit) {
+        auto [node, op] = NodeOfError(s);
+        Log(LogLevel::kWarning, "%s falls back to CPU kernels: %s", cluster.spec.name,
+            s.message());
+      }
+      {
+        std::lock_guard<std::mutex> lock(state.mu);
+        state.stats.fallbacks++;
+      }
+      return RunClusterWithKernels(index, inputs, ctx, outputs);
+    }
+    return WithContext(s, absl::StrCat("compiling ", cluster.spec.name, " (",
+                                       cluster.spec.nodes.size(), " nodes)"));
+  }
+  TFJIT_ASSIGN_OR_RETURN(*outputs, (*exe)->Run(inputs, ctx.intra_op));
+  std::lock_guard<std::mutex> lock(state.mu);
+  state.stats.clusters++;
+  state.stats.nodes_compiled += static_cast<int>(cluster.spec.nodes.size());
+  state.stats.compile_ms += compile_ms;
+  state.stats.cache_hits += hit ? 1 : 0;
+  return absl::OkStatus();
+}
+
+}  // namespace tfjit::runtime

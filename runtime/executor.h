@@ -1,0 +1,83 @@
+// Executor: runs the part of a graph that a (feeds, fetches) pair needs, as a dataflow of
+// units — single nodes run by fallback kernels, and compiled clusters — on a thread pool.
+#ifndef TFJIT_RUNTIME_EXECUTOR_H_
+#define TFJIT_RUNTIME_EXECUTOR_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/backend.h"
+#include "compiler/cluster/clustering.h"
+#include "core/thread_pool.h"
+#include "frontend/graph.h"
+#include "runtime/compilation_cache.h"
+#include "runtime/kernels/kernel.h"
+#include "tfjit/session.h"
+
+namespace tfjit::runtime {
+
+// Everything a plan needs from its session. Not owned.
+struct ExecContext {
+  const KernelRegistry* kernels = nullptr;
+  const backends::Backend* backend = nullptr;
+  CompilationCache* cache = nullptr;
+  ThreadPool* inter_op = nullptr;  // runs units
+  ThreadPool* intra_op = nullptr;  // parallelism inside kernels and compiled code
+  std::string dump_dir;
+};
+
+// A unit of execution: one node, or one cluster.
+struct Unit {
+  const tf::Node* node = nullptr;  // set for kernel units
+  int cluster = -1;                // set for cluster units
+  std::vector<int> input_slots;
+  std::vector<int> output_slots;   // -1 for outputs nobody reads
+  std::vector<int> successors;
+  int num_predecessors = 0;
+};
+
+class Plan {
+ public:
+  // Prunes the graph to what `fetches` need given `feeds`, clusters it per `mode`, and orders
+  // the units. Errors: unfed placeholders, must-compile failures (INVALID_ARGUMENT).
+  static absl::StatusOr<std::unique_ptr<Plan>> Build(const tf::Graph& graph,
+                                                     const std::vector<tf::Output>& feeds,
+                                                     const std::vector<tf::Output>& fetches,
+                                                     cluster::JitMode mode,
+                                                     const std::string& device);
+
+  // Runs with one value per feed; returns one tensor per fetch. Thread-safe.
+  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& feed_values,
+                                          const ExecContext& ctx, RunStats* stats) const;
+
+  const cluster::ClusteringResult& clustering() const { return clustering_; }
+  int num_nodes() const { return num_nodes_; }
+
+ private:
+  struct RunState;
+  absl::Status RunUnit(const Unit& unit, RunState& state, const ExecContext& ctx) const;
+  absl::Status RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
+                         const ExecContext& ctx, std::vector<Tensor>* outputs) const;
+  absl::Status RunCluster(int index, const std::vector<Tensor>& inputs, const ExecContext& ctx,
+                          std::vector<Tensor>* outputs, RunState& state) const;
+  absl::Status RunClusterWithKernels(int index, const std::vector<Tensor>& inputs,
+                                     const ExecContext& ctx, std::vector<Tensor>* outputs) const;
+
+  const tf::Graph* graph_ = nullptr;
+  cluster::ClusteringResult clustering_;
+  std::vector<std::vector<int>> const_inputs_;  // per cluster
+  std::vector<std::string> cluster_keys_;       // per cluster: stable signature
+  std::vector<Unit> units_;
+  int num_slots_ = 0;
+  std::vector<int> feed_slots_;
+  std::vector<int> fetch_slots_;
+  std::vector<int> initial_ready_;
+  int num_nodes_ = 0;
+};
+
+}  // namespace tfjit::runtime
+
+#endif  // TFJIT_RUNTIME_EXECUTOR_H_

@@ -1,0 +1,388 @@
+// Elementwise math kernels: unary (Neg, Abs, Exp, Log, Tanh, Sigmoid, Sqrt, Rsqrt, Square,
+// Floor), binary with broadcasting (Add..Pow, comparisons) and Select/SelectV2.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/kernels/cwise.h"
+
+namespace tfjit::runtime {
+namespace {
+
+// Which dtypes an op accepts, mirroring TF's kernel registrations.
+enum class TypeSet { kFloat, kFloatInt, kReal, kAll };
+
+const char* TypeSetName(TypeSet s) {
+  switch (s) {
+    case TypeSet::kFloat: return "float16, bfloat16, float32, float64";
+    case TypeSet::kFloatInt: return "float16, bfloat16, float32, float64, int32, int64";
+    case TypeSet::kReal: return "floating-point and integer types";
+    case TypeSet::kAll: return "numeric types and bool";
+  }
+  return "";
+}
+
+template <TypeSet S, typename F>
+bool DispatchSet(DType dtype, F&& f) {
+  if constexpr (S == TypeSet::kFloat) return DispatchFloat(dtype, std::forward<F>(f));
+  if constexpr (S == TypeSet::kFloatInt) return DispatchFloatInt(dtype, std::forward<F>(f));
+  if constexpr (S == TypeSet::kReal) return DispatchReal(dtype, std::forward<F>(f));
+  if constexpr (S == TypeSet::kAll) return DispatchNumeric(dtype, std::forward<F>(f));
+}
+
+// Signed overflow wraps (as TF's CPU kernels do in practice) without undefined behaviour.
+template <typename C, typename Fn>
+C Wrapping(C a, C b, Fn fn) {
+  if constexpr (kIsInt<C>) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(static_cast<U>(fn(static_cast<U>(a), static_cast<U>(b))));
+  } else {
+    return fn(a, b);
+  }
+}
+
+// ---- Unary ops: Apply maps an Eigen array expression. ----
+struct NegOp {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename X> static auto Apply(const X& x) { return -x; }
+};
+struct AbsOp {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename X> static auto Apply(const X& x) { return x.abs(); }
+};
+struct ExpOp {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  template <typename X> static auto Apply(const X& x) { return x.exp(); }
+};
+struct LogOp {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  template <typename X> static auto Apply(const X& x) { return x.log(); }
+};
+struct TanhOp {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  template <typename X> static auto Apply(const X& x) { return x.tanh(); }
+};
+struct SigmoidOp {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  // 1 / (1 + e^-x): e^-x overflows to inf for very negative x, giving exactly 0, never NaN.
+  template <typename X> static auto Apply(const X& x) { return ((-x).exp() + 1).inverse(); }
+};
+struct SqrtOp {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  template <typename X> static auto Apply(const X& x) { return x.sqrt(); }
+};
+struct RsqrtOp {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  template <typename X> static auto Apply(const X& x) { return x.sqrt().inverse(); }
+};
+struct SquareOp {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename X> static auto Apply(const X& x) { return x.square(); }
+};
+struct FloorOp {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  template <typename X> static auto Apply(const X& x) { return x.floor(); }
+};
+
+template <typename Op>
+absl::Status UnaryKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  Tensor out(in.dtype(), in.dims());
+  const bool ok = DispatchSet<Op::kTypes>(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    MapUnary<T>(ctx, in, out, 8, [](const auto& x) { return Op::Apply(x); });
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(Op::kTypes));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- Binary ops: Apply combines two ComputeType scalars. ----
+// Validate<T>(rhs) returns an error message for right-hand values TF rejects, or "".
+struct BinaryBase {
+  static constexpr bool kBoolOutput = false;
+  template <typename T> static const char* Validate(const Tensor&) { return ""; }
+};
+struct AddOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename C> static C Apply(C a, C b) {
+    return Wrapping(a, b, [](auto x, auto y) { return x + y; });
+  }
+};
+struct SubOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename C> static C Apply(C a, C b) {
+    return Wrapping(a, b, [](auto x, auto y) { return x - y; });
+  }
+};
+struct MulOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename C> static C Apply(C a, C b) {
+    return Wrapping(a, b, [](auto x, auto y) { return x * y; });
+  }
+};
+struct RealDivOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  template <typename C> static C Apply(C a, C b) { return a / b; }
+};
+
+// True when any element of the (integer) tensor satisfies pred.
+template <typename T, typename Pred>
+bool AnyElement(const Tensor& t, Pred pred) {
+  const T* p = t.data<T>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    if (pred(p[i])) return true;
+  }
+  return false;
+}
+
+// TF's Div: true division for floats; for integers C's truncating division (TF's safe_div
+// functor), with division by zero an error.
+struct DivOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename T> static const char* Validate(const Tensor& rhs) {
+    if constexpr (kIsInt<T>) {
+      if (AnyElement<T>(rhs, [](T v) { return v == 0; })) return "Integer division by zero";
+    }
+    return "";
+  }
+  template <typename C> static C Apply(C a, C b) {
+    if constexpr (kIsInt<C>) {
+      if (b == 0) return 0;  // rejected by Validate; keeps the loop trap-free
+      // lowest / -1 overflows (and traps on x86): wrap like TF's result.
+      if constexpr (std::is_signed_v<C>) {
+        if (b == -1) return Wrapping(C(0), a, [](auto x, auto y) { return x - y; });
+      }
+    }
+    return a / b;
+  }
+};
+// NaN-propagating, as TF's maximum/minimum functors (Eigen::PropagateNaN).
+struct MaximumOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename C> static C Apply(C a, C b) {
+    if constexpr (kIsFloat<C>) {
+      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
+    }
+    return a > b ? a : b;
+  }
+};
+struct MinimumOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename C> static C Apply(C a, C b) {
+    if constexpr (kIsFloat<C>) {
+      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
+    }
+    return a < b ? a : b;
+  }
+};
+struct SquaredDifferenceOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kFloatInt;
+  template <typename C> static C Apply(C a, C b) {
+    const C d = Wrapping(a, b, [](auto x, auto y) { return x - y; });
+    return Wrapping(d, d, [](auto x, auto y) { return x * y; });
+  }
+};
+// Integer Pow is exact repeated squaring; negative integer exponents are an error as in TF.
+struct PowOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kFloatInt;
+  template <typename T> static const char* Validate(const Tensor& rhs) {
+    if constexpr (kIsInt<T>) {
+      if (AnyElement<T>(rhs, [](T v) { return v < 0; })) {
+        return "Integers to negative integer powers are not allowed";
+      }
+    }
+    return "";
+  }
+  template <typename C> static C Apply(C a, C b) {
+    if constexpr (kIsInt<C>) {
+      C result = 1;
+      while (b > 0) {
+        if (b & 1) result = Wrapping(result, a, [](auto x, auto y) { return x * y; });
+        a = Wrapping(a, a, [](auto x, auto y) { return x * y; });
+        b >>= 1;
+      }
+      return result;
+    } else {
+      return std::pow(a, b);
+    }
+  }
+};
+
+struct CompareBase : BinaryBase {
+  static constexpr bool kBoolOutput = true;
+};
+struct LessOp : CompareBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename C> static bool Apply(C a, C b) { return a < b; }
+};
+struct LessEqualOp : CompareBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename C> static bool Apply(C a, C b) { return a <= b; }
+};
+struct GreaterOp : CompareBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename C> static bool Apply(C a, C b) { return a > b; }
+};
+struct GreaterEqualOp : CompareBase {
+  static constexpr TypeSet kTypes = TypeSet::kReal;
+  template <typename C> static bool Apply(C a, C b) { return a >= b; }
+};
+struct EqualOp : CompareBase {
+  static constexpr TypeSet kTypes = TypeSet::kAll;
+  template <typename C> static bool Apply(C a, C b) { return a == b; }
+};
+struct NotEqualOp : CompareBase {
+  static constexpr TypeSet kTypes = TypeSet::kAll;
+  template <typename C> static bool Apply(C a, C b) { return a != b; }
+};
+
+// The broadcast plan of two operands, or TF's "Incompatible shapes" error with a hint.
+absl::StatusOr<BroadcastPlan> BinaryPlan(const KernelContext& ctx, const Tensor& a,
+                                         const Tensor& b) {
+  if (a.dtype() != b.dtype()) {
+    return KernelError(ctx, "operands have different dtypes: x is %s, y is %s; add a Cast",
+                       a.ShapeString(), b.ShapeString());
+  }
+  std::optional<BroadcastPlan> plan = MakeBroadcastPlan({a.dims(), b.dims()});
+  if (!plan.has_value()) {
+    return KernelError(ctx,
+                       "Incompatible shapes: x is %s, y is %s; aligned from the right, each "
+                       "dimension pair must be equal or one of them 1",
+                       a.ShapeString(), b.ShapeString());
+  }
+  return *std::move(plan);
+}
+
+template <typename Op>
+absl::Status BinaryKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  TFJIT_ASSIGN_OR_RETURN(BroadcastPlan plan, BinaryPlan(ctx, a, b));
+  Tensor out(Op::kBoolOutput ? DType::kBool : a.dtype(), plan.out_dims);
+  absl::Status status;
+  const bool ok = DispatchSet<Op::kTypes>(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using Out = std::conditional_t<Op::kBoolOutput, bool, T>;
+    const char* invalid = plan.num_elements > 0 ? Op::template Validate<T>(b) : "";
+    if (*invalid != '\0') {
+      status = KernelError(ctx, "%s (x is %s, y is %s)", invalid, a.ShapeString(),
+                           b.ShapeString());
+      return;
+    }
+    MapBinary<T, Out>(ctx, plan, a.data<T>(), b.data<T>(), out.data<Out>(),
+                      [](auto x, auto y) { return Op::Apply(x, y); });
+  });
+  if (!ok) return UnsupportedDType(ctx, a.dtype(), TypeSetName(Op::kTypes));
+  TFJIT_RETURN_IF_ERROR(status);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// out[i] = cond[i] ? t[i] : e[i] over a 3-operand broadcast plan, copying raw elements.
+template <typename W>
+void SelectLoop(const KernelContext& ctx, const BroadcastPlan& plan, const bool* cond,
+                const W* t, const W* e, W* out) {
+  ParallelFor(ctx, plan.num_elements, 2, [&](int64_t begin, int64_t end) {
+    ForEachRun(plan, begin, end, [&](int64_t o, const int64_t* off, int64_t len) {
+      for (int64_t j = 0; j < len; ++j) {
+        const bool c = cond[off[0] + j * plan.inner_stride(0)];
+        out[o + j] = c ? t[off[1] + j * plan.inner_stride(1)] : e[off[2] + j * plan.inner_stride(2)];
+      }
+    });
+  });
+}
+
+absl::Status RunSelect(KernelContext& ctx, const std::vector<int64_t>& cond_dims) {
+  const Tensor& cond = ctx.input(0);
+  const Tensor& t = ctx.input(1);
+  const Tensor& e = ctx.input(2);
+  if (cond.dtype() != DType::kBool) {
+    return KernelError(ctx, "condition must be bool, got %s", cond.ShapeString());
+  }
+  if (t.dtype() != e.dtype()) {
+    return KernelError(ctx, "t and e have different dtypes: t is %s, e is %s", t.ShapeString(),
+                       e.ShapeString());
+  }
+  std::optional<BroadcastPlan> plan = MakeBroadcastPlan({cond_dims, t.dims(), e.dims()});
+  if (!plan.has_value()) {
+    return KernelError(ctx, "condition, t and e cannot be broadcast together: condition is %s, "
+                       "t is %s, e is %s",
+                       cond.ShapeString(), t.ShapeString(), e.ShapeString());
+  }
+  Tensor out(t.dtype(), plan->out_dims);
+  const bool ok = DispatchByWidth(t.dtype(), [&](auto tag) {
+    using W = decltype(tag);
+    SelectLoop<W>(ctx, *plan, cond.data<bool>(), t.data<W>(), e.data<W>(), out.data<W>());
+  });
+  if (!ok) return UnsupportedDType(ctx, t.dtype(), "numeric types and bool");
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// Select (v1): condition has t's shape, is a scalar, or is a vector selecting rows of t.
+absl::Status SelectKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  const Tensor& cond = ctx.input(0);
+  const Tensor& t = ctx.input(1);
+  const Tensor& e = ctx.input(2);
+  if (t.dims() != e.dims()) {
+    return KernelError(ctx, "t and e must have the same shape: t is %s, e is %s; use SelectV2 "
+                       "for broadcasting",
+                       t.ShapeString(), e.ShapeString());
+  }
+  if (cond.dims() == t.dims() || cond.rank() == 0) return RunSelect(ctx, cond.dims());
+  if (cond.rank() == 1 && t.rank() >= 1 && cond.dim(0) == t.dim(0)) {
+    // A row selector: view the condition as [n, 1, ..., 1] so it broadcasts over each row.
+    std::vector<int64_t> dims(static_cast<size_t>(t.rank()), 1);
+    dims[0] = cond.dim(0);
+    return RunSelect(ctx, dims);
+  }
+  return KernelError(ctx, "condition must be a scalar, have t's shape, or be a vector of t's "
+                     "first dimension: condition is %s, t is %s",
+                     cond.ShapeString(), t.ShapeString());
+}
+
+absl::Status SelectV2Kernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  return RunSelect(ctx, ctx.input(0).dims());
+}
+
+}  // namespace
+
+void RegisterCwiseKernels(KernelRegistry& registry) {
+  registry.Register("Neg", &UnaryKernel<NegOp>);
+  registry.Register("Abs", &UnaryKernel<AbsOp>);
+  registry.Register("Exp", &UnaryKernel<ExpOp>);
+  registry.Register("Log", &UnaryKernel<LogOp>);
+  registry.Register("Tanh", &UnaryKernel<TanhOp>);
+  registry.Register("Sigmoid", &UnaryKernel<SigmoidOp>);
+  registry.Register("Sqrt", &UnaryKernel<SqrtOp>);
+  registry.Register("Rsqrt", &UnaryKernel<RsqrtOp>);
+  registry.Register("Square", &UnaryKernel<SquareOp>);
+  registry.Register("Floor", &UnaryKernel<FloorOp>);
+  registry.Register("Add", &BinaryKernel<AddOp>);
+  registry.Register("AddV2", &BinaryKernel<AddOp>);
+  registry.Register("Sub", &BinaryKernel<SubOp>);
+  registry.Register("Mul", &BinaryKernel<MulOp>);
+  registry.Register("RealDiv", &BinaryKernel<RealDivOp>);
+  registry.Register("Div", &BinaryKernel<DivOp>);
+  registry.Register("Maximum", &BinaryKernel<MaximumOp>);
+  registry.Register("Minimum", &BinaryKernel<MinimumOp>);
+  registry.Register("SquaredDifference", &BinaryKernel<SquaredDifferenceOp>);
+  registry.Register("Pow", &BinaryKernel<PowOp>);
+  registry.Register("Less", &BinaryKernel<LessOp>);
+  registry.Register("LessEqual", &BinaryKernel<LessEqualOp>);
+  registry.Register("Greater", &BinaryKernel<GreaterOp>);
+  registry.Register("GreaterEqual", &BinaryKernel<GreaterEqualOp>);
+  registry.Register("Equal", &BinaryKernel<EqualOp>);
+  registry.Register("NotEqual", &BinaryKernel<NotEqualOp>);
+  registry.Register("Select", &SelectKernel);
+  registry.Register("SelectV2", &SelectV2Kernel);
+}
+
+}  // namespace tfjit::runtime

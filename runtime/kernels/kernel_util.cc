@@ -1,0 +1,69 @@
+// Shared kernel helpers: located errors, index-vector inputs, axes and the parallel loop.
+#include "runtime/kernels/kernel_util.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/thread_pool.h"
+
+namespace tfjit::runtime {
+
+absl::Status NodeError(const KernelContext& ctx, absl::string_view message) {
+  const tf::Node& node = ctx.node();
+  absl::Status status = InvalidArgument("node '%s' (%s): %s", node.name(), node.op(), message);
+  return AttachNode(std::move(status), node.name(), node.op());
+}
+
+absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype,
+                              absl::string_view supported) {
+  return KernelError(ctx, "no %s kernel for dtype %s (supported: %s); cast the input first",
+                     ctx.node().op(), DTypeName(dtype), supported);
+}
+
+std::string DimsString(const std::vector<int64_t>& dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+absl::Status CheckNumInputs(const KernelContext& ctx, int n) {
+  if (ctx.num_inputs() == n) return absl::OkStatus();
+  return AttachNode(Internal("node '%s' (%s): kernel expects %d inputs, got %d",
+                             ctx.node().name(), ctx.node().op(), n, ctx.num_inputs()),
+                    ctx.node().name(), ctx.node().op());
+}
+
+absl::Status ReadIndexVector(const KernelContext& ctx, const Tensor& t, absl::string_view what,
+                             std::vector<int64_t>* out) {
+  if (t.dtype() != DType::kInt32 && t.dtype() != DType::kInt64) {
+    return KernelError(ctx, "%s must be int32 or int64, got %s", what, t.ShapeString());
+  }
+  if (t.rank() > 1) {
+    return KernelError(ctx, "%s must be a scalar or vector, got %s", what, t.ShapeString());
+  }
+  out->clear();
+  const int64_t n = t.num_elements();
+  out->reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    out->push_back(t.dtype() == DType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CanonicalAxis(const KernelContext& ctx, int64_t axis, int rank, int64_t* out) {
+  if (axis < -rank || axis >= rank) {
+    return KernelError(ctx, "axis %d is out of range [%d, %d) for a rank-%d input", axis, -rank,
+                       rank, rank);
+  }
+  *out = axis < 0 ? axis + rank : axis;
+  return absl::OkStatus();
+}
+
+void ParallelFor(const KernelContext& ctx, int64_t n, int64_t cost_per_unit,
+                 const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  if (ctx.pool() == nullptr) {
+    fn(0, n);
+    return;
+  }
+  ctx.pool()->ParallelFor(n, cost_per_unit, fn);
+}
+
+}  // namespace tfjit::runtime

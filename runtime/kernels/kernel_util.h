@@ -1,0 +1,112 @@
+// Shared helpers for the fallback kernels: node-located errors, dtype dispatch by op type set,
+// the compute type of 16-bit floats, parallel loops and reading shape/axis input tensors.
+#ifndef TFJIT_RUNTIME_KERNELS_KERNEL_UTIL_H_
+#define TFJIT_RUNTIME_KERNELS_KERNEL_UTIL_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "runtime/kernels/kernel.h"
+
+namespace tfjit::runtime {
+
+// INVALID_ARGUMENT "node 'name' (Op): <message>" with the node payload attached.
+absl::Status NodeError(const KernelContext& ctx, absl::string_view message);
+template <typename... Args>
+absl::Status KernelError(const KernelContext& ctx, const absl::FormatSpec<Args...>& format,
+                         const Args&... args) {
+  return NodeError(ctx, absl::StrFormat(format, args...));
+}
+
+// The standard "this op has no kernel for that dtype" error, listing what is supported.
+absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype, absl::string_view supported);
+
+// "[2,3]" (dims only) for messages about shape-valued inputs.
+std::string DimsString(const std::vector<int64_t>& dims);
+
+// Checks that the kernel received `n` inputs (INTERNAL otherwise: the executor's bug).
+absl::Status CheckNumInputs(const KernelContext& ctx, int n);
+
+// Reads an int32/int64 tensor of rank <= 1 (a shape, axes, perm) into int64s.
+// INVALID_ARGUMENT naming `what` when the dtype or rank is wrong.
+absl::Status ReadIndexVector(const KernelContext& ctx, const Tensor& t, absl::string_view what,
+                             std::vector<int64_t>* out);
+
+// Canonicalises `axis` in [-rank, rank) to [0, rank); INVALID_ARGUMENT otherwise.
+absl::Status CanonicalAxis(const KernelContext& ctx, int64_t axis, int rank, int64_t* out);
+
+// 16-bit floats are computed in float (as TF's CPU kernels effectively do); others as is.
+template <typename T>
+using ComputeType =
+    std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16>, float, T>;
+
+template <typename T>
+inline constexpr bool kIsFloat = std::is_same_v<T, half> || std::is_same_v<T, bfloat16> ||
+                                 std::is_same_v<T, float> || std::is_same_v<T, double>;
+template <typename T>
+inline constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// Dispatch over type sets that mirror TF's registrations. Each calls f(T{}) and returns
+// false for types outside the set (the kernel then reports UnsupportedDType).
+template <typename F>
+bool DispatchFloat(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::kFloat16: f(half{}); return true;
+    case DType::kBFloat16: f(bfloat16{}); return true;
+    case DType::kFloat32: f(float{}); return true;
+    case DType::kFloat64: f(double{}); return true;
+    default: return false;
+  }
+}
+// TF's "realnumbertypes": floats and every integer type (no bool).
+template <typename F>
+bool DispatchReal(DType dtype, F&& f) {
+  if (dtype == DType::kBool) return false;
+  return DispatchNumeric(dtype, std::forward<F>(f));
+}
+// Floats plus int32/int64 (MatMul, SquaredDifference, ...).
+template <typename F>
+bool DispatchFloatInt(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::kInt32: f(int32_t{}); return true;
+    case DType::kInt64: f(int64_t{}); return true;
+    default: return DispatchFloat(dtype, std::forward<F>(f));
+  }
+}
+// Element copies only care about the byte width; bool included.
+template <typename F>
+bool DispatchByWidth(DType dtype, F&& f) {
+  switch (DTypeSize(dtype)) {
+    case 1: f(uint8_t{}); return true;
+    case 2: f(uint16_t{}); return true;
+    case 4: f(uint32_t{}); return true;
+    case 8: f(uint64_t{}); return true;
+    default: return false;
+  }
+}
+
+// Runs fn(begin, end) over [0, n) on the context's pool, or inline when there is none.
+// `cost_per_unit` is roughly cycles per element.
+void ParallelFor(const KernelContext& ctx, int64_t n, int64_t cost_per_unit,
+                 const std::function<void(int64_t, int64_t)>& fn);
+
+// `in` with its dims permuted: out.dim(i) == in.dim(perm[i]). Precondition: perm is a valid
+// permutation of [0, rank) (callers validate user input). Implemented in array_kernels.cc.
+Tensor TransposeTensor(const KernelContext& ctx, const Tensor& in, const std::vector<int>& perm);
+
+// Registration of the families inside RegisterMathKernels (cwise_kernels.cc,
+// reduction_kernels.cc) and the elementwise helpers nn_kernels.cc reuses.
+void RegisterCwiseKernels(KernelRegistry& registry);
+void RegisterReductionKernels(KernelRegistry& registry);
+
+}  // namespace tfjit::runtime
+
+#endif  // TFJIT_RUNTIME_KERNELS_KERNEL_UTIL_H_

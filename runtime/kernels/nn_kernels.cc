@@ -1,0 +1,130 @@
+// NN kernels: Relu, Relu6, BiasAdd (NHWC/NCHW), Softmax and LogSoftmax over the last axis.
+#include <cmath>
+#include <type_traits>
+
+#include "frontend/attr.h"
+#include "runtime/kernels/cwise.h"
+
+namespace tfjit::runtime {
+namespace {
+
+// max(x, 0) and min(max(x, 0), 6); NaN stays NaN as in TF.
+template <typename T, bool kSix>
+void ReluTyped(const KernelContext& ctx, const Tensor& in, Tensor& out) {
+  MapUnary<T>(ctx, in, out, 1, [](const auto& x) {
+    using C = typename std::decay_t<decltype(x)>::Scalar;
+    return x.unaryExpr([](C v) {
+      if (!(v > C(0)) && v == v) return C(0);  // v == v is false only for NaN
+      if constexpr (kSix) return v > C(6) ? C(6) : v;
+      return v;
+    });
+  });
+}
+
+template <bool kSix>
+absl::Status ReluKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  Tensor out(in.dtype(), in.dims());
+  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+    ReluTyped<decltype(tag), kSix>(ctx, in, out);
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), "floating-point and integer types");
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// BiasAdd: out = value + bias broadcast along the channel dim (last for NHWC; dim 1 for
+// NCHW). Runs as a broadcast Add with the bias viewed as [C, 1, ..., 1] for NCHW.
+absl::Status BiasAddKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& value = ctx.input(0);
+  const Tensor& bias = ctx.input(1);
+  TFJIT_ASSIGN_OR_RETURN(std::string format,
+                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
+  if (format != "NHWC" && format != "NCHW") {
+    return KernelError(ctx, "data_format must be NHWC or NCHW, got '%s'", format);
+  }
+  if (value.rank() < 2) {
+    return KernelError(ctx, "Input tensor must be at least 2D: value is %s",
+                       value.ShapeString());
+  }
+  if (bias.rank() != 1) {
+    return KernelError(ctx, "Biases must be 1D: bias is %s", bias.ShapeString());
+  }
+  if (value.dtype() != bias.dtype()) {
+    return KernelError(ctx, "value and bias have different dtypes: value is %s, bias is %s",
+                       value.ShapeString(), bias.ShapeString());
+  }
+  const int channel_dim = format == "NHWC" ? value.rank() - 1 : 1;
+  if (bias.dim(0) != value.dim(channel_dim)) {
+    return KernelError(ctx, "Must provide as many biases as the channel dimension (%d, %s) of "
+                       "the input: bias is %s, value is %s",
+                       channel_dim, format, bias.ShapeString(), value.ShapeString());
+  }
+  std::vector<int64_t> bias_dims(static_cast<size_t>(value.rank() - channel_dim), 1);
+  bias_dims[0] = bias.dim(0);
+  std::optional<BroadcastPlan> plan = MakeBroadcastPlan({value.dims(), bias_dims});
+  if (!plan.has_value()) return Internal("BiasAdd: bias does not broadcast");
+  Tensor out(value.dtype(), value.dims());
+  const bool ok = DispatchReal(value.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    MapBinary<T, T>(ctx, *plan, value.data<T>(), bias.data<T>(), out.data<T>(),
+                    [](auto x, auto y) { return static_cast<decltype(x)>(x + y); });
+  });
+  if (!ok) return UnsupportedDType(ctx, value.dtype(), "floating-point and integer types");
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// Numerically stable softmax of one row: shift by the max before exponentiating.
+template <typename T, bool kLog>
+void SoftmaxRow(const T* in, T* out, int64_t n) {
+  using C = ComputeType<T>;
+  Eigen::Array<C, Eigen::Dynamic, 1> x = ConstArrayMap<T>(in, n).template cast<C>();
+  const C shifted_max = x.maxCoeff();
+  x -= shifted_max;
+  if constexpr (kLog) {
+    const C log_sum = std::log(x.exp().sum());
+    ArrayMap<T>(out, n) = (x - log_sum).template cast<T>();
+  } else {
+    x = x.exp();
+    ArrayMap<T>(out, n) = (x / x.sum()).template cast<T>();
+  }
+}
+
+template <bool kLog>
+absl::Status SoftmaxKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  if (in.rank() < 1) {
+    return KernelError(ctx, "logits must have >= 1 dimension, got %s", in.ShapeString());
+  }
+  Tensor out(in.dtype(), in.dims());
+  const int64_t n = in.dim(in.rank() - 1);
+  const int64_t rows = n == 0 ? 0 : in.num_elements() / n;
+  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = in.data<T>();
+    T* dst = out.data<T>();
+    ParallelFor(ctx, rows, 10 * n, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) SoftmaxRow<T, kLog>(src + r * n, dst + r * n, n);
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), "float16, bfloat16, float32, float64");
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterNnKernels(KernelRegistry& registry) {
+  registry.Register("Relu", &ReluKernel<false>);
+  registry.Register("Relu6", &ReluKernel<true>);
+  registry.Register("BiasAdd", &BiasAddKernel);
+  registry.Register("BiasAddV1", &BiasAddKernel);
+  registry.Register("Softmax", &SoftmaxKernel<false>);
+  registry.Register("LogSoftmax", &SoftmaxKernel<true>);
+}
+
+}  // namespace tfjit::runtime

@@ -1,0 +1,222 @@
+// Session: loads a model, validates feeds, caches one Plan per (feeds, fetches) signature and
+// runs it. Implements include/tfjit/session.h.
+#include "tfjit/session.h"
+
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/cpu/cpu_backend.h"
+#include "compiler/cluster/clustering.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+#include "frontend/graphdef_loader.h"
+#include "runtime/compilation_cache.h"
+#include "runtime/device.h"
+#include "runtime/executor.h"
+#include "runtime/kernels/kernel.h"
+
+namespace tfjit {
+namespace {
+
+cluster::JitMode ToClusterMode(JitMode mode) {
+  switch (mode) {
+    case JitMode::kNone: return cluster::JitMode::kNone;
+    case JitMode::kOff: return cluster::JitMode::kOff;
+    case JitMode::kAuto: return cluster::JitMode::kAuto;
+    case JitMode::kAll: return cluster::JitMode::kAll;
+  }
+  return cluster::JitMode::kAuto;
+}
+
+std::string DimsString(const std::vector<int64_t>& dims) {
+  std::vector<std::string> parts;
+  for (int64_t d : dims) parts.push_back(d < 0 ? "?" : absl::StrCat(d));
+  return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
+}
+
+}  // namespace
+
+struct Session::Impl {
+  SessionOptions options;
+  runtime::DeviceName device;
+  std::unique_ptr<tf::Graph> graph;
+  runtime::KernelRegistry kernels;
+  std::unique_ptr<backends::Backend> backend;
+  runtime::CompilationCache cache;
+  std::unique_ptr<ThreadPool> inter_op;
+  std::unique_ptr<ThreadPool> intra_op;
+  std::mutex plans_mu;
+  absl::flat_hash_map<std::string, std::shared_ptr<runtime::Plan>> plans;
+
+  runtime::ExecContext Context() const {
+    runtime::ExecContext ctx;
+    ctx.kernels = &kernels;
+    ctx.backend = backend.get();
+    ctx.cache = const_cast<runtime::CompilationCache*>(&cache);
+    ctx.inter_op = inter_op.get();
+    ctx.intra_op = intra_op.get();
+    ctx.dump_dir = options.dump_dir;
+    return ctx;
+  }
+
+  absl::StatusOr<std::vector<tf::Output>> ResolveAll(const std::vector<std::string>& names,
+                                                     const char* what) const {
+    std::vector<tf::Output> out;
+    for (const std::string& name : names) {
+      absl::StatusOr<tf::Output> o = graph->FindOutput(name);
+      if (!o.ok()) return WithContext(o.status(), absl::StrCat(what, " '", name, "'"));
+      out.push_back(*o);
+    }
+    return out;
+  }
+
+  absl::Status CheckFeed(const tf::Output& out, const std::string& name, const Tensor& value) {
+    const DType expected = out.node->output_types()[out.index];
+    if (!value.valid() || value.dtype() != expected) {
+      return AttachNode(InvalidArgument("feed '%s': expected dtype %s, got %s; convert the "
+                                        "input to %s",
+                                        name, DTypeName(expected),
+                                        value.valid() ? value.ShapeString() : "an empty tensor",
+                                        DTypeName(expected)),
+                        out.node->name(), out.node->op());
+    }
+    if (out.node->op() != "Placeholder") return absl::OkStatus();
+    absl::StatusOr<tf::PartialShape> shape = tf::GetShapeAttr(*out.node, "shape");
+    if (!shape.ok() || shape->unknown_rank) return absl::OkStatus();
+    bool ok = shape->dims.size() == value.dims().size();
+    for (size_t i = 0; ok && i < shape->dims.size(); ++i) {
+      ok = shape->dims[i] < 0 || shape->dims[i] == value.dims()[i];
+    }
+    if (!ok) {
+      return AttachNode(InvalidArgument("feed '%s': placeholder shape is %s, got %s; feed a "
+                                        "tensor of shape %s",
+                                        name, DimsString(shape->dims), value.ShapeString(),
+                                        DimsString(shape->dims)),
+                        out.node->name(), out.node->op());
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::shared_ptr<runtime::Plan>> GetPlan(const std::vector<tf::Output>& feeds,
+                                                         const std::vector<std::string>& feed_names,
+                                                         const std::vector<tf::Output>& fetches,
+                                                         const std::vector<std::string>& fetch_names) {
+    std::string key = absl::StrCat(absl::StrJoin(feed_names, ","), "->",
+                                   absl::StrJoin(fetch_names, ","));
+    std::lock_guard<std::mutex> lock(plans_mu);
+    auto it = plans.find(key);
+    if (it != plans.end()) return it->second;
+    TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Plan> plan,
+                           runtime::Plan::Build(*graph, feeds, fetches, ToClusterMode(options.jit),
+                                                device.FullName()));
+    std::shared_ptr<runtime::Plan> shared = std::move(plan);
+    plans[key] = shared;
+    return shared;
+  }
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+const SessionOptions& Session::options() const { return impl_->options; }
+
+StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
+                                                 const SessionOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (options.logical_cpus < 1) {
+    return InvalidArgument("logical_cpus must be >= 1, got %d", options.logical_cpus);
+  }
+  TFJIT_ASSIGN_OR_RETURN(impl->device, runtime::ParseDeviceName(options.device));
+  TFJIT_RETURN_IF_ERROR(runtime::DeviceSet(options.logical_cpus).Check(impl->device));
+  TFJIT_ASSIGN_OR_RETURN(impl->graph, tf::LoadGraphDefFile(model_path));
+  runtime::RegisterAllKernels(impl->kernels);
+  impl->backend = cpu::CreateCpuBackend();
+  impl->inter_op = std::make_unique<ThreadPool>(options.inter_op_threads);
+  impl->intra_op = std::make_unique<ThreadPool>(options.intra_op_threads);
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+StatusOr<std::vector<Tensor>> Session::Run(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, RunStats* stats) {
+  if (fetches.empty()) return InvalidArgument("no fetches: name at least one tensor to compute");
+  std::vector<std::string> feed_names;
+  std::vector<Tensor> feed_values;
+  for (const auto& [name, value] : feeds) {
+    feed_names.push_back(name);
+    feed_values.push_back(value);
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> feed_outs, impl_->ResolveAll(feed_names, "feed"));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,
+                         impl_->ResolveAll(fetches, "fetch"));
+  for (size_t i = 0; i < feed_outs.size(); ++i) {
+    TFJIT_RETURN_IF_ERROR(impl_->CheckFeed(feed_outs[i], feed_names[i], feed_values[i]));
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Plan> plan,
+                         impl_->GetPlan(feed_outs, feed_names, fetch_outs, fetches));
+  return plan->Run(feed_values, impl_->Context(), stats);
+}
+
+std::vector<InputInfo> Session::Inputs() const {
+  std::vector<InputInfo> inputs;
+  for (const auto& node : impl_->graph->nodes()) {
+    if (node->op() != "Placeholder") continue;
+    InputInfo info;
+    info.name = node->name();
+    info.dtype = node->output_types()[0];
+    absl::StatusOr<tf::PartialShape> shape = tf::GetShapeAttr(*node, "shape");
+    if (shape.ok()) {
+      info.dims = shape->dims;
+      info.unknown_rank = shape->unknown_rank;
+    } else {
+      info.unknown_rank = true;
+    }
+    inputs.push_back(std::move(info));
+  }
+  return inputs;
+}
+
+std::vector<std::string> Session::DefaultFetches() const {
+  std::vector<std::string> out;
+  for (const auto& node : impl_->graph->nodes()) {
+    if (node->num_outputs() == 0 || !node->data_consumers().empty()) continue;
+    if (node->op() == "Placeholder" || node->op() == "Const") continue;
+    for (int k = 0; k < node->num_outputs(); ++k) {
+      out.push_back(k == 0 ? node->name() : absl::StrCat(node->name(), ":", k));
+    }
+  }
+  return out;
+}
+
+StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) const {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,
+                         impl_->ResolveAll(fetches, "fetch"));
+  std::vector<tf::Output> feeds;
+  for (const auto& node : impl_->graph->nodes()) {
+    if (node->op() == "Placeholder") feeds.push_back({node.get(), 0});
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Plan> plan,
+                         runtime::Plan::Build(*impl_->graph, feeds, fetch_outs,
+                                              ToClusterMode(impl_->options.jit),
+                                              impl_->device.FullName()));
+  const cluster::ClusteringResult& r = plan->clustering();
+  std::string out = absl::StrCat("jit mode: ", cluster::JitModeName(ToClusterMode(impl_->options.jit)),
+                                 "\n", r.clusters.size(), " cluster(s), ", plan->num_nodes(),
+                                 " node(s) needed\n");
+  for (const cluster::Cluster& c : r.clusters) {
+    absl::StrAppend(&out, c.spec.name, ": ", c.spec.nodes.size(), " nodes, ", c.spec.inputs.size(),
+                    " inputs, ", c.spec.outputs.size(), " outputs\n");
+    for (const tf::Node* n : c.spec.nodes) absl::StrAppend(&out, "  ", n->DebugName(), "\n");
+  }
+  absl::StrAppend(&out, "not compiled:\n");
+  for (const auto& [id, why] : r.why_not) {
+    absl::StrAppend(&out, "  ", impl_->graph->node(id)->DebugName(), ": ", why, "\n");
+  }
+  return out;
+}
+
+}  // namespace tfjit
