@@ -38,6 +38,7 @@ struct Args {
   std::string output_dir, dump_dir;
   SessionOptions options;
   int repeat = 1;
+  int64_t unknown_dim = 1;  // size given to -1 dims of random inputs
 };
 
 int UsageError(const std::string& message) {
@@ -105,7 +106,7 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
 }
 
 // Builds the feeds: files given with --input, then random values for the other placeholders
-// when --random-inputs is set (unknown dims become 1).
+// when --random-inputs is set (unknown dims become args.unknown_dim).
 absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> MakeFeeds(const Args& args,
                                                                       const Session& session) {
   std::vector<std::pair<std::string, Tensor>> feeds;
@@ -121,7 +122,7 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> MakeFeeds(const Args
     });
     if (given) continue;
     std::vector<int64_t> dims = in.dims;
-    for (int64_t& d : dims) d = d < 0 ? 1 : d;
+    for (int64_t& d : dims) d = d < 0 ? args.unknown_dim : d;
     feeds.push_back({in.name, RandomTensor(in.dtype, dims, *args.random_seed + 7919 * k++)});
   }
   return feeds;
@@ -193,10 +194,11 @@ int DemoCommand(Args args) {
   args.model = args.model + "/demo_mlp.pbtxt";
   args.random_seed = 1;
   args.repeat = 50;
+  args.unknown_dim = 64;  // a batch of 64 rows
   Outcome outcomes[2];
   const JitMode modes[2] = {JitMode::kNone, JitMode::kAuto};
-  std::printf("tfjit demo: %s (random inputs, seed 1, median of %d runs)\n", args.model.c_str(),
-              args.repeat);
+  std::printf("tfjit demo: %s (batch 64, random inputs, seed 1, median of %d runs)\n",
+              args.model.c_str(), args.repeat);
   for (int m = 0; m < 2; ++m) {
     args.options.jit = modes[m];
     auto session = Session::Load(args.model, args.options);

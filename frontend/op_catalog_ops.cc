@@ -282,6 +282,8 @@ void AddGraphOps(std::vector<OpDef>* ops) {
   ops->push_back(Op("PreventGradient").In("input: T").Out("output: T")
                      .Attr("message", S("")).Build());
   ops->push_back(Op("IdentityN").In("input: [T]").Out("output: [T]").Build());
+  // Stateful in TF so that it is never constant-folded away.
+  ops->push_back(Op("CheckNumerics").In("tensor: T").Out("output: T").Stateful().Build());
   ops->push_back(Op("_Arg").Out("output: T").Stateful().Build());
   ops->push_back(Op("_Retval").In("input: T").Stateful().Build());
 }

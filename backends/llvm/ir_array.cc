@@ -24,7 +24,9 @@ llvm::Type* ValueType(DType dtype, llvm::LLVMContext& context) {
     case DType::kFloat16:
       return llvm::Type::getHalfTy(context);
     case DType::kBFloat16:
-      return llvm::Type::getBFloatTy(context);
+      // Raw bits: bf16 math converts to f32 by hand (elemental_math.cc), which keeps LLVM's
+      // partial bfloat lowering out of the picture.
+      return llvm::Type::getInt16Ty(context);
     case DType::kFloat32:
       return llvm::Type::getFloatTy(context);
     case DType::kFloat64:

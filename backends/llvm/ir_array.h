@@ -11,7 +11,8 @@
 
 namespace tfjit::llvm_ir {
 
-// The type an element has in registers: i1 for pred, iN for integers, half/bfloat/float/double.
+// The type an element has in registers: i1 for pred, iN for integers, half/float/double, and
+// i16 (raw bits) for bf16.
 llvm::Type* ValueType(DType dtype, llvm::LLVMContext& context);
 // The type an element has in memory: as ValueType except pred, stored as i8 (C++ bool).
 llvm::Type* StorageType(DType dtype, llvm::LLVMContext& context);

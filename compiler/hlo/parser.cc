@@ -2,6 +2,7 @@
 // (names with or without '%', `//` comments ignored). Errors carry line and column.
 #include "compiler/hlo/parser.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -74,7 +75,26 @@ class Parser {
   absl::flat_hash_map<std::string, Computation*> computations_;
   absl::flat_hash_set<std::string> instruction_names_;
   Computation* entry_ = nullptr;
+  Instruction* last_added_ = nullptr;
 };
+
+// Constants are materialised while parsing; refuse sizes that cannot be allocated rather
+// than crash on hostile text.
+bool FitsInMemory(const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) {
+      if (!FitsInMemory(s)) return false;
+    }
+    return true;
+  }
+  int64_t n = 1;
+  for (int64_t d : shape.dims()) {
+    if (d > (int64_t{1} << 31) || (n *= std::max<int64_t>(d, 1)) > (int64_t{1} << 31)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 void Parser::SkipSpace() {
   while (!AtEnd()) {
@@ -145,7 +165,8 @@ std::string Parser::ReadWhile(bool (*pred)(char)) {
 absl::StatusOr<std::string> Parser::ParseName(absl::string_view what) {
   SkipSpace();
   const size_t start = pos_;
-  if (Peek() == '%') ++pos_;
+  // '%' is the printer's sigil; '@' is DESIGN.md's spelling for computations.
+  if (Peek() == '%' || Peek() == '@') ++pos_;
   std::string name = ReadWhile(IsNameChar);
   if (name.empty()) return ErrorAt(start, what);
   return name;
@@ -157,7 +178,8 @@ absl::StatusOr<int64_t> Parser::ParseInt() {
   if (Peek() == '-' || Peek() == '+') ++pos_;
   while (std::isdigit(static_cast<unsigned char>(Peek()))) ++pos_;
   int64_t value = 0;
-  const char* first = text_.data() + start + (text_[start] == '+' ? 1 : 0);
+  const bool plus = start < text_.size() && text_[start] == '+';
+  const char* first = text_.data() + start + (plus ? 1 : 0);
   auto [ptr, ec] = std::from_chars(first, text_.data() + pos_, value);
   if (ec != std::errc() || ptr != text_.data() + pos_) {
     pos_ = start;
@@ -578,6 +600,7 @@ absl::Status Parser::ParseInstruction(Computation* comp,
     TFJIT_ASSIGN_OR_RETURN(parsed.attrs.parameter_number, ParseInt());
     if (parsed.attrs.parameter_number < 0) return ErrorAt(op_pos, "a parameter number >= 0");
   } else if (*opcode == Opcode::kConstant) {
+    if (!FitsInMemory(shape)) return ErrorAt(op_pos, "a constant of at most 2^31 elements");
     Literal literal(shape);
     TFJIT_RETURN_IF_ERROR(ParseLiteralInto(&literal));
     parsed.attrs.literal = std::move(literal);
@@ -609,6 +632,7 @@ absl::Status Parser::ParseInstruction(Computation* comp,
   inst->set_metadata(std::move(parsed.metadata));
   instruction_names_.insert(name);
   Instruction* added = comp->AddInstruction(std::move(inst), operands);
+  last_added_ = added;
   (*scope)[name] = added;
   if (is_root) {
     if (comp->root() != nullptr) return ErrorAt(name_pos, "a single ROOT per computation");
@@ -619,6 +643,7 @@ absl::Status Parser::ParseInstruction(Computation* comp,
 
 absl::Status Parser::ParseComputation() {
   const bool is_entry = TryKeyword("ENTRY");
+  TryKeyword("computation");  // DESIGN.md's spelling: `computation @name (...) -> ... {`
   SkipSpace();
   const size_t name_pos = pos_;
   TFJIT_ASSIGN_OR_RETURN(std::string name, ParseName("a computation name"));
@@ -648,7 +673,7 @@ absl::Status Parser::ParseComputation() {
   while (!TryConsume("}")) {
     if (AtEnd()) return ErrorAt(pos_, "'}'");
     TFJIT_RETURN_IF_ERROR(ParseInstruction(comp, &scope));
-    last = comp->instructions().back();
+    last = last_added_;
   }
   // Like XLA, an unmarked computation returns its last instruction.
   if (comp->root() == nullptr) comp->set_root(last);

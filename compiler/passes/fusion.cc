@@ -86,9 +86,9 @@ std::unique_ptr<Instruction> CloneShell(const Instruction& inst) {
   return clone;
 }
 
-// Step 3.
+// Step 3. Adds the members it removed (all but duplicated cheap ones) to `removed`.
 absl::Status Outline(Computation& computation, const std::vector<Instruction*>& members,
-                     absl::string_view kind) {
+                     absl::string_view kind, InstSet& removed) {
   Instruction* root = members.back();
   const InstSet group(members.begin(), members.end());
   Computation* fused = computation.parent()->AddComputation("fused_computation");
@@ -123,6 +123,7 @@ absl::Status Outline(Computation& computation, const std::vector<Instruction*>& 
   TFJIT_RETURN_IF_ERROR(computation.ReplaceAllUsesWith(root, fusion_inst));
   for (auto it = members.rbegin(); it != members.rend(); ++it) {
     if ((*it)->user_count() == 0 && !(*it)->IsRoot()) {
+      removed.insert(*it);
       TFJIT_RETURN_IF_ERROR(computation.RemoveInstruction(*it));
     }
   }
@@ -160,7 +161,9 @@ absl::StatusOr<bool> FusionPass::Run(hlo::Module& module) {
   bool changed = false;
   for (Computation* computation : FusibleComputations(module)) {
     const std::vector<Instruction*> order = computation->MakePostOrder();
-    InstSet fused;  // members already outlined (pointers may dangle: never dereferenced)
+    // Members already outlined and removed (dangling pointers: compared, never dereferenced).
+    // Duplicated cheap members stay behind for their other users and may join later groups.
+    InstSet fused;
     for (size_t i = order.size(); i-- > 0;) {
       Instruction* root = order[i];
       if (fused.contains(root) || !policy_->IsFusible(*root)) continue;
@@ -169,13 +172,8 @@ absl::StatusOr<bool> FusionPass::Run(hlo::Module& module) {
       if (!is_reduce && root->opcode() == Opcode::kConstant) continue;
       const std::vector<Instruction*> members = BuildGroup(*policy_, order, i, fused);
       if (!Worthwhile(members)) continue;
-      // Duplicated cheap members stay behind for their other users; the rest move.
-      const InstSet group(members.begin(), members.end());
-      fused.insert(root);
-      for (const Instruction* m : members) {
-        if (!IsCheap(*m) || !HasOutsideUse(*m, group)) fused.insert(m);
-      }
-      TFJIT_RETURN_IF_ERROR(Outline(*computation, members, is_reduce ? "kInput" : "kLoop"));
+      TFJIT_RETURN_IF_ERROR(
+          Outline(*computation, members, is_reduce ? "kInput" : "kLoop", fused));
       changed = true;
     }
   }

@@ -84,9 +84,7 @@ std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
   // needed, except for Shape-like ops whose value depends only on the (static) input shape.
   std::vector<tf::Output> work;
   for (const tf::Node* node : cluster.nodes) {
-    const tf::OpDef* def = node->op_def();
-    if (def == nullptr) continue;
-    for (int i : def->compile_time_const_inputs) {
+    for (int i : node->compile_time_const_inputs()) {
       if (i < node->num_inputs()) work.push_back(node->input(i));
     }
   }
@@ -102,7 +100,7 @@ std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
   std::vector<int> result;
   for (size_t i = 0; i < cluster.inputs.size(); ++i) {
     const tf::Output& in = cluster.inputs[i];
-    if (needed_outputs.contains(std::make_pair<const tf::Node*, int>(in.node, int{in.index}))) {
+    if (needed_outputs.contains(std::pair<const tf::Node*, int>(in.node, in.index))) {
       result.push_back(static_cast<int>(i));
     }
   }

@@ -20,7 +20,7 @@ std::vector<T> Binary2(const std::string& op, const std::string& ty, const std::
                                  "  %a = " + ty + " parameter(0)\n  %b = " + ty +
                                      " parameter(1)\n  ROOT %r = " + result + " " + op +
                                      "(%a, %b)");
-  absl::StatusOr<Literal> r = Run(text, {Lit<T>({n}, a), Lit<T>({n}, b)});
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<T>({n}, a), Lit<T>({n}, b)});
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? Values<T>(*r) : std::vector<T>{};
 }
@@ -30,7 +30,7 @@ std::vector<T> Unary(const std::string& op, const std::string& ty, const std::ve
   const int64_t n = static_cast<int64_t>(a.size());
   const std::string text = Entry("(a: " + ty + ") -> " + ty, "  %a = " + ty +
                                  " parameter(0)\n  ROOT %r = " + ty + " " + op + "(%a)");
-  absl::StatusOr<Literal> r = Run(text, {Lit<T>({n}, a)});
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<T>({n}, a)});
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? Values<T>(*r) : std::vector<T>{};
 }
@@ -132,7 +132,7 @@ TEST(ElementwiseTest, CompareWithNaN) {
       "  %ne = pred[2] compare(%a, %b), direction=NE\n"
       "  %lt = pred[2] compare(%a, %b), direction=LT\n"
       "  ROOT %t = (pred[2], pred[2], pred[2]) tuple(%eq, %ne, %lt)");
-  absl::StatusOr<Literal> r = Run(text, {Lit<float>({2}, {kNaN, 1}), Lit<float>({2}, {kNaN, 2})});
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<float>({2}, {kNaN, 1}), Lit<float>({2}, {kNaN, 2})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<bool>(r->elements()[0]), (std::vector<bool>{false, false}));
   EXPECT_EQ(Values<bool>(r->elements()[1]), (std::vector<bool>{true, true}));
@@ -147,7 +147,7 @@ TEST(ElementwiseTest, SelectWithScalarPredAndClampWithScalarBounds) {
       "  %lo = f32[] constant(0)\n  %hi = f32[] constant(1)\n"
       "  %c = f32[3] clamp(%lo, %b, %hi)\n"
       "  ROOT %t = (f32[3], f32[3]) tuple(%s, %c)");
-  absl::StatusOr<Literal> r = Run(text, {Lit<bool>({}, {false}), Lit<float>({3}, {1, 2, 3}),
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<bool>({}, {false}), Lit<float>({3}, {1, 2, 3}),
                                          Lit<float>({3}, {-1, 0.5f, 7})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<float>(r->elements()[0]), (std::vector<float>{-1, 0.5f, 7}));
@@ -157,7 +157,7 @@ TEST(ElementwiseTest, SelectWithScalarPredAndClampWithScalarBounds) {
 TEST(ElementwiseTest, ConvertSaturatesAndMapsNaNToZero) {
   const std::string text = Entry("(a: f32[5]) -> s32[5]",
                                  "  %a = f32[5] parameter(0)\n  ROOT %c = s32[5] convert(%a)");
-  absl::StatusOr<Literal> r = Run(text, {Lit<float>({5}, {kNaN, 1e20f, -1e20f, -2.7f, kInf})});
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<float>({5}, {kNaN, 1e20f, -1e20f, -2.7f, kInf})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<int32_t>(*r),
             (std::vector<int32_t>{0, std::numeric_limits<int32_t>::max(),
@@ -165,7 +165,7 @@ TEST(ElementwiseTest, ConvertSaturatesAndMapsNaNToZero) {
                                   std::numeric_limits<int32_t>::max()}));
   const std::string to_u8 = Entry("(a: f32[3]) -> u8[3]",
                                   "  %a = f32[3] parameter(0)\n  ROOT %c = u8[3] convert(%a)");
-  r = Run(to_u8, {Lit<float>({3}, {-5, 300, 7.9f})});
+  r = ParseAndRun(to_u8, {Lit<float>({3}, {-5, 300, 7.9f})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<uint8_t>(*r), (std::vector<uint8_t>{0, 255, 7}));
 }
@@ -176,7 +176,7 @@ TEST(ElementwiseTest, ConvertToPredAndBetweenInts) {
       "  %a = f32[3] parameter(0)\n  %b = s32[2] parameter(1)\n"
       "  %p = pred[3] convert(%a)\n  %n = s8[2] convert(%b)\n"
       "  ROOT %t = (pred[3], s8[2]) tuple(%p, %n)");
-  absl::StatusOr<Literal> r = Run(text, {Lit<float>({3}, {0, -0.5f, kNaN}),
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<float>({3}, {0, -0.5f, kNaN}),
                                          Lit<int32_t>({2}, {300, -129})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<bool>(r->elements()[0]), (std::vector<bool>{false, true, true}));
@@ -188,7 +188,7 @@ TEST(ElementwiseTest, BitcastConvertAndIsFinite) {
       "(a: f32[3]) -> (u32[3], pred[3])",
       "  %a = f32[3] parameter(0)\n  %b = u32[3] bitcast-convert(%a)\n"
       "  %f = pred[3] is-finite(%a)\n  ROOT %t = (u32[3], pred[3]) tuple(%b, %f)");
-  absl::StatusOr<Literal> r = Run(text, {Lit<float>({3}, {1.0f, kInf, kNaN})});
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<float>({3}, {1.0f, kInf, kNaN})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<uint32_t>(r->elements()[0])[0], 0x3F800000u);
   EXPECT_EQ(Values<bool>(r->elements()[1]), (std::vector<bool>{true, false, false}));

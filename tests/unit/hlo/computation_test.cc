@@ -86,7 +86,7 @@ TEST_F(ComputationTest, RemoveInstructionAndDeadCode) {
   EXPECT_EQ(c_->RemoveInstruction(x_).code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(c_->RemoveInstruction(n2).ok());
   EXPECT_TRUE(n->users().empty());
-  *b_.Unary(Opcode::kAbs, n);
+  ASSERT_TRUE(b_.Unary(Opcode::kAbs, n).ok());
   EXPECT_EQ(c_->RemoveDeadInstructions(), 2);  // n and abs; parameters stay
   EXPECT_EQ(Names(c_->instructions()), (std::vector<std::string>{"x", "y", "exp"}));
   EXPECT_TRUE(x_->users().empty());

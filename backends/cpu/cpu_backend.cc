@@ -1,0 +1,96 @@
+// CpuBackend::Compile: HLO pipeline, support check, buffer plan, IR emission, O3, ORC JIT.
+#include "backends/cpu/cpu_backend.h"
+
+#include <chrono>
+
+#include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/ir_emitter.h"
+#include "backends/cpu/orc_jit.h"
+#include "backends/llvm/target.h"
+#include "compiler/passes/algebraic_simplifier.h"
+#include "compiler/passes/constant_folding.h"
+#include "compiler/passes/cse.h"
+#include "compiler/passes/dce.h"
+#include "compiler/passes/fusion.h"
+#include "compiler/passes/pass.h"
+#include "core/status.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace tfjit::cpu {
+namespace {
+
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+class CpuBackend : public backends::Backend {
+ public:
+  explicit CpuBackend(const CpuBackendOptions& options) : options_(options) {}
+
+  absl::string_view name() const override { return "cpu"; }
+  const passes::FusionPolicy& fusion_policy() const override { return policy_; }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      std::unique_ptr<hlo::Module> module) const override;
+
+ private:
+  absl::Status Optimize(hlo::Module& module) const;
+
+  CpuBackendOptions options_;
+  CpuFusionPolicy policy_;
+};
+
+absl::Status CpuBackend::Optimize(hlo::Module& module) const {
+  passes::PipelineOptions pipeline_options;
+  pipeline_options.verify = options_.verify_passes;
+  passes::PassPipeline pipeline("cpu", pipeline_options);
+  pipeline.AddPass<passes::AlgebraicSimplifierPass>();
+  pipeline.AddPass<passes::ConstantFoldingPass>();
+  pipeline.AddPass<passes::CsePass>();
+  pipeline.AddPass<passes::DcePass>();
+  pipeline.AddPass<passes::FusionPass>(&policy_);
+  pipeline.AddPass<passes::DcePass>();
+  return pipeline.Run(module).status();
+}
+
+absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
+    std::unique_ptr<hlo::Module> module) const {
+  if (module == nullptr || module->entry() == nullptr) {
+    return InvalidArgument("cpu backend: Compile needs a module with an entry computation");
+  }
+  backends::CompileStats stats;
+  auto start = std::chrono::steady_clock::now();
+  TFJIT_RETURN_IF_ERROR(Optimize(*module));
+  stats.optimize_ms = MillisSince(start);
+
+  start = std::chrono::steady_clock::now();
+  TFJIT_RETURN_IF_ERROR(CheckCpuSupport(*module));
+  TFJIT_ASSIGN_OR_RETURN(BufferPlan plan, BufferPlan::Build(*module));
+  IrEmitterOptions emit_options;
+  emit_options.parallel = options_.parallel;
+  emit_options.parallel_min_elements = options_.parallel_min_elements;
+  TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, plan, emit_options));
+  stats.num_kernels = emitted.num_kernels;
+
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
+                         llvm_ir::CreateHostTargetMachine(options_.opt_level));
+  llvm_ir::ConfigureModuleForTarget(*emitted.module, *tm);
+  llvm_ir::OptimizeModule(*emitted.module, *tm, options_.opt_level);
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<OrcJit> jit, OrcJit::Create(options_.opt_level));
+  TFJIT_RETURN_IF_ERROR(jit->AddModule(std::move(emitted.context), std::move(emitted.module)));
+  TFJIT_ASSIGN_OR_RETURN(void* entry, jit->Lookup(kEntryFunctionName));  // compiles
+  stats.codegen_ms = MillisSince(start);
+  return std::unique_ptr<backends::Executable>(
+      new CpuExecutable(std::move(module), std::move(plan), std::move(jit),
+                        reinterpret_cast<EntryFn>(entry), stats));
+}
+
+}  // namespace
+
+std::unique_ptr<backends::Backend> CreateCpuBackend(const CpuBackendOptions& options) {
+  return std::make_unique<CpuBackend>(options);
+}
+
+}  // namespace tfjit::cpu

@@ -1,0 +1,51 @@
+// CPU IR emission: one LLVM module per HLO module, with one function per kernel (fixed kernel
+// ABI: buffer table, run context, partition range; see runtime_abi.h) and an entry function
+// that runs the kernels in order, splitting large ones across the thread pool.
+#ifndef TFJIT_BACKENDS_CPU_IR_EMITTER_H_
+#define TFJIT_BACKENDS_CPU_IR_EMITTER_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "backends/cpu/buffer_plan.h"
+#include "compiler/hlo/module.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace tfjit::cpu {
+
+// `void tfjit_entry(void** buffers, RunContext* ctx)`.
+inline constexpr char kEntryFunctionName[] = "tfjit_entry";
+
+struct IrEmitterOptions {
+  bool parallel = true;                    // emit tfjit_cpu_parallel_for for large kernels
+  int64_t parallel_min_elements = 1 << 16;  // smaller kernels always run inline
+};
+
+struct EmittedModule {
+  EmittedModule();
+  ~EmittedModule();
+  EmittedModule(EmittedModule&&) noexcept;
+  EmittedModule& operator=(EmittedModule&&) noexcept;
+
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  int num_kernels = 0;
+};
+
+// OK iff every instruction the entry computation and its callees contain can be emitted;
+// otherwise UNIMPLEMENTED "cpu backend: opcode 'X' is not supported (instruction '%name')".
+absl::Status CheckCpuSupport(const hlo::Module& module);
+
+// Emits `module` (already optimised and fused) for the buffer plan `plan`. The LLVM module
+// has no target set; the caller configures and optimises it.
+absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module, const BufferPlan& plan,
+                                            const IrEmitterOptions& options);
+
+}  // namespace tfjit::cpu
+
+#endif  // TFJIT_BACKENDS_CPU_IR_EMITTER_H_

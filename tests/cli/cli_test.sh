@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# CLI behaviour: exit codes (0 ok, 1 error with "CODE: message" on stderr, 2 usage), printed
+# summaries, output files, and agreement of --jit none/auto/all on the demo model.
+set -u
+tfjit="$1"; src="$2"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+check() {  # check NAME EXPECTED_RC COMMAND... ; output in $tmp/out, $tmp/err
+  local name="$1" want="$2"; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    echo "FAIL $name: exit $rc, expected $want"; sed 's/^/  /' "$tmp/out" "$tmp/err" | head -20
+    fails=$((fails+1)); return 1
+  fi
+  passes=$((passes+1)); return 0
+}
+expect_in() {  # expect_in NAME FILE PATTERN
+  if ! grep -qE -- "$3" "$2"; then echo "FAIL $1: '$3' not in $2:"; sed 's/^/  /' "$2" | head; fails=$((fails+1)); else passes=$((passes+1)); fi
+}
+
+check usage 2 "$tfjit"
+check bad-flag 2 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --bogus 1
+check bad-jit 2 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --jit sometimes
+check missing-file 1 "$tfjit" run "$tmp/none.pb"
+expect_in missing-file-msg "$tmp/err" '^NOT_FOUND: '
+printf 'not a graph \001\002' > "$tmp/bad.pb"
+check malformed 1 "$tfjit" run "$tmp/bad.pb"
+expect_in malformed-msg "$tmp/err" '^INVALID_ARGUMENT: .*bad.pb'
+check unfed 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --fetch mm/plain
+expect_in unfed-msg "$tmp/err" 'You must feed a value for placeholder tensor'
+
+demo="$src/examples/models/demo_mlp.pbtxt"
+for mode in none auto all; do
+  if [ "$mode" = all ]; then want=1; else want=0; fi
+  check "demo-$mode" "$want" "$tfjit" run "$demo" --random-inputs 3 --jit "$mode" --output-dir "$tmp/out_$mode"
+  if [ "$mode" = all ]; then
+    expect_in demo-all-msg "$tmp/err" 'Detected unsupported operations when trying to compile graph .*CheckNumerics'
+  else
+    expect_in "demo-$mode-summary" "$tmp/out" '^summary: jit='"$mode"' clusters=[0-9]+ nodes_compiled=[0-9]+/[0-9]+ compile_ms=[0-9.]+ run_ms=[0-9.]+'
+    expect_in "demo-$mode-manifest" "$tmp/out_$mode/manifest.json" '"name": "output", "dtype": "float32", "shape": \[1, 10\], "file": "output.npy"'
+    [ "$mode" = auto ] && expect_in demo-auto-clusters "$tmp/out" 'clusters=2 '
+  fi
+done
+# Same inputs (seed 3): the printed checksums agree to the printed precision between none and auto.
+"$tfjit" run "$demo" --random-inputs 3 --jit none | grep -v '^summary' > "$tmp/none.txt"
+"$tfjit" run "$demo" --random-inputs 3 --jit auto | grep -v '^summary' > "$tmp/auto.txt"
+if diff -q "$tmp/none.txt" "$tmp/auto.txt" >/dev/null; then passes=$((passes+1)); else
+  echo "FAIL none-vs-auto:"; diff "$tmp/none.txt" "$tmp/auto.txt" | head; fails=$((fails+1)); fi
+# Feeding an output back: float32 .npy into an int32 placeholder is a dtype error.
+check wrong-dtype 1 "$tfjit" run "$src/tests/tf/graphs/int_ops.pbtxt" --input i="$tmp/out_none/output.npy" --random-inputs 1
+expect_in wrong-dtype-msg "$tmp/err" "^INVALID_ARGUMENT: feed 'i': expected dtype int32"
+check explain 0 "$tfjit" explain "$demo"
+expect_in explain-msg "$tmp/out" "'dense/check' \(CheckNumerics\): CheckNumerics stays in the runtime"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,146 @@
+// Session-level tests: errors a user can cause (files, graphs, feeds, fetches, devices) end in
+// a precise absl::Status, and concurrent Runs agree.
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <atomic>
+#include <cstring>
+
+#include "absl/strings/match.h"
+#include "core/status.h"
+#include "gtest/gtest.h"
+#include "tfjit/session.h"
+
+namespace tfjit {
+namespace {
+
+std::string Graph(const std::string& name) {
+  return std::string(TFJIT_SOURCE_DIR) + "/tests/tf/graphs/" + name;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& contents) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(path, std::ios::binary) << contents;
+  return path;
+}
+
+void ExpectError(const absl::Status& s, absl::StatusCode code, const std::string& substring) {
+  EXPECT_EQ(s.code(), code) << StatusToString(s);
+  EXPECT_TRUE(absl::StrContains(s.message(), substring))
+      << "message: " << s.message() << "\nexpected to contain: " << substring;
+}
+
+TEST(SessionTest, MissingFileIsNotFound) {
+  auto s = Session::Load("/nonexistent/model.pb");
+  ExpectError(s.status(), absl::StatusCode::kNotFound, "/nonexistent/model.pb");
+}
+
+TEST(SessionTest, GarbageFileIsInvalidArgument) {
+  auto s = Session::Load(WriteTemp("tfjit_garbage.pb", std::string("\xff\x01\x02garbage", 10)));
+  ExpectError(s.status(), absl::StatusCode::kInvalidArgument, "tfjit_garbage.pb");
+}
+
+TEST(SessionTest, UnknownOpsAreListedTogether) {
+  const std::string path = WriteTemp("tfjit_unknown.pbtxt", R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "a" op: "FancyOp" input: "x" }
+    node { name: "b" op: "OtherOp" input: "a" }
+  )pb");
+  auto s = Session::Load(path);
+  ExpectError(s.status(), absl::StatusCode::kUnimplemented, "FancyOp");
+  EXPECT_TRUE(absl::StrContains(s.status().message(), "OtherOp")) << s.status();
+}
+
+TEST(SessionTest, FeedErrors) {
+  auto session = Session::Load(Graph("matmul.pbtxt"));
+  ASSERT_TRUE(session.ok()) << session.status();
+  Tensor good(DType::kFloat32, {5, 7});
+  // Wrong dtype.
+  auto r = (*session)->Run({{"a", Tensor(DType::kInt32, {5, 7})}}, {"mm/plain"});
+  ExpectError(r.status(), absl::StatusCode::kInvalidArgument, "expected dtype float32");
+  // Wrong shape.
+  r = (*session)->Run({{"a", Tensor(DType::kFloat32, {5, 8})}, {"b", Tensor(DType::kFloat32, {7, 3})}},
+                      {"mm/plain"});
+  ExpectError(r.status(), absl::StatusCode::kInvalidArgument, "placeholder shape is [5,7]");
+  // Unfed placeholder.
+  r = (*session)->Run({{"a", good}}, {"mm/plain"});
+  ExpectError(r.status(), absl::StatusCode::kInvalidArgument,
+              "You must feed a value for placeholder tensor 'b'");
+  // Unknown fetch.
+  r = (*session)->Run({{"a", good}}, {"no_such_node"});
+  ExpectError(r.status(), absl::StatusCode::kNotFound, "no_such_node");
+}
+
+TEST(SessionTest, MissingDevicesFailPrecondition) {
+  SessionOptions options;
+  options.device = "GPU:0";
+  ExpectError(Session::Load(Graph("matmul.pbtxt"), options).status(),
+              absl::StatusCode::kFailedPrecondition, "GPU:0");
+  options.device = "cpu:1";
+  ExpectError(Session::Load(Graph("matmul.pbtxt"), options).status(),
+              absl::StatusCode::kFailedPrecondition, "--logical-cpus 2");
+  options.logical_cpus = 2;
+  EXPECT_TRUE(Session::Load(Graph("matmul.pbtxt"), options).ok());
+  options.device = "tpu:0";
+  ExpectError(Session::Load(Graph("matmul.pbtxt"), options).status(),
+              absl::StatusCode::kInvalidArgument, "invalid device name 'tpu:0'");
+}
+
+TEST(SessionTest, ConcurrentRunsAgree) {
+  auto session = Session::Load(Graph("elementwise.pbtxt"));
+  ASSERT_TRUE(session.ok()) << session.status();
+  Tensor x(DType::kFloat32, {3, 17}), y(DType::kFloat32, {17});
+  for (int i = 0; i < 51; ++i) x.data<float>()[i] = 0.01f * i - 0.2f;
+  for (int i = 0; i < 17; ++i) y.data<float>()[i] = 0.3f - 0.02f * i;
+  auto reference = (*session)->Run({{"x", x}, {"y", y}}, {"out/a", "out/f"});
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int k = 0; k < 10; ++k) {
+        auto r = (*session)->Run({{"x", x}, {"y", y}}, {"out/a", "out/f"});
+        if (!r.ok()) {
+          mismatches++;
+          continue;
+        }
+        for (size_t i = 0; i < r->size(); ++i) {
+          if (std::memcmp((*r)[i].raw_data(), (*reference)[i].raw_data(),
+                          (*r)[i].byte_size()) != 0) {
+            mismatches++;
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(SessionTest, CompileCacheHitsOnSecondRun) {
+  auto session = Session::Load(Graph("reductions.pbtxt"));
+  ASSERT_TRUE(session.ok());
+  Tensor x(DType::kFloat32, {4, 1, 33});
+  RunStats first, second;
+  ASSERT_TRUE((*session)->Run({{"x", x}}, {"r/sum"}, &first).ok());
+  ASSERT_TRUE((*session)->Run({{"x", x}}, {"r/sum"}, &second).ok());
+  EXPECT_EQ(first.cache_hits, 0);
+  EXPECT_GT(first.compile_ms, 0);
+  EXPECT_EQ(second.cache_hits, second.clusters);
+  EXPECT_EQ(second.compile_ms, 0);
+}
+
+TEST(SessionTest, ExplainNamesClustersAndReasons) {
+  SessionOptions options;
+  options.jit = JitMode::kAuto;
+  auto session = Session::Load(std::string(TFJIT_SOURCE_DIR) + "/examples/models/demo_mlp.pbtxt",
+                               options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto report = (*session)->Explain((*session)->DefaultFetches());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(absl::StrContains(*report, "2 cluster(s)")) << *report;
+  EXPECT_TRUE(absl::StrContains(*report, "'dense/check' (CheckNumerics)")) << *report;
+}
+
+}  // namespace
+}  // namespace tfjit

@@ -1,0 +1,69 @@
+// RunAndCompare for the CPU backend: evaluator vs JIT on the same seeded arguments.
+#include "tests/unit/backends/backend_test_util.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/evaluator/evaluator.h"
+#include "compiler/hlo/parser.h"
+#include "tests/testlib/random_literal.h"
+
+namespace tfjit::testing_util {
+
+absl::StatusOr<std::unique_ptr<backends::Executable>> CompileCpu(
+    const std::string& hlo, const cpu::CpuBackendOptions& options) {
+  auto module = hlo::ParseAndVerifyModule(hlo);
+  if (!module.ok()) return module.status();
+  return cpu::CreateCpuBackend(options)->Compile(std::move(*module));
+}
+
+absl::StatusOr<hlo::Literal> RunOnLiterals(const backends::Executable& exe,
+                                           const std::vector<hlo::Literal>& args,
+                                           ThreadPool* pool, bool tuple_root) {
+  std::vector<Tensor> tensors;
+  for (const hlo::Literal& a : args) tensors.push_back(a.tensor());
+  auto outputs = exe.Run(tensors, pool);
+  if (!outputs.ok()) return outputs.status();
+  if (!tuple_root && outputs->size() == 1) return hlo::Literal::FromTensor((*outputs)[0]);
+  std::vector<hlo::Literal> elements;
+  for (const Tensor& t : *outputs) elements.push_back(hlo::Literal::FromTensor(t));
+  return hlo::Literal::MakeTuple(std::move(elements));
+}
+
+std::string ShapeStr(const std::string& type, const std::vector<int64_t>& dims) {
+  return absl::StrCat(type, "[", absl::StrJoin(dims, ","), "]");
+}
+
+::testing::AssertionResult RunAndCompare(const std::string& hlo,
+                                         const std::vector<uint64_t>& seeds,
+                                         testlib::ErrorSpec spec, bool edge_values,
+                                         const cpu::CpuBackendOptions& options,
+                                         ThreadPool* pool) {
+  uint64_t seed = 0;
+  auto context = [&]() {
+    return absl::StrCat("\nseed=", seed, " edge_values=", edge_values, "\nmodule:\n", hlo);
+  };
+  auto module = hlo::ParseAndVerifyModule(hlo);
+  if (!module.ok()) {
+    return ::testing::AssertionFailure() << "parse: " << module.status() << context();
+  }
+  std::unique_ptr<hlo::Module> reference = (*module)->Clone();
+  auto exe = cpu::CreateCpuBackend(options)->Compile(std::move(*module));
+  if (!exe.ok()) return ::testing::AssertionFailure() << "compile: " << exe.status() << context();
+  for (uint64_t s : seeds) {
+    seed = s;
+    std::vector<hlo::Literal> args = testlib::RandomArgs(*reference, seed, edge_values);
+    auto expected = hlo::Evaluate(*reference, args);
+    if (!expected.ok()) {
+      return ::testing::AssertionFailure() << "evaluator: " << expected.status() << context();
+    }
+    auto actual = RunOnLiterals(**exe, args, pool, expected->shape().IsTuple());
+    if (!actual.ok()) {
+      return ::testing::AssertionFailure() << "run: " << actual.status() << context();
+    }
+    ::testing::AssertionResult near = testlib::LiteralsNear(*expected, *actual, spec);
+    if (!near) return near << context();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace tfjit::testing_util

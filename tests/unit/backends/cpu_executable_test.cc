@@ -1,0 +1,189 @@
+// CPU executable behaviour: argument validation, unsupported opcodes, fusion and stats,
+// concurrent Run, and parallel vs inline execution giving identical bits.
+#include <thread>
+#include <vector>
+
+#include "compiler/evaluator/evaluator.h"
+#include "compiler/hlo/parser.h"
+#include "core/thread_pool.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testlib/random_literal.h"
+#include "tests/unit/backends/backend_test_util.h"
+
+namespace tfjit {
+namespace {
+
+using testing_util::CompileCpu;
+using testing_util::RunOnLiterals;
+using ::testing::HasSubstr;
+
+const char kChain[] = R"(HloModule chain
+
+ENTRY %main (x: f32[300,1000], y: f32[300,1000]) -> f32[300,1000] {
+  %x = f32[300,1000] parameter(0)
+  %y = f32[300,1000] parameter(1)
+  %m = f32[300,1000] multiply(%x, %y)
+  %a = f32[300,1000] add(%m, %x)
+  %t = f32[300,1000] tanh(%a)
+  ROOT %r = f32[300,1000] maximum(%t, %y)
+}
+)";
+
+const char kRowSum[] = R"(HloModule rowsum
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (x: f32[512,300]) -> f32[512] {
+  %x = f32[512,300] parameter(0)
+  %e = f32[512,300] exp(%x)
+  %z = f32[] constant(0)
+  ROOT %r = f32[512] reduce(%e, %z), dimensions={1}, to_apply=%add
+}
+)";
+
+TEST(CpuExecutableTest, WrongArgumentShapeIsInvalidArgument) {
+  auto exe = CompileCpu(kChain);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  Tensor good(DType::kFloat32, {300, 1000});
+  auto r1 = (*exe)->Run({good, Tensor(DType::kFloat32, {300, 999})}, nullptr);
+  EXPECT_EQ(r1.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r1.status().message()), HasSubstr("argument 1"));
+  auto r2 = (*exe)->Run({good, Tensor(DType::kInt32, {300, 1000})}, nullptr);
+  EXPECT_EQ(r2.status().code(), absl::StatusCode::kInvalidArgument);
+  auto r3 = (*exe)->Run({good}, nullptr);
+  EXPECT_EQ(r3.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r3.status().message()), HasSubstr("takes 2 arguments"));
+}
+
+TEST(CpuExecutableTest, UnsupportedOpcodeIsUnimplemented) {
+  auto exe = CompileCpu(R"(HloModule ds
+
+ENTRY %main (x: f32[8], i: s32[]) -> f32[2] {
+  %x = f32[8] parameter(0)
+  %i = s32[] parameter(1)
+  ROOT %d = f32[2] dynamic-slice(%x, %i), dynamic_slice_sizes={2}
+}
+)");
+  ASSERT_FALSE(exe.ok());
+  EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(exe.status().message()),
+              HasSubstr("cpu backend: opcode 'dynamic-slice' is not supported (instruction 'd')"));
+}
+
+TEST(CpuExecutableTest, ElementwiseChainFusesIntoOneKernel) {
+  auto exe = CompileCpu(kChain);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  EXPECT_EQ((*exe)->stats().num_kernels, 1);
+  EXPECT_GT((*exe)->stats().codegen_ms, 0.0);
+  int fusions = 0;
+  for (const hlo::Instruction* inst : (*exe)->module().entry()->instructions()) {
+    fusions += inst->opcode() == hlo::Opcode::kFusion;
+  }
+  EXPECT_EQ(fusions, 1);
+}
+
+// Runs `text` with and without a pool, in parallel and inline builds: all bits identical and
+// equal to the evaluator within `spec`.
+void CheckParallelMatchesInline(const char* text, testlib::ErrorSpec spec) {
+  auto module = hlo::ParseAndVerifyModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<hlo::Literal> args = testlib::RandomArgs(**module, 7);
+  auto expected = hlo::Evaluate(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  cpu::CpuBackendOptions inline_options;
+  inline_options.parallel = false;
+  auto parallel_exe = CompileCpu(text);
+  auto inline_exe = CompileCpu(text, inline_options);
+  ASSERT_TRUE(parallel_exe.ok() && inline_exe.ok());
+  ThreadPool pool(4);
+  auto p = RunOnLiterals(**parallel_exe, args, &pool);
+  auto q = RunOnLiterals(**inline_exe, args, &pool);
+  auto r = RunOnLiterals(**parallel_exe, args, nullptr);
+  ASSERT_TRUE(p.ok() && q.ok() && r.ok());
+  EXPECT_TRUE(p->BitwiseEquals(*q));
+  EXPECT_TRUE(p->BitwiseEquals(*r));
+  EXPECT_TRUE(testlib::LiteralsNear(*expected, *p, spec)) << "seed=7\n" << text;
+}
+
+TEST(CpuExecutableTest, ParallelElementwiseMatchesInline) {
+  CheckParallelMatchesInline(kChain, {1e-6, 1e-5});
+}
+
+TEST(CpuExecutableTest, ParallelReductionMatchesInline) {
+  CheckParallelMatchesInline(kRowSum, {1e-3, 1e-5});
+}
+
+TEST(CpuExecutableTest, ConcurrentRunsGiveIdenticalResults) {
+  auto module = hlo::ParseAndVerifyModule(kRowSum);
+  ASSERT_TRUE(module.ok());
+  std::vector<hlo::Literal> args = testlib::RandomArgs(**module, 3);
+  auto exe = CompileCpu(kRowSum);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto reference = RunOnLiterals(**exe, args);
+  ASSERT_TRUE(reference.ok());
+  ThreadPool pool(2);
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        auto r = RunOnLiterals(**exe, args, t % 2 == 0 ? &pool : nullptr);
+        if (!r.ok() || !r->BitwiseEquals(*reference)) ++mismatches[static_cast<size_t>(t)];
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_THAT(mismatches, ::testing::Each(0));
+}
+
+TEST(CpuExecutableTest, OutputsDoNotAliasArguments) {
+  auto exe = CompileCpu("HloModule p\n\nENTRY %main (x: f32[3]) -> f32[3] {\n"
+                        "  ROOT %x = f32[3] parameter(0)\n}\n");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  Tensor x = Tensor::FromVector<float>(DType::kFloat32, {3}, {1, 2, 3});
+  auto out = (*exe)->Run({x}, nullptr);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE((*out)[0].SharesBufferWith(x));
+  EXPECT_EQ((*out)[0].data<float>()[2], 3.0f);
+}
+
+TEST(CpuExecutableTest, IntegerDivisionEdgeCases) {
+  auto exe = CompileCpu("HloModule d\n\nENTRY %main (a: s32[4], b: s32[4]) -> s32[4] {\n"
+                        "  %a = s32[4] parameter(0)\n  %b = s32[4] parameter(1)\n"
+                        "  ROOT %r = s32[4] divide(%a, %b)\n}\n");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  Tensor a = Tensor::FromVector<int32_t>(DType::kInt32, {4}, {7, kMin, -7, 5});
+  Tensor b = Tensor::FromVector<int32_t>(DType::kInt32, {4}, {0, -1, 2, -1});
+  auto out = (*exe)->Run({a, b}, nullptr);
+  ASSERT_TRUE(out.ok());
+  const int32_t* r = (*out)[0].data<int32_t>();
+  EXPECT_EQ(r[0], -1);
+  EXPECT_EQ(r[1], kMin);
+  EXPECT_EQ(r[2], -3);
+  EXPECT_EQ(r[3], -5);
+}
+
+TEST(CpuExecutableTest, MaximumPropagatesNan) {
+  auto exe = CompileCpu("HloModule m\n\nENTRY %main (a: f32[3], b: f32[3]) -> f32[3] {\n"
+                        "  %a = f32[3] parameter(0)\n  %b = f32[3] parameter(1)\n"
+                        "  ROOT %r = f32[3] maximum(%a, %b)\n}\n");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor a = Tensor::FromVector<float>(DType::kFloat32, {3}, {nan, 1, 2});
+  Tensor b = Tensor::FromVector<float>(DType::kFloat32, {3}, {1, nan, 3});
+  auto out = (*exe)->Run({a, b}, nullptr);
+  ASSERT_TRUE(out.ok());
+  const float* r = (*out)[0].data<float>();
+  EXPECT_TRUE(std::isnan(r[0]));
+  EXPECT_TRUE(std::isnan(r[1]));
+  EXPECT_EQ(r[2], 3.0f);
+}
+
+}  // namespace
+}  // namespace tfjit

@@ -1,0 +1,121 @@
+// Tests for auto-clustering: maximal clusters, no cycles through uncompiled nodes, the
+// must-compile error, and the reasons recorded for nodes left out.
+#include "compiler/cluster/clustering.h"
+
+#include "absl/strings/match.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace tfjit::cluster {
+namespace {
+
+std::unique_ptr<tf::Graph> BuildGraph(const std::string& text) {
+  tensorflow::GraphDef def;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
+  auto graph = tf::Graph::Build(def, "g.pbtxt");
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  return graph.ok() ? std::move(*graph) : nullptr;
+}
+
+std::string Unary(const std::string& name, const std::string& op, const std::string& in) {
+  return "node { name: \"" + name + "\" op: \"" + op + "\" input: \"" + in +
+         "\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
+}
+std::string Binary(const std::string& name, const std::string& op, const std::string& a,
+                   const std::string& b) {
+  return "node { name: \"" + name + "\" op: \"" + op + "\" input: \"" + a + "\" input: \"" + b +
+         "\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
+}
+std::string Check(const std::string& name, const std::string& in) {
+  return "node { name: \"" + name + "\" op: \"CheckNumerics\" input: \"" + in +
+         "\" attr { key: \"T\" value { type: DT_FLOAT } } attr { key: \"message\" value { s: "
+         "\"m\" } } }\n";
+}
+const char kX[] =
+    "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n";
+
+int ClusterOf(const tf::Graph& g, const ClusteringResult& r, const std::string& name) {
+  return r.cluster_of[g.FindNode(name)->id()];
+}
+
+TEST(ClusteringTest, UncompiledNodeSplitsChainIntoTwoClusters) {
+  auto g = BuildGraph(std::string(kX) + Unary("a", "Exp", "x") + Unary("b", "Tanh", "a") +
+                      Check("c", "b") + Unary("d", "Relu", "c") + Unary("e", "Neg", "d"));
+  auto r = FindClusters(*g, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->clusters.size(), 2u);
+  EXPECT_EQ(ClusterOf(*g, *r, "a"), ClusterOf(*g, *r, "b"));
+  EXPECT_EQ(ClusterOf(*g, *r, "d"), ClusterOf(*g, *r, "e"));
+  EXPECT_NE(ClusterOf(*g, *r, "a"), ClusterOf(*g, *r, "d"));
+  EXPECT_EQ(ClusterOf(*g, *r, "c"), -1);
+  EXPECT_TRUE(absl::StrContains(r->why_not.at(g->FindNode("c")->id()), "CheckNumerics"));
+  // The first cluster exports b (read by c); the second imports c.
+  const Cluster& first = r->clusters[ClusterOf(*g, *r, "a")];
+  ASSERT_EQ(first.spec.outputs.size(), 1u);
+  EXPECT_EQ(first.spec.outputs[0].node->name(), "b");
+}
+
+TEST(ClusteringTest, NoCycleThroughUncompiledNode) {
+  // a -> c -> b and a -> b, with c uncompiled: merging a and b would form a cycle a,b -> c -> a,b.
+  auto g = BuildGraph(std::string(kX) + Unary("a", "Exp", "x") + Check("c", "a") +
+                      Binary("b", "AddV2", "a", "c"));
+  auto r = FindClusters(*g, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const int ca = ClusterOf(*g, *r, "a"), cb = ClusterOf(*g, *r, "b");
+  EXPECT_TRUE(ca == -1 || cb == -1 || ca != cb);
+}
+
+TEST(ClusteringTest, IndependentBranchesMerge) {
+  auto g = BuildGraph(std::string(kX) + Unary("a", "Exp", "x") + Unary("b", "Tanh", "x") +
+                      Binary("c", "AddV2", "a", "b"));
+  auto r = FindClusters(*g, {});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->clusters.size(), 1u);
+  EXPECT_EQ(r->clusters[0].spec.nodes.size(), 3u);
+  EXPECT_EQ(r->clusters[0].spec.inputs.size(), 1u);
+}
+
+TEST(ClusteringTest, MustCompileReportsUnsupportedOpsWithTfMessage) {
+  auto g = BuildGraph(std::string(kX) + Unary("a", "Exp", "x") + Check("c", "a"));
+  ClusteringOptions options;
+  options.mode = JitMode::kAll;
+  auto r = FindClusters(*g, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(r.status().message(),
+                               "Detected unsupported operations when trying to compile graph "
+                               "g.pbtxt on /job:localhost/replica:0/task:0/device:CPU:0: "
+                               "CheckNumerics"))
+      << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "{{node c}}"));
+}
+
+TEST(ClusteringTest, OffAndNoneCompileNothingAndSayWhy) {
+  auto g = BuildGraph(std::string(kX) + Unary("a", "Exp", "x"));
+  for (JitMode mode : {JitMode::kOff, JitMode::kNone}) {
+    ClusteringOptions options;
+    options.mode = mode;
+    auto r = FindClusters(*g, options);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->clusters.empty());
+    EXPECT_TRUE(absl::StrContains(r->why_not.at(g->FindNode("a")->id()), "jit mode"));
+  }
+}
+
+TEST(ClusteringTest, XlaCompileFalseAndFedOutputsStayOut) {
+  auto g = BuildGraph(std::string(kX) +
+                      "node { name: \"a\" op: \"Exp\" input: \"x\" attr { key: \"T\" value { "
+                      "type: DT_FLOAT } } attr { key: \"_XlaCompile\" value { b: false } } }\n" +
+                      Unary("b", "Tanh", "x") + Unary("c", "Neg", "b"));
+  ClusteringOptions options;
+  options.fed.insert({g->FindNode("b"), 0});
+  auto r = FindClusters(*g, options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(ClusterOf(*g, *r, "a"), -1);
+  EXPECT_EQ(ClusterOf(*g, *r, "b"), -1);
+  EXPECT_TRUE(absl::StrContains(r->why_not.at(g->FindNode("a")->id()), "_XlaCompile"));
+  EXPECT_TRUE(absl::StrContains(r->why_not.at(g->FindNode("b")->id()), "fed"));
+}
+
+}  // namespace
+}  // namespace tfjit::cluster

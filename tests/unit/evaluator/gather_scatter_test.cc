@@ -1,0 +1,72 @@
+// Evaluator tests: gather (clamped starts), scatter (skipped out-of-bounds windows), rng.
+#include "tests/unit/evaluator/eval_test_util.h"
+
+namespace tfjit::hlo {
+namespace {
+
+TEST(GatherTest, RowsLikeTfGatherWithClamping) {
+  const std::string text = Entry(
+      "(x: f32[3,2], i: s32[3]) -> f32[3,2]",
+      "  %x = f32[3,2] parameter(0)\n  %i = s32[3] parameter(1)\n"
+      "  ROOT %g = f32[3,2] gather(%x, %i), offset_dims={1}, collapsed_slice_dims={0}, "
+      "start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}");
+  absl::StatusOr<Literal> r =
+      ParseAndRun(text, {Lit<float>({3, 2}, {1, 2, 3, 4, 5, 6}), Lit<int32_t>({3}, {2, 0, 9})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<float>(*r), (std::vector<float>{5, 6, 1, 2, 5, 6}));
+}
+
+TEST(ScatterTest, AddsRowsAndSkipsOutOfBounds) {
+  const std::string text =
+      "HloModule test\n\n%add (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n"
+      "  %b = f32[] parameter(1)\n  ROOT %s = f32[] add(%a, %b)\n}\n\n" +
+      std::string("ENTRY %main (x: f32[3,2], i: s32[3], u: f32[3,2]) -> f32[3,2] {\n"
+                  "  %x = f32[3,2] parameter(0)\n  %i = s32[3] parameter(1)\n"
+                  "  %u = f32[3,2] parameter(2)\n"
+                  "  ROOT %sc = f32[3,2] scatter(%x, %i, %u), update_window_dims={1}, "
+                  "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+                  "index_vector_dim=1, to_apply=%add\n}\n");
+  absl::StatusOr<Literal> r =
+      ParseAndRun(text, {Lit<float>({3, 2}, {0, 0, 0, 0, 0, 0}), Lit<int32_t>({3}, {1, 1, 5}),
+                 Lit<float>({3, 2}, {1, 2, 10, 20, 100, 200})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<float>(*r), (std::vector<float>{0, 0, 11, 22, 0, 0}));
+}
+
+TEST(RngBitGeneratorTest, PhiloxAdvancesCounterAndIsDeterministic) {
+  const std::string text = Entry(
+      "(s: u64[3]) -> (u64[3], u32[6])",
+      "  %s = u64[3] parameter(0)\n"
+      "  ROOT %r = (u64[3], u32[6]) rng-bit-generator(%s), algorithm=rng_philox");
+  const Literal state = Lit<uint64_t>({3}, {42, 0, 0});
+  absl::StatusOr<Literal> a = ParseAndRun(text, {state});
+  absl::StatusOr<Literal> b = ParseAndRun(text, {state});
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok());
+  // 6 words = 2 Philox blocks: the counter advances by 2, the key stays.
+  EXPECT_EQ(Values<uint64_t>(a->elements()[0]), (std::vector<uint64_t>{42, 2, 0}));
+  EXPECT_EQ(Values<uint32_t>(a->elements()[1]), Values<uint32_t>(b->elements()[1]));
+  // Starting at counter 1 reproduces the second block of the first run.
+  absl::StatusOr<Literal> c = ParseAndRun(text, {Lit<uint64_t>({3}, {42, 1, 0})});
+  ASSERT_TRUE(c.ok());
+  const std::vector<uint32_t> first = Values<uint32_t>(a->elements()[1]);
+  const std::vector<uint32_t> shifted = Values<uint32_t>(c->elements()[1]);
+  EXPECT_EQ(shifted[0], first[4]);
+  EXPECT_EQ(shifted[1], first[5]);
+}
+
+// Known-answer vector of Philox-4x32-10 (Salmon et al., Random123 kat_vectors): key and
+// counter all zeros.
+TEST(RngBitGeneratorTest, PhiloxKnownAnswerZeroKeyZeroCounter) {
+  const std::string text = Entry(
+      "(s: u64[3]) -> (u64[3], u32[4])",
+      "  %s = u64[3] parameter(0)\n"
+      "  ROOT %r = (u64[3], u32[4]) rng-bit-generator(%s), algorithm=rng_philox");
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<uint64_t>({3}, {0, 0, 0})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<uint32_t>(r->elements()[1]),
+            (std::vector<uint32_t>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+}
+
+}  // namespace
+}  // namespace tfjit::hlo
