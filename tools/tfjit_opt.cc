@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/evaluator/evaluator.h"
@@ -57,13 +58,13 @@ std::string ParseFlags(int argc, char** argv, Flags& flags) {
     } else if (arg == "--no-verify") {
       flags.verify = false;
     } else if (arg.rfind("--evaluate-seed=", 0) == 0) {
-      if (!absl::SimpleAtoi(arg.substr(16), &flags.seed)) return "bad seed in " + arg;
+      if (!absl::SimpleAtoi(arg.substr(16), &flags.seed)) return absl::StrCat("bad seed in ", arg);
       flags.evaluate = true;
     } else if (arg == "-" || arg.rfind("-", 0) != 0) {
       if (!flags.file.empty()) return "more than one input file";
       flags.file = arg;
     } else {
-      return "unknown flag " + arg;
+      return absl::StrCat("unknown flag ", arg);
     }
   }
   return flags.file.empty() ? "no input file" : "";
@@ -94,11 +95,11 @@ absl::StatusOr<std::string> ReadInput(const std::string& file) {
 
 std::string LiteralToString(const hlo::Literal& literal) {
   if (!literal.shape().IsTuple()) {
-    return literal.shape().ToString() + " " + literal.ValueToString();
+    return absl::StrCat(literal.shape().ToString(), " ", literal.ValueToString());
   }
   std::vector<std::string> parts;
   for (const hlo::Literal& e : literal.elements()) parts.push_back(LiteralToString(e));
-  return "(" + absl::StrJoin(parts, ", ") + ")";
+  return absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
 }
 
 absl::Status Run(const Flags& flags, passes::PassPipeline& pipeline) {
@@ -131,8 +132,8 @@ int Main(int argc, char** argv) {
   passes::PassPipeline pipeline("tfjit-opt", options);
   for (const std::string& name : flags.passes) {
     if (!AddPass(pipeline, name)) {
-      return UsageError("unknown pass '" + name +
-                        "' (known: simplify, constant-folding, cse, dce, fusion)");
+      return UsageError(absl::StrCat("unknown pass '", name,
+                                     "' (known: simplify, constant-folding, cse, dce, fusion)"));
     }
   }
   absl::Status status = Run(flags, pipeline);

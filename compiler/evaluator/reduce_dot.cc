@@ -1,6 +1,7 @@
 // Evaluator: reduce, reduce-window (through a Combiner calling `to_apply`), dot and
 // convolution (accumulating f16/bf16 in f32, integers with wrap-around).
 #include <cstring>
+#include <utility>
 
 #include "compiler/evaluator/evaluator.h"
 #include "compiler/evaluator/evaluator_internal.h"
@@ -180,6 +181,32 @@ std::vector<int64_t> FreeDims(int rank, const std::vector<int64_t>& batch,
 
 }  // namespace
 
+namespace {
+
+// (lhs offset, rhs offset) of every point of the contracting index space, in row-major
+// order: computed once, so the per-output loop is a plain multiply-accumulate.
+std::vector<std::pair<int64_t, int64_t>> ContractingOffsets(const DotDims& dn,
+                                                             const std::vector<int64_t>& sizes,
+                                                             const std::vector<int64_t>& ls,
+                                                             const std::vector<int64_t>& rs) {
+  std::vector<std::pair<int64_t, int64_t>> offsets;
+  for (int64_t s : sizes) {
+    if (s == 0) return offsets;
+  }
+  std::vector<int64_t> c(sizes.size(), 0);
+  do {
+    int64_t lo = 0, ro = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+      lo += c[i] * ls[dn.lhs_contracting[i]];
+      ro += c[i] * rs[dn.rhs_contracting[i]];
+    }
+    offsets.emplace_back(lo, ro);
+  } while (NextIndex(c, sizes));
+  return offsets;
+}
+
+}  // namespace
+
 absl::StatusOr<Literal> EvalDot(const Instruction& inst, const Operands& ops) {
   const DotDims& dn = inst.attrs().dot;
   const Literal& lhs = *ops[0];
@@ -192,6 +219,7 @@ absl::StatusOr<Literal> EvalDot(const Instruction& inst, const Operands& ops) {
   for (int64_t d : dn.lhs_contracting) csizes.push_back(lhs.shape().dims()[d]);
   const std::vector<int64_t> ls = RowMajorStrides(lhs.shape().dims());
   const std::vector<int64_t> rs = RowMajorStrides(rhs.shape().dims());
+  const std::vector<std::pair<int64_t, int64_t>> offsets = ContractingOffsets(dn, csizes, ls, rs);
   Literal out(inst.shape());
   if (inst.shape().num_elements() == 0) return out;
   DispatchNumeric(inst.shape().element_type(), [&](auto tag) {
@@ -200,28 +228,19 @@ absl::StatusOr<Literal> EvalDot(const Instruction& inst, const Operands& ops) {
     const T* b = rhs.data<T>();
     T* z = out.data<T>();
     std::vector<int64_t> oi(inst.shape().dims().size(), 0);
-    std::vector<int64_t> li(lhs.shape().dims().size()), ri(rhs.shape().dims().size());
     int64_t linear = 0;
     do {
+      // Base offsets of the batch and free dims; contracting dims come from `offsets`.
+      int64_t lbase = 0, rbase = 0;
       size_t p = 0;
       for (size_t i = 0; i < dn.lhs_batch.size(); ++i, ++p) {
-        li[dn.lhs_batch[i]] = oi[p];
-        ri[dn.rhs_batch[i]] = oi[p];
+        lbase += oi[p] * ls[dn.lhs_batch[i]];
+        rbase += oi[p] * rs[dn.rhs_batch[i]];
       }
-      for (int64_t d : lfree) li[d] = oi[p++];
-      for (int64_t d : rfree) ri[d] = oi[p++];
+      for (int64_t d : lfree) lbase += oi[p++] * ls[d];
+      for (int64_t d : rfree) rbase += oi[p++] * rs[d];
       AccT<T> acc = AccT<T>(0);
-      std::vector<int64_t> c(csizes.size(), 0);
-      bool any = true;
-      for (int64_t s : csizes) any = any && s > 0;
-      while (any) {
-        for (size_t i = 0; i < c.size(); ++i) {
-          li[dn.lhs_contracting[i]] = c[i];
-          ri[dn.rhs_contracting[i]] = c[i];
-        }
-        acc = MulAdd<T>(acc, a[LinearIndex(li, ls)], b[LinearIndex(ri, rs)]);
-        any = NextIndex(c, csizes);
-      }
+      for (const auto& [lo, ro] : offsets) acc = MulAdd<T>(acc, a[lbase + lo], b[rbase + ro]);
       z[linear++] = static_cast<T>(acc);
     } while (NextIndex(oi, inst.shape().dims()));
   });

@@ -17,8 +17,8 @@ absl::StatusOr<Instruction*> Builder::Add(Opcode opcode, const std::vector<Instr
   for (const Instruction* o : operands) {
     if (o == nullptr) return InvalidArgument("%s: null operand", OpcodeName(opcode));
     if (o->parent() != computation_) {
-      return InvalidArgument("%s: operand %%%s belongs to another computation",
-                             OpcodeName(opcode), o->name());
+      return InvalidArgument("%s: operand %%%s belongs to another computation", OpcodeName(opcode),
+                             o->name());
     }
     shapes.push_back(&o->shape());
   }
@@ -77,8 +77,7 @@ absl::StatusOr<Instruction*> Builder::Broadcast(Instruction* x, const std::vecto
                                                 const std::vector<int64_t>& broadcast_dimensions) {
   Attributes attrs;
   attrs.dimensions = broadcast_dimensions;
-  return Add(Opcode::kBroadcast, {x}, std::move(attrs), {},
-             Shape(x->shape().element_type(), dims));
+  return Add(Opcode::kBroadcast, {x}, std::move(attrs), {}, Shape(x->shape().element_type(), dims));
 }
 
 absl::StatusOr<Instruction*> Builder::Reshape(Instruction* x, const std::vector<int64_t>& dims) {

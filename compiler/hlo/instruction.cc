@@ -8,8 +8,7 @@
 namespace tfjit::hlo {
 namespace {
 
-constexpr std::array<absl::string_view, 6> kDirectionNames = {"EQ", "NE", "LT",
-                                                              "LE", "GT", "GE"};
+constexpr std::array<absl::string_view, 6> kDirectionNames = {"EQ", "NE", "LT", "LE", "GT", "GE"};
 
 }  // namespace
 

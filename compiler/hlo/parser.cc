@@ -61,6 +61,9 @@ class Parser {
   absl::Status ParseComputation();
   absl::Status ParseInstruction(Computation* comp,
                                 absl::flat_hash_map<std::string, Instruction*>* scope);
+  absl::Status ParseOperands(Opcode opcode, const Shape& shape,
+                             const absl::flat_hash_map<std::string, Instruction*>& scope,
+                             ParsedAttrs* parsed, std::vector<Instruction*>* operands);
   absl::Status ParseAttribute(const std::string& key, size_t key_pos, ParsedAttrs* out);
   absl::StatusOr<Computation*> ParseComputationRef();
   absl::Status ParseSlice(std::vector<SliceDim>* out);
@@ -229,7 +232,8 @@ absl::StatusOr<Shape> Parser::ParseShape() {
     return Shape::Tuple(std::move(elements));
   }
   const size_t start = pos_;
-  std::string type = ReadWhile([](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+  std::string type =
+      ReadWhile([](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
   std::optional<DType> dtype = DTypeFromHloName(type);
   if (!dtype.has_value()) {
     pos_ = start;
@@ -264,9 +268,12 @@ bool ParseNumber(absl::string_view token, T* out) {
 template <typename T>
 bool ParseElementToken(absl::string_view token, T* out) {
   if constexpr (std::is_same_v<T, bool>) {
-    if (token == "true" || token == "1") *out = true;
-    else if (token == "false" || token == "0") *out = false;
-    else return false;
+    if (token == "true" || token == "1")
+      *out = true;
+    else if (token == "false" || token == "0")
+      *out = false;
+    else
+      return false;
     return true;
   } else if constexpr (std::is_integral_v<T>) {
     using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
@@ -336,7 +343,6 @@ absl::Status Parser::ParseLiteralInto(Literal* literal) {
   return ParseNestedElements(&literal->mutable_tensor(), 0, &index);
 }
 
-
 absl::StatusOr<Computation*> Parser::ParseComputationRef() {
   SkipSpace();
   const size_t start = pos_;
@@ -387,7 +393,8 @@ absl::Status Parser::ParseWindow(std::vector<WindowDim>* out) {
   while (!TryConsume("}")) {
     SkipSpace();
     const size_t key_pos = pos_;
-    const std::string key = ReadWhile([](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; });
+    const std::string key =
+        ReadWhile([](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; });
     TFJIT_RETURN_IF_ERROR(Expect("="));
     size_t i = 0;
     do {
@@ -465,7 +472,8 @@ absl::Status Parser::ParseMetadata(Metadata* out) {
   while (!TryConsume("}")) {
     SkipSpace();
     const size_t key_pos = pos_;
-    const std::string key = ReadWhile([](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; });
+    const std::string key =
+        ReadWhile([](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; });
     TFJIT_RETURN_IF_ERROR(Expect("="));
     if (key == "source_line") {
       TFJIT_ASSIGN_OR_RETURN(int64_t line, ParseInt());
@@ -569,11 +577,46 @@ std::vector<Computation*> CalledFor(Opcode opcode, const ParsedAttrs& p) {
     return out;
   };
   switch (opcode) {
-    case Opcode::kFusion: return present({p.calls});
-    case Opcode::kWhile: return present({p.condition, p.body});
-    case Opcode::kConditional: return p.branches;
-    default: return present({p.to_apply});
+    case Opcode::kFusion:
+      return present({p.calls});
+    case Opcode::kWhile:
+      return present({p.condition, p.body});
+    case Opcode::kConditional:
+      return p.branches;
+    default:
+      return present({p.to_apply});
   }
+}
+
+// The parenthesised part: a parameter number, a constant's literal or operand names.
+absl::Status Parser::ParseOperands(Opcode opcode, const Shape& shape,
+                                   const absl::flat_hash_map<std::string, Instruction*>& scope,
+                                   ParsedAttrs* parsed, std::vector<Instruction*>* operands) {
+  const size_t open_pos = pos_;
+  TFJIT_RETURN_IF_ERROR(Expect("("));
+  if (opcode == Opcode::kParameter) {
+    TFJIT_ASSIGN_OR_RETURN(parsed->attrs.parameter_number, ParseInt());
+    if (parsed->attrs.parameter_number < 0) return ErrorAt(open_pos, "a parameter number >= 0");
+  } else if (opcode == Opcode::kConstant) {
+    if (!FitsInMemory(shape)) return ErrorAt(open_pos, "a constant of at most 2^31 elements");
+    Literal literal(shape);
+    TFJIT_RETURN_IF_ERROR(ParseLiteralInto(&literal));
+    parsed->attrs.literal = std::move(literal);
+  } else if (!TryConsume(")")) {
+    do {
+      SkipSpace();
+      const size_t operand_pos = pos_;
+      TFJIT_ASSIGN_OR_RETURN(std::string operand, ParseName("an operand name"));
+      auto it = scope.find(operand);
+      if (it == scope.end()) {
+        return ErrorAt(operand_pos, "an instruction defined earlier in this computation");
+      }
+      operands->push_back(it->second);
+    } while (TryConsume(","));
+  } else {
+    --pos_;  // Give the ')' back to the common Expect below.
+  }
+  return Expect(")");
 }
 
 absl::Status Parser::ParseInstruction(Computation* comp,
@@ -583,46 +626,26 @@ absl::Status Parser::ParseInstruction(Computation* comp,
   const size_t name_pos = pos_;
   TFJIT_ASSIGN_OR_RETURN(std::string name, ParseName("an instruction name"));
   if (instruction_names_.contains(name)) {
-    return ErrorAt(name_pos, "a new instruction name", absl::StrCat("'", name, "' (already defined)"));
+    return ErrorAt(name_pos, "a new instruction name",
+                   absl::StrCat("'", name, "' (already defined)"));
   }
   TFJIT_RETURN_IF_ERROR(Expect("="));
   TFJIT_ASSIGN_OR_RETURN(Shape shape, ParseShape());
   SkipSpace();
   const size_t op_pos = pos_;
-  const std::string op_name = ReadWhile([](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
+  const std::string op_name =
+      ReadWhile([](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
   std::optional<Opcode> opcode = OpcodeFromName(op_name);
   if (!opcode.has_value()) return ErrorAt(op_pos, "an opcode");
   auto inst = std::make_unique<Instruction>(*opcode, shape);
   ParsedAttrs parsed;
   std::vector<Instruction*> operands;
-  TFJIT_RETURN_IF_ERROR(Expect("("));
-  if (*opcode == Opcode::kParameter) {
-    TFJIT_ASSIGN_OR_RETURN(parsed.attrs.parameter_number, ParseInt());
-    if (parsed.attrs.parameter_number < 0) return ErrorAt(op_pos, "a parameter number >= 0");
-  } else if (*opcode == Opcode::kConstant) {
-    if (!FitsInMemory(shape)) return ErrorAt(op_pos, "a constant of at most 2^31 elements");
-    Literal literal(shape);
-    TFJIT_RETURN_IF_ERROR(ParseLiteralInto(&literal));
-    parsed.attrs.literal = std::move(literal);
-  } else if (!TryConsume(")")) {
-    do {
-      SkipSpace();
-      const size_t operand_pos = pos_;
-      TFJIT_ASSIGN_OR_RETURN(std::string operand, ParseName("an operand name"));
-      auto it = scope->find(operand);
-      if (it == scope->end()) {
-        return ErrorAt(operand_pos, "an instruction defined earlier in this computation");
-      }
-      operands.push_back(it->second);
-    } while (TryConsume(","));
-  } else {
-    --pos_;  // Give the ')' back to the common Expect below.
-  }
-  TFJIT_RETURN_IF_ERROR(Expect(")"));
+  TFJIT_RETURN_IF_ERROR(ParseOperands(*opcode, shape, *scope, &parsed, &operands));
   while (TryConsume(",")) {
     SkipSpace();
     const size_t key_pos = pos_;
-    const std::string key = ReadWhile([](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    const std::string key =
+        ReadWhile([](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
     TFJIT_RETURN_IF_ERROR(Expect("="));
     TFJIT_RETURN_IF_ERROR(ParseAttribute(key, key_pos, &parsed));
   }
@@ -648,7 +671,8 @@ absl::Status Parser::ParseComputation() {
   const size_t name_pos = pos_;
   TFJIT_ASSIGN_OR_RETURN(std::string name, ParseName("a computation name"));
   if (computations_.contains(name)) {
-    return ErrorAt(name_pos, "a new computation name", absl::StrCat("'", name, "' (already defined)"));
+    return ErrorAt(name_pos, "a new computation name",
+                   absl::StrCat("'", name, "' (already defined)"));
   }
   if (is_entry && entry_ != nullptr) return ErrorAt(name_pos, "a single ENTRY computation");
   std::vector<std::pair<std::string, Shape>> params;
@@ -723,4 +747,3 @@ absl::StatusOr<std::unique_ptr<Module>> ParseAndVerifyModule(absl::string_view t
 }
 
 }  // namespace tfjit::hlo
-

@@ -50,9 +50,13 @@ std::string Quote(const std::string& s) {
 }
 
 std::string SliceText(const std::vector<SliceDim>& slice) {
-  return absl::StrCat("{", absl::StrJoin(slice, ", ", [](std::string* out, const SliceDim& s) {
-                        absl::StrAppend(out, "[", s.start, ":", s.limit, ":", s.stride, "]");
-                      }), "}");
+  return absl::StrCat("{",
+                      absl::StrJoin(slice, ", ",
+                                    [](std::string* out, const SliceDim& s) {
+                                      absl::StrAppend(out, "[", s.start, ":", s.limit, ":",
+                                                      s.stride, "]");
+                                    }),
+                      "}");
 }
 
 std::string PaddingText(const std::vector<PadDim>& padding) {
@@ -73,10 +77,10 @@ std::string WindowText(const std::vector<WindowDim>& window) {
     bool all_default = true;
     for (const WindowDim& w : window) all_default &= w.*member == dflt;
     if (all_default && key != "size") return;
-    parts->push_back(absl::StrCat(key, "=", absl::StrJoin(window, "x", [&](std::string* out,
-                                                                            const WindowDim& w) {
-                                    absl::StrAppend(out, w.*member);
-                                  })));
+    parts->push_back(absl::StrCat(
+        key, "=", absl::StrJoin(window, "x", [&](std::string* out, const WindowDim& w) {
+          absl::StrAppend(out, w.*member);
+        })));
   };
   std::vector<std::string> parts;
   if (!window.empty()) {
@@ -85,10 +89,10 @@ std::string WindowText(const std::vector<WindowDim>& window) {
     bool pad_default = true;
     for (const WindowDim& w : window) pad_default &= w.pad_lo == 0 && w.pad_hi == 0;
     if (!pad_default) {
-      parts.push_back(absl::StrCat("pad=", absl::StrJoin(window, "x", [](std::string* out,
-                                                                         const WindowDim& w) {
-                                     absl::StrAppend(out, w.pad_lo, "_", w.pad_hi);
-                                   })));
+      parts.push_back(
+          absl::StrCat("pad=", absl::StrJoin(window, "x", [](std::string* out, const WindowDim& w) {
+                         absl::StrAppend(out, w.pad_lo, "_", w.pad_hi);
+                       })));
     }
     field("lhs_dilate", &WindowDim::lhs_dilate, 1, &parts);
     field("rhs_dilate", &WindowDim::rhs_dilate, 1, &parts);
@@ -112,11 +116,10 @@ std::string Labels(size_t rank, int64_t first_pos, char first, int64_t second_po
 
 std::string DimLabelsText(const ConvDims& c) {
   const size_t rank = c.input_spatial.size() + 2;
-  return absl::StrCat(Labels(rank, c.input_batch, 'b', c.input_feature, 'f', c.input_spatial), "_",
-                      Labels(rank, c.kernel_input_feature, 'i', c.kernel_output_feature, 'o',
-                             c.kernel_spatial),
-                      "->",
-                      Labels(rank, c.output_batch, 'b', c.output_feature, 'f', c.output_spatial));
+  return absl::StrCat(
+      Labels(rank, c.input_batch, 'b', c.input_feature, 'f', c.input_spatial), "_",
+      Labels(rank, c.kernel_input_feature, 'i', c.kernel_output_feature, 'o', c.kernel_spatial),
+      "->", Labels(rank, c.output_batch, 'b', c.output_feature, 'f', c.output_spatial));
 }
 
 std::string MetadataText(const Metadata& m) {
@@ -174,22 +177,35 @@ Attrs AttributesOf(const Instruction& inst, const Namer& namer) {
     case Opcode::kBroadcast:
     case Opcode::kTranspose:
     case Opcode::kReverse:
-    case Opcode::kConcatenate: dims(); break;
-    case Opcode::kReduce: dims(); to_apply(); break;
+    case Opcode::kConcatenate:
+      dims();
+      break;
+    case Opcode::kReduce:
+      dims();
+      to_apply();
+      break;
     case Opcode::kReduceWindow:
       out.push_back(absl::StrCat("window=", WindowText(a.window)));
       to_apply();
       break;
-    case Opcode::kCall: to_apply(); break;
+    case Opcode::kCall:
+      to_apply();
+      break;
     case Opcode::kCompare:
       out.push_back(absl::StrCat("direction=", ComparisonDirectionName(a.comparison)));
       break;
-    case Opcode::kSlice: out.push_back(absl::StrCat("slice=", SliceText(a.slice))); break;
-    case Opcode::kPad: out.push_back(absl::StrCat("padding=", PaddingText(a.padding))); break;
+    case Opcode::kSlice:
+      out.push_back(absl::StrCat("slice=", SliceText(a.slice)));
+      break;
+    case Opcode::kPad:
+      out.push_back(absl::StrCat("padding=", PaddingText(a.padding)));
+      break;
     case Opcode::kDynamicSlice:
       out.push_back(absl::StrCat("dynamic_slice_sizes=", IntList(a.dynamic_slice_sizes)));
       break;
-    case Opcode::kDot: AppendDotAttrs(a.dot, &out); break;
+    case Opcode::kDot:
+      AppendDotAttrs(a.dot, &out);
+      break;
     case Opcode::kConvolution:
       out.push_back(absl::StrCat("window=", WindowText(a.window)));
       out.push_back(absl::StrCat("dim_labels=", DimLabelsText(a.conv)));
@@ -197,10 +213,19 @@ Attrs AttributesOf(const Instruction& inst, const Namer& namer) {
         out.push_back(absl::StrCat("feature_group_count=", a.feature_group_count));
       }
       break;
-    case Opcode::kGather: AppendGatherAttrs(a.gather, &out); break;
-    case Opcode::kScatter: AppendScatterAttrs(a.scatter, &out); to_apply(); break;
-    case Opcode::kGetTupleElement: out.push_back(absl::StrCat("index=", a.tuple_index)); break;
-    case Opcode::kIota: out.push_back(absl::StrCat("iota_dimension=", a.iota_dimension)); break;
+    case Opcode::kGather:
+      AppendGatherAttrs(a.gather, &out);
+      break;
+    case Opcode::kScatter:
+      AppendScatterAttrs(a.scatter, &out);
+      to_apply();
+      break;
+    case Opcode::kGetTupleElement:
+      out.push_back(absl::StrCat("index=", a.tuple_index));
+      break;
+    case Opcode::kIota:
+      out.push_back(absl::StrCat("iota_dimension=", a.iota_dimension));
+      break;
     case Opcode::kFusion:
       out.push_back(absl::StrCat("kind=", a.fusion_kind.empty() ? "kLoop" : a.fusion_kind));
       out.push_back(absl::StrCat("calls=", Called(inst, 0, namer)));
@@ -216,10 +241,11 @@ Attrs AttributesOf(const Instruction& inst, const Namer& namer) {
       out.push_back(absl::StrCat("custom_call_target=", Quote(a.custom_call_target)));
       break;
     case Opcode::kRngBitGenerator:
-      out.push_back(absl::StrCat("algorithm=", a.rng_algorithm.empty() ? "rng_philox"
-                                                                       : a.rng_algorithm));
+      out.push_back(
+          absl::StrCat("algorithm=", a.rng_algorithm.empty() ? "rng_philox" : a.rng_algorithm));
       break;
-    default: break;
+    default:
+      break;
   }
   return out;
 }
@@ -232,10 +258,10 @@ std::string InstructionText(const Instruction& inst, const Namer& namer, bool me
   } else if (inst.opcode() == Opcode::kConstant) {
     if (inst.attrs().literal.has_value()) absl::StrAppend(&out, inst.literal().ValueToString());
   } else {
-    absl::StrAppend(&out, absl::StrJoin(inst.operands(), ", ",
-                                        [&](std::string* o, const Instruction* x) {
-                                          absl::StrAppend(o, namer.Of(x));
-                                        }));
+    absl::StrAppend(&out,
+                    absl::StrJoin(inst.operands(), ", ", [&](std::string* o, const Instruction* x) {
+                      absl::StrAppend(o, namer.Of(x));
+                    }));
   }
   absl::StrAppend(&out, ")");
   for (const std::string& attr : AttributesOf(inst, namer)) absl::StrAppend(&out, ", ", attr);
@@ -252,9 +278,9 @@ std::string ComputationText(const Computation& comp, const Namer& namer, bool me
     if (p == nullptr) continue;
     params.push_back(absl::StrCat(namer.Of(p).substr(1), ": ", p->shape().ToString()));
   }
-  std::string out = absl::StrCat(is_entry ? "ENTRY " : "", namer.Of(&comp), " (",
-                                 absl::StrJoin(params, ", "), ") -> ",
-                                 comp.ResultShape().ToString(), " {\n");
+  std::string out =
+      absl::StrCat(is_entry ? "ENTRY " : "", namer.Of(&comp), " (", absl::StrJoin(params, ", "),
+                   ") -> ", comp.ResultShape().ToString(), " {\n");
   for (const Instruction* inst : comp.MakePostOrder()) {
     absl::StrAppend(&out, "  ", inst->IsRoot() ? "ROOT " : "",
                     InstructionText(*inst, namer, metadata), "\n");

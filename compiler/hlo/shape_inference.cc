@@ -15,7 +15,9 @@ namespace {
 
 using Shapes = std::vector<const Shape*>;
 
-std::string Join(const std::vector<int64_t>& v) { return absl::StrCat("{", absl::StrJoin(v, ","), "}"); }
+std::string Join(const std::vector<int64_t>& v) {
+  return absl::StrCat("{", absl::StrJoin(v, ","), "}");
+}
 
 std::string ShapesString(const Shapes& shapes) {
   std::vector<std::string> parts;
@@ -45,9 +47,9 @@ absl::Status CheckDimIndices(Opcode op, const Shapes& operands, const std::vecto
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
   for (int64_t d : dims) {
     if (d < 0 || d >= rank || seen[static_cast<size_t>(d)]) {
-      return Error(op, operands,
-                   absl::StrCat(what, "=", Join(dims), " is out of range or repeats for rank ",
-                                rank));
+      return Error(
+          op, operands,
+          absl::StrCat(what, "=", Join(dims), " is out of range or repeats for rank ", rank));
     }
     seen[static_cast<size_t>(d)] = true;
   }
@@ -150,8 +152,9 @@ absl::StatusOr<Shape> InferBroadcast(const Shapes& operands, const Attributes& a
     const bool ok = dims[i] >= 0 && dims[i] < hint.rank() && (i == 0 || dims[i] > dims[i - 1]) &&
                     hint.dim(static_cast<int>(dims[i])) == x.dim(static_cast<int>(i));
     if (!ok) {
-      return Error(op, operands, absl::StrCat("dimensions=", Join(dims), " do not map onto ",
-                                              hint.ToString(), " (increasing, sizes equal)"));
+      return Error(op, operands,
+                   absl::StrCat("dimensions=", Join(dims), " do not map onto ", hint.ToString(),
+                                " (increasing, sizes equal)"));
     }
   }
   return hint;
@@ -194,8 +197,9 @@ absl::StatusOr<Shape> InferSlice(const Shapes& operands, const Attributes& attrs
   for (int i = 0; i < x.rank(); ++i) {
     const SliceDim& s = attrs.slice[static_cast<size_t>(i)];
     if (s.start < 0 || s.start > s.limit || s.limit > x.dim(i) || s.stride < 1) {
-      return Error(op, operands, absl::StrFormat("bad slice [%d:%d:%d] for dim %d", s.start,
-                                                 s.limit, s.stride, i));
+      return Error(
+          op, operands,
+          absl::StrFormat("bad slice [%d:%d:%d] for dim %d", s.start, s.limit, s.stride, i));
     }
     dims.push_back((s.limit - s.start + s.stride - 1) / s.stride);
   }
@@ -287,8 +291,8 @@ absl::StatusOr<Shape> InferPad(const Shapes& operands, const Attributes& attrs) 
     const int64_t n = x.dim(i);
     const int64_t size = p.lo + p.hi + n + std::max<int64_t>(n - 1, 0) * p.interior;
     if (p.interior < 0 || size < 0) {
-      return Error(op, operands, absl::StrFormat("bad padding %d_%d_%d for dim %d", p.lo, p.hi,
-                                                 p.interior, i));
+      return Error(op, operands,
+                   absl::StrFormat("bad padding %d_%d_%d for dim %d", p.lo, p.hi, p.interior, i));
     }
     dims.push_back(size);
   }
@@ -315,8 +319,9 @@ absl::Status CheckReducer(Opcode op, const Shapes& operands, const std::vector<D
     ok = c.ResultShape() == (n == 1 ? outs[0] : Shape::Tuple(outs));
   }
   if (!ok) {
-    return Error(op, operands, absl::StrCat("to_apply=%", c.name(),
-                                            " must map (N scalars, N scalars) to N scalars"));
+    return Error(
+        op, operands,
+        absl::StrCat("to_apply=%", c.name(), " must map (N scalars, N scalars) to N scalars"));
   }
   return absl::OkStatus();
 }
@@ -387,8 +392,8 @@ absl::StatusOr<Shape> InferReduceWindow(const Shapes& operands, const Attributes
   TFJIT_RETURN_IF_ERROR(CheckReducer(op, operands, types, called));
   std::vector<int64_t> dims;
   for (int i = 0; i < x.rank(); ++i) {
-    TFJIT_ASSIGN_OR_RETURN(int64_t d,
-                           WindowedSize(op, operands, x.dim(i), attrs.window[static_cast<size_t>(i)]));
+    TFJIT_ASSIGN_OR_RETURN(
+        int64_t d, WindowedSize(op, operands, x.dim(i), attrs.window[static_cast<size_t>(i)]));
     dims.push_back(d);
   }
   return MaybeTuple(types, dims);
@@ -419,10 +424,12 @@ absl::StatusOr<Shape> InferDot(const Shapes& operands, const Attributes& attrs) 
   std::vector<int64_t> dims;
   for (int64_t b : d.lhs_batch) dims.push_back(lhs.dim(static_cast<int>(b)));
   for (int i = 0; i < lhs.rank(); ++i) {
-    if (std::find(lhs_used.begin(), lhs_used.end(), i) == lhs_used.end()) dims.push_back(lhs.dim(i));
+    if (std::find(lhs_used.begin(), lhs_used.end(), i) == lhs_used.end())
+      dims.push_back(lhs.dim(i));
   }
   for (int i = 0; i < rhs.rank(); ++i) {
-    if (std::find(rhs_used.begin(), rhs_used.end(), i) == rhs_used.end()) dims.push_back(rhs.dim(i));
+    if (std::find(rhs_used.begin(), rhs_used.end(), i) == rhs_used.end())
+      dims.push_back(rhs.dim(i));
   }
   return Shape(lhs.element_type(), dims);
 }
@@ -451,9 +458,10 @@ absl::StatusOr<Shape> InferConvolution(const Shapes& operands, const Attributes&
   const int64_t out_features = rhs.dim(static_cast<int>(c.kernel_output_feature));
   if (groups < 1 || in_features != rhs.dim(static_cast<int>(c.kernel_input_feature)) * groups ||
       out_features % groups != 0) {
-    return Error(op, operands, absl::StrCat("input features must equal kernel input features * "
-                                            "feature_group_count=", groups,
-                                            " and output features divide by it"));
+    return Error(op, operands,
+                 absl::StrCat("input features must equal kernel input features * "
+                              "feature_group_count=",
+                              groups, " and output features divide by it"));
   }
   std::vector<int64_t> dims(n + 2);
   dims[static_cast<size_t>(c.output_batch)] = lhs.dim(static_cast<int>(c.input_batch));
@@ -463,8 +471,9 @@ absl::StatusOr<Shape> InferConvolution(const Shapes& operands, const Attributes&
     if (w.size != rhs.dim(static_cast<int>(c.kernel_spatial[i]))) {
       return Error(op, operands, "window size differs from the kernel's spatial size");
     }
-    TFJIT_ASSIGN_OR_RETURN(dims[static_cast<size_t>(c.output_spatial[i])],
-                           WindowedSize(op, operands, lhs.dim(static_cast<int>(c.input_spatial[i])), w));
+    TFJIT_ASSIGN_OR_RETURN(
+        dims[static_cast<size_t>(c.output_spatial[i])],
+        WindowedSize(op, operands, lhs.dim(static_cast<int>(c.input_spatial[i])), w));
   }
   return Shape(lhs.element_type(), dims);
 }
@@ -488,7 +497,8 @@ absl::StatusOr<Shape> InferGather(const Shapes& operands, const Attributes& attr
       g.offset_dims.size() + g.collapsed_slice_dims.size() != static_cast<size_t>(x.rank())) {
     return Error(op, operands, "inconsistent gather dimension numbers");
   }
-  TFJIT_RETURN_IF_ERROR(CheckDimIndices(op, operands, g.start_index_map, x.rank(), "start_index_map"));
+  TFJIT_RETURN_IF_ERROR(
+      CheckDimIndices(op, operands, g.start_index_map, x.rank(), "start_index_map"));
   TFJIT_RETURN_IF_ERROR(
       CheckDimIndices(op, operands, g.collapsed_slice_dims, x.rank(), "collapsed_slice_dims"));
   for (int i = 0; i < x.rank(); ++i) {
@@ -540,7 +550,8 @@ absl::StatusOr<Shape> InferScatter(const Shapes& operands, const Attributes& att
   }
   if (static_cast<int64_t>(s.scatter_dims_to_operand_dims.size()) != index_len ||
       !Sorted(s.update_window_dims) || !Sorted(s.inserted_window_dims) ||
-      s.update_window_dims.size() + s.inserted_window_dims.size() != static_cast<size_t>(x.rank()) ||
+      s.update_window_dims.size() + s.inserted_window_dims.size() !=
+          static_cast<size_t>(x.rank()) ||
       upd.rank() != static_cast<int>(scatter_batch.size() + s.update_window_dims.size())) {
     return Error(op, operands, "inconsistent scatter dimension numbers");
   }
@@ -580,11 +591,11 @@ absl::StatusOr<Shape> InferRngBitGenerator(const Shapes& operands, const Shape& 
   if (state != Shape(DType::kUInt64, {3})) return Error(op, operands, "state must be u64[3]");
   const Shape bits = hint.IsTuple() && hint.tuple_shapes().size() == 2 ? hint.tuple_shape(1) : hint;
   if (!bits.IsArray() || !IsIntegerDType(bits.element_type())) {
-    return Error(op, operands, absl::StrCat("bits must be an integer array, got ", bits.ToString()));
+    return Error(op, operands,
+                 absl::StrCat("bits must be an integer array, got ", bits.ToString()));
   }
   return Shape::Tuple({state, bits});
 }
-
 
 // Operands must match the computation's parameters one for one.
 absl::Status CheckCallSignature(Opcode op, const Shapes& operands, const Computation& c) {
@@ -594,8 +605,7 @@ absl::Status CheckCallSignature(Opcode op, const Shapes& operands, const Computa
     ok = p != nullptr && p->shape() == *operands[i];
   }
   if (!ok) {
-    return Error(op, operands,
-                 absl::StrCat("operands do not match the parameters of %", c.name()));
+    return Error(op, operands, absl::StrCat("operands do not match the parameters of %", c.name()));
   }
   return absl::OkStatus();
 }
@@ -615,11 +625,12 @@ absl::StatusOr<Shape> InferWhile(const Shapes& operands, const std::vector<Compu
   TFJIT_RETURN_IF_ERROR(CheckCallSignature(op, operands, *called[0]));
   TFJIT_RETURN_IF_ERROR(CheckCallSignature(op, operands, *called[1]));
   if (called[0]->ResultShape() != Shape::Scalar(DType::kBool)) {
-    return Error(op, operands, absl::StrCat("condition %", called[0]->name(), " must return pred[]"));
+    return Error(op, operands,
+                 absl::StrCat("condition %", called[0]->name(), " must return pred[]"));
   }
   if (called[1]->ResultShape() != *operands[0]) {
-    return Error(op, operands, absl::StrCat("body %", called[1]->name(),
-                                            " must return the loop state's shape"));
+    return Error(op, operands,
+                 absl::StrCat("body %", called[1]->name(), " must return the loop state's shape"));
   }
   return *operands[0];
 }
@@ -666,15 +677,17 @@ absl::StatusOr<Shape> InferLeaf(Opcode op, const Shapes& operands, const Attribu
     case Opcode::kConstant:
       if (!attrs.literal.has_value()) return Error(op, operands, "has no literal");
       if ((hint.IsArray() || hint.IsTuple()) && hint != attrs.literal->shape()) {
-        return Error(op, operands, absl::StrCat("literal is ", attrs.literal->shape().ToString(),
-                                                ", not ", hint.ToString()));
+        return Error(op, operands,
+                     absl::StrCat("literal is ", attrs.literal->shape().ToString(), ", not ",
+                                  hint.ToString()));
       }
       return attrs.literal->shape();
     case Opcode::kIota:
       if (!hint.IsArray() || hint.rank() == 0 || attrs.iota_dimension < 0 ||
           attrs.iota_dimension >= hint.rank() || hint.element_type() == DType::kBool) {
-        return Error(op, operands, absl::StrCat("bad result ", hint.ToString(),
-                                                " for iota_dimension=", attrs.iota_dimension));
+        return Error(op, operands,
+                     absl::StrCat("bad result ", hint.ToString(),
+                                  " for iota_dimension=", attrs.iota_dimension));
       }
       return hint;
     default:
@@ -689,53 +702,75 @@ absl::StatusOr<Shape> InferLeaf(Opcode op, const Shapes& operands, const Attribu
 absl::StatusOr<Shape> InferOther(Opcode op, const Shapes& operands, const Attributes& attrs,
                                  const std::vector<Computation*>& called, const Shape& hint) {
   switch (op) {
-    case Opcode::kCompare: {
-      TFJIT_ASSIGN_OR_RETURN(Shape s, InferBinary(Opcode::kMaximum, operands));
-      return s.WithElementType(DType::kBool);
-    }
+    case Opcode::kCompare:
+      TFJIT_RETURN_IF_ERROR(CheckArrays(op, operands));
+      if (*operands[0] != *operands[1])
+        return Error(op, operands, "operand shapes must be identical");
+      return operands[0]->WithElementType(DType::kBool);
     case Opcode::kIsFinite:
       TFJIT_RETURN_IF_ERROR(CheckArrays(op, operands));
       if (!IsFloat(*operands[0])) return Error(op, operands, "needs a floating-point operand");
       return operands[0]->WithElementType(DType::kBool);
     case Opcode::kSelect:
-    case Opcode::kClamp: return InferSelectOrClamp(op, operands);
+    case Opcode::kClamp:
+      return InferSelectOrClamp(op, operands);
     case Opcode::kConvert:
-    case Opcode::kBitcastConvert: return InferConvert(op, operands, hint);
-    case Opcode::kBroadcast: return InferBroadcast(operands, attrs, hint);
-    case Opcode::kReshape: return InferReshape(operands, hint);
-    case Opcode::kTranspose: return InferTranspose(operands, attrs);
-    case Opcode::kSlice: return InferSlice(operands, attrs);
-    case Opcode::kDynamicSlice: return InferDynamicSlice(operands, attrs);
-    case Opcode::kDynamicUpdateSlice: return InferDynamicUpdateSlice(operands);
-    case Opcode::kConcatenate: return InferConcatenate(operands, attrs);
-    case Opcode::kPad: return InferPad(operands, attrs);
+    case Opcode::kBitcastConvert:
+      return InferConvert(op, operands, hint);
+    case Opcode::kBroadcast:
+      return InferBroadcast(operands, attrs, hint);
+    case Opcode::kReshape:
+      return InferReshape(operands, hint);
+    case Opcode::kTranspose:
+      return InferTranspose(operands, attrs);
+    case Opcode::kSlice:
+      return InferSlice(operands, attrs);
+    case Opcode::kDynamicSlice:
+      return InferDynamicSlice(operands, attrs);
+    case Opcode::kDynamicUpdateSlice:
+      return InferDynamicUpdateSlice(operands);
+    case Opcode::kConcatenate:
+      return InferConcatenate(operands, attrs);
+    case Opcode::kPad:
+      return InferPad(operands, attrs);
     case Opcode::kReverse:
       TFJIT_RETURN_IF_ERROR(CheckArrays(op, operands));
       TFJIT_RETURN_IF_ERROR(
           CheckDimIndices(op, operands, attrs.dimensions, operands[0]->rank(), "dimensions"));
       return *operands[0];
-    case Opcode::kReduce: return InferReduce(operands, attrs, called);
-    case Opcode::kReduceWindow: return InferReduceWindow(operands, attrs, called);
-    case Opcode::kDot: return InferDot(operands, attrs);
-    case Opcode::kConvolution: return InferConvolution(operands, attrs);
-    case Opcode::kGather: return InferGather(operands, attrs);
-    case Opcode::kScatter: return InferScatter(operands, attrs, called);
+    case Opcode::kReduce:
+      return InferReduce(operands, attrs, called);
+    case Opcode::kReduceWindow:
+      return InferReduceWindow(operands, attrs, called);
+    case Opcode::kDot:
+      return InferDot(operands, attrs);
+    case Opcode::kConvolution:
+      return InferConvolution(operands, attrs);
+    case Opcode::kGather:
+      return InferGather(operands, attrs);
+    case Opcode::kScatter:
+      return InferScatter(operands, attrs, called);
     case Opcode::kTuple:
-    case Opcode::kGetTupleElement: return InferTupleOps(op, operands, attrs);
+    case Opcode::kGetTupleElement:
+      return InferTupleOps(op, operands, attrs);
     case Opcode::kCall:
-    case Opcode::kFusion: return InferCall(op, operands, called);
-    case Opcode::kWhile: return InferWhile(operands, called);
-    case Opcode::kConditional: return InferConditional(operands, called);
-    case Opcode::kRngBitGenerator: return InferRngBitGenerator(operands, hint);
-    default: return InferLeaf(op, operands, attrs, hint);
+    case Opcode::kFusion:
+      return InferCall(op, operands, called);
+    case Opcode::kWhile:
+      return InferWhile(operands, called);
+    case Opcode::kConditional:
+      return InferConditional(operands, called);
+    case Opcode::kRngBitGenerator:
+      return InferRngBitGenerator(operands, hint);
+    default:
+      return InferLeaf(op, operands, attrs, hint);
   }
 }
 
 }  // namespace
 
 absl::StatusOr<Shape> InferShape(Opcode opcode, const std::vector<const Shape*>& operands,
-                                 const Attributes& attrs,
-                                 const std::vector<Computation*>& called,
+                                 const Attributes& attrs, const std::vector<Computation*>& called,
                                  const Shape& result_hint) {
   const int arity = OpcodeArity(opcode);
   if (arity >= 0 && static_cast<int>(operands.size()) != arity) {

@@ -12,8 +12,7 @@ namespace tfjit::hlo {
 namespace {
 
 absl::Status Bad(const Computation& comp, const Instruction& inst, absl::string_view why) {
-  return Internal("verifier: computation %%%s: %s: %s", comp.name(), why,
-                  PrintInstruction(inst));
+  return Internal("verifier: computation %%%s: %s: %s", comp.name(), why, PrintInstruction(inst));
 }
 
 absl::Status VerifyUseLists(const Computation& comp, const Instruction& inst) {

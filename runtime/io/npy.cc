@@ -152,8 +152,7 @@ class HeaderParser {
     return true;
   }
   absl::Status Error(absl::string_view what) const {
-    return InvalidArgument("file '%s': malformed .npy header (%s) in \"%s\"", source_, what,
-                           text_);
+    return InvalidArgument("file '%s': malformed .npy header (%s) in \"%s\"", source_, what, text_);
   }
 
   absl::string_view text_;
@@ -199,8 +198,8 @@ std::string ShapeText(DType dtype, const std::vector<int64_t>& dims) {
 }
 
 // Splits the file into its header text and data; checks magic, version and lengths.
-absl::Status SplitFile(absl::string_view bytes, absl::string_view source,
-                       absl::string_view* header, absl::string_view* data) {
+absl::Status SplitFile(absl::string_view bytes, absl::string_view source, absl::string_view* header,
+                       absl::string_view* data) {
   if (bytes.size() < kMagicLen + 2 || bytes.substr(0, kMagicLen) != kMagic) {
     return InvalidArgument("file '%s': not a .npy file (missing the \\x93NUMPY magic)", source);
   }
@@ -217,9 +216,10 @@ absl::Status SplitFile(absl::string_view bytes, absl::string_view source,
   }
   const size_t header_len = ReadLittleEndian(bytes, kMagicLen + 2, len_width);
   if (bytes.size() - prefix < header_len) {
-    return InvalidArgument("file '%s': truncated .npy header: header length is %d bytes but only "
-                           "%d follow",
-                           source, header_len, bytes.size() - prefix);
+    return InvalidArgument(
+        "file '%s': truncated .npy header: header length is %d bytes but only "
+        "%d follow",
+        source, header_len, bytes.size() - prefix);
   }
   *header = bytes.substr(prefix, header_len);
   *data = bytes.substr(prefix + header_len);
@@ -297,8 +297,8 @@ std::string SerializeNpy(const Tensor& tensor) {
   std::string shape = absl::StrCat("(", absl::StrJoin(tensor.dims(), ", "));
   absl::StrAppend(&shape, tensor.rank() == 1 ? ",)" : ")");
   // Keys sorted, each followed by ", ", as numpy.lib.format writes them.
-  std::string dict = absl::StrCat("{'descr': '", descr, "', 'fortran_order': False, 'shape': ",
-                                  shape, ", }");
+  std::string dict =
+      absl::StrCat("{'descr': '", descr, "', 'fortran_order': False, 'shape': ", shape, ", }");
   // Version 1.0 stores the header length in 2 bytes; fall back to 2.0 beyond that.
   int major = 1;
   size_t len_width = 2;
@@ -325,9 +325,10 @@ std::string SerializeNpy(const Tensor& tensor) {
 
 absl::Status WriteNpy(const std::string& path, const Tensor& tensor) {
   if (NpyDescr(tensor.dtype()).empty()) {
-    return Unimplemented("cannot write %s to '%s': .npy has no %s dtype; cast it first (e.g. to "
-                         "float32)",
-                         tensor.ShapeString(), path, DTypeName(tensor.dtype()));
+    return Unimplemented(
+        "cannot write %s to '%s': .npy has no %s dtype; cast it first (e.g. to "
+        "float32)",
+        tensor.ShapeString(), path, DTypeName(tensor.dtype()));
   }
   const std::string bytes = SerializeNpy(tensor);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -62,9 +62,10 @@ absl::Status IdentityNKernel(KernelContext& ctx) {
 absl::Status NoOpKernel(KernelContext&) { return absl::OkStatus(); }
 
 absl::Status PlaceholderKernel(KernelContext& ctx) {
-  const DType dtype = ctx.node().output_types().empty() ? DType::kInvalid
-                                                        : ctx.node().output_types()[0];
-  return KernelError(ctx, "You must feed a value for placeholder tensor '%s' with dtype %s; "
+  const DType dtype =
+      ctx.node().output_types().empty() ? DType::kInvalid : ctx.node().output_types()[0];
+  return KernelError(ctx,
+                     "You must feed a value for placeholder tensor '%s' with dtype %s; "
                      "pass it in the feeds",
                      ctx.node().name(), DTypeName(dtype));
 }
@@ -99,16 +100,15 @@ absl::Status ShapeKernel(KernelContext& ctx) {
 }
 
 // Resolves a requested shape with at most one -1 against `num_elements` (TF's messages).
-absl::StatusOr<std::vector<int64_t>> ResolveReshape(const KernelContext& ctx,
-                                                    const Tensor& in,
+absl::StatusOr<std::vector<int64_t>> ResolveReshape(const KernelContext& ctx, const Tensor& in,
                                                     std::vector<int64_t> dims) {
   int unknown = -1;
   int64_t known = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] == -1) {
       if (unknown >= 0) {
-        return KernelError(ctx, "Only one input size may be -1, not both %d and %d in %s",
-                           unknown, i, DimsString(dims));
+        return KernelError(ctx, "Only one input size may be -1, not both %d and %d in %s", unknown,
+                           i, DimsString(dims));
       }
       unknown = static_cast<int>(i);
     } else if (dims[i] < 0) {
@@ -122,7 +122,8 @@ absl::StatusOr<std::vector<int64_t>> ResolveReshape(const KernelContext& ctx,
   if (unknown >= 0) {
     if (known == 0) {
       if (n == 0) {
-        return KernelError(ctx, "Reshape cannot infer the missing input size for an empty "
+        return KernelError(ctx,
+                           "Reshape cannot infer the missing input size for an empty "
                            "tensor unless all specified input sizes are non-zero: %s to %s",
                            in.ShapeString(), DimsString(dims));
       }
@@ -130,12 +131,14 @@ absl::StatusOr<std::vector<int64_t>> ResolveReshape(const KernelContext& ctx,
       dims[static_cast<size_t>(unknown)] = n / known;
       return dims;
     }
-    return KernelError(ctx, "Input to reshape is a tensor with %d values, but the requested "
+    return KernelError(ctx,
+                       "Input to reshape is a tensor with %d values, but the requested "
                        "shape requires a multiple of %d: input is %s, shape is %s",
                        n, known, in.ShapeString(), DimsString(dims));
   }
   if (known != n) {
-    return KernelError(ctx, "Input to reshape is a tensor with %d values, but the requested "
+    return KernelError(ctx,
+                       "Input to reshape is a tensor with %d values, but the requested "
                        "shape has %d: input is %s, shape is %s",
                        n, known, in.ShapeString(), DimsString(dims));
   }
@@ -161,7 +164,8 @@ absl::Status TransposeKernel(KernelContext& ctx) {
   std::vector<int64_t> perm64;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "perm", &perm64));
   if (static_cast<int>(perm64.size()) != in.rank()) {
-    return KernelError(ctx, "transpose expects a vector of size %d (the rank of %s), but perm "
+    return KernelError(ctx,
+                       "transpose expects a vector of size %d (the rank of %s), but perm "
                        "is %s",
                        in.rank(), in.ShapeString(), DimsString(perm64));
   }
@@ -210,7 +214,8 @@ absl::Status ConcatV2Kernel(KernelContext& ctx) {
     bool match = t.dtype() == first.dtype() && t.rank() == first.rank();
     for (int d = 0; match && d < t.rank(); ++d) match = d == axis || t.dim(d) == first.dim(d);
     if (!match) {
-      return KernelError(ctx, "values[0] is %s but values[%d] is %s: all values must have the "
+      return KernelError(ctx,
+                         "values[0] is %s but values[%d] is %s: all values must have the "
                          "same dtype and rank and match in every dimension except axis %d",
                          first.ShapeString(), i, t.ShapeString(), axis);
     }
@@ -241,7 +246,8 @@ absl::Status PackKernel(KernelContext& ctx) {
   for (int i = 1; i < n; ++i) {
     const Tensor& t = ctx.input(i);
     if (t.dtype() != first.dtype() || t.dims() != first.dims()) {
-      return KernelError(ctx, "Shapes of all inputs must match: values[0] is %s != values[%d] "
+      return KernelError(ctx,
+                         "Shapes of all inputs must match: values[0] is %s != values[%d] "
                          "is %s",
                          first.ShapeString(), i, t.ShapeString());
     }
@@ -274,7 +280,8 @@ absl::Status SqueezeKernel(KernelContext& ctx) {
     int64_t axis;
     TFJIT_RETURN_IF_ERROR(CanonicalAxis(ctx, a, in.rank(), &axis));
     if (in.dim(static_cast<int>(axis)) != 1) {
-      return KernelError(ctx, "Can not squeeze dim[%d], expected a dimension of 1, got %d "
+      return KernelError(ctx,
+                         "Can not squeeze dim[%d], expected a dimension of 1, got %d "
                          "(input is %s)",
                          axis, in.dim(static_cast<int>(axis)), in.ShapeString());
     }
@@ -294,8 +301,7 @@ absl::Status ExpandDimsKernel(KernelContext& ctx) {
   std::vector<int64_t> dim;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "dim", &dim));
   if (dim.size() != 1) {
-    return KernelError(ctx, "dim must hold exactly one value, got %s",
-                       ctx.input(1).ShapeString());
+    return KernelError(ctx, "dim must hold exactly one value, got %s", ctx.input(1).ShapeString());
   }
   int64_t axis;
   TFJIT_RETURN_IF_ERROR(CanonicalAxis(ctx, dim[0], in.rank() + 1, &axis));

@@ -23,7 +23,8 @@ std::optional<BroadcastPlan> MakeBroadcastPlan(const std::vector<std::vector<int
   // Operand dims padded with leading 1s to the common rank.
   std::vector<std::vector<int64_t>> padded(k, std::vector<int64_t>(rank, 1));
   for (size_t op = 0; op < k; ++op) {
-    std::copy(shapes[op].begin(), shapes[op].end(), padded[op].begin() + (rank - shapes[op].size()));
+    std::copy(shapes[op].begin(), shapes[op].end(),
+              padded[op].begin() + (rank - shapes[op].size()));
   }
   BroadcastPlan plan;
   plan.out_dims.assign(rank, 1);

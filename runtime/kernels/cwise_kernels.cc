@@ -16,10 +16,14 @@ enum class TypeSet { kFloat, kFloatInt, kReal, kAll };
 
 const char* TypeSetName(TypeSet s) {
   switch (s) {
-    case TypeSet::kFloat: return "float16, bfloat16, float32, float64";
-    case TypeSet::kFloatInt: return "float16, bfloat16, float32, float64, int32, int64";
-    case TypeSet::kReal: return "floating-point and integer types";
-    case TypeSet::kAll: return "numeric types and bool";
+    case TypeSet::kFloat:
+      return "float16, bfloat16, float32, float64";
+    case TypeSet::kFloatInt:
+      return "float16, bfloat16, float32, float64, int32, int64";
+    case TypeSet::kReal:
+      return "floating-point and integer types";
+    case TypeSet::kAll:
+      return "numeric types and bool";
   }
   return "";
 }
@@ -46,44 +50,74 @@ C Wrapping(C a, C b, Fn fn) {
 // ---- Unary ops: Apply maps an Eigen array expression. ----
 struct NegOp {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename X> static auto Apply(const X& x) { return -x; }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return -x;
+  }
 };
 struct AbsOp {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename X> static auto Apply(const X& x) { return x.abs(); }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.abs();
+  }
 };
 struct ExpOp {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
-  template <typename X> static auto Apply(const X& x) { return x.exp(); }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.exp();
+  }
 };
 struct LogOp {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
-  template <typename X> static auto Apply(const X& x) { return x.log(); }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.log();
+  }
 };
 struct TanhOp {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
-  template <typename X> static auto Apply(const X& x) { return x.tanh(); }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.tanh();
+  }
 };
 struct SigmoidOp {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
   // 1 / (1 + e^-x): e^-x overflows to inf for very negative x, giving exactly 0, never NaN.
-  template <typename X> static auto Apply(const X& x) { return ((-x).exp() + 1).inverse(); }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return ((-x).exp() + 1).inverse();
+  }
 };
 struct SqrtOp {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
-  template <typename X> static auto Apply(const X& x) { return x.sqrt(); }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.sqrt();
+  }
 };
 struct RsqrtOp {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
-  template <typename X> static auto Apply(const X& x) { return x.sqrt().inverse(); }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.sqrt().inverse();
+  }
 };
 struct SquareOp {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename X> static auto Apply(const X& x) { return x.square(); }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.square();
+  }
 };
 struct FloorOp {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
-  template <typename X> static auto Apply(const X& x) { return x.floor(); }
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.floor();
+  }
 };
 
 template <typename Op>
@@ -104,29 +138,38 @@ absl::Status UnaryKernel(KernelContext& ctx) {
 // Validate<T>(rhs) returns an error message for right-hand values TF rejects, or "".
 struct BinaryBase {
   static constexpr bool kBoolOutput = false;
-  template <typename T> static const char* Validate(const Tensor&) { return ""; }
+  template <typename T>
+  static const char* Validate(const Tensor&) {
+    return "";
+  }
 };
 struct AddOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename C> static C Apply(C a, C b) {
+  template <typename C>
+  static C Apply(C a, C b) {
     return Wrapping(a, b, [](auto x, auto y) { return x + y; });
   }
 };
 struct SubOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename C> static C Apply(C a, C b) {
+  template <typename C>
+  static C Apply(C a, C b) {
     return Wrapping(a, b, [](auto x, auto y) { return x - y; });
   }
 };
 struct MulOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename C> static C Apply(C a, C b) {
+  template <typename C>
+  static C Apply(C a, C b) {
     return Wrapping(a, b, [](auto x, auto y) { return x * y; });
   }
 };
 struct RealDivOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
-  template <typename C> static C Apply(C a, C b) { return a / b; }
+  template <typename C>
+  static C Apply(C a, C b) {
+    return a / b;
+  }
 };
 
 // True when any element of the (integer) tensor satisfies pred.
@@ -143,13 +186,15 @@ bool AnyElement(const Tensor& t, Pred pred) {
 // functor), with division by zero an error.
 struct DivOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename T> static const char* Validate(const Tensor& rhs) {
+  template <typename T>
+  static const char* Validate(const Tensor& rhs) {
     if constexpr (kIsInt<T>) {
       if (AnyElement<T>(rhs, [](T v) { return v == 0; })) return "Integer division by zero";
     }
     return "";
   }
-  template <typename C> static C Apply(C a, C b) {
+  template <typename C>
+  static C Apply(C a, C b) {
     if constexpr (kIsInt<C>) {
       if (b == 0) return 0;  // rejected by Validate; keeps the loop trap-free
       // lowest / -1 overflows (and traps on x86): wrap like TF's result.
@@ -163,7 +208,8 @@ struct DivOp : BinaryBase {
 // NaN-propagating, as TF's maximum/minimum functors (Eigen::PropagateNaN).
 struct MaximumOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename C> static C Apply(C a, C b) {
+  template <typename C>
+  static C Apply(C a, C b) {
     if constexpr (kIsFloat<C>) {
       if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
     }
@@ -172,7 +218,8 @@ struct MaximumOp : BinaryBase {
 };
 struct MinimumOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename C> static C Apply(C a, C b) {
+  template <typename C>
+  static C Apply(C a, C b) {
     if constexpr (kIsFloat<C>) {
       if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
     }
@@ -181,7 +228,8 @@ struct MinimumOp : BinaryBase {
 };
 struct SquaredDifferenceOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kFloatInt;
-  template <typename C> static C Apply(C a, C b) {
+  template <typename C>
+  static C Apply(C a, C b) {
     const C d = Wrapping(a, b, [](auto x, auto y) { return x - y; });
     return Wrapping(d, d, [](auto x, auto y) { return x * y; });
   }
@@ -189,7 +237,8 @@ struct SquaredDifferenceOp : BinaryBase {
 // Integer Pow is exact repeated squaring; negative integer exponents are an error as in TF.
 struct PowOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kFloatInt;
-  template <typename T> static const char* Validate(const Tensor& rhs) {
+  template <typename T>
+  static const char* Validate(const Tensor& rhs) {
     if constexpr (kIsInt<T>) {
       if (AnyElement<T>(rhs, [](T v) { return v < 0; })) {
         return "Integers to negative integer powers are not allowed";
@@ -197,7 +246,8 @@ struct PowOp : BinaryBase {
     }
     return "";
   }
-  template <typename C> static C Apply(C a, C b) {
+  template <typename C>
+  static C Apply(C a, C b) {
     if constexpr (kIsInt<C>) {
       C result = 1;
       while (b > 0) {
@@ -217,27 +267,45 @@ struct CompareBase : BinaryBase {
 };
 struct LessOp : CompareBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename C> static bool Apply(C a, C b) { return a < b; }
+  template <typename C>
+  static bool Apply(C a, C b) {
+    return a < b;
+  }
 };
 struct LessEqualOp : CompareBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename C> static bool Apply(C a, C b) { return a <= b; }
+  template <typename C>
+  static bool Apply(C a, C b) {
+    return a <= b;
+  }
 };
 struct GreaterOp : CompareBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename C> static bool Apply(C a, C b) { return a > b; }
+  template <typename C>
+  static bool Apply(C a, C b) {
+    return a > b;
+  }
 };
 struct GreaterEqualOp : CompareBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
-  template <typename C> static bool Apply(C a, C b) { return a >= b; }
+  template <typename C>
+  static bool Apply(C a, C b) {
+    return a >= b;
+  }
 };
 struct EqualOp : CompareBase {
   static constexpr TypeSet kTypes = TypeSet::kAll;
-  template <typename C> static bool Apply(C a, C b) { return a == b; }
+  template <typename C>
+  static bool Apply(C a, C b) {
+    return a == b;
+  }
 };
 struct NotEqualOp : CompareBase {
   static constexpr TypeSet kTypes = TypeSet::kAll;
-  template <typename C> static bool Apply(C a, C b) { return a != b; }
+  template <typename C>
+  static bool Apply(C a, C b) {
+    return a != b;
+  }
 };
 
 // The broadcast plan of two operands, or TF's "Incompatible shapes" error with a hint.
@@ -270,8 +338,7 @@ absl::Status BinaryKernel(KernelContext& ctx) {
     using Out = std::conditional_t<Op::kBoolOutput, bool, T>;
     const char* invalid = plan.num_elements > 0 ? Op::template Validate<T>(b) : "";
     if (*invalid != '\0') {
-      status = KernelError(ctx, "%s (x is %s, y is %s)", invalid, a.ShapeString(),
-                           b.ShapeString());
+      status = KernelError(ctx, "%s (x is %s, y is %s)", invalid, a.ShapeString(), b.ShapeString());
       return;
     }
     MapBinary<T, Out>(ctx, plan, a.data<T>(), b.data<T>(), out.data<Out>(),
@@ -285,13 +352,14 @@ absl::Status BinaryKernel(KernelContext& ctx) {
 
 // out[i] = cond[i] ? t[i] : e[i] over a 3-operand broadcast plan, copying raw elements.
 template <typename W>
-void SelectLoop(const KernelContext& ctx, const BroadcastPlan& plan, const bool* cond,
-                const W* t, const W* e, W* out) {
+void SelectLoop(const KernelContext& ctx, const BroadcastPlan& plan, const bool* cond, const W* t,
+                const W* e, W* out) {
   ParallelFor(ctx, plan.num_elements, 2, [&](int64_t begin, int64_t end) {
     ForEachRun(plan, begin, end, [&](int64_t o, const int64_t* off, int64_t len) {
       for (int64_t j = 0; j < len; ++j) {
         const bool c = cond[off[0] + j * plan.inner_stride(0)];
-        out[o + j] = c ? t[off[1] + j * plan.inner_stride(1)] : e[off[2] + j * plan.inner_stride(2)];
+        out[o + j] =
+            c ? t[off[1] + j * plan.inner_stride(1)] : e[off[2] + j * plan.inner_stride(2)];
       }
     });
   });
@@ -310,7 +378,8 @@ absl::Status RunSelect(KernelContext& ctx, const std::vector<int64_t>& cond_dims
   }
   std::optional<BroadcastPlan> plan = MakeBroadcastPlan({cond_dims, t.dims(), e.dims()});
   if (!plan.has_value()) {
-    return KernelError(ctx, "condition, t and e cannot be broadcast together: condition is %s, "
+    return KernelError(ctx,
+                       "condition, t and e cannot be broadcast together: condition is %s, "
                        "t is %s, e is %s",
                        cond.ShapeString(), t.ShapeString(), e.ShapeString());
   }
@@ -331,7 +400,8 @@ absl::Status SelectKernel(KernelContext& ctx) {
   const Tensor& t = ctx.input(1);
   const Tensor& e = ctx.input(2);
   if (t.dims() != e.dims()) {
-    return KernelError(ctx, "t and e must have the same shape: t is %s, e is %s; use SelectV2 "
+    return KernelError(ctx,
+                       "t and e must have the same shape: t is %s, e is %s; use SelectV2 "
                        "for broadcasting",
                        t.ShapeString(), e.ShapeString());
   }
@@ -342,7 +412,8 @@ absl::Status SelectKernel(KernelContext& ctx) {
     dims[0] = cond.dim(0);
     return RunSelect(ctx, dims);
   }
-  return KernelError(ctx, "condition must be a scalar, have t's shape, or be a vector of t's "
+  return KernelError(ctx,
+                     "condition must be a scalar, have t's shape, or be a vector of t's "
                      "first dimension: condition is %s, t is %s",
                      cond.ShapeString(), t.ShapeString());
 }

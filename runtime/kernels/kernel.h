@@ -55,6 +55,7 @@ class KernelRegistry {
 void RegisterMathKernels(KernelRegistry& registry);     // kernels/math_kernels.cc
 void RegisterArrayKernels(KernelRegistry& registry);    // kernels/array_kernels.cc
 void RegisterNnKernels(KernelRegistry& registry);       // kernels/nn_kernels.cc
+void RegisterDebugKernels(KernelRegistry& registry);    // kernels/debug_kernels.cc
 void RegisterAllKernels(KernelRegistry& registry);      // kernels/kernel_registry.cc
 
 }  // namespace tfjit::runtime

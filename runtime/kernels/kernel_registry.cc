@@ -7,6 +7,7 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterMathKernels(registry);
   RegisterArrayKernels(registry);
   RegisterNnKernels(registry);
+  RegisterDebugKernels(registry);
 }
 
 }  // namespace tfjit::runtime

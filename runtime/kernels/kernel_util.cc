@@ -13,8 +13,7 @@ absl::Status NodeError(const KernelContext& ctx, absl::string_view message) {
   return AttachNode(std::move(status), node.name(), node.op());
 }
 
-absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype,
-                              absl::string_view supported) {
+absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype, absl::string_view supported) {
   return KernelError(ctx, "no %s kernel for dtype %s (supported: %s); cast the input first",
                      ctx.node().op(), DTypeName(dtype), supported);
 }
@@ -25,8 +24,8 @@ std::string DimsString(const std::vector<int64_t>& dims) {
 
 absl::Status CheckNumInputs(const KernelContext& ctx, int n) {
   if (ctx.num_inputs() == n) return absl::OkStatus();
-  return AttachNode(Internal("node '%s' (%s): kernel expects %d inputs, got %d",
-                             ctx.node().name(), ctx.node().op(), n, ctx.num_inputs()),
+  return AttachNode(Internal("node '%s' (%s): kernel expects %d inputs, got %d", ctx.node().name(),
+                             ctx.node().op(), n, ctx.num_inputs()),
                     ctx.node().name(), ctx.node().op());
 }
 

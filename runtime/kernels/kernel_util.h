@@ -59,11 +59,20 @@ inline constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>
 template <typename F>
 bool DispatchFloat(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::kFloat16: f(half{}); return true;
-    case DType::kBFloat16: f(bfloat16{}); return true;
-    case DType::kFloat32: f(float{}); return true;
-    case DType::kFloat64: f(double{}); return true;
-    default: return false;
+    case DType::kFloat16:
+      f(half{});
+      return true;
+    case DType::kBFloat16:
+      f(bfloat16{});
+      return true;
+    case DType::kFloat32:
+      f(float{});
+      return true;
+    case DType::kFloat64:
+      f(double{});
+      return true;
+    default:
+      return false;
   }
 }
 // TF's "realnumbertypes": floats and every integer type (no bool).
@@ -76,20 +85,34 @@ bool DispatchReal(DType dtype, F&& f) {
 template <typename F>
 bool DispatchFloatInt(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::kInt32: f(int32_t{}); return true;
-    case DType::kInt64: f(int64_t{}); return true;
-    default: return DispatchFloat(dtype, std::forward<F>(f));
+    case DType::kInt32:
+      f(int32_t{});
+      return true;
+    case DType::kInt64:
+      f(int64_t{});
+      return true;
+    default:
+      return DispatchFloat(dtype, std::forward<F>(f));
   }
 }
 // Element copies only care about the byte width; bool included.
 template <typename F>
 bool DispatchByWidth(DType dtype, F&& f) {
   switch (DTypeSize(dtype)) {
-    case 1: f(uint8_t{}); return true;
-    case 2: f(uint16_t{}); return true;
-    case 4: f(uint32_t{}); return true;
-    case 8: f(uint64_t{}); return true;
-    default: return false;
+    case 1:
+      f(uint8_t{});
+      return true;
+    case 2:
+      f(uint16_t{});
+      return true;
+    case 4:
+      f(uint32_t{});
+      return true;
+    case 8:
+      f(uint64_t{});
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -68,8 +68,8 @@ std::string MatMulHint(const Tensor& a, bool ta, const Tensor& b, bool tb, int64
   const int64_t a_other = ta ? a.dim(1) : a.dim(0);
   const int64_t kb = tb ? b.dim(1) : b.dim(0);
   if (a_other == kb) return ta ? "clear transpose_a" : "set transpose_a";
-  return absl::StrFormat("feed b with shape %s", tb ? absl::StrFormat("[N,%d]", k)
-                                                    : absl::StrFormat("[%d,N]", k));
+  return absl::StrFormat("feed b with shape %s",
+                         tb ? absl::StrFormat("[N,%d]", k) : absl::StrFormat("[%d,N]", k));
 }
 
 absl::Status MatMulKernel(KernelContext& ctx) {
@@ -83,7 +83,8 @@ absl::Status MatMulKernel(KernelContext& ctx) {
                        a.ShapeString(), b.ShapeString());
   }
   if (a.rank() != 2 || b.rank() != 2) {
-    return KernelError(ctx, "operands must be matrices (rank 2): a is %s, b is %s; use "
+    return KernelError(ctx,
+                       "operands must be matrices (rank 2): a is %s, b is %s; use "
                        "BatchMatMulV2 or reshape to 2-D",
                        a.ShapeString(), b.ShapeString());
   }
@@ -103,7 +104,8 @@ absl::Status MatMulKernel(KernelContext& ctx) {
       MatMulViaFloat<T>(ctx, a, ta, b, tb, out);
     }
   });
-  if (!ok) return UnsupportedDType(ctx, a.dtype(), "float16, bfloat16, float32, float64, int32, int64");
+  if (!ok)
+    return UnsupportedDType(ctx, a.dtype(), "float16, bfloat16, float32, float64, int32, int64");
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

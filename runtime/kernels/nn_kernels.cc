@@ -26,9 +26,8 @@ absl::Status ReluKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& in = ctx.input(0);
   Tensor out(in.dtype(), in.dims());
-  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
-    ReluTyped<decltype(tag), kSix>(ctx, in, out);
-  });
+  const bool ok =
+      DispatchReal(in.dtype(), [&](auto tag) { ReluTyped<decltype(tag), kSix>(ctx, in, out); });
   if (!ok) return UnsupportedDType(ctx, in.dtype(), "floating-point and integer types");
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
@@ -46,8 +45,7 @@ absl::Status BiasAddKernel(KernelContext& ctx) {
     return KernelError(ctx, "data_format must be NHWC or NCHW, got '%s'", format);
   }
   if (value.rank() < 2) {
-    return KernelError(ctx, "Input tensor must be at least 2D: value is %s",
-                       value.ShapeString());
+    return KernelError(ctx, "Input tensor must be at least 2D: value is %s", value.ShapeString());
   }
   if (bias.rank() != 1) {
     return KernelError(ctx, "Biases must be 1D: bias is %s", bias.ShapeString());
@@ -58,7 +56,8 @@ absl::Status BiasAddKernel(KernelContext& ctx) {
   }
   const int channel_dim = format == "NHWC" ? value.rank() - 1 : 1;
   if (bias.dim(0) != value.dim(channel_dim)) {
-    return KernelError(ctx, "Must provide as many biases as the channel dimension (%d, %s) of "
+    return KernelError(ctx,
+                       "Must provide as many biases as the channel dimension (%d, %s) of "
                        "the input: bias is %s, value is %s",
                        channel_dim, format, bias.ShapeString(), value.ShapeString());
   }

@@ -77,14 +77,15 @@ absl::StatusOr<std::vector<bool>> ReductionMask(const KernelContext& ctx, const 
   std::vector<bool> mask(static_cast<size_t>(rank), false);
   for (int64_t axis : axes) {
     if (axis < -rank || axis >= rank) {
-      return KernelError(ctx, "Invalid reduction dimension %d for input %s: axes must be in "
+      return KernelError(ctx,
+                         "Invalid reduction dimension %d for input %s: axes must be in "
                          "[%d, %d)",
                          axis, in.ShapeString(), -rank, rank);
     }
     const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
     if (mask[a]) {
-      return KernelError(ctx, "reduction_indices %s contains dimension %d twice",
-                         DimsString(axes), a);
+      return KernelError(ctx, "reduction_indices %s contains dimension %d twice", DimsString(axes),
+                         a);
     }
     mask[a] = true;
   }
@@ -148,9 +149,9 @@ absl::Status ReduceKernel(KernelContext& ctx) {
     ok = DispatchReal(in.dtype(), run);
   }
   if (!ok) {
-    return UnsupportedDType(ctx, in.dtype(), R == Reduce::kAny || R == Reduce::kAll
-                                                 ? "bool"
-                                                 : "floating-point and integer types");
+    return UnsupportedDType(
+        ctx, in.dtype(),
+        R == Reduce::kAny || R == Reduce::kAll ? "bool" : "floating-point and integer types");
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();

@@ -41,11 +41,21 @@ for mode in none auto all; do
     [ "$mode" = auto ] && expect_in demo-auto-clusters "$tmp/out" 'clusters=2 '
   fi
 done
-# Same inputs (seed 3): the printed checksums agree to the printed precision between none and auto.
+# Same inputs (seed 3): the printed first values agree to 6 digits and the checksums within
+# 1e-5 relative between none and auto (float32 results may differ in the last bits).
 "$tfjit" run "$demo" --random-inputs 3 --jit none | grep -v '^summary' > "$tmp/none.txt"
 "$tfjit" run "$demo" --random-inputs 3 --jit auto | grep -v '^summary' > "$tmp/auto.txt"
-if diff -q "$tmp/none.txt" "$tmp/auto.txt" >/dev/null; then passes=$((passes+1)); else
-  echo "FAIL none-vs-auto:"; diff "$tmp/none.txt" "$tmp/auto.txt" | head; fails=$((fails+1)); fi
+if paste -d'\n' "$tmp/none.txt" "$tmp/auto.txt" | awk '
+    NR % 2 == 1 { a = $0; next }
+    { b = $0; sa = a; sb = b; sub(/ sum=.*/, "", sa); sub(/ sum=.*/, "", sb);
+      if (sa != sb) exit 1;
+      x = a; y = b; sub(/.* sum=/, "", x); sub(/.* sum=/, "", y);
+      d = x - y; if (d < 0) d = -d; m = (x < 0 ? -x : x); if (m < 1) m = 1;
+      if (d > 1e-5 * m) exit 1 }'; then
+  passes=$((passes+1))
+else
+  echo "FAIL none-vs-auto:"; diff "$tmp/none.txt" "$tmp/auto.txt" | head; fails=$((fails+1))
+fi
 # Feeding an output back: float32 .npy into an int32 placeholder is a dtype error.
 check wrong-dtype 1 "$tfjit" run "$src/tests/tf/graphs/int_ops.pbtxt" --input i="$tmp/out_none/output.npy" --random-inputs 1
 expect_in wrong-dtype-msg "$tmp/err" "^INVALID_ARGUMENT: feed 'i': expected dtype int32"

@@ -39,6 +39,8 @@ TEST(ShapeInferenceTest, Elementwise) {
   EXPECT_THAT(ErrorOf(Infer(Opcode::kAnd, {F32({2}), F32({2})})), HasSubstr("pred or integer"));
   EXPECT_THAT(ErrorOf(Infer(Opcode::kShiftLeft, {Pred({2}), Pred({2})})), HasSubstr("integers"));
   EXPECT_EQ(*Infer(Opcode::kCompare, {S32({4}), S32({4})}), Pred({4}));
+  EXPECT_THAT(ErrorOf(Infer(Opcode::kCompare, {S32({4}), F32({4})})),
+              HasSubstr("compare(s32[4], f32[4]): operand shapes must be identical"));
   EXPECT_EQ(*Infer(Opcode::kIsFinite, {F32({4})}), Pred({4}));
 }
 

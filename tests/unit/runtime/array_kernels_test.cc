@@ -14,9 +14,11 @@ using namespace ::tfjit::runtime::testing;  // NOLINT: test builders
 const auto kInvalid = absl::StatusCode::kInvalidArgument;
 
 TEST(ArrayKernelsTest, ConstDecodesValue) {
-  auto out = OpRunner("Const").Type("dtype", DType::kFloat32)
-                 .RawAttr("value", "tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } "
-                                   "float_val: 1.5 float_val: -2 }")
+  auto out = OpRunner("Const")
+                 .Type("dtype", DType::kFloat32)
+                 .RawAttr("value",
+                          "tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } "
+                          "float_val: 1.5 float_val: -2 }")
                  .Run0();
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->ShapeString(), "float32[2]");
@@ -30,8 +32,11 @@ TEST(ArrayKernelsTest, IdentityFamilySharesBuffers) {
     ASSERT_TRUE(out.ok()) << op << out.status();
     EXPECT_TRUE(out->SharesBufferWith(x));
   }
-  auto n = OpRunner("IdentityN").RawAttr("T", "list { type: DT_FLOAT type: DT_INT32 }")
-               .Input(x).Input(I32({}, {7})).Run();
+  auto n = OpRunner("IdentityN")
+               .RawAttr("T", "list { type: DT_FLOAT type: DT_INT32 }")
+               .Input(x)
+               .Input(I32({}, {7}))
+               .Run();
   ASSERT_TRUE(n.ok()) << n.status();
   ASSERT_EQ(n->size(), 2u);
   EXPECT_THAT(Values((*n)[1]), ElementsAre(7));
@@ -51,8 +56,8 @@ TEST(ArrayKernelsTest, ReshapeInfersMinusOne) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->ShapeString(), "int32[3,2]");
   EXPECT_TRUE(out->SharesBufferWith(x));
-  auto scalar = OpRunner("Reshape").T(DType::kInt32).Input(I32({1, 1}, {5}))
-                    .Input(I32({0}, {})).Run0();
+  auto scalar =
+      OpRunner("Reshape").T(DType::kInt32).Input(I32({1, 1}, {5})).Input(I32({0}, {})).Run0();
   ASSERT_TRUE(scalar.ok()) << scalar.status();
   EXPECT_EQ(scalar->rank(), 0);
 }
@@ -68,25 +73,36 @@ TEST(ArrayKernelsTest, ReshapeErrors) {
   TFJIT_EXPECT_ERROR(reshape(I32({2}, {-1, -1})), kInvalid, "Only one input size may be -1");
   TFJIT_EXPECT_ERROR(reshape(I32({2}, {-2, 3})), kInvalid, "Size 0 must be non-negative");
   TFJIT_EXPECT_ERROR(reshape(I32({}, {6})), kInvalid, "shape must be a vector");
-  TFJIT_EXPECT_ERROR(OpRunner("Reshape").T(DType::kFloat32).Input(F32({0, 3}, {}))
-                         .Input(I32({2}, {-1, 0})).Run0(),
-                     kInvalid, "cannot infer the missing input size for an empty tensor");
+  TFJIT_EXPECT_ERROR(
+      OpRunner("Reshape").T(DType::kFloat32).Input(F32({0, 3}, {})).Input(I32({2}, {-1, 0})).Run0(),
+      kInvalid, "cannot infer the missing input size for an empty tensor");
 }
 
 TEST(ArrayKernelsTest, TransposeRank2And3) {
-  auto t2 = OpRunner("Transpose").T(DType::kFloat32).Input(F32({2, 3}, {1, 2, 3, 4, 5, 6}))
-                .Input(I32({2}, {1, 0})).Run0();
+  auto t2 = OpRunner("Transpose")
+                .T(DType::kFloat32)
+                .Input(F32({2, 3}, {1, 2, 3, 4, 5, 6}))
+                .Input(I32({2}, {1, 0}))
+                .Run0();
   ASSERT_TRUE(t2.ok()) << t2.status();
   EXPECT_EQ(t2->ShapeString(), "float32[3,2]");
   EXPECT_THAT(Values(*t2), ElementsAre(1, 4, 2, 5, 3, 6));
   // x[i][j][k] = 4i + 2j + k over [2,2,2]; perm (2,0,1) gives y[k][i][j].
   ThreadPool pool(2);
-  auto t3 = OpRunner("Transpose").T(DType::kInt64).Type("Tperm", DType::kInt64).Input(I64({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}))
-                .Input(I64({3}, {2, 0, 1})).Pool(&pool).Run0();
+  auto t3 = OpRunner("Transpose")
+                .T(DType::kInt64)
+                .Type("Tperm", DType::kInt64)
+                .Input(I64({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}))
+                .Input(I64({3}, {2, 0, 1}))
+                .Pool(&pool)
+                .Run0();
   ASSERT_TRUE(t3.ok()) << t3.status();
   EXPECT_THAT(Values(*t3), ElementsAre(0, 2, 4, 6, 1, 3, 5, 7));
-  auto b = OpRunner("Transpose").T(DType::kBool).Input(Bool({1, 2}, {true, false}))
-               .Input(I32({2}, {1, 0})).Run0();
+  auto b = OpRunner("Transpose")
+               .T(DType::kBool)
+               .Input(Bool({1, 2}, {true, false}))
+               .Input(I32({2}, {1, 0}))
+               .Run0();
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->ShapeString(), "bool[2,1]");
 }
@@ -95,7 +111,8 @@ TEST(ArrayKernelsTest, TransposeErrors) {
   auto transpose = [](const Tensor& perm) {
     return OpRunner("Transpose").T(DType::kFloat32).Input(F32({2, 3}, {})).Input(perm).Run0();
   };
-  TFJIT_EXPECT_ERROR(transpose(I32({3}, {0, 1, 2})), kInvalid, "transpose expects a vector of size 2");
+  TFJIT_EXPECT_ERROR(transpose(I32({3}, {0, 1, 2})), kInvalid,
+                     "transpose expects a vector of size 2");
   TFJIT_EXPECT_ERROR(transpose(I32({2}, {-1, 0})), kInvalid, "perm [-1,0] is not a permutation");
   TFJIT_EXPECT_ERROR(transpose(I32({2}, {1, 1})), kInvalid, "is not a permutation of [0, 2)");
 }
@@ -139,20 +156,22 @@ TEST(ArrayKernelsTest, PackAxes) {
   ASSERT_TRUE(p0.ok()) << p0.status();
   EXPECT_EQ(p0->ShapeString(), "int32[2,2]");
   EXPECT_THAT(Values(*p0), ElementsAre(1, 2, 3, 4));
-  auto p1 = OpRunner("Pack").T(DType::kInt32).Int("N", 2).Int("axis", -1).Input(a).Input(b)
-                .Run0();
+  auto p1 = OpRunner("Pack").T(DType::kInt32).Int("N", 2).Int("axis", -1).Input(a).Input(b).Run0();
   ASSERT_TRUE(p1.ok()) << p1.status();
   EXPECT_THAT(Values(*p1), ElementsAre(1, 3, 2, 4));
-  auto scalars = OpRunner("Pack").T(DType::kFloat32).Int("N", 2).Input(F32({}, {1}))
-                     .Input(F32({}, {2})).Run0();
+  auto scalars = OpRunner("Pack")
+                     .T(DType::kFloat32)
+                     .Int("N", 2)
+                     .Input(F32({}, {1}))
+                     .Input(F32({}, {2}))
+                     .Run0();
   ASSERT_TRUE(scalars.ok()) << scalars.status();
   EXPECT_EQ(scalars->ShapeString(), "float32[2]");
-  TFJIT_EXPECT_ERROR(OpRunner("Pack").T(DType::kInt32).Int("N", 2).Input(a)
-                         .Input(I32({3}, {})).Run0(),
-                     kInvalid, "Shapes of all inputs must match: values[0] is int32[2] != "
-                               "values[1] is int32[3]");
-  TFJIT_EXPECT_ERROR(OpRunner("Pack").T(DType::kInt32).Int("N", 1).Int("axis", 3).Input(a)
-                         .Run0(),
+  TFJIT_EXPECT_ERROR(
+      OpRunner("Pack").T(DType::kInt32).Int("N", 2).Input(a).Input(I32({3}, {})).Run0(), kInvalid,
+      "Shapes of all inputs must match: values[0] is int32[2] != "
+      "values[1] is int32[3]");
+  TFJIT_EXPECT_ERROR(OpRunner("Pack").T(DType::kInt32).Int("N", 1).Int("axis", 3).Input(a).Run0(),
                      kInvalid, "axis 3 is out of range [-2, 2)");
 }
 
@@ -161,8 +180,11 @@ TEST(ArrayKernelsTest, ShapeOutTypes) {
   ASSERT_TRUE(s32.ok()) << s32.status();
   EXPECT_EQ(s32->ShapeString(), "int32[3]");
   EXPECT_THAT(Values(*s32), ElementsAre(2, 0, 5));
-  auto s64 = OpRunner("Shape").T(DType::kFloat32).Type("out_type", DType::kInt64)
-                 .Input(F32({}, {1})).Run0();
+  auto s64 = OpRunner("Shape")
+                 .T(DType::kFloat32)
+                 .Type("out_type", DType::kInt64)
+                 .Input(F32({}, {1}))
+                 .Run0();
   ASSERT_TRUE(s64.ok()) << s64.status();
   EXPECT_EQ(s64->ShapeString(), "int64[0]");
 }
@@ -175,29 +197,29 @@ TEST(ArrayKernelsTest, SqueezeAndExpandDims) {
   auto some = OpRunner("Squeeze").T(DType::kFloat32).Ints("squeeze_dims", {-1}).Input(x).Run0();
   ASSERT_TRUE(some.ok()) << some.status();
   EXPECT_EQ(some->ShapeString(), "float32[1,2]");
-  TFJIT_EXPECT_ERROR(OpRunner("Squeeze").T(DType::kFloat32).Ints("squeeze_dims", {1}).Input(x)
-                         .Run0(),
-                     kInvalid, "Can not squeeze dim[1], expected a dimension of 1, got 2");
-  auto e = OpRunner("ExpandDims").T(DType::kFloat32).Input(F32({2}, {1, 2}))
-               .Input(I32({}, {-1})).Run0();
+  TFJIT_EXPECT_ERROR(
+      OpRunner("Squeeze").T(DType::kFloat32).Ints("squeeze_dims", {1}).Input(x).Run0(), kInvalid,
+      "Can not squeeze dim[1], expected a dimension of 1, got 2");
+  auto e =
+      OpRunner("ExpandDims").T(DType::kFloat32).Input(F32({2}, {1, 2})).Input(I32({}, {-1})).Run0();
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(e->ShapeString(), "float32[2,1]");
-  TFJIT_EXPECT_ERROR(OpRunner("ExpandDims").T(DType::kFloat32).Input(F32({2}, {1, 2}))
-                         .Input(I32({}, {3})).Run0(),
-                     kInvalid, "axis 3 is out of range [-2, 2)");
+  TFJIT_EXPECT_ERROR(
+      OpRunner("ExpandDims").T(DType::kFloat32).Input(F32({2}, {1, 2})).Input(I32({}, {3})).Run0(),
+      kInvalid, "axis 3 is out of range [-2, 2)");
 }
 
 TEST(ArrayKernelsTest, FillZerosOnes) {
-  auto fill = OpRunner("Fill").T(DType::kFloat32).Input(I32({2}, {2, 2})).Input(F32({}, {7}))
-                  .Run0();
+  auto fill =
+      OpRunner("Fill").T(DType::kFloat32).Input(I32({2}, {2, 2})).Input(F32({}, {7})).Run0();
   ASSERT_TRUE(fill.ok()) << fill.status();
   EXPECT_THAT(Values(*fill), ElementsAre(7, 7, 7, 7));
-  TFJIT_EXPECT_ERROR(OpRunner("Fill").T(DType::kFloat32).Input(I32({1}, {-2}))
-                         .Input(F32({}, {7})).Run0(),
-                     kInvalid, "negative size");
-  TFJIT_EXPECT_ERROR(OpRunner("Fill").T(DType::kFloat32).Input(I32({1}, {2}))
-                         .Input(F32({1}, {7})).Run0(),
-                     kInvalid, "value must be a scalar");
+  TFJIT_EXPECT_ERROR(
+      OpRunner("Fill").T(DType::kFloat32).Input(I32({1}, {-2})).Input(F32({}, {7})).Run0(),
+      kInvalid, "negative size");
+  TFJIT_EXPECT_ERROR(
+      OpRunner("Fill").T(DType::kFloat32).Input(I32({1}, {2})).Input(F32({1}, {7})).Run0(),
+      kInvalid, "value must be a scalar");
   auto zeros = OpRunner("ZerosLike").T(DType::kInt32).Input(I32({2}, {5, 6})).Run0();
   ASSERT_TRUE(zeros.ok()) << zeros.status();
   EXPECT_THAT(Values(*zeros), ElementsAre(0, 0));

@@ -213,27 +213,47 @@ TEST(CwiseKernelsTest, FloatOnlyUnaryRejectsIntegers) {
 }
 
 TEST(CwiseKernelsTest, SelectVectorConditionPicksRows) {
-  auto out = OpRunner("Select").T(DType::kFloat32).Input(Bool({2}, {true, false}))
-                 .Input(F32({2, 2}, {1, 2, 3, 4})).Input(F32({2, 2}, {5, 6, 7, 8})).Run0();
+  auto out = OpRunner("Select")
+                 .T(DType::kFloat32)
+                 .Input(Bool({2}, {true, false}))
+                 .Input(F32({2, 2}, {1, 2, 3, 4}))
+                 .Input(F32({2, 2}, {5, 6, 7, 8}))
+                 .Run0();
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Values(*out), ElementsAre(1, 2, 7, 8));
-  auto same = OpRunner("Select").T(DType::kInt32).Input(Bool({3}, {false, true, false}))
-                  .Input(I32({3}, {1, 2, 3})).Input(I32({3}, {4, 5, 6})).Run0();
+  auto same = OpRunner("Select")
+                  .T(DType::kInt32)
+                  .Input(Bool({3}, {false, true, false}))
+                  .Input(I32({3}, {1, 2, 3}))
+                  .Input(I32({3}, {4, 5, 6}))
+                  .Run0();
   ASSERT_TRUE(same.ok()) << same.status();
   EXPECT_THAT(Values(*same), ElementsAre(4, 2, 6));
-  TFJIT_EXPECT_ERROR(OpRunner("Select").T(DType::kFloat32).Input(Bool({3}, {}))
-                         .Input(F32({2, 2}, {})).Input(F32({2, 2}, {})).Run0(),
+  TFJIT_EXPECT_ERROR(OpRunner("Select")
+                         .T(DType::kFloat32)
+                         .Input(Bool({3}, {}))
+                         .Input(F32({2, 2}, {}))
+                         .Input(F32({2, 2}, {}))
+                         .Run0(),
                      absl::StatusCode::kInvalidArgument, "condition is bool[3], t is float32[2,2]");
 }
 
 TEST(CwiseKernelsTest, SelectV2Broadcasts) {
-  auto out = OpRunner("SelectV2").T(DType::kFloat32).Input(Bool({2, 1}, {true, false}))
-                 .Input(F32({3}, {1, 2, 3})).Input(F32({}, {0})).Run0();
+  auto out = OpRunner("SelectV2")
+                 .T(DType::kFloat32)
+                 .Input(Bool({2, 1}, {true, false}))
+                 .Input(F32({3}, {1, 2, 3}))
+                 .Input(F32({}, {0}))
+                 .Run0();
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->ShapeString(), "float32[2,3]");
   EXPECT_THAT(Values(*out), ElementsAre(1, 2, 3, 0, 0, 0));
-  TFJIT_EXPECT_ERROR(OpRunner("SelectV2").T(DType::kFloat32).Input(Bool({2}, {}))
-                         .Input(F32({3}, {})).Input(F32({}, {0})).Run0(),
+  TFJIT_EXPECT_ERROR(OpRunner("SelectV2")
+                         .T(DType::kFloat32)
+                         .Input(Bool({2}, {}))
+                         .Input(F32({3}, {}))
+                         .Input(F32({}, {0}))
+                         .Run0(),
                      absl::StatusCode::kInvalidArgument, "cannot be broadcast together");
 }
 

@@ -22,20 +22,34 @@ namespace tfjit::runtime::testing {
 // TF's DataType enum spelling for text GraphDefs.
 inline std::string TfTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kBool: return "DT_BOOL";
-    case DType::kInt8: return "DT_INT8";
-    case DType::kInt16: return "DT_INT16";
-    case DType::kInt32: return "DT_INT32";
-    case DType::kInt64: return "DT_INT64";
-    case DType::kUInt8: return "DT_UINT8";
-    case DType::kUInt16: return "DT_UINT16";
-    case DType::kUInt32: return "DT_UINT32";
-    case DType::kUInt64: return "DT_UINT64";
-    case DType::kFloat16: return "DT_HALF";
-    case DType::kBFloat16: return "DT_BFLOAT16";
-    case DType::kFloat32: return "DT_FLOAT";
-    case DType::kFloat64: return "DT_DOUBLE";
-    default: return "DT_INVALID";
+    case DType::kBool:
+      return "DT_BOOL";
+    case DType::kInt8:
+      return "DT_INT8";
+    case DType::kInt16:
+      return "DT_INT16";
+    case DType::kInt32:
+      return "DT_INT32";
+    case DType::kInt64:
+      return "DT_INT64";
+    case DType::kUInt8:
+      return "DT_UINT8";
+    case DType::kUInt16:
+      return "DT_UINT16";
+    case DType::kUInt32:
+      return "DT_UINT32";
+    case DType::kUInt64:
+      return "DT_UINT64";
+    case DType::kFloat16:
+      return "DT_HALF";
+    case DType::kBFloat16:
+      return "DT_BFLOAT16";
+    case DType::kFloat32:
+      return "DT_FLOAT";
+    case DType::kFloat64:
+      return "DT_DOUBLE";
+    default:
+      return "DT_INVALID";
   }
 }
 
@@ -55,7 +69,9 @@ class OpRunner {
   OpRunner& Bool(const std::string& name, bool v) {
     return RawAttr(name, absl::StrCat("b: ", v ? "true" : "false"));
   }
-  OpRunner& Int(const std::string& name, int64_t v) { return RawAttr(name, absl::StrCat("i: ", v)); }
+  OpRunner& Int(const std::string& name, int64_t v) {
+    return RawAttr(name, absl::StrCat("i: ", v));
+  }
   OpRunner& Str(const std::string& name, const std::string& v) {
     return RawAttr(name, absl::StrCat("s: \"", v, "\""));
   }
@@ -80,8 +96,10 @@ class OpRunner {
     std::vector<std::string> names;
     for (size_t i = 0; i < inputs_.size(); ++i) {
       names.push_back(absl::StrCat("\"in", i, "\""));
-      absl::StrAppend(&text, "node { name: \"in", i, "\" op: \"Placeholder\" attr { key: "
-                      "\"dtype\" value { type: ", TfTypeName(inputs_[i].dtype()), " } } }\n");
+      absl::StrAppend(&text, "node { name: \"in", i,
+                      "\" op: \"Placeholder\" attr { key: "
+                      "\"dtype\" value { type: ",
+                      TfTypeName(inputs_[i].dtype()), " } } }\n");
     }
     absl::StrAppend(&text, "node { name: \"op\" op: \"", op_, "\"\n");
     for (const std::string& n : names) absl::StrAppend(&text, "  input: ", n, "\n");
@@ -153,13 +171,12 @@ inline std::vector<double> Values(const Tensor& t) {
 
 }  // namespace tfjit::runtime::testing
 
-#define TFJIT_EXPECT_ERROR(expr, expected_code, substr)               \
-  do {                                                                \
-    auto _r = (expr);                                                 \
-    ASSERT_FALSE(_r.ok()) << "expected an error";                     \
-    EXPECT_EQ(_r.status().code(), expected_code) << _r.status();      \
-    EXPECT_THAT(std::string(_r.status().message()),                   \
-                ::testing::HasSubstr(substr));                        \
+#define TFJIT_EXPECT_ERROR(expr, expected_code, substr)                            \
+  do {                                                                             \
+    auto _r = (expr);                                                              \
+    ASSERT_FALSE(_r.ok()) << "expected an error";                                  \
+    EXPECT_EQ(_r.status().code(), expected_code) << _r.status();                   \
+    EXPECT_THAT(std::string(_r.status().message()), ::testing::HasSubstr(substr)); \
   } while (0)
 
 #endif  // TFJIT_TESTS_UNIT_RUNTIME_KERNEL_TEST_UTIL_H_

@@ -13,10 +13,16 @@ namespace {
 using ::testing::ElementsAre;
 using namespace ::tfjit::runtime::testing;  // NOLINT: test builders
 
-absl::StatusOr<Tensor> MatMul(const Tensor& a, const Tensor& b, bool ta = false,
-                              bool tb = false, ThreadPool* pool = nullptr) {
-  return OpRunner("MatMul").T(a.dtype()).Bool("transpose_a", ta).Bool("transpose_b", tb)
-      .Input(a).Input(b).Pool(pool).Run0();
+absl::StatusOr<Tensor> MatMul(const Tensor& a, const Tensor& b, bool ta = false, bool tb = false,
+                              ThreadPool* pool = nullptr) {
+  return OpRunner("MatMul")
+      .T(a.dtype())
+      .Bool("transpose_a", ta)
+      .Bool("transpose_b", tb)
+      .Input(a)
+      .Input(b)
+      .Pool(pool)
+      .Run0();
 }
 
 absl::StatusOr<Tensor> Cast(const Tensor& x, DType to) {
@@ -92,8 +98,8 @@ TEST(MathKernelsTest, MatMulInnerMismatchHintsTransposeB) {
 TEST(MathKernelsTest, MatMulRankAndDtypeErrors) {
   TFJIT_EXPECT_ERROR(MatMul(F32({3}, {}), F32({3, 1}, {})), absl::StatusCode::kInvalidArgument,
                      "operands must be matrices (rank 2): a is float32[3]");
-  TFJIT_EXPECT_ERROR(MatMul(U8({1, 1}, {1}), U8({1, 1}, {1})),
-                     absl::StatusCode::kInvalidArgument, "no MatMul kernel for dtype uint8");
+  TFJIT_EXPECT_ERROR(MatMul(U8({1, 1}, {1}), U8({1, 1}, {1})), absl::StatusCode::kInvalidArgument,
+                     "no MatMul kernel for dtype uint8");
 }
 
 TEST(MathKernelsTest, CastFloatToIntTruncates) {

@@ -40,39 +40,47 @@ TEST(NnKernelsTest, BiasAddNhwcAndNchw) {
   auto nhwc = OpRunner("BiasAdd").T(DType::kFloat32).Input(x).Input(F32({2}, {10, 20})).Run0();
   ASSERT_TRUE(nhwc.ok()) << nhwc.status();
   EXPECT_THAT(Values(*nhwc), ElementsAre(10, 21, 12, 23, 14, 25, 16, 27));
-  auto nchw = OpRunner("BiasAdd").T(DType::kFloat32).Str("data_format", "NCHW").Input(x)
-                  .Input(F32({2}, {10, 20})).Run0();
+  auto nchw = OpRunner("BiasAdd")
+                  .T(DType::kFloat32)
+                  .Str("data_format", "NCHW")
+                  .Input(x)
+                  .Input(F32({2}, {10, 20}))
+                  .Run0();
   ASSERT_TRUE(nchw.ok()) << nchw.status();
   EXPECT_THAT(Values(*nchw), ElementsAre(10, 11, 22, 23, 14, 15, 26, 27));
-  auto ints = OpRunner("BiasAdd").T(DType::kInt32).Input(I32({1, 2}, {1, 2}))
-                  .Input(I32({2}, {-1, 1})).Run0();
+  auto ints = OpRunner("BiasAdd")
+                  .T(DType::kInt32)
+                  .Input(I32({1, 2}, {1, 2}))
+                  .Input(I32({2}, {-1, 1}))
+                  .Run0();
   ASSERT_TRUE(ints.ok()) << ints.status();
   EXPECT_THAT(Values(*ints), ElementsAre(0, 3));
 }
 
 TEST(NnKernelsTest, BiasAddErrors) {
-  TFJIT_EXPECT_ERROR(OpRunner("BiasAdd").T(DType::kFloat32).Input(F32({2, 3}, {}))
-                         .Input(F32({4}, {})).Run0(),
-                     kInvalid, "bias is float32[4], value is float32[2,3]");
-  TFJIT_EXPECT_ERROR(OpRunner("BiasAdd").T(DType::kFloat32).Input(F32({3}, {}))
-                         .Input(F32({3}, {})).Run0(),
-                     kInvalid, "Input tensor must be at least 2D: value is float32[3]");
-  TFJIT_EXPECT_ERROR(OpRunner("BiasAdd").T(DType::kFloat32).Input(F32({2, 3}, {}))
-                         .Input(F32({1, 3}, {})).Run0(),
-                     kInvalid, "Biases must be 1D");
+  TFJIT_EXPECT_ERROR(
+      OpRunner("BiasAdd").T(DType::kFloat32).Input(F32({2, 3}, {})).Input(F32({4}, {})).Run0(),
+      kInvalid, "bias is float32[4], value is float32[2,3]");
+  TFJIT_EXPECT_ERROR(
+      OpRunner("BiasAdd").T(DType::kFloat32).Input(F32({3}, {})).Input(F32({3}, {})).Run0(),
+      kInvalid, "Input tensor must be at least 2D: value is float32[3]");
+  TFJIT_EXPECT_ERROR(
+      OpRunner("BiasAdd").T(DType::kFloat32).Input(F32({2, 3}, {})).Input(F32({1, 3}, {})).Run0(),
+      kInvalid, "Biases must be 1D");
 }
 
 TEST(NnKernelsTest, SoftmaxIsStableAndNormalised) {
   // Large logits would overflow exp() without the max shift.
-  auto out = OpRunner("Softmax").T(DType::kFloat32)
-                 .Input(F32({2, 2}, {1000, 1000, 0, std::log(3.0f)})).Run0();
+  auto out = OpRunner("Softmax")
+                 .T(DType::kFloat32)
+                 .Input(F32({2, 2}, {1000, 1000, 0, std::log(3.0f)}))
+                 .Run0();
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_THAT(Values(*out), ElementsAre(0.5, 0.5, DoubleNear(0.25, 1e-6),
-                                        DoubleNear(0.75, 1e-6)));
+  EXPECT_THAT(Values(*out), ElementsAre(0.5, 0.5, DoubleNear(0.25, 1e-6), DoubleNear(0.75, 1e-6)));
   auto log = OpRunner("LogSoftmax").T(DType::kFloat64).Input(F64({2}, {0, 0})).Run0();
   ASSERT_TRUE(log.ok()) << log.status();
-  EXPECT_THAT(Values(*log), ElementsAre(DoubleNear(-std::log(2.0), 1e-12),
-                                        DoubleNear(-std::log(2.0), 1e-12)));
+  EXPECT_THAT(Values(*log),
+              ElementsAre(DoubleNear(-std::log(2.0), 1e-12), DoubleNear(-std::log(2.0), 1e-12)));
   auto h = OpRunner("Softmax").T(DType::kFloat16).Input(F16({2}, {0, 0})).Run0();
   ASSERT_TRUE(h.ok()) << h.status();
   EXPECT_THAT(Values(*h), ElementsAre(0.5, 0.5));

@@ -62,8 +62,8 @@ TEST(NpyTest, HeaderIsPaddedToMultipleOf64ForEveryLength) {
   // Grow the dict one character at a time through the shape and check alignment.
   for (int64_t d = 1; d < 100000; d = d * 10 + 7) {
     const std::string bytes = SerializeNpy(Tensor(DType::kFloat64, {d, 1, 2}));
-    const size_t header_len = static_cast<unsigned char>(bytes[8]) |
-                              (static_cast<unsigned char>(bytes[9]) << 8);
+    const size_t header_len =
+        static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
     EXPECT_EQ((10 + header_len) % 64, 0u) << d;
     EXPECT_EQ(bytes[10 + header_len - 1], '\n');
   }
@@ -71,9 +71,8 @@ TEST(NpyTest, HeaderIsPaddedToMultipleOf64ForEveryLength) {
 
 TEST(NpyTest, ParsesHandWrittenNumpyBytes) {
   const int32_t values[] = {-1, 2, 300, 4};
-  std::string file =
-      NumpyHeaderV1("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }") +
-      Bytes(values, sizeof(values));
+  std::string file = NumpyHeaderV1("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }") +
+                     Bytes(values, sizeof(values));
   absl::StatusOr<Tensor> t = ParseNpy(file, "a.npy");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->ShapeString(), "int32[2,2]");
@@ -100,8 +99,9 @@ TEST(NpyTest, ParsesVersion2And3Headers) {
 
 TEST(NpyTest, AcceptsDoubleQuotesAndOtherKeyOrder) {
   const uint16_t values[] = {0x3c00};  // 1.0 in float16
-  std::string file = NumpyHeaderV1("{\"shape\": (1,), \"fortran_order\": False, \"descr\": \"<f2\"}") +
-                     Bytes(values, sizeof(values));
+  std::string file =
+      NumpyHeaderV1("{\"shape\": (1,), \"fortran_order\": False, \"descr\": \"<f2\"}") +
+      Bytes(values, sizeof(values));
   absl::StatusOr<Tensor> t = ParseNpy(file, "h.npy");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->dtype(), DType::kFloat16);
@@ -197,13 +197,12 @@ TEST(NpyTest, MalformedFilesAreInvalidArgument) {
   ExpectError(std::string("\x93NUMPY\x01\x00", 8), kInvalid, "truncated .npy header");
   std::string full = NumpyHeaderV1("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }");
   ExpectError(full.substr(0, 40), kInvalid, "truncated .npy header");
-  ExpectError(NumpyHeaderV1("{'descr': '<f4', 'shape': (1,), }"), kInvalid,
-              "no 'fortran_order'");
+  ExpectError(NumpyHeaderV1("{'descr': '<f4', 'shape': (1,), }"), kInvalid, "no 'fortran_order'");
   ExpectError(NumpyHeaderV1("{'descr': '<f4', 'fortran_order': False}"), kInvalid, "no 'shape'");
-  ExpectError(NumpyHeaderV1("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }"),
-              kInvalid, "non-negative integers");
-  ExpectError(NumpyHeaderV1("{'descr': '<f4', 'fortran_order': maybe, 'shape': (1,), }"),
-              kInvalid, "not True or False");
+  ExpectError(NumpyHeaderV1("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }"), kInvalid,
+              "non-negative integers");
+  ExpectError(NumpyHeaderV1("{'descr': '<f4', 'fortran_order': maybe, 'shape': (1,), }"), kInvalid,
+              "not True or False");
   ExpectError(NumpyHeaderV1("['descr', '<f4']"), kInvalid, "does not start with '{'");
   ExpectError(NumpyHeaderV1("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}"),
               kInvalid, "unexpected header key 'x'");

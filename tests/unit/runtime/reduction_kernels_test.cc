@@ -97,8 +97,8 @@ TEST(ReductionKernelsTest, EmptyReductionsGiveIdentities) {
 }
 
 TEST(ReductionKernelsTest, MaxPropagatesNaN) {
-  auto out = Reduce("Max", F32({3}, {1, std::numeric_limits<float>::quiet_NaN(), 5}),
-                    I32({1}, {0}));
+  auto out =
+      Reduce("Max", F32({3}, {1, std::numeric_limits<float>::quiet_NaN(), 5}), I32({1}, {0}));
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE(std::isnan(out->data<float>()[0]));
 }
