@@ -45,6 +45,10 @@ class Backend {
       std::unique_ptr<hlo::Module> module) const = 0;
 };
 
+// The check every Executable::Run starts with: one tensor per entry parameter, with the
+// parameter's dtype and dims. INVALID_ARGUMENT naming the module and argument otherwise.
+absl::Status CheckArguments(const hlo::Module& module, const std::vector<Tensor>& args);
+
 }  // namespace tfjit::backends
 
 #endif  // TFJIT_BACKENDS_BACKEND_H_

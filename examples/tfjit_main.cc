@@ -26,6 +26,7 @@ constexpr char kUsage[] =
     "  tfjit run MODEL [--input NAME=FILE.npy]... [--random-inputs SEED] [--fetch NAME]...\n"
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
     "            [--logical-cpus N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
+    "            [--backend cpu|interpreter]\n"
     "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]...\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
     "MODEL is a TF GraphDef (.pb binary or .pbtxt text). Tensor names are 'node' or 'node:k'.\n";
@@ -88,6 +89,8 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       else if (v == "auto") args->options.jit = JitMode::kAuto;
       else if (v == "all") args->options.jit = JitMode::kAll;
       else return "--jit takes none, off, auto or all";
+    } else if (flag == "--backend") {
+      args->options.backend = v;
     } else if (flag == "--device") {
       args->options.device = v;
     } else if (flag == "--logical-cpus") {

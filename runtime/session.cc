@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/interpreter/interpreter_backend.h"
 #include "compiler/cluster/clustering.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -134,7 +135,14 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   TFJIT_RETURN_IF_ERROR(runtime::DeviceSet(options.logical_cpus).Check(impl->device));
   TFJIT_ASSIGN_OR_RETURN(impl->graph, tf::LoadGraphDefFile(model_path));
   runtime::RegisterAllKernels(impl->kernels);
-  impl->backend = cpu::CreateCpuBackend();
+  if (options.backend == "cpu") {
+    impl->backend = cpu::CreateCpuBackend();
+  } else if (options.backend == "interpreter") {
+    impl->backend = interpreter::CreateInterpreterBackend();
+  } else {
+    return InvalidArgument("unknown backend '%s'; expected 'cpu' or 'interpreter'",
+                           options.backend);
+  }
   impl->inter_op = std::make_unique<ThreadPool>(options.inter_op_threads);
   impl->intra_op = std::make_unique<ThreadPool>(options.intra_op_threads);
   return std::unique_ptr<Session>(new Session(std::move(impl)));

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake ninja-build g++ ccache python3 flock
+  cmake ninja-build g++ lld ccache python3 flock
   llvm-19-dev llvm-19-tools
   libabsl-dev libeigen3-dev libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libgmock-dev libbenchmark-dev

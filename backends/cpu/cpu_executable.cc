@@ -19,26 +19,9 @@ CpuExecutable::CpuExecutable(std::unique_ptr<hlo::Module> module, BufferPlan pla
 
 CpuExecutable::~CpuExecutable() = default;
 
-absl::Status CpuExecutable::CheckArguments(const std::vector<Tensor>& args) const {
-  const hlo::Computation& entry = *module_->entry();
-  if (static_cast<int>(args.size()) != entry.num_parameters()) {
-    return InvalidArgument("module '%s' takes %d arguments, got %d", module_->name(),
-                           entry.num_parameters(), static_cast<int>(args.size()));
-  }
-  for (int i = 0; i < entry.num_parameters(); ++i) {
-    const hlo::Shape& shape = entry.parameter(i)->shape();
-    const Tensor& t = args[static_cast<size_t>(i)];
-    if (t.dtype() != shape.element_type() || t.dims() != shape.dims()) {
-      return InvalidArgument("argument %d of module '%s' must be %s, got %s", i, module_->name(),
-                             shape.ToString(), t.valid() ? t.ShapeString() : "an invalid tensor");
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>& args,
                                                        ThreadPool* pool) const {
-  TFJIT_RETURN_IF_ERROR(CheckArguments(args));
+  TFJIT_RETURN_IF_ERROR(backends::CheckArguments(*module_, args));
   std::vector<void*> table(static_cast<size_t>(plan_.num_slots()), nullptr);
   for (size_t i = 0; i < args.size(); ++i) {
     // Compiled code never writes parameters.

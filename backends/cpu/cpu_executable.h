@@ -29,8 +29,6 @@ class CpuExecutable : public backends::Executable {
   const hlo::Module& module() const override { return *module_; }
 
  private:
-  absl::Status CheckArguments(const std::vector<Tensor>& args) const;
-
   std::unique_ptr<hlo::Module> module_;
   BufferPlan plan_;
   std::unique_ptr<OrcJit> jit_;

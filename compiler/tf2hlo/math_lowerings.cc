@@ -178,11 +178,14 @@ absl::Status LowerReduction(LoweringContext& ctx, const tf::Node& node, ReduceKi
   if (kind == ReduceKind::kMean) {
     int64_t count = 1;
     for (int64_t a : axes) count *= shape.dim(static_cast<int>(a));
-    // TF divides by the element count in the input type (integer division for ints); an
-    // empty reduction divides by zero like TF (NaN for floats).
-    TFJIT_ASSIGN_OR_RETURN(Instruction * n,
-                           ctx.Splat(t, static_cast<double>(count), r->shape().dims()));
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kDivide, r, n));
+    // TF divides the sum by the element count in the input type: integer division for ints,
+    // NaN for an empty float reduction. An empty integer Mean (a division by zero in TF's
+    // kernel) is defined as 0 here, the value the fallback kernel gives too.
+    if (count != 0 || IsFloatingDType(t)) {
+      TFJIT_ASSIGN_OR_RETURN(Instruction * n,
+                             ctx.Splat(t, static_cast<double>(count), r->shape().dims()));
+      TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kDivide, r, n));
+    }
   }
   if (keep_dims) {
     std::vector<int64_t> kept = shape.dims();

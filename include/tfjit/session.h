@@ -33,6 +33,9 @@ struct SessionOptions {
   // 0 = one per core.
   int inter_op_threads = 0;
   int intra_op_threads = 0;
+  // What compiled clusters run on: "cpu" (LLVM JIT for the host) or "interpreter" (the HLO
+  // reference evaluator; slow, for debugging and differential tests).
+  std::string backend = "cpu";
   // When set, compiled modules are written here (one .hlo per cluster and input signature).
   std::string dump_dir;
 };

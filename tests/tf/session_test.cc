@@ -15,7 +15,7 @@ namespace tfjit {
 namespace {
 
 std::string Graph(const std::string& name) {
-  return std::string(TFJIT_SOURCE_DIR) + "/tests/tf/graphs/" + name;
+  return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "graphs" / name).string();
 }
 
 std::string WriteTemp(const std::string& name, const std::string& contents) {
@@ -31,8 +31,10 @@ void ExpectError(const absl::Status& s, absl::StatusCode code, const std::string
 }
 
 TEST(SessionTest, MissingFileIsNotFound) {
-  auto s = Session::Load("/nonexistent/model.pb");
-  ExpectError(s.status(), absl::StatusCode::kNotFound, "/nonexistent/model.pb");
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tfjit_no_such_dir" / "model.pb").string();
+  auto s = Session::Load(path);
+  ExpectError(s.status(), absl::StatusCode::kNotFound, path);
 }
 
 TEST(SessionTest, GarbageFileIsInvalidArgument) {
@@ -133,8 +135,10 @@ TEST(SessionTest, CompileCacheHitsOnSecondRun) {
 TEST(SessionTest, ExplainNamesClustersAndReasons) {
   SessionOptions options;
   options.jit = JitMode::kAuto;
-  auto session = Session::Load(std::string(TFJIT_SOURCE_DIR) + "/examples/models/demo_mlp.pbtxt",
-                               options);
+  auto session = Session::Load(
+      (std::filesystem::path(TFJIT_SOURCE_DIR) / "examples" / "models" / "demo_mlp.pbtxt")
+          .string(),
+      options);
   ASSERT_TRUE(session.ok()) << session.status();
   auto report = (*session)->Explain((*session)->DefaultFetches());
   ASSERT_TRUE(report.ok()) << report.status();

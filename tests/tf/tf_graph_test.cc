@@ -14,7 +14,9 @@
 namespace tfjit {
 namespace {
 
-std::string GraphsDir() { return std::string(TFJIT_SOURCE_DIR) + "/tests/tf/graphs"; }
+std::string GraphsDir() {
+  return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "graphs").string();
+}
 
 std::vector<std::string> GraphFiles() {
   std::vector<std::string> files;

@@ -91,7 +91,7 @@ void AddElementwiseCases(std::vector<Case>& cases) {
                        UnaryModule("is-finite", t, dims, "pred"), kExact, true});
     }
   }
-  for (const std::string& t : {"s32", "s64", "u8", "s8", "u32", "s16"}) {
+  for (std::string t : {"s32", "s64", "u8", "s8", "u32", "s16"}) {
     for (const auto& dims : kShapes) {
       for (const char* op : {"add", "subtract", "multiply", "divide", "remainder", "maximum",
                              "minimum", "and", "or", "xor", "shift-left",
@@ -116,7 +116,7 @@ void AddElementwiseCases(std::vector<Case>& cases) {
 }
 
 void AddCompareSelectClampCases(std::vector<Case>& cases) {
-  for (const std::string& t : {"f32", "f64", "f16", "bf16", "s32", "u8", "s64", "pred"}) {
+  for (std::string t : {"f32", "f64", "f16", "bf16", "s32", "u8", "s64", "pred"}) {
     for (const char* dir : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
       for (const auto& dims : std::vector<std::vector<int64_t>>{{}, {17}, {3, 1, 5}}) {
         cases.push_back({absl::StrCat("compare_", dir, "_", t, "_", DimsName(dims)),
@@ -175,7 +175,7 @@ void AddDataMovementCases(std::vector<Case>& cases) {
                                          expr, "\n")),
                      kExact});
   };
-  for (const std::string& t : {"f32", "s32", "pred", "f16"}) {
+  for (std::string t : {"f32", "s32", "pred", "f16"}) {
     one("broadcast_vec_" + t, t + "[3]", t + "[2,3,4]", "broadcast(%x), dimensions={1}");
     one("broadcast_scalar_" + t, t + "[]", t + "[7,17]", "broadcast(%x), dimensions={}");
     one("broadcast_size1_" + t, t + "[5]", t + "[1,5,1]", "broadcast(%x), dimensions={1}");
@@ -187,7 +187,7 @@ void AddDataMovementCases(std::vector<Case>& cases) {
     one("reverse_" + t, t + "[3,4,5]", t + "[3,4,5]", "reverse(%x), dimensions={0,2}");
     one("empty_slice_" + t, t + "[4,3]", t + "[0,3]", "slice(%x), slice={[2:2:1], [0:3:1]}");
   }
-  for (const std::string& t : {"f32", "s32", "u8", "f16", "s64"}) {
+  for (std::string t : {"f32", "s32", "u8", "f16", "s64"}) {
     cases.push_back({"iota_" + t, Module("", t + "[4,5]", absl::StrCat(
                                                  "  ROOT %r = ", t,
                                                  "[4,5] iota(), iota_dimension=1\n")),
@@ -293,7 +293,7 @@ std::string DotModule(const std::string& type, const std::vector<int64_t>& lhs,
 
 void AddDotCases(std::vector<Case>& cases) {
   const char* kMatmul = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
-  for (const std::string& t : {"f32", "f64", "s32", "f16"}) {
+  for (std::string t : {"f32", "f64", "s32", "f16"}) {
     const ErrorSpec spec = (t == "s32") ? kExact : ErrorSpec{1e-3, 1e-3};
     for (const auto& mkn : std::vector<std::vector<int64_t>>{
              {1, 1, 1}, {7, 17, 33}, {33, 1, 5}, {64, 64, 64}, {3, 0, 4}}) {
