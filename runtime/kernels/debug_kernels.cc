@@ -15,8 +15,10 @@ absl::Status CheckNumericsKernel(KernelContext& ctx) {
   const bool supported = DispatchFloat(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* data = x.data<T>();
-    for (int64_t i = 0; i < x.num_elements(); ++i) {
-      const float v = static_cast<float>(data[i]);
+    const int64_t n = x.num_elements();
+    for (int64_t i = 0; i < n; ++i) {
+      // Widening to double is exact for every float type, NaN and Inf included.
+      const double v = static_cast<double>(data[i]);
       has_nan |= std::isnan(v);
       has_inf |= std::isinf(v);
     }
