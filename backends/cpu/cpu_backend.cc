@@ -7,12 +7,8 @@
 #include "backends/cpu/ir_emitter.h"
 #include "backends/cpu/orc_jit.h"
 #include "backends/llvm/target.h"
-#include "compiler/passes/algebraic_simplifier.h"
-#include "compiler/passes/constant_folding.h"
-#include "compiler/passes/cse.h"
-#include "compiler/passes/dce.h"
-#include "compiler/passes/fusion.h"
 #include "compiler/passes/pass.h"
+#include "compiler/passes/standard_pipeline.h"
 #include "core/status.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -46,12 +42,7 @@ absl::Status CpuBackend::Optimize(hlo::Module& module) const {
   passes::PipelineOptions pipeline_options;
   pipeline_options.verify = options_.verify_passes;
   passes::PassPipeline pipeline("cpu", pipeline_options);
-  pipeline.AddPass<passes::AlgebraicSimplifierPass>();
-  pipeline.AddPass<passes::ConstantFoldingPass>();
-  pipeline.AddPass<passes::CsePass>();
-  pipeline.AddPass<passes::DcePass>();
-  pipeline.AddPass<passes::FusionPass>(&policy_);
-  pipeline.AddPass<passes::DcePass>();
+  passes::AddStandardPasses(pipeline, &policy_);
   return pipeline.Run(module).status();
 }
 

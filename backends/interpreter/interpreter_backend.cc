@@ -4,12 +4,8 @@
 #include <chrono>
 
 #include "compiler/evaluator/evaluator.h"
-#include "compiler/passes/algebraic_simplifier.h"
-#include "compiler/passes/constant_folding.h"
-#include "compiler/passes/cse.h"
-#include "compiler/passes/dce.h"
-#include "compiler/passes/fusion.h"
 #include "compiler/passes/pass.h"
+#include "compiler/passes/standard_pipeline.h"
 #include "core/status.h"
 
 namespace tfjit::interpreter {
@@ -57,12 +53,7 @@ class InterpreterBackend : public backends::Backend {
       std::unique_ptr<hlo::Module> module) const override {
     const auto start = std::chrono::steady_clock::now();
     passes::PassPipeline pipeline("interpreter");
-    pipeline.AddPass<passes::AlgebraicSimplifierPass>();
-    pipeline.AddPass<passes::ConstantFoldingPass>();
-    pipeline.AddPass<passes::CsePass>();
-    pipeline.AddPass<passes::DcePass>();
-    pipeline.AddPass<passes::FusionPass>(&policy_);
-    pipeline.AddPass<passes::DcePass>();
+    passes::AddStandardPasses(pipeline, &policy_);
     TFJIT_RETURN_IF_ERROR(pipeline.Run(*module).status());
     backends::CompileStats stats;
     stats.optimize_ms =

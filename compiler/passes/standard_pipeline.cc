@@ -1,0 +1,21 @@
+// The standard pass list, shared by the CPU and interpreter backends.
+#include "compiler/passes/standard_pipeline.h"
+
+#include "compiler/passes/algebraic_simplifier.h"
+#include "compiler/passes/constant_folding.h"
+#include "compiler/passes/cse.h"
+#include "compiler/passes/dce.h"
+#include "compiler/passes/fusion.h"
+
+namespace tfjit::passes {
+
+void AddStandardPasses(PassPipeline& pipeline, const FusionPolicy* policy) {
+  pipeline.AddPass<AlgebraicSimplifierPass>();
+  pipeline.AddPass<ConstantFoldingPass>();
+  pipeline.AddPass<CsePass>();
+  pipeline.AddPass<DcePass>();
+  pipeline.AddPass<FusionPass>(policy);
+  pipeline.AddPass<DcePass>();
+}
+
+}  // namespace tfjit::passes
