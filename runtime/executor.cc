@@ -363,6 +363,11 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& inputs,
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,
                            ctx.backend->Compile(std::move(module)));
     compile_ms = MsSince(t0);
+    const backends::CompileStats& cs = exe->stats();
+    Log(LogLevel::kInfo,
+        "compiled %s (%d nodes) in %.1f ms: lowering+passes %.1f ms, codegen %.1f ms, %d kernels",
+        cluster.spec.name, static_cast<int>(cluster.spec.nodes.size()), compile_ms,
+        compile_ms - cs.codegen_ms, cs.codegen_ms, cs.num_kernels);
     if (!ctx.dump_dir.empty()) {
       std::ofstream(absl::StrCat(ctx.dump_dir, "/", cluster.spec.name, "_",
                                  std::hash<std::string>()(key) % 1000000, ".hlo"))

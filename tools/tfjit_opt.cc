@@ -29,7 +29,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: tfjit-opt [--passes=simplify,constant-folding,cse,dce,fusion] [--canonical]\n"
-    "                 [--no-verify] [--evaluate-seed=N] FILE.hlo|-\n";
+    "                 [--no-verify] [--evaluate-seed=N]\n"
+    "                 [--dump-ir-after=PASS,...|all --dump-dir=DIR] FILE.hlo|-\n";
 
 struct Flags {
   std::vector<std::string> passes;
@@ -38,6 +39,8 @@ struct Flags {
   bool evaluate = false;
   uint64_t seed = 0;
   std::string file;
+  std::vector<std::string> dump_after;  // pass names or "all"
+  std::string dump_dir;
 };
 
 int UsageError(const std::string& why) {
@@ -60,6 +63,12 @@ std::string ParseFlags(int argc, char** argv, Flags& flags) {
     } else if (arg.rfind("--evaluate-seed=", 0) == 0) {
       if (!absl::SimpleAtoi(arg.substr(16), &flags.seed)) return absl::StrCat("bad seed in ", arg);
       flags.evaluate = true;
+    } else if (arg.rfind("--dump-ir-after=", 0) == 0) {
+      for (absl::string_view p : absl::StrSplit(arg.substr(16), ',', absl::SkipEmpty())) {
+        flags.dump_after.emplace_back(p);
+      }
+    } else if (arg.rfind("--dump-dir=", 0) == 0) {
+      flags.dump_dir = arg.substr(11);
     } else if (arg == "-" || arg.rfind("-", 0) != 0) {
       if (!flags.file.empty()) return "more than one input file";
       flags.file = arg;
@@ -67,6 +76,7 @@ std::string ParseFlags(int argc, char** argv, Flags& flags) {
       return absl::StrCat("unknown flag ", arg);
     }
   }
+  if (!flags.dump_after.empty() && flags.dump_dir.empty()) return "--dump-ir-after needs --dump-dir";
   return flags.file.empty() ? "no input file" : "";
 }
 
@@ -129,6 +139,8 @@ int Main(int argc, char** argv) {
   if (!problem.empty()) return UsageError(problem);
   passes::PipelineOptions options;
   options.verify = flags.verify;
+  options.dump_dir = flags.dump_dir;
+  options.dump_after.insert(flags.dump_after.begin(), flags.dump_after.end());
   passes::PassPipeline pipeline("tfjit-opt", options);
   for (const std::string& name : flags.passes) {
     if (!AddPass(pipeline, name)) {
