@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status.h"
+#include "frontend/attr.h"
+#include "frontend/function.h"
 #include "frontend/op_catalog.h"
 #include "tfjit/tensor.h"
 
@@ -54,6 +56,7 @@ class GraphBuilder {
   absl::Status Run() {
     TFJIT_RETURN_IF_ERROR(AddNodes());
     TFJIT_RETURN_IF_ERROR(ResolveTypes());
+    for (auto& node : graph_->nodes_) TFJIT_RETURN_IF_ERROR(ResolveCall(node.get()));
     for (auto& node : graph_->nodes_) TFJIT_RETURN_IF_ERROR(ConnectInputs(node.get()));
     return SortTopologically();
   }
@@ -66,6 +69,8 @@ class GraphBuilder {
 
   absl::Status AddNodes();
   absl::Status ResolveTypes();
+  const OpDef* FunctionOp(const std::string& op);
+  absl::Status ResolveCall(Node* node);
   absl::Status ConnectInputs(Node* node);
   absl::Status CheckInputType(Node* node, int slot, const std::string& input, Output producer);
   absl::Status SortTopologically();
@@ -96,6 +101,7 @@ absl::Status GraphBuilder::AddNodes() {
                              id);
     }
     node->op_def_ = LookupOpDef(node_def.op());
+    if (node->op_def_ == nullptr) node->op_def_ = FunctionOp(node_def.op());
     if (node->op_def_ == nullptr) {
       auto [it, inserted] = unknown_index.emplace(node_def.op(), unknown.size());
       if (inserted) unknown.push_back({node_def.op(), {}});
@@ -115,6 +121,43 @@ absl::Status GraphBuilder::AddNodes() {
   return Unimplemented("%d unknown op%s: %s; 'tfjit ops' lists the %d ops tfjit supports",
                        unknown.size(), unknown.size() > 1 ? "s" : "", absl::StrJoin(parts, ", "),
                        KnownOps().size());
+}
+
+// A direct call: the op names a library function (catalog ops win, as TF's registry does).
+const OpDef* GraphBuilder::FunctionOp(const std::string& op) {
+  auto it = graph_->function_ops_.find(op);
+  if (it != graph_->function_ops_.end()) return it->second.get();
+  const tensorflow::FunctionDef* function = graph_->FindFunction(op);
+  if (function == nullptr) return nullptr;
+  auto def = std::make_shared<const OpDef>(FunctionOpDef(*function));
+  graph_->function_ops_[op] = def;
+  return def.get();
+}
+
+// Binds call nodes to their function; NOT_FOUND names the node and the missing function.
+absl::Status GraphBuilder::ResolveCall(Node* node) {
+  if (!IsPartitionedCallOp(node->op())) {
+    if (LookupOpDef(node->op()) == nullptr) node->function_ = graph_->FindFunction(node->op());
+    return absl::OkStatus();
+  }
+  absl::StatusOr<const tensorflow::NameAttrList*> f = GetFuncAttr(*node, "f");
+  if (!f.ok()) return NodeError(*node, f.status());
+  node->function_ = graph_->FindFunction((*f)->name());
+  if (node->function_ == nullptr) {
+    return NodeError(*node, NotFound("calls function '%s', which is not in the graph's function "
+                                     "library (%d function(s))", (*f)->name(),
+                                     graph_->library_.function_size()));
+  }
+  const tensorflow::OpDef& sig = node->function_->signature();
+  const bool flat = std::all_of(sig.output_arg().begin(), sig.output_arg().end(), [](auto& a) {
+    return a.number_attr().empty() && a.type_list_attr().empty();
+  });
+  if (flat && sig.output_arg_size() != node->num_outputs()) {
+    return NodeError(*node, InvalidArgument("attr Tout lists %d type(s), but function '%s' "
+                                            "returns %d output(s)", node->num_outputs(),
+                                            (*f)->name(), sig.output_arg_size()));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status GraphBuilder::ResolveTypes() {
@@ -274,11 +317,19 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(const tensorflow::GraphDef& 
   auto graph = std::make_unique<Graph>();
   graph->source_ = std::string(source);
   graph->library_ = graph_def.library();
+  for (const tensorflow::FunctionDef& f : graph->library_.function()) {
+    graph->functions_.emplace(f.signature().name(), &f);
+  }
   graph->versions_ = graph_def.versions();
   GraphBuilder builder(graph_def, graph.get());
   absl::Status status = builder.Run();
   if (!status.ok()) return WithContext(status, absl::StrCat("graph '", source, "'"));
   return graph;
+}
+
+const tensorflow::FunctionDef* Graph::FindFunction(absl::string_view name) const {
+  auto it = functions_.find(name);
+  return it == functions_.end() ? nullptr : it->second;
 }
 
 Node* Graph::FindNode(absl::string_view name) const {

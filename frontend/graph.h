@@ -69,6 +69,10 @@ class Node {
   const std::vector<int>& host_memory_inputs() const { return host_inputs_; }
   const std::vector<int>& host_memory_outputs() const { return host_outputs_; }
 
+  // For call nodes (PartitionedCall, StatefulPartitionedCall, or an op that names a library
+  // function): the called function in the graph's library; nullptr for other nodes.
+  const tensorflow::FunctionDef* called_function() const { return function_; }
+
  private:
   friend class Graph;
   friend class GraphBuilder;
@@ -84,6 +88,7 @@ class Node {
   std::vector<int> const_inputs_;
   std::vector<int> host_inputs_;
   std::vector<int> host_outputs_;
+  const tensorflow::FunctionDef* function_ = nullptr;
 };
 
 // A whole TF graph. Immutable after Build() except through the explicit mutators used by the
@@ -107,6 +112,8 @@ class Graph {
   const std::vector<Node*>& topological_order() const { return topo_order_; }
 
   const tensorflow::FunctionDefLibrary& library() const { return library_; }
+  // The library function named `name`, or nullptr.
+  const tensorflow::FunctionDef* FindFunction(absl::string_view name) const;
   const tensorflow::VersionDef& versions() const { return versions_; }
   const std::string& source() const { return source_; }
 
@@ -116,6 +123,9 @@ class Graph {
   absl::flat_hash_map<std::string, Node*> by_name_;
   std::vector<Node*> topo_order_;
   tensorflow::FunctionDefLibrary library_;
+  absl::flat_hash_map<std::string, const tensorflow::FunctionDef*> functions_;
+  // Signatures of functions called directly (op = function name), as OpDefs.
+  absl::flat_hash_map<std::string, std::shared_ptr<const OpDef>> function_ops_;
   tensorflow::VersionDef versions_;
   std::string source_;
 };

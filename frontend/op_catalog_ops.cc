@@ -32,6 +32,8 @@ DType FixedType(absl::string_view name) {
   if (name == "double") return DType::kFloat64;
   if (name == "int32") return DType::kInt32;
   if (name == "int64") return DType::kInt64;
+  if (name == "uint32") return DType::kUInt32;
+  if (name == "uint64") return DType::kUInt64;
   if (name == "bool") return DType::kBool;
   if (name == "string") return DType::kString;
   if (name == "resource") return DType::kResource;
@@ -339,6 +341,41 @@ void AddStatefulOps(std::vector<OpDef>* ops) {
     ops->push_back(Op(name).In("shape: T").Out("output: dtype").Attr("seed", I(0))
                        .Attr("seed2", I(0)).Const({0}).Stateful().Build());
   }
+  ops->push_back(Op("RandomUniformInt").In("shape: T").In("minval: Tout").In("maxval: Tout")
+                     .Out("output: Tout").Attr("seed", I(0)).Attr("seed2", I(0)).Const({0})
+                     .Stateful().Build());
+}
+
+// Stateless random ops (TF's stateless_random_ops{,_v2}.cc): v1 take a seed pair, V2 a
+// key/counter/alg triple. The shape and alg are compile-time constants as in TF's XLA kernels.
+void AddStatelessRandomOps(std::vector<OpDef>* ops) {
+  for (const char* name :
+       {"StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"}) {
+    ops->push_back(Op(name).In("shape: T").In("seed: Tseed").Out("output: dtype")
+                       .Attr("dtype", T(tensorflow::DT_FLOAT)).Attr("T", T(tensorflow::DT_INT32))
+                       .Attr("Tseed", T(tensorflow::DT_INT64)).Const({0}).Build());
+  }
+  ops->push_back(Op("StatelessRandomUniformInt").In("shape: T").In("seed: Tseed")
+                     .In("minval: dtype").In("maxval: dtype").Out("output: dtype")
+                     .Attr("Tseed", T(tensorflow::DT_INT64)).Const({0}).Build());
+  for (const char* name :
+       {"StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"}) {
+    ops->push_back(Op(name).In("shape: Tshape").In("key: uint64").In("counter: uint64")
+                       .In("alg: int32").Out("output: dtype")
+                       .Attr("dtype", T(tensorflow::DT_FLOAT))
+                       .Attr("Tshape", T(tensorflow::DT_INT32)).Const({0, 3}).Build());
+  }
+  ops->push_back(Op("StatelessRandomUniformIntV2").In("shape: Tshape").In("key: uint64")
+                     .In("counter: uint64").In("alg: int32").In("minval: dtype")
+                     .In("maxval: dtype").Out("output: dtype")
+                     .Attr("Tshape", T(tensorflow::DT_INT32)).Const({0, 3}).Build());
+  ops->push_back(Op("StatelessRandomGetKeyCounter").In("seed: Tseed").Out("key: uint64")
+                     .Out("counter: uint64").Attr("Tseed", T(tensorflow::DT_INT64))
+                     .HostOut({0, 1}).Build());
+  ops->push_back(Op("StatelessRandomGetKeyCounterAlg").In("seed: Tseed").Out("key: uint64")
+                     .Out("counter: uint64").Out("alg: int32")
+                     .Attr("Tseed", T(tensorflow::DT_INT64)).HostOut({0, 1, 2}).Build());
+  ops->push_back(Op("StatelessRandomGetAlg").Out("alg: int32").HostOut({0}).Build());
 }
 
 }  // namespace
@@ -354,6 +391,7 @@ std::vector<OpDef> BuiltinOpDefs() {
   AddNnOps(&ops);
   AddControlFlowOps(&ops);
   AddStatefulOps(&ops);
+  AddStatelessRandomOps(&ops);
   return ops;
 }
 

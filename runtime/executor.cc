@@ -18,6 +18,7 @@
 #include "core/logging.h"
 #include "core/status.h"
 #include "frontend/attr.h"
+#include "runtime/function_runtime.h"
 
 namespace tfjit::runtime {
 namespace {
@@ -73,6 +74,16 @@ std::string ClusterSignature(const tf2hlo::ClusterSpec& spec) {
                     [](std::string* s, const tf::Node* n) { absl::StrAppend(s, n->name()); }),
       "|in=", absl::StrJoin(spec.inputs, ",", out_name),
       "|out=", absl::StrJoin(spec.outputs, ",", out_name));
+}
+
+// Adds what a nested run (a function body) did to the outer run's statistics.
+void AddNestedStats(const RunStats& nested, RunStats* into) {
+  into->clusters += nested.clusters;
+  into->nodes_compiled += nested.nodes_compiled;
+  into->nodes_total += nested.nodes_total;
+  into->compile_ms += nested.compile_ms;
+  into->cache_hits += nested.cache_hits;
+  into->fallbacks += nested.fallbacks;
 }
 
 }  // namespace
@@ -265,7 +276,7 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
   for (int s : fetch_slots_) results.push_back(state.slots[s]);
   if (stats != nullptr) {
     *stats = state.stats;
-    stats->nodes_total = num_nodes_;
+    stats->nodes_total = num_nodes_ + state.stats.nodes_total;  // + nodes of function bodies
     stats->run_ms = MsSince(t0);
   }
   return results;
@@ -277,7 +288,7 @@ absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext&
   for (int s : unit.input_slots) inputs.push_back(state.slots[s]);
   std::vector<Tensor> outputs;
   if (unit.node != nullptr) {
-    TFJIT_RETURN_IF_ERROR(RunKernel(*unit.node, inputs, ctx, &outputs));
+    TFJIT_RETURN_IF_ERROR(RunKernel(*unit.node, inputs, ctx, &outputs, &state));
   } else {
     TFJIT_RETURN_IF_ERROR(RunCluster(unit.cluster, inputs, ctx, &outputs, state));
   }
@@ -288,7 +299,23 @@ absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext&
 }
 
 absl::Status Plan::RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
-                             const ExecContext& ctx, std::vector<Tensor>* outputs) const {
+                             const ExecContext& ctx, std::vector<Tensor>* outputs,
+                             RunState* state) const {
+  if (node.called_function() != nullptr) {  // PartitionedCall & co: run the body as a unit
+    if (ctx.functions == nullptr) {
+      return AttachNode(Unimplemented("node %s calls function '%s', but this run has no "
+                                      "function runtime", node.DebugName(),
+                                      node.called_function()->signature().name()),
+                        node.name(), node.op());
+    }
+    RunStats nested;
+    TFJIT_RETURN_IF_ERROR(ctx.functions->Call(node, inputs, ctx, outputs, &nested));
+    if (state != nullptr) {
+      std::lock_guard<std::mutex> lock(state->mu);
+      AddNestedStats(nested, &state->stats);
+    }
+    return absl::OkStatus();
+  }
   if (node.op() == "PlaceholderWithDefault") {  // not fed: its default flows through
     *outputs = {inputs[0]};
     return absl::OkStatus();
@@ -330,7 +357,7 @@ absl::Status Plan::RunClusterWithKernels(int index, const std::vector<Tensor>& i
   for (const tf::Node* node : spec.nodes) {
     std::vector<Tensor> ins, outs;
     for (const tf::Output& in : node->inputs()) ins.push_back(values.at({in.node, in.index}));
-    TFJIT_RETURN_IF_ERROR(RunKernel(*node, ins, ctx, &outs));
+    TFJIT_RETURN_IF_ERROR(RunKernel(*node, ins, ctx, &outs, nullptr));
     for (size_t k = 0; k < outs.size(); ++k) values[{node, static_cast<int>(k)}] = outs[k];
   }
   for (const tf::Output& o : spec.outputs) outputs->push_back(values.at({o.node, o.index}));
@@ -342,7 +369,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& inputs,
                               RunState& state) const {
   const cluster::Cluster& cluster = clustering_.clusters[index];
   std::vector<tf2hlo::ArgInfo> args(inputs.size());
-  std::string key = cluster_keys_[index];
+  std::string key = absl::StrCat(ctx.key_prefix, cluster_keys_[index]);
   for (size_t i = 0; i < inputs.size(); ++i) {
     args[i].dtype = inputs[i].dtype();
     args[i].dims = inputs[i].dims();

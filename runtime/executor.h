@@ -19,6 +19,9 @@
 
 namespace tfjit::runtime {
 
+class FunctionRuntime;
+struct CallFrame;
+
 // Everything a plan needs from its session. Not owned.
 struct ExecContext {
   const KernelRegistry* kernels = nullptr;
@@ -27,6 +30,13 @@ struct ExecContext {
   ThreadPool* inter_op = nullptr;  // runs units
   ThreadPool* intra_op = nullptr;  // parallelism inside kernels and compiled code
   std::string dump_dir;
+  // Runs call nodes (PartitionedCall, ...); nullptr: call nodes fail UNIMPLEMENTED.
+  FunctionRuntime* functions = nullptr;
+  // The function calls this run is nested in (innermost first); nullptr at the top level.
+  const CallFrame* call_stack = nullptr;
+  // Prepended to compilation-cache keys: node names are unique only within one graph, so a
+  // function body's clusters are keyed by its instance.
+  std::string key_prefix;
 };
 
 // A unit of execution: one node, or one cluster.
@@ -59,8 +69,10 @@ class Plan {
  private:
   struct RunState;
   absl::Status RunUnit(const Unit& unit, RunState& state, const ExecContext& ctx) const;
+  // `state` (may be null) receives the statistics of function bodies run by call nodes.
   absl::Status RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
-                         const ExecContext& ctx, std::vector<Tensor>* outputs) const;
+                         const ExecContext& ctx, std::vector<Tensor>* outputs,
+                         RunState* state) const;
   absl::Status RunCluster(int index, const std::vector<Tensor>& inputs, const ExecContext& ctx,
                           std::vector<Tensor>* outputs, RunState& state) const;
   absl::Status RunClusterWithKernels(int index, const std::vector<Tensor>& inputs,

@@ -17,6 +17,7 @@
 #include "runtime/compilation_cache.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
+#include "runtime/function_runtime.h"
 #include "runtime/kernels/kernel.h"
 
 namespace tfjit {
@@ -49,6 +50,7 @@ struct Session::Impl {
   runtime::CompilationCache cache;
   std::unique_ptr<ThreadPool> inter_op;
   std::unique_ptr<ThreadPool> intra_op;
+  std::unique_ptr<runtime::FunctionRuntime> functions;  // bodies of called functions
   std::mutex plans_mu;
   absl::flat_hash_map<std::string, std::shared_ptr<runtime::Plan>> plans;
 
@@ -60,6 +62,7 @@ struct Session::Impl {
     ctx.inter_op = inter_op.get();
     ctx.intra_op = intra_op.get();
     ctx.dump_dir = options.dump_dir;
+    ctx.functions = functions.get();
     return ctx;
   }
 
@@ -134,6 +137,8 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   TFJIT_ASSIGN_OR_RETURN(impl->device, runtime::ParseDeviceName(options.device));
   TFJIT_RETURN_IF_ERROR(runtime::DeviceSet(options.logical_cpus).Check(impl->device));
   TFJIT_ASSIGN_OR_RETURN(impl->graph, tf::LoadGraphDefFile(model_path));
+  impl->functions = std::make_unique<runtime::FunctionRuntime>(
+      *impl->graph, ToClusterMode(options.jit), impl->device.FullName());
   runtime::RegisterAllKernels(impl->kernels);
   if (options.backend == "cpu") {
     impl->backend = cpu::CreateCpuBackend();

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backends/llvm/elemental_emitter.h"
+#include "backends/llvm/fast_math.h"
 #include "core/dtype.h"
 #include "core/status.h"
 #include "llvm/IR/Intrinsics.h"
@@ -72,6 +73,7 @@ llvm::Value* ElementalEmitter::CallLibm2(const char* base_name, llvm::Value* x,
 
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(Opcode opcode, llvm::Value* x) {
   llvm::Type* t = x->getType();
+  const bool is_f32 = t->isFloatTy();
   auto intrinsic = [&](llvm::Intrinsic::ID id) {
     return b_->CreateUnaryIntrinsic(id, x);
   };
@@ -93,17 +95,20 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(Opcode opcode, llv
     case Opcode::kRoundNearestEven: return intrinsic(llvm::Intrinsic::roundeven);
     case Opcode::kSqrt: return intrinsic(llvm::Intrinsic::sqrt);
     case Opcode::kRsqrt: return b_->CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt));
-    case Opcode::kExp: return CallLibm("exp", x);
+    // f32 (and f16/bf16, computed in f32) use inline approximations that vectorize
+    // (fast_math.h documents their ulp bounds); f64 calls libm.
+    case Opcode::kExp: return is_f32 ? EmitFastExpF32(b_, x) : CallLibm("exp", x);
     case Opcode::kExpm1: return CallLibm("expm1", x);
-    case Opcode::kLog: return CallLibm("log", x);
+    case Opcode::kLog: return is_f32 ? EmitFastLogF32(b_, x) : CallLibm("log", x);
     case Opcode::kLog1p: return CallLibm("log1p", x);
     case Opcode::kCbrt: return CallLibm("cbrt", x);
-    case Opcode::kTanh: return CallLibm("tanh", x);
+    case Opcode::kTanh: return is_f32 ? EmitFastTanhF32(b_, x) : CallLibm("tanh", x);
     case Opcode::kSine: return CallLibm("sin", x);
     case Opcode::kCosine: return CallLibm("cos", x);
     case Opcode::kTan: return CallLibm("tan", x);
     case Opcode::kErf: return CallLibm("erf", x);
     case Opcode::kLogistic: {
+      if (is_f32) return EmitFastLogisticF32(b_, x);
       llvm::Value* e = CallLibm("exp", b_->CreateFNeg(x));
       return b_->CreateFDiv(one, b_->CreateFAdd(one, e));
     }

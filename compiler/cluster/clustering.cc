@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "core/status.h"
 #include "frontend/attr.h"
+#include "frontend/function.h"
 #include "frontend/op_catalog.h"
 
 namespace tfjit::cluster {
@@ -32,6 +33,12 @@ bool StaysInRuntime(const tf::Node& node, std::string* why) {
   }
   if (op == "NoOp") {
     *why = "NoOp carries no data";
+    return true;
+  }
+  if (node.called_function() != nullptr) {
+    // The runtime instantiates the body and compiles it per its own attrs (_XlaMustCompile).
+    *why = absl::StrCat("function call runs as a unit (must-compile: ",
+                        tf::CallMustCompileAttr(node).value_or(false) ? "yes" : "no", ")");
     return true;
   }
   if (op == "CheckNumerics" || op == "Assert") {
@@ -176,7 +183,8 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
       why = "its output is fed by the caller";
     } else if (StaysInRuntime(*node, &why)) {
       if (options.mode == JitMode::kAll && node->op() != "Placeholder" &&
-          node->op() != "PlaceholderWithDefault" && node->op() != "NoOp") {
+          node->op() != "PlaceholderWithDefault" && node->op() != "NoOp" &&
+          node->called_function() == nullptr) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
       }
     } else if (!tf2hlo::CanLower(*node, &why)) {
@@ -196,9 +204,13 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
   }
   if (options.mode == JitMode::kNone || options.mode == JitMode::kOff) return result;
 
+  // Call nodes run as units even in kAll mode (their bodies compile on their own), so kAll
+  // may then need several clusters, merged as in auto mode to avoid cycles through a call.
+  bool has_calls = false;
   UnitGraph units(n);
   for (const tf::Node* node : graph.topological_order()) {
     if (!considered(node)) continue;
+    has_calls |= node->called_function() != nullptr;
     for (const tf::Output& in : node->inputs()) units.AddEdge(in.node->id(), node->id());
     for (const tf::Node* c : node->control_inputs()) units.AddEdge(c->id(), node->id());
   }
@@ -208,7 +220,9 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
       if (!candidate[consumer->id()] || !considered(consumer)) continue;
       const int a = units.Find(node->id()), b = units.Find(consumer->id());
       if (a == b) continue;
-      if (options.mode == JitMode::kAll || !units.HasIndirectPath(a, b)) units.Merge(a, b);
+      if ((options.mode == JitMode::kAll && !has_calls) || !units.HasIndirectPath(a, b)) {
+        units.Merge(a, b);
+      }
     }
   }
   // Group candidates by representative, in topological order; drop trivial groups.
@@ -217,7 +231,7 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
   for (const tf::Node* node : graph.topological_order()) {
     if (!candidate[node->id()]) continue;
     // In must-compile mode every candidate joins one cluster, connected or not.
-    const int rep = options.mode == JitMode::kAll ? 0 : units.Find(node->id());
+    const int rep = options.mode == JitMode::kAll && !has_calls ? 0 : units.Find(node->id());
     if (!groups.contains(rep)) group_order.push_back(rep);
     groups[rep].push_back(node);
   }

@@ -20,6 +20,7 @@ const std::vector<OpLowering>& LoweringTable() {
     AppendMathLowerings(t);
     AppendArrayLowerings(t);
     AppendNnLowerings(t);
+    AppendRandomLowerings(t);
     std::sort(t->begin(), t->end(), [](const OpLowering& a, const OpLowering& b) {
       return absl::string_view(a.op) < absl::string_view(b.op);
     });

@@ -24,6 +24,7 @@ const OpLowering* FindOpLowering(absl::string_view op);
 void AppendMathLowerings(std::vector<OpLowering>* table);   // math_lowerings.cc
 void AppendArrayLowerings(std::vector<OpLowering>* table);  // array_lowerings.cc
 void AppendNnLowerings(std::vector<OpLowering>* table);     // nn_lowerings.cc
+void AppendRandomLowerings(std::vector<OpLowering>* table); // random_lowerings.cc
 
 }  // namespace tfjit::tf2hlo
 

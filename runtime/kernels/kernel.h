@@ -2,17 +2,43 @@
 #ifndef TFJIT_RUNTIME_KERNELS_KERNEL_H_
 #define TFJIT_RUNTIME_KERNELS_KERNEL_H_
 
+#include <memory>
 #include <string>
 #include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "core/thread_pool.h"
 #include "frontend/graph.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit::runtime {
+
+// Mutable per-node state of stateful kernels (TF keeps it in the per-session OpKernel object;
+// tfjit kernels are plain functions): e.g. the Philox generator of RandomUniform, which
+// advances across runs. Entries live as long as the store; thread-safe.
+class KernelState {
+ public:
+  virtual ~KernelState() = default;
+};
+class KernelStateStore {
+ public:
+  // The node's state, created by `make()` on first use. Callers synchronise access to the
+  // state's own fields themselves (the store only guards the map).
+  template <typename S, typename Make>
+  S* GetOrCreate(const tf::Node* node, Make make) {
+    absl::MutexLock lock(&mu_);
+    std::unique_ptr<KernelState>& slot = states_[node];
+    if (slot == nullptr) slot = make();
+    return static_cast<S*>(slot.get());
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_map<const tf::Node*, std::unique_ptr<KernelState>> states_;
+};
 
 // What a kernel sees: its node (attrs), its input tensors and where its outputs go.
 class KernelContext {
@@ -27,12 +53,17 @@ class KernelContext {
   std::vector<Tensor>& outputs() { return outputs_; }
   // Intra-op pool; may be null (then run inline).
   ThreadPool* pool() const { return pool_; }
+  // Per-session store for stateful kernels; null when the runner provides none (then
+  // stateful kernels fall back to a process-wide store keyed by node address).
+  KernelStateStore* state_store() const { return state_store_; }
+  void set_state_store(KernelStateStore* store) { state_store_ = store; }
 
  private:
   const tf::Node& node_;
   const std::vector<Tensor>& inputs_;
   ThreadPool* pool_;
   std::vector<Tensor> outputs_;
+  KernelStateStore* state_store_ = nullptr;
 };
 
 // Computes outputs from inputs. Errors (bad shapes, bad attrs) are INVALID_ARGUMENT with the
@@ -56,6 +87,7 @@ void RegisterMathKernels(KernelRegistry& registry);     // kernels/math_kernels.
 void RegisterArrayKernels(KernelRegistry& registry);    // kernels/array_kernels.cc
 void RegisterNnKernels(KernelRegistry& registry);       // kernels/nn_kernels.cc
 void RegisterDebugKernels(KernelRegistry& registry);    // kernels/debug_kernels.cc
+void RegisterRandomKernels(KernelRegistry& registry);   // kernels/random_kernels.cc
 void RegisterAllKernels(KernelRegistry& registry);      // kernels/kernel_registry.cc
 
 }  // namespace tfjit::runtime

@@ -8,6 +8,7 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterArrayKernels(registry);
   RegisterNnKernels(registry);
   RegisterDebugKernels(registry);
+  RegisterRandomKernels(registry);
 }
 
 }  // namespace tfjit::runtime

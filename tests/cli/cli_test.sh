@@ -61,6 +61,15 @@ check wrong-dtype 1 "$tfjit" run "$src/tests/tf/graphs/int_ops.pbtxt" --input i=
 expect_in wrong-dtype-msg "$tmp/err" "^INVALID_ARGUMENT: feed 'i': expected dtype int32"
 check explain 0 "$tfjit" explain "$demo"
 expect_in explain-msg "$tmp/out" "'dense/check' \(CheckNumerics\): CheckNumerics stays in the runtime"
+# tf.function(jit_compile=True): --jit off still compiles the must-compile function body;
+# CheckNumerics inside one fails with TF's message.
+fns="$src/tests/tf/functions"
+check fn-off 0 "$tfjit" run "$fns/jit_function.pbtxt" --random-inputs 1 --jit off --fetch post
+expect_in fn-off-summary "$tmp/out" '^summary: jit=off clusters=1 nodes_compiled=7/11 '
+check fn-check-numerics 1 "$tfjit" run "$fns/check_numerics.pbtxt" --random-inputs 1 --jit off
+expect_in fn-check-numerics-msg "$tmp/err" '^INVALID_ARGUMENT: Detected unsupported operations when trying to compile graph __inference_f_12 on .*CheckNumerics'
+check fn-explain 0 "$tfjit" explain "$fns/jit_function.pbtxt" --fetch post
+expect_in fn-explain-msg "$tmp/out" "function call runs as a unit \(must-compile: yes\)"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

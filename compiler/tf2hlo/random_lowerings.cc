@@ -1,0 +1,476 @@
+// Lowerings of TF's stateless random ops to an explicit Philox-4x32-10 in elementwise HLO over
+// an iota of block indices, bit-identical with the fallback kernels (runtime/kernels/
+// random_kernels.cc, core/philox.h). Plain integer/float elementwise ops only, so every
+// backend runs it (the CPU backend has no rng-bit-generator). Truncated normal (rejection
+// sampling) has no lowering.
+#include <cmath>
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
+#include "core/philox.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+
+namespace tfjit::tf2hlo {
+namespace {
+
+using hlo::ComparisonDirection;
+using hlo::Instruction;
+using hlo::Opcode;
+using Dims = std::vector<int64_t>;
+
+// A builder with a sticky error: every op returns nullptr once something failed, and
+// status() reports the first failure. Keeps the bit-twiddling below readable.
+class Rng {
+ public:
+  explicit Rng(LoweringContext& ctx) : ctx_(ctx) {}
+  const absl::Status& status() const { return status_; }
+
+  Instruction* Take(absl::StatusOr<Instruction*> r) {
+    if (!r.ok()) {
+      if (status_.ok()) status_ = r.status();
+      return nullptr;
+    }
+    return *r;
+  }
+  bool ok(std::initializer_list<Instruction*> xs) const {
+    if (!status_.ok()) return false;
+    for (Instruction* x : xs) {
+      if (x == nullptr) return false;
+    }
+    return true;
+  }
+
+  // Integer constants are built from their exact value (Splat goes through double).
+  template <typename T>
+  Instruction* Const(DType t, T v, const Dims& dims) {
+    if (!status_.ok()) return nullptr;
+    Instruction* s = ctx_.b().ScalarConstant<T>(t, v);
+    return dims.empty() ? s : Take(ctx_.BroadcastTo(s, dims));
+  }
+  Instruction* U32(uint32_t v, const Dims& d) { return Const<uint32_t>(DType::kUInt32, v, d); }
+  Instruction* U64(uint64_t v, const Dims& d) { return Const<uint64_t>(DType::kUInt64, v, d); }
+  Instruction* F(DType t, double v, const Dims& d) {
+    return ok({}) ? Take(ctx_.Splat(t, v, d)) : nullptr;
+  }
+  Instruction* Bin(Opcode op, Instruction* a, Instruction* b) {
+    return ok({a, b}) ? Take(ctx_.b().Binary(op, a, b)) : nullptr;
+  }
+  Instruction* Un(Opcode op, Instruction* a) {
+    return ok({a}) ? Take(ctx_.b().Unary(op, a)) : nullptr;
+  }
+  Instruction* Cvt(Instruction* a, DType t) {
+    return ok({a}) ? Take(ctx_.b().Convert(a, t)) : nullptr;
+  }
+  Instruction* Bitcast(Instruction* a, DType t) {
+    if (!ok({a})) return nullptr;
+    return Take(ctx_.b().Add(Opcode::kBitcastConvert, {a}, {}, {},
+                             hlo::Shape(t, a->shape().dims())));
+  }
+  Instruction* Lt(Instruction* a, Instruction* b) {
+    return ok({a, b}) ? Take(ctx_.b().Compare(ComparisonDirection::kLt, a, b)) : nullptr;
+  }
+  Instruction* Reshape(Instruction* a, const Dims& d) {
+    return ok({a}) ? Take(ctx_.b().Reshape(a, d)) : nullptr;
+  }
+  Instruction* Bcast(Instruction* a, const Dims& d) {
+    return ok({a}) ? Take(ctx_.BroadcastTo(a, d)) : nullptr;
+  }
+  Instruction* IotaU32(int64_t n) {
+    return ok({}) ? Take(ctx_.b().Iota(hlo::Shape(DType::kUInt32, {n}), 0)) : nullptr;
+  }
+  Instruction* Concat(const std::vector<Instruction*>& xs, int64_t dim) {
+    for (Instruction* x : xs) {
+      if (!ok({x})) return nullptr;
+    }
+    return Take(ctx_.b().Concatenate(xs, dim));
+  }
+  // Element i of a rank-1 value, as a scalar.
+  Instruction* At(Instruction* a, int64_t i) {
+    if (!ok({a})) return nullptr;
+    return Reshape(Take(ctx_.b().Slice(a, {{i, i + 1, 1}})), {});
+  }
+  Instruction* Lo32(Instruction* u64) { return Cvt(u64, DType::kUInt32); }
+  Instruction* Hi32(Instruction* u64) {
+    return Cvt(Bin(Opcode::kShiftRightLogical, u64, U64(32, u64 ? u64->shape().dims() : Dims{})),
+               DType::kUInt32);
+  }
+  // lo | hi << 32 as u64.
+  Instruction* Join64(Instruction* lo, Instruction* hi) {
+    if (!ok({lo, hi})) return nullptr;
+    const Dims& d = lo->shape().dims();
+    return Bin(Opcode::kOr, Cvt(lo, DType::kUInt64),
+               Bin(Opcode::kShiftLeft, Cvt(hi, DType::kUInt64), U64(32, d)));
+  }
+
+  // Words k of blocks 0..nb-1 interleaved: element i = words[i % k][i / k], first n of them,
+  // shaped `dims`.
+  Instruction* Interleave(const std::vector<Instruction*>& words, int64_t n, const Dims& dims) {
+    if (!ok({})) return nullptr;
+    std::vector<Instruction*> cols;
+    for (Instruction* w : words) {
+      if (!ok({w})) return nullptr;
+      cols.push_back(Reshape(w, {w->shape().dim(0), 1}));
+    }
+    if (!ok({})) return nullptr;
+    Instruction* m = cols.size() == 1 ? cols[0] : Take(ctx_.b().Concatenate(cols, 1));
+    if (!ok({m})) return nullptr;
+    const int64_t total = m->shape().num_elements();
+    Instruction* flat = Reshape(m, {total});
+    if (total != n && ok({flat})) flat = Take(ctx_.b().Slice(flat, {{0, n, 1}}));
+    return Reshape(flat, dims);
+  }
+
+ private:
+  LoweringContext& ctx_;
+  absl::Status status_;
+};
+
+using Words = std::array<Instruction*, 4>;
+using KeyWords = std::array<Instruction*, 2>;
+
+// Ten Philox rounds on counters of shape `dims` under a scalar key.
+Words PhiloxRounds(Rng& r, Words c, KeyWords key, const Dims& dims) {
+  for (int round = 0; round < 10; ++round) {
+    Instruction* k0 = r.Bcast(key[0], dims);
+    Instruction* k1 = r.Bcast(key[1], dims);
+    Instruction* p0 = r.Bin(Opcode::kMultiply, r.Cvt(c[0], DType::kUInt64),
+                            r.U64(random::kPhiloxM4x32A, dims));
+    Instruction* p1 = r.Bin(Opcode::kMultiply, r.Cvt(c[2], DType::kUInt64),
+                            r.U64(random::kPhiloxM4x32B, dims));
+    Instruction* hi0 = r.Hi32(p0);
+    Instruction* lo0 = r.Lo32(p0);
+    Instruction* hi1 = r.Hi32(p1);
+    Instruction* lo1 = r.Lo32(p1);
+    c = {r.Bin(Opcode::kXor, r.Bin(Opcode::kXor, hi1, c[1]), k0), lo1,
+         r.Bin(Opcode::kXor, r.Bin(Opcode::kXor, hi0, c[3]), k1), lo0};
+    if (round < 9) {
+      key = {r.Bin(Opcode::kAdd, key[0], r.U32(random::kPhiloxW32A, {})),
+             r.Bin(Opcode::kAdd, key[1], r.U32(random::kPhiloxW32B, {}))};
+    }
+  }
+  return c;
+}
+
+// The Philox stream (key, counter words; scalars) evaluated at blocks 0..nb-1: the 128-bit
+// counter + block index with carries, then the rounds.
+Words PhiloxBlocks(Rng& r, KeyWords key, Words counter, int64_t nb) {
+  const Dims d = {nb};
+  Instruction* idx = r.IotaU32(nb);
+  Words c;
+  c[0] = r.Bin(Opcode::kAdd, r.Bcast(counter[0], d), idx);
+  Instruction* carry = r.Cvt(r.Lt(c[0], idx), DType::kUInt32);
+  for (int k = 1; k < 4; ++k) {
+    c[k] = r.Bin(Opcode::kAdd, r.Bcast(counter[k], d), carry);
+    if (k < 3) carry = r.Cvt(r.Lt(c[k], carry), DType::kUInt32);
+  }
+  return PhiloxRounds(r, c, key, d);
+}
+
+
+// ---- Bits to values (core/philox.h has the scalar reference) ----
+
+Instruction* And(Rng& r, Instruction* x, uint32_t mask) {
+  return x ? r.Bin(Opcode::kAnd, x, r.U32(mask, x->shape().dims())) : nullptr;
+}
+Instruction* Or(Rng& r, Instruction* x, uint32_t bits) {
+  return x ? r.Bin(Opcode::kOr, x, r.U32(bits, x->shape().dims())) : nullptr;
+}
+Instruction* MinusOne(Rng& r, Instruction* x) {
+  return x ? r.Bin(Opcode::kSubtract, x, r.F(x->shape().element_type(), 1.0, x->shape().dims()))
+           : nullptr;
+}
+
+// TF's Uint32ToFloat: low 23 bits as the mantissa of [1, 2), minus 1.
+Instruction* UniformF32(Rng& r, Instruction* bits) {
+  return MinusOne(r, r.Bitcast(Or(r, And(r, bits, 0x7fffffu), 0x3f800000u), DType::kFloat32));
+}
+// Half / bfloat16: low 10 / 7 bits as the mantissa of [1, 2), minus 1 (exact).
+Instruction* Uniform16(Rng& r, Instruction* bits, DType t) {
+  const bool is_half = t == DType::kFloat16;
+  Instruction* x = Or(r, And(r, bits, is_half ? 0x3ffu : 0x7fu), is_half ? 0x3c00u : 0x3f80u);
+  return MinusOne(r, r.Bitcast(r.Cvt(x, DType::kUInt16), t));
+}
+// TF's Uint64ToDouble: x0's low 20 bits above x1's 32 as the mantissa of [1, 2), minus 1.
+Instruction* UniformF64(Rng& r, Instruction* x0, Instruction* x1) {
+  Instruction* man = r.Join64(x1, And(r, x0, 0xfffffu));
+  if (man == nullptr) return nullptr;
+  Instruction* bits = r.Bin(Opcode::kOr, man, r.U64(uint64_t{1023} << 52, man->shape().dims()));
+  return MinusOne(r, r.Bitcast(bits, DType::kFloat64));
+}
+
+struct Pair {
+  Instruction* first;
+  Instruction* second;
+};
+
+// TF's BoxMullerFloat: u1 floored at 1e-7f; the angle 2*pi*u computed in double and narrowed;
+// radius sqrt(-2 log u1) in float; (sin, cos) * radius.
+Pair BoxMullerF32(Rng& r, Instruction* x0, Instruction* x1) {
+  if (!r.ok({x0, x1})) return {nullptr, nullptr};
+  const Dims d = x0->shape().dims();
+  Instruction* u1 = r.Bin(Opcode::kMaximum, UniformF32(r, x0),
+                          r.F(DType::kFloat32, static_cast<double>(1.0e-7f), d));
+  Instruction* v1 = r.Cvt(r.Bin(Opcode::kMultiply, r.F(DType::kFloat64, 2 * M_PI, d),
+                                r.Cvt(UniformF32(r, x1), DType::kFloat64)),
+                          DType::kFloat32);
+  Instruction* u2 = r.Un(Opcode::kSqrt, r.Bin(Opcode::kMultiply, r.F(DType::kFloat32, -2.0, d),
+                                              r.Un(Opcode::kLog, u1)));
+  return {r.Bin(Opcode::kMultiply, r.Un(Opcode::kSine, v1), u2),
+          r.Bin(Opcode::kMultiply, r.Un(Opcode::kCosine, v1), u2)};
+}
+
+Pair BoxMullerF64(Rng& r, const Words& w) {
+  if (!r.ok({w[0]})) return {nullptr, nullptr};
+  const Dims d = w[0]->shape().dims();
+  Instruction* u1 =
+      r.Bin(Opcode::kMaximum, UniformF64(r, w[0], w[1]), r.F(DType::kFloat64, 1.0e-7, d));
+  Instruction* v1 = r.Bin(Opcode::kMultiply, r.F(DType::kFloat64, 2 * M_PI, d),
+                          UniformF64(r, w[2], w[3]));
+  Instruction* u2 = r.Un(Opcode::kSqrt, r.Bin(Opcode::kMultiply, r.F(DType::kFloat64, -2.0, d),
+                                              r.Un(Opcode::kLog, u1)));
+  return {r.Bin(Opcode::kMultiply, r.Un(Opcode::kSine, v1), u2),
+          r.Bin(Opcode::kMultiply, r.Un(Opcode::kCosine, v1), u2)};
+}
+
+// Element i: 32-bit types use word i%4 of block i/4, 64-bit types words (2j, 2j+1), j = i%2,
+// of block i/2 (TF's FillPhiloxRandom: one block per output group).
+Instruction* UniformValues(Rng& r, DType t, const Words& w, int64_t n, const Dims& dims) {
+  if (t == DType::kFloat64) {
+    return UniformF64(r, r.Interleave({w[0], w[2]}, n, dims), r.Interleave({w[1], w[3]}, n, dims));
+  }
+  Instruction* bits = r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
+  return t == DType::kFloat32 ? UniformF32(r, bits) : Uniform16(r, bits, t);
+}
+
+Instruction* NormalValues(Rng& r, DType t, const Words& w, int64_t n, const Dims& dims) {
+  if (t == DType::kFloat64) {
+    const Pair d = BoxMullerF64(r, w);
+    return r.Interleave({d.first, d.second}, n, dims);
+  }
+  const Pair a = BoxMullerF32(r, w[0], w[1]);
+  const Pair b = BoxMullerF32(r, w[2], w[3]);
+  Instruction* v = r.Interleave({a.first, a.second, b.first, b.second}, n, dims);
+  return t == DType::kFloat32 ? v : r.Cvt(v, t);  // TF rounds the float result
+}
+
+// ---- Inputs ----
+
+struct Stream {
+  KeyWords key;
+  Words counter;
+};
+
+// v1 seed (int32/int64 [2], sign-extended) scrambled as TF's GenerateKey, in HLO.
+absl::StatusOr<Stream> SeedStream(Rng& r, LoweringContext& ctx, const tf::Node& node, int i) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * seed, ctx.Input(node, i));
+  if (seed->shape().dims() != Dims{2}) {
+    return InvalidArgument("seed must have shape [2], not %s", seed->shape().ToString());
+  }
+  const DType t = seed->shape().element_type();
+  if (t != DType::kInt32 && t != DType::kInt64) {
+    return InvalidArgument("Invalid seed type: %s", DTypeName(t));
+  }
+  Instruction* u = r.Bitcast(t == DType::kInt32 ? r.Cvt(seed, DType::kInt64) : seed,
+                             DType::kUInt64);
+  Instruction* s0 = r.At(u, 0);
+  Instruction* s1 = r.At(u, 1);
+  const Words in = {r.Lo32(s0), r.Hi32(s0), r.Lo32(s1), r.Hi32(s1)};
+  const Words mix = PhiloxRounds(
+      r, in, {r.U32(random::kSeedScrambleKey0, {}), r.U32(random::kSeedScrambleKey1, {})}, {});
+  return Stream{{mix[0], mix[1]}, {r.U32(0, {}), r.U32(0, {}), mix[2], mix[3]}};
+}
+
+// V2 key u64[1], counter u64[>=2] and the compile-time constant alg.
+absl::StatusOr<Stream> KeyCounterStream(Rng& r, LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> alg, ctx.ConstantInputAsInts(node, 3));
+  if (alg.size() != 1) return InvalidArgument("alg must be a scalar, got %d values", alg.size());
+  const int64_t id = alg[0] == 3 ? 1 : alg[0];  // auto-select = Philox
+  if (id == 2) {
+    return Unimplemented("RNG algorithm 2 (ThreeFry) is not implemented by tfjit; use alg 1 "
+                         "(Philox)");
+  }
+  if (id != 1) return InvalidArgument("Unsupported algorithm id: %d", id);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * key, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * counter, ctx.Input(node, 2));
+  if (key->shape().dims() != Dims{1}) {
+    return InvalidArgument("key must have shape [1], not %s. (Note that batched keys are not "
+                           "supported yet.)", key->shape().ToString());
+  }
+  if (counter->shape().rank() != 1 || counter->shape().dim(0) < 2) {
+    return InvalidArgument("counter must be a vector with length at least 2; got shape: %s. "
+                           "(Note that batched counters are not supported yet.)",
+                           counter->shape().ToString());
+  }
+  Instruction* k = r.At(key, 0);
+  Instruction* c0 = r.At(counter, 0);
+  Instruction* c1 = r.At(counter, 1);
+  return Stream{{r.Lo32(k), r.Hi32(k)}, {r.Lo32(c0), r.Hi32(c0), r.Lo32(c1), r.Hi32(c1)}};
+}
+
+absl::StatusOr<Dims> OutputDims(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Dims dims, ctx.ConstantInputAsInts(node, 0));
+  for (int64_t d : dims) {
+    if (d < 0) return InvalidArgument("shape has a negative dimension %d", d);
+  }
+  return dims;
+}
+
+int64_t NumElements(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// Philox blocks for n outputs of `per_block` per block; the block index is a u32 iota.
+absl::StatusOr<Words> BlocksFor(Rng& r, const Stream& s, int64_t n, int per_block) {
+  const int64_t nb = (n + per_block - 1) / per_block;
+  if (nb > (int64_t{1} << 32)) {
+    return Unimplemented("random outputs of %d elements are too large to compile", n);
+  }
+  return PhiloxBlocks(r, s.key, s.counter, nb);
+}
+
+// ---- Ops ----
+
+absl::Status LowerStatelessFloat(LoweringContext& ctx, const tf::Node& node, bool normal,
+                                 bool v2) {
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "dtype"));
+  if (!IsFloatingDType(dtype)) {
+    return InvalidArgument("%s: dtype must be a floating-point type, got %s", node.op(),
+                           DTypeName(dtype));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
+  Rng r(ctx);
+  TFJIT_ASSIGN_OR_RETURN(Stream s, v2 ? KeyCounterStream(r, ctx, node)
+                                      : SeedStream(r, ctx, node, 1));
+  const int64_t n = NumElements(dims);
+  Instruction* out = nullptr;
+  if (n == 0) {
+    out = r.F(dtype, 0.0, dims);
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(Words w, BlocksFor(r, s, n, dtype == DType::kFloat64 ? 2 : 4));
+    out = normal ? NormalValues(r, dtype, w, n, dims) : UniformValues(r, dtype, w, n, dims);
+  }
+  TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetOutput(node, 0, out);
+  return absl::OkStatus();
+}
+
+// TF's UniformDistribution<int>: lo + bits % (hi - lo), in unsigned arithmetic.
+absl::Status LowerStatelessInt(LoweringContext& ctx, const tf::Node& node, bool v2) {
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "dtype"));
+  if (dtype != DType::kInt32 && dtype != DType::kInt64) {
+    return InvalidArgument("%s: dtype must be int32 or int64, got %s", node.op(),
+                           DTypeName(dtype));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
+  const int range_i = v2 ? 4 : 2;
+  TFJIT_ASSIGN_OR_RETURN(Instruction * lo, ctx.Input(node, range_i));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * hi, ctx.Input(node, range_i + 1));
+  if (lo->shape().rank() != 0) {
+    return InvalidArgument("minval must be 0-D, got shape %s", lo->shape().ToString());
+  }
+  if (hi->shape().rank() != 0) {
+    return InvalidArgument("maxval must be 0-D, got shape %s", hi->shape().ToString());
+  }
+  const int64_t n = NumElements(dims);
+  // Known bounds are checked like TF's kernel; unknown ones cannot fail at run time.
+  absl::StatusOr<std::vector<int64_t>> lo_v = ctx.ConstantInputAsInts(node, range_i);
+  absl::StatusOr<std::vector<int64_t>> hi_v = ctx.ConstantInputAsInts(node, range_i + 1);
+  if (n > 0 && lo_v.ok() && hi_v.ok() && !((*lo_v)[0] < (*hi_v)[0])) {
+    return InvalidArgument("Need minval < maxval, got %d >= %d", (*lo_v)[0], (*hi_v)[0]);
+  }
+  Rng r(ctx);
+  TFJIT_ASSIGN_OR_RETURN(Stream s, v2 ? KeyCounterStream(r, ctx, node)
+                                      : SeedStream(r, ctx, node, 1));
+  Instruction* out = nullptr;
+  if (n == 0) {
+    out = r.Const<int32_t>(DType::kInt32, 0, dims);
+    out = r.Cvt(out, dtype);
+  } else {
+    const bool wide = dtype == DType::kInt64;
+    const DType u = wide ? DType::kUInt64 : DType::kUInt32;
+    TFJIT_ASSIGN_OR_RETURN(Words w, BlocksFor(r, s, n, wide ? 2 : 4));
+    Instruction* bits = wide ? r.Join64(r.Interleave({w[0], w[2]}, n, dims),
+                                        r.Interleave({w[1], w[3]}, n, dims))
+                             : r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
+    Instruction* ulo = r.Bitcast(lo, u);
+    Instruction* range = r.Bin(Opcode::kSubtract, r.Bitcast(hi, u), ulo);
+    Instruction* offset = r.Bin(Opcode::kRemainder, bits, r.Bcast(range, dims));
+    out = r.Bitcast(r.Bin(Opcode::kAdd, r.Bcast(ulo, dims), offset), dtype);
+  }
+  TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetOutput(node, 0, out);
+  return absl::OkStatus();
+}
+
+absl::Status LowerStatelessRandomUniform(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessFloat(c, n, /*normal=*/false, /*v2=*/false);
+}
+absl::Status LowerStatelessRandomNormal(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessFloat(c, n, /*normal=*/true, /*v2=*/false);
+}
+absl::Status LowerStatelessRandomUniformV2(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessFloat(c, n, /*normal=*/false, /*v2=*/true);
+}
+absl::Status LowerStatelessRandomNormalV2(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessFloat(c, n, /*normal=*/true, /*v2=*/true);
+}
+absl::Status LowerStatelessRandomUniformInt(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessInt(c, n, /*v2=*/false);
+}
+absl::Status LowerStatelessRandomUniformIntV2(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessInt(c, n, /*v2=*/true);
+}
+
+// key u64[1] = mix0 | mix1 << 32; counter u64[2] = [0, mix2 | mix3 << 32].
+absl::Status LowerKeyCounter(LoweringContext& ctx, const tf::Node& node, bool with_alg) {
+  Rng r(ctx);
+  TFJIT_ASSIGN_OR_RETURN(Stream s, SeedStream(r, ctx, node, 0));
+  Instruction* key = r.Reshape(r.Join64(s.key[0], s.key[1]), {1});
+  Instruction* counter =
+      r.Concat({r.Reshape(r.Join64(s.counter[0], s.counter[1]), {1}),
+                r.Reshape(r.Join64(s.counter[2], s.counter[3]), {1})},
+               0);
+  Instruction* alg = with_alg ? r.Const<int32_t>(DType::kInt32, 1, {}) : nullptr;
+  TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetOutput(node, 0, key);
+  ctx.SetOutput(node, 1, counter);
+  if (with_alg) ctx.SetOutput(node, 2, alg);
+  return absl::OkStatus();
+}
+
+absl::Status LowerStatelessRandomGetKeyCounter(LoweringContext& c, const tf::Node& n) {
+  return LowerKeyCounter(c, n, /*with_alg=*/false);
+}
+absl::Status LowerStatelessRandomGetKeyCounterAlg(LoweringContext& c, const tf::Node& n) {
+  return LowerKeyCounter(c, n, /*with_alg=*/true);
+}
+absl::Status LowerStatelessRandomGetAlg(LoweringContext& ctx, const tf::Node& node) {
+  ctx.SetOutput(node, 0, ctx.b().ScalarConstant<int32_t>(DType::kInt32, 1));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AppendRandomLowerings(std::vector<OpLowering>* table) {
+  table->insert(table->end(), {
+      {"StatelessRandomUniform", LowerStatelessRandomUniform, true},
+      {"StatelessRandomNormal", LowerStatelessRandomNormal, true},
+      {"StatelessRandomUniformV2", LowerStatelessRandomUniformV2, true},
+      {"StatelessRandomNormalV2", LowerStatelessRandomNormalV2, true},
+      {"StatelessRandomUniformInt", LowerStatelessRandomUniformInt},
+      {"StatelessRandomUniformIntV2", LowerStatelessRandomUniformIntV2},
+      {"StatelessRandomGetKeyCounter", LowerStatelessRandomGetKeyCounter},
+      {"StatelessRandomGetKeyCounterAlg", LowerStatelessRandomGetKeyCounterAlg},
+      {"StatelessRandomGetAlg", LowerStatelessRandomGetAlg},
+  });
+}
+
+}  // namespace tfjit::tf2hlo

@@ -1,0 +1,228 @@
+// Stateless random ops through the Session: the compiled cluster (CPU JIT and the HLO
+// evaluator, --jit all) must reproduce the fallback kernels (--jit none) bit for bit, for every
+// dtype, odd and empty shapes, constant and fed seeds, and key/counter from
+// StatelessRandomGetKeyCounter inside the cluster.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "frontend/proto/graph.pb.h"
+#include "frontend/tensor_proto.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "tfjit/session.h"
+
+namespace tfjit {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+tensorflow::AttrValue TypeAttr(DType t) {
+  tensorflow::AttrValue a;
+  a.set_type(static_cast<tensorflow::DataType>(DTypeToTfEnum(t)));
+  return a;
+}
+
+class GraphBuilder {
+ public:
+  void Const(const std::string& name, const Tensor& value) {
+    auto* n = Node(name, "Const");
+    (*n->mutable_attr())["dtype"] = TypeAttr(value.dtype());
+    *(*n->mutable_attr())["value"].mutable_tensor() = tf::TensorToProto(value);
+  }
+  void Placeholder(const std::string& name, const Tensor& value) {
+    auto* n = Node(name, "Placeholder");
+    (*n->mutable_attr())["dtype"] = TypeAttr(value.dtype());
+    feeds_.push_back({name, value});
+  }
+  tensorflow::NodeDef* Node(const std::string& name, const std::string& op,
+                            const std::vector<std::string>& inputs = {}) {
+    auto* n = graph_.add_node();
+    n->set_name(name);
+    n->set_op(op);
+    for (const std::string& in : inputs) n->add_input(in);
+    return n;
+  }
+  static void SetType(tensorflow::NodeDef* n, const std::string& attr, DType t) {
+    (*n->mutable_attr())[attr] = TypeAttr(t);
+  }
+  std::string Write(const std::string& name) const {
+    const std::string path =
+        (std::filesystem::temp_directory_path() / absl::StrCat("tfjit_rng_", name, ".pbtxt"))
+            .string();
+    std::string text;
+    google::protobuf::TextFormat::PrintToString(graph_, &text);
+    std::ofstream(path) << text;
+    return path;
+  }
+  const std::vector<std::pair<std::string, Tensor>>& feeds() const { return feeds_; }
+
+ private:
+  tensorflow::GraphDef graph_;
+  std::vector<std::pair<std::string, Tensor>> feeds_;
+};
+
+absl::StatusOr<std::vector<Tensor>> RunGraph(const GraphBuilder& g, const std::string& path,
+                                             JitMode jit, const std::string& backend,
+                                             const std::vector<std::string>& fetches) {
+  SessionOptions options;
+  options.jit = jit;
+  options.backend = backend;
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Load(path, options));
+  return session->Run(g.feeds(), fetches);
+}
+
+// Runs the graph uncompiled, on the CPU JIT and on the evaluator; all must agree bytewise.
+void ExpectCompiledMatchesKernels(const GraphBuilder& g, const std::string& name,
+                                  const std::vector<std::string>& fetches) {
+  const std::string path = g.Write(name);
+  auto ref = RunGraph(g, path, JitMode::kNone, "cpu", fetches);
+  ASSERT_TRUE(ref.ok()) << name << " kernels: " << StatusToString(ref.status());
+  for (const char* backend : {"cpu", "interpreter"}) {
+    auto got = RunGraph(g, path, JitMode::kAll, backend, fetches);
+    ASSERT_TRUE(got.ok()) << name << " " << backend << ": " << StatusToString(got.status());
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      const Tensor& a = (*ref)[i];
+      const Tensor& b = (*got)[i];
+      ASSERT_EQ(a.ShapeString(), b.ShapeString()) << name << " " << backend;
+      EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()), 0)
+          << name << " " << backend << " output " << i << "\nkernels: " << a.DebugString(12)
+          << "\ncompiled: " << b.DebugString(12);
+    }
+  }
+  std::filesystem::remove(path);
+}
+
+Tensor ShapeTensor(const Dims& d) {
+  std::vector<int32_t> v(d.begin(), d.end());
+  return Tensor::FromVector<int32_t>(DType::kInt32, {static_cast<int64_t>(v.size())}, v);
+}
+
+std::string CaseName(const std::string& op, DType t, const Dims& d, const std::string& extra) {
+  return absl::StrCat(op, "_", DTypeName(t), "_", d.empty() ? "scalar" : absl::StrJoin(d, "x"),
+                      extra);
+}
+
+const std::vector<Dims>& Shapes() {
+  static const std::vector<Dims> shapes = {{}, {0}, {1}, {3}, {7}, {2, 5}, {0, 4}, {33, 31}};
+  return shapes;
+}
+
+TEST(RandomOpsCompiledTest, StatelessV1FloatOps) {
+  for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal"}) {
+    for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
+      for (const Dims& d : Shapes()) {
+        for (bool fed_seed : {false, true}) {
+          GraphBuilder g;
+          g.Const("shape", ShapeTensor(d));
+          const Tensor seed = Tensor::FromVector<int32_t>(DType::kInt32, {2}, {-17, 99});
+          fed_seed ? g.Placeholder("seed", seed) : g.Const("seed", seed);
+          auto* n = g.Node("op", op, {"shape", "seed"});
+          GraphBuilder::SetType(n, "dtype", t);
+          GraphBuilder::SetType(n, "T", DType::kInt32);
+          GraphBuilder::SetType(n, "Tseed", DType::kInt32);
+          ExpectCompiledMatchesKernels(g, CaseName(op, t, d, fed_seed ? "_fed" : ""), {"op"});
+        }
+      }
+    }
+  }
+}
+
+TEST(RandomOpsCompiledTest, StatelessUniformIntV1) {
+  for (DType t : {DType::kInt32, DType::kInt64}) {
+    for (const Dims& d : Shapes()) {
+      GraphBuilder g;
+      g.Const("shape", ShapeTensor(d));
+      g.Const("seed", Tensor::FromVector<int64_t>(DType::kInt64, {2}, {1LL << 40, -3}));
+      if (t == DType::kInt32) {
+        g.Const("lo", Tensor::FromVector<int32_t>(t, {}, {-1000}));
+        g.Const("hi", Tensor::FromVector<int32_t>(t, {}, {2147480000}));
+      } else {
+        g.Const("lo", Tensor::FromVector<int64_t>(t, {}, {-(1LL << 62)}));
+        g.Const("hi", Tensor::FromVector<int64_t>(t, {}, {(1LL << 62) + 12345}));
+      }
+      auto* n = g.Node("op", "StatelessRandomUniformInt", {"shape", "seed", "lo", "hi"});
+      GraphBuilder::SetType(n, "dtype", t);
+      GraphBuilder::SetType(n, "T", DType::kInt32);
+      GraphBuilder::SetType(n, "Tseed", DType::kInt64);
+      ExpectCompiledMatchesKernels(g, CaseName("UniformInt", t, d, ""), {"op"});
+    }
+  }
+}
+
+// GetKeyCounter feeding the V2 ops inside one cluster, plus V2 with fed key/counter.
+TEST(RandomOpsCompiledTest, GetKeyCounterAndV2Ops) {
+  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32,
+                  DType::kInt64}) {
+    const bool is_int = IsIntegerDType(t);
+    const std::vector<const char*> ops =
+        is_int ? std::vector<const char*>{"StatelessRandomUniformIntV2"}
+               : std::vector<const char*>{"StatelessRandomUniformV2", "StatelessRandomNormalV2"};
+    for (const char* op : ops) {
+      for (bool fed : {false, true}) {
+        GraphBuilder g;
+        g.Const("shape", ShapeTensor({5, 3}));
+        g.Const("alg", Tensor::FromVector<int32_t>(DType::kInt32, {}, {1}));
+        std::vector<std::string> in = {"shape", "kc:0", "kc:1", "alg"};
+        if (fed) {
+          g.Placeholder("key", Tensor::FromVector<uint64_t>(DType::kUInt64, {1},
+                                                             {0xfedcba9876543210ull}));
+          g.Placeholder("counter", Tensor::FromVector<uint64_t>(
+                                       DType::kUInt64, {2}, {0xffffffffffffffffull, 41}));
+          in = {"shape", "key", "counter", "alg"};
+        } else {
+          g.Const("seed", Tensor::FromVector<int64_t>(DType::kInt64, {2}, {-8, 1234567}));
+          g.Node("kc", "StatelessRandomGetKeyCounter", {"seed"});
+        }
+        if (is_int) {
+          g.Const("lo", Tensor::FromVector<int32_t>(DType::kInt32, {}, {3}));
+          g.Const("hi", Tensor::FromVector<int32_t>(DType::kInt32, {}, {10}));
+          auto* lo = g.Node("lo64", "Cast", {"lo"});
+          auto* hi = g.Node("hi64", "Cast", {"hi"});
+          for (auto* c : {lo, hi}) {
+            GraphBuilder::SetType(c, "SrcT", DType::kInt32);
+            GraphBuilder::SetType(c, "DstT", t);
+          }
+          in.push_back("lo64");
+          in.push_back("hi64");
+        }
+        auto* n = g.Node("op", op, in);
+        GraphBuilder::SetType(n, "dtype", t);
+        GraphBuilder::SetType(n, "Tshape", DType::kInt32);
+        std::vector<std::string> fetches = {"op"};
+        if (!fed) fetches = {"op", "kc:0", "kc:1"};
+        ExpectCompiledMatchesKernels(g, CaseName(op, t, {5, 3}, fed ? "_fed" : "_kc"), fetches);
+      }
+    }
+  }
+}
+
+TEST(RandomOpsCompiledTest, CompileTimeErrorsFollowTf) {
+  GraphBuilder g;
+  g.Const("shape", ShapeTensor({4}));
+  g.Const("seed", Tensor::FromVector<int32_t>(DType::kInt32, {2}, {1, 2}));
+  g.Const("lo", Tensor::FromVector<int32_t>(DType::kInt32, {}, {9}));
+  g.Const("hi", Tensor::FromVector<int32_t>(DType::kInt32, {}, {9}));
+  auto* n = g.Node("op", "StatelessRandomUniformInt", {"shape", "seed", "lo", "hi"});
+  GraphBuilder::SetType(n, "dtype", DType::kInt32);
+  GraphBuilder::SetType(n, "T", DType::kInt32);
+  GraphBuilder::SetType(n, "Tseed", DType::kInt32);
+  const std::string path = g.Write("bad_range");
+  for (JitMode jit : {JitMode::kNone, JitMode::kAll}) {
+    auto r = RunGraph(g, path, jit, "cpu", {"op"});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("Need minval < maxval, got 9 >= 9"), std::string::npos)
+        << r.status();
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace tfjit
