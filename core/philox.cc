@@ -91,7 +91,8 @@ void BoxMullerFloat(uint32_t x0, uint32_t x1, float* f0, float* f1) {
   if (u1 < kEpsilon) u1 = kEpsilon;
   // TF writes 2.0f * M_PI * u: M_PI is a double, so the angle is computed in double.
   const float v1 = static_cast<float>(2.0 * M_PI * static_cast<double>(Uint32ToFloat(x1)));
-  // TF's unqualified log/sqrt on a float resolve to the float overloads (logf, sqrtf).
+  // TF's unqualified log/sqrt on a float resolve to logf/sqrtf (a double log misses TF's
+  // published tf.random.Generator values).
   const float u2 = std::sqrt(-2.0f * std::log(u1));
   sincosf(v1, f0, f1);
   *f0 *= u2;

@@ -327,6 +327,7 @@ absl::Status Plan::RunKernel(const tf::Node& node, const std::vector<Tensor>& in
                       node.name(), node.op());
   }
   KernelContext kctx(node, inputs, ctx.intra_op);
+  kctx.set_state_store(ctx.kernel_state);
   absl::Status s = fn(kctx);
   if (!s.ok()) {
     if (!absl::StrContains(s.message(), node.name())) {

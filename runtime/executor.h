@@ -32,6 +32,8 @@ struct ExecContext {
   std::string dump_dir;
   // Runs call nodes (PartitionedCall, ...); nullptr: call nodes fail UNIMPLEMENTED.
   FunctionRuntime* functions = nullptr;
+  // Per-session state of stateful kernels (e.g. the Philox stream of RandomUniform).
+  KernelStateStore* kernel_state = nullptr;
   // The function calls this run is nested in (innermost first); nullptr at the top level.
   const CallFrame* call_stack = nullptr;
   // Prepended to compilation-cache keys: node names are unique only within one graph, so a

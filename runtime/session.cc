@@ -48,6 +48,7 @@ struct Session::Impl {
   runtime::KernelRegistry kernels;
   std::unique_ptr<backends::Backend> backend;
   runtime::CompilationCache cache;
+  runtime::KernelStateStore kernel_state;
   std::unique_ptr<ThreadPool> inter_op;
   std::unique_ptr<ThreadPool> intra_op;
   std::unique_ptr<runtime::FunctionRuntime> functions;  // bodies of called functions
@@ -62,6 +63,7 @@ struct Session::Impl {
     ctx.inter_op = inter_op.get();
     ctx.intra_op = intra_op.get();
     ctx.dump_dir = options.dump_dir;
+    ctx.kernel_state = const_cast<runtime::KernelStateStore*>(&kernel_state);
     ctx.functions = functions.get();
     return ctx;
   }

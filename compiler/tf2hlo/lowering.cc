@@ -75,6 +75,7 @@ bool CanLower(const tf::Node& node, std::string* why) {
       return false;
     }
   }
+  if (lowering->can_lower != nullptr) return lowering->can_lower(node, why);
   return true;
 }
 

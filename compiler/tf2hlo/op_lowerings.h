@@ -15,6 +15,9 @@ struct OpLowering {
   LoweringFn fn;
   // Element types the lowering accepts for its "T"-like attr; empty = any numeric type.
   bool float_only = false;
+  // Optional extra check of the node's attrs (CanLower); false leaves the node uncompiled,
+  // with `*why` saying why.
+  bool (*can_lower)(const tf::Node& node, std::string* why) = nullptr;
 };
 
 // nullptr when the op has no lowering.

@@ -214,7 +214,7 @@ absl::Status ReadKeyCounterAlg(const KernelContext& ctx, int key_i, PhiloxState*
   return absl::OkStatus();
 }
 
-// minval/maxval scalars of `dtype`; *empty_ok lets an empty output skip the lo < hi check.
+// minval/maxval scalars of T; an empty output (n == 0) skips the lo < hi check.
 template <typename T>
 absl::Status ReadIntRange(const KernelContext& ctx, int i, int64_t n, T* lo, T* hi) {
   const Tensor& mn = ctx.input(i);
