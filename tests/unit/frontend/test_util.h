@@ -2,6 +2,7 @@
 #ifndef TFJIT_TESTS_UNIT_FRONTEND_TEST_UTIL_H_
 #define TFJIT_TESTS_UNIT_FRONTEND_TEST_UTIL_H_
 
+#include <filesystem>
 #include <string>
 
 #include "frontend/proto/graph.pb.h"
@@ -18,7 +19,8 @@ Proto ParseTextProto(const std::string& text) {
 }
 
 inline std::string TestDataPath(const std::string& name) {
-  return std::string(TFJIT_SOURCE_DIR) + "/tests/unit/frontend/testdata/" + name;
+  return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "unit" / "frontend" / "testdata" / name)
+      .string();
 }
 
 }  // namespace tfjit::tf::testing
