@@ -9,7 +9,6 @@
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
-#include "frontend/op_catalog.h"
 
 namespace tfjit::tf2hlo {
 namespace {

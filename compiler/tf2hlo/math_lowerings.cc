@@ -126,7 +126,9 @@ absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const t
 
 enum class ReduceKind { kSum, kMean, kMax, kMin, kProd };
 
-double ReduceInit(ReduceKind kind, DType t) {
+// The identity of the reduction's combiner. Integer Max/Min use the type's limits instead
+// (IntegerLimit), which a double cannot carry exactly for 64-bit types.
+double ReduceInit(ReduceKind kind) {
   switch (kind) {
     case ReduceKind::kSum:
     case ReduceKind::kMean:
@@ -134,10 +136,9 @@ double ReduceInit(ReduceKind kind, DType t) {
     case ReduceKind::kProd:
       return 1.0;
     case ReduceKind::kMax:
-      return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity()
-                                : (IsUnsignedIntegerDType(t) ? 0.0 : -9.2233720368547758e18);
+      return -std::numeric_limits<double>::infinity();
     case ReduceKind::kMin:
-      return IsFloatingDType(t) ? std::numeric_limits<double>::infinity() : 1.8446744073709552e19;
+      return std::numeric_limits<double>::infinity();
   }
   return 0.0;
 }
@@ -170,7 +171,7 @@ absl::Status LowerReduction(LoweringContext& ctx, const tf::Node& node, ReduceKi
   if ((kind == ReduceKind::kMax || kind == ReduceKind::kMin) && !IsFloatingDType(t)) {
     TFJIT_ASSIGN_OR_RETURN(init, IntegerLimit(ctx, t, kind == ReduceKind::kMax));
   } else {
-    TFJIT_ASSIGN_OR_RETURN(init, ctx.Splat(t, ReduceInit(kind, t), {}));
+    TFJIT_ASSIGN_OR_RETURN(init, ctx.Splat(t, ReduceInit(kind), {}));
   }
   hlo::Computation* combiner =
       hlo::GetOrAddScalarBinaryComputation(ctx.module(), ReduceOpcode(kind), t);
