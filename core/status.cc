@@ -17,6 +17,15 @@ absl::Status WithContext(const absl::Status& status, absl::string_view context) 
   return out;
 }
 
+absl::Status AppendContext(const absl::Status& status, absl::string_view context) {
+  if (status.ok()) return status;
+  absl::Status out(status.code(), absl::StrCat(status.message(), "\n\t", context));
+  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+    out.SetPayload(url, payload);
+  });
+  return out;
+}
+
 absl::Status AttachNode(absl::Status status, absl::string_view node, absl::string_view op) {
   if (status.ok() || status.GetPayload(kNodePayloadUrl).has_value()) return status;
   status.SetPayload(kNodePayloadUrl, absl::Cord(absl::StrCat(node, "\t", op)));
@@ -36,6 +45,14 @@ std::string StatusToString(const absl::Status& status) {
   std::string code = absl::StatusCodeToString(status.code());
   for (char& c : code) c = (c == ' ') ? '_' : static_cast<char>(std::toupper(c));
   return absl::StrCat(code, ": ", status.message());
+}
+
+absl::Status VariableNotFoundError(absl::string_view container, absl::string_view name) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Could not find variable ", name, ". This could mean that the variable has been deleted. "
+      "In TF1, it can also mean the variable is uninitialized. Debug info: container=",
+      container, ", status error message=Resource ", container, "/", name,
+      "/N10tensorflow3VarE does not exist."));
 }
 
 }  // namespace tfjit

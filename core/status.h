@@ -34,10 +34,18 @@ TFJIT_DEFINE_STATUS_BUILDER(ResourceExhausted, absl::StatusCode::kResourceExhaus
 // Prepends "context: " to the message; keeps the code and payloads. OK stays OK.
 absl::Status WithContext(const absl::Status& status, absl::string_view context);
 
+// Appends "\n\t<context>"; keeps the code, payloads and the start of the message. For
+// errors whose first line users search for (TF's known-issue messages).
+absl::Status AppendContext(const absl::Status& status, absl::string_view context);
+
 // Attaches the node an error is about (see kNodePayloadUrl); keeps an existing one.
 absl::Status AttachNode(absl::Status status, absl::string_view node, absl::string_view op);
 // The (node, op) attached to `status`, or empty strings.
 std::pair<std::string, std::string> NodeOfError(const absl::Status& status);
+
+// TF's FAILED_PRECONDITION for reading a resource variable that holds no value (never
+// assigned, or deleted), verbatim so users can search for it.
+absl::Status VariableNotFoundError(absl::string_view container, absl::string_view name);
 
 // "CODE: message", with TF's code spelling (INVALID_ARGUMENT, ...).
 std::string StatusToString(const absl::Status& status);

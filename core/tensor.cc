@@ -29,6 +29,13 @@ Tensor::Tensor(DType dtype, std::vector<int64_t> dims) : dtype_(dtype), dims_(st
   data_ = buffer_.get();
 }
 
+Tensor Tensor::FromObject(DType dtype, std::shared_ptr<const TensorObject> object) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.object_ = std::move(object);
+  return t;
+}
+
 int64_t Tensor::num_elements() const {
   if (dtype_ == DType::kInvalid) return 0;
   int64_t n = 1;
@@ -43,6 +50,7 @@ Tensor Tensor::Reshaped(std::vector<int64_t> dims) const {
 }
 
 Tensor Tensor::Clone() const {
+  if (object_ != nullptr) return *this;  // objects are shared, never copied
   Tensor t(dtype_, dims_);
   if (byte_size() > 0) std::memcpy(t.data_, data_, byte_size());
   return t;
@@ -54,6 +62,7 @@ std::string Tensor::ShapeString() const {
 
 std::string Tensor::DebugString(int max_values) const {
   std::string out = ShapeString();
+  if (object_ != nullptr) return absl::StrCat(out, " ", object_->DebugString());
   if (!IsNumericDType(dtype_)) return out;
   absl::StrAppend(&out, " {");
   const int64_t n = std::min<int64_t>(num_elements(), max_values);

@@ -24,6 +24,7 @@ namespace {
 constexpr char kUsage[] =
     "usage:\n"
     "  tfjit run MODEL [--input NAME=FILE.npy]... [--random-inputs SEED] [--fetch NAME]...\n"
+    "            [--target NODE]... [--init NODE]...\n"
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
     "            [--logical-cpus N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
     "            [--backend cpu|interpreter]\n"
@@ -36,6 +37,8 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> inputs;
   std::optional<uint64_t> random_seed;
   std::vector<std::string> fetches;
+  std::vector<std::string> targets;  // nodes run with every run (e.g. a variable update)
+  std::vector<std::string> inits;    // nodes run once before the runs (e.g. an initializer)
   std::string output_dir, dump_dir;
   SessionOptions options;
   int repeat = 1;
@@ -79,6 +82,10 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       args->random_seed = seed;
     } else if (flag == "--fetch") {
       args->fetches.push_back(v);
+    } else if (flag == "--target") {
+      args->targets.push_back(v);
+    } else if (flag == "--init") {
+      args->inits.push_back(v);
     } else if (flag == "--output-dir") {
       args->output_dir = v;
     } else if (flag == "--dump-dir") {
@@ -142,9 +149,12 @@ absl::StatusOr<Outcome> RunRepeated(Session& session, const Args& args,
                                     const std::vector<std::string>& fetches) {
   Outcome outcome;
   std::vector<double> times;
+  if (!args.inits.empty()) {
+    TFJIT_RETURN_IF_ERROR(session.Run(feeds, {}, args.inits).status());
+  }
   for (int r = 0; r < args.repeat; ++r) {
     RunStats stats;
-    TFJIT_ASSIGN_OR_RETURN(outcome.outputs, session.Run(feeds, fetches, &stats));
+    TFJIT_ASSIGN_OR_RETURN(outcome.outputs, session.Run(feeds, fetches, args.targets, &stats));
     if (r == 0) outcome.first = stats;
     times.push_back(stats.run_ms - stats.compile_ms);
   }
@@ -165,7 +175,7 @@ int RunCommand(const Args& args) {
   auto session = Session::Load(args.model, args.options);
   if (!session.ok()) return Fail(session.status());
   std::vector<std::string> fetches = args.fetches;
-  if (fetches.empty()) fetches = (*session)->DefaultFetches();
+  if (fetches.empty() && args.targets.empty()) fetches = (*session)->DefaultFetches();
   auto feeds = MakeFeeds(args, **session);
   if (!feeds.ok()) return Fail(feeds.status());
   auto outcome = RunRepeated(**session, args, *feeds, fetches);

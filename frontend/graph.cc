@@ -95,6 +95,7 @@ absl::Status GraphBuilder::AddNodes() {
     auto node = std::make_unique<Node>();
     node->id_ = id;
     node->def_ = node_def;
+    node->graph_ = graph_;
     if (!graph_->by_name_.emplace(node_def.name(), node.get()).second) {
       return InvalidArgument("duplicate node name '%s' (nodes #%d and #%d); node names must be "
                              "unique", node_def.name(), graph_->by_name_[node_def.name()]->id(),

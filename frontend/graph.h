@@ -15,6 +15,7 @@
 namespace tfjit::tf {
 
 class Node;
+class Graph;
 struct OpDef;
 
 // One output of a node: "name:index" in TF's tensor naming.
@@ -73,6 +74,9 @@ class Node {
   // function): the called function in the graph's library; nullptr for other nodes.
   const tensorflow::FunctionDef* called_function() const { return function_; }
 
+  // The graph that owns this node (its function library serves While/If bodies).
+  const Graph* graph() const { return graph_; }
+
  private:
   friend class Graph;
   friend class GraphBuilder;
@@ -89,6 +93,7 @@ class Node {
   std::vector<int> host_inputs_;
   std::vector<int> host_outputs_;
   const tensorflow::FunctionDef* function_ = nullptr;
+  const Graph* graph_ = nullptr;
 };
 
 // A whole TF graph. Immutable after Build() except through the explicit mutators used by the

@@ -332,8 +332,22 @@ void AddStatefulOps(std::vector<OpDef>* ops) {
     if (name == std::string("AssignVariableOp")) op.Attr("validate_shape", B(false));
     ops->push_back(op.Build());
   }
+  ops->push_back(Op("VarIsInitializedOp").In("resource: resource")
+                     .Out("is_initialized: bool").Stateful().HostOut({0}).Build());
+  ops->push_back(Op("DestroyResourceOp").In("resource: resource")
+                     .Attr("ignore_lookup_error", B(true)).Stateful().Build());
+  // ResourceGather: TF's XLA kernel needs batch_dims and the axis static, not the indices.
+  ops->push_back(Op("ResourceGather").In("resource: resource").In("indices: Tindices")
+                     .Out("output: dtype").Attr("batch_dims", I(0))
+                     .Attr("validate_indices", B(true)).Stateful().Build());
   ops->push_back(Op("VariableV2").Out("ref: dtype").Attr("container", S(""))
                      .Attr("shared_name", S("")).Stateful().Build());
+  ops->push_back(Op("IsVariableInitialized").In("ref: dtype").Out("is_initialized: bool")
+                     .Stateful().Build());
+  for (const char* name : {"AssignAdd", "AssignSub"}) {
+    ops->push_back(Op(name).In("ref: T").In("value: T").Out("output_ref: T")
+                       .Attr("use_locking", B(false)).Stateful().Build());
+  }
   ops->push_back(Op("Assign").In("ref: T").In("value: T").Out("output_ref: T")
                      .Attr("validate_shape", B(true)).Attr("use_locking", B(true)).Stateful()
                      .Build());
@@ -378,6 +392,82 @@ void AddStatelessRandomOps(std::vector<OpDef>* ops) {
   ops->push_back(Op("StatelessRandomGetAlg").Out("alg: int32").HostOut({0}).Build());
 }
 
+// TensorList ops (TF's list_ops.cc). Lists are variant scalars. The sizes and element shapes of
+// the constructors are compile-time constants, as TF's XLA kernels require (known issues C, F).
+void AddTensorListOps(std::vector<OpDef>* ops) {
+  ops->push_back(Op("EmptyTensorList").In("element_shape: shape_type")
+                     .In("max_num_elements: int32").Out("handle: variant").Const({0, 1}).Build());
+  ops->push_back(Op("TensorListReserve").In("element_shape: shape_type")
+                     .In("num_elements: int32").Out("handle: variant").Const({0, 1}).Build());
+  ops->push_back(Op("TensorListFromTensor").In("tensor: element_dtype")
+                     .In("element_shape: shape_type").Out("output_handle: variant").Const({1})
+                     .Build());
+  ops->push_back(Op("TensorListLength").In("input_handle: variant").Out("length: int32")
+                     .HostOut({0}).Build());
+  ops->push_back(Op("TensorListElementShape").In("input_handle: variant")
+                     .Out("element_shape: shape_type").HostOut({0}).Build());
+  ops->push_back(Op("TensorListPushBack").In("input_handle: variant").In("tensor: element_dtype")
+                     .Out("output_handle: variant").Build());
+  ops->push_back(Op("TensorListPopBack").In("input_handle: variant").In("element_shape: int32")
+                     .Out("output_handle: variant").Out("tensor: element_dtype").Build());
+  ops->push_back(Op("TensorListGetItem").In("input_handle: variant").In("index: int32")
+                     .In("element_shape: int32").Out("item: element_dtype").Build());
+  ops->push_back(Op("TensorListSetItem").In("input_handle: variant").In("index: int32")
+                     .In("item: element_dtype").Out("output_handle: variant")
+                     .Attr("resize_if_index_out_of_bounds", B(false)).Build());
+  ops->push_back(Op("TensorListResize").In("input_handle: variant").In("size: int32")
+                     .Out("output_handle: variant").Build());
+  ops->push_back(Op("TensorListStack").In("input_handle: variant").In("element_shape: int32")
+                     .Out("tensor: element_dtype").Attr("num_elements", I(-1)).Build());
+  ops->push_back(Op("TensorListGather").In("input_handle: variant").In("indices: int32")
+                     .In("element_shape: int32").Out("values: element_dtype").Build());
+  ops->push_back(Op("TensorListConcat").In("input_handle: variant").Out("tensor: element_dtype")
+                     .Out("lengths: int64").Attr("element_shape", UnknownRankShape()).Build());
+  ops->push_back(Op("TensorListConcatV2").In("input_handle: variant")
+                     .In("element_shape: shape_type").In("leading_dims: int64")
+                     .Out("tensor: element_dtype").Out("lengths: int64").Build());
+  ops->push_back(Op("TensorListScatter").In("tensor: element_dtype").In("indices: int32")
+                     .In("element_shape: shape_type").Out("output_handle: variant").Build());
+  ops->push_back(Op("TensorListScatterV2").In("tensor: element_dtype").In("indices: int32")
+                     .In("element_shape: shape_type").In("num_elements: int32")
+                     .Out("output_handle: variant").Build());
+  ops->push_back(Op("TensorListScatterIntoExistingList").In("input_handle: variant")
+                     .In("tensor: element_dtype").In("indices: int32")
+                     .Out("output_handle: variant").Build());
+  ops->push_back(Op("TensorListSplit").In("tensor: element_dtype").In("element_shape: shape_type")
+                     .In("lengths: int64").Out("output_handle: variant").Const({1, 2}).Build());
+}
+
+// TF1 TensorArray ops (TF's data_flow_ops.cc, V3): a resource handle plus a float "flow" that
+// orders the ops. All are stateful in TF. TensorArrayV3's size is a compile-time constant in
+// TF's XLA kernel, as are TensorArraySplitV3's lengths.
+void AddTensorArrayOps(std::vector<OpDef>* ops) {
+  ops->push_back(Op("TensorArrayV3").In("size: int32").Out("handle: resource").Out("flow: float")
+                     .Attr("element_shape", UnknownRankShape()).Attr("dynamic_size", B(false))
+                     .Attr("clear_after_read", B(true))
+                     .Attr("identical_element_shapes", B(false))
+                     .Attr("tensor_array_name", S("")).Const({0}).Stateful().Build());
+  ops->push_back(Op("TensorArrayWriteV3").In("handle: resource").In("index: int32").In("value: T")
+                     .In("flow_in: float").Out("flow_out: float").Stateful().Build());
+  ops->push_back(Op("TensorArrayReadV3").In("handle: resource").In("index: int32")
+                     .In("flow_in: float").Out("value: dtype").Stateful().Build());
+  ops->push_back(Op("TensorArrayGatherV3").In("handle: resource").In("indices: int32")
+                     .In("flow_in: float").Out("value: dtype")
+                     .Attr("element_shape", UnknownRankShape()).Stateful().Build());
+  ops->push_back(Op("TensorArrayScatterV3").In("handle: resource").In("indices: int32")
+                     .In("value: T").In("flow_in: float").Out("flow_out: float").Stateful()
+                     .Build());
+  ops->push_back(Op("TensorArrayConcatV3").In("handle: resource").In("flow_in: float")
+                     .Out("value: dtype").Out("lengths: int64")
+                     .Attr("element_shape_except0", UnknownRankShape()).Stateful().Build());
+  ops->push_back(Op("TensorArraySplitV3").In("handle: resource").In("value: T")
+                     .In("lengths: int64").In("flow_in: float").Out("flow_out: float")
+                     .Const({2}).Stateful().Build());
+  ops->push_back(Op("TensorArraySizeV3").In("handle: resource").In("flow_in: float")
+                     .Out("size: int32").Stateful().Build());
+  ops->push_back(Op("TensorArrayCloseV3").In("handle: resource").Stateful().Build());
+}
+
 }  // namespace
 
 std::vector<OpDef> BuiltinOpDefs() {
@@ -392,6 +482,8 @@ std::vector<OpDef> BuiltinOpDefs() {
   AddControlFlowOps(&ops);
   AddStatefulOps(&ops);
   AddStatelessRandomOps(&ops);
+  AddTensorListOps(&ops);
+  AddTensorArrayOps(&ops);
   return ops;
 }
 

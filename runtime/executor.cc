@@ -18,6 +18,8 @@
 #include "core/logging.h"
 #include "core/status.h"
 #include "frontend/attr.h"
+#include "runtime/device.h"
+#include "runtime/control_flow.h"
 #include "runtime/function_runtime.h"
 
 namespace tfjit::runtime {
@@ -39,9 +41,10 @@ std::string ShapeForMessage(const tf::Node& placeholder) {
 
 // Nodes the fetches need, stopping at fed tensors.
 absl::StatusOr<absl::flat_hash_set<const tf::Node*>> NeededNodes(
-    const std::vector<tf::Output>& fetches, const absl::flat_hash_set<OutputKey>& fed) {
+    const std::vector<tf::Output>& fetches, const std::vector<const tf::Node*>& targets,
+    const absl::flat_hash_set<OutputKey>& fed) {
   absl::flat_hash_set<const tf::Node*> needed;
-  std::vector<const tf::Node*> work;
+  std::vector<const tf::Node*> work(targets.begin(), targets.end());
   for (const tf::Output& f : fetches) {
     if (!fed.contains({f.node, f.index})) work.push_back(f.node);
   }
@@ -76,6 +79,27 @@ std::string ClusterSignature(const tf2hlo::ClusterSpec& spec) {
       "|out=", absl::StrJoin(spec.outputs, ",", out_name));
 }
 
+// Each node's device: the one it asks for when that device exists, else the default (TF's
+// soft placement: a graph written for a GPU still runs where there is none).
+std::vector<std::string> PlaceNodes(const tf::Graph& graph, const Placement& placement) {
+  std::vector<std::string> device_of(static_cast<size_t>(graph.num_nodes()),
+                                     placement.default_device);
+  DeviceSet devices(placement.logical_cpus);
+  for (const auto& node : graph.nodes()) {
+    if (node->requested_device().empty()) continue;
+    absl::StatusOr<DeviceName> d = ParseDeviceName(node->requested_device());
+    if (d.ok() && devices.Check(*d).ok()) {
+      device_of[node->id()] = d->FullName();
+    } else {
+      Log(LogLevel::kInfo, "node %s asks for device '%s', which does not exist; placed on %s",
+          node->DebugName(), node->requested_device(), placement.default_device);
+    }
+  }
+  return device_of;
+}
+
+}  // namespace
+
 // Adds what a nested run (a function body) did to the outer run's statistics.
 void AddNestedStats(const RunStats& nested, RunStats* into) {
   into->clusters += nested.clusters;
@@ -85,8 +109,6 @@ void AddNestedStats(const RunStats& nested, RunStats* into) {
   into->cache_hits += nested.cache_hits;
   into->fallbacks += nested.fallbacks;
 }
-
-}  // namespace
 
 struct Plan::RunState {
   std::vector<Tensor> slots;
@@ -102,12 +124,14 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
                                                   const std::vector<tf::Output>& feeds,
                                                   const std::vector<tf::Output>& fetches,
                                                   cluster::JitMode mode,
-                                                  const std::string& device) {
+                                                  const Placement& placement,
+                                                  const std::vector<const tf::Node*>& targets) {
   auto plan = std::unique_ptr<Plan>(new Plan());
   plan->graph_ = &graph;
+  plan->device_of_ = PlaceNodes(graph, placement);
   absl::flat_hash_set<OutputKey> fed;
   for (const tf::Output& f : feeds) fed.insert({f.node, f.index});
-  TFJIT_ASSIGN_OR_RETURN(auto needed, NeededNodes(fetches, fed));
+  TFJIT_ASSIGN_OR_RETURN(auto needed, NeededNodes(fetches, targets, fed));
   plan->num_nodes_ = static_cast<int>(needed.size());
 
   cluster::ClusteringOptions copts;
@@ -115,12 +139,16 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
   copts.subgraph = needed;
   copts.fed = fed;
   copts.fetched = fetches;
-  copts.device = device;
+  copts.device = placement.default_device;
+  copts.node_devices = plan->device_of_;
+  copts.autofix = placement.autofix;
   TFJIT_ASSIGN_OR_RETURN(plan->clustering_, cluster::FindClusters(graph, copts));
   for (const cluster::Cluster& c : plan->clustering_.clusters) {
     plan->const_inputs_.push_back(tf2hlo::MustBeConstantInputs(c.spec));
     plan->cluster_keys_.push_back(ClusterSignature(c.spec));
+    plan->resource_updates_.push_back(tf2hlo::ResourceUpdateInputs(c.spec));
   }
+  plan->autofix_logged_.reset(new std::atomic<bool>[plan->clustering_.clusters.size()]());
 
   // Units in topological order of their first node.
   std::vector<int> unit_of(graph.num_nodes(), -1);
@@ -273,7 +301,10 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
   }
   TFJIT_RETURN_IF_ERROR(state.status);
   std::vector<Tensor> results;
-  for (int s : fetch_slots_) results.push_back(state.slots[s]);
+  for (int s : fetch_slots_) {
+    TFJIT_ASSIGN_OR_RETURN(Tensor value, Deref(state.slots[s]));  // a TF1 variable's value
+    results.push_back(std::move(value));
+  }
   if (stats != nullptr) {
     *stats = state.stats;
     stats->nodes_total = num_nodes_ + state.stats.nodes_total;  // + nodes of function bodies
@@ -301,6 +332,23 @@ absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext&
 absl::Status Plan::RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
                              const ExecContext& ctx, std::vector<Tensor>* outputs,
                              RunState* state) const {
+  if (node.called_function() != nullptr || IsControlFlowOp(node.op())) {
+    std::vector<Tensor> values = inputs;
+    for (Tensor& v : values) {
+      absl::StatusOr<Tensor> d = Deref(v);
+      if (!d.ok()) return AttachNode(d.status(), node.name(), node.op());
+      v = *std::move(d);
+    }
+    ExecContext call_ctx = ctx;
+    call_ctx.device = device_of_[node.id()];
+    return RunCall(node, values, call_ctx, outputs, state);
+  }
+  return RunKernelFn(node, inputs, ctx, outputs);
+}
+
+absl::Status Plan::RunCall(const tf::Node& node, const std::vector<Tensor>& inputs,
+                           const ExecContext& ctx, std::vector<Tensor>* outputs,
+                           RunState* state) const {
   if (node.called_function() != nullptr) {  // PartitionedCall & co: run the body as a unit
     if (ctx.functions == nullptr) {
       return AttachNode(Unimplemented("node %s calls function '%s', but this run has no "
@@ -316,6 +364,20 @@ absl::Status Plan::RunKernel(const tf::Node& node, const std::vector<Tensor>& in
     }
     return absl::OkStatus();
   }
+  if (IsControlFlowOp(node.op())) {  // While/If: cond, body and branches run as functions
+    RunStats nested;
+    TFJIT_RETURN_IF_ERROR(RunControlFlow(node, inputs, ctx, outputs, &nested));
+    if (state != nullptr) {
+      std::lock_guard<std::mutex> lock(state->mu);
+      AddNestedStats(nested, &state->stats);
+    }
+    return absl::OkStatus();
+  }
+  return Internal("node %s is not a call", node.DebugName());
+}
+
+absl::Status Plan::RunKernelFn(const tf::Node& node, const std::vector<Tensor>& inputs,
+                               const ExecContext& ctx, std::vector<Tensor>* outputs) const {
   if (node.op() == "PlaceholderWithDefault") {  // not fed: its default flows through
     *outputs = {inputs[0]};
     return absl::OkStatus();
@@ -326,12 +388,21 @@ absl::Status Plan::RunKernel(const tf::Node& node, const std::vector<Tensor>& in
                                     node.op()),
                       node.name(), node.op());
   }
-  KernelContext kctx(node, inputs, ctx.intra_op);
+  std::vector<Tensor> values = inputs;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (TakesVariableRef(node, static_cast<int>(i))) continue;
+    absl::StatusOr<Tensor> v = Deref(values[i]);
+    if (!v.ok()) return AttachNode(v.status(), node.name(), node.op());
+    values[i] = *std::move(v);
+  }
+  KernelContext kctx(node, values, ctx.intra_op);
   kctx.set_state_store(ctx.kernel_state);
+  const std::string& device = device_of_[node.id()];
+  kctx.set_device(device, ctx.resources != nullptr ? ctx.resources->ForDevice(device) : nullptr);
   absl::Status s = fn(kctx);
   if (!s.ok()) {
     if (!absl::StrContains(s.message(), node.name())) {
-      s = WithContext(s, absl::StrCat("node ", node.DebugName()));
+      s = AppendContext(s, absl::StrCat("[[{{node ", node.name(), "}}]] (", node.op(), ")"));
     }
     return AttachNode(s, node.name(), node.op());
   }
@@ -365,16 +436,91 @@ absl::Status Plan::RunClusterWithKernels(int index, const std::vector<Tensor>& i
   return absl::OkStatus();
 }
 
-absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& inputs,
+absl::Status Plan::ReadClusterVariables(int index, std::vector<Tensor>& inputs,
+                                        std::vector<tf2hlo::ArgInfo>& args,
+                                        const ExecContext& ctx) const {
+  const cluster::Cluster& cluster = clustering_.clusters[index];
+  absl::flat_hash_map<const Var*, int> seen;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].dtype() != DType::kResource) {
+      TFJIT_ASSIGN_OR_RETURN(inputs[i], Deref(inputs[i]));  // a TF1 variable's value
+      continue;
+    }
+    const tf::Output& in = cluster.spec.inputs[i];
+    const tf::Node* user = in.node;
+    for (const tf::Node* n : cluster.spec.nodes) {
+      if (n->num_inputs() > 0 && n->input(0) == in) {
+        user = n;
+        break;
+      }
+    }
+    TFJIT_ASSIGN_OR_RETURN(const ResourceHandle* h,
+                           GetResourceHandle(inputs[i], absl::StrCat(cluster.spec.name, " input ",
+                                                                     i)));
+    if (h->device() != cluster.device) {
+      if (!ctx.autofix) {
+        return AttachNode(
+            InvalidArgument("Trying to access resource %s located in device %s from device %s\n"
+                            " Cf. https://www.tensorflow.org/xla/known_issues#tfvariable_on_a_"
+                            "different_device\n"
+                            " Node %s uses variable '%s' (created by '%s') in %s, compiled for %s. "
+                            "Fix: create the variable on %s (int32 variables always stay in host "
+                            "memory: use int64 on GPUs), or run with --autofix to copy it to the "
+                            "cluster's device for the run and write it back.",
+                            h->name(), h->device(), cluster.device, user->DebugName(), h->name(),
+                            h->creator(), cluster.spec.name, cluster.device, cluster.device),
+            user->name(), user->op());
+      }
+      if (!autofix_logged_[index].exchange(true)) {  // once per cluster and plan
+        Log(LogLevel::kWarning,
+            "autofix A: %s copies variable '%s' from %s to %s for each run and writes it back "
+            "(node %s)", cluster.spec.name, h->name(), h->device(), cluster.device,
+            user->DebugName());
+      }
+    }
+    if (!seen.insert({h->var(), static_cast<int>(i)}).second) {
+      return AttachNode(Unimplemented("Duplicate variable passed to XLA cluster: '%s' enters %s "
+                                      "through two handles (inputs %d and %d)",
+                                      h->name(), cluster.spec.name, seen[h->var()], i),
+                        user->name(), user->op());
+    }
+    Tensor value = h->var()->Get();
+    tf2hlo::VariableInfo info{h->name(), h->container(), value.valid()};
+    if (!value.valid()) value = Tensor(h->var()->dtype(), {0});
+    if (value.dtype() != h->var()->dtype()) {
+      return Internal("variable '%s' holds %s, declared %s", h->name(), value.ShapeString(),
+                      DTypeName(h->var()->dtype()));
+    }
+    inputs[i] = value;
+    args[i].variable = info;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
                               const ExecContext& ctx, std::vector<Tensor>* outputs,
                               RunState& state) const {
   const cluster::Cluster& cluster = clustering_.clusters[index];
+  // Variables the cluster writes stay locked from their read to their write-back, so a
+  // concurrent run's update cannot be lost between the two.
+  std::vector<Var*> written;
+  for (int i : resource_updates_[index]) {
+    if (const ResourceHandle* h = handles[i].object_as<ResourceHandle>()) written.push_back(h->var());
+  }
+  std::sort(written.begin(), written.end());
+  written.erase(std::unique(written.begin(), written.end()), written.end());
+  std::vector<std::unique_ptr<absl::MutexLock>> locks;
+  for (Var* v : written) locks.push_back(std::make_unique<absl::MutexLock>(&v->update_mu()));
+
+  std::vector<Tensor> inputs = handles;
   std::vector<tf2hlo::ArgInfo> args(inputs.size());
+  TFJIT_RETURN_IF_ERROR(ReadClusterVariables(index, inputs, args, ctx));
   std::string key = absl::StrCat(ctx.key_prefix, cluster_keys_[index]);
   for (size_t i = 0; i < inputs.size(); ++i) {
     args[i].dtype = inputs[i].dtype();
     args[i].dims = inputs[i].dims();
-    absl::StrAppend(&key, "|", inputs[i].ShapeString());
+    absl::StrAppend(&key, "|", inputs[i].ShapeString(),
+                    args[i].variable.has_value() && !args[i].variable->initialized ? "u" : "");
   }
   for (int i : const_inputs_[index]) {
     args[i].value = inputs[i];
@@ -387,7 +533,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& inputs,
   auto compile = [&]() -> absl::StatusOr<CompilationCache::ExecutablePtr> {
     const auto t0 = std::chrono::steady_clock::now();
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<hlo::Module> module,
-                           tf2hlo::LowerCluster(cluster.spec, args));
+                           tf2hlo::LowerCluster(cluster.spec, args, ctx.autofix));
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,
                            ctx.backend->Compile(std::move(module)));
     compile_ms = MsSince(t0);
@@ -409,7 +555,6 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& inputs,
     const absl::Status& s = exe.status();
     if (s.code() == absl::StatusCode::kUnimplemented && !cluster.must_compile) {
       if (!hit) {
-        auto [node, op] = NodeOfError(s);
         Log(LogLevel::kWarning, "%s falls back to CPU kernels: %s", cluster.spec.name,
             s.message());
       }
@@ -417,12 +562,24 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& inputs,
         std::lock_guard<std::mutex> lock(state.mu);
         state.stats.fallbacks++;
       }
-      return RunClusterWithKernels(index, inputs, ctx, outputs);
+      locks.clear();  // the kernels lock the variables themselves
+      return RunClusterWithKernels(index, handles, ctx, outputs);
     }
-    return WithContext(s, absl::StrCat("compiling ", cluster.spec.name, " (",
+    return AppendContext(s, absl::StrCat("while compiling ", cluster.spec.name, " (",
                                        cluster.spec.nodes.size(), " nodes)"));
   }
   TFJIT_ASSIGN_OR_RETURN(*outputs, (*exe)->Run(inputs, ctx.intra_op));
+  // Write back the variables the cluster assigned: results after the cluster outputs.
+  const size_t num_outputs = cluster.spec.outputs.size();
+  const std::vector<int>& updates = resource_updates_[index];
+  if (outputs->size() != num_outputs + updates.size()) {
+    return Internal("%s returned %d results, expected %d outputs and %d variable updates",
+                    cluster.spec.name, outputs->size(), num_outputs, updates.size());
+  }
+  for (size_t k = 0; k < updates.size(); ++k) {
+    handles[updates[k]].object_as<ResourceHandle>()->var()->Set((*outputs)[num_outputs + k]);
+  }
+  outputs->resize(num_outputs);
   std::lock_guard<std::mutex> lock(state.mu);
   state.stats.clusters++;
   state.stats.nodes_compiled += static_cast<int>(cluster.spec.nodes.size());

@@ -15,6 +15,7 @@
 #include "frontend/graph.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/kernels/kernel.h"
+#include "runtime/resource_mgr.h"
 #include "tfjit/session.h"
 
 namespace tfjit::runtime {
@@ -39,7 +40,29 @@ struct ExecContext {
   // Prepended to compilation-cache keys: node names are unique only within one graph, so a
   // function body's clusters are keyed by its instance.
   std::string key_prefix;
+  // The session's variables, per device; nullptr: resource kernels fail FAILED_PRECONDITION.
+  ResourceMgrSet* resources = nullptr;
+  // Beyond-TF fixes for the known interop issues (SessionOptions::autofix).
+  bool autofix = false;
+  // The device of the call or control-flow node whose body this run is (full TF name); a
+  // body's nodes run there unless they ask for another. "" at the top level.
+  std::string device;
 };
+
+// Where nodes run: the default device for nodes that ask for none (full TF name) and the
+// number of logical CPUs that exist.
+struct Placement {
+  Placement() = default;
+  // Implicit: a device name alone means one logical CPU.
+  Placement(std::string device, int cpus = 1)  // NOLINT(google-explicit-constructor)
+      : default_device(std::move(device)), logical_cpus(cpus) {}
+  std::string default_device = "/job:localhost/replica:0/task:0/device:CPU:0";
+  int logical_cpus = 1;
+  bool autofix = false;  // SessionOptions::autofix (clustering's part of the fixes)
+};
+
+// Adds what a nested run (a function body, a loop's iterations) did to the outer statistics.
+void AddNestedStats(const RunStats& nested, RunStats* into);
 
 // A unit of execution: one node, or one cluster.
 struct Unit {
@@ -53,13 +76,17 @@ struct Unit {
 
 class Plan {
  public:
-  // Prunes the graph to what `fetches` need given `feeds`, clusters it per `mode`, and orders
+  // Prunes the graph to what `fetches` and `targets` (nodes run for their effect) need given
+  // `feeds`, clusters it per `mode`, and orders
   // the units. Errors: unfed placeholders, must-compile failures (INVALID_ARGUMENT).
   static absl::StatusOr<std::unique_ptr<Plan>> Build(const tf::Graph& graph,
                                                      const std::vector<tf::Output>& feeds,
                                                      const std::vector<tf::Output>& fetches,
                                                      cluster::JitMode mode,
-                                                     const std::string& device);
+                                                     const Placement& placement,
+                                                     const std::vector<const tf::Node*>& targets = {});
+  // The device `node` was placed on (full TF name).
+  const std::string& device_of(const tf::Node& node) const { return device_of_[node.id()]; }
 
   // Runs with one value per feed; returns one tensor per fetch. Thread-safe.
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& feed_values,
@@ -75,8 +102,20 @@ class Plan {
   absl::Status RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
                          const ExecContext& ctx, std::vector<Tensor>* outputs,
                          RunState* state) const;
+  // Call nodes and functional control flow: the body runs on the node's device.
+  absl::Status RunCall(const tf::Node& node, const std::vector<Tensor>& inputs,
+                       const ExecContext& ctx, std::vector<Tensor>* outputs,
+                       RunState* state) const;
+  // Every other node: its fallback kernel.
+  absl::Status RunKernelFn(const tf::Node& node, const std::vector<Tensor>& inputs,
+                           const ExecContext& ctx, std::vector<Tensor>* outputs) const;
   absl::Status RunCluster(int index, const std::vector<Tensor>& inputs, const ExecContext& ctx,
                           std::vector<Tensor>* outputs, RunState& state) const;
+  // Reads the variables behind a cluster's resource inputs (checking TF's rule that a
+  // cluster touches only variables on its own device), and writes back updated ones.
+  absl::Status ReadClusterVariables(int index, std::vector<Tensor>& inputs,
+                                    std::vector<tf2hlo::ArgInfo>& args,
+                                    const ExecContext& ctx) const;
   absl::Status RunClusterWithKernels(int index, const std::vector<Tensor>& inputs,
                                      const ExecContext& ctx, std::vector<Tensor>* outputs) const;
 
@@ -84,6 +123,9 @@ class Plan {
   cluster::ClusteringResult clustering_;
   std::vector<std::vector<int>> const_inputs_;  // per cluster
   std::vector<std::string> cluster_keys_;       // per cluster: stable signature
+  std::vector<std::vector<int>> resource_updates_;  // per cluster: ResourceUpdateInputs
+  std::vector<std::string> device_of_;          // per node id: full device name
+  std::unique_ptr<std::atomic<bool>[]> autofix_logged_;  // per cluster
   std::vector<Unit> units_;
   int num_slots_ = 0;
   std::vector<int> feed_slots_;

@@ -35,8 +35,15 @@ cluster::JitMode FunctionBodyMode(cluster::JitMode session_mode, std::optional<b
 }
 
 FunctionRuntime::FunctionRuntime(const tf::Graph& graph, cluster::JitMode mode,
-                                 std::string device)
-    : graph_(graph), mode_(mode), device_(std::move(device)) {}
+                                 std::string device, int logical_cpus, bool autofix)
+    : graph_(graph), mode_(mode), device_(std::move(device)), logical_cpus_(logical_cpus),
+      autofix_(autofix) {}
+
+Placement FunctionRuntime::BodyPlacement(const std::string& device) const {
+  Placement placement(device, logical_cpus_);
+  placement.autofix = autofix_;
+  return placement;
+}
 
 size_t FunctionRuntime::num_instances() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -44,10 +51,12 @@ size_t FunctionRuntime::num_instances() const {
 }
 
 absl::StatusOr<std::shared_ptr<const FunctionRuntime::Instance>> FunctionRuntime::GetInstance(
-    const tf::FunctionCall& call, cluster::JitMode mode, bool must_compile) {
+    const tf::FunctionCall& call, cluster::JitMode mode, bool must_compile,
+    const std::string& device) {
   const std::string& name = call.function->signature().name();
+  // The body runs on the call site's device: one instance (and Plan) per device.
   const std::string key = absl::StrCat(tf::FunctionInstanceKey(name, call.attrs), "|jit=",
-                                       cluster::JitModeName(mode));
+                                       cluster::JitModeName(mode), "|on=", device);
   // One lock for lookup and instantiation: instantiating never runs a body, so it never
   // re-enters this runtime.
   std::lock_guard<std::mutex> lock(mu_);
@@ -76,15 +85,17 @@ absl::StatusOr<std::shared_ptr<const FunctionRuntime::Instance>> FunctionRuntime
     return Unimplemented("function '%s' has no outputs and no control outputs; there is "
                          "nothing to run", name);
   }
-  TFJIT_ASSIGN_OR_RETURN(instance->plan, Plan::Build(body, feeds, fetches, mode, device_));
+  TFJIT_ASSIGN_OR_RETURN(instance->plan, Plan::Build(body, feeds, fetches, mode,
+                                                     BodyPlacement(device)));
   instances_[key] = instance;
   return std::shared_ptr<const Instance>(instance);
 }
 
-absl::Status FunctionRuntime::Call(const tf::Node& node, const std::vector<Tensor>& inputs,
-                                   const ExecContext& ctx, std::vector<Tensor>* outputs,
-                                   RunStats* stats) {
-  TFJIT_ASSIGN_OR_RETURN(tf::FunctionCall call, tf::GetFunctionCall(node));
+absl::Status FunctionRuntime::Invoke(const tf::Node& node, const tf::FunctionCall& call,
+                                     std::optional<bool> must_compile_attr,
+                                     const std::vector<Tensor>& inputs, const ExecContext& ctx,
+                                     std::vector<Tensor>* outputs, RunStats* stats,
+                                     absl::string_view tin_hint) {
   const std::string& name = call.function->signature().name();
   std::vector<std::string> chain = {name};
   for (const CallFrame* f = ctx.call_stack; f != nullptr; f = f->caller) {
@@ -98,10 +109,11 @@ absl::Status FunctionRuntime::Call(const tf::Node& node, const std::vector<Tenso
     }
   }
   const bool caller_must_compile = ctx.call_stack != nullptr && ctx.call_stack->must_compile;
-  const cluster::JitMode mode =
-      FunctionBodyMode(mode_, tf::CallMustCompileAttr(node), caller_must_compile);
+  const cluster::JitMode mode = FunctionBodyMode(mode_, must_compile_attr, caller_must_compile);
   const bool must_compile = mode == cluster::JitMode::kAll;
-  absl::StatusOr<std::shared_ptr<const Instance>> instance = GetInstance(call, mode, must_compile);
+  const std::string& device = ctx.device.empty() ? device_ : ctx.device;
+  absl::StatusOr<std::shared_ptr<const Instance>> instance =
+      GetInstance(call, mode, must_compile, device);
   if (!instance.ok()) return InFunction(instance.status(), name, node);
   const tf::FunctionBody& body = (*instance)->body;
   if (inputs.size() != body.inputs.size()) {
@@ -115,8 +127,9 @@ absl::Status FunctionRuntime::Call(const tf::Node& node, const std::vector<Tenso
                            ->output_types()[0];
     if (inputs[i].dtype() != want) {
       return AttachNode(InvalidArgument("node %s: input %d is %s, but function '%s' takes %s "
-                                        "for it; fix attr Tin", node.DebugName(), i,
-                                        DTypeName(inputs[i].dtype()), name, DTypeName(want)),
+                                        "for it; %s", node.DebugName(), i,
+                                        DTypeName(inputs[i].dtype()), name, DTypeName(want),
+                                        tin_hint),
                         node.name(), node.op());
     }
   }
@@ -130,6 +143,17 @@ absl::Status FunctionRuntime::Call(const tf::Node& node, const std::vector<Tenso
   if (!result.ok()) return InFunction(result.status(), name, node);
   outputs->assign(result->begin(),
                   result->begin() + static_cast<long>((*instance)->num_outputs));
+  if (stats != nullptr) *stats = body_stats;
+  return absl::OkStatus();
+}
+
+absl::Status FunctionRuntime::Call(const tf::Node& node, const std::vector<Tensor>& inputs,
+                                   const ExecContext& ctx, std::vector<Tensor>* outputs,
+                                   RunStats* stats) {
+  TFJIT_ASSIGN_OR_RETURN(tf::FunctionCall call, tf::GetFunctionCall(node));
+  const std::string& name = call.function->signature().name();
+  TFJIT_RETURN_IF_ERROR(Invoke(node, call, tf::CallMustCompileAttr(node), inputs, ctx, outputs,
+                               stats, "fix attr Tin"));
   for (int k = 0; k < node.num_outputs(); ++k) {
     if (k >= static_cast<int>(outputs->size()) ||
         (*outputs)[k].dtype() != node.output_types()[k]) {
@@ -141,8 +165,30 @@ absl::Status FunctionRuntime::Call(const tf::Node& node, const std::vector<Tenso
                         node.name(), node.op());
     }
   }
-  if (stats != nullptr) *stats = body_stats;
   return absl::OkStatus();
+}
+
+absl::Status FunctionRuntime::CallFunction(const tf::Node& call_site, const std::string& fn_attr,
+                                           const std::vector<Tensor>& inputs,
+                                           const ExecContext& ctx, std::vector<Tensor>* outputs,
+                                           RunStats* stats) {
+  auto attr = call_site.def().attr().find(fn_attr);
+  if (attr == call_site.def().attr().end() || !attr->second.has_func()) {
+    return AttachNode(InvalidArgument("node %s has no function attr '%s'", call_site.DebugName(),
+                                      fn_attr),
+                      call_site.name(), call_site.op());
+  }
+  const tensorflow::NameAttrList& func = attr->second.func();
+  tf::FunctionCall call;
+  call.function = graph_.FindFunction(func.name());
+  if (call.function == nullptr) {
+    return AttachNode(NotFound("node %s: function '%s' (attr '%s') is not in the graph's "
+                               "function library", call_site.DebugName(), func.name(), fn_attr),
+                      call_site.name(), call_site.op());
+  }
+  call.attrs = func.attr();
+  return Invoke(call_site, call, tf::MustCompileAttr(*call.function), inputs, ctx, outputs, stats,
+                absl::StrCat("fix the node's input types or function '", func.name(), "'"));
 }
 
 }  // namespace tfjit::runtime

@@ -1,5 +1,6 @@
-// FunctionRuntime: runs call nodes (PartitionedCall, StatefulPartitionedCall, direct calls) by
-// instantiating the function body once per (function, attrs, jit mode) and running its Plan.
+// FunctionRuntime: runs call nodes (PartitionedCall, StatefulPartitionedCall, direct calls) and
+// the functions of While/If nodes by instantiating each body once per (function, attrs, jit
+// mode) and running its Plan.
 #ifndef TFJIT_RUNTIME_FUNCTION_RUNTIME_H_
 #define TFJIT_RUNTIME_FUNCTION_RUNTIME_H_
 
@@ -36,13 +37,24 @@ cluster::JitMode FunctionBodyMode(cluster::JitMode session_mode, std::optional<b
 // Per session. Thread-safe.
 class FunctionRuntime {
  public:
-  FunctionRuntime(const tf::Graph& graph, cluster::JitMode mode, std::string device);
+  // `device`: where bodies run when the call site has no device; `logical_cpus`: the CPU
+  // devices that exist (a body node may ask for any of them).
+  FunctionRuntime(const tf::Graph& graph, cluster::JitMode mode, std::string device,
+                  int logical_cpus = 1, bool autofix = false);
 
   // Runs `node`'s function on `inputs` (one per flat input), filling one output per flat
   // output. The body runs inline (ctx.inter_op is not used). Statistics of the body's run are
   // added to *stats. Errors from the body end with "in function 'f' called by node 'n'".
   absl::Status Call(const tf::Node& node, const std::vector<Tensor>& inputs,
                     const ExecContext& ctx, std::vector<Tensor>* outputs, RunStats* stats);
+
+  // Runs the function named by func attr `fn_attr` of `call_site` ("cond", "body",
+  // "then_branch", ...: a NameAttrList, instantiated with its own attrs) on `inputs`, filling
+  // one output per flat output of the function. Same rules as Call (recursion guard, jit mode
+  // of the body, statistics, error context); the caller checks the outputs' types.
+  absl::Status CallFunction(const tf::Node& call_site, const std::string& fn_attr,
+                            const std::vector<Tensor>& inputs, const ExecContext& ctx,
+                            std::vector<Tensor>* outputs, RunStats* stats);
 
   // Instantiated bodies so far (each with its Plan).
   size_t num_instances() const;
@@ -55,13 +67,24 @@ class FunctionRuntime {
     size_t num_outputs = 0;  // body.outputs; the control sink, if any, is fetched after them
     bool must_compile = false;
   };
+  // Runs `call` for `node` (the call site named in errors); `tin_hint` ends the message for
+  // an input of the wrong type.
+  absl::Status Invoke(const tf::Node& node, const tf::FunctionCall& call,
+                      std::optional<bool> must_compile_attr, const std::vector<Tensor>& inputs,
+                      const ExecContext& ctx, std::vector<Tensor>* outputs, RunStats* stats,
+                      absl::string_view tin_hint);
   absl::StatusOr<std::shared_ptr<const Instance>> GetInstance(const tf::FunctionCall& call,
                                                               cluster::JitMode mode,
-                                                              bool must_compile);
+                                                              bool must_compile,
+                                                              const std::string& device);
+
+  Placement BodyPlacement(const std::string& device) const;
 
   const tf::Graph& graph_;
   const cluster::JitMode mode_;
   const std::string device_;
+  const int logical_cpus_;
+  const bool autofix_;
   mutable std::mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<const Instance>> instances_;
 };

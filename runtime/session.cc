@@ -49,6 +49,7 @@ struct Session::Impl {
   std::unique_ptr<backends::Backend> backend;
   runtime::CompilationCache cache;
   runtime::KernelStateStore kernel_state;
+  runtime::ResourceMgrSet resources;  // variables, per device; persist across runs
   std::unique_ptr<ThreadPool> inter_op;
   std::unique_ptr<ThreadPool> intra_op;
   std::unique_ptr<runtime::FunctionRuntime> functions;  // bodies of called functions
@@ -65,6 +66,8 @@ struct Session::Impl {
     ctx.dump_dir = options.dump_dir;
     ctx.kernel_state = const_cast<runtime::KernelStateStore*>(&kernel_state);
     ctx.functions = functions.get();
+    ctx.resources = const_cast<runtime::ResourceMgrSet*>(&resources);
+    ctx.autofix = options.autofix;
     return ctx;
   }
 
@@ -106,18 +109,40 @@ struct Session::Impl {
     return absl::OkStatus();
   }
 
+  runtime::Placement placement() const {
+    runtime::Placement p(device.FullName(), options.logical_cpus);
+    p.autofix = options.autofix;
+    return p;
+  }
+
+  absl::StatusOr<std::vector<const tf::Node*>> ResolveTargets(
+      const std::vector<std::string>& names) const {
+    std::vector<const tf::Node*> out;
+    for (const std::string& name : names) {
+      const tf::Node* node = graph->FindNode(name[0] == '^' ? name.substr(1) : name);
+      if (node == nullptr) {
+        return NotFound("target '%s': no node of that name in the graph", name);
+      }
+      out.push_back(node);
+    }
+    return out;
+  }
+
   absl::StatusOr<std::shared_ptr<runtime::Plan>> GetPlan(const std::vector<tf::Output>& feeds,
                                                          const std::vector<std::string>& feed_names,
                                                          const std::vector<tf::Output>& fetches,
-                                                         const std::vector<std::string>& fetch_names) {
+                                                         const std::vector<std::string>& fetch_names,
+                                                         const std::vector<const tf::Node*>& targets,
+                                                         const std::vector<std::string>& target_names) {
     std::string key = absl::StrCat(absl::StrJoin(feed_names, ","), "->",
-                                   absl::StrJoin(fetch_names, ","));
+                                   absl::StrJoin(fetch_names, ","), "^",
+                                   absl::StrJoin(target_names, ","));
     std::lock_guard<std::mutex> lock(plans_mu);
     auto it = plans.find(key);
     if (it != plans.end()) return it->second;
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Plan> plan,
                            runtime::Plan::Build(*graph, feeds, fetches, ToClusterMode(options.jit),
-                                                device.FullName()));
+                                                placement(), targets));
     std::shared_ptr<runtime::Plan> shared = std::move(plan);
     plans[key] = shared;
     return shared;
@@ -140,7 +165,8 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   TFJIT_RETURN_IF_ERROR(runtime::DeviceSet(options.logical_cpus).Check(impl->device));
   TFJIT_ASSIGN_OR_RETURN(impl->graph, tf::LoadGraphDefFile(model_path));
   impl->functions = std::make_unique<runtime::FunctionRuntime>(
-      *impl->graph, ToClusterMode(options.jit), impl->device.FullName());
+      *impl->graph, ToClusterMode(options.jit), impl->device.FullName(), options.logical_cpus,
+      options.autofix);
   runtime::RegisterAllKernels(impl->kernels);
   if (options.backend == "cpu") {
     impl->backend = cpu::CreateCpuBackend();
@@ -158,7 +184,17 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
 StatusOr<std::vector<Tensor>> Session::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches, RunStats* stats) {
-  if (fetches.empty()) return InvalidArgument("no fetches: name at least one tensor to compute");
+  return Run(feeds, fetches, {}, stats);
+}
+
+StatusOr<std::vector<Tensor>> Session::Run(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+    RunStats* stats) {
+  if (fetches.empty() && targets.empty()) {
+    return InvalidArgument("no fetches and no targets: name at least one tensor to compute or "
+                           "node to run");
+  }
   std::vector<std::string> feed_names;
   std::vector<Tensor> feed_values;
   for (const auto& [name, value] : feeds) {
@@ -171,8 +207,11 @@ StatusOr<std::vector<Tensor>> Session::Run(
   for (size_t i = 0; i < feed_outs.size(); ++i) {
     TFJIT_RETURN_IF_ERROR(impl_->CheckFeed(feed_outs[i], feed_names[i], feed_values[i]));
   }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<const tf::Node*> target_nodes,
+                         impl_->ResolveTargets(targets));
   TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Plan> plan,
-                         impl_->GetPlan(feed_outs, feed_names, fetch_outs, fetches));
+                         impl_->GetPlan(feed_outs, feed_names, fetch_outs, fetches, target_nodes,
+                                        targets));
   return plan->Run(feed_values, impl_->Context(), stats);
 }
 
@@ -217,14 +256,14 @@ StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) 
   TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Plan> plan,
                          runtime::Plan::Build(*impl_->graph, feeds, fetch_outs,
                                               ToClusterMode(impl_->options.jit),
-                                              impl_->device.FullName()));
+                                              impl_->placement()));
   const cluster::ClusteringResult& r = plan->clustering();
   std::string out = absl::StrCat("jit mode: ", cluster::JitModeName(ToClusterMode(impl_->options.jit)),
                                  "\n", r.clusters.size(), " cluster(s), ", plan->num_nodes(),
                                  " node(s) needed\n");
   for (const cluster::Cluster& c : r.clusters) {
     absl::StrAppend(&out, c.spec.name, ": ", c.spec.nodes.size(), " nodes, ", c.spec.inputs.size(),
-                    " inputs, ", c.spec.outputs.size(), " outputs\n");
+                    " inputs, ", c.spec.outputs.size(), " outputs, on ", c.device, "\n");
     for (const tf::Node* n : c.spec.nodes) absl::StrAppend(&out, "  ", n->DebugName(), "\n");
   }
   absl::StrAppend(&out, "not compiled:\n");

@@ -1,13 +1,13 @@
-// BufferPlan: where every value of an entry computation lives when the CPU executable runs.
-// The buffer table passed to compiled code is [parameters | outputs | temporaries].
+// BufferPlan: the buffer table compiled code indexes and where each slot's memory comes from
+// when the CPU executable runs. The table is [entry parameters | buffers]; a buffer lives in a
+// 64-byte aligned per-Run arena, or directly in an output tensor. FramePlan (frame_plan.h)
+// decides which values share which buffers; the IR emitter adds the buffers as it goes.
 #ifndef TFJIT_BACKENDS_CPU_BUFFER_PLAN_H_
 #define TFJIT_BACKENDS_CPU_BUFFER_PLAN_H_
 
 #include <cstdint>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/status/statusor.h"
 #include "compiler/hlo/module.h"
 
 namespace tfjit::cpu {
@@ -17,47 +17,62 @@ namespace tfjit::cpu {
 struct ValueLocation {
   int slot = -1;                                // buffer table index, or -1
   const hlo::Instruction* constant = nullptr;   // when the value is a constant's literal
+
+  bool operator==(const ValueLocation& o) const {
+    return slot == o.slot && constant == o.constant;
+  }
 };
 
 // What Run does for output k after the compiled code returns.
 struct OutputSource {
   hlo::Shape shape;
-  bool written_by_kernel = false;  // a kernel wrote it in place: nothing to do
+  bool written_by_kernel = false;  // a buffer placed in the output tensor holds it: nothing to do
   ValueLocation copy_from;         // otherwise: copy these bytes into the output
 };
 
 class BufferPlan {
  public:
-  // Plans `module`'s entry computation. Instructions that need no kernel: parameter,
-  // constant, tuple, get-tuple-element (of a tuple instruction) and reshape (aliases its
-  // operand: row-major bytes are identical). Every other instruction is a kernel with its own
-  // buffer: an output slot when it produces a root element, else a temporary.
-  // UNIMPLEMENTED for tuple-shaped parameters and get-tuple-element of non-tuple values.
-  static absl::StatusOr<BufferPlan> Build(const hlo::Module& module);
+  BufferPlan() = default;
+  // A plan with `num_parameters` read-only parameter slots and one output per shape.
+  BufferPlan(int num_parameters, std::vector<hlo::Shape> output_shapes);
 
+  // A new buffer slot of `bytes` bytes (arena memory unless PlaceInOutput is called).
+  int AddBuffer(int64_t bytes);
+  // The buffer `slot` turned out unused (its value went to another buffer): it gets no memory.
+  void DropBuffer(int slot);
+  // Buffer `slot` lives in output k's tensor, so whatever writes it writes the output.
+  void PlaceInOutput(int slot, int k);
+  // After the last AddBuffer: the arena layout.
+  void Finalize();
+
+  bool IsParameterSlot(int slot) const { return slot >= 0 && slot < num_parameters_; }
   int num_parameters() const { return num_parameters_; }
+  int num_slots() const { return num_parameters_ + static_cast<int>(buffers_.size()); }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
-  int num_slots() const { return num_parameters() + num_outputs() + num_temps(); }
-  int num_temps() const { return static_cast<int>(temp_offsets_.size()); }
-  // Byte offset of temporary t in the per-Run arena (64-byte aligned), and the arena size.
-  int64_t temp_offset(int t) const { return temp_offsets_[static_cast<size_t>(t)]; }
-  int64_t temp_bytes() const { return temp_bytes_; }
-  int first_output_slot() const { return num_parameters_; }
-  int first_temp_slot() const { return num_parameters_ + num_outputs(); }
-
-  // Kernels in execution order (operands before users).
-  const std::vector<const hlo::Instruction*>& kernels() const { return kernels_; }
+  std::vector<OutputSource>& mutable_outputs() { return outputs_; }
   const std::vector<OutputSource>& outputs() const { return outputs_; }
-  // The location of an array value of the entry computation.
-  absl::StatusOr<ValueLocation> LocationOf(const hlo::Instruction* inst) const;
+
+  // For buffer slot `slot` (>= num_parameters): the output it lives in, or -1, and otherwise
+  // its byte offset in the arena (valid after Finalize).
+  int output_of(int slot) const { return buffer(slot).output; }
+  int64_t arena_offset(int slot) const { return buffer(slot).offset; }
+  int64_t arena_bytes() const { return arena_bytes_; }
 
  private:
+  struct Buffer {
+    int64_t bytes = 0;
+    int64_t offset = 0;
+    int output = -1;
+  };
+  const Buffer& buffer(int slot) const {
+    return buffers_[static_cast<size_t>(slot - num_parameters_)];
+  }
+  Buffer& buffer(int slot) { return buffers_[static_cast<size_t>(slot - num_parameters_)]; }
+
   int num_parameters_ = 0;
-  std::vector<const hlo::Instruction*> kernels_;
+  std::vector<Buffer> buffers_;
   std::vector<OutputSource> outputs_;
-  std::vector<int64_t> temp_offsets_;
-  int64_t temp_bytes_ = 0;
-  absl::flat_hash_map<const hlo::Instruction*, ValueLocation> locations_;
+  int64_t arena_bytes_ = 0;
 };
 
 }  // namespace tfjit::cpu

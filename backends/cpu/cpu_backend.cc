@@ -58,11 +58,10 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
 
   start = std::chrono::steady_clock::now();
   TFJIT_RETURN_IF_ERROR(CheckCpuSupport(*module));
-  TFJIT_ASSIGN_OR_RETURN(BufferPlan plan, BufferPlan::Build(*module));
   IrEmitterOptions emit_options;
   emit_options.parallel = options_.parallel;
   emit_options.parallel_min_elements = options_.parallel_min_elements;
-  TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, plan, emit_options));
+  TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, emit_options));
   stats.num_kernels = emitted.num_kernels;
 
   TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
@@ -74,7 +73,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   TFJIT_ASSIGN_OR_RETURN(void* entry, jit->Lookup(kEntryFunctionName));  // compiles
   stats.codegen_ms = MillisSince(start);
   return std::unique_ptr<backends::Executable>(
-      new CpuExecutable(std::move(module), std::move(plan), std::move(jit),
+      new CpuExecutable(std::move(module), std::move(emitted.plan), std::move(jit),
                         reinterpret_cast<EntryFn>(entry), stats));
 }
 

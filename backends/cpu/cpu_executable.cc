@@ -29,23 +29,23 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>
   }
   std::vector<Tensor> outputs;
   outputs.reserve(plan_.outputs().size());
-  for (size_t k = 0; k < plan_.outputs().size(); ++k) {
-    const hlo::Shape& shape = plan_.outputs()[k].shape;
-    outputs.emplace_back(shape.element_type(), shape.dims());
-    table[static_cast<size_t>(plan_.first_output_slot()) + k] = outputs.back().raw_data();
+  for (const OutputSource& source : plan_.outputs()) {
+    outputs.emplace_back(source.shape.element_type(), source.shape.dims());
   }
-  // One arena for every temporary of this Run (64-byte aligned offsets).
+  // One arena for every buffer not placed in an output (64-byte aligned offsets).
   std::unique_ptr<void, decltype(&std::free)> arena(nullptr, &std::free);
-  if (plan_.temp_bytes() > 0) {
-    arena.reset(std::aligned_alloc(64, static_cast<size_t>(plan_.temp_bytes())));
+  if (plan_.arena_bytes() > 0) {
+    arena.reset(std::aligned_alloc(64, static_cast<size_t>(plan_.arena_bytes())));
     if (arena == nullptr) {
       return ResourceExhausted("cannot allocate %d bytes of temporaries for module '%s'",
-                               static_cast<int>(plan_.temp_bytes()), module_->name());
+                               static_cast<int>(plan_.arena_bytes()), module_->name());
     }
   }
-  for (int t = 0; t < plan_.num_temps(); ++t) {
-    table[static_cast<size_t>(plan_.first_temp_slot() + t)] =
-        static_cast<char*>(arena.get()) + plan_.temp_offset(t);
+  for (int slot = plan_.num_parameters(); slot < plan_.num_slots(); ++slot) {
+    const int k = plan_.output_of(slot);
+    table[static_cast<size_t>(slot)] =
+        k >= 0 ? outputs[static_cast<size_t>(k)].raw_data()
+               : static_cast<char*>(arena.get()) + plan_.arena_offset(slot);
   }
   RunContext ctx;
   ctx.pool = pool;

@@ -1,14 +1,20 @@
-// CPU kernel and entry emission. Each kernel is an internal body function with one noalias
-// pointer per distinct buffer (so the vectoriser needs no runtime alias checks) wrapped by a
-// function of the fixed kernel ABI that loads those pointers from the buffer table.
+// CPU IR emission. Kernels: each kernel is an internal body function with one noalias pointer
+// per distinct buffer (so the vectoriser needs no runtime alias checks) wrapped by a function
+// of the fixed kernel ABI that loads those pointers from the buffer table. Sequencing: the
+// entry function runs a computation's kernels in post order; while and conditional become
+// LLVM loops and switches in the entry function around their computations' kernels, each
+// called computation planned (frame_plan.h) and emitted once per call site.
 #include "backends/cpu/ir_emitter.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
+#include "backends/cpu/frame_plan.h"
 #include "backends/llvm/elemental_emitter.h"
 #include "backends/llvm/loop_emitter.h"
 #include "backends/llvm/target.h"
+#include "core/dtype.h"
 #include "core/status.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -35,14 +41,56 @@ absl::Status UnsupportedOpcode(const Instruction& inst) {
                        std::string(hlo::OpcodeName(inst.opcode())), inst.name());
 }
 
-absl::Status CheckComputation(const hlo::Computation& computation, bool is_entry) {
+// Computations of scalars or fused elements: every instruction has an elemental generator.
+absl::Status CheckElemental(const hlo::Computation& computation) {
   for (const Instruction* inst : computation.instructions()) {
-    const Opcode op = inst->opcode();
-    if (op == Opcode::kParameter) continue;
-    if (is_entry && (op == Opcode::kTuple || op == Opcode::kGetTupleElement)) continue;
+    if (inst->opcode() == Opcode::kParameter) continue;
     if (!llvm_ir::ElementalEmitter::Supports(*inst)) return UnsupportedOpcode(*inst);
     for (const hlo::Computation* called : inst->called_computations()) {
-      TFJIT_RETURN_IF_ERROR(CheckComputation(*called, /*is_entry=*/false));
+      TFJIT_RETURN_IF_ERROR(CheckElemental(*called));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Computations the entry function sequences: the entry, while conditions and bodies,
+// conditional branches and called computations.
+absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) {
+  for (const Instruction* inst : computation.instructions()) {
+    switch (inst->opcode()) {
+      case Opcode::kParameter:
+        if (is_entry && !inst->shape().IsArray()) {
+          return Unimplemented("cpu backend: tuple-shaped parameters are not supported "
+                               "(instruction '%s')", inst->name());
+        }
+        break;
+      case Opcode::kConstant:
+        if (!inst->shape().IsArray()) return UnsupportedOpcode(*inst);
+        break;
+      case Opcode::kTuple:
+      case Opcode::kGetTupleElement:
+      case Opcode::kReshape:
+        break;
+      case Opcode::kWhile:
+      case Opcode::kConditional:
+      case Opcode::kCall:
+        for (const hlo::Computation* called : inst->called_computations()) {
+          TFJIT_RETURN_IF_ERROR(CheckSequenced(*called, /*is_entry=*/false));
+        }
+        break;
+      case Opcode::kScatter:
+        if (!inst->shape().IsArray() ||
+            !IsIntegerDType(inst->operand(1)->shape().element_type())) {
+          return UnsupportedOpcode(*inst);
+        }
+        TFJIT_RETURN_IF_ERROR(CheckElemental(*inst->to_apply()));
+        break;
+      default:
+        if (!llvm_ir::ElementalEmitter::Supports(*inst)) return UnsupportedOpcode(*inst);
+        for (const hlo::Computation* called : inst->called_computations()) {
+          TFJIT_RETURN_IF_ERROR(CheckElemental(*called));
+        }
+        break;
     }
   }
   return absl::OkStatus();
@@ -113,28 +161,65 @@ struct KernelInfo {
   int64_t cost_per_unit = 1;
 };
 
+
 class CpuIrEmitter {
  public:
-  CpuIrEmitter(const BufferPlan& plan, const IrEmitterOptions& options, llvm::Module* module)
+  CpuIrEmitter(BufferPlan& plan, const IrEmitterOptions& options, llvm::Module* module)
       : plan_(plan), options_(options), module_(module), b_(module->getContext()),
         elemental_(&b_, module) {}
 
-  absl::StatusOr<KernelInfo> EmitKernel(const Instruction& inst, int id);
-  void EmitEntry(const std::vector<KernelInfo>& kernels);
+  // Emits tfjit_entry for the module's entry computation and places its results.
+  absl::Status EmitEntry(const hlo::Computation& entry);
+  int num_kernels() const { return num_kernels_; }
 
  private:
+  // ---- Kernels (module-level functions). ----
   llvm::Function* NewFunction(const std::string& name, llvm::FunctionType* type, bool internal);
+  absl::StatusOr<KernelInfo> EmitKernel(const Instruction& inst,
+                                        const std::vector<ValueLocation>& operand_loc,
+                                        const ValueLocation& out_loc, bool in_place);
   absl::Status EmitElementalBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
                                  const IrArray& out, llvm::Value* begin, llvm::Value* end,
                                  KernelInfo& info);
+  absl::Status EmitInPlaceUpdateBody(const Instruction& inst,
+                                     const std::vector<ElementGenerator>& ops, const IrArray& out,
+                                     llvm::Value* begin, llvm::Value* end, KernelInfo& info);
+  absl::Status EmitScatterBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
+                               const IrArray& out, bool in_place, KernelInfo& info);
+  absl::Status EmitScatterElement(const Instruction& inst,
+                                  const std::vector<ElementGenerator>& ops, const IrArray& out,
+                                  const std::vector<int64_t>& window, const IrIndex& ui);
   void EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,
                     llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx);
 
-  const BufferPlan& plan_;
+  // ---- Sequencing (at the insertion point in tfjit_entry). ----
+  absl::Status EmitFrame(const FramePlan& frame);
+  absl::Status EmitInstruction(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitKernelCall(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitWhile(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitConditional(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitCall(const Instruction& inst, const FramePlan& frame);
+  // Plans and emits `computation` on `params`, then copies its result into `out`.
+  absl::Status EmitCalledInto(const hlo::Computation& computation, std::vector<Leaves> params,
+                              const Leaves& out);
+  // dest[i] = src[i] for every leaf, correct when sources are other destinations (a body that
+  // permutes its state): those go through scratch buffers first.
+  void EmitStateUpdate(const Leaves& dest, const Leaves& src,
+                       const std::vector<hlo::Shape>& shapes);
+  void EmitCopy(const ValueLocation& to, const ValueLocation& from, int64_t bytes);
+  llvm::Value* Pointer(const ValueLocation& loc);
+  llvm::Value* LoadScalar(const ValueLocation& loc, DType dtype);
+  void PlaceOutputs(const FramePlan& entry);
+
+  BufferPlan& plan_;
   const IrEmitterOptions& options_;
   llvm::Module* module_;
   llvm::IRBuilder<> b_;
   llvm_ir::ElementalEmitter elemental_;
+  llvm::Value* buffers_ = nullptr;  // tfjit_entry's buffer table
+  llvm::Value* run_ctx_ = nullptr;  // tfjit_entry's RunContext
+  llvm::FunctionCallee parallel_for_;
+  int num_kernels_ = 0;
 };
 
 llvm::Function* CpuIrEmitter::NewFunction(const std::string& name, llvm::FunctionType* type,
@@ -147,28 +232,29 @@ llvm::Function* CpuIrEmitter::NewFunction(const std::string& name, llvm::Functio
   return fn;
 }
 
-absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst, int id) {
+// `in_place`: a dynamic-update-slice or scatter whose output buffer is its operand's; operand
+// 0 is then not passed (it is the output) and only the updated elements are written.
+absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
+                                                    const std::vector<ValueLocation>& operand_loc,
+                                                    const ValueLocation& out_loc, bool in_place) {
+  llvm::IRBuilderBase::InsertPointGuard guard(b_);
   llvm::LLVMContext& ctx = module_->getContext();
   llvm::Type* ptr = b_.getPtrTy();
   // Distinct buffer slots read by the kernel, in operand order; constants read globals.
   std::vector<int> slots;
-  std::vector<int> operand_arg(static_cast<size_t>(inst.operand_count()), -1);
-  std::vector<ValueLocation> operand_loc;
-  for (int i = 0; i < inst.operand_count(); ++i) {
-    TFJIT_ASSIGN_OR_RETURN(ValueLocation loc, plan_.LocationOf(inst.operand(i)));
-    operand_loc.push_back(loc);
-    if (loc.slot < 0) continue;
-    auto it = std::find(slots.begin(), slots.end(), loc.slot);
-    operand_arg[static_cast<size_t>(i)] = static_cast<int>(it - slots.begin()) + 1;
-    if (it == slots.end()) slots.push_back(loc.slot);
+  std::vector<int> operand_arg(operand_loc.size(), -1);
+  for (size_t i = 0; i < operand_loc.size(); ++i) {
+    if (operand_loc[i].slot < 0 || (in_place && i == 0)) continue;
+    auto it = std::find(slots.begin(), slots.end(), operand_loc[i].slot);
+    operand_arg[i] = static_cast<int>(it - slots.begin()) + 1;
+    if (it == slots.end()) slots.push_back(operand_loc[i].slot);
   }
-  TFJIT_ASSIGN_OR_RETURN(ValueLocation out_loc, plan_.LocationOf(&inst));
 
   // Body: void(ptr noalias out, ptr noalias in..., ptr ctx, i64 begin, i64 end).
   std::vector<llvm::Type*> params(slots.size() + 2, ptr);
   params.push_back(b_.getInt64Ty());
   params.push_back(b_.getInt64Ty());
-  const std::string name = "kernel." + std::to_string(id);
+  const std::string name = "kernel." + std::to_string(num_kernels_++);
   llvm::Function* body = NewFunction(
       name + ".body", llvm::FunctionType::get(b_.getVoidTy(), params, false), true);
   for (size_t i = 0; i <= slots.size(); ++i) body->addParamAttr(static_cast<unsigned>(i),
@@ -180,24 +266,32 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst, int
 
   std::vector<llvm::Value*> operand_ptrs;
   std::vector<ElementGenerator> ops;
-  for (int i = 0; i < inst.operand_count(); ++i) {
-    const size_t ui = static_cast<size_t>(i);
-    llvm::Value* base = operand_arg[ui] >= 0
-                            ? static_cast<llvm::Value*>(body->getArg(static_cast<unsigned>(operand_arg[ui])))
-                            : elemental_.ConstantGlobal(*operand_loc[ui].constant);
+  for (size_t i = 0; i < operand_loc.size(); ++i) {
+    llvm::Value* base = nullptr;
+    if (operand_arg[i] >= 0) {
+      base = body->getArg(static_cast<unsigned>(operand_arg[i]));
+    } else if (operand_loc[i].constant != nullptr) {
+      base = elemental_.ConstantGlobal(*operand_loc[i].constant);
+    } else {
+      base = body->getArg(0);  // the in-place operand: the output buffer itself
+    }
     operand_ptrs.push_back(base);
-    IrArray array(base, inst.operand(i)->shape());
+    IrArray array(base, inst.operand(static_cast<int>(i))->shape());
     ops.push_back([this, array](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
       return array.EmitRead(index, b_);
     });
   }
   KernelInfo info;
+  IrArray out(body->getArg(0), inst.shape());
   std::optional<GemmShape> gemm =
       inst.opcode() == Opcode::kDot ? MatchGemm(inst) : std::nullopt;
   if (gemm.has_value()) {
     EmitGemmBody(inst, *gemm, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx);
+  } else if (inst.opcode() == Opcode::kScatter) {
+    TFJIT_RETURN_IF_ERROR(EmitScatterBody(inst, ops, out, in_place, info));
+  } else if (in_place) {
+    TFJIT_RETURN_IF_ERROR(EmitInPlaceUpdateBody(inst, ops, out, begin, end, info));
   } else {
-    IrArray out(body->getArg(0), inst.shape());
     TFJIT_RETURN_IF_ERROR(EmitElementalBody(inst, ops, out, begin, end, info));
   }
   b_.CreateRetVoid();
@@ -262,50 +356,346 @@ void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llv
                      b_.getInt32(g.transpose_rhs ? 1 : 0)});
 }
 
-void CpuIrEmitter::EmitEntry(const std::vector<KernelInfo>& kernels) {
+
+absl::Status CpuIrEmitter::EmitInPlaceUpdateBody(const Instruction& inst,
+                                                 const std::vector<ElementGenerator>& ops,
+                                                 const IrArray& out, llvm::Value* begin,
+                                                 llvm::Value* end, KernelInfo& info) {
+  const hlo::Shape& update = inst.operand(1)->shape();
+  TFJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
+                         elemental_.EmitClampedStarts(inst, ops, 2, update.dims()));
+  info.extent = llvm_ir::PartitionExtent(update.dims(), llvm_ir::LoopShape::kNested);
+  const int64_t work = update.num_elements();
+  info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;
+  info.cost_per_unit = std::max<int64_t>(1, work / std::max<int64_t>(1, info.extent)) * 2;
+  return llvm_ir::EmitShapeLoop(
+      b_, update.dims(), llvm_ir::LoopShape::kNested, begin, end,
+      [&](const IrIndex& index) -> absl::Status {
+        TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, ops[1](index));
+        std::vector<llvm::Value*> coords(starts.size());
+        for (size_t d = 0; d < starts.size(); ++d) {
+          coords[d] = b_.CreateAdd(index[d], starts[d], "", true, true);
+        }
+        out.EmitWrite(IrIndex(std::move(coords), out.shape().dims()), v, b_);
+        return absl::OkStatus();
+      });
+}
+
+namespace {
+
+bool Contains(const std::vector<int64_t>& v, int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+}  // namespace
+
+// XLA's scatter: out = operand, then for every update element in order, the element of its
+// window combines into out unless the window falls outside the operand (skipped, HLO.md).
+// Updates may hit one element several times, so the kernel runs on one thread.
+absl::Status CpuIrEmitter::EmitScatterBody(const Instruction& inst,
+                                           const std::vector<ElementGenerator>& ops,
+                                           const IrArray& out, bool in_place, KernelInfo& info) {
+  info.extent = 1;
+  info.parallel = false;
+  const hlo::Shape& shape = inst.shape();
+  if (!in_place) {
+    TFJIT_RETURN_IF_ERROR(llvm_ir::EmitShapeLoop(
+        b_, shape.dims(), llvm_ir::LoopShape::kFlat, b_.getInt64(0),
+        b_.getInt64(shape.num_elements()), [&](const IrIndex& index) -> absl::Status {
+          TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, ops[0](index));
+          out.EmitWrite(index, v, b_);
+          return absl::OkStatus();
+        }));
+  }
+  const hlo::Shape& updates = inst.operand(2)->shape();
+  const hlo::ScatterDims& sd = inst.attrs().scatter;
+  if (updates.num_elements() == 0) return absl::OkStatus();
+  std::vector<int64_t> window(static_cast<size_t>(shape.rank()), 1);
+  size_t w = 0;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (Contains(sd.inserted_window_dims, d)) continue;
+    if (w >= sd.update_window_dims.size()) {
+      return InvalidArgument("scatter '%s': too few update_window_dims", inst.name());
+    }
+    window[static_cast<size_t>(d)] = updates.dim(static_cast<int>(sd.update_window_dims[w++]));
+  }
+  return llvm_ir::EmitShapeLoop(
+      b_, updates.dims(), llvm_ir::LoopShape::kNested, b_.getInt64(0),
+      b_.getInt64(llvm_ir::PartitionExtent(updates.dims(), llvm_ir::LoopShape::kNested)),
+      [&](const IrIndex& ui) { return EmitScatterElement(inst, ops, out, window, ui); });
+}
+
+// Update element `ui`: its window's base from the index vector, a bounds check on the whole
+// window, then out[base + offset] = combiner(out[...], update[ui]).
+absl::Status CpuIrEmitter::EmitScatterElement(const Instruction& inst,
+                                              const std::vector<ElementGenerator>& ops,
+                                              const IrArray& out,
+                                              const std::vector<int64_t>& window,
+                                              const IrIndex& ui) {
+  const hlo::Shape& shape = inst.shape();
+  const hlo::Shape& indices = inst.operand(1)->shape();
+  const hlo::ScatterDims& sd = inst.attrs().scatter;
+  const int64_t ivd = sd.index_vector_dim;
+  const int64_t count = std::min<int64_t>(
+      ivd < indices.rank() ? indices.dim(static_cast<int>(ivd)) : 1,
+      static_cast<int64_t>(sd.scatter_dims_to_operand_dims.size()));
+  std::vector<llvm::Value*> batch, offset;
+  for (size_t d = 0; d < ui.size(); ++d) {
+    (Contains(sd.update_window_dims, static_cast<int64_t>(d)) ? offset : batch).push_back(ui[d]);
+  }
+  std::vector<llvm::Value*> base(static_cast<size_t>(shape.rank()), b_.getInt64(0));
+  for (int64_t k = 0; k < count; ++k) {
+    std::vector<llvm::Value*> full = batch;
+    if (ivd < indices.rank()) full.insert(full.begin() + ivd, b_.getInt64(k));
+    TFJIT_ASSIGN_OR_RETURN(llvm::Value * raw, ops[1](IrIndex(full, indices.dims())));
+    base[static_cast<size_t>(sd.scatter_dims_to_operand_dims[static_cast<size_t>(k)])] =
+        elemental_.IndexToInt64(raw, indices.element_type());
+  }
+  llvm::Value* in_bounds = b_.getTrue();
+  for (size_t d = 0; d < base.size(); ++d) {
+    const int64_t limit = shape.dim(static_cast<int>(d)) - window[d];
+    in_bounds = b_.CreateAnd(in_bounds, b_.CreateICmpSGE(base[d], b_.getInt64(0)));
+    in_bounds = b_.CreateAnd(in_bounds, b_.CreateICmpSLE(base[d], b_.getInt64(limit)));
+  }
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* then = llvm::BasicBlock::Create(b_.getContext(), "scatter.in", fn);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(b_.getContext(), "scatter.next", fn);
+  b_.CreateCondBr(in_bounds, then, merge);
+  b_.SetInsertPoint(then);
+  size_t next = 0;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (Contains(sd.inserted_window_dims, d)) continue;
+    base[static_cast<size_t>(d)] = b_.CreateAdd(base[static_cast<size_t>(d)], offset[next++]);
+  }
+  const IrIndex dst(base, shape.dims());
+  TFJIT_ASSIGN_OR_RETURN(llvm::Value * update, ops[2](ui));
+  TFJIT_ASSIGN_OR_RETURN(llvm::Value * combined,
+                         elemental_.EmitScalarComputation(*inst.to_apply(),
+                                                          {out.EmitRead(dst, b_), update}));
+  out.EmitWrite(dst, combined, b_);
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+  return absl::OkStatus();
+}
+
+// ---- Sequencing. ----
+
+llvm::Value* CpuIrEmitter::Pointer(const ValueLocation& loc) {
+  if (loc.constant != nullptr) return elemental_.ConstantGlobal(*loc.constant);
   llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i64 = b_.getInt64Ty();
-  llvm::Function* entry = NewFunction(
-      kEntryFunctionName, llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, false), false);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(module_->getContext(), "entry", entry));
-  llvm::FunctionCallee parallel_for = module_->getOrInsertFunction(
-      "tfjit_cpu_parallel_for",
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, i64, i64}, false));
-  llvm::Value* buffers = entry->getArg(0);
-  llvm::Value* ctx = entry->getArg(1);
-  for (const KernelInfo& k : kernels) {
-    if (k.parallel) {
-      b_.CreateCall(parallel_for, {ctx, k.function, buffers, b_.getInt64(k.extent),
-                                   b_.getInt64(k.cost_per_unit)});
+  llvm::Value* p = b_.CreateConstInBoundsGEP1_64(ptr, buffers_, static_cast<uint64_t>(loc.slot));
+  return b_.CreateAlignedLoad(ptr, p, llvm::Align(8));
+}
+
+llvm::Value* CpuIrEmitter::LoadScalar(const ValueLocation& loc, DType dtype) {
+  return IrArray(Pointer(loc), hlo::Shape::Scalar(dtype)).EmitRead(IrIndex(), b_);
+}
+
+void CpuIrEmitter::EmitCopy(const ValueLocation& to, const ValueLocation& from, int64_t bytes) {
+  if (bytes == 0 || to == from) return;
+  b_.CreateMemCpy(Pointer(to), llvm::MaybeAlign(1), Pointer(from), llvm::MaybeAlign(1),
+                  static_cast<uint64_t>(bytes));
+}
+
+void CpuIrEmitter::EmitStateUpdate(const Leaves& dest, const Leaves& src,
+                                   const std::vector<hlo::Shape>& shapes) {
+  Leaves from = src;
+  for (size_t i = 0; i < dest.size(); ++i) {
+    const bool is_other_dest =
+        src[i] != dest[i] && std::find(dest.begin(), dest.end(), src[i]) != dest.end();
+    if (!is_other_dest || shapes[i].byte_size() == 0) continue;
+    const ValueLocation scratch{plan_.AddBuffer(shapes[i].byte_size()), nullptr};
+    EmitCopy(scratch, src[i], shapes[i].byte_size());
+    from[i] = scratch;
+  }
+  for (size_t i = 0; i < dest.size(); ++i) EmitCopy(dest[i], from[i], shapes[i].byte_size());
+}
+
+absl::Status CpuIrEmitter::EmitFrame(const FramePlan& frame) {
+  for (const Instruction* inst : frame.order()) {
+    TFJIT_RETURN_IF_ERROR(EmitInstruction(*inst, frame));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CpuIrEmitter::EmitInstruction(const Instruction& inst, const FramePlan& frame) {
+  switch (inst.opcode()) {
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kReshape:
+      return absl::OkStatus();  // buffers only (frame_plan.h)
+    case Opcode::kWhile:
+      return EmitWhile(inst, frame);
+    case Opcode::kConditional:
+      return EmitConditional(inst, frame);
+    case Opcode::kCall:
+      return EmitCall(inst, frame);
+    default:
+      return EmitKernelCall(inst, frame);
+  }
+}
+
+absl::Status CpuIrEmitter::EmitKernelCall(const Instruction& inst, const FramePlan& frame) {
+  if (inst.shape().num_elements() == 0) return absl::OkStatus();  // nothing to compute
+  const bool in_place = frame.in_place(&inst);
+  if (in_place && inst.opcode() == Opcode::kDynamicUpdateSlice &&
+      inst.operand(1)->shape().num_elements() == 0) {
+    return absl::OkStatus();
+  }
+  std::vector<ValueLocation> operands;
+  for (const Instruction* op : inst.operands()) operands.push_back(frame.leaves(op)[0]);
+  TFJIT_ASSIGN_OR_RETURN(KernelInfo k,
+                         EmitKernel(inst, operands, frame.leaves(&inst)[0], in_place));
+  if (k.parallel) {
+    b_.CreateCall(parallel_for_, {run_ctx_, k.function, buffers_, b_.getInt64(k.extent),
+                                  b_.getInt64(k.cost_per_unit)});
+  } else {
+    b_.CreateCall(k.function, {buffers_, run_ctx_, b_.getInt64(0), b_.getInt64(k.extent)});
+  }
+  return absl::OkStatus();
+}
+
+// state = init; while (condition(state)) state = body(state). The state buffers are the
+// while's own; the body may update them in place, and its result is copied back into them.
+absl::Status CpuIrEmitter::EmitWhile(const Instruction& inst, const FramePlan& frame) {
+  const Leaves& state = frame.leaves(&inst);
+  const Leaves& init = frame.leaves(inst.operand(0));
+  const std::vector<hlo::Shape> shapes = LeafShapes(inst.shape());
+  for (size_t i = 0; i < state.size(); ++i) EmitCopy(state[i], init[i], shapes[i].byte_size());
+  TFJIT_ASSIGN_OR_RETURN(
+      FramePlan condition,
+      FramePlan::Build(*inst.called_computations()[0], {state}, /*params_writable=*/false, plan_));
+  TFJIT_ASSIGN_OR_RETURN(
+      FramePlan body,
+      FramePlan::Build(*inst.called_computations()[1], {state}, /*params_writable=*/true, plan_));
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = module_->getContext();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx, "while.cond", fn);
+  llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx, "while.body", fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "while.exit", fn);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  TFJIT_RETURN_IF_ERROR(EmitFrame(condition));
+  b_.CreateCondBr(LoadScalar(condition.root()[0], DType::kBool), body_bb, exit);
+  b_.SetInsertPoint(body_bb);
+  TFJIT_RETURN_IF_ERROR(EmitFrame(body));
+  EmitStateUpdate(state, body.root(), shapes);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(exit);
+  return absl::OkStatus();
+}
+
+// A pred selects branch 0 for true, 1 for false; an integer index outside [0, n) (negative
+// too) selects the last branch (HLO.md). Branch b runs on operand b + 1.
+absl::Status CpuIrEmitter::EmitConditional(const Instruction& inst, const FramePlan& frame) {
+  const std::vector<hlo::Computation*>& branches = inst.called_computations();
+  const int64_t n = static_cast<int64_t>(branches.size());
+  const DType selector_type = inst.operand(0)->shape().element_type();
+  llvm::Value* selector = LoadScalar(frame.leaves(inst.operand(0))[0], selector_type);
+  llvm::Value* index;
+  if (selector_type == DType::kBool) {
+    index = b_.CreateSelect(selector, b_.getInt64(0), b_.getInt64(1));
+  } else {
+    index = elemental_.IndexToInt64(selector, selector_type);
+    index = b_.CreateSelect(b_.CreateICmpULT(index, b_.getInt64(n)), index, b_.getInt64(n - 1));
+  }
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = module_->getContext();
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx, "cond.merge", fn);
+  std::vector<llvm::BasicBlock*> blocks;
+  for (int64_t i = 0; i < n; ++i) {
+    blocks.push_back(llvm::BasicBlock::Create(ctx, "cond.branch" + std::to_string(i), fn));
+  }
+  llvm::SwitchInst* sw = b_.CreateSwitch(index, blocks.back(), static_cast<unsigned>(n - 1));
+  for (int64_t i = 0; i + 1 < n; ++i) sw->addCase(b_.getInt64(i), blocks[static_cast<size_t>(i)]);
+  for (int64_t i = 0; i < n; ++i) {
+    b_.SetInsertPoint(blocks[static_cast<size_t>(i)]);
+    const Instruction* operand = inst.operand(static_cast<int>(i) + 1);
+    TFJIT_RETURN_IF_ERROR(EmitCalledInto(*branches[static_cast<size_t>(i)],
+                                         {frame.leaves(operand)}, frame.leaves(&inst)));
+    b_.CreateBr(merge);
+  }
+  b_.SetInsertPoint(merge);
+  return absl::OkStatus();
+}
+
+absl::Status CpuIrEmitter::EmitCall(const Instruction& inst, const FramePlan& frame) {
+  std::vector<Leaves> params;
+  for (const Instruction* op : inst.operands()) params.push_back(frame.leaves(op));
+  return EmitCalledInto(*inst.to_apply(), std::move(params), frame.leaves(&inst));
+}
+
+// The callee's buffers are reused by every run of this call site, so its result is copied
+// into the caller's buffers (`out`), which nothing else writes.
+absl::Status CpuIrEmitter::EmitCalledInto(const hlo::Computation& computation,
+                                          std::vector<Leaves> params, const Leaves& out) {
+  TFJIT_ASSIGN_OR_RETURN(FramePlan callee, FramePlan::Build(computation, std::move(params),
+                                                            /*params_writable=*/false, plan_));
+  TFJIT_RETURN_IF_ERROR(EmitFrame(callee));
+  const std::vector<hlo::Shape> shapes = LeafShapes(computation.root()->shape());
+  for (size_t i = 0; i < out.size(); ++i) EmitCopy(out[i], callee.root()[i], shapes[i].byte_size());
+  return absl::OkStatus();
+}
+
+// Entry results that live in a buffer the entry owns are computed straight into the output
+// tensor; the rest (parameters, constants, repeated values) are copied by Run.
+void CpuIrEmitter::PlaceOutputs(const FramePlan& entry) {
+  const Leaves& root = entry.root();
+  for (size_t k = 0; k < root.size(); ++k) {
+    OutputSource& source = plan_.mutable_outputs()[k];
+    if (entry.owns(root[k]) && plan_.output_of(root[k].slot) < 0) {
+      plan_.PlaceInOutput(root[k].slot, static_cast<int>(k));
+      source.written_by_kernel = true;
     } else {
-      b_.CreateCall(k.function, {buffers, ctx, b_.getInt64(0), b_.getInt64(k.extent)});
+      source.copy_from = root[k];
     }
   }
+}
+
+absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::Function* fn = NewFunction(
+      kEntryFunctionName, llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, false), false);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(module_->getContext(), "entry", fn));
+  parallel_for_ = module_->getOrInsertFunction(
+      "tfjit_cpu_parallel_for",
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, i64, i64}, false));
+  buffers_ = fn->getArg(0);
+  run_ctx_ = fn->getArg(1);
+  std::vector<Leaves> params;
+  for (int i = 0; i < entry.num_parameters(); ++i) params.push_back({ValueLocation{i, nullptr}});
+  TFJIT_ASSIGN_OR_RETURN(FramePlan frame, FramePlan::Build(entry, std::move(params),
+                                                           /*params_writable=*/false, plan_));
+  PlaceOutputs(frame);
+  TFJIT_RETURN_IF_ERROR(EmitFrame(frame));
   b_.CreateRetVoid();
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::Status CheckCpuSupport(const hlo::Module& module) {
   if (module.entry() == nullptr) return InvalidArgument("module '%s' has no entry", module.name());
-  return CheckComputation(*module.entry(), /*is_entry=*/true);
+  return CheckSequenced(*module.entry(), /*is_entry=*/true);
 }
 
-absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module, const BufferPlan& plan,
+absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module,
                                             const IrEmitterOptions& options) {
+  const hlo::Computation* entry = module.entry();
+  if (entry == nullptr || entry->root() == nullptr) {
+    return InvalidArgument("module '%s' has no entry computation", module.name());
+  }
   EmittedModule result;
+  result.plan = BufferPlan(entry->num_parameters(), LeafShapes(entry->root()->shape()));
   result.context = std::make_unique<llvm::LLVMContext>();
   result.module = std::make_unique<llvm::Module>(module.name(), *result.context);
-  CpuIrEmitter emitter(plan, options, result.module.get());
-  std::vector<KernelInfo> kernels;
-  int id = 0;
-  for (const Instruction* inst : plan.kernels()) {
-    if (inst->shape().num_elements() == 0) continue;  // nothing to compute
-    TFJIT_ASSIGN_OR_RETURN(KernelInfo info, emitter.EmitKernel(*inst, id++));
-    kernels.push_back(info);
-  }
-  emitter.EmitEntry(kernels);
-  result.num_kernels = static_cast<int>(kernels.size());
+  CpuIrEmitter emitter(result.plan, options, result.module.get());
+  TFJIT_RETURN_IF_ERROR(emitter.EmitEntry(*entry));
+  result.plan.Finalize();
+  result.num_kernels = emitter.num_kernels();
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (llvm::verifyModule(*result.module, &os)) {

@@ -1,6 +1,7 @@
 // CPU IR emission: one LLVM module per HLO module, with one function per kernel (fixed kernel
 // ABI: buffer table, run context, partition range; see runtime_abi.h) and an entry function
-// that runs the kernels in order, splitting large ones across the thread pool.
+// that runs the kernels in order, splitting large ones across the thread pool, with while and
+// conditional as loops and branches around their computations' kernels.
 #ifndef TFJIT_BACKENDS_CPU_IR_EMITTER_H_
 #define TFJIT_BACKENDS_CPU_IR_EMITTER_H_
 
@@ -34,6 +35,7 @@ struct EmittedModule {
 
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
+  BufferPlan plan;  // the buffer table the entry function expects
   int num_kernels = 0;
 };
 
@@ -41,9 +43,9 @@ struct EmittedModule {
 // otherwise UNIMPLEMENTED "cpu backend: opcode 'X' is not supported (instruction '%name')".
 absl::Status CheckCpuSupport(const hlo::Module& module);
 
-// Emits `module` (already optimised and fused) for the buffer plan `plan`. The LLVM module
-// has no target set; the caller configures and optimises it.
-absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module, const BufferPlan& plan,
+// Emits `module` (already optimised and fused, and accepted by CheckCpuSupport) and plans its
+// buffer table. The LLVM module has no target set; the caller configures and optimises it.
+absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module,
                                             const IrEmitterOptions& options);
 
 }  // namespace tfjit::cpu

@@ -40,8 +40,10 @@ bool ElementalEmitter::Supports(const Instruction& inst) {
     case Opcode::kIsFinite: case Opcode::kBroadcast: case Opcode::kReshape:
     case Opcode::kTranspose: case Opcode::kSlice: case Opcode::kReverse:
     case Opcode::kConcatenate: case Opcode::kPad: case Opcode::kIota: case Opcode::kConstant:
-    case Opcode::kDot:
+    case Opcode::kDot: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
       return true;
+    case Opcode::kGather:
+      return IsIntegerDType(inst.operand(1)->shape().element_type());
     case Opcode::kBitcastConvert:
       return DTypeSize(shape.element_type()) == DTypeSize(inst.operand(0)->shape().element_type());
     case Opcode::kReduce:
@@ -71,6 +73,9 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeGenerator(const Instructi
     case Opcode::kConstant: return MakeConstant(inst);
     case Opcode::kReduce: return MakeReduce(inst, std::move(ops));
     case Opcode::kDot: return MakeDot(inst, std::move(ops));
+    case Opcode::kDynamicSlice: return MakeDynamicSlice(inst, std::move(ops));
+    case Opcode::kDynamicUpdateSlice: return MakeDynamicUpdateSlice(inst, std::move(ops));
+    case Opcode::kGather: return MakeGather(inst, std::move(ops));
     case Opcode::kFusion:
       return MakeComputationGenerator(*inst.called_computations()[0], std::move(ops));
     default: return MakeElementwise(inst, std::move(ops));

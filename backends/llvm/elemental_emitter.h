@@ -55,6 +55,15 @@ class ElementalEmitter {
   // A scalar literal element as an LLVM constant of ValueType.
   llvm::Value* EmitLiteralElement(const hlo::Literal& literal, int64_t i);
 
+  // ---- Index helpers (elemental_indexing.cc). ----
+  // An integer index value of `dtype` widened to i64 (sign- or zero-extended).
+  llvm::Value* IndexToInt64(llvm::Value* v, DType dtype);
+  // The start indices of a dynamic-slice (first = 1) or dynamic-update-slice (first = 2):
+  // scalar operands first.., each clamped to [0, operand dim - sizes[d]] as HLO.md says.
+  absl::StatusOr<std::vector<llvm::Value*>> EmitClampedStarts(
+      const hlo::Instruction& inst, const std::vector<ElementGenerator>& ops, int first,
+      const std::vector<int64_t>& sizes);
+
  private:
   using Generators = std::vector<ElementGenerator>;
   absl::StatusOr<ElementGenerator> MakeElementwise(const hlo::Instruction& inst, Generators ops);
@@ -69,6 +78,10 @@ class ElementalEmitter {
   ElementGenerator MakeConstant(const hlo::Instruction& inst);
   ElementGenerator MakeReduce(const hlo::Instruction& inst, Generators ops);
   ElementGenerator MakeDot(const hlo::Instruction& inst, Generators ops);
+  // Data-dependent indexing (elemental_indexing.cc).
+  ElementGenerator MakeDynamicSlice(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeDynamicUpdateSlice(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeGather(const hlo::Instruction& inst, Generators ops);
   ElementGenerator Cached(ElementGenerator generator);
 
   // Float helpers (elemental_math.cc): f16/bf16 compute in f32.

@@ -14,8 +14,12 @@
 #include <numeric>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/tf2hlo/function_lowering.h"
+#include "compiler/tf2hlo/list_lowering.h"
+#include "core/logging.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 #include "frontend/function.h"
@@ -23,6 +27,19 @@
 
 namespace tfjit::cluster {
 namespace {
+
+// Resource-variable ops are stateful but compile: a cluster reads its variables at launch
+// and writes them back at its end (tf2hlo threads each variable's value through the
+// cluster in dependency order). Handles themselves (VarHandleOp) come from the runtime.
+bool IsCompilableResourceOp(const tf::Node& node) {
+  static const char* const kOps[] = {"ReadVariableOp", "AssignVariableOp",
+                                     "AssignAddVariableOp", "AssignSubVariableOp",
+                                     "ResourceGather", "VarIsInitializedOp"};
+  return std::any_of(std::begin(kOps), std::end(kOps),
+                     [&](const char* op) { return node.op() == op; });
+}
+
+bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why);
 
 // Ops that TF's auto-clustering keeps in the runtime even where XLA could compile them.
 bool StaysInRuntime(const tf::Node& node, std::string* why) {
@@ -46,7 +63,8 @@ bool StaysInRuntime(const tf::Node& node, std::string* why) {
                             "clusters)");
     return true;
   }
-  if (node.op_def() != nullptr && node.op_def()->is_stateful) {
+  if (node.op_def() != nullptr && node.op_def()->is_stateful && !IsCompilableResourceOp(node) &&
+      !tf2hlo::IsFunctionalControlFlow(op)) {
     *why = absl::StrCat("stateful op ", op, " stays in the runtime");
     return true;
   }
@@ -55,7 +73,120 @@ bool StaysInRuntime(const tf::Node& node, std::string* why) {
     *why = "the node has _XlaCompile=false";
     return true;
   }
+  if (tf2hlo::IsFunctionalControlFlow(op)) return ControlFlowStaysInRuntime(node, why);
   return false;
+}
+
+// While/If: the op's own stateful flag only says that a body may have side effects; as TF's
+// mark_for_compilation does, look at the bodies instead. The node stays in the runtime when
+// a node its functions need would (recursively), or touches a resource (TF does not
+// auto-cluster functional control flow containing resource operations).
+bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why) {
+  static thread_local int depth = 0;
+  if (depth > 32) {
+    *why = "its functions nest more than 32 levels deep (recursion?)";
+    return true;
+  }
+  ++depth;
+  const bool is_while = tf2hlo::IsFunctionalWhile(node.op());
+  bool stays = false;
+  for (const char* attr : is_while ? std::vector<const char*>{"cond", "body"}
+                                   : std::vector<const char*>{"then_branch", "else_branch"}) {
+    absl::StatusOr<tf::FunctionBody> body = tf2hlo::InstantiateFunctionAttr(node, attr);
+    if (!body.ok()) continue;  // CanLower says why
+    for (const tf::Node* inner : tf2hlo::NeededBodyNodes(*body)) {
+      std::string inner_why;
+      bool resource = false;
+      for (DType t : inner->input_types()) resource |= t == DType::kResource;
+      for (DType t : inner->output_types()) resource |= t == DType::kResource;
+      if (resource) {
+        inner_why = "resource operations inside While/If functions stay in the runtime";
+      } else if (!StaysInRuntime(*inner, &inner_why)) {
+        continue;
+      }
+      *why = absl::StrCat("node ", inner->DebugName(), " of function '", body->graph->source(),
+                          "' (", attr, "): ", inner_why);
+      stays = true;
+      break;
+    }
+    if (stays) break;
+  }
+  --depth;
+  return stays;
+}
+
+const std::string& DeviceOf(const ClusteringOptions& options, const tf::Node& node) {
+  const size_t id = static_cast<size_t>(node.id());
+  return id < options.node_devices.size() && !options.node_devices[id].empty()
+             ? options.node_devices[id]
+             : options.device;
+}
+
+// A resource op whose variable handle comes from a VarHandleOp placed elsewhere.
+bool VariableOnOtherDevice(const ClusteringOptions& options, const tf::Node& node,
+                           std::string* why) {
+  if (!IsCompilableResourceOp(node) || node.num_inputs() == 0) return false;
+  const tf::Node* handle = node.input(0).node;
+  if (handle->op() != "VarHandleOp") return false;
+  const std::string& var_device = DeviceOf(options, *handle);
+  if (var_device == DeviceOf(options, node)) return false;
+  *why = absl::StrCat("its variable '", handle->name(), "' lives on ", var_device,
+                      ", the node runs on ", DeviceOf(options, node),
+                      " (a cluster touches only variables on its own device)");
+  return true;
+}
+
+bool TouchesTensorList(const tf::Node& node) {
+  auto variant = [](DType t) { return t == DType::kVariant; };
+  return std::any_of(node.input_types().begin(), node.input_types().end(), variant) ||
+         std::any_of(node.output_types().begin(), node.output_types().end(), variant) ||
+         absl::StartsWith(node.op(), "TensorArray");
+}
+
+bool IsDynamicTensorArray(const tf::Node& node) {
+  return node.op() == "TensorArrayV3" &&
+         tf::GetBoolAttrOr(node, "dynamic_size", false).value_or(false);
+}
+
+// Autofix B in must-compile mode: a TensorList that would cross the compiled boundary (a list
+// the function returns, or one consumed outside) stays in the runtime with every list op on
+// its path, so the compiled part never takes or gives a list. Returns whether it moved any.
+bool KeepCrossingListsInRuntime(const tf::Graph& graph, const ClusteringOptions& options,
+                                std::vector<bool>& candidate, ClusteringResult* result) {
+  absl::flat_hash_set<std::pair<const tf::Node*, int>> fetched;
+  for (const tf::Output& f : options.fetched) fetched.insert({f.node, f.index});
+  bool moved = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const tf::Node* node : graph.topological_order()) {
+      if (!candidate[node->id()]) continue;
+      std::string why;
+      for (int k = 0; k < node->num_outputs() && why.empty(); ++k) {
+        if (node->output_types()[k] != DType::kVariant) continue;
+        if (fetched.contains({node, k})) why = "its TensorList is an output of the function";
+        for (const auto& [consumer, slot] : node->data_consumers()) {
+          if (consumer->input(slot).index == k && !candidate[consumer->id()]) {
+            why = absl::StrCat("its TensorList goes to ", consumer->DebugName(),
+                               ", which runs in the runtime");
+          }
+        }
+      }
+      for (int i = 0; i < node->num_inputs() && why.empty(); ++i) {
+        const tf::Output& in = node->input(i);
+        if (node->input_types()[i] == DType::kVariant && !candidate[in.node->id()]) {
+          why = absl::StrCat("its TensorList comes from ", in.node->DebugName(),
+                             ", which runs in the runtime");
+        }
+      }
+      if (why.empty()) continue;
+      candidate[node->id()] = false;
+      result->why_not[node->id()] = absl::StrCat("autofix B: ", why);
+      Log(LogLevel::kWarning, "autofix B: %s runs in the runtime so that no TensorList crosses "
+          "the compiled boundary (%s)", node->DebugName(), why);
+      changed = moved = true;
+    }
+  }
+  return moved;
 }
 
 bool IsTrivial(const tf::Node& node) {
@@ -184,9 +315,21 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     } else if (StaysInRuntime(*node, &why)) {
       if (options.mode == JitMode::kAll && node->op() != "Placeholder" &&
           node->op() != "PlaceholderWithDefault" && node->op() != "NoOp" &&
-          node->called_function() == nullptr) {
+          node->op() != "VarHandleOp" && node->called_function() == nullptr) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
       }
+    } else if (options.mode == JitMode::kAuto && TouchesTensorList(*node)) {
+      why = "TensorList/TensorArray (variant) values stay in the runtime in auto-clustering, as "
+            "in TF";
+    } else if (options.mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
+      return AppendContext(tf2hlo::DynamicSizeError(*node),
+                           absl::StrCat("[[{{node ", node->name(), "}}]] TF1 TensorArrayV3 with "
+                                        "dynamic_size=true; give it a fixed size"));
+    } else if (options.mode == JitMode::kAuto && VariableOnOtherDevice(options, *node, &why)) {
+      // TF's auto-clustering never gives a cluster a variable of another device (issue A).
+    } else if (options.mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
+               !tf2hlo::ControlFlowIsStaticallyCompilable(*node, &why)) {
+      // While/If that would fail to compile stay in the runtime; kAll reports the exact error.
     } else if (!tf2hlo::CanLower(*node, &why)) {
       if (options.mode == JitMode::kAll) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
@@ -197,6 +340,8 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     }
     result.why_not[node->id()] = why;
   }
+  const bool kept_lists = options.mode == JitMode::kAll && options.autofix &&
+                         KeepCrossingListsInRuntime(graph, options, candidate, &result);
   if (!unsupported.empty()) {
     return InvalidArgument("Detected unsupported operations when trying to compile graph %s on "
                            "%s: %s",
@@ -210,14 +355,20 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
   UnitGraph units(n);
   for (const tf::Node* node : graph.topological_order()) {
     if (!considered(node)) continue;
-    has_calls |= node->called_function() != nullptr;
+    has_calls |= node->called_function() != nullptr || kept_lists;
     for (const tf::Output& in : node->inputs()) units.AddEdge(in.node->id(), node->id());
     for (const tf::Node* c : node->control_inputs()) units.AddEdge(c->id(), node->id());
   }
   for (const tf::Node* node : graph.topological_order()) {
     if (!candidate[node->id()]) continue;
-    for (const auto& [consumer, slot] : node->data_consumers()) {
+    // Data and control edges both contract, as in TF (a control edge orders two variable
+    // updates; inside one cluster the lowering keeps that order).
+    std::vector<const tf::Node*> consumers;
+    for (const auto& [consumer, slot] : node->data_consumers()) consumers.push_back(consumer);
+    for (const tf::Node* consumer : node->control_consumers()) consumers.push_back(consumer);
+    for (const tf::Node* consumer : consumers) {
       if (!candidate[consumer->id()] || !considered(consumer)) continue;
+      if (DeviceOf(options, *node) != DeviceOf(options, *consumer)) continue;  // one device
       const int a = units.Find(node->id()), b = units.Find(consumer->id());
       if (a == b) continue;
       if ((options.mode == JitMode::kAll && !has_calls) || !units.HasIndirectPath(a, b)) {
@@ -250,6 +401,7 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     c.spec.name = absl::StrCat("cluster_", index);
     c.spec.nodes = nodes;
     c.must_compile = options.mode == JitMode::kAll;
+    c.device = DeviceOf(options, *nodes.front());
     for (const tf::Node* x : nodes) result.cluster_of[x->id()] = index;
     result.clusters.push_back(std::move(c));
   }

@@ -33,11 +33,18 @@ struct ClusteringOptions {
   std::vector<tf::Output> fetched;
   // Device name for messages ("/job:localhost/replica:0/task:0/device:CPU:0").
   std::string device = "/job:localhost/replica:0/task:0/device:CPU:0";
+  // Per node id: the full name of the device the node is placed on ("" or absent: `device`).
+  // Auto-clustering never merges nodes of different devices.
+  std::vector<std::string> node_devices;
+  // Beyond-TF fixes (SessionOptions::autofix); here: known issue B in must-compile mode.
+  bool autofix = false;
 };
 
 struct Cluster {
   tf2hlo::ClusterSpec spec;
   bool must_compile = false;
+  // Full name of the device the cluster runs on.
+  std::string device;
 };
 
 struct ClusteringResult {

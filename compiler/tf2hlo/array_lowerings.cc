@@ -170,14 +170,35 @@ absl::Status LowerExpandDims(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// Fill(dims, value): dims are a compile-time constant (known issue F when they are not).
+absl::Status LowerFill(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ctx.ConstantInputAsInts(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * value, ctx.Input(node, 1));
+  if (value->shape().rank() != 0) {
+    return InvalidArgument("node %s: value must be a scalar, got %s", node.DebugName(),
+                           value->shape().ToString());
+  }
+  for (int64_t d : dims) {
+    if (d < 0) {
+      return InvalidArgument("node %s: dims must be non-negative, got [%s]", node.DebugName(),
+                             absl::StrJoin(dims, ","));
+    }
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.BroadcastTo(value, dims));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendArrayLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
       {"Const", LowerConst},
-      {"Identity", LowerIdentity},
-      {"IdentityN", LowerIdentity},
+      // Identities pass TensorLists (HLO tuples) through as they are.
+      {"Identity", LowerIdentity, false, nullptr, false, true},
+      {"IdentityN", LowerIdentity, false, nullptr, false, true},
       {"StopGradient", LowerIdentity},
+      {"Fill", LowerFill},
       {"Reshape", LowerReshape},
       {"Transpose", LowerTranspose},
       {"ConcatV2", LowerConcatV2},

@@ -20,6 +20,9 @@ const std::vector<OpLowering>& LoweringTable() {
     AppendArrayLowerings(t);
     AppendNnLowerings(t);
     AppendRandomLowerings(t);
+    AppendControlFlowLowerings(t);
+    AppendResourceLowerings(t);
+    AppendListLowerings(t);
     std::sort(t->begin(), t->end(), [](const OpLowering& a, const OpLowering& b) {
       return absl::string_view(a.op) < absl::string_view(b.op);
     });
@@ -57,13 +60,17 @@ bool CanLower(const tf::Node& node, std::string* why) {
     *why = absl::StrCat("op ", node.op(), " has no HLO lowering");
     return false;
   }
-  for (DType t : node.input_types()) {
+  for (size_t i = 0; i < node.input_types().size(); ++i) {
+    const DType t = node.input_types()[i];
+    if (i == 0 && t == DType::kResource && lowering->takes_resource) continue;
+    if (t == DType::kVariant && lowering->takes_list) continue;
     if (!IsNumericDType(t)) {
       *why = absl::StrCat("input type ", DTypeName(t), " cannot be compiled");
       return false;
     }
   }
   for (DType t : node.output_types()) {
+    if (t == DType::kVariant && lowering->takes_list) continue;
     if (!IsNumericDType(t)) {
       *why = absl::StrCat("output type ", DTypeName(t), " cannot be compiled");
       return false;
@@ -108,28 +115,86 @@ std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
   return result;
 }
 
+std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster) {
+  absl::flat_hash_set<std::pair<const tf::Node*, int>> written;
+  for (const tf::Node* node : cluster.nodes) {
+    const std::string& op = node->op();
+    if ((op == "AssignVariableOp" || op == "AssignAddVariableOp" || op == "AssignSubVariableOp") &&
+        node->num_inputs() > 0) {
+      written.insert({node->input(0).node, node->input(0).index});
+    }
+  }
+  std::vector<int> result;
+  for (size_t i = 0; i < cluster.inputs.size(); ++i) {
+    const tf::Output& in = cluster.inputs[i];
+    if (written.contains(std::pair<const tf::Node*, int>(in.node, in.index))) {
+      result.push_back(static_cast<int>(i));
+    }
+  }
+  return result;
+}
+
+absl::Status TensorListCrossingError(const tf::Output& crossing, absl::string_view cluster,
+                                     bool output) {
+  const tf::Node& node = *crossing.node;
+  return AttachNode(
+      Unimplemented("Support for TensorList crossing the XLA/TF boundary is not implemented\n"
+                    "\tThe TensorList %s:%d (from %s) %s the compiled %s. Fix: compile the "
+                    "code that %s the list too (e.g. put it in the same tf.function(jit_compile"
+                    "=True)), or run with --autofix to keep the list in the runtime.",
+                    node.name(), crossing.index, node.DebugName(),
+                    output ? "would leave" : "would enter", std::string(cluster),
+                    output ? "consumes" : "produces"),
+      node.name(), node.op());
+}
+
 absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& cluster,
-                                                          const std::vector<ArgInfo>& args) {
+                                                          const std::vector<ArgInfo>& args,
+                                                          bool autofix) {
   if (args.size() != cluster.inputs.size()) {
     return Internal("cluster '%s' has %d inputs but %d arguments were given", cluster.name,
                     cluster.inputs.size(), args.size());
   }
+  for (const tf::Output& out : cluster.outputs) {
+    if (out.node->output_types()[out.index] == DType::kVariant) {
+      return TensorListCrossingError(out, cluster.name, /*output=*/true);
+    }
+  }
+  for (const tf::Output& in : cluster.inputs) {
+    if (in.node->output_types()[in.index] == DType::kVariant) {
+      return TensorListCrossingError(in, cluster.name, /*output=*/false);
+    }
+  }
   auto module = std::make_unique<hlo::Module>(cluster.name);
   hlo::Computation* entry = module->AddComputation("main");
   module->set_entry(entry);
-  LoweringContext ctx(module.get(), entry);
+  LoweringOptions options;
+  options.autofix = autofix;
+  LoweringContext ctx(module.get(), entry, &options);
   for (size_t i = 0; i < args.size(); ++i) {
     const tf::Output& in = cluster.inputs[i];
     std::string name = absl::StrCat("arg", i);
     hlo::Instruction* param =
         ctx.b().Parameter(static_cast<int64_t>(i), hlo::Shape(args[i].dtype, args[i].dims), name);
     if (args[i].value.has_value()) ctx.BindConstantValue(param, *args[i].value);
-    ctx.Bind(in, param);
+    if (args[i].variable.has_value()) {
+      ResourceState var;
+      var.name = args[i].variable->name;
+      var.container = args[i].variable->container;
+      var.dtype = args[i].dtype;
+      var.arg_index = static_cast<int>(i);
+      var.value = args[i].variable->initialized ? param : nullptr;
+      ctx.BindResource(in, std::move(var));
+    } else {
+      ctx.Bind(in, param);
+    }
   }
   for (const tf::Node* node : cluster.nodes) {
     absl::Status s = LowerNode(ctx, *node);
     if (!s.ok()) {
-      return AttachNode(WithContext(s, absl::StrCat("lowering node ", node->DebugName())),
+      return AttachNode(AppendContext(s, absl::StrCat("[[{{node ", node->name(), "}}]] while "
+                                                     "lowering ", node->DebugName(), " in ",
+                                                     cluster.name)),
                         node->name(), node->op());
     }
   }
@@ -137,6 +202,19 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
   for (const tf::Output& out : cluster.outputs) {
     TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * v, ctx.Value(out));
     results.push_back(v);
+  }
+  for (int i : ResourceUpdateInputs(cluster)) {
+    const tf::Output& in = cluster.inputs[static_cast<size_t>(i)];
+    const tf::Node* assign = nullptr;
+    for (const tf::Node* node : cluster.nodes) {
+      if (node->num_inputs() > 0 && node->input(0) == in) assign = node;
+    }
+    TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(*assign, 0));
+    if (var->value == nullptr) {
+      return Internal("cluster '%s': variable '%s' is assigned but has no value", cluster.name,
+                      var->name);
+    }
+    results.push_back(var->value);
   }
   ctx.b().set_metadata({});
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * root, ctx.b().Tuple(results));

@@ -25,18 +25,40 @@ struct ClusterSpec {
 
 // One cluster input at launch: its dtype and dims, and its value when the input must be a
 // compile-time constant (see MustBeConstantInputs); the value then joins the cache key.
+//
+// A resource input (a variable handle) is passed as the variable's value at launch: `dtype`
+// and `dims` are the value's, `value` is set when it must be known at compile time, and
+// `variable` says which variable it is.
+struct VariableInfo {
+  std::string name;
+  std::string container;
+  bool initialized = false;  // false: the parameter is a dummy of dims [0]
+};
 struct ArgInfo {
   DType dtype = DType::kInvalid;
   std::vector<int64_t> dims;
   std::optional<Tensor> value;
+  std::optional<VariableInfo> variable;
 };
 
+// Indices of the cluster's resource inputs that nodes inside the cluster assign, in input
+// order. Their final values follow the cluster outputs in the module's result tuple.
+std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster);
+
 // Builds the module: ENTRY parameters are the cluster inputs, the ROOT is a tuple of the
-// cluster outputs. Errors carry the failing node (AttachNode) and say what to change:
+// cluster outputs and then the updated variables (ResourceUpdateInputs). Errors carry the failing node (AttachNode) and say what to change:
 // UNIMPLEMENTED for ops/types without a lowering, INVALID_ARGUMENT for user errors (shape
 // mismatches, non-constant shape arguments with TF's compile-time-constant message).
+// A TensorList entering or leaving the cluster is TF's UNIMPLEMENTED "Support for TensorList
+// crossing the XLA/TF boundary is not implemented" (known issue B). `autofix` enables the
+// beyond-TF fixes of known issues C, D and F (loop_analysis.h).
 absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& cluster,
-                                                          const std::vector<ArgInfo>& args);
+                                                          const std::vector<ArgInfo>& args,
+                                                          bool autofix = false);
+
+// TF's error for a TensorList crossing the compiled boundary at `crossing` (known issue B).
+absl::Status TensorListCrossingError(const tf::Output& crossing, absl::string_view cluster,
+                                     bool output);
 
 // Whether tf2hlo has a lowering for `node`'s op and dtypes (the cluster pass asks this).
 // On false, `*why` says why in one phrase.

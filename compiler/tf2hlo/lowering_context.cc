@@ -1,6 +1,7 @@
 // LoweringContext: value bindings, compile-time constant evaluation and broadcasting helpers.
 #include "compiler/tf2hlo/lowering_context.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "absl/container/flat_hash_set.h"
@@ -59,6 +60,29 @@ absl::StatusOr<hlo::Instruction*> LoweringContext::Value(const tf::Output& outpu
   return it->second[output.index];
 }
 
+void LoweringContext::BindResource(const tf::Output& handle, ResourceState state) {
+  resources_[{handle.node, handle.index}] = std::move(state);
+}
+
+absl::StatusOr<ResourceState*> LoweringContext::Resource(const tf::Node& node, int i) {
+  if (i < node.num_inputs()) {
+    auto it = resources_.find({node.input(i).node, node.input(i).index});
+    if (it != resources_.end()) return &it->second;
+  }
+  return InvalidArgument("node %s: input %d must be a variable handle that enters the compiled "
+                         "cluster (a VarHandleOp output or a resource argument)",
+                         node.DebugName(), i);
+}
+
+std::vector<const ResourceState*> LoweringContext::Resources() const {
+  std::vector<const ResourceState*> out;
+  for (const auto& [key, state] : resources_) out.push_back(&state);
+  std::sort(out.begin(), out.end(), [](const ResourceState* a, const ResourceState* b) {
+    return a->arg_index < b->arg_index;
+  });
+  return out;
+}
+
 absl::StatusOr<hlo::Instruction*> LoweringContext::Input(const tf::Node& node, int i) const {
   if (i >= node.num_inputs()) {
     return InvalidArgument("node %s has %d inputs, input %d requested", node.DebugName(),
@@ -76,6 +100,7 @@ absl::StatusOr<Tensor> LoweringContext::TryEvaluate(hlo::Instruction* value) con
   for (hlo::Instruction* inst : order) {
     std::unique_ptr<hlo::Instruction> copy;
     std::vector<hlo::Instruction*> operands;
+    if (not_constant_.contains(inst)) return absl::FailedPreconditionError("not constant");
     if (inst->opcode() == hlo::Opcode::kParameter) {
       auto it = known_parameters_.find(inst);
       if (it == known_parameters_.end()) return absl::FailedPreconditionError("parameter");

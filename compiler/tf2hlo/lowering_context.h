@@ -2,9 +2,12 @@
 #ifndef TFJIT_COMPILER_TF2HLO_LOWERING_CONTEXT_H_
 #define TFJIT_COMPILER_TF2HLO_LOWERING_CONTEXT_H_
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/hlo/module.h"
@@ -13,10 +16,47 @@
 
 namespace tfjit::tf2hlo {
 
+// A variable the cluster receives as a resource input: its value as the cluster sees it at
+// this point of the lowering (reads see earlier writes, in dependency order).
+struct ResourceState {
+  std::string name;        // the variable's shared name, for messages
+  std::string container;
+  DType dtype = DType::kInvalid;
+  int arg_index = -1;      // the cluster input holding the handle
+  hlo::Instruction* value = nullptr;  // current value; nullptr while uninitialized
+  bool written = false;    // assigned inside the cluster
+};
+
+// Options of one LowerCluster, shared by the contexts of nested function bodies.
+struct LoweringOptions {
+  // Beyond-TF fixes for known issues C, D and F (each logged with the node it changes).
+  bool autofix = false;
+  // TensorListSetItem nodes with resize_if_index_out_of_bounds whose writes a loop analysis
+  // proved to fit their list ("function/node"), so they compile as fixed-size writes.
+  absl::flat_hash_set<std::string> bounded_list_writes;
+};
+
 class LoweringContext {
  public:
-  LoweringContext(hlo::Module* module, hlo::Computation* entry)
-      : module_(module), builder_(entry) {}
+  LoweringContext(hlo::Module* module, hlo::Computation* entry,
+                  LoweringOptions* options = nullptr)
+      : module_(module), builder_(entry), options_(options) {}
+
+  // Never null: a context without options gets TF's behaviour (no auto-fixes).
+  LoweringOptions* options() { return options_ != nullptr ? options_ : &default_options_; }
+  bool autofix() { return options()->autofix; }
+
+  // Autofix C/D: the capacity a list constructor (EmptyTensorList, TensorListReserve) needs
+  // for the loop that fills it, when the loop's trip count is provable; nullopt otherwise
+  // (always without autofix). Also approves the loop's growing writes (ListGrowthIsBounded).
+  std::optional<int64_t> ListBound(const tf::Node& list_node);
+  // Whether a growing TensorListSetItem was proven to stay inside its list's capacity.
+  bool ListGrowthIsBounded(const tf::Node& set_item);
+  // The value of a scalar tensor when known at compile time: from its lowered HLO value, or
+  // (not yet lowered) from constant scalar arithmetic in the graph.
+  std::optional<double> KnownScalar(const tf::Output& output) const;
+  // Why the last ListBound succeeded, for the auto-fix log line.
+  const std::string& last_list_bound_reason() const { return last_list_bound_reason_; }
 
   hlo::Module* module() { return module_; }
   hlo::Builder& b() { return builder_; }
@@ -37,6 +77,18 @@ class LoweringContext {
     Bind(tf::Output{const_cast<tf::Node*>(&node), i}, value);
   }
 
+  // Resource inputs: a handle tensor of the cluster bound to its variable's state.
+  void BindResource(const tf::Output& handle, ResourceState state);
+  // The variable behind data input `i` of `node`; INVALID_ARGUMENT when that input is not a
+  // resource input of the cluster.
+  absl::StatusOr<ResourceState*> Resource(const tf::Node& node, int i);
+  // Every resource bound, by cluster input index.
+  std::vector<const ResourceState*> Resources() const;
+
+  // Marks `value` as unknown at compile time even if it could be evaluated (TF does not look
+  // through a variable written earlier in the cluster; known issue F).
+  void MarkNotConstant(hlo::Instruction* value) { not_constant_.insert(value); }
+
   // NumPy/TF broadcasting of `x` to `dims` (right-aligned); x unchanged when already there.
   absl::StatusOr<hlo::Instruction*> BroadcastTo(hlo::Instruction* x,
                                                 const std::vector<int64_t>& dims);
@@ -50,8 +102,13 @@ class LoweringContext {
 
   hlo::Module* module_;
   hlo::Builder builder_;
+  LoweringOptions* options_;
+  LoweringOptions default_options_;
+  std::string last_list_bound_reason_;
   absl::flat_hash_map<const tf::Node*, std::vector<hlo::Instruction*>> values_;
   absl::flat_hash_map<const hlo::Instruction*, Tensor> known_parameters_;
+  absl::flat_hash_map<std::pair<const tf::Node*, int>, ResourceState> resources_;
+  absl::flat_hash_set<const hlo::Instruction*> not_constant_;
 };
 
 // TF's broadcast shape of two operand shapes, or INVALID_ARGUMENT naming both.

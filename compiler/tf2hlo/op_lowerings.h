@@ -18,6 +18,10 @@ struct OpLowering {
   // Optional extra check of the node's attrs (CanLower); false leaves the node uncompiled,
   // with `*why` saying why.
   bool (*can_lower)(const tf::Node& node, std::string* why) = nullptr;
+  // Input 0 is a resource handle (variable ops); other non-numeric types never compile.
+  bool takes_resource = false;
+  // Inputs/outputs of type variant are TensorLists (list_lowerings.cc).
+  bool takes_list = false;
 };
 
 // nullptr when the op has no lowering.
@@ -28,6 +32,10 @@ void AppendMathLowerings(std::vector<OpLowering>* table);   // math_lowerings.cc
 void AppendArrayLowerings(std::vector<OpLowering>* table);  // array_lowerings.cc
 void AppendNnLowerings(std::vector<OpLowering>* table);     // nn_lowerings.cc
 void AppendRandomLowerings(std::vector<OpLowering>* table); // random_lowerings.cc
+// While/If and the comparison/logical ops of loop conditions (control_flow_lowerings.cc).
+void AppendControlFlowLowerings(std::vector<OpLowering>* table);
+void AppendResourceLowerings(std::vector<OpLowering>* table);  // resource_lowerings.cc
+void AppendListLowerings(std::vector<OpLowering>* table);      // list_lowerings.cc
 
 }  // namespace tfjit::tf2hlo
 

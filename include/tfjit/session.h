@@ -74,6 +74,12 @@ class Session {
   StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                     const std::vector<std::string>& fetches,
                                     RunStats* stats = nullptr);
+  // As above, and also runs `targets`: nodes run for their effect (TF's target nodes), e.g.
+  // an AssignVariableOp or an initializer NoOp. Variables persist across runs.
+  StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                    const std::vector<std::string>& fetches,
+                                    const std::vector<std::string>& targets,
+                                    RunStats* stats = nullptr);
 
   // Placeholders of the graph, in graph order.
   std::vector<InputInfo> Inputs() const;

@@ -19,6 +19,15 @@ size_t DTypeSize(DType dtype);
 // TF-style name: "float32", "int32", "bool", "float16", ...
 const char* DTypeName(DType dtype);
 
+// A runtime object carried by a scalar kResource or kVariant tensor: a variable handle, a
+// TensorList, a TensorArray. Defined by the runtime; opaque to users.
+class TensorObject {
+ public:
+  virtual ~TensorObject() = default;
+  // One line for messages and printing: "resource<float32[2]> 'v' on CPU:0".
+  virtual std::string DebugString() const = 0;
+};
+
 // A dense, row-major tensor. Copying a Tensor is cheap and shares the buffer (like TF's
 // Tensor); use Clone() for a deep copy. A default-constructed Tensor is invalid (kInvalid).
 // Thread safety: distinct Tensors may be used concurrently; writes to a shared buffer are
@@ -28,6 +37,10 @@ class Tensor {
   Tensor() = default;
   // Allocates a zero-filled buffer. Dims must be >= 0 (callers validate user input first).
   Tensor(DType dtype, std::vector<int64_t> dims);
+
+  // A scalar kResource or kVariant tensor holding `object` (shared, immutable through the
+  // tensor; mutable state lives behind the object, e.g. a variable's value).
+  static Tensor FromObject(DType dtype, std::shared_ptr<const TensorObject> object);
 
   // Builds a tensor from host values; `values.size()` must equal the element count.
   template <typename T>
@@ -48,6 +61,13 @@ class Tensor {
   template <typename T>
   const T* data() const { return static_cast<const T*>(data_); }
 
+  // The object of a kResource/kVariant scalar; nullptr otherwise.
+  const TensorObject* object() const { return object_.get(); }
+  const std::shared_ptr<const TensorObject>& shared_object() const { return object_; }
+  // The object as `T`, or nullptr when it holds none or another kind.
+  template <typename T>
+  const T* object_as() const { return dynamic_cast<const T*>(object_.get()); }
+
   // Same buffer, new dims with the same element count (checked by the caller).
   Tensor Reshaped(std::vector<int64_t> dims) const;
   // A deep copy with its own buffer.
@@ -64,6 +84,7 @@ class Tensor {
   std::vector<int64_t> dims_;
   std::shared_ptr<void> buffer_;
   void* data_ = nullptr;
+  std::shared_ptr<const TensorObject> object_;
 };
 
 template <typename T>

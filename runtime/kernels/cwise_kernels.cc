@@ -307,6 +307,31 @@ struct NotEqualOp : CompareBase {
     return a != b;
   }
 };
+// LogicalAnd/LogicalOr: the catalog admits bool inputs only (loop conditions of TF2 While).
+struct LogicalAndOp : CompareBase {
+  static constexpr TypeSet kTypes = TypeSet::kAll;
+  template <typename C>
+  static bool Apply(C a, C b) {
+    return a != C(0) && b != C(0);
+  }
+};
+struct LogicalOrOp : CompareBase {
+  static constexpr TypeSet kTypes = TypeSet::kAll;
+  template <typename C>
+  static bool Apply(C a, C b) {
+    return a != C(0) || b != C(0);
+  }
+};
+
+absl::Status LogicalNotKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  if (in.dtype() != DType::kBool) return UnsupportedDType(ctx, in.dtype(), "bool");
+  Tensor out(DType::kBool, in.dims());
+  for (int64_t i = 0; i < in.num_elements(); ++i) out.data<bool>()[i] = !in.data<bool>()[i];
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
 
 // The broadcast plan of two operands, or TF's "Incompatible shapes" error with a hint.
 absl::StatusOr<BroadcastPlan> BinaryPlan(const KernelContext& ctx, const Tensor& a,
@@ -452,6 +477,9 @@ void RegisterCwiseKernels(KernelRegistry& registry) {
   registry.Register("GreaterEqual", &BinaryKernel<GreaterEqualOp>);
   registry.Register("Equal", &BinaryKernel<EqualOp>);
   registry.Register("NotEqual", &BinaryKernel<NotEqualOp>);
+  registry.Register("LogicalAnd", &BinaryKernel<LogicalAndOp>);
+  registry.Register("LogicalOr", &BinaryKernel<LogicalOrOp>);
+  registry.Register("LogicalNot", &LogicalNotKernel);
   registry.Register("Select", &SelectKernel);
   registry.Register("SelectV2", &SelectV2Kernel);
 }

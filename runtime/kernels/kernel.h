@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/thread_pool.h"
 #include "frontend/graph.h"
+#include "runtime/resource_mgr.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit::runtime {
@@ -57,6 +58,14 @@ class KernelContext {
   // stateful kernels fall back to a process-wide store keyed by node address).
   KernelStateStore* state_store() const { return state_store_; }
   void set_state_store(KernelStateStore* store) { state_store_ = store; }
+  // The device the node runs on (full TF name) and that device's variables. Resource kernels
+  // fail FAILED_PRECONDITION when the runner provides no ResourceMgr.
+  const std::string& device() const { return device_; }
+  ResourceMgr* resources() const { return resources_; }
+  void set_device(std::string device, ResourceMgr* resources) {
+    device_ = std::move(device);
+    resources_ = resources;
+  }
 
  private:
   const tf::Node& node_;
@@ -64,6 +73,8 @@ class KernelContext {
   ThreadPool* pool_;
   std::vector<Tensor> outputs_;
   KernelStateStore* state_store_ = nullptr;
+  std::string device_ = "/job:localhost/replica:0/task:0/device:CPU:0";
+  ResourceMgr* resources_ = nullptr;
 };
 
 // Computes outputs from inputs. Errors (bad shapes, bad attrs) are INVALID_ARGUMENT with the
@@ -88,7 +99,13 @@ void RegisterArrayKernels(KernelRegistry& registry);    // kernels/array_kernels
 void RegisterNnKernels(KernelRegistry& registry);       // kernels/nn_kernels.cc
 void RegisterDebugKernels(KernelRegistry& registry);    // kernels/debug_kernels.cc
 void RegisterRandomKernels(KernelRegistry& registry);   // kernels/random_kernels.cc
-void RegisterAllKernels(KernelRegistry& registry);      // kernels/kernel_registry.cc
+void RegisterVariableKernels(KernelRegistry& registry); // kernels/variable_kernels.cc
+void RegisterListKernels(KernelRegistry& registry);     // kernels/list_kernels.cc
+void RegisterTensorArrayKernels(KernelRegistry& registry);  // kernels/tensor_array_kernels.cc
+void RegisterAllKernels(KernelRegistry& registry);
+// Whether `input` of `node` receives a TF1 variable reference itself (Assign's ref) rather
+// than the variable's value; the executor dereferences every other input.
+bool TakesVariableRef(const tf::Node& node, int input);      // kernels/kernel_registry.cc
 
 }  // namespace tfjit::runtime
 

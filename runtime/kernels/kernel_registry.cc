@@ -9,6 +9,9 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterNnKernels(registry);
   RegisterDebugKernels(registry);
   RegisterRandomKernels(registry);
+  RegisterVariableKernels(registry);
+  RegisterListKernels(registry);
+  RegisterTensorArrayKernels(registry);
 }
 
 }  // namespace tfjit::runtime

@@ -1,0 +1,337 @@
+// Lowerings of functional control flow (While/StatelessWhile -> HLO while over a tuple of the
+// loop variables, If/StatelessIf -> HLO conditional) and of the comparison and logical ops
+// that loop conditions are made of.
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/function_lowering.h"
+#include "compiler/tf2hlo/loop_analysis.h"
+#include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
+#include "core/logging.h"
+#include "core/status.h"
+
+namespace tfjit::tf2hlo {
+namespace {
+
+using hlo::ComparisonDirection;
+using hlo::Instruction;
+using hlo::Opcode;
+
+// ---- Predicates ----
+
+absl::Status LowerComparison(LoweringContext& ctx, const tf::Node& node, ComparisonDirection d) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.Input(node, 1));
+  absl::StatusOr<std::vector<int64_t>> dims = BroadcastDims(a->shape().dims(), b->shape().dims());
+  if (!dims.ok()) {
+    return InvalidArgument("%s; the two inputs of %s must have broadcast-compatible shapes",
+                           dims.status().message(), node.op());
+  }
+  TFJIT_ASSIGN_OR_RETURN(a, ctx.BroadcastTo(a, *dims));
+  TFJIT_ASSIGN_OR_RETURN(b, ctx.BroadcastTo(b, *dims));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Compare(d, a, b));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+absl::Status LowerLogical(LoweringContext& ctx, const tf::Node& node, Opcode opcode) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                         BroadcastDims(a->shape().dims(), b->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(a, ctx.BroadcastTo(a, dims));
+  TFJIT_ASSIGN_OR_RETURN(b, ctx.BroadcastTo(b, dims));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(opcode, a, b));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+absl::Status LowerLess(LoweringContext& c, const tf::Node& n) {
+  return LowerComparison(c, n, ComparisonDirection::kLt);
+}
+absl::Status LowerLessEqual(LoweringContext& c, const tf::Node& n) {
+  return LowerComparison(c, n, ComparisonDirection::kLe);
+}
+absl::Status LowerGreater(LoweringContext& c, const tf::Node& n) {
+  return LowerComparison(c, n, ComparisonDirection::kGt);
+}
+absl::Status LowerGreaterEqual(LoweringContext& c, const tf::Node& n) {
+  return LowerComparison(c, n, ComparisonDirection::kGe);
+}
+absl::Status LowerEqual(LoweringContext& c, const tf::Node& n) {
+  return LowerComparison(c, n, ComparisonDirection::kEq);
+}
+absl::Status LowerNotEqual(LoweringContext& c, const tf::Node& n) {
+  return LowerComparison(c, n, ComparisonDirection::kNe);
+}
+absl::Status LowerLogicalAnd(LoweringContext& c, const tf::Node& n) {
+  return LowerLogical(c, n, Opcode::kAnd);
+}
+absl::Status LowerLogicalOr(LoweringContext& c, const tf::Node& n) {
+  return LowerLogical(c, n, Opcode::kOr);
+}
+absl::Status LowerLogicalNot(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Unary(Opcode::kNot, x));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- Functional control flow ----
+
+// TF's truthiness of a predicate tensor (functional_ops ToBool): a scalar is true when it is
+// nonzero; any other tensor is true when it has elements.
+absl::StatusOr<Instruction*> ToPred(hlo::Builder& b, Instruction* x) {
+  const hlo::Shape& s = x->shape();
+  if (!s.IsScalar()) {
+    return b.Constant(hlo::Literal::Scalar<bool>(DType::kBool, s.num_elements() > 0));
+  }
+  if (s.element_type() == DType::kBool) return x;
+  Tensor zero(s.element_type(), {});
+  std::memset(zero.raw_data(), 0, zero.byte_size());
+  return b.Compare(ComparisonDirection::kNe, x, b.Constant(hlo::Literal::FromTensor(zero)));
+}
+
+std::string ShapesString(const std::vector<hlo::Shape>& shapes) {
+  return absl::StrCat("(", absl::StrJoin(shapes, ", ", [](std::string* out, const hlo::Shape& s) {
+                        absl::StrAppend(out, s.ToString());
+                      }),
+                      ")");
+}
+
+// Values of inputs [first, first + wanted.size()) of `node` that the bodies want as compile-time
+// constants and that the enclosing computation knows (others stay runtime values).
+std::vector<std::optional<Tensor>> KnownInputs(LoweringContext& ctx, const tf::Node& node,
+                                               int first, const std::vector<bool>& wanted) {
+  std::vector<std::optional<Tensor>> known(wanted.size());
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (!wanted[i]) continue;
+    absl::StatusOr<Tensor> v = ctx.ConstantInput(node, first + static_cast<int>(i));
+    if (v.ok()) known[i] = std::move(*v);
+  }
+  return known;
+}
+
+std::vector<bool> Or(const std::vector<bool>& a, const std::vector<bool>& b) {
+  std::vector<bool> out(std::max(a.size(), b.size()), false);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = (i < a.size() && a[i]) || (i < b.size() && b[i]);
+  return out;
+}
+
+absl::Status CheckArity(const tf::Node& node, const tf::FunctionBody& f, absl::string_view role,
+                        size_t inputs, size_t outputs) {
+  if (f.inputs.size() != inputs || f.outputs.size() != outputs) {
+    return InvalidArgument("node %s: its %s function '%s' takes %d input(s) and returns %d "
+                           "output(s); the node needs %d and %d", node.DebugName(),
+                           std::string(role), f.graph->source(), f.inputs.size(),
+                           f.outputs.size(), inputs, outputs);
+  }
+  return absl::OkStatus();
+}
+
+// The body must give every loop variable back with the shape it came in with (XLA's rule).
+absl::Status CheckLoopInvariantShapes(const tf::Node& node, const tf::FunctionBody& body,
+                                      const std::vector<hlo::Shape>& in,
+                                      const std::vector<Instruction*>& out) {
+  std::vector<hlo::Shape> out_shapes;
+  for (Instruction* o : out) out_shapes.push_back(o->shape());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == out_shapes[i]) continue;
+    return AttachNode(
+        InvalidArgument("Input and output shapes of loop body do not match: %s vs. %s; loop "
+                        "variable %d of node %s enters body '%s' as %s and leaves it as %s. "
+                        "Compiled loops need loop variables of fixed shapes: keep this "
+                        "loop in the runtime (--jit off/auto) or give the variable a fixed "
+                        "shape (e.g. pad it to its largest size)",
+                        ShapesString(in), ShapesString(out_shapes), i, node.DebugName(),
+                        body.graph->source(), in[i].ToString(), out_shapes[i].ToString()),
+        node.name(), node.op());
+  }
+  return absl::OkStatus();
+}
+
+// Autofix F: a loop whose changing variable feeds a compile-time-constant input is unrolled
+// when its trip count is provable and at most kMaxUnrolledIterations; each copy of the body
+// sees that iteration's control-variable values as constants. false: not unrolled.
+absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
+                                const tf::FunctionBody& body, std::vector<Instruction*> state) {
+  std::vector<std::optional<double>> initial;
+  for (const tf::Output& in : node.inputs()) initial.push_back(ctx.KnownScalar(in));
+  std::string why;
+  std::optional<LoopTrace> trace = TraceLoop(node, initial, &why);
+  if (!trace.has_value() || trace->trip_count > kMaxUnrolledIterations) {
+    Log(LogLevel::kInfo, "autofix F: %s is not unrolled: %s", node.DebugName(),
+        trace.has_value() ? absl::StrCat("it runs ", trace->trip_count, " iterations, more than "
+                                         "the limit of ", kMaxUnrolledIterations)
+                          : why);
+    return false;
+  }
+  for (int64_t t = 0; t < trace->trip_count; ++t) {
+    std::vector<std::optional<Tensor>> known(state.size());
+    for (size_t k = 0; k < trace->control_vars.size(); ++k) {
+      const int v = trace->control_vars[k];
+      const DType dtype = state[static_cast<size_t>(v)]->shape().element_type();
+      if (!state[static_cast<size_t>(v)]->shape().IsArray() || !IsNumericDType(dtype)) continue;
+      Tensor value(dtype, {});
+      const double x = trace->values[k][t];
+      DispatchNumeric(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_arithmetic_v<T>) {
+          value.data<T>()[0] = static_cast<T>(x);
+        } else {  // 16-bit floats convert from float
+          value.data<T>()[0] = static_cast<T>(static_cast<float>(x));
+        }
+      });
+      known[static_cast<size_t>(v)] = value;
+    }
+    TFJIT_ASSIGN_OR_RETURN(state, LowerFunctionBodyInline(ctx.module(), ctx.b().computation(),
+                                                          body, state, known, ctx.options()));
+  }
+  for (size_t i = 0; i < state.size(); ++i) ctx.SetOutput(node, static_cast<int>(i), state[i]);
+  Log(LogLevel::kWarning, "autofix F: unrolled %s (%d iterations of '%s') so that its loop "
+      "variables are compile-time constants in each copy of the body", node.DebugName(),
+      trace->trip_count, body.graph->source());
+  return true;
+}
+
+absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(tf::FunctionBody cond, InstantiateFunctionAttr(node, "cond"));
+  TFJIT_ASSIGN_OR_RETURN(tf::FunctionBody body, InstantiateFunctionAttr(node, "body"));
+  const size_t n = static_cast<size_t>(node.num_inputs());
+  TFJIT_RETURN_IF_ERROR(CheckArity(node, cond, "cond", n, 1));
+  TFJIT_RETURN_IF_ERROR(CheckArity(node, body, "body", n, n));
+  std::vector<Instruction*> init;
+  std::vector<hlo::Shape> shapes;
+  for (size_t i = 0; i < n; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.Input(node, static_cast<int>(i)));
+    init.push_back(v);
+    shapes.push_back(v->shape());
+  }
+  // Only a variable the body passes through unchanged has the same value in every iteration;
+  // the others are HLO parameters of unknown value (known issue F inside the body).
+  std::vector<bool> wanted =
+      Or(BodyInputsNeedingConstants(cond), BodyInputsNeedingConstants(body));
+  const std::vector<bool> invariant = LoopInvariantVars(body);
+  bool varying_constant = false;  // known issue F inside the loop
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    varying_constant |= wanted[i] && !invariant[i];
+    wanted[i] = wanted[i] && invariant[i];
+  }
+  if (varying_constant && ctx.autofix()) {
+    absl::StatusOr<bool> unrolled = UnrollLoop(ctx, node, body, init);
+    if (!unrolled.ok() || *unrolled) return unrolled.status();
+  }
+  const std::vector<std::optional<Tensor>> known = KnownInputs(ctx, node, 0, wanted);
+
+  TFJIT_ASSIGN_OR_RETURN(LoweredBody c, LowerFunctionBody(ctx.module(), cond, shapes, known,
+                                                          cond.graph->source(), ctx.options()));
+  hlo::Builder cb(c.computation);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * pred, ToPred(cb, c.outputs[0]));
+  c.computation->set_root(pred);
+  TFJIT_ASSIGN_OR_RETURN(LoweredBody b, LowerFunctionBody(ctx.module(), body, shapes, known,
+                                                          body.graph->source(), ctx.options()));
+  TFJIT_RETURN_IF_ERROR(CheckLoopInvariantShapes(node, body, shapes, b.outputs));
+  hlo::Builder bb(b.computation);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * next, bb.Tuple(b.outputs));
+  b.computation->set_root(next);
+
+  TFJIT_ASSIGN_OR_RETURN(Instruction * state, ctx.b().Tuple(init));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * loop, ctx.b().Add(Opcode::kWhile, {state}, {},
+                                                         {c.computation, b.computation}));
+  for (size_t i = 0; i < n; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * out,
+                           ctx.b().GetTupleElement(loop, static_cast<int64_t>(i)));
+    ctx.SetOutput(node, static_cast<int>(i), out);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(tf::FunctionBody then_fn, InstantiateFunctionAttr(node, "then_branch"));
+  TFJIT_ASSIGN_OR_RETURN(tf::FunctionBody else_fn, InstantiateFunctionAttr(node, "else_branch"));
+  const size_t n = static_cast<size_t>(node.num_inputs()) - 1;
+  const size_t m = static_cast<size_t>(node.num_outputs());
+  TFJIT_RETURN_IF_ERROR(CheckArity(node, then_fn, "then_branch", n, m));
+  TFJIT_RETURN_IF_ERROR(CheckArity(node, else_fn, "else_branch", n, m));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * cond, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * pred, ToPred(ctx.b(), cond));
+  std::vector<Instruction*> args;
+  std::vector<hlo::Shape> shapes;
+  for (size_t i = 0; i < n; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.Input(node, static_cast<int>(i + 1)));
+    args.push_back(v);
+    shapes.push_back(v->shape());
+  }
+  const std::vector<std::optional<Tensor>> known = KnownInputs(
+      ctx, node, 1, Or(BodyInputsNeedingConstants(then_fn), BodyInputsNeedingConstants(else_fn)));
+  std::vector<hlo::Computation*> branches;
+  std::vector<std::vector<Instruction*>> results;
+  for (const tf::FunctionBody* fn : {&then_fn, &else_fn}) {
+    TFJIT_ASSIGN_OR_RETURN(LoweredBody lowered, LowerFunctionBody(ctx.module(), *fn, shapes,
+                                                                  known, fn->graph->source(),
+                                                                  ctx.options()));
+    hlo::Builder builder(lowered.computation);
+    TFJIT_ASSIGN_OR_RETURN(Instruction * root, builder.Tuple(lowered.outputs));
+    lowered.computation->set_root(root);
+    branches.push_back(lowered.computation);
+    results.push_back(lowered.outputs);
+  }
+  for (size_t k = 0; k < m; ++k) {
+    if (results[0][k]->shape() == results[1][k]->shape()) continue;
+    return AttachNode(InvalidArgument("node %s: output %d is %s in then_branch '%s' but %s in "
+                                      "else_branch '%s'; a compiled If needs both branches to "
+                                      "return the same shapes",
+                                      node.DebugName(), k, results[0][k]->shape().ToString(),
+                                      then_fn.graph->source(), results[1][k]->shape().ToString(),
+                                      else_fn.graph->source()),
+                      node.name(), node.op());
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * operand, ctx.b().Tuple(args));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * cases, ctx.b().Add(Opcode::kConditional,
+                                                          {pred, operand, operand}, {},
+                                                          branches));
+  for (size_t k = 0; k < m; ++k) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * out,
+                           ctx.b().GetTupleElement(cases, static_cast<int64_t>(k)));
+    ctx.SetOutput(node, static_cast<int>(k), out);
+  }
+  return absl::OkStatus();
+}
+
+bool CanLowerWhile(const tf::Node& node, std::string* why) {
+  return CanLowerFunctionAttr(node, "cond", why) && CanLowerFunctionAttr(node, "body", why);
+}
+
+bool CanLowerIf(const tf::Node& node, std::string* why) {
+  return CanLowerFunctionAttr(node, "then_branch", why) &&
+         CanLowerFunctionAttr(node, "else_branch", why);
+}
+
+}  // namespace
+
+void AppendControlFlowLowerings(std::vector<OpLowering>* table) {
+  table->insert(table->end(), {
+      // Loop variables and branch operands may be TensorLists (tuples in HLO).
+      {"While", LowerWhile, false, CanLowerWhile, false, true},
+      {"StatelessWhile", LowerWhile, false, CanLowerWhile, false, true},
+      {"If", LowerIf, false, CanLowerIf, false, true},
+      {"StatelessIf", LowerIf, false, CanLowerIf, false, true},
+      {"Less", LowerLess},
+      {"LessEqual", LowerLessEqual},
+      {"Greater", LowerGreater},
+      {"GreaterEqual", LowerGreaterEqual},
+      {"Equal", LowerEqual},
+      {"NotEqual", LowerNotEqual},
+      {"LogicalAnd", LowerLogicalAnd},
+      {"LogicalOr", LowerLogicalOr},
+      {"LogicalNot", LowerLogicalNot},
+  });
+}
+
+}  // namespace tfjit::tf2hlo

@@ -1,0 +1,290 @@
+// Lowerings of TensorList ops. In compiled code a list is a tuple (buffer, length): buffer is
+// [max_elements, element dims...] of the element type, length an s32[] (the next PushBack
+// index), as XLA represents TF2's TensorArrays. Sizes and element shapes must be known when
+// compiling; a list without a bound is known issue C, a list that may grow is known issue D.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/tf2hlo/list_lowering.h"
+#include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
+#include "core/logging.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+
+namespace tfjit::tf2hlo {
+
+absl::Status FixedListSizeError(const tf::Node& node, bool reserve) {
+  return AttachNode(
+      InvalidArgument("XLA compilation requires a fixed tensor list size. Set the %s This could "
+                      "also happen if you're using a TensorArray in a while loop that does not "
+                      "have its maximum_iteration set, you can fix this by setting "
+                      "maximum_iteration to a suitable value.",
+                      reserve ? "number of elements." : "max number of elements."),
+      node.name(), node.op());
+}
+
+absl::Status DynamicSizeError(const tf::Node& node) {
+  return AttachNode(Unimplemented("TensorArrays with dynamic size are not supported by XLA."),
+                    node.name(), node.op());
+}
+
+namespace {
+
+// The list's (buffer, length) from input `i`.
+struct ListValue {
+  hlo::Instruction* buffer = nullptr;
+  hlo::Instruction* length = nullptr;
+  int64_t capacity() const { return buffer->shape().dims()[0]; }
+  std::vector<int64_t> element_dims() const {
+    const std::vector<int64_t>& d = buffer->shape().dims();
+    return std::vector<int64_t>(d.begin() + 1, d.end());
+  }
+};
+
+absl::StatusOr<ListValue> InputList(LoweringContext& ctx, const tf::Node& node, int i) {
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * list, ctx.Input(node, i));
+  if (!list->shape().IsTuple() || list->shape().tuple_shapes().size() != 2) {
+    return InvalidArgument("node %s: input %d is not a TensorList built inside the compiled "
+                           "code (got %s)", node.DebugName(), i, list->shape().ToString());
+  }
+  ListValue v;
+  TFJIT_ASSIGN_OR_RETURN(v.buffer, ctx.b().GetTupleElement(list, 0));
+  TFJIT_ASSIGN_OR_RETURN(v.length, ctx.b().GetTupleElement(list, 1));
+  return v;
+}
+
+absl::Status SetList(LoweringContext& ctx, const tf::Node& node, int out, const ListValue& v) {
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * t, ctx.b().Tuple({v.buffer, v.length}));
+  ctx.SetOutput(node, out, t);
+  return absl::OkStatus();
+}
+
+// The element shape from a constant element_shape input: every dim must be known.
+absl::StatusOr<std::vector<int64_t>> StaticElementShape(LoweringContext& ctx,
+                                                        const tf::Node& node, int i) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ctx.ConstantInputAsInts(node, i));
+  TFJIT_ASSIGN_OR_RETURN(Tensor t, ctx.ConstantInput(node, i));
+  if (t.rank() == 0 && !dims.empty() && dims[0] == -1) {
+    return Unimplemented("node %s: the list's element shape has unknown rank; compiled lists "
+                         "need a fully defined element_shape", node.DebugName());
+  }
+  for (int64_t d : dims) {
+    if (d < 0) {
+      return Unimplemented("node %s: the list's element shape [%s] is not fully defined; "
+                           "compiled lists need every dimension known", node.DebugName(),
+                           absl::StrJoin(dims, ","));
+    }
+  }
+  return dims;
+}
+
+absl::StatusOr<ListValue> NewList(LoweringContext& ctx, const tf::Node& node, int64_t capacity,
+                                  const std::vector<int64_t>& element_dims, int64_t length) {
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "element_dtype"));
+  if (!IsNumericDType(dtype)) {
+    return Unimplemented("node %s: lists of %s do not compile", node.DebugName(),
+                         DTypeName(dtype));
+  }
+  std::vector<int64_t> dims = {capacity};
+  dims.insert(dims.end(), element_dims.begin(), element_dims.end());
+  ListValue v;
+  TFJIT_ASSIGN_OR_RETURN(v.buffer, ctx.Splat(dtype, 0, dims));
+  v.length = ctx.b().ScalarConstant<int32_t>(DType::kInt32, static_cast<int32_t>(length));
+  return v;
+}
+
+absl::Status LowerEmptyTensorList(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> max, ctx.ConstantInputAsInts(node, 1));
+  int64_t capacity = max.empty() ? -1 : max[0];
+  if (capacity < 0) {
+    std::optional<int64_t> bound = ctx.ListBound(node);
+    if (!bound.has_value()) return FixedListSizeError(node, /*reserve=*/false);
+    capacity = *bound;
+    Log(LogLevel::kWarning, "autofix C: %s gets max_num_elements=%d: %s", node.DebugName(),
+        capacity, ctx.last_list_bound_reason());
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> element, StaticElementShape(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(ListValue v, NewList(ctx, node, capacity, element, 0));
+  return SetList(ctx, node, 0, v);
+}
+
+absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> n, ctx.ConstantInputAsInts(node, 1));
+  int64_t capacity = n.empty() ? -1 : n[0];
+  // With autofix, a loop that grows the list (TF2's dynamic TensorArray: size 0 and writes
+  // with resize_if_index_out_of_bounds) gets the capacity its traced writes need.
+  std::optional<int64_t> bound = ctx.ListBound(node);
+  if (capacity < 0 && !bound.has_value()) return FixedListSizeError(node, /*reserve=*/true);
+  if (bound.has_value() && *bound > capacity) {
+    Log(LogLevel::kWarning, "autofix %s: %s gets num_elements=%d instead of %d: %s",
+        capacity < 0 ? "C" : "D", node.DebugName(), *bound, capacity,
+        ctx.last_list_bound_reason());
+    capacity = *bound;
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> element, StaticElementShape(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(ListValue v, NewList(ctx, node, capacity, element, capacity));
+  return SetList(ctx, node, 0, v);
+}
+
+// [index, 0, 0, ...] start indices for a row of the buffer.
+std::vector<hlo::Instruction*> RowStarts(LoweringContext& ctx, hlo::Instruction* index,
+                                         size_t rank) {
+  std::vector<hlo::Instruction*> starts = {index};
+  for (size_t d = 1; d < rank; ++d) starts.push_back(ctx.b().ScalarConstant<int32_t>(DType::kInt32, 0));
+  return starts;
+}
+
+absl::StatusOr<hlo::Instruction*> ScalarIndex(LoweringContext& ctx, const tf::Node& node, int i) {
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, ctx.Input(node, i));
+  if (!index->shape().dims().empty()) {
+    return InvalidArgument("node %s: index must be a scalar, got %s", node.DebugName(),
+                           index->shape().ToString());
+  }
+  if (index->shape().element_type() != DType::kInt32) {
+    TFJIT_ASSIGN_OR_RETURN(index, ctx.b().Convert(index, DType::kInt32));
+  }
+  return index;
+}
+
+// buffer with `item` written at row `index`.
+absl::StatusOr<hlo::Instruction*> WriteRow(LoweringContext& ctx, const tf::Node& node,
+                                           const ListValue& list, hlo::Instruction* index,
+                                           hlo::Instruction* item) {
+  const std::vector<int64_t> element = list.element_dims();
+  if (item->shape().dims() != element ||
+      item->shape().element_type() != list.buffer->shape().element_type()) {
+    return InvalidArgument("node %s: item %s does not match the list's elements %s",
+                           node.DebugName(), item->shape().ToString(),
+                           hlo::Shape(list.buffer->shape().element_type(), element).ToString());
+  }
+  std::vector<int64_t> row = {1};
+  row.insert(row.end(), element.begin(), element.end());
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * update, ctx.b().Reshape(item, row));
+  std::vector<hlo::Instruction*> operands = {list.buffer, update};
+  for (hlo::Instruction* s : RowStarts(ctx, index, row.size())) operands.push_back(s);
+  return ctx.b().Add(hlo::Opcode::kDynamicUpdateSlice, operands);
+}
+
+absl::StatusOr<hlo::Instruction*> ReadRow(LoweringContext& ctx, const ListValue& list,
+                                          hlo::Instruction* index) {
+  const std::vector<int64_t> element = list.element_dims();
+  std::vector<int64_t> row = {1};
+  row.insert(row.end(), element.begin(), element.end());
+  std::vector<hlo::Instruction*> operands = {list.buffer};
+  for (hlo::Instruction* s : RowStarts(ctx, index, row.size())) operands.push_back(s);
+  hlo::Attributes attrs;
+  attrs.dynamic_slice_sizes = row;
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * slice,
+                         ctx.b().Add(hlo::Opcode::kDynamicSlice, operands, attrs));
+  return ctx.b().Reshape(slice, element);
+}
+
+absl::Status LowerTensorListSetItem(LoweringContext& ctx, const tf::Node& node) {
+  if (tf::GetBoolAttrOr(node, "resize_if_index_out_of_bounds", false).value_or(false) &&
+      !ctx.ListGrowthIsBounded(node)) {
+    return DynamicSizeError(node);
+  }
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, ScalarIndex(ctx, node, 1));
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ctx.Input(node, 2));
+  TFJIT_ASSIGN_OR_RETURN(list.buffer, WriteRow(ctx, node, list, index, item));
+  return SetList(ctx, node, 0, list);
+}
+
+absl::Status LowerTensorListGetItem(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, ScalarIndex(ctx, node, 1));
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ReadRow(ctx, list, index));
+  ctx.SetOutput(node, 0, item);
+  return absl::OkStatus();
+}
+
+absl::Status LowerTensorListPushBack(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(list.buffer, WriteRow(ctx, node, list, list.length, item));
+  TFJIT_ASSIGN_OR_RETURN(list.length,
+                         ctx.b().Binary(hlo::Opcode::kAdd, list.length,
+                                        ctx.b().ScalarConstant<int32_t>(DType::kInt32, 1)));
+  return SetList(ctx, node, 0, list);
+}
+
+absl::Status LowerTensorListPopBack(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(list.length,
+                         ctx.b().Binary(hlo::Opcode::kSubtract, list.length,
+                                        ctx.b().ScalarConstant<int32_t>(DType::kInt32, 1)));
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ReadRow(ctx, list, list.length));
+  TFJIT_RETURN_IF_ERROR(SetList(ctx, node, 0, list));
+  ctx.SetOutput(node, 1, item);
+  return absl::OkStatus();
+}
+
+// As XLA: the whole buffer (every reserved element), whatever the length.
+absl::Status LowerTensorListStack(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  ctx.SetOutput(node, 0, list.buffer);
+  return absl::OkStatus();
+}
+
+absl::Status LowerTensorListFromTensor(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * tensor, ctx.Input(node, 0));
+  if (tensor->shape().dims().empty()) {
+    return InvalidArgument("node %s: tensor must be at least a vector, got a scalar",
+                           node.DebugName());
+  }
+  ListValue list;
+  list.buffer = tensor;
+  list.length = ctx.b().ScalarConstant<int32_t>(
+      DType::kInt32, static_cast<int32_t>(tensor->shape().dims()[0]));
+  return SetList(ctx, node, 0, list);
+}
+
+absl::Status LowerTensorListLength(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  ctx.SetOutput(node, 0, list.length);
+  return absl::OkStatus();
+}
+
+absl::Status LowerTensorListElementShape(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(DType shape_type, tf::GetTypeAttr(node, "shape_type"));
+  const std::vector<int64_t> element = list.element_dims();
+  Tensor t(shape_type, {static_cast<int64_t>(element.size())});
+  for (size_t i = 0; i < element.size(); ++i) {
+    if (shape_type == DType::kInt32) {
+      t.data<int32_t>()[i] = static_cast<int32_t>(element[i]);
+    } else {
+      t.data<int64_t>()[i] = element[i];
+    }
+  }
+  ctx.SetOutput(node, 0, ctx.b().Constant(hlo::Literal::FromTensor(t)));
+  return absl::OkStatus();
+}
+
+absl::Status LowerTensorListResize(LoweringContext& ctx, const tf::Node& node) {
+  return DynamicSizeError(node);
+}
+
+}  // namespace
+
+void AppendListLowerings(std::vector<OpLowering>* table) {
+  auto add = [&](const char* op, LoweringFn fn) {
+    OpLowering l{op, fn};
+    l.takes_list = true;
+    table->push_back(l);
+  };
+  add("EmptyTensorList", LowerEmptyTensorList);
+  add("TensorListReserve", LowerTensorListReserve);
+  add("TensorListSetItem", LowerTensorListSetItem);
+  add("TensorListGetItem", LowerTensorListGetItem);
+  add("TensorListPushBack", LowerTensorListPushBack);
+  add("TensorListPopBack", LowerTensorListPopBack);
+  add("TensorListStack", LowerTensorListStack);
+  add("TensorListFromTensor", LowerTensorListFromTensor);
+  add("TensorListLength", LowerTensorListLength);
+  add("TensorListElementShape", LowerTensorListElementShape);
+  add("TensorListResize", LowerTensorListResize);
+}
+
+}  // namespace tfjit::tf2hlo

@@ -1,0 +1,122 @@
+// Known issues B, C, D and F (shared/docs/known-issues.md) on graphs shaped as TF 2.x writes
+// them (jit functions, while_v2 loop variables, TensorList accumulators): without autofix,
+// TF's code, exact first line and the node; with autofix, the values of the uncompiled run
+// and of a hand computation. Each case runs on the CPU JIT and on the HLO interpreter.
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "core/status.h"
+#include "gtest/gtest.h"
+#include "tfjit/session.h"
+
+namespace tfjit {
+namespace {
+
+struct Case {
+  const char* graph;
+  absl::StatusCode code;
+  const char* first_line;  // the message starts with it
+  const char* node;        // the node the error names
+};
+
+const Case kCases[] = {
+    {"list_crossing.pbtxt", absl::StatusCode::kUnimplemented,
+     "Support for TensorList crossing the XLA/TF boundary is not implemented\n", "Identity"},
+    {"unbounded_list.pbtxt", absl::StatusCode::kInvalidArgument,
+     "XLA compilation requires a fixed tensor list size. Set the max number of elements. This "
+     "could also happen if you're using a TensorArray in a while loop that does not have its "
+     "maximum_iteration set, you can fix this by setting maximum_iteration to a suitable "
+     "value.\n",
+     "TensorArrayV2"},
+    {"dynamic_array.pbtxt", absl::StatusCode::kUnimplemented,
+     "TensorArrays with dynamic size are not supported by XLA.\n", "write"},
+    {"loop_shape.pbtxt", absl::StatusCode::kInvalidArgument,
+     "Input 0 to node `ones` with op Fill must be a compile-time constant.\n\nXLA compilation "
+     "requires that operator arguments that represent shapes or dimensions be evaluated to "
+     "concrete values at compile time.",
+     "ones"},
+};
+
+std::string Graph(const std::string& name) {
+  return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "known_issues" / name)
+      .string();
+}
+
+absl::StatusOr<Tensor> RunOnce(const Case& c, JitMode mode, bool autofix,
+                               const std::string& backend, const Tensor& x) {
+  SessionOptions options;
+  options.jit = mode;
+  options.autofix = autofix;
+  options.backend = backend;
+  auto session = Session::Load(Graph(c.graph), options);
+  if (!session.ok()) return session.status();
+  auto out = (*session)->Run({{"x", x}}, {"Identity"});
+  if (!out.ok()) return out.status();
+  return (*out)[0];
+}
+
+Tensor Input(const Case& c) {
+  if (std::string(c.graph) == "loop_shape.pbtxt") {
+    return Tensor::FromVector(DType::kFloat32, {}, std::vector<float>{0.75f});
+  }
+  return Tensor::FromVector(DType::kFloat32, {3}, std::vector<float>{0.5f, -2.0f, 3.0f});
+}
+
+// What TF computes for each graph (see the comment at the top of each .pbtxt).
+std::vector<float> Expected(const Case& c, const std::vector<float>& x) {
+  const std::string g = c.graph;
+  std::vector<float> out;
+  if (g == "loop_shape.pbtxt") return {x[0] * 1 * 2 * 3 * 4};
+  const int rows = g == "list_crossing.pbtxt" ? 2 : g == "unbounded_list.pbtxt" ? 5 : 4;
+  for (int i = 0; i < rows; ++i) {
+    const float scale = g == "list_crossing.pbtxt" ? static_cast<float>(i + 1) : static_cast<float>(i);
+    for (float v : x) out.push_back(v * scale);
+  }
+  return out;
+}
+
+class KnownIssuesTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KnownIssuesTest, WithoutAutofixTfsErrorNamingTheNode) {
+  for (const Case& c : kCases) {
+    for (JitMode mode : {JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
+      SCOPED_TRACE(std::string(c.graph) + " mode " + std::to_string(static_cast<int>(mode)));
+      absl::StatusOr<Tensor> out = RunOnce(c, mode, /*autofix=*/false, GetParam(), Input(c));
+      ASSERT_EQ(out.status().code(), c.code) << StatusToString(out.status());
+      EXPECT_TRUE(absl::StartsWith(out.status().message(), c.first_line))
+          << out.status().message();
+      EXPECT_TRUE(absl::StrContains(out.status().message(), c.node)) << out.status().message();
+    }
+  }
+}
+
+TEST_P(KnownIssuesTest, WithAutofixSameValuesAsTheUncompiledRun) {
+  for (const Case& c : kCases) {
+    const Tensor x = Input(c);
+    absl::StatusOr<Tensor> reference = RunOnce(c, JitMode::kNone, false, GetParam(), x);
+    ASSERT_TRUE(reference.ok()) << StatusToString(reference.status());
+    const std::vector<float> xv(x.data<float>(), x.data<float>() + x.num_elements());
+    const std::vector<float> want = Expected(c, xv);
+    ASSERT_EQ(reference->num_elements(), static_cast<int64_t>(want.size())) << c.graph;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_FLOAT_EQ(reference->data<float>()[i], want[i]) << c.graph << " element " << i;
+    }
+    for (JitMode mode : {JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
+      SCOPED_TRACE(std::string(c.graph) + " mode " + std::to_string(static_cast<int>(mode)));
+      absl::StatusOr<Tensor> out = RunOnce(c, mode, /*autofix=*/true, GetParam(), x);
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      ASSERT_EQ(out->dims(), reference->dims());
+      for (int64_t i = 0; i < out->num_elements(); ++i) {
+        EXPECT_FLOAT_EQ(out->data<float>()[i], reference->data<float>()[i]) << "element " << i;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, KnownIssuesTest, ::testing::Values("cpu", "interpreter"));
+
+}  // namespace
+}  // namespace tfjit
