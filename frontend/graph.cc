@@ -251,10 +251,15 @@ absl::Status GraphBuilder::SortTopologically() {
   const size_t n = graph_->nodes_.size();
   std::vector<int> pending(n, 0);
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;  // smallest id first
+  // TF1 loops close through NextIteration -> Merge back edges; the order ignores them (as
+  // TF's executor does), so a TF1 loop sorts and any other cycle is an error.
+  auto back_edge = [](const Node* producer) { return producer->op() == "NextIteration"; };
   for (auto& node : graph_->nodes_) {
-    pending[static_cast<size_t>(node->id())] =
-        node->num_inputs() + static_cast<int>(node->control_inputs_.size());
-    if (pending[static_cast<size_t>(node->id())] == 0) ready.push(node->id());
+    int count = 0;
+    for (const Output& in : node->inputs_) count += back_edge(in.node) ? 0 : 1;
+    for (const Node* in : node->control_inputs_) count += back_edge(in) ? 0 : 1;
+    pending[static_cast<size_t>(node->id())] = count;
+    if (count == 0) ready.push(node->id());
   }
   auto release = [&](Node* consumer) {
     if (--pending[static_cast<size_t>(consumer->id())] == 0) ready.push(consumer->id());
@@ -263,6 +268,7 @@ absl::Status GraphBuilder::SortTopologically() {
     Node* node = graph_->node(ready.top());
     ready.pop();
     graph_->topo_order_.push_back(node);
+    if (back_edge(node)) continue;
     for (const auto& [consumer, slot] : node->data_consumers_) release(consumer);
     for (Node* consumer : node->control_consumers_) release(consumer);
   }
@@ -304,10 +310,9 @@ absl::Status GraphBuilder::CycleError(const std::vector<int>& pending) {
     names.push_back(node->DebugName());
   }
   std::string hint = tf1_loop
-      ? "this is a TF1 control-flow loop (NextIteration back edge); tfjit supports loops only "
-        "as functional While: re-export the model with control flow v2 (TF2, or "
-        "tf.compat.v1.enable_control_flow_v2())"
-      : "a GraphDef must be acyclic; loops need functional While";
+      ? "a TF1 loop must close through a NextIteration -> Merge edge; this cycle does not"
+      : "a GraphDef must be acyclic except for TF1 loops (NextIteration -> Merge); loops need "
+        "functional While or TF1 frames";
   return AttachNode(InvalidArgument("the graph has a cycle: %s; %s",
                                     absl::StrJoin(names, " -> "), hint),
                     cycle.front()->name(), cycle.front()->op());

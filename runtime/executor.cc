@@ -21,6 +21,7 @@
 #include "runtime/device.h"
 #include "runtime/control_flow.h"
 #include "runtime/function_runtime.h"
+#include "runtime/kernels/random_kernels.h"
 
 namespace tfjit::runtime {
 namespace {
@@ -134,8 +135,26 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
   TFJIT_ASSIGN_OR_RETURN(auto needed, NeededNodes(fetches, targets, fed));
   plan->num_nodes_ = static_cast<int>(needed.size());
 
+  plan->needed_ = needed;
+  plan->feeds_ = feeds;
+  plan->fetches_ = fetches;
+  plan->has_frames_ = UsesTf1ControlFlow(needed);
+  if (plan->has_frames_ && mode == cluster::JitMode::kAll) {
+    std::vector<std::string> ops;
+    for (const tf::Node* n : graph.topological_order()) {
+      if (needed.contains(n) && UsesTf1ControlFlow({n})) {
+        ops.push_back(absl::StrCat(n->op(), " (TF1 control flow runs in the runtime){{node ",
+                                   n->name(), "}}"));
+      }
+    }
+    return InvalidArgument("Detected unsupported operations when trying to compile graph %s on "
+                           "%s: %s", graph.source(), placement.default_device,
+                           absl::StrJoin(ops, "; "));
+  }
   cluster::ClusteringOptions copts;
-  copts.mode = mode;
+  // TF1 frames and deadness are the runtime's: such a plan compiles nothing (a cluster cannot
+  // take part in a loop frame or receive dead tokens).
+  copts.mode = plan->has_frames_ ? cluster::JitMode::kNone : mode;
   copts.subgraph = needed;
   copts.fed = fed;
   copts.fetched = fetches;
@@ -143,6 +162,12 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
   copts.node_devices = plan->device_of_;
   copts.autofix = placement.autofix;
   TFJIT_ASSIGN_OR_RETURN(plan->clustering_, cluster::FindClusters(graph, copts));
+  if (plan->has_frames_) {
+    for (auto& [id, why] : plan->clustering_.why_not) {
+      why = "the graph uses TF1 control flow (Switch/Merge, loop frames), which runs in the "
+            "runtime";
+    }
+  }
   for (const cluster::Cluster& c : plan->clustering_.clusters) {
     plan->const_inputs_.push_back(tf2hlo::MustBeConstantInputs(c.spec));
     plan->cluster_keys_.push_back(ClusterSignature(c.spec));
@@ -237,6 +262,15 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
 absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_values,
                                               const ExecContext& ctx, RunStats* stats) const {
   const auto t0 = std::chrono::steady_clock::now();
+  if (has_frames_) {
+    absl::StatusOr<std::vector<Tensor>> results = RunFrames(feed_values, ctx);
+    if (stats != nullptr) {
+      *stats = RunStats();
+      stats->nodes_total = num_nodes_;
+      stats->run_ms = MsSince(t0);
+    }
+    return results;
+  }
   RunState state;
   state.slots.resize(static_cast<size_t>(num_slots_));
   for (size_t i = 0; i < feed_slots_.size(); ++i) state.slots[feed_slots_[i]] = feed_values[i];
@@ -568,16 +602,30 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     return AppendContext(s, absl::StrCat("while compiling ", cluster.spec.name, " (",
                                        cluster.spec.nodes.size(), " nodes)"));
   }
+  // Known issue E: each stateful random node gets its Philox state as an extra parameter
+  // (random_kernels.h: XLA's unseeded stream, or with --autofix the kernel's own, locked until
+  // the advanced state the cluster returns is installed).
+  std::vector<CompiledRandomState> rng;
+  for (const tf::Node* node : tf2hlo::StatefulRandomNodes(cluster.spec)) {
+    TFJIT_ASSIGN_OR_RETURN(CompiledRandomState s,
+                           AcquireCompiledRandomState(ctx.kernel_state, *node, ctx.autofix));
+    inputs.push_back(s.state());
+    rng.push_back(std::move(s));
+  }
   TFJIT_ASSIGN_OR_RETURN(*outputs, (*exe)->Run(inputs, ctx.intra_op));
   // Write back the variables the cluster assigned: results after the cluster outputs.
   const size_t num_outputs = cluster.spec.outputs.size();
   const std::vector<int>& updates = resource_updates_[index];
-  if (outputs->size() != num_outputs + updates.size()) {
-    return Internal("%s returned %d results, expected %d outputs and %d variable updates",
-                    cluster.spec.name, outputs->size(), num_outputs, updates.size());
+  if (outputs->size() != num_outputs + updates.size() + rng.size()) {
+    return Internal("%s returned %d results, expected %d outputs, %d variable updates and %d "
+                    "random states", cluster.spec.name, outputs->size(), num_outputs,
+                    updates.size(), rng.size());
   }
   for (size_t k = 0; k < updates.size(); ++k) {
     handles[updates[k]].object_as<ResourceHandle>()->var()->Set((*outputs)[num_outputs + k]);
+  }
+  for (size_t k = 0; k < rng.size(); ++k) {
+    rng[k].Commit((*outputs)[num_outputs + updates.size() + k]);
   }
   outputs->resize(num_outputs);
   std::lock_guard<std::mutex> lock(state.mu);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "compiler/cluster/clustering.h"
@@ -93,10 +94,14 @@ class Plan {
                                           const ExecContext& ctx, RunStats* stats) const;
 
   const cluster::ClusteringResult& clustering() const { return clustering_; }
+  const tf::Graph& graph() const { return *graph_; }
   int num_nodes() const { return num_nodes_; }
 
  private:
   struct RunState;
+  // TF1 control flow (Switch/Merge, loop frames): tagged-token dataflow, frame_executor.cc.
+  absl::StatusOr<std::vector<Tensor>> RunFrames(const std::vector<Tensor>& feed_values,
+                                                const ExecContext& ctx) const;
   absl::Status RunUnit(const Unit& unit, RunState& state, const ExecContext& ctx) const;
   // `state` (may be null) receives the statistics of function bodies run by call nodes.
   absl::Status RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
@@ -132,7 +137,15 @@ class Plan {
   std::vector<int> fetch_slots_;
   std::vector<int> initial_ready_;
   int num_nodes_ = 0;
+  // For RunFrames: set when the needed nodes use TF1 control flow.
+  bool has_frames_ = false;
+  absl::flat_hash_set<const tf::Node*> needed_;
+  std::vector<tf::Output> feeds_, fetches_;
 };
+
+// Whether `nodes` include TF1 control-flow ops (Switch, Merge, Enter, Exit, NextIteration,
+// LoopCond), which run by frame_executor.cc's dataflow.
+bool UsesTf1ControlFlow(const absl::flat_hash_set<const tf::Node*>& nodes);
 
 }  // namespace tfjit::runtime
 

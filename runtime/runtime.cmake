@@ -1,6 +1,7 @@
 # The runtime library proper (included from runtime/CMakeLists.txt once it exists).
 add_library(tfjit_runtime STATIC ${CMAKE_CURRENT_LIST_DIR}/compilation_cache.cc
             ${CMAKE_CURRENT_LIST_DIR}/device.cc ${CMAKE_CURRENT_LIST_DIR}/executor.cc
+            ${CMAKE_CURRENT_LIST_DIR}/frame_executor.cc
             ${CMAKE_CURRENT_LIST_DIR}/function_runtime.cc
             ${CMAKE_CURRENT_LIST_DIR}/control_flow.cc
             ${CMAKE_CURRENT_LIST_DIR}/session.cc)

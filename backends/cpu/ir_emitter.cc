@@ -15,6 +15,7 @@
 #include "backends/llvm/loop_emitter.h"
 #include "backends/llvm/target.h"
 #include "core/dtype.h"
+#include "core/random_fill.h"
 #include "core/status.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -76,6 +77,17 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
       case Opcode::kCall:
         for (const hlo::Computation* called : inst->called_computations()) {
           TFJIT_RETURN_IF_ERROR(CheckSequenced(*called, /*is_entry=*/false));
+        }
+        break;
+      case Opcode::kCustomCall:
+        if (!random::RandomDistributionOfTarget(inst->attrs().custom_call_target).has_value() ||
+            !inst->shape().IsArray() ||
+            !random::IsRandomFillDType(inst->shape().element_type()) ||
+            inst->operand_count() != 1 ||
+            inst->operand(0)->shape() != hlo::Shape(DType::kUInt64, {3})) {
+          return Unimplemented("cpu backend: opcode 'custom-call' is not supported (instruction "
+                               "'%s'): target \"%s\" with this shape has no implementation",
+                               inst->name(), inst->attrs().custom_call_target);
         }
         break;
       case Opcode::kScatter:
@@ -199,6 +211,7 @@ class CpuIrEmitter {
   absl::Status EmitWhile(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitConditional(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitCall(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitCustomCall(const Instruction& inst, const FramePlan& frame);
   // Plans and emits `computation` on `params`, then copies its result into `out`.
   absl::Status EmitCalledInto(const hlo::Computation& computation, std::vector<Leaves> params,
                               const Leaves& out);
@@ -532,6 +545,8 @@ absl::Status CpuIrEmitter::EmitInstruction(const Instruction& inst, const FrameP
       return EmitConditional(inst, frame);
     case Opcode::kCall:
       return EmitCall(inst, frame);
+    case Opcode::kCustomCall:
+      return EmitCustomCall(inst, frame);
     default:
       return EmitKernelCall(inst, frame);
   }
@@ -625,6 +640,26 @@ absl::Status CpuIrEmitter::EmitCall(const Instruction& inst, const FramePlan& fr
   std::vector<Leaves> params;
   for (const Instruction* op : inst.operands()) params.push_back(frame.leaves(op));
   return EmitCalledInto(*inst.to_apply(), std::move(params), frame.leaves(&inst));
+}
+
+// A Philox fill (core/random_fill.h): one runtime call from the entry function, which shards
+// the fill across the pool itself (CheckSequenced accepted the target and shapes).
+absl::Status CpuIrEmitter::EmitCustomCall(const Instruction& inst, const FramePlan& frame) {
+  const int64_t n = inst.shape().num_elements();
+  if (n == 0) return absl::OkStatus();
+  const std::optional<random::RandomDistribution> dist =
+      random::RandomDistributionOfTarget(inst.attrs().custom_call_target);
+  if (!dist.has_value()) return UnsupportedOpcode(inst);
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::FunctionCallee fill = module_->getOrInsertFunction(
+      "tfjit_cpu_philox_fill",
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, i32, i32, ptr, ptr, b_.getInt64Ty()}, false));
+  b_.CreateCall(fill, {run_ctx_, b_.getInt32(static_cast<int32_t>(*dist)),
+                       b_.getInt32(static_cast<int32_t>(inst.shape().element_type())),
+                       Pointer(frame.leaves(inst.operand(0))[0]), Pointer(frame.leaves(&inst)[0]),
+                       b_.getInt64(n)});
+  return absl::OkStatus();
 }
 
 // The callee's buffers are reused by every run of this call site, so its result is copied

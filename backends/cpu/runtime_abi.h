@@ -41,6 +41,13 @@ void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const
                           int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
                           int32_t transpose_rhs);
 
+// Philox fills for the custom-calls of core/random_fill.h (HLO.md): out[0, n) of `dtype` (a
+// tfjit::DType value) drawn from `distribution` (a random::RandomDistribution value) on the
+// stream state[3] = [key, counter_lo, counter_hi]; split across ctx->pool when present (every
+// element depends only on its index, so the split does not change the bits).
+void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,
+                           const uint64_t* state, void* out, int64_t n);
+
 }  // extern "C"
 
 // (name, address) of every runtime symbol, for registration into the JIT.

@@ -1,8 +1,9 @@
-// Implementations of the runtime ABI (runtime_abi.h): parallel-for over tfjit::ThreadPool and
-// Eigen-backed batched GEMM.
+// Implementations of the runtime ABI (runtime_abi.h): parallel-for over tfjit::ThreadPool,
+// Eigen-backed batched GEMM and the Philox fills of core/random_fill.h.
 #define EIGEN_USE_THREADS
 #include "backends/cpu/runtime_abi.h"
 
+#include "core/random_fill.h"
 #include "core/thread_pool.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -60,6 +61,22 @@ void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const
   Matmul<double>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
 }
 
+void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,
+                           const uint64_t* state, void* out, int64_t n) {
+  if (n <= 0) return;
+  const auto dist = static_cast<random::RandomDistribution>(distribution);
+  const DType type = static_cast<DType>(dtype);
+  const random::PhiloxState s = random::StateFromU64x3(state);
+  if (ctx == nullptr || ctx->pool == nullptr || n < 1024) {
+    random::FillRandom(dist, type, s, out, 0, n);
+    return;
+  }
+  ctx->pool->ParallelFor(n, random::RandomFillCostPerElement(dist),
+                         [&](int64_t begin, int64_t end) {
+                           random::FillRandom(dist, type, s, out, begin, end);
+                         });
+}
+
 }  // extern "C"
 
 std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
@@ -67,6 +84,7 @@ std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
       {"tfjit_cpu_parallel_for", reinterpret_cast<void*>(&tfjit_cpu_parallel_for)},
       {"tfjit_cpu_matmul_f32", reinterpret_cast<void*>(&tfjit_cpu_matmul_f32)},
       {"tfjit_cpu_matmul_f64", reinterpret_cast<void*>(&tfjit_cpu_matmul_f64)},
+      {"tfjit_cpu_philox_fill", reinterpret_cast<void*>(&tfjit_cpu_philox_fill)},
   };
 }
 

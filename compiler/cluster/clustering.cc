@@ -3,6 +3,7 @@
 // Algorithm (auto mode):
 //  1. Mark candidates: nodes in the subgraph that tf2hlo can lower and that TF's rules allow
 //     in a cluster (not fed, not stateful, not Assert/CheckNumerics, not _XlaCompile=false).
+//     Nodes merge only when they share a device and an _XlaScope.
 //  2. Start with one unit per node; units form a DAG through data and control edges.
 //  3. Visit edges u->v in topological order of u; if both are candidates in different units,
 //     merge the two units unless another path u ~> v exists (merging would make a cycle
@@ -134,6 +135,11 @@ bool VariableOnOtherDevice(const ClusteringOptions& options, const tf::Node& nod
                       ", the node runs on ", DeviceOf(options, node),
                       " (a cluster touches only variables on its own device)");
   return true;
+}
+
+// The node's `_XlaScope` attr ("" when absent): nodes of different scopes never merge.
+std::string ScopeOf(const tf::Node& node) {
+  return tf::GetStringAttrOr(node, "_XlaScope", "").value_or("");
 }
 
 bool TouchesTensorList(const tf::Node& node) {
@@ -312,7 +318,9 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
       why = absl::StrCat("jit mode is ", JitModeName(options.mode));
     } else if (fed) {
       why = "its output is fed by the caller";
-    } else if (StaysInRuntime(*node, &why)) {
+    } else if (StaysInRuntime(*node, &why) &&
+               // Must-compile code compiles stateful RNG (known issue E); auto mode does not.
+               !(options.mode == JitMode::kAll && tf2hlo::IsStatefulRandomOp(node->op()))) {
       if (options.mode == JitMode::kAll && node->op() != "Placeholder" &&
           node->op() != "PlaceholderWithDefault" && node->op() != "NoOp" &&
           node->op() != "VarHandleOp" && node->called_function() == nullptr) {
@@ -369,6 +377,7 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     for (const tf::Node* consumer : consumers) {
       if (!candidate[consumer->id()] || !considered(consumer)) continue;
       if (DeviceOf(options, *node) != DeviceOf(options, *consumer)) continue;  // one device
+      if (ScopeOf(*node) != ScopeOf(*consumer)) continue;  // _XlaScope separates clusters
       const int a = units.Find(node->id()), b = units.Find(consumer->id());
       if (a == b) continue;
       if ((options.mode == JitMode::kAll && !has_calls) || !units.HasIndirectPath(a, b)) {

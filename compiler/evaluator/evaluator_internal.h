@@ -96,6 +96,8 @@ absl::StatusOr<Literal> EvalDot(const Instruction& inst, const Operands& ops);
 absl::StatusOr<Literal> EvalConvolution(const Instruction& inst, const Operands& ops);
 
 absl::StatusOr<Literal> EvalRngBitGenerator(const Instruction& inst, const Operands& ops);
+// The custom-call targets of HLO.md (core/random_fill.h's Philox fills).
+absl::StatusOr<Literal> EvalCustomCall(const Instruction& inst, const Operands& ops);
 
 }  // namespace tfjit::hlo::eval
 

@@ -1,9 +1,13 @@
 // Evaluator: XLA's general gather (out-of-bounds starts clamp) and scatter (updates whose
-// window falls outside the operand are skipped), plus rng-bit-generator (Philox-4x32-10).
+// window falls outside the operand are skipped), plus rng-bit-generator (Philox-4x32-10) and
+// the Philox-fill custom-calls.
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string>
 
 #include "compiler/evaluator/evaluator_internal.h"
+#include "core/random_fill.h"
 #include "core/status.h"
 
 namespace tfjit::hlo::eval {
@@ -177,6 +181,30 @@ absl::StatusOr<Literal> EvalRngBitGenerator(const Instruction& inst, const Opera
   parts.push_back(std::move(new_state));
   parts.push_back(std::move(bits));
   return Literal::MakeTuple(std::move(parts));
+}
+
+// Philox fills (core/random_fill.h): operand u64[3] = [key, counter_lo, counter_hi], result
+// the distribution's values in a float array, exactly the fallback kernels' bits.
+absl::StatusOr<Literal> EvalCustomCall(const Instruction& inst, const Operands& ops) {
+  const std::string& target = inst.attrs().custom_call_target;
+  const std::optional<random::RandomDistribution> dist = random::RandomDistributionOfTarget(target);
+  if (!dist.has_value()) {
+    return Unimplemented("the evaluator does not implement custom-call target \"%s\" (instruction "
+                         "%s)", target, inst.name());
+  }
+  if (ops.size() != 1 || ops[0]->shape() != Shape(DType::kUInt64, {3}) ||
+      !inst.shape().IsArray() || !random::IsRandomFillDType(inst.shape().element_type())) {
+    return InvalidArgument("%s: custom-call \"%s\" takes a u64[3] state and returns a float "
+                           "array, not %s", inst.name(), target, inst.shape().ToString());
+  }
+  Literal out(inst.shape());
+  const int64_t n = inst.shape().num_elements();
+  if (n > 0) {
+    random::FillRandom(*dist, inst.shape().element_type(),
+                       random::StateFromU64x3(ops[0]->data<uint64_t>()),
+                       out.mutable_tensor().raw_data(), 0, n);
+  }
+  return out;
 }
 
 }  // namespace tfjit::hlo::eval

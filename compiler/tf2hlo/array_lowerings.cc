@@ -1,5 +1,12 @@
-// Lowerings of TF's array ops: constants, identities, reshapes, transposes, concat, pack.
+// Lowerings of TF's array ops: constants, identities, reshapes, transposes, squeeze, concat,
+// pack, shape queries (Shape, ShapeN, Size, Rank), BroadcastTo and constant Range.
+#include <cmath>
+#include <cstdlib>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/dtype.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/status.h"
@@ -189,6 +196,171 @@ absl::Status LowerFill(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// Squeeze: drops the size-1 dims listed in squeeze_dims (all size-1 dims when empty).
+absl::Status LowerSqueeze(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const hlo::Shape& s = x->shape();
+  std::vector<int64_t> axes;
+  if (tf::FindAttr(node, "squeeze_dims") != nullptr) {
+    TFJIT_ASSIGN_OR_RETURN(axes, tf::GetIntListAttr(node, "squeeze_dims"));
+  }
+  std::vector<bool> squeeze(static_cast<size_t>(s.rank()), axes.empty());
+  for (int64_t a : axes) {
+    TFJIT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, s.rank(), "squeeze_dims entry"));
+    if (s.dim(static_cast<int>(axis)) != 1) {
+      return InvalidArgument("node %s: Can not squeeze dim[%d], expected a dimension of 1, got "
+                             "%d (input is %s)", node.DebugName(), axis,
+                             s.dim(static_cast<int>(axis)), s.ToString());
+    }
+    squeeze[static_cast<size_t>(axis)] = true;
+  }
+  std::vector<int64_t> dims;
+  for (int d = 0; d < s.rank(); ++d) {
+    if (!(squeeze[static_cast<size_t>(d)] && s.dim(d) == 1)) dims.push_back(s.dim(d));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reshape(x, dims));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// A constant integer tensor of `dtype` (int32 or int64) holding `values`.
+Instruction* IntConstant(LoweringContext& ctx, DType dtype, const std::vector<int64_t>& values,
+                         bool scalar) {
+  Tensor t(dtype, scalar ? std::vector<int64_t>{}
+                         : std::vector<int64_t>{static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtype == DType::kInt32) {
+      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    } else {
+      t.data<int64_t>()[i] = values[i];
+    }
+  }
+  return ctx.b().Constant(hlo::Literal::FromTensor(t));
+}
+
+// Size and Rank depend only on the static shape.
+absl::Status LowerSize(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  ctx.SetOutput(node, 0,
+                IntConstant(ctx, node.output_types()[0], {x->shape().num_elements()}, true));
+  return absl::OkStatus();
+}
+
+absl::Status LowerRank(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  ctx.SetOutput(node, 0, IntConstant(ctx, DType::kInt32, {x->shape().rank()}, true));
+  return absl::OkStatus();
+}
+
+absl::Status LowerShapeN(LoweringContext& ctx, const tf::Node& node) {
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, i));
+    ctx.SetOutput(node, i,
+                  IntConstant(ctx, node.output_types()[static_cast<size_t>(i)],
+                              x->shape().dims(), false));
+  }
+  return absl::OkStatus();
+}
+
+// Concat (v1): the axis comes first.
+absl::Status LowerConcat(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.ConstantInputAsInts(node, 0));
+  if (axis_v.size() != 1) return InvalidArgument("node %s: concat_dim must be a scalar",
+                                                 node.DebugName());
+  std::vector<Instruction*> xs;
+  for (int i = 1; i < node.num_inputs(); ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, i));
+    xs.push_back(x);
+  }
+  TFJIT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_v[0], xs[0]->shape().rank(), "axis"));
+  for (size_t i = 1; i < xs.size(); ++i) {
+    const hlo::Shape& s0 = xs[0]->shape();
+    const hlo::Shape& si = xs[i]->shape();
+    bool ok = s0.rank() == si.rank();
+    for (int d = 0; ok && d < s0.rank(); ++d) ok = d == axis || s0.dim(d) == si.dim(d);
+    if (!ok) {
+      return InvalidArgument("ConcatOp: Dimension mismatch: input 0 is %s and input %d is %s; "
+                             "all dims except axis %d must match",
+                             s0.ToString(), i, si.ToString(), axis);
+    }
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Concatenate(xs, axis));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// BroadcastTo(x, shape): NumPy broadcasting to the constant shape.
+absl::Status LowerBroadcastTo(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ctx.ConstantInputAsInts(node, 1));
+  for (int64_t d : dims) {
+    if (d < 0) {
+      return InvalidArgument("node %s: shape must be non-negative, got [%s]", node.DebugName(),
+                             absl::StrJoin(dims, ","));
+    }
+  }
+  absl::StatusOr<Instruction*> r = ctx.BroadcastTo(x, dims);
+  if (!r.ok()) {
+    return InvalidArgument("node %s: Unable to broadcast tensor of shape %s to tensor of shape "
+                           "[%s]", node.DebugName(), x->shape().ToString(),
+                           absl::StrJoin(dims, ","));
+  }
+  ctx.SetOutput(node, 0, *r);
+  return absl::OkStatus();
+}
+
+// Range(start, limit, delta) with constant inputs: TF's kernel accumulates `value += delta`
+// in the output type, so the constant is built the same way (not start + i * delta).
+template <typename T>
+absl::StatusOr<Tensor> RangeValues(const tf::Node& node, T start, T limit, T delta) {
+  if (delta == T(0)) return InvalidArgument("node %s: Requires delta != 0", node.DebugName());
+  if (delta > T(0) ? start > limit : start < limit) {
+    return InvalidArgument("node %s: Requires start %s limit when delta %s 0: %s/%s",
+                           node.DebugName(), delta > T(0) ? "<=" : ">=",
+                           delta > T(0) ? ">" : "<", absl::StrCat(start), absl::StrCat(limit));
+  }
+  int64_t size = 0;
+  if constexpr (std::is_integral_v<T>) {
+    const int64_t span = std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));
+    const int64_t step = std::abs(static_cast<int64_t>(delta));
+    size = (span + step - 1) / step;
+  } else {
+    size = static_cast<int64_t>(std::ceil(std::abs((static_cast<double>(limit) - start) /
+                                                   static_cast<double>(delta))));
+  }
+  Tensor t(DTypeOf<T>::value, {size});
+  T value = start;
+  for (int64_t i = 0; i < size; ++i) {
+    t.data<T>()[i] = value;
+    value += delta;
+  }
+  return t;
+}
+
+absl::Status LowerRange(LoweringContext& ctx, const tf::Node& node) {
+  std::vector<Tensor> in;
+  for (int i = 0; i < 3; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Tensor t, ctx.ConstantInput(node, i));
+    if (t.num_elements() != 1) {
+      return InvalidArgument("node %s: start, limit and delta must be scalars, input %d is %s",
+                             node.DebugName(), i, t.ShapeString());
+    }
+    in.push_back(std::move(t));
+  }
+  absl::StatusOr<Tensor> out = InvalidArgument("node %s: Range of %s is not supported",
+                                               node.DebugName(), DTypeName(in[0].dtype()));
+  DispatchNumeric(in[0].dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool> && (std::is_integral_v<T> ||
+                                               std::is_floating_point_v<T>)) {
+      out = RangeValues<T>(node, *in[0].data<T>(), *in[1].data<T>(), *in[2].data<T>());
+    }
+  });
+  if (!out.ok()) return out.status();
+  ctx.SetOutput(node, 0, ctx.b().Constant(hlo::Literal::FromTensor(*out)));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendArrayLowerings(std::vector<OpLowering>* table) {
@@ -205,6 +377,15 @@ void AppendArrayLowerings(std::vector<OpLowering>* table) {
       {"Shape", LowerShape},
       {"Pack", LowerPack},
       {"ExpandDims", LowerExpandDims},
+      {"Snapshot", LowerIdentity},
+      {"PreventGradient", LowerIdentity},
+      {"Squeeze", LowerSqueeze},
+      {"Size", LowerSize},
+      {"Rank", LowerRank},
+      {"ShapeN", LowerShapeN},
+      {"Concat", LowerConcat},
+      {"BroadcastTo", LowerBroadcastTo},
+      {"Range", LowerRange},
   });
 }
 

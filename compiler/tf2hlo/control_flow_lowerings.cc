@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/function_lowering.h"
+#include "compiler/tf2hlo/list_lowering.h"
 #include "compiler/tf2hlo/loop_analysis.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
@@ -200,6 +201,41 @@ absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
   return true;
 }
 
+// Lists entering the loop without a known element shape (TF2 TensorArrays made without
+// element_shape) take the shape their writes in the body store: the body is lowered once in
+// a scratch module to learn it (LoweringOptions::probing), as XLA infers it from the body.
+absl::Status ShapeListsFromBody(LoweringContext& ctx, const tf::FunctionBody& body,
+                                const std::vector<std::optional<Tensor>>& known,
+                                std::vector<Instruction*>& init,
+                                std::vector<hlo::Shape>& shapes) {
+  std::vector<size_t> unshaped;
+  for (size_t i = 0; i < init.size(); ++i) {
+    if (ctx.options()->unshaped_lists.contains(init[i])) unshaped.push_back(i);
+  }
+  if (unshaped.empty()) return absl::OkStatus();
+  hlo::Module scratch("list_shape_probe");
+  LoweringOptions probe = *ctx.options();
+  probe.probing = true;
+  probe.probed_items.clear();
+  // Errors surface again, with their context, when the body is lowered for real.
+  (void)LowerFunctionBody(&scratch, body, shapes, known, "probe", &probe);
+  for (size_t i : unshaped) {
+    for (const tf::Node* write : ListChain(body, static_cast<int>(i))) {
+      auto it = probe.probed_items.find(ListWriteKey(*write));
+      if (it == probe.probed_items.end()) continue;
+      const hlo::Shape& buffer = init[i]->shape().tuple_shape(0);
+      std::vector<int64_t> dims = {buffer.dims()[0]};
+      dims.insert(dims.end(), it->second.begin(), it->second.end());
+      TFJIT_ASSIGN_OR_RETURN(Instruction * zeros, ctx.Splat(buffer.element_type(), 0, dims));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * length, ctx.b().GetTupleElement(init[i], 1));
+      TFJIT_ASSIGN_OR_RETURN(init[i], ctx.b().Tuple({zeros, length}));
+      shapes[i] = init[i]->shape();
+      break;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(tf::FunctionBody cond, InstantiateFunctionAttr(node, "cond"));
   TFJIT_ASSIGN_OR_RETURN(tf::FunctionBody body, InstantiateFunctionAttr(node, "body"));
@@ -228,6 +264,7 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
     if (!unrolled.ok() || *unrolled) return unrolled.status();
   }
   const std::vector<std::optional<Tensor>> known = KnownInputs(ctx, node, 0, wanted);
+  TFJIT_RETURN_IF_ERROR(ShapeListsFromBody(ctx, body, known, init, shapes));
 
   TFJIT_ASSIGN_OR_RETURN(LoweredBody c, LowerFunctionBody(ctx.module(), cond, shapes, known,
                                                           cond.graph->source(), ctx.options()));

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/tf2hlo/function_lowering.h"
+#include "compiler/tf2hlo/list_lowering.h"
 #include "compiler/tf2hlo/loop_analysis.h"
 #include "compiler/tf2hlo/lowering_context.h"
 #include "core/dtype.h"
@@ -13,10 +14,6 @@
 
 namespace tfjit::tf2hlo {
 namespace {
-
-std::string WriteKey(const tf::Node& node) {
-  return absl::StrCat(node.graph() != nullptr ? node.graph()->source() : "", "/", node.name());
-}
 
 // The growing SetItem nodes on the body's path for list variable `var`.
 std::vector<const tf::Node*> GrowingWrites(const tf::FunctionBody& body, int var) {
@@ -28,6 +25,32 @@ std::vector<const tf::Node*> GrowingWrites(const tf::FunctionBody& body, int var
     }
   }
   return SetItemIndexVar(body, var) >= 0 ? out : std::vector<const tf::Node*>{};
+}
+
+// Straight-line code: the most PushBacks on any path of list ops from `list`; nullopt when
+// the list reaches anything else that could add elements (a loop, a call, a conditional).
+std::optional<int64_t> StraightLinePushes(const tf::Output& list, int depth = 0) {
+  if (depth > 10000) return std::nullopt;
+  int64_t best = 0;
+  for (const auto& [consumer, slot] : list.node->data_consumers()) {
+    if (!(consumer->input(slot) == list)) continue;
+    const std::string& op = consumer->op();
+    if (op == "TensorListPushBack" || op == "TensorListSetItem" || op == "TensorListPopBack" ||
+        op == "Identity") {
+      if (op == "TensorListSetItem" &&
+          tf::GetBoolAttrOr(*consumer, "resize_if_index_out_of_bounds", false).value_or(false)) {
+        return std::nullopt;
+      }
+      std::optional<int64_t> rest = StraightLinePushes({consumer, 0}, depth + 1);
+      if (!rest.has_value()) return std::nullopt;
+      best = std::max(best, *rest + (op == "TensorListPushBack" ? 1 : 0));
+    } else if (op != "TensorListGetItem" && op != "TensorListStack" &&
+               op != "TensorListLength" && op != "TensorListElementShape" &&
+               op != "TensorListGather") {
+      return std::nullopt;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -49,8 +72,16 @@ std::optional<double> LoweringContext::KnownScalar(const tf::Output& output) con
 std::optional<int64_t> LoweringContext::ListBound(const tf::Node& list_node) {
   if (!autofix()) return std::nullopt;
   int var = -1;
-  const tf::Node* loop = ConsumingWhile({const_cast<tf::Node*>(&list_node), 0}, &var);
-  if (loop == nullptr) return std::nullopt;
+  const tf::Output list{const_cast<tf::Node*>(&list_node), 0};
+  const tf::Node* loop = ConsumingWhile(list, &var);
+  if (loop == nullptr) {
+    if (list_node.op() != "EmptyTensorList") return std::nullopt;
+    std::optional<int64_t> pushes = StraightLinePushes(list);
+    if (pushes.has_value()) {
+      last_list_bound_reason_ = absl::StrCat(*pushes, " push(es) in straight-line code");
+    }
+    return pushes;
+  }
   std::vector<std::optional<double>> initial;
   for (const tf::Output& in : loop->inputs()) initial.push_back(KnownScalar(in));
   std::string why;
@@ -69,7 +100,7 @@ std::optional<int64_t> LoweringContext::ListBound(const tf::Node& list_node) {
     for (double i : *idx) bound = std::max(bound, static_cast<int64_t>(i) + 1);
     how = absl::StrCat("its writes' largest index (loop variable ", index_var, ") + 1");
     for (const tf::Node* w : GrowingWrites(*body, var)) {
-      options()->bounded_list_writes.insert(WriteKey(*w));
+      options()->bounded_list_writes.insert(ListWriteKey(*w));
     }
   } else if (std::optional<int> pushes = PushesPerIteration(*body, var)) {
     bound = trace->trip_count * *pushes;
@@ -85,7 +116,7 @@ std::optional<int64_t> LoweringContext::ListBound(const tf::Node& list_node) {
 }
 
 bool LoweringContext::ListGrowthIsBounded(const tf::Node& set_item) {
-  return autofix() && options()->bounded_list_writes.contains(WriteKey(set_item));
+  return autofix() && options()->bounded_list_writes.contains(ListWriteKey(set_item));
 }
 
 }  // namespace tfjit::tf2hlo

@@ -13,6 +13,12 @@
 
 namespace tfjit::tf2hlo {
 
+using Dims = std::vector<int64_t>;
+
+std::string ListWriteKey(const tf::Node& node) {
+  return absl::StrCat(node.graph() != nullptr ? node.graph()->source() : "", "/", node.name());
+}
+
 absl::Status FixedListSizeError(const tf::Node& node, bool reserve) {
   return AttachNode(
       InvalidArgument("XLA compilation requires a fixed tensor list size. Set the %s This could "
@@ -32,6 +38,7 @@ namespace {
 
 // The list's (buffer, length) from input `i`.
 struct ListValue {
+  hlo::Instruction* tuple = nullptr;  // the (buffer, length) value it was read from
   hlo::Instruction* buffer = nullptr;
   hlo::Instruction* length = nullptr;
   int64_t capacity() const { return buffer->shape().dims()[0]; }
@@ -48,34 +55,42 @@ absl::StatusOr<ListValue> InputList(LoweringContext& ctx, const tf::Node& node, 
                            "code (got %s)", node.DebugName(), i, list->shape().ToString());
   }
   ListValue v;
+  v.tuple = list;
   TFJIT_ASSIGN_OR_RETURN(v.buffer, ctx.b().GetTupleElement(list, 0));
   TFJIT_ASSIGN_OR_RETURN(v.length, ctx.b().GetTupleElement(list, 1));
   return v;
 }
 
-absl::Status SetList(LoweringContext& ctx, const tf::Node& node, int out, const ListValue& v) {
+absl::StatusOr<hlo::Instruction*> SetList(LoweringContext& ctx, const tf::Node& node, int out,
+                                          const ListValue& v, bool unshaped = false) {
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * t, ctx.b().Tuple({v.buffer, v.length}));
+  if (unshaped) ctx.options()->unshaped_lists.insert(t);
   ctx.SetOutput(node, out, t);
-  return absl::OkStatus();
+  return t;
 }
 
-// The element shape from a constant element_shape input: every dim must be known.
-absl::StatusOr<std::vector<int64_t>> StaticElementShape(LoweringContext& ctx,
-                                                        const tf::Node& node, int i) {
+// The element shape from a constant element_shape input; nullopt when some dim (or the
+// rank) is unknown: the first write then decides it, as in XLA.
+absl::StatusOr<std::optional<std::vector<int64_t>>> StaticElementShape(LoweringContext& ctx,
+                                                                       const tf::Node& node,
+                                                                       int i) {
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ctx.ConstantInputAsInts(node, i));
   TFJIT_ASSIGN_OR_RETURN(Tensor t, ctx.ConstantInput(node, i));
-  if (t.rank() == 0 && !dims.empty() && dims[0] == -1) {
-    return Unimplemented("node %s: the list's element shape has unknown rank; compiled lists "
-                         "need a fully defined element_shape", node.DebugName());
-  }
+  if (t.rank() == 0 && !dims.empty() && dims[0] == -1) return std::nullopt;
   for (int64_t d : dims) {
-    if (d < 0) {
-      return Unimplemented("node %s: the list's element shape [%s] is not fully defined; "
-                           "compiled lists need every dimension known", node.DebugName(),
-                           absl::StrJoin(dims, ","));
-    }
+    if (d < 0) return std::nullopt;
   }
-  return dims;
+  return std::optional<std::vector<int64_t>>(dims);
+}
+
+bool IsUnshaped(LoweringContext& ctx, const ListValue& list) {
+  return ctx.options()->unshaped_lists.contains(list.tuple);
+}
+
+absl::Status UnknownElementShape(const tf::Node& node) {
+  return Unimplemented("node %s: the list's element shape is unknown and nothing was written "
+                       "to it before this read; compiled lists need the element shape (give "
+                       "the TensorArray an element_shape)", node.DebugName());
 }
 
 absl::StatusOr<ListValue> NewList(LoweringContext& ctx, const tf::Node& node, int64_t capacity,
@@ -103,9 +118,10 @@ absl::Status LowerEmptyTensorList(LoweringContext& ctx, const tf::Node& node) {
     Log(LogLevel::kWarning, "autofix C: %s gets max_num_elements=%d: %s", node.DebugName(),
         capacity, ctx.last_list_bound_reason());
   }
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> element, StaticElementShape(ctx, node, 0));
-  TFJIT_ASSIGN_OR_RETURN(ListValue v, NewList(ctx, node, capacity, element, 0));
-  return SetList(ctx, node, 0, v);
+  TFJIT_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> element,
+                         StaticElementShape(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(ListValue v, NewList(ctx, node, capacity, element.value_or(Dims{}), 0));
+  return SetList(ctx, node, 0, v, !element.has_value()).status();
 }
 
 absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) {
@@ -121,9 +137,11 @@ absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) 
         ctx.last_list_bound_reason());
     capacity = *bound;
   }
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> element, StaticElementShape(ctx, node, 0));
-  TFJIT_ASSIGN_OR_RETURN(ListValue v, NewList(ctx, node, capacity, element, capacity));
-  return SetList(ctx, node, 0, v);
+  TFJIT_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> element,
+                         StaticElementShape(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(ListValue v,
+                         NewList(ctx, node, capacity, element.value_or(Dims{}), capacity));
+  return SetList(ctx, node, 0, v, !element.has_value()).status();
 }
 
 // [index, 0, 0, ...] start indices for a row of the buffer.
@@ -148,8 +166,16 @@ absl::StatusOr<hlo::Instruction*> ScalarIndex(LoweringContext& ctx, const tf::No
 
 // buffer with `item` written at row `index`.
 absl::StatusOr<hlo::Instruction*> WriteRow(LoweringContext& ctx, const tf::Node& node,
-                                           const ListValue& list, hlo::Instruction* index,
+                                           ListValue list, hlo::Instruction* index,
                                            hlo::Instruction* item) {
+  if (ctx.options()->probing) {  // only learning what the loop body writes
+    ctx.options()->probed_items[ListWriteKey(node)] = item->shape().dims();
+    if (item->shape().dims() != list.element_dims()) return list.buffer;
+  } else if (IsUnshaped(ctx, list)) {  // the first write decides the element shape
+    std::vector<int64_t> dims = {list.capacity()};
+    dims.insert(dims.end(), item->shape().dims().begin(), item->shape().dims().end());
+    TFJIT_ASSIGN_OR_RETURN(list.buffer, ctx.Splat(item->shape().element_type(), 0, dims));
+  }
   const std::vector<int64_t> element = list.element_dims();
   if (item->shape().dims() != element ||
       item->shape().element_type() != list.buffer->shape().element_type()) {
@@ -188,11 +214,12 @@ absl::Status LowerTensorListSetItem(LoweringContext& ctx, const tf::Node& node) 
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, ScalarIndex(ctx, node, 1));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ctx.Input(node, 2));
   TFJIT_ASSIGN_OR_RETURN(list.buffer, WriteRow(ctx, node, list, index, item));
-  return SetList(ctx, node, 0, list);
+  return SetList(ctx, node, 0, list).status();
 }
 
 absl::Status LowerTensorListGetItem(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  if (IsUnshaped(ctx, list)) return UnknownElementShape(node);
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, ScalarIndex(ctx, node, 1));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ReadRow(ctx, list, index));
   ctx.SetOutput(node, 0, item);
@@ -206,16 +233,17 @@ absl::Status LowerTensorListPushBack(LoweringContext& ctx, const tf::Node& node)
   TFJIT_ASSIGN_OR_RETURN(list.length,
                          ctx.b().Binary(hlo::Opcode::kAdd, list.length,
                                         ctx.b().ScalarConstant<int32_t>(DType::kInt32, 1)));
-  return SetList(ctx, node, 0, list);
+  return SetList(ctx, node, 0, list).status();
 }
 
 absl::Status LowerTensorListPopBack(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  if (IsUnshaped(ctx, list)) return UnknownElementShape(node);
   TFJIT_ASSIGN_OR_RETURN(list.length,
                          ctx.b().Binary(hlo::Opcode::kSubtract, list.length,
                                         ctx.b().ScalarConstant<int32_t>(DType::kInt32, 1)));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ReadRow(ctx, list, list.length));
-  TFJIT_RETURN_IF_ERROR(SetList(ctx, node, 0, list));
+  TFJIT_RETURN_IF_ERROR(SetList(ctx, node, 0, list).status());
   ctx.SetOutput(node, 1, item);
   return absl::OkStatus();
 }
@@ -223,6 +251,7 @@ absl::Status LowerTensorListPopBack(LoweringContext& ctx, const tf::Node& node) 
 // As XLA: the whole buffer (every reserved element), whatever the length.
 absl::Status LowerTensorListStack(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  if (IsUnshaped(ctx, list)) return UnknownElementShape(node);
   ctx.SetOutput(node, 0, list.buffer);
   return absl::OkStatus();
 }
@@ -237,7 +266,7 @@ absl::Status LowerTensorListFromTensor(LoweringContext& ctx, const tf::Node& nod
   list.buffer = tensor;
   list.length = ctx.b().ScalarConstant<int32_t>(
       DType::kInt32, static_cast<int32_t>(tensor->shape().dims()[0]));
-  return SetList(ctx, node, 0, list);
+  return SetList(ctx, node, 0, list).status();
 }
 
 absl::Status LowerTensorListLength(LoweringContext& ctx, const tf::Node& node) {

@@ -151,8 +151,8 @@ std::optional<ParsedBody> Parse(const tf::Node& node, absl::string_view attr, st
   return p;
 }
 
-// The chain from body output `var` back to its input through list ops and identities; empty
-// when the chain has any other shape.
+}  // namespace
+
 std::vector<const tf::Node*> ListChain(const tf::FunctionBody& body, int var) {
   absl::flat_hash_map<const tf::Node*, int> index = InputIndex(body);
   if (var < 0 || static_cast<size_t>(var) >= body.outputs.size()) return {};
@@ -169,8 +169,6 @@ std::vector<const tf::Node*> ListChain(const tf::FunctionBody& body, int var) {
     n = n->input(0).node;
   }
 }
-
-}  // namespace
 
 const std::vector<double>* LoopTrace::ValuesOf(int var) const {
   for (size_t i = 0; i < control_vars.size(); ++i) {

@@ -52,6 +52,10 @@ const tf::Node* ConsumingWhile(const tf::Output& list, int* var_index);
 // (PushBack adds one); nullopt for any other structure (e.g. pushes inside an If).
 std::optional<int> PushesPerIteration(const tf::FunctionBody& body, int var);
 
+// The body's nodes on the path from list loop variable `var`'s input to its output when that
+// path is a chain of PushBack/SetItem/identities (output side first); empty otherwise.
+std::vector<const tf::Node*> ListChain(const tf::FunctionBody& body, int var);
+
 // For a list loop variable `var` written by TensorListSetItem in the body: the loop
 // variable that is its index (through Identity), or -1.
 int SetItemIndexVar(const tf::FunctionBody& body, int var);

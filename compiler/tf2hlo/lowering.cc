@@ -23,6 +23,8 @@ const std::vector<OpLowering>& LoweringTable() {
     AppendControlFlowLowerings(t);
     AppendResourceLowerings(t);
     AppendListLowerings(t);
+    AppendElementwiseLowerings(t);
+    AppendSliceLowerings(t);
     std::sort(t->begin(), t->end(), [](const OpLowering& a, const OpLowering& b) {
       return absl::string_view(a.op) < absl::string_view(b.op);
     });
@@ -115,6 +117,19 @@ std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
   return result;
 }
 
+bool IsStatefulRandomOp(absl::string_view op) {
+  return op == "RandomUniform" || op == "RandomStandardNormal" || op == "TruncatedNormal" ||
+         op == "RandomUniformInt";
+}
+
+std::vector<const tf::Node*> StatefulRandomNodes(const ClusterSpec& cluster) {
+  std::vector<const tf::Node*> result;
+  for (const tf::Node* node : cluster.nodes) {
+    if (IsStatefulRandomOp(node->op())) result.push_back(node);
+  }
+  return result;
+}
+
 std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster) {
   absl::flat_hash_set<std::pair<const tf::Node*, int>> written;
   for (const tf::Node* node : cluster.nodes) {
@@ -189,6 +204,12 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
       ctx.Bind(in, param);
     }
   }
+  const std::vector<const tf::Node*> random_nodes = StatefulRandomNodes(cluster);
+  for (size_t k = 0; k < random_nodes.size(); ++k) {
+    options.random_states[random_nodes[k]].state = ctx.b().Parameter(
+        static_cast<int64_t>(args.size() + k), hlo::Shape(DType::kUInt64, {3}),
+        absl::StrCat("rng_state", k));
+  }
   for (const tf::Node* node : cluster.nodes) {
     absl::Status s = LowerNode(ctx, *node);
     if (!s.ok()) {
@@ -215,6 +236,14 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
                       var->name);
     }
     results.push_back(var->value);
+  }
+  for (const tf::Node* node : random_nodes) {
+    hlo::Instruction* next = options.random_states[node].next;
+    if (next == nullptr) {
+      return Internal("cluster '%s': stateful random node %s did not advance its state",
+                      cluster.name, node->DebugName());
+    }
+    results.push_back(next);
   }
   ctx.b().set_metadata({});
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * root, ctx.b().Tuple(results));

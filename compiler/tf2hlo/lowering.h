@@ -45,13 +45,25 @@ struct ArgInfo {
 // order. Their final values follow the cluster outputs in the module's result tuple.
 std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster);
 
-// Builds the module: ENTRY parameters are the cluster inputs, the ROOT is a tuple of the
-// cluster outputs and then the updated variables (ResourceUpdateInputs). Errors carry the failing node (AttachNode) and say what to change:
+// Stateful random ops (RandomUniform, RandomStandardNormal, TruncatedNormal,
+// RandomUniformInt): auto-clustering keeps them out as TF does; must-compile code compiles them.
+bool IsStatefulRandomOp(absl::string_view op);
+// The stateful random nodes of the cluster, in cluster order (known issue E). Each gets one
+// extra ENTRY parameter u64[3] (its Philox state [key, counter_lo, counter_hi] at launch) after
+// the cluster inputs, and one extra result u64[3] (the state after its draws: the counter
+// advanced by 256 blocks per output, as TF's kernel reserves) after the variable updates.
+std::vector<const tf::Node*> StatefulRandomNodes(const ClusterSpec& cluster);
+
+// Builds the module: ENTRY parameters are the cluster inputs, then the states of
+// StatefulRandomNodes; the ROOT is a tuple of the cluster outputs, then the updated variables
+// (ResourceUpdateInputs), then the random nodes' next states. Errors carry the failing node
+// (AttachNode) and say what to change:
 // UNIMPLEMENTED for ops/types without a lowering, INVALID_ARGUMENT for user errors (shape
 // mismatches, non-constant shape arguments with TF's compile-time-constant message).
 // A TensorList entering or leaving the cluster is TF's UNIMPLEMENTED "Support for TensorList
 // crossing the XLA/TF boundary is not implemented" (known issue B). `autofix` enables the
-// beyond-TF fixes of known issues C, D and F (loop_analysis.h).
+// beyond-TF fixes of known issues C, D and F (loop_analysis.h), and logs E's (the runtime
+// then supplies seeded random states).
 absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& cluster,
                                                           const std::vector<ArgInfo>& args,
                                                           bool autofix = false);

@@ -34,6 +34,22 @@ struct LoweringOptions {
   // TensorListSetItem nodes with resize_if_index_out_of_bounds whose writes a loop analysis
   // proved to fit their list ("function/node"), so they compile as fixed-size writes.
   absl::flat_hash_set<std::string> bounded_list_writes;
+  // Lists created with an element shape unknown at compile time (TF2's TensorArray without
+  // element_shape): their buffer gets its element dims from the first write (see
+  // list_lowerings.cc); until then it is a placeholder with scalar elements.
+  absl::flat_hash_set<const hlo::Instruction*> unshaped_lists;
+  // Set while a loop body is lowered only to learn the shapes its list writes store
+  // (probed_items, by "function/node"); writes then record instead of storing.
+  bool probing = false;
+  absl::flat_hash_map<std::string, std::vector<int64_t>> probed_items;
+  // Stateful random nodes of the cluster (StatefulRandomNodes, known issue E): `state` is the
+  // u64[3] Philox-state parameter LowerCluster gives each; the node's lowering sets `next`,
+  // the state after its draws, which the cluster returns for the runtime to install.
+  struct RandomState {
+    hlo::Instruction* state = nullptr;
+    hlo::Instruction* next = nullptr;
+  };
+  absl::flat_hash_map<const tf::Node*, RandomState> random_states;
 };
 
 class LoweringContext {

@@ -1,4 +1,5 @@
-// Lowerings of TF's elementwise math and reduction ops.
+// Lowerings of TF's basic elementwise math, reductions (incl. All/Any, ArgMax/ArgMin),
+// Select/SelectV2, AddN and ClipByValue.
 #include <cmath>
 #include <limits>
 
@@ -213,6 +214,179 @@ absl::Status LowerProd(LoweringContext& c, const tf::Node& n) {
   return LowerReduction(c, n, ReduceKind::kProd);
 }
 
+// All/Any(x: bool, axes) => reduce with and/or; keep_dims as for the numeric reductions.
+absl::Status LowerBoolReduction(LoweringContext& ctx, const tf::Node& node, bool all) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const hlo::Shape& shape = x->shape();
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReductionAxes(ctx, node, shape.rank()));
+  TFJIT_ASSIGN_OR_RETURN(bool keep_dims, tf::GetBoolAttrOr(node, "keep_dims", false));
+  Instruction* init = ctx.b().ScalarConstant<bool>(DType::kBool, all);
+  hlo::Computation* combiner = hlo::GetOrAddScalarBinaryComputation(
+      ctx.module(), all ? Opcode::kAnd : Opcode::kOr, DType::kBool);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reduce(x, init, axes, combiner));
+  if (keep_dims) {
+    std::vector<int64_t> kept = shape.dims();
+    for (int64_t a : axes) kept[static_cast<size_t>(a)] = 1;
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, kept));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+absl::Status LowerAll(LoweringContext& c, const tf::Node& n) {
+  return LowerBoolReduction(c, n, true);
+}
+absl::Status LowerAny(LoweringContext& c, const tf::Node& n) {
+  return LowerBoolReduction(c, n, false);
+}
+
+// ArgMax/ArgMin(x, axis): the first index holding the extreme value. With a NaN along the
+// axis the answer is the first NaN (XLA's rule; the extreme reduce propagates NaN).
+// Built from single-output reduces: m = max(x); index = min(x == m ? iota : limit).
+absl::Status LowerArgExtreme(LoweringContext& ctx, const tf::Node& node, bool is_max) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const hlo::Shape& shape = x->shape();
+  const DType t = shape.element_type();
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.ConstantInputAsInts(node, 1));
+  if (axis_v.size() != 1) return InvalidArgument("node %s: dimension must be a scalar",
+                                                 node.DebugName());
+  const int rank = shape.rank();
+  int64_t axis = axis_v[0];
+  if (axis < -rank || axis >= rank) {
+    return InvalidArgument("node %s: Expected dimension in the range [%d, %d), but got %d",
+                           node.DebugName(), -rank, rank, axis);
+  }
+  if (axis < 0) axis += rank;
+  if (shape.dim(static_cast<int>(axis)) == 0) {
+    return InvalidArgument("node %s: Reduction axis %d is empty in shape %s", node.DebugName(),
+                           axis, shape.ToString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(DType out_t, tf::GetTypeAttr(node, "output_type"));
+  Instruction* init = nullptr;
+  if (IsFloatingDType(t)) {
+    const double inf = std::numeric_limits<double>::infinity();
+    TFJIT_ASSIGN_OR_RETURN(init, ctx.Splat(t, is_max ? -inf : inf, {}));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(init, IntegerLimit(ctx, t, is_max));
+  }
+  hlo::Computation* extreme = hlo::GetOrAddScalarBinaryComputation(
+      ctx.module(), is_max ? Opcode::kMaximum : Opcode::kMinimum, t);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * m, ctx.b().Reduce(x, init, {axis}, extreme));
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis) kept.push_back(d);
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mb, ctx.b().Broadcast(m, shape.dims(), kept));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * hit,
+                         ctx.b().Compare(hlo::ComparisonDirection::kEq, x, mb));
+  if (IsFloatingDType(t)) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * x_nan,
+                           ctx.b().Compare(hlo::ComparisonDirection::kNe, x, x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * m_nan,
+                           ctx.b().Compare(hlo::ComparisonDirection::kNe, mb, mb));
+    TFJIT_ASSIGN_OR_RETURN(hit, ctx.b().Select(m_nan, x_nan, hit));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * iota, ctx.b().Iota(hlo::Shape(out_t, shape.dims()), axis));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * limit, IntegerLimit(ctx, out_t, /*lowest=*/false));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * limits, ctx.b().Broadcast(limit, shape.dims(), {}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * candidates, ctx.b().Select(hit, iota, limits));
+  hlo::Computation* first =
+      hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMinimum, out_t);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reduce(candidates, limit, {axis}, first));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+absl::Status LowerArgMax(LoweringContext& c, const tf::Node& n) {
+  return LowerArgExtreme(c, n, true);
+}
+absl::Status LowerArgMin(LoweringContext& c, const tf::Node& n) {
+  return LowerArgExtreme(c, n, false);
+}
+
+// Select(cond, t, e): cond has t's shape, is a scalar, or is a vector choosing rows of t.
+absl::Status LowerSelect(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * cond, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * t, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * e, ctx.Input(node, 2));
+  const hlo::Shape& ts = t->shape();
+  if (ts.dims() != e->shape().dims()) {
+    return InvalidArgument("node %s: t and e must have the same shape: t is %s, e is %s",
+                           node.DebugName(), ts.ToString(), e->shape().ToString());
+  }
+  const hlo::Shape& cs = cond->shape();
+  if (cs.rank() == 1 && ts.rank() > 1 && cs.dim(0) == ts.dim(0)) {
+    TFJIT_ASSIGN_OR_RETURN(cond, ctx.b().Broadcast(cond, ts.dims(), {0}));
+  } else if (cs.rank() == 0) {
+    TFJIT_ASSIGN_OR_RETURN(cond, ctx.b().Broadcast(cond, ts.dims(), {}));
+  } else if (cs.dims() != ts.dims()) {
+    return InvalidArgument("node %s: condition must be a scalar, a vector of t's first "
+                           "dimension or t's shape: condition is %s, t is %s",
+                           node.DebugName(), cs.ToString(), ts.ToString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Select(cond, t, e));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// SelectV2(cond, t, e): all three broadcast to their common shape.
+absl::Status LowerSelectV2(LoweringContext& ctx, const tf::Node& node) {
+  std::vector<Instruction*> xs(3);
+  std::vector<int64_t> dims;
+  for (int i = 0; i < 3; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(xs[static_cast<size_t>(i)], ctx.Input(node, i));
+    absl::StatusOr<std::vector<int64_t>> d =
+        BroadcastDims(dims, xs[static_cast<size_t>(i)]->shape().dims());
+    if (!d.ok()) {
+      return InvalidArgument("node %s: %s; condition, t and e must be broadcast-compatible",
+                             node.DebugName(), d.status().message());
+    }
+    dims = *d;
+  }
+  for (Instruction*& x : xs) {
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.BroadcastTo(x, dims));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Select(xs[0], xs[1], xs[2]));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// AddN(xs) => ((x0 + x1) + x2) + ...; all inputs have one shape.
+absl::Status LowerAddN(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sum, ctx.Input(node, 0));
+  for (int i = 1; i < node.num_inputs(); ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, i));
+    if (x->shape().dims() != sum->shape().dims()) {
+      return InvalidArgument("node %s: Inputs to operation AddN must have the same size and "
+                             "shape. Input 0: %s != input %d: %s",
+                             node.DebugName(), sum->shape().ToString(), i,
+                             x->shape().ToString());
+    }
+    TFJIT_ASSIGN_OR_RETURN(sum, ctx.b().Binary(Opcode::kAdd, sum, x));
+  }
+  ctx.SetOutput(node, 0, sum);
+  return absl::OkStatus();
+}
+
+// ClipByValue(t, lo, hi) => max(min(t, hi), lo); lo and hi are scalars or t's shape.
+absl::Status LowerClipByValue(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * t, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * lo, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * hi, ctx.Input(node, 2));
+  const std::vector<int64_t>& dims = t->shape().dims();
+  for (Instruction** bound : {&lo, &hi}) {
+    const hlo::Shape& bs = (*bound)->shape();
+    if (bs.rank() != 0 && bs.dims() != dims) {
+      return InvalidArgument("node %s: clip_value_min and clip_value_max must be scalars or "
+                             "have t's shape %s, got %s",
+                             node.DebugName(), t->shape().ToString(), bs.ToString());
+    }
+    TFJIT_ASSIGN_OR_RETURN(*bound, ctx.BroadcastTo(*bound, dims));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kMinimum, t, hi));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kMaximum, r, lo));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendMathLowerings(std::vector<OpLowering>* table) {
@@ -226,6 +400,10 @@ void AppendMathLowerings(std::vector<OpLowering>* table) {
       {"Relu", LowerRelu},       {"Relu6", LowerRelu6},       {"Cast", LowerCast},
       {"Sum", LowerSum},         {"Mean", LowerMean},         {"Max", LowerMax},
       {"Min", LowerMin},         {"Prod", LowerProd},
+      {"All", LowerAll},         {"Any", LowerAny},
+      {"ArgMax", LowerArgMax},   {"ArgMin", LowerArgMin},
+      {"Select", LowerSelect},   {"SelectV2", LowerSelectV2},
+      {"AddN", LowerAddN},       {"ClipByValue", LowerClipByValue},
   });
 }
 

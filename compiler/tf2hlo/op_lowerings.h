@@ -36,6 +36,8 @@ void AppendRandomLowerings(std::vector<OpLowering>* table); // random_lowerings.
 void AppendControlFlowLowerings(std::vector<OpLowering>* table);
 void AppendResourceLowerings(std::vector<OpLowering>* table);  // resource_lowerings.cc
 void AppendListLowerings(std::vector<OpLowering>* table);      // list_lowerings.cc
+void AppendElementwiseLowerings(std::vector<OpLowering>* table);  // elementwise_lowerings.cc
+void AppendSliceLowerings(std::vector<OpLowering>* table);        // slice_lowerings.cc
 
 }  // namespace tfjit::tf2hlo
 

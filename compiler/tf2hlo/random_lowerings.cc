@@ -1,8 +1,9 @@
-// Lowerings of TF's stateless random ops to an explicit Philox-4x32-10 in elementwise HLO over
-// an iota of block indices, bit-identical with the fallback kernels (runtime/kernels/
-// random_kernels.cc, core/philox.h). Plain integer/float elementwise ops only, so every
-// backend runs it (the CPU backend has no rng-bit-generator). Truncated normal (rejection
-// sampling) has no lowering.
+// Lowerings of TF's random ops. Uniform floats and ints: an explicit Philox-4x32-10 in
+// elementwise HLO over an iota of block indices. Normals and truncated normals: a custom-call
+// (core/random_fill.h) that runs the kernels' own fill, since Box-Muller needs libm's exact
+// logf/sincosf and truncation is rejection sampling. Both are bit-identical with the fallback
+// kernels (runtime/kernels/random_kernels.cc). Stateful ops (known issue E) draw from a u64[3]
+// state parameter the runtime supplies and return the advanced state.
 #include <cmath>
 #include <array>
 #include <cstdint>
@@ -10,10 +11,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/logging.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/philox.h"
+#include "core/random_fill.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 
@@ -205,40 +208,6 @@ Instruction* UniformF64(Rng& r, Instruction* x0, Instruction* x1) {
   return MinusOne(r, r.Bitcast(bits, DType::kFloat64));
 }
 
-struct Pair {
-  Instruction* first;
-  Instruction* second;
-};
-
-// TF's BoxMullerFloat: u1 floored at 1e-7f; the angle 2*pi*u computed in double and narrowed;
-// radius sqrt(-2 log u1) in float; (sin, cos) * radius.
-Pair BoxMullerF32(Rng& r, Instruction* x0, Instruction* x1) {
-  if (!r.ok({x0, x1})) return {nullptr, nullptr};
-  const Dims d = x0->shape().dims();
-  Instruction* u1 = r.Bin(Opcode::kMaximum, UniformF32(r, x0),
-                          r.F(DType::kFloat32, static_cast<double>(1.0e-7f), d));
-  Instruction* v1 = r.Cvt(r.Bin(Opcode::kMultiply, r.F(DType::kFloat64, 2 * M_PI, d),
-                                r.Cvt(UniformF32(r, x1), DType::kFloat64)),
-                          DType::kFloat32);
-  Instruction* u2 = r.Un(Opcode::kSqrt, r.Bin(Opcode::kMultiply, r.F(DType::kFloat32, -2.0, d),
-                                              r.Un(Opcode::kLog, u1)));
-  return {r.Bin(Opcode::kMultiply, r.Un(Opcode::kSine, v1), u2),
-          r.Bin(Opcode::kMultiply, r.Un(Opcode::kCosine, v1), u2)};
-}
-
-Pair BoxMullerF64(Rng& r, const Words& w) {
-  if (!r.ok({w[0]})) return {nullptr, nullptr};
-  const Dims d = w[0]->shape().dims();
-  Instruction* u1 =
-      r.Bin(Opcode::kMaximum, UniformF64(r, w[0], w[1]), r.F(DType::kFloat64, 1.0e-7, d));
-  Instruction* v1 = r.Bin(Opcode::kMultiply, r.F(DType::kFloat64, 2 * M_PI, d),
-                          UniformF64(r, w[2], w[3]));
-  Instruction* u2 = r.Un(Opcode::kSqrt, r.Bin(Opcode::kMultiply, r.F(DType::kFloat64, -2.0, d),
-                                              r.Un(Opcode::kLog, u1)));
-  return {r.Bin(Opcode::kMultiply, r.Un(Opcode::kSine, v1), u2),
-          r.Bin(Opcode::kMultiply, r.Un(Opcode::kCosine, v1), u2)};
-}
-
 // Element i: 32-bit types use word i%4 of block i/4, 64-bit types words (2j, 2j+1), j = i%2,
 // of block i/2 (TF's FillPhiloxRandom: one block per output group).
 Instruction* UniformValues(Rng& r, DType t, const Words& w, int64_t n, const Dims& dims) {
@@ -247,17 +216,6 @@ Instruction* UniformValues(Rng& r, DType t, const Words& w, int64_t n, const Dim
   }
   Instruction* bits = r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
   return t == DType::kFloat32 ? UniformF32(r, bits) : Uniform16(r, bits, t);
-}
-
-Instruction* NormalValues(Rng& r, DType t, const Words& w, int64_t n, const Dims& dims) {
-  if (t == DType::kFloat64) {
-    const Pair d = BoxMullerF64(r, w);
-    return r.Interleave({d.first, d.second}, n, dims);
-  }
-  const Pair a = BoxMullerF32(r, w[0], w[1]);
-  const Pair b = BoxMullerF32(r, w[2], w[3]);
-  Instruction* v = r.Interleave({a.first, a.second, b.first, b.second}, n, dims);
-  return t == DType::kFloat32 ? v : r.Cvt(v, t);  // TF rounds the float result
 }
 
 // ---- Inputs ----
@@ -346,91 +304,137 @@ absl::StatusOr<Words> BlocksFor(Rng& r, const Stream& s, int64_t n, int per_bloc
   return PhiloxBlocks(r, s.key, s.counter, nb);
 }
 
-// ---- Ops ----
+// ---- Values ----
 
-absl::Status LowerStatelessFloat(LoweringContext& ctx, const tf::Node& node, bool normal,
-                                 bool v2) {
-  TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "dtype"));
-  if (!IsFloatingDType(dtype)) {
-    return InvalidArgument("%s: dtype must be a floating-point type, got %s", node.op(),
-                           DTypeName(dtype));
-  }
-  TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
-  Rng r(ctx);
-  TFJIT_ASSIGN_OR_RETURN(Stream s, v2 ? KeyCounterStream(r, ctx, node)
-                                      : SeedStream(r, ctx, node, 1));
+// The Philox state as the u64[3] [key, counter_lo, counter_hi] of the fill custom-calls.
+Instruction* StateWords(Rng& r, const Stream& s) {
+  return r.Concat({r.Reshape(r.Join64(s.key[0], s.key[1]), {1}),
+                   r.Reshape(r.Join64(s.counter[0], s.counter[1]), {1}),
+                   r.Reshape(r.Join64(s.counter[2], s.counter[3]), {1})},
+                  0);
+}
+
+// n floats of `dist` from stream `s`: uniform as explicit Philox HLO (fusible, vectorised);
+// normal and truncated normal through the kernels' fill as a custom-call.
+absl::StatusOr<Instruction*> FloatValues(Rng& r, LoweringContext& ctx,
+                                         random::RandomDistribution dist, DType dtype,
+                                         const Stream& s, const Dims& dims) {
   const int64_t n = NumElements(dims);
-  Instruction* out = nullptr;
-  if (n == 0) {
-    out = r.F(dtype, 0.0, dims);
-  } else {
+  if (n == 0) return r.F(dtype, 0.0, dims);
+  if (dist == random::RandomDistribution::kUniform) {
     TFJIT_ASSIGN_OR_RETURN(Words w, BlocksFor(r, s, n, dtype == DType::kFloat64 ? 2 : 4));
-    out = normal ? NormalValues(r, dtype, w, n, dims) : UniformValues(r, dtype, w, n, dims);
+    return UniformValues(r, dtype, w, n, dims);
   }
+  Instruction* state = StateWords(r, s);
   TFJIT_RETURN_IF_ERROR(r.status());
-  ctx.SetOutput(node, 0, out);
-  return absl::OkStatus();
+  hlo::Attributes attrs;
+  attrs.custom_call_target = random::RandomFillTarget(dist);
+  return ctx.b().Add(Opcode::kCustomCall, {state}, std::move(attrs), {}, hlo::Shape(dtype, dims));
 }
 
 // TF's UniformDistribution<int>: lo + bits % (hi - lo), in unsigned arithmetic.
-absl::Status LowerStatelessInt(LoweringContext& ctx, const tf::Node& node, bool v2) {
+absl::StatusOr<Instruction*> IntValues(Rng& r, DType dtype, const Stream& s, Instruction* lo,
+                                       Instruction* hi, const Dims& dims) {
+  const int64_t n = NumElements(dims);
+  if (n == 0) return r.Cvt(r.Const<int32_t>(DType::kInt32, 0, dims), dtype);
+  const bool wide = dtype == DType::kInt64;
+  const DType u = wide ? DType::kUInt64 : DType::kUInt32;
+  TFJIT_ASSIGN_OR_RETURN(Words w, BlocksFor(r, s, n, wide ? 2 : 4));
+  Instruction* bits = wide ? r.Join64(r.Interleave({w[0], w[2]}, n, dims),
+                                      r.Interleave({w[1], w[3]}, n, dims))
+                           : r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
+  Instruction* ulo = r.Bitcast(lo, u);
+  Instruction* range = r.Bin(Opcode::kSubtract, r.Bitcast(hi, u), ulo);
+  Instruction* offset = r.Bin(Opcode::kRemainder, bits, r.Bcast(range, dims));
+  return r.Bitcast(r.Bin(Opcode::kAdd, r.Bcast(ulo, dims), offset), dtype);
+}
+
+absl::StatusOr<DType> FloatDType(const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "dtype"));
-  if (dtype != DType::kInt32 && dtype != DType::kInt64) {
-    return InvalidArgument("%s: dtype must be int32 or int64, got %s", node.op(),
+  if (!random::IsRandomFillDType(dtype)) {
+    return InvalidArgument("%s: dtype must be a floating-point type, got %s", node.op(),
                            DTypeName(dtype));
   }
-  TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
-  const int range_i = v2 ? 4 : 2;
-  TFJIT_ASSIGN_OR_RETURN(Instruction * lo, ctx.Input(node, range_i));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * hi, ctx.Input(node, range_i + 1));
-  if (lo->shape().rank() != 0) {
-    return InvalidArgument("minval must be 0-D, got shape %s", lo->shape().ToString());
+  return dtype;
+}
+
+// minval/maxval inputs range_i, range_i + 1: scalars; known bounds are checked like TF's
+// kernel (unknown ones cannot fail at run time).
+absl::Status IntRange(LoweringContext& ctx, const tf::Node& node, int range_i, int64_t n,
+                      Instruction** lo, Instruction** hi) {
+  TFJIT_ASSIGN_OR_RETURN(*lo, ctx.Input(node, range_i));
+  TFJIT_ASSIGN_OR_RETURN(*hi, ctx.Input(node, range_i + 1));
+  if ((*lo)->shape().rank() != 0) {
+    return InvalidArgument("minval must be 0-D, got shape %s", (*lo)->shape().ToString());
   }
-  if (hi->shape().rank() != 0) {
-    return InvalidArgument("maxval must be 0-D, got shape %s", hi->shape().ToString());
+  if ((*hi)->shape().rank() != 0) {
+    return InvalidArgument("maxval must be 0-D, got shape %s", (*hi)->shape().ToString());
   }
-  const int64_t n = NumElements(dims);
-  // Known bounds are checked like TF's kernel; unknown ones cannot fail at run time.
   absl::StatusOr<std::vector<int64_t>> lo_v = ctx.ConstantInputAsInts(node, range_i);
   absl::StatusOr<std::vector<int64_t>> hi_v = ctx.ConstantInputAsInts(node, range_i + 1);
   if (n > 0 && lo_v.ok() && hi_v.ok() && !((*lo_v)[0] < (*hi_v)[0])) {
     return InvalidArgument("Need minval < maxval, got %d >= %d", (*lo_v)[0], (*hi_v)[0]);
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DType> IntDType(const tf::Node& node, const char* attr) {
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, attr));
+  if (dtype != DType::kInt32 && dtype != DType::kInt64) {
+    return InvalidArgument("%s: dtype must be int32 or int64, got %s", node.op(),
+                           DTypeName(dtype));
+  }
+  return dtype;
+}
+
+// ---- Stateless ops ----
+
+absl::Status LowerStatelessFloat(LoweringContext& ctx, const tf::Node& node,
+                                 random::RandomDistribution dist, bool v2) {
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, FloatDType(node));
+  TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
   Rng r(ctx);
   TFJIT_ASSIGN_OR_RETURN(Stream s, v2 ? KeyCounterStream(r, ctx, node)
                                       : SeedStream(r, ctx, node, 1));
-  Instruction* out = nullptr;
-  if (n == 0) {
-    out = r.Const<int32_t>(DType::kInt32, 0, dims);
-    out = r.Cvt(out, dtype);
-  } else {
-    const bool wide = dtype == DType::kInt64;
-    const DType u = wide ? DType::kUInt64 : DType::kUInt32;
-    TFJIT_ASSIGN_OR_RETURN(Words w, BlocksFor(r, s, n, wide ? 2 : 4));
-    Instruction* bits = wide ? r.Join64(r.Interleave({w[0], w[2]}, n, dims),
-                                        r.Interleave({w[1], w[3]}, n, dims))
-                             : r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
-    Instruction* ulo = r.Bitcast(lo, u);
-    Instruction* range = r.Bin(Opcode::kSubtract, r.Bitcast(hi, u), ulo);
-    Instruction* offset = r.Bin(Opcode::kRemainder, bits, r.Bcast(range, dims));
-    out = r.Bitcast(r.Bin(Opcode::kAdd, r.Bcast(ulo, dims), offset), dtype);
-  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * out, FloatValues(r, ctx, dist, dtype, s, dims));
   TFJIT_RETURN_IF_ERROR(r.status());
   ctx.SetOutput(node, 0, out);
   return absl::OkStatus();
 }
 
+absl::Status LowerStatelessInt(LoweringContext& ctx, const tf::Node& node, bool v2) {
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, IntDType(node, "dtype"));
+  TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
+  Instruction *lo, *hi;
+  TFJIT_RETURN_IF_ERROR(IntRange(ctx, node, v2 ? 4 : 2, NumElements(dims), &lo, &hi));
+  Rng r(ctx);
+  TFJIT_ASSIGN_OR_RETURN(Stream s, v2 ? KeyCounterStream(r, ctx, node)
+                                      : SeedStream(r, ctx, node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * out, IntValues(r, dtype, s, lo, hi, dims));
+  TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetOutput(node, 0, out);
+  return absl::OkStatus();
+}
+
+using random::RandomDistribution;
+
 absl::Status LowerStatelessRandomUniform(LoweringContext& c, const tf::Node& n) {
-  return LowerStatelessFloat(c, n, /*normal=*/false, /*v2=*/false);
+  return LowerStatelessFloat(c, n, RandomDistribution::kUniform, /*v2=*/false);
 }
 absl::Status LowerStatelessRandomNormal(LoweringContext& c, const tf::Node& n) {
-  return LowerStatelessFloat(c, n, /*normal=*/true, /*v2=*/false);
+  return LowerStatelessFloat(c, n, RandomDistribution::kNormal, /*v2=*/false);
+}
+absl::Status LowerStatelessTruncatedNormal(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessFloat(c, n, RandomDistribution::kTruncatedNormal, /*v2=*/false);
 }
 absl::Status LowerStatelessRandomUniformV2(LoweringContext& c, const tf::Node& n) {
-  return LowerStatelessFloat(c, n, /*normal=*/false, /*v2=*/true);
+  return LowerStatelessFloat(c, n, RandomDistribution::kUniform, /*v2=*/true);
 }
 absl::Status LowerStatelessRandomNormalV2(LoweringContext& c, const tf::Node& n) {
-  return LowerStatelessFloat(c, n, /*normal=*/true, /*v2=*/true);
+  return LowerStatelessFloat(c, n, RandomDistribution::kNormal, /*v2=*/true);
+}
+absl::Status LowerStatelessTruncatedNormalV2(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessFloat(c, n, RandomDistribution::kTruncatedNormal, /*v2=*/true);
 }
 absl::Status LowerStatelessRandomUniformInt(LoweringContext& c, const tf::Node& n) {
   return LowerStatelessInt(c, n, /*v2=*/false);
@@ -467,16 +471,86 @@ absl::Status LowerStatelessRandomGetAlg(LoweringContext& ctx, const tf::Node& no
   return absl::OkStatus();
 }
 
-// Normals are not compiled yet. Box-Muller in f32 needs libm's logf bit for bit, while the
-// CPU backend computes f32 log with an inline approximation (backends/llvm/fast_math.h; a
-// double log rounded to float differs from glibc's logf for 0.7% of inputs). The f64 form is
-// bit-exact but its explicit Philox fuses into one loop whose elemental IR is so large that
-// LLVM needs ~30 s to compile it; it comes back once the fusion/emitter shares subexpressions
-// (CPU performance issue). Until then normals run in the fallback kernels (same bits).
-bool NormalCanLower(const tf::Node& node, std::string* why) {
-  *why = absl::StrCat(node.op(), " is not compiled yet (f32 needs libm's exact logf; the f64 "
-                      "form compiles too slowly); it runs in the runtime with TF's bits");
-  return false;
+// ---- Stateful ops (known issue E) ----
+
+// TF's compile-time warning (tf2xla/kernels/random_ops.cc names the node after it). TF prints
+// none for RandomStandardNormal; tfjit warns in the same words, since its seeds are ignored too.
+std::string IgnoredSeedsWarning(const tf::Node& node) {
+  const char* api = "uniform";
+  if (node.op() == "RandomStandardNormal") api = "normal";
+  if (node.op() == "TruncatedNormal") api = "truncated_normal";
+  return absl::StrCat("Warning: Using tf.random.", api, " with XLA compilation will ignore "
+                      "seeds; consider using tf.random.stateless_", api, " instead if "
+                      "reproducible behavior is desired. ", node.name());
+}
+
+// The node's state parameter (LowerCluster) as a stream, and the next state: the counter
+// advanced by 256 blocks per output (TF's ReserveRandomOutputs), a 128-bit add on u64 words.
+absl::StatusOr<Stream> StatefulStream(Rng& r, LoweringContext& ctx, const tf::Node& node,
+                                      int64_t n) {
+  auto it = ctx.options()->random_states.find(&node);
+  if (it == ctx.options()->random_states.end() || it->second.state == nullptr) {
+    return Unimplemented("%s inside a function body (While/If) of a compiled cluster is not "
+                         "compiled yet; call it outside the loop or use tf.random.stateless_*",
+                         node.op());
+  }
+  if (ctx.autofix()) {
+    TFJIT_ASSIGN_OR_RETURN(int64_t seed, tf::GetIntAttrOr(node, "seed", 0));
+    TFJIT_ASSIGN_OR_RETURN(int64_t seed2, tf::GetIntAttrOr(node, "seed2", 0));
+    Log(LogLevel::kWarning, "autofix E: %s honours its seeds (seed=%d, seed2=%d) in compiled "
+        "code: it continues the runtime kernel's Philox stream instead of XLA's unseeded one",
+        node.DebugName(), seed, seed2);
+  } else {
+    Log(LogLevel::kWarning, "%s", IgnoredSeedsWarning(node));
+  }
+  Instruction* state = it->second.state;
+  Instruction* key = r.At(state, 0);
+  Instruction* c0 = r.At(state, 1);
+  Instruction* c1 = r.At(state, 2);
+  const uint64_t advance =
+      static_cast<uint64_t>(n) * static_cast<uint64_t>(random::kReservedSamplesPerOutput);
+  Instruction* lo = r.Bin(Opcode::kAdd, c0, r.U64(advance, {}));
+  Instruction* carry = r.Cvt(r.Lt(lo, c0), DType::kUInt64);
+  Instruction* hi = r.Bin(Opcode::kAdd, c1, carry);
+  it->second.next = r.Concat({r.Reshape(key, {1}), r.Reshape(lo, {1}), r.Reshape(hi, {1})}, 0);
+  TFJIT_RETURN_IF_ERROR(r.status());
+  return Stream{{r.Lo32(key), r.Hi32(key)}, {r.Lo32(c0), r.Hi32(c0), r.Lo32(c1), r.Hi32(c1)}};
+}
+
+absl::Status LowerStatefulFloat(LoweringContext& ctx, const tf::Node& node,
+                                RandomDistribution dist) {
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, FloatDType(node));
+  TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
+  Rng r(ctx);
+  TFJIT_ASSIGN_OR_RETURN(Stream s, StatefulStream(r, ctx, node, NumElements(dims)));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * out, FloatValues(r, ctx, dist, dtype, s, dims));
+  TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetOutput(node, 0, out);
+  return absl::OkStatus();
+}
+
+absl::Status LowerRandomUniform(LoweringContext& c, const tf::Node& n) {
+  return LowerStatefulFloat(c, n, RandomDistribution::kUniform);
+}
+absl::Status LowerRandomStandardNormal(LoweringContext& c, const tf::Node& n) {
+  return LowerStatefulFloat(c, n, RandomDistribution::kNormal);
+}
+absl::Status LowerTruncatedNormal(LoweringContext& c, const tf::Node& n) {
+  return LowerStatefulFloat(c, n, RandomDistribution::kTruncatedNormal);
+}
+
+absl::Status LowerRandomUniformInt(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, IntDType(node, "Tout"));
+  TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
+  const int64_t n = NumElements(dims);
+  Instruction *lo, *hi;
+  TFJIT_RETURN_IF_ERROR(IntRange(ctx, node, 1, n, &lo, &hi));
+  Rng r(ctx);
+  TFJIT_ASSIGN_OR_RETURN(Stream s, StatefulStream(r, ctx, node, n));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * out, IntValues(r, dtype, s, lo, hi, dims));
+  TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetOutput(node, 0, out);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -484,14 +558,20 @@ bool NormalCanLower(const tf::Node& node, std::string* why) {
 void AppendRandomLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
       {"StatelessRandomUniform", LowerStatelessRandomUniform, true},
-      {"StatelessRandomNormal", LowerStatelessRandomNormal, true, NormalCanLower},
+      {"StatelessRandomNormal", LowerStatelessRandomNormal, true},
+      {"StatelessTruncatedNormal", LowerStatelessTruncatedNormal, true},
       {"StatelessRandomUniformV2", LowerStatelessRandomUniformV2, true},
-      {"StatelessRandomNormalV2", LowerStatelessRandomNormalV2, true, NormalCanLower},
+      {"StatelessRandomNormalV2", LowerStatelessRandomNormalV2, true},
+      {"StatelessTruncatedNormalV2", LowerStatelessTruncatedNormalV2, true},
       {"StatelessRandomUniformInt", LowerStatelessRandomUniformInt},
       {"StatelessRandomUniformIntV2", LowerStatelessRandomUniformIntV2},
       {"StatelessRandomGetKeyCounter", LowerStatelessRandomGetKeyCounter},
       {"StatelessRandomGetKeyCounterAlg", LowerStatelessRandomGetKeyCounterAlg},
       {"StatelessRandomGetAlg", LowerStatelessRandomGetAlg},
+      {"RandomUniform", LowerRandomUniform, true},
+      {"RandomStandardNormal", LowerRandomStandardNormal, true},
+      {"TruncatedNormal", LowerTruncatedNormal, true},
+      {"RandomUniformInt", LowerRandomUniformInt},
   });
 }
 

@@ -1,6 +1,7 @@
 // TF's random ops on the Philox-4x32-10 stream (core/philox.h), bit-exact with TF's CPU
 // kernels: stateless v1 (seed pair) and V2 (key/counter/alg) ops, StatelessRandomGetKeyCounter
-// and the stateful RandomUniform/RandomStandardNormal/TruncatedNormal/RandomUniformInt.
+// and the stateful RandomUniform/RandomStandardNormal/TruncatedNormal/RandomUniformInt, whose
+// per-session generators also seed compiled clusters (random_kernels.h, known issue E).
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -10,9 +11,11 @@
 #include "absl/synchronization/mutex.h"
 #include "core/dtype.h"
 #include "core/philox.h"
+#include "core/random_fill.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/random_kernels.h"
 
 namespace tfjit::runtime {
 namespace {
@@ -20,133 +23,40 @@ namespace {
 using random::PhiloxCounter;
 using random::PhiloxState;
 
-enum class Dist { kUniform, kNormal, kTruncatedNormal };
-
-// Element i of TF's FillPhiloxRandom for fixed-sample distributions: group i / per_block uses
-// block i / per_block (TF skips the generator one block per group), whatever the sharding.
-class BlockCursor {
- public:
-  explicit BlockCursor(const PhiloxState& s) : state_(s) {}
-  const PhiloxCounter& At(int64_t block) {
-    if (block != current_) {
-      words_ = state_.Block(static_cast<uint64_t>(block));
-      current_ = block;
-    }
-    return words_;
-  }
-
- private:
-  const PhiloxState& state_;
-  int64_t current_ = -1;
-  PhiloxCounter words_{};
-};
-
-template <typename T>
-void FillUniform(const PhiloxState& s, T* out, int64_t begin, int64_t end) {
-  BlockCursor cursor(s);
-  for (int64_t i = begin; i < end; ++i) {
-    if constexpr (std::is_same_v<T, double>) {
-      const PhiloxCounter& w = cursor.At(i / 2);
-      const size_t j = static_cast<size_t>(i % 2) * 2;
-      out[i] = random::Uint64ToDouble(w[j], w[j + 1]);
-    } else {
-      const uint32_t x = cursor.At(i / 4)[static_cast<size_t>(i % 4)];
-      if constexpr (std::is_same_v<T, float>) {
-        out[i] = random::Uint32ToFloat(x);
-      } else if constexpr (std::is_same_v<T, half>) {
-        out[i] = half(random::Uint32ToHalfValue(x));
-      } else {
-        out[i] = bfloat16(random::Uint32ToBfloat16Value(x));
-      }
-    }
-  }
-}
-
-// Box-Muller pairs: words (0,1) and (2,3) of a block give outputs (0,1) and (2,3) for 32-bit
-// types; a double block gives two outputs.
-template <typename T>
-void FillNormal(const PhiloxState& s, T* out, int64_t begin, int64_t end) {
-  BlockCursor cursor(s);
-  if constexpr (std::is_same_v<T, double>) {
-    int64_t cached = -1;
-    double d[2] = {0, 0};
-    for (int64_t i = begin; i < end; ++i) {
-      if (i / 2 != cached) {
-        const PhiloxCounter& w = cursor.At(i / 2);
-        random::BoxMullerDouble(w[0], w[1], w[2], w[3], &d[0], &d[1]);
-        cached = i / 2;
-      }
-      out[i] = d[i % 2];
-    }
-  } else {
-    int64_t cached = -1;
-    float f[2] = {0, 0};
-    for (int64_t i = begin; i < end; ++i) {
-      if (i / 2 != cached) {
-        const PhiloxCounter& w = cursor.At(i / 4);
-        const size_t p = static_cast<size_t>(i % 4) & ~size_t{1};
-        random::BoxMullerFloat(w[p], w[p + 1], &f[0], &f[1]);
-        cached = i / 2;
-      }
-      out[i] = static_cast<T>(f[i % 2]);
-    }
-  }
-}
-
-template <typename T>
-void FillTruncatedNormal(const PhiloxState& s, T* out, int64_t begin, int64_t end) {
-  constexpr int kGroup = std::is_same_v<T, double> ? random::kTruncatedDoubleGroup
-                                                   : random::kTruncatedFloatGroup;
-  int64_t cached = -1;
-  std::conditional_t<std::is_same_v<T, double>, double, float> g[kGroup] = {};
-  for (int64_t i = begin; i < end; ++i) {
-    if (i / kGroup != cached) {
-      cached = i / kGroup;
-      if constexpr (std::is_same_v<T, double>) {
-        random::TruncatedNormalDoubleGroup(s, static_cast<uint64_t>(cached), g);
-      } else {
-        random::TruncatedNormalFloatGroup(s, static_cast<uint64_t>(cached), g);
-      }
-    }
-    out[i] = static_cast<T>(g[i % kGroup]);
-  }
-}
+using random::RandomDistribution;
 
 // TF's UniformDistribution<int>: lo + (bits % range) with range = hi - lo as unsigned.
 template <typename T>
 void FillUniformInt(const PhiloxState& s, T* out, int64_t begin, int64_t end, T lo, T hi) {
   using U = std::make_unsigned_t<T>;
   const U range = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
-  BlockCursor cursor(s);
+  constexpr int64_t kPerBlock = sizeof(T) == 8 ? 2 : 4;
+  int64_t cached = -1;
+  PhiloxCounter w{};
   for (int64_t i = begin; i < end; ++i) {
+    if (i / kPerBlock != cached) {
+      cached = i / kPerBlock;
+      w = s.Block(static_cast<uint64_t>(cached));
+    }
     U bits;
     if constexpr (sizeof(T) == 8) {
-      const PhiloxCounter& w = cursor.At(i / 2);
       const size_t j = static_cast<size_t>(i % 2) * 2;
       bits = w[j] | (static_cast<uint64_t>(w[j + 1]) << 32);
     } else {
-      bits = cursor.At(i / 4)[static_cast<size_t>(i % 4)];
+      bits = w[static_cast<size_t>(i % 4)];
     }
     out[i] = static_cast<T>(static_cast<U>(static_cast<U>(lo) + bits % range));
   }
 }
 
-absl::Status FillFloat(KernelContext& ctx, Dist dist, DType dtype, const PhiloxState& s,
-                       Tensor& out) {
-  const int64_t n = out.num_elements();
-  const int64_t cost = dist == Dist::kUniform ? 20 : (dist == Dist::kNormal ? 80 : 120);
-  const bool ok = DispatchFloat(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    T* data = out.data<T>();
-    ParallelFor(ctx, n, cost, [&](int64_t b, int64_t e) {
-      switch (dist) {
-        case Dist::kUniform: FillUniform<T>(s, data, b, e); break;
-        case Dist::kNormal: FillNormal<T>(s, data, b, e); break;
-        case Dist::kTruncatedNormal: FillTruncatedNormal<T>(s, data, b, e); break;
-      }
-    });
-  });
-  if (!ok) return UnsupportedDType(ctx, dtype, "float16, bfloat16, float32, float64");
+absl::Status FillFloat(KernelContext& ctx, RandomDistribution dist, DType dtype,
+                       const PhiloxState& s, Tensor& out) {
+  if (!random::IsRandomFillDType(dtype)) {
+    return UnsupportedDType(ctx, dtype, "float16, bfloat16, float32, float64");
+  }
+  void* data = out.raw_data();
+  ParallelFor(ctx, out.num_elements(), random::RandomFillCostPerElement(dist),
+              [&](int64_t b, int64_t e) { random::FillRandom(dist, dtype, s, data, b, e); });
   return absl::OkStatus();
 }
 
@@ -257,7 +167,7 @@ absl::Status FillInt(KernelContext& ctx, DType dtype, int range_input, const Phi
 
 // ---- Stateless ops ----
 
-absl::Status StatelessFloat(KernelContext& ctx, Dist dist, bool v2) {
+absl::Status StatelessFloat(KernelContext& ctx, RandomDistribution dist, bool v2) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, v2 ? 4 : 2));
   TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(ctx.node(), "dtype"));
   std::vector<int64_t> dims;
@@ -284,22 +194,22 @@ absl::Status StatelessInt(KernelContext& ctx, bool v2) {
 }
 
 absl::Status StatelessRandomUniform(KernelContext& c) {
-  return StatelessFloat(c, Dist::kUniform, false);
+  return StatelessFloat(c, RandomDistribution::kUniform, false);
 }
 absl::Status StatelessRandomNormal(KernelContext& c) {
-  return StatelessFloat(c, Dist::kNormal, false);
+  return StatelessFloat(c, RandomDistribution::kNormal, false);
 }
 absl::Status StatelessTruncatedNormal(KernelContext& c) {
-  return StatelessFloat(c, Dist::kTruncatedNormal, false);
+  return StatelessFloat(c, RandomDistribution::kTruncatedNormal, false);
 }
 absl::Status StatelessRandomUniformV2(KernelContext& c) {
-  return StatelessFloat(c, Dist::kUniform, true);
+  return StatelessFloat(c, RandomDistribution::kUniform, true);
 }
 absl::Status StatelessRandomNormalV2(KernelContext& c) {
-  return StatelessFloat(c, Dist::kNormal, true);
+  return StatelessFloat(c, RandomDistribution::kNormal, true);
 }
 absl::Status StatelessTruncatedNormalV2(KernelContext& c) {
-  return StatelessFloat(c, Dist::kTruncatedNormal, true);
+  return StatelessFloat(c, RandomDistribution::kTruncatedNormal, true);
 }
 absl::Status StatelessRandomUniformInt(KernelContext& c) { return StatelessInt(c, false); }
 absl::Status StatelessRandomUniformIntV2(KernelContext& c) { return StatelessInt(c, true); }
@@ -336,12 +246,17 @@ absl::Status StatelessRandomGetAlg(KernelContext& ctx) {
 
 // ---- Stateful ops ----
 
+}  // namespace
+
 // The node's generator (TF's GuardedPhiloxRandom): keyed by (seed, seed2), advancing by
 // 256 blocks per output on every run (ReserveRandomOutputs(n, 256)).
 struct StatefulGenerator : KernelState {
   absl::Mutex mu;
   PhiloxState state;
+  uint64_t compiled_runs = 0;  // compiled runs that ignored the seeds (known issue E)
 };
+
+namespace {
 
 // Used when the runner gives the kernel no per-session store. Node addresses are stable for
 // the life of a Session's graph; a node allocated at the address of a destroyed Session's
@@ -351,12 +266,11 @@ KernelStateStore& ProcessStateStore() {
   return *store;
 }
 
-absl::StatusOr<PhiloxState> ReserveSamples(KernelContext& ctx, int64_t num_outputs) {
-  TFJIT_ASSIGN_OR_RETURN(int64_t seed, tf::GetIntAttrOr(ctx.node(), "seed", 0));
-  TFJIT_ASSIGN_OR_RETURN(int64_t seed2, tf::GetIntAttrOr(ctx.node(), "seed2", 0));
-  KernelStateStore& store =
-      ctx.state_store() != nullptr ? *ctx.state_store() : ProcessStateStore();
-  StatefulGenerator* gen = store.GetOrCreate<StatefulGenerator>(&ctx.node(), [&] {
+absl::StatusOr<StatefulGenerator*> Generator(KernelStateStore* store, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(int64_t seed, tf::GetIntAttrOr(node, "seed", 0));
+  TFJIT_ASSIGN_OR_RETURN(int64_t seed2, tf::GetIntAttrOr(node, "seed2", 0));
+  KernelStateStore& s = store != nullptr ? *store : ProcessStateStore();
+  return s.GetOrCreate<StatefulGenerator>(&node, [&] {
     auto g = std::make_unique<StatefulGenerator>();
     if (seed == 0 && seed2 == 0) {
       // TF seeds unseeded ops from a nondeterministic source (random::New64()).
@@ -367,6 +281,10 @@ absl::StatusOr<PhiloxState> ReserveSamples(KernelContext& ctx, int64_t num_outpu
     g->state = random::SeedPairToState(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
     return g;
   });
+}
+
+absl::StatusOr<PhiloxState> ReserveSamples(KernelContext& ctx, int64_t num_outputs) {
+  TFJIT_ASSIGN_OR_RETURN(StatefulGenerator * gen, Generator(ctx.state_store(), ctx.node()));
   absl::MutexLock lock(&gen->mu);
   const PhiloxState local = gen->state;
   gen->state.Skip(static_cast<uint64_t>(num_outputs) *
@@ -374,7 +292,7 @@ absl::StatusOr<PhiloxState> ReserveSamples(KernelContext& ctx, int64_t num_outpu
   return local;
 }
 
-absl::Status StatefulFloat(KernelContext& ctx, Dist dist) {
+absl::Status StatefulFloat(KernelContext& ctx, RandomDistribution dist) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(ctx.node(), "dtype"));
   std::vector<int64_t> dims;
@@ -389,10 +307,14 @@ absl::Status StatefulFloat(KernelContext& ctx, Dist dist) {
   return absl::OkStatus();
 }
 
-absl::Status RandomUniform(KernelContext& c) { return StatefulFloat(c, Dist::kUniform); }
-absl::Status RandomStandardNormal(KernelContext& c) { return StatefulFloat(c, Dist::kNormal); }
+absl::Status RandomUniform(KernelContext& c) {
+  return StatefulFloat(c, RandomDistribution::kUniform);
+}
+absl::Status RandomStandardNormal(KernelContext& c) {
+  return StatefulFloat(c, RandomDistribution::kNormal);
+}
 absl::Status TruncatedNormal(KernelContext& c) {
-  return StatefulFloat(c, Dist::kTruncatedNormal);
+  return StatefulFloat(c, RandomDistribution::kTruncatedNormal);
 }
 
 absl::Status RandomUniformInt(KernelContext& ctx) {
@@ -418,6 +340,57 @@ absl::Status RandomUniformInt(KernelContext& ctx) {
 }
 
 }  // namespace
+
+// ---- Compiled stateful ops (known issue E) ----
+
+namespace {
+
+// FNV-1a: a stable 64-bit name hash (absl::Hash is seeded per process).
+uint64_t Fnv1a(absl::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+Tensor StateTensor(const PhiloxState& s) {
+  Tensor t(DType::kUInt64, {3});
+  random::StateToU64x3(s, t.data<uint64_t>());
+  return t;
+}
+
+}  // namespace
+
+CompiledRandomState::CompiledRandomState(CompiledRandomState&&) noexcept = default;
+CompiledRandomState& CompiledRandomState::operator=(CompiledRandomState&&) noexcept = default;
+CompiledRandomState::~CompiledRandomState() = default;
+
+void CompiledRandomState::Commit(const Tensor& next) {
+  if (lock_ != nullptr && generator_ != nullptr && next.dtype() == DType::kUInt64 &&
+      next.num_elements() == 3) {
+    generator_->state = random::StateFromU64x3(next.data<uint64_t>());
+  }
+  lock_.reset();
+}
+
+absl::StatusOr<CompiledRandomState> AcquireCompiledRandomState(KernelStateStore* store,
+                                                               const tf::Node& node,
+                                                               bool honour_seeds) {
+  CompiledRandomState result;
+  TFJIT_ASSIGN_OR_RETURN(result.generator_, Generator(store, node));
+  StatefulGenerator* gen = result.generator_;
+  if (honour_seeds) {
+    result.lock_ = std::make_unique<absl::MutexLock>(&gen->mu);
+    result.state_ = StateTensor(gen->state);
+    return result;
+  }
+  uint64_t run;
+  {
+    absl::MutexLock lock(&gen->mu);
+    run = gen->compiled_runs++;
+  }
+  result.state_ = StateTensor(random::StatelessSeedToState(run, Fnv1a(node.name())));
+  return result;
+}
 
 void RegisterRandomKernels(KernelRegistry& registry) {
   registry.Register("StatelessRandomUniform", StatelessRandomUniform);

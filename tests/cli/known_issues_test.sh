@@ -53,9 +53,23 @@ for mode in off all; do
   rule "F-loop-$mode" "INVALID_ARGUMENT: Input 0 to node \`ones\` with op Fill must be a compile-time constant." \
     "$ki/loop_shape.pbtxt" --random-inputs 2 --jit "$mode"
 done
-for g in list_crossing unbounded_list dynamic_array loop_shape; do
+rule "C-straight-line" "INVALID_ARGUMENT: XLA compilation requires a fixed tensor list size. Set the max number of elements." \
+  "$ki/empty_list_no_max.pbtxt" --random-inputs 2 --jit off
+rule "D-unshaped" "UNIMPLEMENTED: TensorArrays with dynamic size are not supported by XLA." \
+  "$ki/dynamic_array_unshaped.pbtxt" --random-inputs 2 --jit off
+for g in list_crossing unbounded_list dynamic_array dynamic_array_unshaped empty_list_no_max loop_shape; do
   fixed "autofix-$g" "$ki/$g.pbtxt" --random-inputs 2
 done
+
+# E: stateful random ops in a jit function: TF's warning and exit 0 without --autofix; with it
+# the compiled ops continue the kernels' seeded streams (the third run equals --jit none's).
+if "$tfjit" run "$ki/stateful_random.pbtxt" --random-inputs 2 >"$tmp/out" 2>"$tmp/err" &&
+   grep -q "Warning: Using tf.random.uniform with XLA compilation will ignore seeds; consider using tf.random.stateless_uniform instead if reproducible behavior is desired. random_uniform/RandomUniform" "$tmp/err"; then
+  passes=$((passes+1))
+else
+  fail "E: no TF warning for a compiled stateful random op"
+fi
+fixed E-autofix "$ki/stateful_random.pbtxt" --random-inputs 2 --repeat 3
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

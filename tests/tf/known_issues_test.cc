@@ -33,6 +33,11 @@ const Case kCases[] = {
      "TensorArrayV2"},
     {"dynamic_array.pbtxt", absl::StatusCode::kUnimplemented,
      "TensorArrays with dynamic size are not supported by XLA.\n", "write"},
+    {"dynamic_array_unshaped.pbtxt", absl::StatusCode::kUnimplemented,
+     "TensorArrays with dynamic size are not supported by XLA.\n", "write"},
+    {"empty_list_no_max.pbtxt", absl::StatusCode::kInvalidArgument,
+     "XLA compilation requires a fixed tensor list size. Set the max number of elements.",
+     "EmptyTensorList"},
     {"loop_shape.pbtxt", absl::StatusCode::kInvalidArgument,
      "Input 0 to node `ones` with op Fill must be a compile-time constant.\n\nXLA compilation "
      "requires that operator arguments that represent shapes or dimensions be evaluated to "
@@ -70,7 +75,8 @@ std::vector<float> Expected(const Case& c, const std::vector<float>& x) {
   const std::string g = c.graph;
   std::vector<float> out;
   if (g == "loop_shape.pbtxt") return {x[0] * 1 * 2 * 3 * 4};
-  const int rows = g == "list_crossing.pbtxt" ? 2 : g == "unbounded_list.pbtxt" ? 5 : 4;
+  if (g == "empty_list_no_max.pbtxt") return x;  // pushed, then popped back
+  const int rows = g == "list_crossing.pbtxt" ? 2 : g == "unbounded_list.pbtxt" ? 5 : 4;  // D: 4
   for (int i = 0; i < rows; ++i) {
     const float scale = g == "list_crossing.pbtxt" ? static_cast<float>(i + 1) : static_cast<float>(i);
     for (float v : x) out.push_back(v * scale);
@@ -111,6 +117,31 @@ TEST_P(KnownIssuesTest, WithAutofixSameValuesAsTheUncompiledRun) {
       ASSERT_EQ(out->dims(), reference->dims());
       for (int64_t i = 0; i < out->num_elements(); ++i) {
         EXPECT_FLOAT_EQ(out->data<float>()[i], reference->data<float>()[i]) << "element " << i;
+      }
+    }
+  }
+}
+
+// TF's documented workarounds compile as they are, with the error variant's values.
+TEST_P(KnownIssuesTest, WorkaroundsCompileWithoutAutofix) {
+  const std::pair<const char*, const Case*> kWorkarounds[] = {
+      {"list_inside.pbtxt", &kCases[0]},
+      {"bounded_list.pbtxt", &kCases[1]},
+      {"static_array.pbtxt", &kCases[2]},
+  };
+  for (const auto& [graph, error_case] : kWorkarounds) {
+    Case c = *error_case;
+    c.graph = graph;
+    const Tensor x = Input(*error_case);
+    const std::vector<float> xv(x.data<float>(), x.data<float>() + x.num_elements());
+    const std::vector<float> want = Expected(*error_case, xv);
+    for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
+      SCOPED_TRACE(std::string(graph) + " mode " + std::to_string(static_cast<int>(mode)));
+      absl::StatusOr<Tensor> out = RunOnce(c, mode, /*autofix=*/false, GetParam(), x);
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      ASSERT_EQ(out->num_elements(), static_cast<int64_t>(want.size()));
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_FLOAT_EQ(out->data<float>()[i], want[i]) << "element " << i;
       }
     }
   }

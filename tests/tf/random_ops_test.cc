@@ -1,7 +1,7 @@
 // Stateless random ops through the Session: the compiled cluster (CPU JIT and the HLO
-// evaluator, --jit all) must reproduce the fallback kernels (--jit none) bit for bit, for every
-// dtype, odd and empty shapes, constant and fed seeds, and key/counter from
-// StatelessRandomGetKeyCounter inside the cluster.
+// evaluator; --jit auto and all) must reproduce the fallback kernels (--jit none, off) bit for
+// bit, for every distribution and dtype, odd and empty shapes, constant and fed seeds, and
+// key/counter from StatelessRandomGetKeyCounter inside the cluster.
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -71,30 +71,48 @@ class GraphBuilder {
 
 absl::StatusOr<std::vector<Tensor>> RunGraph(const GraphBuilder& g, const std::string& path,
                                              JitMode jit, const std::string& backend,
-                                             const std::vector<std::string>& fetches) {
+                                             const std::vector<std::string>& fetches,
+                                             RunStats* stats = nullptr) {
   SessionOptions options;
   options.jit = jit;
   options.backend = backend;
   TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Load(path, options));
-  return session->Run(g.feeds(), fetches);
+  return session->Run(g.feeds(), fetches, stats);
 }
 
-// Runs the graph uncompiled, on the CPU JIT and on the evaluator; all must agree bytewise.
+void ExpectSameBytes(const std::vector<Tensor>& ref, const std::vector<Tensor>& got,
+                     const std::string& what) {
+  ASSERT_EQ(ref.size(), got.size()) << what;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const Tensor& a = ref[i];
+    const Tensor& b = got[i];
+    ASSERT_EQ(a.ShapeString(), b.ShapeString()) << what;
+    EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()), 0)
+        << what << " output " << i << "\nkernels: " << a.DebugString(12)
+        << "\ncompiled: " << b.DebugString(12);
+  }
+}
+
+// Runs the graph uncompiled (none, off), then auto and all on the CPU JIT and on the
+// evaluator; all must agree bytewise.
 void ExpectCompiledMatchesKernels(const GraphBuilder& g, const std::string& name,
                                   const std::vector<std::string>& fetches) {
   const std::string path = g.Write(name);
   auto ref = RunGraph(g, path, JitMode::kNone, "cpu", fetches);
   ASSERT_TRUE(ref.ok()) << name << " kernels: " << StatusToString(ref.status());
+  auto off = RunGraph(g, path, JitMode::kOff, "cpu", fetches);
+  ASSERT_TRUE(off.ok()) << name << " off: " << StatusToString(off.status());
+  ExpectSameBytes(*ref, *off, name + " off");
   for (const char* backend : {"cpu", "interpreter"}) {
-    auto got = RunGraph(g, path, JitMode::kAll, backend, fetches);
-    ASSERT_TRUE(got.ok()) << name << " " << backend << ": " << StatusToString(got.status());
-    for (size_t i = 0; i < fetches.size(); ++i) {
-      const Tensor& a = (*ref)[i];
-      const Tensor& b = (*got)[i];
-      ASSERT_EQ(a.ShapeString(), b.ShapeString()) << name << " " << backend;
-      EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()), 0)
-          << name << " " << backend << " output " << i << "\nkernels: " << a.DebugString(12)
-          << "\ncompiled: " << b.DebugString(12);
+    for (JitMode jit : {JitMode::kAuto, JitMode::kAll}) {
+      const std::string what =
+          absl::StrCat(name, " ", backend, jit == JitMode::kAll ? " all" : " auto");
+      RunStats stats;
+      auto got = RunGraph(g, path, jit, backend, fetches, &stats);
+      ASSERT_TRUE(got.ok()) << what << ": " << StatusToString(got.status());
+      EXPECT_EQ(stats.clusters, 1) << what << ": the random op must compile";
+      EXPECT_EQ(stats.fallbacks, 0) << what;
+      ExpectSameBytes(*ref, *got, what);
     }
   }
   std::filesystem::remove(path);
@@ -115,15 +133,18 @@ const std::vector<Dims>& Shapes() {
   return shapes;
 }
 
-// The lowered (op, dtype) pairs: uniform in every float type, normal in float64 (f32 normals
-// need libm's logf, see random_lowerings.cc).
+// Every distribution in every float type the kernels support.
 struct FloatCase {
   const char* op;
   DType dtype;
 };
 const FloatCase kFloatCases[] = {
-    {"StatelessRandomUniform", DType::kFloat32}, {"StatelessRandomUniform", DType::kFloat64},
-    {"StatelessRandomUniform", DType::kFloat16}, {"StatelessRandomUniform", DType::kBFloat16}};
+    {"StatelessRandomUniform", DType::kFloat32},   {"StatelessRandomUniform", DType::kFloat64},
+    {"StatelessRandomUniform", DType::kFloat16},   {"StatelessRandomUniform", DType::kBFloat16},
+    {"StatelessRandomNormal", DType::kFloat32},    {"StatelessRandomNormal", DType::kFloat64},
+    {"StatelessRandomNormal", DType::kFloat16},    {"StatelessRandomNormal", DType::kBFloat16},
+    {"StatelessTruncatedNormal", DType::kFloat32}, {"StatelessTruncatedNormal", DType::kFloat64},
+    {"StatelessTruncatedNormal", DType::kFloat16}, {"StatelessTruncatedNormal", DType::kBFloat16}};
 
 GraphBuilder V1Graph(const char* op, DType t, const Dims& d, bool fed_seed) {
   GraphBuilder g;
@@ -146,23 +167,37 @@ TEST(RandomOpsCompiledTest, StatelessV1FloatOps) {
   }
 }
 
-// Normals stay out of compiled clusters (see NormalCanLower): auto-clustering runs them in the
-// kernels (same values), --jit all reports the node.
-class NormalIsNotCompiled : public ::testing::TestWithParam<DType> {};
-TEST_P(NormalIsNotCompiled, AutoRunsKernelsAllReportsNode) {
-  const GraphBuilder g = V1Graph("StatelessRandomNormal", GetParam(), {9}, false);
-  const std::string path = g.Write(std::string("normal_") + DTypeName(GetParam()));
-  auto ref = RunGraph(g, path, JitMode::kNone, "cpu", {"op"});
-  auto autojit = RunGraph(g, path, JitMode::kAuto, "cpu", {"op"});
-  ASSERT_TRUE(ref.ok() && autojit.ok()) << ref.status() << autojit.status();
-  EXPECT_EQ(std::memcmp((*ref)[0].raw_data(), (*autojit)[0].raw_data(), (*ref)[0].byte_size()),
-            0);
-  auto all = RunGraph(g, path, JitMode::kAll, "cpu", {"op"});
-  EXPECT_FALSE(all.ok());
-  EXPECT_TRUE(absl::StrContains(all.status().message(), "Detected unsupported operations"))
-      << all.status();
+// TF's known answer (tf.random.Generator.from_seed(1234).normal([2, 3]) is
+// StatelessRandomNormalV2 at key 0, counter [1234, 0]) from compiled code, both backends.
+TEST(RandomOpsCompiledTest, CompiledNormalV2GivesTfKnownAnswer) {
+  GraphBuilder g;
+  g.Const("shape", ShapeTensor({2, 3}));
+  g.Const("key", Tensor::FromVector<uint64_t>(DType::kUInt64, {1}, {0}));
+  g.Const("counter", Tensor::FromVector<uint64_t>(DType::kUInt64, {2}, {1234, 0}));
+  g.Const("alg", Tensor::FromVector<int32_t>(DType::kInt32, {}, {1}));
+  auto* n = g.Node("op", "StatelessRandomNormalV2", {"shape", "key", "counter", "alg"});
+  GraphBuilder::SetType(n, "dtype", DType::kFloat32);
+  GraphBuilder::SetType(n, "Tshape", DType::kInt32);
+  const std::string path = g.Write("normal_v2_kat");
+  for (const char* backend : {"cpu", "interpreter"}) {
+    RunStats stats;
+    SessionOptions options;
+    options.jit = JitMode::kAll;
+    options.backend = backend;
+    auto session = Session::Load(path, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto r = (*session)->Run({}, {"op"}, &stats);
+    ASSERT_TRUE(r.ok()) << backend << ": " << r.status();
+    EXPECT_EQ(stats.clusters, 1) << backend;
+    const float* v = (*r)[0].data<float>();
+    EXPECT_EQ(std::vector<float>(v, v + 6),
+              (std::vector<float>{0.9356609f, 1.0854305f, -0.93788373f, -0.50615472f,
+                                  1.31697023f, 0.71375787f}))
+        << backend;
+  }
   std::filesystem::remove(path);
 }
+
 // A seed fed at run time is not compiled (see SeedStream): auto falls back to the kernels with
 // the same bits; --jit all reports UNIMPLEMENTED naming the op.
 TEST(RandomOpsCompiledTest, FedSeedFallsBackToKernels) {
@@ -179,9 +214,6 @@ TEST(RandomOpsCompiledTest, FedSeedFallsBackToKernels) {
       << all.status();
   std::filesystem::remove(path);
 }
-
-INSTANTIATE_TEST_SUITE_P(Dtypes, NormalIsNotCompiled,
-                         ::testing::Values(DType::kFloat32, DType::kFloat64));
 
 TEST(RandomOpsCompiledTest, StatelessUniformIntV1) {
   for (DType t : {DType::kInt32, DType::kInt64}) {
@@ -209,6 +241,10 @@ TEST(RandomOpsCompiledTest, StatelessUniformIntV1) {
 TEST(RandomOpsCompiledTest, GetKeyCounterAndV2Ops) {
   const FloatCase cases[] = {{"StatelessRandomUniformV2", DType::kFloat32},
                              {"StatelessRandomUniformV2", DType::kFloat16},
+                             {"StatelessRandomNormalV2", DType::kFloat32},
+                             {"StatelessRandomNormalV2", DType::kFloat64},
+                             {"StatelessTruncatedNormalV2", DType::kFloat16},
+                             {"StatelessTruncatedNormalV2", DType::kFloat32},
                              {"StatelessRandomUniformIntV2", DType::kInt32},
                              {"StatelessRandomUniformIntV2", DType::kInt64}};
   for (const FloatCase& c : cases) {

@@ -3,10 +3,13 @@
 // issue F, testGetConstantOutOfResourceVariable) and variables on another device (known issue
 // A, testResourceWrongDevice, on CPU:0/CPU:1 — or GPU:0 when the build has a GPU).
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
 #include "tfjit/session.h"
@@ -151,6 +154,27 @@ TEST(VariableTest, VariableOnAnotherDeviceIsIssueA) {
         << out.status().message();
     EXPECT_EQ(NodeOfError(out.status()).first, "AssignAddVariableOp");
   }
+}
+
+// TF's workaround: create the variable on the device the function runs on.
+TEST(VariableTest, VariableOnTheFunctionsDeviceCompiles) {
+  std::ifstream in(VariableGraph("wrong_device.pbtxt"));
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string path = (std::filesystem::temp_directory_path() / "same_device.pbtxt").string();
+  std::ofstream(path) << absl::StrReplaceAll(text.str(), {{"device:CPU:0", "device:CPU:1"}});
+  SessionOptions options;
+  options.jit = JitMode::kOff;
+  options.logical_cpus = 2;
+  auto session = Session::Load(path, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Run({}, {}, {"Variable/Assign"}).ok());
+  const Tensor x = Tensor::FromVector(DType::kFloat32, {2}, std::vector<float>{1.0f, 2.0f});
+  RunStats stats;
+  auto out = (*session)->Run({{"x", x}}, {"read"}, &stats);
+  ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+  EXPECT_EQ(Floats((*out)[0]), (std::vector<float>{3.1f + 1.0f, 3.2f + 2.0f}));
+  EXPECT_EQ(stats.clusters, 1) << "the jit function compiles";
 }
 
 TEST(VariableTest, AutofixCopiesTheVariableToTheClustersDevice) {

@@ -119,3 +119,66 @@ TEST(ClusteringTest, XlaCompileFalseAndFedOutputsStayOut) {
 
 }  // namespace
 }  // namespace tfjit::cluster
+
+namespace tfjit::cluster {
+namespace {
+
+std::string WithAttr(std::string node, const std::string& attr) {
+  node.insert(node.rfind('}'), attr + " ");
+  return node;
+}
+
+TEST(ClusteringTest, DifferentXlaScopesNeverShareACluster) {
+  const std::string scope_a = "attr { key: \"_XlaScope\" value { s: \"a\" } }";
+  const std::string scope_b = "attr { key: \"_XlaScope\" value { s: \"b\" } }";
+  auto g = BuildGraph(std::string(kX) + WithAttr(Unary("a", "Exp", "x"), scope_a) +
+                      WithAttr(Unary("b", "Tanh", "a"), scope_a) +
+                      WithAttr(Unary("c", "Neg", "b"), scope_b) +
+                      WithAttr(Unary("d", "Relu", "c"), scope_b));
+  auto r = FindClusters(*g, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(ClusterOf(*g, *r, "a"), ClusterOf(*g, *r, "b"));
+  EXPECT_EQ(ClusterOf(*g, *r, "c"), ClusterOf(*g, *r, "d"));
+  EXPECT_NE(ClusterOf(*g, *r, "a"), ClusterOf(*g, *r, "c"));
+}
+
+TEST(ClusteringTest, NodesOnDifferentDevicesNeverShareACluster) {
+  auto g = BuildGraph(std::string(kX) + Unary("a", "Exp", "x") + Unary("b", "Tanh", "a") +
+                      Unary("c", "Neg", "b") + Unary("d", "Relu", "c"));
+  ClusteringOptions options;
+  options.node_devices.assign(g->num_nodes(), "/job:localhost/replica:0/task:0/device:CPU:0");
+  options.node_devices[g->FindNode("c")->id()] = "/job:localhost/replica:0/task:0/device:CPU:1";
+  options.node_devices[g->FindNode("d")->id()] = "/job:localhost/replica:0/task:0/device:CPU:1";
+  auto r = FindClusters(*g, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->clusters.size(), 2u);
+  EXPECT_NE(ClusterOf(*g, *r, "b"), ClusterOf(*g, *r, "c"));
+  EXPECT_EQ(r->clusters[ClusterOf(*g, *r, "c")].device,
+            "/job:localhost/replica:0/task:0/device:CPU:1");
+}
+
+TEST(ClusteringTest, VariableOfAnotherDeviceKeepsItsOpsOut) {
+  auto g = BuildGraph(
+      "node { name: \"v\" op: \"VarHandleOp\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
+      "attr { key: \"shape\" value { shape { } } } }\n"
+      "node { name: \"r\" op: \"ReadVariableOp\" input: \"v\" "
+      "attr { key: \"dtype\" value { type: DT_FLOAT } } }\n" +
+      Unary("e", "Exp", "r") + Unary("t", "Tanh", "e"));
+  ClusteringOptions options;
+  options.node_devices.assign(g->num_nodes(), "/job:localhost/replica:0/task:0/device:CPU:1");
+  options.node_devices[g->FindNode("v")->id()] = "/job:localhost/replica:0/task:0/device:CPU:0";
+  auto r = FindClusters(*g, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(ClusterOf(*g, *r, "r"), -1);
+  EXPECT_TRUE(absl::StrContains(r->why_not.at(g->FindNode("r")->id()), "lives on"))
+      << r->why_not.at(g->FindNode("r")->id());
+  EXPECT_NE(ClusterOf(*g, *r, "e"), -1);
+  // Same device: the read joins the cluster.
+  options.node_devices[g->FindNode("v")->id()] = "/job:localhost/replica:0/task:0/device:CPU:1";
+  r = FindClusters(*g, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(ClusterOf(*g, *r, "r"), ClusterOf(*g, *r, "e"));
+}
+
+}  // namespace
+}  // namespace tfjit::cluster

@@ -1,4 +1,7 @@
-// Evaluator tests: gather (clamped starts), scatter (skipped out-of-bounds windows), rng.
+// Evaluator tests: gather (clamped starts), scatter (skipped out-of-bounds windows), rng,
+// and the Philox-fill custom-calls.
+#include <cmath>
+
 #include "tests/unit/evaluator/eval_test_util.h"
 
 namespace tfjit::hlo {
@@ -66,6 +69,35 @@ TEST(RngBitGeneratorTest, PhiloxKnownAnswerZeroKeyZeroCounter) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<uint32_t>(r->elements()[1]),
             (std::vector<uint32_t>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+}
+
+// The Philox-fill custom-calls give core's FillRandom values: TF's known answer for
+// Generator.from_seed(1234).normal([2, 3]) (key 0, counter [1234, 0]).
+TEST(CustomCallTest, PhiloxNormalIsTfKnownAnswer) {
+  const std::string text = Entry(
+      "(s: u64[3]) -> f32[2,3]",
+      "  %s = u64[3] parameter(0)\n"
+      "  ROOT %r = f32[2,3] custom-call(%s), custom_call_target=\"tfjit.philox_random_normal\"");
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<uint64_t>({3}, {0, 1234, 0})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<float>(*r), (std::vector<float>{0.9356609f, 1.0854305f, -0.93788373f,
+                                                   -0.50615472f, 1.31697023f, 0.71375787f}));
+}
+
+TEST(CustomCallTest, TruncatedNormalStaysInsideTwoAndBadShapesFail) {
+  const std::string text = Entry(
+      "(s: u64[3]) -> f64[50]",
+      "  %s = u64[3] parameter(0)\n"
+      "  ROOT %r = f64[50] custom-call(%s), custom_call_target=\"tfjit.philox_truncated_normal\"");
+  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<uint64_t>({3}, {5, 6, 7})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (double v : Values<double>(*r)) EXPECT_LT(std::fabs(v), 2.0);
+  const std::string bad = Entry(
+      "(s: u64[3]) -> s32[4]",
+      "  %s = u64[3] parameter(0)\n"
+      "  ROOT %r = s32[4] custom-call(%s), custom_call_target=\"tfjit.philox_random_normal\"");
+  absl::StatusOr<Literal> b = ParseAndRun(bad, {Lit<uint64_t>({3}, {5, 6, 7})});
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument) << b.status();
 }
 
 }  // namespace

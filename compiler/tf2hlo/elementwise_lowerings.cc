@@ -1,0 +1,376 @@
+// Lowerings of TF's elementwise ops beyond the basic arithmetic of math_lowerings.cc:
+// rounding, trigonometry, special functions, predicates, floor/truncating division and
+// modulus, power, bitwise ops and the *NoNan family.
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+
+namespace tfjit::tf2hlo {
+namespace {
+
+using hlo::ComparisonDirection;
+using hlo::Instruction;
+using hlo::Opcode;
+
+// The node's inputs 0 and 1 broadcast to their common shape (TF's binary-op broadcasting).
+absl::StatusOr<std::pair<Instruction*, Instruction*>> BroadcastPair(LoweringContext& ctx,
+                                                                    const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.Input(node, 1));
+  absl::StatusOr<std::vector<int64_t>> dims = BroadcastDims(a->shape().dims(), b->shape().dims());
+  if (!dims.ok()) {
+    return InvalidArgument("%s; the two inputs of %s must have broadcast-compatible shapes",
+                           dims.status().message(), node.op());
+  }
+  TFJIT_ASSIGN_OR_RETURN(a, ctx.BroadcastTo(a, *dims));
+  TFJIT_ASSIGN_OR_RETURN(b, ctx.BroadcastTo(b, *dims));
+  return std::make_pair(a, b);
+}
+
+absl::StatusOr<Instruction*> Zeros(LoweringContext& ctx, Instruction* like) {
+  return ctx.Splat(like->shape().element_type(), 0.0, like->shape().dims());
+}
+
+absl::StatusOr<Instruction*> IsZero(LoweringContext& ctx, Instruction* x) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Zeros(ctx, x));
+  return ctx.b().Compare(ComparisonDirection::kEq, x, zero);
+}
+
+absl::StatusOr<Instruction*> IsNegative(LoweringContext& ctx, Instruction* x) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Zeros(ctx, x));
+  return ctx.b().Compare(ComparisonDirection::kLt, x, zero);
+}
+
+absl::Status Done(LoweringContext& ctx, const tf::Node& node,
+                  absl::StatusOr<Instruction*> result) {
+  if (!result.ok()) return result.status();
+  ctx.SetOutput(node, 0, *result);
+  return absl::OkStatus();
+}
+
+absl::Status LowerUnaryOp(LoweringContext& ctx, const tf::Node& node, Opcode opcode) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  // Rounding an integer is the identity (TF's Round/Floor/... on ints return x).
+  if (!IsFloatingDType(x->shape().element_type()) &&
+      (opcode == Opcode::kRoundNearestEven || opcode == Opcode::kFloor ||
+       opcode == Opcode::kCeil)) {
+    ctx.SetOutput(node, 0, x);
+    return absl::OkStatus();
+  }
+  return Done(ctx, node, ctx.b().Unary(opcode, x));
+}
+
+absl::Status LowerBinaryOp(LoweringContext& ctx, const tf::Node& node, Opcode opcode) {
+  TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
+  return Done(ctx, node, ctx.b().Binary(opcode, ab.first, ab.second));
+}
+
+#define TFJIT_UNARY(Name, opcode)                                           \
+  absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) {    \
+    return LowerUnaryOp(ctx, node, Opcode::opcode);                         \
+  }
+#define TFJIT_BINARY(Name, opcode)                                          \
+  absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) {    \
+    return LowerBinaryOp(ctx, node, Opcode::opcode);                        \
+  }
+TFJIT_UNARY(Floor, kFloor)
+TFJIT_UNARY(Ceil, kCeil)
+// TF's Round and Rint both round half to even.
+TFJIT_UNARY(Round, kRoundNearestEven)
+TFJIT_UNARY(Sign, kSign)
+TFJIT_UNARY(Sin, kSine)
+TFJIT_UNARY(Cos, kCosine)
+TFJIT_UNARY(Tan, kTan)
+TFJIT_UNARY(Erf, kErf)
+TFJIT_UNARY(Expm1, kExpm1)
+TFJIT_UNARY(Log1p, kLog1p)
+TFJIT_UNARY(IsFinite, kIsFinite)
+TFJIT_UNARY(Invert, kNot)
+TFJIT_BINARY(Atan2, kAtan2)
+TFJIT_BINARY(BitwiseAnd, kAnd)
+TFJIT_BINARY(BitwiseOr, kOr)
+TFJIT_BINARY(BitwiseXor, kXor)
+#undef TFJIT_UNARY
+#undef TFJIT_BINARY
+
+// Reciprocal(x), Inv(x) => 1 / x
+absl::Status LowerReciprocal(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one,
+                         ctx.Splat(x->shape().element_type(), 1.0, x->shape().dims()));
+  return Done(ctx, node, ctx.b().Binary(Opcode::kDivide, one, x));
+}
+
+// IsNan(x) => x != x
+absl::Status LowerIsNan(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  return Done(ctx, node, ctx.b().Compare(ComparisonDirection::kNe, x, x));
+}
+
+// IsInf(x) => |x| == inf
+absl::Status LowerIsInf(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ax, ctx.b().Unary(Opcode::kAbs, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * inf,
+                         ctx.Splat(x->shape().element_type(),
+                                   std::numeric_limits<double>::infinity(), x->shape().dims()));
+  return Done(ctx, node, ctx.b().Compare(ComparisonDirection::kEq, ax, inf));
+}
+
+absl::Status LowerFilledLike(LoweringContext& ctx, const tf::Node& node, double value) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  return Done(ctx, node, ctx.Splat(x->shape().element_type(), value, x->shape().dims()));
+}
+absl::Status LowerZerosLike(LoweringContext& ctx, const tf::Node& node) {
+  return LowerFilledLike(ctx, node, 0.0);
+}
+absl::Status LowerOnesLike(LoweringContext& ctx, const tf::Node& node) {
+  return LowerFilledLike(ctx, node, 1.0);
+}
+
+// Asin(x) => atan2(x, sqrt(1 - x^2)); Acos(x) => atan2(sqrt(1 - x^2), x); Atan(x) =>
+// atan2(x, 1). |x| > 1 gives NaN through the sqrt, as asin/acos do.
+absl::Status LowerInverseTrig(LoweringContext& ctx, const tf::Node& node, bool acos) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const DType t = x->shape().element_type();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one, ctx.Splat(t, 1.0, x->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x2, ctx.b().Binary(Opcode::kMultiply, x, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * d, ctx.b().Binary(Opcode::kSubtract, one, x2));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * s, ctx.b().Unary(Opcode::kSqrt, d));
+  if (acos) return Done(ctx, node, ctx.b().Binary(Opcode::kAtan2, s, x));
+  return Done(ctx, node, ctx.b().Binary(Opcode::kAtan2, x, s));
+}
+absl::Status LowerAsin(LoweringContext& ctx, const tf::Node& node) {
+  return LowerInverseTrig(ctx, node, false);
+}
+absl::Status LowerAcos(LoweringContext& ctx, const tf::Node& node) {
+  return LowerInverseTrig(ctx, node, true);
+}
+absl::Status LowerAtan(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one,
+                         ctx.Splat(x->shape().element_type(), 1.0, x->shape().dims()));
+  return Done(ctx, node, ctx.b().Binary(Opcode::kAtan2, x, one));
+}
+
+// Sinh(x) => (expm1(x) - expm1(-x)) / 2 (expm1 keeps small |x| accurate);
+// Cosh(x) => (exp(x) + exp(-x)) / 2.
+absl::Status LowerHyperbolic(LoweringContext& ctx, const tf::Node& node, bool cosh) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const Opcode e = cosh ? Opcode::kExp : Opcode::kExpm1;
+  TFJIT_ASSIGN_OR_RETURN(Instruction * nx, ctx.b().Unary(Opcode::kNegate, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ep, ctx.b().Unary(e, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * en, ctx.b().Unary(e, nx));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * s,
+                         ctx.b().Binary(cosh ? Opcode::kAdd : Opcode::kSubtract, ep, en));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * half,
+                         ctx.Splat(x->shape().element_type(), 0.5, x->shape().dims()));
+  return Done(ctx, node, ctx.b().Binary(Opcode::kMultiply, s, half));
+}
+absl::Status LowerSinh(LoweringContext& ctx, const tf::Node& node) {
+  return LowerHyperbolic(ctx, node, false);
+}
+absl::Status LowerCosh(LoweringContext& ctx, const tf::Node& node) {
+  return LowerHyperbolic(ctx, node, true);
+}
+
+// SquaredDifference(x, y) => (x - y) * (x - y)
+absl::Status LowerSquaredDifference(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * d, ctx.b().Binary(Opcode::kSubtract, ab.first, ab.second));
+  return Done(ctx, node, ctx.b().Binary(Opcode::kMultiply, d, d));
+}
+
+// Integer division, modulus and power: TF's kernels fail at run time on a zero divisor (or a
+// negative exponent), which compiled code cannot report. A compile-time-constant right-hand
+// side is checked here, with the kernel's message. Otherwise the op compiles as TF's XLA
+// bridge compiles it, and such elements get HLO's defined results (x / 0 = -1, x % 0 = x,
+// negative exponents 0 except for bases ±1) where the kernel would fail.
+absl::Status CheckIntegerRhs(LoweringContext& ctx, const tf::Node& node, bool is_pow) {
+  absl::StatusOr<Tensor> rhs = ctx.ConstantInput(node, 1);
+  if (!rhs.ok()) return absl::OkStatus();
+  for (int64_t k = 0; k < rhs->num_elements(); ++k) {
+    const int64_t v = ElementAsInt64(*rhs, k);
+    if (is_pow && v < 0) {
+      return InvalidArgument("node %s: Integers to negative integer powers are not allowed",
+                             node.DebugName());
+    }
+    if (!is_pow && v == 0) {
+      return InvalidArgument("node %s: Integer division by zero", node.DebugName());
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool IsIntegerOp(const tf::Node& node) {
+  return !node.input_types().empty() && IsIntegerDType(node.input_types()[0]);
+}
+
+// Pow(x, y): floats pow; integers exact repeated squaring (constant non-negative exponent).
+absl::Status LowerPow(LoweringContext& ctx, const tf::Node& node) {
+  if (IsIntegerOp(node)) {
+    TFJIT_RETURN_IF_ERROR(CheckIntegerRhs(ctx, node, /*is_pow=*/true));
+  }
+  return LowerBinaryOp(ctx, node, Opcode::kPower);
+}
+
+// Div, TruncateDiv: floats divide; integers truncate toward zero.
+absl::Status LowerDiv(LoweringContext& ctx, const tf::Node& node) {
+  if (IsIntegerOp(node)) {
+    TFJIT_RETURN_IF_ERROR(CheckIntegerRhs(ctx, node, false));
+  }
+  return LowerBinaryOp(ctx, node, Opcode::kDivide);
+}
+
+// Mod, TruncateMod: the remainder has the dividend's sign (C's % and fmod).
+absl::Status LowerTruncateMod(LoweringContext& ctx, const tf::Node& node) {
+  if (IsIntegerOp(node)) {
+    TFJIT_RETURN_IF_ERROR(CheckIntegerRhs(ctx, node, false));
+  }
+  return LowerBinaryOp(ctx, node, Opcode::kRemainder);
+}
+
+// FloorDiv: floats floor(x / y); integers q = x / y, minus 1 when the division was inexact
+// and the operands' signs differ (TF's google_floor_div).
+absl::Status LowerFloorDiv(LoweringContext& ctx, const tf::Node& node) {
+  const bool is_int = IsIntegerOp(node);
+  if (is_int) {
+    TFJIT_RETURN_IF_ERROR(CheckIntegerRhs(ctx, node, false));
+  }
+  TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
+  auto [x, y] = ab;
+  TFJIT_ASSIGN_OR_RETURN(Instruction * q, ctx.b().Binary(Opcode::kDivide, x, y));
+  if (!is_int) return Done(ctx, node, ctx.b().Unary(Opcode::kFloor, q));
+  if (IsUnsignedIntegerDType(x->shape().element_type())) return Done(ctx, node, q);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kRemainder, x, y));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r_zero, IsZero(ctx, r));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x_neg, IsNegative(ctx, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * y_neg, IsNegative(ctx, y));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * signs_differ,
+                         ctx.b().Binary(Opcode::kXor, x_neg, y_neg));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * inexact, ctx.b().Unary(Opcode::kNot, r_zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * adjust,
+                         ctx.b().Binary(Opcode::kAnd, inexact, signs_differ));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one, ctx.Splat(q->shape().element_type(), 1.0,
+                                                      q->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * q1, ctx.b().Binary(Opcode::kSubtract, q, one));
+  return Done(ctx, node, ctx.b().Select(adjust, q1, q));
+}
+
+// FloorMod: r = x rem y (sign of x); r + y when r != 0 and r, y have different signs
+// (TF's google_floor_fmod for floats and floor-mod for integers).
+absl::Status LowerFloorMod(LoweringContext& ctx, const tf::Node& node) {
+  const bool is_int = IsIntegerOp(node);
+  if (is_int) {
+    TFJIT_RETURN_IF_ERROR(CheckIntegerRhs(ctx, node, false));
+  }
+  TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
+  auto [x, y] = ab;
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kRemainder, x, y));
+  if (IsUnsignedIntegerDType(x->shape().element_type())) return Done(ctx, node, r);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r_zero, IsZero(ctx, r));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r_neg, IsNegative(ctx, r));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * y_neg, IsNegative(ctx, y));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * signs_differ,
+                         ctx.b().Binary(Opcode::kXor, r_neg, y_neg));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * nonzero, ctx.b().Unary(Opcode::kNot, r_zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * adjust,
+                         ctx.b().Binary(Opcode::kAnd, nonzero, signs_differ));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ry, ctx.b().Binary(Opcode::kAdd, r, y));
+  return Done(ctx, node, ctx.b().Select(adjust, ry, r));
+}
+
+// DivNoNan(x, y) => y == 0 ? 0 : x / y; MulNoNan(x, y) => y == 0 ? 0 : x * y.
+absl::Status LowerNoNan(LoweringContext& ctx, const tf::Node& node, Opcode opcode) {
+  TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
+  auto [x, y] = ab;
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(opcode, x, y));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * y_zero, IsZero(ctx, y));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Zeros(ctx, r));
+  return Done(ctx, node, ctx.b().Select(y_zero, zero, r));
+}
+absl::Status LowerDivNoNan(LoweringContext& ctx, const tf::Node& node) {
+  return LowerNoNan(ctx, node, Opcode::kDivide);
+}
+absl::Status LowerMulNoNan(LoweringContext& ctx, const tf::Node& node) {
+  return LowerNoNan(ctx, node, Opcode::kMultiply);
+}
+
+// Xdivy(x, y) => x == 0 ? 0 : x / y; Xlogy(x, y) => x == 0 ? 0 : x * log(y).
+absl::Status LowerXop(LoweringContext& ctx, const tf::Node& node, bool log) {
+  TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
+  auto [x, y] = ab;
+  Instruction* r = nullptr;
+  if (log) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ly, ctx.b().Unary(Opcode::kLog, y));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kMultiply, x, ly));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kDivide, x, y));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x_zero, IsZero(ctx, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Zeros(ctx, r));
+  return Done(ctx, node, ctx.b().Select(x_zero, zero, r));
+}
+absl::Status LowerXdivy(LoweringContext& ctx, const tf::Node& node) {
+  return LowerXop(ctx, node, false);
+}
+absl::Status LowerXlogy(LoweringContext& ctx, const tf::Node& node) {
+  return LowerXop(ctx, node, true);
+}
+
+// Ops whose inputs must be floating point although the output is bool (IsNan, ...).
+bool FloatInput(const tf::Node& node, std::string* why) {
+  if (!node.input_types().empty() && IsFloatingDType(node.input_types()[0])) return true;
+  *why = absl::StrCat("op ", node.op(), " is compiled for floating-point inputs only");
+  return false;
+}
+
+// Bitwise ops: integers only.
+bool IntegerInput(const tf::Node& node, std::string* why) {
+  if (!node.input_types().empty() && IsIntegerDType(node.input_types()[0])) return true;
+  *why = absl::StrCat("op ", node.op(), " is compiled for integer inputs only");
+  return false;
+}
+
+}  // namespace
+
+void AppendElementwiseLowerings(std::vector<OpLowering>* table) {
+  constexpr bool kFloat = true;
+  table->insert(table->end(), {
+      {"Floor", LowerFloor, kFloat},   {"Ceil", LowerCeil, kFloat},
+      {"Round", LowerRound},           {"Rint", LowerRound, kFloat},
+      {"Sign", LowerSign},             {"Sin", LowerSin, kFloat},
+      {"Cos", LowerCos, kFloat},       {"Tan", LowerTan, kFloat},
+      {"Erf", LowerErf, kFloat},       {"Expm1", LowerExpm1, kFloat},
+      {"Log1p", LowerLog1p, kFloat},   {"Reciprocal", LowerReciprocal, kFloat},
+      {"Inv", LowerReciprocal, kFloat},
+      {"Asin", LowerAsin, kFloat},     {"Acos", LowerAcos, kFloat},
+      {"Atan", LowerAtan, kFloat},     {"Sinh", LowerSinh, kFloat},
+      {"Cosh", LowerCosh, kFloat},
+      {"IsFinite", LowerIsFinite, false, FloatInput},
+      {"IsNan", LowerIsNan, false, FloatInput},
+      {"IsInf", LowerIsInf, false, FloatInput},
+      {"ZerosLike", LowerZerosLike},   {"OnesLike", LowerOnesLike},
+      {"Invert", LowerInvert, false, IntegerInput},
+      {"SquaredDifference", LowerSquaredDifference},
+      {"Pow", LowerPow},
+      {"Div", LowerDiv},               {"TruncateDiv", LowerDiv, false, IntegerInput},
+      {"Mod", LowerTruncateMod},       {"TruncateMod", LowerTruncateMod},
+      {"FloorDiv", LowerFloorDiv},     {"FloorMod", LowerFloorMod},
+      {"Atan2", LowerAtan2, kFloat},
+      {"DivNoNan", LowerDivNoNan, kFloat}, {"MulNoNan", LowerMulNoNan, kFloat},
+      {"Xdivy", LowerXdivy, kFloat},   {"Xlogy", LowerXlogy, kFloat},
+      {"BitwiseAnd", LowerBitwiseAnd, false, IntegerInput},
+      {"BitwiseOr", LowerBitwiseOr, false, IntegerInput},
+      {"BitwiseXor", LowerBitwiseXor, false, IntegerInput},
+  });
+}
+
+}  // namespace tfjit::tf2hlo

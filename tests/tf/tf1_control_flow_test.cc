@@ -1,0 +1,85 @@
+// TF1 control flow (Switch/Merge deadness, Enter/Exit/NextIteration frames) through the
+// Session, on graphs shaped as TF 1.x exports tf.while_loop and tf.cond, against values
+// computed by hand. Such graphs run in the runtime in every jit mode but "all", which
+// reports them with TF's unsupported-operations message.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "core/status.h"
+#include "gtest/gtest.h"
+#include "tfjit/session.h"
+
+namespace tfjit {
+namespace {
+
+std::string Tf1Graph(const std::string& name) {
+  return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "tf1" / name).string();
+}
+
+std::unique_ptr<Session> Load(const std::string& name, JitMode mode) {
+  SessionOptions options;
+  options.jit = mode;
+  auto session = Session::Load(Tf1Graph(name), options);
+  EXPECT_TRUE(session.ok()) << StatusToString(session.status());
+  return session.ok() ? std::move(*session) : nullptr;
+}
+
+Tensor Scalar(float v) { return Tensor::FromVector(DType::kFloat32, {}, std::vector<float>{v}); }
+
+TEST(Tf1ControlFlowTest, WhileLoopWithLoopConstantsAndTwoExits) {
+  for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto}) {
+    auto session = Load("while_loop.pbtxt", mode);
+    ASSERT_NE(session, nullptr);
+    for (int n : {0, 1, 10}) {
+      auto out = session->Run({{"x", Scalar(0.5f)},
+                               {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+                              {"acc", "while/Exit"});
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      float acc = 0.5f;
+      for (int i = 0; i < n; ++i) acc = acc * 2.0f + static_cast<float>(i);
+      EXPECT_EQ((*out)[0].data<float>()[0], acc) << "n=" << n;
+      EXPECT_EQ((*out)[1].data<int32_t>()[0], n);
+    }
+  }
+}
+
+TEST(Tf1ControlFlowTest, CondTakesOneBranchAndALoopInTheUntakenBranchEndsDead) {
+  auto session = Load("cond.pbtxt", JitMode::kAuto);
+  ASSERT_NE(session, nullptr);
+  for (bool p : {true, false}) {
+    auto out = session->Run({{"x", Scalar(1.5f)},
+                             {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}},
+                            {"out", "looped"});
+    ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+    EXPECT_EQ((*out)[0].data<float>()[0], p ? 4.5f : 2.5f) << "p=" << p;
+    EXPECT_EQ((*out)[1].data<float>()[0], p ? 1.5f : 12.0f) << "p=" << p;
+  }
+}
+
+TEST(Tf1ControlFlowTest, FetchingADeadTensorIsAnError) {
+  auto session = Load("cond.pbtxt", JitMode::kNone);
+  ASSERT_NE(session, nullptr);
+  auto out = session->Run({{"x", Scalar(1.0f)},
+                           {"p", Tensor::FromVector<bool>(DType::kBool, {}, {true})}},
+                          {"cond/add"});
+  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(out.status().message(), "is dead")) << out.status();
+}
+
+TEST(Tf1ControlFlowTest, MustCompileReportsTheFrameOps) {
+  auto session = Load("while_loop.pbtxt", JitMode::kAll);
+  ASSERT_NE(session, nullptr);
+  auto out = session->Run({{"x", Scalar(1.0f)},
+                           {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{2})}},
+                          {"acc"});
+  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(out.status().message(),
+                               "Detected unsupported operations when trying to compile graph"))
+      << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), "Enter")) << out.status();
+}
+
+}  // namespace
+}  // namespace tfjit
