@@ -81,10 +81,8 @@ absl::StatusOr<std::shared_ptr<const FunctionRuntime::Instance>> FunctionRuntime
     TFJIT_ASSIGN_OR_RETURN(tf::Output o, body.FindOutput(out));
     fetches.push_back(o);
   }
-  if (fetches.empty()) {
-    return Unimplemented("function '%s' has no outputs and no control outputs; there is "
-                         "nothing to run", name);
-  }
+  // A function with no outputs and no control outputs (e.g. an empty cond branch) runs
+  // nothing: its plan has no fetches.
   TFJIT_ASSIGN_OR_RETURN(instance->plan, Plan::Build(body, feeds, fetches, mode,
                                                      BodyPlacement(device)));
   instances_[key] = instance;

@@ -40,10 +40,12 @@ bool IsCompilableResourceOp(const tf::Node& node) {
                      [&](const char* op) { return node.op() == op; });
 }
 
-bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why);
+bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why, bool must_compile);
 
 // Ops that TF's auto-clustering keeps in the runtime even where XLA could compile them.
-bool StaysInRuntime(const tf::Node& node, std::string* why) {
+// `must_compile`: the node is in a must-compile unit, where While/If bodies may hold resource
+// ops (TF keeps those loops out of auto clusters only).
+bool StaysInRuntime(const tf::Node& node, std::string* why, bool must_compile = false) {
   const std::string& op = node.op();
   if (op == "Placeholder" || op == "PlaceholderWithDefault") {
     *why = "graph inputs are fed, not compiled";
@@ -74,7 +76,7 @@ bool StaysInRuntime(const tf::Node& node, std::string* why) {
     *why = "the node has _XlaCompile=false";
     return true;
   }
-  if (tf2hlo::IsFunctionalControlFlow(op)) return ControlFlowStaysInRuntime(node, why);
+  if (tf2hlo::IsFunctionalControlFlow(op)) return ControlFlowStaysInRuntime(node, why, must_compile);
   return false;
 }
 
@@ -82,7 +84,7 @@ bool StaysInRuntime(const tf::Node& node, std::string* why) {
 // mark_for_compilation does, look at the bodies instead. The node stays in the runtime when
 // a node its functions need would (recursively), or touches a resource (TF does not
 // auto-cluster functional control flow containing resource operations).
-bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why) {
+bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why, bool must_compile) {
   static thread_local int depth = 0;
   if (depth > 32) {
     *why = "its functions nest more than 32 levels deep (recursion?)";
@@ -100,9 +102,9 @@ bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why) {
       bool resource = false;
       for (DType t : inner->input_types()) resource |= t == DType::kResource;
       for (DType t : inner->output_types()) resource |= t == DType::kResource;
-      if (resource) {
+      if (resource && !must_compile) {
         inner_why = "resource operations inside While/If functions stay in the runtime";
-      } else if (!StaysInRuntime(*inner, &inner_why)) {
+      } else if (!StaysInRuntime(*inner, &inner_why, must_compile)) {
         continue;
       }
       *why = absl::StrCat("node ", inner->DebugName(), " of function '", body->graph->source(),
@@ -318,7 +320,7 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
       why = absl::StrCat("jit mode is ", JitModeName(options.mode));
     } else if (fed) {
       why = "its output is fed by the caller";
-    } else if (StaysInRuntime(*node, &why) &&
+    } else if (StaysInRuntime(*node, &why, options.mode == JitMode::kAll) &&
                // Must-compile code compiles stateful RNG (known issue E); auto mode does not.
                !(options.mode == JitMode::kAll && tf2hlo::IsStatefulRandomOp(node->op()))) {
       if (options.mode == JitMode::kAll && node->op() != "Placeholder" &&

@@ -26,6 +26,8 @@ absl::Status LowerConst(LoweringContext& ctx, const tf::Node& node) {
 // Identity, StopGradient, IdentityN: outputs are the inputs.
 absl::Status LowerIdentity(LoweringContext& ctx, const tf::Node& node) {
   for (int i = 0; i < node.num_inputs(); ++i) {
+    // A variable handle passes through as the same variable.
+    if (ctx.AliasResource({const_cast<tf::Node*>(&node), i}, node.input(i))) continue;
     TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, i));
     ctx.SetOutput(node, i, x);
   }
@@ -367,8 +369,8 @@ void AppendArrayLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
       {"Const", LowerConst},
       // Identities pass TensorLists (HLO tuples) through as they are.
-      {"Identity", LowerIdentity, false, nullptr, false, true},
-      {"IdentityN", LowerIdentity, false, nullptr, false, true},
+      {"Identity", LowerIdentity, false, nullptr, true, true},
+      {"IdentityN", LowerIdentity, false, nullptr, true, true},
       {"StopGradient", LowerIdentity},
       {"Fill", LowerFill},
       {"Reshape", LowerReshape},

@@ -157,6 +157,37 @@ absl::Status CheckLoopInvariantShapes(const tf::Node& node, const tf::FunctionBo
   return absl::OkStatus();
 }
 
+// Operand `i` of a While/If as HLO: a variable handle contributes the variable's current
+// value (loops and branches carry variables by value; SetResult writes them back).
+absl::StatusOr<Instruction*> OperandValue(LoweringContext& ctx, const tf::Node& node, int i) {
+  if (node.input_types()[static_cast<size_t>(i)] != DType::kResource) return ctx.Input(node, i);
+  TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, i));
+  if (var->value == nullptr) {
+    return Unimplemented("node %s: variable '%s' enters the compiled %s before it holds a "
+                         "value; initialize it before the loop or conditional", node.DebugName(),
+                         var->name, node.op());
+  }
+  return var->value;
+}
+
+// Output `k` of a While/If: a variable (the loop's input `operand`) gets `value` as its new
+// value and the output names that variable; other outputs are plain values.
+void SetResult(LoweringContext& ctx, const tf::Node& node, int k, int operand,
+               Instruction* value) {
+  if (operand >= 0 && operand < node.num_inputs() &&
+      node.input_types()[static_cast<size_t>(operand)] == DType::kResource &&
+      node.output_types()[static_cast<size_t>(k)] == DType::kResource) {
+    absl::StatusOr<ResourceState*> var = ctx.Resource(node, operand);
+    if (var.ok()) {
+      (*var)->value = value;
+      (*var)->written = true;
+      ctx.AliasResource({const_cast<tf::Node*>(&node), k}, node.input(operand));
+      return;
+    }
+  }
+  ctx.SetOutput(node, k, value);
+}
+
 // Autofix F: a loop whose changing variable feeds a compile-time-constant input is unrolled
 // when its trip count is provable and at most kMaxUnrolledIterations; each copy of the body
 // sees that iteration's control-variable values as constants. false: not unrolled.
@@ -194,7 +225,9 @@ absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
     TFJIT_ASSIGN_OR_RETURN(state, LowerFunctionBodyInline(ctx.module(), ctx.b().computation(),
                                                           body, state, known, ctx.options()));
   }
-  for (size_t i = 0; i < state.size(); ++i) ctx.SetOutput(node, static_cast<int>(i), state[i]);
+  for (size_t i = 0; i < state.size(); ++i) {
+    SetResult(ctx, node, static_cast<int>(i), static_cast<int>(i), state[i]);
+  }
   Log(LogLevel::kWarning, "autofix F: unrolled %s (%d iterations of '%s') so that its loop "
       "variables are compile-time constants in each copy of the body", node.DebugName(),
       trace->trip_count, body.graph->source());
@@ -245,7 +278,7 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
   std::vector<Instruction*> init;
   std::vector<hlo::Shape> shapes;
   for (size_t i = 0; i < n; ++i) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.Input(node, static_cast<int>(i)));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * v, OperandValue(ctx, node, static_cast<int>(i)));
     init.push_back(v);
     shapes.push_back(v->shape());
   }
@@ -284,7 +317,7 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
   for (size_t i = 0; i < n; ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * out,
                            ctx.b().GetTupleElement(loop, static_cast<int64_t>(i)));
-    ctx.SetOutput(node, static_cast<int>(i), out);
+    SetResult(ctx, node, static_cast<int>(i), static_cast<int>(i), out);
   }
   return absl::OkStatus();
 }
@@ -300,8 +333,10 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * pred, ToPred(ctx.b(), cond));
   std::vector<Instruction*> args;
   std::vector<hlo::Shape> shapes;
+  std::vector<int> variables;  // operand indices (into args) that are variables
   for (size_t i = 0; i < n; ++i) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.Input(node, static_cast<int>(i + 1)));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * v, OperandValue(ctx, node, static_cast<int>(i + 1)));
+    if (node.input_types()[i + 1] == DType::kResource) variables.push_back(static_cast<int>(i));
     args.push_back(v);
     shapes.push_back(v->shape());
   }
@@ -313,13 +348,17 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(LoweredBody lowered, LowerFunctionBody(ctx.module(), *fn, shapes,
                                                                   known, fn->graph->source(),
                                                                   ctx.options()));
+    // A branch returns its outputs and then the final value of each variable it was given,
+    // so assignments inside a branch reach the variable.
+    std::vector<Instruction*> roots = lowered.outputs;
+    for (int v : variables) roots.push_back(lowered.final_variables[static_cast<size_t>(v)]);
     hlo::Builder builder(lowered.computation);
-    TFJIT_ASSIGN_OR_RETURN(Instruction * root, builder.Tuple(lowered.outputs));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * root, builder.Tuple(roots));
     lowered.computation->set_root(root);
     branches.push_back(lowered.computation);
-    results.push_back(lowered.outputs);
+    results.push_back(roots);
   }
-  for (size_t k = 0; k < m; ++k) {
+  for (size_t k = 0; k < results[0].size(); ++k) {
     if (results[0][k]->shape() == results[1][k]->shape()) continue;
     return AttachNode(InvalidArgument("node %s: output %d is %s in then_branch '%s' but %s in "
                                       "else_branch '%s'; a compiled If needs both branches to "
@@ -334,9 +373,20 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
                                                           {pred, operand, operand}, {},
                                                           branches));
   for (size_t k = 0; k < m; ++k) {
+    if (node.output_types()[k] == DType::kResource) {
+      return Unimplemented("node %s: output %d is a variable handle; compiled If branches "
+                           "cannot return variables", node.DebugName(), k);
+    }
     TFJIT_ASSIGN_OR_RETURN(Instruction * out,
                            ctx.b().GetTupleElement(cases, static_cast<int64_t>(k)));
     ctx.SetOutput(node, static_cast<int>(k), out);
+  }
+  for (size_t j = 0; j < variables.size(); ++j) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * value,
+                           ctx.b().GetTupleElement(cases, static_cast<int64_t>(m + j)));
+    TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, variables[j] + 1));
+    var->value = value;
+    var->written = true;
   }
   return absl::OkStatus();
 }
@@ -355,10 +405,10 @@ bool CanLowerIf(const tf::Node& node, std::string* why) {
 void AppendControlFlowLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
       // Loop variables and branch operands may be TensorLists (tuples in HLO).
-      {"While", LowerWhile, false, CanLowerWhile, false, true},
-      {"StatelessWhile", LowerWhile, false, CanLowerWhile, false, true},
-      {"If", LowerIf, false, CanLowerIf, false, true},
-      {"StatelessIf", LowerIf, false, CanLowerIf, false, true},
+      {"While", LowerWhile, false, CanLowerWhile, true, true},
+      {"StatelessWhile", LowerWhile, false, CanLowerWhile, true, true},
+      {"If", LowerIf, false, CanLowerIf, true, true},
+      {"StatelessIf", LowerIf, false, CanLowerIf, true, true},
       {"Less", LowerLess},
       {"LessEqual", LowerLessEqual},
       {"Greater", LowerGreater},

@@ -13,6 +13,7 @@
 #include "compiler/tf2hlo/lowering.h"
 #include "compiler/tf2hlo/lowering_context.h"
 #include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
 #include "core/status.h"
 
 namespace tfjit::tf2hlo {
@@ -240,7 +241,8 @@ namespace {
 absl::StatusOr<std::vector<hlo::Instruction*>> LowerInto(
     LoweringContext& ctx, const tf::FunctionBody& body,
     const std::function<absl::StatusOr<hlo::Instruction*>(size_t)>& input,
-    const std::vector<std::optional<Tensor>>& known_values) {
+    const std::vector<std::optional<Tensor>>& known_values,
+    std::vector<hlo::Instruction*>* final_variables = nullptr) {
   const std::string& function = body.graph->source();
   for (size_t i = 0; i < body.inputs.size(); ++i) {
     TFJIT_ASSIGN_OR_RETURN(tf::Output in, body.graph->FindOutput(body.inputs[i]));
@@ -249,6 +251,15 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerInto(
       value = ctx.b().Constant(hlo::Literal::FromTensor(*known_values[i]));
     } else {
       TFJIT_ASSIGN_OR_RETURN(value, input(i));
+    }
+    if (in.node->output_types()[in.index] == DType::kResource) {
+      // A variable carried by a loop or passed to a branch: its value is the operand.
+      ResourceState var;
+      var.name = in.node->name();
+      var.dtype = value->shape().element_type();
+      var.value = value;
+      ctx.BindResource(in, std::move(var));
+      continue;
     }
     ctx.Bind(in, value);
   }
@@ -265,8 +276,20 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerInto(
   std::vector<hlo::Instruction*> outputs;
   for (const std::string& out : body.outputs) {
     TFJIT_ASSIGN_OR_RETURN(tf::Output o, body.graph->FindOutput(out));
+    if (ResourceState* var = ctx.ResourceOf(o)) {  // a variable: its value at the end
+      if (var->value == nullptr) return VariableNotFoundError(var->container, var->name);
+      outputs.push_back(var->value);
+      continue;
+    }
     TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * v, ctx.Value(o));
     outputs.push_back(v);
+  }
+  if (final_variables != nullptr) {
+    final_variables->assign(body.inputs.size(), nullptr);
+    for (size_t i = 0; i < body.inputs.size(); ++i) {
+      TFJIT_ASSIGN_OR_RETURN(tf::Output in, body.graph->FindOutput(body.inputs[i]));
+      if (ResourceState* var = ctx.ResourceOf(in)) (*final_variables)[i] = var->value;
+    }
   }
   return outputs;
 }
@@ -289,7 +312,8 @@ absl::StatusOr<LoweredBody> LowerFunctionBody(
   auto input = [&](size_t i) {
     return ctx.b().GetTupleElement(lowered.parameter, static_cast<int64_t>(i));
   };
-  TFJIT_ASSIGN_OR_RETURN(lowered.outputs, LowerInto(ctx, body, input, known_values));
+  TFJIT_ASSIGN_OR_RETURN(lowered.outputs, LowerInto(ctx, body, input, known_values,
+                                                    &lowered.final_variables));
   return lowered;
 }
 

@@ -57,6 +57,9 @@ struct LoweredBody {
   hlo::Computation* computation = nullptr;
   hlo::Instruction* parameter = nullptr;
   std::vector<hlo::Instruction*> outputs;  // one per body output, in signature order
+  // Per body input: for a variable (resource input), its value when the body ends (after the
+  // body's assignments); nullptr for other inputs.
+  std::vector<hlo::Instruction*> final_variables;
 };
 
 // Lowers `body` into a new computation of `module` named after `name`. Input i of the body

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -64,7 +65,7 @@ bool CanLower(const tf::Node& node, std::string* why) {
   }
   for (size_t i = 0; i < node.input_types().size(); ++i) {
     const DType t = node.input_types()[i];
-    if (i == 0 && t == DType::kResource && lowering->takes_resource) continue;
+    if (t == DType::kResource && lowering->takes_resource) continue;
     if (t == DType::kVariant && lowering->takes_list) continue;
     if (!IsNumericDType(t)) {
       *why = absl::StrCat("input type ", DTypeName(t), " cannot be compiled");
@@ -73,6 +74,7 @@ bool CanLower(const tf::Node& node, std::string* why) {
   }
   for (DType t : node.output_types()) {
     if (t == DType::kVariant && lowering->takes_list) continue;
+    if (t == DType::kResource && lowering->takes_resource) continue;
     if (!IsNumericDType(t)) {
       *why = absl::StrCat("output type ", DTypeName(t), " cannot be compiled");
       return false;
@@ -137,6 +139,15 @@ std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster) {
     if ((op == "AssignVariableOp" || op == "AssignAddVariableOp" || op == "AssignSubVariableOp") &&
         node->num_inputs() > 0) {
       written.insert({node->input(0).node, node->input(0).index});
+    }
+    // A compiled loop or conditional carries its variables through and returns them (their
+    // bodies may assign them).
+    if (IsFunctionalControlFlow(op)) {
+      for (int i = 0; i < node->num_inputs(); ++i) {
+        if (node->input_types()[i] == DType::kResource) {
+          written.insert({node->input(i).node, node->input(i).index});
+        }
+      }
     }
   }
   std::vector<int> result;
@@ -226,11 +237,8 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
   }
   for (int i : ResourceUpdateInputs(cluster)) {
     const tf::Output& in = cluster.inputs[static_cast<size_t>(i)];
-    const tf::Node* assign = nullptr;
-    for (const tf::Node* node : cluster.nodes) {
-      if (node->num_inputs() > 0 && node->input(0) == in) assign = node;
-    }
-    TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(*assign, 0));
+    ResourceState* var = ctx.ResourceOf(in);
+    if (var == nullptr) return Internal("cluster '%s': input %d is not a variable", cluster.name, i);
     if (var->value == nullptr) {
       return Internal("cluster '%s': variable '%s' is assigned but has no value", cluster.name,
                       var->name);

@@ -61,13 +61,25 @@ absl::StatusOr<hlo::Instruction*> LoweringContext::Value(const tf::Output& outpu
 }
 
 void LoweringContext::BindResource(const tf::Output& handle, ResourceState state) {
-  resources_[{handle.node, handle.index}] = std::move(state);
+  resources_[{handle.node, handle.index}] = std::make_shared<ResourceState>(std::move(state));
+}
+
+bool LoweringContext::AliasResource(const tf::Output& alias, const tf::Output& of) {
+  auto it = resources_.find({of.node, of.index});
+  if (it == resources_.end()) return false;
+  std::shared_ptr<ResourceState> state = it->second;
+  resources_[{alias.node, alias.index}] = std::move(state);
+  return true;
+}
+
+ResourceState* LoweringContext::ResourceOf(const tf::Output& handle) {
+  auto it = resources_.find({handle.node, handle.index});
+  return it == resources_.end() ? nullptr : it->second.get();
 }
 
 absl::StatusOr<ResourceState*> LoweringContext::Resource(const tf::Node& node, int i) {
   if (i < node.num_inputs()) {
-    auto it = resources_.find({node.input(i).node, node.input(i).index});
-    if (it != resources_.end()) return &it->second;
+    if (ResourceState* state = ResourceOf(node.input(i))) return state;
   }
   return InvalidArgument("node %s: input %d must be a variable handle that enters the compiled "
                          "cluster (a VarHandleOp output or a resource argument)",
@@ -76,7 +88,10 @@ absl::StatusOr<ResourceState*> LoweringContext::Resource(const tf::Node& node, i
 
 std::vector<const ResourceState*> LoweringContext::Resources() const {
   std::vector<const ResourceState*> out;
-  for (const auto& [key, state] : resources_) out.push_back(&state);
+  absl::flat_hash_set<const ResourceState*> seen;
+  for (const auto& [key, state] : resources_) {
+    if (seen.insert(state.get()).second) out.push_back(state.get());
+  }
   std::sort(out.begin(), out.end(), [](const ResourceState* a, const ResourceState* b) {
     return a->arg_index < b->arg_index;
   });

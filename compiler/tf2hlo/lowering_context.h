@@ -2,6 +2,7 @@
 #ifndef TFJIT_COMPILER_TF2HLO_LOWERING_CONTEXT_H_
 #define TFJIT_COMPILER_TF2HLO_LOWERING_CONTEXT_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,6 +96,11 @@ class LoweringContext {
 
   // Resource inputs: a handle tensor of the cluster bound to its variable's state.
   void BindResource(const tf::Output& handle, ResourceState state);
+  // Makes `alias` (an Identity's output, a loop's handle output) name the same variable as
+  // `of`; false when `of` is not a resource handle of this computation.
+  bool AliasResource(const tf::Output& alias, const tf::Output& of);
+  // The variable behind a handle tensor, or nullptr.
+  ResourceState* ResourceOf(const tf::Output& handle);
   // The variable behind data input `i` of `node`; INVALID_ARGUMENT when that input is not a
   // resource input of the cluster.
   absl::StatusOr<ResourceState*> Resource(const tf::Node& node, int i);
@@ -123,7 +129,8 @@ class LoweringContext {
   std::string last_list_bound_reason_;
   absl::flat_hash_map<const tf::Node*, std::vector<hlo::Instruction*>> values_;
   absl::flat_hash_map<const hlo::Instruction*, Tensor> known_parameters_;
-  absl::flat_hash_map<std::pair<const tf::Node*, int>, ResourceState> resources_;
+  absl::flat_hash_map<std::pair<const tf::Node*, int>, std::shared_ptr<ResourceState>>
+      resources_;
   absl::flat_hash_set<const hlo::Instruction*> not_constant_;
 };
 

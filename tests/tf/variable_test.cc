@@ -156,6 +156,32 @@ TEST(VariableTest, VariableOnAnotherDeviceIsIssueA) {
   }
 }
 
+// A jit function updating a variable inside a While and an If (the handle is a loop variable
+// and a branch operand): compiled, the loop carries the value and writes it back.
+TEST(VariableTest, VariablesInsideCompiledLoopsAndConditionals) {
+  for (JitMode mode : kModes) {
+    for (const std::vector<float>& x : {std::vector<float>{0.5f, 1.0f},
+                                        std::vector<float>{0.5f, -2.0f}}) {
+      SCOPED_TRACE(std::string(ModeName(mode)) + (x[1] > 0 ? " positive" : " negative"));
+      auto session = Load("loop_update.pbtxt", mode);
+      ASSERT_NE(session, nullptr);
+      ASSERT_TRUE(session->Run({}, {}, {"v/Assign"}).ok());
+      std::vector<float> v = {1.0f, 2.0f};
+      const bool positive = x[0] + x[1] > 0;
+      for (int run = 0; run < 2; ++run) {
+        RunStats stats;
+        auto out = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {2}, x)}},
+                                {"StatefulPartitionedCall", "read"}, &stats);
+        ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+        for (int k = 0; k < 2; ++k) v[k] = v[k] + x[k] + x[k] + x[k] - (positive ? x[k] : 0.0f);
+        EXPECT_EQ(Floats((*out)[0]), v) << "run " << run;
+        EXPECT_EQ(Floats((*out)[1]), v) << "run " << run;
+        if (mode != JitMode::kNone) EXPECT_GT(stats.nodes_compiled, 0);
+      }
+    }
+  }
+}
+
 // TF's workaround: create the variable on the device the function runs on.
 TEST(VariableTest, VariableOnTheFunctionsDeviceCompiles) {
   std::ifstream in(VariableGraph("wrong_device.pbtxt"));
