@@ -189,8 +189,11 @@ bool KeepCrossingListsInRuntime(const tf::Graph& graph, const ClusteringOptions&
       if (why.empty()) continue;
       candidate[node->id()] = false;
       result->why_not[node->id()] = absl::StrCat("autofix B: ", why);
-      Log(LogLevel::kWarning, "autofix B: %s runs in the runtime so that no TensorList crosses "
-          "the compiled boundary (%s)", node->DebugName(), why);
+      // In must-compile code this changes what TF would compile; in auto mode the node
+      // would have stayed out anyway (TF keeps lists out), so it is only informative.
+      Log(options.mode == JitMode::kAll ? LogLevel::kWarning : LogLevel::kInfo,
+          "autofix B: %s runs in the runtime so that no TensorList crosses the compiled "
+          "boundary (%s)", node->DebugName(), why);
       changed = moved = true;
     }
   }
@@ -328,7 +331,7 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
           node->op() != "VarHandleOp" && node->called_function() == nullptr) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
       }
-    } else if (options.mode == JitMode::kAuto && TouchesTensorList(*node)) {
+    } else if (options.mode == JitMode::kAuto && !options.autofix && TouchesTensorList(*node)) {
       why = "TensorList/TensorArray (variant) values stay in the runtime in auto-clustering, as "
             "in TF";
     } else if (options.mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
@@ -350,8 +353,11 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     }
     result.why_not[node->id()] = why;
   }
-  const bool kept_lists = options.mode == JitMode::kAll && options.autofix &&
-                         KeepCrossingListsInRuntime(graph, options, candidate, &result);
+  // Autofix B: lists compile where their producers and consumers compile too (auto mode
+  // lets list ops join clusters), and list ops at a boundary stay in the runtime.
+  const bool kept_lists = (options.mode == JitMode::kAll || options.mode == JitMode::kAuto) &&
+                          options.autofix &&
+                          KeepCrossingListsInRuntime(graph, options, candidate, &result);
   if (!unsupported.empty()) {
     return InvalidArgument("Detected unsupported operations when trying to compile graph %s on "
                            "%s: %s",

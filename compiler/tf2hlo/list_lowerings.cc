@@ -291,6 +291,92 @@ absl::Status LowerTensorListElementShape(LoweringContext& ctx, const tf::Node& n
   return absl::OkStatus();
 }
 
+// Element j of a rank>=1 value as a scalar/array (its first dim removed).
+absl::StatusOr<hlo::Instruction*> Row(LoweringContext& ctx, hlo::Instruction* x, int64_t j) {
+  std::vector<hlo::SliceDim> slice;
+  const std::vector<int64_t>& dims = x->shape().dims();
+  for (size_t d = 0; d < dims.size(); ++d) {
+    slice.push_back(d == 0 ? hlo::SliceDim{j, j + 1, 1} : hlo::SliceDim{0, dims[d], 1});
+  }
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * r, ctx.b().Slice(x, slice));
+  return ctx.b().Reshape(r, std::vector<int64_t>(dims.begin() + 1, dims.end()));
+}
+
+absl::StatusOr<hlo::Instruction*> IndexVector(LoweringContext& ctx, const tf::Node& node, int i) {
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * indices, ctx.Input(node, i));
+  if (indices->shape().rank() != 1) {
+    return InvalidArgument("node %s: indices must be a vector, got %s", node.DebugName(),
+                           indices->shape().ToString());
+  }
+  return indices;
+}
+
+// Gather: one dynamic-slice per index (the count is static), stacked. As in XLA, indices
+// outside the list are clamped.
+absl::Status LowerTensorListGather(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  if (IsUnshaped(ctx, list)) return UnknownElementShape(node);
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * indices, IndexVector(ctx, node, 1));
+  std::vector<int64_t> row = {1};
+  for (int64_t d : list.element_dims()) row.push_back(d);
+  std::vector<hlo::Instruction*> rows;
+  for (int64_t j = 0; j < indices->shape().dims()[0]; ++j) {
+    TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, Row(ctx, indices, j));
+    TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ReadRow(ctx, list, index));
+    TFJIT_ASSIGN_OR_RETURN(item, ctx.b().Reshape(item, row));
+    rows.push_back(item);
+  }
+  if (rows.empty()) {
+    row[0] = 0;
+    TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * empty,
+                           ctx.Splat(list.buffer->shape().element_type(), 0, row));
+    ctx.SetOutput(node, 0, empty);
+    return absl::OkStatus();
+  }
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * out, ctx.b().Concatenate(rows, 0));
+  ctx.SetOutput(node, 0, out);
+  return absl::OkStatus();
+}
+
+// Scatter into an existing list: one dynamic-update-slice per row of `tensor`.
+absl::Status LowerTensorListScatterIntoExistingList(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * tensor, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * indices, IndexVector(ctx, node, 2));
+  const int64_t n = indices->shape().dims()[0];
+  if (tensor->shape().rank() < 1 || tensor->shape().dims()[0] != n) {
+    return InvalidArgument("node %s: tensor %s must have one row per index (%d)",
+                           node.DebugName(), tensor->shape().ToString(), n);
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, Row(ctx, indices, j));
+    TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, Row(ctx, tensor, j));
+    TFJIT_ASSIGN_OR_RETURN(list.buffer, WriteRow(ctx, node, list, index, item));
+    TFJIT_ASSIGN_OR_RETURN(list.tuple, ctx.b().Tuple({list.buffer, list.length}));
+  }
+  return SetList(ctx, node, 0, list).status();
+}
+
+// ConcatV2 of a compiled list: its buffer with the first two dims merged, as XLA does (every
+// reserved element takes part); lengths are the elements' first dims.
+absl::Status LowerTensorListConcatV2(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  if (IsUnshaped(ctx, list)) return UnknownElementShape(node);
+  const std::vector<int64_t> element = list.element_dims();
+  if (element.empty()) {
+    return InvalidArgument("node %s: Concat requires elements to be at least vectors, found "
+                           "scalars instead.", node.DebugName());
+  }
+  std::vector<int64_t> dims = {list.capacity() * element[0]};
+  dims.insert(dims.end(), element.begin() + 1, element.end());
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * out, ctx.b().Reshape(list.buffer, dims));
+  ctx.SetOutput(node, 0, out);
+  Tensor lengths(DType::kInt64, {list.capacity()});
+  for (int64_t j = 0; j < list.capacity(); ++j) lengths.data<int64_t>()[j] = element[0];
+  ctx.SetOutput(node, 1, ctx.b().Constant(hlo::Literal::FromTensor(lengths)));
+  return absl::OkStatus();
+}
+
 absl::Status LowerTensorListResize(LoweringContext& ctx, const tf::Node& node) {
   return DynamicSizeError(node);
 }
@@ -314,6 +400,9 @@ void AppendListLowerings(std::vector<OpLowering>* table) {
   add("TensorListLength", LowerTensorListLength);
   add("TensorListElementShape", LowerTensorListElementShape);
   add("TensorListResize", LowerTensorListResize);
+  add("TensorListGather", LowerTensorListGather);
+  add("TensorListScatterIntoExistingList", LowerTensorListScatterIntoExistingList);
+  add("TensorListConcatV2", LowerTensorListConcatV2);
 }
 
 }  // namespace tfjit::tf2hlo

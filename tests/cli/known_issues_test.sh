@@ -17,16 +17,21 @@ rule() {
   fi
   passes=$((passes+1))
 }
-# fixed NAME MODEL ARGS... : --autofix exits 0 and prints what --jit none prints.
+# fixed NAME MODEL ARGS... : in every compiling jit mode, --autofix exits 0 and prints what the
+# uncompiled run (--jit none) prints.
 fixed() {
   local name="$1" model="$2"; shift 2
   "$tfjit" run "$model" "$@" --jit none 2>"$tmp/err" | grep -v '^summary' >"$tmp/ref"
-  "$tfjit" run "$model" "$@" --autofix >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" -ne 0 ]; then fail "$name: --autofix exit $rc, expected 0"; return; fi
-  if ! diff <(grep -v '^summary' "$tmp/out") "$tmp/ref" >/dev/null; then
-    fail "$name: --autofix output differs from --jit none"; diff <(grep -v '^summary' "$tmp/out") "$tmp/ref" | head; return
-  fi
-  passes=$((passes+1))
+  local mode
+  for mode in off auto all; do
+    "$tfjit" run "$model" "$@" --jit "$mode" --autofix >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    if [ "$rc" -ne 0 ]; then fail "$name-$mode: --autofix exit $rc, expected 0"; continue; fi
+    if ! diff <(grep -v '^summary' "$tmp/out") "$tmp/ref" >/dev/null; then
+      fail "$name-$mode: --autofix output differs from --jit none"
+      diff <(grep -v '^summary' "$tmp/out") "$tmp/ref" | head; continue
+    fi
+    passes=$((passes+1))
+  done
 }
 
 vars="$src/tests/tf/variables"

@@ -1,5 +1,6 @@
 // TensorLists and TF1 TensorArrays end to end through the Session (fallback runtime): graphs
 // written here build, fill and read lists; the fetched (stacked) values are checked by hand.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -140,6 +141,72 @@ TEST(TensorArraySessionTest, WriteThenGather) {
     EXPECT_EQ(Values((*out)[0]), (std::vector<double>{10, 20, 30, 1, 2, 3}));
     EXPECT_EQ(Values((*out)[1]), (std::vector<double>{2}));
   }
+}
+
+// Gather, scatter and concat of lists inside a jit function, compiled (cpu and interpreter
+// backends) and uncompiled, against the rows of x picked by hand.
+TEST(TensorListSessionTest, CompiledGatherScatterConcat) {
+  const std::string path = (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "lists" /
+                            "gather_scatter_concat.pbtxt").string();
+  std::vector<float> x(12);
+  for (int i = 0; i < 12; ++i) x[i] = static_cast<float>(i) * 0.5f - 1.0f;
+  std::vector<double> gathered, scattered(12, 0.0), concat;
+  for (int j : {2, 0}) {
+    for (int k = 0; k < 3; ++k) gathered.push_back(x[j * 3 + k]);
+  }
+  for (int k = 0; k < 3; ++k) {
+    scattered[3 * 3 + k] = x[2 * 3 + k];  // gathered row 0 (x row 2) goes to index 3
+    scattered[1 * 3 + k] = x[0 * 3 + k];  // gathered row 1 (x row 0) goes to index 1
+  }
+  for (float v : x) concat.push_back(v);
+  for (const char* backend : {"cpu", "interpreter"}) {
+    for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAll}) {
+      SCOPED_TRACE(std::string(backend) + " mode " + std::to_string(static_cast<int>(mode)));
+      SessionOptions options;
+      options.jit = mode;
+      options.backend = backend;
+      auto session = Session::Load(path, options);
+      ASSERT_TRUE(session.ok()) << session.status();
+      RunStats stats;
+      auto out = (*session)->Run({{"x", Tensor::FromVector(DType::kFloat32, {4, 3}, x)}},
+                                 {"gathered", "scattered", "concat"}, &stats);
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      EXPECT_EQ(Values((*out)[0]), gathered);
+      EXPECT_EQ((*out)[1].dims(), (std::vector<int64_t>{4, 3}));
+      EXPECT_EQ(Values((*out)[1]), scattered);
+      EXPECT_EQ(Values((*out)[2]), concat);
+      if (mode != JitMode::kNone) EXPECT_GT(stats.nodes_compiled, 0);
+    }
+  }
+}
+
+// Known issue B's fix in auto mode: TF keeps list ops out of clusters; with autofix the
+// compiled region grows over the list, with the same values.
+TEST(TensorListSessionTest, AutofixGrowsAutoClustersOverLists) {
+  const std::string path = (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "lists" /
+                            "flat_list.pbtxt").string();
+  const std::vector<float> x = {0.25f, -0.5f, 1.0f};
+  std::vector<double> want;
+  for (float scale : {1.0f, 2.0f}) {
+    for (float v : x) want.push_back(static_cast<double>(std::tanh(v * scale)));
+  }
+  int compiled[2] = {0, 0};
+  for (bool autofix : {false, true}) {
+    SessionOptions options;
+    options.jit = JitMode::kAuto;
+    options.autofix = autofix;
+    auto session = Session::Load(path, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    RunStats stats;
+    auto out = (*session)->Run({{"x", Tensor::FromVector(DType::kFloat32, {3}, x)}}, {"out"},
+                               &stats);
+    ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+    const std::vector<double> got = Values((*out)[0]);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 2e-7) << i;
+    compiled[autofix ? 1 : 0] = stats.nodes_compiled;
+  }
+  EXPECT_GT(compiled[1], compiled[0]) << "autofix should compile the list ops too";
 }
 
 }  // namespace
