@@ -245,6 +245,8 @@ void AddSliceOps(std::vector<OpDef>* ops) {
 void AddNnOps(std::vector<OpDef>* ops) {
   ops->push_back(Op("BiasAdd").In("value: T").In("bias: T").Out("output: T")
                      .Attr("data_format", S("NHWC")).Build());
+  // The deprecated form: no data_format (always NHWC-style, bias on the last dim).
+  ops->push_back(Op("BiasAddV1").In("value: T").In("bias: T").Out("output: T").Build());
   ops->push_back(Op("Conv2D").In("input: T").In("filter: T").Out("output: T")
                      .Attr("use_cudnn_on_gpu", B(true)).Attr("explicit_paddings", EmptyList())
                      .Attr("data_format", S("NHWC")).Attr("dilations", IntList({1, 1, 1, 1}))

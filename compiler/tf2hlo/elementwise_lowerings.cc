@@ -22,16 +22,7 @@ using hlo::Opcode;
 // The node's inputs 0 and 1 broadcast to their common shape (TF's binary-op broadcasting).
 absl::StatusOr<std::pair<Instruction*, Instruction*>> BroadcastPair(LoweringContext& ctx,
                                                                     const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.Input(node, 0));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.Input(node, 1));
-  absl::StatusOr<std::vector<int64_t>> dims = BroadcastDims(a->shape().dims(), b->shape().dims());
-  if (!dims.ok()) {
-    return InvalidArgument("%s; the two inputs of %s must have broadcast-compatible shapes",
-                           dims.status().message(), node.op());
-  }
-  TFJIT_ASSIGN_OR_RETURN(a, ctx.BroadcastTo(a, *dims));
-  TFJIT_ASSIGN_OR_RETURN(b, ctx.BroadcastTo(b, *dims));
-  return std::make_pair(a, b);
+  return ctx.BroadcastBinaryInputs(node);
 }
 
 absl::StatusOr<Instruction*> Zeros(LoweringContext& ctx, Instruction* like) {

@@ -98,6 +98,20 @@ std::vector<const ResourceState*> LoweringContext::Resources() const {
   return out;
 }
 
+absl::StatusOr<std::pair<hlo::Instruction*, hlo::Instruction*>>
+LoweringContext::BroadcastBinaryInputs(const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * a, Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * b, Input(node, 1));
+  absl::StatusOr<std::vector<int64_t>> dims = BroadcastDims(a->shape().dims(), b->shape().dims());
+  if (!dims.ok()) {
+    return InvalidArgument("%s; the two inputs of %s must have broadcast-compatible shapes",
+                           dims.status().message(), node.op());
+  }
+  TFJIT_ASSIGN_OR_RETURN(a, BroadcastTo(a, *dims));
+  TFJIT_ASSIGN_OR_RETURN(b, BroadcastTo(b, *dims));
+  return std::make_pair(a, b);
+}
+
 absl::StatusOr<hlo::Instruction*> LoweringContext::Input(const tf::Node& node, int i) const {
   if (i >= node.num_inputs()) {
     return InvalidArgument("node %s has %d inputs, input %d requested", node.DebugName(),

@@ -111,6 +111,11 @@ class LoweringContext {
   // through a variable written earlier in the cluster; known issue F).
   void MarkNotConstant(hlo::Instruction* value) { not_constant_.insert(value); }
 
+  // Inputs 0 and 1 of a binary op broadcast to their common shape (TF's broadcasting);
+  // INVALID_ARGUMENT naming both shapes when they are incompatible.
+  absl::StatusOr<std::pair<hlo::Instruction*, hlo::Instruction*>> BroadcastBinaryInputs(
+      const tf::Node& node);
+
   // NumPy/TF broadcasting of `x` to `dims` (right-aligned); x unchanged when already there.
   absl::StatusOr<hlo::Instruction*> BroadcastTo(hlo::Instruction* x,
                                                 const std::vector<int64_t>& dims);

@@ -18,16 +18,8 @@ using hlo::Opcode;
 
 // Lowers a TF binary op with broadcasting to one HLO elementwise op.
 absl::Status LowerBinary(LoweringContext& ctx, const tf::Node& node, Opcode opcode) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.Input(node, 0));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.Input(node, 1));
-  absl::StatusOr<std::vector<int64_t>> dims = BroadcastDims(a->shape().dims(), b->shape().dims());
-  if (!dims.ok()) {
-    return InvalidArgument("%s; the two inputs of %s must have broadcast-compatible shapes",
-                           dims.status().message(), node.op());
-  }
-  TFJIT_ASSIGN_OR_RETURN(a, ctx.BroadcastTo(a, *dims));
-  TFJIT_ASSIGN_OR_RETURN(b, ctx.BroadcastTo(b, *dims));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(opcode, a, b));
+  TFJIT_ASSIGN_OR_RETURN(auto ab, ctx.BroadcastBinaryInputs(node));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(opcode, ab.first, ab.second));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }

@@ -195,6 +195,9 @@ void InterleaveRows(const std::vector<const char*>& parts, const std::vector<siz
   }
 }
 
+}  // namespace
+
+// Declared in kernel_util.h: Concat (v1) forwards to it.
 absl::Status ConcatV2Kernel(KernelContext& ctx) {
   const int n = ctx.num_inputs() - 1;
   if (n < 1) return KernelError(ctx, "ConcatV2 needs at least one value and an axis");
@@ -235,6 +238,8 @@ absl::Status ConcatV2Kernel(KernelContext& ctx) {
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
+
+namespace {
 
 absl::Status PackKernel(KernelContext& ctx) {
   const int n = ctx.num_inputs();

@@ -6,46 +6,10 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/kernels/cwise.h"
+#include "runtime/kernels/cwise_ops.h"
 
 namespace tfjit::runtime {
 namespace {
-
-// Which dtypes an op accepts, mirroring TF's kernel registrations.
-enum class TypeSet { kFloat, kFloatInt, kReal, kAll };
-
-const char* TypeSetName(TypeSet s) {
-  switch (s) {
-    case TypeSet::kFloat:
-      return "float16, bfloat16, float32, float64";
-    case TypeSet::kFloatInt:
-      return "float16, bfloat16, float32, float64, int32, int64";
-    case TypeSet::kReal:
-      return "floating-point and integer types";
-    case TypeSet::kAll:
-      return "numeric types and bool";
-  }
-  return "";
-}
-
-template <TypeSet S, typename F>
-bool DispatchSet(DType dtype, F&& f) {
-  if constexpr (S == TypeSet::kFloat) return DispatchFloat(dtype, std::forward<F>(f));
-  if constexpr (S == TypeSet::kFloatInt) return DispatchFloatInt(dtype, std::forward<F>(f));
-  if constexpr (S == TypeSet::kReal) return DispatchReal(dtype, std::forward<F>(f));
-  if constexpr (S == TypeSet::kAll) return DispatchNumeric(dtype, std::forward<F>(f));
-}
-
-// Signed overflow wraps (as TF's CPU kernels do in practice) without undefined behaviour.
-template <typename C, typename Fn>
-C Wrapping(C a, C b, Fn fn) {
-  if constexpr (kIsInt<C>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(fn(static_cast<U>(a), static_cast<U>(b))));
-  } else {
-    return fn(a, b);
-  }
-}
 
 // ---- Unary ops: Apply maps an Eigen array expression. ----
 struct NegOp {
@@ -120,29 +84,7 @@ struct FloorOp {
   }
 };
 
-template <typename Op>
-absl::Status UnaryKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  const Tensor& in = ctx.input(0);
-  Tensor out(in.dtype(), in.dims());
-  const bool ok = DispatchSet<Op::kTypes>(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    MapUnary<T>(ctx, in, out, 8, [](const auto& x) { return Op::Apply(x); });
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(Op::kTypes));
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 // ---- Binary ops: Apply combines two ComputeType scalars. ----
-// Validate<T>(rhs) returns an error message for right-hand values TF rejects, or "".
-struct BinaryBase {
-  static constexpr bool kBoolOutput = false;
-  template <typename T>
-  static const char* Validate(const Tensor&) {
-    return "";
-  }
-};
 struct AddOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
   template <typename C>
@@ -171,16 +113,6 @@ struct RealDivOp : BinaryBase {
     return a / b;
   }
 };
-
-// True when any element of the (integer) tensor satisfies pred.
-template <typename T, typename Pred>
-bool AnyElement(const Tensor& t, Pred pred) {
-  const T* p = t.data<T>();
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    if (pred(p[i])) return true;
-  }
-  return false;
-}
 
 // TF's Div: true division for floats; for integers C's truncating division (TF's safe_div
 // functor), with division by zero an error.
@@ -262,9 +194,6 @@ struct PowOp : BinaryBase {
   }
 };
 
-struct CompareBase : BinaryBase {
-  static constexpr bool kBoolOutput = true;
-};
 struct LessOp : CompareBase {
   static constexpr TypeSet kTypes = TypeSet::kReal;
   template <typename C>
@@ -329,48 +258,6 @@ absl::Status LogicalNotKernel(KernelContext& ctx) {
   if (in.dtype() != DType::kBool) return UnsupportedDType(ctx, in.dtype(), "bool");
   Tensor out(DType::kBool, in.dims());
   for (int64_t i = 0; i < in.num_elements(); ++i) out.data<bool>()[i] = !in.data<bool>()[i];
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
-// The broadcast plan of two operands, or TF's "Incompatible shapes" error with a hint.
-absl::StatusOr<BroadcastPlan> BinaryPlan(const KernelContext& ctx, const Tensor& a,
-                                         const Tensor& b) {
-  if (a.dtype() != b.dtype()) {
-    return KernelError(ctx, "operands have different dtypes: x is %s, y is %s; add a Cast",
-                       a.ShapeString(), b.ShapeString());
-  }
-  std::optional<BroadcastPlan> plan = MakeBroadcastPlan({a.dims(), b.dims()});
-  if (!plan.has_value()) {
-    return KernelError(ctx,
-                       "Incompatible shapes: x is %s, y is %s; aligned from the right, each "
-                       "dimension pair must be equal or one of them 1",
-                       a.ShapeString(), b.ShapeString());
-  }
-  return *std::move(plan);
-}
-
-template <typename Op>
-absl::Status BinaryKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  const Tensor& a = ctx.input(0);
-  const Tensor& b = ctx.input(1);
-  TFJIT_ASSIGN_OR_RETURN(BroadcastPlan plan, BinaryPlan(ctx, a, b));
-  Tensor out(Op::kBoolOutput ? DType::kBool : a.dtype(), plan.out_dims);
-  absl::Status status;
-  const bool ok = DispatchSet<Op::kTypes>(a.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    using Out = std::conditional_t<Op::kBoolOutput, bool, T>;
-    const char* invalid = plan.num_elements > 0 ? Op::template Validate<T>(b) : "";
-    if (*invalid != '\0') {
-      status = KernelError(ctx, "%s (x is %s, y is %s)", invalid, a.ShapeString(), b.ShapeString());
-      return;
-    }
-    MapBinary<T, Out>(ctx, plan, a.data<T>(), b.data<T>(), out.data<Out>(),
-                      [](auto x, auto y) { return Op::Apply(x, y); });
-  });
-  if (!ok) return UnsupportedDType(ctx, a.dtype(), TypeSetName(Op::kTypes));
-  TFJIT_RETURN_IF_ERROR(status);
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

@@ -1,5 +1,6 @@
 // RegisterAllKernels: every fallback kernel family, registered explicitly.
 #include "runtime/kernels/kernel.h"
+#include "runtime/kernels/kernel_util.h"
 
 namespace tfjit::runtime {
 
@@ -12,6 +13,12 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterVariableKernels(registry);
   RegisterListKernels(registry);
   RegisterTensorArrayKernels(registry);
+  RegisterCwiseExtraKernels(registry);
+  RegisterSliceKernels(registry);
+  RegisterShapeKernels(registry);
+  RegisterGatherKernels(registry);
+  RegisterScanKernels(registry);
+  RegisterBatchMatMulKernels(registry);
 }
 
 }  // namespace tfjit::runtime

@@ -130,6 +130,17 @@ Tensor TransposeTensor(const KernelContext& ctx, const Tensor& in, const std::ve
 void RegisterCwiseKernels(KernelRegistry& registry);
 void RegisterReductionKernels(KernelRegistry& registry);
 
+// ConcatV2 (array_kernels.cc); Concat (v1) runs it on reordered inputs.
+absl::Status ConcatV2Kernel(KernelContext& ctx);
+
+// Families registered from kernel_registry.cc (one file each).
+void RegisterCwiseExtraKernels(KernelRegistry& registry);   // cwise_extra_kernels.cc
+void RegisterSliceKernels(KernelRegistry& registry);        // slice_kernels.cc
+void RegisterShapeKernels(KernelRegistry& registry);        // shape_kernels.cc
+void RegisterGatherKernels(KernelRegistry& registry);       // gather_kernels.cc
+void RegisterScanKernels(KernelRegistry& registry);         // scan_kernels.cc
+void RegisterBatchMatMulKernels(KernelRegistry& registry);  // batch_matmul_kernels.cc
+
 }  // namespace tfjit::runtime
 
 #endif  // TFJIT_RUNTIME_KERNELS_KERNEL_UTIL_H_

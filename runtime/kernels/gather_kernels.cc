@@ -1,0 +1,206 @@
+// Index-driven kernels: GatherV2 (axis, batch_dims), Gather (v1), OneHot and Where.
+// Out-of-range gather indices fail as TF's CPU kernel does ("indices[i] = v is not in
+// [0, n)"); they are never clamped.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "frontend/attr.h"
+#include "runtime/kernels/kernel_util.h"
+
+namespace tfjit::runtime {
+namespace {
+
+int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t d = begin; d < end; ++d) p *= dims[d];
+  return p;
+}
+
+// "[i,j]": the multi-index of flat element `flat` of `dims`, as TF's SliceDebugString.
+std::string IndexString(const std::vector<int64_t>& dims, int64_t flat) {
+  std::vector<int64_t> idx(dims.size());
+  for (size_t d = dims.size(); d-- > 0;) {
+    idx[d] = flat % dims[d];
+    flat /= dims[d];
+  }
+  return DimsString(idx);
+}
+
+// params [batch, outer, n, inner] gathered by indices [batch, count] into
+// [batch, outer, count, inner] (bytes copied per inner slice).
+absl::Status GatherCore(KernelContext& ctx, const Tensor& params, const Tensor& indices,
+                        int64_t axis, int64_t batch_dims) {
+  std::vector<int64_t> idx;
+  if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) {
+    return KernelError(ctx, "indices must be int32 or int64, got %s", indices.ShapeString());
+  }
+  const std::vector<int64_t>& pd = params.dims();
+  const size_t a = static_cast<size_t>(axis), b = static_cast<size_t>(batch_dims);
+  const int64_t n = pd[a];
+  for (int64_t i = 0; i < indices.num_elements(); ++i) {
+    const int64_t v = ElementAsInt64(indices, i);
+    if (v < 0 || v >= n) {
+      return KernelError(ctx, "indices%s = %d is not in [0, %d)", IndexString(indices.dims(), i), v,
+                         n);
+    }
+    idx.push_back(v);
+  }
+  std::vector<int64_t> out_dims(pd.begin(), pd.begin() + axis);
+  out_dims.insert(out_dims.end(), indices.dims().begin() + batch_dims, indices.dims().end());
+  out_dims.insert(out_dims.end(), pd.begin() + axis + 1, pd.end());
+  Tensor out(params.dtype(), out_dims);
+  const int64_t batch = Product(pd, 0, b);
+  const int64_t outer = Product(pd, b, a);
+  const int64_t inner_bytes =
+      Product(pd, a + 1, pd.size()) * static_cast<int64_t>(DTypeSize(params.dtype()));
+  const int64_t count = batch == 0 ? 0 : indices.num_elements() / std::max<int64_t>(batch, 1);
+  const char* src = static_cast<const char*>(params.raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  ParallelFor(ctx, batch * outer, count * inner_bytes / 4 + 1, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t bi = r / outer;
+      const char* row = src + r * n * inner_bytes;
+      char* out_row = dst + r * count * inner_bytes;
+      for (int64_t j = 0; j < count; ++j) {
+        std::memcpy(out_row + j * inner_bytes,
+                    row + idx[static_cast<size_t>(bi * count + j)] * inner_bytes,
+                    static_cast<size_t>(inner_bytes));
+      }
+    }
+  });
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status GatherV2Kernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  const Tensor& params = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  std::vector<int64_t> axis_v;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(2), "axis", &axis_v));
+  if (ctx.input(2).rank() != 0) {
+    return KernelError(ctx, "axis must be a scalar, got %s", ctx.input(2).ShapeString());
+  }
+  if (params.rank() == 0) {
+    return KernelError(ctx, "params must be at least 1 dimensional, got %s", params.ShapeString());
+  }
+  int64_t axis;
+  TFJIT_RETURN_IF_ERROR(CanonicalAxis(ctx, axis_v[0], params.rank(), &axis));
+  TFJIT_ASSIGN_OR_RETURN(int64_t batch_dims, tf::GetIntAttrOr(ctx.node(), "batch_dims", 0));
+  if (batch_dims < 0) batch_dims += indices.rank();
+  if (batch_dims < 0 || batch_dims > indices.rank() || batch_dims > axis) {
+    return KernelError(ctx,
+                       "batch_dims must be in [-rank(indices), rank(indices)] = [%d, %d] and "
+                       "<= axis (%d), got %d",
+                       -indices.rank(), indices.rank(), axis, batch_dims);
+  }
+  for (int d = 0; d < batch_dims; ++d) {
+    if (params.dim(d) != indices.dim(d)) {
+      return KernelError(ctx,
+                         "params.shape[%d]: %d should be equal to indices.shape[%d]: %d (the "
+                         "first batch_dims = %d dimensions must match)",
+                         d, params.dim(d), d, indices.dim(d), batch_dims);
+    }
+  }
+  return GatherCore(ctx, params, indices, axis, batch_dims);
+}
+
+absl::Status GatherKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  if (ctx.input(0).rank() == 0) {
+    return KernelError(ctx, "params must be at least 1 dimensional, got %s",
+                       ctx.input(0).ShapeString());
+  }
+  return GatherCore(ctx, ctx.input(0), ctx.input(1), 0, 0);
+}
+
+// OneHot: the depth axis inserted at `axis` (-1 = last); out[..., j, ...] = on when
+// indices[...] == j, else off. Negative and out-of-range indices give a row of off.
+absl::Status OneHotKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
+  const Tensor& indices = ctx.input(0);
+  const Tensor& depth_t = ctx.input(1);
+  const Tensor& on = ctx.input(2);
+  const Tensor& off = ctx.input(3);
+  TFJIT_ASSIGN_OR_RETURN(int64_t axis, tf::GetIntAttrOr(ctx.node(), "axis", -1));
+  const int out_rank = indices.rank() + 1;
+  if (axis < -1 || axis >= out_rank) {
+    return KernelError(ctx, "Expected axis to be -1 or between [0, %d).  But received: %d",
+                       out_rank, axis);
+  }
+  if (depth_t.rank() != 0 ||
+      (depth_t.dtype() != DType::kInt32 && depth_t.dtype() != DType::kInt64)) {
+    return KernelError(ctx, "depth must be an int32 scalar, but got: %s", depth_t.ShapeString());
+  }
+  const int64_t depth = ElementAsInt64(depth_t, 0);
+  if (depth < 0) return KernelError(ctx, "depth must be non-negative, got: %d", depth);
+  if (on.num_elements() != 1 || on.rank() != 0 || off.rank() != 0 || on.dtype() != off.dtype()) {
+    return KernelError(ctx,
+                       "on_value and off_value must be scalars of one dtype, but got: %s and %s",
+                       on.ShapeString(), off.ShapeString());
+  }
+  if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64 &&
+      indices.dtype() != DType::kUInt8) {
+    return UnsupportedDType(ctx, indices.dtype(), "indices of uint8, int32, int64");
+  }
+  const size_t a = static_cast<size_t>(axis < 0 ? indices.rank() : axis);
+  std::vector<int64_t> out_dims = indices.dims();
+  out_dims.insert(out_dims.begin() + static_cast<int64_t>(a), depth);
+  Tensor out(on.dtype(), out_dims);
+  const int64_t prefix = Product(indices.dims(), 0, a);
+  const int64_t suffix = Product(indices.dims(), a, indices.dims().size());
+  const size_t width = DTypeSize(on.dtype());
+  char* dst = static_cast<char*>(out.raw_data());
+  for (int64_t p = 0; p < prefix; ++p) {
+    for (int64_t j = 0; j < depth; ++j) {
+      for (int64_t s = 0; s < suffix; ++s) {
+        const int64_t v = ElementAsInt64(indices, p * suffix + s);
+        const Tensor& src = v == j ? on : off;
+        std::memcpy(dst + ((p * depth + j) * suffix + s) * static_cast<int64_t>(width),
+                    src.raw_data(), width);
+      }
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// Where: the coordinates of the true (non-zero) elements, [num_true, rank] int64, row-major.
+absl::Status WhereKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  std::vector<int64_t> hits;
+  const bool ok = DispatchNumeric(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = in.data<T>();
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      if (p[i] != T(0)) hits.push_back(i);
+    }
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), "numeric types and bool");
+  const int rank = in.rank();
+  Tensor out(DType::kInt64, {static_cast<int64_t>(hits.size()), rank});
+  int64_t* dst = out.data<int64_t>();
+  for (size_t h = 0; h < hits.size(); ++h) {
+    int64_t flat = hits[h];
+    for (int d = rank; d-- > 0;) {
+      dst[static_cast<int64_t>(h) * rank + d] = flat % in.dim(d);
+      flat /= in.dim(d);
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterGatherKernels(KernelRegistry& registry) {
+  registry.Register("GatherV2", &GatherV2Kernel);
+  registry.Register("Gather", &GatherKernel);
+  registry.Register("OneHot", &OneHotKernel);
+  registry.Register("Where", &WhereKernel);
+}
+
+}  // namespace tfjit::runtime

@@ -1,0 +1,245 @@
+// Kernels that walk one axis: ArgMax/ArgMin (ties pick the first index), Cumsum/Cumprod
+// (exclusive, reverse), TopKV2 (stable: equal values keep index order) and the full
+// reductions L2Loss and EuclideanNorm.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "frontend/attr.h"
+#include "runtime/kernels/cwise_ops.h"
+
+namespace tfjit::runtime {
+namespace {
+
+// A tensor viewed as [outer, n, inner] around `axis`.
+struct AxisView {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+AxisView ViewAround(const Tensor& t, int64_t axis) {
+  AxisView v;
+  for (int d = 0; d < t.rank(); ++d) {
+    if (d < axis) v.outer *= t.dim(d);
+    if (d == axis) v.n = t.dim(d);
+    if (d > axis) v.inner *= t.dim(d);
+  }
+  return v;
+}
+
+// Reads a scalar axis input and canonicalises it for a rank-`rank` tensor.
+absl::StatusOr<int64_t> ScalarAxis(const KernelContext& ctx, const Tensor& t, int rank,
+                                   const char* what) {
+  std::vector<int64_t> v;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, t, what, &v));
+  if (t.rank() != 0) return KernelError(ctx, "%s must be a scalar, got %s", what, t.ShapeString());
+  int64_t axis;
+  TFJIT_RETURN_IF_ERROR(CanonicalAxis(ctx, v[0], rank, &axis));
+  return axis;
+}
+
+// ArgMax/ArgMin: NaN counts as the extreme (the first NaN wins, as XLA and NumPy do).
+template <bool kMax>
+absl::Status ArgKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  TFJIT_ASSIGN_OR_RETURN(int64_t axis, ScalarAxis(ctx, ctx.input(1), in.rank(), "dimension"));
+  TFJIT_ASSIGN_OR_RETURN(DType out_type, tf::GetTypeAttr(ctx.node(), "output_type"));
+  if (out_type != DType::kInt32 && out_type != DType::kInt64) {
+    return KernelError(ctx, "output_type must be int32 or int64, got %s", DTypeName(out_type));
+  }
+  const AxisView v = ViewAround(in, axis);
+  if (v.n == 0) {
+    return KernelError(ctx, "Reduction axis %d is empty in shape %s; nothing to pick from", axis,
+                       DimsString(in.dims()));
+  }
+  std::vector<int64_t> out_dims = in.dims();
+  out_dims.erase(out_dims.begin() + axis);
+  Tensor out(out_type, out_dims);
+  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* p = in.data<T>();
+    for (int64_t o = 0; o < v.outer; ++o) {
+      for (int64_t i = 0; i < v.inner; ++i) {
+        const T* row = p + o * v.n * v.inner + i;
+        int64_t best = 0;
+        C best_v = C(row[0]);
+        for (int64_t k = 1; k < v.n; ++k) {
+          const C x = C(row[k * v.inner]);
+          bool better = kMax ? x > best_v : x < best_v;
+          if constexpr (kIsFloat<C>) better = better || (std::isnan(x) && !std::isnan(best_v));
+          if (better) best = k, best_v = x;
+        }
+        const int64_t at = o * v.inner + i;
+        if (out_type == DType::kInt64)
+          out.data<int64_t>()[at] = best;
+        else
+          out.data<int32_t>()[at] = static_cast<int32_t>(best);
+      }
+    }
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// Cumsum/Cumprod along `axis`; exclusive shifts by one (the first output is the identity);
+// reverse scans from the end.
+template <bool kProd>
+absl::Status CumKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  if (in.rank() == 0) return KernelError(ctx, "input must be at least rank 1, got a scalar");
+  TFJIT_ASSIGN_OR_RETURN(int64_t axis, ScalarAxis(ctx, ctx.input(1), in.rank(), "axis"));
+  TFJIT_ASSIGN_OR_RETURN(bool exclusive, tf::GetBoolAttrOr(ctx.node(), "exclusive", false));
+  TFJIT_ASSIGN_OR_RETURN(bool reverse, tf::GetBoolAttrOr(ctx.node(), "reverse", false));
+  const AxisView v = ViewAround(in, axis);
+  Tensor out(in.dtype(), in.dims());
+  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* p = in.data<T>();
+    T* q = out.data<T>();
+    for (int64_t o = 0; o < v.outer; ++o) {
+      for (int64_t i = 0; i < v.inner; ++i) {
+        C acc = C(kProd ? 1 : 0);
+        for (int64_t s = 0; s < v.n; ++s) {
+          const int64_t k = reverse ? v.n - 1 - s : s;
+          const int64_t at = (o * v.n + k) * v.inner + i;
+          const C x = C(p[at]);
+          if (exclusive) q[at] = static_cast<T>(acc);
+          acc = Wrapping(acc, x, [](auto a, auto b) { return kProd ? a * b : a + b; });
+          if (!exclusive) q[at] = static_cast<T>(acc);
+        }
+      }
+    }
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// TopKV2: the k largest entries of each last-axis row, descending; equal values keep their
+// index order (TF's kernel is stable). sorted=false returns the same order.
+absl::Status TopKKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  const Tensor& k_t = ctx.input(1);
+  if (k_t.rank() != 0 || (k_t.dtype() != DType::kInt32 && k_t.dtype() != DType::kInt64)) {
+    return KernelError(ctx, "k must be an int scalar, got %s", k_t.ShapeString());
+  }
+  const int64_t k = ElementAsInt64(k_t, 0);
+  if (k < 0) return KernelError(ctx, "Need k >= 0, got %d", k);
+  if (in.rank() < 1) {
+    return KernelError(ctx, "input must be >= 1-D, got shape %s", in.ShapeString());
+  }
+  const int64_t n = in.dim(in.rank() - 1);
+  if (n < k) {
+    return KernelError(ctx, "input must have at least k columns. Had %d, needed %d", n, k);
+  }
+  TFJIT_ASSIGN_OR_RETURN(DType index_type, tf::GetTypeAttr(ctx.node(), "index_type"));
+  if (index_type != DType::kInt32 && index_type != DType::kInt64) {
+    return KernelError(ctx, "index_type must be int32 or int64, got %s", DTypeName(index_type));
+  }
+  std::vector<int64_t> out_dims = in.dims();
+  out_dims.back() = k;
+  Tensor values(in.dtype(), out_dims), indices(index_type, out_dims);
+  const int64_t rows = n == 0 ? 0 : in.num_elements() / n;
+  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = in.data<T>() + r * n;
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return C(row[a]) > C(row[b]); });
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t src = order[static_cast<size_t>(j)];
+        values.data<T>()[r * k + j] = row[src];
+        if (index_type == DType::kInt64)
+          indices.data<int64_t>()[r * k + j] = src;
+        else
+          indices.data<int32_t>()[r * k + j] = static_cast<int32_t>(src);
+      }
+    }
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  ctx.set_output(0, std::move(values));
+  ctx.set_output(1, std::move(indices));
+  return absl::OkStatus();
+}
+
+// L2Loss: sum(t^2) / 2 over every element, a scalar (accumulated in double).
+absl::Status L2LossKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  Tensor out(in.dtype(), {});
+  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    double sum = 0;
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      const double x = static_cast<double>(static_cast<ComputeType<T>>(in.data<T>()[i]));
+      sum += x * x;
+    }
+    out.data<T>()[0] = static_cast<T>(static_cast<ComputeType<T>>(sum / 2));
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// EuclideanNorm: sqrt(sum(x^2)) over reduction_indices, with keep_dims.
+absl::Status EuclideanNormKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  std::vector<int64_t> axes_v;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "reduction_indices", &axes_v));
+  TFJIT_ASSIGN_OR_RETURN(bool keep, tf::GetBoolAttrOr(ctx.node(), "keep_dims", false));
+  std::vector<bool> reduced(static_cast<size_t>(in.rank()), false);
+  for (int64_t a : axes_v) {
+    int64_t axis;
+    TFJIT_RETURN_IF_ERROR(CanonicalAxis(ctx, a, in.rank(), &axis));
+    reduced[static_cast<size_t>(axis)] = true;
+  }
+  std::vector<int64_t> out_dims, kept_dims;
+  for (int d = 0; d < in.rank(); ++d) {
+    if (!reduced[static_cast<size_t>(d)]) out_dims.push_back(in.dim(d));
+    kept_dims.push_back(reduced[static_cast<size_t>(d)] ? 1 : in.dim(d));
+  }
+  Tensor out(in.dtype(), keep ? kept_dims : out_dims);
+  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<double> acc(static_cast<size_t>(out.num_elements()), 0.0);
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      int64_t rest = i, at = 0, scale = 1;
+      for (int d = in.rank(); d-- > 0;) {
+        const int64_t idx = rest % in.dim(d);
+        rest /= in.dim(d);
+        if (!reduced[static_cast<size_t>(d)]) at += idx * scale, scale *= in.dim(d);
+      }
+      const double x = static_cast<double>(static_cast<ComputeType<T>>(in.data<T>()[i]));
+      acc[static_cast<size_t>(at)] += x * x;
+    }
+    for (size_t j = 0; j < acc.size(); ++j) {
+      out.data<T>()[j] = static_cast<T>(static_cast<ComputeType<T>>(std::sqrt(acc[j])));
+    }
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterScanKernels(KernelRegistry& registry) {
+  registry.Register("ArgMax", &ArgKernel<true>);
+  registry.Register("ArgMin", &ArgKernel<false>);
+  registry.Register("Cumsum", &CumKernel<false>);
+  registry.Register("Cumprod", &CumKernel<true>);
+  registry.Register("TopKV2", &TopKKernel);
+  registry.Register("L2Loss", &L2LossKernel);
+  registry.Register("EuclideanNorm", &EuclideanNormKernel);
+}
+
+}  // namespace tfjit::runtime

@@ -1,0 +1,326 @@
+// Shape-changing copies and shape queries: Tile, Pad, PadV2, MirrorPad, ReverseV2,
+// BroadcastTo, Size, Rank, ShapeN, Range and PreventGradient (an identity at run time).
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "frontend/attr.h"
+#include "runtime/kernels/gather_util.h"
+
+namespace tfjit::runtime {
+namespace {
+
+absl::Status TileKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  std::vector<int64_t> mult;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "multiples", &mult));
+  if (ctx.input(1).rank() != 1 || static_cast<int>(mult.size()) != in.rank()) {
+    return KernelError(ctx,
+                       "Expected multiples argument to be a vector of length %d but got length "
+                       "%d (input is %s)",
+                       in.rank(), ctx.input(1).num_elements(), in.ShapeString());
+  }
+  const std::vector<int64_t> strides = RowStrides(in.dims());
+  std::vector<std::vector<int64_t>> offsets;
+  std::vector<int64_t> out_dims;
+  for (int d = 0; d < in.rank(); ++d) {
+    const size_t k = static_cast<size_t>(d);
+    if (mult[k] < 0) {
+      return KernelError(ctx, "Expected multiples[%d] >= 0, but got %d", d, mult[k]);
+    }
+    const int64_t n = in.dim(d);
+    std::vector<int64_t> o(static_cast<size_t>(n * mult[k]));
+    for (size_t i = 0; i < o.size(); ++i) o[i] = (static_cast<int64_t>(i) % n) * strides[k];
+    out_dims.push_back(n * mult[k]);
+    offsets.push_back(std::move(o));
+  }
+  Tensor out(in.dtype(), out_dims);
+  GatherByOffsets(ctx, in, offsets, nullptr, out);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// Reads paddings ([rank, 2], int32/int64, non-negative) into before/after pairs.
+absl::Status ReadPaddings(const KernelContext& ctx, const Tensor& in, const Tensor& p,
+                          std::vector<std::pair<int64_t, int64_t>>* pads) {
+  if ((p.dtype() != DType::kInt32 && p.dtype() != DType::kInt64) || p.rank() != 2 ||
+      p.dim(1) != 2 || p.dim(0) != in.rank()) {
+    return KernelError(ctx,
+                       "paddings must be an int32/int64 matrix of shape [%d, 2] (the input's "
+                       "rank by before/after), got %s; input is %s",
+                       in.rank(), p.ShapeString(), in.ShapeString());
+  }
+  pads->clear();
+  for (int d = 0; d < in.rank(); ++d) {
+    const int64_t before = ElementAsInt64(p, 2 * d), after = ElementAsInt64(p, 2 * d + 1);
+    if (before < 0 || after < 0) {
+      return KernelError(ctx, "Paddings must be non-negative: %d %d (dimension %d)", before, after,
+                         d);
+    }
+    pads->push_back({before, after});
+  }
+  return absl::OkStatus();
+}
+
+// Pad (zeros) and PadV2 (a scalar constant_values).
+absl::Status PadKernel(KernelContext& ctx) {
+  const bool v2 = ctx.node().op() == "PadV2";
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, v2 ? 3 : 2));
+  const Tensor& in = ctx.input(0);
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  TFJIT_RETURN_IF_ERROR(ReadPaddings(ctx, in, ctx.input(1), &pads));
+  Tensor fill(in.dtype(), {});
+  if (v2) {
+    const Tensor& c = ctx.input(2);
+    if (c.dtype() != in.dtype() || c.num_elements() != 1) {
+      return KernelError(ctx, "constant_values must be a scalar of the input's dtype; got %s",
+                         c.ShapeString());
+    }
+    fill = c;
+  }
+  const std::vector<int64_t> strides = RowStrides(in.dims());
+  std::vector<std::vector<int64_t>> offsets;
+  std::vector<int64_t> out_dims;
+  for (int d = 0; d < in.rank(); ++d) {
+    const auto [before, after] = pads[static_cast<size_t>(d)];
+    const int64_t n = in.dim(d);
+    std::vector<int64_t> o(static_cast<size_t>(before + n + after), kFillOffset);
+    for (int64_t i = 0; i < n; ++i)
+      o[static_cast<size_t>(before + i)] = i * strides[static_cast<size_t>(d)];
+    out_dims.push_back(static_cast<int64_t>(o.size()));
+    offsets.push_back(std::move(o));
+  }
+  Tensor out(in.dtype(), out_dims);
+  GatherByOffsets(ctx, in, offsets, fill.raw_data(), out);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// MirrorPad: REFLECT mirrors without the edge (pads < dim), SYMMETRIC with it (pads <= dim).
+absl::Status MirrorPadKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  TFJIT_ASSIGN_OR_RETURN(std::string mode, tf::GetStringAttr(ctx.node(), "mode"));
+  if (mode != "REFLECT" && mode != "SYMMETRIC") {
+    return KernelError(ctx, "mode must be REFLECT or SYMMETRIC, got '%s'", mode);
+  }
+  const bool reflect = mode == "REFLECT";
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  TFJIT_RETURN_IF_ERROR(ReadPaddings(ctx, in, ctx.input(1), &pads));
+  const std::vector<int64_t> strides = RowStrides(in.dims());
+  std::vector<std::vector<int64_t>> offsets;
+  std::vector<int64_t> out_dims;
+  for (int d = 0; d < in.rank(); ++d) {
+    const auto [before, after] = pads[static_cast<size_t>(d)];
+    const int64_t n = in.dim(d);
+    const int64_t limit = reflect ? n - 1 : n;
+    if (before > limit || after > limit) {
+      return KernelError(ctx,
+                         "paddings must be %s the dimension size: %d, %d %s %d (dimension %d "
+                         "of %s, mode %s)",
+                         reflect ? "less than" : "no greater than", before, after,
+                         reflect ? "not less than" : "greater than", n, d, in.ShapeString(), mode);
+    }
+    std::vector<int64_t> o;
+    for (int64_t i = -before; i < n + after; ++i) {
+      int64_t p = i;
+      if (p < 0) p = reflect ? -p : -p - 1;
+      if (p >= n) p = reflect ? 2 * n - 2 - p : 2 * n - 1 - p;
+      o.push_back(p * strides[static_cast<size_t>(d)]);
+    }
+    out_dims.push_back(static_cast<int64_t>(o.size()));
+    offsets.push_back(std::move(o));
+  }
+  Tensor out(in.dtype(), out_dims);
+  GatherByOffsets(ctx, in, offsets, nullptr, out);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status ReverseV2Kernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  std::vector<int64_t> axes;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "axis", &axes));
+  std::vector<bool> reversed(static_cast<size_t>(in.rank()), false);
+  for (int64_t a : axes) {
+    int64_t axis;
+    TFJIT_RETURN_IF_ERROR(CanonicalAxis(ctx, a, in.rank(), &axis));
+    if (reversed[static_cast<size_t>(axis)]) {
+      return KernelError(ctx, "axis %d specified more than once.", axis);
+    }
+    reversed[static_cast<size_t>(axis)] = true;
+  }
+  const std::vector<int64_t> strides = RowStrides(in.dims());
+  std::vector<std::vector<int64_t>> offsets;
+  for (int d = 0; d < in.rank(); ++d) {
+    const size_t k = static_cast<size_t>(d);
+    offsets.push_back(reversed[k] ? StepOffsets(in.dim(d) - 1, -1, in.dim(d), strides[k])
+                                  : StepOffsets(0, 1, in.dim(d), strides[k]));
+  }
+  Tensor out(in.dtype(), in.dims());
+  GatherByOffsets(ctx, in, offsets, nullptr, out);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status BroadcastToKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  std::vector<int64_t> target;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "shape", &target));
+  const int rank = static_cast<int>(target.size());
+  bool ok = in.rank() <= rank;
+  for (int64_t t : target) ok = ok && t >= 0;
+  const std::vector<int64_t> strides = RowStrides(in.dims());
+  std::vector<std::vector<int64_t>> offsets;
+  for (int d = 0; ok && d < rank; ++d) {
+    const int k = d - (rank - in.rank());  // the aligned input dim, < 0 when absent
+    const int64_t t = target[static_cast<size_t>(d)];
+    if (k >= 0 && in.dim(k) != t && in.dim(k) != 1) ok = false;
+    const bool spread = k < 0 || in.dim(k) == 1;
+    offsets.push_back(
+        StepOffsets(0, spread ? 0 : 1, t, k < 0 ? 0 : strides[static_cast<size_t>(k)]));
+  }
+  if (!ok) {
+    return KernelError(ctx,
+                       "Unable to broadcast tensor of shape %s to tensor of shape %s; aligned "
+                       "from the right, each input dimension must equal the target's or be 1",
+                       in.ShapeString(), DimsString(target));
+  }
+  Tensor out(in.dtype(), target);
+  GatherByOffsets(ctx, in, offsets, nullptr, out);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// A scalar or vector of out_type (int32 or int64) holding `values`.
+absl::StatusOr<Tensor> IndexOutput(const KernelContext& ctx, const std::vector<int64_t>& values,
+                                   bool scalar) {
+  TFJIT_ASSIGN_OR_RETURN(DType type, tf::GetTypeAttr(ctx.node(), "out_type"));
+  if (type != DType::kInt32 && type != DType::kInt64) {
+    return KernelError(ctx, "out_type must be int32 or int64, got %s", DTypeName(type));
+  }
+  Tensor out(type, scalar ? std::vector<int64_t>{}
+                          : std::vector<int64_t>{static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type == DType::kInt64) {
+      out.data<int64_t>()[i] = values[i];
+      continue;
+    }
+    if (values[i] > std::numeric_limits<int32_t>::max()) {
+      return KernelError(ctx,
+                         "Number of elements was larger than representable by 32-bit output "
+                         "type (%d); set out_type to int64",
+                         values[i]);
+    }
+    out.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+  }
+  return out;
+}
+
+absl::Status SizeKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  TFJIT_ASSIGN_OR_RETURN(Tensor out, IndexOutput(ctx, {ctx.input(0).num_elements()}, true));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status RankKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  ctx.set_output(0, Tensor::FromVector<int32_t>(DType::kInt32, {}, {ctx.input(0).rank()}));
+  return absl::OkStatus();
+}
+
+absl::Status ShapeNKernel(KernelContext& ctx) {
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Tensor out, IndexOutput(ctx, ctx.input(i).dims(), false));
+    ctx.set_output(i, std::move(out));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PreventGradientKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  ctx.set_output(0, ctx.input(0));
+  return absl::OkStatus();
+}
+
+// Range(start, limit, delta): TF's kernel accumulates value += delta in the output type.
+template <typename T>
+absl::Status RangeTyped(KernelContext& ctx) {
+  const T start = ctx.input(0).data<T>()[0];
+  const T limit = ctx.input(1).data<T>()[0];
+  const T delta = ctx.input(2).data<T>()[0];
+  if (delta == T(0)) return KernelError(ctx, "Requires delta != 0: %g", static_cast<double>(delta));
+  if (delta > T(0) ? start > limit : start < limit) {
+    return KernelError(ctx, "Requires start %s limit when delta %s 0: %g/%g",
+                       delta > T(0) ? "<=" : ">=", delta > T(0) ? ">" : "<",
+                       static_cast<double>(start), static_cast<double>(limit));
+  }
+  int64_t n;
+  if constexpr (std::is_integral_v<T>) {
+    const int64_t span = std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));
+    const int64_t step = std::abs(static_cast<int64_t>(delta));
+    n = (span + step - 1) / step;
+  } else {
+    const double size = std::ceil(std::abs(
+        (static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta)));
+    if (!(size < 9.2e18)) return KernelError(ctx, "Requires the range size to be finite");
+    n = static_cast<int64_t>(size);
+  }
+  Tensor out(DTypeOf<T>::value, {n});
+  T value = start;
+  for (int64_t i = 0; i < n; ++i) {
+    out.data<T>()[i] = value;
+    value = static_cast<T>(value + delta);
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status RangeKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  const DType t = ctx.input(0).dtype();
+  for (int i = 0; i < 3; ++i) {
+    if (ctx.input(i).dtype() != t || ctx.input(i).rank() != 0) {
+      return KernelError(ctx, "start, limit and delta must be scalars of one dtype; got %s, %s, %s",
+                         ctx.input(0).ShapeString(), ctx.input(1).ShapeString(),
+                         ctx.input(2).ShapeString());
+    }
+  }
+  switch (t) {
+    case DType::kInt32:
+      return RangeTyped<int32_t>(ctx);
+    case DType::kInt64:
+      return RangeTyped<int64_t>(ctx);
+    case DType::kFloat32:
+      return RangeTyped<float>(ctx);
+    case DType::kFloat64:
+      return RangeTyped<double>(ctx);
+    default:
+      return UnsupportedDType(ctx, t, "int32, int64, float32, float64");
+  }
+}
+
+}  // namespace
+
+void RegisterShapeKernels(KernelRegistry& registry) {
+  registry.Register("Tile", &TileKernel);
+  registry.Register("Pad", &PadKernel);
+  registry.Register("PadV2", &PadKernel);
+  registry.Register("MirrorPad", &MirrorPadKernel);
+  registry.Register("ReverseV2", &ReverseV2Kernel);
+  registry.Register("BroadcastTo", &BroadcastToKernel);
+  registry.Register("Size", &SizeKernel);
+  registry.Register("Rank", &RankKernel);
+  registry.Register("ShapeN", &ShapeNKernel);
+  registry.Register("Range", &RangeKernel);
+  registry.Register("PreventGradient", &PreventGradientKernel);
+}
+
+}  // namespace tfjit::runtime
