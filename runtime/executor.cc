@@ -117,6 +117,7 @@ struct Plan::RunState {
   std::mutex mu;
   std::condition_variable cv;
   int in_flight = 0;
+  int units_done = 0;  // guarded by mu; a plan whose units cannot all run is our bug
   absl::Status status;
   RunStats stats;
 };
@@ -292,6 +293,10 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
       std::vector<int> ready;
       if (ok) {
         absl::Status s = RunUnit(units_[u], state, ctx);
+        {
+          std::lock_guard<std::mutex> lock(state.mu);
+          ++state.units_done;
+        }
         if (!s.ok()) {
           std::lock_guard<std::mutex> lock(state.mu);
           if (state.status.ok()) state.status = s;
@@ -334,6 +339,11 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
     state.cv.wait(lock, [&] { return state.in_flight == 0; });
   }
   TFJIT_RETURN_IF_ERROR(state.status);
+  if (state.units_done != static_cast<int>(units_.size())) {
+    return Internal("the plan ran %d of its %d units: its clusters depend on each other in a "
+                    "cycle (a clustering bug); run with --jit none to get results meanwhile",
+                    state.units_done, units_.size());
+  }
   std::vector<Tensor> results;
   for (int s : fetch_slots_) {
     TFJIT_ASSIGN_OR_RETURN(Tensor value, Deref(state.slots[s]));  // a TF1 variable's value
@@ -548,7 +558,19 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
 
   std::vector<Tensor> inputs = handles;
   std::vector<tf2hlo::ArgInfo> args(inputs.size());
-  TFJIT_RETURN_IF_ERROR(ReadClusterVariables(index, inputs, args, ctx));
+  absl::Status read = ReadClusterVariables(index, inputs, args, ctx);
+  if (!read.ok()) {
+    // Auto clusters never fail for what TF's auto-clustering would have kept out (e.g. a
+    // variable of another device reached through a function argument): they run on kernels.
+    if (cluster.must_compile || read.code() == absl::StatusCode::kInternal) return read;
+    Log(LogLevel::kInfo, "%s runs on CPU kernels: %s", cluster.spec.name, read.message());
+    locks.clear();
+    {
+      std::lock_guard<std::mutex> lock(state.mu);
+      state.stats.fallbacks++;
+    }
+    return RunClusterWithKernels(index, handles, ctx, outputs);
+  }
   std::string key = absl::StrCat(ctx.key_prefix, cluster_keys_[index]);
   for (size_t i = 0; i < inputs.size(); ++i) {
     args[i].dtype = inputs[i].dtype();
@@ -587,7 +609,10 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
       ctx.cache->GetOrCompile(key, compile, &hit);
   if (!exe.ok()) {
     const absl::Status& s = exe.status();
-    if (s.code() == absl::StatusCode::kUnimplemented && !cluster.must_compile) {
+    // An auto cluster that cannot compile runs on kernels, whatever the reason (a user
+    // error the compiler sees, e.g. an unbounded list, is raised again by the kernels if
+    // the runtime has it too); only our own bugs (INTERNAL) surface.
+    if (!cluster.must_compile && s.code() != absl::StatusCode::kInternal) {
       if (!hit) {
         Log(LogLevel::kWarning, "%s falls back to CPU kernels: %s", cluster.spec.name,
             s.message());

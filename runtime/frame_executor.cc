@@ -183,11 +183,13 @@ void FrameRun::EmitControl(const tf::Node& producer, const std::string& dest, bo
 }
 
 int FrameRun::ExpectedMergeInputs(const tf::Node& merge, const std::string& tag) const {
-  // Iteration 0 (or outside loops) gets the forward inputs; later iterations the back edges.
+  // A loop's Merge (one with a NextIteration input) gets its forward inputs in iteration 0
+  // and its back edges later; a cond's Merge gets all its inputs in every iteration.
+  int back = 0;
+  for (const tf::Output& in : merge.inputs()) back += Is(*in.node, "NextIteration") ? 1 : 0;
+  if (back == 0) return merge.num_inputs();
   const bool later = !tag.empty() && IterationOf(tag) > 0;
-  int n = 0;
-  for (const tf::Output& in : merge.inputs()) n += (Is(*in.node, "NextIteration") == later);
-  return n;
+  return later ? back : merge.num_inputs() - back;
 }
 
 void FrameRun::Arrive(const tf::Node& consumer, const std::string& tag, int slot,

@@ -323,6 +323,10 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
       why = absl::StrCat("jit mode is ", JitModeName(options.mode));
     } else if (fed) {
       why = "its output is fed by the caller";
+    } else if (options.mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
+      return AppendContext(tf2hlo::DynamicSizeError(*node),
+                           absl::StrCat("[[{{node ", node->name(), "}}]] TF1 TensorArrayV3 with "
+                                        "dynamic_size=true; give it a fixed size"));
     } else if (StaysInRuntime(*node, &why, options.mode == JitMode::kAll) &&
                // Must-compile code compiles stateful RNG (known issue E); auto mode does not.
                !(options.mode == JitMode::kAll && tf2hlo::IsStatefulRandomOp(node->op()))) {
@@ -334,10 +338,6 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     } else if (options.mode == JitMode::kAuto && !options.autofix && TouchesTensorList(*node)) {
       why = "TensorList/TensorArray (variant) values stay in the runtime in auto-clustering, as "
             "in TF";
-    } else if (options.mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
-      return AppendContext(tf2hlo::DynamicSizeError(*node),
-                           absl::StrCat("[[{{node ", node->name(), "}}]] TF1 TensorArrayV3 with "
-                                        "dynamic_size=true; give it a fixed size"));
     } else if (options.mode == JitMode::kAuto && VariableOnOtherDevice(options, *node, &why)) {
       // TF's auto-clustering never gives a cluster a variable of another device (issue A).
     } else if (options.mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
@@ -372,6 +372,11 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
   for (const tf::Node* node : graph.topological_order()) {
     if (!considered(node)) continue;
     has_calls |= node->called_function() != nullptr || kept_lists;
+    // A node that stays out but sits between compiled nodes (e.g. a tf.group NoOp) could
+    // close a cycle through one all-in cluster: merge cycle-safely then.
+    has_calls |= !candidate[node->id()] &&
+                 (node->num_inputs() > 0 || !node->control_inputs().empty()) &&
+                 (!node->data_consumers().empty() || !node->control_consumers().empty());
     for (const tf::Output& in : node->inputs()) units.AddEdge(in.node->id(), node->id());
     for (const tf::Node* c : node->control_inputs()) units.AddEdge(c->id(), node->id());
   }

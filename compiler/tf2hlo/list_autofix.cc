@@ -15,16 +15,17 @@
 namespace tfjit::tf2hlo {
 namespace {
 
-// The growing SetItem nodes on the body's path for list variable `var`.
+// The growing SetItem nodes on the body's path for list variable `var` (only those: other
+// lists' writes are not bounded by this list's trace).
 std::vector<const tf::Node*> GrowingWrites(const tf::FunctionBody& body, int var) {
   std::vector<const tf::Node*> out;
-  for (const auto& n : body.graph->nodes()) {
+  for (const tf::Node* n : ListChain(body, var)) {
     if (n->op() == "TensorListSetItem" &&
         tf::GetBoolAttrOr(*n, "resize_if_index_out_of_bounds", false).value_or(false)) {
-      out.push_back(n.get());
+      out.push_back(n);
     }
   }
-  return SetItemIndexVar(body, var) >= 0 ? out : std::vector<const tf::Node*>{};
+  return out;
 }
 
 // Straight-line code: the most PushBacks on any path of list ops from `list`; nullopt when
@@ -32,6 +33,17 @@ std::vector<const tf::Node*> GrowingWrites(const tf::FunctionBody& body, int var
 std::optional<int64_t> StraightLinePushes(const tf::Output& list, int depth = 0) {
   if (depth > 10000) return std::nullopt;
   int64_t best = 0;
+  int list_consumers = 0;  // consumers that pass the list on
+  for (const auto& [consumer, slot] : list.node->data_consumers()) {
+    if (consumer->input(slot) == list &&
+        (consumer->op() == "TensorListPushBack" || consumer->op() == "TensorListSetItem" ||
+         consumer->op() == "TensorListPopBack" || consumer->op() == "Identity")) {
+      ++list_consumers;
+    }
+  }
+  // Two branches of pushes would need two sizes (a stack of the shorter one would carry a
+  // zero row): only a single chain gets a bound.
+  if (list_consumers > 1) return std::nullopt;
   for (const auto& [consumer, slot] : list.node->data_consumers()) {
     if (!(consumer->input(slot) == list)) continue;
     const std::string& op = consumer->op();

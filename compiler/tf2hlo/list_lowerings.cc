@@ -129,9 +129,13 @@ absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) 
   int64_t capacity = n.empty() ? -1 : n[0];
   // With autofix, a loop that grows the list (TF2's dynamic TensorArray: size 0 and writes
   // with resize_if_index_out_of_bounds) gets the capacity its traced writes need.
+  const size_t approved_before = ctx.options()->bounded_list_writes.size();
   std::optional<int64_t> bound = ctx.ListBound(node);
   if (capacity < 0 && !bound.has_value()) return FixedListSizeError(node, /*reserve=*/true);
-  if (bound.has_value() && *bound > capacity) {
+  // A fixed-size list grows only for growing writes the trace approved; plain writes past
+  // its end stay the runtime's error.
+  const bool grows = ctx.options()->bounded_list_writes.size() > approved_before;
+  if (bound.has_value() && *bound > capacity && (capacity < 0 || grows)) {
     Log(LogLevel::kWarning, "autofix %s: %s gets num_elements=%d instead of %d: %s",
         capacity < 0 ? "C" : "D", node.DebugName(), *bound, capacity,
         ctx.last_list_bound_reason());

@@ -89,6 +89,41 @@ bool CanLower(const tf::Node& node, std::string* why) {
   return true;
 }
 
+namespace {
+
+// Inputs of a While/If that its bodies need as compile-time constants (a loop variable only
+// when the loop passes it through unchanged): the launch reads their values, as TF compiles
+// a jit function for the values of such arguments.
+std::vector<int> ControlFlowConstantInputs(const tf::Node& node) {
+  if (!IsFunctionalControlFlow(node.op())) return {};
+  const bool is_while = IsFunctionalWhile(node.op());
+  std::vector<bool> wanted;
+  const int first = is_while ? 0 : 1;
+  for (const char* attr : is_while ? std::vector<const char*>{"cond", "body"}
+                                   : std::vector<const char*>{"then_branch", "else_branch"}) {
+    absl::StatusOr<tf::FunctionBody> body = InstantiateFunctionAttr(node, attr);
+    if (!body.ok()) return {};
+    std::vector<bool> w = BodyInputsNeedingConstants(*body);
+    if (is_while && std::string(attr) == "body") {
+      const std::vector<bool> invariant = LoopInvariantVars(*body);
+      for (size_t i = 0; i < w.size(); ++i) w[i] = w[i] && i < invariant.size() && invariant[i];
+    }
+    wanted.resize(std::max(wanted.size(), w.size()), false);
+    for (size_t i = 0; i < w.size(); ++i) wanted[i] = wanted[i] || w[i];
+  }
+  std::vector<int> out;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const int input = first + static_cast<int>(i);
+    if (wanted[i] && input < node.num_inputs() &&
+        node.input_types()[static_cast<size_t>(input)] != DType::kResource) {
+      out.push_back(input);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
   absl::flat_hash_set<const tf::Node*> in_cluster(cluster.nodes.begin(), cluster.nodes.end());
   absl::flat_hash_set<std::pair<const tf::Node*, int>> needed_outputs;
@@ -99,6 +134,7 @@ std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
     for (int i : node->compile_time_const_inputs()) {
       if (i < node->num_inputs()) work.push_back(node->input(i));
     }
+    for (int i : ControlFlowConstantInputs(*node)) work.push_back(node->input(i));
   }
   while (!work.empty()) {
     tf::Output out = work.back();

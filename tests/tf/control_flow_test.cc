@@ -259,5 +259,27 @@ TEST(ControlFlowToBoolTest, FollowsTfTruthiness) {
       << half.status();
 }
 
+// Known issue F: a shape from a jit function's argument passed unchanged through a loop is
+// not an error; the launch reads the argument and compiles for its value (a new value
+// compiles again).
+TEST(ControlFlowArgumentTest, LoopInvariantShapeFromAnArgumentCompiles) {
+  for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAll}) {
+    SessionOptions options;
+    options.jit = mode;
+    auto session = Session::Load(GraphPath("loop_invariant_shape.pbtxt"), options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    for (int n : {2, 5}) {
+      RunStats stats;
+      auto out = (*session)->Run(
+          {{"x", Tensor::FromVector(DType::kFloat32, {}, std::vector<float>{0.5f})},
+           {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int32_t>{n})}},
+          {"Identity"}, &stats);
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      EXPECT_EQ((*out)[0].data<float>()[0], 0.5f + 3.0f * static_cast<float>(n));
+      if (mode != JitMode::kNone) EXPECT_GT(stats.nodes_compiled, 0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tfjit

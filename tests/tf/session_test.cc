@@ -1,5 +1,6 @@
 // Session-level tests: errors a user can cause (files, graphs, feeds, fetches, devices) end in
 // a precise absl::Status, and concurrent Runs agree.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -144,6 +145,29 @@ TEST(SessionTest, ExplainNamesClustersAndReasons) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_TRUE(absl::StrContains(*report, "2 cluster(s)")) << *report;
   EXPECT_TRUE(absl::StrContains(*report, "'dense/check' (CheckNumerics)")) << *report;
+}
+
+// A NoOp that orders two computations (tf.group's control edges) stays out of the
+// must-compile cluster; the compiled nodes must not form one cluster around it (that would
+// be a cycle cluster -> NoOp -> cluster, and nothing would run).
+TEST(SessionTest, MustCompileAroundAGroupNoOpRunsEverything) {
+  const std::string path = WriteTemp("tfjit_group_noop.pbtxt", R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "a" op: "Exp" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "group" op: "NoOp" input: "^a" }
+    node { name: "b" op: "Neg" input: "x" input: "^group" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "c" op: "AddV2" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  SessionOptions options;
+  options.jit = JitMode::kAll;
+  auto session = Session::Load(path, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto out = (*session)->Run({{"x", Tensor::FromVector(DType::kFloat32, {2},
+                                                       std::vector<float>{0.0f, 1.0f})}},
+                             {"c"});
+  ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+  EXPECT_FLOAT_EQ((*out)[0].data<float>()[0], 1.0f);
+  EXPECT_FLOAT_EQ((*out)[0].data<float>()[1], std::exp(1.0f) - 1.0f);
 }
 
 }  // namespace

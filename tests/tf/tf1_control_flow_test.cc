@@ -58,6 +58,20 @@ TEST(Tf1ControlFlowTest, CondTakesOneBranchAndALoopInTheUntakenBranchEndsDead) {
   }
 }
 
+TEST(Tf1ControlFlowTest, CondInsideALoopTakesItsBranchInEveryIteration) {
+  auto session = Load("cond_in_loop.pbtxt", JitMode::kAuto);
+  ASSERT_NE(session, nullptr);
+  for (int n : {0, 1, 2, 5}) {
+    auto out = session->Run({{"x", Scalar(0.75f)},
+                             {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+                            {"acc"});
+    ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+    float acc = 0.75f;
+    for (int i = 0; i < n; ++i) acc = i % 2 == 0 ? acc + 1.0f : acc * 2.0f;
+    EXPECT_EQ((*out)[0].data<float>()[0], acc) << "n=" << n;
+  }
+}
+
 TEST(Tf1ControlFlowTest, FetchingADeadTensorIsAnError) {
   auto session = Load("cond.pbtxt", JitMode::kNone);
   ASSERT_NE(session, nullptr);
