@@ -4,6 +4,7 @@
 // and of a hand computation. Each case runs on the CPU JIT and on the HLO interpreter.
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,81 @@ TEST_P(KnownIssuesTest, WorkaroundsCompileWithoutAutofix) {
       }
     }
   }
+}
+
+// Known issue D in TF1 form: a TensorArrayV3 with dynamic_size=true in must-compile code.
+TEST(KnownIssuesTf1Test, DynamicTensorArrayV3IsIssueD) {
+  const std::string path = (std::filesystem::temp_directory_path() / "tfjit_ta_v3.pbtxt").string();
+  std::ofstream(path) << R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "size" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+    node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+    node { name: "ta" op: "TensorArrayV3" input: "size"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "dynamic_size" value { b: true } } }
+    node { name: "write" op: "TensorArrayWriteV3" input: "ta" input: "zero" input: "x"
+           input: "ta:1" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "read" op: "TensorArrayReadV3" input: "ta" input: "zero" input: "write"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+  )pb";
+  const Tensor x = Tensor::FromVector(DType::kFloat32, {2}, std::vector<float>{1.5f, -2.0f});
+  for (JitMode mode : {JitMode::kNone, JitMode::kAuto, JitMode::kAll}) {
+    SessionOptions options;
+    options.jit = mode;
+    auto session = Session::Load(path, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto out = (*session)->Run({{"x", x}}, {"read"});
+    if (mode != JitMode::kAll) {  // the runtime runs TF1 TensorArrays
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      EXPECT_EQ((*out)[0].data<float>()[1], -2.0f);
+      continue;
+    }
+    ASSERT_EQ(out.status().code(), absl::StatusCode::kUnimplemented) << out.status();
+    EXPECT_TRUE(absl::StartsWith(out.status().message(),
+                                 "TensorArrays with dynamic size are not supported by XLA."))
+        << out.status().message();
+    EXPECT_TRUE(absl::StrContains(out.status().message(), "{{node ta}}")) << out.status();
+  }
+}
+
+// An auto cluster that cannot compile (here: with autofix, lists join clusters, but this
+// list's bound depends on a fed value) runs on kernels instead of failing.
+TEST(KnownIssuesAutofixTest, UnprovableListInAutoModeFallsBackToKernels) {
+  const std::string path = (std::filesystem::temp_directory_path() / "tfjit_fed_max.pbtxt").string();
+  std::ofstream(path) << R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 3 } } } } }
+    node { name: "max" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "shape" value { shape { } } } }
+    node { name: "element_shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 3 } } } }
+    node { name: "neg_one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: -1 } } } }
+    node { name: "empty" op: "EmptyTensorList" input: "element_shape" input: "neg_one"
+           attr { key: "element_dtype" value { type: DT_FLOAT } } attr { key: "shape_type" value { type: DT_INT32 } } }
+    node { name: "push" op: "TensorListPushBack" input: "empty" input: "x"
+           attr { key: "element_dtype" value { type: DT_FLOAT } } }
+    node { name: "push2" op: "TensorListPushBack" input: "push" input: "x"
+           attr { key: "element_dtype" value { type: DT_FLOAT } } }
+    node { name: "resize" op: "TensorListResize" input: "push2" input: "max" }
+    node { name: "stack" op: "TensorListStack" input: "resize" input: "element_shape"
+           attr { key: "element_dtype" value { type: DT_FLOAT } } attr { key: "num_elements" value { i: -1 } } }
+  )pb";
+  SessionOptions options;
+  options.jit = JitMode::kAuto;
+  options.autofix = true;
+  auto session = Session::Load(path, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto out = (*session)->Run(
+      {{"x", Tensor::FromVector(DType::kFloat32, {3}, std::vector<float>{1, 2, 3})},
+       {"max", Tensor::FromVector(DType::kInt32, {}, std::vector<int32_t>{3})}},
+      {"stack"});
+  ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+  EXPECT_EQ((*out)[0].dims(), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ((*out)[0].data<float>()[3], 1.0f);
+  EXPECT_EQ((*out)[0].data<float>()[8], 0.0f);  // the resized-in element is unset: zeros
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, KnownIssuesTest, ::testing::Values("cpu", "interpreter"));
