@@ -62,6 +62,9 @@ rule "C-straight-line" "INVALID_ARGUMENT: XLA compilation requires a fixed tenso
   "$ki/empty_list_no_max.pbtxt" --random-inputs 2 --jit off
 rule "D-unshaped" "UNIMPLEMENTED: TensorArrays with dynamic size are not supported by XLA." \
   "$ki/dynamic_array_unshaped.pbtxt" --random-inputs 2 --jit off
+# No provable single bound (two chains of pushes): --autofix leaves TF's error.
+rule "C-two-chains-autofix" "INVALID_ARGUMENT: XLA compilation requires a fixed tensor list size. Set the max number of elements." \
+  "$ki/two_push_chains.pbtxt" --random-inputs 2 --jit off --autofix
 for g in list_crossing unbounded_list dynamic_array dynamic_array_unshaped empty_list_no_max loop_shape; do
   fixed "autofix-$g" "$ki/$g.pbtxt" --random-inputs 2
 done
