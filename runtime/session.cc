@@ -13,6 +13,7 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/attr.h"
+#include "frontend/function.h"
 #include "frontend/graphdef_loader.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/device.h"
@@ -246,6 +247,67 @@ std::vector<std::string> Session::DefaultFetches() const {
   return out;
 }
 
+namespace {
+
+// Appends the clustering of `graph` for these feeds/fetches, then, indented, that of every
+// function body a call node in it runs (with the body's own jit mode and device).
+void ExplainPlan(const tf::Graph& graph, const std::vector<tf::Output>& feeds,
+                 const std::vector<tf::Output>& fetches, cluster::JitMode session_mode,
+                 cluster::JitMode mode, bool caller_must_compile,
+                 const runtime::Placement& placement, const std::string& indent, int depth,
+                 std::string* out) {
+  absl::StatusOr<std::unique_ptr<runtime::Plan>> plan =
+      runtime::Plan::Build(graph, feeds, fetches, mode, placement);
+  if (!plan.ok()) {
+    absl::StrAppend(out, indent, "does not compile: ", StatusToString(plan.status()), "\n");
+    return;
+  }
+  const cluster::ClusteringResult& r = (*plan)->clustering();
+  absl::StrAppend(out, indent, "jit mode: ", cluster::JitModeName(mode), ", ", r.clusters.size(),
+                  " cluster(s), ", (*plan)->num_nodes(), " node(s) needed\n");
+  for (const cluster::Cluster& c : r.clusters) {
+    absl::StrAppend(out, indent, c.spec.name, ": ", c.spec.nodes.size(), " nodes, ",
+                    c.spec.inputs.size(), " inputs, ", c.spec.outputs.size(), " outputs, on ",
+                    c.device, "\n");
+    for (const tf::Node* n : c.spec.nodes) absl::StrAppend(out, indent, "  ", n->DebugName(), "\n");
+  }
+  absl::StrAppend(out, indent, "not compiled:\n");
+  for (const auto& [id, why] : r.why_not) {
+    absl::StrAppend(out, indent, "  ", graph.node(id)->DebugName(), ": ", why, "\n");
+  }
+  if (depth >= 8) return;
+  for (const auto& [id, why] : r.why_not) {
+    const tf::Node& node = *graph.node(id);
+    if (node.called_function() == nullptr) continue;
+    absl::StatusOr<tf::FunctionCall> call = tf::GetFunctionCall(node);
+    if (!call.ok()) continue;
+    const std::string& name = call->function->signature().name();
+    absl::StatusOr<tf::FunctionBody> body =
+        tf::InstantiateFunction(graph.library(), graph.versions(), name, call->attrs);
+    if (!body.ok()) continue;
+    const cluster::JitMode body_mode = runtime::FunctionBodyMode(
+        session_mode, tf::CallMustCompileAttr(node), caller_must_compile);
+    std::vector<tf::Output> body_feeds, body_fetches;
+    for (const std::string& in : body->inputs) {
+      if (auto o = body->graph->FindOutput(in); o.ok()) body_feeds.push_back(*o);
+    }
+    std::vector<std::string> outs = body->outputs;
+    if (!body->control_sink.empty()) outs.push_back(body->control_sink);
+    for (const std::string& o_name : outs) {
+      if (auto o = body->graph->FindOutput(o_name); o.ok()) body_fetches.push_back(*o);
+    }
+    runtime::Placement body_placement = placement;
+    body_placement.default_device = (*plan)->device_of(node);
+    absl::StrAppend(out, indent, "function '", name, "' called by ", node.DebugName(), " on ",
+                    body_placement.default_device, ":\n");
+    ExplainPlan(*body->graph, body_feeds, body_fetches, session_mode, body_mode,
+                body_mode == cluster::JitMode::kAll, body_placement, indent + "    ", depth + 1,
+                out);
+  }
+}
+
+}  // namespace
+
 StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) const {
   TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,
                          impl_->ResolveAll(fetches, "fetch"));
@@ -253,23 +315,13 @@ StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) 
   for (const auto& node : impl_->graph->nodes()) {
     if (node->op() == "Placeholder") feeds.push_back({node.get(), 0});
   }
-  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Plan> plan,
-                         runtime::Plan::Build(*impl_->graph, feeds, fetch_outs,
-                                              ToClusterMode(impl_->options.jit),
-                                              impl_->placement()));
-  const cluster::ClusteringResult& r = plan->clustering();
-  std::string out = absl::StrCat("jit mode: ", cluster::JitModeName(ToClusterMode(impl_->options.jit)),
-                                 "\n", r.clusters.size(), " cluster(s), ", plan->num_nodes(),
-                                 " node(s) needed\n");
-  for (const cluster::Cluster& c : r.clusters) {
-    absl::StrAppend(&out, c.spec.name, ": ", c.spec.nodes.size(), " nodes, ", c.spec.inputs.size(),
-                    " inputs, ", c.spec.outputs.size(), " outputs, on ", c.device, "\n");
-    for (const tf::Node* n : c.spec.nodes) absl::StrAppend(&out, "  ", n->DebugName(), "\n");
-  }
-  absl::StrAppend(&out, "not compiled:\n");
-  for (const auto& [id, why] : r.why_not) {
-    absl::StrAppend(&out, "  ", impl_->graph->node(id)->DebugName(), ": ", why, "\n");
-  }
+  const cluster::JitMode mode = ToClusterMode(impl_->options.jit);
+  // The top level keeps its own errors (an all-mode graph that cannot compile).
+  TFJIT_RETURN_IF_ERROR(
+      runtime::Plan::Build(*impl_->graph, feeds, fetch_outs, mode, impl_->placement()).status());
+  std::string out;
+  ExplainPlan(*impl_->graph, feeds, fetch_outs, mode, mode, mode == cluster::JitMode::kAll,
+              impl_->placement(), "", 0, &out);
   return out;
 }
 

@@ -147,6 +147,30 @@ TEST(SessionTest, ExplainNamesClustersAndReasons) {
   EXPECT_TRUE(absl::StrContains(*report, "'dense/check' (CheckNumerics)")) << *report;
 }
 
+// Explain also reports inside function bodies: the body's own jit mode (a jit function is
+// "all" even under --jit off), its device, its clusters, and why a body cannot compile.
+TEST(SessionTest, ExplainDescendsIntoFunctionBodies) {
+  SessionOptions options;
+  options.jit = JitMode::kOff;
+  const auto functions = std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "functions";
+  auto session = Session::Load((functions / "jit_function.pbtxt").string(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto report = (*session)->Explain({"post"});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(absl::StrContains(*report, "function '__inference_f_12' called by "
+                                         "'StatefulPartitionedCall' (StatefulPartitionedCall) on "
+                                         "/job:localhost/replica:0/task:0/device:CPU:0:"))
+      << *report;
+  EXPECT_TRUE(absl::StrContains(*report, "    jit mode: all, 1 cluster(s)")) << *report;
+  auto bad = Session::Load((functions / "check_numerics.pbtxt").string(), options);
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  report = (*bad)->Explain({"Identity"});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(absl::StrContains(*report, "does not compile: INVALID_ARGUMENT: Detected "
+                                         "unsupported operations"))
+      << *report;
+}
+
 // A NoOp that orders two computations (tf.group's control edges) stays out of the
 // must-compile cluster; the compiled nodes must not form one cluster around it (that would
 // be a cycle cluster -> NoOp -> cluster, and nothing would run).
