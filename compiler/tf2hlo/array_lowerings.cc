@@ -100,19 +100,22 @@ absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int rank, const char* what) 
   return axis < 0 ? axis + rank : axis;
 }
 
-absl::Status LowerConcatV2(LoweringContext& ctx, const tf::Node& node) {
-  const int n = node.num_inputs() - 1;
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.ConstantInputAsInts(node, n));
-  if (axis_v.size() != 1) return InvalidArgument("axis must be a scalar");
+// Concat and ConcatV2: inputs [first, first + n) joined along the constant axis input.
+absl::Status LowerConcatInputs(LoweringContext& ctx, const tf::Node& node, int first, int n,
+                               int axis_input) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.ConstantInputAsInts(node, axis_input));
+  if (axis_v.size() != 1) {
+    return InvalidArgument("node %s: the concat axis must be a scalar", node.DebugName());
+  }
   std::vector<Instruction*> xs;
-  for (int i = 0; i < n; ++i) {
+  for (int i = first; i < first + n; ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, i));
     xs.push_back(x);
   }
   TFJIT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_v[0], xs[0]->shape().rank(), "axis"));
-  for (int i = 1; i < n; ++i) {
+  for (size_t i = 1; i < xs.size(); ++i) {
     const hlo::Shape& s0 = xs[0]->shape();
-    const hlo::Shape& si = xs[static_cast<size_t>(i)]->shape();
+    const hlo::Shape& si = xs[i]->shape();
     bool ok = s0.rank() == si.rank();
     for (int d = 0; ok && d < s0.rank(); ++d) ok = d == axis || s0.dim(d) == si.dim(d);
     if (!ok) {
@@ -124,6 +127,12 @@ absl::Status LowerConcatV2(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Concatenate(xs, axis));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
+}
+
+// ConcatV2: the axis comes last.
+absl::Status LowerConcatV2(LoweringContext& ctx, const tf::Node& node) {
+  const int n = node.num_inputs() - 1;
+  return LowerConcatInputs(ctx, node, 0, n, n);
 }
 
 absl::Status LowerShape(LoweringContext& ctx, const tf::Node& node) {
@@ -266,29 +275,7 @@ absl::Status LowerShapeN(LoweringContext& ctx, const tf::Node& node) {
 
 // Concat (v1): the axis comes first.
 absl::Status LowerConcat(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.ConstantInputAsInts(node, 0));
-  if (axis_v.size() != 1) return InvalidArgument("node %s: concat_dim must be a scalar",
-                                                 node.DebugName());
-  std::vector<Instruction*> xs;
-  for (int i = 1; i < node.num_inputs(); ++i) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, i));
-    xs.push_back(x);
-  }
-  TFJIT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_v[0], xs[0]->shape().rank(), "axis"));
-  for (size_t i = 1; i < xs.size(); ++i) {
-    const hlo::Shape& s0 = xs[0]->shape();
-    const hlo::Shape& si = xs[i]->shape();
-    bool ok = s0.rank() == si.rank();
-    for (int d = 0; ok && d < s0.rank(); ++d) ok = d == axis || s0.dim(d) == si.dim(d);
-    if (!ok) {
-      return InvalidArgument("ConcatOp: Dimension mismatch: input 0 is %s and input %d is %s; "
-                             "all dims except axis %d must match",
-                             s0.ToString(), i, si.ToString(), axis);
-    }
-  }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Concatenate(xs, axis));
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
+  return LowerConcatInputs(ctx, node, 1, node.num_inputs() - 1, 0);
 }
 
 // BroadcastTo(x, shape): NumPy broadcasting to the constant shape.

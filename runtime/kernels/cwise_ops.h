@@ -31,37 +31,14 @@ inline const char* TypeSetName(TypeSet s) {
   return "";
 }
 
-// Integer types only (bitwise ops, TruncateDiv).
+// Integer types only (bitwise ops, TruncateDiv): DispatchReal's integers, without
+// instantiating `f` for floating-point types.
 template <typename F>
 bool DispatchInt(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::kInt8:
-      f(int8_t{});
-      return true;
-    case DType::kInt16:
-      f(int16_t{});
-      return true;
-    case DType::kInt32:
-      f(int32_t{});
-      return true;
-    case DType::kInt64:
-      f(int64_t{});
-      return true;
-    case DType::kUInt8:
-      f(uint8_t{});
-      return true;
-    case DType::kUInt16:
-      f(uint16_t{});
-      return true;
-    case DType::kUInt32:
-      f(uint32_t{});
-      return true;
-    case DType::kUInt64:
-      f(uint64_t{});
-      return true;
-    default:
-      return false;
-  }
+  if (!IsIntegerDType(dtype)) return false;
+  return DispatchReal(dtype, [&](auto tag) {
+    if constexpr (kIsInt<decltype(tag)>) f(tag);
+  });
 }
 
 template <TypeSet S, typename F>
