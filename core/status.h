@@ -29,6 +29,8 @@ TFJIT_DEFINE_STATUS_BUILDER(FailedPrecondition, absl::StatusCode::kFailedPrecond
 TFJIT_DEFINE_STATUS_BUILDER(Internal, absl::StatusCode::kInternal)
 TFJIT_DEFINE_STATUS_BUILDER(OutOfRange, absl::StatusCode::kOutOfRange)
 TFJIT_DEFINE_STATUS_BUILDER(ResourceExhausted, absl::StatusCode::kResourceExhausted)
+// DATA_LOSS: a file's bytes are corrupt or truncated (checkpoint CRC mismatch, short shard).
+TFJIT_DEFINE_STATUS_BUILDER(DataLoss, absl::StatusCode::kDataLoss)
 #undef TFJIT_DEFINE_STATUS_BUILDER
 
 // Prepends "context: " to the message; keeps the code and payloads. OK stays OK.

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -27,10 +28,11 @@ constexpr char kUsage[] =
     "            [--target NODE]... [--init NODE]...\n"
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
     "            [--logical-cpus N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
-    "            [--backend cpu|interpreter]\n"
+    "            [--backend cpu|interpreter] [--signature NAME] [--tags serve,...]\n"
     "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]...\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
-    "MODEL is a TF GraphDef (.pb binary or .pbtxt text). Tensor names are 'node' or 'node:k'.\n";
+    "MODEL is a TF GraphDef (.pb binary or .pbtxt text), a SavedModel directory, or a TF.js\n"
+    "model.json. Inputs and outputs are signature keys or tensor names 'node' / 'node:k'.\n";
 
 struct Args {
   std::string command, model;
@@ -100,6 +102,10 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       args->options.backend = v;
     } else if (flag == "--device") {
       args->options.device = v;
+    } else if (flag == "--signature") {
+      args->options.signature = v;
+    } else if (flag == "--tags") {
+      args->options.tags = absl::StrSplit(v, ',', absl::SkipEmpty());
     } else if (flag == "--logical-cpus") {
       if (!absl::SimpleAtoi(v, &args->options.logical_cpus) || args->options.logical_cpus < 1) {
         return "--logical-cpus takes a positive integer";

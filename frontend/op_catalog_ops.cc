@@ -254,6 +254,29 @@ void AddNnOps(std::vector<OpDef>* ops) {
   ops->push_back(Op("DepthwiseConv2dNative").In("input: T").In("filter: T").Out("output: T")
                      .Attr("explicit_paddings", EmptyList()).Attr("data_format", S("NHWC"))
                      .Attr("dilations", IntList({1, 1, 1, 1})).Build());
+  // Transposed convolution; input_sizes (the forward input's shape) fixes the output shape.
+  ops->push_back(Op("Conv2DBackpropInput").In("input_sizes: int32").In("filter: T")
+                     .In("out_backprop: T").Out("output: T").Attr("use_cudnn_on_gpu", B(true))
+                     .Attr("explicit_paddings", EmptyList()).Attr("data_format", S("NHWC"))
+                     .Attr("dilations", IntList({1, 1, 1, 1})).Const({0}).Build());
+  // Grappler's and the tfjs converter's fused contractions (formats.md 3.5): the contraction,
+  // then `fused_ops` applied in order with `args` (bias, prelu alpha, batch-norm stats).
+  // Newer TF adds host_args (num_host_args, 0 for float graphs).
+  for (const char* name : {"_FusedConv2D", "FusedDepthwiseConv2dNative"}) {
+    ops->push_back(Op(name).In("input: T").In("filter: T").In("args: num_args * T")
+                       .In("host_args: num_host_args * float").Out("output: T")
+                       .Attr("num_host_args", I(0)).Attr("explicit_paddings", EmptyList())
+                       .Attr("data_format", S("NHWC")).Attr("dilations", IntList({1, 1, 1, 1}))
+                       .Attr("use_cudnn_on_gpu", B(true)).Attr("fused_ops", EmptyList())
+                       .Attr("epsilon", F(0.0001f)).Attr("leakyrelu_alpha", F(0.2f)).Build());
+  }
+  ops->push_back(Op("_FusedMatMul").In("a: T").In("b: T").In("args: num_args * T")
+                     .Out("product: T").Attr("transpose_a", B(false))
+                     .Attr("transpose_b", B(false)).Attr("fused_ops", EmptyList())
+                     .Attr("epsilon", F(0.0001f)).Attr("leakyrelu_alpha", F(0.2f)).Build());
+  // tfjs-only: y = x >= 0 ? x : alpha * x; the converter writes no T attr.
+  ops->push_back(Op("Prelu").In("x: T").In("alpha: T").Out("y: T")
+                     .Attr("T", T(tensorflow::DT_FLOAT)).Build());
   ops->push_back(Op("MaxPool").In("input: T").Out("output: T")
                      .Attr("T", T(tensorflow::DT_FLOAT)).Attr("explicit_paddings", EmptyList())
                      .Attr("data_format", S("NHWC")).Build());
@@ -273,6 +296,55 @@ void AddNnOps(std::vector<OpDef>* ops) {
     ops->push_back(op.Attr("epsilon", F(0.0001f)).Attr("exponential_avg_factor", F(1.0f))
                        .Attr("data_format", S("NHWC")).Attr("is_training", B(true)).Build());
   }
+}
+
+// Image, space/batch and index ops of detection and pose models (TF's image_ops.cc,
+// array_ops.cc, sparse_ops.cc). Sizes, block shapes and paddings/crops are compile-time
+// constants as in TF's XLA kernels; NMS and SparseToDense never compile (data-dependent
+// output shapes), so their inputs need not be.
+void AddImageOps(std::vector<OpDef>* ops) {
+  ops->push_back(Op("ResizeBilinear").In("images: T").In("size: int32")
+                     .Out("resized_images: float").Attr("align_corners", B(false))
+                     .Attr("half_pixel_centers", B(false)).Const({1}).Build());
+  for (const char* name : {"DepthToSpace", "SpaceToDepth"}) {
+    ops->push_back(Op(name).In("input: T").Out("output: T").Attr("data_format", S("NHWC"))
+                       .Build());
+  }
+  ops->push_back(Op("SpaceToBatchND").In("input: T").In("block_shape: Tblock_shape")
+                     .In("paddings: Tpaddings").Out("output: T")
+                     .Attr("Tblock_shape", T(tensorflow::DT_INT32))
+                     .Attr("Tpaddings", T(tensorflow::DT_INT32)).Const({1, 2}).Build());
+  ops->push_back(Op("BatchToSpaceND").In("input: T").In("block_shape: Tblock_shape")
+                     .In("crops: Tcrops").Out("output: T")
+                     .Attr("Tblock_shape", T(tensorflow::DT_INT32))
+                     .Attr("Tcrops", T(tensorflow::DT_INT32)).Const({1, 2}).Build());
+  ops->push_back(Op("GatherNd").In("params: Tparams").In("indices: Tindices")
+                     .Out("output: Tparams").Build());
+  ops->push_back(Op("NonMaxSuppressionV2").In("boxes: T").In("scores: T")
+                     .In("max_output_size: int32").In("iou_threshold: T_threshold")
+                     .Out("selected_indices: int32").Attr("T", T(tensorflow::DT_FLOAT))
+                     .Attr("T_threshold", T(tensorflow::DT_FLOAT)).Build());
+  ops->push_back(Op("NonMaxSuppressionV3").In("boxes: T").In("scores: T")
+                     .In("max_output_size: int32").In("iou_threshold: T_threshold")
+                     .In("score_threshold: T_threshold").Out("selected_indices: int32")
+                     .Attr("T", T(tensorflow::DT_FLOAT))
+                     .Attr("T_threshold", T(tensorflow::DT_FLOAT)).Build());
+  ops->push_back(Op("NonMaxSuppressionV4").In("boxes: T").In("scores: T")
+                     .In("max_output_size: int32").In("iou_threshold: T_threshold")
+                     .In("score_threshold: T_threshold").Out("selected_indices: int32")
+                     .Out("valid_outputs: int32").Attr("T", T(tensorflow::DT_FLOAT))
+                     .Attr("T_threshold", T(tensorflow::DT_FLOAT))
+                     .Attr("pad_to_max_output_size", B(false)).Build());
+  ops->push_back(Op("NonMaxSuppressionV5").In("boxes: T").In("scores: T")
+                     .In("max_output_size: int32").In("iou_threshold: T")
+                     .In("score_threshold: T").In("soft_nms_sigma: T")
+                     .Out("selected_indices: int32").Out("selected_scores: T")
+                     .Out("valid_outputs: int32").Attr("T", T(tensorflow::DT_FLOAT))
+                     .Attr("pad_to_max_output_size", B(false)).Build());
+  ops->push_back(Op("SparseToDense").In("sparse_indices: Tindices")
+                     .In("output_shape: Tindices").In("sparse_values: T")
+                     .In("default_value: T").Out("dense: T").Attr("validate_indices", B(true))
+                     .Build());
 }
 
 void AddGraphOps(std::vector<OpDef>* ops) {
@@ -481,6 +553,7 @@ std::vector<OpDef> BuiltinOpDefs() {
   AddShapeOps(&ops);
   AddSliceOps(&ops);
   AddNnOps(&ops);
+  AddImageOps(&ops);
   AddControlFlowOps(&ops);
   AddStatefulOps(&ops);
   AddStatelessRandomOps(&ops);

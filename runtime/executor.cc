@@ -63,7 +63,11 @@ absl::StatusOr<absl::flat_hash_set<const tf::Node*>> NeededNodes(
     for (const tf::Output& in : node->inputs()) {
       if (!fed.contains({in.node, in.index})) work.push_back(in.node);
     }
-    for (const tf::Node* c : node->control_inputs()) work.push_back(c);
+    // As in TF's FeedInputs, feeding output 0 of a node also stands in for its control
+    // edges: a Const with ^input (common in TF.js graphs) does not need the placeholder run.
+    for (const tf::Node* c : node->control_inputs()) {
+      if (!fed.contains({c, 0})) work.push_back(c);
+    }
   }
   return needed;
 }
@@ -238,7 +242,9 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
           preds.insert(unit_of[in.node->id()]);
         }
       }
-      for (const tf::Node* c : node->control_inputs()) preds.insert(unit_of[c->id()]);
+      for (const tf::Node* c : node->control_inputs()) {
+        if (needed.contains(c)) preds.insert(unit_of[c->id()]);  // else satisfied by a feed
+      }
     };
     Unit& unit = plan->units_[u];
     if (unit.node != nullptr) {

@@ -279,6 +279,10 @@ absl::StatusOr<std::vector<Tensor>> FrameRun::Run(const std::vector<tf::Output>&
     fed_.insert({feeds[i].node, feeds[i].index});
     root_values_[{feeds[i].node, feeds[i].index}] = feed_values[i];
     Emit(*feeds[i].node, feeds[i].index, "", feed_values[i], false);
+    // A fed node that does not run still releases its control consumers (see NeededNodes).
+    if (feeds[i].index == 0 && !needed_.contains(feeds[i].node)) {
+      EmitControl(*feeds[i].node, "", false);
+    }
   }
   for (const tf::Node* root : roots) ready_.push_back({root, "", {}, false, -1});
   while (true) {

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/cpu_backend.h"
@@ -14,7 +15,7 @@
 #include "core/status.h"
 #include "frontend/attr.h"
 #include "frontend/function.h"
-#include "frontend/graphdef_loader.h"
+#include "frontend/model.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
@@ -34,6 +35,12 @@ cluster::JitMode ToClusterMode(JitMode mode) {
   return cluster::JitMode::kAuto;
 }
 
+// Nodes a loader added to restore variables (frontend/saved_model_graph.cc): not user inputs or
+// outputs.
+bool IsLoaderNode(const tf::Node& node) {
+  return absl::StrContains(node.name(), "/_tfjit_restore");
+}
+
 std::string DimsString(const std::vector<int64_t>& dims) {
   std::vector<std::string> parts;
   for (int64_t d : dims) parts.push_back(d < 0 ? "?" : absl::StrCat(d));
@@ -46,6 +53,8 @@ struct Session::Impl {
   SessionOptions options;
   runtime::DeviceName device;
   std::unique_ptr<tf::Graph> graph;
+  std::vector<tf::Signature> signatures;  // all of the model's
+  const tf::Signature* signature = nullptr;  // the one names resolve against, or none
   runtime::KernelRegistry kernels;
   std::unique_ptr<backends::Backend> backend;
   runtime::CompilationCache cache;
@@ -72,11 +81,34 @@ struct Session::Impl {
     return ctx;
   }
 
+  // ", e.g. 'a', 'b'": the signatures whose inputs are all numeric.
+  std::string OtherSignaturesHint() const {
+    std::vector<std::string> names;
+    for (const tf::Signature& s : signatures) {
+      bool numeric = true;
+      for (const tf::TensorSpec& in : s.inputs) numeric = numeric && in.dtype != DType::kString;
+      if (numeric && !s.name.starts_with("__")) names.push_back(s.name);
+    }
+    if (names.empty()) return "";
+    return absl::StrCat(", e.g. '", absl::StrJoin(names, "', '"), "'");
+  }
+
+  // A signature key names the tensor behind it; any other name is a tensor name.
+  std::string TensorNameOf(const std::string& name, bool input, bool graph_names) const {
+    if (signature == nullptr || graph_names) return name;
+    for (const tf::TensorSpec& spec : input ? signature->inputs : signature->outputs) {
+      if (spec.key == name) return spec.tensor;
+    }
+    return name;
+  }
+
   absl::StatusOr<std::vector<tf::Output>> ResolveAll(const std::vector<std::string>& names,
-                                                     const char* what) const {
+                                                     const char* what,
+                                                     bool graph_names = false) const {
     std::vector<tf::Output> out;
+    const bool input = std::string(what) == "feed";
     for (const std::string& name : names) {
-      absl::StatusOr<tf::Output> o = graph->FindOutput(name);
+      absl::StatusOr<tf::Output> o = graph->FindOutput(TensorNameOf(name, input, graph_names));
       if (!o.ok()) return WithContext(o.status(), absl::StrCat(what, " '", name, "'"));
       out.push_back(*o);
     }
@@ -85,6 +117,15 @@ struct Session::Impl {
 
   absl::Status CheckFeed(const tf::Output& out, const std::string& name, const Tensor& value) {
     const DType expected = out.node->output_types()[out.index];
+    if (expected == DType::kString) {
+      const std::string sig = signature == nullptr ? std::string()
+                              : absl::StrCat(" of signature '", signature->name, "'");
+      return AttachNode(Unimplemented("feed '%s'%s is a string tensor (e.g. serialized "
+                                      "tf.Example protos); tfjit runs numeric tensors only: use "
+                                      "a signature with numeric inputs%s",
+                                      name, sig, OtherSignaturesHint()),
+                        out.node->name(), out.node->op());
+    }
     if (!value.valid() || value.dtype() != expected) {
       return AttachNode(InvalidArgument("feed '%s': expected dtype %s, got %s; convert the "
                                         "input to %s",
@@ -148,6 +189,12 @@ struct Session::Impl {
     plans[key] = shared;
     return shared;
   }
+
+  // graph_names: feeds and fetches are graph tensor names, never signature keys (init runs).
+  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                          const std::vector<std::string>& fetches,
+                                          const std::vector<std::string>& targets,
+                                          RunStats* stats, bool graph_names);
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -164,7 +211,23 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   }
   TFJIT_ASSIGN_OR_RETURN(impl->device, runtime::ParseDeviceName(options.device));
   TFJIT_RETURN_IF_ERROR(runtime::DeviceSet(options.logical_cpus).Check(impl->device));
-  TFJIT_ASSIGN_OR_RETURN(impl->graph, tf::LoadGraphDefFile(model_path));
+  tf::ModelLoadOptions load_options;
+  load_options.tags = options.tags;
+  TFJIT_ASSIGN_OR_RETURN(tf::LoadedModel model, tf::LoadModel(model_path, load_options));
+  impl->graph = std::move(model.graph);
+  impl->signatures = std::move(model.signatures);
+  {
+    tf::LoadedModel view;  // SelectSignature only reads the signatures and the path
+    view.path = model_path;
+    view.signatures = impl->signatures;
+    TFJIT_ASSIGN_OR_RETURN(const tf::Signature* chosen,
+                           tf::SelectSignature(view, options.signature));
+    if (chosen != nullptr) {
+      for (const tf::Signature& s : impl->signatures) {
+        if (s.name == chosen->name) impl->signature = &s;
+      }
+    }
+  }
   impl->functions = std::make_unique<runtime::FunctionRuntime>(
       *impl->graph, ToClusterMode(options.jit), impl->device.FullName(), options.logical_cpus,
       options.autofix);
@@ -179,7 +242,14 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   }
   impl->inter_op = std::make_unique<ThreadPool>(options.inter_op_threads);
   impl->intra_op = std::make_unique<ThreadPool>(options.intra_op_threads);
-  return std::unique_ptr<Session>(new Session(std::move(impl)));
+  std::unique_ptr<Session> session(new Session(std::move(impl)));
+  // Restore variables and run init ops, as TF's LoadSavedModel does before returning.
+  for (const tf::InitRun& init : model.init) {
+    absl::StatusOr<std::vector<Tensor>> done =
+        session->impl_->Run(init.feeds, {}, init.targets, nullptr, /*graph_names=*/true);
+    if (!done.ok()) return WithContext(done.status(), init.what);
+  }
+  return session;
 }
 
 StatusOr<std::vector<Tensor>> Session::Run(
@@ -192,36 +262,80 @@ StatusOr<std::vector<Tensor>> Session::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
     RunStats* stats) {
+  return impl_->Run(feeds, fetches, targets, stats, /*graph_names=*/false);
+}
+
+StatusOr<std::vector<Tensor>> Session::Impl::Run(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+    RunStats* stats, bool graph_names) {
   if (fetches.empty() && targets.empty()) {
     return InvalidArgument("no fetches and no targets: name at least one tensor to compute or "
                            "node to run");
   }
-  std::vector<std::string> feed_names;
+  std::vector<std::string> feed_names, feed_tensors, fetch_tensors;
   std::vector<Tensor> feed_values;
   for (const auto& [name, value] : feeds) {
     feed_names.push_back(name);
+    feed_tensors.push_back(TensorNameOf(name, /*input=*/true, graph_names));
     feed_values.push_back(value);
   }
-  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> feed_outs, impl_->ResolveAll(feed_names, "feed"));
-  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,
-                         impl_->ResolveAll(fetches, "fetch"));
-  for (size_t i = 0; i < feed_outs.size(); ++i) {
-    TFJIT_RETURN_IF_ERROR(impl_->CheckFeed(feed_outs[i], feed_names[i], feed_values[i]));
+  for (const std::string& name : fetches) {
+    fetch_tensors.push_back(TensorNameOf(name, /*input=*/false, graph_names));
   }
-  TFJIT_ASSIGN_OR_RETURN(std::vector<const tf::Node*> target_nodes,
-                         impl_->ResolveTargets(targets));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> feed_outs,
+                         ResolveAll(feed_names, "feed", graph_names));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,
+                         ResolveAll(fetches, "fetch", graph_names));
+  for (size_t i = 0; i < feed_outs.size(); ++i) {
+    TFJIT_RETURN_IF_ERROR(CheckFeed(feed_outs[i], feed_names[i], feed_values[i]));
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<const tf::Node*> target_nodes, ResolveTargets(targets));
+  // Plans are keyed by graph tensor names: a signature key and its tensor share one plan.
   TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Plan> plan,
-                         impl_->GetPlan(feed_outs, feed_names, fetch_outs, fetches, target_nodes,
-                                        targets));
-  return plan->Run(feed_values, impl_->Context(), stats);
+                         GetPlan(feed_outs, feed_tensors, fetch_outs, fetch_tensors,
+                                 target_nodes, targets));
+  return plan->Run(feed_values, Context(), stats);
+}
+
+std::string Session::SignatureName() const {
+  return impl_->signature == nullptr ? "" : impl_->signature->name;
+}
+
+std::vector<std::string> Session::SignatureNames() const {
+  std::vector<std::string> names;
+  for (const tf::Signature& s : impl_->signatures) names.push_back(s.name);
+  return names;
 }
 
 std::vector<InputInfo> Session::Inputs() const {
   std::vector<InputInfo> inputs;
+  if (impl_->signature != nullptr) {
+    for (const tf::TensorSpec& spec : impl_->signature->inputs) {
+      InputInfo info;
+      info.name = spec.key;
+      info.tensor = spec.tensor;
+      info.dtype = spec.dtype;
+      info.dims = spec.shape.dims;
+      info.unknown_rank = spec.shape.unknown_rank;
+      // The graph's placeholder is the authority on dtype and, when the file omits it, shape.
+      if (absl::StatusOr<tf::Output> o = impl_->graph->FindOutput(spec.tensor); o.ok()) {
+        info.dtype = o->node->output_types()[o->index];
+        absl::StatusOr<tf::PartialShape> shape = tf::GetShapeAttr(*o->node, "shape");
+        if (info.unknown_rank && shape.ok() && o->node->op() == "Placeholder") {
+          info.dims = shape->dims;
+          info.unknown_rank = shape->unknown_rank;
+        }
+      }
+      inputs.push_back(std::move(info));
+    }
+    return inputs;
+  }
   for (const auto& node : impl_->graph->nodes()) {
-    if (node->op() != "Placeholder") continue;
+    if (node->op() != "Placeholder" || IsLoaderNode(*node)) continue;
     InputInfo info;
     info.name = node->name();
+    info.tensor = absl::StrCat(node->name(), ":0");
     info.dtype = node->output_types()[0];
     absl::StatusOr<tf::PartialShape> shape = tf::GetShapeAttr(*node, "shape");
     if (shape.ok()) {
@@ -237,8 +351,13 @@ std::vector<InputInfo> Session::Inputs() const {
 
 std::vector<std::string> Session::DefaultFetches() const {
   std::vector<std::string> out;
+  if (impl_->signature != nullptr) {
+    for (const tf::TensorSpec& spec : impl_->signature->outputs) out.push_back(spec.key);
+    return out;
+  }
   for (const auto& node : impl_->graph->nodes()) {
     if (node->num_outputs() == 0 || !node->data_consumers().empty()) continue;
+    if (IsLoaderNode(*node)) continue;
     if (node->op() == "Placeholder" || node->op() == "Const") continue;
     for (int k = 0; k < node->num_outputs(); ++k) {
       out.push_back(k == 0 ? node->name() : absl::StrCat(node->name(), ":", k));

@@ -7,11 +7,17 @@ PACKAGES=(
   llvm-19-dev llvm-19-tools
   libabsl-dev libeigen3-dev libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libleveldb-dev libsnappy-dev
+  nodejs npm
 )
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   [ "$p" = flock ] && { command -v flock >/dev/null || missing+=(util-linux); continue; }
+  # node and npm (the TF.js reference of tests/models) may come from another packaging of
+  # Node.js (it ships npm inside): only the commands matter.
+  [ "$p" = nodejs ] && { command -v node >/dev/null || missing+=(nodejs); continue; }
+  [ "$p" = npm ] && { command -v npm >/dev/null || missing+=(npm); continue; }
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -44,8 +44,11 @@ bool ElementalEmitter::Supports(const Instruction& inst) {
       return true;
     case Opcode::kGather:
       return IsIntegerDType(inst.operand(1)->shape().element_type());
+    case Opcode::kConvolution:
+      return inst.attrs().feature_group_count >= 1;
     case Opcode::kBitcastConvert:
       return DTypeSize(shape.element_type()) == DTypeSize(inst.operand(0)->shape().element_type());
+    case Opcode::kReduceWindow:  // single output, as reduce (elemental_window.cc)
     case Opcode::kReduce:
       return inst.operand_count() == 2;  // single-output reduce
     case Opcode::kFusion:
@@ -72,7 +75,9 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeGenerator(const Instructi
     case Opcode::kIota: return MakeIota(inst);
     case Opcode::kConstant: return MakeConstant(inst);
     case Opcode::kReduce: return MakeReduce(inst, std::move(ops));
+    case Opcode::kReduceWindow: return MakeReduceWindow(inst, std::move(ops));
     case Opcode::kDot: return MakeDot(inst, std::move(ops));
+    case Opcode::kConvolution: return MakeConvolution(inst, std::move(ops));
     case Opcode::kDynamicSlice: return MakeDynamicSlice(inst, std::move(ops));
     case Opcode::kDynamicUpdateSlice: return MakeDynamicUpdateSlice(inst, std::move(ops));
     case Opcode::kGather: return MakeGather(inst, std::move(ops));

@@ -77,7 +77,9 @@ class ElementalEmitter {
   ElementGenerator MakeIota(const hlo::Instruction& inst);
   ElementGenerator MakeConstant(const hlo::Instruction& inst);
   ElementGenerator MakeReduce(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeReduceWindow(const hlo::Instruction& inst, Generators ops);  // elemental_window.cc
   ElementGenerator MakeDot(const hlo::Instruction& inst, Generators ops);
+  ElementGenerator MakeConvolution(const hlo::Instruction& inst, Generators ops);  // elemental_conv.cc
   // Data-dependent indexing (elemental_indexing.cc).
   ElementGenerator MakeDynamicSlice(const hlo::Instruction& inst, Generators ops);
   ElementGenerator MakeDynamicUpdateSlice(const hlo::Instruction& inst, Generators ops);

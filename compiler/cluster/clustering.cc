@@ -140,6 +140,42 @@ bool VariableOnOtherDevice(const ClusteringOptions& options, const tf::Node& nod
 }
 
 // The node's `_XlaScope` attr ("" when absent): nodes of different scopes never merge.
+// True when `out` is computed from constants and shapes only, so the compiler knows its value
+// once input shapes are fixed (Const, Shape/Size/Rank, and pure ops of such values).
+bool DerivesFromConstants(const tf::Output& out, int depth = 0) {
+  const tf::Node& node = *out.node;
+  const std::string& op = node.op();
+  if (op == "Const" || op == "Shape" || op == "Size" || op == "Rank" || op == "ShapeN") {
+    return true;
+  }
+  if (depth > 64 || op == "Placeholder" || op == "PlaceholderWithDefault" ||
+      node.num_inputs() == 0 || (node.op_def() != nullptr && node.op_def()->is_stateful) ||
+      node.called_function() != nullptr) {
+    return false;
+  }
+  for (const tf::Output& in : node.inputs()) {
+    if (!DerivesFromConstants(in, depth + 1)) return false;
+  }
+  return true;
+}
+
+// Gathers compile only with indices known at compile time (tf2hlo checks their range there:
+// HLO gather clamps out-of-range indices where TF's kernel fails). In auto mode a gather with
+// computed indices stays in the runtime instead of failing its whole cluster.
+bool GatherWithComputedIndices(const tf::Node& node, std::string* why) {
+  const std::string& op = node.op();
+  int indices = -1;
+  if (op == "GatherV2" || op == "Gather" || op == "GatherNd" || op == "ResourceGather") {
+    indices = 1;
+  }
+  if (indices < 0 || indices >= node.num_inputs()) return false;
+  if (DerivesFromConstants(node.inputs()[static_cast<size_t>(indices)])) return false;
+  *why = absl::StrCat(op, " indices are computed at run time; compiled gathers need "
+                          "compile-time-constant indices (HLO gather clamps out-of-range "
+                          "indices where TF's kernel fails)");
+  return true;
+}
+
 std::string ScopeOf(const tf::Node& node) {
   return tf::GetStringAttrOr(node, "_XlaScope", "").value_or("");
 }
@@ -343,6 +379,8 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     } else if (options.mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
                !tf2hlo::ControlFlowIsStaticallyCompilable(*node, &why)) {
       // While/If that would fail to compile stay in the runtime; kAll reports the exact error.
+    } else if (options.mode == JitMode::kAuto && GatherWithComputedIndices(*node, &why)) {
+      // Runs as a kernel; its neighbours still compile.
     } else if (!tf2hlo::CanLower(*node, &why)) {
       if (options.mode == JitMode::kAll) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));

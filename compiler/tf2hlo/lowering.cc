@@ -26,6 +26,8 @@ const std::vector<OpLowering>& LoweringTable() {
     AppendListLowerings(t);
     AppendElementwiseLowerings(t);
     AppendSliceLowerings(t);
+    AppendConvLowerings(t);
+    AppendImageLowerings(t);
     std::sort(t->begin(), t->end(), [](const OpLowering& a, const OpLowering& b) {
       return absl::string_view(a.op) < absl::string_view(b.op);
     });

@@ -38,6 +38,8 @@ void AppendResourceLowerings(std::vector<OpLowering>* table);  // resource_lower
 void AppendListLowerings(std::vector<OpLowering>* table);      // list_lowerings.cc
 void AppendElementwiseLowerings(std::vector<OpLowering>* table);  // elementwise_lowerings.cc
 void AppendSliceLowerings(std::vector<OpLowering>* table);        // slice_lowerings.cc
+void AppendConvLowerings(std::vector<OpLowering>* table);         // conv_lowerings.cc
+void AppendImageLowerings(std::vector<OpLowering>* table);        // image_lowerings.cc
 
 }  // namespace tfjit::tf2hlo
 

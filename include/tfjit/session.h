@@ -38,11 +38,17 @@ struct SessionOptions {
   std::string backend = "cpu";
   // When set, compiled modules are written here (one .hlo per cluster and input signature).
   std::string dump_dir;
+  // SavedModel / TF.js: the signature whose keys feeds and fetches may use. Empty: the
+  // "serving_default" signature when the model has one, else its only signature, else none.
+  std::string signature;
+  // SavedModel: the MetaGraphDef whose tag set contains all of these.
+  std::vector<std::string> tags = {"serve"};
 };
 
 // A graph input (Placeholder): its tensor name, dtype and dims (-1 = any size).
 struct InputInfo {
-  std::string name;
+  std::string name;    // what to feed: the signature key, or the tensor name without a signature
+  std::string tensor;  // the graph tensor behind it ("node:0")
   DType dtype = DType::kInvalid;
   std::vector<int64_t> dims;
   bool unknown_rank = false;
@@ -62,14 +68,17 @@ struct RunStats {
 // Thread safety: Run may be called concurrently from several threads.
 class Session {
  public:
-  // Loads a GraphDef (.pb binary or .pbtxt text). Errors: NOT_FOUND (no file),
-  // INVALID_ARGUMENT (malformed file or graph), UNIMPLEMENTED (unknown ops, listed together),
-  // FAILED_PRECONDITION (device absent).
+  // Loads a model: a GraphDef (.pb binary or .pbtxt text), a SavedModel directory, or a TF.js
+  // graph model (model.json + shards). A SavedModel's variables are restored and its init op
+  // run before Load returns. Errors: NOT_FOUND (no file, no such signature), INVALID_ARGUMENT
+  // (malformed file or graph), DATA_LOSS (corrupt or truncated weights/checkpoint),
+  // UNIMPLEMENTED (unknown ops, listed together), FAILED_PRECONDITION (device absent).
   static StatusOr<std::unique_ptr<Session>> Load(const std::string& model_path,
                                                  const SessionOptions& options = {});
   ~Session();
 
-  // Feeds are (tensor name, value): "x" or "x:0". Fetches are tensor names. Returns one tensor
+  // Feeds are (name, value): a key of the session's signature, or a tensor name "x" / "x:0".
+  // Fetches are signature output keys or tensor names. Returns one tensor
   // per fetch. Errors name the node; a wrong feed dtype/shape is INVALID_ARGUMENT.
   StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                     const std::vector<std::string>& fetches,
@@ -81,10 +90,16 @@ class Session {
                                     const std::vector<std::string>& targets,
                                     RunStats* stats = nullptr);
 
-  // Placeholders of the graph, in graph order.
+  // The signature's inputs when the session has one; otherwise the graph's Placeholders, in
+  // graph order.
   std::vector<InputInfo> Inputs() const;
-  // Tensors no node consumes (outputs 0.. of sink nodes), the default fetches.
+  // The signature's output keys when the session has one; otherwise the tensors no node
+  // consumes (outputs 0.. of sink nodes).
   std::vector<std::string> DefaultFetches() const;
+  // The name of the signature feeds and fetches resolve against ("" when none), and the
+  // names of all signatures of the model.
+  std::string SignatureName() const;
+  std::vector<std::string> SignatureNames() const;
   // Human-readable clustering report for these fetches: each cluster with its nodes, and every
   // node left out with the reason.
   StatusOr<std::string> Explain(const std::vector<std::string>& fetches) const;

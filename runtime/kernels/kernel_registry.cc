@@ -4,6 +4,9 @@
 
 namespace tfjit::runtime {
 
+void RegisterImageKernels(KernelRegistry& registry);  // image_kernels.cc
+void RegisterNmsKernels(KernelRegistry& registry);    // nms_kernels.cc
+
 void RegisterAllKernels(KernelRegistry& registry) {
   RegisterMathKernels(registry);
   RegisterArrayKernels(registry);
@@ -19,6 +22,9 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterGatherKernels(registry);
   RegisterScanKernels(registry);
   RegisterBatchMatMulKernels(registry);
+  RegisterImageKernels(registry);
+  RegisterNmsKernels(registry);
+  RegisterConvKernels(registry);
 }
 
 }  // namespace tfjit::runtime

@@ -140,6 +140,7 @@ void RegisterShapeKernels(KernelRegistry& registry);        // shape_kernels.cc
 void RegisterGatherKernels(KernelRegistry& registry);       // gather_kernels.cc
 void RegisterScanKernels(KernelRegistry& registry);         // scan_kernels.cc
 void RegisterBatchMatMulKernels(KernelRegistry& registry);  // batch_matmul_kernels.cc
+void RegisterConvKernels(KernelRegistry& registry);         // conv_kernels.cc
 
 }  // namespace tfjit::runtime
 

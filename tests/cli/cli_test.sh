@@ -70,6 +70,17 @@ check fn-check-numerics 1 "$tfjit" run "$fns/check_numerics.pbtxt" --random-inpu
 expect_in fn-check-numerics-msg "$tmp/err" '^INVALID_ARGUMENT: Detected unsupported operations when trying to compile graph __inference_f_12 on .*CheckNumerics'
 check fn-explain 0 "$tfjit" explain "$fns/jit_function.pbtxt" --fetch post
 expect_in fn-explain-msg "$tmp/out" "function call runs as a unit \(must-compile: yes\)"
+# SavedModel directories: --signature picks the signature whose keys name feeds and fetches;
+# the counter's checkpoint value is 0, so incr_counter's first run returns 1.
+counter="$src/tests/data/savedmodels/saved_model_counter/00000123"
+check sm-incr 0 "$tfjit" run "$counter" --signature incr_counter
+expect_in sm-incr-out "$tmp/out" '^output float32\[\] \[1\]'
+check sm-get 0 "$tfjit" run "$counter" --signature get_counter --jit none
+expect_in sm-get-out "$tmp/out" '^output float32\[\] \[0\]'
+check sm-bad-signature 1 "$tfjit" run "$counter" --signature nope
+expect_in sm-bad-signature-msg "$tmp/err" "^NOT_FOUND: .*no signature 'nope'.*'incr_counter_by'"
+check sm-bad-tags 1 "$tfjit" run "$counter" --tags serve,gpu
+expect_in sm-bad-tags-msg "$tmp/err" '^NOT_FOUND: .*no MetaGraphDef has the tags \[serve, gpu\]; its tag sets are \[serve\]'
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -619,6 +619,8 @@ std::vector<OpCase> AllCases() {
                      MoreArrayCases(), MiscCases(), NnCases()}) {
     all.insert(all.end(), cases.begin(), cases.end());
   }
+  for (OpCase& c : ImageCases()) all.push_back(std::move(c));
+  for (OpCase& c : ConvCases()) all.push_back(std::move(c));
   return all;
 }
 

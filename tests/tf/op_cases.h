@@ -79,6 +79,8 @@ std::vector<OpCase> ShapeOpCases();
 std::vector<OpCase> MoreArrayCases();
 std::vector<OpCase> MiscCases();
 std::vector<OpCase> NnCases();
+std::vector<OpCase> ImageCases();  // op_cases_image.cc
+std::vector<OpCase> ConvCases();   // op_cases_conv.cc
 
 }  // namespace tfjit::optest
 

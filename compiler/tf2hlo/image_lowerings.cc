@@ -1,0 +1,520 @@
+// Lowerings of the image and index ops of detection/pose models (NHWC): MaxPool and AvgPool
+// as reduce-window, ResizeBilinear as two dots with constant interpolation matrices,
+// DepthToSpace/SpaceToDepth and SpaceToBatchND/BatchToSpaceND as pad/reshape/transpose/slice,
+// GatherNd as gather. Ops whose output shape depends on input values (NMS, SparseToDense,
+// Where) and TopKV2 (HLO has no sort) get entries that keep them in the runtime with a reason
+// for `tfjit explain`.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+
+namespace tfjit::tf2hlo {
+namespace {
+
+using hlo::Instruction;
+using hlo::Opcode;
+
+std::string Dims(const std::vector<int64_t>& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
+
+// ---- Pooling ----
+
+// TF's windowed output size and low padding for one spatial dim (as the fallback kernel).
+absl::Status PoolDim(const tf::Node& node, int64_t in, int64_t k, int64_t s,
+                     const std::string& padding, int64_t explicit_lo, int64_t explicit_hi,
+                     hlo::WindowDim* w, int64_t* out) {
+  if (k <= 0 || s <= 0) {
+    return InvalidArgument("node %s: ksize and strides must be positive, got ksize %d stride %d",
+                           node.DebugName(), k, s);
+  }
+  w->size = k;
+  w->stride = s;
+  if (padding == "VALID") {
+    *out = (in - k + s) / s;
+  } else if (padding == "SAME") {
+    *out = (in + s - 1) / s;
+    const int64_t need = std::max<int64_t>(0, (*out - 1) * s + k - in);
+    w->pad_lo = need / 2;
+    w->pad_hi = need - need / 2;
+  } else if (padding == "EXPLICIT") {
+    *out = (in + explicit_lo + explicit_hi - k + s) / s;
+    w->pad_lo = explicit_lo;
+    w->pad_hi = explicit_hi;
+  } else {
+    return InvalidArgument("node %s: padding must be SAME, VALID or EXPLICIT, got '%s'",
+                           node.DebugName(), padding);
+  }
+  if (*out < 0) {
+    return InvalidArgument("node %s: Computed output size would be negative: %d [input_size: "
+                           "%d, effective_filter_size: %d, stride: %d]",
+                           node.DebugName(), *out, in, k, s);
+  }
+  // reduce-window's size rule, (in + pads - k) / s + 1 (0 when the window does not fit),
+  // gives the same size for all three paddings.
+  return absl::OkStatus();
+}
+
+// The NHWC window of a MaxPool/AvgPool node; `out` gets the output's H and W.
+absl::StatusOr<std::vector<hlo::WindowDim>> PoolWindow(const tf::Node& node,
+                                                       const hlo::Shape& x,
+                                                       std::vector<int64_t>* out) {
+  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
+  if (format != "NHWC") {
+    return Unimplemented("node %s: %s is compiled for data_format NHWC only, got %s",
+                         node.DebugName(), node.op(), format);
+  }
+  if (x.rank() != 4) {
+    return InvalidArgument("node %s: input must be 4-dimensional, got %s", node.DebugName(),
+                           x.ToString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> ksize, tf::GetIntListAttr(node, "ksize"));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> strides, tf::GetIntListAttr(node, "strides"));
+  TFJIT_ASSIGN_OR_RETURN(std::string padding, tf::GetStringAttr(node, "padding"));
+  if (ksize.size() != 4 || strides.size() != 4) {
+    return InvalidArgument("node %s: Sliding window ksize and stride fields must specify 4 "
+                           "dimensions, got ksize %s strides %s",
+                           node.DebugName(), Dims(ksize), Dims(strides));
+  }
+  if (ksize[0] != 1 || strides[0] != 1 || ksize[3] != 1 || strides[3] != 1) {
+    return InvalidArgument("node %s: Pooling is not yet supported on the batch or depth "
+                           "dimension (ksize %s, strides %s)",
+                           node.DebugName(), Dims(ksize), Dims(strides));
+  }
+  std::vector<int64_t> pads(8, 0);
+  if (padding == "EXPLICIT") {
+    TFJIT_ASSIGN_OR_RETURN(pads, tf::GetIntListAttr(node, "explicit_paddings"));
+    if (pads.size() != 8) {
+      return InvalidArgument("node %s: explicit_paddings must have 8 values, got %d",
+                             node.DebugName(), pads.size());
+    }
+  }
+  std::vector<hlo::WindowDim> window(4);
+  out->assign(2, 0);
+  for (int d = 1; d <= 2; ++d) {
+    TFJIT_RETURN_IF_ERROR(PoolDim(node, x.dim(d), ksize[static_cast<size_t>(d)],
+                                  strides[static_cast<size_t>(d)], padding,
+                                  pads[static_cast<size_t>(2 * d)],
+                                  pads[static_cast<size_t>(2 * d + 1)],
+                                  &window[static_cast<size_t>(d)],
+                                  &(*out)[static_cast<size_t>(d - 1)]));
+  }
+  return window;
+}
+
+// The smallest value of `t`: max's identity (-inf for floats).
+double Lowest(DType t) {
+  switch (t) {
+    case DType::kInt8: return std::numeric_limits<int8_t>::lowest();
+    case DType::kInt16: return std::numeric_limits<int16_t>::lowest();
+    case DType::kInt32: return std::numeric_limits<int32_t>::lowest();
+    case DType::kInt64: return static_cast<double>(std::numeric_limits<int64_t>::lowest());
+    default: return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity() : 0.0;
+  }
+}
+
+absl::Status LowerMaxPool(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  std::vector<int64_t> out;
+  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window, PoolWindow(node, x->shape(), &out));
+  const DType t = x->shape().element_type();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * init, ctx.Splat(t, Lowest(t), {}));
+  hlo::Attributes attrs;
+  attrs.window = std::move(window);
+  hlo::Computation* max = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, t);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                         ctx.b().Add(Opcode::kReduceWindow, {x, init}, std::move(attrs), {max}));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// Sum over the window (padding cells add 0), divided by the count of non-padding cells of
+// each output position (a constant). 16-bit floats sum in f32 like the kernel.
+absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  std::vector<int64_t> out;
+  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window, PoolWindow(node, x->shape(), &out));
+  const DType t = x->shape().element_type();
+  const DType acc_t = (t == DType::kFloat16 || t == DType::kBFloat16) ? DType::kFloat32 : t;
+  if (acc_t != t) {
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, acc_t));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(acc_t, 0.0, {}));
+  Tensor counts(acc_t, {out[0], out[1]});
+  for (int64_t i = 0; i < out[0]; ++i) {
+    for (int64_t j = 0; j < out[1]; ++j) {
+      int64_t n = 1;
+      for (int d = 0; d < 2; ++d) {
+        const hlo::WindowDim& w = window[static_cast<size_t>(d + 1)];
+        const int64_t start = (d == 0 ? i : j) * w.stride - w.pad_lo;
+        const int64_t in = x->shape().dim(d + 1);
+        n *= std::min(start + w.size, in) - std::max<int64_t>(start, 0);
+      }
+      // A window entirely in the padding (explicit padding only) divides 0 by 1, not by 0.
+      const double c = static_cast<double>(std::max<int64_t>(n, 1));
+      if (acc_t == DType::kFloat64) counts.data<double>()[i * out[1] + j] = c;
+      else counts.data<float>()[i * out[1] + j] = static_cast<float>(c);
+    }
+  }
+  hlo::Attributes attrs;
+  attrs.window = std::move(window);
+  hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, acc_t);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sum,
+                         ctx.b().Add(Opcode::kReduceWindow, {x, zero}, std::move(attrs), {add}));
+  Instruction* count = ctx.b().Constant(hlo::Literal::FromTensor(counts));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * countb, ctx.b().Broadcast(count, sum->shape().dims(), {1, 2}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kDivide, sum, countb));
+  if (acc_t != t) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- ResizeBilinear ----
+
+// The [out, in] matrix whose row o holds the two interpolation weights of output coordinate
+// o (TF's scale and legacy or half-pixel scaler, computed in float as the kernel does).
+Tensor InterpolationMatrix(int64_t in, int64_t out, bool align_corners, bool half_pixel) {
+  const float scale = (align_corners && out > 1)
+                          ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                          : static_cast<float>(in) / static_cast<float>(out);
+  std::vector<double> m(static_cast<size_t>(out * in), 0.0);
+  for (int64_t o = 0; o < out; ++o) {
+    const float src = half_pixel ? (static_cast<float>(o) + 0.5f) * scale - 0.5f
+                                 : static_cast<float>(o) * scale;
+    const float src_floor = std::floor(src);
+    const int64_t lower = std::max<int64_t>(static_cast<int64_t>(src_floor), 0);
+    const int64_t upper = std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1);
+    const double lerp = static_cast<double>(src - src_floor);
+    m[static_cast<size_t>(o * in + lower)] += 1.0 - lerp;
+    m[static_cast<size_t>(o * in + upper)] += lerp;
+  }
+  Tensor t(DType::kFloat32, {out, in});
+  for (size_t i = 0; i < m.size(); ++i) t.data<float>()[i] = static_cast<float>(m[i]);
+  return t;
+}
+
+// resized[n, :, :, c] = Wy * image[n, :, :, c] * Wx^T, as two dots over H then W.
+absl::Status LowerResizeBilinear(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(bool align, tf::GetBoolAttrOr(node, "align_corners", false));
+  TFJIT_ASSIGN_OR_RETURN(bool half_pixel, tf::GetBoolAttrOr(node, "half_pixel_centers", false));
+  if (align && half_pixel) {
+    return InvalidArgument("node %s: If half_pixel_centers is True, align_corners must be False.",
+                           node.DebugName());
+  }
+  const hlo::Shape& s = x->shape();
+  if (s.rank() != 4) {
+    return InvalidArgument("node %s: input must be 4-dimensional, got %s", node.DebugName(),
+                           s.ToString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ctx.ConstantInputAsInts(node, 1));
+  if (size.size() != 2) {
+    return InvalidArgument("node %s: shape_t must be 1-dimensional with 2 elements, got %s",
+                           node.DebugName(), Dims(size));
+  }
+  if (size[0] <= 0 || size[1] <= 0) {
+    return InvalidArgument("node %s: output dimensions must be positive, got %s",
+                           node.DebugName(), Dims(size));
+  }
+  if (s.dim(1) <= 0 || s.dim(2) <= 0) {
+    return InvalidArgument("node %s: input image must be of non-zero size, got %s",
+                           node.DebugName(), s.ToString());
+  }
+  if (s.element_type() != DType::kFloat32) {
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, DType::kFloat32));
+  }
+  Instruction* wy = ctx.b().Constant(
+      hlo::Literal::FromTensor(InterpolationMatrix(s.dim(1), size[0], align, half_pixel)));
+  Instruction* wx = ctx.b().Constant(
+      hlo::Literal::FromTensor(InterpolationMatrix(s.dim(2), size[1], align, half_pixel)));
+  hlo::DotDims over_h;
+  over_h.lhs_contracting = {1};
+  over_h.rhs_contracting = {1};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * rows, ctx.b().Dot(wy, x, over_h));  // [OH, N, W, C]
+  hlo::DotDims over_w;
+  over_w.lhs_contracting = {1};
+  over_w.rhs_contracting = {2};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * both, ctx.b().Dot(wx, rows, over_w));  // [OW, OH, N, C]
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Transpose(both, {2, 1, 0, 3}));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- DepthToSpace / SpaceToDepth (NHWC, DCR order) ----
+
+template <bool kToSpace>
+absl::Status LowerDepthSpace(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(int64_t b, tf::GetIntAttr(node, "block_size"));
+  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
+  if (format != "NHWC") {
+    return Unimplemented("node %s: %s is compiled for data_format NHWC only, got %s",
+                         node.DebugName(), node.op(), format);
+  }
+  if (b < 2) return InvalidArgument("node %s: Block size should be > 1, but was: %d", node.DebugName(), b);
+  const hlo::Shape& s = x->shape();
+  if (s.rank() != 4) {
+    return InvalidArgument("node %s: Input rank should be: 4 instead of: %d", node.DebugName(),
+                           s.rank());
+  }
+  const int64_t n = s.dim(0), h = s.dim(1), w = s.dim(2), c = s.dim(3);
+  Instruction* r = nullptr;
+  if (kToSpace) {
+    if (c % (b * b) != 0) {
+      return InvalidArgument("node %s: Input depth dimension %d should be divisible by: %d",
+                             node.DebugName(), c, b * b);
+    }
+    const int64_t oc = c / (b * b);
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(x, {n, h, w, b, b, oc}));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, {0, 1, 3, 2, 4, 5}));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, {n, h * b, w * b, oc}));
+  } else {
+    if (h % b != 0 || w % b != 0) {
+      return InvalidArgument("node %s: Image width %d and height %d should be divisible by "
+                             "block_size: %d", node.DebugName(), w, h, b);
+    }
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(x, {n, h / b, b, w / b, b, c}));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, {0, 1, 3, 2, 4, 5}));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, {n, h / b, w / b, b * b * c}));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- SpaceToBatchND / BatchToSpaceND ----
+
+struct BlockArgs {
+  std::vector<int64_t> block, pads;  // pads: lo, hi per block dim
+  int64_t block_count = 1;
+};
+
+absl::StatusOr<BlockArgs> ReadBlockArgs(LoweringContext& ctx, const tf::Node& node,
+                                        const hlo::Shape& s, const char* pad_name) {
+  BlockArgs a;
+  TFJIT_ASSIGN_OR_RETURN(a.block, ctx.ConstantInputAsInts(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(a.pads, ctx.ConstantInputAsInts(node, 2));
+  const int64_t m = static_cast<int64_t>(a.block.size());
+  if (static_cast<int64_t>(a.pads.size()) != 2 * m) {
+    return InvalidArgument("node %s: %s should have shape [%d, 2], got %d values",
+                           node.DebugName(), pad_name, m, a.pads.size());
+  }
+  if (s.rank() < 1 + m) {
+    return InvalidArgument("node %s: input rank should be >= %d instead of %d",
+                           node.DebugName(), 1 + m, s.rank());
+  }
+  for (int64_t b : a.block) {
+    if (b < 1) {
+      return InvalidArgument("node %s: All values in block_shape must be positive, got %s",
+                             node.DebugName(), Dims(a.block));
+    }
+    a.block_count *= b;
+  }
+  for (int64_t p : a.pads) {
+    if (p < 0) {
+      return InvalidArgument("node %s: All values in %s must be non-negative, got %s",
+                             node.DebugName(), pad_name, Dims(a.pads));
+    }
+  }
+  return a;
+}
+
+// pad -> [B, P1/b1, b1, .., PM/bM, bM, R..] -> [b1..bM, B, P1/b1..PM/bM, R..] -> merge.
+absl::Status LowerSpaceToBatchND(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const hlo::Shape s = x->shape();
+  TFJIT_ASSIGN_OR_RETURN(BlockArgs a, ReadBlockArgs(ctx, node, s, "paddings"));
+  const size_t m = a.block.size();
+  const size_t rank = static_cast<size_t>(s.rank());
+  std::vector<hlo::PadDim> padding(rank);
+  std::vector<int64_t> split = {s.dim(0)}, out = {s.dim(0) * a.block_count};
+  std::vector<int64_t> perm;
+  for (size_t i = 0; i < m; ++i) {
+    padding[i + 1] = {a.pads[2 * i], a.pads[2 * i + 1], 0};
+    const int64_t p = s.dim(static_cast<int>(i + 1)) + a.pads[2 * i] + a.pads[2 * i + 1];
+    if (p % a.block[i] != 0) {
+      return InvalidArgument("node %s: padded_shape[%d]=%d is not divisible by "
+                             "block_shape[%d]=%d", node.DebugName(), i, p, i, a.block[i]);
+    }
+    split.push_back(p / a.block[i]);
+    split.push_back(a.block[i]);
+    out.push_back(p / a.block[i]);
+    perm.push_back(static_cast<int64_t>(2 + 2 * i));
+  }
+  perm.push_back(0);
+  for (size_t i = 0; i < m; ++i) perm.push_back(static_cast<int64_t>(1 + 2 * i));
+  for (size_t d = m + 1; d < rank; ++d) {
+    split.push_back(s.dim(static_cast<int>(d)));
+    out.push_back(s.dim(static_cast<int>(d)));
+    perm.push_back(static_cast<int64_t>(split.size() - 1));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(s.element_type(), 0.0, {}));
+  hlo::Attributes pad_attrs;
+  pad_attrs.padding = padding;
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Add(Opcode::kPad, {x, zero}, pad_attrs));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, split));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, perm));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, out));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// [b1..bM, B, S1..SM, R..] -> [B, S1, b1, .., SM, bM, R..] -> merge -> crop.
+absl::Status LowerBatchToSpaceND(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const hlo::Shape s = x->shape();
+  TFJIT_ASSIGN_OR_RETURN(BlockArgs a, ReadBlockArgs(ctx, node, s, "crops"));
+  const size_t m = a.block.size();
+  const size_t rank = static_cast<size_t>(s.rank());
+  if (s.dim(0) % a.block_count != 0) {
+    return InvalidArgument("node %s: Input batch dimension (%d) is not divisible by product of "
+                           "block sizes (%d)", node.DebugName(), s.dim(0), a.block_count);
+  }
+  const int64_t batch = s.dim(0) / a.block_count;
+  std::vector<int64_t> split = a.block;
+  split.push_back(batch);
+  std::vector<int64_t> perm = {static_cast<int64_t>(m)}, merged = {batch};
+  std::vector<hlo::SliceDim> crop = {{0, batch, 1}};
+  for (size_t i = 0; i < m; ++i) {
+    const int64_t sd = s.dim(static_cast<int>(i + 1));
+    split.push_back(sd);
+    perm.push_back(static_cast<int64_t>(m + 1 + i));
+    perm.push_back(static_cast<int64_t>(i));
+    merged.push_back(sd * a.block[i]);
+    const int64_t limit = sd * a.block[i] - a.pads[2 * i + 1];
+    if (limit < a.pads[2 * i]) {
+      return InvalidArgument("node %s: Cropped size must be non-negative: start: %d end: %d "
+                             "size %d", node.DebugName(), a.pads[2 * i], a.pads[2 * i + 1],
+                             sd * a.block[i]);
+    }
+    crop.push_back({a.pads[2 * i], limit, 1});
+  }
+  for (size_t d = m + 1; d < rank; ++d) {
+    split.push_back(s.dim(static_cast<int>(d)));
+    perm.push_back(static_cast<int64_t>(split.size() - 1));
+    merged.push_back(s.dim(static_cast<int>(d)));
+    crop.push_back({0, s.dim(static_cast<int>(d)), 1});
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reshape(x, split));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, perm));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, merged));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Slice(r, crop));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- GatherNd ----
+
+// As GatherV2 (slice_lowerings.cc): HLO's gather clamps out-of-range indices where TF's
+// kernel fails, so only compile-time-constant indices, checked here, compile.
+absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * params, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.Input(node, 1));
+  absl::StatusOr<Tensor> known = ctx.ConstantInput(node, 1);
+  if (!known.ok()) {
+    return Unimplemented("node %s: GatherNd compiles only with compile-time-constant indices "
+                         "(HLO gather clamps out-of-range indices where TF's kernel fails)",
+                         node.DebugName());
+  }
+  const hlo::Shape& ps = params->shape();
+  const hlo::Shape& is = indices->shape();
+  if (ps.rank() < 1 || is.rank() < 1) {
+    return InvalidArgument("node %s: params and indices must be at least vectors, got %s and %s",
+                           node.DebugName(), ps.ToString(), is.ToString());
+  }
+  const int64_t k = is.dim(is.rank() - 1);
+  if (k > ps.rank()) {
+    return InvalidArgument("node %s: index innermost dimension length must be <= params rank; "
+                           "saw: %d vs. %d", node.DebugName(), k, ps.rank());
+  }
+  for (int64_t r = 0; k > 0 && r < known->num_elements() / k; ++r) {
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t v = ElementAsInt64(*known, r * k + j);
+      if (v < 0 || v >= ps.dim(static_cast<int>(j))) {
+        std::vector<int64_t> idx;
+        for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(*known, r * k + q));
+        return InvalidArgument("node %s: indices[%d] = %s does not index into param shape %s",
+                               node.DebugName(), r, Dims(idx), Dims(ps.dims()));
+      }
+    }
+  }
+  const int64_t batch_rank = is.rank() - 1;
+  std::vector<int64_t> out_dims(is.dims().begin(), is.dims().end() - 1);
+  out_dims.insert(out_dims.end(), ps.dims().begin() + k, ps.dims().end());
+  int64_t count = 1;
+  for (int64_t d : out_dims) count *= d;
+  Instruction* r = nullptr;
+  if (count == 0) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.Splat(ps.element_type(), 0.0, out_dims));
+  } else if (k == 0) {
+    // Every index vector is empty: each picks all of params.
+    std::vector<int64_t> map;
+    for (int64_t d = 0; d < ps.rank(); ++d) map.push_back(batch_rank + d);
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Broadcast(params, out_dims, map));
+  } else {
+    hlo::Attributes attrs;
+    hlo::GatherDims& g = attrs.gather;
+    g.index_vector_dim = batch_rank;
+    g.slice_sizes = ps.dims();
+    for (int64_t j = 0; j < k; ++j) {
+      g.start_index_map.push_back(j);
+      g.collapsed_slice_dims.push_back(j);
+      g.slice_sizes[static_cast<size_t>(j)] = 1;
+    }
+    for (int64_t d = 0; d < ps.rank() - k; ++d) g.offset_dims.push_back(batch_rank + d);
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Add(Opcode::kGather, {params, indices}, std::move(attrs)));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- Ops that stay in the runtime ----
+
+absl::Status NeverLowered(LoweringContext&, const tf::Node& node) {
+  return Unimplemented("node %s: %s runs only as a fallback kernel", node.DebugName(), node.op());
+}
+
+bool DataDependentShape(const tf::Node& node, std::string* why) {
+  *why = absl::StrCat("op ", node.op(), " stays in the runtime: its output shape depends on "
+                      "input values");
+  return false;
+}
+
+bool NeedsSort(const tf::Node& node, std::string* why) {
+  *why = absl::StrCat("op ", node.op(), " stays in the runtime: tfjit's HLO has no sort "
+                      "operation to lower it to");
+  return false;
+}
+
+}  // namespace
+
+void AppendImageLowerings(std::vector<OpLowering>* table) {
+  table->insert(table->end(), {
+      {"MaxPool", LowerMaxPool},
+      {"AvgPool", LowerAvgPool, true},
+      {"ResizeBilinear", LowerResizeBilinear},
+      {"DepthToSpace", LowerDepthSpace<true>},
+      {"SpaceToDepth", LowerDepthSpace<false>},
+      {"SpaceToBatchND", LowerSpaceToBatchND},
+      {"BatchToSpaceND", LowerBatchToSpaceND},
+      {"GatherNd", LowerGatherNd},
+      {"NonMaxSuppressionV2", NeverLowered, false, DataDependentShape},
+      {"NonMaxSuppressionV3", NeverLowered, false, DataDependentShape},
+      {"NonMaxSuppressionV4", NeverLowered, false, DataDependentShape},
+      {"NonMaxSuppressionV5", NeverLowered, false, DataDependentShape},
+      {"SparseToDense", NeverLowered, false, DataDependentShape},
+      {"Where", NeverLowered, false, DataDependentShape},
+      {"TopKV2", NeverLowered, false, NeedsSort},
+  });
+}
+
+}  // namespace tfjit::tf2hlo

@@ -1,0 +1,201 @@
+// NHWC 2-D convolution loops shared by the fallback kernels (runtime/kernels) and the CPU
+// backend's runtime library (backends/cpu/runtime_library.cc), which both sit above core.
+//
+// Geometry is HLO's: output pixel o and tap k of a spatial dim read position
+// o * stride + k * rhs_dilate - pad in the lhs-dilated, padded input, which is input element
+// pos / lhs_dilate when pos is a multiple of lhs_dilate and inside; otherwise zero. Padding
+// after the input is implied by the output size. Features follow feature_group_count: the
+// filter is [k_h, k_w, in_c / groups, out_c] and output feature o reads the input features of
+// group o / (out_c / groups).
+//
+// Regular and grouped convolutions gather one patch row per output pixel (im2col) into a
+// per-chunk buffer that stays in L2 and multiply it by the filter matrix (Eigen GEMM); chunks
+// of output pixels run in parallel. Depthwise convolutions (one input feature per group) are
+// a direct loop whose inner loop runs over contiguous channels.
+#ifndef TFJIT_CORE_CONV2D_H_
+#define TFJIT_CORE_CONV2D_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+
+#include "Eigen/Core"
+
+namespace tfjit::conv {
+
+struct Conv2DParams {
+  int64_t batch = 1, in_h = 1, in_w = 1, in_c = 1;
+  int64_t k_h = 1, k_w = 1, out_c = 1, out_h = 1, out_w = 1;
+  int64_t stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+  int64_t lhs_dilate_h = 1, lhs_dilate_w = 1, rhs_dilate_h = 1, rhs_dilate_w = 1;
+  int64_t groups = 1;
+
+  int64_t in_per_group() const { return in_c / groups; }
+  int64_t out_per_group() const { return out_c / groups; }
+  bool depthwise() const { return in_per_group() == 1 && groups > 1; }
+  // 1x1, stride 1, no padding or dilation, one group: the pixels times the filter matrix.
+  bool pointwise() const {
+    return k_h == 1 && k_w == 1 && stride_h == 1 && stride_w == 1 && pad_top == 0 &&
+           pad_left == 0 && lhs_dilate_h == 1 && lhs_dilate_w == 1 && out_h == in_h &&
+           out_w == in_w && groups == 1;
+  }
+};
+
+// Runs fn(begin, end) over a partition of [0, n); `cost_per_unit` is in cycles per unit.
+using ParallelForFn =
+    std::function<void(int64_t n, int64_t cost_per_unit,
+                       const std::function<void(int64_t, int64_t)>& fn)>;
+
+// Input element read by output coordinate `o` at tap `k`, or -1 for padding and lhs holes.
+inline int64_t TapSource(int64_t o, int64_t k, int64_t stride, int64_t rhs_dilate, int64_t pad,
+                         int64_t lhs_dilate, int64_t in) {
+  int64_t pos = o * stride + k * rhs_dilate - pad;
+  if (pos < 0) return -1;
+  if (lhs_dilate != 1) {
+    if (pos % lhs_dilate != 0) return -1;
+    pos /= lhs_dilate;
+  }
+  return pos < in ? pos : -1;
+}
+
+template <typename T>
+using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// out[rows, n] (row-major, leading dim ldo) = patches * weights[k, n] (leading dim ldw), where
+// fill(row, dst) writes the k-wide patch of `row`, or, when `direct` is set, the patches are
+// the rows of direct[rows, k] themselves. Chunks of rows run through `parallel_for`; each
+// chunk calls done(first_row, count) once its rows are final (for a fused epilogue).
+template <typename T, typename Fill, typename Done>
+void PatchGemm(const ParallelForFn& parallel_for, int64_t rows, int64_t k, int64_t n,
+               const T* weights, int64_t ldw, T* out, int64_t ldo, const T* direct,
+               const Fill& fill, const Done& done) {
+  using Stride = Eigen::OuterStride<>;
+  // About 64K patch values per chunk: the buffer stays in L2 while the GEMM streams it.
+  const int64_t chunk = std::max<int64_t>(8, 65536 / std::max<int64_t>(k, 1));
+  const int64_t chunks = (rows + chunk - 1) / chunk;
+  Eigen::Map<const RowMajorMatrix<T>, 0, Stride> w(weights, k, n, Stride(ldw));
+  parallel_for(chunks, chunk * k * n * 2 + 1, [&](int64_t begin, int64_t end) {
+    RowMajorMatrix<T> patches;
+    for (int64_t c = begin; c < end; ++c) {
+      const int64_t r0 = c * chunk, count = std::min(chunk, rows - r0);
+      Eigen::Map<RowMajorMatrix<T>, 0, Stride> o(out + r0 * ldo, count, n, Stride(ldo));
+      if (k == 0) {
+        o.setZero();
+      } else if (direct != nullptr) {
+        Eigen::Map<const RowMajorMatrix<T>> p(direct + r0 * k, count, k);
+        o.noalias() = p * w;
+      } else {
+        patches.resize(count, k);
+        for (int64_t r = 0; r < count; ++r) fill(r0 + r, patches.data() + r * k);
+        o.noalias() = patches * w;
+      }
+      done(r0, count);
+    }
+  });
+}
+
+// Regular or grouped convolution by patch GEMM (see the file comment). done(r0, count) runs
+// once the output pixels [r0, r0 + count) hold every group's features.
+template <typename T, typename Done>
+void Conv2DPatchGemm(const Conv2DParams& p, const T* x, const T* f, T* y,
+                     const ParallelForFn& parallel_for, const Done& done) {
+  const int64_t group_c = p.in_per_group(), group_out = p.out_per_group();
+  const int64_t rows = p.batch * p.out_h * p.out_w;
+  const int64_t k = p.k_h * p.k_w * group_c;
+  // A whole kernel row of taps is one contiguous run of the input when the row is inside.
+  const bool contiguous_row = p.groups == 1 && p.lhs_dilate_w == 1 && p.rhs_dilate_w == 1;
+  for (int64_t g = 0; g < p.groups; ++g) {
+    const bool last_group = g + 1 == p.groups;
+    auto fill = [&](int64_t row, T* dst) {
+      const int64_t ox = row % p.out_w, oy = (row / p.out_w) % p.out_h;
+      const int64_t n = row / (p.out_w * p.out_h);
+      const int64_t ix0 = ox * p.stride_w - p.pad_left;
+      for (int64_t kh = 0; kh < p.k_h; ++kh) {
+        const int64_t iy =
+            TapSource(oy, kh, p.stride_h, p.rhs_dilate_h, p.pad_top, p.lhs_dilate_h, p.in_h);
+        if (iy < 0) {
+          std::fill_n(dst, p.k_w * group_c, T(0));
+          dst += p.k_w * group_c;
+          continue;
+        }
+        const T* src_row = x + (n * p.in_h + iy) * p.in_w * p.in_c + g * group_c;
+        if (contiguous_row && ix0 >= 0 && ix0 + p.k_w <= p.in_w) {
+          std::copy_n(src_row + ix0 * p.in_c, p.k_w * group_c, dst);
+          dst += p.k_w * group_c;
+          continue;
+        }
+        for (int64_t kw = 0; kw < p.k_w; ++kw, dst += group_c) {
+          const int64_t ix =
+              TapSource(ox, kw, p.stride_w, p.rhs_dilate_w, p.pad_left, p.lhs_dilate_w, p.in_w);
+          if (ix < 0) {
+            std::fill_n(dst, group_c, T(0));
+          } else {
+            std::copy_n(src_row + ix * p.in_c, group_c, dst);
+          }
+        }
+      }
+    };
+    // The epilogue needs every group's features: it runs with the last group.
+    PatchGemm<T>(parallel_for, rows, k, group_out, f + g * group_out, p.out_c, y + g * group_out,
+                 p.out_c, p.pointwise() ? x : nullptr, fill, [&](int64_t r0, int64_t count) {
+                   if (last_group) done(r0, count);
+                 });
+  }
+}
+
+// Depthwise convolution (groups == in_c; out_c = in_c * multiplier, feature c * mult + m).
+// done(r0, count) runs on every finished run of output pixels.
+template <typename T, typename Done>
+void DepthwiseConv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
+                     const ParallelForFn& parallel_for, const Done& done) {
+  const int64_t in_c = p.in_c, mult = p.out_c / p.in_c, out_c = p.out_c;
+  const int64_t out_rows = p.batch * p.out_h;  // one task = one output image row
+  const int64_t cost = p.out_w * p.k_h * p.k_w * out_c * 2 + 1;
+  parallel_for(out_rows, cost, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t n = r / p.out_h, oy = r % p.out_h;
+      T* row = y + r * p.out_w * out_c;
+      std::fill_n(row, p.out_w * out_c, T(0));
+      for (int64_t kh = 0; kh < p.k_h; ++kh) {
+        const int64_t iy =
+            TapSource(oy, kh, p.stride_h, p.rhs_dilate_h, p.pad_top, p.lhs_dilate_h, p.in_h);
+        if (iy < 0) continue;
+        const T* x_row = x + (n * p.in_h + iy) * p.in_w * in_c;
+        for (int64_t kw = 0; kw < p.k_w; ++kw) {
+          const T* pf = f + (kh * p.k_w + kw) * out_c;
+          for (int64_t ox = 0; ox < p.out_w; ++ox) {
+            const int64_t ix = TapSource(ox, kw, p.stride_w, p.rhs_dilate_w, p.pad_left,
+                                         p.lhs_dilate_w, p.in_w);
+            if (ix < 0) continue;
+            const T* px = x_row + ix * in_c;
+            T* acc = row + ox * out_c;
+            if (mult == 1) {
+              for (int64_t c = 0; c < in_c; ++c) acc[c] += px[c] * pf[c];
+            } else {
+              for (int64_t c = 0; c < in_c; ++c) {
+                for (int64_t m = 0; m < mult; ++m) acc[c * mult + m] += px[c] * pf[c * mult + m];
+              }
+            }
+          }
+        }
+      }
+      done(r * p.out_w, p.out_w);
+    }
+  });
+}
+
+// Any convolution of `p`: depthwise directly, everything else by patch GEMM.
+template <typename T, typename Done>
+void Conv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
+            const ParallelForFn& parallel_for, const Done& done) {
+  if (p.batch * p.out_h * p.out_w * p.out_c == 0) return;
+  if (p.depthwise()) {
+    DepthwiseConv2D<T>(p, x, f, y, parallel_for, done);
+  } else {
+    Conv2DPatchGemm<T>(p, x, f, y, parallel_for, done);
+  }
+}
+
+}  // namespace tfjit::conv
+
+#endif  // TFJIT_CORE_CONV2D_H_

