@@ -379,6 +379,10 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     } else if (options.mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
                !tf2hlo::ControlFlowIsStaticallyCompilable(*node, &why)) {
       // While/If that would fail to compile stay in the runtime; kAll reports the exact error.
+    } else if (options.mode == JitMode::kAuto && node->op() == "Range" &&
+               !std::all_of(node->inputs().begin(), node->inputs().end(),
+                            [](const tf::Output& in) { return DerivesFromConstants(in); })) {
+      why = "output shape depends on input values (Range bounds computed at run time)";
     } else if (options.mode == JitMode::kAuto && GatherWithComputedIndices(*node, &why)) {
       // Runs as a kernel; its neighbours still compile.
     } else if (!tf2hlo::CanLower(*node, &why)) {
