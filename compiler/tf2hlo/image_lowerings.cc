@@ -17,6 +17,7 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/attr.h"
+#include "frontend/conv_attrs.h"
 
 namespace tfjit::tf2hlo {
 namespace {
@@ -28,84 +29,23 @@ std::string Dims(const std::vector<int64_t>& d) { return absl::StrCat("[", absl:
 
 // ---- Pooling ----
 
-// TF's windowed output size and low padding for one spatial dim (as the fallback kernel).
-absl::Status PoolDim(const tf::Node& node, int64_t in, int64_t k, int64_t s,
-                     const std::string& padding, int64_t explicit_lo, int64_t explicit_hi,
-                     hlo::WindowDim* w, int64_t* out) {
-  if (k <= 0 || s <= 0) {
-    return InvalidArgument("node %s: ksize and strides must be positive, got ksize %d stride %d",
-                           node.DebugName(), k, s);
-  }
-  w->size = k;
-  w->stride = s;
-  if (padding == "VALID") {
-    *out = (in - k + s) / s;
-  } else if (padding == "SAME") {
-    *out = (in + s - 1) / s;
-    const int64_t need = std::max<int64_t>(0, (*out - 1) * s + k - in);
-    w->pad_lo = need / 2;
-    w->pad_hi = need - need / 2;
-  } else if (padding == "EXPLICIT") {
-    *out = (in + explicit_lo + explicit_hi - k + s) / s;
-    w->pad_lo = explicit_lo;
-    w->pad_hi = explicit_hi;
-  } else {
-    return InvalidArgument("node %s: padding must be SAME, VALID or EXPLICIT, got '%s'",
-                           node.DebugName(), padding);
-  }
-  if (*out < 0) {
-    return InvalidArgument("node %s: Computed output size would be negative: %d [input_size: "
-                           "%d, effective_filter_size: %d, stride: %d]",
-                           node.DebugName(), *out, in, k, s);
-  }
-  // reduce-window's size rule, (in + pads - k) / s + 1 (0 when the window does not fit),
-  // gives the same size for all three paddings.
-  return absl::OkStatus();
-}
-
-// The NHWC window of a MaxPool/AvgPool node; `out` gets the output's H and W.
+// The NHWC reduce-window of a MaxPool/AvgPool node (geometry from frontend/conv_attrs.h, as
+// the fallback kernel); `out` gets the output's H and W. reduce-window's own size rule,
+// (in + pads - k) / s + 1 (0 when the window does not fit), gives the same sizes.
 absl::StatusOr<std::vector<hlo::WindowDim>> PoolWindow(const tf::Node& node,
                                                        const hlo::Shape& x,
                                                        std::vector<int64_t>* out) {
-  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
-  if (format != "NHWC") {
-    return Unimplemented("node %s: %s is compiled for data_format NHWC only, got %s",
-                         node.DebugName(), node.op(), format);
-  }
-  if (x.rank() != 4) {
-    return InvalidArgument("node %s: input must be 4-dimensional, got %s", node.DebugName(),
-                           x.ToString());
-  }
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> ksize, tf::GetIntListAttr(node, "ksize"));
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> strides, tf::GetIntListAttr(node, "strides"));
-  TFJIT_ASSIGN_OR_RETURN(std::string padding, tf::GetStringAttr(node, "padding"));
-  if (ksize.size() != 4 || strides.size() != 4) {
-    return InvalidArgument("node %s: Sliding window ksize and stride fields must specify 4 "
-                           "dimensions, got ksize %s strides %s",
-                           node.DebugName(), Dims(ksize), Dims(strides));
-  }
-  if (ksize[0] != 1 || strides[0] != 1 || ksize[3] != 1 || strides[3] != 1) {
-    return InvalidArgument("node %s: Pooling is not yet supported on the batch or depth "
-                           "dimension (ksize %s, strides %s)",
-                           node.DebugName(), Dims(ksize), Dims(strides));
-  }
-  std::vector<int64_t> pads(8, 0);
-  if (padding == "EXPLICIT") {
-    TFJIT_ASSIGN_OR_RETURN(pads, tf::GetIntListAttr(node, "explicit_paddings"));
-    if (pads.size() != 8) {
-      return InvalidArgument("node %s: explicit_paddings must have 8 values, got %d",
-                             node.DebugName(), pads.size());
-    }
-  }
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D geometry, tf::PoolWindow(node, x.dims()));
+  const tf::SpatialDim* spatial[] = {&geometry.h, &geometry.w};
   std::vector<hlo::WindowDim> window(4);
   out->assign(2, 0);
-  for (int d = 1; d <= 2; ++d) {
-    TFJIT_RETURN_IF_ERROR(PoolDim(node, x.dim(d), ksize[static_cast<size_t>(d)],
-                                  strides[static_cast<size_t>(d)], padding,
-                                  pads[static_cast<size_t>(2 * d)],
-                                  pads[static_cast<size_t>(2 * d + 1)],
-                                  &window[static_cast<size_t>(d)],
-                                  &(*out)[static_cast<size_t>(d - 1)]));
+  for (size_t i = 0; i < 2; ++i) {
+    hlo::WindowDim& w = window[i + 1];
+    w.size = spatial[i]->k;
+    w.stride = spatial[i]->stride;
+    w.pad_lo = spatial[i]->pad_before;
+    w.pad_hi = spatial[i]->pad_after;
+    (*out)[i] = spatial[i]->out;
   }
   return window;
 }
@@ -252,15 +192,22 @@ absl::Status LowerResizeBilinear(LoweringContext& ctx, const tf::Node& node) {
 
 // ---- DepthToSpace / SpaceToDepth (NHWC, DCR order) ----
 
+// `x` reshaped to `split`, transposed by `perm` and reshaped to `merged`: how the depth/space
+// and space/batch ops move blocks of elements.
+absl::StatusOr<Instruction*> Shuffle(LoweringContext& ctx, Instruction* x,
+                                     const std::vector<int64_t>& split,
+                                     const std::vector<int64_t>& perm,
+                                     const std::vector<int64_t>& merged) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reshape(x, split));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, perm));
+  return ctx.b().Reshape(r, merged);
+}
+
 template <bool kToSpace>
 absl::Status LowerDepthSpace(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(int64_t b, tf::GetIntAttr(node, "block_size"));
-  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
-  if (format != "NHWC") {
-    return Unimplemented("node %s: %s is compiled for data_format NHWC only, got %s",
-                         node.DebugName(), node.op(), format);
-  }
+  TFJIT_RETURN_IF_ERROR(tf::CheckNhwc(node));
   if (b < 2) return InvalidArgument("node %s: Block size should be > 1, but was: %d", node.DebugName(), b);
   const hlo::Shape& s = x->shape();
   if (s.rank() != 4) {
@@ -275,17 +222,15 @@ absl::Status LowerDepthSpace(LoweringContext& ctx, const tf::Node& node) {
                              node.DebugName(), c, b * b);
     }
     const int64_t oc = c / (b * b);
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(x, {n, h, w, b, b, oc}));
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, {0, 1, 3, 2, 4, 5}));
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, {n, h * b, w * b, oc}));
+    TFJIT_ASSIGN_OR_RETURN(
+        r, Shuffle(ctx, x, {n, h, w, b, b, oc}, {0, 1, 3, 2, 4, 5}, {n, h * b, w * b, oc}));
   } else {
     if (h % b != 0 || w % b != 0) {
       return InvalidArgument("node %s: Image width %d and height %d should be divisible by "
                              "block_size: %d", node.DebugName(), w, h, b);
     }
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(x, {n, h / b, b, w / b, b, c}));
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, {0, 1, 3, 2, 4, 5}));
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, {n, h / b, w / b, b * b * c}));
+    TFJIT_ASSIGN_OR_RETURN(r, Shuffle(ctx, x, {n, h / b, b, w / b, b, c}, {0, 1, 3, 2, 4, 5},
+                                      {n, h / b, w / b, b * b * c}));
   }
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
@@ -361,9 +306,7 @@ absl::Status LowerSpaceToBatchND(LoweringContext& ctx, const tf::Node& node) {
   hlo::Attributes pad_attrs;
   pad_attrs.padding = padding;
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Add(Opcode::kPad, {x, zero}, pad_attrs));
-  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, split));
-  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, perm));
-  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, out));
+  TFJIT_ASSIGN_OR_RETURN(r, Shuffle(ctx, r, split, perm, out));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }
@@ -404,9 +347,7 @@ absl::Status LowerBatchToSpaceND(LoweringContext& ctx, const tf::Node& node) {
     merged.push_back(s.dim(static_cast<int>(d)));
     crop.push_back({0, s.dim(static_cast<int>(d)), 1});
   }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reshape(x, split));
-  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, perm));
-  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, merged));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, Shuffle(ctx, x, split, perm, merged));
   TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Slice(r, crop));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();

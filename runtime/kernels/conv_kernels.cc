@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "Eigen/Core"
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_join.h"
 #include "core/status.h"
 #include "frontend/attr.h"
+#include "frontend/conv_attrs.h"
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -26,180 +26,51 @@ template <typename T>
 using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Stride = Eigen::OuterStride<>;
 
-absl::Status NodeUnimplemented(const KernelContext& ctx, const std::string& message) {
-  return AttachNode(Unimplemented("node '%s' (%s): %s", ctx.node().name(), ctx.node().op(),
-                                  message),
-                    ctx.node().name(), ctx.node().op());
+using tf::FusedActivation;
+using tf::FusedEpilogue;
+using tf::SpatialDim;
+using tf::Window2D;
+
+// Runs typed(T{}, out) for float32/float64 (the types these kernels have) and sets `out` as
+// output 0. With `skip_empty`, an empty output is set as it is, without the dtype check (the
+// kernels compute nothing for it).
+template <typename Typed>
+absl::Status RunFloatOrDouble(KernelContext& ctx, DType dtype, Tensor out, bool skip_empty,
+                              const Typed& typed) {
+  absl::Status status = absl::OkStatus();
+  if (!skip_empty || out.num_elements() > 0) {
+    bool supported = false;
+    DispatchFloat(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        supported = true;
+        status = typed(T{}, out);
+      }
+    });
+    if (!supported) return UnsupportedDType(ctx, dtype, "float32, float64");
+  }
+  TFJIT_RETURN_IF_ERROR(status);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
 }
 
-// ---- Window geometry (TF's GetWindowedOutputSize) ----
-
-struct ConvAttrs {
-  std::string padding;
-  std::vector<int64_t> strides, dilations, explicit_paddings;
-};
-
-absl::StatusOr<ConvAttrs> ReadConvAttrs(const KernelContext& ctx) {
-  const tf::Node& node = ctx.node();
-  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
-  if (format != "NHWC") {
-    return NodeUnimplemented(ctx, absl::StrCat("data_format '", format,
-                                               "' is not supported on CPU; only NHWC is (TF's "
-                                               "CPU kernels also require NHWC)"));
-  }
-  ConvAttrs a;
-  TFJIT_ASSIGN_OR_RETURN(a.strides, tf::GetIntListAttr(node, "strides"));
-  TFJIT_ASSIGN_OR_RETURN(a.padding, tf::GetStringAttr(node, "padding"));
-  a.dilations = {1, 1, 1, 1};
-  if (tf::FindAttr(node, "dilations") != nullptr) {
-    TFJIT_ASSIGN_OR_RETURN(a.dilations, tf::GetIntListAttr(node, "dilations"));
-  }
-  for (const auto* list : {&a.strides, &a.dilations}) {
-    const char* what = list == &a.strides ? "strides" : "dilations";
-    if (list->size() != 4) {
-      return KernelError(ctx, "%s must have 4 entries (NHWC), got [%s]", what,
-                         absl::StrJoin(*list, ","));
-    }
-    if ((*list)[0] != 1 || (*list)[3] != 1) {
-      return KernelError(ctx, "%s in the batch and depth dimensions must be 1, got [%s]", what,
-                         absl::StrJoin(*list, ","));
-    }
-    if ((*list)[1] < 1 || (*list)[2] < 1) {
-      return KernelError(ctx, "%s must be >= 1, got [%s]", what, absl::StrJoin(*list, ","));
-    }
-  }
-  if (a.padding == "EXPLICIT") {
-    TFJIT_ASSIGN_OR_RETURN(a.explicit_paddings, tf::GetIntListAttr(node, "explicit_paddings"));
-    const auto& p = a.explicit_paddings;
-    if (p.size() != 8 || p[0] != 0 || p[1] != 0 || p[6] != 0 || p[7] != 0 ||
-        *std::min_element(p.begin(), p.end()) < 0) {
-      return KernelError(ctx,
-                         "explicit_paddings must have 8 non-negative entries with zero batch "
-                         "and depth padding, got [%s]",
-                         absl::StrJoin(p, ","));
-    }
-  } else if (a.padding != "SAME" && a.padding != "VALID") {
-    return KernelError(ctx, "padding must be SAME, VALID or EXPLICIT, got '%s'", a.padding);
-  }
-  return a;
-}
-
-struct SpatialDim {
-  int64_t in = 0, k = 0, stride = 1, dilation = 1, out = 0, pad_before = 0;
-};
-
-// Output size and leading padding of spatial dim `d` (1 = height, 2 = width).
-absl::StatusOr<SpatialDim> Spatial(const KernelContext& ctx, const ConvAttrs& a, int d,
-                                   int64_t in, int64_t k) {
-  SpatialDim s;
-  s.in = in;
-  s.k = k;
-  s.stride = a.strides[static_cast<size_t>(d)];
-  s.dilation = a.dilations[static_cast<size_t>(d)];
-  const int64_t eff = (k - 1) * s.dilation + 1;
-  int64_t padded = in;
-  if (a.padding == "SAME") {
-    s.out = (in + s.stride - 1) / s.stride;
-    const int64_t total = std::max<int64_t>((s.out - 1) * s.stride + eff - in, 0);
-    s.pad_before = total / 2;
-    return s;
-  }
-  if (a.padding == "EXPLICIT") {
-    s.pad_before = a.explicit_paddings[static_cast<size_t>(2 * d)];
-    padded += s.pad_before + a.explicit_paddings[static_cast<size_t>(2 * d + 1)];
-  }
-  const int64_t num = padded - eff + s.stride;
-  if (num < 0) {
-    return KernelError(ctx,
-                       "Computed output size would be negative: %d [input_size: %d, "
-                       "effective_filter_size: %d, stride: %d]",
-                       num / s.stride - (num % s.stride != 0), in, eff, s.stride);
-  }
-  s.out = num / s.stride;
-  return s;
-}
-
-// ---- Fused epilogues ----
-
-enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kPrelu };
-
-struct EpilogueSpec {
-  bool bias = false, batch_norm = false;
-  Activation act = Activation::kNone;
-  int num_args = 0;  // args the fused_ops need
-  float epsilon = 1e-4f, alpha = 0.2f;
-};
-
-// fused_ops as TF's remapper and the tfjs converter write them (case-insensitive, as tfjs
-// matches): [], [BiasAdd|FusedBatchNorm|NoOp] optionally followed by one activation.
-absl::StatusOr<EpilogueSpec> ParseEpilogue(const KernelContext& ctx) {
-  EpilogueSpec e;
-  const tf::Node& node = ctx.node();
-  std::vector<std::string> ops;
-  if (const tensorflow::AttrValue* v = tf::FindAttr(node, "fused_ops"); v != nullptr) {
-    for (const std::string& s : v->list().s()) ops.push_back(absl::AsciiStrToLower(s));
-  }
-  TFJIT_ASSIGN_OR_RETURN(e.epsilon, tf::GetFloatAttrOr(node, "epsilon", 1e-4f));
-  TFJIT_ASSIGN_OR_RETURN(e.alpha, tf::GetFloatAttrOr(node, "leakyrelu_alpha", 0.2f));
-  auto unsupported = [&] {
-    std::vector<std::string> raw;
-    if (const tensorflow::AttrValue* v = tf::FindAttr(node, "fused_ops"); v != nullptr) {
-      raw.assign(v->list().s().begin(), v->list().s().end());
-    }
-    return NodeUnimplemented(ctx, absl::StrCat("fused_ops [", absl::StrJoin(raw, ","),
-                                               "] is not supported; supported: [BiasAdd|"
-                                               "FusedBatchNorm|NoOp] optionally followed by one "
-                                               "of Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, "
-                                               "Prelu"));
-  };
-  if (ops.empty()) return e;
-  if (ops[0] == "biasadd") {
-    e.bias = true;
-    e.num_args = 1;
-  } else if (ops[0] == "fusedbatchnorm") {
-    e.batch_norm = true;
-    e.num_args = 4;
-  } else if (ops[0] != "noop") {
-    return unsupported();
-  }
-  if (ops.size() > 2) return unsupported();
-  if (ops.size() == 2) {
-    const std::string& a = ops[1];
-    if (a == "relu") e.act = Activation::kRelu;
-    else if (a == "relu6") e.act = Activation::kRelu6;
-    else if (a == "elu") e.act = Activation::kElu;
-    else if (a == "leakyrelu") e.act = Activation::kLeakyRelu;
-    else if (a == "sigmoid") e.act = Activation::kSigmoid;
-    else if (a == "tanh") e.act = Activation::kTanh;
-    else if (a == "prelu") e.act = Activation::kPrelu;
-    else return unsupported();
-    if (e.act == Activation::kPrelu) ++e.num_args;
-  }
-  TFJIT_ASSIGN_OR_RETURN(int64_t num_args, tf::GetIntAttrOr(node, "num_args", 0));
-  if (num_args != e.num_args || ctx.num_inputs() < 2 + num_args) {
-    return KernelError(ctx, "fused_ops needs %d extra input(s) (num_args), but num_args is %d "
-                       "and the node has %d input(s)", e.num_args, num_args, ctx.num_inputs());
-  }
-  return e;
-}
+// ---- Fused epilogues (parsed by tf::ParseFusedOps) ----
 
 // The epilogue bound to its argument tensors, applied to rows of `channels` values.
 template <typename T>
 struct Epilogue {
-  EpilogueSpec spec;
+  FusedEpilogue spec;
   int64_t channels = 0;
   const T* bias = nullptr;
   std::vector<T> bn_mean, bn_scale, bn_offset;  // y = (y - mean) * scale + offset
   const T* alpha = nullptr;
   bool alpha_scalar = false;
 
-  bool empty() const {
-    return !spec.bias && !spec.batch_norm && spec.act == Activation::kNone;
-  }
+  bool empty() const { return spec.empty(); }
 
   void Apply(T* y, int64_t rows) const {
     const int64_t c_n = channels;
-    const T six = T(6), zero = T(0), leaky = static_cast<T>(spec.alpha);
+    const T six = T(6), zero = T(0), leaky = static_cast<T>(spec.leakyrelu_alpha);
     for (int64_t r = 0; r < rows; ++r) {
       T* row = y + r * c_n;
       if (bias != nullptr) {
@@ -211,29 +82,29 @@ struct Epilogue {
                    bn_offset[static_cast<size_t>(c)];
         }
       }
-      switch (spec.act) {
-        case Activation::kNone: break;
-        case Activation::kRelu:
+      switch (spec.activation) {
+        case FusedActivation::kNone: break;
+        case FusedActivation::kRelu:
           for (int64_t c = 0; c < c_n; ++c) row[c] = row[c] < zero ? zero : row[c];
           break;
-        case Activation::kRelu6:
+        case FusedActivation::kRelu6:
           for (int64_t c = 0; c < c_n; ++c) {
             row[c] = row[c] < zero ? zero : (row[c] > six ? six : row[c]);
           }
           break;
-        case Activation::kElu:
+        case FusedActivation::kElu:
           for (int64_t c = 0; c < c_n; ++c) row[c] = row[c] < zero ? std::expm1(row[c]) : row[c];
           break;
-        case Activation::kLeakyRelu:
+        case FusedActivation::kLeakyRelu:
           for (int64_t c = 0; c < c_n; ++c) row[c] = row[c] > zero ? row[c] : row[c] * leaky;
           break;
-        case Activation::kSigmoid:
+        case FusedActivation::kSigmoid:
           for (int64_t c = 0; c < c_n; ++c) row[c] = T(1) / (T(1) + std::exp(-row[c]));
           break;
-        case Activation::kTanh:
+        case FusedActivation::kTanh:
           for (int64_t c = 0; c < c_n; ++c) row[c] = std::tanh(row[c]);
           break;
-        case Activation::kPrelu:
+        case FusedActivation::kPrelu:
           for (int64_t c = 0; c < c_n; ++c) {
             const T a = alpha[alpha_scalar ? 0 : c];
             row[c] = row[c] >= zero ? row[c] : a * row[c];
@@ -246,7 +117,7 @@ struct Epilogue {
 
 // Binds the spec's args (inputs 2..) after checking their shapes against `channels`.
 template <typename T>
-absl::StatusOr<Epilogue<T>> BindEpilogue(const KernelContext& ctx, const EpilogueSpec& spec,
+absl::StatusOr<Epilogue<T>> BindEpilogue(const KernelContext& ctx, const FusedEpilogue& spec,
                                          int64_t channels, DType dtype) {
   Epilogue<T> e;
   e.spec = spec;
@@ -280,16 +151,9 @@ absl::StatusOr<Epilogue<T>> BindEpilogue(const KernelContext& ctx, const Epilogu
       e.bn_scale.push_back(scale[c] / std::sqrt(variance[c] + static_cast<T>(spec.epsilon)));
     }
   }
-  if (spec.act == Activation::kPrelu) {
+  if (spec.activation == FusedActivation::kPrelu) {
     const Tensor& a = ctx.input(next++);
-    bool leading_ones = true;
-    for (int d = 0; d + 1 < a.rank(); ++d) leading_ones = leading_ones && a.dim(d) == 1;
-    e.alpha_scalar = a.num_elements() == 1;
-    if (!e.alpha_scalar && !(leading_ones && a.rank() >= 1 && a.dim(a.rank() - 1) == channels)) {
-      return NodeUnimplemented(ctx, absl::StrCat("prelu alpha ", a.ShapeString(),
-                                                 " must hold one value or one per output "
-                                                 "channel (", channels, ")"));
-    }
+    TFJIT_ASSIGN_OR_RETURN(e.alpha_scalar, tf::PreluAlphaIsScalar(ctx.node(), a.dims(), channels));
     e.alpha = a.data<T>();
   }
   return e;
@@ -327,8 +191,10 @@ void PatchGemm(const KernelContext& ctx, int64_t rows, int64_t k, int64_t n, con
 // ---- Conv2D / _FusedConv2D ----
 
 template <typename T>
-absl::Status Conv2DTyped(KernelContext& ctx, const SpatialDim& h, const SpatialDim& w,
-                         const EpilogueSpec& spec, Tensor& out) {
+absl::Status Conv2DTyped(KernelContext& ctx, const Window2D& window, const FusedEpilogue& spec,
+                         Tensor& out) {
+  const SpatialDim& h = window.h;
+  const SpatialDim& w = window.w;
   const Tensor& input = ctx.input(0);
   const Tensor& filter = ctx.input(1);
   const int64_t batch = input.dim(0), in_c = input.dim(3);
@@ -375,59 +241,13 @@ absl::Status Conv2DTyped(KernelContext& ctx, const SpatialDim& h, const SpatialD
   return absl::OkStatus();
 }
 
-absl::Status Conv2DKernel(KernelContext& ctx) {
-  const bool fused = ctx.node().op() == "_FusedConv2D";
-  if (ctx.num_inputs() < 2) return KernelError(ctx, "needs input and filter");
-  EpilogueSpec spec;
-  if (fused) {
-    TFJIT_ASSIGN_OR_RETURN(spec, ParseEpilogue(ctx));
-  } else {
-    TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  }
-  TFJIT_ASSIGN_OR_RETURN(ConvAttrs attrs, ReadConvAttrs(ctx));
-  const Tensor& input = ctx.input(0);
-  const Tensor& filter = ctx.input(1);
-  if (input.rank() != 4 || filter.rank() != 4) {
-    return KernelError(ctx, "input must be 4-D (NHWC) and filter 4-D (HWIO), got %s and %s",
-                       input.ShapeString(), filter.ShapeString());
-  }
-  if (input.dtype() != filter.dtype()) {
-    return KernelError(ctx, "input and filter dtypes differ: %s vs %s", input.ShapeString(),
-                       filter.ShapeString());
-  }
-  const int64_t in_c = input.dim(3), group_c = filter.dim(2), out_c = filter.dim(3);
-  if (group_c == 0 || in_c % group_c != 0 || out_c % (in_c / std::max<int64_t>(group_c, 1)) != 0) {
-    return KernelError(ctx,
-                       "input depth must be evenly divisible by filter depth, and the filter's "
-                       "output depth by the group count: input %s, filter %s",
-                       input.ShapeString(), filter.ShapeString());
-  }
-  TFJIT_ASSIGN_OR_RETURN(SpatialDim h, Spatial(ctx, attrs, 1, input.dim(1), filter.dim(0)));
-  TFJIT_ASSIGN_OR_RETURN(SpatialDim w, Spatial(ctx, attrs, 2, input.dim(2), filter.dim(1)));
-  Tensor out(input.dtype(), {input.dim(0), h.out, w.out, out_c});
-  absl::Status status = absl::OkStatus();
-  bool ok = true;
-  if (out.num_elements() > 0) {
-    ok = DispatchFloat(input.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        status = Conv2DTyped<T>(ctx, h, w, spec, out);
-      } else {
-        status = UnsupportedDType(ctx, input.dtype(), "float32, float64");
-      }
-    });
-  }
-  if (!ok) return UnsupportedDType(ctx, input.dtype(), "float32, float64");
-  TFJIT_RETURN_IF_ERROR(status);
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 // ---- DepthwiseConv2dNative / FusedDepthwiseConv2dNative ----
 
 template <typename T>
-absl::Status DepthwiseTyped(KernelContext& ctx, const SpatialDim& h, const SpatialDim& w,
-                            const EpilogueSpec& spec, Tensor& out) {
+absl::Status DepthwiseTyped(KernelContext& ctx, const Window2D& window,
+                            const FusedEpilogue& spec, Tensor& out) {
+  const SpatialDim& h = window.h;
+  const SpatialDim& w = window.w;
   const Tensor& input = ctx.input(0);
   const Tensor& filter = ctx.input(1);
   const int64_t in_c = input.dim(3), mult = filter.dim(3), out_c = in_c * mult;
@@ -468,44 +288,35 @@ absl::Status DepthwiseTyped(KernelContext& ctx, const SpatialDim& h, const Spati
   return absl::OkStatus();
 }
 
-absl::Status DepthwiseKernel(KernelContext& ctx) {
-  const bool fused = ctx.node().op() == "FusedDepthwiseConv2dNative";
+// ---- Entry point of the four convolutions ----
+
+// Conv2D, _FusedConv2D, DepthwiseConv2dNative and FusedDepthwiseConv2dNative.
+absl::Status ConvKernel(KernelContext& ctx) {
+  const std::string& op = ctx.node().op();
+  const bool depthwise = op == "DepthwiseConv2dNative" || op == "FusedDepthwiseConv2dNative";
   if (ctx.num_inputs() < 2) return KernelError(ctx, "needs input and filter");
-  EpilogueSpec spec;
-  if (fused) {
-    TFJIT_ASSIGN_OR_RETURN(spec, ParseEpilogue(ctx));
+  FusedEpilogue spec;
+  if (op == "_FusedConv2D" || op == "FusedDepthwiseConv2dNative") {
+    TFJIT_ASSIGN_OR_RETURN(spec, tf::ParseFusedOps(ctx.node()));
   } else {
     TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   }
-  TFJIT_ASSIGN_OR_RETURN(ConvAttrs attrs, ReadConvAttrs(ctx));
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadConvAttrs(ctx.node()));
   const Tensor& input = ctx.input(0);
   const Tensor& filter = ctx.input(1);
-  if (input.rank() != 4 || filter.rank() != 4 || filter.dim(2) != input.dim(3) ||
-      input.dtype() != filter.dtype()) {
-    return KernelError(ctx,
-                       "input must be 4-D (NHWC) and filter [h, w, in_channels, multiplier] "
-                       "of the same dtype with in_channels = input depth; got %s and %s",
-                       input.ShapeString(), filter.ShapeString());
+  if (input.dtype() != filter.dtype()) {
+    return KernelError(ctx, "input and filter dtypes differ: %s vs %s", input.ShapeString(),
+                       filter.ShapeString());
   }
-  TFJIT_ASSIGN_OR_RETURN(SpatialDim h, Spatial(ctx, attrs, 1, input.dim(1), filter.dim(0)));
-  TFJIT_ASSIGN_OR_RETURN(SpatialDim w, Spatial(ctx, attrs, 2, input.dim(2), filter.dim(1)));
-  Tensor out(input.dtype(), {input.dim(0), h.out, w.out, input.dim(3) * filter.dim(3)});
-  absl::Status status = absl::OkStatus();
-  bool ok = true;
-  if (out.num_elements() > 0) {
-    ok = DispatchFloat(input.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        status = DepthwiseTyped<T>(ctx, h, w, spec, out);
-      } else {
-        status = UnsupportedDType(ctx, input.dtype(), "float32, float64");
-      }
-    });
-  }
-  if (!ok) return UnsupportedDType(ctx, input.dtype(), "float32, float64");
-  TFJIT_RETURN_IF_ERROR(status);
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
+  TFJIT_ASSIGN_OR_RETURN(tf::ConvGeometry g, tf::Conv2DGeometry(ctx.node(), attrs, input.dims(),
+                                                                filter.dims(), depthwise));
+  Tensor out(input.dtype(), {input.dim(0), g.window.h.out, g.window.w.out, g.out_channels});
+  return RunFloatOrDouble(ctx, input.dtype(), std::move(out), /*skip_empty=*/true,
+                          [&](auto tag, Tensor& y) {
+                            using T = decltype(tag);
+                            return depthwise ? DepthwiseTyped<T>(ctx, g.window, spec, y)
+                                             : Conv2DTyped<T>(ctx, g.window, spec, y);
+                          });
 }
 
 // ---- Conv2DBackpropInput ----
@@ -515,8 +326,9 @@ absl::Status DepthwiseKernel(KernelContext& ctx) {
 // into one patch row, multiplied by the filter transposed to [(kh, kw, o), c]; rows are
 // independent, so they parallelise without scatter conflicts.
 template <typename T>
-void BackpropInputTyped(KernelContext& ctx, const SpatialDim& h, const SpatialDim& w,
-                        Tensor& out) {
+absl::Status BackpropInputTyped(KernelContext& ctx, const Window2D& window, Tensor& out) {
+  const SpatialDim& h = window.h;
+  const SpatialDim& w = window.w;
   const Tensor& filter = ctx.input(1);
   const Tensor& dy = ctx.input(2);
   const int64_t in_c = filter.dim(2), out_c = filter.dim(3);
@@ -550,60 +362,33 @@ void BackpropInputTyped(KernelContext& ctx, const SpatialDim& h, const SpatialDi
   };
   PatchGemm<T>(ctx, out.num_elements() / in_c, taps * out_c, in_c, wt.data(), in_c,
                out.data<T>(), in_c, fill, [](int64_t, int64_t) {});
+  return absl::OkStatus();
 }
 
 absl::Status BackpropInputKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  TFJIT_ASSIGN_OR_RETURN(ConvAttrs attrs, ReadConvAttrs(ctx));
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadConvAttrs(ctx.node()));
   std::vector<int64_t> sizes;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(0), "input_sizes", &sizes));
   const Tensor& filter = ctx.input(1);
   const Tensor& dy = ctx.input(2);
-  if (sizes.size() != 4 || filter.rank() != 4 || dy.rank() != 4 ||
-      filter.dtype() != dy.dtype()) {
-    return KernelError(ctx,
-                       "input_sizes must have 4 entries, filter and out_backprop must be 4-D "
-                       "of one dtype; got input_sizes %s, filter %s, out_backprop %s",
-                       DimsString(sizes), filter.ShapeString(), dy.ShapeString());
+  if (filter.dtype() != dy.dtype()) {
+    return KernelError(ctx, "filter and out_backprop dtypes differ: %s vs %s",
+                       filter.ShapeString(), dy.ShapeString());
   }
-  if (*std::min_element(sizes.begin(), sizes.end()) < 0 || sizes[3] != filter.dim(2) ||
-      dy.dim(0) != sizes[0] || dy.dim(3) != filter.dim(3)) {
-    return KernelError(ctx,
-                       "input_sizes %s, filter %s and out_backprop %s disagree: need "
-                       "input depth = filter in_channels, out_backprop depth = filter "
-                       "out_channels, equal batch",
-                       DimsString(sizes), filter.ShapeString(), dy.ShapeString());
-  }
-  TFJIT_ASSIGN_OR_RETURN(SpatialDim h, Spatial(ctx, attrs, 1, sizes[1], filter.dim(0)));
-  TFJIT_ASSIGN_OR_RETURN(SpatialDim w, Spatial(ctx, attrs, 2, sizes[2], filter.dim(1)));
-  if (h.out != dy.dim(1) || w.out != dy.dim(2)) {
-    return KernelError(ctx,
-                       "Conv2DBackpropInput: out_backprop %s does not match the forward "
-                       "output size [%d, %d] computed from input_sizes %s and the filter",
-                       dy.ShapeString(), h.out, w.out, DimsString(sizes));
-  }
-  Tensor out(dy.dtype(), sizes);
-  bool ok = true;
-  if (out.num_elements() > 0) {
-    ok = DispatchFloat(dy.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        BackpropInputTyped<T>(ctx, h, w, out);
-      } else {
-        ok = false;
-      }
-    }) && ok;
-  }
-  if (!ok) return UnsupportedDType(ctx, dy.dtype(), "float32, float64");
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
+  TFJIT_ASSIGN_OR_RETURN(Window2D window, tf::BackpropInputGeometry(ctx.node(), attrs, sizes,
+                                                                    filter.dims(), dy.dims()));
+  return RunFloatOrDouble(ctx, dy.dtype(), Tensor(dy.dtype(), sizes), /*skip_empty=*/true,
+                          [&](auto tag, Tensor& out) {
+                            return BackpropInputTyped<decltype(tag)>(ctx, window, out);
+                          });
 }
 
 // ---- _FusedMatMul ----
 
 absl::Status FusedMatMulKernel(KernelContext& ctx) {
   if (ctx.num_inputs() < 2) return KernelError(ctx, "needs a and b");
-  TFJIT_ASSIGN_OR_RETURN(EpilogueSpec spec, ParseEpilogue(ctx));
+  TFJIT_ASSIGN_OR_RETURN(FusedEpilogue spec, tf::ParseFusedOps(ctx.node()));
   TFJIT_ASSIGN_OR_RETURN(bool ta, tf::GetBoolAttrOr(ctx.node(), "transpose_a", false));
   TFJIT_ASSIGN_OR_RETURN(bool tb, tf::GetBoolAttrOr(ctx.node(), "transpose_b", false));
   const Tensor& a = ctx.input(0);
@@ -620,43 +405,31 @@ absl::Status FusedMatMulKernel(KernelContext& ctx) {
                        "transpose_b=%d)",
                        a.ShapeString(), b.ShapeString(), ta, tb);
   }
-  Tensor out(a.dtype(), {m, n});
-  absl::Status status = absl::OkStatus();
-  const bool ok = DispatchFloat(a.dtype(), [&](auto tag) {
+  return RunFloatOrDouble(ctx, a.dtype(), Tensor(a.dtype(), {m, n}), /*skip_empty=*/false,
+                          [&](auto tag, Tensor& out) -> absl::Status {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      absl::StatusOr<Epilogue<T>> epi = BindEpilogue<T>(ctx, spec, n, a.dtype());
-      if (!epi.ok()) {
-        status = epi.status();
-        return;
-      }
-      Eigen::Map<const RowMajor<T>> am(a.data<T>(), a.dim(0), a.dim(1));
-      Eigen::Map<const RowMajor<T>> bm(b.data<T>(), b.dim(0), b.dim(1));
-      const RowMajor<T> bt = tb ? RowMajor<T>(bm.transpose()) : RowMajor<T>(bm);
-      const int64_t chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n));
-      const int64_t chunks = (m + chunk - 1) / chunk;
-      ParallelFor(ctx, chunks, chunk * k * n * 2 + 1, [&](int64_t begin, int64_t end) {
-        for (int64_t c = begin; c < end; ++c) {
-          const int64_t r0 = c * chunk, count = std::min(chunk, m - r0);
-          Eigen::Map<RowMajor<T>> o(out.data<T>() + r0 * n, count, n);
-          if (k == 0) {
-            o.setZero();
-          } else if (ta) {
-            o.noalias() = am.transpose().middleRows(r0, count) * bt;
-          } else {
-            o.noalias() = am.middleRows(r0, count) * bt;
-          }
-          if (!epi->empty()) epi->Apply(o.data(), count);
+    TFJIT_ASSIGN_OR_RETURN(Epilogue<T> epi, BindEpilogue<T>(ctx, spec, n, a.dtype()));
+    Eigen::Map<const RowMajor<T>> am(a.data<T>(), a.dim(0), a.dim(1));
+    Eigen::Map<const RowMajor<T>> bm(b.data<T>(), b.dim(0), b.dim(1));
+    const RowMajor<T> bt = tb ? RowMajor<T>(bm.transpose()) : RowMajor<T>(bm);
+    const int64_t chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n));
+    const int64_t chunks = (m + chunk - 1) / chunk;
+    ParallelFor(ctx, chunks, chunk * k * n * 2 + 1, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const int64_t r0 = c * chunk, count = std::min(chunk, m - r0);
+        Eigen::Map<RowMajor<T>> o(out.data<T>() + r0 * n, count, n);
+        if (k == 0) {
+          o.setZero();
+        } else if (ta) {
+          o.noalias() = am.transpose().middleRows(r0, count) * bt;
+        } else {
+          o.noalias() = am.middleRows(r0, count) * bt;
         }
-      });
-    } else {
-      status = UnsupportedDType(ctx, a.dtype(), "float32, float64");
-    }
+        if (!epi.empty()) epi.Apply(o.data(), count);
+      }
+    });
+    return absl::OkStatus();
   });
-  if (!ok) return UnsupportedDType(ctx, a.dtype(), "float32, float64");
-  TFJIT_RETURN_IF_ERROR(status);
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
 }
 
 // ---- Prelu ----
@@ -701,10 +474,10 @@ absl::Status PreluKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterConvKernels(KernelRegistry& registry) {
-  registry.Register("Conv2D", &Conv2DKernel);
-  registry.Register("_FusedConv2D", &Conv2DKernel);
-  registry.Register("DepthwiseConv2dNative", &DepthwiseKernel);
-  registry.Register("FusedDepthwiseConv2dNative", &DepthwiseKernel);
+  registry.Register("Conv2D", &ConvKernel);
+  registry.Register("_FusedConv2D", &ConvKernel);
+  registry.Register("DepthwiseConv2dNative", &ConvKernel);
+  registry.Register("FusedDepthwiseConv2dNative", &ConvKernel);
   registry.Register("Conv2DBackpropInput", &BackpropInputKernel);
   registry.Register("_FusedMatMul", &FusedMatMulKernel);
   registry.Register("Prelu", &PreluKernel);

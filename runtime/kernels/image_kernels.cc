@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_join.h"
 #include "frontend/attr.h"
+#include "frontend/conv_attrs.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace tfjit::runtime {
@@ -18,92 +19,21 @@ namespace {
 
 // ---- Pooling ----
 
-// One spatial dim of a pooling window: its size, stride, low padding and output size.
-struct PoolDim {
-  int64_t k = 1, s = 1, pad_lo = 0, out = 0;
-};
-
-// TF's GetWindowedOutputSize for VALID, SAME and EXPLICIT padding.
-absl::Status WindowedOutput(const KernelContext& ctx, int64_t in, const std::string& padding,
-                            int64_t explicit_lo, int64_t explicit_hi, PoolDim* d) {
-  if (d->s <= 0 || d->k <= 0) {
-    return KernelError(ctx, "ksize and strides must be positive, got ksize %d stride %d", d->k,
-                       d->s);
-  }
-  if (padding == "VALID") {
-    d->out = (in - d->k + d->s) / d->s;
-    d->pad_lo = 0;
-  } else if (padding == "SAME") {
-    d->out = (in + d->s - 1) / d->s;
-    d->pad_lo = std::max<int64_t>(0, (d->out - 1) * d->s + d->k - in) / 2;
-  } else if (padding == "EXPLICIT") {
-    d->out = (in + explicit_lo + explicit_hi - d->k + d->s) / d->s;
-    d->pad_lo = explicit_lo;
-  } else {
-    return KernelError(ctx, "padding must be SAME, VALID or EXPLICIT, got '%s'", padding);
-  }
-  if (d->out < 0) {
-    return KernelError(ctx,
-                       "Computed output size would be negative: %d [input_size: %d, "
-                       "effective_filter_size: %d, stride: %d]",
-                       d->out, in, d->k, d->s);
-  }
-  return absl::OkStatus();
-}
-
-// Reads ksize/strides/padding (NHWC only, as TF's CPU pooling) into the H and W dims.
-absl::Status PoolGeometry(const KernelContext& ctx, const Tensor& in, PoolDim* h, PoolDim* w) {
-  const tf::Node& node = ctx.node();
-  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
-  if (format != "NHWC") {
-    return KernelError(ctx, "the CPU %s kernel supports only data_format NHWC, got %s",
-                       node.op(), format);
-  }
-  if (in.rank() != 4) return KernelError(ctx, "input must be 4-dimensional, got %s", in.ShapeString());
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> ksize, tf::GetIntListAttr(node, "ksize"));
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> strides, tf::GetIntListAttr(node, "strides"));
-  TFJIT_ASSIGN_OR_RETURN(std::string padding, tf::GetStringAttr(node, "padding"));
-  if (ksize.size() != 4) return KernelError(ctx, "Sliding window ksize field must specify 4 dimensions");
-  if (strides.size() != 4) {
-    return KernelError(ctx, "Sliding window stride field must specify 4 dimensions");
-  }
-  if (ksize[0] != 1 || strides[0] != 1) {
-    return KernelError(ctx, "Pooling is not yet supported on the batch dimension.");
-  }
-  if (ksize[3] != 1 || strides[3] != 1) {
-    return KernelError(ctx, "the CPU %s kernel does not pool across the depth dimension "
-                       "(ksize[3] and strides[3] must be 1)", node.op());
-  }
-  std::vector<int64_t> explicit_pads(8, 0);
-  if (padding == "EXPLICIT") {
-    TFJIT_ASSIGN_OR_RETURN(explicit_pads, tf::GetIntListAttr(node, "explicit_paddings"));
-    if (explicit_pads.size() != 8) {
-      return KernelError(ctx, "explicit_paddings must have 8 values, got %d",
-                         explicit_pads.size());
-    }
-  }
-  h->k = ksize[1];
-  h->s = strides[1];
-  w->k = ksize[2];
-  w->s = strides[2];
-  TFJIT_RETURN_IF_ERROR(
-      WindowedOutput(ctx, in.dim(1), padding, explicit_pads[2], explicit_pads[3], h));
-  return WindowedOutput(ctx, in.dim(2), padding, explicit_pads[4], explicit_pads[5], w);
-}
+using tf::SpatialDim;
 
 // Runs `cell(n, oh, ow, h0, h1, w0, w1, out_offset)` for every output position, where
 // [h0, h1) x [w0, w1) is the window clipped to the input.
 template <typename Cell>
-void ForEachWindow(const KernelContext& ctx, const Tensor& in, const PoolDim& h,
-                   const PoolDim& w, Cell cell) {
+void ForEachWindow(const KernelContext& ctx, const Tensor& in, const SpatialDim& h,
+                   const SpatialDim& w, Cell cell) {
   const int64_t rows = in.dim(0) * h.out;
   ParallelFor(ctx, rows, w.out * h.k * w.k * in.dim(3) + 1, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t n = r / h.out, oh = r % h.out;
-      const int64_t hs = oh * h.s - h.pad_lo;
+      const int64_t hs = oh * h.stride - h.pad_before;
       const int64_t h0 = std::max<int64_t>(hs, 0), h1 = std::min(hs + h.k, in.dim(1));
       for (int64_t ow = 0; ow < w.out; ++ow) {
-        const int64_t ws = ow * w.s - w.pad_lo;
+        const int64_t ws = ow * w.stride - w.pad_before;
         const int64_t w0 = std::max<int64_t>(ws, 0), w1 = std::min(ws + w.k, in.dim(2));
         cell(n, h0, h1, w0, w1, (r * w.out + ow) * in.dim(3));
       }
@@ -115,8 +45,11 @@ template <bool kMax>
 absl::Status PoolKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& in = ctx.input(0);
-  PoolDim h, w;
-  TFJIT_RETURN_IF_ERROR(PoolGeometry(ctx, in, &h, &w));
+  // TF's CPU pooling kernels reject layouts other than NHWC as INVALID_ARGUMENT.
+  TFJIT_RETURN_IF_ERROR(tf::CheckNhwc(ctx.node(), absl::StatusCode::kInvalidArgument));
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D window, tf::PoolWindow(ctx.node(), in.dims()));
+  const SpatialDim& h = window.h;
+  const SpatialDim& w = window.w;
   Tensor out(in.dtype(), {in.dim(0), h.out, w.out, in.dim(3)});
   const int64_t depth = in.dim(3), width = in.dim(2), height = in.dim(1);
   auto run = [&](auto tag) {
@@ -271,11 +204,8 @@ absl::Status DepthSpaceKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& in = ctx.input(0);
   TFJIT_ASSIGN_OR_RETURN(int64_t b, tf::GetIntAttr(ctx.node(), "block_size"));
-  TFJIT_ASSIGN_OR_RETURN(std::string format,
-                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
-  if (format != "NHWC") {
-    return KernelError(ctx, "only data_format NHWC is supported on CPU, got %s", format);
-  }
+  // TF's CPU kernel rejects other layouts as INVALID_ARGUMENT.
+  TFJIT_RETURN_IF_ERROR(tf::CheckNhwc(ctx.node(), absl::StatusCode::kInvalidArgument));
   if (b < 2) return KernelError(ctx, "Block size should be > 1, but was: %d", b);
   if (in.rank() != 4) {
     return KernelError(ctx, "Input rank should be: 4 instead of: %d", in.rank());

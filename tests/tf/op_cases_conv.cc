@@ -171,6 +171,9 @@ void ConvCasesInto(std::vector<OpCase>& cases) {
   convs.push_back({"pointwise_batch2", {2, 5, 6, 7}, {1, 1, 7, 5}, {1, 1, 1, 1, "VALID"}});
   convs.push_back({"EXPLICIT", {1, 7, 6, 2}, {3, 3, 2, 3},
                    {1, 2, 1, 1, "EXPLICIT", {0, 0, 2, 1, 0, 3, 0, 0}}});
+  // H: (1 - 4 + 2) / 2 truncates to 0 as in TF: an empty output, not a negative-size error.
+  convs.push_back({"VALID_window_misses_by_less_than_a_stride", {1, 1, 6, 2}, {4, 3, 2, 3},
+                   {2, 1, 1, 1, "VALID"}});
   for (const C& v : convs) {
     OpCase c{absl::StrCat("Conv2D_", v.name), "Conv2D", DType::kFloat32, {v.x, v.f}};
     SetWindowAttrs(c, v.w);

@@ -406,6 +406,14 @@ TEST(ConvKernelsTest, Errors) {
   auto negative = ConvRunner("Conv2D", valid)
                       .Input(Random({1, 1, 1, 2}, 1)).Input(Random({3, 3, 2, 2}, 2)).Run0();
   TFJIT_EXPECT_ERROR(negative, absl::StatusCode::kInvalidArgument, "would be negative");
+  // TF's size (1 - 4 + 2) / 2 truncates to 0: a window that misses by less than a stride gives
+  // an empty output, not an error (frontend/conv_attrs.h).
+  ConvSpec strided = valid;
+  strided.sh = strided.sw = 2;
+  auto empty = ConvRunner("Conv2D", strided)
+                   .Input(Random({1, 1, 1, 2}, 1)).Input(Random({4, 4, 2, 2}, 2)).Run0();
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->ShapeString(), "float32[1,0,0,2]");
   auto depth = ConvRunner("Conv2D", c).Input(Random({1, 4, 4, 3}, 1)).Input(Random(c.f, 2)).Run0();
   TFJIT_EXPECT_ERROR(depth, absl::StatusCode::kInvalidArgument, "evenly divisible");
   OpRunner bad = ConvRunner("_FusedConv2D", c);
