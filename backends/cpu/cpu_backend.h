@@ -19,8 +19,10 @@ struct CpuBackendOptions {
 };
 
 // What the CPU fuses. The default policy already matches what the elemental emitter does
-// best (elemental producers into elemental consumers and reductions; reduce and dot stay
-// kernels of their own); this type is the place for CPU-specific limits.
+// best (elemental producers into elemental consumers and reductions; reduce, dot and
+// convolution stay kernels of their own, the latter two calls into the runtime library whose
+// bias/activation epilogues fuse with the elementwise ops after them); this type is the place
+// for CPU-specific limits.
 class CpuFusionPolicy : public passes::FusionPolicy {};
 
 // Compile returns UNIMPLEMENTED "cpu backend: opcode 'X' is not supported (instruction '%n')"

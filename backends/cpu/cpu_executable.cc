@@ -17,7 +17,9 @@ CpuExecutable::CpuExecutable(std::unique_ptr<hlo::Module> module, BufferPlan pla
     : module_(std::move(module)), plan_(std::move(plan)), jit_(std::move(jit)), entry_(entry),
       stats_(stats) {}
 
-CpuExecutable::~CpuExecutable() = default;
+CpuExecutable::~CpuExecutable() {
+  for (void* arena : free_arenas_) std::free(arena);
+}
 
 absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>& args,
                                                        ThreadPool* pool) const {
@@ -32,10 +34,26 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>
   for (const OutputSource& source : plan_.outputs()) {
     outputs.emplace_back(source.shape.element_type(), source.shape.dims());
   }
-  // One arena for every buffer not placed in an output (64-byte aligned offsets).
-  std::unique_ptr<void, decltype(&std::free)> arena(nullptr, &std::free);
+  // One arena for every buffer not placed in an output (64-byte aligned offsets), handed
+  // back for reuse when this Run ends.
+  auto give_back = [this](void* a) {
+    std::lock_guard<std::mutex> lock(arena_mu_);
+    free_arenas_.push_back(a);
+  };
+  std::unique_ptr<void, decltype(give_back)> arena(nullptr, give_back);
   if (plan_.arena_bytes() > 0) {
-    arena.reset(std::aligned_alloc(64, static_cast<size_t>(plan_.arena_bytes())));
+    {
+      std::lock_guard<std::mutex> lock(arena_mu_);
+      if (!free_arenas_.empty()) {
+        arena.reset(free_arenas_.back());
+        free_arenas_.pop_back();
+      }
+    }
+    if (arena == nullptr) {
+      // aligned_alloc needs a size that is a multiple of the alignment.
+      const size_t bytes = (static_cast<size_t>(plan_.arena_bytes()) + 63) / 64 * 64;
+      arena.reset(std::aligned_alloc(64, bytes));
+    }
     if (arena == nullptr) {
       return ResourceExhausted("cannot allocate %d bytes of temporaries for module '%s'",
                                static_cast<int>(plan_.arena_bytes()), module_->name());

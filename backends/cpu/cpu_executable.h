@@ -1,10 +1,11 @@
 // CpuExecutable: JIT-compiled code for one HLO module plus its buffer plan. Run validates the
-// arguments, allocates outputs and a per-Run arena of temporaries (so Run is reentrant and
-// thread-safe), and calls the entry function.
+// arguments, allocates outputs, takes an arena of temporaries that no other Run is using (so
+// Run is reentrant and thread-safe), and calls the entry function.
 #ifndef TFJIT_BACKENDS_CPU_CPU_EXECUTABLE_H_
 #define TFJIT_BACKENDS_CPU_CPU_EXECUTABLE_H_
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "backends/backend.h"
@@ -34,6 +35,10 @@ class CpuExecutable : public backends::Executable {
   std::unique_ptr<OrcJit> jit_;
   EntryFn entry_;
   backends::CompileStats stats_;
+  // Arenas of finished Runs, reused by later ones: a fresh multi-megabyte allocation is
+  // mmapped and page-faulted in on every Run, which cost more than many kernels.
+  mutable std::mutex arena_mu_;
+  mutable std::vector<void*> free_arenas_;
 };
 
 }  // namespace tfjit::cpu

@@ -14,6 +14,7 @@
 #include "backends/llvm/elemental_emitter.h"
 #include "backends/llvm/loop_emitter.h"
 #include "backends/llvm/target.h"
+#include "core/conv2d.h"
 #include "core/dtype.h"
 #include "core/random_fill.h"
 #include "core/status.h"
@@ -112,7 +113,31 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
 struct GemmShape {
   int64_t batch = 1, m = 1, n = 1, k = 1;
   bool transpose_lhs = false, transpose_rhs = false;
+  // > 0: no batch dims, a rank-2 lhs and a rhs [outer, k, n] (the products of the rhs dims
+  // before and after its contracting dim), so out [m, outer, n] is `outer` GEMMs with
+  // strided output rows (tfjit_cpu_matmul_outer_*). Separable resizes produce these.
+  int64_t rhs_outer = 0;
 };
+
+std::optional<GemmShape> MatchRhsOuterGemm(const Instruction& dot) {
+  const hlo::DotDims& dn = dot.attrs().dot;
+  const hlo::Shape& lhs = dot.operand(0)->shape();
+  const hlo::Shape& rhs = dot.operand(1)->shape();
+  if (!dn.lhs_batch.empty() || dn.lhs_contracting.size() != 1 || lhs.rank() != 2) {
+    return std::nullopt;
+  }
+  GemmShape g;
+  g.transpose_lhs = dn.lhs_contracting[0] == 0;
+  g.m = lhs.dim(g.transpose_lhs ? 1 : 0);
+  g.k = lhs.dim(g.transpose_lhs ? 0 : 1);
+  const int rc = static_cast<int>(dn.rhs_contracting[0]);
+  g.rhs_outer = 1;
+  for (int d = 0; d < rhs.rank(); ++d) {
+    if (d < rc) g.rhs_outer *= rhs.dim(d);
+    if (d > rc) g.n *= rhs.dim(d);
+  }
+  return g;
+}
 
 std::optional<GemmShape> MatchGemm(const Instruction& dot) {
   const DType type = dot.shape().element_type();
@@ -143,9 +168,60 @@ std::optional<GemmShape> MatchGemm(const Instruction& dot) {
     g.transpose_rhs = rc == nb + 1;
     g.n = rhs.dim(g.transpose_rhs ? nb : nb + 1);
   } else {
-    return std::nullopt;
+    return MatchRhsOuterGemm(dot);
   }
   return g;
+}
+
+// A convolution that maps onto the runtime's NHWC convolution (tfjit_cpu_conv2d_*): f32 or
+// f64, 2-D, dim_labels b01f_01io->b01f (what tf2hlo emits for Conv2D, depthwise and
+// transposed convolutions). Everything else keeps the elemental loop.
+std::optional<conv::Conv2DParams> MatchConv2D(const Instruction& inst) {
+  const DType type = inst.shape().element_type();
+  if (type != DType::kFloat32 && type != DType::kFloat64) return std::nullopt;
+  const hlo::Shape& lhs = inst.operand(0)->shape();
+  const hlo::Shape& rhs = inst.operand(1)->shape();
+  const hlo::Shape& out = inst.shape();
+  if (lhs.element_type() != type || rhs.element_type() != type) return std::nullopt;
+  if (lhs.rank() != 4 || rhs.rank() != 4 || out.rank() != 4) return std::nullopt;
+  const hlo::ConvDims& cd = inst.attrs().conv;
+  const std::vector<int64_t> spatial = {1, 2}, kernel_spatial = {0, 1};
+  if (cd.input_batch != 0 || cd.input_feature != 3 || cd.input_spatial != spatial ||
+      cd.kernel_input_feature != 2 || cd.kernel_output_feature != 3 ||
+      cd.kernel_spatial != kernel_spatial || cd.output_batch != 0 || cd.output_feature != 3 ||
+      cd.output_spatial != spatial) {
+    return std::nullopt;
+  }
+  const std::vector<hlo::WindowDim>& window = inst.attrs().window;
+  if (window.size() != 2) return std::nullopt;
+  for (const hlo::WindowDim& w : window) {
+    if (w.stride < 1 || w.lhs_dilate < 1 || w.rhs_dilate < 1) return std::nullopt;
+  }
+  conv::Conv2DParams p;
+  p.groups = inst.attrs().feature_group_count;
+  p.batch = lhs.dim(0);
+  p.in_h = lhs.dim(1);
+  p.in_w = lhs.dim(2);
+  p.in_c = lhs.dim(3);
+  p.k_h = rhs.dim(0);
+  p.k_w = rhs.dim(1);
+  p.out_c = out.dim(3);
+  p.out_h = out.dim(1);
+  p.out_w = out.dim(2);
+  if (p.groups < 1 || p.in_c % p.groups != 0 || p.out_c % p.groups != 0 ||
+      rhs.dim(2) != p.in_c / p.groups || rhs.dim(3) != p.out_c || out.dim(0) != p.batch ||
+      window[0].size != p.k_h || window[1].size != p.k_w) {
+    return std::nullopt;
+  }
+  p.stride_h = window[0].stride;
+  p.stride_w = window[1].stride;
+  p.pad_top = window[0].pad_lo;
+  p.pad_left = window[1].pad_lo;
+  p.lhs_dilate_h = window[0].lhs_dilate;
+  p.lhs_dilate_w = window[1].lhs_dilate;
+  p.rhs_dilate_h = window[0].rhs_dilate;
+  p.rhs_dilate_w = window[1].rhs_dilate;
+  return p;
 }
 
 // Kernels that only index their operands like their output run as one flat loop (the fastest
@@ -164,6 +240,17 @@ bool IsLinearKernel(const Instruction& inst) {
     if (!IsLinearOp(*i)) return false;
   }
   return true;
+}
+
+// How many leading dims a nested kernel's partitioned loop covers: enough for about
+// kMinPartitions units of parallel work, never the innermost dim (the vectorised loop).
+constexpr int64_t kMinPartitions = 256;
+size_t OuterDims(const std::vector<int64_t>& dims) {
+  if (dims.size() < 2) return 1;
+  size_t k = 1;
+  int64_t extent = dims[0];
+  while (k + 1 < dims.size() && extent < kMinPartitions) extent *= dims[k++];
+  return k;
 }
 
 struct KernelInfo {
@@ -202,6 +289,8 @@ class CpuIrEmitter {
                                   const std::vector<ElementGenerator>& ops, const IrArray& out,
                                   const std::vector<int64_t>& window, const IrIndex& ui);
   void EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,
+                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx);
+  void EmitConvBody(const Instruction& inst, const conv::Conv2DParams& p, llvm::Value* out,
                     llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx);
 
   // ---- Sequencing (at the insertion point in tfjit_entry). ----
@@ -298,8 +387,12 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   IrArray out(body->getArg(0), inst.shape());
   std::optional<GemmShape> gemm =
       inst.opcode() == Opcode::kDot ? MatchGemm(inst) : std::nullopt;
+  std::optional<conv::Conv2DParams> conv2d =
+      inst.opcode() == Opcode::kConvolution ? MatchConv2D(inst) : std::nullopt;
   if (gemm.has_value()) {
     EmitGemmBody(inst, *gemm, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx);
+  } else if (conv2d.has_value()) {
+    EmitConvBody(inst, *conv2d, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx);
   } else if (inst.opcode() == Opcode::kScatter) {
     TFJIT_RETURN_IF_ERROR(EmitScatterBody(inst, ops, out, in_place, info));
   } else if (in_place) {
@@ -340,18 +433,46 @@ absl::Status CpuIrEmitter::EmitElementalBody(const Instruction& inst,
   const llvm_ir::LoopShape loop_shape =
       IsLinearKernel(inst) ? llvm_ir::LoopShape::kFlat : llvm_ir::LoopShape::kNested;
   const std::vector<int64_t>& dims = inst.shape().dims();
-  info.extent = llvm_ir::PartitionExtent(dims, loop_shape);
+  // A nested loop partitions its outermost loop, which runs over the leading `outer` dims
+  // collapsed into one: a batch-1 [1, H, W, C] kernel then splits over H (or H * W) instead
+  // of running on one thread.
+  const size_t outer = loop_shape == llvm_ir::LoopShape::kNested ? OuterDims(dims) : 1;
+  std::vector<int64_t> loop_dims = dims;
+  if (outer > 1) {
+    loop_dims.erase(loop_dims.begin(), loop_dims.begin() + static_cast<int64_t>(outer));
+    int64_t extent = 1;
+    for (size_t d = 0; d < outer; ++d) extent *= dims[d];
+    loop_dims.insert(loop_dims.begin(), extent);
+  }
+  info.extent = llvm_ir::PartitionExtent(loop_dims, loop_shape);
   // Work: every output element, plus every element a reduction or fusion reads.
   int64_t work = inst.shape().num_elements();
   for (const Instruction* op : inst.operands()) work = std::max(work, op->shape().num_elements());
   info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;
   info.cost_per_unit = std::max<int64_t>(1, work / std::max<int64_t>(1, info.extent)) * 4;
-  return llvm_ir::EmitShapeLoop(b_, dims, loop_shape, begin, end,
-                                [&](const IrIndex& index) -> absl::Status {
-                                  TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, root(index));
-                                  out.EmitWrite(index, v, b_);
-                                  return absl::OkStatus();
-                                });
+  return llvm_ir::EmitShapeLoop(
+      b_, loop_dims, loop_shape, begin, end, [&](const IrIndex& loop_index) -> absl::Status {
+        IrIndex index = loop_index;
+        if (outer > 1) {
+          // Split the collapsed coordinate back into the leading dims (loop-invariant in the
+          // inner loops, so LICM hoists the divisions); the linear index is unchanged.
+          std::vector<llvm::Value*> coords(dims.size());
+          llvm::Value* rest = loop_index[0];
+          for (size_t d = outer; d-- > 0;) {
+            if (dims[d] == 1) {
+              coords[d] = b_.getInt64(0);
+              continue;
+            }
+            coords[d] = d == 0 ? rest : b_.CreateURem(rest, b_.getInt64(dims[d]));
+            if (d > 0) rest = b_.CreateUDiv(rest, b_.getInt64(dims[d]));
+          }
+          for (size_t d = outer; d < dims.size(); ++d) coords[d] = loop_index[d - outer + 1];
+          index = IrIndex(std::move(coords), dims, loop_index.linear());
+        }
+        TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, root(index));
+        out.EmitWrite(index, v, b_);
+        return absl::OkStatus();
+      });
 }
 
 void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,
@@ -360,6 +481,16 @@ void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llv
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i64 = b_.getInt64Ty();
   llvm::Type* i32 = b_.getInt32Ty();
+  if (g.rhs_outer > 0) {
+    llvm::FunctionCallee outer = module_->getOrInsertFunction(
+        f32 ? "tfjit_cpu_matmul_outer_f32" : "tfjit_cpu_matmul_outer_f64",
+        llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32},
+                                false));
+    b_.CreateCall(outer, {ctx, out, lhs, rhs, b_.getInt64(g.rhs_outer), b_.getInt64(g.m),
+                          b_.getInt64(g.n), b_.getInt64(g.k),
+                          b_.getInt32(g.transpose_lhs ? 1 : 0)});
+    return;
+  }
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
       f32 ? "tfjit_cpu_matmul_f32" : "tfjit_cpu_matmul_f64",
       llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32, i32},
@@ -369,6 +500,26 @@ void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llv
                      b_.getInt32(g.transpose_rhs ? 1 : 0)});
 }
 
+// One call; the runtime splits the convolution across the pool itself.
+void CpuIrEmitter::EmitConvBody(const Instruction& inst, const conv::Conv2DParams& p,
+                                llvm::Value* out, llvm::Value* lhs, llvm::Value* rhs,
+                                llvm::Value* ctx) {
+  const bool f32 = inst.shape().element_type() == DType::kFloat32;
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64 = b_.getInt64Ty();
+  std::vector<llvm::Type*> params = {ptr, ptr, ptr, ptr};
+  const std::vector<int64_t> values = {
+      p.batch,    p.in_h,     p.in_w,         p.in_c,         p.k_h,          p.k_w,
+      p.out_c,    p.out_h,    p.out_w,        p.stride_h,     p.stride_w,     p.pad_top,
+      p.pad_left, p.lhs_dilate_h, p.lhs_dilate_w, p.rhs_dilate_h, p.rhs_dilate_w, p.groups};
+  params.insert(params.end(), values.size(), i64);
+  llvm::FunctionCallee fn = module_->getOrInsertFunction(
+      f32 ? "tfjit_cpu_conv2d_f32" : "tfjit_cpu_conv2d_f64",
+      llvm::FunctionType::get(b_.getVoidTy(), params, false));
+  std::vector<llvm::Value*> args = {ctx, out, lhs, rhs};
+  for (int64_t v : values) args.push_back(b_.getInt64(v));
+  b_.CreateCall(fn, args);
+}
 
 absl::Status CpuIrEmitter::EmitInPlaceUpdateBody(const Instruction& inst,
                                                  const std::vector<ElementGenerator>& ops,

@@ -41,6 +41,35 @@ void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const
                           int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
                           int32_t transpose_rhs);
 
+// out[m, outer, n] = op(lhs) * rhs[o] for each o in [0, outer): lhs is [m,k] ([k,m] when
+// transposed), rhs is [outer, k, n]; row-major. The dots of separable resizes; the `outer`
+// products run in parallel on ctx->pool when present.
+void tfjit_cpu_matmul_outer_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
+                                int64_t outer, int64_t m, int64_t n, int64_t k,
+                                int32_t transpose_lhs);
+void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs,
+                                const double* rhs, int64_t outer, int64_t m, int64_t n,
+                                int64_t k, int32_t transpose_lhs);
+
+// A 2-D convolution with HLO's dim_labels b01f_01io->b01f: in [batch, in_h, in_w, in_c],
+// filter [k_h, k_w, in_c / groups, out_c], out [batch, out_h, out_w, out_c]. Output pixel o
+// at tap k reads position o * stride + k * rhs_dilate - pad of the lhs-dilated input (pad_top,
+// pad_left may be negative; the bottom/right padding is implied by out_h, out_w); see
+// core/conv2d.h. Patch gathering + Eigen GEMM, or a direct loop when groups == in_c; on
+// ctx->pool when present.
+void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const float* filter,
+                          int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
+                          int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
+                          int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
+                          int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
+                          int64_t rhs_dilate_w, int64_t groups);
+void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const double* filter,
+                          int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
+                          int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
+                          int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
+                          int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
+                          int64_t rhs_dilate_w, int64_t groups);
+
 // Philox fills for the custom-calls of core/random_fill.h (HLO.md): out[0, n) of `dtype` (a
 // tfjit::DType value) drawn from `distribution` (a random::RandomDistribution value) on the
 // stream state[3] = [key, counter_lo, counter_hi]; split across ctx->pool when present (every

@@ -1,8 +1,10 @@
 // Implementations of the runtime ABI (runtime_abi.h): parallel-for over tfjit::ThreadPool,
-// Eigen-backed batched GEMM and the Philox fills of core/random_fill.h.
+// Eigen-backed batched GEMM, NHWC convolutions (core/conv2d.h, shared with the fallback
+// kernels) and the Philox fills of core/random_fill.h.
 #define EIGEN_USE_THREADS
 #include "backends/cpu/runtime_abi.h"
 
+#include "core/conv2d.h"
 #include "core/random_fill.h"
 #include "core/thread_pool.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -33,6 +35,76 @@ void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, 
   }
 }
 
+template <typename T>
+void MatmulOuter(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t outer, int64_t m,
+                 int64_t n, int64_t k, bool transpose_lhs) {
+  using Matrix = conv::RowMajorMatrix<T>;
+  using Stride = Eigen::OuterStride<>;
+  Eigen::Map<const Matrix> a(lhs, transpose_lhs ? k : m, transpose_lhs ? m : k);
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o) {
+      Eigen::Map<Matrix, 0, Stride> y(out + o * n, m, n, Stride(outer * n));
+      if (k == 0) {
+        y.setZero();
+        continue;
+      }
+      Eigen::Map<const Matrix> b(rhs + o * k * n, k, n);
+      if (transpose_lhs) {
+        y.noalias() = a.transpose() * b;
+      } else {
+        y.noalias() = a * b;
+      }
+    }
+  };
+  if (ctx == nullptr || ctx->pool == nullptr || outer == 1) {
+    run(0, outer);
+  } else {
+    ctx->pool->ParallelFor(outer, m * n * k * 2 + 1, run);
+  }
+}
+
+template <typename T>
+void Conv2D(RunContext* ctx, T* out, const T* in, const T* filter, const conv::Conv2DParams& p) {
+  ThreadPool* pool = ctx != nullptr ? ctx->pool : nullptr;
+  const conv::ParallelForFn parallel_for =
+      [pool](int64_t n, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
+        if (pool == nullptr || n <= 1) {
+          if (n > 0) fn(0, n);
+          return;
+        }
+        pool->ParallelFor(n, cost_per_unit, fn);
+      };
+  conv::Conv2D<T>(p, in, filter, out, parallel_for, [](int64_t, int64_t) {});
+}
+
+conv::Conv2DParams MakeConvParams(int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c,
+                                  int64_t k_h, int64_t k_w, int64_t out_c, int64_t out_h,
+                                  int64_t out_w, int64_t stride_h, int64_t stride_w,
+                                  int64_t pad_top, int64_t pad_left, int64_t lhs_dilate_h,
+                                  int64_t lhs_dilate_w, int64_t rhs_dilate_h,
+                                  int64_t rhs_dilate_w, int64_t groups) {
+  conv::Conv2DParams p;
+  p.batch = batch;
+  p.in_h = in_h;
+  p.in_w = in_w;
+  p.in_c = in_c;
+  p.k_h = k_h;
+  p.k_w = k_w;
+  p.out_c = out_c;
+  p.out_h = out_h;
+  p.out_w = out_w;
+  p.stride_h = stride_h;
+  p.stride_w = stride_w;
+  p.pad_top = pad_top;
+  p.pad_left = pad_left;
+  p.lhs_dilate_h = lhs_dilate_h;
+  p.lhs_dilate_w = lhs_dilate_w;
+  p.rhs_dilate_h = rhs_dilate_h;
+  p.rhs_dilate_w = rhs_dilate_w;
+  p.groups = groups;
+  return p;
+}
+
 }  // namespace
 
 extern "C" {
@@ -61,6 +133,42 @@ void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const
   Matmul<double>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
 }
 
+void tfjit_cpu_matmul_outer_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
+                                int64_t outer, int64_t m, int64_t n, int64_t k,
+                                int32_t transpose_lhs) {
+  MatmulOuter<float>(ctx, out, lhs, rhs, outer, m, n, k, transpose_lhs != 0);
+}
+
+void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs,
+                                const double* rhs, int64_t outer, int64_t m, int64_t n,
+                                int64_t k, int32_t transpose_lhs) {
+  MatmulOuter<double>(ctx, out, lhs, rhs, outer, m, n, k, transpose_lhs != 0);
+}
+
+void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const float* filter,
+                          int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
+                          int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
+                          int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
+                          int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
+                          int64_t rhs_dilate_w, int64_t groups) {
+  Conv2D<float>(ctx, out, in, filter,
+                MakeConvParams(batch, in_h, in_w, in_c, k_h, k_w, out_c, out_h, out_w, stride_h,
+                               stride_w, pad_top, pad_left, lhs_dilate_h, lhs_dilate_w,
+                               rhs_dilate_h, rhs_dilate_w, groups));
+}
+
+void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const double* filter,
+                          int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
+                          int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
+                          int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
+                          int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
+                          int64_t rhs_dilate_w, int64_t groups) {
+  Conv2D<double>(ctx, out, in, filter,
+                 MakeConvParams(batch, in_h, in_w, in_c, k_h, k_w, out_c, out_h, out_w, stride_h,
+                                stride_w, pad_top, pad_left, lhs_dilate_h, lhs_dilate_w,
+                                rhs_dilate_h, rhs_dilate_w, groups));
+}
+
 void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,
                            const uint64_t* state, void* out, int64_t n) {
   if (n <= 0) return;
@@ -84,6 +192,10 @@ std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
       {"tfjit_cpu_parallel_for", reinterpret_cast<void*>(&tfjit_cpu_parallel_for)},
       {"tfjit_cpu_matmul_f32", reinterpret_cast<void*>(&tfjit_cpu_matmul_f32)},
       {"tfjit_cpu_matmul_f64", reinterpret_cast<void*>(&tfjit_cpu_matmul_f64)},
+      {"tfjit_cpu_matmul_outer_f32", reinterpret_cast<void*>(&tfjit_cpu_matmul_outer_f32)},
+      {"tfjit_cpu_matmul_outer_f64", reinterpret_cast<void*>(&tfjit_cpu_matmul_outer_f64)},
+      {"tfjit_cpu_conv2d_f32", reinterpret_cast<void*>(&tfjit_cpu_conv2d_f32)},
+      {"tfjit_cpu_conv2d_f64", reinterpret_cast<void*>(&tfjit_cpu_conv2d_f64)},
       {"tfjit_cpu_philox_fill", reinterpret_cast<void*>(&tfjit_cpu_philox_fill)},
   };
 }

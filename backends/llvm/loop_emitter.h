@@ -15,7 +15,8 @@
 namespace tfjit::llvm_ir {
 
 // for (i = start; i < end; ++i) body(i). On return the builder points after the loop.
-// `start`/`end` are i64 values. `body` may create blocks.
+// `start`/`end` are i64 values. `body` may create blocks. Loops of more than 8 iterations (or
+// of unknown count) carry llvm.loop.unroll.disable, bounding code size and compile time.
 absl::Status EmitForLoop(llvm::IRBuilder<>& b, absl::string_view name, llvm::Value* start,
                          llvm::Value* end, const std::function<absl::Status(llvm::Value*)>& body);
 

@@ -331,6 +331,20 @@ void AddDotCases(std::vector<Case>& cases) {
                                "lhs_batch_dims={1}, rhs_batch_dims={1}, "
                                "lhs_contracting_dims={2}, rhs_contracting_dims={0}"),
                      spec});
+    // A rank-2 lhs against a rank-4 rhs contracted in the middle (separable resizes): out
+    // [m, outer..., n...] as per-outer GEMMs with strided output rows.
+    cases.push_back({"dot_rhs_outer_" + t,
+                     DotModule(t, {6, 4}, {3, 2, 4, 5}, {6, 3, 2, 5},
+                               "lhs_contracting_dims={1}, rhs_contracting_dims={2}"),
+                     spec});
+    cases.push_back({"dot_rhs_outer_transposed_lhs_" + t,
+                     DotModule(t, {4, 6}, {1, 4, 3, 5}, {6, 1, 3, 5},
+                               "lhs_contracting_dims={0}, rhs_contracting_dims={1}"),
+                     spec});
+    cases.push_back({"dot_rhs_outer_last_" + t,
+                     DotModule(t, {6, 4}, {3, 2, 4}, {6, 3, 2},
+                               "lhs_contracting_dims={1}, rhs_contracting_dims={2}"),
+                     spec});
   }
 }
 

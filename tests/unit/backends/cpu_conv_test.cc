@@ -1,12 +1,16 @@
-// Differential tests of the CPU backend's convolution (backends/llvm/elemental_conv.cc): HLO
-// convolutions over padding, strides, rhs dilation (atrous), lhs dilation (transposed), feature
-// groups (depthwise), batch 2, odd sizes and other dim_labels, compiled by the JIT and compared
-// with the evaluator on seeded random inputs; plus one worked example with hand-computed values.
+// Differential tests of the CPU backend's convolution: f32/f64 NHWC convolutions run as calls
+// into the runtime library (tfjit_cpu_conv2d_*, core/conv2d.h), other types and dim_labels
+// through backends/llvm/elemental_conv.cc. HLO convolutions over padding, strides, rhs
+// dilation (atrous), lhs dilation (transposed), feature groups (depthwise), batch 2, odd sizes
+// and other dim_labels, compiled by the JIT and compared with the evaluator on seeded random
+// inputs, also on a thread pool; the fusion boundary around a convolution; plus one worked
+// example with hand-computed values.
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/hlo/module.h"
 #include "core/thread_pool.h"
 #include "gtest/gtest.h"
 #include "tests/unit/backends/backend_test_util.h"
@@ -108,6 +112,19 @@ std::vector<Case> Cases() {
   // Negative padding crops the input.
   cases.push_back({"negative_pad", Conv2DModule("f32", 1, 8, 8, 2, W(3, 1, -1, -2),
                                                 W(2, 1, -2, 0), 3)});
+  // Depthwise with rhs dilation, and a transposed depthwise (lhs dilation 2) with mult 2.
+  cases.push_back({"depthwise_dilated", Conv2DModule("f32", 1, 9, 8, 4, W(3, 1, 2, 2, 1, 2),
+                                                     W(3, 1, 2, 2, 1, 2), 4, 4)});
+  cases.push_back({"depthwise_transposed_m2", Conv2DModule("f32", 2, 4, 5, 3, W(3, 1, 1, 2, 2),
+                                                           W(3, 1, 1, 2, 2), 6, 3)});
+  // Transposed stride 2 with a 4x4 kernel and many features; f64 depthwise.
+  cases.push_back({"transposed_s2_k4", Conv2DModule("f32", 1, 5, 4, 9, W(4, 1, 2, 2, 2),
+                                                    W(4, 1, 2, 2, 2), 7)});
+  cases.push_back({"f64_depthwise_m2", Conv2DModule("f64", 1, 6, 6, 3, W(3, 2, 1, 1),
+                                                    W(3, 2, 1, 1), 6, 3)});
+  // Pointwise (the direct GEMM without gathering) and a pointwise with stride 2 (gathered).
+  cases.push_back({"pointwise", Conv2DModule("f32", 1, 7, 5, 13, W(1), W(1), 6)});
+  cases.push_back({"pointwise_stride2", Conv2DModule("f32", 1, 7, 5, 13, W(1, 2), W(1, 2), 6)});
   // Empty output (window larger than the input) and zero features.
   cases.push_back({"empty_output", Conv2DModule("f32", 1, 2, 2, 3, W(3), W(3), 4)});
   // Other element types: f64 exactly, f16 accumulating in f32, s32 wrapping.
@@ -141,6 +158,63 @@ TEST(CpuConvParallelTest, ThreadedKernelMatchesEvaluator) {
   options.parallel_min_elements = 1024;
   EXPECT_TRUE(RunAndCompare(Conv2DModule("f32", 4, 16, 16, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 8),
                             {7}, kConvSpec, false, options, &pool));
+}
+
+// Large enough that the runtime's convolution splits into several chunks (patch GEMM) or
+// image rows (depthwise) on the pool; every kind compared with the evaluator.
+TEST(CpuConvParallelTest, LibraryCallsOnPoolMatchEvaluator) {
+  ThreadPool pool(4);
+  const std::vector<std::string> modules = {
+      Conv2DModule("f32", 1, 40, 40, 16, W(3, 1, 1, 1), W(3, 1, 1, 1), 24),
+      Conv2DModule("f32", 1, 33, 35, 16, W(3, 2, 0, 1), W(3, 2, 0, 1), 8),
+      Conv2DModule("f32", 1, 48, 48, 40, W(1), W(1), 16),
+      Conv2DModule("f32", 2, 31, 29, 24, W(3, 1, 1, 1), W(3, 1, 1, 1), 24, 24),
+      Conv2DModule("f32", 1, 20, 20, 32, W(3, 1, 1, 2, 2), W(3, 1, 1, 2, 2), 16),
+      Conv2DModule("f64", 1, 30, 30, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 12, 4),
+  };
+  for (const std::string& hlo : modules) {
+    EXPECT_TRUE(RunAndCompare(hlo, {3}, kConvSpec, false, {}, &pool)) << hlo;
+  }
+}
+
+// The convolution stays a kernel of its own (a runtime call, never inside a loop fusion),
+// while its bias-add + relu epilogue fuses into one elementwise kernel.
+TEST(CpuConvFusionTest, ConvIsNotFusedButItsEpilogueIs) {
+  const std::string hlo =
+      "HloModule conv\n\nENTRY %main (x: f32[1,8,8,4], k: f32[3,3,4,6], b: f32[6]) -> "
+      "f32[1,8,8,6] {\n  %x = f32[1,8,8,4] parameter(0)\n  %k = f32[3,3,4,6] parameter(1)\n"
+      "  %b = f32[6] parameter(2)\n"
+      "  %c = f32[1,8,8,6] convolution(%x, %k), window={size=3x3 pad=1_1x1_1}, "
+      "dim_labels=b01f_01io->b01f\n"
+      "  %bb = f32[1,8,8,6] broadcast(%b), dimensions={3}\n"
+      "  %a = f32[1,8,8,6] add(%c, %bb)\n  %z = f32[] constant(0)\n"
+      "  %zb = f32[1,8,8,6] broadcast(%z), dimensions={}\n"
+      "  ROOT %r = f32[1,8,8,6] maximum(%a, %zb)\n}\n";
+  auto exe = CompileCpu(hlo);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  int convolutions = 0, fusions = 0;
+  for (const hlo::Instruction* inst : (*exe)->module().entry()->instructions()) {
+    if (inst->opcode() == hlo::Opcode::kConvolution) ++convolutions;
+    if (inst->opcode() != hlo::Opcode::kFusion) continue;
+    ++fusions;
+    for (const hlo::Instruction* f : inst->called_computations()[0]->instructions()) {
+      EXPECT_NE(f->opcode(), hlo::Opcode::kConvolution) << f->name();
+    }
+  }
+  EXPECT_EQ(convolutions, 1);
+  EXPECT_EQ(fusions, 1);
+  EXPECT_TRUE(RunAndCompare(hlo, {5}, kConvSpec));
+}
+
+// The dots of separable resizes (rank-2 lhs, rhs contracted in the middle) on the pool.
+TEST(CpuConvParallelTest, RhsOuterDotOnPoolMatchesEvaluator) {
+  ThreadPool pool(4);
+  const std::string hlo =
+      "HloModule d\n\nENTRY %main (a: f32[64,32], b: f32[32,1,32,24]) -> f32[64,32,1,24] {\n"
+      "  %a = f32[64,32] parameter(0)\n  %b = f32[32,1,32,24] parameter(1)\n"
+      "  ROOT %d = f32[64,32,1,24] dot(%a, %b), lhs_contracting_dims={1}, "
+      "rhs_contracting_dims={2}\n}\n";
+  EXPECT_TRUE(RunAndCompare(hlo, {4}, kConvSpec, false, {}, &pool));
 }
 
 // Hand-computed: x = 1..9 in a 3x3 image, kernel of ones 2x2, SAME-like pad 0_1: every output
