@@ -126,6 +126,83 @@ struct Plan::RunState {
   RunStats stats;
 };
 
+// TF1 control flow runs in the frame executor, node by node. The nodes that depend on no
+// control flow at all (through data or control edges) can run first as an ordinary plan,
+// whose clusters compile: typically a detector's whole backbone before its NMS loop. The
+// frame part then takes their outputs as feeds. Leaves `plan->prefix_` null when there is no
+// such part worth it.
+absl::Status Plan::BuildStaticPrefix(const tf::Graph& graph, const std::vector<tf::Output>& feeds,
+                                     const std::vector<tf::Output>& fetches,
+                                     cluster::JitMode mode, const Placement& placement,
+                                     const std::vector<const tf::Node*>& targets,
+                                     const absl::flat_hash_set<OutputKey>& fed, Plan* plan) {
+  const auto& needed = plan->needed_;
+  std::vector<bool> after_cf(graph.num_nodes(), false);
+  absl::flat_hash_set<const tf::Node*> prefix_nodes;
+  for (const tf::Node* n : graph.topological_order()) {
+    if (!needed.contains(n)) continue;
+    bool tainted = UsesTf1ControlFlow({n});
+    for (const tf::Output& in : n->inputs()) {
+      if (!fed.contains({in.node, in.index})) tainted = tainted || after_cf[in.node->id()];
+    }
+    for (const tf::Node* c : n->control_inputs()) {
+      if (!fed.contains({c, 0})) tainted = tainted || after_cf[c->id()];
+    }
+    after_cf[n->id()] = tainted;
+    if (!tainted && n->op() != "Placeholder" && n->op() != "PlaceholderWithDefault") {
+      prefix_nodes.insert(n);
+    }
+  }
+  // What the frame part reads from the prefix: data inputs, control inputs (fed output 0
+  // stands for them; a prefix node without outputs cannot be handed over) and fetches.
+  absl::flat_hash_set<OutputKey> boundary_set;
+  std::vector<tf::Output> boundary;
+  auto add = [&](const tf::Output& o) {
+    if (boundary_set.insert({o.node, o.index}).second) boundary.push_back(o);
+  };
+  bool computes = false;
+  for (const tf::Node* n : graph.topological_order()) {
+    if (!needed.contains(n)) continue;
+    if (prefix_nodes.contains(n)) {
+      computes = computes || (n->op() != "Const" && n->op() != "Identity");
+      continue;
+    }
+    for (const tf::Output& in : n->inputs()) {
+      if (prefix_nodes.contains(in.node) && !fed.contains({in.node, in.index})) add(in);
+    }
+    for (const tf::Node* c : n->control_inputs()) {
+      if (!prefix_nodes.contains(c)) continue;
+      if (c->num_outputs() == 0) return absl::OkStatus();  // keep the whole plan in frames
+      add(tf::Output{const_cast<tf::Node*>(c), 0});
+    }
+  }
+  for (const tf::Output& f : fetches) {
+    if (prefix_nodes.contains(f.node)) add(f);
+  }
+  std::vector<const tf::Node*> prefix_targets;
+  for (const tf::Node* t : targets) {
+    (prefix_nodes.contains(t) ? prefix_targets : plan->frame_targets_).push_back(t);
+  }
+  if (!computes || (boundary.empty() && prefix_targets.empty())) {
+    plan->frame_targets_.clear();
+    return absl::OkStatus();
+  }
+  TFJIT_ASSIGN_OR_RETURN(plan->prefix_,
+                         Build(graph, feeds, boundary, mode, placement, prefix_targets));
+  plan->boundary_ = boundary;
+  absl::flat_hash_set<OutputKey> frame_fed = fed;
+  for (const tf::Output& b : boundary) frame_fed.insert({b.node, b.index});
+  TFJIT_ASSIGN_OR_RETURN(plan->needed_, NeededNodes(fetches, plan->frame_targets_, frame_fed));
+  // Explain shows the prefix's clusters, and why the rest stays out.
+  plan->clustering_ = plan->prefix_->clustering_;
+  for (const tf::Node* n : plan->needed_) {
+    plan->clustering_.why_not[n->id()] =
+        UsesTf1ControlFlow({n}) ? "TF1 control flow (Switch/Merge, loop frames) runs in the runtime"
+                                : "depends on TF1 control flow, which runs in the runtime";
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
                                                   const std::vector<tf::Output>& feeds,
                                                   const std::vector<tf::Output>& fetches,
@@ -155,6 +232,11 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
     return InvalidArgument("Detected unsupported operations when trying to compile graph %s on "
                            "%s: %s", graph.source(), placement.default_device,
                            absl::StrJoin(ops, "; "));
+  }
+  if (plan->has_frames_ && mode != cluster::JitMode::kNone) {
+    TFJIT_RETURN_IF_ERROR(BuildStaticPrefix(graph, feeds, fetches, mode, placement, targets,
+                                            fed, plan.get()));
+    if (plan->prefix_ != nullptr) return plan;
   }
   cluster::ClusteringOptions copts;
   // TF1 frames and deadness are the runtime's: such a plan compiles nothing (a cluster cannot
@@ -270,9 +352,10 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
                                               const ExecContext& ctx, RunStats* stats) const {
   const auto t0 = std::chrono::steady_clock::now();
   if (has_frames_) {
-    absl::StatusOr<std::vector<Tensor>> results = RunFrames(feed_values, ctx);
+    RunStats prefix_stats;
+    absl::StatusOr<std::vector<Tensor>> results = RunFrames(feed_values, ctx, &prefix_stats);
     if (stats != nullptr) {
-      *stats = RunStats();
+      *stats = prefix_stats;
       stats->nodes_total = num_nodes_;
       stats->run_ms = MsSince(t0);
     }

@@ -100,8 +100,16 @@ class Plan {
  private:
   struct RunState;
   // TF1 control flow (Switch/Merge, loop frames): tagged-token dataflow, frame_executor.cc.
+  // `stats` gets the statistics of the static prefix (the compiled part).
   absl::StatusOr<std::vector<Tensor>> RunFrames(const std::vector<Tensor>& feed_values,
-                                                const ExecContext& ctx) const;
+                                                const ExecContext& ctx, RunStats* stats) const;
+  static absl::Status BuildStaticPrefix(const tf::Graph& graph,
+                                        const std::vector<tf::Output>& feeds,
+                                        const std::vector<tf::Output>& fetches,
+                                        cluster::JitMode mode, const Placement& placement,
+                                        const std::vector<const tf::Node*>& targets,
+                                        const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed,
+                                        Plan* plan);
   absl::Status RunUnit(const Unit& unit, RunState& state, const ExecContext& ctx) const;
   // `state` (may be null) receives the statistics of function bodies run by call nodes.
   absl::Status RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
@@ -141,6 +149,11 @@ class Plan {
   bool has_frames_ = false;
   absl::flat_hash_set<const tf::Node*> needed_;
   std::vector<tf::Output> feeds_, fetches_;
+  // TF1 plans: the nodes upstream of all control flow run first as an ordinary plan (so they
+  // compile); their outputs that the frame part reads (`boundary_`) are fed to it.
+  std::unique_ptr<Plan> prefix_;
+  std::vector<tf::Output> boundary_;
+  std::vector<const tf::Node*> frame_targets_;
 };
 
 // Whether `nodes` include TF1 control-flow ops (Switch, Merge, Enter, Exit, NextIteration,

@@ -331,7 +331,15 @@ bool UsesTf1ControlFlow(const absl::flat_hash_set<const tf::Node*>& nodes) {
 }
 
 absl::StatusOr<std::vector<Tensor>> Plan::RunFrames(const std::vector<Tensor>& feed_values,
-                                                    const ExecContext& ctx) const {
+                                                    const ExecContext& ctx,
+                                                    RunStats* stats) const {
+  std::vector<tf::Output> feeds = feeds_;
+  std::vector<Tensor> values = feed_values;
+  if (prefix_ != nullptr) {
+    TFJIT_ASSIGN_OR_RETURN(std::vector<Tensor> handed, prefix_->Run(feed_values, ctx, stats));
+    feeds.insert(feeds.end(), boundary_.begin(), boundary_.end());
+    values.insert(values.end(), handed.begin(), handed.end());
+  }
   std::vector<const tf::Node*> roots;
   for (const tf::Node* n : graph_->topological_order()) {
     if (needed_.contains(n) && n->control_inputs().empty() && n->num_inputs() == 0) {
@@ -342,7 +350,7 @@ absl::StatusOr<std::vector<Tensor>> Plan::RunFrames(const std::vector<Tensor>& f
                [&](const tf::Node& node, const std::vector<Tensor>& in, std::vector<Tensor>* out) {
                  return RunKernel(node, in, ctx, out, nullptr);
                });
-  return run.Run(feeds_, feed_values, fetches_, roots);
+  return run.Run(feeds, values, fetches_, roots);
 }
 
 }  // namespace tfjit::runtime

@@ -2,6 +2,7 @@
 // Session, on graphs shaped as TF 1.x exports tf.while_loop and tf.cond, against values
 // computed by hand. Such graphs run in the runtime in every jit mode but "all", which
 // reports them with TF's unsupported-operations message.
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -41,6 +42,41 @@ TEST(Tf1ControlFlowTest, WhileLoopWithLoopConstantsAndTwoExits) {
       for (int i = 0; i < n; ++i) acc = acc * 2.0f + static_cast<float>(i);
       EXPECT_EQ((*out)[0].data<float>()[0], acc) << "n=" << n;
       EXPECT_EQ((*out)[1].data<int32_t>()[0], n);
+    }
+  }
+}
+
+// The part of a TF1 graph that depends on no control flow compiles ahead of the frames; the
+// loop reads its outputs (data and control edges) as feeds.
+TEST(Tf1ControlFlowTest, StaticPrefixCompilesAheadOfTheLoop) {
+  const std::vector<float> x = {-0.5f, 0.0f, 0.25f, 1.0f};
+  float s = 0.0f;
+  std::vector<float> tanh_x;
+  for (float v : x) {
+    tanh_x.push_back(std::tanh(v * 3.0f + 1.0f));
+    s += tanh_x.back();
+  }
+  for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto}) {
+    auto session = Load("prefix_loop.pbtxt", mode);
+    ASSERT_NE(session, nullptr);
+    for (int n : {0, 3}) {
+      RunStats stats;
+      auto out = session->Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {4}, x)},
+                               {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+                              {"out", "pre/tanh"}, &stats);
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      float acc = s;
+      for (int i = 0; i < n; ++i) acc = acc * 2.0f + static_cast<float>(i);
+      EXPECT_NEAR((*out)[0].data<float>()[0], (acc + 0.25f) * 2.0f, 1e-5f) << "n=" << n;
+      for (size_t i = 0; i < x.size(); ++i) {
+        EXPECT_NEAR((*out)[1].data<float>()[i], tanh_x[i], 1e-6f);
+      }
+      if (mode == JitMode::kAuto) {
+        EXPECT_EQ(stats.clusters, 1);  // mul, add, tanh, sum (and their constants)
+        EXPECT_GE(stats.nodes_compiled, 4);
+      } else {
+        EXPECT_EQ(stats.clusters, 0);
+      }
     }
   }
 }
