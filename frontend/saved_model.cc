@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/dtype.h"
@@ -190,9 +192,41 @@ bool IsDirectory(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<LoadedModel> LoadSavedModel(const std::string& dir,
+// TF Serving's layout: a base directory holding numbered versions (base/1, base/00000123).
+// Given such a base (no saved_model file of its own), the highest version is used, as TF
+// Serving serves it; anything else is returned unchanged.
+std::string ResolveVersionDir(const std::string& dir) {
+  if (FileExists(absl::StrCat(dir, "/saved_model.pb")) ||
+      FileExists(absl::StrCat(dir, "/saved_model.pbtxt"))) {
+    return dir;
+  }
+  std::error_code ec;
+  int64_t best = -1;
+  std::string best_path;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    int64_t version = 0;
+    if (!entry.is_directory(ec) || !absl::SimpleAtoi(name, &version) || version < 0) continue;
+    const std::string candidate = entry.path().string();
+    if (!FileExists(absl::StrCat(candidate, "/saved_model.pb")) &&
+        !FileExists(absl::StrCat(candidate, "/saved_model.pbtxt"))) {
+      continue;
+    }
+    if (version > best) {
+      best = version;
+      best_path = candidate;
+    }
+  }
+  if (best < 0) return dir;
+  Log(LogLevel::kInfo, "SavedModel '%s' holds numbered versions; using the highest, '%s'", dir,
+      best_path);
+  return best_path;
+}
+
+absl::StatusOr<LoadedModel> LoadSavedModel(const std::string& given,
                                            const ModelLoadOptions& options) {
-  if (!IsDirectory(dir)) return NotFound("SavedModel '%s': not a directory", dir);
+  if (!IsDirectory(given)) return NotFound("SavedModel '%s': not a directory", given);
+  const std::string dir = ResolveVersionDir(given);
   std::string path;
   TFJIT_ASSIGN_OR_RETURN(tensorflow::SavedModel model, ReadSavedModelProto(dir, &path));
   TFJIT_ASSIGN_OR_RETURN(const tensorflow::MetaGraphDef* mg,

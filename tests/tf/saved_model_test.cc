@@ -4,6 +4,7 @@
 // generating script (tensorflow_serving/servables/tensorflow/testdata/
 // saved_model_half_plus_two.py): a = 0.5, b = 2, c = 3; y = a*x + b, y2 = a*x + c,
 // y3 = a*x2 + c (TF2) / a2*x2 + c2 with a2 = 0.5, c2 = 3 (TF1).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -275,6 +276,22 @@ TEST(SavedModelTest, TextSavedModelLoads) {
   auto bad = Session::Load(dir);
   ExpectError(bad.status(), absl::StatusCode::kInvalidArgument, "saved_model.pbtxt");
   ExpectError(bad.status(), absl::StatusCode::kInvalidArgument, "line 1:");
+}
+
+// TF Serving's layout: the base directory of numbered versions loads its highest version.
+TEST(SavedModelTest, BaseDirectoryOfVersionsLoadsTheHighest) {
+  const fs::path base = fs::temp_directory_path() / "tfjit_sm_versions";
+  fs::remove_all(base);
+  fs::create_directories(base / "7");  // an empty, unfinished export is skipped
+  fs::copy(Model("saved_model_half_plus_two_cpu"), base / "3", fs::copy_options::recursive);
+  fs::copy(Model("saved_model_half_plus_two_tf2_cpu"), base / "12", fs::copy_options::recursive);
+  auto session = Session::Load(base.string());
+  ASSERT_TRUE(session.ok()) << StatusToString(session.status());
+  // Version 12 (the TF2 export) has the classify_x2_to_y3 signature; version 3 has not.
+  const std::vector<std::string> names = (*session)->SignatureNames();
+  EXPECT_NE(std::find(names.begin(), names.end(), "classify_x2_to_y3"), names.end());
+  ExpectAffine(**session, "x", "y", {1}, {6.0f}, 0.5f, 2.0f);
+  fs::remove_all(base);
 }
 
 TEST(SavedModelTest, MissingSavedModelFileIsNotFound) {
