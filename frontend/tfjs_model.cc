@@ -6,8 +6,8 @@
 //     tensor of the Const node with its name; the topology's Consts carry only dtype and shape.
 //  3. The GraphDef is built into a tf::Graph.
 //  4. The signature (userDefinedMetadata.signature overrides the top-level one, as in TF.js's
-//     GraphModel) becomes "serving_default"; a missing inputs or outputs half is inferred the
-//     way TF.js's OperationMapper does.
+//     GraphModel) becomes "serving_default"; a missing inputs or outputs half, or a missing
+//     signature, is inferred the way TF.js's OperationMapper does.
 #include "frontend/tfjs_model.h"
 
 #include <fstream>
@@ -410,6 +410,15 @@ absl::StatusOr<LoadedModel> LoadTfjsModel(const std::string& path) {
     TFJIT_ASSIGN_OR_RETURN(std::optional<Signature> sig,
                            BuildSignature(*sig_json, sig_order, *model.graph, path, where));
     if (sig.has_value()) model.signatures.push_back(std::move(*sig));
+  }
+  if (model.signatures.empty()) {
+    // No signature: TF.js still names the model's inputs and outputs (Placeholders, and
+    // output 0 of the nodes nothing consumes); the session uses them as its defaults.
+    Signature inferred;
+    inferred.name = "serving_default";
+    inferred.inputs = InferInputs(*model.graph);
+    inferred.outputs = InferOutputs(*model.graph);
+    model.signatures.push_back(std::move(inferred));
   }
   return model;
 }
