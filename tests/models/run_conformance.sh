@@ -44,5 +44,17 @@ while IFS=$'\t' read -r id model tol extra; do
   printf '%s\t%s\t%s\t%s\n' "$id" "$path" "$ref" "$tol" >>"$list"
 done <"$HERE/models.tsv"
 
-"$BIN" --list "$list" --report "$REPORT" --jit "${TFJIT_MODEL_JIT:-off,auto}" || status=1
+"$BIN" --list "$list" --report "$REPORT.table" --jit "${TFJIT_MODEL_JIT:-off,auto}" || status=1
+{
+  echo "# Real-model conformance: tfjit vs TensorFlow.js 4.22.0 (CPU backend)"
+  echo
+  echo "Written by \`tests/models/run_conformance.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores;"
+  echo "inputs: seed $SEED, \`-1\` dims = $FILL. normErr = max |tfjit - TF.js| / max |TF.js| over"
+  echo "all compared outputs. nodes, clusters and % compiled are those of the last jit mode's first"
+  echo "run; latency is the median of 3 runs after it, first run includes compilation. TF.js cpu ms"
+  echo "is its pure-JS reference backend's first run (a correctness oracle, not a speed peer)."
+  echo
+  cat "$REPORT.table"
+} >"$REPORT"
+rm -f "$REPORT.table"
 exit $status
