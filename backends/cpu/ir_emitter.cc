@@ -7,8 +7,10 @@
 #include "backends/cpu/ir_emitter.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backends/cpu/frame_plan.h"
 #include "backends/llvm/elemental_emitter.h"
@@ -18,6 +20,7 @@
 #include "core/dtype.h"
 #include "core/random_fill.h"
 #include "core/status.h"
+#include "core/top_k.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -41,6 +44,34 @@ namespace {
 absl::Status UnsupportedOpcode(const Instruction& inst) {
   return Unimplemented("cpu backend: opcode '%s' is not supported (instruction '%s')",
                        std::string(hlo::OpcodeName(inst.opcode())), inst.name());
+}
+
+// The custom-calls the runtime library implements, with the shapes it accepts (HLO.md).
+bool IsRandomFill(const Instruction& inst) {
+  return random::RandomDistributionOfTarget(inst.attrs().custom_call_target).has_value() &&
+         inst.shape().IsArray() && random::IsRandomFillDType(inst.shape().element_type()) &&
+         inst.operand_count() == 1 &&
+         inst.operand(0)->shape() == hlo::Shape(DType::kUInt64, {3});
+}
+
+// tfjit.top_k: T[..., n] -> (T[..., k], s32[..., k]) with k <= n < 2^31.
+bool IsTopK(const Instruction& inst) {
+  if (inst.attrs().custom_call_target != topk::kTopKTarget || inst.operand_count() != 1) {
+    return false;
+  }
+  const hlo::Shape& in = inst.operand(0)->shape();
+  const hlo::Shape& s = inst.shape();
+  if (!in.IsArray() || in.rank() < 1 || !topk::IsTopKDType(in.element_type()) || !s.IsTuple() ||
+      s.tuple_shapes().size() != 2 || !s.tuple_shape(0).IsArray()) {
+    return false;
+  }
+  std::vector<int64_t> dims = in.dims();
+  const int64_t n = dims.back();
+  const int64_t k = s.tuple_shape(0).dims().empty() ? -1 : s.tuple_shape(0).dims().back();
+  dims.back() = k;
+  return k >= 0 && k <= n && n <= INT32_MAX &&
+         s.tuple_shape(0) == hlo::Shape(in.element_type(), dims) &&
+         s.tuple_shape(1) == hlo::Shape(DType::kInt32, dims);
 }
 
 // Computations of scalars or fused elements: every instruction has an elemental generator.
@@ -81,11 +112,7 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
         }
         break;
       case Opcode::kCustomCall:
-        if (!random::RandomDistributionOfTarget(inst->attrs().custom_call_target).has_value() ||
-            !inst->shape().IsArray() ||
-            !random::IsRandomFillDType(inst->shape().element_type()) ||
-            inst->operand_count() != 1 ||
-            inst->operand(0)->shape() != hlo::Shape(DType::kUInt64, {3})) {
+        if (!IsRandomFill(*inst) && !IsTopK(*inst)) {
           return Unimplemented("cpu backend: opcode 'custom-call' is not supported (instruction "
                                "'%s'): target \"%s\" with this shape has no implementation",
                                inst->name(), inst->attrs().custom_call_target);
@@ -301,6 +328,7 @@ class CpuIrEmitter {
   absl::Status EmitConditional(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitCall(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitCustomCall(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitTopK(const Instruction& inst, const FramePlan& frame);
   // Plans and emits `computation` on `params`, then copies its result into `out`.
   absl::Status EmitCalledInto(const hlo::Computation& computation, std::vector<Leaves> params,
                               const Leaves& out);
@@ -793,9 +821,11 @@ absl::Status CpuIrEmitter::EmitCall(const Instruction& inst, const FramePlan& fr
   return EmitCalledInto(*inst.to_apply(), std::move(params), frame.leaves(&inst));
 }
 
-// A Philox fill (core/random_fill.h): one runtime call from the entry function, which shards
-// the fill across the pool itself (CheckSequenced accepted the target and shapes).
+// A Philox fill (core/random_fill.h) or a top-k (core/top_k.h): one runtime call from the entry
+// function, which shards the work across the pool itself (CheckSequenced accepted the target
+// and shapes).
 absl::Status CpuIrEmitter::EmitCustomCall(const Instruction& inst, const FramePlan& frame) {
+  if (inst.attrs().custom_call_target == topk::kTopKTarget) return EmitTopK(inst, frame);
   const int64_t n = inst.shape().num_elements();
   if (n == 0) return absl::OkStatus();
   const std::optional<random::RandomDistribution> dist =
@@ -810,6 +840,24 @@ absl::Status CpuIrEmitter::EmitCustomCall(const Instruction& inst, const FramePl
                        b_.getInt32(static_cast<int32_t>(inst.shape().element_type())),
                        Pointer(frame.leaves(inst.operand(0))[0]), Pointer(frame.leaves(&inst)[0]),
                        b_.getInt64(n)});
+  return absl::OkStatus();
+}
+
+absl::Status CpuIrEmitter::EmitTopK(const Instruction& inst, const FramePlan& frame) {
+  const hlo::Shape& in = inst.operand(0)->shape();
+  const int64_t n = in.dims().back();
+  const int64_t k = inst.shape().tuple_shape(0).dims().back();
+  const int64_t rows = n == 0 ? 0 : in.num_elements() / n;
+  if (rows == 0 || k == 0) return absl::OkStatus();
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::FunctionType* type = llvm::FunctionType::get(
+      b_.getVoidTy(), {ptr, b_.getInt32Ty(), ptr, ptr, ptr, i64, i64, i64}, false);
+  llvm::FunctionCallee top_k = module_->getOrInsertFunction("tfjit_cpu_top_k", type);
+  const Leaves& out = frame.leaves(&inst);
+  b_.CreateCall(top_k, {run_ctx_, b_.getInt32(static_cast<int32_t>(in.element_type())),
+                        Pointer(frame.leaves(inst.operand(0))[0]), Pointer(out[0]),
+                        Pointer(out[1]), b_.getInt64(rows), b_.getInt64(n), b_.getInt64(k)});
   return absl::OkStatus();
 }
 

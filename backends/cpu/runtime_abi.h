@@ -77,6 +77,12 @@ void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const 
 void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,
                            const uint64_t* state, void* out, int64_t n);
 
+// The custom-call tfjit.top_k (core/top_k.h, HLO.md): for each of `rows` rows of the row-major
+// in[rows, n] of `dtype` (a tfjit::DType value), the k best entries to values[rows, k] and their
+// columns to indices[rows, k] (0 <= k <= n < 2^31); rows split across ctx->pool when present.
+void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* values,
+                     int32_t* indices, int64_t rows, int64_t n, int64_t k);
+
 }  // extern "C"
 
 // (name, address) of every runtime symbol, for registration into the JIT.

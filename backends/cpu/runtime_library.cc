@@ -1,12 +1,13 @@
 // Implementations of the runtime ABI (runtime_abi.h): parallel-for over tfjit::ThreadPool,
 // Eigen-backed batched GEMM, NHWC convolutions (core/conv2d.h, shared with the fallback
-// kernels) and the Philox fills of core/random_fill.h.
+// kernels), the Philox fills of core/random_fill.h and the top-k of core/top_k.h.
 #define EIGEN_USE_THREADS
 #include "backends/cpu/runtime_abi.h"
 
 #include "core/conv2d.h"
 #include "core/random_fill.h"
 #include "core/thread_pool.h"
+#include "core/top_k.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tfjit::cpu {
@@ -185,6 +186,19 @@ void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,
                          });
 }
 
+void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* values,
+                     int32_t* indices, int64_t rows, int64_t n, int64_t k) {
+  if (rows <= 0 || k <= 0) return;
+  const DType type = static_cast<DType>(dtype);
+  if (ctx == nullptr || ctx->pool == nullptr || rows == 1) {
+    topk::TopKRows(type, in, n, k, values, indices, 0, rows);
+    return;
+  }
+  ctx->pool->ParallelFor(rows, topk::TopKCostPerRow(n, k), [&](int64_t begin, int64_t end) {
+    topk::TopKRows(type, in, n, k, values, indices, begin, end);
+  });
+}
+
 }  // extern "C"
 
 std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
@@ -197,6 +211,7 @@ std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
       {"tfjit_cpu_conv2d_f32", reinterpret_cast<void*>(&tfjit_cpu_conv2d_f32)},
       {"tfjit_cpu_conv2d_f64", reinterpret_cast<void*>(&tfjit_cpu_conv2d_f64)},
       {"tfjit_cpu_philox_fill", reinterpret_cast<void*>(&tfjit_cpu_philox_fill)},
+      {"tfjit_cpu_top_k", reinterpret_cast<void*>(&tfjit_cpu_top_k)},
   };
 }
 

@@ -1,7 +1,8 @@
 // Evaluator: XLA's general gather (out-of-bounds starts clamp) and scatter (updates whose
 // window falls outside the operand are skipped), plus rng-bit-generator (Philox-4x32-10) and
-// the Philox-fill custom-calls.
+// the custom-calls (Philox fills, top-k).
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include "compiler/evaluator/evaluator_internal.h"
 #include "core/random_fill.h"
 #include "core/status.h"
+#include "core/top_k.h"
 
 namespace tfjit::hlo::eval {
 namespace {
@@ -183,10 +185,55 @@ absl::StatusOr<Literal> EvalRngBitGenerator(const Instruction& inst, const Opera
   return Literal::MakeTuple(std::move(parts));
 }
 
+namespace {
+
+// Whether `s` is top-k's result for operand `in`: (T[..., k], s32[..., k]) with in T[..., n],
+// the same leading dims and k <= n < 2^31.
+bool IsTopKShape(const Shape& in, const Shape& s) {
+  if (!in.IsArray() || in.rank() < 1 || !topk::IsTopKDType(in.element_type()) || !s.IsTuple() ||
+      s.tuple_shapes().size() != 2) {
+    return false;
+  }
+  const Shape& values = s.tuple_shape(0);
+  if (!values.IsArray() || values.element_type() != in.element_type() ||
+      values.rank() != in.rank() || s.tuple_shape(1) != Shape(DType::kInt32, values.dims())) {
+    return false;
+  }
+  for (int64_t d = 0; d + 1 < in.rank(); ++d) {
+    if (values.dims()[static_cast<size_t>(d)] != in.dims()[static_cast<size_t>(d)]) return false;
+  }
+  return values.dims().back() <= in.dims().back() && in.dims().back() <= INT32_MAX;
+}
+
+// tfjit.top_k (core/top_k.h): operand T[..., n], result (T[..., k], s32[..., k]); the rows are
+// selected by the same routine as the fallback kernel and the CPU runtime.
+absl::StatusOr<Literal> EvalTopK(const Instruction& inst, const Operands& ops) {
+  const Shape& s = inst.shape();
+  if (ops.size() != 1 || !IsTopKShape(ops[0]->shape(), s)) {
+    return InvalidArgument("%s: custom-call \"%s\" takes one T[..., n] and returns (T[..., k], "
+                           "s32[..., k]) with k <= n < 2^31, not %d operand(s) -> %s",
+                           inst.name(), topk::kTopKTarget, static_cast<int>(ops.size()),
+                           s.ToString());
+  }
+  const Literal& in = *ops[0];
+  const int64_t n = in.shape().dims().back();
+  const int64_t k = s.tuple_shape(0).dims().back();
+  std::vector<Literal> parts;
+  parts.emplace_back(s.tuple_shape(0));
+  parts.emplace_back(s.tuple_shape(1));
+  const int64_t rows = n == 0 ? 0 : in.shape().num_elements() / n;
+  topk::TopKRows(in.shape().element_type(), in.tensor().raw_data(), n, k,
+                 parts[0].mutable_tensor().raw_data(), parts[1].data<int32_t>(), 0, rows);
+  return Literal::MakeTuple(std::move(parts));
+}
+
+}  // namespace
+
 // Philox fills (core/random_fill.h): operand u64[3] = [key, counter_lo, counter_hi], result
 // the distribution's values in a float array, exactly the fallback kernels' bits.
 absl::StatusOr<Literal> EvalCustomCall(const Instruction& inst, const Operands& ops) {
   const std::string& target = inst.attrs().custom_call_target;
+  if (target == topk::kTopKTarget) return EvalTopK(inst, ops);
   const std::optional<random::RandomDistribution> dist = random::RandomDistributionOfTarget(target);
   if (!dist.has_value()) {
     return Unimplemented("the evaluator does not implement custom-call target \"%s\" (instruction "

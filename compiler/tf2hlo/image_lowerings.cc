@@ -1,9 +1,9 @@
 // Lowerings of the image and index ops of detection/pose models (NHWC): MaxPool and AvgPool
 // as reduce-window, ResizeBilinear as two dots with constant interpolation matrices,
 // DepthToSpace/SpaceToDepth and SpaceToBatchND/BatchToSpaceND as pad/reshape/transpose/slice,
-// GatherNd as gather. Ops whose output shape depends on input values (NMS, SparseToDense,
-// Where) and TopKV2 (HLO has no sort) get entries that keep them in the runtime with a reason
-// for `tfjit explain`.
+// GatherNd as gather, TopKV2 as the custom-call tfjit.top_k (HLO has no sort). Ops whose output
+// shape depends on input values (NMS, SparseToDense, Where) get entries that keep them in the
+// runtime with a reason for `tfjit explain`.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +16,7 @@
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "core/top_k.h"
 #include "frontend/attr.h"
 #include "frontend/conv_attrs.h"
 
@@ -418,6 +419,56 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// ---- TopKV2 ----
+
+// The custom-call tfjit.top_k (core/top_k.h, the fallback kernel's routine) on a compile-time
+// k; TF's checks and messages. Indices come back s32 and are widened for index_type int64.
+absl::Status LowerTopKV2(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction* x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Tensor k_t, ctx.ConstantInput(node, 1));
+  if (k_t.rank() != 0) {
+    return InvalidArgument("node %s: k must be scalar, got shape %s", node.DebugName(),
+                           k_t.ShapeString());
+  }
+  const int64_t k = ElementAsInt64(k_t, 0);
+  if (k < 0) return InvalidArgument("node %s: Need k >= 0, got %d", node.DebugName(), k);
+  const hlo::Shape& in = x->shape();
+  if (in.rank() < 1) {
+    return InvalidArgument("node %s: input must be >= 1-D, got shape %s", node.DebugName(),
+                           in.ToString());
+  }
+  const int64_t n = in.dims().back();
+  if (n < k) {
+    return InvalidArgument("node %s: input must have at least k columns. Had %d, needed %d",
+                           node.DebugName(), n, k);
+  }
+  if (n > std::numeric_limits<int32_t>::max()) {
+    return Unimplemented("node %s: top-k rows of %d columns are too long to compile (at most "
+                         "2^31 - 1)", node.DebugName(), n);
+  }
+  TFJIT_ASSIGN_OR_RETURN(DType index_type, tf::GetTypeAttr(node, "index_type"));
+  if (index_type != DType::kInt32 && index_type != DType::kInt64) {
+    return InvalidArgument("node %s: index_type must be int32 or int64, got %s",
+                           node.DebugName(), DTypeName(index_type));
+  }
+  std::vector<int64_t> out_dims = in.dims();
+  out_dims.back() = k;
+  hlo::Attributes attrs;
+  attrs.custom_call_target = topk::kTopKTarget;
+  const hlo::Shape result = hlo::Shape::Tuple(
+      {hlo::Shape(in.element_type(), out_dims), hlo::Shape(DType::kInt32, out_dims)});
+  TFJIT_ASSIGN_OR_RETURN(Instruction * top,
+                         ctx.b().Add(Opcode::kCustomCall, {x}, std::move(attrs), {}, result));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * values, ctx.b().GetTupleElement(top, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.b().GetTupleElement(top, 1));
+  if (index_type == DType::kInt64) {
+    TFJIT_ASSIGN_OR_RETURN(indices, ctx.b().Convert(indices, DType::kInt64));
+  }
+  ctx.SetOutput(node, 0, values);
+  ctx.SetOutput(node, 1, indices);
+  return absl::OkStatus();
+}
+
 // ---- Ops that stay in the runtime ----
 
 absl::Status NeverLowered(LoweringContext&, const tf::Node& node) {
@@ -427,12 +478,6 @@ absl::Status NeverLowered(LoweringContext&, const tf::Node& node) {
 bool DataDependentShape(const tf::Node& node, std::string* why) {
   *why = absl::StrCat("op ", node.op(), " stays in the runtime: its output shape depends on "
                       "input values");
-  return false;
-}
-
-bool NeedsSort(const tf::Node& node, std::string* why) {
-  *why = absl::StrCat("op ", node.op(), " stays in the runtime: tfjit's HLO has no sort "
-                      "operation to lower it to");
   return false;
 }
 
@@ -454,7 +499,7 @@ void AppendImageLowerings(std::vector<OpLowering>* table) {
       {"NonMaxSuppressionV5", NeverLowered, false, DataDependentShape},
       {"SparseToDense", NeverLowered, false, DataDependentShape},
       {"Where", NeverLowered, false, DataDependentShape},
-      {"TopKV2", NeverLowered, false, NeedsSort},
+      {"TopKV2", LowerTopKV2},
   });
 }
 

@@ -3,9 +3,11 @@
 // reductions L2Loss and EuclideanNorm.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
+#include "core/top_k.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/cwise_ops.h"
 
@@ -120,7 +122,9 @@ absl::Status CumKernel(KernelContext& ctx) {
 }
 
 // TopKV2: the k largest entries of each last-axis row, descending; equal values keep their
-// index order (TF's kernel is stable). sorted=false returns the same order.
+// index order (TF's kernel is stable) and NaN ranks first. core/top_k.h does the selection, the
+// same routine as compiled code's custom-call, so both agree on ties by construction.
+// sorted=false returns the same order.
 absl::Status TopKKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   const Tensor& in = ctx.input(0);
@@ -137,34 +141,36 @@ absl::Status TopKKernel(KernelContext& ctx) {
   if (n < k) {
     return KernelError(ctx, "input must have at least k columns. Had %d, needed %d", n, k);
   }
+  if (n > std::numeric_limits<int32_t>::max()) {
+    return KernelError(ctx, "rows of %d columns are too long (at most 2^31 - 1)", n);
+  }
   TFJIT_ASSIGN_OR_RETURN(DType index_type, tf::GetTypeAttr(ctx.node(), "index_type"));
   if (index_type != DType::kInt32 && index_type != DType::kInt64) {
     return KernelError(ctx, "index_type must be int32 or int64, got %s", DTypeName(index_type));
   }
+  if (!topk::IsTopKDType(in.dtype())) {
+    return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  }
   std::vector<int64_t> out_dims = in.dims();
   out_dims.back() = k;
-  Tensor values(in.dtype(), out_dims), indices(index_type, out_dims);
+  Tensor values(in.dtype(), out_dims), indices(DType::kInt32, out_dims);
   const int64_t rows = n == 0 ? 0 : in.num_elements() / n;
-  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    using C = ComputeType<T>;
-    std::vector<int64_t> order(static_cast<size_t>(n));
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* row = in.data<T>() + r * n;
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int64_t a, int64_t b) { return C(row[a]) > C(row[b]); });
-      for (int64_t j = 0; j < k; ++j) {
-        const int64_t src = order[static_cast<size_t>(j)];
-        values.data<T>()[r * k + j] = row[src];
-        if (index_type == DType::kInt64)
-          indices.data<int64_t>()[r * k + j] = src;
-        else
-          indices.data<int32_t>()[r * k + j] = static_cast<int32_t>(src);
-      }
+  const auto run = [&](int64_t begin, int64_t end) {
+    topk::TopKRows(in.dtype(), in.raw_data(), n, k, values.raw_data(), indices.data<int32_t>(),
+                   begin, end);
+  };
+  if (ctx.pool() != nullptr && rows > 1) {
+    ctx.pool()->ParallelFor(rows, topk::TopKCostPerRow(n, k), run);
+  } else {
+    run(0, rows);
+  }
+  if (index_type == DType::kInt64) {
+    Tensor wide(DType::kInt64, out_dims);
+    for (int64_t i = 0; i < indices.num_elements(); ++i) {
+      wide.data<int64_t>()[i] = indices.data<int32_t>()[i];
     }
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+    indices = std::move(wide);
+  }
   ctx.set_output(0, std::move(values));
   ctx.set_output(1, std::move(indices));
   return absl::OkStatus();

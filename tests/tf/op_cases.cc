@@ -621,6 +621,7 @@ std::vector<OpCase> AllCases() {
   }
   for (OpCase& c : ImageCases()) all.push_back(std::move(c));
   for (OpCase& c : ConvCases()) all.push_back(std::move(c));
+  for (OpCase& c : TopKCases()) all.push_back(std::move(c));
   return all;
 }
 

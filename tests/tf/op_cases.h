@@ -81,6 +81,7 @@ std::vector<OpCase> MiscCases();
 std::vector<OpCase> NnCases();
 std::vector<OpCase> ImageCases();  // op_cases_image.cc
 std::vector<OpCase> ConvCases();   // op_cases_conv.cc
+std::vector<OpCase> TopKCases();   // op_cases_topk.cc
 
 }  // namespace tfjit::optest
 

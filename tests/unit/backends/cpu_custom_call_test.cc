@@ -1,6 +1,9 @@
-// The CPU backend's Philox-fill custom-calls (core/random_fill.h): bit-identical with the
-// evaluator for every distribution and float type, with and without a pool, as a module
-// output, inside a while body, and next to fused elementwise code.
+// The CPU backend's custom-calls: the Philox fills (core/random_fill.h) and tfjit.top_k
+// (core/top_k.h), bit-identical with the evaluator for every distribution / element type, with
+// and without a pool, as a module output, inside a while body, and next to fused code.
+#include <cmath>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -102,6 +105,113 @@ ENTRY %main (k: u64[]) -> f32[8] {
       text, {hlo::Literal::FromTensor(Tensor::FromVector<uint64_t>(DType::kUInt64, {}, {99}))});
 }
 
+// f32 rows drawn from a few values (many ties) with NaN and infinities.
+hlo::Literal TiedRows(const std::vector<int64_t>& dims, uint32_t seed) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> pick(0, 11);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float& x : v) {
+    const int p = pick(gen);
+    x = p == 0   ? std::numeric_limits<float>::quiet_NaN()
+        : p == 1 ? -std::numeric_limits<float>::infinity()
+        : p == 2 ? std::numeric_limits<float>::infinity()
+                 : static_cast<float>(p % 5) - 2.0f;
+  }
+  return hlo::Literal::FromTensor(Tensor::FromVector<float>(DType::kFloat32, dims, v));
+}
+
+// top-k of the f32 input converted to `type` (integers see NaN as 0 and infinities clamped by
+// convert, which only adds ties), both outputs as the module result.
+std::string TopKModule(const std::string& type, const std::vector<int64_t>& dims, int64_t k) {
+  std::vector<int64_t> out_dims = dims;
+  out_dims.back() = k;
+  const std::string in = testing_util::ShapeStr("f32", dims);
+  const std::string typed = testing_util::ShapeStr(type, dims);
+  const std::string values = testing_util::ShapeStr(type, out_dims);
+  const std::string indices = testing_util::ShapeStr("s32", out_dims);
+  const std::string tuple = absl::StrCat("(", values, ", ", indices, ")");
+  return absl::StrCat("HloModule topk\n\nENTRY %main (x: ", in, ") -> ", tuple, " {\n",
+                      "  %x = ", in, " parameter(0)\n  %c = ", typed, " convert(%x)\n",
+                      "  %t = ", tuple, " custom-call(%c), custom_call_target=\"tfjit.top_k\"\n",
+                      "  %v = ", values, " get-tuple-element(%t), index=0\n",
+                      "  %i = ", indices, " get-tuple-element(%t), index=1\n",
+                      "  ROOT %r = ", tuple, " tuple(%v, %i)\n}\n");
+}
+
+TEST(CpuCustomCallTest, TopKMatchesEvaluator) {
+  struct Case {
+    std::vector<int64_t> dims;
+    int64_t k;
+  };
+  // k = 1 scan, heap (4k <= n), nth_element, k = n, k = 0, rows of one, 300 rows on the pool.
+  const std::vector<Case> cases = {{{7}, 1},     {{40}, 5},     {{3, 9}, 6},  {{2, 4}, 4},
+                                   {{5, 6}, 0},  {{4, 1}, 1},   {{2, 3, 10}, 3},
+                                   {{300, 64}, 8}, {{300, 64}, 64}};
+  uint32_t seed = 1;
+  for (const char* type : {"f32", "f64", "f16", "bf16", "s32", "s64", "u8", "s8"}) {
+    for (const Case& c : cases) {
+      ExpectCpuEqualsEvaluator(TopKModule(type, c.dims, c.k), {TiedRows(c.dims, ++seed)});
+    }
+  }
+}
+
+// An independent check of the shared routine through compiled code: TF's documented answer.
+TEST(CpuCustomCallTest, TopKTiesKeepLowerIndexFirst) {
+  auto exe = CompileCpu(TopKModule("f32", {14}, 3));
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const std::vector<float> in = {1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0};
+  auto out = RunOnLiterals(
+      **exe, {hlo::Literal::FromTensor(Tensor::FromVector<float>(DType::kFloat32, {14}, in))},
+      nullptr, /*tuple_root=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->elements().size(), 2u);
+  const int32_t* idx = out->elements()[1].data<int32_t>();
+  EXPECT_EQ(std::vector<int32_t>(idx, idx + 3), (std::vector<int32_t>{0, 1, 3}));
+}
+
+// top-k in a loop body whose outputs feed fused arithmetic and the loop state.
+TEST(CpuCustomCallTest, TopKInsideWhileFeedsFusion) {
+  const std::string text = R"(HloModule loop
+
+%cond (ct: (s32[], f32[4,16], s32[4,3])) -> pred[] {
+  %ct = (s32[], f32[4,16], s32[4,3]) parameter(0)
+  %ci = s32[] get-tuple-element(%ct), index=0
+  %cn = s32[] constant(3)
+  ROOT %clt = pred[] compare(%ci, %cn), direction=LT
+}
+
+%body (bt: (s32[], f32[4,16], s32[4,3])) -> (s32[], f32[4,16], s32[4,3]) {
+  %bt = (s32[], f32[4,16], s32[4,3]) parameter(0)
+  %bi = s32[] get-tuple-element(%bt), index=0
+  %bx = f32[4,16] get-tuple-element(%bt), index=1
+  %bacc = s32[4,3] get-tuple-element(%bt), index=2
+  %bone = s32[] constant(1)
+  %bi1 = s32[] add(%bi, %bone)
+  %btk = (f32[4,3], s32[4,3]) custom-call(%bx), custom_call_target="tfjit.top_k"
+  %bidx = s32[4,3] get-tuple-element(%btk), index=1
+  %bacc1 = s32[4,3] add(%bacc, %bidx)
+  %bhalf = f32[] constant(0.5)
+  %bh = f32[4,16] broadcast(%bhalf), dimensions={}
+  %bx1 = f32[4,16] multiply(%bx, %bh)
+  %bneg = f32[4,16] negate(%bx1)
+  ROOT %br = (s32[], f32[4,16], s32[4,3]) tuple(%bi1, %bneg, %bacc1)
+}
+
+ENTRY %main (x: f32[4,16]) -> s32[4,3] {
+  %x = f32[4,16] parameter(0)
+  %z = s32[] constant(0)
+  %za = s32[] constant(0)
+  %acc = s32[4,3] broadcast(%za), dimensions={}
+  %init = (s32[], f32[4,16], s32[4,3]) tuple(%z, %x, %acc)
+  %w = (s32[], f32[4,16], s32[4,3]) while(%init), condition=%cond, body=%body
+  ROOT %out = s32[4,3] get-tuple-element(%w), index=2
+}
+)";
+  ExpectCpuEqualsEvaluator(text, {TiedRows({4, 16}, 77)});
+}
+
 TEST(CpuCustomCallTest, UnknownTargetOrShapeIsUnimplemented) {
   auto exe = CompileCpu(R"(HloModule bad
 
@@ -111,6 +221,14 @@ ENTRY %main (s: u64[3]) -> s32[4] {
 }
 )");
   EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented) << exe.status();
+  // top-k with k > n, or indices that are not s32.
+  for (const char* result : {"(f32[5], s32[5])", "(f32[2], s64[2])"}) {
+    auto bad = CompileCpu(absl::StrCat(
+        "HloModule bad\n\nENTRY %main (x: f32[4]) -> ", result,
+        " {\n  %x = f32[4] parameter(0)\n  ROOT %r = ", result,
+        " custom-call(%x), custom_call_target=\"tfjit.top_k\"\n}\n"));
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kUnimplemented) << bad.status();
+  }
 }
 
 }  // namespace

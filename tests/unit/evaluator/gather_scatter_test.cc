@@ -1,5 +1,5 @@
 // Evaluator tests: gather (clamped starts), scatter (skipped out-of-bounds windows), rng,
-// and the Philox-fill custom-calls.
+// and the custom-calls (Philox fills, top-k).
 #include <cmath>
 
 #include "tests/unit/evaluator/eval_test_util.h"
@@ -98,6 +98,33 @@ TEST(CustomCallTest, TruncatedNormalStaysInsideTwoAndBadShapesFail) {
       "  ROOT %r = s32[4] custom-call(%s), custom_call_target=\"tfjit.philox_random_normal\"");
   absl::StatusOr<Literal> b = ParseAndRun(bad, {Lit<uint64_t>({3}, {5, 6, 7})});
   EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument) << b.status();
+}
+
+// tfjit.top_k: hand-computed rows with ties (lower column first), NaN (ranked first) and -0/+0.
+TEST(CustomCallTest, TopKRowsByHand) {
+  const std::string text = Entry(
+      "(x: f32[2,5]) -> (f32[2,3], s32[2,3])",
+      "  %x = f32[2,5] parameter(0)\n"
+      "  ROOT %r = (f32[2,3], s32[2,3]) custom-call(%x), custom_call_target=\"tfjit.top_k\"");
+  const float nan = std::nanf("");
+  absl::StatusOr<Literal> r =
+      ParseAndRun(text, {Lit<float>({2, 5}, {2, 5, 2, 5, 1, 0, -0.0f, nan, -1, 0})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->elements().size(), 2u);
+  const std::vector<float> v = Values<float>(r->elements()[0]);
+  EXPECT_EQ(Values<int32_t>(r->elements()[1]), (std::vector<int32_t>{1, 3, 0, 2, 0, 1}));
+  EXPECT_EQ(std::vector<float>(v.begin(), v.begin() + 3), (std::vector<float>{5, 5, 2}));
+  EXPECT_TRUE(std::isnan(v[3]));
+  EXPECT_EQ(v[4], 0.0f);
+  EXPECT_FALSE(std::signbit(v[4]));  // +0 at column 0 before -0 at column 1
+  EXPECT_TRUE(std::signbit(v[5]));
+  // k > n is not a top-k result.
+  const std::string bad = Entry(
+      "(x: f32[2]) -> (f32[3], s32[3])",
+      "  %x = f32[2] parameter(0)\n"
+      "  ROOT %r = (f32[3], s32[3]) custom-call(%x), custom_call_target=\"tfjit.top_k\"");
+  EXPECT_EQ(ParseAndRun(bad, {Lit<float>({2}, {1, 2})}).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
