@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
+#include <functional>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
@@ -153,6 +154,17 @@ absl::Status Plan::BuildStaticPrefix(const tf::Graph& graph, const std::vector<t
       prefix_nodes.insert(n);
     }
   }
+  // Constants stay in the frame part too (recomputing them is free): handed over they would
+  // reach the frame part's clusters as run-time parameters instead of compile-time values.
+  std::function<bool(const tf::Node*, int)> recomputable = [&](const tf::Node* n, int depth) {
+    if ((n->op() != "Const" && n->op() != "NoOp") || n->num_inputs() > 0 || depth > 4) {
+      return false;
+    }
+    for (const tf::Node* c : n->control_inputs()) {
+      if (!fed.contains({c, 0}) && !recomputable(c, depth + 1)) return false;
+    }
+    return true;
+  };
   // What the frame part reads from the prefix: data inputs, control inputs (fed output 0
   // stands for them; a prefix node without outputs cannot be handed over) and fetches.
   absl::flat_hash_set<OutputKey> boundary_set;
@@ -168,10 +180,13 @@ absl::Status Plan::BuildStaticPrefix(const tf::Graph& graph, const std::vector<t
       continue;
     }
     for (const tf::Output& in : n->inputs()) {
-      if (prefix_nodes.contains(in.node) && !fed.contains({in.node, in.index})) add(in);
+      if (prefix_nodes.contains(in.node) && !fed.contains({in.node, in.index}) &&
+          !recomputable(in.node, 0)) {
+        add(in);
+      }
     }
     for (const tf::Node* c : n->control_inputs()) {
-      if (!prefix_nodes.contains(c)) continue;
+      if (!prefix_nodes.contains(c) || recomputable(c, 0)) continue;
       if (c->num_outputs() == 0) return absl::OkStatus();  // keep the whole plan in frames
       add(tf::Output{const_cast<tf::Node*>(c), 0});
     }
@@ -193,13 +208,52 @@ absl::Status Plan::BuildStaticPrefix(const tf::Graph& graph, const std::vector<t
   absl::flat_hash_set<OutputKey> frame_fed = fed;
   for (const tf::Output& b : boundary) frame_fed.insert({b.node, b.index});
   TFJIT_ASSIGN_OR_RETURN(plan->needed_, NeededNodes(fetches, plan->frame_targets_, frame_fed));
-  // Explain shows the prefix's clusters, and why the rest stays out.
+  // Explain shows the prefix's clusters; BuildFrameClusters adds the frame part's.
   plan->clustering_ = plan->prefix_->clustering_;
-  for (const tf::Node* n : plan->needed_) {
-    plan->clustering_.why_not[n->id()] =
-        UsesTf1ControlFlow({n}) ? "TF1 control flow (Switch/Merge, loop frames) runs in the runtime"
-                                : "depends on TF1 control flow, which runs in the runtime";
+  return absl::OkStatus();
+}
+
+absl::Status Plan::BuildFrameClusters(const tf::Graph& graph,
+                                      const absl::flat_hash_set<OutputKey>& fed,
+                                      cluster::JitMode mode, const Placement& placement,
+                                      Plan* plan) {
+  cluster::ClusteringOptions copts;
+  copts.mode = mode;
+  copts.subgraph = plan->needed_;
+  copts.fed = fed;
+  copts.fetched = plan->fetches_;
+  copts.device = placement.default_device;
+  copts.node_devices = plan->device_of_;
+  copts.autofix = placement.autofix;
+  copts.excluded = FrameClusterExclusions(graph, plan->needed_, fed);
+  TFJIT_ASSIGN_OR_RETURN(cluster::ClusteringResult frame, cluster::FindClusters(graph, copts));
+  // One clustering for the whole plan (explain, RunCluster's per-cluster tables): the
+  // prefix's clusters first, renumbered frame clusters after them.
+  cluster::ClusteringResult& all = plan->clustering_;
+  if (all.cluster_of.empty()) all.cluster_of.assign(static_cast<size_t>(graph.num_nodes()), -1);
+  plan->frame_cluster_begin_ = static_cast<int>(all.clusters.size());
+  for (cluster::Cluster& c : frame.clusters) {
+    const int index = static_cast<int>(all.clusters.size());
+    c.spec.name = absl::StrCat("cluster_", index);
+    for (const tf::Node* n : c.spec.nodes) all.cluster_of[n->id()] = index;
+    all.clusters.push_back(std::move(c));
   }
+  for (auto& [id, why] : frame.why_not) all.why_not[id] = std::move(why);
+  for (const cluster::Cluster& c : all.clusters) {
+    plan->const_inputs_.push_back(tf2hlo::MustBeConstantInputs(c.spec));
+    plan->cluster_keys_.push_back(ClusterSignature(c.spec));
+    plan->resource_updates_.push_back(tf2hlo::ResourceUpdateInputs(c.spec));
+  }
+  plan->autofix_logged_.reset(new std::atomic<bool>[all.clusters.size()]());
+  return absl::OkStatus();
+}
+
+absl::Status Plan::RunFrameCluster(int index, const std::vector<Tensor>& inputs,
+                                   const ExecContext& ctx, std::vector<Tensor>* outputs,
+                                   RunStats* stats) const {
+  RunState state;
+  TFJIT_RETURN_IF_ERROR(RunCluster(index, inputs, ctx, outputs, state));
+  AddNestedStats(state.stats, stats);
   return absl::OkStatus();
 }
 
@@ -236,11 +290,13 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
   if (plan->has_frames_ && mode != cluster::JitMode::kNone) {
     TFJIT_RETURN_IF_ERROR(BuildStaticPrefix(graph, feeds, fetches, mode, placement, targets,
                                             fed, plan.get()));
-    if (plan->prefix_ != nullptr) return plan;
+    absl::flat_hash_set<OutputKey> frame_fed = fed;
+    for (const tf::Output& b : plan->boundary_) frame_fed.insert({b.node, b.index});
+    TFJIT_RETURN_IF_ERROR(BuildFrameClusters(graph, frame_fed, mode, placement, plan.get()));
+    return plan;
   }
   cluster::ClusteringOptions copts;
-  // TF1 frames and deadness are the runtime's: such a plan compiles nothing (a cluster cannot
-  // take part in a loop frame or receive dead tokens).
+  // Only --jit none gets here with TF1 control flow: it compiles nothing.
   copts.mode = plan->has_frames_ ? cluster::JitMode::kNone : mode;
   copts.subgraph = needed;
   copts.fed = fed;

@@ -6,7 +6,9 @@
 // NextIteration ends its loop, constant Enters reach every iteration, and an Exit's dead
 // tokens count only when its loop never produced a live one. Runs sequentially: TF1 graphs
 // are legacy models, and a single worklist keeps iteration order deterministic.
+#include <algorithm>
 #include <deque>
+#include <iterator>
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
@@ -46,11 +48,18 @@ std::string IterationTag(const std::string& frame, int64_t k) {
 
 class FrameRun {
  public:
+  using ClusterFn = std::function<absl::Status(int, const std::vector<Tensor>&,
+                                               std::vector<Tensor>*)>;
+  // Clusters from `first_cluster` on in the plan's clustering are root-frame units.
   FrameRun(const Plan& plan, const absl::flat_hash_set<const tf::Node*>& needed,
            const ExecContext& ctx,
            std::function<absl::Status(const tf::Node&, const std::vector<Tensor>&,
-                                      std::vector<Tensor>*)> run_kernel)
-      : plan_(plan), needed_(needed), ctx_(ctx), run_kernel_(std::move(run_kernel)) {}
+                                      std::vector<Tensor>*)> run_kernel,
+           int first_cluster, ClusterFn run_cluster)
+      : plan_(plan), needed_(needed), ctx_(ctx), run_kernel_(std::move(run_kernel)),
+        first_cluster_(first_cluster), run_cluster_(std::move(run_cluster)) {
+    InitClusters();
+  }
 
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<tf::Output>& feeds,
                                           const std::vector<Tensor>& feed_values,
@@ -69,9 +78,24 @@ class FrameRun {
     std::vector<Tensor> inputs;
     bool dead;
     int merge_index;
+    int cluster = -1;  // set for a cluster unit (then `node` is null)
+  };
+  // A compiled cluster of root-frame nodes: fires once, when every external data and
+  // control edge into it has delivered (dead if any token was dead).
+  struct ClusterState {
+    std::vector<Tensor> inputs;  // per spec input
+    int data = 0, control = 0;
+    int expected_data = 0, expected_control = 0;
+    bool dead = false;
   };
 
   absl::Status Fire(const Ready& r);
+  void InitClusters();
+  // The frame cluster `node` belongs to, or -1.
+  int ClusterOf(const tf::Node& node) const;
+  void ArriveCluster(int c, const tf::Node& consumer, int slot, const std::string& tag,
+                     const Tensor* v, bool dead);
+  absl::Status FireCluster(const Ready& r);
   // Sends output `k` of `producer` (which ran at `tag`) to its consumers.
   absl::Status Deliver(const tf::Node& producer, int k, const std::string& tag, const Tensor& v,
                        bool dead);
@@ -90,6 +114,12 @@ class FrameRun {
   const ExecContext& ctx_;
   std::function<absl::Status(const tf::Node&, const std::vector<Tensor>&, std::vector<Tensor>*)>
       run_kernel_;
+  const int first_cluster_;
+  ClusterFn run_cluster_;
+  std::vector<ClusterState> clusters_;  // by cluster index - first_cluster_
+  // Per cluster: (consumer node id, input slot) of each external data edge -> spec input.
+  std::vector<absl::flat_hash_map<std::pair<int, int>, int>> cluster_slots_;
+  absl::Status error_;  // first inconsistency seen while delivering tokens
   std::deque<Ready> ready_;
   std::map<std::pair<int, std::string>, Pending> pending_;
   absl::flat_hash_set<std::pair<int, std::string>> merge_fired_;
@@ -170,16 +200,100 @@ absl::Status FrameRun::Deliver(const tf::Node& producer, int k, const std::strin
 
 void FrameRun::Emit(const tf::Node& producer, int k, const std::string& dest, const Tensor& v,
                     bool dead) {
+  const int from = ClusterOf(producer);
   for (const auto& [consumer, slot] : producer.data_consumers()) {
     if (consumer->input(slot).index != k || !needed_.contains(consumer)) continue;
-    Arrive(*consumer, dest, slot, v, dead);
+    const int to = ClusterOf(*consumer);
+    if (to >= 0 && to == from) continue;  // inside the cluster
+    if (to >= 0) {
+      ArriveCluster(to, *consumer, slot, dest, &v, dead);
+    } else {
+      Arrive(*consumer, dest, slot, v, dead);
+    }
   }
 }
 
 void FrameRun::EmitControl(const tf::Node& producer, const std::string& dest, bool dead) {
+  const int from = ClusterOf(producer);
   for (const tf::Node* consumer : producer.control_consumers()) {
-    if (needed_.contains(consumer)) ArriveControl(*consumer, dest, dead);
+    if (!needed_.contains(consumer)) continue;
+    const int to = ClusterOf(*consumer);
+    if (to >= 0 && to == from) continue;
+    if (to >= 0) {
+      ArriveCluster(to, *consumer, -1, dest, nullptr, dead);
+    } else {
+      ArriveControl(*consumer, dest, dead);
+    }
   }
+}
+
+void FrameRun::InitClusters() {
+  const cluster::ClusteringResult& r = plan_.clustering();
+  for (size_t c = static_cast<size_t>(first_cluster_); c < r.clusters.size(); ++c) {
+    const tf2hlo::ClusterSpec& spec = r.clusters[c].spec;
+    ClusterState st;
+    st.inputs.resize(spec.inputs.size());
+    absl::flat_hash_map<std::pair<const tf::Node*, int>, int> input_index;
+    for (size_t i = 0; i < spec.inputs.size(); ++i) {
+      input_index[{spec.inputs[i].node, spec.inputs[i].index}] = static_cast<int>(i);
+    }
+    absl::flat_hash_map<std::pair<int, int>, int> slots;
+    for (const tf::Node* n : spec.nodes) {
+      for (int i = 0; i < n->num_inputs(); ++i) {
+        const tf::Output& in = n->input(i);
+        auto it = input_index.find({in.node, in.index});
+        if (it == input_index.end()) continue;  // produced inside the cluster
+        slots[{n->id(), i}] = it->second;
+        ++st.expected_data;
+      }
+      for (const tf::Node* ctl : n->control_inputs()) {
+        st.expected_control += r.cluster_of[ctl->id()] == static_cast<int>(c) ? 0 : 1;
+      }
+    }
+    clusters_.push_back(std::move(st));
+    cluster_slots_.push_back(std::move(slots));
+  }
+}
+
+int FrameRun::ClusterOf(const tf::Node& node) const {
+  const int c = plan_.clustering().cluster_of.empty() ? -1
+                                                      : plan_.clustering().cluster_of[node.id()];
+  return c >= first_cluster_ ? c : -1;
+}
+
+void FrameRun::ArriveCluster(int c, const tf::Node& consumer, int slot, const std::string& tag,
+                             const Tensor* v, bool dead) {
+  if (!tag.empty()) {  // the frame analysis put a loop-frame node in a cluster: our bug
+    if (error_.ok()) {
+      error_ = Internal("node %s is compiled in %s but received a token inside a TF1 loop frame",
+                        consumer.DebugName(), plan_.clustering().clusters[c].spec.name);
+    }
+    return;
+  }
+  ClusterState& st = clusters_[static_cast<size_t>(c - first_cluster_)];
+  if (v != nullptr) {
+    st.inputs[static_cast<size_t>(cluster_slots_[c - first_cluster_].at({consumer.id(), slot}))] =
+        *v;
+    ++st.data;
+  } else {
+    ++st.control;
+  }
+  st.dead |= dead;
+  if (st.data == st.expected_data && st.control == st.expected_control) {
+    ready_.push_back({nullptr, "", std::move(st.inputs), st.dead, -1, c});
+  }
+}
+
+absl::Status FrameRun::FireCluster(const Ready& r) {
+  const tf2hlo::ClusterSpec& spec = plan_.clustering().clusters[r.cluster].spec;
+  std::vector<Tensor> outs;
+  if (!r.dead) TFJIT_RETURN_IF_ERROR(run_cluster_(r.cluster, r.inputs, &outs));
+  for (size_t k = 0; k < spec.outputs.size(); ++k) {
+    const tf::Output& o = spec.outputs[k];
+    TFJIT_RETURN_IF_ERROR(Deliver(*o.node, o.index, "", r.dead ? Tensor() : outs[k], r.dead));
+  }
+  for (const tf::Node* n : spec.nodes) EmitControl(*n, "", r.dead);
+  return absl::OkStatus();
 }
 
 int FrameRun::ExpectedMergeInputs(const tf::Node& merge, const std::string& tag) const {
@@ -237,6 +351,7 @@ void FrameRun::MaybeReady(const tf::Node& consumer, const std::string& tag, Pend
 }
 
 absl::Status FrameRun::Fire(const Ready& r) {
+  if (r.cluster >= 0) return FireCluster(r);
   const tf::Node& node = *r.node;
   std::vector<Tensor> outs(static_cast<size_t>(node.num_outputs()));
   std::vector<bool> dead(outs.size(), r.dead);
@@ -284,12 +399,20 @@ absl::StatusOr<std::vector<Tensor>> FrameRun::Run(const std::vector<tf::Output>&
       EmitControl(*feeds[i].node, "", false);
     }
   }
-  for (const tf::Node* root : roots) ready_.push_back({root, "", {}, false, -1});
+  for (const tf::Node* root : roots) {
+    if (ClusterOf(*root) < 0) ready_.push_back({root, "", {}, false, -1});
+  }
+  for (size_t c = 0; c < clusters_.size(); ++c) {  // clusters without external inputs
+    if (clusters_[c].expected_data == 0 && clusters_[c].expected_control == 0) {
+      ready_.push_back({nullptr, "", {}, false, -1, first_cluster_ + static_cast<int>(c)});
+    }
+  }
   while (true) {
     while (!ready_.empty()) {
       Ready r = std::move(ready_.front());
       ready_.pop_front();
       TFJIT_RETURN_IF_ERROR(Fire(r));
+      TFJIT_RETURN_IF_ERROR(error_);
     }
     // Loops that never produced a live exit (e.g. inside an untaken branch) end dead.
     bool flushed = false;
@@ -330,6 +453,210 @@ bool UsesTf1ControlFlow(const absl::flat_hash_set<const tf::Node*>& nodes) {
   return false;
 }
 
+namespace {
+
+using Source = std::pair<int, int>;  // (Switch node id, output port) that may be dead
+using Sources = std::vector<Source>;  // sorted, unique
+
+void Unite(const Sources& from, Sources* into) {
+  Sources out;
+  std::set_union(into->begin(), into->end(), from.begin(), from.end(), std::back_inserter(out));
+  *into = std::move(out);
+}
+
+// The tensor behind a chain of Identity nodes: tf.cond's Switches take its pred through
+// `pred_id = Identity(pred)`, the pivot Switch takes `pred` itself; both carry one value.
+std::pair<const tf::Node*, int> CanonicalTensor(tf::Output o) {
+  for (int depth = 0; depth < 64 && o.node->op() == "Identity" && o.node->num_inputs() == 1;
+       ++depth) {
+    o = o.node->input(0);
+  }
+  return {o.node, o.index};
+}
+
+constexpr char kMalformed[] = "?";  // a frame that Enter/Exit pairs do not define
+
+// Static deadness of the frame part, per node: the Switch outputs whose liveness implies
+// the node's. Sound by construction: a node is live when all its sources are live.
+class DeadnessAnalysis {
+ public:
+  DeadnessAnalysis(const tf::Graph& graph, const absl::flat_hash_set<const tf::Node*>& needed,
+                   const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed)
+      : graph_(graph), needed_(needed), fed_(fed),
+        frame_(static_cast<size_t>(graph.num_nodes())),
+        sources_(static_cast<size_t>(graph.num_nodes())) {}
+
+  // Returns false when the fixpoint did not settle (then nothing may compile).
+  bool Run() {
+    for (const tf::Node* n : graph_.topological_order()) {
+      if (needed_.contains(n)) frame_[n->id()] = FrameOf(*n);
+    }
+    // An Exit's sources are those of all Enters of its loop, which may come later in
+    // topological order: iterate until nothing changes.
+    for (int pass = 0; pass < 16; ++pass) {
+      bool changed = false;
+      absl::flat_hash_map<std::string, Sources> enters;
+      for (const tf::Node* n : graph_.topological_order()) {
+        if (!needed_.contains(n)) continue;
+        Sources s = Compute(*n);
+        if (s != sources_[n->id()]) {
+          sources_[n->id()] = std::move(s);
+          changed = true;
+        }
+        if (Is(*n, "Enter")) Unite(sources_[n->id()], &enters[frame_[n->id()]]);
+      }
+      changed |= enters != enters_;
+      enters_ = std::move(enters);
+      if (!changed) return true;
+    }
+    return false;
+  }
+
+  const std::string& frame(const tf::Node& n) const { return frame_[n.id()]; }
+  const Sources& sources(const tf::Node& n) const { return sources_[n.id()]; }
+
+ private:
+  // "" is the root frame; a child frame is its parent's name, kFrameSep and frame_name.
+  std::string FrameOf(const tf::Node& n) const {
+    if (Is(n, "Enter")) {
+      const std::string parent = n.num_inputs() > 0 ? InputFrame(n.input(0)) : "";
+      absl::StatusOr<std::string> name = tf::GetStringAttr(n, "frame_name");
+      if (!name.ok() || parent == kMalformed) return kMalformed;
+      return absl::StrCat(parent, std::string(1, kFrameSep), *name);
+    }
+    if (Is(n, "Exit")) {
+      const std::string inner = n.num_inputs() > 0 ? InputFrame(n.input(0)) : "";
+      const size_t p = inner.rfind(kFrameSep);
+      return inner == kMalformed || p == std::string::npos ? kMalformed : inner.substr(0, p);
+    }
+    // The deepest frame among the inputs (loop constants inherit theirs through ^control
+    // edges from loop Identities); back edges from NextIteration are not visited yet.
+    std::string deepest;
+    auto take = [&](const std::string& f) {
+      if (f == kMalformed || deepest == kMalformed) {
+        deepest = kMalformed;
+      } else if (f.size() > deepest.size()) {
+        deepest = f;
+      }
+    };
+    for (const tf::Output& in : n.inputs()) take(InputFrame(in));
+    for (const tf::Node* c : n.control_inputs()) {
+      if (!fed_.contains({c, 0})) take(InputFrame(tf::Output{const_cast<tf::Node*>(c), 0}));
+    }
+    return deepest;
+  }
+  std::string InputFrame(const tf::Output& in) const {
+    if (fed_.contains({in.node, in.index}) || !needed_.contains(in.node)) return "";
+    return frame_[in.node->id()];
+  }
+
+  Sources OutputSources(const tf::Output& in) const {
+    if (fed_.contains({in.node, in.index}) || !needed_.contains(in.node)) return {};
+    Sources s = sources_[in.node->id()];
+    if (Is(*in.node, "Switch")) Unite({{in.node->id(), in.index}}, &s);
+    return s;
+  }
+
+  Sources Compute(const tf::Node& n) const {
+    Sources s;
+    if (Is(n, "Exit") && frame_[n.id()].empty()) {
+      // A root-level loop whose Enters are all live ends with a live Exit.
+      auto it = enters_.find(InputFrame(n.input(0)));
+      if (it != enters_.end()) s = it->second;
+    } else if (Is(n, "Merge") && frame_[n.id()].empty() && LiveMerge(n, &s)) {
+      // `s` holds what the Merge's liveness depends on.
+    } else {
+      for (const tf::Output& in : n.inputs()) Unite(OutputSources(in), &s);
+    }
+    // A Merge fires on its first live data input whatever its control inputs carry (as in
+    // TF's executor), so only other nodes inherit deadness through control edges.
+    if (Is(n, "Merge")) return s;
+    for (const tf::Node* c : n.control_inputs()) {
+      if (!fed_.contains({c, 0}) && needed_.contains(c)) Unite(sources_[c->id()], &s);
+    }
+    return s;
+  }
+
+  // A tf.cond Merge: one input lives exactly when pred P is false (its only possibly-dead
+  // sources beyond `M` are port-0 Switches on P), another exactly when P is true. Then the
+  // Merge is live whenever all of M is: M holds P's own sources and the Switches' data
+  // inputs' sources, which both inputs already include.
+  bool LiveMerge(const tf::Node& merge, Sources* out) const {
+    std::vector<Sources> in;
+    for (const tf::Output& o : merge.inputs()) in.push_back(OutputSources(o));
+    for (const Sources& s : in) {
+      if (s.empty()) {
+        out->clear();
+        return true;
+      }
+    }
+    for (size_t i = 0; i < in.size(); ++i) {
+      for (size_t j = 0; j < in.size(); ++j) {
+        if (i == j) continue;
+        for (const Source& cand : in[i]) {
+          if (cand.second != 0) continue;
+          const auto pred = PredOf(cand.first);
+          Sources m;
+          bool removed_i = false, removed_j = false;
+          for (const Source& x : in[i]) {
+            const bool on_p = x.second == 0 && PredOf(x.first) == pred;
+            removed_i |= on_p;
+            if (!on_p) m.push_back(x);
+          }
+          for (const Source& x : in[j]) {
+            const bool on_p = x.second == 1 && PredOf(x.first) == pred;
+            removed_j |= on_p;
+            if (!on_p) m.push_back(x);
+          }
+          if (!removed_i || !removed_j) continue;
+          std::sort(m.begin(), m.end());
+          m.erase(std::unique(m.begin(), m.end()), m.end());
+          *out = std::move(m);
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  std::pair<const tf::Node*, int> PredOf(int switch_id) const {
+    const tf::Node* sw = graph_.node(switch_id);
+    return sw->num_inputs() > 1 ? CanonicalTensor(sw->input(1))
+                                : std::pair<const tf::Node*, int>{sw, -1};
+  }
+
+  const tf::Graph& graph_;
+  const absl::flat_hash_set<const tf::Node*>& needed_;
+  const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed_;
+  std::vector<std::string> frame_;
+  std::vector<Sources> sources_;
+  absl::flat_hash_map<std::string, Sources> enters_;  // per frame: its Enters' sources
+};
+
+}  // namespace
+
+absl::flat_hash_map<int, std::string> FrameClusterExclusions(
+    const tf::Graph& graph, const absl::flat_hash_set<const tf::Node*>& needed,
+    const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed) {
+  absl::flat_hash_map<int, std::string> excluded;
+  DeadnessAnalysis analysis(graph, needed, fed);
+  const bool settled = analysis.Run();
+  for (const tf::Node* n : needed) {
+    if (IsTf1ControlFlowOp(n->op())) {
+      excluded[n->id()] = "TF1 control flow (Switch/Merge, loop frames) runs in the runtime";
+    } else if (!settled) {
+      excluded[n->id()] = "the TF1 deadness analysis did not settle; the frame part runs node by "
+                          "node";
+    } else if (!analysis.frame(*n).empty()) {
+      excluded[n->id()] = "inside a TF1 loop frame, which runs per iteration in the runtime";
+    } else if (!analysis.sources(*n).empty()) {
+      const Source& s = analysis.sources(*n).front();
+      excluded[n->id()] = absl::StrCat("may be dead (depends on output ", s.second, " of TF1 "
+                                       "Switch ", graph.node(s.first)->name(), ")");
+    }
+  }
+  return excluded;
+}
+
 absl::StatusOr<std::vector<Tensor>> Plan::RunFrames(const std::vector<Tensor>& feed_values,
                                                     const ExecContext& ctx,
                                                     RunStats* stats) const {
@@ -346,11 +673,22 @@ absl::StatusOr<std::vector<Tensor>> Plan::RunFrames(const std::vector<Tensor>& f
       roots.push_back(n);
     }
   }
-  FrameRun run(*this, needed_, ctx,
-               [&](const tf::Node& node, const std::vector<Tensor>& in, std::vector<Tensor>* out) {
-                 return RunKernel(node, in, ctx, out, nullptr);
-               });
-  return run.Run(feeds, values, fetches_, roots);
+  RunStats cluster_stats;
+  FrameRun run(
+      *this, needed_, ctx,
+      [&](const tf::Node& node, const std::vector<Tensor>& in, std::vector<Tensor>* out) {
+        return RunKernel(node, in, ctx, out, nullptr);
+      },
+      frame_cluster_begin_,
+      [&](int c, const std::vector<Tensor>& in, std::vector<Tensor>* out) {
+        return RunFrameCluster(c, in, ctx, out, &cluster_stats);
+      });
+  absl::StatusOr<std::vector<Tensor>> results = run.Run(feeds, values, fetches_, roots);
+  if (stats != nullptr) {
+    cluster_stats.nodes_total = 0;  // the caller counts the plan's nodes
+    AddNestedStats(cluster_stats, stats);
+  }
+  return results;
 }
 
 }  // namespace tfjit::runtime

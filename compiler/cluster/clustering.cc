@@ -2,9 +2,11 @@
 //
 // Algorithm (auto mode):
 //  1. Mark candidates: nodes in the subgraph that tf2hlo can lower and that TF's rules allow
-//     in a cluster (not fed, not stateful, not Assert/CheckNumerics, not _XlaCompile=false).
+//     in a cluster (not fed, not stateful, not Assert/CheckNumerics, not _XlaCompile=false,
+//     not excluded by the caller).
 //     Nodes merge only when they share a device and an _XlaScope.
-//  2. Start with one unit per node; units form a DAG through data and control edges.
+//  2. Start with one unit per node; units form a DAG through data and control edges (TF1
+//     NextIteration -> Merge back edges left out).
 //  3. Visit edges u->v in topological order of u; if both are candidates in different units,
 //     merge the two units unless another path u ~> v exists (merging would make a cycle
 //     through an uncompiled node, as TF's GraphCycles::ContractEdge refuses).
@@ -236,6 +238,11 @@ bool KeepCrossingListsInRuntime(const tf::Graph& graph, const ClusteringOptions&
   return moved;
 }
 
+bool IsLoopBackEdge(const tf::Node& from, const tf::Node& to) {
+  return (from.op() == "NextIteration" || from.op() == "RefNextIteration") &&
+         (to.op() == "Merge" || to.op() == "RefMerge");
+}
+
 bool IsTrivial(const tf::Node& node) {
   static const char* const kTrivial[] = {"Const", "Identity", "IdentityN", "StopGradient",
                                          "Shape"};
@@ -357,6 +364,8 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     for (int i = 0; i < node->num_outputs(); ++i) fed |= options.fed.contains({node, i});
     if (options.mode == JitMode::kNone || options.mode == JitMode::kOff) {
       why = absl::StrCat("jit mode is ", JitModeName(options.mode));
+    } else if (auto ex = options.excluded.find(node->id()); ex != options.excluded.end()) {
+      why = ex->second;
     } else if (fed) {
       why = "its output is fed by the caller";
     } else if (options.mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
@@ -419,7 +428,12 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     has_calls |= !candidate[node->id()] &&
                  (node->num_inputs() > 0 || !node->control_inputs().empty()) &&
                  (!node->data_consumers().empty() || !node->control_consumers().empty());
-    for (const tf::Output& in : node->inputs()) units.AddEdge(in.node->id(), node->id());
+    // A TF1 loop's NextIteration -> Merge back edge would make the unit graph cyclic; paths
+    // through the loop (Enter -> ... -> Exit) remain without it.
+    for (const tf::Output& in : node->inputs()) {
+      if (IsLoopBackEdge(*in.node, *node)) continue;
+      units.AddEdge(in.node->id(), node->id());
+    }
     for (const tf::Node* c : node->control_inputs()) units.AddEdge(c->id(), node->id());
   }
   for (const tf::Node* node : graph.topological_order()) {

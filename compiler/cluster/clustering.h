@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "compiler/tf2hlo/lowering.h"
@@ -38,6 +39,9 @@ struct ClusteringOptions {
   std::vector<std::string> node_devices;
   // Beyond-TF fixes (SessionOptions::autofix); here: known issue B in must-compile mode.
   bool autofix = false;
+  // Per node id: nodes the caller keeps out of clusters, and why (e.g. TF1 control flow:
+  // nodes inside a loop frame or that may be dead). They still take part in cycle checks.
+  absl::flat_hash_map<int, std::string> excluded;
 };
 
 struct Cluster {

@@ -72,10 +72,49 @@ TEST(Tf1ControlFlowTest, StaticPrefixCompilesAheadOfTheLoop) {
         EXPECT_NEAR((*out)[1].data<float>()[i], tanh_x[i], 1e-6f);
       }
       if (mode == JitMode::kAuto) {
-        EXPECT_EQ(stats.clusters, 1);  // mul, add, tanh, sum (and their constants)
-        EXPECT_GE(stats.nodes_compiled, 4);
+        // The prefix (mul, add, tanh, sum and their constants), and after the loop's Exit
+        // the root-frame tail (acc, post/sum, post/two, out), which the frame executor runs.
+        EXPECT_EQ(stats.clusters, 2);
+        EXPECT_GE(stats.nodes_compiled, 8);
       } else {
         EXPECT_EQ(stats.clusters, 0);
+      }
+    }
+  }
+}
+
+// Root-frame nodes that can never be dead compile even though they come after control flow:
+// the tf.cond's Merge joins both branches of one predicate, and a loop entered with live
+// values ends with a live Exit. The frame executor runs each cluster as one unit.
+TEST(Tf1ControlFlowTest, NeverDeadRootFrameNodesAfterCondAndLoopCompile) {
+  const std::vector<float> x = {-1.0f, 0.0f, 0.5f, 2.0f};
+  for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto}) {
+    auto session = Load("cond_then_compute.pbtxt", mode);
+    ASSERT_NE(session, nullptr);
+    for (bool p : {true, false}) {
+      for (int n : {0, 2}) {
+        RunStats stats;
+        auto out = session->Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {4}, x)},
+                                 {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})},
+                                 {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+                                {"hsum", "out", "h/add"}, &stats);
+        ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+        float hsum = 0.0f, total = 0.0f;
+        for (size_t i = 0; i < x.size(); ++i) {
+          const float m = p ? x[i] * 3.0f : x[i] + 1.0f;
+          const float h = std::tanh(m * 0.5f) + m;
+          hsum += h;
+          total += m * static_cast<float>(1 << n) * 0.5f + h;
+          EXPECT_NEAR((*out)[2].data<float>()[i], h, 1e-5f) << "p=" << p << " n=" << n;
+        }
+        EXPECT_NEAR((*out)[0].data<float>()[0], hsum, 1e-4f) << "p=" << p << " n=" << n;
+        EXPECT_NEAR((*out)[1].data<float>()[0], total, 1e-4f) << "p=" << p << " n=" << n;
+        if (mode == JitMode::kAuto) {
+          EXPECT_GE(stats.clusters, 1);
+          EXPECT_GE(stats.nodes_compiled, 7);  // h/mul, h/tanh, h/add, hsum, post/*, out
+        } else {
+          EXPECT_EQ(stats.clusters, 0);
+        }
       }
     }
   }
