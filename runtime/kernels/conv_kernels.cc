@@ -2,17 +2,21 @@
 // fused contractions _FusedConv2D / FusedDepthwiseConv2dNative / _FusedMatMul (formats.md 3.5)
 // and tfjs's Prelu.
 //
-// Conv2D and the transposed convolution gather one patch row per output pixel (im2col) into a
-// small per-chunk buffer and multiply it with the filter matrix (Eigen GEMM). Chunks of output
-// pixels run on the intra-op pool, and each chunk's fused epilogue runs while it is in cache.
-// Depthwise convolution is a direct loop whose inner loop runs over contiguous channels.
+// The convolution arithmetic is core/conv2d.h, the same code the CPU backend's compiled
+// convolutions call, so the fallback and compiled paths cannot drift apart: these kernels turn
+// TF attrs (frontend/conv_attrs) into its HLO-style geometry, run it on the intra-op pool and
+// apply the fused epilogue to each finished chunk of output pixels while it is in cache.
+// Conv2DBackpropInput is the transposed convolution: the forward filter flipped and transposed,
+// run over out_backprop dilated by the stride (lhs dilation).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "Eigen/Core"
+#include "core/conv2d.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 #include "frontend/conv_attrs.h"
@@ -23,8 +27,7 @@ namespace tfjit::runtime {
 namespace {
 
 template <typename T>
-using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using Stride = Eigen::OuterStride<>;
+using RowMajor = conv::RowMajorMatrix<T>;
 
 using tf::FusedActivation;
 using tf::FusedEpilogue;
@@ -159,132 +162,66 @@ absl::StatusOr<Epilogue<T>> BindEpilogue(const KernelContext& ctx, const FusedEp
   return e;
 }
 
-// ---- Patch GEMM driver ----
+// ---- core/conv2d.h on the kernel context ----
 
-// out[rows, n] (row-major, leading dim ldo) = patches * weights[k, n] (leading dim ldw), where
-// fill(row, dst) writes the k-wide patch of `row`. Runs in chunks of rows on the pool; each
-// chunk calls done(first_row, count) when its rows are final (the epilogue).
-template <typename T, typename Fill, typename Done>
-void PatchGemm(const KernelContext& ctx, int64_t rows, int64_t k, int64_t n, const T* weights,
-               int64_t ldw, T* out, int64_t ldo, const Fill& fill, const Done& done) {
-  // About 64K patch values per chunk: the buffer stays in L2 while the GEMM streams it.
-  const int64_t chunk = std::max<int64_t>(8, 65536 / std::max<int64_t>(k, 1));
-  const int64_t chunks = (rows + chunk - 1) / chunk;
-  Eigen::Map<const RowMajor<T>, 0, Stride> w(weights, k, n, Stride(ldw));
-  ParallelFor(ctx, chunks, chunk * k * n * 2 + 1, [&](int64_t begin, int64_t end) {
-    RowMajor<T> patches;
-    for (int64_t c = begin; c < end; ++c) {
-      const int64_t r0 = c * chunk, count = std::min(chunk, rows - r0);
-      patches.resize(count, k);
-      for (int64_t r = 0; r < count; ++r) fill(r0 + r, patches.data() + r * k);
-      Eigen::Map<RowMajor<T>, 0, Stride> o(out + r0 * ldo, count, n, Stride(ldo));
-      if (k == 0) {
-        o.setZero();
-      } else {
-        o.noalias() = patches * w;
-      }
-      done(r0, count);
-    }
-  });
-}
-
-// ---- Conv2D / _FusedConv2D ----
-
-template <typename T>
-absl::Status Conv2DTyped(KernelContext& ctx, const Window2D& window, const FusedEpilogue& spec,
-                         Tensor& out) {
-  const SpatialDim& h = window.h;
-  const SpatialDim& w = window.w;
-  const Tensor& input = ctx.input(0);
-  const Tensor& filter = ctx.input(1);
-  const int64_t batch = input.dim(0), in_c = input.dim(3);
-  const int64_t group_c = filter.dim(2), out_c = filter.dim(3);
-  const int64_t groups = in_c / group_c, group_out = out_c / groups;
-  TFJIT_ASSIGN_OR_RETURN(Epilogue<T> epi, BindEpilogue<T>(ctx, spec, out_c, input.dtype()));
-  const T* x = input.data<T>();
-  const T* f = filter.data<T>();
-  T* y = out.data<T>();
-  const int64_t rows = batch * h.out * w.out;
-  const int64_t k = h.k * w.k * group_c;
-  auto done = [&](int64_t r0, int64_t count) {
-    if (!epi.empty()) epi.Apply(y + r0 * out_c, count);
+// The intra-op pool of `ctx` (or inline) as core/conv2d.h's parallel-for.
+conv::ParallelForFn PoolFor(const KernelContext& ctx) {
+  return [&ctx](int64_t n, int64_t cost_per_unit,
+                const std::function<void(int64_t, int64_t)>& fn) {
+    ParallelFor(ctx, n, cost_per_unit, fn);
   };
-  // A 1x1 stride-1 unpadded convolution is a plain matrix product of the pixels.
-  const bool pointwise = h.k == 1 && w.k == 1 && h.stride == 1 && w.stride == 1 &&
-                         h.out == h.in && w.out == w.in && groups == 1;
-  for (int64_t g = 0; g < groups; ++g) {
-    const bool last_group = g + 1 == groups;
-    auto fill = [&](int64_t row, T* dst) {
-      const int64_t ox = row % w.out, oy = (row / w.out) % h.out, n = row / (w.out * h.out);
-      if (pointwise) {
-        std::copy_n(x + row * in_c, in_c, dst);
-        return;
-      }
-      for (int64_t kh = 0; kh < h.k; ++kh) {
-        const int64_t iy = oy * h.stride + kh * h.dilation - h.pad_before;
-        for (int64_t kw = 0; kw < w.k; ++kw, dst += group_c) {
-          const int64_t ix = ox * w.stride + kw * w.dilation - w.pad_before;
-          if (iy < 0 || iy >= h.in || ix < 0 || ix >= w.in) {
-            std::fill_n(dst, group_c, T(0));
-          } else {
-            std::copy_n(x + ((n * h.in + iy) * w.in + ix) * in_c + g * group_c, group_c, dst);
-          }
-        }
-      }
-    };
-    // The epilogue needs every group's channels: it runs with the last group.
-    PatchGemm<T>(ctx, rows, k, group_out, f + g * group_out, out_c, y + g * group_out, out_c,
-                 fill, [&](int64_t r0, int64_t count) {
-                   if (last_group) done(r0, count);
-                 });
-  }
-  return absl::OkStatus();
 }
 
-// ---- DepthwiseConv2dNative / FusedDepthwiseConv2dNative ----
+// One spatial dim in core/conv2d.h's geometry (pad = leading pad, may be negative).
+struct ConvDim {
+  int64_t in, k, out, stride, pad, lhs_dilate, rhs_dilate;
+};
+// A forward TF window dim: no lhs dilation, TF's dilation is the rhs (filter) dilation.
+ConvDim Forward(const SpatialDim& d) {
+  return {d.in, d.k, d.out, d.stride, d.pad_before, 1, d.dilation};
+}
 
+conv::Conv2DParams MakeParams(int64_t batch, int64_t in_c, int64_t out_c, int64_t groups,
+                              const ConvDim& h, const ConvDim& w) {
+  conv::Conv2DParams p;
+  p.batch = batch;
+  p.in_c = in_c;
+  p.out_c = out_c;
+  p.groups = groups;
+  p.in_h = h.in;
+  p.k_h = h.k;
+  p.out_h = h.out;
+  p.stride_h = h.stride;
+  p.pad_top = h.pad;
+  p.lhs_dilate_h = h.lhs_dilate;
+  p.rhs_dilate_h = h.rhs_dilate;
+  p.in_w = w.in;
+  p.k_w = w.k;
+  p.out_w = w.out;
+  p.stride_w = w.stride;
+  p.pad_left = w.pad;
+  p.lhs_dilate_w = w.lhs_dilate;
+  p.rhs_dilate_w = w.rhs_dilate;
+  return p;
+}
+
+// ---- Conv2D / _FusedConv2D / DepthwiseConv2dNative / FusedDepthwiseConv2dNative ----
+
+// A depthwise filter [h, w, in_c, multiplier] is, in memory, the grouped filter
+// [h, w, 1, in_c * multiplier] with groups = in_c, which core/conv2d.h runs directly.
 template <typename T>
-absl::Status DepthwiseTyped(KernelContext& ctx, const Window2D& window,
-                            const FusedEpilogue& spec, Tensor& out) {
-  const SpatialDim& h = window.h;
-  const SpatialDim& w = window.w;
+absl::Status ConvTyped(KernelContext& ctx, const tf::ConvGeometry& g, const FusedEpilogue& spec,
+                       Tensor& out) {
   const Tensor& input = ctx.input(0);
-  const Tensor& filter = ctx.input(1);
-  const int64_t in_c = input.dim(3), mult = filter.dim(3), out_c = in_c * mult;
+  const int64_t out_c = g.out_channels;
   TFJIT_ASSIGN_OR_RETURN(Epilogue<T> epi, BindEpilogue<T>(ctx, spec, out_c, input.dtype()));
-  const T* x = input.data<T>();
-  const T* f = filter.data<T>();
+  const conv::Conv2DParams p = MakeParams(input.dim(0), input.dim(3), out_c, g.groups,
+                                          Forward(g.window.h), Forward(g.window.w));
   T* y = out.data<T>();
-  const int64_t out_rows = input.dim(0) * h.out;  // one task = one output image row
-  const int64_t cost = w.out * h.k * w.k * out_c * 2 + 1;
-  ParallelFor(ctx, out_rows, cost, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t n = r / h.out, oy = r % h.out;
-      T* row = y + r * w.out * out_c;
-      std::fill_n(row, w.out * out_c, T(0));
-      for (int64_t ox = 0; ox < w.out; ++ox) {
-        T* acc = row + ox * out_c;
-        for (int64_t kh = 0; kh < h.k; ++kh) {
-          const int64_t iy = oy * h.stride + kh * h.dilation - h.pad_before;
-          if (iy < 0 || iy >= h.in) continue;
-          for (int64_t kw = 0; kw < w.k; ++kw) {
-            const int64_t ix = ox * w.stride + kw * w.dilation - w.pad_before;
-            if (ix < 0 || ix >= w.in) continue;
-            const T* px = x + ((n * h.in + iy) * w.in + ix) * in_c;
-            const T* pf = f + (kh * w.k + kw) * out_c;
-            if (mult == 1) {
-              for (int64_t c = 0; c < in_c; ++c) acc[c] += px[c] * pf[c];
-            } else {
-              for (int64_t c = 0; c < in_c; ++c) {
-                for (int64_t m = 0; m < mult; ++m) acc[c * mult + m] += px[c] * pf[c * mult + m];
-              }
-            }
-          }
-        }
-      }
-      if (!epi.empty()) epi.Apply(row, w.out);
-    }
-  });
+  conv::Conv2D<T>(p, input.data<T>(), ctx.input(1).data<T>(), y, PoolFor(ctx),
+                  [&](int64_t r0, int64_t count) {
+                    if (!epi.empty()) epi.Apply(y + r0 * out_c, count);
+                  });
   return absl::OkStatus();
 }
 
@@ -314,17 +251,18 @@ absl::Status ConvKernel(KernelContext& ctx) {
   return RunFloatOrDouble(ctx, input.dtype(), std::move(out), /*skip_empty=*/true,
                           [&](auto tag, Tensor& y) {
                             using T = decltype(tag);
-                            return depthwise ? DepthwiseTyped<T>(ctx, g.window, spec, y)
-                                             : Conv2DTyped<T>(ctx, g.window, spec, y);
+                            return ConvTyped<T>(ctx, g, spec, y);
                           });
 }
 
 // ---- Conv2DBackpropInput ----
 
 // dx[n, iy, ix, c] = sum over (kh, kw, o) with iy = oy * stride + kh * dilation - pad_before
-// of dy[n, oy, ox, o] * filter[kh, kw, c, o]. Each input pixel gathers its (kh, kw) taps of dy
-// into one patch row, multiplied by the filter transposed to [(kh, kw, o), c]; rows are
-// independent, so they parallelise without scatter conflicts.
+// of dy[n, oy, ox, o] * filter[kh, kw, c, o]: the convolution of dy dilated by the stride
+// (lhs dilation) with the filter flipped in space and transposed to [kh, kw, o, c], padded by
+// effective_k - 1 - pad_before (negative when the forward padding exceeds the window; the
+// header crops then). Each input pixel gathers its own taps, so rows parallelise without
+// scatter conflicts; a 1x1 stride-1 filter is the header's plain GEMM of dy.
 template <typename T>
 absl::Status BackpropInputTyped(KernelContext& ctx, const Window2D& window, Tensor& out) {
   const SpatialDim& h = window.h;
@@ -332,36 +270,25 @@ absl::Status BackpropInputTyped(KernelContext& ctx, const Window2D& window, Tens
   const Tensor& filter = ctx.input(1);
   const Tensor& dy = ctx.input(2);
   const int64_t in_c = filter.dim(2), out_c = filter.dim(3);
-  const int64_t taps = h.k * w.k;
-  std::vector<T> wt(static_cast<size_t>(taps * out_c * in_c));
+  std::vector<T> flipped(static_cast<size_t>(h.k * w.k * out_c * in_c));
   const T* f = filter.data<T>();
-  for (int64_t t = 0; t < taps; ++t) {
-    for (int64_t c = 0; c < in_c; ++c) {
-      for (int64_t o = 0; o < out_c; ++o) {
-        wt[static_cast<size_t>((t * out_c + o) * in_c + c)] = f[(t * in_c + c) * out_c + o];
+  for (int64_t kh = 0; kh < h.k; ++kh) {
+    for (int64_t kw = 0; kw < w.k; ++kw) {
+      const T* src = f + ((h.k - 1 - kh) * w.k + (w.k - 1 - kw)) * in_c * out_c;
+      T* dst = flipped.data() + (kh * w.k + kw) * out_c * in_c;
+      for (int64_t c = 0; c < in_c; ++c) {
+        for (int64_t o = 0; o < out_c; ++o) dst[o * in_c + c] = src[c * out_c + o];
       }
     }
   }
-  const T* g = dy.data<T>();
-  auto fill = [&](int64_t row, T* dst) {
-    const int64_t ix = row % w.in, iy = (row / w.in) % h.in, n = row / (w.in * h.in);
-    for (int64_t kh = 0; kh < h.k; ++kh) {
-      const int64_t ty = iy + h.pad_before - kh * h.dilation;
-      const int64_t oy = ty / h.stride;
-      const bool y_ok = ty >= 0 && ty % h.stride == 0 && oy < h.out;
-      for (int64_t kw = 0; kw < w.k; ++kw, dst += out_c) {
-        const int64_t tx = ix + w.pad_before - kw * w.dilation;
-        const int64_t ox = tx / w.stride;
-        if (y_ok && tx >= 0 && tx % w.stride == 0 && ox < w.out) {
-          std::copy_n(g + ((n * h.out + oy) * w.out + ox) * out_c, out_c, dst);
-        } else {
-          std::fill_n(dst, out_c, T(0));
-        }
-      }
-    }
+  auto transposed = [](const SpatialDim& d) {
+    return ConvDim{d.out, d.k, d.in, 1, d.effective_k() - 1 - d.pad_before, d.stride,
+                   d.dilation};
   };
-  PatchGemm<T>(ctx, out.num_elements() / in_c, taps * out_c, in_c, wt.data(), in_c,
-               out.data<T>(), in_c, fill, [](int64_t, int64_t) {});
+  const conv::Conv2DParams p =
+      MakeParams(dy.dim(0), out_c, in_c, /*groups=*/1, transposed(h), transposed(w));
+  conv::Conv2D<T>(p, dy.data<T>(), flipped.data(), out.data<T>(), PoolFor(ctx),
+                  [](int64_t, int64_t) {});
   return absl::OkStatus();
 }
 

@@ -1,8 +1,8 @@
 // Tests for runtime/kernels/conv_kernels.cc against naive references written here (nested
 // loops over TF's definitions): Conv2D (SAME/VALID/EXPLICIT, strides, dilations, groups, batch,
 // multi-chunk and threaded), DepthwiseConv2dNative, Conv2DBackpropInput (a scatter-form
-// reference, unlike the kernel's gather form), every fused_ops combination of _FusedConv2D,
-// FusedDepthwiseConv2dNative and _FusedMatMul, Prelu, and the errors.
+// reference, unlike the kernel's transposed convolution), every fused_ops combination of
+// _FusedConv2D, FusedDepthwiseConv2dNative and _FusedMatMul, Prelu, and the errors.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -113,8 +113,11 @@ Tensor NaiveDepthwise(const ConvSpec& c, const Tensor& x, const Tensor& f) {
 // Conv2DBackpropInput by scattering every (output pixel, tap) product back to its input.
 Tensor NaiveBackpropInput(const ConvSpec& c, const Tensor& f, const Tensor& dy) {
   const int64_t n_ = c.x[0], h = c.x[1], w = c.x[2], ch = c.x[3], oc = c.f[3];
-  const Geo gh = Geometry(c.padding, h, c.f[0], c.sh, c.dh);
-  const Geo gw = Geometry(c.padding, w, c.f[1], c.sw, c.dw);
+  const bool ex = c.padding == "EXPLICIT";
+  const Geo gh = Geometry(c.padding, h, c.f[0], c.sh, c.dh, ex ? c.explicit_pads[2] : 0,
+                          ex ? c.explicit_pads[3] : 0);
+  const Geo gw = Geometry(c.padding, w, c.f[1], c.sw, c.dw, ex ? c.explicit_pads[4] : 0,
+                          ex ? c.explicit_pads[5] : 0);
   std::vector<double> dx(static_cast<size_t>(n_ * h * w * ch), 0.0);
   for (int64_t n = 0; n < n_; ++n)
     for (int64_t oy = 0; oy < gh.out; ++oy)
@@ -233,21 +236,34 @@ TEST(ConvKernelsTest, BackpropInputMatchesScatterReference) {
       {{1, 6, 7, 2}, {3, 3, 2, 2}, 1, 1, 1, 1, "SAME"},
       {{1, 9, 9, 2}, {3, 3, 2, 2}, 1, 1, 2, 2, "SAME"},
       {{1, 10, 11, 2}, {3, 2, 2, 3}, 3, 2, 1, 1, "SAME"},
+      {{2, 5, 6, 7}, {1, 1, 7, 9}, 1, 1, 1, 1, "SAME"},    // 1x1 stride 1: a plain GEMM of dy
+      {{1, 9, 8, 3}, {1, 1, 3, 4}, 2, 2, 1, 1, "VALID"},   // 1x1 strided: holes in dx
+      {{1, 40, 40, 8}, {3, 3, 8, 16}, 1, 1, 1, 1, "SAME"},  // several GEMM chunks, threaded
+      // Forward padding wider than the window: the transposed padding is negative.
+      {{1, 7, 6, 2}, {3, 2, 2, 3}, 2, 1, 1, 1, "EXPLICIT", {0, 0, 4, 1, 0, 3, 0, 0}},
+      {{1, 8, 9, 2}, {2, 3, 2, 2}, 1, 2, 2, 1, "EXPLICIT", {0, 0, 1, 2, 3, 0, 0, 0}},
   };
+  ThreadPool pool(3);
   uint64_t seed = 200;
   for (const ConvSpec& c : specs) {
-    const Geo gh = Geometry(c.padding, c.x[1], c.f[0], c.sh, c.dh);
-    const Geo gw = Geometry(c.padding, c.x[2], c.f[1], c.sw, c.dw);
+    const bool ex = c.padding == "EXPLICIT";
+    const Geo gh = Geometry(c.padding, c.x[1], c.f[0], c.sh, c.dh, ex ? c.explicit_pads[2] : 0,
+                            ex ? c.explicit_pads[3] : 0);
+    const Geo gw = Geometry(c.padding, c.x[2], c.f[1], c.sw, c.dw, ex ? c.explicit_pads[4] : 0,
+                            ex ? c.explicit_pads[5] : 0);
     const Tensor f = Random(c.f, seed++);
     const Tensor dy = Random({c.x[0], gh.out, gw.out, c.f[3]}, seed++);
-    auto out = ConvRunner("Conv2DBackpropInput", c)
-                   .Input(I32({4}, {static_cast<int32_t>(c.x[0]), static_cast<int32_t>(c.x[1]),
-                                    static_cast<int32_t>(c.x[2]), static_cast<int32_t>(c.x[3])}))
-                   .Input(f)
-                   .Input(dy)
-                   .Run0();
-    ASSERT_TRUE(out.ok()) << out.status();
-    EXPECT_TRUE(Near(NaiveBackpropInput(c, f, dy), *out)) << seed;
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      auto out = ConvRunner("Conv2DBackpropInput", c)
+                     .Input(I32({4}, {static_cast<int32_t>(c.x[0]), static_cast<int32_t>(c.x[1]),
+                                      static_cast<int32_t>(c.x[2]), static_cast<int32_t>(c.x[3])}))
+                     .Input(f)
+                     .Input(dy)
+                     .Pool(p)
+                     .Run0();
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_TRUE(Near(NaiveBackpropInput(c, f, dy), *out)) << seed;
+    }
   }
 }
 
