@@ -786,10 +786,27 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   // Write back the variables the cluster assigned: results after the cluster outputs.
   const size_t num_outputs = cluster.spec.outputs.size();
   const std::vector<int>& updates = resource_updates_[index];
-  if (outputs->size() != num_outputs + updates.size() + rng.size()) {
-    return Internal("%s returned %d results, expected %d outputs, %d variable updates and %d "
-                    "random states", cluster.spec.name, outputs->size(), num_outputs,
-                    updates.size(), rng.size());
+  const std::vector<hlo::RuntimeCheck>& checks = (*exe)->module().runtime_checks();
+  if (outputs->size() != num_outputs + updates.size() + rng.size() + checks.size()) {
+    return Internal("%s returned %d results, expected %d outputs, %d variable updates, %d "
+                    "random states and %d run-time checks", cluster.spec.name, outputs->size(),
+                    num_outputs, updates.size(), rng.size(), checks.size());
+  }
+  // Run-time checks (the last results) first: a failing run installs no state, as the
+  // kernel's error would have stopped the graph before the writes.
+  const size_t first_check = num_outputs + updates.size() + rng.size();
+  for (size_t c = 0; c < checks.size(); ++c) {
+    const Tensor& r = (*outputs)[first_check + c];
+    if (r.dtype() != DType::kInt64 || r.num_elements() < 1) {
+      return Internal("%s: run-time check %d returned %s", cluster.spec.name, c, r.ShapeString());
+    }
+    const int64_t* v = r.data<int64_t>();
+    if (v[0] < 0) continue;
+    const hlo::RuntimeCheck& check = checks[c];
+    const std::string message = check.Message(std::vector<int64_t>(v, v + r.num_elements()));
+    outputs->clear();
+    return AttachNode(InvalidArgument("node '%s' (%s): %s", check.tf_node, check.tf_op, message),
+                      check.tf_node, check.tf_op);
   }
   for (size_t k = 0; k < updates.size(); ++k) {
     handles[updates[k]].object_as<ResourceHandle>()->var()->Set((*outputs)[num_outputs + k]);

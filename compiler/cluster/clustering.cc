@@ -141,7 +141,6 @@ bool VariableOnOtherDevice(const ClusteringOptions& options, const tf::Node& nod
   return true;
 }
 
-// The node's `_XlaScope` attr ("" when absent): nodes of different scopes never merge.
 // True when `out` is computed from constants and shapes only, so the compiler knows its value
 // once input shapes are fixed (Const, Shape/Size/Rank, and pure ops of such values).
 bool DerivesFromConstants(const tf::Output& out, int depth = 0) {
@@ -161,23 +160,7 @@ bool DerivesFromConstants(const tf::Output& out, int depth = 0) {
   return true;
 }
 
-// Gathers compile only with indices known at compile time (tf2hlo checks their range there:
-// HLO gather clamps out-of-range indices where TF's kernel fails). In auto mode a gather with
-// computed indices stays in the runtime instead of failing its whole cluster.
-bool GatherWithComputedIndices(const tf::Node& node, std::string* why) {
-  const std::string& op = node.op();
-  int indices = -1;
-  if (op == "GatherV2" || op == "Gather" || op == "GatherNd" || op == "ResourceGather") {
-    indices = 1;
-  }
-  if (indices < 0 || indices >= node.num_inputs()) return false;
-  if (DerivesFromConstants(node.inputs()[static_cast<size_t>(indices)])) return false;
-  *why = absl::StrCat(op, " indices are computed at run time; compiled gathers need "
-                          "compile-time-constant indices (HLO gather clamps out-of-range "
-                          "indices where TF's kernel fails)");
-  return true;
-}
-
+// The node's `_XlaScope` attr ("" when absent): nodes of different scopes never merge.
 std::string ScopeOf(const tf::Node& node) {
   return tf::GetStringAttrOr(node, "_XlaScope", "").value_or("");
 }
@@ -392,8 +375,6 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
                !std::all_of(node->inputs().begin(), node->inputs().end(),
                             [](const tf::Output& in) { return DerivesFromConstants(in); })) {
       why = "output shape depends on input values (Range bounds computed at run time)";
-    } else if (options.mode == JitMode::kAuto && GatherWithComputedIndices(*node, &why)) {
-      // Runs as a kernel; its neighbours still compile.
     } else if (!tf2hlo::CanLower(*node, &why)) {
       if (options.mode == JitMode::kAll) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));

@@ -3,8 +3,32 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 
 namespace tfjit::hlo {
+
+std::string RuntimeCheck::Message(const std::vector<int64_t>& result) const {
+  const int64_t position = result.empty() ? -1 : result[0];
+  std::string pos;
+  if (flat_position || position < 0) {
+    pos = absl::StrCat("[", position, "]");
+  } else {
+    std::vector<int64_t> idx(position_dims.size());
+    int64_t flat = position;
+    for (size_t d = position_dims.size(); d-- > 0;) {
+      const int64_t n = position_dims[d] > 0 ? position_dims[d] : 1;
+      idx[d] = flat % n;
+      flat /= n;
+    }
+    pos = absl::StrCat("[", absl::StrJoin(idx, ","), "]");
+  }
+  std::vector<int64_t> components(result.begin() + (result.empty() ? 0 : 1), result.end());
+  std::string value = vector_value ? absl::StrCat("[", absl::StrJoin(components, ","), "]")
+                      : components.empty() ? std::string("?")
+                                           : absl::StrCat(components[0]);
+  return absl::StrReplaceAll(message_template, {{"{pos}", pos}, {"{value}", value}});
+}
 
 Computation* Module::AddComputation(const std::string& name) {
   std::string unique = name;
@@ -99,6 +123,7 @@ std::unique_ptr<Module> Module::Clone() const {
     if (old_comp->root() != nullptr) comp->set_root(inst_map.at(old_comp->root()));
   }
   if (entry_ != nullptr) clone->set_entry(comp_map.at(entry_));
+  clone->runtime_checks_ = runtime_checks_;
   return clone;
 }
 

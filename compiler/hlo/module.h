@@ -13,6 +13,26 @@
 
 namespace tfjit::hlo {
 
+// A check the compiled code evaluates at run time for a TF op whose kernel fails on bad input
+// values (an out-of-range gather index) where HLO would clamp. Its value is one extra s64[1+k]
+// element at the end of the ENTRY's ROOT tuple: [position, value components...], position -1
+// when the input is good. The runtime turns a failed check into the kernel's error.
+struct RuntimeCheck {
+  std::string tf_node;
+  std::string tf_op;
+  // The error text with "{pos}" (the position: "[7]" for a flat position, or a multi-index
+  // over position_dims, e.g. "[1,2]") and "{value}" (one component "7", or "[4,0]" when
+  // vector_value) substituted.
+  std::string message_template;
+  bool flat_position = true;
+  std::vector<int64_t> position_dims;
+  bool vector_value = false;
+  bool operator==(const RuntimeCheck&) const = default;
+
+  // The message for a failed check's result [position, components...].
+  std::string Message(const std::vector<int64_t>& result) const;
+};
+
 class Module {
  public:
   explicit Module(std::string name) : name_(std::move(name)) {}
@@ -40,6 +60,11 @@ class Module {
   // A deep copy (same names, same ids order). Used by caches and passes that keep originals.
   std::unique_ptr<Module> Clone() const;
 
+  // Run-time checks, in the order of their ROOT tuple elements (the last ones). Not printed:
+  // a module parsed back from text has none.
+  void AddRuntimeCheck(RuntimeCheck check) { runtime_checks_.push_back(std::move(check)); }
+  const std::vector<RuntimeCheck>& runtime_checks() const { return runtime_checks_; }
+
  private:
   std::string name_;
   std::vector<std::unique_ptr<Computation>> computations_;
@@ -48,6 +73,7 @@ class Module {
   // Next numeric suffix to try per UniqueName prefix (keeps UniqueName O(1) amortised).
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
   int64_t next_instruction_id_ = 0;
+  std::vector<RuntimeCheck> runtime_checks_;
 };
 
 }  // namespace tfjit::hlo

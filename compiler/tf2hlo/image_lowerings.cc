@@ -356,15 +356,17 @@ absl::Status LowerBatchToSpaceND(LoweringContext& ctx, const tf::Node& node) {
 
 // ---- GatherNd ----
 
-// As GatherV2 (slice_lowerings.cc): HLO's gather clamps out-of-range indices where TF's
-// kernel fails, so only compile-time-constant indices, checked here, compile.
+// As GatherV2 (slice_lowerings.cc EmitGather): HLO's gather clamps out-of-range indices where
+// TF's kernel fails, so constant indices are checked here and others at run time
+// (AddIndexCheck); inside loop/branch bodies indices must be constants.
 absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * params, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.Input(node, 1));
   absl::StatusOr<Tensor> known = ctx.ConstantInput(node, 1);
-  if (!known.ok()) {
-    return Unimplemented("node %s: GatherNd compiles only with compile-time-constant indices "
-                         "(HLO gather clamps out-of-range indices where TF's kernel fails)",
+  if (!known.ok() && !ctx.CanAddRuntimeChecks()) {
+    return Unimplemented("node %s: GatherNd inside a loop or conditional body compiles only "
+                         "with compile-time-constant indices (HLO gather clamps out-of-range "
+                         "indices where TF's kernel fails)",
                          node.DebugName());
   }
   const hlo::Shape& ps = params->shape();
@@ -378,7 +380,15 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
     return InvalidArgument("node %s: index innermost dimension length must be <= params rank; "
                            "saw: %d vs. %d", node.DebugName(), k, ps.rank());
   }
-  for (int64_t r = 0; k > 0 && r < known->num_elements() / k; ++r) {
+  if (!known.ok()) {
+    // The kernel's message: the flat index-vector number and the whole vector.
+    std::vector<int64_t> limits(ps.dims().begin(), ps.dims().begin() + k);
+    TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
+        node, indices, limits,
+        absl::StrCat("indices{pos} = {value} does not index into param shape ", Dims(ps.dims())),
+        /*flat_position=*/true, {}, /*vector_value=*/true));
+  }
+  for (int64_t r = 0; known.ok() && k > 0 && r < known->num_elements() / k; ++r) {
     for (int64_t j = 0; j < k; ++j) {
       const int64_t v = ElementAsInt64(*known, r * k + j);
       if (v < 0 || v >= ps.dim(static_cast<int>(j))) {

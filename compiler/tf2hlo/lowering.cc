@@ -291,6 +291,13 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
     }
     results.push_back(next);
   }
+  // Run-time checks (gather index ranges) last: the runtime reads them before it installs
+  // any variable update or random state.
+  if (options.runtime_checks.size() != module->runtime_checks().size()) {
+    return Internal("cluster '%s': %d run-time check values for %d checks", cluster.name,
+                    options.runtime_checks.size(), module->runtime_checks().size());
+  }
+  for (hlo::Instruction* check : options.runtime_checks) results.push_back(check);
   ctx.b().set_metadata({});
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * root, ctx.b().Tuple(results));
   entry->set_root(root);

@@ -56,7 +56,10 @@ std::vector<const tf::Node*> StatefulRandomNodes(const ClusterSpec& cluster);
 
 // Builds the module: ENTRY parameters are the cluster inputs, then the states of
 // StatefulRandomNodes; the ROOT is a tuple of the cluster outputs, then the updated variables
-// (ResourceUpdateInputs), then the random nodes' next states. Errors carry the failing node
+// (ResourceUpdateInputs), then the random nodes' next states, then one s64[1+k] per run-time
+// check (module->runtime_checks(), e.g. gather indices computed at run time: hlo::RuntimeCheck;
+// the runtime fails the run before installing any state when one reports a bad position).
+// Errors carry the failing node
 // (AttachNode) and say what to change:
 // UNIMPLEMENTED for ops/types without a lowering, INVALID_ARGUMENT for user errors (shape
 // mismatches, non-constant shape arguments with TF's compile-time-constant message).

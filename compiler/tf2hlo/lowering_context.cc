@@ -2,6 +2,7 @@
 #include "compiler/tf2hlo/lowering_context.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "absl/container/flat_hash_set.h"
@@ -170,6 +171,73 @@ absl::StatusOr<std::vector<int64_t>> LoweringContext::ConstantInputAsInts(const 
   std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
   for (int64_t k = 0; k < t.num_elements(); ++k) out[k] = ElementAsInt64(t, k);
   return out;
+}
+
+bool LoweringContext::CanAddRuntimeChecks() const {
+  return options_ != nullptr && builder_.computation() == module_->entry();
+}
+
+// In HLO: bad[r, j] = !(0 <= rows[r, j] < limits[j]); first = min over bad of r (INT64_MAX if
+// none); position = first, or -1; the row's components come from a dynamic-slice at the
+// position (clamped by dynamic-slice itself when it is -1).
+absl::Status LoweringContext::AddIndexCheck(const tf::Node& node, hlo::Instruction* indices,
+                                            const std::vector<int64_t>& limits,
+                                            std::string message_template, bool flat_position,
+                                            std::vector<int64_t> position_dims,
+                                            bool vector_value) {
+  if (!CanAddRuntimeChecks()) {
+    return Internal("node %s: run-time checks exist only in a cluster's ENTRY computation",
+                    node.DebugName());
+  }
+  using hlo::ComparisonDirection;
+  using hlo::Instruction;
+  const int64_t k = static_cast<int64_t>(limits.size());
+  const int64_t total = indices->shape().num_elements();
+  if (k == 0 || total == 0) return absl::OkStatus();  // nothing that can be out of range
+  const int64_t n = total / k;
+  const DType s64 = DType::kInt64;
+  hlo::Builder& b = builder_;
+  Instruction* x = indices;
+  if (x->shape().element_type() != s64) {
+    TFJIT_ASSIGN_OR_RETURN(x, b.Convert(x, s64));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * rows, b.Reshape(x, {n, k}));
+  Instruction* limit_row =
+      b.Constant(hlo::Literal::FromTensor(Tensor::FromVector<int64_t>(s64, {k}, limits)));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * limit, b.Broadcast(limit_row, {n, k}, {1}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Splat(s64, 0, {n, k}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * low, b.Compare(ComparisonDirection::kLt, rows, zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * high, b.Compare(ComparisonDirection::kGe, rows, limit));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * bad, b.Binary(hlo::Opcode::kOr, low, high));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * row_ids, b.Iota(hlo::Shape(s64, {n, k}), 0));
+  const int64_t kNone = std::numeric_limits<int64_t>::max();
+  Instruction* none = b.ScalarConstant<int64_t>(s64, kNone);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * nones, b.Broadcast(none, {n, k}, {}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * candidates, b.Select(bad, row_ids, nones));
+  hlo::Computation* min =
+      hlo::GetOrAddScalarBinaryComputation(module_, hlo::Opcode::kMinimum, s64);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * first, b.Reduce(candidates, none, {0, 1}, min));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * found, b.Compare(ComparisonDirection::kNe, first, none));
+  Instruction* minus_one = b.ScalarConstant<int64_t>(s64, -1);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * position, b.Select(found, first, minus_one));
+  hlo::Attributes attrs;
+  attrs.dynamic_slice_sizes = {1, k};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * row,
+                         b.Add(hlo::Opcode::kDynamicSlice,
+                               {rows, position, b.ScalarConstant<int64_t>(s64, 0)}, attrs));
+  TFJIT_ASSIGN_OR_RETURN(row, b.Reshape(row, {k}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * pos1, b.Reshape(position, {1}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * result, b.Concatenate({pos1, row}, 0));
+  hlo::RuntimeCheck check;
+  check.tf_node = node.name();
+  check.tf_op = node.op();
+  check.message_template = std::move(message_template);
+  check.flat_position = flat_position;
+  check.position_dims = std::move(position_dims);
+  check.vector_value = vector_value;
+  module_->AddRuntimeCheck(std::move(check));
+  options_->runtime_checks.push_back(result);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<int64_t>> BroadcastDims(const std::vector<int64_t>& a,

@@ -51,6 +51,9 @@ struct LoweringOptions {
     hlo::Instruction* next = nullptr;
   };
   absl::flat_hash_map<const tf::Node*, RandomState> random_states;
+  // Values of the run-time checks (hlo::RuntimeCheck, recorded in the module in this order);
+  // LowerCluster appends them to the ROOT tuple.
+  std::vector<hlo::Instruction*> runtime_checks;
 };
 
 class LoweringContext {
@@ -77,6 +80,20 @@ class LoweringContext {
 
   hlo::Module* module() { return module_; }
   hlo::Builder& b() { return builder_; }
+
+  // Whether AddIndexCheck works here: only in the ENTRY computation of a LowerCluster (a check
+  // inside a loop or branch body would have to be carried out of it); elsewhere lowerings keep
+  // requiring compile-time-constant indices.
+  bool CanAddRuntimeChecks() const;
+  // Run-time range check of `node`'s integer `indices`, read as rows of k = limits.size()
+  // components: row r is bad when some component j is outside [0, limits[j]). The compiled
+  // cluster returns the first bad row and its components (hlo::RuntimeCheck), and the runtime
+  // fails with `message_template` ("{pos}" = the row, "{value}" = its components; see
+  // hlo::RuntimeCheck for `flat_position`/`position_dims`/`vector_value`).
+  absl::Status AddIndexCheck(const tf::Node& node, hlo::Instruction* indices,
+                             const std::vector<int64_t>& limits, std::string message_template,
+                             bool flat_position, std::vector<int64_t> position_dims,
+                             bool vector_value);
 
   // Binds a TF tensor to an HLO value (cluster parameters, node outputs).
   void Bind(const tf::Output& output, hlo::Instruction* value);

@@ -338,25 +338,35 @@ absl::Status LowerUnpack(LoweringContext& ctx, const tf::Node& node) {
 
 // params gathered along `axis` at `indices` (batch_dims = 0): output shape
 // params[:axis] + indices + params[axis+1:]. HLO's gather clamps out-of-range indices where
-// TF's CPU kernel fails, so only compile-time-constant indices, checked here, compile; other
-// indices are UNIMPLEMENTED (auto-clustering then runs the kernel).
+// TF's CPU kernel fails: compile-time-constant indices are checked here (a bad one is a
+// compile error naming the node); others get a run-time check (LoweringContext::AddIndexCheck)
+// that fails the run with the kernel's message. Inside loop/branch bodies, where no run-time
+// check can be returned, indices must still be constants (UNIMPLEMENTED otherwise).
 absl::StatusOr<Instruction*> EmitGather(LoweringContext& ctx, const tf::Node& node,
                                         Instruction* params, int indices_input, int64_t axis) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.Input(node, indices_input));
-  absl::StatusOr<Tensor> known = ctx.ConstantInput(node, indices_input);
-  if (!known.ok()) {
-    return Unimplemented("node %s: %s compiles only with compile-time-constant indices (HLO "
-                         "gather clamps out-of-range indices where TF's kernel fails)",
-                         node.DebugName(), node.op());
-  }
   const hlo::Shape& ps = params->shape();
   const int64_t limit = ps.dim(static_cast<int>(axis));
-  for (int64_t k = 0; k < known->num_elements(); ++k) {
-    const int64_t v = ElementAsInt64(*known, k);
-    if (v < 0 || v >= limit) {
-      return InvalidArgument("node %s: indices[%d] = %d is not in [0, %d)", node.DebugName(), k,
-                             v, limit);
+  absl::StatusOr<Tensor> known = ctx.ConstantInput(node, indices_input);
+  if (known.ok()) {
+    for (int64_t k = 0; k < known->num_elements(); ++k) {
+      const int64_t v = ElementAsInt64(*known, k);
+      if (v < 0 || v >= limit) {
+        return InvalidArgument("node %s: indices[%d] = %d is not in [0, %d)", node.DebugName(),
+                               k, v, limit);
+      }
     }
+  } else if (!ctx.CanAddRuntimeChecks()) {
+    return Unimplemented("node %s: %s inside a loop or conditional body compiles only with "
+                         "compile-time-constant indices (HLO gather clamps out-of-range "
+                         "indices where TF's kernel fails)",
+                         node.DebugName(), node.op());
+  } else {
+    // The kernels' messages: GatherV2/Gather name the multi-index, ResourceGather the flat one.
+    const bool flat = node.op() == "ResourceGather";
+    TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
+        node, indices, {limit}, absl::StrCat("indices{pos} = {value} is not in [0, ", limit, ")"),
+        flat, indices->shape().dims(), /*vector_value=*/false));
   }
   const hlo::Shape& is = indices->shape();
   std::vector<int64_t> out_dims(ps.dims().begin(), ps.dims().begin() + axis);

@@ -199,13 +199,18 @@ TEST(OpLoweringErrors, GatherChecksConstantIndicesAndNeverClampsFedOnes) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "indices[1] = 5 is not in [0, 5)")) << s;
   // Fed indices could be out of range at run time, where HLO's gather would clamp: the
-  // lowering refuses (UNIMPLEMENTED; auto-clustering runs the kernel instead).
+  // compiled cluster checks them and fails as the kernel does (in range, they compile).
   OpCase fed{"GatherV2_fed", "GatherV2", DType::kFloat32, {{5, 3}, {2}}, {Ints({0}, true)}};
   fed.has_t = false;
   fed.input_dtypes = {DType::kFloat32, DType::kInt32};
   fed.attrs = oob.attrs;
+  const Tensor params = Floats(DType::kFloat32, {5, 3}, std::vector<double>(15, 1.5));
+  fed.feed_values = {params, Ints({1, 9})};
   s = RunAll(fed);
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "indices[1] = 9 is not in [0, 5)")) << s;
+  fed.feed_values = {params, Ints({4, 0})};
+  EXPECT_TRUE(RunAll(fed).ok()) << RunAll(fed);
 }
 
 TEST(OpLoweringErrors, StridedSliceShrinkOutOfRange) {

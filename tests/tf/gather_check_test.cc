@@ -1,0 +1,225 @@
+// Gathers whose indices are computed at run time compile with a run-time range check (the
+// cluster returns the first bad index; the executor raises the kernel's INVALID_ARGUMENT).
+// Every mode must agree with the uncompiled run (--jit none): the values for good indices,
+// and the error code, message and node for bad ones. Inside a compiled While body indices
+// must still be compile-time constants.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "core/status.h"
+#include "gtest/gtest.h"
+#include "tfjit/session.h"
+
+namespace tfjit {
+namespace {
+
+// p: float32 [5,2] = [[0,1],[10,11],...,[40,41]]; idx = i + 1 (computed at run time);
+// g = GatherV2(p, idx, axis 0); out = g * 2.
+constexpr char kGatherV2Graph[] = R"pb(
+node { name: "i" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+node { name: "idx" op: "AddV2" input: "i" input: "one" attr { key: "T" value { type: DT_INT32 } } }
+node { name: "p" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT
+         tensor_shape { dim { size: 5 } dim { size: 2 } }
+         float_val: [0, 1, 10, 11, 20, 21, 30, 31, 40, 41] } } } }
+node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+node { name: "g" op: "GatherV2" input: "p" input: "idx" input: "axis"
+       attr { key: "Tparams" value { type: DT_FLOAT } }
+       attr { key: "Tindices" value { type: DT_INT32 } }
+       attr { key: "Taxis" value { type: DT_INT32 } }
+       attr { key: "batch_dims" value { i: 0 } } }
+node { name: "two" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 2 } } } }
+node { name: "out" op: "Mul" input: "g" input: "two" attr { key: "T" value { type: DT_FLOAT } } }
+)pb";
+
+// p: float32 [3,3] = 0..8; idx = i + 1 (int64); nd = GatherNd(p, idx); out = nd * 2.
+constexpr char kGatherNdGraph[] = R"pb(
+node { name: "i" op: "Placeholder" attr { key: "dtype" value { type: DT_INT64 } } }
+node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
+       attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { } int64_val: 1 } } } }
+node { name: "idx" op: "AddV2" input: "i" input: "one" attr { key: "T" value { type: DT_INT64 } } }
+node { name: "p" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT
+         tensor_shape { dim { size: 3 } dim { size: 3 } }
+         float_val: [0, 1, 2, 3, 4, 5, 6, 7, 8] } } } }
+node { name: "nd" op: "GatherNd" input: "p" input: "idx"
+       attr { key: "Tparams" value { type: DT_FLOAT } }
+       attr { key: "Tindices" value { type: DT_INT64 } } }
+node { name: "two" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 2 } } } }
+node { name: "out" op: "Mul" input: "nd" input: "two" attr { key: "T" value { type: DT_FLOAT } } }
+)pb";
+
+std::string WriteGraph(const std::string& text, const std::string& tag) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            absl::StrCat("tfjit_gather_check_", tag, ".pbtxt")).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::unique_ptr<Session> Open(const std::string& path, JitMode jit,
+                              const std::string& backend = "cpu") {
+  SessionOptions options;
+  options.jit = jit;
+  options.backend = backend;
+  auto s = Session::Load(path, options);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+std::vector<float> Floats(const Tensor& t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
+}
+
+struct Mode {
+  JitMode jit;
+  const char* backend;
+};
+const Mode kCompiledModes[] = {{JitMode::kAuto, "cpu"},
+                               {JitMode::kAll, "cpu"},
+                               {JitMode::kAll, "interpreter"}};
+
+// Runs `feed` in --jit none and every compiled mode: good indices give `want` everywhere (and
+// the gather node runs compiled), bad ones the same INVALID_ARGUMENT as the kernel.
+void CheckAllModes(const std::string& path, const std::string& gather_node, const Tensor& feed,
+                   const std::vector<float>* want, const std::string& want_message) {
+  auto reference = Open(path, JitMode::kNone);
+  ASSERT_NE(reference, nullptr);
+  auto ref = reference->Run({{"i", feed}}, {"out"});
+  if (want != nullptr) {
+    ASSERT_TRUE(ref.ok()) << StatusToString(ref.status());
+    EXPECT_EQ(Floats((*ref)[0]), *want);
+  } else {
+    ASSERT_EQ(ref.status().code(), absl::StatusCode::kInvalidArgument)
+        << StatusToString(ref.status());
+    EXPECT_TRUE(absl::StrContains(ref.status().message(), want_message))
+        << ref.status().message();
+    EXPECT_EQ(NodeOfError(ref.status()).first, gather_node);
+  }
+  for (const Mode& mode : kCompiledModes) {
+    SCOPED_TRACE(absl::StrCat("jit mode ", static_cast<int>(mode.jit), " on ", mode.backend));
+    auto s = Open(path, mode.jit, mode.backend);
+    ASSERT_NE(s, nullptr);
+    RunStats stats;
+    auto got = s->Run({{"i", feed}}, {"out"}, &stats);
+    if (want != nullptr) {
+      ASSERT_TRUE(got.ok()) << StatusToString(got.status());
+      EXPECT_EQ(Floats((*got)[0]), Floats((*ref)[0]));
+      // idx, the gather and out (and their constants) compile in one cluster.
+      EXPECT_EQ(stats.clusters, 1);
+      EXPECT_GE(stats.nodes_compiled, 3);
+      EXPECT_EQ(stats.fallbacks, 0);
+      auto explain = s->Explain({"out"});
+      ASSERT_TRUE(explain.ok()) << StatusToString(explain.status());
+      EXPECT_FALSE(absl::StrContains(*explain, "computed at run time")) << *explain;
+      // Second run: the cached executable, checks included.
+      auto again = s->Run({{"i", feed}}, {"out"});
+      ASSERT_TRUE(again.ok()) << StatusToString(again.status());
+      EXPECT_EQ(Floats((*again)[0]), Floats((*ref)[0]));
+    } else {
+      ASSERT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument)
+          << StatusToString(got.status());
+      EXPECT_EQ(got.status().message(), ref.status().message());
+      EXPECT_EQ(NodeOfError(got.status()).first, gather_node);
+      EXPECT_EQ(NodeOfError(got.status()).second, NodeOfError(ref.status()).second);
+      EXPECT_EQ(stats.fallbacks, 0);
+    }
+  }
+}
+
+TEST(GatherCheckTest, GatherV2InRangeComputedIndicesCompile) {
+  const std::string path = WriteGraph(kGatherV2Graph, "v2_ok");
+  // i = [[3,-1],[0,2]] -> idx = [[4,0],[1,3]]; rows doubled, hand-computed.
+  const Tensor i = Tensor::FromVector<int32_t>(DType::kInt32, {2, 2}, {3, -1, 0, 2});
+  const std::vector<float> want = {80, 82, 0, 2, 20, 22, 60, 62};
+  CheckAllModes(path, "g", i, &want, "");
+  std::filesystem::remove(path);
+}
+
+TEST(GatherCheckTest, GatherV2OutOfRangeIsKernelError) {
+  const std::string path = WriteGraph(kGatherV2Graph, "v2_bad");
+  // idx = [[1,2],[7,-2]]: the first bad one is [1,0] (too large) before [1,1] (negative).
+  CheckAllModes(path, "g", Tensor::FromVector<int32_t>(DType::kInt32, {2, 2}, {0, 1, 6, -3}),
+                nullptr, "indices[1,0] = 7 is not in [0, 5)");
+  // Negative only: idx = [[1,1],[1,-1]].
+  CheckAllModes(path, "g", Tensor::FromVector<int32_t>(DType::kInt32, {2, 2}, {0, 0, 0, -2}),
+                nullptr, "indices[1,1] = -1 is not in [0, 5)");
+  // Exactly the limit, 1-D indices: idx = [0, 5].
+  CheckAllModes(path, "g", Tensor::FromVector<int32_t>(DType::kInt32, {2}, {-1, 4}), nullptr,
+                "indices[1] = 5 is not in [0, 5)");
+  std::filesystem::remove(path);
+}
+
+TEST(GatherCheckTest, GatherNdComputedIndices) {
+  const std::string path = WriteGraph(kGatherNdGraph, "nd");
+  // idx = [[1,1],[2,0],[0,2]] -> p[1,1], p[2,0], p[0,2] = 4, 6, 2; doubled.
+  const std::vector<float> want = {8, 12, 4};
+  CheckAllModes(path, "nd",
+                Tensor::FromVector<int64_t>(DType::kInt64, {3, 2}, {0, 0, 1, -1, -1, 1}), &want,
+                "");
+  // idx = [[1,1],[4,0],[0,-1]]: row 1 is the first bad one.
+  CheckAllModes(path, "nd",
+                Tensor::FromVector<int64_t>(DType::kInt64, {3, 2}, {0, 0, 3, -1, -1, -2}),
+                nullptr, "indices[1] = [4,0] does not index into param shape [3,3]");
+  std::filesystem::remove(path);
+}
+
+// While body: s += table[i] for i in range(n), table = [5, 7, 11, 13] a body constant and i a
+// loop variable. No run-time check can leave a loop body, so the body's gather still needs
+// constant indices: --jit all fails with UNIMPLEMENTED naming that, auto runs it on kernels.
+TEST(GatherCheckTest, GatherInWhileBodyNeedsConstantIndices) {
+  std::ifstream in(std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "control_flow" /
+                   "while_sum.pbtxt");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  const std::string add_1 =
+      R"(node_def { name: "add_1" op: "AddV2" input: "placeholder_1" input: "placeholder")";
+  ASSERT_TRUE(absl::StrContains(text, add_1));
+  text = absl::StrReplaceAll(text, {{add_1, R"(
+    node_def { name: "table" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32
+                 tensor_shape { dim { size: 4 } } int_val: [5, 7, 11, 13] } } } }
+    node_def { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+    node_def { name: "pick" op: "GatherV2" input: "table:output:0" input: "placeholder"
+               input: "axis:output:0"
+               attr { key: "Tparams" value { type: DT_INT32 } }
+               attr { key: "Tindices" value { type: DT_INT32 } }
+               attr { key: "Taxis" value { type: DT_INT32 } }
+               attr { key: "batch_dims" value { i: 0 } } }
+    node_def { name: "add_1" op: "AddV2" input: "placeholder_1" input: "pick:output:0")"}});
+  const std::string path = WriteGraph(text, "while");
+  const Tensor n = Tensor::FromVector<int32_t>(DType::kInt32, {}, {4});
+  for (JitMode jit : {JitMode::kNone, JitMode::kAuto}) {
+    auto s = Open(path, jit);
+    ASSERT_NE(s, nullptr);
+    auto out = s->Run({{"n", n}}, {"Identity"});
+    ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+    EXPECT_EQ((*out)[0].data<int32_t>()[0], 5 + 7 + 11 + 13);
+  }
+  auto all = Open(path, JitMode::kAll);
+  ASSERT_NE(all, nullptr);
+  auto out = all->Run({{"n", n}}, {"Identity"});
+  ASSERT_EQ(out.status().code(), absl::StatusCode::kUnimplemented)
+      << StatusToString(out.status());
+  EXPECT_TRUE(absl::StrContains(out.status().message(),
+                                "inside a loop or conditional body compiles only with "
+                                "compile-time-constant indices"))
+      << out.status().message();
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace tfjit
