@@ -57,4 +57,5 @@ done <"$HERE/models.tsv"
   cat "$REPORT.table"
 } >"$REPORT"
 rm -f "$REPORT.table"
+echo "report written to $REPORT"
 exit $status
