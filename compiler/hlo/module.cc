@@ -21,7 +21,8 @@ std::string RuntimeCheck::Message(const std::vector<int64_t>& result) const {
       idx[d] = flat % n;
       flat /= n;
     }
-    pos = absl::StrCat("[", absl::StrJoin(idx, ","), "]");
+    // Scalar indices have no position, as in TF's "indices = 7 is not in [0, 5)".
+    pos = idx.empty() ? std::string() : absl::StrCat("[", absl::StrJoin(idx, ","), "]");
   }
   std::vector<int64_t> components(result.begin() + (result.empty() ? 0 : 1), result.end());
   std::string value = vector_value ? absl::StrCat("[", absl::StrJoin(components, ","), "]")

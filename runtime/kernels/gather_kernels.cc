@@ -20,6 +20,7 @@ int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
 
 // "[i,j]": the multi-index of flat element `flat` of `dims`, as TF's SliceDebugString.
 std::string IndexString(const std::vector<int64_t>& dims, int64_t flat) {
+  if (dims.empty()) return "";  // scalar indices: TF prints "indices = 7 is not in ..."
   std::vector<int64_t> idx(dims.size());
   for (size_t d = dims.size(); d-- > 0;) {
     idx[d] = flat % dims[d];

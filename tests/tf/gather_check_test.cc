@@ -61,6 +61,40 @@ node { name: "two" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
 node { name: "out" op: "Mul" input: "nd" input: "two" attr { key: "T" value { type: DT_FLOAT } } }
 )pb";
 
+// v: float32 [5] variable, init [0,1,2,3,4]; each run: g = GatherV2(read(v), i + 1); out = g * 2;
+// then (after g, by a control edge) v += 1. A run whose gather fails must not update v.
+constexpr char kVariableGraph[] = R"pb(
+node { name: "i" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+node { name: "idx" op: "AddV2" input: "i" input: "one" attr { key: "T" value { type: DT_INT32 } } }
+node { name: "v" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 5 } } } }
+       attr { key: "shared_name" value { s: "v" } } }
+node { name: "v/init_value" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 5 } }
+                                            float_val: [0, 1, 2, 3, 4] } } } }
+node { name: "init" op: "AssignVariableOp" input: "v" input: "v/init_value"
+       attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "read" op: "ReadVariableOp" input: "v" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+node { name: "g" op: "GatherV2" input: "read" input: "idx" input: "axis"
+       attr { key: "Tparams" value { type: DT_FLOAT } }
+       attr { key: "Tindices" value { type: DT_INT32 } }
+       attr { key: "Taxis" value { type: DT_INT32 } }
+       attr { key: "batch_dims" value { i: 0 } } }
+node { name: "two" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 2 } } } }
+node { name: "out" op: "Mul" input: "g" input: "two" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "ones" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 5 } }
+                                            float_val: 1 } } } }
+node { name: "update" op: "AssignAddVariableOp" input: "v" input: "ones" input: "^g"
+       attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "peek" op: "ReadVariableOp" input: "v" attr { key: "dtype" value { type: DT_FLOAT } } }
+)pb";
+
 std::string WriteGraph(const std::string& text, const std::string& tag) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             absl::StrCat("tfjit_gather_check_", tag, ".pbtxt")).string();
@@ -178,6 +212,41 @@ TEST(GatherCheckTest, GatherNdComputedIndices) {
 // While body: s += table[i] for i in range(n), table = [5, 7, 11, 13] a body constant and i a
 // loop variable. No run-time check can leave a loop body, so the body's gather still needs
 // constant indices: --jit all fails with UNIMPLEMENTED naming that, auto runs it on kernels.
+// The executor reads a cluster's checks before it writes back variables: a failing run leaves
+// the variable as it was, as the kernels do (the update runs after the gather).
+TEST(GatherCheckTest, FailedCheckLeavesVariablesUnchanged) {
+  const std::string path = WriteGraph(kVariableGraph, "variable");
+  for (JitMode jit : {JitMode::kNone, JitMode::kAuto, JitMode::kAll}) {
+    SCOPED_TRACE(static_cast<int>(jit));
+    std::unique_ptr<Session> s = Open(path, jit);
+    ASSERT_NE(s, nullptr);
+    ASSERT_TRUE(s->Run({}, {}, {"init"}).ok());
+    auto scalar = [](int v) { return Tensor::FromVector<int32_t>(DType::kInt32, {}, {v}); };
+    auto peek = [&]() {
+      auto r = s->Run({}, {"peek"});
+      EXPECT_TRUE(r.ok()) << r.status();
+      return r.ok() ? std::vector<float>((*r)[0].data<float>(), (*r)[0].data<float>() + 5)
+                    : std::vector<float>();
+    };
+    RunStats stats;
+    auto good = s->Run({{"i", scalar(0)}}, {"out"}, {"update"}, &stats);
+    ASSERT_TRUE(good.ok()) << good.status();
+    EXPECT_EQ((*good)[0].data<float>()[0], 2.0f);  // v[1] * 2
+    if (jit != JitMode::kNone) {
+      EXPECT_GE(stats.clusters, 1);
+      EXPECT_EQ(stats.fallbacks, 0);
+    }
+    EXPECT_EQ(peek(), (std::vector<float>{1, 2, 3, 4, 5}));
+    auto bad = s->Run({{"i", scalar(9)}}, {"out"}, {"update"});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << bad.status();
+    // A scalar index has no position in TF's message.
+    EXPECT_TRUE(absl::StrContains(bad.status().message(), "indices = 10 is not in [0, 5)"))
+        << bad.status();
+    EXPECT_EQ(peek(), (std::vector<float>{1, 2, 3, 4, 5}));
+  }
+}
+
 TEST(GatherCheckTest, GatherInWhileBodyNeedsConstantIndices) {
   std::ifstream in(std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "control_flow" /
                    "while_sum.pbtxt");
