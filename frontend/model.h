@@ -42,6 +42,11 @@ struct InitRun {
   std::vector<std::string> targets;                   // nodes to run
 };
 
+// Loaders name the nodes they add to a graph (e.g. the placeholder and assign that restore a
+// SavedModel variable) "<node>" + kLoaderNodeSuffix + ...: they are not the user's inputs or
+// outputs.
+inline constexpr char kLoaderNodeSuffix[] = "/_tfjit_restore";
+
 struct LoadedModel {
   std::unique_ptr<Graph> graph;
   std::string format;  // "graphdef", "saved_model" or "tfjs"

@@ -348,7 +348,7 @@ absl::StatusOr<std::map<std::string, std::string>> CheckpointKeys(
 
 std::string AddRestoreNodes(const VariableNode& variable, const std::vector<int64_t>& dims,
                             tensorflow::GraphDef* graph_def) {
-  const std::string placeholder = absl::StrCat(variable.name, "/_tfjit_restore");
+  const std::string placeholder = absl::StrCat(variable.name, kLoaderNodeSuffix);
   const auto tf_dtype = static_cast<tensorflow::DataType>(DTypeToTfEnum(variable.dtype));
   tensorflow::NodeDef* ph = graph_def->add_node();
   ph->set_name(placeholder);

@@ -35,10 +35,9 @@ cluster::JitMode ToClusterMode(JitMode mode) {
   return cluster::JitMode::kAuto;
 }
 
-// Nodes a loader added to restore variables (frontend/saved_model_graph.cc): not user inputs or
-// outputs.
+// Nodes a loader added (frontend/model.h): not user inputs or outputs.
 bool IsLoaderNode(const tf::Node& node) {
-  return absl::StrContains(node.name(), "/_tfjit_restore");
+  return absl::StrContains(node.name(), tf::kLoaderNodeSuffix);
 }
 
 std::string DimsString(const std::vector<int64_t>& dims) {
