@@ -1,8 +1,31 @@
 #!/usr/bin/env bash
 # ./test.sh           installs what is missing, builds everything, runs every test (ctest)
 # ./test.sh ARGS...   extra ctest arguments, e.g. ./test.sh -R hlo
+# ./test.sh --asan    the same suite built with AddressSanitizer+LeakSanitizer+UBSan (build-asan/)
+# ./test.sh --tsan    the same suite built with ThreadSanitizer (build-tsan/)
+# Sanitizer runs leave out the real-model conformance test (ctest label `models`): it takes
+# minutes without instrumentation and its code paths are covered by the other tests.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+sanitize=""
+case "${1:-}" in
+  --asan) sanitize=address; shift ;;
+  --tsan) sanitize=thread; shift ;;
+esac
+ctest_args=()
+if [ -n "$sanitize" ]; then
+  suffix=$([ "$sanitize" = address ] && echo asan || echo tsan)
+  export TFJIT_BUILD_DIR="${TFJIT_BUILD_DIR:-$root/build-$suffix}"
+  # -O1 with line tables: sanitizer reports name file:line, and the build stays affordable on
+  # a 2-core CI machine. Benchmarks are not built.
+  export TFJIT_CMAKE_ARGS="-DTFJIT_SANITIZE=$sanitize -DTFJIT_BUILD_BENCH=OFF \
+-DCMAKE_CXX_FLAGS_RELEASE=-O1\ -g1 -DCMAKE_C_FLAGS_RELEASE=-O1\ -g1"
+  # Any report fails the test that caused it; leaks are reported at exit (LeakSanitizer).
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}"
+  export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+  export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
+  ctest_args=(-LE models)
+fi
 "$root/scripts/build.sh"
 cd "${TFJIT_BUILD_DIR:-$root/build}"
-ctest --output-on-failure -j "${TFJIT_JOBS:-$(nproc)}" "$@"
+ctest --output-on-failure -j "${TFJIT_JOBS:-$(nproc)}" "${ctest_args[@]}" "$@"

@@ -16,6 +16,24 @@ function(tfjit_add_gtest name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE TFJIT_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+  # Label = the folder under tests/ (unit, tf, ...): `ctest -L unit` selects a family, and the
+  # sanitizer runs pick theirs by label.
+  file(RELATIVE_PATH rel ${CMAKE_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR})
+  string(REGEX REPLACE "/.*" "" label "${rel}")
+  if(TFJIT_SANITIZE)
+    # Sanitizer builds: a process start costs about a second there (the statically linked LLVM
+    # under ASan/TSan), so each binary runs as a few gtest shards instead of one process per
+    # test.
+    set(shards 3)
+    math(EXPR last "${shards} - 1")
+    foreach(i RANGE ${last})
+      add_test(NAME ${name}_shard${i} COMMAND ${name})
+      set_tests_properties(${name}_shard${i} PROPERTIES LABELS "${label}"
+        ENVIRONMENT "TFJIT_SOURCE_DIR=${CMAKE_SOURCE_DIR};GTEST_TOTAL_SHARDS=${shards};GTEST_SHARD_INDEX=${i}")
+    endforeach()
+    return()
+  endif()
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
-                       PROPERTIES ENVIRONMENT "TFJIT_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+                       PROPERTIES ENVIRONMENT "TFJIT_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
+                                  LABELS "${label}")
 endfunction()

@@ -29,7 +29,7 @@ absl::StatusOr<Tensor> Deref(const Tensor& t) {
 absl::StatusOr<std::shared_ptr<Var>> ResourceMgr::LookupOrCreate(const std::string& container,
                                                                  const std::string& name,
                                                                  DType dtype) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   std::shared_ptr<Var>& var = vars_[absl::StrCat(container, "/", name)];
   if (var == nullptr) var = std::make_shared<Var>(dtype);
   if (var->dtype() != dtype) {
@@ -41,7 +41,7 @@ absl::StatusOr<std::shared_ptr<Var>> ResourceMgr::LookupOrCreate(const std::stri
 }
 
 absl::Status ResourceMgr::Delete(const std::string& container, const std::string& name) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (vars_.erase(absl::StrCat(container, "/", name)) == 0) {
     return NotFound("Resource %s/%s does not exist", container, name);
   }
@@ -49,7 +49,7 @@ absl::Status ResourceMgr::Delete(const std::string& container, const std::string
 }
 
 ResourceMgr* ResourceMgrSet::ForDevice(const std::string& full_device_name) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   std::unique_ptr<ResourceMgr>& mgr = mgrs_[full_device_name];
   if (mgr == nullptr) mgr = std::make_unique<ResourceMgr>();
   return mgr.get();

@@ -5,12 +5,12 @@
 #define TFJIT_RUNTIME_RESOURCE_MGR_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit::runtime {
@@ -24,24 +24,24 @@ class Var {
   DType dtype() const { return dtype_; }
   // The current value; an invalid Tensor while uninitialized.
   Tensor Get() const {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return value_;
   }
   void Set(Tensor value) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     value_ = std::move(value);
   }
   bool initialized() const {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return value_.valid();
   }
   // Serialises read-modify-write updates (AssignAdd, ...) and cluster write-backs.
-  absl::Mutex& update_mu() const { return update_mu_; }
+  std::mutex& update_mu() const { return update_mu_; }
 
  private:
   const DType dtype_;
-  mutable absl::Mutex mu_;
-  mutable absl::Mutex update_mu_;
+  mutable std::mutex mu_;
+  mutable std::mutex update_mu_;
   Tensor value_;
 };
 
@@ -106,7 +106,7 @@ class ResourceMgr {
   absl::Status Delete(const std::string& container, const std::string& name);
 
  private:
-  absl::Mutex mu_;
+  std::mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Var>> vars_;
 };
 
@@ -116,7 +116,7 @@ class ResourceMgrSet {
   ResourceMgr* ForDevice(const std::string& full_device_name);
 
  private:
-  absl::Mutex mu_;
+  std::mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<ResourceMgr>> mgrs_;
 };
 

@@ -3,13 +3,13 @@
 #define TFJIT_RUNTIME_KERNELS_KERNEL_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/strings/string_view.h"
 #include "core/thread_pool.h"
 #include "frontend/graph.h"
 #include "runtime/resource_mgr.h"
@@ -30,14 +30,14 @@ class KernelStateStore {
   // state's own fields themselves (the store only guards the map).
   template <typename S, typename Make>
   S* GetOrCreate(const tf::Node* node, Make make) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     std::unique_ptr<KernelState>& slot = states_[node];
     if (slot == nullptr) slot = make();
     return static_cast<S*>(slot.get());
   }
 
  private:
-  absl::Mutex mu_;
+  std::mutex mu_;
   absl::flat_hash_map<const tf::Node*, std::unique_ptr<KernelState>> states_;
 };
 

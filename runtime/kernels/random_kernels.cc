@@ -5,10 +5,10 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <type_traits>
 
-#include "absl/synchronization/mutex.h"
 #include "core/dtype.h"
 #include "core/philox.h"
 #include "core/random_fill.h"
@@ -251,7 +251,7 @@ absl::Status StatelessRandomGetAlg(KernelContext& ctx) {
 // The node's generator (TF's GuardedPhiloxRandom): keyed by (seed, seed2), advancing by
 // 256 blocks per output on every run (ReserveRandomOutputs(n, 256)).
 struct StatefulGenerator : KernelState {
-  absl::Mutex mu;
+  std::mutex mu;
   PhiloxState state;
   uint64_t compiled_runs = 0;  // compiled runs that ignored the seeds (known issue E)
 };
@@ -285,7 +285,7 @@ absl::StatusOr<StatefulGenerator*> Generator(KernelStateStore* store, const tf::
 
 absl::StatusOr<PhiloxState> ReserveSamples(KernelContext& ctx, int64_t num_outputs) {
   TFJIT_ASSIGN_OR_RETURN(StatefulGenerator * gen, Generator(ctx.state_store(), ctx.node()));
-  absl::MutexLock lock(&gen->mu);
+  std::lock_guard<std::mutex> lock(gen->mu);
   const PhiloxState local = gen->state;
   gen->state.Skip(static_cast<uint64_t>(num_outputs) *
                   static_cast<uint64_t>(random::kReservedSamplesPerOutput));
@@ -379,13 +379,13 @@ absl::StatusOr<CompiledRandomState> AcquireCompiledRandomState(KernelStateStore*
   TFJIT_ASSIGN_OR_RETURN(result.generator_, Generator(store, node));
   StatefulGenerator* gen = result.generator_;
   if (honour_seeds) {
-    result.lock_ = std::make_unique<absl::MutexLock>(&gen->mu);
+    result.lock_ = std::make_unique<std::lock_guard<std::mutex>>(gen->mu);
     result.state_ = StateTensor(gen->state);
     return result;
   }
   uint64_t run;
   {
-    absl::MutexLock lock(&gen->mu);
+    std::lock_guard<std::mutex> lock(gen->mu);
     run = gen->compiled_runs++;
   }
   result.state_ = StateTensor(random::StatelessSeedToState(run, Fnv1a(node.name())));

@@ -4,9 +4,9 @@
 #define TFJIT_RUNTIME_KERNELS_RANDOM_KERNELS_H_
 
 #include <memory>
+#include <mutex>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "frontend/graph.h"
 #include "runtime/kernels/kernel.h"
 #include "tfjit/tensor.h"
@@ -34,7 +34,8 @@ class CompiledRandomState {
   friend absl::StatusOr<CompiledRandomState> AcquireCompiledRandomState(
       KernelStateStore* store, const tf::Node& node, bool honour_seeds);
   StatefulGenerator* generator_ = nullptr;
-  std::unique_ptr<absl::MutexLock> lock_;  // held from acquisition to Commit (honoured seeds)
+  // Held from acquisition to Commit (honoured seeds).
+  std::unique_ptr<std::lock_guard<std::mutex>> lock_;
   Tensor state_;
 };
 

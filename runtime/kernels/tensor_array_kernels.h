@@ -5,12 +5,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "frontend/tensor_proto.h"
 #include "tfjit/tensor.h"
 
@@ -65,7 +65,7 @@ class TensorArray {
   const bool dynamic_size_;
   const bool clear_after_read_;
   const bool identical_element_shapes_;
-  mutable absl::Mutex mu_;
+  mutable std::mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   tf::PartialShape element_shape_ ABSL_GUARDED_BY(mu_);
   std::vector<Slot> slots_ ABSL_GUARDED_BY(mu_);

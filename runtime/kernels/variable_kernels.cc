@@ -88,7 +88,7 @@ absl::Status CheckValueDType(const KernelContext& ctx, const Var& var, const Ten
 absl::Status AssignVariableOp(KernelContext& ctx) {
   TFJIT_ASSIGN_OR_RETURN(const ResourceHandle* h, Handle(ctx));
   TFJIT_RETURN_IF_ERROR(CheckValueDType(ctx, *h->var(), ctx.input(1)));
-  absl::MutexLock lock(&h->var()->update_mu());
+  std::lock_guard<std::mutex> lock(h->var()->update_mu());
   h->var()->Set(ctx.input(1).Clone());  // the caller may still own the fed buffer
   return absl::OkStatus();
 }
@@ -118,7 +118,7 @@ absl::Status UpdateVar(KernelContext& ctx, Var& var, const std::string& what, in
                        Tensor* result, const ResourceHandle* handle) {
   const Tensor& delta = ctx.input(1);
   TFJIT_RETURN_IF_ERROR(CheckValueDType(ctx, var, delta));
-  absl::MutexLock lock(&var.update_mu());
+  std::lock_guard<std::mutex> lock(var.update_mu());
   Tensor old = var.Get();
   if (!old.valid()) {
     if (handle != nullptr) return Uninitialized(*handle);
@@ -216,7 +216,7 @@ absl::Status Assign(KernelContext& ctx) {
   const Tensor& value = ctx.input(1);
   TFJIT_RETURN_IF_ERROR(CheckValueDType(ctx, var, value));
   const bool validate = tf::GetBoolAttrOr(ctx.node(), "validate_shape", true).value_or(true);
-  absl::MutexLock lock(&var.update_mu());
+  std::lock_guard<std::mutex> lock(var.update_mu());
   Tensor old = var.Get();
   if (validate && old.valid() && old.dims() != value.dims()) {
     return NodeError(ctx, absl::StrCat("Assign requires shapes of both tensors to match. lhs "

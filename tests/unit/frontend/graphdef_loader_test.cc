@@ -60,7 +60,7 @@ TEST(GraphDefLoaderTest, TextErrorsReportLineAndColumn) {
 }
 
 TEST(GraphDefLoaderTest, NeitherBinaryNorText) {
-  const std::string path = WriteTemp("garbage.pb", std::string("\x0a\xff\x01{{{ not a graph", 20));
+  const std::string path = WriteTemp("garbage.pb", std::string("\x0a\xff\x01{{{ not a graph"));
   absl::Status s = LoadGraphDefFile(path).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()), StartsWith("file '" + path + "': not a GraphDef: binary parse failed "
