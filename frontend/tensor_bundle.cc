@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -32,8 +33,15 @@ absl::Status FromLevelDb(const leveldb::Status& s, const std::string& path) {
   return InvalidArgument("checkpoint index '%s': cannot read: %s", path, s.ToString());
 }
 
-// A varint64 at data[*pos]; false when it runs past `size` or is longer than 10 bytes.
-bool ReadVarint64(const std::string& data, size_t* pos, uint64_t* out) {
+uint32_t LoadLe32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);  // the bundle is little-endian and so is every host tfjit runs on
+  return v;
+}
+
+// A varint32/64 in `data` at *pos (LevelDB's and protobuf's encoding); false when it runs
+// past the end or is longer than 10 bytes.
+bool GetVarint(absl::string_view data, size_t* pos, uint64_t* out) {
   uint64_t v = 0;
   for (int shift = 0; shift < 64 && *pos < data.size(); shift += 7) {
     const uint8_t b = static_cast<uint8_t>(data[(*pos)++]);
@@ -46,10 +54,58 @@ bool ReadVarint64(const std::string& data, size_t* pos, uint64_t* out) {
   return false;
 }
 
-uint32_t LoadLe32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);  // the bundle is little-endian and so is every host tfjit runs on
-  return v;
+// LevelDB allocates every block it reads at the size its block handle claims, before reading
+// (table/format.cc ReadBlock), and the footer that holds the index block's handle carries no
+// checksum. So a corrupt or hostile index could make it allocate up to 2^64 bytes. This checks
+// the footer's handles, and the data-block handles of an uncompressed index block, against
+// the file size first. Anything this walk cannot parse is left to LevelDB, which reports it as
+// corruption.
+absl::Status CheckTableHandles(const std::string& path, const std::string& file) {
+  constexpr size_t kFooterSize = 48;        // 2 handles of <= 20 bytes, padding, 8-byte magic
+  constexpr uint64_t kBlockTrailerSize = 5;  // compression type byte + CRC32C
+  if (file.size() < kFooterSize) return absl::OkStatus();
+  const uint64_t size = file.size();
+  auto bad = [&](const char* what, uint64_t offset, uint64_t n) {
+    return DataLoss("checkpoint index '%s' is corrupt: %s block at offset %d with %d bytes lies "
+                    "outside the %d-byte file", path, what, offset, n, size);
+  };
+  auto fits = [&](uint64_t offset, uint64_t n) {
+    return n <= size && offset <= size - n && size - n - offset >= kBlockTrailerSize;
+  };
+  absl::string_view footer(file.data() + size - kFooterSize, kFooterSize);
+  size_t pos = 0;
+  uint64_t meta_offset = 0, meta_size = 0, index_offset = 0, index_size = 0;
+  if (!GetVarint(footer, &pos, &meta_offset) || !GetVarint(footer, &pos, &meta_size) ||
+      !GetVarint(footer, &pos, &index_offset) || !GetVarint(footer, &pos, &index_size)) {
+    return absl::OkStatus();
+  }
+  if (!fits(meta_offset, meta_size)) return bad("the metaindex", meta_offset, meta_size);
+  if (!fits(index_offset, index_size)) return bad("the index", index_offset, index_size);
+  // Block trailer type 0 = uncompressed; a Snappy index block is only checked by LevelDB.
+  if (file[index_offset + index_size] != 0 || index_size < 4) return absl::OkStatus();
+  absl::string_view block(file.data() + index_offset, index_size);
+  const uint32_t num_restarts = LoadLe32(block.data() + block.size() - 4);
+  if (num_restarts > (block.size() - 4) / 4) return absl::OkStatus();
+  const size_t entries_end = block.size() - 4 - 4 * static_cast<size_t>(num_restarts);
+  pos = 0;
+  while (pos < entries_end) {
+    uint64_t shared = 0, non_shared = 0, value_len = 0;
+    if (!GetVarint(block, &pos, &shared) || !GetVarint(block, &pos, &non_shared) ||
+        !GetVarint(block, &pos, &value_len) || non_shared > entries_end - pos ||
+        value_len > entries_end - pos - non_shared) {
+      return absl::OkStatus();
+    }
+    pos += non_shared;
+    absl::string_view value = block.substr(pos, value_len);
+    pos += value_len;
+    size_t vpos = 0;
+    uint64_t offset = 0, n = 0;
+    if (!GetVarint(value, &vpos, &offset) || !GetVarint(value, &vpos, &n)) {
+      return absl::OkStatus();
+    }
+    if (!fits(offset, n)) return bad("a data", offset, n);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -71,6 +127,12 @@ absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(const std::stri
   s = env->NewRandomAccessFile(path, &raw_file);
   if (!s.ok()) return FromLevelDb(s, path);
   std::unique_ptr<leveldb::RandomAccessFile> file(raw_file);
+  {
+    // Index files are small (one entry per variable), so reading one whole is cheap.
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.size() == file_size) TFJIT_RETURN_IF_ERROR(CheckTableHandles(path, bytes));
+  }
   leveldb::Options options;
   options.paranoid_checks = true;
   leveldb::Table* raw_table = nullptr;
@@ -212,13 +274,26 @@ absl::StatusOr<Tensor> BundleReader::Lookup(const std::string& key) const {
                       key);
     }
   }
-  Tensor tensor(*dtype, *dims);
-  if (static_cast<int64_t>(tensor.byte_size()) != entry->size()) {
-    return DataLoss("checkpoint index '%s': tensor '%s' is %s (%d bytes) but its record in '%s' "
-                    "is %d bytes", index_path_, key, tensor.ShapeString(), tensor.byte_size(),
-                    DataPath(entry->shard_id()), entry->size());
+  // The shape is checked (overflow, LoaderLimits) and matched against the record size and the
+  // data file before the tensor is allocated: a corrupt index must not cost its declared size.
+  absl::StatusOr<int64_t> n = CheckedNumElements(*dtype, *dims);
+  if (!n.ok()) {
+    const std::string context = absl::StrCat("checkpoint index '", index_path_, "': tensor '",
+                                             key, "'");
+    if (n.status().code() == absl::StatusCode::kResourceExhausted) {
+      return WithContext(n.status(), context);
+    }
+    return DataLoss("%s has a bad shape: %s", context, n.status().message());
+  }
+  const int64_t byte_size = *n * static_cast<int64_t>(DTypeSize(*dtype));
+  if (byte_size != entry->size()) {
+    return DataLoss("checkpoint index '%s': tensor '%s' is %s[%s] (%d bytes) but its record in "
+                    "'%s' is %d bytes", index_path_, key, DTypeName(*dtype),
+                    absl::StrJoin(*dims, ","), byte_size, DataPath(entry->shard_id()),
+                    entry->size());
   }
   TFJIT_ASSIGN_OR_RETURN(std::string bytes, ReadRecord(key, *entry, /*check_crc=*/true));
+  Tensor tensor(*dtype, *dims);
   if (!bytes.empty()) std::memcpy(tensor.raw_data(), bytes.data(), bytes.size());
   return tensor;
 }
@@ -254,7 +329,7 @@ absl::StatusOr<std::vector<std::string>> BundleReader::LookupStrings(
   uint32_t length_crc = 0;
   for (int64_t i = 0; i < n; ++i) {
     uint64_t len = 0;
-    if (!ReadVarint64(bytes, &pos, &len)) return corrupt("a length runs past the record");
+    if (!GetVarint(bytes, &pos, &len)) return corrupt("a length runs past the record");
     if (len > 0xffffffffu) {
       length_crc = crc32c::Extend(length_crc, &len, sizeof(len));
     } else {

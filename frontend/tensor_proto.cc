@@ -1,6 +1,8 @@
 // TensorProto decoding and encoding (TF's Tensor::FromProto rules) and shape protos.
 #include "frontend/tensor_proto.h"
 
+#include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -106,6 +108,51 @@ std::string TfDataTypeName(int tf_enum) {
   return absl::AsciiStrToLower(name);
 }
 
+namespace {
+std::atomic<int64_t> max_tensor_elements{LoaderLimits{}.max_tensor_elements};
+std::atomic<int64_t> max_tensor_bytes{LoaderLimits{}.max_tensor_bytes};
+}  // namespace
+
+LoaderLimits GetLoaderLimits() {
+  return {max_tensor_elements.load(std::memory_order_relaxed),
+          max_tensor_bytes.load(std::memory_order_relaxed)};
+}
+
+void SetLoaderLimits(const LoaderLimits& limits) {
+  max_tensor_elements.store(limits.max_tensor_elements, std::memory_order_relaxed);
+  max_tensor_bytes.store(limits.max_tensor_bytes, std::memory_order_relaxed);
+}
+
+absl::StatusOr<int64_t> CheckedNumElements(DType dtype, const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t d : dims) {
+    if (d < 0) {
+      return InvalidArgument("shape %s has a negative dimension", TypedShapeString(dtype, dims));
+    }
+    // Keep checking the remaining dims for negatives, but stop multiplying on overflow
+    // (a later 0 does not make an overflowing shape valid: TF rejects it too).
+    if (!overflow && d != 0 && n > std::numeric_limits<int64_t>::max() / d) overflow = true;
+    if (!overflow) n *= d;
+  }
+  if (overflow) {
+    return InvalidArgument("shape %s has more elements than int64 can count",
+                           TypedShapeString(dtype, dims));
+  }
+  const LoaderLimits limits = GetLoaderLimits();
+  const int64_t elem = std::max<int64_t>(1, static_cast<int64_t>(DTypeSize(dtype)));
+  if (n > limits.max_tensor_elements || n > limits.max_tensor_bytes / elem) {
+    return ResourceExhausted(
+        "%s has %d elements (%d bytes); tfjit refuses tensors from a file over %d elements or "
+        "%d bytes (tf::LoaderLimits)",
+        TypedShapeString(dtype, dims), n,
+        n > std::numeric_limits<int64_t>::max() / elem ? std::numeric_limits<int64_t>::max()
+                                                        : n * elem,
+        limits.max_tensor_elements, limits.max_tensor_bytes);
+  }
+  return n;
+}
+
 absl::StatusOr<PartialShape> PartialShapeFromProto(const tensorflow::TensorShapeProto& proto) {
   PartialShape shape;
   if (proto.unknown_rank()) {
@@ -162,13 +209,14 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
                            shape.ToString());
   }
   // Refuse element counts that overflow or cannot be allocated before touching memory.
-  int64_t n = 1;
-  constexpr int64_t kMaxElements = int64_t{1} << 40;
-  for (int64_t d : shape.dims) {
-    if (d != 0 && n > kMaxElements / d) {
-      return InvalidArgument("tensor shape %s has too many elements", shape.ToString());
-    }
-    n *= d;
+  TFJIT_ASSIGN_OR_RETURN(const int64_t n, CheckedNumElements(*dtype, shape.dims));
+  // tensor_content must hold exactly the tensor's bytes: check before allocating, so a
+  // mismatch never costs the declared size.
+  if (!proto.tensor_content().empty() &&
+      proto.tensor_content().size() != static_cast<size_t>(n) * DTypeSize(*dtype)) {
+    return InvalidArgument("tensor_content has %d bytes, expected %d for %s",
+                           proto.tensor_content().size(), n * static_cast<int64_t>(DTypeSize(*dtype)),
+                           TypedShapeString(*dtype, shape.dims));
   }
   Tensor t(*dtype, shape.dims);
   if (!proto.tensor_content().empty()) {

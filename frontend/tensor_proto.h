@@ -26,6 +26,24 @@ struct PartialShape {
   bool operator==(const PartialShape&) const = default;
 };
 
+// Loader limits: the largest tensor a model file may make tfjit allocate (a Const value, a
+// restored checkpoint variable). A GraphDef Const can declare any shape with a single value
+// that TF pads out, so without a cap a few bytes of file could ask for terabytes. The defaults
+// (2^31 elements and 4 GiB per tensor) are above any real model's weights; they are
+// process-wide because loading has no session yet (the fuzz targets lower them).
+struct LoaderLimits {
+  int64_t max_tensor_elements = int64_t{1} << 31;
+  int64_t max_tensor_bytes = int64_t{4} << 30;
+};
+LoaderLimits GetLoaderLimits();
+void SetLoaderLimits(const LoaderLimits& limits);
+
+// The element count of `dims` for a tensor of `dtype`, checked before anything is allocated:
+// INVALID_ARGUMENT for a negative dim or a product that overflows int64, RESOURCE_EXHAUSTED
+// ("float32[1000000,1000000] has 1000000000000 elements (4000000000000 bytes); tfjit refuses
+// tensors over ...") above the LoaderLimits.
+absl::StatusOr<int64_t> CheckedNumElements(DType dtype, const std::vector<int64_t>& dims);
+
 // Decodes a TensorShapeProto. Unknown dims stay -1; dims below -1 and unknown_rank together
 // with dims are INVALID_ARGUMENT.
 absl::StatusOr<PartialShape> PartialShapeFromProto(const tensorflow::TensorShapeProto& proto);
@@ -39,8 +57,9 @@ tensorflow::TensorShapeProto ShapeToProto(const std::vector<int64_t>& dims);
 // Decodes a constant the way TF's Tensor::FromProto does: tensor_content holds exactly
 // n * sizeof(element) little-endian bytes; otherwise the typed *_val field is used, and a
 // field with fewer than n values is padded with its last value (empty: zeros). Errors:
-// INVALID_ARGUMENT for bad sizes/shapes, UNIMPLEMENTED for dtypes tfjit cannot hold
-// (string, complex, quantized, resource, variant, float8, int4).
+// INVALID_ARGUMENT for bad sizes/shapes, RESOURCE_EXHAUSTED for shapes over the LoaderLimits
+// (checked before allocating), UNIMPLEMENTED for dtypes tfjit cannot hold (string, complex,
+// quantized, resource, variant, float8, int4).
 absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto);
 
 // Encodes a numeric tensor in the tensor_content form.

@@ -166,11 +166,12 @@ absl::StatusOr<TfjsWeight> DecodeTfjsWeight(const tfjs::WeightSpec& spec, absl::
     const int64_t values = dtype == "complex64" ? 2 * n : n;
     TFJIT_ASSIGN_OR_RETURN(const char* p, Take(spec, bytes, offset, values, 4, source));
     out.f32.resize(static_cast<size_t>(values));
-    std::memcpy(out.f32.data(), p, static_cast<size_t>(values) * 4);
+    // memcpy's pointers must be valid even for 0 bytes; an empty vector's data() may be null.
+    if (values > 0) std::memcpy(out.f32.data(), p, static_cast<size_t>(values) * 4);
   } else if (dtype == "int32") {
     TFJIT_ASSIGN_OR_RETURN(const char* p, Take(spec, bytes, offset, n, 4, source));
     out.i32.resize(static_cast<size_t>(n));
-    std::memcpy(out.i32.data(), p, static_cast<size_t>(n) * 4);
+    if (n > 0) std::memcpy(out.i32.data(), p, static_cast<size_t>(n) * 4);
   } else if (dtype == "bool") {
     TFJIT_ASSIGN_OR_RETURN(const char* p, Take(spec, bytes, offset, n, 1, source));
     out.b.assign(p, p + n);

@@ -81,22 +81,28 @@ class Parser {
   Instruction* last_added_ = nullptr;
 };
 
-// Constants are materialised while parsing; refuse sizes that cannot be allocated rather
-// than crash on hostile text.
-bool FitsInMemory(const Shape& shape) {
+// Constants are materialised while parsing, so their size is checked before the literal is
+// allocated: at most 2^31 elements (the old cap), and no more elements than `budget`, the
+// characters of text left, since every element is written out with at least one character.
+// Without the second check a few bytes of text ("f32[1000000000] constant(...") would cost
+// gigabytes before the parse fails. Dims of 0 count as 1 for the overflow guard.
+bool FitsInMemory(const Shape& shape, int64_t budget, int64_t* used) {
   if (shape.IsTuple()) {
     for (const Shape& s : shape.tuple_shapes()) {
-      if (!FitsInMemory(s)) return false;
+      if (!FitsInMemory(s, budget, used)) return false;
     }
     return true;
   }
   int64_t n = 1;
+  bool empty = false;
   for (int64_t d : shape.dims()) {
     if (d > (int64_t{1} << 31) || (n *= std::max<int64_t>(d, 1)) > (int64_t{1} << 31)) {
       return false;
     }
+    empty = empty || d == 0;
   }
-  return true;
+  *used += empty ? 0 : n;
+  return *used <= budget;
 }
 
 void Parser::SkipSpace() {
@@ -597,8 +603,16 @@ absl::Status Parser::ParseOperands(Opcode opcode, const Shape& shape,
   if (opcode == Opcode::kParameter) {
     TFJIT_ASSIGN_OR_RETURN(parsed->attrs.parameter_number, ParseInt());
     if (parsed->attrs.parameter_number < 0) return ErrorAt(open_pos, "a parameter number >= 0");
+    // Parameter numbers are dense and each parameter is an instruction of the text, so a
+    // number beyond the text's length is malformed (and would size the parameter table).
+    if (parsed->attrs.parameter_number >= static_cast<int64_t>(text_.size())) {
+      return ErrorAt(open_pos, "a parameter number below the number of parameters");
+    }
   } else if (opcode == Opcode::kConstant) {
-    if (!FitsInMemory(shape)) return ErrorAt(open_pos, "a constant of at most 2^31 elements");
+    int64_t elements = 0;
+    if (!FitsInMemory(shape, static_cast<int64_t>(text_.size() - pos_), &elements)) {
+      return ErrorAt(open_pos, "a constant of at most 2^31 elements, each written in the text");
+    }
     Literal literal(shape);
     TFJIT_RETURN_IF_ERROR(ParseLiteralInto(&literal));
     parsed->attrs.literal = std::move(literal);

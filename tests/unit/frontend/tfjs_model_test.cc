@@ -541,5 +541,18 @@ TEST(TfjsWeightsTest, HugeOrNegativeShapesAreRejectedBeforeAllocating) {
   EXPECT_EQ(offset, 0u);
 }
 
+// Fuzz finding (tests/fuzz/regressions/tfjs_model/zero_element_int32_weight): a weight with
+// no elements copied 0 bytes from a null vector buffer (undefined behaviour under UBSan).
+TEST(TfjsWeightsTest, ZeroElementWeightsDecodeEmptyAndTakeNoBytes) {
+  for (const char* dtype : {"float32", "int32", "complex64", "bool", "string"}) {
+    size_t offset = 0;
+    absl::StatusOr<TfjsWeight> w = DecodeTfjsWeight(Spec(dtype, {0, 3}), "", &offset, "t");
+    ASSERT_TRUE(w.ok()) << dtype << ": " << w.status();
+    EXPECT_EQ(offset, 0u) << dtype;
+    EXPECT_TRUE(w->f32.empty() && w->i32.empty() && w->b.empty() && w->strings.empty()) << dtype;
+    EXPECT_EQ(w->shape, (std::vector<int64_t>{0, 3})) << dtype;
+  }
+}
+
 }  // namespace
 }  // namespace tfjit::tf

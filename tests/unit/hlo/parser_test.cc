@@ -267,6 +267,13 @@ TEST(ParserTest, ErrorsNameLineColumnAndWhatWasExpected) {
       {"HloModule m\nENTRY %e () -> f32[100000,100000] {\n"
        "  ROOT %c = f32[100000,100000] constant({})\n}",
        "expected a constant of at most 2^31 elements"},
+      // Fuzz findings (tests/fuzz/regressions/hlo_text): sizes the text cannot back are refused
+      // before anything is allocated for them.
+      {"HloModule m\nENTRY %e () -> f32[100000000] {\n"
+       "  ROOT %c = f32[100000000] constant({1})\n}",
+       "expected a constant of at most 2^31 elements, each written in the text"},
+      {"HloModule m\nENTRY %e (x: f32[]) -> f32[] {\n  ROOT %x = f32[] parameter(2082585612)\n}",
+       "expected a parameter number below the number of parameters"},
       {"HloModule m\nENTRY %e () -> f32[2] {\n  ROOT %c = f32[2] constant({1, 2}), "
        "meta={tf_node=\"a\" colour=\"b\"}\n}",
        "expected tf_node, tf_op, source_file or source_line, found 'colour=\"b\"}'"},

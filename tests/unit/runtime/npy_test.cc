@@ -168,6 +168,16 @@ TEST(NpyTest, DataSizeMismatchNamesFileAndShape) {
               absl::StatusCode::kInvalidArgument, "data has 20 bytes");
 }
 
+// Loader limit (issue 5): a header claiming 4 TB is checked against the data actually in the
+// file before the tensor is allocated, so a 4-byte body costs nothing.
+TEST(NpyTest, HugeHeaderShapeWithShortDataIsRefusedBeforeAllocating) {
+  const float one = 1;
+  ExpectError(NumpyHeaderV1("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, "
+                            "1000000), }") + Bytes(&one, sizeof(one)),
+              absl::StatusCode::kInvalidArgument,
+              "data has 4 bytes, header says float32[1000000,1000000] (4000000000000 bytes)");
+}
+
 TEST(NpyTest, FortranOrderIsUnimplementedWithHint) {
   ExpectError(NumpyHeaderV1("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }") +
                   std::string(16, '\0'),
