@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/dtype.h"
+#include "core/run_control.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit {
@@ -13,19 +14,32 @@ namespace {
 // 64 bytes: one cache line and one AVX-512 vector, so compiled loops may use aligned access.
 constexpr size_t kAlignment = 64;
 
-std::shared_ptr<void> AllocateZeroed(size_t bytes) {
+// `budget` (may be null) was charged `bytes` for this buffer; the deleter gives them back.
+std::shared_ptr<void> AllocateZeroed(size_t bytes, std::shared_ptr<MemoryBudget> budget) {
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
-  if (p == nullptr) return nullptr;
+  if (p == nullptr) {
+    if (budget != nullptr) budget->Release(static_cast<int64_t>(bytes));
+    return nullptr;
+  }
   std::memset(p, 0, rounded);
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  if (budget == nullptr) return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  return std::shared_ptr<void>(p, [budget = std::move(budget), bytes](void* q) {
+    std::free(q);
+    budget->Release(static_cast<int64_t>(bytes));
+  });
 }
 
 }  // namespace
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> dims) : dtype_(dtype), dims_(std::move(dims)) {
-  buffer_ = AllocateZeroed(byte_size());
+  // Inside a run, the run's memory budget is charged first; inside a kernel call, a refusal
+  // throws AllocationRefused before any memory is taken (core/run_control.h).
+  int64_t bytes = -1;
+  if (!TensorBytes(dtype_, dims_, &bytes)) bytes = -1;
+  std::shared_ptr<MemoryBudget> budget = ChargeTensorAllocation(dtype_, dims_, bytes);
+  buffer_ = AllocateZeroed(byte_size(), std::move(budget));
   data_ = buffer_.get();
 }
 

@@ -29,6 +29,7 @@ constexpr char kUsage[] =
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
     "            [--logical-cpus N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
     "            [--backend cpu|interpreter] [--signature NAME] [--tags serve,...]\n"
+    "            [--timeout SECONDS] [--memory-limit BYTES]\n"
     "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]...\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
     "MODEL is a TF GraphDef (.pb binary or .pbtxt text), a SavedModel directory, or a TF.js\n"
@@ -109,6 +110,17 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
     } else if (flag == "--logical-cpus") {
       if (!absl::SimpleAtoi(v, &args->options.logical_cpus) || args->options.logical_cpus < 1) {
         return "--logical-cpus takes a positive integer";
+      }
+    } else if (flag == "--timeout") {  // each run's deadline: DEADLINE_EXCEEDED past it
+      double seconds;
+      if (!absl::SimpleAtod(v, &seconds) || !(seconds > 0) || seconds > 1e9) {
+        return "--timeout takes a positive number of seconds";
+      }
+      args->options.run_timeout_ms = std::max<int64_t>(1, static_cast<int64_t>(seconds * 1000));
+    } else if (flag == "--memory-limit") {  // cap on live tensor bytes: RESOURCE_EXHAUSTED
+      if (!absl::SimpleAtoi(v, &args->options.memory_limit_bytes) ||
+          args->options.memory_limit_bytes < 1) {
+        return "--memory-limit takes a positive number of bytes";
       }
     } else if (flag == "--repeat") {
       if (!absl::SimpleAtoi(v, &args->repeat) || args->repeat < 1) {

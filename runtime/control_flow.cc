@@ -72,6 +72,9 @@ absl::Status RunWhile(const tf::Node& node, const std::vector<Tensor>& inputs,
                       const ExecContext& ctx, std::vector<Tensor>* outputs, RunStats* stats) {
   std::vector<Tensor> vars = inputs;
   for (int64_t iteration = 0;; ++iteration) {
+    // Each iteration: a loop whose cond stays true ends at the run's deadline or cancel.
+    absl::Status stop = CheckRunControl(ctx, node);
+    if (!stop.ok()) return AppendContext(stop, absl::StrCat("in iteration ", iteration));
     std::vector<Tensor> cond_out;
     TFJIT_RETURN_IF_ERROR(Call(node, "cond", vars, ctx, &cond_out, stats));
     if (cond_out.empty()) {

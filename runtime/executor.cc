@@ -6,6 +6,8 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -105,6 +107,12 @@ std::vector<std::string> PlaceNodes(const tf::Graph& graph, const Placement& pla
 }
 
 }  // namespace
+
+absl::Status CheckRunControl(const ExecContext& ctx, const tf::Node& node) {
+  if (ctx.control == nullptr || !ctx.control->ShouldStop()) return absl::OkStatus();
+  return AttachNode(ctx.control->Check(absl::StrCat("node ", node.DebugName())), node.name(),
+                    node.op());
+}
 
 // Adds what a nested run (a function body) did to the outer run's statistics.
 void AddNestedStats(const RunStats& nested, RunStats* into) {
@@ -503,6 +511,10 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
 }
 
 absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext& ctx) const {
+  if (ctx.control != nullptr && ctx.control->ShouldStop()) {
+    if (unit.node != nullptr) return CheckRunControl(ctx, *unit.node);
+    return ctx.control->Check(clustering_.clusters[unit.cluster].spec.name);
+  }
   std::vector<Tensor> inputs;
   inputs.reserve(unit.input_slots.size());
   for (int s : unit.input_slots) inputs.push_back(state.slots[s]);
@@ -521,6 +533,7 @@ absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext&
 absl::Status Plan::RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
                              const ExecContext& ctx, std::vector<Tensor>* outputs,
                              RunState* state) const {
+  TFJIT_RETURN_IF_ERROR(CheckRunControl(ctx, node));
   if (node.called_function() != nullptr || IsControlFlowOp(node.op())) {
     std::vector<Tensor> values = inputs;
     for (Tensor& v : values) {
@@ -588,7 +601,24 @@ absl::Status Plan::RunKernelFn(const tf::Node& node, const std::vector<Tensor>& 
   kctx.set_state_store(ctx.kernel_state);
   const std::string& device = device_of_[node.id()];
   kctx.set_device(device, ctx.resources != nullptr ? ctx.resources->ForDevice(device) : nullptr);
-  absl::Status s = fn(kctx);
+  absl::Status s;
+  {
+    // Tensor allocations in the kernel charge the run's budget; a refused one (over the cap,
+    // or a shape no machine holds) throws before allocating and ends the kernel here.
+    ScopedRunControl scope(ctx.control, AllocationMode::kThrowOnRefusal);
+    const std::string where = absl::StrCat("node ", node.DebugName());
+    try {
+      s = fn(kctx);
+    } catch (const AllocationRefused& refused) {
+      s = AllocationRefusedStatus(refused, where);
+    } catch (const std::bad_alloc&) {
+      s = ResourceExhausted("%s: out of memory (an allocation failed); check the shapes the "
+                            "node computes and the memory available", where);
+    } catch (const std::length_error& e) {
+      s = ResourceExhausted("%s: out of memory (%s); check the shapes the node computes", where,
+                            e.what());
+    }
+  }
   if (!s.ok()) {
     if (!absl::StrContains(s.message(), node.name())) {
       s = AppendContext(s, absl::StrCat("[[{{node ", node.name(), "}}]] (", node.op(), ")"));
@@ -698,8 +728,10 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   }
   std::sort(written.begin(), written.end());
   written.erase(std::unique(written.begin(), written.end()), written.end());
-  std::vector<std::unique_ptr<absl::MutexLock>> locks;
-  for (Var* v : written) locks.push_back(std::make_unique<absl::MutexLock>(&v->update_mu()));
+  std::vector<std::unique_ptr<std::lock_guard<std::mutex>>> locks;
+  for (Var* v : written) {
+    locks.push_back(std::make_unique<std::lock_guard<std::mutex>>(v->update_mu()));
+  }
 
   std::vector<Tensor> inputs = handles;
   std::vector<tf2hlo::ArgInfo> args(inputs.size());
@@ -782,7 +814,26 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     inputs.push_back(s.state());
     rng.push_back(std::move(s));
   }
-  TFJIT_ASSIGN_OR_RETURN(*outputs, (*exe)->Run(inputs, ctx.intra_op));
+  {
+    // Outputs and arena charge the run's budget (checked by the executable before it
+    // allocates); compiled loops poll the run's deadline and cancellation.
+    ScopedRunControl scope(ctx.control, AllocationMode::kCharge);
+    absl::StatusOr<std::vector<Tensor>> ran = (*exe)->Run(inputs, ctx.intra_op);
+    if (!ran.ok()) {
+      const absl::StatusCode code = ran.status().code();
+      if (code != absl::StatusCode::kDeadlineExceeded && code != absl::StatusCode::kCancelled &&
+          code != absl::StatusCode::kResourceExhausted) {
+        return ran.status();
+      }
+      const tf::Node* first = cluster.spec.nodes.front();
+      return AttachNode(AppendContext(ran.status(), absl::StrCat("in ", cluster.spec.name,
+                                                                 " (", cluster.spec.nodes.size(),
+                                                                 " nodes, from ",
+                                                                 first->DebugName(), ")")),
+                        first->name(), first->op());
+    }
+    *outputs = *std::move(ran);
+  }
   // Write back the variables the cluster assigned: results after the cluster outputs.
   const size_t num_outputs = cluster.spec.outputs.size();
   const std::vector<int>& updates = resource_updates_[index];

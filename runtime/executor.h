@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "compiler/cluster/clustering.h"
+#include "core/run_control.h"
 #include "core/thread_pool.h"
 #include "frontend/graph.h"
 #include "runtime/compilation_cache.h"
@@ -49,7 +50,15 @@ struct ExecContext {
   // The device of the call or control-flow node whose body this run is (full TF name); a
   // body's nodes run there unless they ask for another. "" at the top level.
   std::string device;
+  // The run's deadline, cancellation and memory budget (core/run_control.h); checked before
+  // every node and loop iteration, installed on the thread around kernels and clusters.
+  // nullptr: no limits.
+  const RunControl* control = nullptr;
 };
+
+// OK unless the run was cancelled or passed its deadline; then CANCELLED / DEADLINE_EXCEEDED
+// naming `node` as where it stopped.
+absl::Status CheckRunControl(const ExecContext& ctx, const tf::Node& node);
 
 // Where nodes run: the default device for nodes that ask for none (full TF name) and the
 // number of logical CPUs that exist.

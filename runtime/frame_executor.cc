@@ -411,6 +411,12 @@ absl::StatusOr<std::vector<Tensor>> FrameRun::Run(const std::vector<tf::Output>&
     while (!ready_.empty()) {
       Ready r = std::move(ready_.front());
       ready_.pop_front();
+      // Every firing, kernels or not: a loop of pure control-flow ops (Merge, Switch,
+      // NextIteration) must stop at the deadline too.
+      if (ctx_.control != nullptr && ctx_.control->ShouldStop()) {
+        if (r.node != nullptr) return CheckRunControl(ctx_, *r.node);
+        return ctx_.control->Check("a cluster of the TF1 graph");
+      }
       TFJIT_RETURN_IF_ERROR(Fire(r));
       TFJIT_RETURN_IF_ERROR(error_);
     }

@@ -12,6 +12,7 @@
 #include "backends/interpreter/interpreter_backend.h"
 #include "compiler/cluster/clustering.h"
 #include "core/dtype.h"
+#include "core/run_control.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 #include "frontend/function.h"
@@ -64,6 +65,9 @@ struct Session::Impl {
   std::unique_ptr<runtime::FunctionRuntime> functions;  // bodies of called functions
   std::mutex plans_mu;
   absl::flat_hash_map<std::string, std::shared_ptr<runtime::Plan>> plans;
+  // SessionOptions::memory_limit_bytes; null without a cap. Shared with the deleters of the
+  // tensors it was charged for, which may outlive the session.
+  std::shared_ptr<MemoryBudget> memory;
 
   runtime::ExecContext Context() const {
     runtime::ExecContext ctx;
@@ -190,10 +194,12 @@ struct Session::Impl {
   }
 
   // graph_names: feeds and fetches are graph tensor names, never signature keys (init runs).
+  // run_options: null for init runs (no deadline; the memory cap still applies).
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                           const std::vector<std::string>& fetches,
                                           const std::vector<std::string>& targets,
-                                          RunStats* stats, bool graph_names);
+                                          RunStats* stats, bool graph_names,
+                                          const RunOptions* run_options = nullptr);
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -207,6 +213,13 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   impl->options = options;
   if (options.logical_cpus < 1) {
     return InvalidArgument("logical_cpus must be >= 1, got %d", options.logical_cpus);
+  }
+  if (options.memory_limit_bytes < 0 || options.run_timeout_ms < 0) {
+    return InvalidArgument("memory_limit_bytes and run_timeout_ms must be >= 0 (0 = no limit), "
+                           "got %d and %d", options.memory_limit_bytes, options.run_timeout_ms);
+  }
+  if (options.memory_limit_bytes > 0) {
+    impl->memory = std::make_shared<MemoryBudget>(options.memory_limit_bytes);
   }
   TFJIT_ASSIGN_OR_RETURN(impl->device, runtime::ParseDeviceName(options.device));
   TFJIT_RETURN_IF_ERROR(runtime::DeviceSet(options.logical_cpus).Check(impl->device));
@@ -264,10 +277,32 @@ StatusOr<std::vector<Tensor>> Session::Run(
   return impl_->Run(feeds, fetches, targets, stats, /*graph_names=*/false);
 }
 
+StatusOr<std::vector<Tensor>> Session::Run(
+    const RunOptions& run_options, const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+    RunStats* stats) {
+  return impl_->Run(feeds, fetches, targets, stats, /*graph_names=*/false, &run_options);
+}
+
+int64_t Session::MemoryInUse() const {
+  return impl_->memory != nullptr ? impl_->memory->in_use() : 0;
+}
+
 StatusOr<std::vector<Tensor>> Session::Impl::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-    RunStats* stats, bool graph_names) {
+    RunStats* stats, bool graph_names, const RunOptions* run_options) {
+  // The deadline counts from here: planning and compiling are part of the run's time.
+  int64_t timeout_ms = 0;
+  std::shared_ptr<const CancellationToken> cancel;
+  if (run_options != nullptr) {
+    timeout_ms = run_options->timeout_ms != 0 ? run_options->timeout_ms : options.run_timeout_ms;
+    cancel = run_options->cancel;
+  } else if (!graph_names) {
+    timeout_ms = options.run_timeout_ms;
+  }
+  const RunControl control(timeout_ms, std::move(cancel), memory);
+  if (memory != nullptr) memory->ResetPeak();
   if (fetches.empty() && targets.empty()) {
     return InvalidArgument("no fetches and no targets: name at least one tensor to compute or "
                            "node to run");
@@ -294,7 +329,11 @@ StatusOr<std::vector<Tensor>> Session::Impl::Run(
   TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Plan> plan,
                          GetPlan(feed_outs, feed_tensors, fetch_outs, fetch_tensors,
                                  target_nodes, targets));
-  return plan->Run(feed_values, Context(), stats);
+  runtime::ExecContext ctx = Context();
+  ctx.control = &control;
+  absl::StatusOr<std::vector<Tensor>> results = plan->Run(feed_values, ctx, stats);
+  if (stats != nullptr && memory != nullptr) stats->peak_memory_bytes = memory->peak();
+  return results;
 }
 
 std::string Session::SignatureName() const {

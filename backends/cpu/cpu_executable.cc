@@ -2,11 +2,14 @@
 // and copies for outputs no kernel wrote in place (parameters, constants, repeated values).
 #include "backends/cpu/cpu_executable.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "backends/cpu/orc_jit.h"
+#include "absl/strings/str_cat.h"
 #include "core/dtype.h"
+#include "core/run_control.h"
 #include "core/status.h"
 
 namespace tfjit::cpu {
@@ -29,6 +32,29 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>
     // Compiled code never writes parameters.
     table[i] = const_cast<void*>(args[i].raw_data());
   }
+  // Outputs and the arena count against the run's memory budget, checked before allocating
+  // (core/run_control.h); the outputs' own allocations then charge it.
+  const RunControl* control = CurrentRunControl();
+  int64_t needed = plan_.arena_bytes();
+  for (const OutputSource& source : plan_.outputs()) {
+    int64_t bytes = 0;
+    const std::vector<int64_t>& dims = source.shape.dims();
+    // Negative dims (from arguments fed with them) hold nothing: Tensor lets them through.
+    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) continue;
+    if (!TensorBytes(source.shape.element_type(), dims, &bytes) ||
+        __builtin_add_overflow(needed, bytes, &needed)) {
+      needed = -1;
+      break;
+    }
+  }
+  TFJIT_RETURN_IF_ERROR(CheckAllocation(needed, "the outputs and temporaries of the compiled "
+                                        "module", absl::StrCat("module '", module_->name(), "'")));
+  MemoryBudget* budget = control != nullptr ? control->memory() : nullptr;
+  if (budget != nullptr) budget->Charge(plan_.arena_bytes());
+  auto release_arena = [&](void*) {
+    if (budget != nullptr) budget->Release(plan_.arena_bytes());
+  };
+  std::unique_ptr<void, decltype(release_arena)> arena_charge(&needed, release_arena);
   std::vector<Tensor> outputs;
   outputs.reserve(plan_.outputs().size());
   for (const OutputSource& source : plan_.outputs()) {
@@ -67,7 +93,12 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>
   }
   RunContext ctx;
   ctx.pool = pool;
+  ctx.control = control;
   entry_(table.data(), &ctx);
+  if (ctx.stopped != 0) {  // a While loop stopped early: the results are not the module's
+    return control->Check(absl::StrCat("a While loop of compiled module '", module_->name(),
+                                       "'"));
+  }
   for (size_t k = 0; k < plan_.outputs().size(); ++k) {
     const OutputSource& source = plan_.outputs()[k];
     if (source.written_by_kernel) continue;

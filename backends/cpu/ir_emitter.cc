@@ -771,6 +771,14 @@ absl::Status CpuIrEmitter::EmitWhile(const Instruction& inst, const FramePlan& f
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "while.exit", fn);
   b_.CreateBr(header);
   b_.SetInsertPoint(header);
+  // Each iteration polls the run's deadline and cancellation (runtime_abi.h): a loop whose
+  // condition stays true still ends; the executable then discards the results.
+  llvm::BasicBlock* cond_bb = llvm::BasicBlock::Create(ctx, "while.poll_ok", fn);
+  llvm::FunctionCallee poll = module_->getOrInsertFunction(
+      "tfjit_cpu_poll", llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false));
+  b_.CreateCondBr(b_.CreateICmpNE(b_.CreateCall(poll, {run_ctx_}), b_.getInt32(0)), exit,
+                  cond_bb);
+  b_.SetInsertPoint(cond_bb);
   TFJIT_RETURN_IF_ERROR(EmitFrame(condition));
   b_.CreateCondBr(LoadScalar(condition.root()[0], DType::kBool), body_bb, exit);
   b_.SetInsertPoint(body_bb);

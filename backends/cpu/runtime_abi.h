@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace tfjit {
+class RunControl;
 class ThreadPool;
 }  // namespace tfjit
 
@@ -16,6 +17,12 @@ namespace tfjit::cpu {
 // Per-Run state handed to the entry function and on to every runtime call. Opaque to IR.
 struct RunContext {
   ThreadPool* pool = nullptr;  // may be null: everything runs on the calling thread
+  // The run's deadline and cancellation, polled by compiled While loops (tfjit_cpu_poll);
+  // null: never stop. `stopped` is set once a poll said stop; the entry then finishes with
+  // every loop exiting at once, and the executable discards its results.
+  const RunControl* control = nullptr;
+  int32_t stopped = 0;
+  uint32_t polls = 0;
 };
 
 // Kernel ABI: runs the partition [begin, end) of the kernel's outermost loop; `buffers` is the
@@ -25,6 +32,10 @@ using KernelFn = void (*)(void** buffers, RunContext* ctx, int64_t begin, int64_
 using EntryFn = void (*)(void** buffers, RunContext* ctx);
 
 extern "C" {
+
+// Called at the head of every compiled While iteration: 1 when the run was cancelled or
+// passed its deadline (the loop then exits), else 0. Reads the clock every 256th call only.
+int32_t tfjit_cpu_poll(RunContext* ctx);
 
 // Splits [0, n) across ctx->pool (when present) in shards and runs kernel on each; runs inline
 // when there is no pool. `cost_per_unit` is the estimated cycles per unit of n.

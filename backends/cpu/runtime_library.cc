@@ -6,6 +6,7 @@
 
 #include "core/conv2d.h"
 #include "core/random_fill.h"
+#include "core/run_control.h"
 #include "core/thread_pool.h"
 #include "core/top_k.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -201,8 +202,18 @@ void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* value
 
 }  // extern "C"
 
+int32_t tfjit_cpu_poll(RunContext* ctx) {
+  if (ctx == nullptr || ctx->control == nullptr) return 0;
+  if (ctx->stopped != 0) return 1;
+  // A cheap loop body runs in nanoseconds: the clock is read every 256th iteration.
+  if ((ctx->polls++ & 255u) != 0) return 0;
+  if (ctx->control->ShouldStop()) ctx->stopped = 1;
+  return ctx->stopped;
+}
+
 std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
   return {
+      {"tfjit_cpu_poll", reinterpret_cast<void*>(&tfjit_cpu_poll)},
       {"tfjit_cpu_parallel_for", reinterpret_cast<void*>(&tfjit_cpu_parallel_for)},
       {"tfjit_cpu_matmul_f32", reinterpret_cast<void*>(&tfjit_cpu_matmul_f32)},
       {"tfjit_cpu_matmul_f64", reinterpret_cast<void*>(&tfjit_cpu_matmul_f64)},

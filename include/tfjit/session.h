@@ -3,6 +3,7 @@
 #ifndef TFJIT_INCLUDE_TFJIT_SESSION_H_
 #define TFJIT_INCLUDE_TFJIT_SESSION_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,6 +44,35 @@ struct SessionOptions {
   std::string signature;
   // SavedModel: the MetaGraphDef whose tag set contains all of these.
   std::vector<std::string> tags = {"serve"};
+  // Cap on the bytes of tensors that runs allocate and that are still alive (kernel outputs
+  // and temporaries, compiled clusters' outputs and scratch arenas, TensorList/TensorArray
+  // elements, variable values written by runs, outputs the caller still holds). A run that
+  // would pass it fails RESOURCE_EXHAUSTED before allocating. 0 = no cap. Whatever the cap,
+  // one tensor larger than the machine's memory (or 2^40 bytes) is always refused.
+  int64_t memory_limit_bytes = 0;
+  // Default deadline of every Run in milliseconds (RunOptions::timeout_ms overrides it);
+  // 0 = none. A run past it fails DEADLINE_EXCEEDED.
+  int64_t run_timeout_ms = 0;
+};
+
+// Cancels runs from another thread: pass it in RunOptions, call Cancel(); the runs using it
+// stop at their next node or loop iteration with CANCELLED. Thread-safe. A token stays
+// cancelled: use a fresh one for later runs.
+class CancellationToken {
+ public:
+  void Cancel() { cancelled_.store(true, std::memory_order_release); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// Per-run limits (Session::Run's RunOptions overload).
+struct RunOptions {
+  // Deadline in milliseconds: 0 = SessionOptions::run_timeout_ms; < 0 = no deadline.
+  int64_t timeout_ms = 0;
+  // Optional; shared so the canceller may outlive or predate the run.
+  std::shared_ptr<const CancellationToken> cancel;
 };
 
 // A graph input (Placeholder): its tensor name, dtype and dims (-1 = any size).
@@ -63,6 +93,9 @@ struct RunStats {
   double run_ms = 0;         // wall time of the run
   int cache_hits = 0;
   int fallbacks = 0;         // clusters that fell back to kernels (UNIMPLEMENTED lowering)
+  // With SessionOptions::memory_limit_bytes: the session's tensor bytes in use, at most, while
+  // this run went (0 without a cap).
+  int64_t peak_memory_bytes = 0;
 };
 
 // Thread safety: Run may be called concurrently from several threads.
@@ -89,6 +122,22 @@ class Session {
                                     const std::vector<std::string>& fetches,
                                     const std::vector<std::string>& targets,
                                     RunStats* stats = nullptr);
+  // As above, with a deadline and/or a cancellation token. A run stops between nodes and at
+  // every loop iteration (runtime loops, TF1 frames, and While loops compiled into clusters):
+  // DEADLINE_EXCEEDED (elapsed time, limit, the node where it stopped) or CANCELLED. Nodes
+  // that ran before the stop keep their effects (variables they assigned stay assigned, as in
+  // TF); a compiled cluster that stops installs none of its variable updates. The session
+  // stays usable. One kernel is not interrupted in the middle. `targets` has no default, so
+  // that `Run({}, {}, {"init"})` stays the overload above.
+  StatusOr<std::vector<Tensor>> Run(const RunOptions& run_options,
+                                    const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                    const std::vector<std::string>& fetches,
+                                    const std::vector<std::string>& targets,
+                                    RunStats* stats = nullptr);
+
+  // With SessionOptions::memory_limit_bytes: bytes of tensors that this session's runs
+  // allocated and that are still alive (see the option); 0 without a cap.
+  int64_t MemoryInUse() const;
 
   // The signature's inputs when the session has one; otherwise the graph's Placeholders, in
   // graph order.

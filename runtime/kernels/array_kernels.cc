@@ -337,6 +337,7 @@ absl::Status FillKernel(KernelContext& ctx) {
   for (int64_t d : dims) {
     if (d < 0) return KernelError(ctx, "dims %s has a negative size", DimsString(dims));
   }
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, value.dtype(), dims));
   Tensor out(value.dtype(), dims);
   FillWith(value.raw_data(), out);
   ctx.set_output(0, std::move(out));

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/run_control.h"
 #include "core/thread_pool.h"
 
 namespace tfjit::runtime {
@@ -55,6 +56,20 @@ absl::Status CanonicalAxis(const KernelContext& ctx, int64_t axis, int rank, int
   return absl::OkStatus();
 }
 
+absl::Status CheckOutputShape(const KernelContext& ctx, DType dtype,
+                              const std::vector<int64_t>& dims, absl::string_view what) {
+  int64_t bytes = 0;
+  if (!TensorBytes(dtype, dims, &bytes)) {
+    return KernelError(ctx, "%s shape %s has a negative dim or more elements than int64 holds",
+                       what, DimsString(dims));
+  }
+  absl::Status s = CheckAllocation(
+      bytes, absl::StrCat(what, " ", DTypeName(dtype), DimsString(dims)),
+      absl::StrCat("node '", ctx.node().name(), "' (", ctx.node().op(), ")"));
+  if (s.ok()) return s;
+  return AttachNode(std::move(s), ctx.node().name(), ctx.node().op());
+}
+
 void ParallelFor(const KernelContext& ctx, int64_t n, int64_t cost_per_unit,
                  const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
@@ -62,6 +77,9 @@ void ParallelFor(const KernelContext& ctx, int64_t n, int64_t cost_per_unit,
     fn(0, n);
     return;
   }
+  // Shards on this thread must not throw AllocationRefused while others still run: they
+  // charge the budget without refusing (the kernel's outputs were allocated before).
+  ScopedRunControl no_throw(CurrentRunControl(), AllocationMode::kCharge);
   ctx.pool()->ParallelFor(n, cost_per_unit, fn);
 }
 

@@ -40,6 +40,14 @@ absl::Status CheckNumInputs(const KernelContext& ctx, int n);
 absl::Status ReadIndexVector(const KernelContext& ctx, const Tensor& t, absl::string_view what,
                              std::vector<int64_t>* out);
 
+// For kernels that compute an output shape from input values (Fill, Range, Tile, a
+// TensorList's reserve, ...), before they allocate or loop over it: INVALID_ARGUMENT when a
+// dim is negative or the element count overflows int64, RESOURCE_EXHAUSTED when the tensor
+// would pass the per-tensor ceiling or the session's memory cap (core/run_control.h).
+// `what` names the output in messages ("output", "the list's element slots").
+absl::Status CheckOutputShape(const KernelContext& ctx, DType dtype,
+                              const std::vector<int64_t>& dims, absl::string_view what = "output");
+
 // Canonicalises `axis` in [-rank, rank) to [0, rank); INVALID_ARGUMENT otherwise.
 absl::Status CanonicalAxis(const KernelContext& ctx, int64_t axis, int rank, int64_t* out);
 

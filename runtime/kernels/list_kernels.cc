@@ -39,6 +39,9 @@ absl::Status TensorListReserveKernel(KernelContext& ctx) {
     return KernelError(ctx, "The num_elements to reserve must be a non negative number, but got %d",
                        n);
   }
+  // One Tensor slot per element, allocated now: refuse counts no memory holds.
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, DType::kInt64, {n, sizeof(Tensor) / 8},
+                                         "the list's element slots"));
   list->items.resize(static_cast<size_t>(n));
   ctx.set_output(0, MakeListTensor(std::move(list)));
   return absl::OkStatus();

@@ -24,14 +24,20 @@ absl::Status TileKernel(KernelContext& ctx) {
                        "%d (input is %s)",
                        in.rank(), ctx.input(1).num_elements(), in.ShapeString());
   }
+  // The output's size first: the offset tables below are as long as its dims.
+  std::vector<int64_t> tiled(mult.size());
+  for (size_t k = 0; k < mult.size(); ++k) {
+    if (mult[k] < 0) {
+      return KernelError(ctx, "Expected multiples[%d] >= 0, but got %d", k, mult[k]);
+    }
+    if (__builtin_mul_overflow(in.dim(static_cast<int>(k)), mult[k], &tiled[k])) tiled[k] = -1;
+  }
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, in.dtype(), tiled));
   const std::vector<int64_t> strides = RowStrides(in.dims());
   std::vector<std::vector<int64_t>> offsets;
   std::vector<int64_t> out_dims;
   for (int d = 0; d < in.rank(); ++d) {
     const size_t k = static_cast<size_t>(d);
-    if (mult[k] < 0) {
-      return KernelError(ctx, "Expected multiples[%d] >= 0, but got %d", d, mult[k]);
-    }
     const int64_t n = in.dim(d);
     std::vector<int64_t> o(static_cast<size_t>(n * mult[k]));
     for (size_t i = 0; i < o.size(); ++i) o[i] = (static_cast<int64_t>(i) % n) * strides[k];
@@ -273,6 +279,7 @@ absl::Status RangeTyped(KernelContext& ctx) {
     if (!(size < 9.2e18)) return KernelError(ctx, "Requires the range size to be finite");
     n = static_cast<int64_t>(size);
   }
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, DTypeOf<T>::value, {n}));
   Tensor out(DTypeOf<T>::value, {n});
   T value = start;
   for (int64_t i = 0; i < n; ++i) {

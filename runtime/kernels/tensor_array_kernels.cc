@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "core/run_control.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/kernel_util.h"
@@ -36,7 +38,16 @@ absl::Status TensorArray::WriteLocked(int64_t index, const Tensor& value) {
         "TensorArray %s: Tried to write to index %d but array is not resizeable and size is: %d",
         name_, index, size);
   }
-  if (index >= size) slots_.resize(static_cast<size_t>(index) + 1);
+  if (index >= size) {
+    // A dynamic array grows to the index written: refuse indices no memory holds.
+    int64_t bytes = -1;
+    if (index < std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(Slot))) {
+      bytes = (index + 1) * static_cast<int64_t>(sizeof(Slot));
+    }
+    TFJIT_RETURN_IF_ERROR(CheckAllocation(bytes, absl::StrCat("slots for index ", index),
+                                          absl::StrCat("TensorArray ", name_)));
+    slots_.resize(static_cast<size_t>(index) + 1);
+  }
   Slot& slot = slots_[static_cast<size_t>(index)];
   if (value.dtype() != dtype_) {
     return InvalidArgument(
@@ -114,7 +125,7 @@ absl::Status TensorArray::ReadLocked(int64_t index, Tensor* value) {
 
 absl::Status TensorArray::WriteMany(const std::vector<int64_t>& indices,
                                     const std::vector<Tensor>& values) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   TFJIT_RETURN_IF_ERROR(CheckOpenLocked());
   for (size_t k = 0; k < indices.size(); ++k) {
     TFJIT_RETURN_IF_ERROR(WriteLocked(indices[k], values[k]));
@@ -124,7 +135,7 @@ absl::Status TensorArray::WriteMany(const std::vector<int64_t>& indices,
 
 absl::Status TensorArray::ReadMany(const std::vector<int64_t>& indices,
                                    std::vector<Tensor>* values) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   TFJIT_RETURN_IF_ERROR(CheckOpenLocked());
   values->resize(indices.size());
   for (size_t k = 0; k < indices.size(); ++k) {
@@ -134,21 +145,21 @@ absl::Status TensorArray::ReadMany(const std::vector<int64_t>& indices,
 }
 
 absl::Status TensorArray::Size(int64_t* size) const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   TFJIT_RETURN_IF_ERROR(CheckOpenLocked());
   *size = static_cast<int64_t>(slots_.size());
   return absl::OkStatus();
 }
 
 absl::Status TensorArray::ElementShape(tf::PartialShape* shape) const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   TFJIT_RETURN_IF_ERROR(CheckOpenLocked());
   *shape = element_shape_;
   return absl::OkStatus();
 }
 
 absl::Status TensorArray::MergeElementShape(const tf::PartialShape& shape) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   TFJIT_RETURN_IF_ERROR(CheckOpenLocked());
   tf::PartialShape merged;
   TFJIT_RETURN_IF_ERROR(lists::MergeShapes(element_shape_, shape, &merged));
@@ -157,7 +168,7 @@ absl::Status TensorArray::MergeElementShape(const tf::PartialShape& shape) {
 }
 
 void TensorArray::Close() {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   slots_.clear();
   closed_ = true;
 }
@@ -216,6 +227,9 @@ absl::Status TensorArrayV3Kernel(KernelContext& ctx) {
   TensorArray::Options o;
   o.size = ElementAsInt64(size, 0);
   if (o.size < 0) return KernelError(ctx, "Size should be >= 0.");
+  // Its slots are allocated now: refuse sizes no memory holds.
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, DType::kInt64, {o.size, sizeof(Tensor) / 8},
+                                         "the array's slots"));
   const tf::Node& node = ctx.node();
   TFJIT_ASSIGN_OR_RETURN(o.dtype, tf::GetTypeAttr(node, "dtype"));
   if (tf::FindAttr(node, "element_shape") != nullptr) {

@@ -82,5 +82,36 @@ expect_in sm-bad-signature-msg "$tmp/err" "^NOT_FOUND: .*no signature 'nope'.*'i
 check sm-bad-tags 1 "$tfjit" run "$counter" --tags serve,gpu
 expect_in sm-bad-tags-msg "$tmp/err" '^NOT_FOUND: .*no MetaGraphDef has the tags \[serve, gpu\]; its tag sets are \[serve\]'
 
+# Limits: an endless While (cond is a constant true) stops at --timeout with DEADLINE_EXCEEDED
+# and exit 1, in the runtime and compiled; bad limit values are usage errors.
+cat > "$tmp/forever.pbtxt" <<'PB'
+node { name: "x0" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { } } } }
+node { name: "while" op: "StatelessWhile" input: "x0" attr { key: "T" value { list { type: DT_FLOAT } } }
+       attr { key: "body" value { func { name: "body" } } } attr { key: "cond" value { func { name: "cond" } } } }
+node { name: "out" op: "Identity" input: "while" attr { key: "T" value { type: DT_FLOAT } } }
+library {
+  function { signature { name: "cond" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "c" type: DT_BOOL } }
+    node_def { name: "t" op: "Const" attr { key: "dtype" value { type: DT_BOOL } } attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape { } bool_val: true } } } }
+    ret { key: "c" value: "t:output:0" } }
+  function { signature { name: "body" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+    node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+    node_def { name: "add" op: "AddV2" input: "x" input: "one:output:0" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "y" value: "add:z:0" } }
+}
+versions { producer: 1645 min_consumer: 12 }
+PB
+for mode in none auto; do
+  start=$(date +%s)
+  check "timeout-$mode" 1 timeout 60 "$tfjit" run "$tmp/forever.pbtxt" --random-inputs 1 --jit "$mode" --timeout 1
+  expect_in "timeout-$mode-msg" "$tmp/err" '^DEADLINE_EXCEEDED: .*limit 1000 ms'
+  if [ $(( $(date +%s) - start )) -gt 20 ]; then
+    echo "FAIL timeout-$mode-bounded: took $(( $(date +%s) - start )) s"; fails=$((fails+1))
+  fi
+done
+check timeout-bad 2 "$tfjit" run "$tmp/forever.pbtxt" --timeout -1
+check memory-limit-bad 2 "$tfjit" run "$tmp/forever.pbtxt" --memory-limit lots
+check memory-limit-exceeded 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1 --memory-limit 1
+expect_in memory-limit-msg "$tmp/err" '^RESOURCE_EXHAUSTED: .*memory limit 1 bytes'
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
