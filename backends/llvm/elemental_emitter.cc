@@ -195,6 +195,13 @@ ElementGenerator ElementalEmitter::MakeConcatenate(const Instruction& inst, Gene
   for (const Instruction* op : inst.operands()) in_shapes.push_back(op->shape());
   return [this, out, dim, in_shapes, ops](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     llvm::LLVMContext& ctx = b_->getContext();
+    // Every operand is empty along `dim`: no element exists, but the code is still emitted
+    // (e.g. inside a reduce loop over that empty dim), so it must be valid IR. Without this
+    // no branch reached the merge block and the PHI had no incoming values
+    // (tests/hlo/random/concat_all_empty_in_reduce.hlo).
+    if (out.dim(static_cast<int>(dim)) == 0) {
+      return llvm::Constant::getNullValue(ValueType(out.element_type(), ctx));
+    }
     llvm::Function* fn = b_->GetInsertBlock()->getParent();
     llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx, "concat.merge", fn);
     std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
