@@ -55,18 +55,23 @@ struct SigmoidOp {
     return ((-x).exp() + 1).inverse();
   }
 };
+// Sqrt and Rsqrt use the exact per-element square root: Eigen 3.4's vectorised sqrt under its
+// default EIGEN_FAST_MATH (rsqrt estimate + Newton step) gives NaN for +inf, where TF gives
+// sqrt(inf) = inf and rsqrt(inf) = 0 (found by the NaN/Inf graphs of hostile_input_test).
 struct SqrtOp {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
   template <typename X>
   static auto Apply(const X& x) {
-    return x.sqrt();
+    using T = typename X::Scalar;
+    return x.unaryExpr([](T v) { return Eigen::numext::sqrt(v); });
   }
 };
 struct RsqrtOp {
   static constexpr TypeSet kTypes = TypeSet::kFloat;
   template <typename X>
   static auto Apply(const X& x) {
-    return x.sqrt().inverse();
+    using T = typename X::Scalar;
+    return x.unaryExpr([](T v) { return T(1) / Eigen::numext::sqrt(v); });
   }
 };
 struct SquareOp {

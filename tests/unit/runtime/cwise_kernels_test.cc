@@ -30,6 +30,32 @@ TEST(CwiseKernelsTest, AddBroadcastsRowVector) {
   EXPECT_THAT(Values(*out), ElementsAre(11, 22, 33, 14, 25, 36));
 }
 
+// TF's answers at the edges (IEEE sqrt): sqrt(inf) = inf, rsqrt(inf) = 0, rsqrt(0) = inf,
+// sqrt(-1) = NaN. 20 elements so the vectorised path runs (Eigen's fast vector sqrt gave NaN
+// for inf).
+TEST(CwiseKernelsTest, SqrtAndRsqrtAreExactAtInfinityAndZero) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x(20, inf);
+  x[1] = 0;
+  x[2] = 4;
+  x[3] = -1;
+  auto sqrt = Unary("Sqrt", F32({20}, x));
+  auto rsqrt = Unary("Rsqrt", F32({20}, x));
+  ASSERT_TRUE(sqrt.ok()) << sqrt.status();
+  ASSERT_TRUE(rsqrt.ok()) << rsqrt.status();
+  const std::vector<double> s = Values(*sqrt), r = Values(*rsqrt);
+  for (int i : {0, 4, 19}) {
+    EXPECT_EQ(s[i], inf) << i;
+    EXPECT_EQ(r[i], 0.0) << i;
+  }
+  EXPECT_EQ(s[1], 0.0);
+  EXPECT_EQ(r[1], inf);
+  EXPECT_EQ(s[2], 2.0);
+  EXPECT_EQ(r[2], 0.5);
+  EXPECT_TRUE(std::isnan(s[3]));
+  EXPECT_TRUE(std::isnan(r[3]));
+}
+
 TEST(CwiseKernelsTest, MulBroadcastsColumnAndRow) {
   auto out = Binary("Mul", F32({2, 1}, {2, 3}), F32({1, 3}, {1, 10, 100}));
   ASSERT_TRUE(out.ok()) << out.status();
