@@ -19,6 +19,7 @@
 #include "core/conv2d.h"
 #include "core/dtype.h"
 #include "core/random_fill.h"
+#include "core/run_control.h"
 #include "core/status.h"
 #include "core/top_k.h"
 #include "llvm/IR/LLVMContext.h"
@@ -921,6 +922,21 @@ absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
 
 absl::Status CheckCpuSupport(const hlo::Module& module) {
   if (module.entry() == nullptr) return InvalidArgument("module '%s' has no entry", module.name());
+  // A value larger than one tensor may be (a Fill of [2^40, 2^40] folded into the cluster) is
+  // refused before any buffer is planned: offsets and sizes past it would overflow int64.
+  const int64_t max_bytes = MaxTensorBytes();
+  for (const hlo::Computation* c : module.computations()) {
+    for (const hlo::Instruction* inst : c->instructions()) {
+      for (const hlo::Shape& s : LeafShapes(inst->shape())) {
+        if (s.byte_size() > max_bytes) {
+          return ResourceExhausted(
+              "instruction '%s' of module '%s' has shape %s, %d bytes: more than one tensor may "
+              "hold (%d bytes, the machine's memory); check the shapes fed or computed",
+              inst->name(), module.name(), s.ToString(), s.byte_size(), max_bytes);
+        }
+      }
+    }
+  }
   return CheckSequenced(*module.entry(), /*is_entry=*/true);
 }
 

@@ -1,6 +1,8 @@
 // Shape helpers and printing.
 #include "compiler/hlo/shape.h"
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/dtype.h"
@@ -14,15 +16,26 @@ Shape Shape::Tuple(std::vector<Shape> elements) {
   return s;
 }
 
+// Both saturate at INT64_MAX instead of overflowing (UB): a shape no machine holds, e.g. a
+// Fill of [2^40, 2^40] in a cluster, then fails the allocation checks with RESOURCE_EXHAUSTED
+// (found by UBSan).
 int64_t Shape::num_elements() const {
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_) {
+    if (d == 0) return 0;
+    if (__builtin_mul_overflow(n, d, &n)) n = std::numeric_limits<int64_t>::max();
+  }
   return n;
 }
 
 int64_t Shape::byte_size() const {
   if (is_tuple_) return 0;
-  return num_elements() * static_cast<int64_t>(DTypeSize(element_type_));
+  int64_t bytes;
+  if (__builtin_mul_overflow(num_elements(), static_cast<int64_t>(DTypeSize(element_type_)),
+                             &bytes)) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return bytes;
 }
 
 std::string Shape::ToString() const {

@@ -51,7 +51,16 @@ T ReduceRow(const T* p, int64_t n) {
       }
     }
   } else if constexpr (R == Reduce::kProd) {
-    for (int64_t i = 0; i < n; ++i) acc = static_cast<A>(acc * A(p[i]));
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (kIsInt<A>) {
+        // Integer products wrap (two's complement), as TF's; signed overflow is UB in C++, so
+        // multiply unsigned (found by UBSan).
+        using U = std::make_unsigned_t<A>;
+        acc = static_cast<A>(static_cast<U>(acc) * static_cast<U>(A(p[i])));
+      } else {
+        acc = static_cast<A>(acc * A(p[i]));
+      }
+    }
   } else if constexpr (R == Reduce::kMax || R == Reduce::kMin) {
     for (int64_t i = 0; i < n; ++i) {
       const A v = A(p[i]);
