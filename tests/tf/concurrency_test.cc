@@ -20,6 +20,7 @@
 #include "core/status.h"
 #include "examples/cli_output.h"
 #include "gtest/gtest.h"
+#include "tests/tf/jit_mode_name.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
@@ -53,15 +54,7 @@ std::string EditedCopy(const std::string& relative, const std::string& name,
   return WriteTemp(name, text);
 }
 
-const char* ModeName(JitMode m) {
-  switch (m) {
-    case JitMode::kNone: return "none";
-    case JitMode::kOff: return "off";
-    case JitMode::kAuto: return "auto";
-    case JitMode::kAll: return "all";
-  }
-  return "?";
-}
+using ::tfjit::testing::ModeName;
 
 // Releases every waiting thread at once, so the runs really overlap (the first ones included,
 // which build plans and compile).

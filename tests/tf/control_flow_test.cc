@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "gtest/gtest.h"
 #include "runtime/control_flow.h"
+#include "tests/tf/jit_mode_name.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
@@ -30,15 +31,7 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-const char* ModeName(JitMode m) {
-  switch (m) {
-    case JitMode::kNone: return "none";
-    case JitMode::kOff: return "off";
-    case JitMode::kAuto: return "auto";
-    case JitMode::kAll: return "all";
-  }
-  return "?";
-}
+using ::tfjit::testing::ModeName;
 
 Tensor Scalar(DType dtype, double v) {
   Tensor t(dtype, {});

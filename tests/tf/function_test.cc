@@ -12,6 +12,7 @@
 #include "absl/strings/str_replace.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
+#include "tests/tf/jit_mode_name.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
@@ -59,15 +60,7 @@ void ExpectNear(const Tensor& t, const std::vector<float>& want, const std::stri
   }
 }
 
-const char* ModeName(JitMode m) {
-  switch (m) {
-    case JitMode::kNone: return "none";
-    case JitMode::kOff: return "off";
-    case JitMode::kAuto: return "auto";
-    case JitMode::kAll: return "all";
-  }
-  return "?";
-}
+using ::tfjit::testing::ModeName;
 
 // post = tanh(2x*y) + 2x - y, rowsum = sum over rows of 2x*y, direct:0 = tanh(2x*y) + 2x.
 TEST(FunctionTest, JitFunctionAgreesWithHandComputedValuesInEveryMode) {

@@ -20,6 +20,7 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
+#include "tests/tf/jit_mode_name.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
@@ -51,15 +52,7 @@ std::string WriteGraph(const std::string& tag, const std::string& text) {
   return path;
 }
 
-const char* ModeName(JitMode m) {
-  switch (m) {
-    case JitMode::kNone: return "none";
-    case JitMode::kOff: return "off";
-    case JitMode::kAuto: return "auto";
-    case JitMode::kAll: return "all";
-  }
-  return "?";
-}
+using ::tfjit::testing::ModeName;
 
 std::unique_ptr<Session> Load(const std::string& path, SessionOptions options) {
   absl::StatusOr<std::unique_ptr<Session>> s = Session::Load(path, options);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_replace.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
+#include "tests/tf/jit_mode_name.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
@@ -32,10 +33,7 @@ std::unique_ptr<Session> Load(const std::string& name, JitMode mode, int cpus = 
   return session.ok() ? std::move(*session) : nullptr;
 }
 
-const char* ModeName(JitMode mode) {
-  static const char* const kNames[] = {"none", "off", "auto", "all"};
-  return kNames[static_cast<int>(mode)];
-}
+using ::tfjit::testing::ModeName;
 
 std::vector<float> Floats(const Tensor& t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
