@@ -88,10 +88,59 @@ absl::Status LowerRelu6(LoweringContext& ctx, const tf::Node& node) {
 
 // Cast(x) => convert(x); Truncate only matters for float->narrower float, which convert
 // already rounds to nearest-even like TF's default (Truncate=false).
+// TF's CPU Cast from a float to an integer is x86's truncating conversion (the kernel spells
+// it out in math_kernels.cc): in-range values truncate toward zero; NaN and values outside
+// int32 (int64 for 64-bit and uint32 targets) give that type's lowest value, which then
+// narrows by wrapping; uint64 converts [0, 2^64) directly. HLO's convert saturates instead
+// (HLO.md), so the range check is explicit here and compiled code equals the kernel.
+absl::StatusOr<Instruction*> FloatToIntAsTfCpu(hlo::Builder& b, Instruction* x, DType to) {
+  if (x->shape().element_type() != DType::kFloat32 &&
+      x->shape().element_type() != DType::kFloat64) {
+    TFJIT_ASSIGN_OR_RETURN(x, b.Convert(x, DType::kFloat32));  // half types, as the kernel
+  }
+  const DType f = x->shape().element_type();
+  const std::vector<int64_t>& dims = x->shape().dims();
+  auto full = [&](Instruction* scalar) { return b.Broadcast(scalar, dims, {}); };
+  auto float_const = [&](double v) {
+    return full(f == DType::kFloat32 ? b.ScalarConstant<float>(f, static_cast<float>(v))
+                                     : b.ScalarConstant<double>(f, v));
+  };
+  const bool wide = DTypeSize(to) == 8 || to == DType::kUInt32;
+  const DType via = wide ? DType::kInt64 : DType::kInt32;
+  const double bound = wide ? 9223372036854775808.0 : 2147483648.0;
+  auto in_range = [&](double lo, double hi) -> absl::StatusOr<Instruction*> {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * l, float_const(lo));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * h, float_const(hi));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ge, b.Compare(hlo::ComparisonDirection::kGe, x, l));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * lt, b.Compare(hlo::ComparisonDirection::kLt, x, h));
+    return b.Binary(hlo::Opcode::kAnd, ge, lt);
+  };
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ok, in_range(-bound, bound));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * truncated, b.Convert(x, via));
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * lowest,
+      full(via == DType::kInt64
+               ? b.ScalarConstant<int64_t>(via, std::numeric_limits<int64_t>::min())
+               : b.ScalarConstant<int32_t>(via, std::numeric_limits<int32_t>::min())));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * v, b.Select(ok, truncated, lowest));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, b.Convert(v, to));
+  if (to == DType::kUInt64) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ok_u, in_range(0.0, 18446744073709551616.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * direct, b.Convert(x, to));
+    TFJIT_ASSIGN_OR_RETURN(r, b.Select(ok_u, direct, r));
+  }
+  return r;
+}
+
 absl::Status LowerCast(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(DType to, tf::GetTypeAttr(node, "DstT"));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Convert(x, to));
+  Instruction* r = nullptr;
+  if (IsFloatingDType(x->shape().element_type()) && IsIntegerDType(to)) {
+    TFJIT_ASSIGN_OR_RETURN(r, FloatToIntAsTfCpu(ctx.b(), x, to));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(x, to));
+  }
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }
