@@ -5,8 +5,9 @@
 //
 // TFJIT_RANDOM_HLO_SEEDS=N (default 300) and TFJIT_RANDOM_HLO_FIRST_SEED=S choose the seeds,
 // split over 10 test cases so ctest runs blocks in parallel. A mismatch prints the seed and
-// writes the module, its inputs and bounds to $TFJIT_RANDOM_HLO_OUT (default
-// build/random-hlo-failures)/seed_<n>.hlo; a minimized copy under tests/hlo/random/ becomes a
+// writes the module, its inputs and bounds to $TFJIT_RANDOM_HLO_OUT/seed_<n>.hlo (default
+// folder: random-hlo-failures in the working directory); a minimized copy under
+// tests/hlo/random/ becomes a
 // regression case checked by RandomHloRegression.Files. TFJIT_RANDOM_HLO_DUMP=1 writes every
 // module there (to inspect what the generator covers).
 #include <algorithm>
@@ -117,7 +118,8 @@ std::string Header(uint64_t seed, const testlib::RandomHloModule& m, const std::
 
 std::string WriteFailure(uint64_t seed, const std::string& text) {
   const char* env = std::getenv("TFJIT_RANDOM_HLO_OUT");
-  const std::string dir = env != nullptr ? env : SourceDir() + "/build/random-hlo-failures";
+  // Default: next to where the test runs (ctest runs it inside the build tree).
+  const std::string dir = env != nullptr ? env : "random-hlo-failures";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   const std::string path = absl::StrCat(dir, "/seed_", seed, ".hlo");
