@@ -137,6 +137,15 @@ struct Session::Impl {
                                         DTypeName(expected)),
                         out.node->name(), out.node->op());
     }
+    for (int64_t d : value.dims()) {
+      if (d < 0) {
+        return AttachNode(InvalidArgument("feed '%s': shape %s has a negative dimension; a fed "
+                                          "tensor needs concrete sizes (-1 is only meaningful "
+                                          "in a placeholder's declared shape)",
+                                          name, value.ShapeString()),
+                          out.node->name(), out.node->op());
+      }
+    }
     if (out.node->op() != "Placeholder") return absl::OkStatus();
     absl::StatusOr<tf::PartialShape> shape = tf::GetShapeAttr(*out.node, "shape");
     if (!shape.ok() || shape->unknown_rank) return absl::OkStatus();

@@ -4,7 +4,9 @@
 #include "compiler/evaluator/evaluator.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "compiler/evaluator/evaluator_internal.h"
+#include "core/run_control.h"
 #include "core/status.h"
 
 namespace tfjit::hlo {
@@ -38,10 +40,16 @@ absl::StatusOr<Literal> EvalWhile(const Instruction& inst, const Operands& ops) 
   const Computation* condition = inst.called_computations().at(0);
   const Computation* body = inst.called_computations().at(1);
   Literal state = *ops[0];
+  // The run this evaluation belongs to (the interpreter backend, inside Session::Run), if any:
+  // its deadline and cancellation stop a loop that would not end by itself.
+  const RunControl* control = CurrentRunControl();
   while (true) {
     TFJIT_ASSIGN_OR_RETURN(Literal keep_going, EvaluateComputation(*condition, {state}));
     if (!keep_going.data<bool>()[0]) return state;
     TFJIT_ASSIGN_OR_RETURN(state, EvaluateComputation(*body, {state}));
+    if (control != nullptr && control->ShouldStop()) {
+      return control->Check(absl::StrCat("evaluated While '", inst.name(), "'"));
+    }
   }
 }
 

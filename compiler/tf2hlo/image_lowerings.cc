@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
+#include "core/run_control.h"
 #include "core/status.h"
 #include "core/top_k.h"
 #include "frontend/attr.h"
@@ -170,6 +172,19 @@ absl::Status LowerResizeBilinear(LoweringContext& ctx, const tf::Node& node) {
   if (s.dim(1) <= 0 || s.dim(2) <= 0) {
     return InvalidArgument("node %s: input image must be of non-zero size, got %s",
                            node.DebugName(), s.ToString());
+  }
+  // The interpolation matrices are built here, at compile time ([out, in] doubles, then
+  // floats), and the output is [N, OH, OW, C]: a huge requested size is refused before any of
+  // them is allocated.
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> allocations = {
+      {"the row interpolation matrix", {size[0], s.dim(1)}},
+      {"the column interpolation matrix", {size[1], s.dim(2)}},
+      {"the output", {s.dim(0), size[0], size[1], s.dim(3)}}};
+  for (const auto& [what, dims] : allocations) {
+    int64_t bytes = -1;
+    if (!TensorBytes(DType::kFloat64, dims, &bytes)) bytes = -1;
+    TFJIT_RETURN_IF_ERROR(CheckAllocation(
+        bytes, absl::StrCat(what, " ", Dims(dims), " of size ", Dims(size)), node.DebugName()));
   }
   if (s.element_type() != DType::kFloat32) {
     TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, DType::kFloat32));

@@ -269,7 +269,9 @@ TEST(ControlFlowArgumentTest, LoopInvariantShapeFromAnArgumentCompiles) {
           {"Identity"}, &stats);
       ASSERT_TRUE(out.ok()) << StatusToString(out.status());
       EXPECT_EQ((*out)[0].data<float>()[0], 0.5f + 3.0f * static_cast<float>(n));
-      if (mode != JitMode::kNone) EXPECT_GT(stats.nodes_compiled, 0);
+      if (mode != JitMode::kNone) {
+        EXPECT_GT(stats.nodes_compiled, 0);
+      }
     }
   }
 }

@@ -1,8 +1,9 @@
 // Hostile graphs through the Session: infinite and huge loops under a deadline (functional
 // While in the runtime and compiled, TF1 frames), cancellation from another thread, cyclic
-// function calls, a node that reads itself, giant dims, NaN/Inf through every test graph, and
-// the session memory cap. Each ends in a status within bounded time, and the session stays
-// usable afterwards.
+// function calls, a node that reads itself, giant dims, NaN/Inf through every test graph, the
+// session memory cap, negative feed dims, and hostile shape operands (negative, huge or
+// inconsistent sizes) for every op whose output size is a runtime value. Each ends in a status
+// within bounded time, and the session stays usable afterwards.
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -192,6 +194,26 @@ TEST_P(HostileTest, InfiniteWhileStopsAtTheDeadline) {
   r = session->Run(run, {{"x0", ScalarF32(0)}}, {"out"}, {});
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_LT(Seconds(t1), 0.3 + 2.0);
+}
+
+// The interpreter backend (the HLO evaluator) polls the run's deadline in its While loops as
+// compiled code does.
+TEST(HostileInterpreterTest, InfiniteWhileStopsAtTheDeadline) {
+  SessionOptions options;
+  options.jit = JitMode::kAuto;
+  options.backend = "interpreter";
+  auto session = Load(WriteGraph("inf", kInfiniteWhile), options);
+  ASSERT_NE(session, nullptr);
+  RunOptions run;
+  run.timeout_ms = 300;
+  const auto t0 = std::chrono::steady_clock::now();
+  absl::StatusOr<std::vector<Tensor>> r = session->Run(run, {{"x0", ScalarF32(0)}}, {"out"}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << StatusToString(r.status());
+  // Stopped inside the evaluator's loop, not between runtime nodes.
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "evaluated While"))
+      << r.status().message();
+  EXPECT_LT(Seconds(t0), 0.3 + 5.0);
 }
 
 TEST_P(HostileTest, SessionDefaultTimeoutAppliesToPlainRun) {
@@ -376,6 +398,27 @@ TEST_P(HostileTest, MemoryCapRefusesThenSessionStaysUsable) {
   EXPECT_EQ((*r)[0].data<float>()[3], 1.5f);
 }
 
+// A fed tensor with a negative dim (e.g. a placeholder's declared shape copied unreplaced)
+// holds no buffer: the session refuses it, naming the feed, and the next run is correct.
+TEST_P(HostileTest, NegativeFeedDimIsRefused) {
+  auto session = Load(WriteGraph("ew", kElementwise), Options());
+  ASSERT_NE(session, nullptr);
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{-1}, {-5}}) {
+    absl::StatusOr<std::vector<Tensor>> r =
+        session->Run({{"x", Tensor(DType::kFloat32, dims)}}, {"y"});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << StatusToString(r.status());
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "feed 'x'")) << r.status().message();
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "negative dimension"))
+        << r.status().message();
+  }
+  absl::StatusOr<std::vector<Tensor>> r =
+      session->Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {2}, {1, -1})}}, {"y"});
+  ASSERT_TRUE(r.ok()) << StatusToString(r.status());
+  EXPECT_EQ((*r)[0].data<float>()[0], 3.0f);
+  EXPECT_EQ((*r)[0].data<float>()[1], -1.0f);
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, HostileTest,
                          ::testing::Values(JitMode::kNone, JitMode::kOff, JitMode::kAuto),
                          [](const auto& info) { return std::string(ModeName(info.param)); });
@@ -458,6 +501,212 @@ TEST(HostileValuesTest, NanAndInfEverywhereMatchTheUncompiledRun) {
   }
   EXPECT_GE(graphs, 5) << "most test graphs should run on hostile values";
 }
+
+// --- Hostile shape operands: every op whose output size comes from a runtime value. ---
+
+// One input of a hostile-operand case: a float data input (values 1, 2, ...) or an integer
+// operand (the hostile part: negative, huge or inconsistent sizes).
+struct OperandSpec {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> values;  // integer operands; float inputs are filled 1, 2, ...
+};
+
+struct HostileOpCase {
+  std::string name;
+  std::string op;
+  std::string attrs;  // text-format attr entries
+  std::vector<OperandSpec> inputs;
+};
+
+std::string TfType(DType dtype) {
+  return dtype == DType::kFloat32 ? "DT_FLOAT" : dtype == DType::kInt64 ? "DT_INT64" : "DT_INT32";
+}
+
+Tensor OperandValue(const OperandSpec& in) {
+  Tensor t(in.dtype, in.dims);
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    const size_t k = static_cast<size_t>(i);
+    if (in.dtype == DType::kFloat32) t.data<float>()[i] = static_cast<float>(i + 1);
+    if (in.dtype == DType::kInt32) t.data<int32_t>()[i] = static_cast<int32_t>(in.values.at(k));
+    if (in.dtype == DType::kInt64) t.data<int64_t>()[i] = in.values.at(k);
+  }
+  return t;
+}
+
+// The op node is "hostile_op". Operands are Const nodes (so auto-clustering compiles the op
+// with them as compile-time constants) or Placeholders fed at run time.
+std::string HostileOpGraph(const HostileOpCase& c, bool as_constants) {
+  std::string g;
+  std::string inputs;
+  for (const OperandSpec& in : c.inputs) {
+    if (as_constants) {
+      std::string tensor = absl::StrCat("dtype: ", TfType(in.dtype), " tensor_shape {");
+      for (int64_t d : in.dims) absl::StrAppend(&tensor, " dim { size: ", d, " }");
+      absl::StrAppend(&tensor, " }");
+      const Tensor v = OperandValue(in);
+      for (int64_t i = 0; i < v.num_elements(); ++i) {
+        if (in.dtype == DType::kFloat32) absl::StrAppend(&tensor, " float_val: ", v.data<float>()[i]);
+        if (in.dtype == DType::kInt32) absl::StrAppend(&tensor, " int_val: ", v.data<int32_t>()[i]);
+        if (in.dtype == DType::kInt64) absl::StrAppend(&tensor, " int64_val: ", v.data<int64_t>()[i]);
+      }
+      absl::StrAppend(&g, "node { name: \"", in.name, "\" op: \"Const\" attr { key: \"dtype\" ",
+                      "value { type: ", TfType(in.dtype), " } } attr { key: \"value\" value { ",
+                      "tensor { ", tensor, " } } } }\n");
+    } else {
+      absl::StrAppend(&g, "node { name: \"", in.name, "\" op: \"Placeholder\" attr { key: ",
+                      "\"dtype\" value { type: ", TfType(in.dtype), " } } }\n");
+    }
+    absl::StrAppend(&inputs, " input: \"", in.name, "\"");
+  }
+  absl::StrAppend(&g, "node { name: \"hostile_op\" op: \"", c.op, "\"", inputs, " ", c.attrs,
+                  " }\n");
+  // A consumer, so the op is inside a cluster with at least one other node.
+  absl::StrAppend(&g, "node { name: \"out\" op: \"Identity\" input: \"hostile_op\" attr { key: ",
+                  "\"T\" value { type: DT_FLOAT } } }\nversions { producer: 1645 }\n");
+  return g;
+}
+
+std::string TypeAttr(const std::string& key, const std::string& type) {
+  return absl::StrCat("attr { key: \"", key, "\" value { type: ", type, " } }");
+}
+
+// Each case is an error in TF (negative sizes, inconsistent element counts, or an output far
+// larger than memory); none may crash, hang or allocate the output.
+std::vector<HostileOpCase> HostileOpCases() {
+  const std::string f32 = TypeAttr("T", "DT_FLOAT");
+  const std::string i32 = "DT_INT32";
+  const int64_t huge = int64_t{1} << 40;
+  std::vector<HostileOpCase> cases;
+  auto add = [&](std::string name, std::string op, std::string attrs,
+                 std::vector<OperandSpec> inputs) {
+    cases.push_back({std::move(name), std::move(op), std::move(attrs), std::move(inputs)});
+  };
+  const OperandSpec x3{"x", DType::kFloat32, {3}, {}};
+  const OperandSpec x6{"x", DType::kFloat32, {6}, {}};
+  const OperandSpec x22{"x", DType::kFloat32, {2, 2}, {}};
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{-2, 3}, {huge, huge, 3}, {2, 4}}) {
+    add(absl::StrCat("BroadcastTo_", shape[0] == -2 ? "negative" : shape[0] == 2 ? "mismatch" : "huge"),
+        "BroadcastTo", f32 + TypeAttr("Tidx", "DT_INT64"),
+        {x3, {"shape", DType::kInt64, {static_cast<int64_t>(shape.size())}, shape}});
+  }
+  add("Reshape_two_unknown", "Reshape", f32 + TypeAttr("Tshape", i32),
+      {x6, {"shape", DType::kInt32, {2}, {-1, -1}}});
+  add("Reshape_negative", "Reshape", f32 + TypeAttr("Tshape", i32),
+      {x6, {"shape", DType::kInt32, {2}, {-2, -3}}});
+  add("Reshape_count", "Reshape", f32 + TypeAttr("Tshape", i32),
+      {x6, {"shape", DType::kInt32, {2}, {4, 2}}});
+  add("Reshape_huge", "Reshape", f32 + TypeAttr("Tshape", "DT_INT64"),
+      {x6, {"shape", DType::kInt64, {2}, {huge, huge}}});
+  add("Pad_negative", "Pad", f32 + TypeAttr("Tpaddings", i32),
+      {x22, {"paddings", DType::kInt32, {2, 2}, {-3, 0, 0, 0}}});
+  add("Pad_huge", "Pad", f32 + TypeAttr("Tpaddings", "DT_INT64"),
+      {x22, {"paddings", DType::kInt64, {2, 2}, {huge, 0, 0, huge}}});
+  add("Pad_bad_rank", "Pad", f32 + TypeAttr("Tpaddings", i32),
+      {x22, {"paddings", DType::kInt32, {3, 2}, {0, 0, 0, 0, 0, 0}}});
+  add("Tile_negative", "Tile", f32 + TypeAttr("Tmultiples", i32),
+      {x3, {"multiples", DType::kInt32, {1}, {-1}}});
+  add("Tile_huge", "Tile", f32 + TypeAttr("Tmultiples", "DT_INT64"),
+      {x22, {"multiples", DType::kInt64, {2}, {huge, huge}}});
+  add("Fill_negative", "Fill", f32 + TypeAttr("index_type", i32),
+      {{"dims", DType::kInt32, {2}, {-1, 4}}, {"value", DType::kFloat32, {}, {}}});
+  add("ResizeBilinear_negative", "ResizeBilinear", f32,
+      {{"images", DType::kFloat32, {1, 2, 2, 1}, {}}, {"size", DType::kInt32, {2}, {-1, 4}}});
+  add("ResizeBilinear_huge", "ResizeBilinear", f32,
+      {{"images", DType::kFloat32, {1, 2, 2, 1}, {}},
+       {"size", DType::kInt32, {2}, {1 << 30, 1 << 30}}});
+  add("ResizeBilinear_zero", "ResizeBilinear", f32,
+      {{"images", DType::kFloat32, {1, 2, 2, 1}, {}}, {"size", DType::kInt32, {2}, {0, 4}}});
+  const std::string random_attrs = TypeAttr("dtype", "DT_FLOAT") + TypeAttr("T", "DT_INT64") +
+                                   " attr { key: \"seed\" value { i: 1 } }"
+                                   " attr { key: \"seed2\" value { i: 2 } }";
+  add("RandomUniform_negative", "RandomUniform", random_attrs,
+      {{"shape", DType::kInt64, {2}, {-3, 2}}});
+  add("RandomUniform_huge", "RandomUniform", random_attrs,
+      {{"shape", DType::kInt64, {2}, {huge, huge}}});
+  add("RandomStandardNormal_huge", "RandomStandardNormal", random_attrs,
+      {{"shape", DType::kInt64, {1}, {huge}}});
+  const std::string std_attrs = TypeAttr("T", "DT_FLOAT") + TypeAttr("Tindices", i32) +
+                                " attr { key: \"validate_indices\" value { b: true } }";
+  add("SparseToDense_negative", "SparseToDense", std_attrs,
+      {{"indices", DType::kInt32, {1}, {0}}, {"output_shape", DType::kInt32, {1}, {-1}},
+       {"values", DType::kFloat32, {}, {}}, {"default", DType::kFloat32, {}, {}}});
+  add("SparseToDense_out_of_range", "SparseToDense", std_attrs,
+      {{"indices", DType::kInt32, {1}, {7}}, {"output_shape", DType::kInt32, {1}, {4}},
+       {"values", DType::kFloat32, {}, {}}, {"default", DType::kFloat32, {}, {}}});
+  add("Slice_negative_size", "Slice", f32 + TypeAttr("Index", i32),
+      {x6, {"begin", DType::kInt32, {1}, {1}}, {"size", DType::kInt32, {1}, {-3}}});
+  add("Slice_past_end", "Slice", f32 + TypeAttr("Index", i32),
+      {x6, {"begin", DType::kInt32, {1}, {4}}, {"size", DType::kInt32, {1}, {5}}});
+  std::string masks;
+  for (const char* mask :
+       {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"}) {
+    absl::StrAppend(&masks, " attr { key: \"", mask, "\" value { i: 0 } }");
+  }
+  add("StridedSlice_zero_stride", "StridedSlice", f32 + TypeAttr("Index", i32) + masks,
+      {x6, {"begin", DType::kInt32, {1}, {0}}, {"end", DType::kInt32, {1}, {6}},
+       {"strides", DType::kInt32, {1}, {0}}});
+  add("OneHot_negative_depth", "OneHot", f32 + TypeAttr("TI", i32) +
+      " attr { key: \"axis\" value { i: -1 } }",
+      {{"indices", DType::kInt32, {2}, {0, 1}}, {"depth", DType::kInt32, {}, {-4}},
+       {"on", DType::kFloat32, {}, {}}, {"off", DType::kFloat32, {}, {}}});
+  add("OneHot_huge_depth", "OneHot", f32 + TypeAttr("TI", i32) +
+      " attr { key: \"axis\" value { i: -1 } }",
+      {{"indices", DType::kInt32, {1 << 12}, std::vector<int64_t>(1 << 12, 0)},
+       {"depth", DType::kInt32, {}, {1 << 30}},
+       {"on", DType::kFloat32, {}, {}}, {"off", DType::kFloat32, {}, {}}});
+  add("ExpandDims_axis", "ExpandDims", f32 + TypeAttr("Tdim", i32),
+      {x6, {"dim", DType::kInt32, {}, {5}}});
+  add("Transpose_perm", "Transpose", f32 + TypeAttr("Tperm", i32),
+      {x22, {"perm", DType::kInt32, {2}, {0, 0}}});
+  add("Split_uneven", "Split", f32 + " attr { key: \"num_split\" value { i: 4 } }",
+      {{"axis", DType::kInt32, {}, {0}}, x6});
+  return cases;
+}
+
+void PrintTo(const HostileOpCase& c, std::ostream* os) { *os << c.name; }
+
+class HostileOperandTest
+    : public ::testing::TestWithParam<std::tuple<HostileOpCase, bool, JitMode>> {};
+
+TEST_P(HostileOperandTest, EndsInAStatusNamingTheNode) {
+  const auto& [c, as_constants, mode] = GetParam();
+  SessionOptions options;
+  options.jit = mode;
+  // Nothing here may actually allocate its output: a cap far below the huge cases makes any
+  // attempt a refusal instead of an out-of-memory kill.
+  options.memory_limit_bytes = int64_t{256} << 20;
+  options.run_timeout_ms = 60000;
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Load(WriteGraph(c.name, HostileOpGraph(c, as_constants)), options);
+  absl::Status status = session.status();
+  if (status.ok()) {
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    if (!as_constants) {
+      for (const OperandSpec& in : c.inputs) feeds.push_back({in.name, OperandValue(in)});
+    }
+    absl::StatusOr<std::vector<Tensor>> r = (*session)->Run(feeds, {"out"});
+    status = r.status();
+    if (r.ok()) status = absl::InternalError(absl::StrCat("ran, giving ", (*r)[0].ShapeString()));
+  }
+  ASSERT_FALSE(status.ok());
+  EXPECT_TRUE(status.code() == absl::StatusCode::kInvalidArgument ||
+              status.code() == absl::StatusCode::kResourceExhausted)
+      << StatusToString(status);
+  EXPECT_TRUE(absl::StrContains(StatusToString(status), "hostile_op")) << StatusToString(status);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, HostileOperandTest,
+    ::testing::Combine(::testing::ValuesIn(HostileOpCases()), ::testing::Bool(),
+                       ::testing::Values(JitMode::kNone, JitMode::kAuto)),
+    [](const auto& info) {
+      return absl::StrCat(std::get<0>(info.param).name,
+                          std::get<1>(info.param) ? "_const_" : "_fed_",
+                          ModeName(std::get<2>(info.param)));
+    });
 
 }  // namespace
 }  // namespace tfjit

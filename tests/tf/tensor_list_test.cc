@@ -175,7 +175,9 @@ TEST(TensorListSessionTest, CompiledGatherScatterConcat) {
       EXPECT_EQ((*out)[1].dims(), (std::vector<int64_t>{4, 3}));
       EXPECT_EQ(Values((*out)[1]), scattered);
       EXPECT_EQ(Values((*out)[2]), concat);
-      if (mode != JitMode::kNone) EXPECT_GT(stats.nodes_compiled, 0);
+      if (mode != JitMode::kNone) {
+        EXPECT_GT(stats.nodes_compiled, 0);
+      }
     }
   }
 }

@@ -174,7 +174,9 @@ TEST(VariableTest, VariablesInsideCompiledLoopsAndConditionals) {
         for (int k = 0; k < 2; ++k) v[k] = v[k] + x[k] + x[k] + x[k] - (positive ? x[k] : 0.0f);
         EXPECT_EQ(Floats((*out)[0]), v) << "run " << run;
         EXPECT_EQ(Floats((*out)[1]), v) << "run " << run;
-        if (mode != JitMode::kNone) EXPECT_GT(stats.nodes_compiled, 0);
+        if (mode != JitMode::kNone) {
+          EXPECT_GT(stats.nodes_compiled, 0);
+        }
       }
     }
   }

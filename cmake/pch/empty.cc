@@ -1,0 +1,1 @@
+// Empty: the translation unit that builds a precompiled header (cmake/pch.cmake).
