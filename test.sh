@@ -26,6 +26,23 @@ if [ -n "$sanitize" ]; then
   export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
   ctest_args=(-LE models)
 fi
+# Phase times go to the last line of the output (CI logs show their tail), pass or fail.
+phase="install+build"
+started=$SECONDS
+tests_started=""
+report() {
+  local rc=$? now=$SECONDS tests_s=0
+  local build_s=$(( ${tests_started:-$now} - started ))
+  [ -n "$tests_started" ] && tests_s=$(( now - tests_started ))
+  local line="tfjit test.sh${sanitize:+ --${suffix}}: exit $rc in $phase; install+build"
+  line+=" ${build_s} s, tests ${tests_s} s, total $(( now - started )) s"
+  echo "$line"
+  # TFJIT_TIMES_FILE: also appended there (.ci/run prints both passes' lines at its end).
+  if [ -n "${TFJIT_TIMES_FILE:-}" ]; then echo "$line" >> "$TFJIT_TIMES_FILE"; fi
+}
+trap report EXIT
 "$root/scripts/build.sh"
 cd "${TFJIT_BUILD_DIR:-$root/build}"
+phase="tests"
+tests_started=$SECONDS
 ctest --output-on-failure -j "${TFJIT_JOBS:-$(nproc)}" "${ctest_args[@]}" "$@"

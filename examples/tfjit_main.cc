@@ -94,11 +94,9 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
     } else if (flag == "--dump-dir") {
       args->options.dump_dir = v;
     } else if (flag == "--jit") {
-      if (v == "none") args->options.jit = JitMode::kNone;
-      else if (v == "off") args->options.jit = JitMode::kOff;
-      else if (v == "auto") args->options.jit = JitMode::kAuto;
-      else if (v == "all") args->options.jit = JitMode::kAll;
-      else return "--jit takes none, off, auto or all";
+      StatusOr<JitMode> mode = ParseJitMode(v);
+      if (!mode.ok()) return absl::StrCat("--jit: ", mode.status().message());
+      args->options.jit = *mode;
     } else if (flag == "--backend") {
       args->options.backend = v;
     } else if (flag == "--device") {

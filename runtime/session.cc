@@ -36,6 +36,16 @@ cluster::JitMode ToClusterMode(JitMode mode) {
   return cluster::JitMode::kAuto;
 }
 
+JitMode FromClusterMode(cluster::JitMode mode) {
+  switch (mode) {
+    case cluster::JitMode::kNone: return JitMode::kNone;
+    case cluster::JitMode::kOff: return JitMode::kOff;
+    case cluster::JitMode::kAuto: return JitMode::kAuto;
+    case cluster::JitMode::kAll: return JitMode::kAll;
+  }
+  return JitMode::kAuto;
+}
+
 // Nodes a loader added (frontend/model.h): not user inputs or outputs.
 bool IsLoaderNode(const tf::Node& node) {
   return absl::StrContains(node.name(), tf::kLoaderNodeSuffix);
@@ -48,6 +58,14 @@ std::string DimsString(const std::vector<int64_t>& dims) {
 }
 
 }  // namespace
+
+// One spelling of the modes: the clustering pass's, which its messages and cache keys use.
+const char* JitModeName(JitMode mode) { return cluster::JitModeName(ToClusterMode(mode)); }
+
+StatusOr<JitMode> ParseJitMode(const std::string& text) {
+  TFJIT_ASSIGN_OR_RETURN(cluster::JitMode mode, cluster::ParseJitMode(text));
+  return FromClusterMode(mode);
+}
 
 struct Session::Impl {
   SessionOptions options;

@@ -94,7 +94,7 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>
   RunContext ctx;
   ctx.pool = pool;
   ctx.control = control;
-  entry_(table.data(), &ctx);
+  CallEntry(entry_, table.data(), &ctx);
   if (ctx.stopped != 0) {  // a While loop stopped early: the results are not the module's
     return control->Check(absl::StrCat("a While loop of compiled module '", module_->name(),
                                        "'"));

@@ -31,6 +31,23 @@ using KernelFn = void (*)(void** buffers, RunContext* ctx, int64_t begin, int64_
 // Entry ABI: runs the whole module.
 using EntryFn = void (*)(void** buffers, RunContext* ctx);
 
+// Every call from C++ into JIT-compiled code goes through these two. clang's UBSan for C++
+// (-fsanitize=function, part of -fsanitize=undefined since clang 17) reads a type signature
+// stored just before an indirect callee; JIT-compiled functions have none, and the read
+// faults when the function begins a page (the clang fuzz build crashed so in compiled code).
+#if defined(__clang__)
+#define TFJIT_CALLS_JIT_CODE __attribute__((no_sanitize("function")))
+#else
+#define TFJIT_CALLS_JIT_CODE
+#endif
+TFJIT_CALLS_JIT_CODE inline void CallEntry(EntryFn entry, void** buffers, RunContext* ctx) {
+  entry(buffers, ctx);
+}
+TFJIT_CALLS_JIT_CODE inline void CallKernel(KernelFn kernel, void** buffers, RunContext* ctx,
+                                            int64_t begin, int64_t end) {
+  kernel(buffers, ctx, begin, end);
+}
+
 extern "C" {
 
 // Called at the head of every compiled While iteration: 1 when the run was cancelled or

@@ -115,11 +115,11 @@ void tfjit_cpu_parallel_for(RunContext* ctx, KernelFn kernel, void** buffers, in
                             int64_t cost_per_unit) {
   if (n <= 0) return;
   if (ctx == nullptr || ctx->pool == nullptr || n == 1) {
-    kernel(buffers, ctx, 0, n);
+    CallKernel(kernel, buffers, ctx, 0, n);
     return;
   }
   ctx->pool->ParallelFor(n, cost_per_unit, [&](int64_t begin, int64_t end) {
-    kernel(buffers, ctx, begin, end);
+    CallKernel(kernel, buffers, ctx, begin, end);
   });
 }
 

@@ -320,7 +320,7 @@ absl::StatusOr<JitMode> ParseJitMode(absl::string_view text) {
   return InvalidArgument("unknown jit mode '%s'; expected one of: none, off, auto, all", text);
 }
 
-absl::string_view JitModeName(JitMode mode) {
+const char* JitModeName(JitMode mode) {
   switch (mode) {
     case JitMode::kNone: return "none";
     case JitMode::kOff: return "off";

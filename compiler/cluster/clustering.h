@@ -21,7 +21,7 @@ namespace tfjit::cluster {
 // auto-clustering; kAll: the whole graph is one must-compile unit.
 enum class JitMode { kNone, kOff, kAuto, kAll };
 absl::StatusOr<JitMode> ParseJitMode(absl::string_view text);
-absl::string_view JitModeName(JitMode mode);
+const char* JitModeName(JitMode mode);  // "none", "off", "auto" or "all"
 
 struct ClusteringOptions {
   JitMode mode = JitMode::kAuto;

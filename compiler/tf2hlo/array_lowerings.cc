@@ -49,8 +49,9 @@ absl::Status LowerReshape(LoweringContext& ctx, const tf::Node& node) {
       unknown = static_cast<int>(i);
     } else if (dims[i] < 0) {
       return InvalidArgument("size %d must be non-negative, not %d", i, dims[i]);
-    } else {
-      known *= dims[i];
+    } else if (__builtin_mul_overflow(known, dims[i], &known)) {
+      return InvalidArgument("requested shape [%s] has more elements than int64 holds",
+                             absl::StrJoin(dims, ","));
     }
   }
   if (unknown >= 0) {

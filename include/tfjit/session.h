@@ -22,6 +22,11 @@ enum class JitMode {
   kAll,   // the whole graph must compile as one unit, or Run fails
 };
 
+// The --jit spelling of a mode: "none", "off", "auto" or "all".
+const char* JitModeName(JitMode mode);
+// The mode a --jit spelling names; INVALID_ARGUMENT listing the four otherwise.
+StatusOr<JitMode> ParseJitMode(const std::string& text);
+
 struct SessionOptions {
   JitMode jit = JitMode::kAuto;
   // Beyond-TF fixes for the known XLA interop issues (default off: TF's behaviour).

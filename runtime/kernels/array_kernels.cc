@@ -114,8 +114,9 @@ absl::StatusOr<std::vector<int64_t>> ResolveReshape(const KernelContext& ctx, co
     } else if (dims[i] < 0) {
       return KernelError(ctx, "Size %d must be non-negative, not %d in %s", i, dims[i],
                          DimsString(dims));
-    } else {
-      known *= dims[i];
+    } else if (__builtin_mul_overflow(known, dims[i], &known)) {
+      return KernelError(ctx, "Requested shape %s has more elements than int64 holds; input is %s",
+                         DimsString(dims), in.ShapeString());
     }
   }
   const int64_t n = in.num_elements();

@@ -147,6 +147,12 @@ absl::Status ResizeBilinearKernel(KernelContext& ctx) {
   }
   const int64_t batch = in.dim(0), ih = in.dim(1), iw = in.dim(2), depth = in.dim(3);
   const int64_t oh = size[0], ow = size[1];
+  // Refused before anything is built: the output, and the per-row and per-column tables
+  // (which a huge size with an empty batch or depth would still make huge).
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, DType::kFloat32, {batch, oh, ow, depth}));
+  static_assert(sizeof(Interp) <= 3 * sizeof(int64_t));
+  TFJIT_RETURN_IF_ERROR(
+      CheckOutputShape(ctx, DType::kInt64, {std::max(oh, ow), 6}, "interpolation tables"));
   const std::vector<Interp> ys = InterpolationWeights(ih, oh, align, half_pixel);
   const std::vector<Interp> xs = InterpolationWeights(iw, ow, align, half_pixel);
   Tensor out(DType::kFloat32, {batch, oh, ow, depth});

@@ -156,6 +156,7 @@ absl::Status NmsKernel(KernelContext& ctx) {
     TFJIT_ASSIGN_OR_RETURN(pad, tf::GetBoolAttrOr(ctx.node(), "pad_to_max_output_size", false));
   }
   if (pad) {
+    TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, DType::kInt32, {max_output}, "padded indices"));
     r.indices.resize(static_cast<size_t>(max_output), 0);
     r.scores.resize(static_cast<size_t>(max_output), 0.0f);
   }

@@ -1,5 +1,6 @@
 // Shape-changing copies and shape queries: Tile, Pad, PadV2, MirrorPad, ReverseV2,
 // BroadcastTo, Size, Rank, ShapeN, Range and PreventGradient (an identity at run time).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -33,6 +34,11 @@ absl::Status TileKernel(KernelContext& ctx) {
     if (__builtin_mul_overflow(in.dim(static_cast<int>(k)), mult[k], &tiled[k])) tiled[k] = -1;
   }
   TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, in.dtype(), tiled));
+  if (std::find(tiled.begin(), tiled.end(), 0) != tiled.end()) {
+    // Empty: no offset tables (a huge dim next to a zero one would still size them).
+    ctx.set_output(0, Tensor(in.dtype(), tiled));
+    return absl::OkStatus();
+  }
   const std::vector<int64_t> strides = RowStrides(in.dims());
   std::vector<std::vector<int64_t>> offsets;
   std::vector<int64_t> out_dims;
@@ -87,6 +93,21 @@ absl::Status PadKernel(KernelContext& ctx) {
                          c.ShapeString());
     }
     fill = c;
+  }
+  // The output's size first: the offset tables below are as long as its dims.
+  std::vector<int64_t> padded(static_cast<size_t>(in.rank()));
+  for (int d = 0; d < in.rank(); ++d) {
+    const auto [before, after] = pads[static_cast<size_t>(d)];
+    int64_t& size = padded[static_cast<size_t>(d)];
+    if (__builtin_add_overflow(before, after, &size) ||
+        __builtin_add_overflow(size, in.dim(d), &size)) {
+      size = -1;
+    }
+  }
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, in.dtype(), padded));
+  if (std::find(padded.begin(), padded.end(), 0) != padded.end()) {
+    ctx.set_output(0, Tensor(in.dtype(), padded));
+    return absl::OkStatus();
   }
   const std::vector<int64_t> strides = RowStrides(in.dims());
   std::vector<std::vector<int64_t>> offsets;
@@ -182,15 +203,10 @@ absl::Status BroadcastToKernel(KernelContext& ctx) {
   const int rank = static_cast<int>(target.size());
   bool ok = in.rank() <= rank;
   for (int64_t t : target) ok = ok && t >= 0;
-  const std::vector<int64_t> strides = RowStrides(in.dims());
-  std::vector<std::vector<int64_t>> offsets;
   for (int d = 0; ok && d < rank; ++d) {
     const int k = d - (rank - in.rank());  // the aligned input dim, < 0 when absent
     const int64_t t = target[static_cast<size_t>(d)];
     if (k >= 0 && in.dim(k) != t && in.dim(k) != 1) ok = false;
-    const bool spread = k < 0 || in.dim(k) == 1;
-    offsets.push_back(
-        StepOffsets(0, spread ? 0 : 1, t, k < 0 ? 0 : strides[static_cast<size_t>(k)]));
   }
   if (!ok) {
     return KernelError(ctx,
@@ -198,8 +214,20 @@ absl::Status BroadcastToKernel(KernelContext& ctx) {
                        "from the right, each input dimension must equal the target's or be 1",
                        in.ShapeString(), DimsString(target));
   }
+  // The output first: a target no budget holds is refused here, before the per-dimension
+  // offset tables (as long as the target's dims) are built.
   Tensor out(in.dtype(), target);
-  GatherByOffsets(ctx, in, offsets, nullptr, out);
+  if (out.num_elements() > 0) {
+    const std::vector<int64_t> strides = RowStrides(in.dims());
+    std::vector<std::vector<int64_t>> offsets;
+    for (int d = 0; d < rank; ++d) {
+      const int k = d - (rank - in.rank());
+      const bool spread = k < 0 || in.dim(k) == 1;
+      offsets.push_back(StepOffsets(0, spread ? 0 : 1, target[static_cast<size_t>(d)],
+                                    k < 0 ? 0 : strides[static_cast<size_t>(k)]));
+    }
+    GatherByOffsets(ctx, in, offsets, nullptr, out);
+  }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

@@ -17,10 +17,13 @@
 #include "frontend/tensor_proto.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 tensorflow::AttrValue TypeAttr(DType t) {
   tensorflow::AttrValue a;
@@ -81,12 +84,9 @@ std::string WriteGraph(const RandomCase& c, bool two_nodes, const std::string& t
     add->add_input("r2");
     (*add->mutable_attr())["T"] = TypeAttr(c.dtype);
   }
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            absl::StrCat("tfjit_compiled_rng_", tag, ".pbtxt")).string();
   std::string text;
   google::protobuf::TextFormat::PrintToString(g, &text);
-  std::ofstream(path) << text;
-  return path;
+  return WriteTempFile(absl::StrCat("compiled_rng_", tag, ".pbtxt"), text);
 }
 
 std::unique_ptr<Session> Open(const std::string& path, JitMode jit, const std::string& backend,

@@ -20,11 +20,13 @@
 #include "core/status.h"
 #include "examples/cli_output.h"
 #include "gtest/gtest.h"
-#include "tests/tf/jit_mode_name.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 constexpr int kThreads = 8;
 
@@ -32,14 +34,6 @@ using Feeds = std::vector<std::pair<std::string, Tensor>>;
 
 std::string SourcePath(const std::string& relative) {
   return (std::filesystem::path(TFJIT_SOURCE_DIR) / relative).string();
-}
-
-std::string WriteTemp(const std::string& name, const std::string& contents) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("tfjit_concurrency_" + std::to_string(::getpid()) + "_" + name))
-                               .string();
-  std::ofstream(path, std::ios::binary) << contents;
-  return path;
 }
 
 // A copy of a graph file with `from` replaced by `to` everywhere (e.g. a placeholder's fixed
@@ -51,10 +45,8 @@ std::string EditedCopy(const std::string& relative, const std::string& name,
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     text.replace(at, from.size(), to);
   }
-  return WriteTemp(name, text);
+  return WriteTempFile(name, text);
 }
-
-using ::tfjit::testing::ModeName;
 
 // Releases every waiting thread at once, so the runs really overlap (the first ones included,
 // which build plans and compile).
@@ -163,7 +155,7 @@ std::vector<Case> Cases() {
        {{"i", kI32, {3, 9}}, {"j", kI32, {9}}}, {}, plain},
       {"dynamic_batch", SourcePath("tests/tf/graphs/dynamic_batch.pbtxt"), {{"x", kF32, {-1, 4}}},
        {}, plain},
-      {"conv", WriteTemp("conv.pbtxt", kConvGraph), {{"x", kF32, {-1, 9, 9, 3}},
+      {"conv", WriteTempFile("conv.pbtxt", kConvGraph), {{"x", kF32, {-1, 9, 9, 3}},
                                                      {"w", kF32, {3, 3, 3, 4}}},
        {"mp", "mean"}, plain},
       {"while_sum", SourcePath("tests/tf/control_flow/while_sum.pbtxt"), {{"n", kI32, {}}},
@@ -237,7 +229,7 @@ TEST_P(ConcurrentRunTest, EqualsSerialBitForBit) {
   constexpr int kIters = 3;
   for (int pool_threads : {1, 2}) {
     for (JitMode mode : c.modes) {
-      SCOPED_TRACE(std::string("jit=") + ModeName(mode) +
+      SCOPED_TRACE(std::string("jit=") + JitModeName(mode) +
                    " pool threads=" + std::to_string(pool_threads));
       std::unique_ptr<Session> serial = Load(c.path, mode, pool_threads);
       ASSERT_NE(serial, nullptr);
@@ -294,7 +286,7 @@ struct SingleFlightCase {
   JitMode mode;
 };
 
-void PrintTo(const SingleFlightCase& c, std::ostream* os) { *os << c.name << " " << ModeName(c.mode); }
+void PrintTo(const SingleFlightCase& c, std::ostream* os) { *os << c.name << " " << JitModeName(c.mode); }
 
 class SingleFlightTest : public ::testing::TestWithParam<SingleFlightCase> {};
 
@@ -371,7 +363,7 @@ INSTANTIATE_TEST_SUITE_P(
                       SingleFlightCase{"jit_function", JitMode::kOff},
                       SingleFlightCase{"jit_function", JitMode::kAll}),
     [](const auto& info) {
-      return info.param.name + "_" + ModeName(info.param.mode);
+      return info.param.name + "_" + JitModeName(info.param.mode);
     });
 
 // Variables under concurrent runs. Resource variables (TF2): AssignAdd/AssignSubVariableOp
@@ -415,7 +407,7 @@ class VariableConcurrencyTest : public ::testing::TestWithParam<JitMode> {};
 TEST_P(VariableConcurrencyTest, ResourceUpdatesAreNotLost) {
   constexpr int kUpdates = 25;
   std::unique_ptr<Session> session =
-      Load(WriteTemp("resource.pbtxt", kResourceGraph), GetParam(), 2);
+      Load(WriteTempFile("resource.pbtxt", kResourceGraph), GetParam(), 2);
   ASSERT_NE(session, nullptr);
   ASSERT_TRUE(RunTargets(*session, {}, {}, {"v/init", "c/init", "r/init"}).ok());
   std::vector<std::string> errors(kThreads);
@@ -442,7 +434,7 @@ TEST_P(VariableConcurrencyTest, ResourceUpdatesAreNotLost) {
 TEST_P(VariableConcurrencyTest, ReadThenAssignIsAtomicOnlyWhenCompiled) {
   constexpr int kUpdates = 25;
   std::unique_ptr<Session> session =
-      Load(WriteTemp("resource_rmw.pbtxt", kResourceGraph), GetParam(), 2);
+      Load(WriteTempFile("resource_rmw.pbtxt", kResourceGraph), GetParam(), 2);
   ASSERT_NE(session, nullptr);
   ASSERT_TRUE(RunTargets(*session, {}, {}, {"r/init"}).ok());
   RunStats probe;
@@ -474,7 +466,7 @@ TEST_P(VariableConcurrencyTest, ReadThenAssignIsAtomicOnlyWhenCompiled) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, VariableConcurrencyTest,
                          ::testing::Values(JitMode::kNone, JitMode::kAuto, JitMode::kAll),
-                         [](const auto& info) { return std::string(ModeName(info.param)); });
+                         [](const auto& info) { return std::string(JitModeName(info.param)); });
 
 // TF1 reference variables: AssignAdd with use_locking=true must not lose updates. With
 // use_locking=false TF allows races between updates; tfjit always takes the variable's lock
@@ -517,7 +509,7 @@ class RefVariableConcurrencyTest : public ::testing::TestWithParam<JitMode> {};
 
 TEST_P(RefVariableConcurrencyTest, LockedAndUnlockedUpdatesAreNotLost) {
   constexpr int kUpdates = 25;
-  std::unique_ptr<Session> session = Load(WriteTemp("ref.pbtxt", kRefGraph), GetParam(), 2);
+  std::unique_ptr<Session> session = Load(WriteTempFile("ref.pbtxt", kRefGraph), GetParam(), 2);
   ASSERT_NE(session, nullptr);
   ASSERT_TRUE(RunTargets(*session, {}, {}, {"w/Assign", "u/Assign"}).ok());
   std::vector<std::string> errors(kThreads);
@@ -552,14 +544,14 @@ TEST_P(RefVariableConcurrencyTest, LockedAndUnlockedUpdatesAreNotLost) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, RefVariableConcurrencyTest,
                          ::testing::Values(JitMode::kNone, JitMode::kAuto),
-                         [](const auto& info) { return std::string(ModeName(info.param)); });
+                         [](const auto& info) { return std::string(JitModeName(info.param)); });
 
 // A must-compile function updating a variable inside a loop and a cond (tests/tf/variables):
 // run from 8 threads, each run adds 3x - x = 2x with x = [1, 2] (sum(x) > 0), exactly.
 TEST(VariableConcurrencyTest, CompiledLoopUpdatesAreNotLost) {
   constexpr int kRuns = 10;
   for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     std::unique_ptr<Session> session =
         Load(SourcePath("tests/tf/variables/loop_update.pbtxt"), mode, 2);
     ASSERT_NE(session, nullptr);

@@ -13,11 +13,13 @@
 #include "core/status.h"
 #include "gtest/gtest.h"
 #include "runtime/control_flow.h"
-#include "tests/tf/jit_mode_name.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 std::string GraphPath(const std::string& name) {
   return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "control_flow" / name)
@@ -30,8 +32,6 @@ std::string ReadFile(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-using ::tfjit::testing::ModeName;
 
 Tensor Scalar(DType dtype, double v) {
   Tensor t(dtype, {});
@@ -210,9 +210,7 @@ TEST_P(ControlFlowTest, UnloweredOpInLoopBodyIsReportedWithItsFunction) {
   const std::string text = absl::StrReplaceAll(
       ReadFile(GraphPath("while_sum.pbtxt")),
       {{"name: \"add_1\" op: \"AddV2\"", "name: \"add_1\" op: \"LeftShift\""}});
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "tfjit_cf_floormod.pbtxt").string();
-  std::ofstream(path) << text;
+  const std::string path = WriteTempFile("cf_floormod.pbtxt", text);
   auto session = Load(path);
   ASSERT_NE(session, nullptr);
   auto out = session->Run({{"n", Scalar(DType::kInt32, 3)}}, {"Identity"});
@@ -232,7 +230,7 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(JitMode::kNone, JitMode::kOff, JitMode::kAuto,
                                          JitMode::kAll)),
     [](const ::testing::TestParamInfo<ControlFlowTest::ParamType>& info) {
-      return std::get<0>(info.param) + "_" + ModeName(std::get<1>(info.param));
+      return std::get<0>(info.param) + "_" + JitModeName(std::get<1>(info.param));
     });
 
 // TF's functional_ops ToBool: scalars by value, other tensors by element count.

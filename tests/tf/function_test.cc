@@ -12,11 +12,13 @@
 #include "absl/strings/str_replace.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
-#include "tests/tf/jit_mode_name.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 std::string FunctionGraph(const std::string& name) {
   return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "functions" / name).string();
@@ -27,12 +29,6 @@ std::string ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string WriteTemp(const std::string& name, const std::string& contents) {
-  const std::string path = (std::filesystem::temp_directory_path() / name).string();
-  std::ofstream(path) << contents;
-  return path;
 }
 
 std::unique_ptr<Session> Load(const std::string& path, JitMode mode) {
@@ -60,8 +56,6 @@ void ExpectNear(const Tensor& t, const std::vector<float>& want, const std::stri
   }
 }
 
-using ::tfjit::testing::ModeName;
-
 // post = tanh(2x*y) + 2x - y, rowsum = sum over rows of 2x*y, direct:0 = tanh(2x*y) + 2x.
 TEST(FunctionTest, JitFunctionAgreesWithHandComputedValuesInEveryMode) {
   std::vector<float> post, direct, rowsum = {0, 0};
@@ -73,7 +67,7 @@ TEST(FunctionTest, JitFunctionAgreesWithHandComputedValuesInEveryMode) {
     rowsum[i / 3] += mul;
   }
   for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     auto session = Load(FunctionGraph("jit_function.pbtxt"), mode);
     ASSERT_NE(session, nullptr);
     RunStats stats;
@@ -106,7 +100,7 @@ TEST(FunctionTest, JitFunctionAgreesWithHandComputedValuesInEveryMode) {
 
 TEST(FunctionTest, MustCompileFunctionWithCheckNumericsFailsLikeTf) {
   for (JitMode mode : {JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     auto session = Load(FunctionGraph("check_numerics.pbtxt"), mode);
     ASSERT_NE(session, nullptr);
     auto out = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {4}, std::vector<float>{
@@ -134,13 +128,13 @@ TEST(FunctionTest, CheckNumericsRunsUncompiledWithoutMustCompile) {
   ASSERT_NE(text, no_must);
   const std::vector<float> x = {0, 1, 2, 3};
   const std::string marked = FunctionGraph("check_numerics.pbtxt");
-  for (const std::string& path : {WriteTemp("tfjit_fn_no_must_compile.pbtxt", no_must), marked}) {
+  for (const std::string& path : {WriteTempFile("tfjit_fn_no_must_compile.pbtxt", no_must), marked}) {
     // _XlaMustCompile: false never compiles, even in auto/all; jit none ignores `true`.
     const bool marked_true = path == marked;
     for (JitMode mode : marked_true ? std::vector<JitMode>{JitMode::kNone}
                                     : std::vector<JitMode>{JitMode::kOff, JitMode::kAuto,
                                                            JitMode::kAll}) {
-      SCOPED_TRACE(std::string(ModeName(mode)) + " " + path);
+      SCOPED_TRACE(std::string(JitModeName(mode)) + " " + path);
       auto session = Load(path, mode);
       ASSERT_NE(session, nullptr);
       RunStats stats;
@@ -166,7 +160,7 @@ TEST(FunctionTest, CheckNumericsRunsUncompiledWithoutMustCompile) {
 TEST(FunctionTest, NestedCallsCompileInsideMustCompileCaller) {
   const std::vector<float> x = {1.5f, -2.0f, 0.5f};
   for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     auto session = Load(FunctionGraph("nested.pbtxt"), mode);
     ASSERT_NE(session, nullptr);
     RunStats stats;
@@ -188,7 +182,7 @@ TEST(FunctionTest, CallToMissingFunctionIsNotFound) {
   const std::string text = absl::StrReplaceAll(
       ReadFile(FunctionGraph("jit_function.pbtxt")),
       {{"func { name: \"__inference_f_12\" }", "func { name: \"__inference_g_99\" }"}});
-  auto session = Session::Load(WriteTemp("tfjit_fn_missing.pbtxt", text));
+  auto session = Session::Load(WriteTempFile("tfjit_fn_missing.pbtxt", text));
   ASSERT_EQ(session.status().code(), absl::StatusCode::kNotFound)
       << StatusToString(session.status());
   EXPECT_TRUE(absl::StrContains(session.status().message(), "__inference_g_99"));
@@ -206,7 +200,7 @@ TEST(FunctionTest, RecursionIsInvalidArgument) {
         "attr { key: \"Tout\" value { list { type: DT_FLOAT } } } "
         "attr { key: \"f\" value { func { name: \"__inference_outer_20\" } } } }\n"
         "node_def { name: \"sq\""}});
-  auto session = Load(WriteTemp("tfjit_fn_recursive.pbtxt", text), JitMode::kNone);
+  auto session = Load(WriteTempFile("tfjit_fn_recursive.pbtxt", text), JitMode::kNone);
   ASSERT_NE(session, nullptr);
   auto out = session->Run({{"x", Tensor(DType::kFloat32, {3})}}, {"Identity"});
   ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument)

@@ -15,10 +15,13 @@
 #include "absl/strings/str_replace.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 // p: float32 [5,2] = [[0,1],[10,11],...,[40,41]]; idx = i + 1 (computed at run time);
 // g = GatherV2(p, idx, axis 0); out = g * 2.
@@ -96,10 +99,7 @@ node { name: "peek" op: "ReadVariableOp" input: "v" attr { key: "dtype" value { 
 )pb";
 
 std::string WriteGraph(const std::string& text, const std::string& tag) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            absl::StrCat("tfjit_gather_check_", tag, ".pbtxt")).string();
-  std::ofstream(path) << text;
-  return path;
+  return WriteTempFile(absl::StrCat("gather_check_", tag, ".pbtxt"), text);
 }
 
 std::unique_ptr<Session> Open(const std::string& path, JitMode jit,

@@ -22,11 +22,13 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
-#include "tests/tf/jit_mode_name.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 namespace fs = std::filesystem;
 
@@ -44,17 +46,9 @@ std::string ReadFile(const std::string& path) {
 // Writes `text` to a fresh temp file named after the running test and `tag`.
 std::string WriteGraph(const std::string& tag, const std::string& text) {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = absl::StrCat("tfjit_hostile_", info->test_suite_name(), "_", info->name(),
-                                  "_", tag, ".pbtxt");
-  for (char& c : name) {
-    if (c == '/') c = '_';
-  }
-  const std::string path = (fs::temp_directory_path() / name).string();
-  std::ofstream(path) << text;
-  return path;
+  return WriteTempFile(
+      absl::StrCat(info->test_suite_name(), "_", info->name(), "_", tag, ".pbtxt"), text);
 }
-
-using ::tfjit::testing::ModeName;
 
 std::unique_ptr<Session> Load(const std::string& path, SessionOptions options) {
   absl::StatusOr<std::unique_ptr<Session>> s = Session::Load(path, options);
@@ -421,7 +415,7 @@ TEST_P(HostileTest, NegativeFeedDimIsRefused) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, HostileTest,
                          ::testing::Values(JitMode::kNone, JitMode::kOff, JitMode::kAuto),
-                         [](const auto& info) { return std::string(ModeName(info.param)); });
+                         [](const auto& info) { return std::string(JitModeName(info.param)); });
 
 // --- NaN/Inf everywhere through tests/tf/graphs: compiled (auto) equals uncompiled (none). ---
 
@@ -671,26 +665,28 @@ void PrintTo(const HostileOpCase& c, std::ostream* os) { *os << c.name; }
 class HostileOperandTest
     : public ::testing::TestWithParam<std::tuple<HostileOpCase, bool, JitMode>> {};
 
-TEST_P(HostileOperandTest, EndsInAStatusNamingTheNode) {
-  const auto& [c, as_constants, mode] = GetParam();
+// Loads the case's graph and fetches "out", under a memory cap far below the huge cases, so
+// that any attempt to allocate them is a refusal instead of an out-of-memory kill.
+absl::StatusOr<std::vector<Tensor>> RunOpCase(const HostileOpCase& c, bool as_constants,
+                                              JitMode mode) {
   SessionOptions options;
   options.jit = mode;
-  // Nothing here may actually allocate its output: a cap far below the huge cases makes any
-  // attempt a refusal instead of an out-of-memory kill.
   options.memory_limit_bytes = int64_t{256} << 20;
   options.run_timeout_ms = 60000;
-  absl::StatusOr<std::unique_ptr<Session>> session =
-      Session::Load(WriteGraph(c.name, HostileOpGraph(c, as_constants)), options);
-  absl::Status status = session.status();
-  if (status.ok()) {
-    std::vector<std::pair<std::string, Tensor>> feeds;
-    if (!as_constants) {
-      for (const OperandSpec& in : c.inputs) feeds.push_back({in.name, OperandValue(in)});
-    }
-    absl::StatusOr<std::vector<Tensor>> r = (*session)->Run(feeds, {"out"});
-    status = r.status();
-    if (r.ok()) status = absl::InternalError(absl::StrCat("ran, giving ", (*r)[0].ShapeString()));
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                         Session::Load(WriteGraph(c.name, HostileOpGraph(c, as_constants)), options));
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  if (!as_constants) {
+    for (const OperandSpec& in : c.inputs) feeds.push_back({in.name, OperandValue(in)});
   }
+  return session->Run(feeds, {"out"});
+}
+
+TEST_P(HostileOperandTest, EndsInAStatusNamingTheNode) {
+  const auto& [c, as_constants, mode] = GetParam();
+  absl::StatusOr<std::vector<Tensor>> r = RunOpCase(c, as_constants, mode);
+  absl::Status status = r.status();
+  if (r.ok()) status = absl::InternalError(absl::StrCat("ran, giving ", (*r)[0].ShapeString()));
   ASSERT_FALSE(status.ok());
   EXPECT_TRUE(status.code() == absl::StatusCode::kInvalidArgument ||
               status.code() == absl::StatusCode::kResourceExhausted)
@@ -705,7 +701,55 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) {
       return absl::StrCat(std::get<0>(info.param).name,
                           std::get<1>(info.param) ? "_const_" : "_fed_",
-                          ModeName(std::get<2>(info.param)));
+                          JitModeName(std::get<2>(info.param)));
+    });
+
+// A zero dim next to a huge one is a valid, empty output in TF. Such ops must run without
+// building anything as long as the huge dim (the kernels' per-dimension offset tables once
+// were, and died under AddressSanitizer's allocation limit).
+struct EmptyOutputCase {
+  HostileOpCase op;
+  std::vector<int64_t> dims;  // the expected output shape
+};
+
+void PrintTo(const EmptyOutputCase& c, std::ostream* os) { *os << c.op.name; }
+
+std::vector<EmptyOutputCase> EmptyOutputCases() {
+  const std::string f32 = TypeAttr("T", "DT_FLOAT");
+  const int64_t huge = int64_t{1} << 40;
+  const OperandSpec empty{"x", DType::kFloat32, {0, 2}, {}};
+  return {
+      {{"BroadcastTo", "BroadcastTo", f32 + TypeAttr("Tidx", "DT_INT64"),
+        {{"x", DType::kFloat32, {1}, {}}, {"shape", DType::kInt64, {2}, {0, huge}}}},
+       {0, huge}},
+      {{"Tile", "Tile", f32 + TypeAttr("Tmultiples", "DT_INT64"),
+        {empty, {"multiples", DType::kInt64, {2}, {1, huge}}}},
+       {0, 2 * huge}},
+      {{"Pad", "Pad", f32 + TypeAttr("Tpaddings", "DT_INT64"),
+        {empty, {"paddings", DType::kInt64, {2, 2}, {0, 0, huge, 0}}}},
+       {0, huge + 2}},
+  };
+}
+
+class EmptyHugeOutputTest
+    : public ::testing::TestWithParam<std::tuple<EmptyOutputCase, bool, JitMode>> {};
+
+TEST_P(EmptyHugeOutputTest, RunsWithoutAllocating) {
+  const auto& [c, as_constants, mode] = GetParam();
+  absl::StatusOr<std::vector<Tensor>> r = RunOpCase(c.op, as_constants, mode);
+  ASSERT_TRUE(r.ok()) << StatusToString(r.status());
+  EXPECT_EQ((*r)[0].dims(), c.dims);
+  EXPECT_EQ((*r)[0].num_elements(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, EmptyHugeOutputTest,
+    ::testing::Combine(::testing::ValuesIn(EmptyOutputCases()), ::testing::Bool(),
+                       ::testing::Values(JitMode::kNone, JitMode::kAuto)),
+    [](const auto& info) {
+      return absl::StrCat(std::get<0>(info.param).op.name,
+                          std::get<1>(info.param) ? "_const_" : "_fed_",
+                          JitModeName(std::get<2>(info.param)));
     });
 
 }  // namespace

@@ -11,10 +11,13 @@
 #include "absl/strings/match.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 struct Case {
   const char* graph;
@@ -150,8 +153,7 @@ TEST_P(KnownIssuesTest, WorkaroundsCompileWithoutAutofix) {
 
 // Known issue D in TF1 form: a TensorArrayV3 with dynamic_size=true in must-compile code.
 TEST(KnownIssuesTf1Test, DynamicTensorArrayV3IsIssueD) {
-  const std::string path = (std::filesystem::temp_directory_path() / "tfjit_ta_v3.pbtxt").string();
-  std::ofstream(path) << R"pb(
+  const std::string path = WriteTempFile("ta_v3.pbtxt", R"pb(
     node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
     node { name: "size" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
            attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
@@ -164,7 +166,7 @@ TEST(KnownIssuesTf1Test, DynamicTensorArrayV3IsIssueD) {
            input: "ta:1" attr { key: "T" value { type: DT_FLOAT } } }
     node { name: "read" op: "TensorArrayReadV3" input: "ta" input: "zero" input: "write"
            attr { key: "dtype" value { type: DT_FLOAT } } }
-  )pb";
+  )pb");
   const Tensor x = Tensor::FromVector(DType::kFloat32, {2}, std::vector<float>{1.5f, -2.0f});
   for (JitMode mode : {JitMode::kNone, JitMode::kAuto, JitMode::kAll}) {
     SessionOptions options;
@@ -188,8 +190,7 @@ TEST(KnownIssuesTf1Test, DynamicTensorArrayV3IsIssueD) {
 // An auto cluster that cannot compile (here: with autofix, lists join clusters, but this
 // list's bound depends on a fed value) runs on kernels instead of failing.
 TEST(KnownIssuesAutofixTest, UnprovableListInAutoModeFallsBackToKernels) {
-  const std::string path = (std::filesystem::temp_directory_path() / "tfjit_fed_max.pbtxt").string();
-  std::ofstream(path) << R"pb(
+  const std::string path = WriteTempFile("fed_max.pbtxt", R"pb(
     node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
            attr { key: "shape" value { shape { dim { size: 3 } } } } }
     node { name: "max" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
@@ -207,7 +208,7 @@ TEST(KnownIssuesAutofixTest, UnprovableListInAutoModeFallsBackToKernels) {
     node { name: "resize" op: "TensorListResize" input: "push2" input: "max" }
     node { name: "stack" op: "TensorListStack" input: "resize" input: "element_shape"
            attr { key: "element_dtype" value { type: DT_FLOAT } } attr { key: "num_elements" value { i: -1 } } }
-  )pb";
+  )pb");
   SessionOptions options;
   options.jit = JitMode::kAuto;
   options.autofix = true;

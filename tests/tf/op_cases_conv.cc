@@ -17,11 +17,14 @@
 #include "core/dtype.h"
 #include "examples/cli_output.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tests/tf/op_cases.h"
 #include "tfjit/session.h"
 
 namespace tfjit::optest {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 tensorflow::AttrValue IntList(const std::vector<int64_t>& v) {
   tensorflow::AttrValue a;
@@ -381,11 +384,7 @@ std::string ConvNode(const std::string& name, const std::string& op,
 }
 
 std::string WriteGraph(const std::string& name, const std::string& text) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / absl::StrCat("tfjit_conv_", name, ".pbtxt"))
-          .string();
-  std::ofstream(path) << text;
-  return path;
+  return WriteTempFile(absl::StrCat("conv_", name, ".pbtxt"), text);
 }
 
 const char* kBiasRelu6 =

@@ -10,8 +10,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "tfjit/session.h"
+#include "tests/testlib/temp_file.h"
 #include "tests/tf/op_cases.h"
+#include "tfjit/session.h"
 
 namespace tfjit::optest {
 namespace {
@@ -178,6 +179,8 @@ std::vector<OpCase> ImageCases() {
 namespace tfjit {
 namespace {
 
+using ::tfjit::testing::WriteTempFile;
+
 constexpr char kNmsGraph[] = R"pb(
 node { name: "boxes" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
 node { name: "scores" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -193,9 +196,7 @@ node { name: "nms" op: "NonMaxSuppressionV3" input: "boxes" input: "relu" input:
 )pb";
 
 TEST(ImageOpsRuntimeOnly, NmsStaysInTheRuntimeWithAReason) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "tfjit_image_nms.pbtxt").string();
-  std::ofstream(path) << kNmsGraph;
+  const std::string path = WriteTempFile("image_nms.pbtxt", kNmsGraph);
   const Tensor boxes = Tensor::FromVector<float>(
       DType::kFloat32, {4, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 10, 1, 11, 0, 20, 1, 21});
   const Tensor scores = Tensor::FromVector<float>(DType::kFloat32, {4}, {0.9f, 0.8f, -1, 0.7f});

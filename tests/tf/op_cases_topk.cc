@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dtype.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tests/tf/op_cases.h"
 #include "tfjit/session.h"
 
@@ -121,6 +122,8 @@ std::vector<OpCase> TopKCases() {
 namespace tfjit {
 namespace {
 
+using ::tfjit::testing::WriteTempFile;
+
 std::string TopKGraph(const std::string& k_node) {
   return absl::StrCat(R"pb(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -139,9 +142,7 @@ std::string ConstK(int k) {
 
 StatusOr<std::vector<Tensor>> RunTopK(const std::string& graph, JitMode jit,
                                       std::vector<std::pair<std::string, Tensor>> feeds) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "tfjit_topk_errors.pbtxt").string();
-  std::ofstream(path) << graph;
+  const std::string path = WriteTempFile("topk_errors.pbtxt", graph);
   SessionOptions options;
   options.jit = jit;
   options.backend = "interpreter";
@@ -168,11 +169,10 @@ TEST(TopKLowering, BadConstantKFailsWithTfMessageNamingTheNode) {
 // A fed k is compiled like TF's compile-time-constant arguments: its value joins the cache key,
 // so a second k in the same session compiles again instead of reusing the first.
 TEST(TopKLowering, FedKIsSpecialisedPerValue) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "tfjit_topk_fed_k.pbtxt").string();
-  std::ofstream(path) << TopKGraph(
-      "node { name: \"k\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_INT32 } } "
-      "}\n");
+  const std::string path = WriteTempFile(
+      "topk_fed_k.pbtxt",
+      TopKGraph("node { name: \"k\" op: \"Placeholder\" attr { key: \"dtype\" value { type: "
+                "DT_INT32 } } }\n"));
   const Tensor x = Tensor::FromVector<float>(DType::kFloat32, {1, 4}, {3, 7, 7, 1});
   for (JitMode jit : {JitMode::kAll, JitMode::kAuto}) {
     SessionOptions options;

@@ -27,10 +27,13 @@
 #include "gtest/gtest.h"
 #include "tfjit/session.h"
 
+#include "tests/testlib/temp_file.h"
 #include "tests/tf/op_cases.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 using namespace optest;  // NOLINT(build/namespaces): the cases' vocabulary
 
@@ -135,10 +138,7 @@ class OpDifferentialTest : public ::testing::TestWithParam<OpCase> {};
 
 TEST_P(OpDifferentialTest, KernelEvaluatorAndCpuAgree) {
   const OpCase& c = GetParam();
-  const std::string path =
-      (std::filesystem::temp_directory_path() / absl::StrCat("tfjit_op_", c.name, ".pbtxt"))
-          .string();
-  std::ofstream(path) << GraphText(c);
+  const std::string path = WriteTempFile(absl::StrCat("op_", c.name, ".pbtxt"), GraphText(c));
   PathResult kernel = RunPath(path, c, JitMode::kNone, "cpu");
   // Ops without a fallback kernel are checked against the case's reference instead.
   const bool no_kernel = !kernel.status.ok() && kernel.status.code() ==
@@ -168,9 +168,7 @@ TEST_P(OpDifferentialTest, KernelEvaluatorAndCpuAgree) {
 // Runs a graph in must-compile mode on the interpreter; returns the status of the run.
 absl::Status RunAll(const OpCase& c) {
   const std::string path =
-      (std::filesystem::temp_directory_path() / absl::StrCat("tfjit_op_err_", c.name, ".pbtxt"))
-          .string();
-  std::ofstream(path) << GraphText(c);
+      WriteTempFile(absl::StrCat("op_err_", c.name, ".pbtxt"), GraphText(c));
   PathResult r = RunPath(path, c, JitMode::kAll, "interpreter");
   std::filesystem::remove(path);
   return r.status;

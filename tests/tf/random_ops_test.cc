@@ -17,10 +17,13 @@
 #include "frontend/tensor_proto.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 using Dims = std::vector<int64_t>;
 
@@ -54,13 +57,9 @@ class GraphBuilder {
     (*n->mutable_attr())[attr] = TypeAttr(t);
   }
   std::string Write(const std::string& name) const {
-    const std::string path =
-        (std::filesystem::temp_directory_path() / absl::StrCat("tfjit_rng_", name, ".pbtxt"))
-            .string();
     std::string text;
     google::protobuf::TextFormat::PrintToString(graph_, &text);
-    std::ofstream(path) << text;
-    return path;
+    return WriteTempFile(absl::StrCat("rng_", name, ".pbtxt"), text);
   }
   const std::vector<std::pair<std::string, Tensor>>& feeds() const { return feeds_; }
 

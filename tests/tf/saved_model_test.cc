@@ -15,6 +15,7 @@
 #include "frontend/proto/saved_model.pb.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
@@ -165,7 +166,7 @@ TEST(SavedModelTest, UnknownSignatureAndTagsAreNotFound) {
 
 // A writable copy of a model in a fresh temp directory.
 std::string CopyModel(const std::string& name, const std::string& tag) {
-  const fs::path dst = fs::temp_directory_path() / ("tfjit_sm_" + tag + "_" + name);
+  const fs::path dst = fs::path(::tfjit::testing::TestTempDir()) / ("sm_" + tag + "_" + name);
   fs::remove_all(dst);
   fs::copy(Model(name), dst, fs::copy_options::recursive);
   for (const auto& e : fs::recursive_directory_iterator(dst)) {
@@ -280,7 +281,7 @@ TEST(SavedModelTest, TextSavedModelLoads) {
 
 // TF Serving's layout: the base directory of numbered versions loads its highest version.
 TEST(SavedModelTest, BaseDirectoryOfVersionsLoadsTheHighest) {
-  const fs::path base = fs::temp_directory_path() / "tfjit_sm_versions";
+  const fs::path base = fs::path(::tfjit::testing::TestTempDir()) / "sm_versions";
   fs::remove_all(base);
   fs::create_directories(base / "7");  // an empty, unfinished export is skipped
   fs::copy(Model("saved_model_half_plus_two_cpu"), base / "3", fs::copy_options::recursive);
@@ -295,7 +296,7 @@ TEST(SavedModelTest, BaseDirectoryOfVersionsLoadsTheHighest) {
 }
 
 TEST(SavedModelTest, MissingSavedModelFileIsNotFound) {
-  const fs::path dir = fs::temp_directory_path() / "tfjit_sm_empty_dir";
+  const fs::path dir = fs::path(::tfjit::testing::TestTempDir()) / "sm_empty_dir";
   fs::create_directories(dir);
   ExpectError(Session::Load(dir.string()).status(), absl::StatusCode::kNotFound,
               "saved_model.pb");

@@ -10,19 +10,16 @@
 #include "absl/strings/match.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
 
+using ::tfjit::testing::WriteTempFile;
+
 std::string Graph(const std::string& name) {
   return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "graphs" / name).string();
-}
-
-std::string WriteTemp(const std::string& name, const std::string& contents) {
-  const std::string path = (std::filesystem::temp_directory_path() / name).string();
-  std::ofstream(path, std::ios::binary) << contents;
-  return path;
 }
 
 void ExpectError(const absl::Status& s, absl::StatusCode code, const std::string& substring) {
@@ -31,20 +28,37 @@ void ExpectError(const absl::Status& s, absl::StatusCode code, const std::string
       << "message: " << s.message() << "\nexpected to contain: " << substring;
 }
 
+TEST(SessionTest, JitModeSpellingsRoundTrip) {
+  const std::vector<std::pair<JitMode, std::string>> spellings = {
+      {JitMode::kNone, "none"}, {JitMode::kOff, "off"}, {JitMode::kAuto, "auto"},
+      {JitMode::kAll, "all"}};
+  for (const auto& [mode, text] : spellings) {
+    EXPECT_EQ(JitModeName(mode), text);
+    StatusOr<JitMode> parsed = ParseJitMode(text);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, mode) << text;
+  }
+  StatusOr<JitMode> bad = ParseJitMode("fast");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "none, off, auto, all"))
+      << bad.status();
+}
+
 TEST(SessionTest, MissingFileIsNotFound) {
   const std::string path =
-      (std::filesystem::temp_directory_path() / "tfjit_no_such_dir" / "model.pb").string();
+      (std::filesystem::path(::tfjit::testing::TestTempDir()) / "no_such_dir" / "model.pb")
+          .string();
   auto s = Session::Load(path);
   ExpectError(s.status(), absl::StatusCode::kNotFound, path);
 }
 
 TEST(SessionTest, GarbageFileIsInvalidArgument) {
-  auto s = Session::Load(WriteTemp("tfjit_garbage.pb", std::string("\xff\x01\x02garbage", 10)));
+  auto s = Session::Load(WriteTempFile("tfjit_garbage.pb", std::string("\xff\x01\x02garbage", 10)));
   ExpectError(s.status(), absl::StatusCode::kInvalidArgument, "tfjit_garbage.pb");
 }
 
 TEST(SessionTest, UnknownOpsAreListedTogether) {
-  const std::string path = WriteTemp("tfjit_unknown.pbtxt", R"pb(
+  const std::string path = WriteTempFile("tfjit_unknown.pbtxt", R"pb(
     node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
     node { name: "a" op: "FancyOp" input: "x" }
     node { name: "b" op: "OtherOp" input: "a" }
@@ -175,7 +189,7 @@ TEST(SessionTest, ExplainDescendsIntoFunctionBodies) {
 // must-compile cluster; the compiled nodes must not form one cluster around it (that would
 // be a cycle cluster -> NoOp -> cluster, and nothing would run).
 TEST(SessionTest, MustCompileAroundAGroupNoOpRunsEverything) {
-  const std::string path = WriteTemp("tfjit_group_noop.pbtxt", R"pb(
+  const std::string path = WriteTempFile("tfjit_group_noop.pbtxt", R"pb(
     node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
     node { name: "a" op: "Exp" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
     node { name: "group" op: "NoOp" input: "^a" }

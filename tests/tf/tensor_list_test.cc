@@ -8,16 +8,13 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
 
-std::string WriteGraph(const std::string& name, const std::string& text) {
-  const std::string path = (std::filesystem::temp_directory_path() / name).string();
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
+using ::tfjit::testing::WriteTempFile;
 
 std::vector<double> Values(const Tensor& t) {
   std::vector<double> out;
@@ -71,7 +68,7 @@ TEST(TensorListSessionTest, ReserveSetPushPopStack) {
   for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto}) {
     SessionOptions options;
     options.jit = mode;
-    auto session = Session::Load(WriteGraph("tfjit_tensor_list.pbtxt", kListGraph), options);
+    auto session = Session::Load(WriteTempFile("tfjit_tensor_list.pbtxt", kListGraph), options);
     ASSERT_TRUE(session.ok()) << StatusToString(session.status());
     const Tensor x = Tensor::FromVector<float>(DType::kFloat32, {2}, {5, 6});
     auto out = (*session)->Run({{"x", x}}, {"stack", "len", "item1", "pop:1"});
@@ -91,7 +88,7 @@ TEST(TensorListSessionTest, KernelErrorsNameTheNode) {
     node { name: "bad" op: "TensorListGetItem" input: "l0" input: "n" input: "unknown"
            attr { key: "element_dtype" value { type: DT_FLOAT } } }
   )pb";
-  auto session = Session::Load(WriteGraph("tfjit_tensor_list_bad.pbtxt", text));
+  auto session = Session::Load(WriteTempFile("tfjit_tensor_list_bad.pbtxt", text));
   ASSERT_TRUE(session.ok()) << StatusToString(session.status());
   const Tensor x = Tensor::FromVector<float>(DType::kFloat32, {2}, {5, 6});
   auto out = (*session)->Run({{"x", x}}, {"bad"});
@@ -131,7 +128,7 @@ constexpr char kArrayGraph[] = R"pb(
 )pb";
 
 TEST(TensorArraySessionTest, WriteThenGather) {
-  auto session = Session::Load(WriteGraph("tfjit_tensor_array.pbtxt", kArrayGraph));
+  auto session = Session::Load(WriteTempFile("tfjit_tensor_array.pbtxt", kArrayGraph));
   ASSERT_TRUE(session.ok()) << StatusToString(session.status());
   const Tensor a = Tensor::FromVector<float>(DType::kFloat32, {3}, {1, 2, 3});
   for (int run = 0; run < 2; ++run) {  // every run creates a fresh array

@@ -12,11 +12,13 @@
 #include "absl/strings/str_replace.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
-#include "tests/tf/jit_mode_name.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using ::tfjit::testing::WriteTempFile;
 
 std::string VariableGraph(const std::string& name) {
   return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "variables" / name).string();
@@ -33,8 +35,6 @@ std::unique_ptr<Session> Load(const std::string& name, JitMode mode, int cpus = 
   return session.ok() ? std::move(*session) : nullptr;
 }
 
-using ::tfjit::testing::ModeName;
-
 std::vector<float> Floats(const Tensor& t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
 }
@@ -43,7 +43,7 @@ constexpr JitMode kModes[] = {JitMode::kNone, JitMode::kOff, JitMode::kAuto, Jit
 
 TEST(VariableTest, ResourceVariablesPersistAcrossRunsInEveryMode) {
   for (JitMode mode : kModes) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     auto session = Load("counter.pbtxt", mode);
     ASSERT_NE(session, nullptr);
     ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
@@ -66,7 +66,7 @@ TEST(VariableTest, ResourceVariablesPersistAcrossRunsInEveryMode) {
 
 TEST(VariableTest, UninitializedReadIsTfsFailedPrecondition) {
   for (JitMode mode : kModes) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     auto session = Load("counter.pbtxt", mode);
     ASSERT_NE(session, nullptr);
     auto out = session->Run({}, {"peek"});
@@ -81,7 +81,7 @@ TEST(VariableTest, UninitializedReadIsTfsFailedPrecondition) {
 
 TEST(VariableTest, Tf1ReferenceVariablesReadTheValueWhenTheConsumerRuns) {
   for (JitMode mode : {JitMode::kNone, JitMode::kAuto}) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     auto session = Load("tf1_variable.pbtxt", mode);
     ASSERT_NE(session, nullptr);
     const Tensor eye = Tensor::FromVector(DType::kFloat32, {2, 2}, std::vector<float>{1, 0, 0, 1});
@@ -110,7 +110,7 @@ TEST(VariableTest, ConstantReadFromVariableCompilesAndWriteFirstIsIssueF) {
   for (int i = 0; i < 100; ++i) x[i] = static_cast<float>(i);
   const Tensor xt = Tensor::FromVector(DType::kFloat32, {100}, x);
   for (JitMode mode : kModes) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     auto session = Load("constant_from_variable.pbtxt", mode);
     ASSERT_NE(session, nullptr);
     ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
@@ -137,7 +137,7 @@ TEST(VariableTest, ConstantReadFromVariableCompilesAndWriteFirstIsIssueF) {
 TEST(VariableTest, VariableOnAnotherDeviceIsIssueA) {
   const Tensor x = Tensor::FromVector(DType::kFloat32, {2}, std::vector<float>{1.0f, 2.0f});
   for (JitMode mode : {JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     auto session = Load("wrong_device.pbtxt", mode, /*cpus=*/2);
     ASSERT_NE(session, nullptr);
     ASSERT_TRUE(session->Run({}, {}, {"Variable/Assign"}).ok());
@@ -160,7 +160,7 @@ TEST(VariableTest, VariablesInsideCompiledLoopsAndConditionals) {
   for (JitMode mode : kModes) {
     for (const std::vector<float>& x : {std::vector<float>{0.5f, 1.0f},
                                         std::vector<float>{0.5f, -2.0f}}) {
-      SCOPED_TRACE(std::string(ModeName(mode)) + (x[1] > 0 ? " positive" : " negative"));
+      SCOPED_TRACE(std::string(JitModeName(mode)) + (x[1] > 0 ? " positive" : " negative"));
       auto session = Load("loop_update.pbtxt", mode);
       ASSERT_NE(session, nullptr);
       ASSERT_TRUE(session->Run({}, {}, {"v/Assign"}).ok());
@@ -187,8 +187,8 @@ TEST(VariableTest, VariableOnTheFunctionsDeviceCompiles) {
   std::ifstream in(VariableGraph("wrong_device.pbtxt"));
   std::stringstream text;
   text << in.rdbuf();
-  const std::string path = (std::filesystem::temp_directory_path() / "same_device.pbtxt").string();
-  std::ofstream(path) << absl::StrReplaceAll(text.str(), {{"device:CPU:0", "device:CPU:1"}});
+  const std::string path = WriteTempFile(
+      "same_device.pbtxt", absl::StrReplaceAll(text.str(), {{"device:CPU:0", "device:CPU:1"}}));
   SessionOptions options;
   options.jit = JitMode::kOff;
   options.logical_cpus = 2;
@@ -207,7 +207,7 @@ TEST(VariableTest, AutofixCopiesTheVariableToTheClustersDevice) {
   const Tensor x = Tensor::FromVector(DType::kFloat32, {2}, std::vector<float>{1.0f, 2.0f});
   std::vector<float> reference;
   for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAll}) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(JitModeName(mode));
     auto session = Load("wrong_device.pbtxt", mode, /*cpus=*/2, /*autofix=*/true);
     ASSERT_NE(session, nullptr);
     ASSERT_TRUE(session->Run({}, {}, {"Variable/Assign"}).ok());
