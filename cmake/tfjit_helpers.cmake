@@ -39,13 +39,13 @@ function(tfjit_add_gtest name)
 endfunction()
 
 # tfjit_eigen_heavy(TARGETS t... SOURCES f...): code made of Eigen template instantiations.
-# In the ASan+UBSan build, UBSan's per-access null and alignment checks are left out there:
+# In the ASan+UBSan and fuzz builds, UBSan's per-access null and alignment checks are left out there:
 # they made such files compile 2.4 times slower (math_kernels.cc: 85 s, 35 s without them;
 # docs/decisions.md), and ASan still reports a null or wild access when it happens. Every
 # other UBSan check (overflow, shifts, bounds, casts, ...) stays.
 function(tfjit_eigen_heavy)
   cmake_parse_arguments(ARG "" "" "TARGETS;SOURCES" ${ARGN})
-  if(NOT TFJIT_SANITIZE STREQUAL "address")
+  if(NOT TFJIT_SANITIZE STREQUAL "address" AND NOT TFJIT_FUZZ)
     return()
   endif()
   foreach(t ${ARG_TARGETS})
