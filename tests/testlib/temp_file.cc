@@ -9,14 +9,28 @@
 
 namespace tfjit::testing {
 
-std::string TestTempDir() {
-  static const std::string dir = [] {
-    const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) /
-                                       ("tfjit_test_" + std::to_string(::getpid()));
+namespace {
+
+// The folder, removed when the process exits normally (a crashed test leaves its files for
+// inspection). ctest starts a process per test, so the folders would otherwise pile up.
+struct ProcessFolder {
+  std::filesystem::path path;
+  ProcessFolder()
+      : path(std::filesystem::path(::testing::TempDir()) /
+             ("tfjit_test_" + std::to_string(::getpid()))) {
     std::filesystem::create_directories(path);
-    return path.string();
-  }();
-  return dir;
+  }
+  ~ProcessFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+}  // namespace
+
+std::string TestTempDir() {
+  static const ProcessFolder folder;
+  return folder.path.string();
 }
 
 std::string WriteTempFile(std::string name, const std::string& contents) {

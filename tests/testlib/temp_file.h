@@ -8,7 +8,8 @@ namespace tfjit::testing {
 
 // A folder under gtest's TempDir() belonging to this process (its id in the name), created on
 // first use. ctest runs tests, and gtest shards of one binary, as parallel processes: with a
-// folder each, two of them never write the same file.
+// folder each, two of them never write the same file. The folder is removed when the process
+// exits normally.
 std::string TestTempDir();
 
 // Writes `contents` (bytes, unchanged) to TestTempDir()/`name` and returns the path. `name`
