@@ -20,6 +20,7 @@ struct CompileStats {
   double optimize_ms = 0;  // HLO passes
   double codegen_ms = 0;   // IR emission + LLVM optimisation + JIT link
   int num_kernels = 0;     // loops / library calls emitted
+  int64_t flops = 0;       // of the convolutions and dots, hlo::MatmulFlops
 };
 
 class Executable {

@@ -9,17 +9,21 @@
 // group o / (out_c / groups).
 //
 // Regular and grouped convolutions gather one patch row per output pixel (im2col) into a
-// per-chunk buffer that stays in L2 and multiply it by the filter matrix (Eigen GEMM); chunks
-// of output pixels run in parallel. Depthwise convolutions (one input feature per group) are
-// a direct loop whose inner loop runs over contiguous channels.
+// per-chunk buffer that stays in L2 and multiply it by the filter matrix (core/gemm.h for
+// float, Eigen otherwise); chunks of output pixels (and, for small images, blocks of output
+// features) run in parallel. Depthwise convolutions (one input feature per group) are a direct
+// loop over contiguous channels, register-blocked in core/gemm.h for float.
 #ifndef TFJIT_CORE_CONV2D_H_
 #define TFJIT_CORE_CONV2D_H_
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
+#include <vector>
 
 #include "Eigen/Core"
+#include "core/gemm.h"
 
 namespace tfjit::conv {
 
@@ -61,37 +65,65 @@ inline int64_t TapSource(int64_t o, int64_t k, int64_t stride, int64_t rhs_dilat
 template <typename T>
 using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+// out[rows, n] = lhs[rows, k] * w[k, n], all row-major (leading dims lda, ldw, ldo):
+// gemm::GemmF32 for float (AVX-512 where the CPU has it), Eigen otherwise.
+template <typename T>
+void GemmRows(int64_t rows, int64_t n, int64_t k, const T* lhs, int64_t lda, const T* w,
+              int64_t ldw, T* out, int64_t ldo) {
+  if constexpr (std::is_same_v<T, float>) {
+    gemm::GemmF32(rows, n, k, lhs, lda, w, ldw, out, ldo);
+  } else {
+    using Stride = Eigen::OuterStride<>;
+    Eigen::Map<RowMajorMatrix<T>, 0, Stride> o(out, rows, n, Stride(ldo));
+    if (k == 0) {
+      o.setZero();
+      return;
+    }
+    Eigen::Map<const RowMajorMatrix<T>, 0, Stride> a(lhs, rows, k, Stride(lda));
+    Eigen::Map<const RowMajorMatrix<T>, 0, Stride> b(w, k, n, Stride(ldw));
+    o.noalias() = a * b;
+  }
+}
+
 // out[rows, n] (row-major, leading dim ldo) = patches * weights[k, n] (leading dim ldw), where
 // fill(row, dst) writes the k-wide patch of `row`, or, when `direct` is set, the patches are
-// the rows of direct[rows, k] themselves. Chunks of rows run through `parallel_for`; each
-// chunk calls done(first_row, count) once its rows are final (for a fused epilogue).
+// the rows of direct[rows, k] themselves. Work units are chunks of rows (sized so a chunk's
+// patches stay in L2) and, when there are few chunks, blocks of output columns too, so small
+// images still spread over the threads; they run through `parallel_for`. done(first_row,
+// count) runs once the rows are final (for a fused epilogue): per chunk, or for all rows
+// after the loop when columns were split.
 template <typename T, typename Fill, typename Done>
 void PatchGemm(const ParallelForFn& parallel_for, int64_t rows, int64_t k, int64_t n,
                const T* weights, int64_t ldw, T* out, int64_t ldo, const T* direct,
                const Fill& fill, const Done& done) {
-  using Stride = Eigen::OuterStride<>;
   // About 64K patch values per chunk: the buffer stays in L2 while the GEMM streams it.
   const int64_t chunk = std::max<int64_t>(8, 65536 / std::max<int64_t>(k, 1));
   const int64_t chunks = (rows + chunk - 1) / chunk;
-  Eigen::Map<const RowMajorMatrix<T>, 0, Stride> w(weights, k, n, Stride(ldw));
-  parallel_for(chunks, chunk * k * n * 2 + 1, [&](int64_t begin, int64_t end) {
-    RowMajorMatrix<T> patches;
-    for (int64_t c = begin; c < end; ++c) {
+  // Fewer than 8 units: split columns in blocks of at least 64 (a multiple of 32).
+  int64_t col_block = n;
+  if (chunks < 8 && n >= 128) {
+    const int64_t want = std::min<int64_t>((8 + chunks - 1) / chunks, n / 64);
+    col_block = ((n + want - 1) / want + 31) / 32 * 32;
+  }
+  const int64_t col_blocks = (n + col_block - 1) / col_block;
+  const int64_t unit_cost = chunk * k * std::min(col_block, n) * 2 + 1;
+  parallel_for(chunks * col_blocks, unit_cost, [&](int64_t begin, int64_t end) {
+    std::vector<T> patches;
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t c = u / col_blocks, j0 = (u % col_blocks) * col_block;
       const int64_t r0 = c * chunk, count = std::min(chunk, rows - r0);
-      Eigen::Map<RowMajorMatrix<T>, 0, Stride> o(out + r0 * ldo, count, n, Stride(ldo));
-      if (k == 0) {
-        o.setZero();
-      } else if (direct != nullptr) {
-        Eigen::Map<const RowMajorMatrix<T>> p(direct + r0 * k, count, k);
-        o.noalias() = p * w;
-      } else {
-        patches.resize(count, k);
+      const int64_t cols = std::min(col_block, n - j0);
+      const T* lhs = direct != nullptr ? direct + r0 * k : nullptr;
+      if (lhs == nullptr && k > 0) {
+        patches.resize(static_cast<size_t>(count * k));
         for (int64_t r = 0; r < count; ++r) fill(r0 + r, patches.data() + r * k);
-        o.noalias() = patches * w;
+        lhs = patches.data();
       }
-      done(r0, count);
+      GemmRows<T>(count, cols, k, lhs, k, weights + j0, ldw, out + r0 * ldo + j0, ldo);
+      if (col_blocks == 1) done(r0, count);
     }
   });
+  if (col_blocks > 1) done(0, rows);
 }
 
 // Regular or grouped convolution by patch GEMM (see the file comment). done(r0, count) runs
@@ -151,6 +183,38 @@ void DepthwiseConv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
   const int64_t in_c = p.in_c, mult = p.out_c / p.in_c, out_c = p.out_c;
   const int64_t out_rows = p.batch * p.out_h;  // one task = one output image row
   const int64_t cost = p.out_w * p.k_h * p.k_w * out_c * 2 + 1;
+  if constexpr (std::is_same_v<T, float>) {
+    if (mult == 1 && p.lhs_dilate_w == 1) {
+      // One output row per call of the register-blocked row kernel (core/gemm.h).
+      parallel_for(out_rows, cost, [&](int64_t begin, int64_t end) {
+        std::vector<const float*> x_rows(static_cast<size_t>(p.k_h));
+        for (int64_t r = begin; r < end; ++r) {
+          const int64_t n = r / p.out_h, oy = r % p.out_h;
+          for (int64_t kh = 0; kh < p.k_h; ++kh) {
+            const int64_t iy =
+                TapSource(oy, kh, p.stride_h, p.rhs_dilate_h, p.pad_top, p.lhs_dilate_h, p.in_h);
+            x_rows[static_cast<size_t>(kh)] =
+                iy < 0 ? nullptr : x + (n * p.in_h + iy) * p.in_w * in_c;
+          }
+          gemm::DepthwiseRow row;
+          row.rows = x_rows.data();
+          row.filter = f;
+          row.out = y + r * p.out_w * out_c;
+          row.k_h = p.k_h;
+          row.k_w = p.k_w;
+          row.in_w = p.in_w;
+          row.out_w = p.out_w;
+          row.channels = in_c;
+          row.stride_w = p.stride_w;
+          row.dilate_w = p.rhs_dilate_w;
+          row.pad_left = p.pad_left;
+          gemm::DepthwiseRowF32(row);
+          done(r * p.out_w, p.out_w);
+        }
+      });
+      return;
+    }
+  }
   parallel_for(out_rows, cost, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t n = r / p.out_h, oy = r % p.out_h;

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -27,10 +28,12 @@ constexpr char kUsage[] =
     "  tfjit run MODEL [--input NAME=FILE.npy]... [--random-inputs SEED] [--fetch NAME]...\n"
     "            [--target NODE]... [--init NODE]...\n"
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
-    "            [--logical-cpus N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
+    "            [--logical-cpus N] [--threads N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
     "            [--backend cpu|interpreter] [--signature NAME] [--tags serve,...]\n"
     "            [--timeout SECONDS] [--memory-limit BYTES]\n"
     "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]...\n"
+    "  tfjit bench MODEL [--threads N] [--repeat N] [--input NAME=FILE.npy]...\n"
+    "            [--random-inputs SEED] [--fetch NAME]...   median latency, --jit off vs auto\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
     "MODEL is a TF GraphDef (.pb binary or .pbtxt text), a SavedModel directory, or a TF.js\n"
     "model.json. Inputs and outputs are signature keys or tensor names 'node' / 'node:k'.\n";
@@ -109,6 +112,12 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       if (!absl::SimpleAtoi(v, &args->options.logical_cpus) || args->options.logical_cpus < 1) {
         return "--logical-cpus takes a positive integer";
       }
+    } else if (flag == "--threads") {  // inter-op and intra-op threads (0 = one per core)
+      int n;
+      if (!absl::SimpleAtoi(v, &n) || n < 0 || n > 1024) {
+        return "--threads takes a number of threads from 0 (one per core) to 1024";
+      }
+      args->options.inter_op_threads = args->options.intra_op_threads = n;
     } else if (flag == "--timeout") {  // each run's deadline: DEADLINE_EXCEEDED past it
       double seconds;
       if (!absl::SimpleAtod(v, &seconds) || !(seconds > 0) || seconds > 1e9) {
@@ -143,8 +152,12 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> MakeFeeds(const Args
   if (!args.random_seed.has_value()) return feeds;
   uint64_t k = 0;
   for (const InputInfo& in : session.Inputs()) {
+    // "x" and "x:0" name the same input (some signatures spell their keys "x:0").
+    auto base = [](absl::string_view n) {
+      return absl::EndsWith(n, ":0") ? n.substr(0, n.size() - 2) : n;
+    };
     const bool given = std::any_of(feeds.begin(), feeds.end(), [&](const auto& f) {
-      return f.first == in.name || f.first == in.name + ":0";
+      return base(f.first) == base(in.name) || base(f.first) == base(in.tensor);
     });
     if (given) continue;
     std::vector<int64_t> dims = in.dims;
@@ -157,7 +170,8 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> MakeFeeds(const Args
 struct Outcome {
   std::vector<Tensor> outputs;
   RunStats first;        // the first run (includes compilation)
-  double median_run_ms = 0;
+  double median_run_ms = 0, min_run_ms = 0;
+  int64_t flops = 0;     // RunStats::flops of the last run
 };
 
 absl::StatusOr<Outcome> RunRepeated(Session& session, const Args& args,
@@ -173,17 +187,18 @@ absl::StatusOr<Outcome> RunRepeated(Session& session, const Args& args,
     TFJIT_ASSIGN_OR_RETURN(outcome.outputs, session.Run(feeds, fetches, args.targets, &stats));
     if (r == 0) outcome.first = stats;
     times.push_back(stats.run_ms - stats.compile_ms);
+    outcome.flops = stats.flops;
   }
   std::sort(times.begin(), times.end());
   outcome.median_run_ms = times[times.size() / 2];
+  outcome.min_run_ms = times.front();
   return outcome;
 }
 
 std::string SummaryLine(const Outcome& o, JitMode jit) {
-  static const char* const kModes[] = {"none", "off", "auto", "all"};
   return absl::StrFormat(
       "summary: jit=%s clusters=%d nodes_compiled=%d/%d compile_ms=%.2f run_ms=%.4f",
-      kModes[static_cast<int>(jit)], o.first.clusters, o.first.nodes_compiled,
+      JitModeName(jit), o.first.clusters, o.first.nodes_compiled,
       o.first.nodes_total, o.first.compile_ms, o.median_run_ms);
 }
 
@@ -215,6 +230,74 @@ int ExplainCommand(const Args& args) {
   auto report = (*session)->Explain(fetches);
   if (!report.ok()) return Fail(report.status());
   std::printf("%s", report->c_str());
+  return 0;
+}
+
+// Latency of one model with --jit off and --jit auto in the same process: the first run
+// (compilation included), 2 warm-up runs, then the median and minimum of --repeat runs.
+int BenchCommand(Args args) {
+  if (!args.random_seed.has_value()) args.random_seed = 1;
+  if (args.repeat == 1) args.repeat = 20;
+  constexpr int kWarmup = 2;
+  const int threads = args.options.intra_op_threads > 0
+                          ? args.options.intra_op_threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::printf("tfjit bench: %s, %d thread%s, median of %d runs after %d warm-up runs, "
+              "inputs: %s\n",
+              args.model.c_str(), threads, threads == 1 ? "" : "s", args.repeat, kWarmup,
+              args.inputs.empty() ? absl::StrCat("random, seed ", *args.random_seed).c_str()
+                                  : "from --input, others random");
+  const JitMode modes[2] = {JitMode::kOff, JitMode::kAuto};
+  Outcome outcomes[2];
+  double min_ms[2] = {0, 0};
+  for (int m = 0; m < 2; ++m) {
+    args.options.jit = modes[m];
+    auto session = Session::Load(args.model, args.options);
+    if (!session.ok()) return Fail(session.status());
+    std::vector<std::string> fetches = args.fetches;
+    if (fetches.empty()) fetches = (*session)->DefaultFetches();
+    auto feeds = MakeFeeds(args, **session);
+    if (!feeds.ok()) return Fail(feeds.status());
+    Args warm = args;
+    warm.repeat = 1 + kWarmup;
+    auto first = RunRepeated(**session, warm, *feeds, fetches);
+    if (!first.ok()) return Fail(first.status());
+    auto outcome = RunRepeated(**session, args, *feeds, fetches);
+    if (!outcome.ok()) return Fail(outcome.status());
+    outcome->first = first->first;
+    min_ms[m] = outcome->min_run_ms;
+    outcomes[m] = std::move(*outcome);
+  }
+  const Outcome& off = outcomes[0];
+  const Outcome& on = outcomes[1];
+  std::printf("jit=off   median %9.3f ms  min %9.3f ms  first run %9.1f ms\n", off.median_run_ms,
+              min_ms[0], off.first.run_ms);
+  std::printf("jit=auto  median %9.3f ms  min %9.3f ms  first run %9.1f ms  compile %.1f ms  "
+              "clusters %d  nodes compiled %d/%d\n",
+              on.median_run_ms, min_ms[1], on.first.run_ms, on.first.compile_ms,
+              on.first.clusters, on.first.nodes_compiled, on.first.nodes_total);
+  double max_abs = 0, max_ref = 0;
+  for (size_t i = 0; i < off.outputs.size(); ++i) {
+    const Tensor& a = off.outputs[i];
+    const Tensor& b = on.outputs[i];
+    if (!IsFloatingDType(a.dtype()) || a.dims() != b.dims()) continue;
+    for (int64_t k = 0; k < a.num_elements(); ++k) {
+      const double x = ElementAsDouble(a, k), y = ElementAsDouble(b, k);
+      if (std::isfinite(x) && std::isfinite(y)) {
+        max_abs = std::max(max_abs, std::abs(x - y));
+        max_ref = std::max(max_ref, std::abs(x));
+      }
+    }
+  }
+  std::printf("auto vs off: %.2fx  (float outputs: max |auto - off| / max |off| = %.2g)\n",
+              off.median_run_ms / std::max(on.median_run_ms, 1e-9),
+              max_ref > 0 ? max_abs / max_ref : max_abs);
+  if (on.flops > 0) {
+    std::printf("compiled convolutions and dots: %.4f GFLOP per run, %.1f GFLOP/s at the "
+                "auto median\n",
+                static_cast<double>(on.flops) * 1e-9,
+                static_cast<double>(on.flops) * 1e-6 / std::max(on.median_run_ms, 1e-9));
+  }
   return 0;
 }
 
@@ -274,5 +357,6 @@ int main(int argc, char** argv) {
   if (args.command == "run") return RunCommand(args);
   if (args.command == "explain") return ExplainCommand(args);
   if (args.command == "demo") return DemoCommand(args);
+  if (args.command == "bench") return BenchCommand(args);
   return UsageError(absl::StrCat("unknown command: ", args.command));
 }

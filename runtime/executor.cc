@@ -121,6 +121,7 @@ void AddNestedStats(const RunStats& nested, RunStats* into) {
   into->nodes_total += nested.nodes_total;
   into->compile_ms += nested.compile_ms;
   into->cache_hits += nested.cache_hits;
+  into->flops += nested.flops;
   into->fallbacks += nested.fallbacks;
 }
 
@@ -871,6 +872,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   state.stats.nodes_compiled += static_cast<int>(cluster.spec.nodes.size());
   state.stats.compile_ms += compile_ms;
   state.stats.cache_hits += hit ? 1 : 0;
+  state.stats.flops += (*exe)->stats().flops;
   return absl::OkStatus();
 }
 

@@ -7,6 +7,7 @@ PACKAGES=(
   llvm-19-dev llvm-19-tools
   libabsl-dev libeigen3-dev libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libxnnpack-dev libpthreadpool-dev
   libleveldb-dev libsnappy-dev
   nodejs npm
 )

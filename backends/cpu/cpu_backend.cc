@@ -7,6 +7,7 @@
 #include "backends/cpu/ir_emitter.h"
 #include "backends/cpu/orc_jit.h"
 #include "backends/llvm/target.h"
+#include "compiler/hlo/cost.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
 #include "core/status.h"
@@ -55,6 +56,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   auto start = std::chrono::steady_clock::now();
   TFJIT_RETURN_IF_ERROR(Optimize(*module));
   stats.optimize_ms = MillisSince(start);
+  stats.flops = hlo::MatmulFlops(*module);
 
   start = std::chrono::steady_clock::now();
   TFJIT_RETURN_IF_ERROR(CheckCpuSupport(*module));

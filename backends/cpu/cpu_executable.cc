@@ -58,7 +58,8 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>
   std::vector<Tensor> outputs;
   outputs.reserve(plan_.outputs().size());
   for (const OutputSource& source : plan_.outputs()) {
-    outputs.emplace_back(source.shape.element_type(), source.shape.dims());
+    // Every element is written below (by a kernel or the copy after the call).
+    outputs.push_back(Tensor::Uninitialized(source.shape.element_type(), source.shape.dims()));
   }
   // One arena for every buffer not placed in an output (64-byte aligned offsets), handed
   // back for reuse when this Run ends.

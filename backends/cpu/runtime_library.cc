@@ -1,7 +1,6 @@
 // Implementations of the runtime ABI (runtime_abi.h): parallel-for over tfjit::ThreadPool,
 // Eigen-backed batched GEMM, NHWC convolutions (core/conv2d.h, shared with the fallback
 // kernels), the Philox fills of core/random_fill.h and the top-k of core/top_k.h.
-#define EIGEN_USE_THREADS
 #include "backends/cpu/runtime_abi.h"
 
 #include "core/conv2d.h"
@@ -9,7 +8,6 @@
 #include "core/run_control.h"
 #include "core/thread_pool.h"
 #include "core/top_k.h"
-#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tfjit::cpu {
 namespace {
@@ -17,23 +15,40 @@ namespace {
 template <typename T>
 void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, int64_t m,
             int64_t n, int64_t k, bool transpose_lhs, bool transpose_rhs) {
-  using ConstMatrix =
-      Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor>, Eigen::Unaligned>;
-  // Contract lhs dim (1, or 0 when transposed) with rhs dim (0, or 1 when transposed).
-  Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> dims = {
-      Eigen::IndexPair<Eigen::Index>(transpose_lhs ? 0 : 1, transpose_rhs ? 1 : 0)};
-  for (int64_t b = 0; b < batch; ++b) {
-    ConstMatrix a(lhs + b * m * k, transpose_lhs ? k : m, transpose_lhs ? m : k);
-    ConstMatrix c(rhs + b * k * n, transpose_rhs ? n : k, transpose_rhs ? k : n);
-    Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor>, Eigen::Unaligned> o(out + b * m * n,
-                                                                               m, n);
-    if (k == 0) {
-      o.setZero();
-    } else if (ctx != nullptr && ctx->pool != nullptr && m * n * k >= (1 << 15)) {
-      o.device(*ctx->pool->eigen_device()) = a.contract(c, dims);
-    } else {
-      o = a.contract(c, dims);
+  using Matrix = conv::RowMajorMatrix<T>;
+  if (batch * m * n == 0) return;
+  // Parallel units: (batch, block of output rows); each is one single-threaded Eigen GEMM.
+  const int64_t row_block =
+      std::min<int64_t>(m, std::max<int64_t>(16, (int64_t{1} << 18) / std::max<int64_t>(n * k, 1)));
+  const int64_t blocks = (m + row_block - 1) / row_block;
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t b = u / blocks, r0 = (u % blocks) * row_block;
+      const int64_t rows = std::min(row_block, m - r0);
+      Eigen::Map<Matrix> o(out + b * m * n + r0 * n, rows, n);
+      if (k == 0) {
+        o.setZero();
+        continue;
+      }
+      // lhs rows r0.. : A[r0:, :] or, transposed, the columns r0.. of the stored [k, m].
+      Eigen::Map<const Matrix> a(lhs + b * m * k, transpose_lhs ? k : m, transpose_lhs ? m : k);
+      Eigen::Map<const Matrix> c(rhs + b * k * n, transpose_rhs ? n : k, transpose_rhs ? k : n);
+      if (!transpose_lhs && !transpose_rhs) {
+        conv::GemmRows<T>(rows, n, k, lhs + b * m * k + r0 * k, k, rhs + b * k * n, n, o.data(), n);
+      } else if (transpose_lhs && transpose_rhs) {
+        o.noalias() = a.middleCols(r0, rows).transpose() * c.transpose();
+      } else if (transpose_lhs) {
+        o.noalias() = a.middleCols(r0, rows).transpose() * c;
+      } else {
+        o.noalias() = a.middleRows(r0, rows) * c.transpose();
+      }
     }
+  };
+  const int64_t units = batch * blocks;
+  if (ctx == nullptr || ctx->pool == nullptr || units == 1) {
+    run(0, units);
+  } else {
+    ctx->pool->ParallelFor(units, row_block * n * k * 2 + 1, run);
   }
 }
 

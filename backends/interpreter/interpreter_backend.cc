@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "compiler/evaluator/evaluator.h"
+#include "compiler/hlo/cost.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
 #include "core/status.h"
@@ -56,6 +57,7 @@ class InterpreterBackend : public backends::Backend {
     passes::AddStandardPasses(pipeline, &policy_);
     TFJIT_RETURN_IF_ERROR(pipeline.Run(*module).status());
     backends::CompileStats stats;
+    stats.flops = hlo::MatmulFlops(*module);
     stats.optimize_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count();

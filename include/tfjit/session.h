@@ -97,6 +97,10 @@ struct RunStats {
   double compile_ms = 0;     // compilation time spent in this run (0 on cache hits)
   double run_ms = 0;         // wall time of the run
   int cache_hits = 0;
+  // Floating-point operations of the convolutions and dots in the compiled clusters this run
+  // executed (2 per multiply-add; a loop body counts once). Kernels run outside clusters do
+  // not count, so with --jit off this is 0.
+  int64_t flops = 0;
   int fallbacks = 0;         // clusters that fell back to kernels (UNIMPLEMENTED lowering)
   // With SessionOptions::memory_limit_bytes: the session's tensor bytes in use, at most, while
   // this run went (0 without a cap).

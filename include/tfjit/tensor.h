@@ -37,6 +37,10 @@ class Tensor {
   Tensor() = default;
   // Allocates a zero-filled buffer. Dims must be >= 0 (callers validate user input first).
   Tensor(DType dtype, std::vector<int64_t> dims);
+  // Allocates a buffer whose contents are unspecified, for a producer that writes every
+  // element (compiled clusters' outputs): it saves the zero fill, which for a large output
+  // costs as much as a simple kernel.
+  static Tensor Uninitialized(DType dtype, std::vector<int64_t> dims);
 
   // A scalar kResource or kVariant tensor holding `object` (shared, immutable through the
   // tensor; mutable state lives behind the object, e.g. a variable's value).
@@ -82,6 +86,8 @@ class Tensor {
  private:
   DType dtype_ = DType::kInvalid;
   std::vector<int64_t> dims_;
+  Tensor(DType dtype, std::vector<int64_t> dims, bool zeroed);
+
   std::shared_ptr<void> buffer_;
   void* data_ = nullptr;
   std::shared_ptr<const TensorObject> object_;

@@ -113,5 +113,38 @@ check memory-limit-bad 2 "$tfjit" run "$tmp/forever.pbtxt" --memory-limit lots
 check memory-limit-exceeded 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1 --memory-limit 1
 expect_in memory-limit-msg "$tmp/err" '^RESOURCE_EXHAUSTED: .*memory limit 1 bytes'
 
+# bench: --jit off vs auto in one process, with the lines docs/PERFORMANCE.md reads.
+check bench 0 "$tfjit" bench "$demo" --threads 1 --repeat 3
+expect_in bench-off "$tmp/out" '^jit=off +median +[0-9.]+ ms +min +[0-9.]+ ms'
+expect_in bench-auto "$tmp/out" '^jit=auto +median +[0-9.]+ ms .* compile [0-9.]+ ms +clusters 2 '
+expect_in bench-ratio "$tmp/out" '^auto vs off: [0-9.]+x'
+expect_in bench-flops "$tmp/out" 'compiled convolutions and dots: [0-9.]+ GFLOP per run'
+check threads-bad 2 "$tfjit" run "$demo" --threads -2
+check threads-two 0 "$tfjit" run "$demo" --random-inputs 1 --threads 2
+# A TF.js model whose signature spells a key "x:0": --input x=... feeds it, and
+# --random-inputs must not feed it a second, random value. out = x + y = [11, 22].
+cat > "$tmp/model.json" <<'JSON'
+{"format": "graph-model", "modelTopology": {"node": [
+  {"name": "x", "op": "Placeholder", "attr": {"dtype": {"type": "DT_FLOAT"}, "shape": {"shape": {"dim": [{"size": "2"}]}}}},
+  {"name": "y", "op": "Placeholder", "attr": {"dtype": {"type": "DT_FLOAT"}, "shape": {"shape": {"dim": [{"size": "2"}]}}}},
+  {"name": "out", "op": "AddV2", "input": ["x", "y"], "attr": {"T": {"type": "DT_FLOAT"}}}],
+  "versions": {"producer": 1}},
+ "signature": {"inputs": {"x:0": {"name": "x:0", "dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}},
+                          "y": {"name": "y:0", "dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}}},
+               "outputs": {"out": {"name": "out:0", "dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}}}},
+ "weightsManifest": [{"paths": [], "weights": []}]}
+JSON
+python3 - "$tmp" <<'PY'
+import struct, sys
+for name, values in (("x", (1.0, 2.0)), ("y", (10.0, 20.0))):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
+    header += " " * ((64 - (len(header) + 11) % 64) % 64) + "\n"
+    with open(f"{sys.argv[1]}/{name}.npy", "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<2f", *values))
+PY
+check colon-zero-key 0 "$tfjit" run "$tmp/model.json" --input x="$tmp/x.npy" --input y="$tmp/y.npy" --random-inputs 5
+expect_in colon-zero-key-out "$tmp/out" '^out float32\[2\] \[11, 22\]'
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,199 @@
+// Kernel-level benchmarks on one thread, each comparison inside one run (report the ratios):
+//   build/bin/kernel_bench
+// - Gemm/*: core/gemm.h's float32 GEMM (AVX-512 path where the CPU has it) vs Eigen as tfjit
+//   builds it (x86-64-v3) vs Eigen built for x86-64-v4 (bench/eigen_v4_gemm.cc), GFLOP/s.
+// - Conv/*: the convolution shapes of the corpus through core/conv2d.h (what the fallback
+//   kernels and compiled clusters run) vs native XNNPACK's NHWC convolution operator when
+//   libxnnpack-dev is installed (bench only; tfjit never links it).
+#include <cstdio>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "benchmark/benchmark.h"
+#include "bench/eigen_v4_gemm.h"
+#include "core/conv2d.h"
+#include "core/gemm.h"
+
+#ifdef TFJIT_HAVE_XNNPACK
+#include <xnnpack.h>
+#endif
+
+namespace tfjit {
+namespace {
+
+std::vector<float> Random(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+void SetFlops(benchmark::State& state, double flops_per_iter) {
+  state.counters["GFLOP/s"] = benchmark::Counter(flops_per_iter * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+}
+
+// ---- GEMM: m x k times k x n ----
+
+enum GemmImpl { kTfjit = 0, kEigenV3 = 1, kEigenV4 = 2 };
+
+void BM_Gemm(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const auto impl = static_cast<GemmImpl>(state.range(3));
+  if (impl == kTfjit && !gemm::HostHasAvx512()) state.SetLabel("no AVX-512: generic path");
+  std::vector<float> a = Random(m * k, 1), b = Random(k * n, 2), c(static_cast<size_t>(m * n));
+  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<const RowMajor> am(a.data(), m, k), bm(b.data(), k, n);
+  Eigen::Map<RowMajor> cm(c.data(), m, n);
+  for (auto _ : state) {
+    switch (impl) {
+      case kTfjit: gemm::GemmF32(m, n, k, a.data(), k, b.data(), n, c.data(), n); break;
+      case kEigenV3: cm.noalias() = am * bm; break;
+      case kEigenV4: bench::EigenV4Gemm(m, n, k, a.data(), b.data(), c.data()); break;
+    }
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state, 2.0 * m * n * k);
+}
+
+void GemmArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"m", "n", "k", "impl"});
+  // 1024^3, then pointwise convolutions and matmuls of the corpus (m = pixels).
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1024, 1024, 1024}, {2304, 96, 16}, {2304, 24, 96}, {576, 144, 24},
+      {576, 32, 144},     {144, 192, 32}, {144, 64, 192}, {36, 576, 96},
+      {36, 160, 576},     {1, 1000, 1280}};
+  for (const auto& s : shapes) {
+    for (int impl : {kTfjit, kEigenV3, kEigenV4}) b->Args({s[0], s[1], s[2], impl});
+  }
+}
+BENCHMARK(BM_Gemm)->Apply(GemmArgs);
+
+// ---- Convolutions of the corpus (NHWC, SAME padding, batch 1) ----
+
+struct ConvShape {
+  const char* name;
+  int64_t h, w, c_in, k, c_out, stride;
+  bool depthwise;
+};
+
+const ConvShape kConvs[] = {
+    {"3x3 56x56x64->64 (XNNPACK bar)", 56, 56, 64, 3, 64, 1, false},
+    {"movenet stem 3x3/2 192x192x3->32", 192, 192, 3, 3, 32, 2, false},
+    {"mobilenet 1x1 48x48x96->24", 48, 48, 96, 1, 24, 1, false},
+    {"mobilenet 1x1 24x24x32->192", 24, 24, 32, 1, 192, 1, false},
+    {"mobilenet dw 3x3 96x96x96", 96, 96, 96, 3, 96, 1, true},
+    {"mobilenet dw 3x3/2 48x48x144", 48, 48, 144, 3, 144, 2, true},
+    {"mobilenet dw 3x3 12x12x576", 12, 12, 576, 3, 576, 1, true},
+    {"blazeface dw 5x5 64x64x24", 64, 64, 24, 5, 24, 1, true},
+};
+
+conv::Conv2DParams Params(const ConvShape& s) {
+  conv::Conv2DParams p;
+  p.in_h = s.h;
+  p.in_w = s.w;
+  p.in_c = s.c_in;
+  p.k_h = p.k_w = s.k;
+  p.out_c = s.c_out;
+  p.stride_h = p.stride_w = s.stride;
+  p.out_h = (s.h + s.stride - 1) / s.stride;
+  p.out_w = (s.w + s.stride - 1) / s.stride;
+  const int64_t pad_h = std::max<int64_t>(0, (p.out_h - 1) * s.stride + s.k - s.h);
+  const int64_t pad_w = std::max<int64_t>(0, (p.out_w - 1) * s.stride + s.k - s.w);
+  p.pad_top = pad_h / 2;
+  p.pad_left = pad_w / 2;
+  p.groups = s.depthwise ? s.c_in : 1;
+  return p;
+}
+
+double ConvFlops(const conv::Conv2DParams& p) {
+  return 2.0 * p.out_h * p.out_w * p.out_c * p.k_h * p.k_w * p.in_per_group();
+}
+
+void BM_ConvTfjit(benchmark::State& state) {
+  const ConvShape& s = kConvs[state.range(0)];
+  const conv::Conv2DParams p = Params(s);
+  state.SetLabel(s.name);
+  std::vector<float> x = Random(p.in_h * p.in_w * p.in_c, 3);
+  std::vector<float> f = Random(p.k_h * p.k_w * p.in_per_group() * p.out_c, 4);
+  std::vector<float> y(static_cast<size_t>(p.out_h * p.out_w * p.out_c));
+  const conv::ParallelForFn serial = [](int64_t n, int64_t,
+                                        const std::function<void(int64_t, int64_t)>& fn) {
+    if (n > 0) fn(0, n);
+  };
+  for (auto _ : state) {
+    conv::Conv2D<float>(p, x.data(), f.data(), y.data(), serial, [](int64_t, int64_t) {});
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state, ConvFlops(p));
+}
+
+#ifdef TFJIT_HAVE_XNNPACK
+void BM_ConvXnnpack(benchmark::State& state) {
+  const ConvShape& s = kConvs[state.range(0)];
+  const conv::Conv2DParams p = Params(s);
+  state.SetLabel(s.name);
+  if (xnn_initialize(nullptr) != xnn_status_success) {
+    state.SkipWithError("xnn_initialize failed");
+    return;
+  }
+  // XNNPACK wants the filter as [out_c, k_h, k_w, in_c / groups] (depthwise: [1, k_h, k_w,
+  // c]); the values do not matter for speed.
+  std::vector<float> x = Random(p.in_h * p.in_w * p.in_c + 16, 3);
+  std::vector<float> f = Random(p.k_h * p.k_w * p.in_per_group() * p.out_c, 4);
+  std::vector<float> bias(static_cast<size_t>(p.out_c), 0.0f);
+  std::vector<float> y(static_cast<size_t>(p.out_h * p.out_w * p.out_c + 16));
+  const int64_t pad_h = std::max<int64_t>(0, (p.out_h - 1) * s.stride + s.k - s.h);
+  const int64_t pad_w = std::max<int64_t>(0, (p.out_w - 1) * s.stride + s.k - s.w);
+  xnn_operator_t op = nullptr;
+  const uint32_t groups = static_cast<uint32_t>(p.groups);
+  xnn_status st = xnn_create_convolution2d_nhwc_f32(
+      static_cast<uint32_t>(p.pad_top), static_cast<uint32_t>(pad_w - p.pad_left),
+      static_cast<uint32_t>(pad_h - p.pad_top), static_cast<uint32_t>(p.pad_left),
+      static_cast<uint32_t>(s.k), static_cast<uint32_t>(s.k), static_cast<uint32_t>(s.stride),
+      static_cast<uint32_t>(s.stride), 1, 1, groups, static_cast<size_t>(p.in_per_group()),
+      static_cast<size_t>(p.out_c / groups), static_cast<size_t>(p.in_c),
+      static_cast<size_t>(p.out_c), f.data(), bias.data(), -INFINITY, INFINITY,
+      s.depthwise ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0, &op);
+  if (st != xnn_status_success) {
+    state.SkipWithError("xnn_create_convolution2d_nhwc_f32 failed");
+    return;
+  }
+  st = xnn_setup_convolution2d_nhwc_f32(op, 1, static_cast<size_t>(p.in_h),
+                                        static_cast<size_t>(p.in_w), x.data(), y.data(),
+                                        nullptr);
+  if (st != xnn_status_success) {
+    state.SkipWithError("xnn_setup_convolution2d_nhwc_f32 failed");
+    xnn_delete_operator(op);
+    return;
+  }
+  for (auto _ : state) {
+    xnn_run_operator(op, nullptr);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  xnn_delete_operator(op);
+  SetFlops(state, ConvFlops(p));
+}
+#endif
+
+void ConvArgs(benchmark::internal::Benchmark* b) {
+  b->ArgName("shape");
+  for (int64_t i = 0; i < static_cast<int64_t>(sizeof(kConvs) / sizeof(kConvs[0])); ++i) {
+    b->Arg(i);
+  }
+}
+BENCHMARK(BM_ConvTfjit)->Apply(ConvArgs);
+#ifdef TFJIT_HAVE_XNNPACK
+BENCHMARK(BM_ConvXnnpack)->Apply(ConvArgs);
+#endif
+
+}  // namespace
+}  // namespace tfjit

@@ -1,0 +1,282 @@
+// GEMM and depthwise kernels: a generic path (Eigen, scalar loops) and AVX-512 paths built with
+// function-level target attributes, so the binary still runs on AVX2-only CPUs.
+//
+// AVX-512 GEMM: register blocks of MR rows x 16*NV columns (at most 6 x 32: 12 zmm
+// accumulators), the k loop broadcasting one `a` value per row and loading NV vectors of a
+// `b` row; k is split into blocks of kKc so the `b` panel of a block stays in L1 while the row
+// blocks pass over it. Column tails use masked loads and stores, so any n works without
+// padding. No packing: `b` rows are read in place (constant stride), `a` rows stream.
+#include "core/gemm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "Eigen/Core"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TFJIT_GEMM_X86 1
+#include <immintrin.h>
+#else
+#define TFJIT_GEMM_X86 0
+#endif
+
+namespace tfjit::gemm {
+namespace {
+
+std::atomic<Isa> forced_isa{Isa::kAuto};
+
+bool UseAvx512() {
+  const Isa isa = forced_isa.load(std::memory_order_relaxed);
+  if (isa == Isa::kGeneric) return false;
+  return HostHasAvx512();
+}
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+void GemmGeneric(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                 int64_t ldb, float* c, int64_t ldc) {
+  using Stride = Eigen::OuterStride<>;
+  Eigen::Map<RowMajor, 0, Stride> cm(c, m, n, Stride(ldc));
+  if (k == 0) {
+    cm.setZero();
+    return;
+  }
+  Eigen::Map<const RowMajor, 0, Stride> am(a, m, k, Stride(lda));
+  Eigen::Map<const RowMajor, 0, Stride> bm(b, k, n, Stride(ldb));
+  cm.noalias() = am * bm;
+}
+
+void DepthwiseRowGeneric(const DepthwiseRow& r) {
+  const int64_t C = r.channels;
+  std::fill_n(r.out, r.out_w * C, 0.0f);
+  for (int64_t kh = 0; kh < r.k_h; ++kh) {
+    const float* row = r.rows[kh];
+    if (row == nullptr) continue;
+    for (int64_t kw = 0; kw < r.k_w; ++kw) {
+      const float* f = r.filter + (kh * r.k_w + kw) * C;
+      for (int64_t ox = 0; ox < r.out_w; ++ox) {
+        const int64_t ix = ox * r.stride_w + kw * r.dilate_w - r.pad_left;
+        if (ix < 0 || ix >= r.in_w) continue;
+        const float* px = row + ix * C;
+        float* acc = r.out + ox * C;
+        for (int64_t c = 0; c < C; ++c) acc[c] += px[c] * f[c];
+      }
+    }
+  }
+}
+
+#if TFJIT_GEMM_X86
+#define TFJIT_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
+
+// Bits for the first `cols` of 16 lanes (cols may be <= 0 or >= 16).
+TFJIT_AVX512 inline __mmask16 LaneMask(int64_t cols) {
+  if (cols >= 16) return 0xFFFF;
+  if (cols <= 0) return 0;
+  return static_cast<__mmask16>((1u << cols) - 1);
+}
+
+// c[MR, cols] (+)= a[MR, kc] * panel[kc, 16*NV], where the packed panel holds 16*NV floats per
+// k step (zero past `cols`); columns past `cols` are not written.
+template <int MR, int NV>
+TFJIT_AVX512 void MicroKernel(int64_t kc, const float* a, int64_t lda, const float* panel,
+                              float* c, int64_t ldc, int64_t cols, bool accumulate) {
+  // The loops over r and v must unroll, or GCC keeps the accumulators in memory.
+  __m512 acc[MR][NV];
+#pragma GCC unroll 12
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    __m512 bv[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(panel + kk * 16 * NV + 16 * v);
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r) {
+      const __m512 av = _mm512_set1_ps(a[r * lda + kk]);
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 2
+  for (int v = 0; v < NV; ++v) {
+    const __mmask16 mask = LaneMask(cols - 16 * v);
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r) {
+      float* dst = c + r * ldc + 16 * v;
+      __m512 out = acc[r][v];
+      if (accumulate) out = _mm512_add_ps(out, _mm512_maskz_loadu_ps(mask, dst));
+      _mm512_mask_storeu_ps(dst, mask, out);
+    }
+  }
+}
+
+template <int NV>
+TFJIT_AVX512 void RowBlock(int64_t rows, int64_t kc, const float* a, int64_t lda,
+                           const float* panel, float* c, int64_t ldc, int64_t cols,
+                           bool accumulate) {
+  switch (rows) {
+    case 1: return MicroKernel<1, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+    case 2: return MicroKernel<2, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+    case 3: return MicroKernel<3, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+    case 4: return MicroKernel<4, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+    case 5: return MicroKernel<5, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+    default: return MicroKernel<6, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+  }
+}
+
+constexpr int64_t kMr = 6;    // rows of a register block
+constexpr int64_t kNr = 32;   // columns of a packed panel (two zmm)
+constexpr int64_t kKc = 256;  // k block: a 32 KB panel, which the row blocks reuse from L1
+constexpr int64_t kMc = 96;   // rows whose k block of `a` (96 KB) stays in L2 across panels
+
+// Copies b[kc, cols] (leading dim ldb) into a panel of kc rows of `width` floats, zero-padded.
+TFJIT_AVX512 void PackPanel(int64_t kc, const float* b, int64_t ldb, int64_t cols, int64_t width,
+                            float* panel) {
+  for (int64_t v = 0; v < width; v += 16) {
+    const __mmask16 mask = LaneMask(cols - v);
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      _mm512_storeu_ps(panel + kk * width + v, _mm512_maskz_loadu_ps(mask, b + kk * ldb + v));
+    }
+  }
+}
+
+TFJIT_AVX512 void GemmAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                             const float* b, int64_t ldb, float* c, int64_t ldc) {
+  // The k block of b, packed panel after panel (reused by every row of a).
+  thread_local std::vector<float> packed;
+  const int64_t panels = (n + kNr - 1) / kNr;
+  packed.resize(static_cast<size_t>(std::min(kKc, k) * panels * kNr));
+  for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+    const int64_t kc = std::min(kKc, k - k0);
+    const bool accumulate = k0 > 0;
+    for (int64_t p = 0; p < panels; ++p) {
+      const int64_t j = p * kNr, cols = std::min(kNr, n - j);
+      PackPanel(kc, b + k0 * ldb + j, ldb, cols, cols > 16 ? 32 : 16, packed.data() + p * kc * kNr);
+    }
+    for (int64_t i0 = 0; i0 < m; i0 += kMc) {
+      const int64_t i_end = std::min(m, i0 + kMc);
+      for (int64_t p = 0; p < panels; ++p) {
+        const int64_t j = p * kNr, cols = std::min(kNr, n - j);
+        const float* panel = packed.data() + p * kc * kNr;
+        for (int64_t i = i0; i < i_end; i += kMr) {
+          const int64_t rows = std::min(kMr, i_end - i);
+          const float* ap = a + i * lda + k0;
+          float* cp = c + i * ldc + j;
+          if (cols > 16) {
+            RowBlock<2>(rows, kc, ap, lda, panel, cp, ldc, cols, accumulate);
+          } else {
+            RowBlock<1>(rows, kc, ap, lda, panel, cp, ldc, cols, accumulate);
+          }
+        }
+      }
+    }
+  }
+}
+
+// kOx output pixels x 16 channels per register block of the depthwise row.
+constexpr int kOx = 8;
+
+// Output pixels [ox0, ox0 + nox), nox <= kOx, for the channels of c0 under `mask`. With
+// `interior`, every tap of these pixels is inside the row (no checks in the loop).
+template <bool kInterior>
+TFJIT_AVX512 inline void DepthwiseBlock(const DepthwiseRow& r, int64_t ox0, int64_t nox,
+                                        int64_t c0, __mmask16 mask) {
+  const int64_t C = r.channels;
+  __m512 acc[kOx];
+#pragma GCC unroll 8
+  for (int j = 0; j < kOx; ++j) acc[j] = _mm512_setzero_ps();
+  for (int64_t kh = 0; kh < r.k_h; ++kh) {
+    const float* row = r.rows[kh];
+    if (row == nullptr) continue;
+    for (int64_t kw = 0; kw < r.k_w; ++kw) {
+      const __m512 f = _mm512_maskz_loadu_ps(mask, r.filter + (kh * r.k_w + kw) * C + c0);
+      const int64_t ix0 = ox0 * r.stride_w + kw * r.dilate_w - r.pad_left;
+      const float* px = row + ix0 * C + c0;
+      const int64_t step = r.stride_w * C;
+#pragma GCC unroll 8
+      for (int j = 0; j < kOx; ++j, px += step) {
+        if (j >= nox) break;
+        if (!kInterior) {
+          const int64_t ix = ix0 + j * r.stride_w;
+          if (ix < 0 || ix >= r.in_w) continue;
+        }
+        acc[j] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, px), f, acc[j]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < kOx; ++j) {
+    if (j < nox) _mm512_mask_storeu_ps(r.out + (ox0 + j) * C + c0, mask, acc[j]);
+  }
+}
+
+TFJIT_AVX512 void DepthwiseRowAvx512(const DepthwiseRow& r) {
+  const int64_t C = r.channels;
+  // Pixels whose taps all fall inside the row: [lo, hi). Edge pixels go one at a time.
+  const int64_t span = (r.k_w - 1) * r.dilate_w;
+  int64_t lo = (r.pad_left + r.stride_w - 1) / r.stride_w;
+  int64_t hi = r.in_w - 1 - span + r.pad_left < 0
+                   ? 0
+                   : (r.in_w - 1 - span + r.pad_left) / r.stride_w + 1;
+  lo = std::min(lo, r.out_w);
+  hi = std::clamp(hi, lo, r.out_w);
+  // Groups of kGroup channels outside, then pixel blocks, then the group's channel blocks:
+  // what a pixel block reads (k_h rows of about kOx * stride + k_w pixels of the group) and
+  // the group's filter stay in L1 while the group's channel blocks pass over them.
+  constexpr int64_t kGroup = 64;
+  for (int64_t g0 = 0; g0 < C; g0 += kGroup) {
+    const int64_t g_end = std::min(C, g0 + kGroup);
+    auto channels = [&](int64_t ox0, int64_t nox, bool interior) TFJIT_AVX512 {
+      for (int64_t c0 = g0; c0 < g_end; c0 += 16) {
+        const __mmask16 mask = LaneMask(C - c0);
+        if (interior) {
+          DepthwiseBlock<true>(r, ox0, nox, c0, mask);
+        } else {
+          DepthwiseBlock<false>(r, ox0, nox, c0, mask);
+        }
+      }
+    };
+    for (int64_t ox = 0; ox < lo; ++ox) channels(ox, 1, false);
+    for (int64_t ox0 = lo; ox0 < hi; ox0 += kOx) {
+      channels(ox0, std::min<int64_t>(kOx, hi - ox0), true);
+    }
+    for (int64_t ox = hi; ox < r.out_w; ++ox) channels(ox, 1, false);
+  }
+}
+#endif  // TFJIT_GEMM_X86
+
+}  // namespace
+
+bool HostHasAvx512() {
+#if TFJIT_GEMM_X86
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  return has;
+#else
+  return false;
+#endif
+}
+
+void SetIsaForTesting(Isa isa) { forced_isa.store(isa, std::memory_order_relaxed); }
+
+void GemmF32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+             int64_t ldb, float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+#if TFJIT_GEMM_X86
+  // Fewer rows than a register block: b is read about once either way (memory-bound), and
+  // packing it would double that.
+  if (UseAvx512() && m >= kMr && k > 0) return GemmAvx512(m, n, k, a, lda, b, ldb, c, ldc);
+#endif
+  GemmGeneric(m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void DepthwiseRowF32(const DepthwiseRow& r) {
+  if (r.out_w <= 0 || r.channels <= 0) return;
+#if TFJIT_GEMM_X86
+  if (UseAvx512()) return DepthwiseRowAvx512(r);
+#endif
+  DepthwiseRowGeneric(r);
+}
+
+}  // namespace tfjit::gemm

@@ -1,0 +1,42 @@
+// Single-threaded float32 GEMM and depthwise-convolution inner kernels with AVX-512 code paths,
+// chosen at run time from the CPU's features (the rest of tfjit is built for x86-64-v3, AVX2).
+//
+// Both compute with the same float32 fused multiply-adds as Eigen's kernels, in the same
+// order over k (so results match Eigen's to rounding). Callers split work across threads.
+#ifndef TFJIT_CORE_GEMM_H_
+#define TFJIT_CORE_GEMM_H_
+
+#include <cstdint>
+
+namespace tfjit::gemm {
+
+// Which implementation the kernels below use; kAuto picks AVX-512 when the CPU has it.
+enum class Isa { kAuto, kGeneric, kAvx512 };
+// True when this CPU runs the AVX-512 paths (AVX512F and AVX512VL).
+bool HostHasAvx512();
+// For tests and benchmarks: forces an implementation (kAvx512 without the CPU support is
+// treated as kGeneric). Not thread-safe against running kernels; call it up front.
+void SetIsaForTesting(Isa isa);
+
+// c[m, n] = a[m, k] * b[k, n], all row-major with leading dims lda, ldb, ldc (c overwritten,
+// never read; k == 0 writes zeros).
+void GemmF32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+             int64_t ldb, float* c, int64_t ldc);
+
+// One output row of a depthwise convolution with channel multiplier 1:
+//   out[ox, c] = sum over taps t of x_rows[t][ix(ox, t), c] * filter[t, c]
+// for ox in [0, out_w), c in [0, channels). The caller resolves the rows: `rows[kh]` is the
+// input row of kernel row kh, or null when it is padding. Column ix = ox * stride_w +
+// kw * dilate_w - pad_left; out-of-range columns read zero. `filter` is [k_h, k_w, channels],
+// and x rows are [in_w, channels].
+struct DepthwiseRow {
+  const float* const* rows;
+  const float* filter;
+  float* out;
+  int64_t k_h, k_w, in_w, out_w, channels, stride_w, dilate_w, pad_left;
+};
+void DepthwiseRowF32(const DepthwiseRow& r);
+
+}  // namespace tfjit::gemm
+
+#endif  // TFJIT_CORE_GEMM_H_

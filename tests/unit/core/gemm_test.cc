@@ -1,0 +1,171 @@
+// Tests for core/gemm: GemmF32 and DepthwiseRowF32, both implementations (generic and AVX-512,
+// the latter skipped with a message on CPUs without it), against naive double-precision
+// references: register-block and k-block edges, column tails, leading dims larger than the
+// width (nothing outside the output may be written), k = 0, padding, strides and dilations.
+#include "core/gemm.h"
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace tfjit::gemm {
+namespace {
+
+constexpr float kSentinel = -12345.0f;
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+class GemmTest : public ::testing::TestWithParam<Isa> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Isa::kAvx512 && !HostHasAvx512()) {
+      GTEST_SKIP() << "this CPU has no AVX-512F/VL: the AVX-512 path cannot run here";
+    }
+    SetIsaForTesting(GetParam());
+  }
+  void TearDown() override { SetIsaForTesting(Isa::kAuto); }
+};
+
+// c = a * b with lda = k + 3, ldb = n + 5, ldc = n + 7; checks every element against a double
+// reference (bound: float rounding of k products) and that the padding columns are untouched.
+void CheckGemm(int64_t m, int64_t n, int64_t k) {
+  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k);
+  const int64_t lda = k + 3, ldb = n + 5, ldc = n + 7;
+  std::vector<float> a = Random(static_cast<size_t>(m * lda), 1);
+  std::vector<float> b = Random(static_cast<size_t>(std::max<int64_t>(k, 1) * ldb), 2);
+  std::vector<float> c(static_cast<size_t>(m * ldc), kSentinel);
+  GemmF32(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < ldc; ++j) {
+      const float got = c[static_cast<size_t>(i * ldc + j)];
+      if (j >= n) {
+        ASSERT_EQ(got, kSentinel) << "wrote outside the output at row " << i << " col " << j;
+        continue;
+      }
+      double ref = 0, mag = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const double x = a[static_cast<size_t>(i * lda + p)];
+        const double y = b[static_cast<size_t>(p * ldb + j)];
+        ref += x * y;
+        mag += std::abs(x * y);
+      }
+      ASSERT_NEAR(got, ref, 1e-6 * (k + 1) * (mag + 1e-30) + 1e-30)
+          << "row " << i << " col " << j;
+    }
+  }
+}
+
+TEST_P(GemmTest, MatchesReferenceAcrossBlockEdges) {
+  // Rows around the 6-row register block, columns around the 16/32-wide panels, k around the
+  // 256-deep k block.
+  for (int64_t m : {1, 5, 6, 7, 13, 40}) {
+    for (int64_t n : {1, 15, 16, 17, 32, 33, 70}) {
+      for (int64_t k : {1, 7, 256, 257}) CheckGemm(m, n, k);
+    }
+  }
+}
+
+TEST_P(GemmTest, LargerShapesAndEmptyK) {
+  CheckGemm(97, 130, 600);  // several row blocks of 96, panels and k blocks
+  CheckGemm(200, 24, 27);   // a convolution stem: narrow n, odd k
+  CheckGemm(9, 20, 0);      // k = 0: zeros
+  CheckGemm(0, 5, 5);       // empty output: nothing written
+}
+
+TEST_P(GemmTest, KZeroWritesZeros) {
+  std::vector<float> c(12, kSentinel);
+  GemmF32(3, 4, 0, nullptr, 0, nullptr, 4, c.data(), 4);
+  for (float x : c) EXPECT_EQ(x, 0.0f);
+}
+
+// ---- Depthwise rows ----
+
+struct DwCase {
+  int64_t k_h, k_w, in_w, channels, stride, dilate, pad;
+};
+
+void CheckDepthwise(const DwCase& t, bool hole_row) {
+  SCOPED_TRACE(::testing::Message() << "k=" << t.k_h << "x" << t.k_w << " in_w=" << t.in_w
+                                    << " C=" << t.channels << " stride=" << t.stride
+                                    << " dilate=" << t.dilate << " pad=" << t.pad
+                                    << " hole_row=" << hole_row);
+  const int64_t span = (t.k_w - 1) * t.dilate + 1;
+  const int64_t out_w = std::max<int64_t>(0, (t.in_w + 2 * t.pad - span) / t.stride + 1);
+  std::vector<std::vector<float>> x;
+  std::vector<const float*> rows;
+  for (int64_t kh = 0; kh < t.k_h; ++kh) {
+    x.push_back(Random(static_cast<size_t>(t.in_w * t.channels), 10 + kh));
+    rows.push_back(hole_row && kh == 0 ? nullptr : x.back().data());
+  }
+  std::vector<float> f = Random(static_cast<size_t>(t.k_h * t.k_w * t.channels), 3);
+  std::vector<float> out(static_cast<size_t>(out_w * t.channels + 16), kSentinel);
+  DepthwiseRow r;
+  r.rows = rows.data();
+  r.filter = f.data();
+  r.out = out.data();
+  r.k_h = t.k_h;
+  r.k_w = t.k_w;
+  r.in_w = t.in_w;
+  r.out_w = out_w;
+  r.channels = t.channels;
+  r.stride_w = t.stride;
+  r.dilate_w = t.dilate;
+  r.pad_left = t.pad;
+  DepthwiseRowF32(r);
+  for (int64_t ox = 0; ox < out_w; ++ox) {
+    for (int64_t c = 0; c < t.channels; ++c) {
+      double ref = 0, mag = 0;
+      for (int64_t kh = 0; kh < t.k_h; ++kh) {
+        if (rows[static_cast<size_t>(kh)] == nullptr) continue;
+        for (int64_t kw = 0; kw < t.k_w; ++kw) {
+          const int64_t ix = ox * t.stride + kw * t.dilate - t.pad;
+          if (ix < 0 || ix >= t.in_w) continue;
+          const double p = static_cast<double>(x[static_cast<size_t>(kh)][static_cast<size_t>(
+                               ix * t.channels + c)]) *
+                           f[static_cast<size_t>((kh * t.k_w + kw) * t.channels + c)];
+          ref += p;
+          mag += std::abs(p);
+        }
+      }
+      ASSERT_NEAR(out[static_cast<size_t>(ox * t.channels + c)], ref, 1e-6 * (mag + 1e-30) * 30)
+          << "ox " << ox << " channel " << c;
+    }
+  }
+  for (size_t i = static_cast<size_t>(out_w * t.channels); i < out.size(); ++i) {
+    ASSERT_EQ(out[i], kSentinel) << "wrote past the output row";
+  }
+}
+
+TEST_P(GemmTest, DepthwiseRowMatchesReference) {
+  for (int64_t channels : {1, 15, 16, 17, 40}) {
+    for (int64_t in_w : {1, 3, 8, 9, 20}) {
+      for (const DwCase base : {DwCase{3, 3, 0, 0, 1, 1, 1}, DwCase{3, 3, 0, 0, 2, 1, 1},
+                                DwCase{5, 5, 0, 0, 1, 1, 2}, DwCase{3, 3, 0, 0, 1, 2, 2},
+                                DwCase{1, 1, 0, 0, 1, 1, 0}, DwCase{3, 3, 0, 0, 2, 1, 0}}) {
+        DwCase t = base;
+        t.in_w = in_w;
+        t.channels = channels;
+        CheckDepthwise(t, /*hole_row=*/false);
+        CheckDepthwise(t, /*hole_row=*/true);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, GemmTest, ::testing::Values(Isa::kGeneric, Isa::kAvx512),
+                         [](const ::testing::TestParamInfo<Isa>& info) {
+                           return std::string(info.param == Isa::kGeneric ? "Generic" : "Avx512");
+                         });
+
+}  // namespace
+}  // namespace tfjit::gemm
