@@ -25,7 +25,7 @@ if [ ! -f "$CACHE/node_modules/@tensorflow/tfjs-backend-wasm/package.json" ]; th
 fi
 
 # The first value after `key` in a line of `tfjit bench` output.
-field() { sed -n "s/.*$2 *\([0-9.]*\).*/\1/p" <<<"$1" | head -1; }
+field() { sed -n "s/.* $2 *\([0-9.][0-9.]*\) ms.*/\1/p" <<<" $1" | head -1; }
 
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
@@ -35,7 +35,8 @@ while IFS=$'\t' read -r -u 3 id model tol extra; do
   if [ -n "${TFJIT_MODELS:-}" ] && [[ ",$TFJIT_MODELS," != *",$id,"* ]]; then continue; fi
   path="$CACHE/models/$model"
   # The input shapes and value ranges models.tsv gives TF.js (--shape NAME=dims, --range
-  # NAME=lo,hi) become .npy input files for tfjit and the same arguments for TF.js.
+  # NAME=lo,hi) become tfjit's --shape (random values) or, with a range, a float .npy input
+  # file; TF.js gets the same arguments.
   tmp=$(mktemp -d)
   mapfile -t inputs < <(python3 - "$tmp" $extra <<'PY'
 import struct, sys
@@ -48,7 +49,11 @@ for flag, value in zip(args[::2], args[1::2]):
     elif flag == '--range':
         ranges[name] = [float(x) for x in v.split(',')]
 for name, dims in shapes.items():
-    lo, hi = ranges.get(name, [0.0, 1.0])
+    if name not in ranges:  # random values of the model's dtype, this shape
+        print('--shape')
+        print(f"{name}={','.join(map(str, dims))}")
+        continue
+    lo, hi = ranges[name]  # float inputs held at a value range (rvm's state, its ratio)
     n = 1
     for d in dims:
         n *= d

@@ -26,6 +26,7 @@ namespace {
 constexpr char kUsage[] =
     "usage:\n"
     "  tfjit run MODEL [--input NAME=FILE.npy]... [--random-inputs SEED] [--fetch NAME]...\n"
+    "            [--shape NAME=d0,d1,...]...\n"
     "            [--target NODE]... [--init NODE]...\n"
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
     "            [--logical-cpus N] [--threads N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
@@ -33,7 +34,8 @@ constexpr char kUsage[] =
     "            [--timeout SECONDS] [--memory-limit BYTES]\n"
     "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]...\n"
     "  tfjit bench MODEL [--threads N] [--repeat N] [--input NAME=FILE.npy]...\n"
-    "            [--random-inputs SEED] [--fetch NAME]...   median latency, --jit off vs auto\n"
+    "            [--random-inputs SEED] [--shape NAME=d0,..]... [--fetch NAME]...\n"
+    "            median latency, --jit off vs auto\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
     "MODEL is a TF GraphDef (.pb binary or .pbtxt text), a SavedModel directory, or a TF.js\n"
     "model.json. Inputs and outputs are signature keys or tensor names 'node' / 'node:k'.\n";
@@ -49,6 +51,8 @@ struct Args {
   SessionOptions options;
   int repeat = 1;
   int64_t unknown_dim = 1;  // size given to -1 dims of random inputs
+  // --shape NAME=d0,d1,...: the whole shape of a random input (empty: a scalar).
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
 };
 
 int UsageError(const std::string& message) {
@@ -86,6 +90,16 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       uint64_t seed;
       if (!absl::SimpleAtoi(v, &seed)) return "--random-inputs takes an integer seed";
       args->random_seed = seed;
+    } else if (flag == "--shape") {
+      const size_t eq = v.rfind('=');
+      if (eq == std::string::npos || eq == 0) return "--shape takes NAME=d0,d1,... (empty: a scalar)";
+      std::vector<int64_t> dims;
+      for (absl::string_view d : absl::StrSplit(v.substr(eq + 1), ',', absl::SkipEmpty())) {
+        int64_t x;
+        if (!absl::SimpleAtoi(d, &x) || x < 0) return "--shape dims are integers >= 0";
+        dims.push_back(x);
+      }
+      args->shapes.push_back({v.substr(0, eq), dims});
     } else if (flag == "--fetch") {
       args->fetches.push_back(v);
     } else if (flag == "--target") {
@@ -150,18 +164,21 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> MakeFeeds(const Args
     feeds.push_back({name, t});
   }
   if (!args.random_seed.has_value()) return feeds;
+  // "x" and "x:0" name the same input (some signatures spell their keys "x:0").
+  auto base = [](absl::string_view n) {
+    return absl::EndsWith(n, ":0") ? n.substr(0, n.size() - 2) : n;
+  };
   uint64_t k = 0;
   for (const InputInfo& in : session.Inputs()) {
-    // "x" and "x:0" name the same input (some signatures spell their keys "x:0").
-    auto base = [](absl::string_view n) {
-      return absl::EndsWith(n, ":0") ? n.substr(0, n.size() - 2) : n;
-    };
     const bool given = std::any_of(feeds.begin(), feeds.end(), [&](const auto& f) {
       return base(f.first) == base(in.name) || base(f.first) == base(in.tensor);
     });
     if (given) continue;
     std::vector<int64_t> dims = in.dims;
     for (int64_t& d : dims) d = d < 0 ? args.unknown_dim : d;
+    for (const auto& [name, shape] : args.shapes) {
+      if (base(name) == base(in.name) || base(name) == base(in.tensor)) dims = shape;
+    }
     feeds.push_back({in.name, RandomTensor(in.dtype, dims, *args.random_seed + 7919 * k++)});
   }
   return feeds;

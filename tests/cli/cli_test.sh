@@ -119,6 +119,11 @@ expect_in bench-off "$tmp/out" '^jit=off +median +[0-9.]+ ms +min +[0-9.]+ ms'
 expect_in bench-auto "$tmp/out" '^jit=auto +median +[0-9.]+ ms .* compile [0-9.]+ ms +clusters 2 '
 expect_in bench-ratio "$tmp/out" '^auto vs off: [0-9.]+x'
 expect_in bench-flops "$tmp/out" 'compiled convolutions and dots: [0-9.]+ GFLOP per run'
+check shape-flag 0 "$tfjit" run "$demo" --random-inputs 1 --shape input=3,256
+expect_in shape-flag-out "$tmp/out" '^output float32\[3,10\]'
+check shape-bad 2 "$tfjit" run "$demo" --random-inputs 1 --shape input=3,x
+check shape-wrong-rank 1 "$tfjit" run "$demo" --random-inputs 1 --shape input=3
+expect_in shape-wrong-rank-msg "$tmp/err" '^INVALID_ARGUMENT: '
 check threads-bad 2 "$tfjit" run "$demo" --threads -2
 check threads-two 0 "$tfjit" run "$demo" --random-inputs 1 --threads 2
 # A TF.js model whose signature spells a key "x:0": --input x=... feeds it, and
