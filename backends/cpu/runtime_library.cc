@@ -17,9 +17,12 @@ void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, 
             int64_t n, int64_t k, bool transpose_lhs, bool transpose_rhs) {
   using Matrix = conv::RowMajorMatrix<T>;
   if (batch * m * n == 0) return;
-  // Parallel units: (batch, block of output rows); each is one single-threaded Eigen GEMM.
+  // Parallel units: (batch, block of output rows), each one single-threaded GEMM. Each unit
+  // packs the whole rhs again, so rows are split only in as many blocks as the threads need
+  // (two per thread) and never below 64 rows.
+  const int64_t threads = ctx != nullptr && ctx->pool != nullptr ? ctx->pool->NumThreads() : 1;
   const int64_t row_block =
-      std::min<int64_t>(m, std::max<int64_t>(16, (int64_t{1} << 18) / std::max<int64_t>(n * k, 1)));
+      std::min<int64_t>(m, std::max<int64_t>(64, (m + 2 * threads - 1) / (2 * threads)));
   const int64_t blocks = (m + row_block - 1) / row_block;
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t u = begin; u < end; ++u) {

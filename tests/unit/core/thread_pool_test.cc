@@ -5,6 +5,7 @@
 #include "core/thread_pool.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <mutex>
@@ -54,16 +55,17 @@ TEST(ThreadPoolTest, ExpensiveLoopUsesMoreThanOneThread) {
   ThreadPool pool(2);
   std::mutex mu;
   std::set<std::thread::id> ids;
-  // Shards wait for each other briefly, so a worker has time to join.
-  std::atomic<int> started{0};
+  // Each shard waits (up to 10 s, for a loaded machine) until a second thread has run one, so
+  // the caller cannot finish every shard before the worker joins.
   pool.ParallelFor(8, 10000000, [&](int64_t, int64_t) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      ids.insert(std::this_thread::get_id());
-    }
-    started++;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-    while (started.load() < 2 && std::chrono::steady_clock::now() < until) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        ids.insert(std::this_thread::get_id());
+        if (ids.size() >= 2) return;
+      }
+      if (std::chrono::steady_clock::now() >= until) return;
       std::this_thread::yield();
     }
   });
