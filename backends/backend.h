@@ -21,6 +21,8 @@ struct CompileStats {
   double codegen_ms = 0;   // IR emission + LLVM optimisation + JIT link
   int num_kernels = 0;     // loops / library calls emitted
   int64_t flops = 0;       // of the convolutions and dots, hlo::MatmulFlops
+  int64_t temp_bytes = 0;           // temporaries per run, buffers shared by liveness
+  int64_t temp_bytes_unshared = 0;  // what they would take without sharing
 };
 
 class Executable {

@@ -90,8 +90,8 @@ void GemmRows(int64_t rows, int64_t n, int64_t k, const T* lhs, int64_t lda, con
 // the rows of direct[rows, k] themselves. Work units are chunks of rows (sized so a chunk's
 // patches stay in L2) and, when there are few chunks, blocks of output columns too, so small
 // images still spread over the threads; they run through `parallel_for`. done(first_row,
-// count) runs once the rows are final (for a fused epilogue): per chunk, or for all rows
-// after the loop when columns were split.
+// count) runs once the rows are final (for a fused epilogue): per chunk, right after its GEMM
+// when columns were not split, or per chunk after the loop when they were.
 template <typename T, typename Fill, typename Done>
 void PatchGemm(const ParallelForFn& parallel_for, int64_t rows, int64_t k, int64_t n,
                const T* weights, int64_t ldw, T* out, int64_t ldo, const T* direct,
@@ -123,7 +123,13 @@ void PatchGemm(const ParallelForFn& parallel_for, int64_t rows, int64_t k, int64
       if (col_blocks == 1) done(r0, count);
     }
   });
-  if (col_blocks > 1) done(0, rows);
+  if (col_blocks > 1) {
+    // Every column block of a chunk is final only now: the epilogue runs per chunk, split
+    // across the threads like the GEMM.
+    parallel_for(chunks, chunk * n * 4 + 1, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) done(c * chunk, std::min(chunk, rows - c * chunk));
+    });
+  }
 }
 
 // Regular or grouped convolution by patch GEMM (see the file comment). done(r0, count) runs

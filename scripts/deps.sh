@@ -4,7 +4,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build g++ lld ccache python3 flock
-  llvm-19-dev llvm-19-tools
+  llvm-19-dev llvm-19-tools libzstd-dev
   libabsl-dev libeigen3-dev libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libxnnpack-dev libpthreadpool-dev

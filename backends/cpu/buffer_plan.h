@@ -2,6 +2,14 @@
 // when the CPU executable runs. The table is [entry parameters | buffers]; a buffer lives in a
 // 64-byte aligned per-Run arena, or directly in an output tensor. FramePlan (frame_plan.h)
 // decides which values share which buffers; the IR emitter adds the buffers as it goes.
+//
+// Arena buffers share memory by liveness. The emitter reports every access to a slot (Touch)
+// at a step of the emitted program order (NextStep, one per instruction), and brackets loops
+// (BeginLoop/EndLoop): a slot used inside a loop is live for the whole loop, since an
+// iteration may read what the previous one wrote. Two buffers may overlap in the arena only
+// when their [first, last] step intervals are disjoint, so compiled code never sees a buffer
+// change under it. A buffer never touched keeps memory of its own; a buffer Run copies into
+// an output after the compiled code returns stays live to the end.
 #ifndef TFJIT_BACKENDS_CPU_BUFFER_PLAN_H_
 #define TFJIT_BACKENDS_CPU_BUFFER_PLAN_H_
 
@@ -42,7 +50,14 @@ class BufferPlan {
   void DropBuffer(int slot);
   // Buffer `slot` lives in output k's tensor, so whatever writes it writes the output.
   void PlaceInOutput(int slot, int k);
-  // After the last AddBuffer: the arena layout.
+  // Liveness (see the file comment): the emitted program's next step; an access to `slot` at
+  // the current step; a loop's start and end (nested loops nest).
+  void NextStep() { ++step_; }
+  void Touch(int slot);
+  void BeginLoop() { loop_starts_.push_back(step_); }
+  void EndLoop();
+  // After the last AddBuffer: the arena layout, buffers with disjoint live ranges sharing
+  // memory (first fit, largest buffers first).
   void Finalize();
 
   bool IsParameterSlot(int slot) const { return slot >= 0 && slot < num_parameters_; }
@@ -57,12 +72,16 @@ class BufferPlan {
   int output_of(int slot) const { return buffer(slot).output; }
   int64_t arena_offset(int slot) const { return buffer(slot).offset; }
   int64_t arena_bytes() const { return arena_bytes_; }
+  // The arena without sharing (every buffer its own memory): what the reuse saved.
+  int64_t unshared_bytes() const { return unshared_bytes_; }
 
  private:
   struct Buffer {
     int64_t bytes = 0;
     int64_t offset = 0;
     int output = -1;
+    int64_t first = -1;  // live range in steps; -1: never touched
+    int64_t last = -1;
   };
   const Buffer& buffer(int slot) const {
     return buffers_[static_cast<size_t>(slot - num_parameters_)];
@@ -73,6 +92,9 @@ class BufferPlan {
   std::vector<Buffer> buffers_;
   std::vector<OutputSource> outputs_;
   int64_t arena_bytes_ = 0;
+  int64_t unshared_bytes_ = 0;
+  int64_t step_ = 0;
+  std::vector<int64_t> loop_starts_;
 };
 
 }  // namespace tfjit::cpu

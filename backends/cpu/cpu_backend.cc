@@ -65,6 +65,8 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   emit_options.parallel_min_elements = options_.parallel_min_elements;
   TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, emit_options));
   stats.num_kernels = emitted.num_kernels;
+  stats.temp_bytes = emitted.plan.arena_bytes();
+  stats.temp_bytes_unshared = emitted.plan.unshared_bytes();
 
   TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
                          llvm_ir::CreateHostTargetMachine(options_.opt_level));
@@ -80,6 +82,10 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
 }
 
 }  // namespace
+
+bool CpuFusionPolicy::IsOutputFusionHero(const hlo::Instruction& inst) const {
+  return IsEpilogueHero(inst);
+}
 
 std::unique_ptr<backends::Backend> CreateCpuBackend(const CpuBackendOptions& options) {
   return std::make_unique<CpuBackend>(options);

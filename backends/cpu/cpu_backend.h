@@ -18,12 +18,14 @@ struct CpuBackendOptions {
   bool verify_passes = true;  // run the HLO verifier after every pass
 };
 
-// What the CPU fuses. The default policy already matches what the elemental emitter does
-// best (elemental producers into elemental consumers and reductions; reduce, dot and
-// convolution stay kernels of their own, the latter two calls into the runtime library whose
-// bias/activation epilogues fuse with the elementwise ops after them); this type is the place
-// for CPU-specific limits.
-class CpuFusionPolicy : public passes::FusionPolicy {};
+// What the CPU fuses: the default policy (elemental producers into elemental consumers and
+// reductions), and output fusions whose hero is a dot or convolution the runtime library
+// computes (IsEpilogueHero): the library call applies the fused bias, activation or residual
+// ops to each finished block of rows while it is in cache.
+class CpuFusionPolicy : public passes::FusionPolicy {
+ public:
+  bool IsOutputFusionHero(const hlo::Instruction& inst) const override;
+};
 
 // Compile returns UNIMPLEMENTED "cpu backend: opcode 'X' is not supported (instruction '%n')"
 // for anything it cannot emit, so callers can fall back. Thread-safe: Compile may be called

@@ -252,6 +252,38 @@ std::optional<conv::Conv2DParams> MatchConv2D(const Instruction& inst) {
   return p;
 }
 
+// A dot or convolution whose elementwise consumers may run as an epilogue of its library call
+// (CpuFusionPolicy): the call must report finished rows of the result as laid out, [rows,
+// last dim], so a dot needs its output's last dim to be n.
+bool IsEpilogueHeroImpl(const Instruction& inst) {
+  if (inst.opcode() == Opcode::kConvolution) return MatchConv2D(inst).has_value();
+  if (inst.opcode() != Opcode::kDot) return false;
+  const std::optional<GemmShape> g = MatchGemm(inst);
+  return g.has_value() && g->rhs_outer == 0 && inst.shape().rank() >= 2 &&
+         inst.shape().dims().back() == g->n;
+}
+
+// The dot or convolution of an output fusion's computation, or null.
+const Instruction* OutputFusionHero(const hlo::Computation& fused) {
+  for (const Instruction* i : fused.instructions()) {
+    if (IsEpilogueHeroImpl(*i)) return i;
+  }
+  return nullptr;
+}
+
+// A kOutput fusion as fusion.h describes it, with a hero the library computes: emitted as the
+// library call plus an epilogue kernel. Any other fusion (kOutput ones written by hand
+// included) is one elemental loop.
+bool IsOutputFusion(const Instruction& inst) {
+  if (inst.opcode() != Opcode::kFusion || inst.attrs().fusion_kind != "kOutput") return false;
+  const Instruction* hero = OutputFusionHero(*inst.called_computations()[0]);
+  if (hero == nullptr || !(hero->shape() == inst.shape())) return false;
+  for (const Instruction* op : hero->operands()) {
+    if (op->opcode() != Opcode::kParameter) return false;
+  }
+  return true;
+}
+
 // Kernels that only index their operands like their output run as one flat loop (the fastest
 // form for the vectoriser, whatever the inner dimension's size).
 bool IsLinearOp(const Instruction& inst) {
@@ -308,6 +340,14 @@ class CpuIrEmitter {
   absl::Status EmitElementalBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
                                  const IrArray& out, llvm::Value* begin, llvm::Value* end,
                                  KernelInfo& info);
+  // The loop writing out[index] = root(index) over [begin, end) of the first loop dim, the
+  // leading `outer` dims of `dims` collapsed into it.
+  absl::Status EmitRootLoop(const std::vector<int64_t>& dims, llvm_ir::LoopShape loop_shape,
+                            size_t outer, const ElementGenerator& root, const IrArray& out,
+                            llvm::Value* begin, llvm::Value* end);
+  absl::Status EmitEpilogueBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
+                                const IrArray& out, llvm::Value* begin, llvm::Value* end,
+                                KernelInfo& info);
   absl::Status EmitInPlaceUpdateBody(const Instruction& inst,
                                      const std::vector<ElementGenerator>& ops, const IrArray& out,
                                      llvm::Value* begin, llvm::Value* end, KernelInfo& info);
@@ -316,15 +356,20 @@ class CpuIrEmitter {
   absl::Status EmitScatterElement(const Instruction& inst,
                                   const std::vector<ElementGenerator>& ops, const IrArray& out,
                                   const std::vector<int64_t>& window, const IrIndex& ui);
+  // Library calls; `epilogue` (a kernel) and `buffers` (its buffer table) are null pointers
+  // unless the call runs an output fusion's epilogue.
   void EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,
-                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx);
+                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx, llvm::Value* epilogue,
+                    llvm::Value* buffers);
   void EmitConvBody(const Instruction& inst, const conv::Conv2DParams& p, llvm::Value* out,
-                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx);
+                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx, llvm::Value* epilogue,
+                    llvm::Value* buffers);
 
   // ---- Sequencing (at the insertion point in tfjit_entry). ----
   absl::Status EmitFrame(const FramePlan& frame);
   absl::Status EmitInstruction(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitKernelCall(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitOutputFusion(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitWhile(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitConditional(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitCall(const Instruction& inst, const FramePlan& frame);
@@ -418,10 +463,15 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
       inst.opcode() == Opcode::kDot ? MatchGemm(inst) : std::nullopt;
   std::optional<conv::Conv2DParams> conv2d =
       inst.opcode() == Opcode::kConvolution ? MatchConv2D(inst) : std::nullopt;
-  if (gemm.has_value()) {
-    EmitGemmBody(inst, *gemm, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx);
+  llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
+  if (IsOutputFusion(inst)) {
+    TFJIT_RETURN_IF_ERROR(EmitEpilogueBody(inst, ops, out, begin, end, info));
+  } else if (gemm.has_value()) {
+    EmitGemmBody(inst, *gemm, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx, null,
+                 null);
   } else if (conv2d.has_value()) {
-    EmitConvBody(inst, *conv2d, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx);
+    EmitConvBody(inst, *conv2d, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx, null,
+                 null);
   } else if (inst.opcode() == Opcode::kScatter) {
     TFJIT_RETURN_IF_ERROR(EmitScatterBody(inst, ops, out, in_place, info));
   } else if (in_place) {
@@ -439,6 +489,7 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
   std::vector<llvm::Value*> args;
   auto load_slot = [&](int slot) {
+    plan_.Touch(slot);
     llvm::Value* p = b_.CreateConstInBoundsGEP1_64(ptr, wrapper->getArg(0),
                                                    static_cast<uint64_t>(slot));
     return b_.CreateAlignedLoad(ptr, p, llvm::Align(8));
@@ -466,11 +517,11 @@ absl::Status CpuIrEmitter::EmitElementalBody(const Instruction& inst,
   // collapsed into one: a batch-1 [1, H, W, C] kernel then splits over H (or H * W) instead
   // of running on one thread.
   const size_t outer = loop_shape == llvm_ir::LoopShape::kNested ? OuterDims(dims) : 1;
+  int64_t extent = 1;
+  for (size_t d = 0; d < outer && d < dims.size(); ++d) extent *= dims[d];
   std::vector<int64_t> loop_dims = dims;
   if (outer > 1) {
     loop_dims.erase(loop_dims.begin(), loop_dims.begin() + static_cast<int64_t>(outer));
-    int64_t extent = 1;
-    for (size_t d = 0; d < outer; ++d) extent *= dims[d];
     loop_dims.insert(loop_dims.begin(), extent);
   }
   info.extent = llvm_ir::PartitionExtent(loop_dims, loop_shape);
@@ -479,6 +530,20 @@ absl::Status CpuIrEmitter::EmitElementalBody(const Instruction& inst,
   for (const Instruction* op : inst.operands()) work = std::max(work, op->shape().num_elements());
   info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;
   info.cost_per_unit = std::max<int64_t>(1, work / std::max<int64_t>(1, info.extent)) * 4;
+  return EmitRootLoop(dims, loop_shape, outer, root, out, begin, end);
+}
+
+absl::Status CpuIrEmitter::EmitRootLoop(const std::vector<int64_t>& dims,
+                                        llvm_ir::LoopShape loop_shape, size_t outer,
+                                        const ElementGenerator& root, const IrArray& out,
+                                        llvm::Value* begin, llvm::Value* end) {
+  std::vector<int64_t> loop_dims = dims;
+  if (outer > 1) {
+    int64_t extent = 1;
+    for (size_t d = 0; d < outer; ++d) extent *= dims[d];
+    loop_dims.erase(loop_dims.begin(), loop_dims.begin() + static_cast<int64_t>(outer));
+    loop_dims.insert(loop_dims.begin(), extent);
+  }
   return llvm_ir::EmitShapeLoop(
       b_, loop_dims, loop_shape, begin, end, [&](const IrIndex& loop_index) -> absl::Status {
         IrIndex index = loop_index;
@@ -504,8 +569,34 @@ absl::Status CpuIrEmitter::EmitElementalBody(const Instruction& inst,
       });
 }
 
+// An output fusion's epilogue kernel: rows [begin, end) of the result viewed as [rows, last
+// dim], rewritten in place. The hero's value is what the library call left in the output
+// buffer (same shape: fusion.h), read at the element about to be written.
+absl::Status CpuIrEmitter::EmitEpilogueBody(const Instruction& inst,
+                                            const std::vector<ElementGenerator>& ops,
+                                            const IrArray& out, llvm::Value* begin,
+                                            llvm::Value* end, KernelInfo& info) {
+  const hlo::Computation& fused = *inst.called_computations()[0];
+  const Instruction* hero = OutputFusionHero(fused);
+  if (hero == nullptr) {
+    return Internal("output fusion '%s' has no dot or convolution", inst.name());
+  }
+  const IrArray hero_value(out.base(), hero->shape());
+  llvm_ir::ElementalEmitter::Overrides overrides;
+  overrides[hero] = [this, hero_value](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    return hero_value.EmitRead(index, b_);
+  };
+  TFJIT_ASSIGN_OR_RETURN(ElementGenerator root,
+                         elemental_.MakeComputationGenerator(fused, ops, &overrides));
+  const std::vector<int64_t>& dims = inst.shape().dims();
+  info.extent = inst.shape().num_elements() / std::max<int64_t>(1, dims.back());
+  info.parallel = false;  // the library call runs it, per finished block of rows
+  return EmitRootLoop(dims, llvm_ir::LoopShape::kNested, dims.size() - 1, root, out, begin, end);
+}
+
 void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,
-                                llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx) {
+                                llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx,
+                                llvm::Value* epilogue, llvm::Value* buffers) {
   const bool f32 = inst.shape().element_type() == DType::kFloat32;
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i64 = b_.getInt64Ty();
@@ -522,17 +613,17 @@ void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llv
   }
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
       f32 ? "tfjit_cpu_matmul_f32" : "tfjit_cpu_matmul_f64",
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32, i32},
-                              false));
+      llvm::FunctionType::get(b_.getVoidTy(),
+                              {ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32, i32, ptr, ptr}, false));
   b_.CreateCall(fn, {ctx, out, lhs, rhs, b_.getInt64(g.batch), b_.getInt64(g.m),
                      b_.getInt64(g.n), b_.getInt64(g.k), b_.getInt32(g.transpose_lhs ? 1 : 0),
-                     b_.getInt32(g.transpose_rhs ? 1 : 0)});
+                     b_.getInt32(g.transpose_rhs ? 1 : 0), epilogue, buffers});
 }
 
 // One call; the runtime splits the convolution across the pool itself.
 void CpuIrEmitter::EmitConvBody(const Instruction& inst, const conv::Conv2DParams& p,
                                 llvm::Value* out, llvm::Value* lhs, llvm::Value* rhs,
-                                llvm::Value* ctx) {
+                                llvm::Value* ctx, llvm::Value* epilogue, llvm::Value* buffers) {
   const bool f32 = inst.shape().element_type() == DType::kFloat32;
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i64 = b_.getInt64Ty();
@@ -542,11 +633,15 @@ void CpuIrEmitter::EmitConvBody(const Instruction& inst, const conv::Conv2DParam
       p.out_c,    p.out_h,    p.out_w,        p.stride_h,     p.stride_w,     p.pad_top,
       p.pad_left, p.lhs_dilate_h, p.lhs_dilate_w, p.rhs_dilate_h, p.rhs_dilate_w, p.groups};
   params.insert(params.end(), values.size(), i64);
+  params.push_back(ptr);
+  params.push_back(ptr);
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
       f32 ? "tfjit_cpu_conv2d_f32" : "tfjit_cpu_conv2d_f64",
       llvm::FunctionType::get(b_.getVoidTy(), params, false));
   std::vector<llvm::Value*> args = {ctx, out, lhs, rhs};
   for (int64_t v : values) args.push_back(b_.getInt64(v));
+  args.push_back(epilogue);
+  args.push_back(buffers);
   b_.CreateCall(fn, args);
 }
 
@@ -675,6 +770,7 @@ absl::Status CpuIrEmitter::EmitScatterElement(const Instruction& inst,
 
 llvm::Value* CpuIrEmitter::Pointer(const ValueLocation& loc) {
   if (loc.constant != nullptr) return elemental_.ConstantGlobal(*loc.constant);
+  plan_.Touch(loc.slot);
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Value* p = b_.CreateConstInBoundsGEP1_64(ptr, buffers_, static_cast<uint64_t>(loc.slot));
   return b_.CreateAlignedLoad(ptr, p, llvm::Align(8));
@@ -712,6 +808,7 @@ absl::Status CpuIrEmitter::EmitFrame(const FramePlan& frame) {
 }
 
 absl::Status CpuIrEmitter::EmitInstruction(const Instruction& inst, const FramePlan& frame) {
+  plan_.NextStep();  // buffer liveness (buffer_plan.h)
   switch (inst.opcode()) {
     case Opcode::kParameter:
     case Opcode::kConstant:
@@ -739,6 +836,7 @@ absl::Status CpuIrEmitter::EmitKernelCall(const Instruction& inst, const FramePl
       inst.operand(1)->shape().num_elements() == 0) {
     return absl::OkStatus();
   }
+  if (IsOutputFusion(inst)) return EmitOutputFusion(inst, frame);
   std::vector<ValueLocation> operands;
   for (const Instruction* op : inst.operands()) operands.push_back(frame.leaves(op)[0]);
   TFJIT_ASSIGN_OR_RETURN(KernelInfo k,
@@ -748,6 +846,37 @@ absl::Status CpuIrEmitter::EmitKernelCall(const Instruction& inst, const FramePl
                                   b_.getInt64(k.cost_per_unit)});
   } else {
     b_.CreateCall(k.function, {buffers_, run_ctx_, b_.getInt64(0), b_.getInt64(k.extent)});
+  }
+  return absl::OkStatus();
+}
+
+// The hero's library call, straight from the entry function, with the epilogue kernel it runs
+// on each finished block of rows.
+absl::Status CpuIrEmitter::EmitOutputFusion(const Instruction& inst, const FramePlan& frame) {
+  const Instruction* hero = OutputFusionHero(*inst.called_computations()[0]);
+  std::vector<ValueLocation> operands;
+  for (const Instruction* op : inst.operands()) operands.push_back(frame.leaves(op)[0]);
+  const ValueLocation& out = frame.leaves(&inst)[0];
+  TFJIT_ASSIGN_OR_RETURN(KernelInfo epilogue, EmitKernel(inst, operands, out, false));
+  // The hero's operands are parameters of the fused computation (fusion.h).
+  ValueLocation hero_operand[2];
+  for (int i = 0; i < 2; ++i) {
+    const Instruction* param = hero->operand(i);
+    if (param->opcode() != Opcode::kParameter) {
+      return Internal("output fusion '%s': operand %d of its hero is not a parameter",
+                      inst.name(), i);
+    }
+    hero_operand[i] = operands.at(static_cast<size_t>(param->parameter_number()));
+  }
+  llvm::Value* out_ptr = Pointer(out);
+  llvm::Value* lhs = Pointer(hero_operand[0]);
+  llvm::Value* rhs = Pointer(hero_operand[1]);
+  if (hero->opcode() == Opcode::kDot) {
+    EmitGemmBody(*hero, *MatchGemm(*hero), out_ptr, lhs, rhs, run_ctx_, epilogue.function,
+                 buffers_);
+  } else {
+    EmitConvBody(*hero, *MatchConv2D(*hero), out_ptr, lhs, rhs, run_ctx_, epilogue.function,
+                 buffers_);
   }
   return absl::OkStatus();
 }
@@ -770,6 +899,7 @@ absl::Status CpuIrEmitter::EmitWhile(const Instruction& inst, const FramePlan& f
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx, "while.cond", fn);
   llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx, "while.body", fn);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "while.exit", fn);
+  plan_.BeginLoop();  // what the loop uses stays live across its iterations
   b_.CreateBr(header);
   b_.SetInsertPoint(header);
   // Each iteration polls the run's deadline and cancellation (runtime_abi.h): a loop whose
@@ -786,6 +916,7 @@ absl::Status CpuIrEmitter::EmitWhile(const Instruction& inst, const FramePlan& f
   TFJIT_RETURN_IF_ERROR(EmitFrame(body));
   EmitStateUpdate(state, body.root(), shapes);
   b_.CreateBr(header);
+  plan_.EndLoop();
   b_.SetInsertPoint(exit);
   return absl::OkStatus();
 }
@@ -919,6 +1050,8 @@ absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
 }
 
 }  // namespace
+
+bool IsEpilogueHero(const hlo::Instruction& inst) { return IsEpilogueHeroImpl(inst); }
 
 absl::Status CheckCpuSupport(const hlo::Module& module) {
   if (module.entry() == nullptr) return InvalidArgument("module '%s' has no entry", module.name());

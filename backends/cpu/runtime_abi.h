@@ -59,15 +59,22 @@ int32_t tfjit_cpu_poll(RunContext* ctx);
 void tfjit_cpu_parallel_for(RunContext* ctx, KernelFn kernel, void** buffers, int64_t n,
                             int64_t cost_per_unit);
 
+// Fused epilogues (kOutput fusions): the dot and convolution calls below take an `epilogue`
+// kernel (KernelFn, on the buffer table `buffers`) or null. Once rows [r0, r1) of the result,
+// viewed as [rows, last dim], are final, they call epilogue(buffers, ctx, r0, r1), which
+// rewrites those rows in place while they are in cache; calls for disjoint rows may run
+// concurrently.
+
 // out[b] = op(lhs[b]) * op(rhs[b]) for b in [0, batch): row-major, op = transpose when the flag
 // is set. lhs[b] is [m,k] ([k,m] when transposed), rhs[b] is [k,n] ([n,k] when transposed),
-// out[b] is [m,n]. Uses Eigen's contraction, on ctx->pool when present.
+// out[b] is [m,n] (epilogue rows: b * m + row). tfjit's GEMM (core/gemm.h) or Eigen's
+// contraction, on ctx->pool when present.
 void tfjit_cpu_matmul_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
                           int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                          int32_t transpose_rhs);
+                          int32_t transpose_rhs, KernelFn epilogue, void** buffers);
 void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const double* rhs,
                           int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                          int32_t transpose_rhs);
+                          int32_t transpose_rhs, KernelFn epilogue, void** buffers);
 
 // out[m, outer, n] = op(lhs) * rhs[o] for each o in [0, outer): lhs is [m,k] ([k,m] when
 // transposed), rhs is [outer, k, n]; row-major. The dots of separable resizes; the `outer`
@@ -83,20 +90,22 @@ void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs,
 // filter [k_h, k_w, in_c / groups, out_c], out [batch, out_h, out_w, out_c]. Output pixel o
 // at tap k reads position o * stride + k * rhs_dilate - pad of the lhs-dilated input (pad_top,
 // pad_left may be negative; the bottom/right padding is implied by out_h, out_w); see
-// core/conv2d.h. Patch gathering + Eigen GEMM, or a direct loop when groups == in_c; on
-// ctx->pool when present.
+// core/conv2d.h. Patch gathering + GEMM, or a direct loop when groups == in_c; on ctx->pool
+// when present. Epilogue rows are output pixels (batch, y, x) in row-major order.
 void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const float* filter,
                           int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
                           int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
                           int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
                           int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
-                          int64_t rhs_dilate_w, int64_t groups);
+                          int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
+                          void** buffers);
 void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const double* filter,
                           int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
                           int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
                           int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
                           int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
-                          int64_t rhs_dilate_w, int64_t groups);
+                          int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
+                          void** buffers);
 
 // Philox fills for the custom-calls of core/random_fill.h (HLO.md): out[0, n) of `dtype` (a
 // tfjit::DType value) drawn from `distribution` (a random::RandomDistribution value) on the

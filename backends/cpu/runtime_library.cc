@@ -12,9 +12,20 @@
 namespace tfjit::cpu {
 namespace {
 
+// The fused epilogue of a dot or convolution (runtime_abi.h) on rows [r0, r0 + count).
+struct Epilogue {
+  KernelFn fn = nullptr;
+  void** buffers = nullptr;
+  RunContext* ctx = nullptr;
+  void operator()(int64_t r0, int64_t count) const {
+    if (fn != nullptr && count > 0) CallKernel(fn, buffers, ctx, r0, r0 + count);
+  }
+};
+
 template <typename T>
 void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, int64_t m,
-            int64_t n, int64_t k, bool transpose_lhs, bool transpose_rhs) {
+            int64_t n, int64_t k, bool transpose_lhs, bool transpose_rhs,
+            const Epilogue& epilogue) {
   using Matrix = conv::RowMajorMatrix<T>;
   if (batch * m * n == 0) return;
   // Parallel units: (batch, block of output rows), each one single-threaded GEMM. Each unit
@@ -31,6 +42,7 @@ void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, 
       Eigen::Map<Matrix> o(out + b * m * n + r0 * n, rows, n);
       if (k == 0) {
         o.setZero();
+        epilogue(b * m + r0, rows);
         continue;
       }
       // lhs rows r0.. : A[r0:, :] or, transposed, the columns r0.. of the stored [k, m].
@@ -45,6 +57,7 @@ void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, 
       } else {
         o.noalias() = a.middleRows(r0, rows) * c.transpose();
       }
+      epilogue(b * m + r0, rows);
     }
   };
   const int64_t units = batch * blocks;
@@ -84,7 +97,8 @@ void MatmulOuter(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t ou
 }
 
 template <typename T>
-void Conv2D(RunContext* ctx, T* out, const T* in, const T* filter, const conv::Conv2DParams& p) {
+void Conv2D(RunContext* ctx, T* out, const T* in, const T* filter, const conv::Conv2DParams& p,
+            const Epilogue& epilogue) {
   ThreadPool* pool = ctx != nullptr ? ctx->pool : nullptr;
   const conv::ParallelForFn parallel_for =
       [pool](int64_t n, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
@@ -94,7 +108,7 @@ void Conv2D(RunContext* ctx, T* out, const T* in, const T* filter, const conv::C
         }
         pool->ParallelFor(n, cost_per_unit, fn);
       };
-  conv::Conv2D<T>(p, in, filter, out, parallel_for, [](int64_t, int64_t) {});
+  conv::Conv2D<T>(p, in, filter, out, parallel_for, epilogue);
 }
 
 conv::Conv2DParams MakeConvParams(int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c,
@@ -143,14 +157,16 @@ void tfjit_cpu_parallel_for(RunContext* ctx, KernelFn kernel, void** buffers, in
 
 void tfjit_cpu_matmul_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
                           int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                          int32_t transpose_rhs) {
-  Matmul<float>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
+                          int32_t transpose_rhs, KernelFn epilogue, void** buffers) {
+  Matmul<float>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0,
+             Epilogue{epilogue, buffers, ctx});
 }
 
 void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const double* rhs,
                           int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                          int32_t transpose_rhs) {
-  Matmul<double>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
+                          int32_t transpose_rhs, KernelFn epilogue, void** buffers) {
+  Matmul<double>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0,
+             Epilogue{epilogue, buffers, ctx});
 }
 
 void tfjit_cpu_matmul_outer_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
@@ -170,11 +186,13 @@ void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const fl
                           int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
                           int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
                           int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
-                          int64_t rhs_dilate_w, int64_t groups) {
+                          int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
+                          void** buffers) {
   Conv2D<float>(ctx, out, in, filter,
                 MakeConvParams(batch, in_h, in_w, in_c, k_h, k_w, out_c, out_h, out_w, stride_h,
                                stride_w, pad_top, pad_left, lhs_dilate_h, lhs_dilate_w,
-                               rhs_dilate_h, rhs_dilate_w, groups));
+                               rhs_dilate_h, rhs_dilate_w, groups),
+                Epilogue{epilogue, buffers, ctx});
 }
 
 void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const double* filter,
@@ -182,11 +200,13 @@ void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const 
                           int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
                           int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
                           int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
-                          int64_t rhs_dilate_w, int64_t groups) {
+                          int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
+                          void** buffers) {
   Conv2D<double>(ctx, out, in, filter,
                  MakeConvParams(batch, in_h, in_w, in_c, k_h, k_w, out_c, out_h, out_w, stride_h,
                                 stride_w, pad_top, pad_left, lhs_dilate_h, lhs_dilate_w,
-                                rhs_dilate_h, rhs_dilate_w, groups));
+                                rhs_dilate_h, rhs_dilate_w, groups),
+                 Epilogue{epilogue, buffers, ctx});
 }
 
 void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,

@@ -52,7 +52,8 @@ bool ElementalEmitter::Supports(const Instruction& inst) {
     case Opcode::kReduce:
       return inst.operand_count() == 2;  // single-output reduce
     case Opcode::kFusion:
-      return inst.attrs().fusion_kind == "kLoop" || inst.attrs().fusion_kind == "kInput";
+      return inst.attrs().fusion_kind == "kLoop" || inst.attrs().fusion_kind == "kInput" ||
+             inst.attrs().fusion_kind == "kOutput";
     default:
       return false;
   }
@@ -436,9 +437,16 @@ ElementGenerator ElementalEmitter::MakeDot(const Instruction& inst, Generators o
 }
 
 absl::StatusOr<ElementGenerator> ElementalEmitter::MakeComputationGenerator(
-    const hlo::Computation& computation, Generators params) {
+    const hlo::Computation& computation, Generators params, const Overrides* overrides) {
   absl::flat_hash_map<const Instruction*, ElementGenerator> gens;
   for (const Instruction* inst : computation.MakePostOrder()) {
+    if (overrides != nullptr) {
+      auto it = overrides->find(inst);
+      if (it != overrides->end()) {
+        gens[inst] = inst->user_count() > 1 ? Cached(it->second) : it->second;
+        continue;
+      }
+    }
     if (inst->opcode() == Opcode::kParameter) {
       const size_t p = static_cast<size_t>(inst->parameter_number());
       if (p >= params.size()) {

@@ -34,9 +34,13 @@ class ElementalEmitter {
   absl::StatusOr<ElementGenerator> MakeGenerator(const hlo::Instruction& inst,
                                                  std::vector<ElementGenerator> operands);
   // The generator of `computation`'s root, with parameter i read from `params[i]`. Shared
-  // subexpressions are emitted once per index within a basic block.
+  // subexpressions are emitted once per index within a basic block. An instruction in
+  // `overrides` reads its value from that generator instead of computing it (an output
+  // fusion's hero, which a library call has already written).
+  using Overrides = absl::flat_hash_map<const hlo::Instruction*, ElementGenerator>;
   absl::StatusOr<ElementGenerator> MakeComputationGenerator(
-      const hlo::Computation& computation, std::vector<ElementGenerator> params);
+      const hlo::Computation& computation, std::vector<ElementGenerator> params,
+      const Overrides* overrides = nullptr);
   // Emits a computation of scalars (a reduce combiner) inline on `args`.
   absl::StatusOr<llvm::Value*> EmitScalarComputation(const hlo::Computation& computation,
                                                      const std::vector<llvm::Value*>& args);

@@ -6,7 +6,10 @@
 //      as a fusion root starts a group.
 //   2. Walk further back: a producer joins when some user is in the group, the policy accepts
 //      it for every such user, and every user is in the group (or it is cheap and may be
-//      duplicated). Users are always visited before producers, so membership is final.
+//      duplicated). Users are always visited before producers, so membership is final. One
+//      dot or convolution the policy names a hero may join an elementwise group as the hero
+//      of an output fusion when its value reaches the root elementwise; its operands never
+//      join.
 //   3. Outline the group: operands from outside become parameters (in first-use order), the
 //      members are cloned in post order, a fusion replaces the root, and originals left
 //      without users are removed.
@@ -47,25 +50,46 @@ bool HasOutsideUse(const Instruction& inst, const InstSet& group) {
   return false;
 }
 
-// Step 2: members in post order (producers first, the root last).
+// Step 2: members in post order (producers first, the root last). `hero` gets the dot or
+// convolution of an output fusion, if one joined.
 std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
                                      const std::vector<Instruction*>& order, size_t root_pos,
-                                     const InstSet& fused) {
-  InstSet group = {order[root_pos]};
-  std::vector<Instruction*> members = {order[root_pos]};
+                                     const InstSet& fused, const Instruction** hero) {
+  Instruction* root = order[root_pos];
+  InstSet group = {root};
+  std::vector<Instruction*> members = {root};
+  // Members whose element i is read only at the root's element i: reached from the root
+  // through elementwise ops of the root's dims (an output fusion's hero must be one).
+  InstSet identity;
+  if (hlo::IsElementwise(root->opcode())) identity.insert(root);
+  *hero = nullptr;
   for (size_t j = root_pos; j-- > 0;) {
     Instruction* p = order[j];
     if (fused.contains(p) || p->opcode() == Opcode::kReduce) continue;
-    bool any_user = false, accepted = true;
+    bool any_user = false, accepted = true, identity_path = true, feeds_hero = false;
     for (const Instruction* user : p->users()) {
       if (!group.contains(user)) continue;
       any_user = true;
+      feeds_hero = feeds_hero || user == *hero;
       accepted = accepted && policy.ShouldFuse(*p, *user);
+      identity_path = identity_path && identity.contains(user);
     }
-    if (!any_user || !accepted) continue;
-    if (HasOutsideUse(*p, group) && !IsCheap(*p)) continue;
+    // The hero's operands stay buffers: the backend's library call reads them.
+    if (!any_user || feeds_hero) continue;
+    const bool same_dims = p->shape().IsArray() && p->shape().dims() == root->shape().dims();
+    if (accepted) {
+      if (HasOutsideUse(*p, group) && !IsCheap(*p)) continue;
+    } else {
+      if (*hero != nullptr || !identity_path || !same_dims ||
+          p->shape().element_type() != root->shape().element_type() ||
+          !policy.IsOutputFusionHero(*p) || HasOutsideUse(*p, group)) {
+        continue;
+      }
+      *hero = p;
+    }
     group.insert(p);
     members.push_back(p);
+    if (identity_path && same_dims && hlo::IsElementwise(p->opcode())) identity.insert(p);
   }
   std::reverse(members.begin(), members.end());
   return members;
@@ -170,10 +194,11 @@ absl::StatusOr<bool> FusionPass::Run(hlo::Module& module) {
       const bool is_reduce = root->opcode() == Opcode::kReduce;
       if (is_reduce && !options_.fuse_reductions) continue;
       if (!is_reduce && root->opcode() == Opcode::kConstant) continue;
-      const std::vector<Instruction*> members = BuildGroup(*policy_, order, i, fused);
+      const Instruction* hero = nullptr;
+      const std::vector<Instruction*> members = BuildGroup(*policy_, order, i, fused, &hero);
       if (!Worthwhile(members)) continue;
-      TFJIT_RETURN_IF_ERROR(
-          Outline(*computation, members, is_reduce ? "kInput" : "kLoop", fused));
+      const char* kind = is_reduce ? "kInput" : hero != nullptr ? "kOutput" : "kLoop";
+      TFJIT_RETURN_IF_ERROR(Outline(*computation, members, kind, fused));
       changed = true;
     }
   }

@@ -19,9 +19,16 @@ struct FusionOptions {
 //   order, and whose root is an elemental op (elementwise, broadcast, reshape, transpose,
 //   slice, concatenate, iota); and `kind=kInput` fusions whose root is a single-output
 //   `reduce` whose operands are computed by fused elemental producers.
-// - Every fused instruction is one the policy accepts (FusionPolicy::ShouldFuse). Dot,
-//   convolution, control flow, call, custom-call, parameter, tuple, get-tuple-element, rng,
-//   gather, scatter, reduce-window and dynamic-update-slice are never fused.
+//   And `kind=kOutput` fusions: an elementwise root over exactly one dot or convolution (the
+//   hero) that the policy accepts (FusionPolicy::IsOutputFusionHero), whose operands are
+//   parameters of the fused computation, and whose value reaches the root only through
+//   elementwise ops of the root's dims, so element i of the result needs element i of the
+//   hero and nothing else of it; hero and root have the same shape (dims and element type).
+//   This is the bias-and-activation epilogue of XLA's output fusion.
+// - Every other fused instruction is one the policy accepts (FusionPolicy::ShouldFuse).
+//   Control flow, call, custom-call, parameter, tuple, get-tuple-element, rng, gather,
+//   scatter, reduce-window and dynamic-update-slice are never fused; dot and convolution
+//   only as heroes.
 // - Greedy from the root backwards (reverse post order): a producer joins a fusion when all
 //   its users are in it, or when it is cheap (a scalar constant, iota, a broadcast of a scalar
 //   constant) and is then duplicated. A group with nothing but constants besides its root is

@@ -17,6 +17,13 @@ class FusionPolicy {
                           const hlo::Instruction& consumer) const;
   // Whether `inst` can root a loop fusion or be fused at all.
   virtual bool IsFusible(const hlo::Instruction& inst) const;
+  // Whether `inst` (a dot or convolution) may be the hero of an output fusion (fusion.h): the
+  // backend computes it by a call that applies the fused elementwise ops to each finished
+  // block of the result in place, while the block is still in cache. Default: never.
+  virtual bool IsOutputFusionHero(const hlo::Instruction& inst) const {
+    (void)inst;
+    return false;
+  }
 };
 
 }  // namespace tfjit::passes

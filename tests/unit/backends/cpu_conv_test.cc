@@ -3,8 +3,9 @@
 // through backends/llvm/elemental_conv.cc. HLO convolutions over padding, strides, rhs
 // dilation (atrous), lhs dilation (transposed), feature groups (depthwise), batch 2, odd sizes
 // and other dim_labels, compiled by the JIT and compared with the evaluator on seeded random
-// inputs, also on a thread pool; the fusion boundary around a convolution; plus one worked
-// example with hand-computed values.
+// inputs, also on a thread pool; bias, activation and residual epilogues fused into the
+// convolution and dot calls (output fusions); plus one worked example with hand-computed
+// values.
 #include <string>
 #include <vector>
 
@@ -177,32 +178,136 @@ TEST(CpuConvParallelTest, LibraryCallsOnPoolMatchEvaluator) {
   }
 }
 
-// The convolution stays a kernel of its own (a runtime call, never inside a loop fusion),
-// while its bias-add + relu epilogue fuses into one elementwise kernel.
-TEST(CpuConvFusionTest, ConvIsNotFusedButItsEpilogueIs) {
-  const std::string hlo =
-      "HloModule conv\n\nENTRY %main (x: f32[1,8,8,4], k: f32[3,3,4,6], b: f32[6]) -> "
-      "f32[1,8,8,6] {\n  %x = f32[1,8,8,4] parameter(0)\n  %k = f32[3,3,4,6] parameter(1)\n"
-      "  %b = f32[6] parameter(2)\n"
-      "  %c = f32[1,8,8,6] convolution(%x, %k), window={size=3x3 pad=1_1x1_1}, "
-      "dim_labels=b01f_01io->b01f\n"
-      "  %bb = f32[1,8,8,6] broadcast(%b), dimensions={3}\n"
-      "  %a = f32[1,8,8,6] add(%c, %bb)\n  %z = f32[] constant(0)\n"
-      "  %zb = f32[1,8,8,6] broadcast(%z), dimensions={}\n"
-      "  ROOT %r = f32[1,8,8,6] maximum(%a, %zb)\n}\n";
+// ---- Output fusions: bias, activation and residual epilogues run by the library call. ----
+
+// `conv` (a Conv2DModule or a dot module whose root is `%c`) with an epilogue over `%c`:
+// bias b[out_c] added along the last dim, then the activation `act`:
+//   relu, relu6, swish (c * logistic(c), the hero's value read twice), residual (+ %x, the
+//   hero's own input, then relu; out shape = x shape).
+std::string WithEpilogue(std::string hlo, const std::string& type, int64_t out_c,
+                         int64_t rank, const std::string& act) {
+  const size_t root = hlo.find("  ROOT %c = ");
+  const size_t shape_begin = root + 12;
+  const std::string ys = hlo.substr(shape_begin, hlo.find(' ', shape_begin) - shape_begin);
+  hlo.replace(root, 12, "  %c = ");
+  const std::string bs = ShapeStr(type, {out_c});
+  hlo.replace(hlo.find(") -> "), 5, absl::StrCat(", b: ", bs, ") -> "));
+  const size_t body = hlo.find("{\n") + 2;
+  hlo.insert(body, absl::StrCat("  %b = ", bs, " parameter(2)\n"));
+  auto line = [&](const std::string& name, const std::string& op) {
+    return absl::StrCat("  ", name, " = ", ys, " ", op, "\n");
+  };
+  std::string e = line("%bb", absl::StrCat("broadcast(%b), dimensions={", rank - 1, "}"));
+  e += line("%a", "add(%c, %bb)");
+  e += absl::StrCat("  %zero = ", type, "[] constant(0)\n  %six = ", type, "[] constant(6)\n");
+  e += line("%zb", "broadcast(%zero), dimensions={}");
+  e += line("%sb", "broadcast(%six), dimensions={}");
+  if (act == "relu") {
+    e += line("ROOT %r", "maximum(%a, %zb)");
+  } else if (act == "relu6") {
+    e += line("%m", "maximum(%a, %zb)") + line("ROOT %r", "minimum(%m, %sb)");
+  } else if (act == "swish") {
+    e += line("%s", "logistic(%a)") + line("ROOT %r", "multiply(%a, %s)");
+  } else {  // residual
+    e += line("%res", "add(%a, %x)") + line("ROOT %r", "maximum(%res, %zb)");
+  }
+  hlo.insert(hlo.rfind("}"), e);
+  return hlo;
+}
+
+std::string DotModule(const std::string& type, const std::vector<int64_t>& lhs,
+                      const std::vector<int64_t>& rhs, const std::vector<int64_t>& out,
+                      const std::string& dims) {
+  const std::string ls = ShapeStr(type, lhs), rs = ShapeStr(type, rhs), ys = ShapeStr(type, out);
+  return absl::StrCat("HloModule dot\n\nENTRY %main (x: ", ls, ", k: ", rs, ") -> ", ys,
+                      " {\n  %x = ", ls, " parameter(0)\n  %k = ", rs, " parameter(1)\n",
+                      "  ROOT %c = ", ys, " dot(%x, %k), ", dims, "\n}\n");
+}
+
+std::vector<Case> EpilogueCases() {
+  const std::string mm = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+  const std::string bmm =
+      "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}";
+  return {
+      {"conv3x3_bias_relu", WithEpilogue(Conv2DModule("f32", 1, 9, 9, 8, W(3, 1, 1, 1),
+                                                      W(3, 1, 1, 1), 16), "f32", 16, 4, "relu")},
+      {"conv3x3_many_chunks", WithEpilogue(Conv2DModule("f32", 1, 40, 40, 32, W(3, 1, 1, 1),
+                                                        W(3, 1, 1, 1), 48), "f32", 48, 4, "relu6")},
+      {"depthwise_stride2_swish",
+       WithEpilogue(Conv2DModule("f32", 1, 13, 13, 32, W(3, 2, 1, 1), W(3, 2, 1, 1), 32, 32),
+                    "f32", 32, 4, "swish")},
+      {"depthwise_multiplier2_relu",
+       WithEpilogue(Conv2DModule("f32", 2, 7, 7, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 16, 8), "f32",
+                    16, 4, "relu")},
+      {"pointwise_column_split_relu6",
+       WithEpilogue(Conv2DModule("f32", 1, 4, 4, 64, W(1), W(1), 256), "f32", 256, 4, "relu6")},
+      {"grouped_relu", WithEpilogue(Conv2DModule("f32", 1, 10, 10, 8, W(3, 1, 1, 1),
+                                                 W(3, 1, 1, 1), 12, 2), "f32", 12, 4, "relu")},
+      {"pointwise_residual", WithEpilogue(Conv2DModule("f32", 1, 7, 7, 16, W(1), W(1), 16),
+                                          "f32", 16, 4, "residual")},
+      {"conv_f64_swish", WithEpilogue(Conv2DModule("f64", 2, 6, 6, 4, W(3, 1, 1, 1),
+                                                   W(3, 1, 1, 1), 6), "f64", 6, 4, "swish")},
+      {"dot_bias_relu6", WithEpilogue(DotModule("f32", {200, 64}, {64, 96}, {200, 96}, mm),
+                                      "f32", 96, 2, "relu6")},
+      {"batched_dot_swish",
+       WithEpilogue(DotModule("f32", {3, 70, 40}, {3, 40, 50}, {3, 70, 50}, bmm), "f32", 50, 3,
+                    "swish")},
+      {"dot_transposed_rhs_relu",
+       WithEpilogue(DotModule("f32", {50, 40}, {30, 40}, {50, 30},
+                              "lhs_contracting_dims={1}, rhs_contracting_dims={1}"),
+                    "f32", 30, 2, "relu")},
+      {"batched_vector_dot_relu",
+       WithEpilogue(DotModule("f64", {3, 40}, {3, 40, 50}, {3, 50},
+                              "lhs_batch_dims={0}, rhs_batch_dims={0}, "
+                              "lhs_contracting_dims={1}, rhs_contracting_dims={1}"),
+                    "f64", 50, 2, "relu")},
+  };
+}
+
+class CpuEpilogueTest : public ::testing::TestWithParam<Case> {};
+
+// The dot or convolution and its epilogue compile to one output fusion (one kernel: the
+// epilogue, run by the library call), and match the evaluator with and without a pool.
+TEST_P(CpuEpilogueTest, OneOutputFusionMatchesEvaluator) {
+  const std::string& hlo = GetParam().hlo;
   auto exe = CompileCpu(hlo);
   ASSERT_TRUE(exe.ok()) << exe.status();
-  int convolutions = 0, fusions = 0;
+  int heroes_outside = 0, output_fusions = 0;
   for (const hlo::Instruction* inst : (*exe)->module().entry()->instructions()) {
-    if (inst->opcode() == hlo::Opcode::kConvolution) ++convolutions;
-    if (inst->opcode() != hlo::Opcode::kFusion) continue;
-    ++fusions;
-    for (const hlo::Instruction* f : inst->called_computations()[0]->instructions()) {
-      EXPECT_NE(f->opcode(), hlo::Opcode::kConvolution) << f->name();
-    }
+    const hlo::Opcode op = inst->opcode();
+    heroes_outside += op == hlo::Opcode::kConvolution || op == hlo::Opcode::kDot;
+    output_fusions += op == hlo::Opcode::kFusion && inst->attrs().fusion_kind == "kOutput";
+  }
+  EXPECT_EQ(heroes_outside, 0) << hlo;
+  EXPECT_EQ(output_fusions, 1) << hlo;
+  EXPECT_EQ((*exe)->stats().num_kernels, 1);
+  const ErrorSpec spec{2e-4, 2e-4};
+  EXPECT_TRUE(RunAndCompare(hlo, {5, 6}, spec)) << hlo;
+  ThreadPool pool(4);
+  EXPECT_TRUE(RunAndCompare(hlo, {7}, spec, false, {}, &pool)) << hlo;
+}
+
+INSTANTIATE_TEST_SUITE_P(Epilogues, CpuEpilogueTest, ::testing::ValuesIn(EpilogueCases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
+
+// A convolution whose value is also used elsewhere keeps its own call; results unchanged.
+TEST(CpuConvFusionTest, ConvWithAnotherUserIsNotAHero) {
+  std::string hlo = WithEpilogue(Conv2DModule("f32", 1, 8, 8, 4, W(3, 1, 1, 1), W(3, 1, 1, 1), 6),
+                                 "f32", 6, 4, "relu");
+  hlo.replace(hlo.find("  ROOT %r = f32[1,8,8,6] "), 25, "  %r = f32[1,8,8,6] ");
+  hlo.replace(hlo.find(") -> f32[1,8,8,6]"), 17, ") -> (f32[1,8,8,6], f32[1,8,8,6])");
+  hlo.insert(hlo.rfind("}"),
+             "  ROOT %t = (f32[1,8,8,6], f32[1,8,8,6]) tuple(%r, %c)\n");
+  auto exe = CompileCpu(hlo);
+  ASSERT_TRUE(exe.ok()) << exe.status() << hlo;
+  int convolutions = 0;
+  for (const hlo::Instruction* inst : (*exe)->module().entry()->instructions()) {
+    convolutions += inst->opcode() == hlo::Opcode::kConvolution;
+    if (inst->opcode() == hlo::Opcode::kFusion) EXPECT_EQ(inst->attrs().fusion_kind, "kLoop");
   }
   EXPECT_EQ(convolutions, 1);
-  EXPECT_EQ(fusions, 1);
   EXPECT_TRUE(RunAndCompare(hlo, {5}, kConvSpec));
 }
 

@@ -168,6 +168,100 @@ TEST(FusionTest, AsksThePolicy) {
   EXPECT_FALSE(changed);
 }
 
+// A policy naming every dot an output-fusion hero (what a backend with a GEMM library call
+// that runs epilogues says).
+class DotHeroPolicy : public FusionPolicy {
+ public:
+  bool IsOutputFusionHero(const hlo::Instruction& inst) const override {
+    return inst.opcode() == Opcode::kDot;
+  }
+};
+
+// dot -> + bias -> relu: one kOutput fusion whose hero reads parameters.
+constexpr char kDotBiasRelu[] = R"(HloModule m
+
+ENTRY %main (a: f32[4,8], b: f32[8,6], bias: f32[6]) -> f32[4,6] {
+  %a = f32[4,8] parameter(0)
+  %b = f32[8,6] parameter(1)
+  %bias = f32[6] parameter(2)
+  %d = f32[4,6] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %bb = f32[4,6] broadcast(%bias), dimensions={1}
+  %s = f32[4,6] add(%d, %bb)
+  %zero = f32[] constant(0)
+  %zb = f32[4,6] broadcast(%zero), dimensions={}
+  ROOT %r = f32[4,6] maximum(%s, %zb)
+}
+)";
+
+TEST(FusionTest, OutputFusionTakesTheHeroThePolicyNames) {
+  DotHeroPolicy policy;
+  FusionPass pass(&policy);
+  std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(kDotBiasRelu, pass);
+  ASSERT_NE(m, nullptr);
+  std::vector<const Instruction*> fusions = Fusions(*m);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->attrs().fusion_kind, "kOutput");
+  EXPECT_EQ(m->entry()->root(), fusions[0]);
+  ExpectParametersMatchOperands(*fusions[0]);
+  EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kDot), 0);
+  ASSERT_EQ(CountOpcode(*fusions[0]->to_apply(), Opcode::kDot), 1);
+  for (const Instruction* inst : fusions[0]->to_apply()->instructions()) {
+    if (inst->opcode() != Opcode::kDot) continue;
+    for (const Instruction* op : inst->operands()) EXPECT_EQ(op->opcode(), Opcode::kParameter);
+  }
+  // The default policy names no hero: the dot stays outside, the epilogue is a loop fusion.
+  FusionPass plain;
+  m = testlib::RunPassChecked(kDotBiasRelu, plain);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kDot), 1);
+  for (const Instruction* f : Fusions(*m)) EXPECT_EQ(f->attrs().fusion_kind, "kLoop");
+}
+
+// Where the hero may not join: its operand also feeds the epilogue (it joins, the operand
+// stays out), its value reaches the root through a transpose, or it has another user.
+TEST(FusionTest, OutputFusionKeepsHeroOperandsOutAndNeedsAnElementwisePath) {
+  DotHeroPolicy policy;
+  FusionPass pass(&policy);
+  std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(R"(HloModule m
+
+ENTRY %main (a: f32[6,6], b: f32[6,6]) -> f32[6,6] {
+  %a = f32[6,6] parameter(0)
+  %b = f32[6,6] parameter(1)
+  %p = f32[6,6] exp(%a)
+  %d = f32[6,6] dot(%p, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT %s = f32[6,6] add(%d, %p)
+}
+)", pass);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(CountOpcode(*m->entry(), Opcode::kDot), 0);
+  int output_fusions = 0;
+  for (const Instruction* f : Fusions(*m)) {
+    ExpectParametersMatchOperands(*f);
+    if (f->attrs().fusion_kind != "kOutput") continue;
+    ++output_fusions;
+    EXPECT_EQ(CountOpcode(*f->to_apply(), Opcode::kExp), 0);  // the hero's operand: outside
+  }
+  EXPECT_EQ(output_fusions, 1);
+  EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kExp), 1);
+
+  m = testlib::RunPassChecked(R"(HloModule m
+
+ENTRY %main (a: f32[6,6], b: f32[6,6]) -> (f32[6,6], f32[6,6]) {
+  %a = f32[6,6] parameter(0)
+  %b = f32[6,6] parameter(1)
+  %d = f32[6,6] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %t = f32[6,6] transpose(%d), dimensions={1,0}
+  %u = f32[6,6] tanh(%t)
+  %e = f32[6,6] dot(%b, %a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %n = f32[6,6] negate(%e)
+  ROOT %r = (f32[6,6], f32[6,6]) tuple(%u, %e)
+}
+)", pass);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kDot), 2);
+  for (const Instruction* f : Fusions(*m)) EXPECT_NE(f->attrs().fusion_kind, "kOutput");
+}
+
 TEST(FusionTest, FusesInsideWhileBodiesAndPreservesResults) {
   FusionPass pass;
   std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(R"(HloModule m
