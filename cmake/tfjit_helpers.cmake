@@ -9,8 +9,11 @@ function(tfjit_add_subdirs)
   endforeach()
 endfunction()
 
-# tfjit_add_gtest(NAME SOURCES a.cc b.cc LIBS x y): a gtest executable whose tests ctest runs
-# one by one (discovered before the test run, so building does not execute tests).
+# tfjit_add_gtest(NAME SOURCES a.cc b.cc LIBS x y): a gtest executable that ctest runs as 3
+# gtest shards (NAME_shard0..2): every process start loads the statically linked LLVM, and
+# one process per gtest case (about 4700 of them) cost minutes of a CI run in process starts
+# alone. -DTFJIT_CTEST_PER_CASE=ON (normal builds) makes every gtest case its own ctest test
+# instead, discovered before the test run. Either way, GTEST_FILTER selects cases.
 function(tfjit_add_gtest name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -20,10 +23,8 @@ function(tfjit_add_gtest name)
   # sanitizer runs pick theirs by label.
   file(RELATIVE_PATH rel ${CMAKE_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR})
   string(REGEX REPLACE "/.*" "" label "${rel}")
-  if(TFJIT_SANITIZE)
-    # Sanitizer builds: a process start costs about a second there (the statically linked LLVM
-    # under ASan/TSan), so each binary runs as a few gtest shards instead of one process per
-    # test.
+  if(TFJIT_SANITIZE OR NOT TFJIT_CTEST_PER_CASE)
+    # Sanitizer builds always shard: a process start costs about a second there.
     set(shards 3)
     math(EXPR last "${shards} - 1")
     foreach(i RANGE ${last})
