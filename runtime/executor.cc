@@ -773,11 +773,11 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     compile_ms = MsSince(t0);
     const backends::CompileStats& cs = exe->stats();
     Log(LogLevel::kInfo,
-        "compiled %s (%d nodes) in %.1f ms: lowering+passes %.1f ms, codegen %.1f ms, %d kernels, "
-        "temporaries %.2f MB (%.2f MB unshared)",
+        "compiled %s (%d nodes) in %.1f ms: lowering %.1f ms, HLO passes %.1f ms, codegen %.1f "
+        "ms, %d kernels, temporaries %.2f MB (%.2f MB unshared)",
         cluster.spec.name, static_cast<int>(cluster.spec.nodes.size()), compile_ms,
-        compile_ms - cs.codegen_ms, cs.codegen_ms, cs.num_kernels, cs.temp_bytes / 1e6,
-        cs.temp_bytes_unshared / 1e6);
+        compile_ms - cs.optimize_ms - cs.codegen_ms, cs.optimize_ms, cs.codegen_ms,
+        cs.num_kernels, cs.temp_bytes / 1e6, cs.temp_bytes_unshared / 1e6);
     if (!ctx.dump_dir.empty()) {
       std::ofstream(absl::StrCat(ctx.dump_dir, "/", cluster.spec.name, "_",
                                  std::hash<std::string>()(key) % 1000000, ".hlo"))

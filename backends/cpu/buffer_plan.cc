@@ -32,6 +32,17 @@ int BufferPlan::AddBuffer(int64_t bytes) {
   return num_slots() - 1;
 }
 
+int BufferPlan::AddConstant(const void* key, const Tensor& value) {
+  auto [it, inserted] = constant_slots_.try_emplace(key, -1);
+  if (!inserted) return it->second;
+  Buffer b;
+  b.is_constant = true;
+  b.constant = value;
+  buffers_.push_back(std::move(b));
+  it->second = num_slots() - 1;
+  return it->second;
+}
+
 void BufferPlan::DropBuffer(int slot) { buffer(slot).bytes = 0; }
 
 void BufferPlan::PlaceInOutput(int slot, int k) { buffer(slot).output = k; }
@@ -39,6 +50,7 @@ void BufferPlan::PlaceInOutput(int slot, int k) { buffer(slot).output = k; }
 void BufferPlan::Touch(int slot) {
   if (slot < num_parameters_ || slot >= num_slots()) return;  // parameters are not planned
   Buffer& b = buffer(slot);
+  if (b.is_constant) return;
   if (b.first < 0) b.first = step_;
   b.last = std::max(b.last, step_);
 }
@@ -71,7 +83,7 @@ void BufferPlan::Finalize() {
   for (size_t i = 0; i < buffers_.size(); ++i) {
     Buffer& b = buffers_[i];
     b.offset = 0;
-    if (b.output >= 0 || b.bytes == 0) continue;
+    if (b.output >= 0 || b.bytes == 0 || b.is_constant) continue;
     if (b.first < 0) {
       b.first = 0;
       b.last = kForever;

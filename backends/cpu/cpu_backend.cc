@@ -10,6 +10,8 @@
 #include "compiler/hlo/cost.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
+#include "absl/strings/str_cat.h"
+#include "core/logging.h"
 #include "core/status.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -44,7 +46,13 @@ absl::Status CpuBackend::Optimize(hlo::Module& module) const {
   pipeline_options.verify = options_.verify_passes;
   passes::PassPipeline pipeline("cpu", pipeline_options);
   passes::AddStandardPasses(pipeline, &policy_);
-  return pipeline.Run(module).status();
+  absl::Status status = pipeline.Run(module).status();
+  if (LogEnabled(LogLevel::kDebug)) {
+    std::string times;
+    for (const auto& [pass, ms] : pipeline.timings()) absl::StrAppend(&times, " ", pass, " ", ms);
+    Log(LogLevel::kDebug, "cpu backend: HLO passes of module '%s' (ms):%s", module.name(), times);
+  }
+  return status;
 }
 
 absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(

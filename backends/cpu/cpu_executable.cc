@@ -88,6 +88,11 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>
   }
   for (int slot = plan_.num_parameters(); slot < plan_.num_slots(); ++slot) {
     const int k = plan_.output_of(slot);
+    if (const Tensor* constant = plan_.constant_of(slot)) {
+      // Compiled code never writes constants.
+      table[static_cast<size_t>(slot)] = const_cast<void*>(constant->raw_data());
+      continue;
+    }
     table[static_cast<size_t>(slot)] =
         k >= 0 ? outputs[static_cast<size_t>(k)].raw_data()
                : static_cast<char*>(arena.get()) + plan_.arena_offset(slot);

@@ -313,6 +313,8 @@ size_t OuterDims(const std::vector<int64_t>& dims) {
   return k;
 }
 
+constexpr int64_t kMaxInlineConstantBytes = 1024;
+
 struct KernelInfo {
   llvm::Function* function = nullptr;
   int64_t extent = 1;
@@ -384,6 +386,10 @@ class CpuIrEmitter {
                        const std::vector<hlo::Shape>& shapes);
   void EmitCopy(const ValueLocation& to, const ValueLocation& from, int64_t bytes);
   llvm::Value* Pointer(const ValueLocation& loc);
+  // Array constants larger than kMaxInlineConstantBytes are read through a constant slot of
+  // the buffer table (BufferPlan::AddConstant) instead of a global of the LLVM module:
+  // emitting megabytes of weights element by element was a large share of compile time.
+  ValueLocation Resolve(const ValueLocation& loc);
   llvm::Value* LoadScalar(const ValueLocation& loc, DType dtype);
   void PlaceOutputs(const FramePlan& entry);
 
@@ -410,9 +416,19 @@ llvm::Function* CpuIrEmitter::NewFunction(const std::string& name, llvm::Functio
 
 // `in_place`: a dynamic-update-slice or scatter whose output buffer is its operand's; operand
 // 0 is then not passed (it is the output) and only the updated elements are written.
+ValueLocation CpuIrEmitter::Resolve(const ValueLocation& loc) {
+  if (loc.constant == nullptr || loc.constant->shape().byte_size() <= kMaxInlineConstantBytes) {
+    return loc;
+  }
+  return ValueLocation{plan_.AddConstant(loc.constant, loc.constant->literal().tensor()),
+                       nullptr};
+}
+
 absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
-                                                    const std::vector<ValueLocation>& operand_loc,
+                                                    const std::vector<ValueLocation>& unresolved,
                                                     const ValueLocation& out_loc, bool in_place) {
+  std::vector<ValueLocation> operand_loc;
+  for (const ValueLocation& loc : unresolved) operand_loc.push_back(Resolve(loc));
   llvm::IRBuilderBase::InsertPointGuard guard(b_);
   llvm::LLVMContext& ctx = module_->getContext();
   llvm::Type* ptr = b_.getPtrTy();
@@ -768,7 +784,8 @@ absl::Status CpuIrEmitter::EmitScatterElement(const Instruction& inst,
 
 // ---- Sequencing. ----
 
-llvm::Value* CpuIrEmitter::Pointer(const ValueLocation& loc) {
+llvm::Value* CpuIrEmitter::Pointer(const ValueLocation& unresolved) {
+  const ValueLocation loc = Resolve(unresolved);
   if (loc.constant != nullptr) return elemental_.ConstantGlobal(*loc.constant);
   plan_.Touch(loc.slot);
   llvm::Type* ptr = b_.getPtrTy();

@@ -1,9 +1,12 @@
-// CsePass: keys each instruction by its printed form minus name and metadata.
+// CsePass: keys each instruction by its printed form minus name and metadata (constants by
+// their shape and bytes).
 #include "compiler/passes/cse.h"
 
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
 #include "compiler/hlo/printer.h"
 #include "core/status.h"
 
@@ -14,9 +17,16 @@ using hlo::Instruction;
 
 // The text form round-trips, so it names every attribute, the called computations, the
 // shape and the operands (by their module-unique names): two instructions with equal text
-// after " = " are interchangeable. Constants print their value; NaN payloads are checked
-// bitwise separately because the text spells every NaN the same.
+// after " = " are interchangeable. Constants are keyed by shape and a hash of their bytes
+// (printing megabytes of weights as text took most of a large model's compile time); equal
+// keys are then compared bitwise, which also tells NaN payloads apart.
 std::string Key(const Instruction& inst) {
+  if (inst.opcode() == hlo::Opcode::kConstant && inst.shape().IsArray()) {
+    const Tensor& t = inst.literal().tensor();
+    const absl::string_view bytes(static_cast<const char*>(t.raw_data()),
+                                  static_cast<size_t>(t.byte_size()));
+    return absl::StrCat("constant ", inst.shape().ToString(), " ", absl::HashOf(bytes));
+  }
   hlo::PrintOptions options;
   options.print_metadata = false;
   std::string text = hlo::PrintInstruction(inst, options);
