@@ -31,10 +31,11 @@ constexpr char kUsage[] =
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
     "            [--logical-cpus N] [--threads N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
     "            [--backend cpu|interpreter] [--signature NAME] [--tags serve,...]\n"
-    "            [--timeout SECONDS] [--memory-limit BYTES]\n"
+    "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR]\n"
     "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]...\n"
     "  tfjit bench MODEL [--threads N] [--repeat N] [--input NAME=FILE.npy]...\n"
     "            [--random-inputs SEED] [--shape NAME=d0,..]... [--fetch NAME]...\n"
+    "            [--cache-dir DIR]\n"
     "            median latency, --jit off vs auto\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
     "MODEL is a TF GraphDef (.pb binary or .pbtxt text), a SavedModel directory, or a TF.js\n"
@@ -110,6 +111,8 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       args->output_dir = v;
     } else if (flag == "--dump-dir") {
       args->options.dump_dir = v;
+    } else if (flag == "--cache-dir") {
+      args->options.compile_cache_dir = v;
     } else if (flag == "--jit") {
       StatusOr<JitMode> mode = ParseJitMode(v);
       if (!mode.ok()) return absl::StrCat("--jit: ", mode.status().message());
@@ -289,9 +292,12 @@ int BenchCommand(Args args) {
   const Outcome& on = outcomes[1];
   std::printf("jit=off   median %9.3f ms  min %9.3f ms  first run %9.1f ms\n", off.median_run_ms,
               min_ms[0], off.first.run_ms);
-  std::printf("jit=auto  median %9.3f ms  min %9.3f ms  first run %9.1f ms  compile %.1f ms  "
+  std::printf("jit=auto  median %9.3f ms  min %9.3f ms  first run %9.1f ms  compile %.1f ms%s  "
               "clusters %d  nodes compiled %d/%d\n",
               on.median_run_ms, min_ms[1], on.first.run_ms, on.first.compile_ms,
+              on.first.disk_cache_hits > 0
+                  ? absl::StrFormat(" (%d from the disk cache)", on.first.disk_cache_hits).c_str()
+                  : "",
               on.first.clusters, on.first.nodes_compiled, on.first.nodes_total);
   double max_abs = 0, max_ref = 0;
   for (size_t i = 0; i < off.outputs.size(); ++i) {

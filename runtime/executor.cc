@@ -121,6 +121,7 @@ void AddNestedStats(const RunStats& nested, RunStats* into) {
   into->nodes_total += nested.nodes_total;
   into->compile_ms += nested.compile_ms;
   into->cache_hits += nested.cache_hits;
+  into->disk_cache_hits += nested.disk_cache_hits;
   into->flops += nested.flops;
   into->fallbacks += nested.fallbacks;
 }
@@ -773,10 +774,11 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     compile_ms = MsSince(t0);
     const backends::CompileStats& cs = exe->stats();
     Log(LogLevel::kInfo,
-        "compiled %s (%d nodes) in %.1f ms: lowering %.1f ms, HLO passes %.1f ms, codegen %.1f "
+        "compiled %s (%d nodes) in %.1f ms: lowering %.1f ms, HLO passes %.1f ms, %s %.1f "
         "ms, %d kernels, temporaries %.2f MB (%.2f MB unshared)",
         cluster.spec.name, static_cast<int>(cluster.spec.nodes.size()), compile_ms,
-        compile_ms - cs.optimize_ms - cs.codegen_ms, cs.optimize_ms, cs.codegen_ms,
+        compile_ms - cs.optimize_ms - cs.codegen_ms, cs.optimize_ms,
+        cs.loaded_from_disk_cache ? "loaded from the disk cache in" : "codegen", cs.codegen_ms,
         cs.num_kernels, cs.temp_bytes / 1e6, cs.temp_bytes_unshared / 1e6);
     if (!ctx.dump_dir.empty()) {
       std::ofstream(absl::StrCat(ctx.dump_dir, "/", cluster.spec.name, "_",
@@ -874,6 +876,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   state.stats.nodes_compiled += static_cast<int>(cluster.spec.nodes.size());
   state.stats.compile_ms += compile_ms;
   state.stats.cache_hits += hit ? 1 : 0;
+  if (!hit && exe.ok() && (*exe)->stats().loaded_from_disk_cache) ++state.stats.disk_cache_hits;
   state.stats.flops += (*exe)->stats().flops;
   return absl::OkStatus();
 }

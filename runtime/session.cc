@@ -2,6 +2,7 @@
 // runs it. Implements include/tfjit/session.h.
 #include "tfjit/session.h"
 
+#include <cstdlib>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
@@ -272,7 +273,14 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
       options.autofix);
   runtime::RegisterAllKernels(impl->kernels);
   if (options.backend == "cpu") {
-    impl->backend = cpu::CreateCpuBackend();
+    cpu::CpuBackendOptions cpu_options;
+    cpu_options.cache_dir = options.compile_cache_dir;
+    if (cpu_options.cache_dir.empty()) {
+      const char* env = std::getenv("TFJIT_CACHE_DIR");
+      if (env != nullptr) cpu_options.cache_dir = env;
+    }
+    cpu_options.cache_max_bytes = options.compile_cache_max_bytes;
+    impl->backend = cpu::CreateCpuBackend(cpu_options);
   } else if (options.backend == "interpreter") {
     impl->backend = interpreter::CreateInterpreterBackend();
   } else {

@@ -32,12 +32,13 @@ int BufferPlan::AddBuffer(int64_t bytes) {
   return num_slots() - 1;
 }
 
-int BufferPlan::AddConstant(const void* key, const Tensor& value) {
-  auto [it, inserted] = constant_slots_.try_emplace(key, -1);
+int BufferPlan::AddConstant(const hlo::Instruction* constant) {
+  auto [it, inserted] = constant_slots_.try_emplace(constant, -1);
   if (!inserted) return it->second;
   Buffer b;
   b.is_constant = true;
-  b.constant = value;
+  b.constant_inst = constant;
+  b.constant = constant->literal().tensor();
   buffers_.push_back(std::move(b));
   it->second = num_slots() - 1;
   return it->second;

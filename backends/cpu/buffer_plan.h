@@ -48,11 +48,11 @@ class BufferPlan {
 
   // A new buffer slot of `bytes` bytes (arena memory unless PlaceInOutput is called).
   int AddBuffer(int64_t bytes);
-  // The read-only slot through which compiled code reads the array constant `value` (the
-  // executable points it at the tensor's bytes): large constants stay out of the LLVM
-  // module, which makes compiling and caching it cheaper. One slot per `key` (the constant
-  // instruction), however often asked.
-  int AddConstant(const void* key, const Tensor& value);
+  // The read-only slot through which compiled code reads the array constant `constant` (the
+  // executable points it at the literal's bytes): large constants stay out of the LLVM
+  // module, which makes compiling and caching it cheaper. One slot per constant, however
+  // often asked.
+  int AddConstant(const hlo::Instruction* constant);
   // The constant behind `slot`, or null for any other slot.
   const Tensor* constant_of(int slot) const {
     return IsParameterSlot(slot) || !buffer(slot).is_constant ? nullptr : &buffer(slot).constant;
@@ -94,8 +94,10 @@ class BufferPlan {
     int64_t first = -1;  // live range in steps; -1: never touched
     int64_t last = -1;
     bool is_constant = false;  // AddConstant: no memory of its own
+    const hlo::Instruction* constant_inst = nullptr;
     Tensor constant;
   };
+  friend struct PlanCodec;  // the disk cache's serialization (object_cache.cc)
   const Buffer& buffer(int slot) const {
     return buffers_[static_cast<size_t>(slot - num_parameters_)];
   }
@@ -108,7 +110,7 @@ class BufferPlan {
   int64_t unshared_bytes_ = 0;
   int64_t step_ = 0;
   std::vector<int64_t> loop_starts_;
-  absl::flat_hash_map<const void*, int> constant_slots_;
+  absl::flat_hash_map<const hlo::Instruction*, int> constant_slots_;
 };
 
 }  // namespace tfjit::cpu

@@ -2,9 +2,12 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include <chrono>
+#include <optional>
+#include <string>
 
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/ir_emitter.h"
+#include "backends/cpu/object_cache.h"
 #include "backends/cpu/orc_jit.h"
 #include "backends/llvm/target.h"
 #include "compiler/hlo/cost.h"
@@ -36,6 +39,16 @@ class CpuBackend : public backends::Backend {
 
  private:
   absl::Status Optimize(hlo::Module& module) const;
+  struct LinkedObject {
+    std::unique_ptr<OrcJit> jit;
+    EntryFn entry = nullptr;
+  };
+  // JIT-links a relocatable object file of an emitted module.
+  absl::StatusOr<LinkedObject> LinkObject(const std::string& object) const;
+  std::unique_ptr<backends::Executable> MakeExecutable(
+      std::unique_ptr<hlo::Module> module, BufferPlan plan, LinkedObject linked,
+      backends::CompileStats stats, std::chrono::steady_clock::time_point start,
+      bool from_cache) const;
 
   CpuBackendOptions options_;
   CpuFusionPolicy policy_;
@@ -66,8 +79,30 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   stats.optimize_ms = MillisSince(start);
   stats.flops = hlo::MatmulFlops(*module);
 
-  start = std::chrono::steady_clock::now();
   TFJIT_RETURN_IF_ERROR(CheckCpuSupport(*module));
+
+  // The disk cache, keyed by the optimized module.
+  start = std::chrono::steady_clock::now();
+  std::optional<ObjectCache> cache;
+  std::string key;
+  if (!options_.cache_dir.empty()) {
+    cache.emplace(options_.cache_dir, options_.cache_max_bytes);
+    key = ObjectCache::Key(*module, absl::StrCat("opt=", options_.opt_level,
+                                                 " parallel=", options_.parallel, " min=",
+                                                 options_.parallel_min_elements));
+    if (std::optional<CachedObject> hit = cache->Load(key, *module)) {
+      absl::StatusOr<LinkedObject> linked = LinkObject(hit->object);
+      if (linked.ok()) {
+        hit->stats.optimize_ms = stats.optimize_ms;
+        return MakeExecutable(std::move(module), std::move(hit->plan), std::move(*linked),
+                              hit->stats, start, /*from_cache=*/true);
+      }
+      // An entry that does not link is a miss: compile, and the new entry replaces it.
+      Log(LogLevel::kWarning, "disk cache: '%s' does not link (%s); compiling instead",
+          cache->PathOf(key), linked.status().message());
+    }
+  }
+
   IrEmitterOptions emit_options;
   emit_options.parallel = options_.parallel;
   emit_options.parallel_min_elements = options_.parallel_min_elements;
@@ -80,13 +115,38 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
                          llvm_ir::CreateHostTargetMachine(options_.opt_level));
   llvm_ir::ConfigureModuleForTarget(*emitted.module, *tm);
   llvm_ir::OptimizeModule(*emitted.module, *tm, options_.opt_level);
-  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<OrcJit> jit, OrcJit::Create(options_.opt_level));
-  TFJIT_RETURN_IF_ERROR(jit->AddModule(std::move(emitted.context), std::move(emitted.module)));
-  TFJIT_ASSIGN_OR_RETURN(void* entry, jit->Lookup(kEntryFunctionName));  // compiles
+  TFJIT_ASSIGN_OR_RETURN(std::string object, llvm_ir::EmitObjectFile(*emitted.module, *tm));
+  if (cache.has_value()) {
+    CachedObject entry{stats, emitted.plan, object};
+    entry.stats.codegen_ms = MillisSince(start);
+    absl::Status stored = cache->Store(key, *module, entry);
+    if (!stored.ok()) {
+      Log(LogLevel::kWarning, "not storing module '%s' in the disk cache: %s", module->name(),
+          stored.message());
+    }
+  }
+  TFJIT_ASSIGN_OR_RETURN(LinkedObject linked, LinkObject(object));
+  return MakeExecutable(std::move(module), std::move(emitted.plan), std::move(linked), stats,
+                        start, /*from_cache=*/false);
+}
+
+absl::StatusOr<CpuBackend::LinkedObject> CpuBackend::LinkObject(const std::string& object) const {
+  LinkedObject linked;
+  TFJIT_ASSIGN_OR_RETURN(linked.jit, OrcJit::Create(options_.opt_level));
+  TFJIT_RETURN_IF_ERROR(linked.jit->AddObject(object));
+  TFJIT_ASSIGN_OR_RETURN(void* entry, linked.jit->Lookup(kEntryFunctionName));  // links
+  linked.entry = reinterpret_cast<EntryFn>(entry);
+  return linked;
+}
+
+std::unique_ptr<backends::Executable> CpuBackend::MakeExecutable(
+    std::unique_ptr<hlo::Module> module, BufferPlan plan, LinkedObject linked,
+    backends::CompileStats stats, std::chrono::steady_clock::time_point start,
+    bool from_cache) const {
   stats.codegen_ms = MillisSince(start);
-  return std::unique_ptr<backends::Executable>(
-      new CpuExecutable(std::move(module), std::move(emitted.plan), std::move(jit),
-                        reinterpret_cast<EntryFn>(entry), stats));
+  stats.loaded_from_disk_cache = from_cache;
+  return std::unique_ptr<backends::Executable>(new CpuExecutable(
+      std::move(module), std::move(plan), std::move(linked.jit), linked.entry, stats));
 }
 
 }  // namespace

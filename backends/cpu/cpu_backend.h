@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "backends/backend.h"
 #include "compiler/passes/fusion_policy.h"
@@ -16,6 +17,12 @@ struct CpuBackendOptions {
   bool parallel = true;     // split large kernels across the ThreadPool given to Run
   int64_t parallel_min_elements = 1 << 16;  // kernels smaller than this always run inline
   bool verify_passes = true;  // run the HLO verifier after every pass
+  // Persistent cache of compiled code (object_cache.h): compiled modules are stored in this
+  // directory and loaded from it by later compilations of the same module, in this process
+  // or another, on the same CPU with the same LLVM and tfjit build. Empty: no disk cache.
+  std::string cache_dir;
+  // The cache directory's size cap; least recently used entries go first. <= 0: no cap.
+  int64_t cache_max_bytes = int64_t{1} << 30;
 };
 
 // What the CPU fuses: the default policy (elemental producers into elemental consumers and

@@ -420,8 +420,7 @@ ValueLocation CpuIrEmitter::Resolve(const ValueLocation& loc) {
   if (loc.constant == nullptr || loc.constant->shape().byte_size() <= kMaxInlineConstantBytes) {
     return loc;
   }
-  return ValueLocation{plan_.AddConstant(loc.constant, loc.constant->literal().tensor()),
-                       nullptr};
+  return ValueLocation{plan_.AddConstant(loc.constant), nullptr};
 }
 
 absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,

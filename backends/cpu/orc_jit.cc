@@ -9,9 +9,7 @@
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 namespace tfjit::cpu {
 namespace {
@@ -52,12 +50,11 @@ absl::StatusOr<std::unique_ptr<OrcJit>> OrcJit::Create(int opt_level) {
   return std::unique_ptr<OrcJit>(new OrcJit(std::move(*jit)));
 }
 
-absl::Status OrcJit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
-                               std::unique_ptr<llvm::Module> module) {
-  module->setDataLayout(jit_->getDataLayout());
-  llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
-  if (llvm::Error e = jit_->addIRModule(std::move(tsm))) {
-    return Internal("cannot add module to the JIT: %s", ErrorToString(std::move(e)));
+absl::Status OrcJit::AddObject(absl::string_view object) {
+  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(object.data(), object.size()), "tfjit-object");
+  if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) {
+    return Internal("cannot add an object file to the JIT: %s", ErrorToString(std::move(e)));
   }
   return absl::OkStatus();
 }

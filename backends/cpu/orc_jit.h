@@ -12,8 +12,6 @@
 #include "absl/strings/string_view.h"
 
 namespace llvm {
-class LLVMContext;
-class Module;
 namespace orc {
 class LLJIT;
 }  // namespace orc
@@ -21,7 +19,7 @@ class LLJIT;
 
 namespace tfjit::cpu {
 
-// Thread safety: AddModule/Lookup may be called from any thread (LLJIT locks internally);
+// Thread safety: AddObject/Lookup may be called from any thread (LLJIT locks internally);
 // looked-up code may run concurrently.
 class OrcJit {
  public:
@@ -29,10 +27,10 @@ class OrcJit {
   static absl::StatusOr<std::unique_ptr<OrcJit>> Create(int opt_level);
   ~OrcJit();
 
-  // Takes ownership of an (already optimised) module and its context.
-  absl::Status AddModule(std::unique_ptr<llvm::LLVMContext> context,
-                         std::unique_ptr<llvm::Module> module);
-  // Address of a defined function; compiles on first lookup. INTERNAL if missing.
+  // Links a relocatable object file for the host (llvm_ir::EmitObjectFile, or one loaded
+  // from the disk cache) into the JIT; its symbols resolve on the first Lookup.
+  absl::Status AddObject(absl::string_view object);
+  // Address of a defined function; links on first lookup. INTERNAL if missing.
   absl::StatusOr<void*> Lookup(absl::string_view name);
 
  private:

@@ -42,6 +42,9 @@ void ConfigureModuleForTarget(llvm::Module& module, llvm::TargetMachine& tm);
 // Runs the new pass manager's default per-module pipeline at O0..O3 with `tm`'s analyses.
 void OptimizeModule(llvm::Module& module, llvm::TargetMachine& tm, int opt_level);
 
+// Machine code for `module` (configured for `tm`): a relocatable object file, in memory.
+absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMachine& tm);
+
 }  // namespace tfjit::llvm_ir
 
 #endif  // TFJIT_BACKENDS_LLVM_TARGET_H_

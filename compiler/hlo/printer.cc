@@ -250,13 +250,19 @@ Attrs AttributesOf(const Instruction& inst, const Namer& namer) {
   return out;
 }
 
-std::string InstructionText(const Instruction& inst, const Namer& namer, bool metadata) {
+std::string InstructionText(const Instruction& inst, const Namer& namer,
+                            const PrintOptions& options) {
+  const bool metadata = options.print_metadata && !options.canonical;
   std::string out = absl::StrCat(namer.Of(&inst), " = ", inst.shape().ToString(), " ",
                                  OpcodeName(inst.opcode()), "(");
   if (inst.opcode() == Opcode::kParameter) {
     absl::StrAppend(&out, inst.parameter_number());
   } else if (inst.opcode() == Opcode::kConstant) {
-    if (inst.attrs().literal.has_value()) absl::StrAppend(&out, inst.literal().ValueToString());
+    if (inst.attrs().literal.has_value()) {
+      const bool elide = !options.print_literal_values && inst.shape().IsArray() &&
+                         inst.shape().num_elements() > 1;
+      absl::StrAppend(&out, elide ? std::string("{...}") : inst.literal().ValueToString());
+    }
   } else {
     absl::StrAppend(&out,
                     absl::StrJoin(inst.operands(), ", ", [&](std::string* o, const Instruction* x) {
@@ -271,8 +277,8 @@ std::string InstructionText(const Instruction& inst, const Namer& namer, bool me
   return out;
 }
 
-std::string ComputationText(const Computation& comp, const Namer& namer, bool metadata,
-                            bool is_entry) {
+std::string ComputationText(const Computation& comp, const Namer& namer,
+                            const PrintOptions& options, bool is_entry) {
   std::vector<std::string> params;
   for (const Instruction* p : comp.parameters()) {
     if (p == nullptr) continue;
@@ -283,7 +289,7 @@ std::string ComputationText(const Computation& comp, const Namer& namer, bool me
                    ") -> ", comp.ResultShape().ToString(), " {\n");
   for (const Instruction* inst : comp.MakePostOrder()) {
     absl::StrAppend(&out, "  ", inst->IsRoot() ? "ROOT " : "",
-                    InstructionText(*inst, namer, metadata), "\n");
+                    InstructionText(*inst, namer, options), "\n");
   }
   return out + "}\n";
 }
@@ -314,10 +320,9 @@ std::string PrintModule(const Module& module, const PrintOptions& options) {
       for (const Instruction* inst : c->MakePostOrder()) namer.Rename(inst);
     }
   }
-  const bool metadata = options.print_metadata && !options.canonical;
   std::string out = absl::StrCat("HloModule ", options.canonical ? "m" : module.name(), "\n");
   for (const Computation* c : order) {
-    absl::StrAppend(&out, "\n", ComputationText(*c, namer, metadata, c == module.entry()));
+    absl::StrAppend(&out, "\n", ComputationText(*c, namer, options, c == module.entry()));
   }
   return out;
 }
@@ -329,12 +334,11 @@ std::string PrintComputation(const Computation& computation, const PrintOptions&
   }
   const bool is_entry =
       computation.parent() != nullptr && computation.parent()->entry() == &computation;
-  return ComputationText(computation, namer, options.print_metadata && !options.canonical,
-                         is_entry);
+  return ComputationText(computation, namer, options, is_entry);
 }
 
 std::string PrintInstruction(const Instruction& inst, const PrintOptions& options) {
-  return InstructionText(inst, Namer(), options.print_metadata && !options.canonical);
+  return InstructionText(inst, Namer(), options);
 }
 
 std::string Fingerprint(const Module& module) {

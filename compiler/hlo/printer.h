@@ -13,6 +13,10 @@ struct PrintOptions {
   // Canonical form: names renumbered in post order (p0.., and %i0.. per computation),
   // metadata dropped. Used as the compilation-cache fingerprint.
   bool canonical = false;
+  // false: array constants of more than one element print their values as `{...}` (not
+  // parseable; for keys that hash the constants' bytes themselves, like the CPU backend's
+  // disk cache).
+  bool print_literal_values = true;
 };
 
 std::string PrintModule(const Module& module, const PrintOptions& options = {});

@@ -44,6 +44,14 @@ struct SessionOptions {
   std::string backend = "cpu";
   // When set, compiled modules are written here (one .hlo per cluster and input signature).
   std::string dump_dir;
+  // Persistent cache of compiled code: clusters compiled by the "cpu" backend are stored in
+  // this directory, and a later session (in this process or another) compiling the same
+  // cluster on the same CPU with the same LLVM and tfjit build loads the code instead of
+  // compiling it. Entries are checksummed; a damaged one is ignored and replaced. Empty: the
+  // TFJIT_CACHE_DIR environment variable when set, else no disk cache.
+  std::string compile_cache_dir;
+  // The cache directory's size cap (least recently used entries are deleted past it).
+  int64_t compile_cache_max_bytes = int64_t{1} << 30;
   // SavedModel / TF.js: the signature whose keys feeds and fetches may use. Empty: the
   // "serving_default" signature when the model has one, else its only signature, else none.
   std::string signature;
@@ -97,6 +105,9 @@ struct RunStats {
   double compile_ms = 0;     // compilation time spent in this run (0 on cache hits)
   double run_ms = 0;         // wall time of the run
   int cache_hits = 0;
+  // Compilations this run loaded from SessionOptions::compile_cache_dir instead of compiling
+  // (their time counts in compile_ms).
+  int disk_cache_hits = 0;
   // Floating-point operations of the convolutions and dots in the compiled clusters this run
   // executed (2 per multiply-add; a loop body counts once). Kernels run outside clusters do
   // not count, so with --jit off this is 0.

@@ -119,6 +119,11 @@ expect_in bench-off "$tmp/out" '^jit=off +median +[0-9.]+ ms +min +[0-9.]+ ms'
 expect_in bench-auto "$tmp/out" '^jit=auto +median +[0-9.]+ ms .* compile [0-9.]+ ms +clusters 2 '
 expect_in bench-ratio "$tmp/out" '^auto vs off: [0-9.]+x'
 expect_in bench-flops "$tmp/out" 'compiled convolutions and dots: [0-9.]+ GFLOP per run'
+# --cache-dir: the second process loads both clusters from the disk cache.
+check bench-cache-cold 0 "$tfjit" bench "$demo" --threads 1 --repeat 1 --cache-dir "$tmp/objcache"
+expect_in bench-cache-cold-msg "$tmp/out" 'compile [0-9.]+ ms +clusters 2 '
+check bench-cache-warm 0 "$tfjit" bench "$demo" --threads 1 --repeat 1 --cache-dir "$tmp/objcache"
+expect_in bench-cache-warm-msg "$tmp/out" 'compile [0-9.]+ ms \(2 from the disk cache\) +clusters 2 '
 check shape-flag 0 "$tfjit" run "$demo" --random-inputs 1 --shape input=3,256
 expect_in shape-flag-out "$tmp/out" '^output float32\[3,10\]'
 check shape-bad 2 "$tfjit" run "$demo" --random-inputs 1 --shape input=3,x

@@ -1,6 +1,7 @@
 // Session-level tests: errors a user can cause (files, graphs, feeds, fetches, devices) end in
 // a precise absl::Status, and concurrent Runs agree.
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -145,6 +146,44 @@ TEST(SessionTest, CompileCacheHitsOnSecondRun) {
   EXPECT_GT(first.compile_ms, 0);
   EXPECT_EQ(second.cache_hits, second.clusters);
   EXPECT_EQ(second.compile_ms, 0);
+}
+
+// SessionOptions::compile_cache_dir: a second session (as a second process would) loads the
+// compiled clusters from disk and gives the same bits.
+TEST(SessionTest, DiskCacheServesALaterSession) {
+  const std::string dir = ::tfjit::testing::TestTempDir() + "/session_disk_cache";
+  std::filesystem::remove_all(dir);
+  SessionOptions options;
+  options.compile_cache_dir = dir;
+  Tensor x(DType::kFloat32, {3, 17}), y(DType::kFloat32, {17});
+  for (int i = 0; i < 51; ++i) x.data<float>()[i] = 0.03f * i - 0.7f;
+  for (int i = 0; i < 17; ++i) y.data<float>()[i] = 0.5f - 0.04f * i;
+  std::vector<Tensor> outputs[2];
+  RunStats stats[2];
+  for (int s = 0; s < 2; ++s) {
+    auto session = Session::Load(Graph("elementwise.pbtxt"), options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto r = (*session)->Run({{"x", x}, {"y", y}}, {"out/a", "out/f"}, &stats[s]);
+    ASSERT_TRUE(r.ok()) << r.status();
+    outputs[s] = std::move(*r);
+  }
+  ASSERT_GT(stats[0].clusters, 0);
+  EXPECT_EQ(stats[0].disk_cache_hits, 0);
+  EXPECT_EQ(stats[1].disk_cache_hits, stats[1].clusters);
+  ASSERT_EQ(outputs[0].size(), outputs[1].size());
+  for (size_t i = 0; i < outputs[0].size(); ++i) {
+    ASSERT_EQ(outputs[0][i].byte_size(), outputs[1][i].byte_size());
+    EXPECT_EQ(std::memcmp(outputs[0][i].raw_data(), outputs[1][i].raw_data(),
+                          outputs[0][i].byte_size()), 0);
+  }
+  // Without the option (and TFJIT_CACHE_DIR unset, as under ctest) nothing is loaded.
+  if (std::getenv("TFJIT_CACHE_DIR") == nullptr) {
+    auto session = Session::Load(Graph("elementwise.pbtxt"));
+    ASSERT_TRUE(session.ok());
+    RunStats plain;
+    ASSERT_TRUE((*session)->Run({{"x", x}, {"y", y}}, {"out/a", "out/f"}, &plain).ok());
+    EXPECT_EQ(plain.disk_cache_hits, 0);
+  }
 }
 
 TEST(SessionTest, ExplainNamesClustersAndReasons) {

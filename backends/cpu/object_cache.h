@@ -1,0 +1,63 @@
+// ObjectCache: compiled CPU modules kept on disk, so that a later process (or session) that
+// compiles the same module on the same machine loads the object code instead of compiling it.
+//
+// Key: a 128-bit digest (LLVM's xxh3_128) of everything the object code depends on: the file
+// format, tfjit's code generator (a digest of backends/ and compiler/hlo/ taken at build
+// time, codegen_id.h), LLVM's version, the host triple, CPU and features, the backend options,
+// the optimized module's canonical text with the values of its array constants left out, and
+// those constants' bytes. Entries: DIR/<32 hex digits>.tfjit-obj holding magic, format version,
+// key, then a payload (compile stats, buffer plan, relocatable object file) and its CRC32C.
+// A file that is missing, truncated, corrupt or of another format is a miss, and is replaced
+// after compiling. Writes go to a temporary file renamed into place, so concurrent processes
+// never read half a file. When the directory's entries pass max_bytes, the least recently
+// used are deleted (a hit refreshes its file's time).
+#ifndef TFJIT_BACKENDS_CPU_OBJECT_CACHE_H_
+#define TFJIT_BACKENDS_CPU_OBJECT_CACHE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "backends/backend.h"
+#include "backends/cpu/buffer_plan.h"
+#include "compiler/hlo/module.h"
+
+namespace tfjit::cpu {
+
+struct CachedObject {
+  backends::CompileStats stats;  // of the compilation that produced it
+  BufferPlan plan;
+  std::string object;  // relocatable object file for the host (ELF)
+};
+
+class ObjectCache {
+ public:
+  ObjectCache(std::string dir, int64_t max_bytes);
+
+  // The key of the optimized `module` compiled with backend options `options` (their text).
+  static std::string Key(const hlo::Module& module, absl::string_view options);
+
+  // The entry stored under `key` for `module` (the module Key was computed from), or nullopt:
+  // a miss, whatever the reason (a damaged file logs a warning).
+  std::optional<CachedObject> Load(const std::string& key, const hlo::Module& module) const;
+  // Writes the entry; an error says why it could not (the caller logs it and goes on).
+  // Plans whose constants are not `module`'s are refused (INTERNAL).
+  absl::Status Store(const std::string& key, const hlo::Module& module,
+                     const CachedObject& entry) const;
+
+  // The file of `key` (for tests and messages).
+  std::string PathOf(const std::string& key) const;
+
+ private:
+  void Evict() const;
+
+  std::string dir_;
+  int64_t max_bytes_;
+};
+
+}  // namespace tfjit::cpu
+
+#endif  // TFJIT_BACKENDS_CPU_OBJECT_CACHE_H_

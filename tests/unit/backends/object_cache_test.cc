@@ -1,0 +1,197 @@
+// The CPU backend's disk cache (backends/cpu/object_cache.h): a second backend instance loads
+// what the first compiled and gives the same bits; any change to the module or the options is
+// a miss; damaged entries are misses that get replaced; the size cap evicts the least
+// recently used entries.
+#include "backends/cpu/object_cache.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/cpu/cpu_backend.h"
+#include "compiler/evaluator/evaluator.h"
+#include "compiler/hlo/parser.h"
+#include "gtest/gtest.h"
+#include "tests/testlib/random_literal.h"
+#include "tests/testlib/temp_file.h"
+#include "tests/unit/backends/backend_test_util.h"
+
+namespace tfjit::cpu {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_util::RunOnLiterals;
+
+// Constants large enough for constant slots (a 600-element bias, a 600x8 weight matrix), one
+// of them also an output (copied by Run from the plan), an output fusion, a while loop.
+std::string Module(float scale) {
+  std::vector<std::string> bias, weights;
+  for (int i = 0; i < 600; ++i) bias.push_back(absl::StrCat(scale * (i % 7) - 3));
+  for (int r = 0; r < 600; ++r) {
+    std::vector<std::string> row;
+    for (int c = 0; c < 8; ++c) row.push_back(absl::StrCat(((r * 8 + c) * 13 % 17) * 0.01f));
+    weights.push_back(absl::StrCat("{", absl::StrJoin(row, ", "), "}"));
+  }
+  return absl::StrCat(R"(HloModule cached
+
+%cond (cs: (s32[], f32[4,8])) -> pred[] {
+  %cs = (s32[], f32[4,8]) parameter(0)
+  %ci = s32[] get-tuple-element(%cs), index=0
+  %n = s32[] constant(3)
+  ROOT %lt = pred[] compare(%ci, %n), direction=LT
+}
+
+%body (bs: (s32[], f32[4,8])) -> (s32[], f32[4,8]) {
+  %bs = (s32[], f32[4,8]) parameter(0)
+  %bi = s32[] get-tuple-element(%bs), index=0
+  %bv = f32[4,8] get-tuple-element(%bs), index=1
+  %one = s32[] constant(1)
+  %bi1 = s32[] add(%bi, %one)
+  %half = f32[] constant(0.5)
+  %hb = f32[4,8] broadcast(%half), dimensions={}
+  %bv1 = f32[4,8] multiply(%bv, %hb)
+  ROOT %bt = (s32[], f32[4,8]) tuple(%bi1, %bv1)
+}
+
+ENTRY %main (x: f32[4,600]) -> (f32[4,600], f32[600], f32[4,8]) {
+  %x = f32[4,600] parameter(0)
+  %w = f32[600] constant({)",
+                      absl::StrJoin(bias, ", "), R"(})
+  %wb = f32[4,600] broadcast(%w), dimensions={1}
+  %s = f32[4,600] add(%x, %wb)
+  %m = f32[600,8] constant({)",
+                      absl::StrJoin(weights, ", "), R"(})
+  %d = f32[4,8] dot(%s, %m), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %t = f32[4,8] tanh(%d)
+  %zero = s32[] constant(0)
+  %init = (s32[], f32[4,8]) tuple(%zero, %t)
+  %loop = (s32[], f32[4,8]) while(%init), condition=%cond, body=%body
+  %out = f32[4,8] get-tuple-element(%loop), index=1
+  ROOT %r = (f32[4,600], f32[600], f32[4,8]) tuple(%s, %w, %out)
+}
+)");
+}
+
+struct Compiled {
+  std::unique_ptr<backends::Executable> exe;
+  hlo::Literal result;
+};
+
+// Compiles `text` on a fresh backend using `dir` and runs it on seeded inputs.
+Compiled CompileAndRun(const std::string& text, const std::string& dir, int opt_level = 3,
+                       int64_t max_bytes = int64_t{1} << 30) {
+  CpuBackendOptions options;
+  options.cache_dir = dir;
+  options.cache_max_bytes = max_bytes;
+  options.opt_level = opt_level;
+  auto module = hlo::ParseAndVerifyModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  const std::vector<hlo::Literal> args = testlib::RandomArgs(**module, 11);
+  auto exe = CreateCpuBackend(options)->Compile(std::move(*module));
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  Compiled out{std::move(*exe), hlo::Literal()};
+  auto result = RunOnLiterals(*out.exe, args, nullptr, /*tuple_root=*/true);
+  EXPECT_TRUE(result.ok()) << result.status();
+  out.result = std::move(*result);
+  return out;
+}
+
+std::vector<fs::path> Entries(const std::string& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".tfjit-obj") out.push_back(e.path());
+  }
+  return out;
+}
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir = absl::StrCat(testing::TestTempDir(), "/", name);
+  fs::remove_all(dir);
+  return dir;
+}
+
+TEST(ObjectCacheTest, SecondBackendLoadsWhatTheFirstCompiled) {
+  const std::string dir = FreshDir("cache_hit");
+  const std::string text = Module(1.0f);
+  Compiled first = CompileAndRun(text, dir);
+  EXPECT_FALSE(first.exe->stats().loaded_from_disk_cache);
+  ASSERT_EQ(Entries(dir).size(), 1u);
+  Compiled second = CompileAndRun(text, dir);
+  EXPECT_TRUE(second.exe->stats().loaded_from_disk_cache);
+  EXPECT_EQ(Entries(dir).size(), 1u);
+  EXPECT_TRUE(second.result.BitwiseEquals(first.result));
+  EXPECT_EQ(second.exe->stats().num_kernels, first.exe->stats().num_kernels);
+  EXPECT_EQ(second.exe->stats().flops, first.exe->stats().flops);
+  EXPECT_EQ(second.exe->stats().temp_bytes, first.exe->stats().temp_bytes);
+  // The loaded code is also right, not only equal: the evaluator agrees.
+  auto module = hlo::ParseAndVerifyModule(text);
+  ASSERT_TRUE(module.ok());
+  auto expected = hlo::Evaluate(**module, testlib::RandomArgs(**module, 11));
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_TRUE(testlib::LiteralsNear(*expected, second.result, testlib::ErrorSpec{1e-4, 1e-4}));
+}
+
+TEST(ObjectCacheTest, AnotherConstantOrOptionIsAMiss) {
+  const std::string dir = FreshDir("cache_miss");
+  Compiled a = CompileAndRun(Module(1.0f), dir);
+  Compiled b = CompileAndRun(Module(2.0f), dir);  // same structure, other bias values
+  EXPECT_FALSE(b.exe->stats().loaded_from_disk_cache);
+  EXPECT_FALSE(b.result.BitwiseEquals(a.result));
+  Compiled c = CompileAndRun(Module(1.0f), dir, /*opt_level=*/1);
+  EXPECT_FALSE(c.exe->stats().loaded_from_disk_cache);
+  EXPECT_EQ(Entries(dir).size(), 3u);
+  EXPECT_TRUE(CompileAndRun(Module(2.0f), dir).exe->stats().loaded_from_disk_cache);
+}
+
+TEST(ObjectCacheTest, DamagedEntriesAreMissesAndGetReplaced) {
+  const std::string dir = FreshDir("cache_damaged");
+  const std::string text = Module(1.0f);
+  Compiled first = CompileAndRun(text, dir);
+  ASSERT_EQ(Entries(dir).size(), 1u);
+  const fs::path entry = Entries(dir)[0];
+  const auto size = fs::file_size(entry);
+  for (const std::string damage : {"flip", "truncate", "garbage"}) {
+    SCOPED_TRACE(damage);
+    if (damage == "flip") {
+      std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(size / 2));
+      f.put('\x5a');
+    } else if (damage == "truncate") {
+      fs::resize_file(entry, size - 7);
+    } else {
+      std::ofstream(entry, std::ios::binary | std::ios::trunc) << "not an object";
+    }
+    Compiled again = CompileAndRun(text, dir);
+    EXPECT_FALSE(again.exe->stats().loaded_from_disk_cache);
+    EXPECT_TRUE(again.result.BitwiseEquals(first.result));
+    EXPECT_EQ(fs::file_size(entry), size);  // replaced by a good entry
+    EXPECT_TRUE(CompileAndRun(text, dir).exe->stats().loaded_from_disk_cache);
+  }
+}
+
+TEST(ObjectCacheTest, SizeCapEvictsTheLeastRecentlyUsed) {
+  const std::string dir = FreshDir("cache_evict");
+  CompileAndRun(Module(1.0f), dir);
+  ASSERT_EQ(Entries(dir).size(), 1u);
+  const int64_t entry_bytes = static_cast<int64_t>(fs::file_size(Entries(dir)[0]));
+  const int64_t cap = entry_bytes * 5 / 2;  // room for two entries
+  CompileAndRun(Module(2.0f), dir, 3, cap);
+  // Module(1) is used again: Module(2) becomes the least recently used.
+  EXPECT_TRUE(CompileAndRun(Module(1.0f), dir, 3, cap).exe->stats().loaded_from_disk_cache);
+  CompileAndRun(Module(3.0f), dir, 3, cap);
+  EXPECT_EQ(Entries(dir).size(), 2u);
+  EXPECT_TRUE(CompileAndRun(Module(1.0f), dir, 3, cap).exe->stats().loaded_from_disk_cache);
+  EXPECT_TRUE(CompileAndRun(Module(3.0f), dir, 3, cap).exe->stats().loaded_from_disk_cache);
+}
+
+TEST(ObjectCacheTest, UnwritableDirectoryStillCompiles) {
+  const std::string file = testing::WriteTempFile("not_a_dir", "x");
+  Compiled c = CompileAndRun(Module(1.0f), file + "/cache");
+  EXPECT_FALSE(c.exe->stats().loaded_from_disk_cache);
+}
+
+}  // namespace
+}  // namespace tfjit::cpu
