@@ -17,7 +17,7 @@ struct FusionOptions {
 // - Creates `fusion` instructions with `kind=kLoop`, whose called computation (named
 //   `fused_computation`, `fused_computation.1`, ...) has one parameter per fusion operand, in
 //   order, and whose root is an elemental op (elementwise, broadcast, reshape, transpose,
-//   slice, concatenate, iota); and `kind=kInput` fusions whose root is a single-output
+//   slice, concatenate, iota, gather); and `kind=kInput` fusions whose root is a single-output
 //   `reduce` whose operands are computed by fused elemental producers.
 //   And `kind=kOutput` fusions: an elementwise root over exactly one dot or convolution (the
 //   hero) that the policy accepts (FusionPolicy::IsOutputFusionHero), whose operands are
@@ -26,9 +26,9 @@ struct FusionOptions {
 //   hero and nothing else of it; hero and root have the same shape (dims and element type).
 //   This is the bias-and-activation epilogue of XLA's output fusion.
 // - Every other fused instruction is one the policy accepts (FusionPolicy::ShouldFuse).
-//   Control flow, call, custom-call, parameter, tuple, get-tuple-element, rng, gather,
-//   scatter, reduce-window and dynamic-update-slice are never fused; dot and convolution
-//   only as heroes.
+//   Control flow, call, custom-call, parameter, tuple, get-tuple-element, rng, scatter,
+//   reduce-window and dynamic-update-slice are never fused; dot and convolution only as
+//   heroes. Gather fuses like an elemental op (each output element reads one operand element).
 // - Greedy from the root backwards (reverse post order): a producer joins a fusion when all
 //   its users are in it, or when it is cheap (a scalar constant, iota, a broadcast of a scalar
 //   constant) and is then duplicated. A group with nothing but constants besides its root is

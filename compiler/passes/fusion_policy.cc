@@ -1,6 +1,8 @@
 // The default FusionPolicy: elemental producers fuse into elemental consumers and reductions.
 #include "compiler/passes/fusion_policy.h"
 
+#include "core/dtype.h"
+
 namespace tfjit::passes {
 namespace {
 
@@ -20,6 +22,8 @@ bool IsElemental(const hlo::Instruction& inst) {
       return true;
     case Opcode::kConstant:
       return inst.shape().IsScalar();  // bigger constants stay buffers, passed as operands
+    case Opcode::kGather:  // one operand element per output element, at computed indices
+      return tfjit::IsIntegerDType(inst.operand(1)->shape().element_type());
     default:
       return hlo::IsElementwise(inst.opcode());
   }

@@ -12,7 +12,7 @@ class FusionPolicy {
   virtual ~FusionPolicy() = default;
   // Whether `producer` may be fused into its consumer `consumer` (which is itself fusible or
   // already a fusion). Default: elementwise ops, broadcast, reshape, transpose, convert,
-  // iota and scalar constants fuse into elementwise consumers and reductions.
+  // iota, gather and scalar constants fuse into elementwise consumers and reductions.
   virtual bool ShouldFuse(const hlo::Instruction& producer,
                           const hlo::Instruction& consumer) const;
   // Whether `inst` can root a loop fusion or be fused at all.

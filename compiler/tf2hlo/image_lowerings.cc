@@ -1,5 +1,5 @@
 // Lowerings of the image and index ops of detection/pose models (NHWC): MaxPool and AvgPool
-// as reduce-window, ResizeBilinear as two dots with constant interpolation matrices,
+// as reduce-window, ResizeBilinear as gathers and lerps along W then H (TF's arithmetic),
 // DepthToSpace/SpaceToDepth and SpaceToBatchND/BatchToSpaceND as pad/reshape/transpose/slice,
 // GatherNd as gather, TopKV2 as the custom-call tfjit.top_k (HLO has no sort). Ops whose output
 // shape depends on input values (NMS, SparseToDense, Where) get entries that keep them in the
@@ -124,29 +124,63 @@ absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
 
 // ---- ResizeBilinear ----
 
-// The [out, in] matrix whose row o holds the two interpolation weights of output coordinate
-// o (TF's scale and legacy or half-pixel scaler, computed in float as the kernel does).
-Tensor InterpolationMatrix(int64_t in, int64_t out, bool align_corners, bool half_pixel) {
+// Per output coordinate o: the two source coordinates and the weight of the upper one, as
+// TF's kernel computes them (its scale, legacy or half-pixel scaler, in float).
+struct Interpolation {
+  Tensor lower, upper;  // s32[out]
+  Tensor lerp;          // f32[out]
+};
+
+Interpolation InterpolationOf(int64_t in, int64_t out, bool align_corners, bool half_pixel) {
   const float scale = (align_corners && out > 1)
                           ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
                           : static_cast<float>(in) / static_cast<float>(out);
-  std::vector<double> m(static_cast<size_t>(out * in), 0.0);
+  Interpolation r{Tensor(DType::kInt32, {out}), Tensor(DType::kInt32, {out}),
+                  Tensor(DType::kFloat32, {out})};
   for (int64_t o = 0; o < out; ++o) {
     const float src = half_pixel ? (static_cast<float>(o) + 0.5f) * scale - 0.5f
                                  : static_cast<float>(o) * scale;
     const float src_floor = std::floor(src);
-    const int64_t lower = std::max<int64_t>(static_cast<int64_t>(src_floor), 0);
-    const int64_t upper = std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1);
-    const double lerp = static_cast<double>(src - src_floor);
-    m[static_cast<size_t>(o * in + lower)] += 1.0 - lerp;
-    m[static_cast<size_t>(o * in + upper)] += lerp;
+    r.lower.data<int32_t>()[o] =
+        static_cast<int32_t>(std::max<int64_t>(static_cast<int64_t>(src_floor), 0));
+    r.upper.data<int32_t>()[o] =
+        static_cast<int32_t>(std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1));
+    r.lerp.data<float>()[o] = src - src_floor;
   }
-  Tensor t(DType::kFloat32, {out, in});
-  for (size_t i = 0; i < m.size(); ++i) t.data<float>()[i] = static_cast<float>(m[i]);
-  return t;
+  return r;
 }
 
-// resized[n, :, :, c] = Wy * image[n, :, :, c] * Wx^T, as two dots over H then W.
+// x with dim `axis` replaced by x[..., index[k], ...] for each k (a gather).
+absl::StatusOr<Instruction*> TakeAlong(LoweringContext& ctx, Instruction* x, int64_t axis,
+                                       const Tensor& index) {
+  hlo::Attributes attrs;
+  hlo::GatherDims& g = attrs.gather;
+  g.index_vector_dim = 1;
+  g.start_index_map = {axis};
+  g.collapsed_slice_dims = {axis};
+  g.slice_sizes = x->shape().dims();
+  g.slice_sizes[static_cast<size_t>(axis)] = 1;
+  for (int64_t d = 0; d < x->shape().rank(); ++d) {
+    if (d != axis) g.offset_dims.push_back(d);
+  }
+  Instruction* indices = ctx.b().Constant(hlo::Literal::FromTensor(index));
+  return ctx.b().Add(Opcode::kGather, {x, indices}, std::move(attrs));
+}
+
+// a + (b - a) * lerp[k] along dim `axis`: TF's compute_lerp.
+absl::StatusOr<Instruction*> Lerp(LoweringContext& ctx, Instruction* a, Instruction* b,
+                                  int64_t axis, const Tensor& lerp) {
+  Instruction* w = ctx.b().Constant(hlo::Literal::FromTensor(lerp));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * wb, ctx.b().Broadcast(w, a->shape().dims(), {axis}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * diff, ctx.b().Binary(Opcode::kSubtract, b, a));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * scaled, ctx.b().Binary(Opcode::kMultiply, diff, wb));
+  return ctx.b().Binary(Opcode::kAdd, a, scaled);
+}
+
+// TF's kernel, separably: along W first (top = tl + (tr - tl) * x_lerp for every input row),
+// then along H (top + (bottom - top) * y_lerp), which is its arithmetic exactly. Each step is
+// two gathers and a lerp the backends fuse into one loop; the dense interpolation matrices
+// used before cost O(in) multiply-adds per output instead of two.
 absl::Status LowerResizeBilinear(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(bool align, tf::GetBoolAttrOr(node, "align_corners", false));
@@ -173,35 +207,28 @@ absl::Status LowerResizeBilinear(LoweringContext& ctx, const tf::Node& node) {
     return InvalidArgument("node %s: input image must be of non-zero size, got %s",
                            node.DebugName(), s.ToString());
   }
-  // The interpolation matrices are built here, at compile time ([out, in] doubles, then
-  // floats), and the output is [N, OH, OW, C]: a huge requested size is refused before any of
-  // them is allocated.
+  // The intermediate [N, H, OW, C] and the output [N, OH, OW, C]: a huge requested size is
+  // refused before anything is built.
   const std::vector<std::pair<std::string, std::vector<int64_t>>> allocations = {
-      {"the row interpolation matrix", {size[0], s.dim(1)}},
-      {"the column interpolation matrix", {size[1], s.dim(2)}},
+      {"the column-interpolated image", {s.dim(0), s.dim(1), size[1], s.dim(3)}},
       {"the output", {s.dim(0), size[0], size[1], s.dim(3)}}};
   for (const auto& [what, dims] : allocations) {
     int64_t bytes = -1;
-    if (!TensorBytes(DType::kFloat64, dims, &bytes)) bytes = -1;
+    if (!TensorBytes(DType::kFloat32, dims, &bytes)) bytes = -1;
     TFJIT_RETURN_IF_ERROR(CheckAllocation(
         bytes, absl::StrCat(what, " ", Dims(dims), " of size ", Dims(size)), node.DebugName()));
   }
   if (s.element_type() != DType::kFloat32) {
     TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, DType::kFloat32));
   }
-  Instruction* wy = ctx.b().Constant(
-      hlo::Literal::FromTensor(InterpolationMatrix(s.dim(1), size[0], align, half_pixel)));
-  Instruction* wx = ctx.b().Constant(
-      hlo::Literal::FromTensor(InterpolationMatrix(s.dim(2), size[1], align, half_pixel)));
-  hlo::DotDims over_h;
-  over_h.lhs_contracting = {1};
-  over_h.rhs_contracting = {1};
-  TFJIT_ASSIGN_OR_RETURN(Instruction * rows, ctx.b().Dot(wy, x, over_h));  // [OH, N, W, C]
-  hlo::DotDims over_w;
-  over_w.lhs_contracting = {1};
-  over_w.rhs_contracting = {2};
-  TFJIT_ASSIGN_OR_RETURN(Instruction * both, ctx.b().Dot(wx, rows, over_w));  // [OW, OH, N, C]
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Transpose(both, {2, 1, 0, 3}));
+  const Interpolation cols = InterpolationOf(s.dim(2), size[1], align, half_pixel);
+  const Interpolation rows = InterpolationOf(s.dim(1), size[0], align, half_pixel);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * left, TakeAlong(ctx, x, 2, cols.lower));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * right, TakeAlong(ctx, x, 2, cols.upper));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * across, Lerp(ctx, left, right, 2, cols.lerp));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * top, TakeAlong(ctx, across, 1, rows.lower));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * bottom, TakeAlong(ctx, across, 1, rows.upper));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, Lerp(ctx, top, bottom, 1, rows.lerp));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }

@@ -68,7 +68,7 @@ void CheckGemm(int64_t m, int64_t n, int64_t k) {
 TEST_P(GemmTest, MatchesReferenceAcrossBlockEdges) {
   // Rows around the 6-row register block, columns around the 16/32-wide panels, k around the
   // 256-deep k block.
-  for (int64_t m : {1, 5, 6, 7, 13, 40}) {
+  for (int64_t m : {1, 5, 6, 7, 11, 12, 13, 40, 100}) {
     for (int64_t n : {1, 15, 16, 17, 32, 33, 70}) {
       for (int64_t k : {1, 7, 256, 257}) CheckGemm(m, n, k);
     }
