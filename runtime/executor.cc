@@ -122,6 +122,7 @@ void AddNestedStats(const RunStats& nested, RunStats* into) {
   into->compile_ms += nested.compile_ms;
   into->cache_hits += nested.cache_hits;
   into->disk_cache_hits += nested.disk_cache_hits;
+  into->compiles.insert(into->compiles.end(), nested.compiles.begin(), nested.compiles.end());
   into->flops += nested.flops;
   into->fallbacks += nested.fallbacks;
 }
@@ -876,7 +877,20 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   state.stats.nodes_compiled += static_cast<int>(cluster.spec.nodes.size());
   state.stats.compile_ms += compile_ms;
   state.stats.cache_hits += hit ? 1 : 0;
-  if (!hit && exe.ok() && (*exe)->stats().loaded_from_disk_cache) ++state.stats.disk_cache_hits;
+  if (!hit) {
+    const backends::CompileStats& cs = (*exe)->stats();
+    if (cs.loaded_from_disk_cache) ++state.stats.disk_cache_hits;
+    ClusterCompile c;
+    c.cluster = cluster.spec.name;
+    c.nodes = static_cast<int>(cluster.spec.nodes.size());
+    c.compile_ms = compile_ms;
+    c.passes_ms = cs.optimize_ms;
+    c.codegen_ms = cs.codegen_ms;
+    c.lowering_ms = std::max(0.0, compile_ms - cs.optimize_ms - cs.codegen_ms);
+    c.kernels = cs.num_kernels;
+    c.from_disk_cache = cs.loaded_from_disk_cache;
+    state.stats.compiles.push_back(std::move(c));
+  }
   state.stats.flops += (*exe)->stats().flops;
   return absl::OkStatus();
 }

@@ -2,6 +2,8 @@
 # Installs the Debian 12 packages tfjit needs, only those that are missing.
 set -euo pipefail
 
+# libzstd-dev: LLVM 19's CMake package names zstd::libzstd_shared in LLVMSupport's link
+# interface, and configuring fails without it (llvm-19-dev does not pull it in).
 PACKAGES=(
   cmake ninja-build g++ lld ccache python3 flock
   llvm-19-dev llvm-19-tools libzstd-dev

@@ -1,7 +1,12 @@
 // CpuBackend::Compile: HLO pipeline, support check, buffer plan, IR emission, O3, ORC JIT.
 #include "backends/cpu/cpu_backend.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <string>
 
@@ -14,6 +19,7 @@
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/logging.h"
 #include "core/status.h"
 #include "llvm/IR/LLVMContext.h"
@@ -26,6 +32,31 @@ namespace {
 double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
+}
+
+// TFJIT_PERF_MAP=1: names the compiled kernels for `perf report` in /tmp/perf-<pid>.map
+// (perf's format for JIT code: "start size name" in hex), each kernel sized up to the next.
+void WritePerfMap(OrcJit& jit, const std::string& module_name,
+                  const std::vector<std::string>& kernel_names) {
+  std::vector<std::pair<uint64_t, std::string>> symbols;
+  auto add = [&](const std::string& symbol, const std::string& what) {
+    absl::StatusOr<void*> address = jit.Lookup(symbol);
+    if (address.ok()) {
+      symbols.emplace_back(reinterpret_cast<uint64_t>(*address),
+                           absl::StrCat("tfjit:", module_name, ":", what));
+    }
+  };
+  add(kEntryFunctionName, kEntryFunctionName);
+  for (size_t i = 0; i < kernel_names.size(); ++i) {
+    add(absl::StrCat("kernel.", i), absl::StrCat("kernel.", i, "(", kernel_names[i], ")"));
+  }
+  std::sort(symbols.begin(), symbols.end());
+  std::ofstream out(absl::StrCat("/tmp/perf-", getpid(), ".map"), std::ios::app);
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    const uint64_t end = i + 1 < symbols.size() ? symbols[i + 1].first : symbols[i].first + 4096;
+    out << absl::StrFormat("%x %x %s\n", symbols[i].first, end - symbols[i].first,
+                           symbols[i].second);
+  }
 }
 
 class CpuBackend : public backends::Backend {
@@ -126,6 +157,9 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     }
   }
   TFJIT_ASSIGN_OR_RETURN(LinkedObject linked, LinkObject(object));
+  if (const char* env = std::getenv("TFJIT_PERF_MAP"); env != nullptr && env[0] == '1') {
+    WritePerfMap(*linked.jit, module->name(), emitted.kernel_names);
+  }
   return MakeExecutable(std::move(module), std::move(emitted.plan), std::move(linked), stats,
                         start, /*from_cache=*/false);
 }

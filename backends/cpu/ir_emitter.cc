@@ -332,6 +332,7 @@ class CpuIrEmitter {
   // Emits tfjit_entry for the module's entry computation and places its results.
   absl::Status EmitEntry(const hlo::Computation& entry);
   int num_kernels() const { return num_kernels_; }
+  const std::vector<std::string>& kernel_names() const { return kernel_names_; }
 
  private:
   // ---- Kernels (module-level functions). ----
@@ -402,6 +403,7 @@ class CpuIrEmitter {
   llvm::Value* run_ctx_ = nullptr;  // tfjit_entry's RunContext
   llvm::FunctionCallee parallel_for_;
   int num_kernels_ = 0;
+  std::vector<std::string> kernel_names_;
 };
 
 llvm::Function* CpuIrEmitter::NewFunction(const std::string& name, llvm::FunctionType* type,
@@ -446,6 +448,7 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   params.push_back(b_.getInt64Ty());
   params.push_back(b_.getInt64Ty());
   const std::string name = "kernel." + std::to_string(num_kernels_++);
+  kernel_names_.push_back(inst.name());
   llvm::Function* body = NewFunction(
       name + ".body", llvm::FunctionType::get(b_.getVoidTy(), params, false), true);
   for (size_t i = 0; i <= slots.size(); ++i) body->addParamAttr(static_cast<unsigned>(i),
@@ -1103,6 +1106,7 @@ absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module,
   TFJIT_RETURN_IF_ERROR(emitter.EmitEntry(*entry));
   result.plan.Finalize();
   result.num_kernels = emitter.num_kernels();
+  result.kernel_names = emitter.kernel_names();
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (llvm::verifyModule(*result.module, &os)) {

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "backends/cpu/buffer_plan.h"
@@ -37,6 +39,8 @@ struct EmittedModule {
   std::unique_ptr<llvm::Module> module;
   BufferPlan plan;  // the buffer table the entry function expects
   int num_kernels = 0;
+  // The HLO instruction each kernel function "kernel.<i>" computes (for profiles).
+  std::vector<std::string> kernel_names;
 };
 
 // Whether the CPU backend computes `inst` (a dot or convolution) by a library call that can

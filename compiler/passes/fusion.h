@@ -28,7 +28,8 @@ struct FusionOptions {
 // - Every other fused instruction is one the policy accepts (FusionPolicy::ShouldFuse).
 //   Control flow, call, custom-call, parameter, tuple, get-tuple-element, rng, scatter,
 //   reduce-window and dynamic-update-slice are never fused; dot and convolution only as
-//   heroes. Gather fuses like an elemental op (each output element reads one operand element).
+//   heroes. Gather fuses like an elemental op (each output element reads one operand element),
+//   but the operand it gathers from is never fused into it (it would be recomputed per read).
 // - Greedy from the root backwards (reverse post order): a producer joins a fusion when all
 //   its users are in it, or when it is cheap (a scalar constant, iota, a broadcast of a scalar
 //   constant) and is then duplicated. A group with nothing but constants besides its root is

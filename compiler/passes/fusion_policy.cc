@@ -44,6 +44,10 @@ bool FusionPolicy::ShouldFuse(const hlo::Instruction& producer,
                               const hlo::Instruction& consumer) const {
   // A reduce is only ever a fusion root: an elemental loop cannot recompute it per element.
   if (!IsElemental(producer)) return false;
+  // What a gather reads stays a buffer: fused, the producer would be recomputed for every
+  // element read at a computed index, and chains of gathers (a resize of a resize) multiply
+  // that work level by level.
+  if (consumer.opcode() == Opcode::kGather && consumer.operand(0) == &producer) return false;
   return IsElemental(consumer) || IsFusibleReduce(consumer) ||
          consumer.opcode() == Opcode::kFusion;
 }

@@ -98,6 +98,18 @@ struct InputInfo {
 };
 
 // What one Run did.
+// One cluster compiled (or loaded from the disk cache) during a run.
+struct ClusterCompile {
+  std::string cluster;  // "cluster_0", ...
+  int nodes = 0;        // graph nodes in it
+  double compile_ms = 0;   // all of it: the three below
+  double lowering_ms = 0;  // TF graph to HLO
+  double passes_ms = 0;    // the backend's HLO passes (fusion included)
+  double codegen_ms = 0;   // IR emission, LLVM and linking; or loading from the disk cache
+  int kernels = 0;         // loops and library calls emitted
+  bool from_disk_cache = false;
+};
+
 struct RunStats {
   int clusters = 0;          // compiled clusters executed
   int nodes_compiled = 0;    // graph nodes inside those clusters
@@ -108,6 +120,8 @@ struct RunStats {
   // Compilations this run loaded from SessionOptions::compile_cache_dir instead of compiling
   // (their time counts in compile_ms).
   int disk_cache_hits = 0;
+  // Each cluster this run compiled, in the order they finished (empty when all were cached).
+  std::vector<ClusterCompile> compiles;
   // Floating-point operations of the convolutions and dots in the compiled clusters this run
   // executed (2 per multiply-add; a loop body counts once). Kernels run outside clusters do
   // not count, so with --jit off this is 0.

@@ -61,6 +61,9 @@ check wrong-dtype 1 "$tfjit" run "$src/tests/tf/graphs/int_ops.pbtxt" --input i=
 expect_in wrong-dtype-msg "$tmp/err" "^INVALID_ARGUMENT: feed 'i': expected dtype int32"
 check explain 0 "$tfjit" explain "$demo"
 expect_in explain-msg "$tmp/out" "'dense/check' \(CheckNumerics\): CheckNumerics stays in the runtime"
+# With inputs, explain also compiles and prints each cluster's compile time.
+check explain-compile 0 "$tfjit" explain "$demo" --random-inputs 1
+expect_in explain-compile-msg "$tmp/out" '^compiled cluster_[0-9]+ \([0-9]+ nodes\) in [0-9.]+ ms: lowering [0-9.]+ ms, HLO passes [0-9.]+ ms, codegen [0-9.]+ ms, [0-9]+ kernels$'
 # tf.function(jit_compile=True): --jit off still compiles the must-compile function body;
 # CheckNumerics inside one fails with TF's message.
 fns="$src/tests/tf/functions"
