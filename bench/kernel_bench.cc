@@ -93,6 +93,7 @@ const ConvShape kConvs[] = {
     {"mobilenet dw 3x3/2 48x48x144", 48, 48, 144, 3, 144, 2, true},
     {"mobilenet dw 3x3 12x12x576", 12, 12, 576, 3, 576, 1, true},
     {"blazeface dw 5x5 64x64x24", 64, 64, 24, 5, 24, 1, true},
+    {"blazepose-lite dw 3x3 128x128x8", 128, 128, 8, 3, 8, 1, true},
 };
 
 conv::Conv2DParams Params(const ConvShape& s) {

@@ -212,8 +212,72 @@ TFJIT_AVX512 inline void DepthwiseBlock(const DepthwiseRow& r, int64_t ox0, int6
   }
 }
 
+// Bits [lo, hi) of 16 lanes (empty when hi <= lo).
+TFJIT_AVX512 inline __mmask16 LaneRange(int64_t lo, int64_t hi) {
+  lo = std::max<int64_t>(lo, 0);
+  hi = std::min<int64_t>(hi, 16);
+  if (hi <= lo) return 0;
+  return static_cast<__mmask16>(LaneMask(hi) & ~LaneMask(lo));
+}
+
+// Fewer than 16 channels dividing 16, stride 1: output pixel ox reads input pixel ox + shift
+// for tap shift, so the whole row is one flat array of out_w * C floats whose element f
+// reads element f + shift * C of the input row, and every vector holds 16 / C pixels (the
+// per-pixel path would mask off 16 - C lanes). Lane l has channel l % C, so each tap's
+// filter is replicated across the 16 lanes. kFlatBlocks vectors accumulate at a time.
+constexpr int64_t kFlatBlocks = 8;
+
+TFJIT_AVX512 void DepthwiseRowFlatAvx512(const DepthwiseRow& r) {
+  const int64_t C = r.channels, total = r.out_w * C, taps = r.k_h * r.k_w;
+  thread_local std::vector<float> replicated;
+  replicated.resize(static_cast<size_t>(taps * 16));
+  for (int64_t t = 0; t < taps; ++t) {
+    for (int64_t l = 0; l < 16; ++l) replicated[static_cast<size_t>(t * 16 + l)] = r.filter[t * C + l % C];
+  }
+  for (int64_t f0 = 0; f0 < total; f0 += 16 * kFlatBlocks) {
+    const int64_t nb = std::min<int64_t>(kFlatBlocks, (total - f0 + 15) / 16);
+    __m512 acc[kFlatBlocks];
+#pragma GCC unroll 8
+    for (int b = 0; b < kFlatBlocks; ++b) acc[b] = _mm512_setzero_ps();
+    for (int64_t kh = 0; kh < r.k_h; ++kh) {
+      const float* row = r.rows[kh];
+      if (row == nullptr) continue;
+      for (int64_t kw = 0; kw < r.k_w; ++kw) {
+        const __m512 fv = _mm512_loadu_ps(replicated.data() + (kh * r.k_w + kw) * 16);
+        const int64_t shift = kw * r.dilate_w - r.pad_left;  // input pixel - output pixel
+        // Output elements whose input pixel is inside the row: [begin, end).
+        const int64_t begin = std::max<int64_t>(0, -shift * C);
+        const int64_t end = std::min(total, (r.in_w - shift) * C);
+#pragma GCC unroll 8
+        for (int b = 0; b < kFlatBlocks; ++b) {
+          if (b >= nb) break;
+          const int64_t f = f0 + 16 * b;
+          if (f >= begin && f + 16 <= end) {
+            acc[b] = _mm512_fmadd_ps(_mm512_loadu_ps(row + f + shift * C), fv, acc[b]);
+          } else {
+            // An edge: lanes [lo, hi) are inside; expand-load reads exactly those floats.
+            const int64_t lo = std::max<int64_t>(begin - f, 0);
+            const int64_t hi = std::min<int64_t>(end - f, 16);
+            if (hi <= lo) continue;
+            const __m512 x =
+                _mm512_maskz_expandloadu_ps(LaneRange(lo, hi), row + f + lo + shift * C);
+            acc[b] = _mm512_fmadd_ps(x, fv, acc[b]);
+          }
+        }
+      }
+    }
+#pragma GCC unroll 8
+    for (int b = 0; b < kFlatBlocks; ++b) {
+      if (b >= nb) break;
+      const int64_t f = f0 + 16 * b;
+      _mm512_mask_storeu_ps(r.out + f, LaneMask(total - f), acc[b]);
+    }
+  }
+}
+
 TFJIT_AVX512 void DepthwiseRowAvx512(const DepthwiseRow& r) {
   const int64_t C = r.channels;
+  if (C < 16 && 16 % C == 0 && r.stride_w == 1) return DepthwiseRowFlatAvx512(r);
   // Pixels whose taps all fall inside the row: [lo, hi). Edge pixels go one at a time.
   const int64_t span = (r.k_w - 1) * r.dilate_w;
   int64_t lo = (r.pad_left + r.stride_w - 1) / r.stride_w;
