@@ -212,6 +212,54 @@ TFJIT_AVX512 inline void DepthwiseBlock(const DepthwiseRow& r, int64_t ox0, int6
   }
 }
 
+// A short block (1-4 pixels, as at row edges and in short rows): P pixels x V channel vectors
+// of accumulators, so there are still several independent FMA chains (a lone pixel with one
+// vector waited on the FMA latency for every tap). Channels [c0, c0 + 16 * nvec), masked
+// past r.channels.
+template <bool kInterior, int P, int V>
+TFJIT_AVX512 inline void DepthwiseTile(const DepthwiseRow& r, int64_t ox0, int64_t nox,
+                                       int64_t c0, int64_t nvec) {
+  const int64_t C = r.channels;
+  __mmask16 mask[V];
+  __m512 acc[P][V];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v) {
+    mask[v] = v < nvec ? LaneMask(C - c0 - 16 * v) : 0;
+#pragma GCC unroll 4
+    for (int j = 0; j < P; ++j) acc[j][v] = _mm512_setzero_ps();
+  }
+  for (int64_t kh = 0; kh < r.k_h; ++kh) {
+    const float* row = r.rows[kh];
+    if (row == nullptr) continue;
+    for (int64_t kw = 0; kw < r.k_w; ++kw) {
+      const float* fp = r.filter + (kh * r.k_w + kw) * C + c0;
+      __m512 f[V];
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) f[v] = _mm512_maskz_loadu_ps(mask[v], fp + 16 * v);
+      const int64_t ix0 = ox0 * r.stride_w + kw * r.dilate_w - r.pad_left;
+#pragma GCC unroll 4
+      for (int j = 0; j < P; ++j) {
+        if (j >= nox) break;
+        const int64_t ix = ix0 + j * r.stride_w;
+        if (!kInterior && (ix < 0 || ix >= r.in_w)) continue;
+        const float* px = row + ix * C + c0;
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) {
+          acc[j][v] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask[v], px + 16 * v), f[v], acc[j][v]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < P; ++j) {
+    if (j >= nox) break;
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) {
+      _mm512_mask_storeu_ps(r.out + (ox0 + j) * C + c0 + 16 * v, mask[v], acc[j][v]);
+    }
+  }
+}
+
 // Bits [lo, hi) of 16 lanes (empty when hi <= lo).
 TFJIT_AVX512 inline __mmask16 LaneRange(int64_t lo, int64_t hi) {
   lo = std::max<int64_t>(lo, 0);
@@ -293,6 +341,25 @@ TFJIT_AVX512 void DepthwiseRowAvx512(const DepthwiseRow& r) {
   for (int64_t g0 = 0; g0 < C; g0 += kGroup) {
     const int64_t g_end = std::min(C, g0 + kGroup);
     auto channels = [&](int64_t ox0, int64_t nox, bool interior) TFJIT_AVX512 {
+      if (nox <= 4) {
+        // Short blocks: more channel vectors at once (see DepthwiseTile).
+        const int64_t v = nox <= 2 ? 4 : 2;
+        for (int64_t c0 = g0; c0 < g_end; c0 += 16 * v) {
+          const int64_t nvec = std::min<int64_t>(v, (g_end - c0 + 15) / 16);
+          if (nox <= 2) {
+            if (interior) {
+              DepthwiseTile<true, 2, 4>(r, ox0, nox, c0, nvec);
+            } else {
+              DepthwiseTile<false, 2, 4>(r, ox0, nox, c0, nvec);
+            }
+          } else if (interior) {
+            DepthwiseTile<true, 4, 2>(r, ox0, nox, c0, nvec);
+          } else {
+            DepthwiseTile<false, 4, 2>(r, ox0, nox, c0, nvec);
+          }
+        }
+        return;
+      }
       for (int64_t c0 = g0; c0 < g_end; c0 += 16) {
         const __mmask16 mask = LaneMask(C - c0);
         if (interior) {
