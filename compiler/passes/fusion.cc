@@ -62,20 +62,31 @@ std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
   // through elementwise ops of the root's dims (an output fusion's hero must be one).
   InstSet identity;
   if (hlo::IsElementwise(root->opcode())) identity.insert(root);
+  // Members whose elements the group reads more than once each: upstream of a broadcast
+  // that expands its operand.
+  InstSet reused;
+  auto expands = [](const Instruction& inst) {
+    return inst.opcode() == Opcode::kBroadcast &&
+           inst.shape().num_elements() > inst.operand(0)->shape().num_elements();
+  };
   *hero = nullptr;
   for (size_t j = root_pos; j-- > 0;) {
     Instruction* p = order[j];
     if (fused.contains(p) || p->opcode() == Opcode::kReduce) continue;
     bool any_user = false, accepted = true, identity_path = true, feeds_hero = false;
+    bool read_repeatedly = false;
     for (const Instruction* user : p->users()) {
       if (!group.contains(user)) continue;
       any_user = true;
       feeds_hero = feeds_hero || user == *hero;
       accepted = accepted && policy.ShouldFuse(*p, *user);
       identity_path = identity_path && identity.contains(user);
+      read_repeatedly = read_repeatedly || reused.contains(user) || expands(*user);
     }
-    // The hero's operands stay buffers: the backend's library call reads them.
+    // The hero's operands stay buffers: the backend's library call reads them. An expensive
+    // producer read repeatedly would be recomputed for every read: it stays a buffer too.
     if (!any_user || feeds_hero) continue;
+    if (read_repeatedly && policy.IsExpensive(*p)) continue;
     const bool same_dims = p->shape().IsArray() && p->shape().dims() == root->shape().dims();
     if (accepted) {
       if (HasOutsideUse(*p, group) && !IsCheap(*p)) continue;
@@ -89,6 +100,7 @@ std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
     }
     group.insert(p);
     members.push_back(p);
+    if (read_repeatedly) reused.insert(p);
     if (identity_path && same_dims && hlo::IsElementwise(p->opcode())) identity.insert(p);
   }
   std::reverse(members.begin(), members.end());

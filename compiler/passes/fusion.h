@@ -32,7 +32,9 @@ struct FusionOptions {
 //   but the operand it gathers from is never fused into it (it would be recomputed per read).
 // - Greedy from the root backwards (reverse post order): a producer joins a fusion when all
 //   its users are in it, or when it is cheap (a scalar constant, iota, a broadcast of a scalar
-//   constant) and is then duplicated. A group with nothing but constants besides its root is
+//   constant) and is then duplicated. A producer the policy calls expensive
+//   (FusionPolicy::IsExpensive) does not join where the group would read each of its elements
+//   several times (it feeds an expanding broadcast, directly or through other members). A group with nothing but constants besides its root is
 //   left unfused. Fusions are never nested and never merged with other fusions.
 // - Runs on the entry computation and on while/conditional/call bodies, never inside fused
 //   computations or reduction combiners. Results are unchanged (the evaluator checks this).

@@ -40,6 +40,19 @@ bool FusionPolicy::IsFusible(const hlo::Instruction& inst) const {
   return IsElemental(inst) || IsFusibleReduce(inst);
 }
 
+bool FusionPolicy::IsExpensive(const hlo::Instruction& inst) const {
+  switch (inst.opcode()) {
+    case Opcode::kAtan2: case Opcode::kCbrt: case Opcode::kCosine: case Opcode::kDivide:
+    case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog:
+    case Opcode::kLog1p: case Opcode::kLogistic: case Opcode::kPower: case Opcode::kRemainder:
+    case Opcode::kRsqrt: case Opcode::kSine: case Opcode::kSqrt: case Opcode::kTan:
+    case Opcode::kTanh: case Opcode::kGather:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool FusionPolicy::ShouldFuse(const hlo::Instruction& producer,
                               const hlo::Instruction& consumer) const {
   // A reduce is only ever a fusion root: an elemental loop cannot recompute it per element.

@@ -17,6 +17,10 @@ class FusionPolicy {
                           const hlo::Instruction& consumer) const;
   // Whether `inst` can root a loop fusion or be fused at all.
   virtual bool IsFusible(const hlo::Instruction& inst) const;
+  // Whether recomputing `inst` for every read costs real work (transcendentals, divisions,
+  // gathers): such a producer is not fused where the group reads its elements repeatedly
+  // (through a broadcast that expands them), so it is computed once into a buffer.
+  virtual bool IsExpensive(const hlo::Instruction& inst) const;
   // Whether `inst` (a dot or convolution) may be the hero of an output fusion (fusion.h): the
   // backend computes it by a call that applies the fused elementwise ops to each finished
   // block of the result in place, while the block is still in cache. Default: never.

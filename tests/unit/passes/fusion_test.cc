@@ -262,6 +262,30 @@ ENTRY %main (a: f32[6,6], b: f32[6,6]) -> (f32[6,6], f32[6,6]) {
   for (const Instruction* f : Fusions(*m)) EXPECT_NE(f->attrs().fusion_kind, "kOutput");
 }
 
+// exp feeding a broadcast that repeats each element 64 times stays out of the broadcast's
+// fusion (computed once); a negate in the same place is cheap and joins.
+TEST(FusionTest, ExpensiveProducerReadRepeatedlyStaysABuffer) {
+  FusionPass pass;
+  std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(R"(HloModule m
+
+ENTRY %main (x: f32[4], y: f32[64,4]) -> (f32[64,4], f32[64,4]) {
+  %x = f32[4] parameter(0)
+  %y = f32[64,4] parameter(1)
+  %e = f32[4] exp(%x)
+  %n = f32[4] negate(%x)
+  %eb = f32[64,4] broadcast(%e), dimensions={1}
+  %nb = f32[64,4] broadcast(%n), dimensions={1}
+  %a = f32[64,4] add(%y, %eb)
+  %b = f32[64,4] multiply(%y, %nb)
+  ROOT %r = (f32[64,4], f32[64,4]) tuple(%a, %b)
+}
+)", pass);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kExp), 1);     // its own buffer
+  EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kNegate), 0);  // fused into b's loop
+  for (const Instruction* f : Fusions(*m)) ExpectParametersMatchOperands(*f);
+}
+
 TEST(FusionTest, FusesInsideWhileBodiesAndPreservesResults) {
   FusionPass pass;
   std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(R"(HloModule m
