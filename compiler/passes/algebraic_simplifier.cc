@@ -2,6 +2,8 @@
 // instruction (or nullptr when the rule does not apply).
 #include "compiler/passes/algebraic_simplifier.h"
 
+#include <cmath>
+
 #include "compiler/hlo/builder.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -100,12 +102,58 @@ Instruction* BroadcastIsNoop(Instruction* inst) {
   return inst->operand(0)->shape() == inst->shape() ? inst->operand(0) : nullptr;
 }
 
+// Whether every element of the constant `inst` is finite (no NaN, no infinity).
+bool IsFiniteConstant(const Instruction* inst) {
+  if (inst->opcode() != Opcode::kConstant || !inst->shape().IsArray()) return false;
+  const Tensor& t = inst->literal().tensor();
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    if (!std::isfinite(ElementAsDouble(t, i))) return false;
+  }
+  return true;
+}
+
+// convolution(pad(x, 0), w) => convolution(x, w) with the padding in its window (Keras'
+// ZeroPadding2D before a VALID convolution): only zero padding of the spatial dims, not
+// negative or interior, and without lhs dilation there. Window padding skips taps instead of
+// multiplying zeros, which differs only for a non-finite filter element (0 * inf is NaN):
+// the filter must be a constant with finite elements.
+absl::StatusOr<Instruction*> ConvolutionOfPad(hlo::Computation& c, Instruction* inst) {
+  if (inst->opcode() != Opcode::kConvolution) return nullptr;
+  Instruction* pad = inst->operand(0);
+  if (pad->opcode() != Opcode::kPad || !IsConstantSplat(pad->operand(1), 0) ||
+      !IsFiniteConstant(inst->operand(1))) {
+    return nullptr;
+  }
+  const hlo::ConvDims& cd = inst->attrs().conv;
+  const std::vector<hlo::PadDim>& padding = pad->attrs().padding;
+  auto padded = [&](int64_t d) {
+    return d < 0 || d >= static_cast<int64_t>(padding.size()) ||
+           !(padding[static_cast<size_t>(d)] == hlo::PadDim{});
+  };
+  if (padded(cd.input_batch) || padded(cd.input_feature)) return nullptr;
+  hlo::Attributes attrs = inst->attrs();
+  if (attrs.window.size() != cd.input_spatial.size()) return nullptr;
+  for (size_t i = 0; i < cd.input_spatial.size(); ++i) {
+    const hlo::PadDim& p = padding[static_cast<size_t>(cd.input_spatial[i])];
+    hlo::WindowDim& w = attrs.window[i];
+    if (p.interior != 0 || p.lo < 0 || p.hi < 0 || w.lhs_dilate != 1) return nullptr;
+    w.pad_lo += p.lo;
+    w.pad_hi += p.hi;
+  }
+  hlo::Builder builder(&c);
+  builder.set_metadata(inst->metadata());
+  return builder.Add(Opcode::kConvolution, {pad->operand(0), inst->operand(1)}, std::move(attrs),
+                     {}, inst->shape());
+}
+
 absl::StatusOr<Instruction*> Simplify(hlo::Computation& c, Instruction* inst) {
   for (Instruction* (*rule)(Instruction*) :
        {AddZero, MultiplyOne, ReshapeIsNoop, TransposeIsNoop, ConvertIsNoop, BroadcastIsNoop}) {
     if (Instruction* r = rule(inst)) return r;
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ReshapeOfReshape(c, inst));
+  if (r != nullptr) return r;
+  TFJIT_ASSIGN_OR_RETURN(r, ConvolutionOfPad(c, inst));
   if (r != nullptr) return r;
   return TransposeOfTranspose(c, inst);
 }

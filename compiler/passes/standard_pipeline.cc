@@ -12,6 +12,9 @@ namespace tfjit::passes {
 void AddStandardPasses(PassPipeline& pipeline, const FusionPolicy* policy) {
   pipeline.AddPass<AlgebraicSimplifierPass>();
   pipeline.AddPass<ConstantFoldingPass>();
+  // Again: folding makes operands constant that rules ask about (a convolution's filter, once
+  // its transposes and reshapes are folded, lets a zero pad move into the window).
+  pipeline.AddPass<AlgebraicSimplifierPass>();
   pipeline.AddPass<CsePass>();
   pipeline.AddPass<DcePass>();
   pipeline.AddPass<FusionPass>(policy);

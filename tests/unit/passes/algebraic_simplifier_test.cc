@@ -113,5 +113,49 @@ TEST(AlgebraicSimplifierTest, ConvertAndBroadcastNoops) {
             Opcode::kConvert);
 }
 
+// A zero pad of the spatial dims before a convolution with a constant finite filter moves
+// into the window; negative padding or a non-constant filter stay.
+std::string PadConv(const std::string& pad, const std::string& filter) {
+  return Module("(x: f32[1,5,6,2]" + std::string(filter.empty() ? ", k: f32[3,3,2,3]" : "") +
+                    ") -> f32[1,5,6,3]",
+                "  %x = f32[1,5,6,2] parameter(0)\n  %z = f32[] constant(0)\n" + pad +
+                    (filter.empty() ? "  %k = f32[3,3,2,3] parameter(1)\n" : filter) +
+                    "  ROOT %c = f32[1,5,6,3] convolution(%p, %k), window={size=3x3}, "
+                    "dim_labels=b01f_01io->b01f");
+}
+
+TEST(AlgebraicSimplifierTest, ZeroPadFoldsIntoConvolutionWindow) {
+  std::string weights = "{";
+  for (int a = 0; a < 3; ++a) {
+    weights += (a ? ", {" : "{");
+    for (int b = 0; b < 3; ++b) {
+      weights += (b ? ", {" : "{");
+      for (int c = 0; c < 2; ++c) {
+        weights += (c ? ", {" : "{");
+        for (int d = 0; d < 3; ++d) weights += (d ? ", " : "") + std::to_string(0.1 * (a + b - c + d));
+        weights += "}";
+      }
+      weights += "}";
+    }
+    weights += "}";
+  }
+  weights += "}";
+  const std::string k = "  %k = f32[3,3,2,3] constant(" + weights + ")\n";
+  const std::string spatial =
+      "  %p = f32[1,7,8,2] pad(%x, %z), padding=0_0x1_1x1_1x0_0\n";
+  AlgebraicSimplifierPass pass;
+  std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(PadConv(spatial, k), pass);
+  ASSERT_NE(m, nullptr);
+  const hlo::Instruction* root = m->entry()->root();
+  ASSERT_EQ(root->opcode(), Opcode::kConvolution);
+  EXPECT_EQ(root->operand(0)->opcode(), Opcode::kParameter);
+  EXPECT_EQ(root->attrs().window[0].pad_lo, 1);
+  EXPECT_EQ(root->attrs().window[1].pad_hi, 1);
+  // Not folded: negative padding (a crop), and a filter that is not a constant.
+  const std::string crop = "  %p = f32[1,7,8,2] pad(%x, %z), padding=0_0x3_-1x1_1x0_0\n";
+  EXPECT_EQ(SimplifiedRoot(PadConv(crop, k), false), Opcode::kConvolution);
+  EXPECT_EQ(SimplifiedRoot(PadConv(spatial, ""), false), Opcode::kConvolution);
+}
+
 }  // namespace
 }  // namespace tfjit::passes
