@@ -285,6 +285,61 @@ void DepthwiseConv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
   });
 }
 
+// A float convolution with one group and no lhs dilation or horizontal rhs dilation, as a sum
+// over kernel rows of GEMMs that read the input where it is: for kernel row kh, the taps of
+// output pixel ox are the k_w * in_c floats of input row iy from pixel ox * stride - pad_left
+// on, and the next pixel's start stride * in_c floats later, so the output row is
+// GEMM(a = the input row with leading dim stride * in_c, b = filter row kh [k_w * in_c,
+// out_c]), accumulated over kh. No patch buffer is written (the patch gather was half of a
+// 3-channel stem's time); edge pixels, whose taps leave the row, take the part of the filter
+// row inside it. One task per output row; done() runs on each finished row.
+template <typename Done>
+void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float* y,
+                   const ParallelForFn& parallel_for, const Done& done) {
+  const int64_t run = p.k_w * p.in_c, lda = p.stride_w * p.in_c, oc = p.out_c;
+  // Pixels whose taps are all inside the row: [lo, hi).
+  const int64_t lo = std::min(p.out_w, (std::max<int64_t>(p.pad_left, 0) + p.stride_w - 1) /
+                                           p.stride_w);
+  const int64_t last = p.in_w - p.k_w + p.pad_left;  // the last interior ox * stride
+  const int64_t hi = last < 0 ? lo : std::clamp(last / p.stride_w + 1, lo, p.out_w);
+  const int64_t rows = p.batch * p.out_h;
+  const int64_t cost = p.out_w * oc * p.k_h * run * 2 + 1;
+  parallel_for(rows, cost, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t n = r / p.out_h, oy = r % p.out_h;
+      float* out = y + r * p.out_w * oc;
+      bool first = true;
+      for (int64_t kh = 0; kh < p.k_h; ++kh) {
+        const int64_t iy =
+            TapSource(oy, kh, p.stride_h, p.rhs_dilate_h, p.pad_top, p.lhs_dilate_h, p.in_h);
+        if (iy < 0) continue;
+        const float* in = x + (n * p.in_h + iy) * p.in_w * p.in_c;
+        const float* b = f + kh * run * oc;
+        if (hi > lo) {
+          gemm::GemmF32(hi - lo, oc, run, in + (lo * p.stride_w - p.pad_left) * p.in_c, lda, b,
+                        oc, out + lo * oc, oc, !first);
+        }
+        auto edge = [&](int64_t ox) {
+          const int64_t ix0 = ox * p.stride_w - p.pad_left;
+          const int64_t kw0 = std::max<int64_t>(0, -ix0);
+          const int64_t kw1 = std::min(p.k_w, p.in_w - ix0);
+          if (kw1 > kw0) {
+            gemm::GemmF32(1, oc, (kw1 - kw0) * p.in_c, in + (ix0 + kw0) * p.in_c, lda,
+                          b + kw0 * p.in_c * oc, oc, out + ox * oc, oc, !first);
+          } else if (first) {
+            std::fill_n(out + ox * oc, oc, 0.0f);
+          }
+        };
+        for (int64_t ox = 0; ox < lo; ++ox) edge(ox);
+        for (int64_t ox = hi; ox < p.out_w; ++ox) edge(ox);
+        first = false;
+      }
+      if (first) std::fill_n(out, p.out_w * oc, 0.0f);  // every kernel row in the padding
+      done(r * p.out_w, p.out_w);
+    }
+  });
+}
+
 // Any convolution of `p`: depthwise directly, everything else by patch GEMM.
 template <typename T, typename Done>
 void Conv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
@@ -292,6 +347,13 @@ void Conv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
   if (p.batch * p.out_h * p.out_w * p.out_c == 0) return;
   if (p.depthwise()) {
     DepthwiseConv2D<T>(p, x, f, y, parallel_for, done);
+  } else if constexpr (std::is_same_v<T, float>) {
+    if (p.groups == 1 && p.lhs_dilate_h == 1 && p.lhs_dilate_w == 1 && p.rhs_dilate_w == 1 &&
+        !p.pointwise()) {
+      Conv2DRowGemm(p, x, f, y, parallel_for, done);
+    } else {
+      Conv2DPatchGemm<T>(p, x, f, y, parallel_for, done);
+    }
   } else {
     Conv2DPatchGemm<T>(p, x, f, y, parallel_for, done);
   }

@@ -35,16 +35,20 @@ bool UseAvx512() {
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 void GemmGeneric(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc) {
+                 int64_t ldb, float* c, int64_t ldc, bool accumulate) {
   using Stride = Eigen::OuterStride<>;
   Eigen::Map<RowMajor, 0, Stride> cm(c, m, n, Stride(ldc));
   if (k == 0) {
-    cm.setZero();
+    if (!accumulate) cm.setZero();
     return;
   }
   Eigen::Map<const RowMajor, 0, Stride> am(a, m, k, Stride(lda));
   Eigen::Map<const RowMajor, 0, Stride> bm(b, k, n, Stride(ldb));
-  cm.noalias() = am * bm;
+  if (accumulate) {
+    cm.noalias() += am * bm;
+  } else {
+    cm.noalias() = am * bm;
+  }
 }
 
 void DepthwiseRowGeneric(const DepthwiseRow& r) {
@@ -143,14 +147,15 @@ TFJIT_AVX512 void PackPanel(int64_t kc, const float* b, int64_t ldb, int64_t col
 }
 
 TFJIT_AVX512 void GemmAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                             const float* b, int64_t ldb, float* c, int64_t ldc) {
+                             const float* b, int64_t ldb, float* c, int64_t ldc,
+                             bool accumulate_all) {
   // The k block of b, packed panel after panel (reused by every row of a).
   thread_local std::vector<float> packed;
   const int64_t panels = (n + kNr - 1) / kNr;
   packed.resize(static_cast<size_t>(std::min(kKc, k) * panels * kNr));
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
-    const bool accumulate = k0 > 0;
+    const bool accumulate = accumulate_all || k0 > 0;
     for (int64_t p = 0; p < panels; ++p) {
       const int64_t j = p * kNr, cols = std::min(kNr, n - j);
       PackPanel(kc, b + k0 * ldb + j, ldb, cols, cols > 16 ? 32 : 16, packed.data() + p * kc * kNr);
@@ -392,14 +397,16 @@ bool HostHasAvx512() {
 void SetIsaForTesting(Isa isa) { forced_isa.store(isa, std::memory_order_relaxed); }
 
 void GemmF32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-             int64_t ldb, float* c, int64_t ldc) {
+             int64_t ldb, float* c, int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
 #if TFJIT_GEMM_X86
   // Fewer rows than a register block: b is read about once either way (memory-bound), and
   // packing it would double that.
-  if (UseAvx512() && m >= kMr && k > 0) return GemmAvx512(m, n, k, a, lda, b, ldb, c, ldc);
+  if (UseAvx512() && m >= kMr && k > 0) {
+    return GemmAvx512(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  }
 #endif
-  GemmGeneric(m, n, k, a, lda, b, ldb, c, ldc);
+  GemmGeneric(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 void DepthwiseRowF32(const DepthwiseRow& r) {

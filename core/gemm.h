@@ -19,9 +19,9 @@ bool HostHasAvx512();
 void SetIsaForTesting(Isa isa);
 
 // c[m, n] = a[m, k] * b[k, n], all row-major with leading dims lda, ldb, ldc (c overwritten,
-// never read; k == 0 writes zeros).
+// never read; k == 0 writes zeros). With `accumulate`, c[m, n] += a * b instead.
 void GemmF32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-             int64_t ldb, float* c, int64_t ldc);
+             int64_t ldb, float* c, int64_t ldc, bool accumulate = false);
 
 // One output row of a depthwise convolution with channel multiplier 1:
 //   out[ox, c] = sum over taps t of x_rows[t][ix(ox, t), c] * filter[t, c]

@@ -293,6 +293,30 @@ INSTANTIATE_TEST_SUITE_P(Epilogues, CpuEpilogueTest, ::testing::ValuesIn(Epilogu
                          });
 
 // A convolution whose value is also used elsewhere keeps its own call; results unchanged.
+// Float convolutions with one group run as row GEMMs reading the input in place
+// (core/conv2d.h Conv2DRowGemm): its edge cases, on a pool and inline.
+TEST(CpuConvRowGemmTest, EdgesPaddingAndStridesMatchEvaluator) {
+  ThreadPool pool(3);
+  const std::vector<std::string> modules = {
+      // The stem shape: 3 channels, 3x3 stride 2, SAME-style padding.
+      Conv2DModule("f32", 1, 33, 31, 3, W(3, 2, 1, 1), W(3, 2, 0, 1), 16),
+      // Vertical dilation only (horizontal dilation takes the patch path).
+      Conv2DModule("f32", 2, 15, 13, 5, W(3, 1, 2, 2, 1, 2), W(3, 1, 1, 1), 7),
+      // Padding wider than the kernel: whole output rows and edge pixels see only padding.
+      Conv2DModule("f32", 1, 6, 7, 4, W(3, 1, 4, 4), W(3, 1, 4, 4), 9),
+      // An input narrower than the kernel: every pixel is an edge.
+      Conv2DModule("f32", 1, 9, 2, 6, W(3, 1, 1, 1), W(5, 1, 2, 2), 8),
+      // Stride 3, 5x5, more than 6 interior pixels per row, 40 output channels.
+      Conv2DModule("f32", 1, 40, 41, 8, W(5, 3, 2, 2), W(5, 3, 2, 2), 40),
+      // Negative padding (a crop) on one side.
+      Conv2DModule("f32", 1, 12, 14, 3, W(3, 1, 0, 0), W(3, 1, -1, 1), 5),
+  };
+  for (const std::string& hlo : modules) {
+    EXPECT_TRUE(RunAndCompare(hlo, {3, 4}, kConvSpec)) << hlo;
+    EXPECT_TRUE(RunAndCompare(hlo, {5}, kConvSpec, false, {}, &pool)) << hlo;
+  }
+}
+
 TEST(CpuConvFusionTest, ConvWithAnotherUserIsNotAHero) {
   std::string hlo = WithEpilogue(Conv2DModule("f32", 1, 8, 8, 4, W(3, 1, 1, 1), W(3, 1, 1, 1), 6),
                                  "f32", 6, 4, "relu");

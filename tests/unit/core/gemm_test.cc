@@ -38,13 +38,21 @@ class GemmTest : public ::testing::TestWithParam<Isa> {
 
 // c = a * b with lda = k + 3, ldb = n + 5, ldc = n + 7; checks every element against a double
 // reference (bound: float rounding of k products) and that the padding columns are untouched.
-void CheckGemm(int64_t m, int64_t n, int64_t k) {
-  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k);
+// With `accumulate`, c starts as random values in the output columns and must end as c + a * b.
+void CheckGemm(int64_t m, int64_t n, int64_t k, bool accumulate = false) {
+  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k
+                                    << " accumulate=" << accumulate);
   const int64_t lda = k + 3, ldb = n + 5, ldc = n + 7;
   std::vector<float> a = Random(static_cast<size_t>(m * lda), 1);
   std::vector<float> b = Random(static_cast<size_t>(std::max<int64_t>(k, 1) * ldb), 2);
   std::vector<float> c(static_cast<size_t>(m * ldc), kSentinel);
-  GemmF32(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
+  const std::vector<float> c0 = Random(c.size(), 3);
+  if (accumulate) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[static_cast<size_t>(i * ldc + j)] = c0[static_cast<size_t>(i * ldc + j)];
+    }
+  }
+  GemmF32(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, accumulate);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < ldc; ++j) {
       const float got = c[static_cast<size_t>(i * ldc + j)];
@@ -52,7 +60,7 @@ void CheckGemm(int64_t m, int64_t n, int64_t k) {
         ASSERT_EQ(got, kSentinel) << "wrote outside the output at row " << i << " col " << j;
         continue;
       }
-      double ref = 0, mag = 0;
+      double ref = accumulate ? c0[static_cast<size_t>(i * ldc + j)] : 0.0, mag = std::abs(ref);
       for (int64_t p = 0; p < k; ++p) {
         const double x = a[static_cast<size_t>(i * lda + p)];
         const double y = b[static_cast<size_t>(p * ldb + j)];
@@ -61,6 +69,14 @@ void CheckGemm(int64_t m, int64_t n, int64_t k) {
       }
       ASSERT_NEAR(got, ref, 1e-6 * (k + 1) * (mag + 1e-30) + 1e-30)
           << "row " << i << " col " << j;
+    }
+  }
+}
+
+TEST_P(GemmTest, AccumulateAddsToTheOutput) {
+  for (int64_t m : {1, 5, 6, 13, 100}) {
+    for (int64_t n : {1, 16, 17, 33}) {
+      for (int64_t k : {0, 9, 257}) CheckGemm(m, n, k, /*accumulate=*/true);
     }
   }
 }
