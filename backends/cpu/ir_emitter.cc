@@ -263,6 +263,28 @@ bool IsEpilogueHeroImpl(const Instruction& inst) {
          inst.shape().dims().back() == g->n;
 }
 
+// A reduce, or an input fusion rooted at one, that keeps its operand's innermost dim and
+// reduces at least 16 elements per output (a global average pool over NHWC, a column sum):
+// the reduce itself, or null. The elemental loop would stride across memory for every output
+// element; EmitColumnReductionBody walks the operand once in memory order instead.
+const Instruction* ColumnReduction(const Instruction& inst) {
+  const Instruction* r = &inst;
+  if (inst.opcode() == Opcode::kFusion && inst.attrs().fusion_kind == "kInput") {
+    r = inst.called_computations()[0]->root();
+  }
+  if (r->opcode() != Opcode::kReduce || r->operand_count() != 2 || !r->shape().IsArray()) {
+    return nullptr;
+  }
+  const hlo::Shape& in = r->operand(0)->shape();
+  if (in.rank() < 2) return nullptr;
+  int64_t reduced = 1;
+  for (int64_t d : r->dimensions()) {
+    if (d == in.rank() - 1) return nullptr;
+    reduced *= in.dim(static_cast<int>(d));
+  }
+  return reduced >= 16 ? r : nullptr;
+}
+
 // The dot or convolution of an output fusion's computation, or null.
 const Instruction* OutputFusionHero(const hlo::Computation& fused) {
   for (const Instruction* i : fused.instructions()) {
@@ -348,6 +370,9 @@ class CpuIrEmitter {
   absl::Status EmitRootLoop(const std::vector<int64_t>& dims, llvm_ir::LoopShape loop_shape,
                             size_t outer, const ElementGenerator& root, const IrArray& out,
                             llvm::Value* begin, llvm::Value* end);
+  absl::Status EmitColumnReductionBody(const Instruction& inst, const Instruction& reduce,
+                                       const std::vector<ElementGenerator>& ops,
+                                       const IrArray& out, KernelInfo& info);
   absl::Status EmitEpilogueBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
                                 const IrArray& out, llvm::Value* begin, llvm::Value* end,
                                 KernelInfo& info);
@@ -484,6 +509,8 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
   if (IsOutputFusion(inst)) {
     TFJIT_RETURN_IF_ERROR(EmitEpilogueBody(inst, ops, out, begin, end, info));
+  } else if (const Instruction* reduce = ColumnReduction(inst)) {
+    TFJIT_RETURN_IF_ERROR(EmitColumnReductionBody(inst, *reduce, ops, out, info));
   } else if (gemm.has_value()) {
     EmitGemmBody(inst, *gemm, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx, null,
                  null);
@@ -504,6 +531,9 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
       name, llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, b_.getInt64Ty(), b_.getInt64Ty()},
                                     false),
       false);
+  // Kept out of tfjit_entry: LLVM would otherwise inline single-use kernels there, growing one
+  // function to the whole module (slower to optimise) and hiding kernels from profiles.
+  wrapper->addFnAttr(llvm::Attribute::NoInline);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
   std::vector<llvm::Value*> args;
   auto load_slot = [&](int slot) {
@@ -583,6 +613,59 @@ absl::Status CpuIrEmitter::EmitRootLoop(const std::vector<int64_t>& dims,
         }
         TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, root(index));
         out.EmitWrite(index, v, b_);
+        return absl::OkStatus();
+      });
+}
+
+// out = init everywhere, then for every operand element in memory order, out[kept index] =
+// combiner(out[kept index], element): the inner loop runs along the kept innermost dim,
+// contiguous in both. One thread (the output stays in cache; the operand streams once).
+// Reductions may reassociate (HLO.md); the order per output is the elemental loop's anyway.
+absl::Status CpuIrEmitter::EmitColumnReductionBody(const Instruction& inst,
+                                                   const Instruction& reduce,
+                                                   const std::vector<ElementGenerator>& ops,
+                                                   const IrArray& out, KernelInfo& info) {
+  ElementGenerator input, init;
+  if (&reduce == &inst) {
+    input = ops[0];
+    init = ops[1];
+  } else {  // an input fusion: the reduce's operands inside it
+    const hlo::Computation& fused = *inst.called_computations()[0];
+    TFJIT_ASSIGN_OR_RETURN(input, elemental_.MakeComputationGenerator(fused, ops, nullptr,
+                                                                      reduce.operand(0)));
+    TFJIT_ASSIGN_OR_RETURN(init, elemental_.MakeComputationGenerator(fused, ops, nullptr,
+                                                                     reduce.operand(1)));
+  }
+  info.extent = 1;
+  info.parallel = false;
+  const std::vector<int64_t>& out_dims = reduce.shape().dims();
+  TFJIT_RETURN_IF_ERROR(llvm_ir::EmitShapeLoop(
+      b_, out_dims, llvm_ir::LoopShape::kNested, b_.getInt64(0),
+      b_.getInt64(out_dims.empty() ? 1 : out_dims[0]), [&](const IrIndex& index) -> absl::Status {
+        TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, init(IrIndex()));
+        out.EmitWrite(index, v, b_);
+        return absl::OkStatus();
+      }));
+  const hlo::Shape& in = reduce.operand(0)->shape();
+  std::vector<bool> is_reduced(static_cast<size_t>(in.rank()), false);
+  for (int64_t d : reduce.dimensions()) is_reduced[static_cast<size_t>(d)] = true;
+  return llvm_ir::EmitShapeLoop(
+      b_, in.dims(), llvm_ir::LoopShape::kNested, b_.getInt64(0), b_.getInt64(in.dim(0)),
+      [&](const IrIndex& index) -> absl::Status {
+        std::vector<llvm::Value*> kept;
+        for (size_t d = 0; d < is_reduced.size(); ++d) {
+          if (!is_reduced[d]) kept.push_back(index[d]);
+        }
+        const IrIndex out_index(std::move(kept), out_dims);
+        TFJIT_ASSIGN_OR_RETURN(llvm::Value * x, input(index));
+        llvm::Value* current = out.EmitRead(out_index, b_);
+        llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
+        llvm::FastMathFlags fmf;
+        fmf.setAllowReassoc();
+        b_.setFastMathFlags(fmf);
+        TFJIT_ASSIGN_OR_RETURN(llvm::Value * next,
+                               elemental_.EmitScalarComputation(*reduce.to_apply(), {current, x}));
+        out.EmitWrite(out_index, next, b_);
         return absl::OkStatus();
       });
 }

@@ -437,7 +437,8 @@ ElementGenerator ElementalEmitter::MakeDot(const Instruction& inst, Generators o
 }
 
 absl::StatusOr<ElementGenerator> ElementalEmitter::MakeComputationGenerator(
-    const hlo::Computation& computation, Generators params, const Overrides* overrides) {
+    const hlo::Computation& computation, Generators params, const Overrides* overrides,
+    const Instruction* target) {
   absl::flat_hash_map<const Instruction*, ElementGenerator> gens;
   for (const Instruction* inst : computation.MakePostOrder()) {
     if (overrides != nullptr) {
@@ -461,6 +462,13 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeComputationGenerator(
     TFJIT_ASSIGN_OR_RETURN(ElementGenerator g, MakeGenerator(*inst, std::move(ops)));
     // Values used by several users are emitted once per index and block.
     gens[inst] = inst->user_count() > 1 ? Cached(std::move(g)) : std::move(g);
+  }
+  if (target != nullptr) {
+    auto it = gens.find(target);
+    if (it == gens.end()) {
+      return Internal("'%s' is not an instruction of '%s'", target->name(), computation.name());
+    }
+    return it->second;
   }
   return gens.at(computation.root());
 }

@@ -38,9 +38,10 @@ class ElementalEmitter {
   // `overrides` reads its value from that generator instead of computing it (an output
   // fusion's hero, which a library call has already written).
   using Overrides = absl::flat_hash_map<const hlo::Instruction*, ElementGenerator>;
+  // `target`: the generator of that instruction of `computation` instead of the root's.
   absl::StatusOr<ElementGenerator> MakeComputationGenerator(
       const hlo::Computation& computation, std::vector<ElementGenerator> params,
-      const Overrides* overrides = nullptr);
+      const Overrides* overrides = nullptr, const hlo::Instruction* target = nullptr);
   // Emits a computation of scalars (a reduce combiner) inline on `args`.
   absl::StatusOr<llvm::Value*> EmitScalarComputation(const hlo::Computation& computation,
                                                      const std::vector<llvm::Value*>& args);

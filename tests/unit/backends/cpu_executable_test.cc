@@ -15,6 +15,7 @@ namespace tfjit {
 namespace {
 
 using testing_util::CompileCpu;
+using testing_util::RunAndCompare;
 using testing_util::RunOnLiterals;
 using ::testing::HasSubstr;
 
@@ -45,6 +46,43 @@ ENTRY %main (x: f32[512,300]) -> f32[512] {
   ROOT %r = f32[512] reduce(%e, %z), dimensions={1}, to_apply=%add
 }
 )";
+
+// Reductions that keep the innermost dim (a global average pool over NHWC, column sums) walk
+// the operand in memory order (ir_emitter.cc, EmitColumnReductionBody): sum and max, plain
+// and fused with their producers, with and without a pool.
+TEST(CpuExecutableTest, ColumnReductionsMatchEvaluator) {
+  const char* kColumns = R"(HloModule columns
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+%max (c: f32[], d: f32[]) -> f32[] {
+  %c = f32[] parameter(0)
+  %d = f32[] parameter(1)
+  ROOT %m = f32[] maximum(%c, %d)
+}
+
+ENTRY %main (x: f32[2,33,17,40], y: f32[300,24]) -> (f32[2,40], f32[2,40], f32[24], f32[2,17,40]) {
+  %x = f32[2,33,17,40] parameter(0)
+  %y = f32[300,24] parameter(1)
+  %zero = f32[] constant(0)
+  %ninf = f32[] constant(-inf)
+  %pool = f32[2,40] reduce(%x, %zero), dimensions={1,2}, to_apply=%add
+  %e = f32[2,33,17,40] exp(%x)
+  %emax = f32[2,40] reduce(%e, %ninf), dimensions={1,2}, to_apply=%max
+  %t = f32[300,24] tanh(%y)
+  %cols = f32[24] reduce(%t, %zero), dimensions={0}, to_apply=%add
+  %mid = f32[2,17,40] reduce(%x, %ninf), dimensions={1}, to_apply=%max
+  ROOT %r = (f32[2,40], f32[2,40], f32[24], f32[2,17,40]) tuple(%pool, %emax, %cols, %mid)
+}
+)";
+  EXPECT_TRUE(RunAndCompare(kColumns, {1, 2}, testlib::ErrorSpec{1e-4, 1e-4}));
+  ThreadPool pool(3);
+  EXPECT_TRUE(RunAndCompare(kColumns, {3}, testlib::ErrorSpec{1e-4, 1e-4}, false, {}, &pool));
+}
 
 TEST(CpuExecutableTest, WrongArgumentShapeIsInvalidArgument) {
   auto exe = CompileCpu(kChain);
