@@ -12,6 +12,7 @@
 
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/ir_emitter.h"
+#include "backends/cpu/kernel_match.h"
 #include "backends/cpu/object_cache.h"
 #include "backends/cpu/orc_jit.h"
 #include "backends/llvm/target.h"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/cpu/frame_plan.h"
+#include "backends/cpu/kernel_match.h"
 #include "backends/llvm/elemental_emitter.h"
 #include "backends/llvm/loop_emitter.h"
 #include "backends/llvm/target.h"
@@ -135,175 +136,6 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
     }
   }
   return absl::OkStatus();
-}
-
-// A dot that maps onto the runtime's batched row-major GEMM.
-struct GemmShape {
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  bool transpose_lhs = false, transpose_rhs = false;
-  // > 0: no batch dims, a rank-2 lhs and a rhs [outer, k, n] (the products of the rhs dims
-  // before and after its contracting dim), so out [m, outer, n] is `outer` GEMMs with
-  // strided output rows (tfjit_cpu_matmul_outer_*). Separable resizes produce these.
-  int64_t rhs_outer = 0;
-};
-
-std::optional<GemmShape> MatchRhsOuterGemm(const Instruction& dot) {
-  const hlo::DotDims& dn = dot.attrs().dot;
-  const hlo::Shape& lhs = dot.operand(0)->shape();
-  const hlo::Shape& rhs = dot.operand(1)->shape();
-  if (!dn.lhs_batch.empty() || dn.lhs_contracting.size() != 1 || lhs.rank() != 2) {
-    return std::nullopt;
-  }
-  GemmShape g;
-  g.transpose_lhs = dn.lhs_contracting[0] == 0;
-  g.m = lhs.dim(g.transpose_lhs ? 1 : 0);
-  g.k = lhs.dim(g.transpose_lhs ? 0 : 1);
-  const int rc = static_cast<int>(dn.rhs_contracting[0]);
-  g.rhs_outer = 1;
-  for (int d = 0; d < rhs.rank(); ++d) {
-    if (d < rc) g.rhs_outer *= rhs.dim(d);
-    if (d > rc) g.n *= rhs.dim(d);
-  }
-  return g;
-}
-
-std::optional<GemmShape> MatchGemm(const Instruction& dot) {
-  const DType type = dot.shape().element_type();
-  if (type != DType::kFloat32 && type != DType::kFloat64) return std::nullopt;
-  const hlo::DotDims& dn = dot.attrs().dot;
-  const hlo::Shape& lhs = dot.operand(0)->shape();
-  const hlo::Shape& rhs = dot.operand(1)->shape();
-  const int nb = static_cast<int>(dn.lhs_batch.size());
-  if (dn.lhs_contracting.size() != 1) return std::nullopt;
-  GemmShape g;
-  for (int i = 0; i < nb; ++i) {
-    if (dn.lhs_batch[i] != i || dn.rhs_batch[i] != i) return std::nullopt;
-    g.batch *= lhs.dim(i);
-  }
-  const int64_t lc = dn.lhs_contracting[0], rc = dn.rhs_contracting[0];
-  g.k = lhs.dim(static_cast<int>(lc));
-  if (lhs.rank() == nb + 1) {
-    if (lc != nb) return std::nullopt;
-  } else if (lhs.rank() == nb + 2) {
-    g.transpose_lhs = lc == nb;
-    g.m = lhs.dim(g.transpose_lhs ? nb + 1 : nb);
-  } else {
-    return std::nullopt;
-  }
-  if (rhs.rank() == nb + 1) {
-    if (rc != nb) return std::nullopt;
-  } else if (rhs.rank() == nb + 2) {
-    g.transpose_rhs = rc == nb + 1;
-    g.n = rhs.dim(g.transpose_rhs ? nb : nb + 1);
-  } else {
-    return MatchRhsOuterGemm(dot);
-  }
-  return g;
-}
-
-// A convolution that maps onto the runtime's NHWC convolution (tfjit_cpu_conv2d_*): f32 or
-// f64, 2-D, dim_labels b01f_01io->b01f (what tf2hlo emits for Conv2D, depthwise and
-// transposed convolutions). Everything else keeps the elemental loop.
-std::optional<conv::Conv2DParams> MatchConv2D(const Instruction& inst) {
-  const DType type = inst.shape().element_type();
-  if (type != DType::kFloat32 && type != DType::kFloat64) return std::nullopt;
-  const hlo::Shape& lhs = inst.operand(0)->shape();
-  const hlo::Shape& rhs = inst.operand(1)->shape();
-  const hlo::Shape& out = inst.shape();
-  if (lhs.element_type() != type || rhs.element_type() != type) return std::nullopt;
-  if (lhs.rank() != 4 || rhs.rank() != 4 || out.rank() != 4) return std::nullopt;
-  const hlo::ConvDims& cd = inst.attrs().conv;
-  const std::vector<int64_t> spatial = {1, 2}, kernel_spatial = {0, 1};
-  if (cd.input_batch != 0 || cd.input_feature != 3 || cd.input_spatial != spatial ||
-      cd.kernel_input_feature != 2 || cd.kernel_output_feature != 3 ||
-      cd.kernel_spatial != kernel_spatial || cd.output_batch != 0 || cd.output_feature != 3 ||
-      cd.output_spatial != spatial) {
-    return std::nullopt;
-  }
-  const std::vector<hlo::WindowDim>& window = inst.attrs().window;
-  if (window.size() != 2) return std::nullopt;
-  for (const hlo::WindowDim& w : window) {
-    if (w.stride < 1 || w.lhs_dilate < 1 || w.rhs_dilate < 1) return std::nullopt;
-  }
-  conv::Conv2DParams p;
-  p.groups = inst.attrs().feature_group_count;
-  p.batch = lhs.dim(0);
-  p.in_h = lhs.dim(1);
-  p.in_w = lhs.dim(2);
-  p.in_c = lhs.dim(3);
-  p.k_h = rhs.dim(0);
-  p.k_w = rhs.dim(1);
-  p.out_c = out.dim(3);
-  p.out_h = out.dim(1);
-  p.out_w = out.dim(2);
-  if (p.groups < 1 || p.in_c % p.groups != 0 || p.out_c % p.groups != 0 ||
-      rhs.dim(2) != p.in_c / p.groups || rhs.dim(3) != p.out_c || out.dim(0) != p.batch ||
-      window[0].size != p.k_h || window[1].size != p.k_w) {
-    return std::nullopt;
-  }
-  p.stride_h = window[0].stride;
-  p.stride_w = window[1].stride;
-  p.pad_top = window[0].pad_lo;
-  p.pad_left = window[1].pad_lo;
-  p.lhs_dilate_h = window[0].lhs_dilate;
-  p.lhs_dilate_w = window[1].lhs_dilate;
-  p.rhs_dilate_h = window[0].rhs_dilate;
-  p.rhs_dilate_w = window[1].rhs_dilate;
-  return p;
-}
-
-// A dot or convolution whose elementwise consumers may run as an epilogue of its library call
-// (CpuFusionPolicy): the call must report finished rows of the result as laid out, [rows,
-// last dim], so a dot needs its output's last dim to be n.
-bool IsEpilogueHeroImpl(const Instruction& inst) {
-  if (inst.opcode() == Opcode::kConvolution) return MatchConv2D(inst).has_value();
-  if (inst.opcode() != Opcode::kDot) return false;
-  const std::optional<GemmShape> g = MatchGemm(inst);
-  return g.has_value() && g->rhs_outer == 0 && inst.shape().rank() >= 2 &&
-         inst.shape().dims().back() == g->n;
-}
-
-// A reduce, or an input fusion rooted at one, that keeps its operand's innermost dim and
-// reduces at least 16 elements per output (a global average pool over NHWC, a column sum):
-// the reduce itself, or null. The elemental loop would stride across memory for every output
-// element; EmitColumnReductionBody walks the operand once in memory order instead.
-const Instruction* ColumnReduction(const Instruction& inst) {
-  const Instruction* r = &inst;
-  if (inst.opcode() == Opcode::kFusion && inst.attrs().fusion_kind == "kInput") {
-    r = inst.called_computations()[0]->root();
-  }
-  if (r->opcode() != Opcode::kReduce || r->operand_count() != 2 || !r->shape().IsArray()) {
-    return nullptr;
-  }
-  const hlo::Shape& in = r->operand(0)->shape();
-  if (in.rank() < 2) return nullptr;
-  int64_t reduced = 1;
-  for (int64_t d : r->dimensions()) {
-    if (d == in.rank() - 1) return nullptr;
-    reduced *= in.dim(static_cast<int>(d));
-  }
-  return reduced >= 16 ? r : nullptr;
-}
-
-// The dot or convolution of an output fusion's computation, or null.
-const Instruction* OutputFusionHero(const hlo::Computation& fused) {
-  for (const Instruction* i : fused.instructions()) {
-    if (IsEpilogueHeroImpl(*i)) return i;
-  }
-  return nullptr;
-}
-
-// A kOutput fusion as fusion.h describes it, with a hero the library computes: emitted as the
-// library call plus an epilogue kernel. Any other fusion (kOutput ones written by hand
-// included) is one elemental loop.
-bool IsOutputFusion(const Instruction& inst) {
-  if (inst.opcode() != Opcode::kFusion || inst.attrs().fusion_kind != "kOutput") return false;
-  const Instruction* hero = OutputFusionHero(*inst.called_computations()[0]);
-  if (hero == nullptr || !(hero->shape() == inst.shape())) return false;
-  for (const Instruction* op : hero->operands()) {
-    if (op->opcode() != Opcode::kParameter) return false;
-  }
-  return true;
 }
 
 // Kernels that only index their operands like their output run as one flat loop (the fastest
@@ -1152,8 +984,6 @@ absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
 }
 
 }  // namespace
-
-bool IsEpilogueHero(const hlo::Instruction& inst) { return IsEpilogueHeroImpl(inst); }
 
 absl::Status CheckCpuSupport(const hlo::Module& module) {
   if (module.entry() == nullptr) return InvalidArgument("module '%s' has no entry", module.name());

@@ -43,10 +43,6 @@ struct EmittedModule {
   std::vector<std::string> kernel_names;
 };
 
-// Whether the CPU backend computes `inst` (a dot or convolution) by a library call that can
-// run a fused elementwise epilogue (kOutput fusions; CpuFusionPolicy).
-bool IsEpilogueHero(const hlo::Instruction& inst);
-
 // OK iff every instruction the entry computation and its callees contain can be emitted;
 // otherwise UNIMPLEMENTED "cpu backend: opcode 'X' is not supported (instruction '%name')".
 absl::Status CheckCpuSupport(const hlo::Module& module);

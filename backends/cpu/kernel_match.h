@@ -1,0 +1,48 @@
+// Which HLO instructions the CPU backend computes by a runtime-library call (GEMM-shaped dots,
+// NHWC convolutions) or by a special kernel (output fusions, column reductions), and the
+// parameters of those calls. Shared by the IR emitter and the fusion policy.
+#ifndef TFJIT_BACKENDS_CPU_KERNEL_MATCH_H_
+#define TFJIT_BACKENDS_CPU_KERNEL_MATCH_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "compiler/hlo/computation.h"
+#include "core/conv2d.h"
+
+namespace tfjit::cpu {
+
+// A dot that maps onto the runtime's batched row-major GEMM.
+struct GemmShape {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  bool transpose_lhs = false, transpose_rhs = false;
+  // > 0: no batch dims, a rank-2 lhs and a rhs [outer, k, n] (the products of the rhs dims
+  // before and after its contracting dim), so out [m, outer, n] is `outer` GEMMs with
+  // strided output rows (tfjit_cpu_matmul_outer_*). Separable resizes produce these.
+  int64_t rhs_outer = 0;
+};
+
+// The GEMM a dot maps onto, or nullopt (f32/f64 only).
+std::optional<GemmShape> MatchGemm(const hlo::Instruction& dot);
+
+// A convolution that maps onto the runtime's NHWC convolution (tfjit_cpu_conv2d_*): f32 or
+// f64, 2-D, dim_labels b01f_01io->b01f. Everything else keeps the elemental loop.
+std::optional<conv::Conv2DParams> MatchConv2D(const hlo::Instruction& inst);
+
+// Whether the CPU backend computes `inst` (a dot or convolution) by a library call that can
+// run a fused elementwise epilogue (kOutput fusions; CpuFusionPolicy).
+bool IsEpilogueHero(const hlo::Instruction& inst);
+
+// The dot or convolution of an output fusion's computation, or null.
+const hlo::Instruction* OutputFusionHero(const hlo::Computation& fused);
+
+// A kOutput fusion with a hero the library computes (emitted as the call plus an epilogue).
+bool IsOutputFusion(const hlo::Instruction& inst);
+
+// A reduce, or an input fusion rooted at one, that keeps its operand's innermost dim and
+// reduces at least 16 elements per output: the reduce, or null.
+const hlo::Instruction* ColumnReduction(const hlo::Instruction& inst);
+
+}  // namespace tfjit::cpu
+
+#endif  // TFJIT_BACKENDS_CPU_KERNEL_MATCH_H_
