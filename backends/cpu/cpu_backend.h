@@ -28,10 +28,12 @@ struct CpuBackendOptions {
 // What the CPU fuses: the default policy (elemental producers into elemental consumers and
 // reductions), and output fusions whose hero is a dot or convolution the runtime library
 // computes (IsEpilogueHero): the library call applies the fused bias, activation or residual
-// ops to each finished block of rows while it is in cache.
+// ops to each finished block of rows while it is in cache; and sibling reduce fusions
+// merged into multi-output fusions, computed in one loop.
 class CpuFusionPolicy : public passes::FusionPolicy {
  public:
   bool IsOutputFusionHero(const hlo::Instruction& inst) const override;
+  bool FusesSiblings() const override { return true; }
 };
 
 // Compile returns UNIMPLEMENTED "cpu backend: opcode 'X' is not supported (instruction '%n')"

@@ -127,6 +127,29 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
         }
         TFJIT_RETURN_IF_ERROR(CheckElemental(*inst->to_apply()));
         break;
+      case Opcode::kFusion:
+        if (!inst->shape().IsArray()) {  // a multi-output reduce fusion (fusion.h)
+          const Instruction* root = inst->called_computations()[0]->root();
+          if (root->opcode() != Opcode::kTuple) return UnsupportedOpcode(*inst);
+          for (const Instruction* r : root->operands()) {
+            if (r->opcode() != Opcode::kReduce || !llvm_ir::ElementalEmitter::Supports(*r)) {
+              return UnsupportedOpcode(*inst);
+            }
+          }
+          for (const Instruction* i : inst->called_computations()[0]->instructions()) {
+            if (i == root || i->opcode() == Opcode::kParameter) continue;
+            if (!llvm_ir::ElementalEmitter::Supports(*i)) return UnsupportedOpcode(*i);
+            for (const hlo::Computation* called : i->called_computations()) {
+              TFJIT_RETURN_IF_ERROR(CheckElemental(*called));
+            }
+          }
+          break;
+        }
+        if (!llvm_ir::ElementalEmitter::Supports(*inst)) return UnsupportedOpcode(*inst);
+        for (const hlo::Computation* called : inst->called_computations()) {
+          TFJIT_RETURN_IF_ERROR(CheckElemental(*called));
+        }
+        break;
       default:
         if (!llvm_ir::ElementalEmitter::Supports(*inst)) return UnsupportedOpcode(*inst);
         for (const hlo::Computation* called : inst->called_computations()) {
@@ -193,7 +216,13 @@ class CpuIrEmitter {
   llvm::Function* NewFunction(const std::string& name, llvm::FunctionType* type, bool internal);
   absl::StatusOr<KernelInfo> EmitKernel(const Instruction& inst,
                                         const std::vector<ValueLocation>& operand_loc,
-                                        const ValueLocation& out_loc, bool in_place);
+                                        const std::vector<ValueLocation>& out_locs,
+                                        bool in_place);
+  // A multi-output reduce fusion (fusion.h): every output in one loop.
+  absl::Status EmitMultiOutputBody(const Instruction& inst,
+                                   const std::vector<ElementGenerator>& ops,
+                                   const std::vector<IrArray>& outs, llvm::Value* begin,
+                                   llvm::Value* end, KernelInfo& info);
   absl::Status EmitElementalBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
                                  const IrArray& out, llvm::Value* begin, llvm::Value* end,
                                  KernelInfo& info);
@@ -284,7 +313,9 @@ ValueLocation CpuIrEmitter::Resolve(const ValueLocation& loc) {
 
 absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
                                                     const std::vector<ValueLocation>& unresolved,
-                                                    const ValueLocation& out_loc, bool in_place) {
+                                                    const std::vector<ValueLocation>& out_locs,
+                                                    bool in_place) {
+  const size_t num_outs = out_locs.size();
   std::vector<ValueLocation> operand_loc;
   for (const ValueLocation& loc : unresolved) operand_loc.push_back(Resolve(loc));
   llvm::IRBuilderBase::InsertPointGuard guard(b_);
@@ -296,24 +327,25 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   for (size_t i = 0; i < operand_loc.size(); ++i) {
     if (operand_loc[i].slot < 0 || (in_place && i == 0)) continue;
     auto it = std::find(slots.begin(), slots.end(), operand_loc[i].slot);
-    operand_arg[i] = static_cast<int>(it - slots.begin()) + 1;
+    operand_arg[i] = static_cast<int>(it - slots.begin() + num_outs);
     if (it == slots.end()) slots.push_back(operand_loc[i].slot);
   }
 
-  // Body: void(ptr noalias out, ptr noalias in..., ptr ctx, i64 begin, i64 end).
-  std::vector<llvm::Type*> params(slots.size() + 2, ptr);
+  // Body: void(ptr noalias out..., ptr noalias in..., ptr ctx, i64 begin, i64 end).
+  std::vector<llvm::Type*> params(num_outs + slots.size() + 1, ptr);
   params.push_back(b_.getInt64Ty());
   params.push_back(b_.getInt64Ty());
   const std::string name = "kernel." + std::to_string(num_kernels_++);
   kernel_names_.push_back(inst.name());
   llvm::Function* body = NewFunction(
       name + ".body", llvm::FunctionType::get(b_.getVoidTy(), params, false), true);
-  for (size_t i = 0; i <= slots.size(); ++i) body->addParamAttr(static_cast<unsigned>(i),
-                                                                llvm::Attribute::NoAlias);
+  for (size_t i = 0; i < num_outs + slots.size(); ++i) {
+    body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+  }
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", body));
-  llvm::Value* run_ctx = body->getArg(static_cast<unsigned>(slots.size() + 1));
-  llvm::Value* begin = body->getArg(static_cast<unsigned>(slots.size() + 2));
-  llvm::Value* end = body->getArg(static_cast<unsigned>(slots.size() + 3));
+  llvm::Value* run_ctx = body->getArg(static_cast<unsigned>(num_outs + slots.size()));
+  llvm::Value* begin = body->getArg(static_cast<unsigned>(num_outs + slots.size() + 1));
+  llvm::Value* end = body->getArg(static_cast<unsigned>(num_outs + slots.size() + 2));
 
   std::vector<llvm::Value*> operand_ptrs;
   std::vector<ElementGenerator> ops;
@@ -333,13 +365,23 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
     });
   }
   KernelInfo info;
-  IrArray out(body->getArg(0), inst.shape());
+  if (num_outs > 1) {  // a multi-output fusion: one buffer per tuple element
+    std::vector<IrArray> outs;
+    const std::vector<hlo::Shape> shapes = LeafShapes(inst.shape());
+    for (size_t k = 0; k < num_outs; ++k) {
+      outs.emplace_back(body->getArg(static_cast<unsigned>(k)), shapes[k]);
+    }
+    TFJIT_RETURN_IF_ERROR(EmitMultiOutputBody(inst, ops, outs, begin, end, info));
+  }
+  IrArray out(body->getArg(0), num_outs > 1 ? LeafShapes(inst.shape())[0] : inst.shape());
   std::optional<GemmShape> gemm =
       inst.opcode() == Opcode::kDot ? MatchGemm(inst) : std::nullopt;
   std::optional<conv::Conv2DParams> conv2d =
       inst.opcode() == Opcode::kConvolution ? MatchConv2D(inst) : std::nullopt;
   llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
-  if (IsOutputFusion(inst)) {
+  if (num_outs > 1) {
+    // emitted above
+  } else if (IsOutputFusion(inst)) {
     TFJIT_RETURN_IF_ERROR(EmitEpilogueBody(inst, ops, out, begin, end, info));
   } else if (const Instruction* reduce = ColumnReduction(inst)) {
     TFJIT_RETURN_IF_ERROR(EmitColumnReductionBody(inst, *reduce, ops, out, info));
@@ -374,7 +416,7 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
                                                    static_cast<uint64_t>(slot));
     return b_.CreateAlignedLoad(ptr, p, llvm::Align(8));
   };
-  args.push_back(load_slot(out_loc.slot));
+  for (const ValueLocation& out_loc : out_locs) args.push_back(load_slot(out_loc.slot));
   for (int slot : slots) args.push_back(load_slot(slot));
   args.push_back(wrapper->getArg(1));
   args.push_back(wrapper->getArg(2));
@@ -445,6 +487,89 @@ absl::Status CpuIrEmitter::EmitRootLoop(const std::vector<int64_t>& dims,
         }
         TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, root(index));
         out.EmitWrite(index, v, b_);
+        return absl::OkStatus();
+      });
+}
+
+// The tuple root's reduces share one index space (fusion.h). Column reductions: initialise
+// every output, then walk the operand space once, folding each reduce's element into its
+// output. Otherwise: one loop over the output space computing every reduce per element.
+absl::Status CpuIrEmitter::EmitMultiOutputBody(const Instruction& inst,
+                                               const std::vector<ElementGenerator>& ops,
+                                               const std::vector<IrArray>& outs,
+                                               llvm::Value* begin, llvm::Value* end,
+                                               KernelInfo& info) {
+  const hlo::Computation& fused = *inst.called_computations()[0];
+  const Instruction* root = fused.root();
+  std::vector<const Instruction*> reduces(root->operands().begin(), root->operands().end());
+  const Instruction& first = *reduces[0];
+  const std::vector<int64_t>& out_dims = first.shape().dims();
+  if (ColumnReduction(first) != nullptr) {
+    info.extent = 1;
+    info.parallel = false;
+    std::vector<ElementGenerator> inputs, inits;
+    for (const Instruction* r : reduces) {
+      TFJIT_ASSIGN_OR_RETURN(ElementGenerator in,
+                             elemental_.MakeComputationGenerator(fused, ops, nullptr,
+                                                                 r->operand(0)));
+      TFJIT_ASSIGN_OR_RETURN(ElementGenerator init,
+                             elemental_.MakeComputationGenerator(fused, ops, nullptr,
+                                                                 r->operand(1)));
+      inputs.push_back(std::move(in));
+      inits.push_back(std::move(init));
+    }
+    TFJIT_RETURN_IF_ERROR(llvm_ir::EmitShapeLoop(
+        b_, out_dims, llvm_ir::LoopShape::kNested, b_.getInt64(0),
+        b_.getInt64(out_dims.empty() ? 1 : out_dims[0]),
+        [&](const IrIndex& index) -> absl::Status {
+          for (size_t k = 0; k < reduces.size(); ++k) {
+            TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, inits[k](IrIndex()));
+            outs[k].EmitWrite(index, v, b_);
+          }
+          return absl::OkStatus();
+        }));
+    const hlo::Shape& in = first.operand(0)->shape();
+    std::vector<bool> is_reduced(static_cast<size_t>(in.rank()), false);
+    for (int64_t d : first.dimensions()) is_reduced[static_cast<size_t>(d)] = true;
+    return llvm_ir::EmitShapeLoop(
+        b_, in.dims(), llvm_ir::LoopShape::kNested, b_.getInt64(0), b_.getInt64(in.dim(0)),
+        [&](const IrIndex& index) -> absl::Status {
+          std::vector<llvm::Value*> kept;
+          for (size_t d = 0; d < is_reduced.size(); ++d) {
+            if (!is_reduced[d]) kept.push_back(index[d]);
+          }
+          const IrIndex out_index(std::move(kept), out_dims);
+          llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
+          llvm::FastMathFlags fmf;
+          fmf.setAllowReassoc();
+          b_.setFastMathFlags(fmf);
+          for (size_t k = 0; k < reduces.size(); ++k) {
+            TFJIT_ASSIGN_OR_RETURN(llvm::Value * x, inputs[k](index));
+            llvm::Value* current = outs[k].EmitRead(out_index, b_);
+            TFJIT_ASSIGN_OR_RETURN(llvm::Value * next, elemental_.EmitScalarComputation(
+                                                           *reduces[k]->to_apply(), {current, x}));
+            outs[k].EmitWrite(out_index, next, b_);
+          }
+          return absl::OkStatus();
+        });
+  }
+  std::vector<ElementGenerator> gens;
+  for (const Instruction* r : reduces) {
+    TFJIT_ASSIGN_OR_RETURN(ElementGenerator g,
+                           elemental_.MakeComputationGenerator(fused, ops, nullptr, r));
+    gens.push_back(std::move(g));
+  }
+  info.extent = llvm_ir::PartitionExtent(out_dims, llvm_ir::LoopShape::kNested);
+  const int64_t work = first.operand(0)->shape().num_elements() * static_cast<int64_t>(gens.size());
+  info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;
+  info.cost_per_unit = std::max<int64_t>(1, work / std::max<int64_t>(1, info.extent)) * 4;
+  return llvm_ir::EmitShapeLoop(
+      b_, out_dims, llvm_ir::LoopShape::kNested, begin, end,
+      [&](const IrIndex& index) -> absl::Status {
+        for (size_t k = 0; k < gens.size(); ++k) {
+          TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, gens[k](index));
+          outs[k].EmitWrite(index, v, b_);
+        }
         return absl::OkStatus();
       });
 }
@@ -773,8 +898,11 @@ absl::Status CpuIrEmitter::EmitKernelCall(const Instruction& inst, const FramePl
   if (IsOutputFusion(inst)) return EmitOutputFusion(inst, frame);
   std::vector<ValueLocation> operands;
   for (const Instruction* op : inst.operands()) operands.push_back(frame.leaves(op)[0]);
-  TFJIT_ASSIGN_OR_RETURN(KernelInfo k,
-                         EmitKernel(inst, operands, frame.leaves(&inst)[0], in_place));
+  // A multi-output fusion writes every leaf of its tuple; anything else one buffer.
+  const Leaves& out_leaves = frame.leaves(&inst);
+  const std::vector<ValueLocation> outs =
+      inst.shape().IsArray() ? Leaves{out_leaves[0]} : out_leaves;
+  TFJIT_ASSIGN_OR_RETURN(KernelInfo k, EmitKernel(inst, operands, outs, in_place));
   if (k.parallel) {
     b_.CreateCall(parallel_for_, {run_ctx_, k.function, buffers_, b_.getInt64(k.extent),
                                   b_.getInt64(k.cost_per_unit)});
@@ -791,7 +919,7 @@ absl::Status CpuIrEmitter::EmitOutputFusion(const Instruction& inst, const Frame
   std::vector<ValueLocation> operands;
   for (const Instruction* op : inst.operands()) operands.push_back(frame.leaves(op)[0]);
   const ValueLocation& out = frame.leaves(&inst)[0];
-  TFJIT_ASSIGN_OR_RETURN(KernelInfo epilogue, EmitKernel(inst, operands, out, false));
+  TFJIT_ASSIGN_OR_RETURN(KernelInfo epilogue, EmitKernel(inst, operands, {out}, false));
   // The hero's operands are parameters of the fused computation (fusion.h).
   ValueLocation hero_operand[2];
   for (int i = 0; i < 2; ++i) {

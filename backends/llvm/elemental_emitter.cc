@@ -441,6 +441,8 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeComputationGenerator(
     const Instruction* target) {
   absl::flat_hash_map<const Instruction*, ElementGenerator> gens;
   for (const Instruction* inst : computation.MakePostOrder()) {
+    // What follows the target in post order does not feed it (the root may be a tuple).
+    if (target != nullptr && gens.contains(target)) break;
     if (overrides != nullptr) {
       auto it = overrides->find(inst);
       if (it != overrides->end()) {

@@ -166,6 +166,136 @@ absl::Status Outline(Computation& computation, const std::vector<Instruction*>& 
   return absl::OkStatus();
 }
 
+// ---- Sibling (multi-output) fusion ----
+
+// A single-output reduce, or a kInput fusion whose root is one: the reduce, else null.
+const Instruction* InputFusionReduce(const Instruction& inst) {
+  const Instruction* r = &inst;
+  if (inst.opcode() == Opcode::kFusion && inst.attrs().fusion_kind == "kInput") {
+    r = inst.called_computations()[0]->root();
+  }
+  return r->opcode() == Opcode::kReduce && r->operand_count() == 2 && r->shape().IsArray()
+             ? r
+             : nullptr;
+}
+
+// Two reduce fusions that walk the same index space: same operand shape, reduced dims and
+// result shape.
+bool SameReduction(const Instruction& a, const Instruction& b) {
+  const Instruction* ra = InputFusionReduce(a);
+  const Instruction* rb = InputFusionReduce(b);
+  return ra != nullptr && rb != nullptr &&
+         ra->operand(0)->shape().dims() == rb->operand(0)->shape().dims() &&
+         ra->dimensions() == rb->dimensions() && ra->shape().dims() == rb->shape().dims();
+}
+
+// Whether `target` is `from` or one of its (transitive) operands.
+bool DependsOn(const Instruction* from, const Instruction* target) {
+  std::vector<const Instruction*> stack = {from};
+  InstSet seen;
+  while (!stack.empty()) {
+    const Instruction* x = stack.back();
+    stack.pop_back();
+    if (x == target) return true;
+    if (!seen.insert(x).second) continue;
+    for (const Instruction* op : x->operands()) stack.push_back(op);
+  }
+  return false;
+}
+
+// Merges the reduce fusions `a` and `b` into one fusion whose root is tuple(a's reduce, b's
+// reduce) over the union of their operands; a's and b's users read get-tuple-elements.
+absl::Status MergeSiblingPair(Computation& computation, Instruction* a, Instruction* b) {
+  Computation* fused = computation.parent()->AddComputation("fused_computation");
+  std::vector<Instruction*> operands;
+  absl::flat_hash_map<const Instruction*, Instruction*> params;  // outer operand -> parameter
+  std::vector<Instruction*> roots;
+  // A plain reduce counts as a fusion of itself: its operands become parameters.
+  auto param_for = [&](Instruction* outer) {
+    auto [it, inserted] = params.try_emplace(outer, nullptr);
+    if (inserted) {
+      const int64_t number = static_cast<int64_t>(operands.size());
+      auto param = std::make_unique<Instruction>(Opcode::kParameter, outer->shape());
+      param->mutable_attrs().parameter_number = number;
+      param->set_name("param_" + std::to_string(number));
+      it->second = fused->AddInstruction(std::move(param));
+      operands.push_back(outer);
+    }
+    return it->second;
+  };
+  for (Instruction* f : {a, b}) {
+    if (f->opcode() == Opcode::kReduce) {
+      std::vector<Instruction*> ops;
+      for (Instruction* op : f->operands()) ops.push_back(param_for(op));
+      roots.push_back(fused->AddInstruction(CloneShell(*f), ops));
+      continue;
+    }
+    const Computation* body = f->called_computations()[0];
+    absl::flat_hash_map<const Instruction*, Instruction*> clones;
+    for (const Instruction* inst : body->MakePostOrder()) {
+      if (inst->opcode() == Opcode::kParameter) {
+        Instruction* outer = f->operand(static_cast<int>(inst->parameter_number()));
+        clones[inst] = param_for(outer);
+        continue;
+      }
+      std::vector<Instruction*> ops;
+      for (const Instruction* op : inst->operands()) ops.push_back(clones.at(op));
+      clones[inst] = fused->AddInstruction(CloneShell(*inst), ops);
+    }
+    roots.push_back(clones.at(body->root()));
+  }
+  auto tuple = std::make_unique<Instruction>(
+      Opcode::kTuple, hlo::Shape::Tuple({roots[0]->shape(), roots[1]->shape()}));
+  fused->set_root(fused->AddInstruction(std::move(tuple), roots));
+  auto fusion = std::make_unique<Instruction>(Opcode::kFusion, fused->root()->shape());
+  fusion->mutable_attrs().fusion_kind = "kInput";
+  fusion->set_called_computations({fused});
+  fusion->set_metadata(a->metadata());
+  Instruction* merged = computation.AddInstruction(std::move(fusion), operands);
+  int index = 0;
+  for (Instruction* f : {a, b}) {
+    auto gte = std::make_unique<Instruction>(Opcode::kGetTupleElement, f->shape());
+    gte->mutable_attrs().tuple_index = index++;
+    Instruction* element = computation.AddInstruction(std::move(gte), {merged});
+    TFJIT_RETURN_IF_ERROR(computation.ReplaceAllUsesWith(f, element));
+    TFJIT_RETURN_IF_ERROR(computation.RemoveInstruction(f));
+  }
+  return absl::OkStatus();
+}
+
+// Step 4: reduce fusions that read a common operand and walk the same index space merge,
+// pairwise and repeatedly, when neither depends on the other (so no cycle can form). The
+// operand is then read once: the CPU backend computes all outputs in one loop.
+absl::StatusOr<bool> MergeSiblings(Computation& computation) {
+  bool changed = false;
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (Instruction* operand : computation.MakePostOrder()) {
+      std::vector<Instruction*> users;
+      for (Instruction* u : operand->users()) {
+        if (InputFusionReduce(*u) != nullptr &&
+            std::find(users.begin(), users.end(), u) == users.end()) {
+          users.push_back(u);
+        }
+      }
+      for (size_t i = 0; i < users.size() && !merged; ++i) {
+        for (size_t j = i + 1; j < users.size() && !merged; ++j) {
+          Instruction* a = users[i];
+          Instruction* b = users[j];
+          if (!SameReduction(*a, *b) || a->IsRoot() || b->IsRoot() || DependsOn(a, b) ||
+              DependsOn(b, a)) {
+            continue;
+          }
+          TFJIT_RETURN_IF_ERROR(MergeSiblingPair(computation, a, b));
+          merged = changed = true;
+        }
+      }
+      if (merged) break;
+    }
+  }
+  return changed;
+}
+
 // Computations the pass may rewrite: the entry and bodies of control flow and calls.
 std::vector<Computation*> FusibleComputations(const hlo::Module& module) {
   absl::flat_hash_set<const Computation*> wanted = {module.entry()};
@@ -194,7 +324,7 @@ FusionPass::FusionPass(const FusionPolicy* policy, FusionOptions options) : opti
 }
 
 absl::StatusOr<bool> FusionPass::Run(hlo::Module& module) {
-  bool changed = false;
+  bool changed = false, merged_siblings = false;
   for (Computation* computation : FusibleComputations(module)) {
     const std::vector<Instruction*> order = computation->MakePostOrder();
     // Members already outlined and removed (dangling pointers: compared, never dereferenced).
@@ -213,8 +343,14 @@ absl::StatusOr<bool> FusionPass::Run(hlo::Module& module) {
       TFJIT_RETURN_IF_ERROR(Outline(*computation, members, kind, fused));
       changed = true;
     }
+    if (options_.sibling_fusion || policy_->FusesSiblings()) {
+      TFJIT_ASSIGN_OR_RETURN(bool merged, MergeSiblings(*computation));
+      merged_siblings = merged_siblings || merged;
+    }
   }
-  return changed;
+  // The merged fusions' own computations are no longer called.
+  if (merged_siblings) module.RemoveUnusedComputations();
+  return changed || merged_siblings;
 }
 
 }  // namespace tfjit::passes

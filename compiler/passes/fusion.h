@@ -11,6 +11,9 @@ namespace tfjit::passes {
 
 struct FusionOptions {
   bool fuse_reductions = true;  // form kInput fusions rooted at reduce
+  // Merge sibling reduce fusions into multi-output fusions (see the contract); also on when
+  // the policy says the backend emits them (FusionPolicy::FusesSiblings).
+  bool sibling_fusion = false;
 };
 
 // Contract (backends rely on it exactly):
@@ -25,6 +28,10 @@ struct FusionOptions {
 //   elementwise ops of the root's dims, so element i of the result needs element i of the
 //   hero and nothing else of it; hero and root have the same shape (dims and element type).
 //   This is the bias-and-activation epilogue of XLA's output fusion.
+//   With FusionOptions::sibling_fusion, also multi-output `kind=kInput` fusions whose root is
+//   a tuple of single-output reduces over the same index space (same operand dims, reduced
+//   dims and result dims): sibling reduce fusions that share an operand, neither depending on
+//   the other, merged so the operand is read once; their users read get-tuple-elements.
 // - Every other fused instruction is one the policy accepts (FusionPolicy::ShouldFuse).
 //   Control flow, call, custom-call, parameter, tuple, get-tuple-element, rng, scatter,
 //   reduce-window and dynamic-update-slice are never fused; dot and convolution only as

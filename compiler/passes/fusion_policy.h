@@ -21,6 +21,8 @@ class FusionPolicy {
   // gathers): such a producer is not fused where the group reads its elements repeatedly
   // (through a broadcast that expands them), so it is computed once into a buffer.
   virtual bool IsExpensive(const hlo::Instruction& inst) const;
+  // Whether the backend emits multi-output (sibling) fusions (fusion.h). Default: no.
+  virtual bool FusesSiblings() const { return false; }
   // Whether `inst` (a dot or convolution) may be the hero of an output fusion (fusion.h): the
   // backend computes it by a call that applies the fused elementwise ops to each finished
   // block of the result in place, while the block is still in cache. Default: never.

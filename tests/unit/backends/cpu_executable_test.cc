@@ -84,6 +84,51 @@ ENTRY %main (x: f32[2,33,17,40], y: f32[300,24]) -> (f32[2,40], f32[2,40], f32[2
   EXPECT_TRUE(RunAndCompare(kColumns, {3}, testlib::ErrorSpec{1e-4, 1e-4}, false, {}, &pool));
 }
 
+// Sibling reduce fusions compile to one multi-output kernel that matches the evaluator:
+// row reductions (mean and mean of squares of a row) and column reductions (a pool's sum and
+// max), on a pool and inline.
+TEST(CpuExecutableTest, MultiOutputReductionsMatchEvaluator) {
+  const char* kSiblings = R"(HloModule siblings
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+%max (c: f32[], d: f32[]) -> f32[] {
+  %c = f32[] parameter(0)
+  %d = f32[] parameter(1)
+  ROOT %m = f32[] maximum(%c, %d)
+}
+
+ENTRY %main (x: f32[300,70], y: f32[1,24,20,48]) -> (f32[300], f32[300], f32[1,48], f32[1,48]) {
+  %x = f32[300,70] parameter(0)
+  %y = f32[1,24,20,48] parameter(1)
+  %zero = f32[] constant(0)
+  %ninf = f32[] constant(-inf)
+  %sum = f32[300] reduce(%x, %zero), dimensions={1}, to_apply=%add
+  %sq = f32[300,70] multiply(%x, %x)
+  %sumsq = f32[300] reduce(%sq, %zero), dimensions={1}, to_apply=%add
+  %e = f32[1,24,20,48] exp(%y)
+  %pool = f32[1,48] reduce(%e, %zero), dimensions={1,2}, to_apply=%add
+  %peak = f32[1,48] reduce(%y, %ninf), dimensions={1,2}, to_apply=%max
+  ROOT %r = (f32[300], f32[300], f32[1,48], f32[1,48]) tuple(%sum, %sumsq, %pool, %peak)
+}
+)";
+  auto exe = CompileCpu(kSiblings);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  int multi = 0;
+  for (const hlo::Instruction* inst : (*exe)->module().entry()->instructions()) {
+    multi += inst->opcode() == hlo::Opcode::kFusion && !inst->shape().IsArray();
+  }
+  EXPECT_EQ(multi, 2);
+  EXPECT_EQ((*exe)->stats().num_kernels, 2);
+  EXPECT_TRUE(RunAndCompare(kSiblings, {1, 2}, testlib::ErrorSpec{1e-4, 1e-4}));
+  ThreadPool pool(3);
+  EXPECT_TRUE(RunAndCompare(kSiblings, {3}, testlib::ErrorSpec{1e-4, 1e-4}, false, {}, &pool));
+}
+
 TEST(CpuExecutableTest, WrongArgumentShapeIsInvalidArgument) {
   auto exe = CompileCpu(kChain);
   ASSERT_TRUE(exe.ok()) << exe.status();

@@ -286,6 +286,64 @@ ENTRY %main (x: f32[4], y: f32[64,4]) -> (f32[64,4], f32[64,4]) {
   for (const Instruction* f : Fusions(*m)) ExpectParametersMatchOperands(*f);
 }
 
+// Sibling fusion: the sum and the sum of squares of one operand over the same dims become one
+// multi-output fusion (root tuple of both reduces); a reduce over other dims, and one that
+// depends on another, stay apart.
+constexpr char kSiblings[] = R"(HloModule m
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (x: f32[6,40]) -> (f32[6], f32[6], f32[40], f32[6]) {
+  %x = f32[6,40] parameter(0)
+  %zero = f32[] constant(0)
+  %sum = f32[6] reduce(%x, %zero), dimensions={1}, to_apply=%add
+  %sq = f32[6,40] multiply(%x, %x)
+  %sumsq = f32[6] reduce(%sq, %zero), dimensions={1}, to_apply=%add
+  %cols = f32[40] reduce(%sq, %zero), dimensions={0}, to_apply=%add
+  %sb = f32[6,40] broadcast(%sum), dimensions={0}
+  %centred = f32[6,40] subtract(%x, %sb)
+  %dev = f32[6] reduce(%centred, %zero), dimensions={1}, to_apply=%add
+  ROOT %r = (f32[6], f32[6], f32[40], f32[6]) tuple(%sum, %sumsq, %cols, %dev)
+}
+)";
+
+TEST(FusionTest, SiblingReductionsMergeIntoOneMultiOutputFusion) {
+  FusionOptions options;
+  options.sibling_fusion = true;
+  FusionPass pass(nullptr, options);
+  std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(kSiblings, pass);
+  ASSERT_NE(m, nullptr);
+  int multi = 0, single = 0;
+  for (const Instruction* f : Fusions(*m)) {
+    ExpectParametersMatchOperands(*f);
+    if (f->shape().IsArray()) {
+      ++single;
+      continue;
+    }
+    ++multi;
+    EXPECT_EQ(f->attrs().fusion_kind, "kInput");
+    const Instruction* root = f->to_apply()->root();
+    ASSERT_EQ(root->opcode(), Opcode::kTuple);
+    EXPECT_EQ(root->operand_count(), 2);
+    for (const Instruction* r : root->operands()) {
+      EXPECT_EQ(r->opcode(), Opcode::kReduce);
+      EXPECT_EQ(r->dimensions(), std::vector<int64_t>{1});
+    }
+  }
+  EXPECT_EQ(multi, 1);   // sum + sumsq
+  EXPECT_EQ(single, 1);  // dev (depends on sum)
+  EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kReduce), 1);  // cols: other reduced dims
+  // Without the option nothing merges.
+  FusionPass plain;
+  m = testlib::RunPassChecked(kSiblings, plain);
+  ASSERT_NE(m, nullptr);
+  for (const Instruction* f : Fusions(*m)) EXPECT_TRUE(f->shape().IsArray());
+}
+
 TEST(FusionTest, FusesInsideWhileBodiesAndPreservesResults) {
   FusionPass pass;
   std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(R"(HloModule m
