@@ -39,6 +39,7 @@ for mode in none auto all; do
     expect_in "demo-$mode-summary" "$tmp/out" '^summary: jit='"$mode"' clusters=[0-9]+ nodes_compiled=[0-9]+/[0-9]+ compile_ms=[0-9.]+ run_ms=[0-9.]+'
     expect_in "demo-$mode-manifest" "$tmp/out_$mode/manifest.json" '"name": "output", "dtype": "float32", "shape": \[1, 10\], "file": "output.npy"'
     [ "$mode" = auto ] && expect_in demo-auto-clusters "$tmp/out" 'clusters=2 '
+    [ "$mode" = auto ] && expect_in demo-auto-per-cluster "$tmp/out" ' cluster_compile_ms=cluster_[0-9]+:[0-9.]+,cluster_[0-9]+:[0-9.]+$'
   fi
 done
 # Same inputs (seed 3): the printed first values agree to 6 digits and the checksums within
