@@ -231,9 +231,12 @@ class CpuIrEmitter {
   absl::Status EmitRootLoop(const std::vector<int64_t>& dims, llvm_ir::LoopShape loop_shape,
                             size_t outer, const ElementGenerator& root, const IrArray& out,
                             llvm::Value* begin, llvm::Value* end);
-  absl::Status EmitColumnReductionBody(const Instruction& inst, const Instruction& reduce,
+  // Column reductions (ColumnReduction): `reduces` are `inst` itself or the reduces of its
+  // fused computation (several for a multi-output fusion), written to `outs`.
+  absl::Status EmitColumnReductionBody(const Instruction& inst,
+                                       const std::vector<const Instruction*>& reduces,
                                        const std::vector<ElementGenerator>& ops,
-                                       const IrArray& out, KernelInfo& info);
+                                       const std::vector<IrArray>& outs, KernelInfo& info);
   absl::Status EmitEpilogueBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
                                 const IrArray& out, llvm::Value* begin, llvm::Value* end,
                                 KernelInfo& info);
@@ -384,7 +387,7 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   } else if (IsOutputFusion(inst)) {
     TFJIT_RETURN_IF_ERROR(EmitEpilogueBody(inst, ops, out, begin, end, info));
   } else if (const Instruction* reduce = ColumnReduction(inst)) {
-    TFJIT_RETURN_IF_ERROR(EmitColumnReductionBody(inst, *reduce, ops, out, info));
+    TFJIT_RETURN_IF_ERROR(EmitColumnReductionBody(inst, {reduce}, ops, {out}, info));
   } else if (gemm.has_value()) {
     EmitGemmBody(inst, *gemm, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx, null,
                  null);
@@ -505,53 +508,7 @@ absl::Status CpuIrEmitter::EmitMultiOutputBody(const Instruction& inst,
   const Instruction& first = *reduces[0];
   const std::vector<int64_t>& out_dims = first.shape().dims();
   if (ColumnReduction(first) != nullptr) {
-    info.extent = 1;
-    info.parallel = false;
-    std::vector<ElementGenerator> inputs, inits;
-    for (const Instruction* r : reduces) {
-      TFJIT_ASSIGN_OR_RETURN(ElementGenerator in,
-                             elemental_.MakeComputationGenerator(fused, ops, nullptr,
-                                                                 r->operand(0)));
-      TFJIT_ASSIGN_OR_RETURN(ElementGenerator init,
-                             elemental_.MakeComputationGenerator(fused, ops, nullptr,
-                                                                 r->operand(1)));
-      inputs.push_back(std::move(in));
-      inits.push_back(std::move(init));
-    }
-    TFJIT_RETURN_IF_ERROR(llvm_ir::EmitShapeLoop(
-        b_, out_dims, llvm_ir::LoopShape::kNested, b_.getInt64(0),
-        b_.getInt64(out_dims.empty() ? 1 : out_dims[0]),
-        [&](const IrIndex& index) -> absl::Status {
-          for (size_t k = 0; k < reduces.size(); ++k) {
-            TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, inits[k](IrIndex()));
-            outs[k].EmitWrite(index, v, b_);
-          }
-          return absl::OkStatus();
-        }));
-    const hlo::Shape& in = first.operand(0)->shape();
-    std::vector<bool> is_reduced(static_cast<size_t>(in.rank()), false);
-    for (int64_t d : first.dimensions()) is_reduced[static_cast<size_t>(d)] = true;
-    return llvm_ir::EmitShapeLoop(
-        b_, in.dims(), llvm_ir::LoopShape::kNested, b_.getInt64(0), b_.getInt64(in.dim(0)),
-        [&](const IrIndex& index) -> absl::Status {
-          std::vector<llvm::Value*> kept;
-          for (size_t d = 0; d < is_reduced.size(); ++d) {
-            if (!is_reduced[d]) kept.push_back(index[d]);
-          }
-          const IrIndex out_index(std::move(kept), out_dims);
-          llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
-          llvm::FastMathFlags fmf;
-          fmf.setAllowReassoc();
-          b_.setFastMathFlags(fmf);
-          for (size_t k = 0; k < reduces.size(); ++k) {
-            TFJIT_ASSIGN_OR_RETURN(llvm::Value * x, inputs[k](index));
-            llvm::Value* current = outs[k].EmitRead(out_index, b_);
-            TFJIT_ASSIGN_OR_RETURN(llvm::Value * next, elemental_.EmitScalarComputation(
-                                                           *reduces[k]->to_apply(), {current, x}));
-            outs[k].EmitWrite(out_index, next, b_);
-          }
-          return absl::OkStatus();
-        });
+    return EmitColumnReductionBody(inst, reduces, ops, outs, info);
   }
   std::vector<ElementGenerator> gens;
   for (const Instruction* r : reduces) {
@@ -574,38 +531,49 @@ absl::Status CpuIrEmitter::EmitMultiOutputBody(const Instruction& inst,
       });
 }
 
-// out = init everywhere, then for every operand element in memory order, out[kept index] =
+// Every output = its init, then for every operand element in memory order, out[kept index] =
 // combiner(out[kept index], element): the inner loop runs along the kept innermost dim,
 // contiguous in both. One thread (the output stays in cache; the operand streams once).
 // Reductions may reassociate (HLO.md); the order per output is the elemental loop's anyway.
-absl::Status CpuIrEmitter::EmitColumnReductionBody(const Instruction& inst,
-                                                   const Instruction& reduce,
-                                                   const std::vector<ElementGenerator>& ops,
-                                                   const IrArray& out, KernelInfo& info) {
-  ElementGenerator input, init;
-  if (&reduce == &inst) {
-    input = ops[0];
-    init = ops[1];
-  } else {  // an input fusion: the reduce's operands inside it
+absl::Status CpuIrEmitter::EmitColumnReductionBody(
+    const Instruction& inst, const std::vector<const Instruction*>& reduces,
+    const std::vector<ElementGenerator>& ops, const std::vector<IrArray>& outs,
+    KernelInfo& info) {
+  // Each reduce's operand and init: the kernel's operands for a plain reduce, else the
+  // reduce's operands inside the fused computation.
+  std::vector<ElementGenerator> inputs, inits;
+  for (const Instruction* r : reduces) {
+    if (r == &inst) {
+      inputs.push_back(ops[0]);
+      inits.push_back(ops[1]);
+      continue;
+    }
     const hlo::Computation& fused = *inst.called_computations()[0];
-    TFJIT_ASSIGN_OR_RETURN(input, elemental_.MakeComputationGenerator(fused, ops, nullptr,
-                                                                      reduce.operand(0)));
-    TFJIT_ASSIGN_OR_RETURN(init, elemental_.MakeComputationGenerator(fused, ops, nullptr,
-                                                                     reduce.operand(1)));
+    TFJIT_ASSIGN_OR_RETURN(ElementGenerator in,
+                           elemental_.MakeComputationGenerator(fused, ops, nullptr,
+                                                               r->operand(0)));
+    TFJIT_ASSIGN_OR_RETURN(ElementGenerator init,
+                           elemental_.MakeComputationGenerator(fused, ops, nullptr,
+                                                               r->operand(1)));
+    inputs.push_back(std::move(in));
+    inits.push_back(std::move(init));
   }
   info.extent = 1;
   info.parallel = false;
-  const std::vector<int64_t>& out_dims = reduce.shape().dims();
+  const Instruction& first = *reduces[0];
+  const std::vector<int64_t>& out_dims = first.shape().dims();
   TFJIT_RETURN_IF_ERROR(llvm_ir::EmitShapeLoop(
       b_, out_dims, llvm_ir::LoopShape::kNested, b_.getInt64(0),
       b_.getInt64(out_dims.empty() ? 1 : out_dims[0]), [&](const IrIndex& index) -> absl::Status {
-        TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, init(IrIndex()));
-        out.EmitWrite(index, v, b_);
+        for (size_t k = 0; k < reduces.size(); ++k) {
+          TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, inits[k](IrIndex()));
+          outs[k].EmitWrite(index, v, b_);
+        }
         return absl::OkStatus();
       }));
-  const hlo::Shape& in = reduce.operand(0)->shape();
+  const hlo::Shape& in = first.operand(0)->shape();
   std::vector<bool> is_reduced(static_cast<size_t>(in.rank()), false);
-  for (int64_t d : reduce.dimensions()) is_reduced[static_cast<size_t>(d)] = true;
+  for (int64_t d : first.dimensions()) is_reduced[static_cast<size_t>(d)] = true;
   return llvm_ir::EmitShapeLoop(
       b_, in.dims(), llvm_ir::LoopShape::kNested, b_.getInt64(0), b_.getInt64(in.dim(0)),
       [&](const IrIndex& index) -> absl::Status {
@@ -614,15 +582,17 @@ absl::Status CpuIrEmitter::EmitColumnReductionBody(const Instruction& inst,
           if (!is_reduced[d]) kept.push_back(index[d]);
         }
         const IrIndex out_index(std::move(kept), out_dims);
-        TFJIT_ASSIGN_OR_RETURN(llvm::Value * x, input(index));
-        llvm::Value* current = out.EmitRead(out_index, b_);
         llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
         llvm::FastMathFlags fmf;
         fmf.setAllowReassoc();
         b_.setFastMathFlags(fmf);
-        TFJIT_ASSIGN_OR_RETURN(llvm::Value * next,
-                               elemental_.EmitScalarComputation(*reduce.to_apply(), {current, x}));
-        out.EmitWrite(out_index, next, b_);
+        for (size_t k = 0; k < reduces.size(); ++k) {
+          TFJIT_ASSIGN_OR_RETURN(llvm::Value * x, inputs[k](index));
+          llvm::Value* current = outs[k].EmitRead(out_index, b_);
+          TFJIT_ASSIGN_OR_RETURN(llvm::Value * next, elemental_.EmitScalarComputation(
+                                                         *reduces[k]->to_apply(), {current, x}));
+          outs[k].EmitWrite(out_index, next, b_);
+        }
         return absl::OkStatus();
       });
 }

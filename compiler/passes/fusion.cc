@@ -122,6 +122,18 @@ std::unique_ptr<Instruction> CloneShell(const Instruction& inst) {
   return clone;
 }
 
+// The next parameter of the fused computation `fused`, standing for the outer value `outer`,
+// which joins the fusion's operands.
+Instruction* AddFusionParameter(Computation& fused, Instruction* outer,
+                                std::vector<Instruction*>& fusion_operands) {
+  const int64_t number = static_cast<int64_t>(fusion_operands.size());
+  auto param = std::make_unique<Instruction>(Opcode::kParameter, outer->shape());
+  param->mutable_attrs().parameter_number = number;
+  param->set_name("param_" + std::to_string(number));
+  fusion_operands.push_back(outer);
+  return fused.AddInstruction(std::move(param));
+}
+
 // Step 3. Adds the members it removed (all but duplicated cheap ones) to `removed`.
 absl::Status Outline(Computation& computation, const std::vector<Instruction*>& members,
                      absl::string_view kind, InstSet& removed) {
@@ -138,14 +150,7 @@ absl::Status Outline(Computation& computation, const std::vector<Instruction*>& 
         continue;
       }
       auto [it, inserted] = clones.try_emplace(operand, nullptr);
-      if (inserted) {
-        const int64_t number = static_cast<int64_t>(fusion_operands.size());
-        auto param = std::make_unique<Instruction>(Opcode::kParameter, operand->shape());
-        param->mutable_attrs().parameter_number = number;
-        param->set_name("param_" + std::to_string(number));
-        it->second = fused->AddInstruction(std::move(param));
-        fusion_operands.push_back(operand);
-      }
+      if (inserted) it->second = AddFusionParameter(*fused, operand, fusion_operands);
       operands.push_back(it->second);
     }
     clones[member] = fused->AddInstruction(CloneShell(*member), operands);
@@ -213,14 +218,7 @@ absl::Status MergeSiblingPair(Computation& computation, Instruction* a, Instruct
   // A plain reduce counts as a fusion of itself: its operands become parameters.
   auto param_for = [&](Instruction* outer) {
     auto [it, inserted] = params.try_emplace(outer, nullptr);
-    if (inserted) {
-      const int64_t number = static_cast<int64_t>(operands.size());
-      auto param = std::make_unique<Instruction>(Opcode::kParameter, outer->shape());
-      param->mutable_attrs().parameter_number = number;
-      param->set_name("param_" + std::to_string(number));
-      it->second = fused->AddInstruction(std::move(param));
-      operands.push_back(outer);
-    }
+    if (inserted) it->second = AddFusionParameter(*fused, outer, operands);
     return it->second;
   };
   for (Instruction* f : {a, b}) {

@@ -47,12 +47,8 @@ ENTRY %main (x: f32[512,300]) -> f32[512] {
 }
 )";
 
-// Reductions that keep the innermost dim (a global average pool over NHWC, column sums) walk
-// the operand in memory order (ir_emitter.cc, EmitColumnReductionBody): sum and max, plain
-// and fused with their producers, with and without a pool.
-TEST(CpuExecutableTest, ColumnReductionsMatchEvaluator) {
-  const char* kColumns = R"(HloModule columns
-
+// The f32 add and max combiners of the reduction tests below.
+constexpr char kAddMax[] = R"(
 %add (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)
   %b = f32[] parameter(1)
@@ -64,6 +60,13 @@ TEST(CpuExecutableTest, ColumnReductionsMatchEvaluator) {
   %d = f32[] parameter(1)
   ROOT %m = f32[] maximum(%c, %d)
 }
+)";
+
+// Reductions that keep the innermost dim (a global average pool over NHWC, column sums) walk
+// the operand in memory order (ir_emitter.cc, EmitColumnReductionBody): sum and max, plain
+// and fused with their producers, with and without a pool.
+TEST(CpuExecutableTest, ColumnReductionsMatchEvaluator) {
+  const std::string kColumns = std::string("HloModule columns\n") + kAddMax + R"(
 
 ENTRY %main (x: f32[2,33,17,40], y: f32[300,24]) -> (f32[2,40], f32[2,40], f32[24], f32[2,17,40]) {
   %x = f32[2,33,17,40] parameter(0)
@@ -88,19 +91,7 @@ ENTRY %main (x: f32[2,33,17,40], y: f32[300,24]) -> (f32[2,40], f32[2,40], f32[2
 // row reductions (mean and mean of squares of a row) and column reductions (a pool's sum and
 // max), on a pool and inline.
 TEST(CpuExecutableTest, MultiOutputReductionsMatchEvaluator) {
-  const char* kSiblings = R"(HloModule siblings
-
-%add (a: f32[], b: f32[]) -> f32[] {
-  %a = f32[] parameter(0)
-  %b = f32[] parameter(1)
-  ROOT %s = f32[] add(%a, %b)
-}
-
-%max (c: f32[], d: f32[]) -> f32[] {
-  %c = f32[] parameter(0)
-  %d = f32[] parameter(1)
-  ROOT %m = f32[] maximum(%c, %d)
-}
+  const std::string kSiblings = std::string("HloModule siblings\n") + kAddMax + R"(
 
 ENTRY %main (x: f32[300,70], y: f32[1,24,20,48]) -> (f32[300], f32[300], f32[1,48], f32[1,48]) {
   %x = f32[300,70] parameter(0)
