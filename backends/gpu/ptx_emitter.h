@@ -1,0 +1,37 @@
+// PTX emission for NVIDIA GPUs (issue 7, first step): the elemental kernels of an optimized HLO
+// module (elementwise ops and loop fusions) compiled by LLVM's NVPTX target to PTX text for a
+// compute capability, with the same elemental emitter as the CPU backend. Each kernel is a
+// `.entry` with the PTX kernel calling convention, parameters (out, operands..., i64 n), and
+// a grid-stride loop over the output's n elements in row-major order. The runtime half
+// (CUDA driver, launches) and the remaining opcodes come later; what is not supported yet is
+// UNIMPLEMENTED naming the instruction.
+#ifndef TFJIT_BACKENDS_GPU_PTX_EMITTER_H_
+#define TFJIT_BACKENDS_GPU_PTX_EMITTER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/hlo/module.h"
+
+namespace tfjit::gpu {
+
+struct PtxKernel {
+  std::string name;         // the .entry symbol: "kernel_0", ...
+  std::string instruction;  // the HLO instruction it computes
+  int num_operands = 0;     // pointer parameters after the output
+};
+
+struct PtxModule {
+  std::string ptx;  // PTX assembly text
+  std::vector<PtxKernel> kernels;
+};
+
+// `sm`: "sm_80", "sm_90" or "sm_90a". INVALID_ARGUMENT for another; UNIMPLEMENTED for an
+// instruction the GPU path does not compile yet, or one whose math needs libdevice (a libm
+// call such as sinf has no PTX implementation without it).
+absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& sm);
+
+}  // namespace tfjit::gpu
+
+#endif  // TFJIT_BACKENDS_GPU_PTX_EMITTER_H_

@@ -1,0 +1,146 @@
+// PTX emission (backends/gpu/ptx_emitter.h), checked without a GPU: the elemental kernels of
+// fused modules compile to PTX for sm_80 and sm_90 that CUDA's ptxas accepts (skipped, with
+// the reason, where ptxas is not installed), with one .entry per kernel; what is not compiled
+// yet is UNIMPLEMENTED naming the instruction.
+#include "backends/gpu/ptx_emitter.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/hlo/parser.h"
+#include "compiler/passes/pass.h"
+#include "compiler/passes/standard_pipeline.h"
+#include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
+
+namespace tfjit::gpu {
+namespace {
+
+constexpr char kPtxas[] = "/usr/local/cuda/bin/ptxas";
+
+// Parses `text` and runs the standard passes (fusion included).
+std::unique_ptr<hlo::Module> Optimized(const std::string& text) {
+  auto module = hlo::ParseAndVerifyModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return nullptr;
+  passes::PassPipeline pipeline("test");
+  passes::AddStandardPasses(pipeline, nullptr);
+  absl::Status s = pipeline.Run(**module).status();
+  EXPECT_TRUE(s.ok()) << s;
+  return std::move(*module);
+}
+
+// ptxas -arch=`sm` on `ptx`: "" when it accepts it, else its output.
+std::string RunPtxas(const std::string& ptx, const std::string& sm, const std::string& name) {
+  const std::string path = testing::WriteTempFile(name + ".ptx", ptx);
+  const std::string log = path + ".log";
+  const std::string cmd =
+      absl::StrCat(kPtxas, " -arch=", sm, " ", path, " -o /dev/null > ", log, " 2>&1");
+  if (std::system(cmd.c_str()) == 0) return "";
+  std::ifstream in(log);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+struct Case {
+  const char* name;
+  const char* hlo;
+  int kernels;
+};
+
+const Case kCases[] = {
+    {"f32_chain", R"(HloModule chain
+
+ENTRY %main (x: f32[300,70], y: f32[300,70], b: f32[70]) -> f32[300,70] {
+  %x = f32[300,70] parameter(0)
+  %y = f32[300,70] parameter(1)
+  %b = f32[70] parameter(2)
+  %bb = f32[300,70] broadcast(%b), dimensions={1}
+  %m = f32[300,70] multiply(%x, %y)
+  %a = f32[300,70] add(%m, %bb)
+  %c = pred[300,70] compare(%a, %y), direction=GT
+  %s = f32[300,70] select(%c, %a, %y)
+  %e = f32[300,70] exp(%s)
+  ROOT %t = f32[300,70] tanh(%e)
+}
+)", 1},
+    {"s32_bits_and_convert", R"(HloModule ints
+
+ENTRY %main (i: s32[1000], j: s32[1000]) -> (f32[1000], s32[37,27]) {
+  %i = s32[1000] parameter(0)
+  %j = s32[1000] parameter(1)
+  %x = s32[1000] xor(%i, %j)
+  %one = s32[] constant(3)
+  %ob = s32[1000] broadcast(%one), dimensions={}
+  %sh = s32[1000] shift-left(%x, %ob)
+  %f = f32[1000] convert(%sh)
+  %io = s32[37,27] iota(), iota_dimension=1
+  %t = s32[27,37] transpose(%io), dimensions={1,0}
+  %tt = s32[37,27] transpose(%t), dimensions={1,0}
+  %m = s32[37,27] multiply(%io, %tt)
+  ROOT %r = (f32[1000], s32[37,27]) tuple(%f, %m)
+}
+)", 2},
+};
+
+class PtxTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PtxTest, ElementalKernelsPassPtxas) {
+  const std::string sm = GetParam();
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    std::unique_ptr<hlo::Module> module = Optimized(c.hlo);
+    ASSERT_NE(module, nullptr);
+    auto ptx = EmitPtx(*module, sm);
+    ASSERT_TRUE(ptx.ok()) << ptx.status();
+    EXPECT_EQ(static_cast<int>(ptx->kernels.size()), c.kernels);
+    EXPECT_TRUE(absl::StrContains(ptx->ptx, absl::StrCat(".target ", sm))) << ptx->ptx;
+    for (const PtxKernel& k : ptx->kernels) {
+      EXPECT_TRUE(absl::StrContains(ptx->ptx, absl::StrCat(".entry ", k.name))) << k.name;
+    }
+    if (!std::filesystem::exists(kPtxas)) {
+      GTEST_SKIP() << kPtxas << " is not installed (the CUDA toolkit): PTX emitted and checked "
+                   << "for its .entry and .target lines, not assembled";
+    }
+    EXPECT_EQ(RunPtxas(ptx->ptx, sm, absl::StrCat(c.name, "_", sm)), "");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, PtxTest, ::testing::Values("sm_80", "sm_90"));
+
+TEST(PtxErrorsTest, UnsupportedTargetsAndOpcodesAreNamed) {
+  std::unique_ptr<hlo::Module> module = Optimized(kCases[0].hlo);
+  ASSERT_NE(module, nullptr);
+  auto bad_sm = EmitPtx(*module, "sm_35");
+  EXPECT_EQ(bad_sm.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(bad_sm.status().message(), "sm_35"));
+  std::unique_ptr<hlo::Module> dot = Optimized(R"(HloModule d
+
+ENTRY %main (a: f32[8,8], b: f32[8,8]) -> f32[8,8] {
+  %a = f32[8,8] parameter(0)
+  %b = f32[8,8] parameter(1)
+  ROOT %d = f32[8,8] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  ASSERT_NE(dot, nullptr);
+  auto r = EmitPtx(*dot, "sm_90");
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "'dot'")) << r.status();
+  std::unique_ptr<hlo::Module> sine = Optimized(R"(HloModule s
+
+ENTRY %main (a: f32[8]) -> f32[8] {
+  %a = f32[8] parameter(0)
+  ROOT %s = f32[8] sine(%a)
+}
+)");
+  ASSERT_NE(sine, nullptr);
+  auto needs = EmitPtx(*sine, "sm_90");
+  EXPECT_EQ(needs.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(needs.status().message(), "libdevice")) << needs.status();
+}
+
+}  // namespace
+}  // namespace tfjit::gpu
