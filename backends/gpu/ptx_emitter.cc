@@ -2,6 +2,8 @@
 // O3 by the NVPTX target machine and printed as PTX.
 #include "backends/gpu/ptx_emitter.h"
 
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 
@@ -16,6 +18,9 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -138,6 +143,62 @@ absl::Status EmitKernel(const Instruction& inst, const std::string& name, llvm::
   return absl::OkStatus();
 }
 
+// The libm functions the elemental emitter calls (sinf, pow, ...).
+std::vector<llvm::Function*> LibmCalls(llvm::Module& m) {
+  std::vector<llvm::Function*> out;
+  for (llvm::Function& f : m) {
+    // __nvvm_reflect (libdevice's configuration queries) is resolved by NVVMReflect, which the
+    // NVPTX target runs at the start of optimisation.
+    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty() &&
+        f.getName() != "__nvvm_reflect") {
+      out.push_back(&f);
+    }
+  }
+  return out;
+}
+
+// CUDA's libdevice: $TFJIT_LIBDEVICE, else the toolkit's.
+std::string LibdevicePath() {
+  const char* env = std::getenv("TFJIT_LIBDEVICE");
+  return env != nullptr ? env : "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+}
+
+// Math the elemental emitter leaves to libm has no PTX body: it becomes libdevice's
+// (`sinf` -> `__nv_sinf`), linked in (only what is called) and internalised; libdevice's
+// __nvvm_reflect queries see ftz off (IEEE denormals, as on the CPU).
+absl::Status LinkLibdevice(llvm::Module& m, const std::string& module_name) {
+  std::vector<llvm::Function*> calls = LibmCalls(m);
+  if (calls.empty()) return absl::OkStatus();
+  const std::string path = LibdevicePath();
+  if (!std::filesystem::exists(path)) {
+    return Unimplemented("gpu backend: '%s' in module '%s' needs CUDA's libdevice, and '%s' does "
+                         "not exist (install the CUDA toolkit or set TFJIT_LIBDEVICE)",
+                         calls[0]->getName().str(), module_name, path);
+  }
+  for (llvm::Function* f : calls) f->setName("__nv_" + f->getName().str());
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> libdevice = llvm::parseIRFile(path, diagnostic, m.getContext());
+  if (libdevice == nullptr) {
+    return Internal("cannot read libdevice '%s': %s", path, diagnostic.getMessage().str());
+  }
+  libdevice->setTargetTriple(m.getTargetTriple());
+  libdevice->setDataLayout(m.getDataLayout());
+  if (llvm::Linker::linkModules(m, std::move(libdevice), llvm::Linker::Flags::LinkOnlyNeeded)) {
+    return Internal("linking libdevice '%s' into module '%s' failed", path, module_name);
+  }
+  for (llvm::Function& f : m) {
+    if (!f.isDeclaration() && f.getCallingConv() != llvm::CallingConv::PTX_Kernel) {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+  }
+  m.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{0});
+  for (llvm::Function* f : LibmCalls(m)) {
+    return Unimplemented("gpu backend: libdevice has no '%s' (module '%s')", f->getName().str(),
+                         module_name);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& sm) {
@@ -170,13 +231,7 @@ absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& 
     return Internal("gpu backend emitted invalid LLVM IR for module '%s': %s", module.name(),
                     os.str());
   }
-  // A call to an external function (libm) has no PTX body: that math needs libdevice.
-  for (const llvm::Function& f : llvm_module) {
-    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty()) {
-      return Unimplemented("gpu backend: '%s' needs libdevice, which is not linked yet (module "
-                           "'%s')", f.getName().str(), module.name());
-    }
-  }
+  TFJIT_RETURN_IF_ERROR(LinkLibdevice(llvm_module, module.name()));
   llvm_ir::OptimizeModule(llvm_module, *tm, 3);
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream ptx(buffer);

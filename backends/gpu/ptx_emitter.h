@@ -4,7 +4,7 @@
 // `.entry` with the PTX kernel calling convention, parameters (out, operands..., i64 n), and
 // a grid-stride loop over the output's n elements in row-major order. The runtime half
 // (CUDA driver, launches) and the remaining opcodes come later; what is not supported yet is
-// UNIMPLEMENTED naming the instruction.
+// UNIMPLEMENTED naming the instruction. Math without an inline form calls libdevice.
 #ifndef TFJIT_BACKENDS_GPU_PTX_EMITTER_H_
 #define TFJIT_BACKENDS_GPU_PTX_EMITTER_H_
 
@@ -28,8 +28,9 @@ struct PtxModule {
 };
 
 // `sm`: "sm_80", "sm_90" or "sm_90a". INVALID_ARGUMENT for another; UNIMPLEMENTED for an
-// instruction the GPU path does not compile yet, or one whose math needs libdevice (a libm
-// call such as sinf has no PTX implementation without it).
+// instruction the GPU path does not compile yet, or for math that needs CUDA's libdevice
+// (sine, power, ...: linked from $TFJIT_LIBDEVICE or
+// /usr/local/cuda/nvvm/libdevice/libdevice.10.bc) when that file is missing.
 absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& sm);
 
 }  // namespace tfjit::gpu
