@@ -1,5 +1,5 @@
 // tfjit-opt: parses an .hlo file, runs the named passes and prints the module (or evaluates it
-// on seeded random arguments). The driver of the lit/FileCheck IR tests.
+// on seeded random arguments, or prints its PTX). The driver of the lit/FileCheck IR tests.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "backends/gpu/ptx_emitter.h"
 #include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/parser.h"
 #include "compiler/hlo/printer.h"
@@ -29,7 +30,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: tfjit-opt [--passes=simplify,constant-folding,cse,dce,fusion] [--canonical]\n"
-    "                 [--no-verify] [--evaluate-seed=N]\n"
+    "                 [--no-verify] [--evaluate-seed=N] [--emit-ptx=sm_80|sm_90|sm_90a]\n"
     "                 [--dump-ir-after=PASS,...|all --dump-dir=DIR] FILE.hlo|-\n";
 
 struct Flags {
@@ -41,6 +42,7 @@ struct Flags {
   std::string file;
   std::vector<std::string> dump_after;  // pass names or "all"
   std::string dump_dir;
+  std::string ptx_sm;  // --emit-ptx: print PTX for this compute capability instead of HLO
 };
 
 int UsageError(const std::string& why) {
@@ -60,6 +62,8 @@ std::string ParseFlags(int argc, char** argv, Flags& flags) {
       flags.canonical = true;
     } else if (arg == "--no-verify") {
       flags.verify = false;
+    } else if (arg.rfind("--emit-ptx=", 0) == 0) {
+      flags.ptx_sm = arg.substr(11);
     } else if (arg.rfind("--evaluate-seed=", 0) == 0) {
       if (!absl::SimpleAtoi(arg.substr(16), &flags.seed)) return absl::StrCat("bad seed in ", arg);
       flags.evaluate = true;
@@ -125,6 +129,11 @@ absl::Status Run(const Flags& flags, passes::PassPipeline& pipeline) {
     TFJIT_ASSIGN_OR_RETURN(hlo::Literal result,
                            hlo::Evaluate(*module, testlib::RandomArgs(*module, flags.seed)));
     std::cout << LiteralToString(result) << "\n";
+    return absl::OkStatus();
+  }
+  if (!flags.ptx_sm.empty()) {
+    TFJIT_ASSIGN_OR_RETURN(gpu::PtxModule ptx, gpu::EmitPtx(*module, flags.ptx_sm));
+    std::cout << ptx.ptx;
     return absl::OkStatus();
   }
   hlo::PrintOptions options;
