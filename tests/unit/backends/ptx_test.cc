@@ -101,11 +101,13 @@ TEST_P(PtxTest, ElementalKernelsPassPtxas) {
     for (const PtxKernel& k : ptx->kernels) {
       EXPECT_TRUE(absl::StrContains(ptx->ptx, absl::StrCat(".entry ", k.name))) << k.name;
     }
-    if (!std::filesystem::exists(kPtxas)) {
-      GTEST_SKIP() << kPtxas << " is not installed (the CUDA toolkit): PTX emitted and checked "
-                   << "for its .entry and .target lines, not assembled";
+    if (std::filesystem::exists(kPtxas)) {
+      EXPECT_EQ(RunPtxas(ptx->ptx, sm, absl::StrCat(c.name, "_", sm)), "");
     }
-    EXPECT_EQ(RunPtxas(ptx->ptx, sm, absl::StrCat(c.name, "_", sm)), "");
+  }
+  if (!std::filesystem::exists(kPtxas)) {
+    GTEST_SKIP() << kPtxas << " is not installed (the CUDA toolkit): the PTX was emitted and "
+                 << "checked for its .entry and .target lines, not assembled";
   }
 }
 
