@@ -83,13 +83,11 @@ bool IsPlumbing(const Instruction& inst) {
   }
 }
 
-// What this first step compiles: elementwise ops and loop fusions of arrays.
+// What this step compiles: every array instruction the elemental emitter generates, one
+// thread per output element (a reduction, dot or convolution runs its inner loop in that
+// thread: correct, not yet fast; warp-level reductions and cuBLAS come next).
 bool IsElementalKernel(const Instruction& inst) {
-  if (!inst.shape().IsArray() || !llvm_ir::ElementalEmitter::Supports(inst)) return false;
-  if (inst.opcode() == Opcode::kFusion) return inst.attrs().fusion_kind == "kLoop";
-  return hlo::IsElementwise(inst.opcode()) || inst.opcode() == Opcode::kBroadcast ||
-         inst.opcode() == Opcode::kTranspose || inst.opcode() == Opcode::kSlice ||
-         inst.opcode() == Opcode::kConcatenate || inst.opcode() == Opcode::kIota;
+  return inst.shape().IsArray() && llvm_ir::ElementalEmitter::Supports(inst);
 }
 
 llvm::Value* ReadSreg(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {

@@ -1,6 +1,8 @@
-// PTX emission for NVIDIA GPUs (issue 7, first step): the elemental kernels of an optimized HLO
-// module (elementwise ops and loop fusions) compiled by LLVM's NVPTX target to PTX text for a
-// compute capability, with the same elemental emitter as the CPU backend. Each kernel is a
+// PTX emission for NVIDIA GPUs (issue 7, first steps): the kernels of an optimized HLO module
+// (every array instruction and fusion the elemental emitter generates: elementwise ops,
+// shape ops, reductions, gathers, pads, windows, and naive dots and convolutions) compiled by
+// LLVM's NVPTX target to PTX text for a compute capability, with the same elemental emitter
+// as the CPU backend, one thread per output element. Each kernel is a
 // `.entry` with the PTX kernel calling convention, parameters (out, operands..., i64 n), and
 // a grid-stride loop over the output's n elements in row-major order. The runtime half
 // (CUDA driver, launches) and the remaining opcodes come later; what is not supported yet is

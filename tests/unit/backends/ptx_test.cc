@@ -84,6 +84,33 @@ ENTRY %main (i: s32[1000], j: s32[1000]) -> (f32[1000], s32[37,27]) {
   ROOT %r = (f32[1000], s32[37,27]) tuple(%f, %m)
 }
 )", 2},
+    {"reductions_windows_gathers", R"(HloModule more
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (x: f32[64,48], i: s32[5], k: f32[3,3,4,8], im: f32[1,12,12,4], st: s32[]) -> (f32[64], f32[48], f32[5,48], f32[64,64], f32[1,12,12,8], f32[1,6,6,4], f32[8,48], f32[66,50]) {
+  %x = f32[64,48] parameter(0)
+  %i = s32[5] parameter(1)
+  %k = f32[3,3,4,8] parameter(2)
+  %im = f32[1,12,12,4] parameter(3)
+  %st = s32[] parameter(4)
+  %zero = f32[] constant(0)
+  %e = f32[64,48] exp(%x)
+  %rows = f32[64] reduce(%e, %zero), dimensions={1}, to_apply=%add
+  %cols = f32[48] reduce(%x, %zero), dimensions={0}, to_apply=%add
+  %g = f32[5,48] gather(%x, %i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,48}
+  %d = f32[64,64] dot(%x, %x), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  %c = f32[1,12,12,8] convolution(%im, %k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  %w = f32[1,6,6,4] reduce-window(%im, %zero), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=%add
+  %ds = f32[8,48] dynamic-slice(%x, %st, %st), dynamic_slice_sizes={8,48}
+  %p = f32[66,50] pad(%x, %zero), padding=1_1x1_1
+  ROOT %r = (f32[64], f32[48], f32[5,48], f32[64,64], f32[1,12,12,8], f32[1,6,6,4], f32[8,48], f32[66,50]) tuple(%rows, %cols, %g, %d, %c, %w, %ds, %p)
+}
+)", 8},
 };
 
 class PtxTest : public ::testing::TestWithParam<std::string> {};
@@ -119,18 +146,30 @@ TEST(PtxErrorsTest, UnsupportedTargetsAndOpcodesAreNamed) {
   auto bad_sm = EmitPtx(*module, "sm_35");
   EXPECT_EQ(bad_sm.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(bad_sm.status().message(), "sm_35"));
-  std::unique_ptr<hlo::Module> dot = Optimized(R"(HloModule d
+  // Control flow is not compiled to PTX yet.
+  std::unique_ptr<hlo::Module> loop = Optimized(R"(HloModule w
 
-ENTRY %main (a: f32[8,8], b: f32[8,8]) -> f32[8,8] {
-  %a = f32[8,8] parameter(0)
-  %b = f32[8,8] parameter(1)
-  ROOT %d = f32[8,8] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+%cond (cs: s32[]) -> pred[] {
+  %cs = s32[] parameter(0)
+  %n = s32[] constant(3)
+  ROOT %lt = pred[] compare(%cs, %n), direction=LT
+}
+
+%body (bs: s32[]) -> s32[] {
+  %bs = s32[] parameter(0)
+  %one = s32[] constant(1)
+  ROOT %next = s32[] add(%bs, %one)
+}
+
+ENTRY %main (a: s32[]) -> s32[] {
+  %a = s32[] parameter(0)
+  ROOT %w = s32[] while(%a), condition=%cond, body=%body
 }
 )");
-  ASSERT_NE(dot, nullptr);
-  auto r = EmitPtx(*dot, "sm_90");
+  ASSERT_NE(loop, nullptr);
+  auto r = EmitPtx(*loop, "sm_90");
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "'dot'")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "'while'")) << r.status();
 }
 
 // Math without an inline form (sine, power in f32 and f64) comes from CUDA's libdevice,
