@@ -368,26 +368,25 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
     });
   }
   KernelInfo info;
-  if (num_outs > 1) {  // a multi-output fusion: one buffer per tuple element
-    std::vector<IrArray> outs;
-    const std::vector<hlo::Shape> shapes = LeafShapes(inst.shape());
-    for (size_t k = 0; k < num_outs; ++k) {
-      outs.emplace_back(body->getArg(static_cast<unsigned>(k)), shapes[k]);
-    }
-    TFJIT_RETURN_IF_ERROR(EmitMultiOutputBody(inst, ops, outs, begin, end, info));
+  // One array per output buffer: the tuple's leaves for a multi-output fusion.
+  std::vector<IrArray> outs;
+  const std::vector<hlo::Shape> out_shapes =
+      num_outs > 1 ? LeafShapes(inst.shape()) : std::vector<hlo::Shape>{inst.shape()};
+  for (size_t k = 0; k < num_outs; ++k) {
+    outs.emplace_back(body->getArg(static_cast<unsigned>(k)), out_shapes[k]);
   }
-  IrArray out(body->getArg(0), num_outs > 1 ? LeafShapes(inst.shape())[0] : inst.shape());
+  const IrArray& out = outs[0];
   std::optional<GemmShape> gemm =
       inst.opcode() == Opcode::kDot ? MatchGemm(inst) : std::nullopt;
   std::optional<conv::Conv2DParams> conv2d =
       inst.opcode() == Opcode::kConvolution ? MatchConv2D(inst) : std::nullopt;
   llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
   if (num_outs > 1) {
-    // emitted above
+    TFJIT_RETURN_IF_ERROR(EmitMultiOutputBody(inst, ops, outs, begin, end, info));
   } else if (IsOutputFusion(inst)) {
     TFJIT_RETURN_IF_ERROR(EmitEpilogueBody(inst, ops, out, begin, end, info));
   } else if (const Instruction* reduce = ColumnReduction(inst)) {
-    TFJIT_RETURN_IF_ERROR(EmitColumnReductionBody(inst, {reduce}, ops, {out}, info));
+    TFJIT_RETURN_IF_ERROR(EmitColumnReductionBody(inst, {reduce}, ops, outs, info));
   } else if (gemm.has_value()) {
     EmitGemmBody(inst, *gemm, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx, null,
                  null);
