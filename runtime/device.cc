@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "backends/gpu/gpu_backend.h"
 #include "core/status.h"
 
 namespace tfjit::runtime {
@@ -35,9 +36,15 @@ absl::StatusOr<DeviceName> ParseDeviceName(absl::string_view text) {
 
 absl::Status DeviceSet::Check(const DeviceName& device) const {
   if (device.type == "GPU") {
-    return FailedPrecondition("device %s does not exist: tfjit has no GPU backend in this build "
-                              "and no CUDA device was found; use --device cpu:0",
-                              device.FullName());
+    std::string why;
+    const int gpus = gpu::VisibleGpuCount(&why);
+    if (device.index < gpus) return absl::OkStatus();
+    if (gpus == 0) {
+      return FailedPrecondition("device %s does not exist: %s; use --device cpu:0",
+                                device.FullName(), why);
+    }
+    return FailedPrecondition("device %s does not exist: the CUDA driver reports %d GPU(s); use "
+                              "GPU:0..GPU:%d", device.FullName(), gpus, gpus - 1);
   }
   if (device.index >= logical_cpus_) {
     return FailedPrecondition("device %s does not exist: the session has %d logical CPU "

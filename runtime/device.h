@@ -21,7 +21,8 @@ struct DeviceName {
 // device:CPU:0" and "/job:localhost/replica:0/task:0/cpu:0". INVALID_ARGUMENT otherwise.
 absl::StatusOr<DeviceName> ParseDeviceName(absl::string_view text);
 
-// The devices of a session: CPU:0..n-1; no GPU yet.
+// The devices of a session: CPU:0..n-1, and GPU:0..m-1 for the GPUs the CUDA driver reports
+// (none without a driver; backends/gpu/gpu_backend.h).
 class DeviceSet {
  public:
   explicit DeviceSet(int logical_cpus) : logical_cpus_(logical_cpus) {}

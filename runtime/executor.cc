@@ -94,16 +94,39 @@ std::vector<std::string> PlaceNodes(const tf::Graph& graph, const Placement& pla
                                      placement.default_device);
   DeviceSet devices(placement.logical_cpus);
   for (const auto& node : graph.nodes()) {
-    if (node->requested_device().empty()) continue;
-    absl::StatusOr<DeviceName> d = ParseDeviceName(node->requested_device());
-    if (d.ok() && devices.Check(*d).ok()) {
-      device_of[node->id()] = d->FullName();
-    } else {
-      Log(LogLevel::kInfo, "node %s asks for device '%s', which does not exist; placed on %s",
-          node->DebugName(), node->requested_device(), placement.default_device);
+    if (!node->requested_device().empty()) {
+      absl::StatusOr<DeviceName> d = ParseDeviceName(node->requested_device());
+      if (d.ok() && devices.Check(*d).ok()) {
+        device_of[node->id()] = d->FullName();
+      } else {
+        Log(LogLevel::kInfo, "node %s asks for device '%s', which does not exist; placed on %s",
+            node->DebugName(), node->requested_device(), placement.default_device);
+      }
+    }
+    // TF has no GPU kernels for int32 variables: they stay in host memory, on CPU:0 (so a GPU
+    // cluster using one meets known issue A; the workaround is int64).
+    if ((node->op() == "VarHandleOp" || node->op() == "VariableV2") &&
+        absl::StrContains(device_of[node->id()], "device:GPU:")) {
+      absl::StatusOr<DType> dtype = tf::GetTypeAttr(*node, "dtype");
+      if (dtype.ok() && *dtype == DType::kInt32) {
+        device_of[node->id()] = DeviceName{"CPU", 0}.FullName();
+      }
     }
   }
   return device_of;
+}
+
+// The backend that compiles clusters placed on `device` (a full TF name).
+absl::StatusOr<const backends::Backend*> BackendFor(const ExecContext& ctx,
+                                                    const std::string& device) {
+  absl::StatusOr<DeviceName> name = ParseDeviceName(device);
+  if (!name.ok() || name->type != "GPU") return ctx.backend;
+  if (name->index < static_cast<int>(ctx.gpu_backends.size()) &&
+      ctx.gpu_backends[static_cast<size_t>(name->index)] != nullptr) {
+    return ctx.gpu_backends[static_cast<size_t>(name->index)];
+  }
+  return FailedPrecondition("a cluster is placed on %s, and the session has no GPU backend for "
+                            "it", device);
 }
 
 }  // namespace
@@ -751,7 +774,8 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     }
     return RunClusterWithKernels(index, handles, ctx, outputs);
   }
-  std::string key = absl::StrCat(ctx.key_prefix, cluster_keys_[index]);
+  std::string key = absl::StrCat(ctx.key_prefix, cluster_keys_[index], "@", cluster.device);
+  TFJIT_ASSIGN_OR_RETURN(const backends::Backend* backend, BackendFor(ctx, cluster.device));
   for (size_t i = 0; i < inputs.size(); ++i) {
     args[i].dtype = inputs[i].dtype();
     args[i].dims = inputs[i].dims();
@@ -771,7 +795,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<hlo::Module> module,
                            tf2hlo::LowerCluster(cluster.spec, args, ctx.autofix));
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,
-                           ctx.backend->Compile(std::move(module)));
+                           backend->Compile(std::move(module)));
     compile_ms = MsSince(t0);
     const backends::CompileStats& cs = exe->stats();
     Log(LogLevel::kInfo,

@@ -30,6 +30,8 @@ struct CallFrame;
 struct ExecContext {
   const KernelRegistry* kernels = nullptr;
   const backends::Backend* backend = nullptr;
+  // The backends of clusters placed on GPU:0, GPU:1, ... (empty without a GPU).
+  std::vector<const backends::Backend*> gpu_backends;
   CompilationCache* cache = nullptr;
   ThreadPool* inter_op = nullptr;  // runs units
   ThreadPool* intra_op = nullptr;  // parallelism inside kernels and compiled code

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/gpu/gpu_backend.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "compiler/cluster/clustering.h"
 #include "core/dtype.h"
@@ -76,6 +77,7 @@ struct Session::Impl {
   const tf::Signature* signature = nullptr;  // the one names resolve against, or none
   runtime::KernelRegistry kernels;
   std::unique_ptr<backends::Backend> backend;
+  std::vector<std::unique_ptr<backends::Backend>> gpu_backends;  // per GPU the driver reports
   runtime::CompilationCache cache;
   runtime::KernelStateStore kernel_state;
   runtime::ResourceMgrSet resources;  // variables, per device; persist across runs
@@ -92,6 +94,7 @@ struct Session::Impl {
     runtime::ExecContext ctx;
     ctx.kernels = &kernels;
     ctx.backend = backend.get();
+    for (const auto& b : gpu_backends) ctx.gpu_backends.push_back(b.get());
     ctx.cache = const_cast<runtime::CompilationCache*>(&cache);
     ctx.inter_op = inter_op.get();
     ctx.intra_op = intra_op.get();
@@ -286,6 +289,20 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   } else {
     return InvalidArgument("unknown backend '%s'; expected 'cpu' or 'interpreter'",
                            options.backend);
+  }
+  // Clusters placed on a GPU compile for it (the interpreter backend keeps them on the host).
+  if (options.backend == "cpu") {
+    for (int i = 0; i < gpu::VisibleGpuCount(); ++i) {
+      gpu::GpuBackendOptions gpu_options;
+      gpu_options.device_ordinal = i;
+      TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> b,
+                             gpu::CreateGpuBackend(gpu_options));
+      impl->gpu_backends.push_back(std::move(b));
+    }
+  } else {
+    for (int i = 0; i < gpu::VisibleGpuCount(); ++i) {
+      impl->gpu_backends.push_back(interpreter::CreateInterpreterBackend());
+    }
   }
   impl->inter_op = std::make_unique<ThreadPool>(options.inter_op_threads);
   impl->intra_op = std::make_unique<ThreadPool>(options.intra_op_threads);

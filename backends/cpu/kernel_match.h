@@ -7,23 +7,14 @@
 #include <cstdint>
 #include <optional>
 
+#include "backends/gemm_match.h"
 #include "compiler/hlo/computation.h"
 #include "core/conv2d.h"
 
 namespace tfjit::cpu {
 
-// A dot that maps onto the runtime's batched row-major GEMM.
-struct GemmShape {
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  bool transpose_lhs = false, transpose_rhs = false;
-  // > 0: no batch dims, a rank-2 lhs and a rhs [outer, k, n] (the products of the rhs dims
-  // before and after its contracting dim), so out [m, outer, n] is `outer` GEMMs with
-  // strided output rows (tfjit_cpu_matmul_outer_*). Separable resizes produce these.
-  int64_t rhs_outer = 0;
-};
-
-// The GEMM a dot maps onto, or nullopt (f32/f64 only).
-std::optional<GemmShape> MatchGemm(const hlo::Instruction& dot);
+using backends::GemmShape;
+using backends::MatchGemm;
 
 // A convolution that maps onto the runtime's NHWC convolution (tfjit_cpu_conv2d_*): f32 or
 // f64, 2-D, dim_labels b01f_01io->b01f. Everything else keeps the elemental loop.

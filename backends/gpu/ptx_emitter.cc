@@ -72,17 +72,6 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateNvptxTargetMachine(
   return tm;
 }
 
-// Instructions that are buffers or plumbing: no kernel.
-bool IsPlumbing(const Instruction& inst) {
-  switch (inst.opcode()) {
-    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
-    case Opcode::kGetTupleElement:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // What this step compiles: every array instruction the elemental emitter generates, one
 // thread per output element (a reduction, dot or convolution runs its inner loop in that
 // thread: correct, not yet fast; warp-level reductions and cuBLAS come next).
@@ -199,10 +188,30 @@ absl::Status LinkLibdevice(llvm::Module& m, const std::string& module_name) {
 
 }  // namespace
 
+bool IsPlumbing(const Instruction& inst) {
+  switch (inst.opcode()) {
+    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+      return true;
+    default:
+      return false;
+  }
+}
+
 absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& sm) {
-  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateNvptxTargetMachine(sm));
   const hlo::Computation* entry = module.entry();
   if (entry == nullptr) return InvalidArgument("module '%s' has no entry", module.name());
+  std::vector<const Instruction*> kernels;
+  for (const Instruction* inst : entry->MakePostOrder()) {
+    if (!IsPlumbing(*inst)) kernels.push_back(inst);
+  }
+  return EmitPtxKernels(module, kernels, sm);
+}
+
+absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
+                                         const std::vector<const hlo::Instruction*>& kernels,
+                                         const std::string& sm) {
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateNvptxTargetMachine(sm));
   llvm::LLVMContext ctx;
   llvm::Module llvm_module(module.name(), ctx);
   llvm_module.setTargetTriple(kTriple);
@@ -210,8 +219,7 @@ absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& 
   llvm::IRBuilder<> b(ctx);
   llvm_ir::ElementalEmitter elemental(&b, &llvm_module);
   PtxModule out;
-  for (const Instruction* inst : entry->MakePostOrder()) {
-    if (IsPlumbing(*inst)) continue;
+  for (const Instruction* inst : kernels) {
     if (!IsElementalKernel(*inst)) {
       return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
                            "'%s')", std::string(hlo::OpcodeName(inst->opcode())), inst->name());

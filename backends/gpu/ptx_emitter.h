@@ -35,6 +35,16 @@ struct PtxModule {
 // /usr/local/cuda/nvvm/libdevice/libdevice.10.bc) when that file is missing.
 absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& sm);
 
+// The same for the given instructions of `module`'s entry only, kernel i computing
+// kernels[i] (the GPU backend leaves dots that cuBLAS computes out).
+absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
+                                         const std::vector<const hlo::Instruction*>& kernels,
+                                         const std::string& sm);
+
+// Whether `inst` is plumbing with no kernel: a parameter, constant, tuple or
+// get-tuple-element.
+bool IsPlumbing(const hlo::Instruction& inst);
+
 }  // namespace tfjit::gpu
 
 #endif  // TFJIT_BACKENDS_GPU_PTX_EMITTER_H_

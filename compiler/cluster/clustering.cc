@@ -127,6 +127,11 @@ const std::string& DeviceOf(const ClusteringOptions& options, const tf::Node& no
              : options.device;
 }
 
+// Whether `node` is placed on a GPU.
+bool OnGpu(const ClusteringOptions& options, const tf::Node& node) {
+  return absl::StrContains(DeviceOf(options, node), "device:GPU:");
+}
+
 // A resource op whose variable handle comes from a VarHandleOp placed elsewhere.
 bool VariableOnOtherDevice(const ClusteringOptions& options, const tf::Node& node,
                            std::string* why) {
@@ -343,40 +348,44 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
   for (const tf::Node* node : graph.topological_order()) {
     if (!considered(node)) continue;
     std::string why;
+    // Nodes placed on a GPU compile even without auto-clustering, each as its own cluster:
+    // tfjit has no hand-written GPU kernels, and TF runs them op by op there.
+    const JitMode mode = options.mode == JitMode::kOff && OnGpu(options, *node) ? JitMode::kAuto
+                                                                                : options.mode;
     bool fed = false;
     for (int i = 0; i < node->num_outputs(); ++i) fed |= options.fed.contains({node, i});
-    if (options.mode == JitMode::kNone || options.mode == JitMode::kOff) {
-      why = absl::StrCat("jit mode is ", JitModeName(options.mode));
+    if (mode == JitMode::kNone || mode == JitMode::kOff) {
+      why = absl::StrCat("jit mode is ", JitModeName(mode));
     } else if (auto ex = options.excluded.find(node->id()); ex != options.excluded.end()) {
       why = ex->second;
     } else if (fed) {
       why = "its output is fed by the caller";
-    } else if (options.mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
+    } else if (mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
       return AppendContext(tf2hlo::DynamicSizeError(*node),
                            absl::StrCat("[[{{node ", node->name(), "}}]] TF1 TensorArrayV3 with "
                                         "dynamic_size=true; give it a fixed size"));
-    } else if (StaysInRuntime(*node, &why, options.mode == JitMode::kAll) &&
+    } else if (StaysInRuntime(*node, &why, mode == JitMode::kAll) &&
                // Must-compile code compiles stateful RNG (known issue E); auto mode does not.
-               !(options.mode == JitMode::kAll && tf2hlo::IsStatefulRandomOp(node->op()))) {
-      if (options.mode == JitMode::kAll && node->op() != "Placeholder" &&
+               !(mode == JitMode::kAll && tf2hlo::IsStatefulRandomOp(node->op()))) {
+      if (mode == JitMode::kAll && node->op() != "Placeholder" &&
           node->op() != "PlaceholderWithDefault" && node->op() != "NoOp" &&
           node->op() != "VarHandleOp" && node->called_function() == nullptr) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
       }
-    } else if (options.mode == JitMode::kAuto && !options.autofix && TouchesTensorList(*node)) {
+    } else if (mode == JitMode::kAuto && !options.autofix && TouchesTensorList(*node)) {
       why = "TensorList/TensorArray (variant) values stay in the runtime in auto-clustering, as "
             "in TF";
-    } else if (options.mode == JitMode::kAuto && VariableOnOtherDevice(options, *node, &why)) {
+    } else if (mode == JitMode::kAuto && VariableOnOtherDevice(options, *node, &why)) {
       // TF's auto-clustering never gives a cluster a variable of another device (issue A).
-    } else if (options.mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
+    } else if (mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
                !tf2hlo::ControlFlowIsStaticallyCompilable(*node, &why)) {
       // While/If that would fail to compile stay in the runtime; kAll reports the exact error.
-    } else if (options.mode == JitMode::kAuto && node->op() == "Range" &&
+    } else if (mode == JitMode::kAuto && node->op() == "Range" &&
                !std::all_of(node->inputs().begin(), node->inputs().end(),
                             [](const tf::Output& in) { return DerivesFromConstants(in); })) {
       why = "output shape depends on input values (Range bounds computed at run time)";
     } else if (!tf2hlo::CanLower(*node, &why)) {
-      if (options.mode == JitMode::kAll) {
+      if (mode == JitMode::kAll) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
       }
     } else {
@@ -395,7 +404,11 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
                            "%s: %s",
                            graph.source(), options.device, absl::StrJoin(unsupported, "; "));
   }
-  if (options.mode == JitMode::kNone || options.mode == JitMode::kOff) return result;
+  if (options.mode == JitMode::kNone ||
+      (options.mode == JitMode::kOff && std::none_of(candidate.begin(), candidate.end(),
+                                                     [](bool c) { return c; }))) {
+    return result;
+  }
 
   // Call nodes run as units even in kAll mode (their bodies compile on their own), so kAll
   // may then need several clusters, merged as in auto mode to avoid cycles through a call.
@@ -427,6 +440,7 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     for (const tf::Node* consumer : consumers) {
       if (!candidate[consumer->id()] || !considered(consumer)) continue;
       if (DeviceOf(options, *node) != DeviceOf(options, *consumer)) continue;  // one device
+      if (options.mode == JitMode::kOff) continue;  // GPU nodes without auto-clustering: one each
       if (ScopeOf(*node) != ScopeOf(*consumer)) continue;  // _XlaScope separates clusters
       const int a = units.Find(node->id()), b = units.Find(consumer->id());
       if (a == b) continue;

@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "core/status.h"
+#include "backends/gpu/gpu_backend.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
@@ -92,8 +93,15 @@ TEST(SessionTest, FeedErrors) {
 TEST(SessionTest, MissingDevicesFailPrecondition) {
   SessionOptions options;
   options.device = "GPU:0";
+  std::string why;
+  if (gpu::VisibleGpuCount(&why) == 0) {
+    // Without a driver or a GPU, the error says which is missing.
+    ExpectError(Session::Load(Graph("matmul.pbtxt"), options).status(),
+                absl::StatusCode::kFailedPrecondition, "GPU:0 does not exist: " + why);
+  }
+  options.device = "GPU:7";
   ExpectError(Session::Load(Graph("matmul.pbtxt"), options).status(),
-              absl::StatusCode::kFailedPrecondition, "GPU:0");
+              absl::StatusCode::kFailedPrecondition, "GPU:7 does not exist");
   options.device = "cpu:1";
   ExpectError(Session::Load(Graph("matmul.pbtxt"), options).status(),
               absl::StatusCode::kFailedPrecondition, "--logical-cpus 2");

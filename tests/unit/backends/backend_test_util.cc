@@ -38,16 +38,25 @@ std::string ShapeStr(const std::string& type, const std::vector<int64_t>& dims) 
                                          testlib::ErrorSpec spec, bool edge_values,
                                          const cpu::CpuBackendOptions& options,
                                          ThreadPool* pool) {
+  return RunAndCompareOn(*cpu::CreateCpuBackend(options), hlo, seeds, spec, edge_values, pool);
+}
+
+::testing::AssertionResult RunAndCompareOn(const backends::Backend& backend,
+                                           const std::string& hlo,
+                                           const std::vector<uint64_t>& seeds,
+                                           testlib::ErrorSpec spec, bool edge_values,
+                                           ThreadPool* pool) {
   uint64_t seed = 0;
   auto context = [&]() {
-    return absl::StrCat("\nseed=", seed, " edge_values=", edge_values, "\nmodule:\n", hlo);
+    return absl::StrCat("\nbackend=", backend.name(), " seed=", seed,
+                        " edge_values=", edge_values, "\nmodule:\n", hlo);
   };
   auto module = hlo::ParseAndVerifyModule(hlo);
   if (!module.ok()) {
     return ::testing::AssertionFailure() << "parse: " << module.status() << context();
   }
   std::unique_ptr<hlo::Module> reference = (*module)->Clone();
-  auto exe = cpu::CreateCpuBackend(options)->Compile(std::move(*module));
+  auto exe = backend.Compile(std::move(*module));
   if (!exe.ok()) return ::testing::AssertionFailure() << "compile: " << exe.status() << context();
   for (uint64_t s : seeds) {
     seed = s;
@@ -62,6 +71,42 @@ std::string ShapeStr(const std::string& type, const std::vector<int64_t>& dims) 
     }
     ::testing::AssertionResult near = testlib::LiteralsNear(*expected, *actual, spec);
     if (!near) return near << context();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+testlib::ErrorSpec SpecOf(const testlib::ValueBound& b) {
+  if (b.exact) return {0, 0};
+  return {2 * b.abs_err, 2 * b.rel_err};
+}
+
+::testing::AssertionResult CompareOutputs(const backends::Backend& backend,
+                                          const std::string& text, uint64_t args_seed,
+                                          bool edge_values,
+                                          const std::vector<testlib::ErrorSpec>& specs) {
+  auto parsed = hlo::ParseAndVerifyModule(text);
+  if (!parsed.ok()) return ::testing::AssertionFailure() << "parse: " << parsed.status();
+  std::unique_ptr<hlo::Module> reference = (*parsed)->Clone();
+  std::vector<hlo::Literal> args = testlib::RandomArgs(*reference, args_seed, edge_values);
+  auto expected = hlo::Evaluate(*reference, args);
+  if (!expected.ok()) return ::testing::AssertionFailure() << "evaluator: " << expected.status();
+  auto exe = backend.Compile(std::move(*parsed));
+  if (!exe.ok()) return ::testing::AssertionFailure() << "compile: " << exe.status();
+  const bool tuple = expected->shape().IsTuple();
+  auto actual = RunOnLiterals(**exe, args, nullptr, tuple);
+  if (!actual.ok()) return ::testing::AssertionFailure() << "run: " << actual.status();
+  const size_t n = tuple ? expected->elements().size() : 1;
+  for (size_t i = 0; i < n; ++i) {
+    const hlo::Literal& e = tuple ? expected->elements()[i] : *expected;
+    const hlo::Literal& a = tuple ? actual->elements()[i] : *actual;
+    const testlib::ErrorSpec spec =
+        specs.empty() ? testlib::ErrorSpec{0, 0} : specs[std::min(i, specs.size() - 1)];
+    ::testing::AssertionResult near = testlib::LiteralsNear(e, a, spec);
+    if (!near) {
+      return ::testing::AssertionFailure()
+             << "output " << i << " (abs " << spec.abs << ", rel " << spec.rel
+             << "): " << near.message();
+    }
   }
   return ::testing::AssertionSuccess();
 }

@@ -13,6 +13,7 @@
 #include "compiler/hlo/literal.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/hlo_test_util.h"
+#include "tests/testlib/random_hlo.h"
 
 namespace tfjit::testing_util {
 
@@ -32,6 +33,25 @@ absl::StatusOr<hlo::Literal> RunOnLiterals(const backends::Executable& exe,
                                          testlib::ErrorSpec spec, bool edge_values = false,
                                          const cpu::CpuBackendOptions& options = {},
                                          ThreadPool* pool = nullptr);
+
+// The same on any backend.
+::testing::AssertionResult RunAndCompareOn(const backends::Backend& backend,
+                                           const std::string& hlo,
+                                           const std::vector<uint64_t>& seeds,
+                                           testlib::ErrorSpec spec, bool edge_values = false,
+                                           ThreadPool* pool = nullptr);
+
+// The comparison tolerance of a random module's output (tests/testlib/random_hlo.h): exact,
+// or twice the derived bound (the bound is already worst-case; the factor absorbs the f64
+// arithmetic used to compute it).
+testlib::ErrorSpec SpecOf(const testlib::ValueBound& bound);
+
+// Compiles `text` on `backend`, runs it and the evaluator on RandomArgs(args_seed,
+// edge_values) and compares output i within specs[i] (the last spec for further outputs).
+::testing::AssertionResult CompareOutputs(const backends::Backend& backend,
+                                          const std::string& text, uint64_t args_seed,
+                                          bool edge_values,
+                                          const std::vector<testlib::ErrorSpec>& specs);
 
 // "f32[2,3]" from a type name and dims.
 std::string ShapeStr(const std::string& type, const std::vector<int64_t>& dims);

@@ -53,41 +53,13 @@ std::string SourceDir() {
   return env != nullptr ? env : TFJIT_SOURCE_DIR;
 }
 
-// The comparison tolerance of an output: exact, or twice the derived bound (the bound is
-// already worst-case; the factor absorbs the f64 arithmetic used to compute it).
-ErrorSpec SpecOf(const ValueBound& b) {
-  if (b.exact) return {0, 0};
-  return {2 * b.abs_err, 2 * b.rel_err};
-}
+using testing_util::SpecOf;
 
-// Compiles `text` on the CPU backend, runs it and the evaluator on RandomArgs(args_seed,
-// edge_values) and compares output i within specs[i] (the last spec for further outputs).
+// Compiles `text` on the CPU backend and compares it with the evaluator.
 ::testing::AssertionResult CheckModule(const std::string& text, uint64_t args_seed,
                                        bool edge_values, const std::vector<ErrorSpec>& specs) {
-  auto parsed = hlo::ParseAndVerifyModule(text);
-  if (!parsed.ok()) return ::testing::AssertionFailure() << "parse: " << parsed.status();
-  std::unique_ptr<hlo::Module> reference = (*parsed)->Clone();
-  std::vector<hlo::Literal> args = testlib::RandomArgs(*reference, args_seed, edge_values);
-  auto expected = hlo::Evaluate(*reference, args);
-  if (!expected.ok()) return ::testing::AssertionFailure() << "evaluator: " << expected.status();
-  auto exe = cpu::CreateCpuBackend()->Compile(std::move(*parsed));
-  if (!exe.ok()) return ::testing::AssertionFailure() << "compile: " << exe.status();
-  const bool tuple = expected->shape().IsTuple();
-  auto actual = testing_util::RunOnLiterals(**exe, args, nullptr, tuple);
-  if (!actual.ok()) return ::testing::AssertionFailure() << "run: " << actual.status();
-  const size_t n = tuple ? expected->elements().size() : 1;
-  for (size_t i = 0; i < n; ++i) {
-    const hlo::Literal& e = tuple ? expected->elements()[i] : *expected;
-    const hlo::Literal& a = tuple ? actual->elements()[i] : *actual;
-    const ErrorSpec spec = specs.empty() ? ErrorSpec{0, 0} : specs[std::min(i, specs.size() - 1)];
-    ::testing::AssertionResult near = testlib::LiteralsNear(e, a, spec);
-    if (!near) {
-      return ::testing::AssertionFailure()
-             << "output " << i << " (abs " << spec.abs << ", rel " << spec.rel
-             << "): " << near.message();
-    }
-  }
-  return ::testing::AssertionSuccess();
+  return testing_util::CompareOutputs(*cpu::CreateCpuBackend(), text, args_seed, edge_values,
+                                      specs);
 }
 
 // The header the regression test reads back: "// random-hlo: args_seed=N edge_values=B

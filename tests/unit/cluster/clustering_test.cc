@@ -157,6 +157,35 @@ TEST(ClusteringTest, NodesOnDifferentDevicesNeverShareACluster) {
             "/job:localhost/replica:0/task:0/device:CPU:1");
 }
 
+// Without auto-clustering, nodes placed on a GPU still compile, one cluster each (tfjit has
+// no hand-written GPU kernels); CPU nodes do not.
+TEST(ClusteringTest, GpuNodesCompileAsOneOpClustersWithJitOff) {
+  auto g = BuildGraph(std::string(kX) + Unary("a", "Exp", "x") + Unary("b", "Tanh", "a") +
+                      Unary("c", "Neg", "b") + Unary("d", "Relu", "c"));
+  ClusteringOptions options;
+  options.mode = JitMode::kOff;
+  options.node_devices.assign(g->num_nodes(), "/job:localhost/replica:0/task:0/device:GPU:0");
+  options.node_devices[g->FindNode("d")->id()] = "/job:localhost/replica:0/task:0/device:CPU:0";
+  auto r = FindClusters(*g, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->clusters.size(), 3u);
+  for (const char* name : {"a", "b", "c"}) {
+    const int c = ClusterOf(*g, *r, name);
+    ASSERT_NE(c, -1) << name;
+    EXPECT_EQ(r->clusters[c].spec.nodes.size(), 1u) << name;
+    EXPECT_FALSE(r->clusters[c].must_compile);
+    EXPECT_EQ(r->clusters[c].device, "/job:localhost/replica:0/task:0/device:GPU:0");
+  }
+  EXPECT_EQ(ClusterOf(*g, *r, "d"), -1);
+  EXPECT_TRUE(absl::StrContains(r->why_not.at(g->FindNode("d")->id()), "jit mode is off"));
+  // Auto-clustering merges the GPU nodes into one cluster.
+  options.mode = JitMode::kAuto;
+  r = FindClusters(*g, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(ClusterOf(*g, *r, "a"), ClusterOf(*g, *r, "c"));
+  EXPECT_NE(ClusterOf(*g, *r, "c"), ClusterOf(*g, *r, "d"));
+}
+
 TEST(ClusteringTest, VariableOfAnotherDeviceKeepsItsOpsOut) {
   auto g = BuildGraph(
       "node { name: \"v\" op: \"VarHandleOp\" attr { key: \"dtype\" value { type: DT_FLOAT } } "

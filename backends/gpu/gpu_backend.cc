@@ -1,0 +1,366 @@
+// GpuBackend and GpuExecutable: compile to a GpuProgram, load its PTX with the driver, run it.
+#include "backends/gpu/gpu_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "backends/gpu/cuda_driver.h"
+#include "compiler/hlo/cost.h"
+#include "compiler/passes/pass.h"
+#include "compiler/passes/standard_pipeline.h"
+#include "core/status.h"
+
+namespace tfjit::gpu {
+namespace {
+
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Device memory of one GPU, cached: freed blocks are kept by size and handed out again, so a
+// run after the first allocates nothing. Sizes are rounded (to 512 bytes, then to 1/8 of the
+// power of two below them) so blocks of similar sizes are reused. Out of memory: the cache is
+// released and the allocation tried once more.
+class DeviceAllocator {
+ public:
+  static DeviceAllocator& For(int ordinal) {
+    static std::mutex mu;
+    static std::map<int, DeviceAllocator*>* allocators = new std::map<int, DeviceAllocator*>();
+    std::lock_guard<std::mutex> lock(mu);
+    DeviceAllocator*& a = (*allocators)[ordinal];
+    if (a == nullptr) a = new DeviceAllocator();
+    return *a;
+  }
+
+  static int64_t RoundUp(int64_t bytes) {
+    if (bytes <= 512) return 512;
+    int64_t power = 1;
+    while (power * 2 <= bytes) power *= 2;
+    const int64_t step = std::max<int64_t>(power / 8, 512);
+    return (bytes + step - 1) / step * step;
+  }
+
+  absl::StatusOr<CUdeviceptr> Allocate(CudaDriver& d, int64_t bytes) {
+    bytes = RoundUp(bytes);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(bytes);
+      if (it != free_.end()) {
+        const CUdeviceptr p = it->second;
+        free_.erase(it);
+        return p;
+      }
+    }
+    CUdeviceptr p = 0;
+    CUresult r = d.api().MemAlloc(&p, static_cast<size_t>(bytes));
+    if (r == 2) {  // CUDA_ERROR_OUT_OF_MEMORY: give the cache back and try again
+      ReleaseCache(d);
+      r = d.api().MemAlloc(&p, static_cast<size_t>(bytes));
+    }
+    TFJIT_RETURN_IF_ERROR(d.Check(r, absl::StrCat("cuMemAlloc of ", bytes, " bytes")));
+    return p;
+  }
+
+  void Free(CUdeviceptr p, int64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.emplace(RoundUp(bytes), p);
+  }
+
+ private:
+  void ReleaseCache(CudaDriver& d) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [bytes, p] : free_) d.api().MemFree(p);
+    free_.clear();
+  }
+
+  std::mutex mu_;
+  std::multimap<int64_t, CUdeviceptr> free_;
+};
+
+// A block of DeviceAllocator memory, returned to the cache on destruction.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr_ != 0) DeviceAllocator::For(ordinal_).Free(ptr_, bytes_);
+  }
+  absl::Status Allocate(CudaDriver& d, int ordinal, int64_t bytes) {
+    if (bytes <= 0) return absl::OkStatus();
+    TFJIT_ASSIGN_OR_RETURN(ptr_, DeviceAllocator::For(ordinal).Allocate(d, bytes));
+    ordinal_ = ordinal;
+    bytes_ = bytes;
+    return absl::OkStatus();
+  }
+  CUdeviceptr ptr() const { return ptr_; }
+
+ private:
+  CUdeviceptr ptr_ = 0;
+  int ordinal_ = 0;
+  int64_t bytes_ = 0;
+};
+
+constexpr unsigned kThreadsPerBlock = 256;
+
+class GpuExecutable : public backends::Executable {
+ public:
+  GpuExecutable(std::unique_ptr<hlo::Module> module, GpuProgram program, int ordinal,
+                backends::CompileStats stats)
+      : module_(std::move(module)), program_(std::move(program)), ordinal_(ordinal),
+        stats_(stats) {}
+
+  ~GpuExecutable() override {
+    absl::StatusOr<CudaDriver*> d = CudaDriver::Get();
+    if (!d.ok() || !loaded_) return;
+    if ((*d)->SetCurrent(ordinal_).ok()) {
+      if (stream_ != nullptr) (*d)->api().StreamDestroy(stream_);
+      if (cu_module_ != nullptr) (*d)->api().ModuleUnload(cu_module_);
+    }
+  }
+
+  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& args,
+                                          ThreadPool* pool) const override {
+    (void)pool;
+    TFJIT_RETURN_IF_ERROR(backends::CheckArguments(*module_, args));
+    TFJIT_ASSIGN_OR_RETURN(CudaDriver * d, CudaDriver::Get());
+    TFJIT_RETURN_IF_ERROR(d->SetCurrent(ordinal_));
+    std::lock_guard<std::mutex> lock(mu_);
+    TFJIT_RETURN_IF_ERROR(LoadLocked(*d));
+    const CudaApi& api = d->api();
+    DeviceBuffer arena;
+    TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, program_.arena_bytes));
+    auto address = [&](int slot) -> CUdeviceptr {
+      const GpuSlot& s = program_.slots[static_cast<size_t>(slot)];
+      return (s.kind == GpuSlot::Kind::kConstant ? constants_.ptr() : arena.ptr()) +
+             static_cast<CUdeviceptr>(s.offset);
+    };
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].byte_size() == 0) continue;
+      TFJIT_RETURN_IF_ERROR(d->Check(
+          api.MemcpyHtoDAsync(address(program_.parameter_slots[i]), args[i].raw_data(),
+                              args[i].byte_size(), stream_),
+          "copying an argument to the GPU"));
+    }
+    for (const GpuStep& step : program_.steps) {
+      if (step.kind == GpuStep::Kind::kGemm) {
+        TFJIT_RETURN_IF_ERROR(RunGemm(step, address));
+        continue;
+      }
+      if (step.elements == 0) continue;
+      std::vector<CUdeviceptr> pointers;
+      pointers.push_back(address(step.output));
+      for (int operand : step.operands) pointers.push_back(address(operand));
+      int64_t n = step.elements;
+      std::vector<void*> params;
+      for (CUdeviceptr& p : pointers) params.push_back(&p);
+      params.push_back(&n);
+      const int64_t blocks = std::min<int64_t>(
+          (n + kThreadsPerBlock - 1) / kThreadsPerBlock, int64_t{max_blocks_});
+      TFJIT_RETURN_IF_ERROR(d->Check(
+          api.LaunchKernel(functions_[static_cast<size_t>(step.kernel)],
+                           static_cast<unsigned>(blocks), 1, 1, kThreadsPerBlock, 1, 1, 0,
+                           stream_, params.data(), nullptr),
+          absl::StrCat("launching the kernel of '", step.inst->name(), "'")));
+    }
+    std::vector<Tensor> outputs;
+    for (size_t k = 0; k < program_.output_slots.size(); ++k) {
+      const hlo::Shape& shape = program_.output_shapes[k];
+      outputs.push_back(Tensor::Uninitialized(shape.element_type(), shape.dims()));
+      if (outputs.back().byte_size() == 0) continue;
+      TFJIT_RETURN_IF_ERROR(d->Check(
+          api.MemcpyDtoHAsync(outputs.back().raw_data(), address(program_.output_slots[k]),
+                              outputs.back().byte_size(), stream_),
+          "copying an output from the GPU"));
+    }
+    TFJIT_RETURN_IF_ERROR(d->Check(api.StreamSynchronize(stream_),
+                                   absl::StrCat("running module '", module_->name(), "'")));
+    return outputs;
+  }
+
+  const backends::CompileStats& stats() const override { return stats_; }
+  const hlo::Module& module() const override { return *module_; }
+  const GpuProgram& program() const { return program_; }
+  backends::CompileStats& mutable_stats() { return stats_; }
+
+  // Loads the PTX (the driver compiles it for the device), uploads the constants and makes
+  // the stream. Called once, under mu_ or before the executable is shared.
+  absl::Status LoadLocked(CudaDriver& d) const {
+    if (loaded_) return absl::OkStatus();
+    const CudaApi& api = d.api();
+    if (!program_.ptx.kernels.empty()) {
+      std::string log(8192, '\0');
+      int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
+      void* values[] = {log.data(), reinterpret_cast<void*>(log.size())};
+      const CUresult r = api.ModuleLoadDataEx(&cu_module_, program_.ptx.ptx.c_str(), 2, options,
+                                              values);
+      if (r != kCudaSuccess) {
+        log.resize(std::strlen(log.c_str()));
+        return Internal("the CUDA driver rejected the PTX of module '%s' (%s): %s; this is "
+                        "tfjit's bug, please report it with the module (--dump-dir)",
+                        module_->name(), program_.sm, d.Check(r, "cuModuleLoadDataEx").message(),
+                        log);
+      }
+      for (const PtxKernel& k : program_.ptx.kernels) {
+        CUfunction f = nullptr;
+        TFJIT_RETURN_IF_ERROR(
+            d.Check(api.ModuleGetFunction(&f, cu_module_, k.name.c_str()), "cuModuleGetFunction"));
+        functions_.push_back(f);
+      }
+    }
+    TFJIT_RETURN_IF_ERROR(d.Check(api.StreamCreate(&stream_, 0), "cuStreamCreate"));
+    TFJIT_RETURN_IF_ERROR(constants_.Allocate(d, ordinal_, program_.constant_bytes));
+    for (const GpuSlot& slot : program_.slots) {
+      if (slot.kind != GpuSlot::Kind::kConstant || slot.bytes == 0) continue;
+      TFJIT_RETURN_IF_ERROR(d.Check(
+          api.MemcpyHtoDAsync(constants_.ptr() + static_cast<CUdeviceptr>(slot.offset),
+                              slot.constant->literal().tensor().raw_data(),
+                              static_cast<size_t>(slot.bytes), stream_),
+          "copying a constant to the GPU"));
+    }
+    TFJIT_RETURN_IF_ERROR(d.Check(api.StreamSynchronize(stream_), "uploading constants"));
+    const GpuInfo& info = d.devices()[static_cast<size_t>(ordinal_)];
+    max_blocks_ = std::max(1, info.multiprocessors) * 16;
+    loaded_ = true;
+    return absl::OkStatus();
+  }
+
+ private:
+  template <typename Address>
+  absl::Status RunGemm(const GpuStep& step, const Address& address) const {
+    TFJIT_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::Get());
+    TFJIT_ASSIGN_OR_RETURN(CublasApi::Handle handle, cublas->HandleFor(ordinal_));
+    const CublasApi& api = cublas->api();
+    TFJIT_RETURN_IF_ERROR(cublas->Check(api.SetStream(handle, stream_), "cublasSetStream"));
+    // Row-major out[m, n] = op(lhs)[m, k] * op(rhs)[k, n] is column-major
+    // out^T[n, m] = op(rhs)^T * op(lhs)^T: cuBLAS's A is the rhs and B the lhs.
+    const backends::GemmShape& g = step.gemm;
+    const int m = static_cast<int>(g.n), n = static_cast<int>(g.m), k = static_cast<int>(g.k);
+    const int transa = g.transpose_rhs ? kCublasOpT : kCublasOpN;
+    const int transb = g.transpose_lhs ? kCublasOpT : kCublasOpN;
+    const int lda = g.transpose_rhs ? k : m;
+    const int ldb = g.transpose_lhs ? n : k;
+    const long long stride_a = static_cast<long long>(g.k) * g.n;
+    const long long stride_b = static_cast<long long>(g.m) * g.k;
+    const long long stride_c = static_cast<long long>(g.m) * g.n;
+    const int batch = static_cast<int>(g.batch);
+    const CUdeviceptr lhs = address(step.operands[0]), rhs = address(step.operands[1]);
+    const CUdeviceptr out = address(step.output);
+    int status = 0;
+    if (step.type == DType::kFloat32) {
+      const float one = 1, zero = 0;
+      status = api.SgemmStridedBatched(
+          handle, transa, transb, m, n, k, &one, reinterpret_cast<const float*>(rhs), lda,
+          stride_a, reinterpret_cast<const float*>(lhs), ldb, stride_b, &zero,
+          reinterpret_cast<float*>(out), m, stride_c, batch);
+    } else {
+      const double one = 1, zero = 0;
+      status = api.DgemmStridedBatched(
+          handle, transa, transb, m, n, k, &one, reinterpret_cast<const double*>(rhs), lda,
+          stride_a, reinterpret_cast<const double*>(lhs), ldb, stride_b, &zero,
+          reinterpret_cast<double*>(out), m, stride_c, batch);
+    }
+    return cublas->Check(status, absl::StrCat("the GEMM of '", step.inst->name(), "'"));
+  }
+
+  std::unique_ptr<hlo::Module> module_;
+  GpuProgram program_;
+  int ordinal_;
+  backends::CompileStats stats_;
+  mutable std::mutex mu_;  // one run at a time: the runs share the stream
+  mutable bool loaded_ = false;
+  mutable CUmodule cu_module_ = nullptr;
+  mutable std::vector<CUfunction> functions_;
+  mutable CUstream stream_ = nullptr;
+  mutable DeviceBuffer constants_;
+  mutable int max_blocks_ = 1;
+};
+
+class GpuFusionPolicy : public passes::FusionPolicy {};
+
+class GpuBackend : public backends::Backend {
+ public:
+  GpuBackend(const GpuBackendOptions& options, std::string sm)
+      : options_(options), sm_(std::move(sm)) {}
+
+  absl::string_view name() const override { return "gpu"; }
+  const passes::FusionPolicy& fusion_policy() const override { return policy_; }
+
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      std::unique_ptr<hlo::Module> module) const override {
+    if (module == nullptr || module->entry() == nullptr) {
+      return InvalidArgument("gpu backend: Compile needs a module with an entry computation");
+    }
+    backends::CompileStats stats;
+    auto start = std::chrono::steady_clock::now();
+    passes::PipelineOptions pipeline_options;
+    pipeline_options.verify = options_.verify_passes;
+    passes::PassPipeline pipeline("gpu", pipeline_options);
+    passes::AddStandardPasses(pipeline, &policy_);
+    TFJIT_RETURN_IF_ERROR(pipeline.Run(*module).status());
+    stats.optimize_ms = MillisSince(start);
+    stats.flops = hlo::MatmulFlops(*module);
+    start = std::chrono::steady_clock::now();
+    TFJIT_ASSIGN_OR_RETURN(GpuProgram program, BuildGpuProgram(*module, sm_));
+    stats.num_kernels = static_cast<int>(program.steps.size());
+    stats.temp_bytes = program.arena_bytes;
+    stats.temp_bytes_unshared = program.arena_bytes_unshared;
+    auto exe = std::make_unique<GpuExecutable>(std::move(module), std::move(program),
+                                               options_.device_ordinal, stats);
+    // With a driver, the PTX is loaded now, so the driver's errors surface at compile time.
+    if (absl::StatusOr<CudaDriver*> d = CudaDriver::Get();
+        d.ok() && options_.device_ordinal < static_cast<int>((*d)->devices().size())) {
+      TFJIT_RETURN_IF_ERROR((*d)->SetCurrent(options_.device_ordinal));
+      TFJIT_RETURN_IF_ERROR(exe->LoadLocked(**d));
+    }
+    exe->mutable_stats().codegen_ms = MillisSince(start);
+    return std::unique_ptr<backends::Executable>(std::move(exe));
+  }
+
+ private:
+  GpuBackendOptions options_;
+  std::string sm_;
+  GpuFusionPolicy policy_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<backends::Backend>> CreateGpuBackend(
+    const GpuBackendOptions& options) {
+  std::string sm = options.sm;
+  if (sm.empty()) {
+    TFJIT_ASSIGN_OR_RETURN(CudaDriver * d, CudaDriver::Get());
+    if (options.device_ordinal < 0 ||
+        options.device_ordinal >= static_cast<int>(d->devices().size())) {
+      return FailedPrecondition("GPU:%d does not exist: the CUDA driver reports %d GPU(s)",
+                                options.device_ordinal, d->devices().size());
+    }
+    const GpuInfo& info = d->devices()[static_cast<size_t>(options.device_ordinal)];
+    TFJIT_ASSIGN_OR_RETURN(sm, PtxTargetFor(info.cc_major, info.cc_minor));
+  }
+  return std::unique_ptr<backends::Backend>(new GpuBackend(options, sm));
+}
+
+const GpuProgram* ProgramOf(const backends::Executable& executable) {
+  const auto* gpu = dynamic_cast<const GpuExecutable*>(&executable);
+  return gpu == nullptr ? nullptr : &gpu->program();
+}
+
+int VisibleGpuCount(std::string* why) {
+  absl::StatusOr<CudaDriver*> d = CudaDriver::Get();
+  if (!d.ok()) {
+    if (why != nullptr) *why = std::string(d.status().message());
+    return 0;
+  }
+  if ((*d)->devices().empty() && why != nullptr) {
+    *why = "the CUDA driver loaded and reports no GPU";
+  }
+  return static_cast<int>((*d)->devices().size());
+}
+
+}  // namespace tfjit::gpu

@@ -1,0 +1,41 @@
+// The GPU backend: optimises an HLO module (the standard passes; the default fusion policy:
+// elementwise producers into their consumers and reductions), builds a GpuProgram (PTX
+// kernels through LLVM's NVPTX target, dots through cuBLAS) and runs it on one GPU through the
+// CUDA driver, loaded with dlopen. Executables take host tensors and return host tensors:
+// Run copies the arguments into a device arena from a caching allocator, runs the steps on
+// one stream, and copies the outputs back.
+#ifndef TFJIT_BACKENDS_GPU_GPU_BACKEND_H_
+#define TFJIT_BACKENDS_GPU_GPU_BACKEND_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "backends/backend.h"
+#include "backends/gpu/gpu_program.h"
+
+namespace tfjit::gpu {
+
+struct GpuBackendOptions {
+  int device_ordinal = 0;  // GPU:N
+  // The PTX target; empty: the one the device needs (PtxTargetFor). Set, Compile works
+  // without a driver (Run then fails FAILED_PRECONDITION): tests and cross-compiling.
+  std::string sm;
+  bool verify_passes = true;
+};
+
+// FAILED_PRECONDITION saying what is missing when no sm is given and the driver or the device
+// is absent. Compile is thread-safe; so is Run (runs of one executable take turns).
+absl::StatusOr<std::unique_ptr<backends::Backend>> CreateGpuBackend(
+    const GpuBackendOptions& options = {});
+
+// The program a GPU executable runs (tests and tools); null for another executable.
+const GpuProgram* ProgramOf(const backends::Executable& executable);
+
+// How many GPUs this process can use: 0 without a driver or a device. `why` (optional) gets the
+// reason when it is 0.
+int VisibleGpuCount(std::string* why = nullptr);
+
+}  // namespace tfjit::gpu
+
+#endif  // TFJIT_BACKENDS_GPU_GPU_BACKEND_H_

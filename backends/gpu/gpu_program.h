@@ -1,0 +1,64 @@
+// GpuProgram: what the GPU backend compiles an optimized HLO module into, before any device is
+// involved: PTX for its kernels, the sequence of steps (kernel launches, cuBLAS GEMMs) in
+// program order, and where every value lives (an entry parameter's copy, a constant, or a
+// range of one device arena whose buffers share memory by liveness). GpuExecutable runs it.
+#ifndef TFJIT_BACKENDS_GPU_GPU_PROGRAM_H_
+#define TFJIT_BACKENDS_GPU_GPU_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/gemm_match.h"
+#include "backends/gpu/ptx_emitter.h"
+#include "compiler/hlo/module.h"
+
+namespace tfjit::gpu {
+
+// Where a value's bytes are on the device.
+struct GpuSlot {
+  enum class Kind { kArena, kConstant };
+  Kind kind = Kind::kArena;
+  int64_t offset = 0;  // kArena: byte offset in the run's arena; kConstant: in the constants
+  int64_t bytes = 0;
+  const hlo::Instruction* constant = nullptr;  // kConstant: whose literal the slot holds
+};
+
+struct GpuStep {
+  enum class Kind { kKernel, kGemm };
+  Kind kind = Kind::kKernel;
+  const hlo::Instruction* inst = nullptr;
+  int kernel = -1;            // kKernel: index into ptx.kernels
+  int64_t elements = 0;       // kKernel: the output's elements (the kernel's n)
+  backends::GemmShape gemm;   // kGemm
+  DType type = DType::kInvalid;
+  int output = -1;            // slot written
+  std::vector<int> operands;  // slots read
+};
+
+struct GpuProgram {
+  std::string sm;  // the PTX target
+  PtxModule ptx;
+  std::vector<GpuStep> steps;
+  std::vector<GpuSlot> slots;
+  std::vector<int> parameter_slots;  // entry parameter i is copied into this slot
+  std::vector<int> output_slots;     // root element k is copied out of this slot
+  std::vector<hlo::Shape> output_shapes;
+  int64_t arena_bytes = 0;          // parameters' copies and temporaries, shared by liveness
+  int64_t arena_bytes_unshared = 0;
+  int64_t constant_bytes = 0;  // the constants' device copy, uploaded once
+
+  // One line per step, e.g. "gemm dot.3 <- [p0 s1] -> s2 (arena 0+4096)" (tests, logs).
+  std::string Describe() const;
+};
+
+// Builds the program of an optimized module (fusion done) for PTX target `sm`: dots cuBLAS
+// can compute (float32/float64 batched GEMMs) are GEMM steps, every other non-plumbing entry
+// instruction a kernel. UNIMPLEMENTED naming the instruction for what the GPU does not
+// compile yet (control flow, tuples other than the root's).
+absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std::string& sm);
+
+}  // namespace tfjit::gpu
+
+#endif  // TFJIT_BACKENDS_GPU_GPU_PROGRAM_H_
