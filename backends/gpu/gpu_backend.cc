@@ -108,6 +108,27 @@ class DeviceBuffer {
 
 constexpr unsigned kThreadsPerBlock = 256;
 
+// Milliseconds per call of `enqueue` (which queues work on `stream`), over `iterations` calls
+// between two CUDA events.
+template <typename Enqueue>
+absl::StatusOr<double> TimeOnStream(CudaDriver& d, CUstream stream, int iterations,
+                                    const Enqueue& enqueue) {
+  const CudaApi& api = d.api();
+  CUevent start = nullptr, stop = nullptr;
+  TFJIT_RETURN_IF_ERROR(d.Check(api.EventCreate(&start, 0), "cuEventCreate"));
+  TFJIT_RETURN_IF_ERROR(d.Check(api.EventCreate(&stop, 0), "cuEventCreate"));
+  absl::Status status = d.Check(api.EventRecord(start, stream), "cuEventRecord");
+  for (int i = 0; status.ok() && i < iterations; ++i) status = enqueue();
+  if (status.ok()) status = d.Check(api.EventRecord(stop, stream), "cuEventRecord");
+  if (status.ok()) status = d.Check(api.EventSynchronize(stop), "cuEventSynchronize");
+  float ms = 0;
+  if (status.ok()) status = d.Check(api.EventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+  api.EventDestroy(start);
+  api.EventDestroy(stop);
+  if (!status.ok()) return status;
+  return static_cast<double>(ms) / std::max(1, iterations);
+}
+
 class GpuExecutable : public backends::Executable {
  public:
   GpuExecutable(std::unique_ptr<hlo::Module> module, GpuProgram program, int ordinal,
@@ -147,27 +168,7 @@ class GpuExecutable : public backends::Executable {
                               args[i].byte_size(), stream_),
           "copying an argument to the GPU"));
     }
-    for (const GpuStep& step : program_.steps) {
-      if (step.kind == GpuStep::Kind::kGemm) {
-        TFJIT_RETURN_IF_ERROR(RunGemm(step, address));
-        continue;
-      }
-      if (step.elements == 0) continue;
-      std::vector<CUdeviceptr> pointers;
-      pointers.push_back(address(step.output));
-      for (int operand : step.operands) pointers.push_back(address(operand));
-      int64_t n = step.elements;
-      std::vector<void*> params;
-      for (CUdeviceptr& p : pointers) params.push_back(&p);
-      params.push_back(&n);
-      const int64_t blocks = std::min<int64_t>(
-          (n + kThreadsPerBlock - 1) / kThreadsPerBlock, int64_t{max_blocks_});
-      TFJIT_RETURN_IF_ERROR(d->Check(
-          api.LaunchKernel(functions_[static_cast<size_t>(step.kernel)],
-                           static_cast<unsigned>(blocks), 1, 1, kThreadsPerBlock, 1, 1, 0,
-                           stream_, params.data(), nullptr),
-          absl::StrCat("launching the kernel of '", step.inst->name(), "'")));
-    }
+    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address));
     std::vector<Tensor> outputs;
     for (size_t k = 0; k < program_.output_slots.size(); ++k) {
       const hlo::Shape& shape = program_.output_shapes[k];
@@ -186,6 +187,24 @@ class GpuExecutable : public backends::Executable {
   const backends::CompileStats& stats() const override { return stats_; }
   const hlo::Module& module() const override { return *module_; }
   const GpuProgram& program() const { return program_; }
+
+  // TimeStepsOnDevice (gpu_backend.h).
+  absl::StatusOr<double> TimeSteps(int iterations) const {
+    TFJIT_ASSIGN_OR_RETURN(CudaDriver * d, CudaDriver::Get());
+    TFJIT_RETURN_IF_ERROR(d->SetCurrent(ordinal_));
+    std::lock_guard<std::mutex> lock(mu_);
+    TFJIT_RETURN_IF_ERROR(LoadLocked(*d));
+    DeviceBuffer arena;
+    TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, program_.arena_bytes));
+    auto address = [&](int slot) -> CUdeviceptr {
+      const GpuSlot& s = program_.slots[static_cast<size_t>(slot)];
+      return (s.kind == GpuSlot::Kind::kConstant ? constants_.ptr() : arena.ptr()) +
+             static_cast<CUdeviceptr>(s.offset);
+    };
+    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address));  // warm-up
+    return TimeOnStream(*d, stream_, iterations,
+                        [&]() { return EnqueueSteps(*d, address); });
+  }
   backends::CompileStats& mutable_stats() { return stats_; }
 
   // Loads the PTX (the driver compiles it for the device), uploads the constants and makes
@@ -231,6 +250,34 @@ class GpuExecutable : public backends::Executable {
   }
 
  private:
+  // Launches every step on the stream.
+  template <typename Address>
+  absl::Status EnqueueSteps(CudaDriver& d, const Address& address) const {
+    const CudaApi& api = d.api();
+    for (const GpuStep& step : program_.steps) {
+      if (step.kind == GpuStep::Kind::kGemm) {
+        TFJIT_RETURN_IF_ERROR(RunGemm(step, address));
+        continue;
+      }
+      if (step.elements == 0) continue;
+      std::vector<CUdeviceptr> pointers;
+      pointers.push_back(address(step.output));
+      for (int operand : step.operands) pointers.push_back(address(operand));
+      int64_t n = step.elements;
+      std::vector<void*> params;
+      for (CUdeviceptr& p : pointers) params.push_back(&p);
+      params.push_back(&n);
+      const int64_t blocks = std::min<int64_t>(
+          (n + kThreadsPerBlock - 1) / kThreadsPerBlock, int64_t{max_blocks_});
+      TFJIT_RETURN_IF_ERROR(d.Check(
+          api.LaunchKernel(functions_[static_cast<size_t>(step.kernel)],
+                           static_cast<unsigned>(blocks), 1, 1, kThreadsPerBlock, 1, 1, 0,
+                           stream_, params.data(), nullptr),
+          absl::StrCat("launching the kernel of '", step.inst->name(), "'")));
+    }
+    return absl::OkStatus();
+  }
+
   template <typename Address>
   absl::Status RunGemm(const GpuStep& step, const Address& address) const {
     TFJIT_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::Get());
@@ -349,6 +396,62 @@ absl::StatusOr<std::unique_ptr<backends::Backend>> CreateGpuBackend(
 const GpuProgram* ProgramOf(const backends::Executable& executable) {
   const auto* gpu = dynamic_cast<const GpuExecutable*>(&executable);
   return gpu == nullptr ? nullptr : &gpu->program();
+}
+
+absl::StatusOr<double> TimeStepsOnDevice(const backends::Executable& executable,
+                                         int iterations) {
+  const auto* gpu = dynamic_cast<const GpuExecutable*>(&executable);
+  if (gpu == nullptr) return InvalidArgument("TimeStepsOnDevice: not a GPU executable");
+  return gpu->TimeSteps(iterations);
+}
+
+absl::StatusOr<double> TimeDeviceCopy(int64_t bytes, int iterations, int ordinal) {
+  TFJIT_ASSIGN_OR_RETURN(CudaDriver * d, CudaDriver::Get());
+  TFJIT_RETURN_IF_ERROR(d->SetCurrent(ordinal));
+  DeviceBuffer from, to;
+  TFJIT_RETURN_IF_ERROR(from.Allocate(*d, ordinal, bytes));
+  TFJIT_RETURN_IF_ERROR(to.Allocate(*d, ordinal, bytes));
+  CUstream stream = nullptr;
+  TFJIT_RETURN_IF_ERROR(d->Check(d->api().StreamCreate(&stream, 0), "cuStreamCreate"));
+  auto copy = [&]() {
+    return d->Check(d->api().MemcpyDtoDAsync(to.ptr(), from.ptr(), static_cast<size_t>(bytes),
+                                             stream),
+                    "cuMemcpyDtoDAsync");
+  };
+  const absl::Status warm = copy();
+  absl::StatusOr<double> ms =
+      warm.ok() ? TimeOnStream(*d, stream, iterations, copy) : absl::StatusOr<double>(warm);
+  d->api().StreamDestroy(stream);
+  return ms;
+}
+
+absl::StatusOr<double> TimeCublasSgemm(int m, int n, int k, int iterations, int ordinal) {
+  TFJIT_ASSIGN_OR_RETURN(CudaDriver * d, CudaDriver::Get());
+  TFJIT_RETURN_IF_ERROR(d->SetCurrent(ordinal));
+  TFJIT_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::Get());
+  TFJIT_ASSIGN_OR_RETURN(CublasApi::Handle handle, cublas->HandleFor(ordinal));
+  DeviceBuffer a, b, c;
+  TFJIT_RETURN_IF_ERROR(a.Allocate(*d, ordinal, int64_t{4} * m * k));
+  TFJIT_RETURN_IF_ERROR(b.Allocate(*d, ordinal, int64_t{4} * k * n));
+  TFJIT_RETURN_IF_ERROR(c.Allocate(*d, ordinal, int64_t{4} * m * n));
+  CUstream stream = nullptr;
+  TFJIT_RETURN_IF_ERROR(d->Check(d->api().StreamCreate(&stream, 0), "cuStreamCreate"));
+  TFJIT_RETURN_IF_ERROR(cublas->Check(cublas->api().SetStream(handle, stream), "cublasSetStream"));
+  const float one = 1, zero = 0;
+  auto gemm = [&]() {
+    // Column-major C[m, n] = A[m, k] * B[k, n], one batch.
+    return cublas->Check(
+        cublas->api().SgemmStridedBatched(
+            handle, kCublasOpN, kCublasOpN, m, n, k, &one, reinterpret_cast<const float*>(a.ptr()),
+            m, 0, reinterpret_cast<const float*>(b.ptr()), k, 0, &zero,
+            reinterpret_cast<float*>(c.ptr()), m, 0, 1),
+        "cublasSgemmStridedBatched");
+  };
+  const absl::Status warm = gemm();
+  absl::StatusOr<double> ms =
+      warm.ok() ? TimeOnStream(*d, stream, iterations, gemm) : absl::StatusOr<double>(warm);
+  d->api().StreamDestroy(stream);
+  return ms;
 }
 
 int VisibleGpuCount(std::string* why) {

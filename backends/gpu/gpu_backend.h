@@ -32,6 +32,15 @@ absl::StatusOr<std::unique_ptr<backends::Backend>> CreateGpuBackend(
 // The program a GPU executable runs (tests and tools); null for another executable.
 const GpuProgram* ProgramOf(const backends::Executable& executable);
 
+// Device time of a GPU executable's steps alone (no host copies; the arena's contents are
+// whatever it holds), after one warm-up run: milliseconds per run over `iterations` runs
+// timed with CUDA events. For benchmarks.
+absl::StatusOr<double> TimeStepsOnDevice(const backends::Executable& executable, int iterations);
+// A device-to-device copy of `bytes` (cuMemcpyDtoDAsync), milliseconds per copy.
+absl::StatusOr<double> TimeDeviceCopy(int64_t bytes, int iterations, int ordinal = 0);
+// cuBLAS's float32 GEMM m x n x k called directly, milliseconds per call.
+absl::StatusOr<double> TimeCublasSgemm(int m, int n, int k, int iterations, int ordinal = 0);
+
 // How many GPUs this process can use: 0 without a driver or a device. `why` (optional) gets the
 // reason when it is 0.
 int VisibleGpuCount(std::string* why = nullptr);
