@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/cuda_driver.h"
 #include "compiler/hlo/cost.h"
+#include "compiler/passes/call_inliner.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
 #include "core/status.h"
@@ -267,8 +268,10 @@ class GpuExecutable : public backends::Executable {
       std::vector<void*> params;
       for (CUdeviceptr& p : pointers) params.push_back(&p);
       params.push_back(&n);
+      const int64_t threads =
+          n * program_.ptx.kernels[static_cast<size_t>(step.kernel)].threads_per_element;
       const int64_t blocks = std::min<int64_t>(
-          (n + kThreadsPerBlock - 1) / kThreadsPerBlock, int64_t{max_blocks_});
+          (threads + kThreadsPerBlock - 1) / kThreadsPerBlock, int64_t{max_blocks_});
       TFJIT_RETURN_IF_ERROR(d.Check(
           api.LaunchKernel(functions_[static_cast<size_t>(step.kernel)],
                            static_cast<unsigned>(blocks), 1, 1, kThreadsPerBlock, 1, 1, 0,
@@ -348,6 +351,7 @@ class GpuBackend : public backends::Backend {
     passes::PipelineOptions pipeline_options;
     pipeline_options.verify = options_.verify_passes;
     passes::PassPipeline pipeline("gpu", pipeline_options);
+    pipeline.AddPass<passes::CallInlinerPass>();  // kernels are per instruction: no calls
     passes::AddStandardPasses(pipeline, &policy_);
     TFJIT_RETURN_IF_ERROR(pipeline.Run(*module).status());
     stats.optimize_ms = MillisSince(start);

@@ -2,6 +2,7 @@
 // O3 by the NVPTX target machine and printed as PTX.
 #include "backends/gpu/ptx_emitter.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -130,6 +131,181 @@ absl::Status EmitKernel(const Instruction& inst, const std::string& name, llvm::
   return absl::OkStatus();
 }
 
+// A reduce, or an input fusion rooted at one, over the innermost dims of its (single) input,
+// with at least kWarpSize elements per output: the reduce, or null. Each output then reduces
+// one contiguous row, which a warp reads coalesced.
+constexpr int64_t kWarpSize = 32;
+
+const Instruction* RowReduction(const Instruction& inst) {
+  const Instruction* reduce = &inst;
+  if (inst.opcode() == Opcode::kFusion) {
+    if (inst.called_computations().empty()) return nullptr;
+    reduce = inst.called_computations()[0]->root();
+  }
+  if (reduce->opcode() != Opcode::kReduce || reduce->operand_count() != 2 ||
+      !reduce->shape().IsArray()) {
+    return nullptr;
+  }
+  const hlo::Shape& input = reduce->operand(0)->shape();
+  std::vector<int64_t> dims = reduce->dimensions();
+  std::sort(dims.begin(), dims.end());
+  int64_t row = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != input.rank() - static_cast<int64_t>(dims.size()) + static_cast<int64_t>(i)) {
+      return nullptr;
+    }
+    row *= input.dim(static_cast<int>(dims[i]));
+  }
+  return row >= kWarpSize ? reduce : nullptr;
+}
+
+// `v` from lane (lane + delta) of the warp (shfl.sync.down over all 32 lanes), for a value of
+// any type: its bits move as 32-bit words.
+llvm::Value* ShuffleDown(llvm::IRBuilder<>& b, const llvm::DataLayout& layout, llvm::Value* v,
+                         unsigned delta) {
+  llvm::Type* type = v->getType();
+  const unsigned bits = static_cast<unsigned>(layout.getTypeSizeInBits(type));
+  const unsigned words = (bits + 31) / 32;
+  llvm::Value* as_int = type->isIntegerTy() ? v : b.CreateBitCast(v, b.getIntNTy(bits));
+  llvm::Value* wide = b.CreateZExt(as_int, b.getIntNTy(words * 32));
+  llvm::Value* result = llvm::ConstantInt::get(wide->getType(), 0);
+  for (unsigned w = 0; w < words; ++w) {
+    llvm::Value* word = b.CreateTrunc(b.CreateLShr(wide, w * 32), b.getInt32Ty());
+    llvm::Value* moved = b.CreateIntrinsic(
+        llvm::Intrinsic::nvvm_shfl_sync_down_i32, {},
+        {b.getInt32(0xffffffffu), word, b.getInt32(delta), b.getInt32(0x1f)});
+    result = b.CreateOr(result, b.CreateShl(b.CreateZExt(moved, wide->getType()), w * 32));
+  }
+  llvm::Value* narrow = b.CreateTrunc(result, b.getIntNTy(bits));
+  return type->isIntegerTy() ? narrow : b.CreateBitCast(narrow, type);
+}
+
+// kernel(ptr out, ptr operand..., i64 n) for a row reduction (RowReduction): one warp per
+// output element, grid-stride over the n outputs. Each lane combines the row's elements
+// lane, lane + 32, ...; the lanes' partial results meet in a shuffle tree; lane 0 writes
+// reducer(init, total), or init for an empty row. The combiner is associative and
+// commutative (HLO.md), so only the rounding differs from a sequential reduction.
+absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& reduce,
+                                    const std::string& name, llvm::Module& module,
+                                    llvm_ir::ElementalEmitter& elemental, llvm::IRBuilder<>& b) {
+  llvm::LLVMContext& ctx = module.getContext();
+  std::vector<llvm::Type*> params(static_cast<size_t>(inst.operand_count()) + 1, b.getPtrTy());
+  params.push_back(b.getInt64Ty());
+  llvm::Function* fn = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), params, false), llvm::GlobalValue::ExternalLinkage,
+      name, &module);
+  fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  for (unsigned i = 0; i + 1 < fn->arg_size(); ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+  auto block = [&](const char* label) { return llvm::BasicBlock::Create(ctx, label, fn); };
+  llvm::BasicBlock* entry = block("entry");
+  llvm::BasicBlock* outer = block("output");
+  llvm::BasicBlock* inner = block("row");
+  llvm::BasicBlock* reduced = block("reduced");
+  llvm::BasicBlock* write = block("write");
+  llvm::BasicBlock* next_output = block("next_output");
+  llvm::BasicBlock* exit = block("exit");
+  b.SetInsertPoint(entry);
+  llvm::Value* n = fn->getArg(fn->arg_size() - 1);
+  llvm::Value* threads = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  llvm::Value* thread = b.CreateAdd(
+      b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), threads),
+      ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+  llvm::Value* lane = b.CreateURem(thread, b.getInt64(kWarpSize));
+  llvm::Value* first = b.CreateUDiv(thread, b.getInt64(kWarpSize));
+  llvm::Value* warps = b.CreateUDiv(
+      b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads),
+      b.getInt64(kWarpSize));
+
+  // Generators of the reduce's input and init, from the kernel's operands.
+  std::vector<ElementGenerator> ops;
+  for (int k = 0; k < inst.operand_count(); ++k) {
+    IrArray array(fn->getArg(static_cast<unsigned>(k + 1)), inst.operand(k)->shape());
+    ops.push_back([&b, array](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+      return array.EmitRead(index, b);
+    });
+  }
+  ElementGenerator input, init;
+  if (inst.opcode() == Opcode::kFusion) {
+    const hlo::Computation& fused = *inst.called_computations()[0];
+    TFJIT_ASSIGN_OR_RETURN(input,
+                           elemental.MakeComputationGenerator(fused, ops, nullptr,
+                                                              reduce.operand(0)));
+    TFJIT_ASSIGN_OR_RETURN(init,
+                           elemental.MakeComputationGenerator(fused, ops, nullptr,
+                                                              reduce.operand(1)));
+  } else {
+    input = ops[0];
+    init = ops[1];
+  }
+  const hlo::Shape& in_shape = reduce.operand(0)->shape();
+  const int64_t row = in_shape.num_elements() / std::max<int64_t>(1, inst.shape().num_elements());
+  b.CreateCondBr(b.CreateICmpULT(first, n), outer, exit);
+
+  // for (o = warp; o < n; o += warps): warp-uniform.
+  b.SetInsertPoint(outer);
+  llvm::PHINode* o = b.CreatePHI(b.getInt64Ty(), 2, "o");
+  o->addIncoming(first, entry);
+  TFJIT_ASSIGN_OR_RETURN(llvm::Value * init_value, init(IrIndex()));
+  llvm::Value* has_rows = b.CreateICmpULT(lane, b.getInt64(row));
+  llvm::BasicBlock* outer_end = b.GetInsertBlock();
+  b.CreateCondBr(has_rows, inner, reduced);
+
+  // for (i = lane; i < row; i += 32) acc = i == lane ? x : f(acc, x).
+  b.SetInsertPoint(inner);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "i");
+  llvm::PHINode* acc = b.CreatePHI(init_value->getType(), 2, "acc");
+  i->addIncoming(lane, outer_end);
+  acc->addIncoming(init_value, outer_end);
+  llvm::Value* linear = b.CreateAdd(b.CreateMul(o, b.getInt64(row)), i);
+  TFJIT_ASSIGN_OR_RETURN(llvm::Value * x, input(IrIndex::FromLinear(linear, in_shape.dims(), b)));
+  TFJIT_ASSIGN_OR_RETURN(llvm::Value * combined,
+                         elemental.EmitScalarComputation(*reduce.to_apply(), {acc, x}));
+  llvm::Value* value = b.CreateSelect(b.CreateICmpEQ(i, lane), x, combined);
+  llvm::Value* next_i = b.CreateAdd(i, b.getInt64(kWarpSize));
+  i->addIncoming(next_i, b.GetInsertBlock());
+  acc->addIncoming(value, b.GetInsertBlock());
+  llvm::BasicBlock* inner_end = b.GetInsertBlock();
+  b.CreateCondBr(b.CreateICmpULT(next_i, b.getInt64(row)), inner, reduced);
+
+  // Every lane is here: the tree over (value, valid) pairs.
+  b.SetInsertPoint(reduced);
+  llvm::PHINode* part = b.CreatePHI(init_value->getType(), 2, "part");
+  part->addIncoming(init_value, outer_end);
+  part->addIncoming(value, inner_end);
+  llvm::Value* valid = b.CreateZExt(has_rows, b.getInt32Ty());
+  llvm::Value* total = part;
+  const llvm::DataLayout& layout = module.getDataLayout();
+  for (unsigned delta = kWarpSize / 2; delta >= 1; delta /= 2) {
+    llvm::Value* other = ShuffleDown(b, layout, total, delta);
+    llvm::Value* other_valid = ShuffleDown(b, layout, valid, delta);
+    TFJIT_ASSIGN_OR_RETURN(llvm::Value * both,
+                           elemental.EmitScalarComputation(*reduce.to_apply(), {total, other}));
+    llvm::Value* use_both = b.CreateAnd(b.CreateICmpNE(valid, b.getInt32(0)),
+                                        b.CreateICmpNE(other_valid, b.getInt32(0)));
+    llvm::Value* only_other = b.CreateICmpEQ(valid, b.getInt32(0));
+    total = b.CreateSelect(use_both, both, b.CreateSelect(only_other, other, total));
+    valid = b.CreateOr(valid, other_valid);
+  }
+  TFJIT_ASSIGN_OR_RETURN(llvm::Value * with_init,
+                         elemental.EmitScalarComputation(*reduce.to_apply(), {init_value, total}));
+  llvm::Value* result =
+      b.CreateSelect(b.CreateICmpNE(valid, b.getInt32(0)), with_init, init_value);
+  b.CreateCondBr(b.CreateICmpEQ(lane, b.getInt64(0)), write, next_output);
+
+  b.SetInsertPoint(write);
+  IrArray(fn->getArg(0), inst.shape())
+      .EmitWrite(IrIndex::FromLinear(o, inst.shape().dims(), b), result, b);
+  b.CreateBr(next_output);
+
+  b.SetInsertPoint(next_output);
+  llvm::Value* next_o = b.CreateAdd(o, warps);
+  o->addIncoming(next_o, next_output);
+  b.CreateCondBr(b.CreateICmpULT(next_o, n), outer, exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+  return absl::OkStatus();
+}
+
 // The libm functions the elemental emitter calls (sinf, pow, ...).
 std::vector<llvm::Function*> LibmCalls(llvm::Module& m) {
   std::vector<llvm::Function*> out;
@@ -228,7 +404,13 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
     k.name = absl::StrCat("kernel_", out.kernels.size());
     k.instruction = inst->name();
     k.num_operands = inst->operand_count();
-    TFJIT_RETURN_IF_ERROR(EmitKernel(*inst, k.name, llvm_module, elemental, b));
+    if (const Instruction* reduce = RowReduction(*inst)) {
+      k.threads_per_element = kWarpSize;
+      TFJIT_RETURN_IF_ERROR(
+          EmitRowReductionKernel(*inst, *reduce, k.name, llvm_module, elemental, b));
+    } else {
+      TFJIT_RETURN_IF_ERROR(EmitKernel(*inst, k.name, llvm_module, elemental, b));
+    }
     out.kernels.push_back(std::move(k));
   }
   std::string errors;

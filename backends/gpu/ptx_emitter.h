@@ -22,6 +22,9 @@ struct PtxKernel {
   std::string name;         // the .entry symbol: "kernel_0", ...
   std::string instruction;  // the HLO instruction it computes
   int num_operands = 0;     // pointer parameters after the output
+  // Threads that cooperate on one output element: 1, or 32 for a row reduction (a warp per
+  // output). The launch covers n * threads_per_element threads (n: the last parameter).
+  int threads_per_element = 1;
 };
 
 struct PtxModule {

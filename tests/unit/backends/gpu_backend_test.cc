@@ -38,6 +38,42 @@ std::unique_ptr<backends::Backend> DeviceBackend() {
   return backend.ok() ? std::move(*backend) : nullptr;
 }
 
+// The differential check of one module: run on GPU:0 and compared with the evaluator where
+// a GPU exists; elsewhere compiled into a program for sm_90 (so every module of the suite is
+// checked to build here too).
+class GpuOrCompile {
+ public:
+  GpuOrCompile() : gpu_(HaveGpu(&why_)) {
+    if (gpu_) {
+      backend_ = DeviceBackend();
+    } else {
+      GpuBackendOptions options;
+      options.sm = "sm_90";
+      backend_ = std::move(*CreateGpuBackend(options));
+    }
+  }
+  ::testing::AssertionResult Check(const std::string& hlo, testlib::ErrorSpec spec) {
+    if (backend_ == nullptr) return ::testing::AssertionFailure() << "no backend";
+    if (gpu_) return testing_util::RunAndCompareOn(*backend_, hlo, {1, 2}, spec);
+    auto module = hlo::ParseAndVerifyModule(hlo);
+    if (!module.ok()) return ::testing::AssertionFailure() << module.status() << "\n" << hlo;
+    auto exe = backend_->Compile(std::move(*module));
+    if (!exe.ok()) return ::testing::AssertionFailure() << exe.status() << "\n" << hlo;
+    ++compiled_;
+    return ::testing::AssertionSuccess();
+  }
+  // Call last: skips, saying why, when nothing ran.
+  void SkipUnlessRun() {
+    if (!gpu_) GTEST_SKIP() << compiled_ << " modules built into GPU programs; not run: " << why_;
+  }
+
+ private:
+  std::string why_;
+  bool gpu_;
+  std::unique_ptr<backends::Backend> backend_;
+  int compiled_ = 0;
+};
+
 TEST(CudaDriverTest, MissingDriverIsFailedPrecondition) {
   auto d = CudaDriver::Load("/nonexistent/libcuda.so.1");
   ASSERT_FALSE(d.ok());
@@ -227,10 +263,7 @@ TEST(GpuDifferentialTest, RandomModulesMatchTheEvaluator) {
 // Dots as cuBLAS computes them: transposes, batches, f64, and a dot cuBLAS does not take
 // (integer) as a kernel.
 TEST(GpuDifferentialTest, GemmShapes) {
-  std::string why;
-  if (!HaveGpu(&why)) GTEST_SKIP() << "no GPU: " << why;
-  auto backend = DeviceBackend();
-  ASSERT_NE(backend, nullptr);
+  GpuOrCompile check;
   struct Dot {
     const char* type;
     std::vector<int64_t> lhs, rhs, out;
@@ -255,16 +288,53 @@ TEST(GpuDifferentialTest, GemmShapes) {
         " {\n  %a = ", testing_util::ShapeStr(d.type, d.lhs), " parameter(0)\n  %b = ",
         testing_util::ShapeStr(d.type, d.rhs), " parameter(1)\n  ROOT %d = ",
         testing_util::ShapeStr(d.type, d.out), " dot(%a, %b), ", d.dims, "\n}\n");
-    EXPECT_TRUE(testing_util::RunAndCompareOn(*backend, hlo, {1, 2}, {1e-4, 1e-4}));
+    EXPECT_TRUE(check.Check(hlo, {1e-4, 1e-4}));
   }
+  check.SkipUnlessRun();
+}
+
+// Reductions: rows of at least 32 elements take a warp each (shuffle trees), shorter rows
+// and column reductions one thread per output; sums, maxima, f64, s32, empty rows.
+TEST(GpuDifferentialTest, Reductions) {
+  GpuOrCompile check;
+  struct Reduce {
+    const char* type;
+    std::vector<int64_t> in;
+    const char* dims;
+    std::vector<int64_t> out;
+    const char* op;  // add or maximum
+    const char* pre;  // the elementwise op of x fused before the reduce
+  };
+  const Reduce cases[] = {
+      {"f32", {64, 1000}, "1", {64}, "add", "exp(%x)"},
+      {"f32", {3, 5, 40}, "1,2", {3}, "maximum", "negate(%x)"},
+      {"f32", {300, 33}, "1", {300}, "add", "negate(%x)"},
+      {"f64", {7, 4097}, "1", {7}, "add", "negate(%x)"},
+      {"s32", {10, 100}, "1", {10}, "add", "negate(%x)"},
+      {"f32", {10, 31}, "1", {10}, "add", "negate(%x)"},
+      {"f32", {1000, 64}, "0", {64}, "add", "negate(%x)"},
+      {"f32", {4, 0}, "1", {4}, "add", "negate(%x)"},
+      {"f32", {1, 1048576}, "1", {1}, "maximum", "exp(%x)"},
+  };
+  for (const Reduce& c : cases) {
+    const std::string in = testing_util::ShapeStr(c.type, c.in);
+    const std::string out = testing_util::ShapeStr(c.type, c.out);
+    const std::string scalar = absl::StrCat(c.type, "[]");
+    const std::string hlo = absl::StrCat(
+        "HloModule reduce\n\n%f (a: ", scalar, ", b: ", scalar, ") -> ", scalar, " {\n  %a = ",
+        scalar, " parameter(0)\n  %b = ", scalar, " parameter(1)\n  ROOT %c = ", scalar, " ",
+        c.op, "(%a, %b)\n}\n\nENTRY %main (x: ", in, ") -> ", out, " {\n  %x = ", in,
+        " parameter(0)\n  %y = ", in, " ", c.pre, "\n  %z = ", scalar,
+        " constant(0)\n  ROOT %r = ", out, " reduce(%y, %z), dimensions={", c.dims,
+        "}, to_apply=%f\n}\n");
+    EXPECT_TRUE(check.Check(hlo, {1e-3, 1e-4}));
+  }
+  check.SkipUnlessRun();
 }
 
 // The HLO corpus modules without control flow, on GPU:0.
 TEST(GpuDifferentialTest, Corpus) {
-  std::string why;
-  if (!HaveGpu(&why)) GTEST_SKIP() << "no GPU: " << why;
-  auto backend = DeviceBackend();
-  ASSERT_NE(backend, nullptr);
+  GpuOrCompile check;
   for (const auto& entry :
        std::filesystem::directory_iterator(absl::StrCat(TFJIT_SOURCE_DIR, "/tests/hlo/corpus"))) {
     std::ifstream in(entry.path());
@@ -274,9 +344,9 @@ TEST(GpuDifferentialTest, Corpus) {
         absl::StrContains(text.str(), " conditional(")) {
       continue;
     }
-    EXPECT_TRUE(testing_util::RunAndCompareOn(*backend, text.str(), {1, 2, 3}, {1e-4, 1e-4}))
-        << entry.path();
+    EXPECT_TRUE(check.Check(text.str(), {1e-4, 1e-4})) << entry.path();
   }
+  check.SkipUnlessRun();
 }
 
 }  // namespace
