@@ -268,10 +268,12 @@ class GpuExecutable : public backends::Executable {
       std::vector<void*> params;
       for (CUdeviceptr& p : pointers) params.push_back(&p);
       params.push_back(&n);
-      const int64_t threads =
-          n * program_.ptx.kernels[static_cast<size_t>(step.kernel)].threads_per_element;
-      const int64_t blocks = std::min<int64_t>(
-          (threads + kThreadsPerBlock - 1) / kThreadsPerBlock, int64_t{max_blocks_});
+      const PtxKernel& kernel = program_.ptx.kernels[static_cast<size_t>(step.kernel)];
+      const int64_t threads = n * kernel.threads_per_element;
+      const int64_t blocks =
+          kernel.one_block ? 1
+                           : std::min<int64_t>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock,
+                                               int64_t{max_blocks_});
       TFJIT_RETURN_IF_ERROR(d.Check(
           api.LaunchKernel(functions_[static_cast<size_t>(step.kernel)],
                            static_cast<unsigned>(blocks), 1, 1, kThreadsPerBlock, 1, 1, 0,

@@ -102,7 +102,7 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
   for (const Instruction* inst : order) {
     switch (inst->opcode()) {
       case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall:
-      case Opcode::kCustomCall: case Opcode::kScatter: case Opcode::kRngBitGenerator:
+      case Opcode::kCustomCall: case Opcode::kRngBitGenerator:
         return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
                              "'%s')", std::string(hlo::OpcodeName(inst->opcode())), inst->name());
       default:

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/llvm/elemental_emitter.h"
 #include "backends/llvm/ir_array.h"
+#include "backends/llvm/loop_emitter.h"
 #include "backends/llvm/target.h"
 #include "core/status.h"
 #include "llvm/IR/IRBuilder.h"
@@ -306,6 +307,68 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   return absl::OkStatus();
 }
 
+// kernel(ptr out, ptr operand, ptr indices, ptr updates, i64 n) for a scatter, run as one
+// block: its threads copy the operand's n elements into out, meet at a barrier, and thread 0
+// applies the updates in order (updates may hit one element several times, and HLO.md's
+// scatter combines them in update order, as the CPU and the evaluator do).
+absl::Status EmitScatterKernel(const Instruction& inst, const std::string& name,
+                               llvm::Module& module, llvm_ir::ElementalEmitter& elemental,
+                               llvm::IRBuilder<>& b) {
+  llvm::LLVMContext& ctx = module.getContext();
+  std::vector<llvm::Type*> params(4, b.getPtrTy());
+  params.push_back(b.getInt64Ty());
+  llvm::Function* fn = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), params, false), llvm::GlobalValue::ExternalLinkage,
+      name, &module);
+  fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  for (unsigned i = 0; i < 4; ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+  llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  llvm::BasicBlock* copy = llvm::BasicBlock::Create(ctx, "copy", fn);
+  llvm::BasicBlock* copied = llvm::BasicBlock::Create(ctx, "copied", fn);
+  llvm::BasicBlock* update = llvm::BasicBlock::Create(ctx, "update", fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
+  b.SetInsertPoint(entry);
+  llvm::Value* n = fn->getArg(4);
+  llvm::Value* tid = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* threads = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  b.CreateCondBr(b.CreateICmpULT(tid, n), copy, copied);
+  b.SetInsertPoint(copy);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "i");
+  i->addIncoming(tid, entry);
+  const hlo::Shape& shape = inst.shape();
+  IrArray out(fn->getArg(0), shape);
+  IrArray operand(fn->getArg(1), inst.operand(0)->shape());
+  const IrIndex index = IrIndex::FromLinear(i, shape.dims(), b);
+  out.EmitWrite(index, operand.EmitRead(index, b), b);
+  llvm::Value* next = b.CreateAdd(i, threads);
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpULT(next, n), copy, copied);
+  b.SetInsertPoint(copied);
+  b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  b.CreateCondBr(b.CreateICmpEQ(tid, b.getInt64(0)), update, exit);
+  b.SetInsertPoint(update);
+  std::vector<ElementGenerator> ops;
+  for (int k = 0; k < 3; ++k) {
+    IrArray array(fn->getArg(static_cast<unsigned>(k + 1)), inst.operand(k)->shape());
+    ops.push_back([&b, array](const IrIndex& at) -> absl::StatusOr<llvm::Value*> {
+      return array.EmitRead(at, b);
+    });
+  }
+  const hlo::Shape& updates = inst.operand(2)->shape();
+  if (updates.num_elements() > 0) {
+    TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> window,
+                           llvm_ir::ElementalEmitter::ScatterWindow(inst));
+    TFJIT_RETURN_IF_ERROR(llvm_ir::EmitShapeLoop(
+        b, updates.dims(), llvm_ir::LoopShape::kNested, b.getInt64(0),
+        b.getInt64(llvm_ir::PartitionExtent(updates.dims(), llvm_ir::LoopShape::kNested)),
+        [&](const IrIndex& ui) { return elemental.EmitScatterUpdate(inst, ops, out, window, ui); }));
+  }
+  b.CreateBr(exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+  return absl::OkStatus();
+}
+
 // The libm functions the elemental emitter calls (sinf, pow, ...).
 std::vector<llvm::Function*> LibmCalls(llvm::Module& m) {
   std::vector<llvm::Function*> out;
@@ -396,7 +459,7 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
   llvm_ir::ElementalEmitter elemental(&b, &llvm_module);
   PtxModule out;
   for (const Instruction* inst : kernels) {
-    if (!IsElementalKernel(*inst)) {
+    if (!IsElementalKernel(*inst) && inst->opcode() != Opcode::kScatter) {
       return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
                            "'%s')", std::string(hlo::OpcodeName(inst->opcode())), inst->name());
     }
@@ -404,7 +467,10 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
     k.name = absl::StrCat("kernel_", out.kernels.size());
     k.instruction = inst->name();
     k.num_operands = inst->operand_count();
-    if (const Instruction* reduce = RowReduction(*inst)) {
+    if (inst->opcode() == Opcode::kScatter) {
+      k.one_block = true;
+      TFJIT_RETURN_IF_ERROR(EmitScatterKernel(*inst, k.name, llvm_module, elemental, b));
+    } else if (const Instruction* reduce = RowReduction(*inst)) {
       k.threads_per_element = kWarpSize;
       TFJIT_RETURN_IF_ERROR(
           EmitRowReductionKernel(*inst, *reduce, k.name, llvm_module, elemental, b));

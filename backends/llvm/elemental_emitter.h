@@ -46,6 +46,16 @@ class ElementalEmitter {
   absl::StatusOr<llvm::Value*> EmitScalarComputation(const hlo::Computation& computation,
                                                      const std::vector<llvm::Value*>& args);
 
+  // Scatter (XLA's semantics, HLO.md): the extent of the update window along each operand
+  // dim (1 for inserted dims). INVALID_ARGUMENT when the dims numbers do not fit.
+  static absl::StatusOr<std::vector<int64_t>> ScatterWindow(const hlo::Instruction& scatter);
+  // Applies update element `ui` of `scatter` to `out` (which already holds the operand):
+  // its window's base from the index vector, skipped when the window leaves the operand,
+  // else out[base + offset] = combiner(out[...], update[ui]). `ops`: the scatter's operands.
+  absl::Status EmitScatterUpdate(const hlo::Instruction& scatter,
+                                 const std::vector<ElementGenerator>& ops, const IrArray& out,
+                                 const std::vector<int64_t>& window, const IrIndex& ui);
+
   // The global holding an array constant's elements (created on first use).
   llvm::GlobalVariable* ConstantGlobal(const hlo::Instruction& constant);
 

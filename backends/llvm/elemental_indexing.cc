@@ -121,4 +121,74 @@ ElementGenerator ElementalEmitter::MakeGather(const Instruction& inst, Generator
   };
 }
 
+absl::StatusOr<std::vector<int64_t>> ElementalEmitter::ScatterWindow(
+    const hlo::Instruction& inst) {
+  const hlo::Shape& shape = inst.shape();
+  const hlo::Shape& updates = inst.operand(2)->shape();
+  const hlo::ScatterDims& sd = inst.attrs().scatter;
+  std::vector<int64_t> window(static_cast<size_t>(shape.rank()), 1);
+  size_t w = 0;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (Contains(sd.inserted_window_dims, d)) continue;
+    if (w >= sd.update_window_dims.size()) {
+      return InvalidArgument("scatter '%s': too few update_window_dims", inst.name());
+    }
+    window[static_cast<size_t>(d)] = updates.dim(static_cast<int>(sd.update_window_dims[w++]));
+  }
+  return window;
+}
+
+// Update element `ui`: its window's base from the index vector, a bounds check on the whole
+// window, then out[base + offset] = combiner(out[...], update[ui]).
+absl::Status ElementalEmitter::EmitScatterUpdate(const hlo::Instruction& inst,
+                                                 const std::vector<ElementGenerator>& ops,
+                                                 const IrArray& out,
+                                                 const std::vector<int64_t>& window,
+                                                 const IrIndex& ui) {
+  const hlo::Shape& shape = inst.shape();
+  const hlo::Shape& indices = inst.operand(1)->shape();
+  const hlo::ScatterDims& sd = inst.attrs().scatter;
+  const int64_t ivd = sd.index_vector_dim;
+  const int64_t count = std::min<int64_t>(
+      ivd < indices.rank() ? indices.dim(static_cast<int>(ivd)) : 1,
+      static_cast<int64_t>(sd.scatter_dims_to_operand_dims.size()));
+  std::vector<llvm::Value*> batch, offset;
+  for (size_t d = 0; d < ui.size(); ++d) {
+    (Contains(sd.update_window_dims, static_cast<int64_t>(d)) ? offset : batch).push_back(ui[d]);
+  }
+  std::vector<llvm::Value*> base(static_cast<size_t>(shape.rank()), b_->getInt64(0));
+  for (int64_t k = 0; k < count; ++k) {
+    std::vector<llvm::Value*> full = batch;
+    if (ivd < indices.rank()) full.insert(full.begin() + ivd, b_->getInt64(k));
+    TFJIT_ASSIGN_OR_RETURN(llvm::Value * raw, ops[1](IrIndex(full, indices.dims())));
+    base[static_cast<size_t>(sd.scatter_dims_to_operand_dims[static_cast<size_t>(k)])] =
+        IndexToInt64(raw, indices.element_type());
+  }
+  llvm::Value* in_bounds = b_->getTrue();
+  for (size_t d = 0; d < base.size(); ++d) {
+    const int64_t limit = shape.dim(static_cast<int>(d)) - window[d];
+    in_bounds = b_->CreateAnd(in_bounds, b_->CreateICmpSGE(base[d], b_->getInt64(0)));
+    in_bounds = b_->CreateAnd(in_bounds, b_->CreateICmpSLE(base[d], b_->getInt64(limit)));
+  }
+  llvm::Function* fn = b_->GetInsertBlock()->getParent();
+  llvm::BasicBlock* then = llvm::BasicBlock::Create(b_->getContext(), "scatter.in", fn);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(b_->getContext(), "scatter.next", fn);
+  b_->CreateCondBr(in_bounds, then, merge);
+  b_->SetInsertPoint(then);
+  size_t next = 0;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (Contains(sd.inserted_window_dims, d)) continue;
+    base[static_cast<size_t>(d)] = b_->CreateAdd(base[static_cast<size_t>(d)], offset[next++]);
+  }
+  const IrIndex dst(base, shape.dims());
+  TFJIT_ASSIGN_OR_RETURN(llvm::Value * update, ops[2](ui));
+  TFJIT_ASSIGN_OR_RETURN(llvm::Value * combined,
+                         EmitScalarComputation(*inst.to_apply(),
+                                                          {out.EmitRead(dst, *b_), update}));
+  out.EmitWrite(dst, combined, *b_);
+  b_->CreateBr(merge);
+  b_->SetInsertPoint(merge);
+  return absl::OkStatus();
+}
+
 }  // namespace tfjit::llvm_ir

@@ -60,6 +60,16 @@ class GpuOrCompile {
     auto exe = backend_->Compile(std::move(*module));
     if (!exe.ok()) return ::testing::AssertionFailure() << exe.status() << "\n" << hlo;
     ++compiled_;
+    // Its PTX must pass ptxas.
+    const GpuProgram* program = ProgramOf(**exe);
+    if (program->ptx.kernels.empty() || !std::filesystem::exists(kPtxas)) {
+      return ::testing::AssertionSuccess();
+    }
+    const std::string path = testing::WriteTempFile("suite.ptx", program->ptx.ptx);
+    const std::string cmd = absl::StrCat(kPtxas, " -arch=sm_90 ", path, " -o /dev/null");
+    if (std::system(cmd.c_str()) != 0) {
+      return ::testing::AssertionFailure() << "ptxas rejects the PTX of\n" << hlo;
+    }
     return ::testing::AssertionSuccess();
   }
   // Call last: skips, saying why, when nothing ran.
@@ -328,6 +338,30 @@ TEST(GpuDifferentialTest, Reductions) {
         " constant(0)\n  ROOT %r = ", out, " reduce(%y, %z), dimensions={", c.dims,
         "}, to_apply=%f\n}\n");
     EXPECT_TRUE(check.Check(hlo, {1e-3, 1e-4}));
+  }
+  check.SkipUnlessRun();
+}
+
+// Scatter (TF's TensorScatterAdd / TensorScatterUpdate forms): rows picked by an index vector,
+// windows outside the operand skipped, repeated indices combined in update order.
+TEST(GpuDifferentialTest, Scatter) {
+  GpuOrCompile check;
+  // Add, and assignment (the combiner returns the update).
+  for (const char* combiner : {"  ROOT %c = f32[] add(%a, %b)\n",
+                               "  %z = f32[] constant(0)\n  ROOT %c = f32[] add(%b, %z)\n"}) {
+    for (bool computed : {false, true}) {
+      const std::string hlo = absl::StrCat(
+          "HloModule scatter\n\n%combine (a: f32[], b: f32[]) -> f32[] {\n"
+          "  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n", combiner,
+          "}\n\nENTRY %main (x: f32[6,3], i: s32[5], u: f32[5,3]) -> f32[6,3] {\n"
+          "  %x = f32[6,3] parameter(0)\n  %i = s32[5] parameter(1)\n"
+          "  %u = f32[5,3] parameter(2)\n",
+          computed ? "  %base = f32[6,3] negate(%x)\n" : "",
+          "  ROOT %s = f32[6,3] scatter(", computed ? "%base" : "%x",
+          ", %i, %u), update_window_dims={1}, inserted_window_dims={0}, "
+          "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%combine\n}\n");
+      EXPECT_TRUE(check.Check(hlo, {1e-5, 1e-5}));
+    }
   }
   check.SkipUnlessRun();
 }
