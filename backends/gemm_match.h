@@ -1,5 +1,6 @@
-// Which dots are GEMMs: the shape of the batched row-major matrix product a dot instruction
-// computes, shared by every backend that calls a GEMM library (the CPU runtime's, cuBLAS).
+// Which dots and convolutions are library calls: the batched row-major matrix product a dot
+// computes, and a convolution's NHWC geometry; shared by every backend that calls a GEMM or
+// convolution library (the CPU runtime's, cuBLAS).
 #ifndef TFJIT_BACKENDS_GEMM_MATCH_H_
 #define TFJIT_BACKENDS_GEMM_MATCH_H_
 
@@ -7,6 +8,7 @@
 #include <optional>
 
 #include "compiler/hlo/instruction.h"
+#include "core/conv2d.h"
 
 namespace tfjit::backends {
 
@@ -22,6 +24,12 @@ struct GemmShape {
 
 // The GEMM a dot maps onto, or nullopt (f32/f64 only).
 std::optional<GemmShape> MatchGemm(const hlo::Instruction& dot);
+
+// A convolution in the layout tf2hlo emits for Conv2D, depthwise and transposed
+// convolutions (f32 or f64, 2-D, dim_labels b01f_01io->b01f): its NHWC geometry, which the
+// CPU runtime's convolution and the GPU's patches-times-filter GEMM compute. nullopt for
+// anything else, which keeps the elemental loop.
+std::optional<conv::Conv2DParams> MatchConv2D(const hlo::Instruction& inst);
 
 }  // namespace tfjit::backends
 

@@ -6,57 +6,6 @@ namespace tfjit::cpu {
 using hlo::Instruction;
 using hlo::Opcode;
 
-// A convolution that maps onto the runtime's NHWC convolution (tfjit_cpu_conv2d_*): f32 or
-// f64, 2-D, dim_labels b01f_01io->b01f (what tf2hlo emits for Conv2D, depthwise and
-// transposed convolutions). Everything else keeps the elemental loop.
-std::optional<conv::Conv2DParams> MatchConv2D(const Instruction& inst) {
-  const DType type = inst.shape().element_type();
-  if (type != DType::kFloat32 && type != DType::kFloat64) return std::nullopt;
-  const hlo::Shape& lhs = inst.operand(0)->shape();
-  const hlo::Shape& rhs = inst.operand(1)->shape();
-  const hlo::Shape& out = inst.shape();
-  if (lhs.element_type() != type || rhs.element_type() != type) return std::nullopt;
-  if (lhs.rank() != 4 || rhs.rank() != 4 || out.rank() != 4) return std::nullopt;
-  const hlo::ConvDims& cd = inst.attrs().conv;
-  const std::vector<int64_t> spatial = {1, 2}, kernel_spatial = {0, 1};
-  if (cd.input_batch != 0 || cd.input_feature != 3 || cd.input_spatial != spatial ||
-      cd.kernel_input_feature != 2 || cd.kernel_output_feature != 3 ||
-      cd.kernel_spatial != kernel_spatial || cd.output_batch != 0 || cd.output_feature != 3 ||
-      cd.output_spatial != spatial) {
-    return std::nullopt;
-  }
-  const std::vector<hlo::WindowDim>& window = inst.attrs().window;
-  if (window.size() != 2) return std::nullopt;
-  for (const hlo::WindowDim& w : window) {
-    if (w.stride < 1 || w.lhs_dilate < 1 || w.rhs_dilate < 1) return std::nullopt;
-  }
-  conv::Conv2DParams p;
-  p.groups = inst.attrs().feature_group_count;
-  p.batch = lhs.dim(0);
-  p.in_h = lhs.dim(1);
-  p.in_w = lhs.dim(2);
-  p.in_c = lhs.dim(3);
-  p.k_h = rhs.dim(0);
-  p.k_w = rhs.dim(1);
-  p.out_c = out.dim(3);
-  p.out_h = out.dim(1);
-  p.out_w = out.dim(2);
-  if (p.groups < 1 || p.in_c % p.groups != 0 || p.out_c % p.groups != 0 ||
-      rhs.dim(2) != p.in_c / p.groups || rhs.dim(3) != p.out_c || out.dim(0) != p.batch ||
-      window[0].size != p.k_h || window[1].size != p.k_w) {
-    return std::nullopt;
-  }
-  p.stride_h = window[0].stride;
-  p.stride_w = window[1].stride;
-  p.pad_top = window[0].pad_lo;
-  p.pad_left = window[1].pad_lo;
-  p.lhs_dilate_h = window[0].lhs_dilate;
-  p.lhs_dilate_w = window[1].lhs_dilate;
-  p.rhs_dilate_h = window[0].rhs_dilate;
-  p.rhs_dilate_w = window[1].rhs_dilate;
-  return p;
-}
-
 // A dot or convolution whose elementwise consumers may run as an epilogue of its library call
 // (CpuFusionPolicy): the call must report finished rows of the result as laid out, [rows,
 // last dim], so a dot needs its output's last dim to be n.

@@ -16,9 +16,7 @@ namespace tfjit::cpu {
 using backends::GemmShape;
 using backends::MatchGemm;
 
-// A convolution that maps onto the runtime's NHWC convolution (tfjit_cpu_conv2d_*): f32 or
-// f64, 2-D, dim_labels b01f_01io->b01f. Everything else keeps the elemental loop.
-std::optional<conv::Conv2DParams> MatchConv2D(const hlo::Instruction& inst);
+using backends::MatchConv2D;  // the runtime's NHWC convolution (tfjit_cpu_conv2d_*)
 
 // Whether the CPU backend computes `inst` (a dot or convolution) by a library call that can
 // run a fused elementwise epilogue (kOutput fusions; CpuFusionPolicy).

@@ -39,6 +39,19 @@ std::optional<backends::GemmShape> CublasGemm(const Instruction& inst) {
   return g;
 }
 
+// A one-group NHWC convolution cuBLAS computes as patches times filter, its sizes within
+// cuBLAS's int arguments.
+std::optional<conv::Conv2DParams> CublasConv(const Instruction& inst) {
+  if (inst.opcode() != Opcode::kConvolution) return std::nullopt;
+  std::optional<conv::Conv2DParams> c = backends::MatchConv2D(inst);
+  if (!c.has_value() || c->groups != 1) return std::nullopt;
+  for (int64_t d : {c->batch * c->out_h * c->out_w, c->k_h * c->k_w * c->in_c, c->out_c,
+                    c->batch * c->out_h * c->out_w * c->k_h * c->k_w * c->in_c}) {
+    if (d <= 0 || d > INT_MAX) return std::nullopt;
+  }
+  return c;
+}
+
 // Arena buffers of [first, last] live steps, placed first fit, largest first: two share bytes
 // only when their live ranges are disjoint.
 struct Interval {
@@ -95,7 +108,7 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
     if (it != interval_of.end()) intervals[it->second].last = step;
   };
 
-  std::vector<const Instruction*> kernels;
+  std::vector<KernelSpec> kernels;
   program.parameter_slots.assign(static_cast<size_t>(entry->num_parameters()), -1);
   const Instruction* root = entry->root();
   const auto order = entry->MakePostOrder();
@@ -157,22 +170,42 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
     GpuStep s;
     s.inst = inst;
     s.type = inst->shape().element_type();
-    for (const Instruction* operand : inst->operands()) {
-      const int slot = slot_of.at(operand);
-      s.operands.push_back(slot);
-      use(slot, step);
-    }
+    for (const Instruction* operand : inst->operands()) s.operands.push_back(slot_of.at(operand));
     s.output = add_arena_slot(ArrayBytes(inst->shape()), step);
     slot_of[inst] = s.output;
     if (std::optional<backends::GemmShape> g = CublasGemm(*inst)) {
       s.kind = GpuStep::Kind::kGemm;
       s.gemm = *g;
+    } else if (std::optional<conv::Conv2DParams> c = CublasConv(*inst)) {
+      // out [pixels, out_c] = patches [pixels, taps] x filter [taps, out_c]; a pointwise
+      // convolution's patches are its input.
+      s.kind = GpuStep::Kind::kGemm;
+      s.gemm.m = c->batch * c->out_h * c->out_w;
+      s.gemm.k = c->k_h * c->k_w * c->in_c;
+      s.gemm.n = c->out_c;
+      if (!c->pointwise()) {
+        GpuStep patches;
+        patches.inst = inst;
+        patches.type = s.type;
+        patches.kind = GpuStep::Kind::kKernel;
+        patches.kernel = static_cast<int>(kernels.size());
+        patches.elements = s.gemm.m * s.gemm.k;
+        patches.operands = {s.operands[0]};
+        patches.output = add_arena_slot(
+            patches.elements * static_cast<int64_t>(DTypeSize(s.type)), step);
+        kernels.push_back(KernelSpec{inst, /*patches=*/true});
+        use(patches.operands[0], step);
+        program.steps.push_back(patches);
+        s.operands[0] = patches.output;
+        ++step;
+      }
     } else {
       s.kind = GpuStep::Kind::kKernel;
       s.kernel = static_cast<int>(kernels.size());
       s.elements = inst->shape().num_elements();
-      kernels.push_back(inst);
+      kernels.push_back(KernelSpec{inst});
     }
+    for (int slot : s.operands) use(slot, step);
     program.steps.push_back(std::move(s));
     ++step;
   }

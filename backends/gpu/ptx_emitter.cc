@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "backends/gemm_match.h"
 #include "backends/llvm/elemental_emitter.h"
 #include "backends/llvm/ir_array.h"
 #include "backends/llvm/loop_emitter.h"
@@ -85,13 +87,19 @@ llvm::Value* ReadSreg(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
   return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty());
 }
 
+// The generator of a kernel's output element, from generators of its operands.
+using RootFactory =
+    std::function<absl::StatusOr<ElementGenerator>(const std::vector<ElementGenerator>& ops)>;
+
 // kernel(ptr out, ptr operand..., i64 n): for (i = global thread id; i < n; i += threads)
-// out[i] = element i of `inst`.
-absl::Status EmitKernel(const Instruction& inst, const std::string& name, llvm::Module& module,
-                        llvm_ir::ElementalEmitter& elemental, llvm::IRBuilder<>& b) {
+// out[i] = element i of the value `root` generates (of shape `out_shape`).
+absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out_shape,
+                                  const std::vector<hlo::Shape>& operand_shapes,
+                                  const RootFactory& make_root, llvm::Module& module,
+                                  llvm::IRBuilder<>& b) {
   llvm::LLVMContext& ctx = module.getContext();
   llvm::Type* ptr = b.getPtrTy();
-  std::vector<llvm::Type*> params(static_cast<size_t>(inst.operand_count()) + 1, ptr);
+  std::vector<llvm::Type*> params(operand_shapes.size() + 1, ptr);
   params.push_back(b.getInt64Ty());
   llvm::Function* fn = llvm::Function::Create(
       llvm::FunctionType::get(b.getVoidTy(), params, false), llvm::GlobalValue::ExternalLinkage,
@@ -114,22 +122,99 @@ absl::Status EmitKernel(const Instruction& inst, const std::string& name, llvm::
   llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "i");
   i->addIncoming(first, entry);
   std::vector<ElementGenerator> ops;
-  for (int k = 0; k < inst.operand_count(); ++k) {
-    IrArray array(fn->getArg(static_cast<unsigned>(k + 1)), inst.operand(k)->shape());
+  for (size_t k = 0; k < operand_shapes.size(); ++k) {
+    IrArray array(fn->getArg(static_cast<unsigned>(k + 1)), operand_shapes[k]);
     ops.push_back([&b, array](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
       return array.EmitRead(index, b);
     });
   }
-  TFJIT_ASSIGN_OR_RETURN(ElementGenerator root, elemental.MakeGenerator(inst, ops));
-  const IrIndex index = IrIndex::FromLinear(i, inst.shape().dims(), b);
+  TFJIT_ASSIGN_OR_RETURN(ElementGenerator root, make_root(ops));
+  const IrIndex index = IrIndex::FromLinear(i, out_shape.dims(), b);
   TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, root(index));
-  IrArray(fn->getArg(0), inst.shape()).EmitWrite(index, v, b);
+  IrArray(fn->getArg(0), out_shape).EmitWrite(index, v, b);
   llvm::Value* next = b.CreateAdd(i, stride);
   i->addIncoming(next, b.GetInsertBlock());
   b.CreateCondBr(b.CreateICmpULT(next, n), loop, exit);
   b.SetInsertPoint(exit);
   b.CreateRetVoid();
   return absl::OkStatus();
+}
+
+std::vector<hlo::Shape> OperandShapes(const Instruction& inst) {
+  std::vector<hlo::Shape> shapes;
+  for (const Instruction* op : inst.operands()) shapes.push_back(op->shape());
+  return shapes;
+}
+
+// One thread per output element of `inst`.
+absl::Status EmitKernel(const Instruction& inst, const std::string& name, llvm::Module& module,
+                        llvm_ir::ElementalEmitter& elemental, llvm::IRBuilder<>& b) {
+  return EmitGridStrideKernel(
+      name, inst.shape(), OperandShapes(inst),
+      [&](const std::vector<ElementGenerator>& ops) { return elemental.MakeGenerator(inst, ops); },
+      module, b);
+}
+
+// The input position output coordinate `o` reads at tap `k` of one spatial dim, and whether
+// it is inside the input (core/conv2d.h's TapSource, in IR); the position is clamped into
+// the input when it is not, so reading it is safe.
+std::pair<llvm::Value*, llvm::Value*> EmitTap(llvm::IRBuilder<>& b, llvm::Value* o, llvm::Value* k,
+                                              int64_t stride, int64_t rhs_dilate, int64_t pad,
+                                              int64_t lhs_dilate, int64_t in) {
+  llvm::Value* pos = b.CreateSub(
+      b.CreateAdd(b.CreateMul(o, b.getInt64(stride)), b.CreateMul(k, b.getInt64(rhs_dilate))),
+      b.getInt64(pad));
+  llvm::Value* ok = b.CreateICmpSGE(pos, b.getInt64(0));
+  if (lhs_dilate != 1) {
+    ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateSRem(pos, b.getInt64(lhs_dilate)),
+                                        b.getInt64(0)));
+    pos = b.CreateSDiv(pos, b.getInt64(lhs_dilate));
+  }
+  ok = b.CreateAnd(ok, b.CreateICmpSLT(pos, b.getInt64(in)));
+  return {b.CreateSelect(ok, pos, b.getInt64(0)), ok};
+}
+
+// kernel(ptr patches, ptr input, i64 n): the patch matrix of convolution `conv`
+// [batch * out_h * out_w, k_h * k_w * in_c], row p holding the input taps of output pixel p in
+// the filter's (k_h, k_w, in_c) order (zero for padding and lhs-dilation holes), so that the
+// convolution is patches times the filter seen as [k_h * k_w * in_c, out_c].
+absl::Status EmitPatchesKernel(const Instruction& conv, const std::string& name,
+                               llvm::Module& module, llvm::IRBuilder<>& b) {
+  std::optional<conv::Conv2DParams> found = backends::MatchConv2D(conv);
+  if (!found.has_value() || found->groups != 1) {
+    return Internal("gpu backend: '%s' is not a one-group NHWC convolution", conv.name());
+  }
+  const conv::Conv2DParams p = *found;
+  const DType type = conv.shape().element_type();
+  const hlo::Shape patches(type, {p.batch * p.out_h * p.out_w, p.k_h * p.k_w * p.in_c});
+  const hlo::Shape input = conv.operand(0)->shape();
+  return EmitGridStrideKernel(
+      name, patches, {input},
+      [&](const std::vector<ElementGenerator>& ops) -> absl::StatusOr<ElementGenerator> {
+        ElementGenerator read = ops[0];
+        return ElementGenerator(
+            [&b, p, input, read, type](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+              llvm::Value* pixel = index[0];
+              llvm::Value* tap = index[1];
+              llvm::Value* ow = b.CreateURem(pixel, b.getInt64(p.out_w));
+              llvm::Value* rest = b.CreateUDiv(pixel, b.getInt64(p.out_w));
+              llvm::Value* oh = b.CreateURem(rest, b.getInt64(p.out_h));
+              llvm::Value* image = b.CreateUDiv(rest, b.getInt64(p.out_h));
+              llvm::Value* ci = b.CreateURem(tap, b.getInt64(p.in_c));
+              llvm::Value* kk = b.CreateUDiv(tap, b.getInt64(p.in_c));
+              llvm::Value* kw = b.CreateURem(kk, b.getInt64(p.k_w));
+              llvm::Value* kh = b.CreateUDiv(kk, b.getInt64(p.k_w));
+              auto [ih, h_ok] = EmitTap(b, oh, kh, p.stride_h, p.rhs_dilate_h, p.pad_top,
+                                        p.lhs_dilate_h, p.in_h);
+              auto [iw, w_ok] = EmitTap(b, ow, kw, p.stride_w, p.rhs_dilate_w, p.pad_left,
+                                        p.lhs_dilate_w, p.in_w);
+              TFJIT_ASSIGN_OR_RETURN(llvm::Value * v,
+                                     read(IrIndex({image, ih, iw, ci}, input.dims())));
+              return b.CreateSelect(b.CreateAnd(h_ok, w_ok), v,
+                                    llvm::Constant::getNullValue(v->getType()));
+            });
+      },
+      module, b);
 }
 
 // A reduce, or an input fusion rooted at one, over the innermost dims of its (single) input,
@@ -440,15 +525,15 @@ bool IsPlumbing(const Instruction& inst) {
 absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& sm) {
   const hlo::Computation* entry = module.entry();
   if (entry == nullptr) return InvalidArgument("module '%s' has no entry", module.name());
-  std::vector<const Instruction*> kernels;
+  std::vector<KernelSpec> kernels;
   for (const Instruction* inst : entry->MakePostOrder()) {
-    if (!IsPlumbing(*inst)) kernels.push_back(inst);
+    if (!IsPlumbing(*inst)) kernels.push_back(KernelSpec{inst});
   }
   return EmitPtxKernels(module, kernels, sm);
 }
 
 absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
-                                         const std::vector<const hlo::Instruction*>& kernels,
+                                         const std::vector<KernelSpec>& kernels,
                                          const std::string& sm) {
   TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateNvptxTargetMachine(sm));
   llvm::LLVMContext ctx;
@@ -458,8 +543,9 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
   llvm::IRBuilder<> b(ctx);
   llvm_ir::ElementalEmitter elemental(&b, &llvm_module);
   PtxModule out;
-  for (const Instruction* inst : kernels) {
-    if (!IsElementalKernel(*inst) && inst->opcode() != Opcode::kScatter) {
+  for (const KernelSpec& spec : kernels) {
+    const Instruction* inst = spec.inst;
+    if (!spec.patches && !IsElementalKernel(*inst) && inst->opcode() != Opcode::kScatter) {
       return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
                            "'%s')", std::string(hlo::OpcodeName(inst->opcode())), inst->name());
     }
@@ -467,7 +553,9 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
     k.name = absl::StrCat("kernel_", out.kernels.size());
     k.instruction = inst->name();
     k.num_operands = inst->operand_count();
-    if (inst->opcode() == Opcode::kScatter) {
+    if (spec.patches) {
+      TFJIT_RETURN_IF_ERROR(EmitPatchesKernel(*inst, k.name, llvm_module, b));
+    } else if (inst->opcode() == Opcode::kScatter) {
       k.one_block = true;
       TFJIT_RETURN_IF_ERROR(EmitScatterKernel(*inst, k.name, llvm_module, elemental, b));
     } else if (const Instruction* reduce = RowReduction(*inst)) {

@@ -40,10 +40,18 @@ struct PtxModule {
 // /usr/local/cuda/nvvm/libdevice/libdevice.10.bc) when that file is missing.
 absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& sm);
 
-// The same for the given instructions of `module`'s entry only, kernel i computing
-// kernels[i] (the GPU backend leaves dots that cuBLAS computes out).
+// What one kernel computes: the value of an instruction of the entry, or (patches) the patch
+// matrix of a one-group NHWC convolution, [batch * out_h * out_w, k_h * k_w * in_c], which a
+// GEMM multiplies by the filter.
+struct KernelSpec {
+  const hlo::Instruction* inst = nullptr;
+  bool patches = false;
+};
+
+// The same for the given kernels only, kernel i computing kernels[i] (the GPU backend leaves
+// out what cuBLAS computes).
 absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
-                                         const std::vector<const hlo::Instruction*>& kernels,
+                                         const std::vector<KernelSpec>& kernels,
                                          const std::string& sm);
 
 // Whether `inst` is plumbing with no kernel: a parameter, constant, tuple or

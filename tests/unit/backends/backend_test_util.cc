@@ -111,4 +111,41 @@ testlib::ErrorSpec SpecOf(const testlib::ValueBound& b) {
   return ::testing::AssertionSuccess();
 }
 
+namespace {
+
+int64_t OutSize(int64_t in, const Win& w) {
+  const int64_t dilated = in == 0 ? 0 : (in - 1) * w.lhs + 1;
+  const int64_t padded = dilated + w.lo + w.hi;
+  const int64_t window = (w.size - 1) * w.rhs + 1;
+  return padded < window ? 0 : (padded - window) / w.stride + 1;
+}
+
+std::string WindowText(const std::vector<Win>& ws) {
+  auto join = [&](auto f) { return absl::StrJoin(ws, "x", [&](std::string* o, const Win& w) {
+                              absl::StrAppend(o, f(w));
+                            }); };
+  return absl::StrCat(
+      "{size=", join([](const Win& w) { return absl::StrCat(w.size); }),
+      " stride=", join([](const Win& w) { return absl::StrCat(w.stride); }),
+      " pad=", join([](const Win& w) { return absl::StrCat(w.lo, "_", w.hi); }),
+      " lhs_dilate=", join([](const Win& w) { return absl::StrCat(w.lhs); }),
+      " rhs_dilate=", join([](const Win& w) { return absl::StrCat(w.rhs); }), "}");
+}
+
+}  // namespace
+
+std::string Conv2DModule(const std::string& type, int64_t n, int64_t h, int64_t w, int64_t c,
+                         const Win& wh, const Win& ww, int64_t out_c, int64_t groups) {
+  const std::vector<int64_t> x = {n, h, w, c};
+  const std::vector<int64_t> k = {wh.size, ww.size, c / groups, out_c};
+  const std::vector<int64_t> y = {n, OutSize(h, wh), OutSize(w, ww), out_c};
+  const std::string xs = ShapeStr(type, x), ks = ShapeStr(type, k), ys = ShapeStr(type, y);
+  return absl::StrCat("HloModule conv\n\nENTRY %main (x: ", xs, ", k: ", ks, ") -> ", ys,
+                      " {\n  %x = ", xs, " parameter(0)\n  %k = ", ks, " parameter(1)\n",
+                      "  ROOT %c = ", ys, " convolution(%x, %k), window=", WindowText({wh, ww}),
+                      ", dim_labels=b01f_01io->b01f",
+                      groups == 1 ? "" : absl::StrCat(", feature_group_count=", groups),
+                      "\n}\n");
+}
+
 }  // namespace tfjit::testing_util

@@ -53,6 +53,20 @@ testlib::ErrorSpec SpecOf(const testlib::ValueBound& bound);
                                           bool edge_values,
                                           const std::vector<testlib::ErrorSpec>& specs);
 
+// One spatial dim of a convolution window.
+struct Win {
+  int64_t size = 1, stride = 1, lo = 0, hi = 0, lhs = 1, rhs = 1;
+};
+inline Win W(int64_t size, int64_t stride = 1, int64_t lo = 0, int64_t hi = 0, int64_t lhs = 1,
+             int64_t rhs = 1) {
+  return Win{size, stride, lo, hi, lhs, rhs};
+}
+
+// An NHWC (b01f_01io->b01f) 2-D convolution module of `type`: input [n, h, w, c], filter
+// [wh.size, ww.size, c / groups, out_c].
+std::string Conv2DModule(const std::string& type, int64_t n, int64_t h, int64_t w, int64_t c,
+                         const Win& wh, const Win& ww, int64_t out_c, int64_t groups = 1);
+
 // "f32[2,3]" from a type name and dims.
 std::string ShapeStr(const std::string& type, const std::vector<int64_t>& dims);
 

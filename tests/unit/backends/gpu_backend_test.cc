@@ -198,6 +198,39 @@ TEST(GpuProgramTest, DotsAreGemmsKernelsPassPtxasAndBuffersShare) {
   }
 }
 
+// Convolutions as cuBLAS computes them: 3x3 = the patches kernel then the GEMM (the patch
+// matrix's buffer dies after it), 1x1 = the GEMM on the input, depthwise = one kernel.
+TEST(GpuProgramTest, ConvolutionsArePatchesTimesFilter) {
+  using testing_util::Conv2DModule;
+  using testing_util::W;
+  GpuBackendOptions options;
+  options.sm = "sm_90";
+  auto backend = CreateGpuBackend(options);
+  ASSERT_TRUE(backend.ok());
+  auto program_of = [&](const std::string& hlo) -> std::string {
+    auto module = hlo::ParseAndVerifyModule(hlo);
+    EXPECT_TRUE(module.ok()) << module.status();
+    if (!module.ok()) return "";
+    auto exe = (*backend)->Compile(std::move(*module));
+    EXPECT_TRUE(exe.ok()) << exe.status();
+    if (!exe.ok()) return "";
+    const GpuProgram* p = ProgramOf(**exe);
+    std::string kinds;
+    for (const GpuStep& s : p->steps) {
+      kinds += s.kind == GpuStep::Kind::kGemm
+                   ? absl::StrCat("gemm(", s.gemm.m, "x", s.gemm.k, "x", s.gemm.n, ") ")
+                   : absl::StrCat("kernel(", s.elements, ") ");
+    }
+    return kinds;
+  };
+  // 2 x 6 x 5 output pixels, 3 * 3 * 17 taps, 9 features.
+  EXPECT_EQ(program_of(Conv2DModule("f32", 2, 6, 5, 17, W(3, 1, 1, 1), W(3, 1, 1, 1), 9)),
+            "kernel(9180) gemm(60x153x9) ");
+  EXPECT_EQ(program_of(Conv2DModule("f32", 2, 5, 6, 37, W(1), W(1), 11)), "gemm(60x37x11) ");
+  EXPECT_EQ(program_of(Conv2DModule("f32", 1, 7, 8, 6, W(3, 1, 1, 1), W(3, 1, 1, 1), 6, 6)),
+            "kernel(336) ");
+}
+
 TEST(GpuProgramTest, ControlFlowIsUnimplementedByName) {
   GpuBackendOptions options;
   options.sm = "sm_90";
@@ -339,6 +372,30 @@ TEST(GpuDifferentialTest, Reductions) {
         "}, to_apply=%f\n}\n");
     EXPECT_TRUE(check.Check(hlo, {1e-3, 1e-4}));
   }
+  check.SkipUnlessRun();
+}
+
+// Convolutions: one-group ones are a patches kernel plus a cuBLAS GEMM (pointwise ones the
+// GEMM alone), grouped and depthwise ones elemental kernels; padding, strides, rhs and lhs
+// dilation (transposed convolutions), batches, f64.
+TEST(GpuDifferentialTest, Convolutions) {
+  using testing_util::Conv2DModule;
+  using testing_util::W;
+  GpuOrCompile check;
+  const std::string cases[] = {
+      Conv2DModule("f32", 1, 7, 9, 3, W(3), W(3), 5),
+      Conv2DModule("f32", 1, 8, 10, 4, W(3, 2, 0, 1), W(3, 2, 0, 1), 6),
+      Conv2DModule("f32", 1, 13, 12, 2, W(5, 3, 2, 2), W(5, 3, 1, 2), 3),
+      Conv2DModule("f32", 1, 9, 9, 3, W(3, 1, 2, 2, 1, 2), W(3, 1, 2, 2, 1, 2), 4),
+      Conv2DModule("f32", 2, 5, 6, 37, W(1), W(1), 11),
+      Conv2DModule("f32", 2, 6, 5, 17, W(3, 1, 1, 1), W(3, 1, 1, 1), 9),
+      Conv2DModule("f32", 1, 7, 8, 6, W(3, 1, 1, 1), W(3, 1, 1, 1), 6, 6),
+      Conv2DModule("f32", 1, 6, 6, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 6, 2),
+      Conv2DModule("f32", 1, 4, 5, 3, W(3, 1, 1, 2, 2), W(3, 1, 1, 2, 2), 2),
+      Conv2DModule("f64", 1, 7, 7, 3, W(3, 1, 1, 1), W(3, 1, 1, 1), 4),
+      Conv2DModule("f32", 1, 56, 56, 32, W(3, 1, 1, 1), W(3, 1, 1, 1), 64),
+  };
+  for (const std::string& hlo : cases) EXPECT_TRUE(check.Check(hlo, {1e-4, 1e-4}));
   check.SkipUnlessRun();
 }
 
