@@ -289,33 +289,22 @@ class GpuExecutable : public backends::Executable {
     TFJIT_ASSIGN_OR_RETURN(CublasApi::Handle handle, cublas->HandleFor(ordinal_));
     const CublasApi& api = cublas->api();
     TFJIT_RETURN_IF_ERROR(cublas->Check(api.SetStream(handle, stream_), "cublasSetStream"));
-    // Row-major out[m, n] = op(lhs)[m, k] * op(rhs)[k, n] is column-major
-    // out^T[n, m] = op(rhs)^T * op(lhs)^T: cuBLAS's A is the rhs and B the lhs.
-    const backends::GemmShape& g = step.gemm;
-    const int m = static_cast<int>(g.n), n = static_cast<int>(g.m), k = static_cast<int>(g.k);
-    const int transa = g.transpose_rhs ? kCublasOpT : kCublasOpN;
-    const int transb = g.transpose_lhs ? kCublasOpT : kCublasOpN;
-    const int lda = g.transpose_rhs ? k : m;
-    const int ldb = g.transpose_lhs ? n : k;
-    const long long stride_a = static_cast<long long>(g.k) * g.n;
-    const long long stride_b = static_cast<long long>(g.m) * g.k;
-    const long long stride_c = static_cast<long long>(g.m) * g.n;
-    const int batch = static_cast<int>(g.batch);
+    const CublasGemmArgs a = CublasArgsFor(step.gemm);
     const CUdeviceptr lhs = address(step.operands[0]), rhs = address(step.operands[1]);
     const CUdeviceptr out = address(step.output);
     int status = 0;
     if (step.type == DType::kFloat32) {
       const float one = 1, zero = 0;
       status = api.SgemmStridedBatched(
-          handle, transa, transb, m, n, k, &one, reinterpret_cast<const float*>(rhs), lda,
-          stride_a, reinterpret_cast<const float*>(lhs), ldb, stride_b, &zero,
-          reinterpret_cast<float*>(out), m, stride_c, batch);
+          handle, a.transa, a.transb, a.m, a.n, a.k, &one, reinterpret_cast<const float*>(rhs),
+          a.lda, a.stride_a, reinterpret_cast<const float*>(lhs), a.ldb, a.stride_b, &zero,
+          reinterpret_cast<float*>(out), a.ldc, a.stride_c, a.batch);
     } else {
       const double one = 1, zero = 0;
       status = api.DgemmStridedBatched(
-          handle, transa, transb, m, n, k, &one, reinterpret_cast<const double*>(rhs), lda,
-          stride_a, reinterpret_cast<const double*>(lhs), ldb, stride_b, &zero,
-          reinterpret_cast<double*>(out), m, stride_c, batch);
+          handle, a.transa, a.transb, a.m, a.n, a.k, &one, reinterpret_cast<const double*>(rhs),
+          a.lda, a.stride_a, reinterpret_cast<const double*>(lhs), a.ldb, a.stride_b, &zero,
+          reinterpret_cast<double*>(out), a.ldc, a.stride_c, a.batch);
     }
     return cublas->Check(status, absl::StrCat("the GEMM of '", step.inst->name(), "'"));
   }

@@ -188,6 +188,7 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
         patches.inst = inst;
         patches.type = s.type;
         patches.kind = GpuStep::Kind::kKernel;
+        patches.patches = true;
         patches.kernel = static_cast<int>(kernels.size());
         patches.elements = s.gemm.m * s.gemm.k;
         patches.operands = {s.operands[0]};
@@ -232,6 +233,23 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
   }
   TFJIT_ASSIGN_OR_RETURN(program.ptx, EmitPtxKernels(module, kernels, sm));
   return program;
+}
+
+CublasGemmArgs CublasArgsFor(const backends::GemmShape& g) {
+  CublasGemmArgs a;
+  a.m = static_cast<int>(g.n);
+  a.n = static_cast<int>(g.m);
+  a.k = static_cast<int>(g.k);
+  a.transa = g.transpose_rhs ? 1 : 0;
+  a.transb = g.transpose_lhs ? 1 : 0;
+  a.lda = g.transpose_rhs ? a.k : a.m;
+  a.ldb = g.transpose_lhs ? a.n : a.k;
+  a.ldc = a.m;
+  a.stride_a = static_cast<long long>(g.k) * g.n;
+  a.stride_b = static_cast<long long>(g.m) * g.k;
+  a.stride_c = static_cast<long long>(g.m) * g.n;
+  a.batch = static_cast<int>(g.batch);
+  return a;
 }
 
 std::string GpuProgram::Describe() const {

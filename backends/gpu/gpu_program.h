@@ -30,12 +30,25 @@ struct GpuStep {
   Kind kind = Kind::kKernel;
   const hlo::Instruction* inst = nullptr;
   int kernel = -1;            // kKernel: index into ptx.kernels
+  bool patches = false;       // kKernel: the patch matrix of convolution `inst` (KernelSpec)
   int64_t elements = 0;       // kKernel: the output's elements (the kernel's n)
   backends::GemmShape gemm;   // kGemm
   DType type = DType::kInvalid;
   int output = -1;            // slot written
   std::vector<int> operands;  // slots read
 };
+
+// The arguments of cublas{S,D}gemmStridedBatched for a row-major GEMM (alpha 1, beta 0).
+// Row-major out[m, n] = op(lhs)[m, k] * op(rhs)[k, n] is column-major out^T = op(rhs)^T *
+// op(lhs)^T: cuBLAS's A is the rhs (stride_a between batches), B the lhs, C the output.
+struct CublasGemmArgs {
+  int transa = 0, transb = 0;  // kCublasOpN (0) or kCublasOpT (1)
+  int m = 0, n = 0, k = 0;     // cuBLAS's (column-major) sizes
+  int lda = 0, ldb = 0, ldc = 0;
+  long long stride_a = 0, stride_b = 0, stride_c = 0;
+  int batch = 1;
+};
+CublasGemmArgs CublasArgsFor(const backends::GemmShape& g);
 
 struct GpuProgram {
   std::string sm;  // the PTX target

@@ -22,7 +22,10 @@
 #include "gtest/gtest.h"
 #include "tests/testlib/random_hlo.h"
 #include "tests/testlib/temp_file.h"
+#include "compiler/evaluator/evaluator.h"
+#include "tests/testlib/random_literal.h"
 #include "tests/unit/backends/backend_test_util.h"
+#include "tests/unit/backends/gpu_program_emulator.h"
 
 namespace tfjit::gpu {
 namespace {
@@ -38,9 +41,33 @@ std::unique_ptr<backends::Backend> DeviceBackend() {
   return backend.ok() ? std::move(*backend) : nullptr;
 }
 
+// `program` run by the host emulator (gpu_program_emulator.h) on RandomArgs(seed) against
+// the evaluator on `reference`, output i within specs[i] (the last spec for further outputs).
+::testing::AssertionResult Emulated(const GpuProgram& program, const hlo::Module& reference,
+                                    uint64_t seed, const std::vector<testlib::ErrorSpec>& specs,
+                                    bool edge_values = false) {
+  std::vector<hlo::Literal> args = testlib::RandomArgs(reference, seed, edge_values);
+  auto expected = hlo::Evaluate(reference, args);
+  if (!expected.ok()) return ::testing::AssertionFailure() << "evaluator: " << expected.status();
+  std::vector<Tensor> tensors;
+  for (const hlo::Literal& a : args) tensors.push_back(a.tensor());
+  auto actual = EmulateGpuProgram(program, tensors);
+  if (!actual.ok()) return ::testing::AssertionFailure() << "emulator: " << actual.status();
+  const bool tuple = expected->shape().IsTuple();
+  for (size_t i = 0; i < actual->size(); ++i) {
+    const hlo::Literal e = tuple ? expected->elements()[i] : *expected;
+    const testlib::ErrorSpec spec = specs[std::min(i, specs.size() - 1)];
+    ::testing::AssertionResult near =
+        testlib::LiteralsNear(e, hlo::Literal::FromTensor((*actual)[i]), spec);
+    if (!near) return near << " (output " << i << ", seed " << seed << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // The differential check of one module: run on GPU:0 and compared with the evaluator where
 // a GPU exists; elsewhere compiled into a program for sm_90 (so every module of the suite is
-// checked to build here too).
+// checked to build here too, its program emulated on the host against the evaluator and its
+// PTX passed through ptxas).
 class GpuOrCompile {
  public:
   GpuOrCompile() : gpu_(HaveGpu(&why_)) {
@@ -57,11 +84,17 @@ class GpuOrCompile {
     if (gpu_) return testing_util::RunAndCompareOn(*backend_, hlo, {1, 2}, spec);
     auto module = hlo::ParseAndVerifyModule(hlo);
     if (!module.ok()) return ::testing::AssertionFailure() << module.status() << "\n" << hlo;
+    std::unique_ptr<hlo::Module> reference = (*module)->Clone();
     auto exe = backend_->Compile(std::move(*module));
     if (!exe.ok()) return ::testing::AssertionFailure() << exe.status() << "\n" << hlo;
     ++compiled_;
-    // Its PTX must pass ptxas.
+    // The program, run by the host emulator, gives the evaluator's results.
     const GpuProgram* program = ProgramOf(**exe);
+    for (uint64_t seed : {1, 2}) {
+      ::testing::AssertionResult same = Emulated(*program, *reference, seed, {spec});
+      if (!same) return same << "\n" << hlo;
+    }
+    // Its PTX must pass ptxas.
     if (program->ptx.kernels.empty() || !std::filesystem::exists(kPtxas)) {
       return ::testing::AssertionSuccess();
     }
@@ -271,7 +304,7 @@ TEST(GpuDifferentialTest, RandomModulesMatchTheEvaluator) {
   ASSERT_NE(backend, nullptr);
   testlib::RandomHloOptions options;
   options.control_flow = false;
-  const int seeds = gpu ? EnvInt("TFJIT_GPU_SEEDS", 200) : 20;
+  const int seeds = gpu ? EnvInt("TFJIT_GPU_SEEDS", 200) : 60;
   int compiled = 0;
   for (int seed = 0; seed < seeds; ++seed) {
     auto m = testlib::GenerateRandomHlo(static_cast<uint64_t>(seed), options);
@@ -289,6 +322,13 @@ TEST(GpuDifferentialTest, RandomModulesMatchTheEvaluator) {
         continue;
       }
       ++compiled;
+      std::vector<testlib::ErrorSpec> specs;
+      for (const testlib::ValueBound& b : m->output_bounds) {
+        specs.push_back(testing_util::SpecOf(b));
+      }
+      std::unique_ptr<hlo::Module> reference = *hlo::ParseAndVerifyModule(text);
+      EXPECT_TRUE(Emulated(*ProgramOf(**exe), *reference, m->args_seed, specs, m->edge_values))
+          << "seed " << seed << "\n" << text;
       continue;
     }
     std::vector<testlib::ErrorSpec> specs;
