@@ -13,6 +13,7 @@
 #include "compiler/passes/call_inliner.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
+#include "core/run_control.h"
 #include "core/status.h"
 
 namespace tfjit::gpu {
@@ -169,7 +170,7 @@ class GpuExecutable : public backends::Executable {
                               args[i].byte_size(), stream_),
           "copying an argument to the GPU"));
     }
-    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address));
+    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address, program_.steps));
     std::vector<Tensor> outputs;
     for (size_t k = 0; k < program_.output_slots.size(); ++k) {
       const hlo::Shape& shape = program_.output_shapes[k];
@@ -202,9 +203,9 @@ class GpuExecutable : public backends::Executable {
       return (s.kind == GpuSlot::Kind::kConstant ? constants_.ptr() : arena.ptr()) +
              static_cast<CUdeviceptr>(s.offset);
     };
-    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address));  // warm-up
+    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address, program_.steps));  // warm-up
     return TimeOnStream(*d, stream_, iterations,
-                        [&]() { return EnqueueSteps(*d, address); });
+                        [&]() { return EnqueueSteps(*d, address, program_.steps); });
   }
   backends::CompileStats& mutable_stats() { return stats_; }
 
@@ -251,14 +252,52 @@ class GpuExecutable : public backends::Executable {
   }
 
  private:
-  // Launches every step on the stream.
+  // Launches `steps` on the stream; control flow reads its predicates back (a sync each).
   template <typename Address>
-  absl::Status EnqueueSteps(CudaDriver& d, const Address& address) const {
+  absl::Status EnqueueSteps(CudaDriver& d, const Address& address,
+                            const std::vector<GpuStep>& steps) const {
     const CudaApi& api = d.api();
-    for (const GpuStep& step : program_.steps) {
-      if (step.kind == GpuStep::Kind::kGemm) {
-        TFJIT_RETURN_IF_ERROR(RunGemm(step, address));
-        continue;
+    for (const GpuStep& step : steps) {
+      switch (step.kind) {
+        case GpuStep::Kind::kGemm:
+          TFJIT_RETURN_IF_ERROR(RunGemm(step, address));
+          continue;
+        case GpuStep::Kind::kCopy: {
+          const int64_t bytes = program_.slots[static_cast<size_t>(step.output)].bytes;
+          if (bytes == 0) continue;
+          TFJIT_RETURN_IF_ERROR(d.Check(
+              api.MemcpyDtoDAsync(address(step.output), address(step.operands[0]),
+                                  static_cast<size_t>(bytes), stream_),
+              absl::StrCat("copying for '", step.inst->name(), "'")));
+          continue;
+        }
+        case GpuStep::Kind::kWhile:
+          for (;;) {
+            // The run's deadline and cancellation stop a loop between iterations.
+            if (const RunControl* control = CurrentRunControl();
+                control != nullptr && control->ShouldStop()) {
+              return control->Check(absl::StrCat("GPU while loop '", step.inst->name(), "'"));
+            }
+            TFJIT_RETURN_IF_ERROR(EnqueueSteps(d, address, step.nested[0]));
+            TFJIT_ASSIGN_OR_RETURN(int64_t go, ReadScalar(d, address, step.predicate));
+            if (go == 0) break;
+            TFJIT_RETURN_IF_ERROR(EnqueueSteps(d, address, step.nested[1]));
+          }
+          continue;
+        case GpuStep::Kind::kConditional: {
+          TFJIT_ASSIGN_OR_RETURN(int64_t index, ReadScalar(d, address, step.predicate));
+          const int64_t n = static_cast<int64_t>(step.nested.size());
+          const GpuSlot& slot = program_.slots[static_cast<size_t>(step.predicate)];
+          // pred: true is branch 0; s32: out of range is the last branch.
+          const int64_t branch = slot.bytes == 1 ? (index != 0 ? 0 : 1)
+                                 : index < 0 || index >= n ? n - 1
+                                                           : index;
+          TFJIT_RETURN_IF_ERROR(
+              EnqueueSteps(d, address, step.nested[static_cast<size_t>(branch)]));
+          continue;
+        }
+        case GpuStep::Kind::kKernel:
+          break;
       }
       if (step.elements == 0) continue;
       std::vector<CUdeviceptr> pointers;
@@ -281,6 +320,21 @@ class GpuExecutable : public backends::Executable {
           absl::StrCat("launching the kernel of '", step.inst->name(), "'")));
     }
     return absl::OkStatus();
+  }
+
+  // The pred (1 byte) or s32 scalar in `slot`, once the stream has computed it.
+  template <typename Address>
+  absl::StatusOr<int64_t> ReadScalar(CudaDriver& d, const Address& address, int slot) const {
+    const int64_t bytes = program_.slots[static_cast<size_t>(slot)].bytes;
+    int32_t value = 0;
+    uint8_t flag = 0;
+    void* host = bytes == 1 ? static_cast<void*>(&flag) : static_cast<void*>(&value);
+    TFJIT_RETURN_IF_ERROR(d.Check(
+        d.api().MemcpyDtoHAsync(host, address(slot), static_cast<size_t>(bytes == 1 ? 1 : 4),
+                                stream_),
+        "reading a loop or branch predicate"));
+    TFJIT_RETURN_IF_ERROR(d.Check(d.api().StreamSynchronize(stream_), "control flow"));
+    return bytes == 1 ? int64_t{flag} : int64_t{value};
   }
 
   template <typename Address>

@@ -86,97 +86,116 @@ int64_t PlaceIntervals(std::vector<Interval>& intervals) {
   return AlignUp(end);
 }
 
-}  // namespace
+// Builds a program's steps computation by computation. A value is the slots of an array (one)
+// or of a tuple's elements. Steps are numbered in emission order across nested computations;
+// a buffer's live range is the steps between its definition and its last use, and a buffer
+// used inside a loop but defined before it stays live to the loop's end.
+class ProgramBuilder {
+ public:
+  explicit ProgramBuilder(GpuProgram& program) : program_(program) {}
 
-absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std::string& sm) {
-  const hlo::Computation* entry = module.entry();
-  if (entry == nullptr) return InvalidArgument("module '%s' has no entry", module.name());
-  GpuProgram program;
-  program.sm = sm;
-  absl::flat_hash_map<const Instruction*, int> slot_of;
-  std::vector<Interval> intervals;  // arena slots' live ranges, by slot order
-  absl::flat_hash_map<int, size_t> interval_of;
-  auto add_arena_slot = [&](int64_t bytes, int64_t step) {
-    const int slot = static_cast<int>(program.slots.size());
-    program.slots.push_back(GpuSlot{GpuSlot::Kind::kArena, 0, bytes});
-    interval_of[slot] = intervals.size();
-    intervals.push_back(Interval{slot, std::max<int64_t>(bytes, 1), step, step});
+  using Value = std::vector<int>;
+
+  // Emits `computation`'s steps into `steps`, its parameter i bound to params[i]; returns the
+  // root's value.
+  absl::StatusOr<Value> Emit(const hlo::Computation& computation,
+                             const std::vector<Value>& params, std::vector<GpuStep>& steps) {
+    absl::flat_hash_map<const Instruction*, Value> value_of;
+    for (const Instruction* inst : computation.MakePostOrder()) {
+      TFJIT_ASSIGN_OR_RETURN(Value v, EmitInstruction(*inst, value_of, params, steps));
+      value_of[inst] = std::move(v);
+    }
+    return value_of.at(computation.root());
+  }
+
+  int AddArenaSlot(int64_t bytes, int64_t step) {
+    const int slot = static_cast<int>(program_.slots.size());
+    program_.slots.push_back(GpuSlot{GpuSlot::Kind::kArena, 0, bytes});
+    interval_of_[slot] = intervals_.size();
+    intervals_.push_back(Interval{slot, std::max<int64_t>(bytes, 1), step, step});
     return slot;
-  };
-  auto use = [&](int slot, int64_t step) {
-    auto it = interval_of.find(slot);
-    if (it != interval_of.end()) intervals[it->second].last = step;
-  };
+  }
 
-  std::vector<KernelSpec> kernels;
-  program.parameter_slots.assign(static_cast<size_t>(entry->num_parameters()), -1);
-  const Instruction* root = entry->root();
-  const auto order = entry->MakePostOrder();
-  for (const Instruction* inst : order) {
-    switch (inst->opcode()) {
-      case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall:
-      case Opcode::kCustomCall: case Opcode::kRngBitGenerator:
-        return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
-                             "'%s')", std::string(hlo::OpcodeName(inst->opcode())), inst->name());
-      default:
-        break;
+  void Use(int slot, int64_t step) {
+    auto it = interval_of_.find(slot);
+    if (it != interval_of_.end()) {
+      intervals_[it->second].last = std::max(intervals_[it->second].last, step);
     }
   }
-  int64_t step = 0;
-  for (const Instruction* inst : order) {
-    switch (inst->opcode()) {
-      case Opcode::kParameter: {
-        const int slot = add_arena_slot(ArrayBytes(inst->shape()), -1);
-        program.parameter_slots[static_cast<size_t>(inst->parameter_number())] = slot;
-        slot_of[inst] = slot;
-        continue;
-      }
+
+  int64_t step() const { return step_; }
+  std::vector<KernelSpec>& kernels() { return kernels_; }
+
+  // After the last step: the arena layout.
+  void Finish() {
+    for (const Interval& i : intervals_) program_.arena_bytes_unshared += AlignUp(i.bytes);
+    program_.arena_bytes = PlaceIntervals(intervals_);
+    for (const Interval& i : intervals_) {
+      program_.slots[static_cast<size_t>(i.slot)].offset = i.offset;
+    }
+  }
+
+ private:
+  absl::StatusOr<Value> EmitInstruction(const Instruction& inst,
+                                        const absl::flat_hash_map<const Instruction*, Value>& value_of,
+                                        const std::vector<Value>& params,
+                                        std::vector<GpuStep>& steps) {
+    auto operand = [&](int i) -> const Value& { return value_of.at(inst.operand(i)); };
+    switch (inst.opcode()) {
+      case Opcode::kParameter:
+        return params.at(static_cast<size_t>(inst.parameter_number()));
       case Opcode::kConstant: {
-        if (!inst->shape().IsArray()) {
-          return Unimplemented("gpu backend: tuple constant '%s'", inst->name());
+        if (!inst.shape().IsArray()) {
+          return Unimplemented("gpu backend: tuple constant '%s'", inst.name());
         }
-        const int slot = static_cast<int>(program.slots.size());
-        const int64_t bytes = ArrayBytes(inst->shape());
-        program.slots.push_back(
-            GpuSlot{GpuSlot::Kind::kConstant, program.constant_bytes, bytes, inst});
-        program.constant_bytes += AlignUp(std::max<int64_t>(bytes, 1));
-        slot_of[inst] = slot;
-        continue;
+        const int slot = static_cast<int>(program_.slots.size());
+        const int64_t bytes = ArrayBytes(inst.shape());
+        program_.slots.push_back(
+            GpuSlot{GpuSlot::Kind::kConstant, program_.constant_bytes, bytes, &inst});
+        program_.constant_bytes += AlignUp(std::max<int64_t>(bytes, 1));
+        return Value{slot};
       }
-      case Opcode::kTuple:
-        // The root's, or one that only get-tuple-elements read (they alias its elements).
-        for (const Instruction* user : inst->users()) {
-          if (user->opcode() != Opcode::kGetTupleElement) {
-            return Unimplemented("gpu backend: tuple '%s' read by '%s' is not compiled yet",
-                                 inst->name(), user->name());
+      case Opcode::kTuple: {
+        Value v;
+        for (int i = 0; i < inst.operand_count(); ++i) {
+          if (operand(i).size() != 1) {
+            return Unimplemented("gpu backend: nested tuple '%s'", inst.name());
           }
+          v.push_back(operand(i)[0]);
         }
-        continue;
+        return v;
+      }
       case Opcode::kGetTupleElement:
-        if (inst->operand(0)->opcode() != Opcode::kTuple) {
-          return Unimplemented("gpu backend: get-tuple-element '%s' of a non-tuple value",
-                               inst->name());
-        }
-        slot_of[inst] = slot_of.at(inst->operand(0)->operand(static_cast<int>(inst->attrs().tuple_index)));
-        continue;
+        return Value{operand(0).at(static_cast<size_t>(inst.attrs().tuple_index))};
+      case Opcode::kWhile:
+        return EmitWhile(inst, operand(0), steps);
+      case Opcode::kConditional:
+        return EmitConditional(inst, value_of, steps);
+      case Opcode::kCall: case Opcode::kCustomCall: case Opcode::kRngBitGenerator:
+        return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
+                             "'%s')", std::string(hlo::OpcodeName(inst.opcode())), inst.name());
       default:
         break;
     }
-    if (!inst->shape().IsArray()) {
+    if (!inst.shape().IsArray()) {
       return Unimplemented("gpu backend: opcode '%s' with a tuple result is not compiled yet "
-                           "(instruction '%s')", std::string(hlo::OpcodeName(inst->opcode())),
-                           inst->name());
+                           "(instruction '%s')", std::string(hlo::OpcodeName(inst.opcode())),
+                           inst.name());
     }
     GpuStep s;
-    s.inst = inst;
-    s.type = inst->shape().element_type();
-    for (const Instruction* operand : inst->operands()) s.operands.push_back(slot_of.at(operand));
-    s.output = add_arena_slot(ArrayBytes(inst->shape()), step);
-    slot_of[inst] = s.output;
-    if (std::optional<backends::GemmShape> g = CublasGemm(*inst)) {
+    s.inst = &inst;
+    s.type = inst.shape().element_type();
+    for (int i = 0; i < inst.operand_count(); ++i) {
+      if (operand(i).size() != 1) {
+        return Unimplemented("gpu backend: '%s' reads a tuple", inst.name());
+      }
+      s.operands.push_back(operand(i)[0]);
+    }
+    s.output = AddArenaSlot(ArrayBytes(inst.shape()), step_);
+    if (std::optional<backends::GemmShape> g = CublasGemm(inst)) {
       s.kind = GpuStep::Kind::kGemm;
       s.gemm = *g;
-    } else if (std::optional<conv::Conv2DParams> c = CublasConv(*inst)) {
+    } else if (std::optional<conv::Conv2DParams> c = CublasConv(inst)) {
       // out [pixels, out_c] = patches [pixels, taps] x filter [taps, out_c]; a pointwise
       // convolution's patches are its input.
       s.kind = GpuStep::Kind::kGemm;
@@ -185,53 +204,170 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
       s.gemm.n = c->out_c;
       if (!c->pointwise()) {
         GpuStep patches;
-        patches.inst = inst;
+        patches.inst = &inst;
         patches.type = s.type;
         patches.kind = GpuStep::Kind::kKernel;
         patches.patches = true;
-        patches.kernel = static_cast<int>(kernels.size());
+        patches.kernel = static_cast<int>(kernels_.size());
         patches.elements = s.gemm.m * s.gemm.k;
         patches.operands = {s.operands[0]};
-        patches.output = add_arena_slot(
-            patches.elements * static_cast<int64_t>(DTypeSize(s.type)), step);
-        kernels.push_back(KernelSpec{inst, /*patches=*/true});
-        use(patches.operands[0], step);
-        program.steps.push_back(patches);
+        patches.output = AddArenaSlot(
+            patches.elements * static_cast<int64_t>(DTypeSize(s.type)), step_);
+        kernels_.push_back(KernelSpec{&inst, /*patches=*/true});
+        Use(patches.operands[0], step_);
+        steps.push_back(patches);
         s.operands[0] = patches.output;
-        ++step;
+        ++step_;
       }
     } else {
       s.kind = GpuStep::Kind::kKernel;
-      s.kernel = static_cast<int>(kernels.size());
-      s.elements = inst->shape().num_elements();
-      kernels.push_back(KernelSpec{inst});
+      s.kernel = static_cast<int>(kernels_.size());
+      s.elements = inst.shape().num_elements();
+      kernels_.push_back(KernelSpec{&inst});
     }
-    for (int slot : s.operands) use(slot, step);
-    program.steps.push_back(std::move(s));
-    ++step;
+    for (int slot : s.operands) Use(slot, step_);
+    const int output = s.output;
+    steps.push_back(std::move(s));
+    ++step_;
+    return Value{output};
   }
+
+  // A step copying slot `from` into slot `to`.
+  void EmitCopy(const Instruction& inst, int from, int to, std::vector<GpuStep>& steps) {
+    GpuStep copy;
+    copy.kind = GpuStep::Kind::kCopy;
+    copy.inst = &inst;
+    copy.operands = {from};
+    copy.output = to;
+    Use(from, step_);
+    Use(to, step_);
+    steps.push_back(std::move(copy));
+    ++step_;
+  }
+
+  // Fresh slots for a value of `shape` (an array or a tuple of arrays), defined now.
+  absl::StatusOr<Value> FreshSlots(const Instruction& inst, const hlo::Shape& shape) {
+    Value v;
+    if (shape.IsArray()) return Value{AddArenaSlot(ArrayBytes(shape), step_)};
+    for (const hlo::Shape& element : shape.tuple_shapes()) {
+      if (!element.IsArray()) return Unimplemented("gpu backend: nested tuple in '%s'", inst.name());
+      v.push_back(AddArenaSlot(ArrayBytes(element), step_));
+    }
+    return v;
+  }
+
+  // Copies `from` into `to` element by element; elements that are themselves among `to`'s
+  // slots (a body passing state element i on as element j) go through a fresh slot first, so
+  // no copy overwrites what a later one reads.
+  void EmitParallelCopy(const Instruction& inst, const Value& from, const Value& to,
+                        std::vector<GpuStep>& steps) {
+    Value sources = from;
+    for (size_t j = 0; j < sources.size(); ++j) {
+      if (sources[j] == to[j]) continue;
+      if (std::find(to.begin(), to.end(), sources[j]) != to.end()) {
+        const int temp =
+            AddArenaSlot(program_.slots[static_cast<size_t>(sources[j])].bytes, step_);
+        EmitCopy(inst, sources[j], temp, steps);
+        sources[j] = temp;
+      }
+    }
+    for (size_t j = 0; j < sources.size(); ++j) {
+      if (sources[j] != to[j]) EmitCopy(inst, sources[j], to[j], steps);
+    }
+  }
+
+  absl::StatusOr<Value> EmitWhile(const Instruction& inst, const Value& init,
+                                  std::vector<GpuStep>& steps) {
+    const hlo::Computation* cond = inst.called_computations().at(0);
+    const hlo::Computation* body = inst.called_computations().at(1);
+    TFJIT_ASSIGN_OR_RETURN(Value state, FreshSlots(inst, inst.shape()));
+    EmitParallelCopy(inst, init, state, steps);
+    GpuStep loop;
+    loop.kind = GpuStep::Kind::kWhile;
+    loop.inst = &inst;
+    loop.nested.resize(2);
+    const int64_t start = step_;
+    TFJIT_ASSIGN_OR_RETURN(Value predicate, Emit(*cond, {state}, loop.nested[0]));
+    loop.predicate = predicate.at(0);
+    Use(loop.predicate, step_);
+    ++step_;  // the predicate is read here
+    TFJIT_ASSIGN_OR_RETURN(Value next, Emit(*body, {state}, loop.nested[1]));
+    if (next.size() != state.size()) {
+      return Internal("while '%s': the body's result does not match the state", inst.name());
+    }
+    EmitParallelCopy(inst, next, state, loop.nested[1]);
+    const int64_t end = step_;
+    // What the loop reads of the values defined before it stays until its last iteration.
+    for (Interval& i : intervals_) {
+      if (i.first < start && i.last >= start) i.last = std::max(i.last, end);
+    }
+    steps.push_back(std::move(loop));
+    ++step_;
+    return state;
+  }
+
+  absl::StatusOr<Value> EmitConditional(
+      const Instruction& inst, const absl::flat_hash_map<const Instruction*, Value>& value_of,
+      std::vector<GpuStep>& steps) {
+    TFJIT_ASSIGN_OR_RETURN(Value result, FreshSlots(inst, inst.shape()));
+    GpuStep branch_step;
+    branch_step.kind = GpuStep::Kind::kConditional;
+    branch_step.inst = &inst;
+    branch_step.predicate = value_of.at(inst.operand(0)).at(0);
+    Use(branch_step.predicate, step_);
+    ++step_;
+    const auto& branches = inst.called_computations();
+    branch_step.nested.resize(branches.size());
+    for (size_t b = 0; b < branches.size(); ++b) {
+      const Value& operand = value_of.at(inst.operand(static_cast<int>(b) + 1));
+      TFJIT_ASSIGN_OR_RETURN(Value out, Emit(*branches[b], {operand}, branch_step.nested[b]));
+      if (out.size() != result.size()) {
+        return Internal("conditional '%s': a branch's result does not match", inst.name());
+      }
+      for (size_t j = 0; j < out.size(); ++j) {
+        EmitCopy(inst, out[j], result[j], branch_step.nested[b]);
+      }
+    }
+    steps.push_back(std::move(branch_step));
+    ++step_;
+    return result;
+  }
+
+  GpuProgram& program_;
+  std::vector<Interval> intervals_;
+  absl::flat_hash_map<int, size_t> interval_of_;
+  std::vector<KernelSpec> kernels_;
+  int64_t step_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std::string& sm) {
+  const hlo::Computation* entry = module.entry();
+  if (entry == nullptr) return InvalidArgument("module '%s' has no entry", module.name());
+  GpuProgram program;
+  program.sm = sm;
+  ProgramBuilder builder(program);
+  std::vector<ProgramBuilder::Value> params;
+  for (int i = 0; i < entry->num_parameters(); ++i) {
+    const hlo::Shape& shape = entry->parameter(i)->shape();
+    if (!shape.IsArray()) {
+      return Unimplemented("gpu backend: tuple parameter %d of module '%s'", i, module.name());
+    }
+    const int slot = builder.AddArenaSlot(ArrayBytes(shape), -1);
+    program.parameter_slots.push_back(slot);
+    params.push_back({slot});
+  }
+  TFJIT_ASSIGN_OR_RETURN(ProgramBuilder::Value root, builder.Emit(*entry, params, program.steps));
   // The outputs are copied out after the last step.
-  std::vector<const Instruction*> outputs;
-  if (root->opcode() == Opcode::kTuple) {
-    outputs.assign(root->operands().begin(), root->operands().end());
-  } else {
-    outputs.push_back(root);
+  const hlo::Shape& shape = entry->root()->shape();
+  for (size_t k = 0; k < root.size(); ++k) {
+    program.output_slots.push_back(root[k]);
+    program.output_shapes.push_back(shape.IsArray() ? shape : shape.tuple_shape(static_cast<int>(k)));
+    builder.Use(root[k], builder.step());
   }
-  for (const Instruction* out : outputs) {
-    if (!out->shape().IsArray()) {
-      return Unimplemented("gpu backend: nested tuple output '%s'", out->name());
-    }
-    const int slot = slot_of.at(out);
-    program.output_slots.push_back(slot);
-    program.output_shapes.push_back(out->shape());
-    use(slot, step);
-  }
-  for (const Interval& i : intervals) program.arena_bytes_unshared += AlignUp(i.bytes);
-  program.arena_bytes = PlaceIntervals(intervals);
-  for (const Interval& i : intervals) {
-    program.slots[static_cast<size_t>(i.slot)].offset = i.offset;
-  }
-  TFJIT_ASSIGN_OR_RETURN(program.ptx, EmitPtxKernels(module, kernels, sm));
+  builder.Finish();
+  TFJIT_ASSIGN_OR_RETURN(program.ptx, EmitPtxKernels(module, builder.kernels(), sm));
   return program;
 }
 
@@ -252,21 +388,52 @@ CublasGemmArgs CublasArgsFor(const backends::GemmShape& g) {
   return a;
 }
 
-std::string GpuProgram::Describe() const {
-  auto slot_name = [this](int s) {
-    const GpuSlot& slot = slots[static_cast<size_t>(s)];
+namespace {
+
+void DescribeSteps(const GpuProgram& program, const std::vector<GpuStep>& steps,
+                   const std::string& indent, std::string& out) {
+  auto slot_name = [&](int s) {
+    const GpuSlot& slot = program.slots[static_cast<size_t>(s)];
     return absl::StrCat("s", s, slot.kind == GpuSlot::Kind::kConstant ? "(const)" : "");
   };
-  std::string out;
+  auto slots = [&](const std::vector<int>& v) {
+    return absl::StrJoin(v, " ", [&](std::string* o, int s) { o->append(slot_name(s)); });
+  };
   for (const GpuStep& s : steps) {
-    absl::StrAppend(&out, s.kind == GpuStep::Kind::kGemm ? "gemm " : "kernel ", s.inst->name(),
-                    " <- [",
-                    absl::StrJoin(s.operands, " ",
-                                  [&](std::string* o, int v) { o->append(slot_name(v)); }),
-                    "] -> ", slot_name(s.output), " (arena ",
-                    slots[static_cast<size_t>(s.output)].offset, "+",
-                    slots[static_cast<size_t>(s.output)].bytes, ")\n");
+    switch (s.kind) {
+      case GpuStep::Kind::kWhile:
+        absl::StrAppend(&out, indent, "while ", s.inst->name(), " {\n");
+        DescribeSteps(program, s.nested[0], indent + "  ", out);
+        absl::StrAppend(&out, indent, "} while ", slot_name(s.predicate), " {\n");
+        DescribeSteps(program, s.nested[1], indent + "  ", out);
+        absl::StrAppend(&out, indent, "}\n");
+        continue;
+      case GpuStep::Kind::kConditional:
+        for (size_t b = 0; b < s.nested.size(); ++b) {
+          absl::StrAppend(&out, indent, "branch ", b, " of ", s.inst->name(), " on ",
+                          slot_name(s.predicate), " {\n");
+          DescribeSteps(program, s.nested[b], indent + "  ", out);
+          absl::StrAppend(&out, indent, "}\n");
+        }
+        continue;
+      default:
+        break;
+    }
+    const char* kind = s.kind == GpuStep::Kind::kGemm   ? "gemm "
+                       : s.kind == GpuStep::Kind::kCopy ? "copy "
+                       : s.patches                      ? "patches "
+                                                        : "kernel ";
+    const GpuSlot& out_slot = program.slots[static_cast<size_t>(s.output)];
+    absl::StrAppend(&out, indent, kind, s.inst->name(), " <- [", slots(s.operands), "] -> ",
+                    slot_name(s.output), " (arena ", out_slot.offset, "+", out_slot.bytes, ")\n");
   }
+}
+
+}  // namespace
+
+std::string GpuProgram::Describe() const {
+  std::string out;
+  DescribeSteps(*this, steps, "", out);
   return out;
 }
 

@@ -25,8 +25,12 @@ struct GpuSlot {
   const hlo::Instruction* constant = nullptr;  // kConstant: whose literal the slot holds
 };
 
+// One step of a program. Control flow runs on the host: a while step runs its condition's
+// steps, reads the predicate back, and runs its body's steps while it holds; a conditional
+// step reads the branch index back and runs that branch's steps. Their state lives in slots
+// that copy steps fill.
 struct GpuStep {
-  enum class Kind { kKernel, kGemm };
+  enum class Kind { kKernel, kGemm, kCopy, kWhile, kConditional };
   Kind kind = Kind::kKernel;
   const hlo::Instruction* inst = nullptr;
   int kernel = -1;            // kKernel: index into ptx.kernels
@@ -34,8 +38,13 @@ struct GpuStep {
   int64_t elements = 0;       // kKernel: the output's elements (the kernel's n)
   backends::GemmShape gemm;   // kGemm
   DType type = DType::kInvalid;
-  int output = -1;            // slot written
+  int output = -1;            // slot written (kCopy: from operands[0])
   std::vector<int> operands;  // slots read
+  // kWhile: `nested[0]` computes the predicate into `predicate`, then `nested[1]` (the body)
+  // updates the state. kConditional: `predicate` holds the pred (branch 0 for true) or s32
+  // index (out of range: the last branch) choosing one of `nested`, which writes the result.
+  std::vector<std::vector<GpuStep>> nested;
+  int predicate = -1;
 };
 
 // The arguments of cublas{S,D}gemmStridedBatched for a row-major GEMM (alpha 1, beta 0).

@@ -16,6 +16,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "backends/gpu/cuda_driver.h"
 #include "compiler/hlo/parser.h"
 #include "compiler/hlo/printer.h"
@@ -264,23 +265,28 @@ TEST(GpuProgramTest, ConvolutionsArePatchesTimesFilter) {
             "kernel(336) ");
 }
 
-TEST(GpuProgramTest, ControlFlowIsUnimplementedByName) {
+// A while loop runs on the host: its condition's steps, the predicate read back, its body's
+// steps and the copies of the new state; what the loop reads stays live across it.
+TEST(GpuProgramTest, WhileLoopsRunTheirBodiesOnTheHost) {
   GpuBackendOptions options;
   options.sm = "sm_90";
   auto backend = CreateGpuBackend(options);
   ASSERT_TRUE(backend.ok());
-  const std::string path =
-      absl::StrCat(TFJIT_SOURCE_DIR, "/tests/hlo/corpus/while_loop.hlo");
+  const std::string path = absl::StrCat(TFJIT_SOURCE_DIR, "/tests/hlo/corpus/while_loop.hlo");
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   auto module = hlo::ParseAndVerifyModule(text.str());
   ASSERT_TRUE(module.ok()) << module.status();
   auto exe = (*backend)->Compile(std::move(*module));
-  ASSERT_FALSE(exe.ok());
-  EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_TRUE(absl::StrContains(exe.status().message(), "gpu backend: opcode 'while'"))
-      << exe.status();
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const GpuProgram* program = ProgramOf(**exe);
+  const std::string steps = program->Describe();
+  int loops = 0;
+  for (const GpuStep& s : program->steps) loops += s.kind == GpuStep::Kind::kWhile;
+  EXPECT_EQ(loops, 1) << steps;
+  EXPECT_TRUE(absl::StrContains(steps, "} while s")) << steps;
+  EXPECT_TRUE(absl::StrContains(steps, "copy ")) << steps;
 }
 
 int EnvInt(const char* name, int fallback) {
@@ -288,7 +294,7 @@ int EnvInt(const char* name, int fallback) {
   return v != nullptr ? std::atoi(v) : fallback;
 }
 
-// Random modules without control flow: built into programs everywhere (PTX emitted for
+// Random modules: built into programs everywhere (PTX emitted for
 // sm_90); run on GPU:0 and compared with the evaluator where a GPU exists.
 TEST(GpuDifferentialTest, RandomModulesMatchTheEvaluator) {
   std::string why;
@@ -302,8 +308,7 @@ TEST(GpuDifferentialTest, RandomModulesMatchTheEvaluator) {
     backend = std::move(*CreateGpuBackend(options));
   }
   ASSERT_NE(backend, nullptr);
-  testlib::RandomHloOptions options;
-  options.control_flow = false;
+  testlib::RandomHloOptions options;  // with while loops and conditionals
   const int seeds = gpu ? EnvInt("TFJIT_GPU_SEEDS", 200) : 60;
   int compiled = 0;
   for (int seed = 0; seed < seeds; ++seed) {
@@ -439,6 +444,123 @@ TEST(GpuDifferentialTest, Convolutions) {
   check.SkipUnlessRun();
 }
 
+// Control flow on the host: a loop whose body swaps two state elements (the new state reads
+// the old), a loop inside a loop's body, and conditionals on a pred and on an s32 index
+// (out of range: the last branch).
+TEST(GpuDifferentialTest, ControlFlow) {
+  GpuOrCompile check;
+  const std::string swap = R"(HloModule swap
+
+%cond (s: (s32[], f32[3], f32[3])) -> pred[] {
+  %s_cond = (s32[], f32[3], f32[3]) parameter(0)
+  %i_cond = s32[] get-tuple-element(%s_cond), index=0
+  %n_cond = s32[] constant(5)
+  ROOT %lt_cond = pred[] compare(%i_cond, %n_cond), direction=LT
+}
+
+%body (t: (s32[], f32[3], f32[3])) -> (s32[], f32[3], f32[3]) {
+  %t_body = (s32[], f32[3], f32[3]) parameter(0)
+  %i_body = s32[] get-tuple-element(%t_body), index=0
+  %a_body = f32[3] get-tuple-element(%t_body), index=1
+  %b_body = f32[3] get-tuple-element(%t_body), index=2
+  %one_body = s32[] constant(1)
+  %next_body = s32[] add(%i_body, %one_body)
+  ROOT %r_body = (s32[], f32[3], f32[3]) tuple(%next_body, %b_body, %a_body)
+}
+
+ENTRY %main (x: f32[3], y: f32[3]) -> (f32[3], f32[3]) {
+  %x_main = f32[3] parameter(0)
+  %y_main = f32[3] parameter(1)
+  %zero_main = s32[] constant(0)
+  %init_main = (s32[], f32[3], f32[3]) tuple(%zero_main, %x_main, %y_main)
+  %w_main = (s32[], f32[3], f32[3]) while(%init_main), condition=%cond, body=%body
+  %a_main = f32[3] get-tuple-element(%w_main), index=1
+  %b_main = f32[3] get-tuple-element(%w_main), index=2
+  ROOT %o_main = (f32[3], f32[3]) tuple(%a_main, %b_main)
+}
+)";
+  EXPECT_TRUE(check.Check(swap, {1e-6, 1e-6}));
+  const std::string nested = R"(HloModule nested
+
+%icond (s: (s32[], f32[2])) -> pred[] {
+  %s_icond = (s32[], f32[2]) parameter(0)
+  %j_icond = s32[] get-tuple-element(%s_icond), index=0
+  %n_icond = s32[] constant(3)
+  ROOT %lt_icond = pred[] compare(%j_icond, %n_icond), direction=LT
+}
+
+%ibody (t: (s32[], f32[2])) -> (s32[], f32[2]) {
+  %t_ibody = (s32[], f32[2]) parameter(0)
+  %j_ibody = s32[] get-tuple-element(%t_ibody), index=0
+  %v_ibody = f32[2] get-tuple-element(%t_ibody), index=1
+  %one_ibody = s32[] constant(1)
+  %j2_ibody = s32[] add(%j_ibody, %one_ibody)
+  %v2_ibody = f32[2] multiply(%v_ibody, %v_ibody)
+  ROOT %r_ibody = (s32[], f32[2]) tuple(%j2_ibody, %v2_ibody)
+}
+
+%ocond (s: (s32[], f32[2])) -> pred[] {
+  %s_ocond = (s32[], f32[2]) parameter(0)
+  %i_ocond = s32[] get-tuple-element(%s_ocond), index=0
+  %n_ocond = s32[] constant(2)
+  ROOT %lt_ocond = pred[] compare(%i_ocond, %n_ocond), direction=LT
+}
+
+%obody (t: (s32[], f32[2])) -> (s32[], f32[2]) {
+  %t_obody = (s32[], f32[2]) parameter(0)
+  %i_obody = s32[] get-tuple-element(%t_obody), index=0
+  %v_obody = f32[2] get-tuple-element(%t_obody), index=1
+  %zero_obody = s32[] constant(0)
+  %init_obody = (s32[], f32[2]) tuple(%zero_obody, %v_obody)
+  %inner_obody = (s32[], f32[2]) while(%init_obody), condition=%icond, body=%ibody
+  %w_obody = f32[2] get-tuple-element(%inner_obody), index=1
+  %one_obody = s32[] constant(1)
+  %i2_obody = s32[] add(%i_obody, %one_obody)
+  %half_obody = f32[2] constant({0.5, 0.25})
+  %w2_obody = f32[2] multiply(%w_obody, %half_obody)
+  ROOT %r_obody = (s32[], f32[2]) tuple(%i2_obody, %w2_obody)
+}
+
+ENTRY %main (x: f32[2]) -> f32[2] {
+  %x_main = f32[2] parameter(0)
+  %zero_main = s32[] constant(0)
+  %init_main = (s32[], f32[2]) tuple(%zero_main, %x_main)
+  %w_main = (s32[], f32[2]) while(%init_main), condition=%ocond, body=%obody
+  ROOT %v_main = f32[2] get-tuple-element(%w_main), index=1
+}
+)";
+  EXPECT_TRUE(check.Check(nested, {1e-5, 1e-5}));
+  for (const char* index : {"pred[] parameter(1)", "s32[] parameter(1)"}) {
+    const bool pred = absl::StartsWith(index, "pred");
+    const std::string cond = absl::StrCat(R"(HloModule cond
+
+%neg (a: f32[4]) -> f32[4] {
+  %a = f32[4] parameter(0)
+  ROOT %n = f32[4] negate(%a)
+}
+
+%exp (b: f32[4]) -> f32[4] {
+  %b = f32[4] parameter(0)
+  ROOT %e = f32[4] exponential(%b)
+}
+
+%sq (c: f32[4]) -> f32[4] {
+  %c = f32[4] parameter(0)
+  ROOT %m = f32[4] multiply(%c, %c)
+}
+
+ENTRY %main (x: f32[4], k: )", pred ? "pred[]" : "s32[]", R"() -> f32[4] {
+  %x = f32[4] parameter(0)
+  %k = )", index, R"(
+  ROOT %r = f32[4] conditional(%k, %x, %x)", pred ? "" : ", %x", R"(), branch_computations={%neg, %exp)",
+                                          pred ? "" : ", %sq", R"(}
+}
+)");
+    EXPECT_TRUE(check.Check(absl::StrReplaceAll(cond, {{"exponential", "exp"}}), {1e-5, 1e-5}));
+  }
+  check.SkipUnlessRun();
+}
+
 // Scatter (TF's TensorScatterAdd / TensorScatterUpdate forms): rows picked by an index vector,
 // windows outside the operand skipped, repeated indices combined in update order.
 TEST(GpuDifferentialTest, Scatter) {
@@ -463,7 +585,7 @@ TEST(GpuDifferentialTest, Scatter) {
   check.SkipUnlessRun();
 }
 
-// The HLO corpus modules without control flow, on GPU:0.
+// The HLO corpus modules (loops and conditionals run on the host), on GPU:0.
 TEST(GpuDifferentialTest, Corpus) {
   GpuOrCompile check;
   for (const auto& entry :
@@ -471,10 +593,6 @@ TEST(GpuDifferentialTest, Corpus) {
     std::ifstream in(entry.path());
     std::stringstream text;
     text << in.rdbuf();
-    if (absl::StrContains(text.str(), " while(") ||
-        absl::StrContains(text.str(), " conditional(")) {
-      continue;
-    }
     EXPECT_TRUE(check.Check(text.str(), {1e-4, 1e-4})) << entry.path();
   }
   check.SkipUnlessRun();

@@ -2,6 +2,7 @@
 #include "tests/unit/backends/gpu_program_emulator.h"
 
 #include <cstring>
+#include <functional>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -96,52 +97,89 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
     }
   }
   for (size_t i = 0; i < args.size(); ++i) write(program.parameter_slots[i], args[i].raw_data());
-  for (const GpuStep& step : program.steps) {
-    const std::string& name = step.inst->name();
-    std::vector<const uint8_t*> in;
-    for (int slot : step.operands) {
-      TFJIT_ASSIGN_OR_RETURN(const uint8_t* p, read(slot, name));
-      in.push_back(p);
-    }
-    const size_t out_bytes = static_cast<size_t>(program.slots[static_cast<size_t>(step.output)].bytes);
-    std::vector<uint8_t> out(out_bytes + 1);
-    if (step.kind == GpuStep::Kind::kGemm) {
-      const CublasGemmArgs g = CublasArgsFor(step.gemm);
-      // cuBLAS's A is the rhs, B the lhs.
-      if (step.type == DType::kFloat32) {
-        ReferenceGemm(g, reinterpret_cast<const float*>(in[1]),
-                      reinterpret_cast<const float*>(in[0]), reinterpret_cast<float*>(out.data()));
+  std::function<absl::Status(const std::vector<GpuStep>&)> run =
+      [&](const std::vector<GpuStep>& steps) -> absl::Status {
+    for (const GpuStep& step : steps) {
+      const std::string& name = step.inst->name();
+      if (step.kind == GpuStep::Kind::kWhile || step.kind == GpuStep::Kind::kConditional) {
+        auto scalar = [&]() -> absl::StatusOr<int64_t> {
+          TFJIT_ASSIGN_OR_RETURN(const uint8_t* p, read(step.predicate, name));
+          if (program.slots[static_cast<size_t>(step.predicate)].bytes == 1) return int64_t{*p};
+          int32_t v = 0;
+          std::memcpy(&v, p, 4);
+          return int64_t{v};
+        };
+        if (step.kind == GpuStep::Kind::kWhile) {
+          for (int iteration = 0;; ++iteration) {
+            if (iteration > 100000) return Internal("while '%s' does not end", name);
+            TFJIT_RETURN_IF_ERROR(run(step.nested[0]));
+            TFJIT_ASSIGN_OR_RETURN(int64_t go, scalar());
+            if (go == 0) break;
+            TFJIT_RETURN_IF_ERROR(run(step.nested[1]));
+          }
+        } else {
+          TFJIT_ASSIGN_OR_RETURN(int64_t index, scalar());
+          const int64_t n = static_cast<int64_t>(step.nested.size());
+          const bool pred = program.slots[static_cast<size_t>(step.predicate)].bytes == 1;
+          const int64_t branch = pred ? (index != 0 ? 0 : 1)
+                                 : index < 0 || index >= n ? n - 1 : index;
+          TFJIT_RETURN_IF_ERROR(run(step.nested[static_cast<size_t>(branch)]));
+        }
+        continue;
+      }
+      std::vector<const uint8_t*> in;
+      for (int slot : step.operands) {
+        TFJIT_ASSIGN_OR_RETURN(const uint8_t* p, read(slot, name));
+        in.push_back(p);
+      }
+      const size_t out_bytes =
+          static_cast<size_t>(program.slots[static_cast<size_t>(step.output)].bytes);
+      std::vector<uint8_t> out(out_bytes + 1);
+      if (step.kind == GpuStep::Kind::kCopy) {
+        if (out_bytes > 0) std::memcpy(out.data(), in[0], out_bytes);
+      } else if (step.kind == GpuStep::Kind::kGemm) {
+        const CublasGemmArgs g = CublasArgsFor(step.gemm);
+        // cuBLAS's A is the rhs, B the lhs.
+        if (step.type == DType::kFloat32) {
+          ReferenceGemm(g, reinterpret_cast<const float*>(in[1]),
+                        reinterpret_cast<const float*>(in[0]),
+                        reinterpret_cast<float*>(out.data()));
+        } else {
+          ReferenceGemm(g, reinterpret_cast<const double*>(in[1]),
+                        reinterpret_cast<const double*>(in[0]),
+                        reinterpret_cast<double*>(out.data()));
+        }
+      } else if (step.patches) {
+        std::optional<conv::Conv2DParams> p = backends::MatchConv2D(*step.inst);
+        if (!p.has_value()) return Internal("patches step of a non-convolution '%s'", name);
+        if (step.type == DType::kFloat32) {
+          Patches(*p, reinterpret_cast<const float*>(in[0]),
+                  reinterpret_cast<float*>(out.data()));
+        } else {
+          Patches(*p, reinterpret_cast<const double*>(in[0]),
+                  reinterpret_cast<double*>(out.data()));
+        }
       } else {
-        ReferenceGemm(g, reinterpret_cast<const double*>(in[1]),
-                      reinterpret_cast<const double*>(in[0]),
-                      reinterpret_cast<double*>(out.data()));
+        std::vector<hlo::Literal> operands;
+        for (size_t k = 0; k < in.size(); ++k) {
+          const hlo::Shape& shape = step.inst->operand(static_cast<int>(k))->shape();
+          Tensor t = Tensor::Uninitialized(shape.element_type(), shape.dims());
+          if (t.byte_size() > 0) std::memcpy(t.raw_data(), in[k], t.byte_size());
+          operands.push_back(hlo::Literal::FromTensor(t));
+        }
+        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value,
+                               hlo::EvaluateInstruction(*step.inst, operands));
+        if (value.tensor().byte_size() != out_bytes) {
+          return Internal("step '%s' produced %d bytes for a %d-byte buffer", name,
+                          value.tensor().byte_size(), out_bytes);
+        }
+        if (out_bytes > 0) std::memcpy(out.data(), value.tensor().raw_data(), out_bytes);
       }
-    } else if (step.patches) {
-      std::optional<conv::Conv2DParams> p = backends::MatchConv2D(*step.inst);
-      if (!p.has_value()) return Internal("patches step of a non-convolution '%s'", name);
-      if (step.type == DType::kFloat32) {
-        Patches(*p, reinterpret_cast<const float*>(in[0]), reinterpret_cast<float*>(out.data()));
-      } else {
-        Patches(*p, reinterpret_cast<const double*>(in[0]),
-                reinterpret_cast<double*>(out.data()));
-      }
-    } else {
-      std::vector<hlo::Literal> operands;
-      for (size_t k = 0; k < in.size(); ++k) {
-        const hlo::Shape& shape = step.inst->operand(static_cast<int>(k))->shape();
-        Tensor t = Tensor::Uninitialized(shape.element_type(), shape.dims());
-        if (t.byte_size() > 0) std::memcpy(t.raw_data(), in[k], t.byte_size());
-        operands.push_back(hlo::Literal::FromTensor(t));
-      }
-      TFJIT_ASSIGN_OR_RETURN(hlo::Literal value, hlo::EvaluateInstruction(*step.inst, operands));
-      if (value.tensor().byte_size() != out_bytes) {
-        return Internal("step '%s' produced %d bytes for a %d-byte buffer", name,
-                        value.tensor().byte_size(), out_bytes);
-      }
-      if (out_bytes > 0) std::memcpy(out.data(), value.tensor().raw_data(), out_bytes);
+      write(step.output, out.data());
     }
-    write(step.output, out.data());
-  }
+    return absl::OkStatus();
+  };
+  TFJIT_RETURN_IF_ERROR(run(program.steps));
   std::vector<Tensor> outputs;
   for (size_t k = 0; k < program.output_slots.size(); ++k) {
     const hlo::Shape& shape = program.output_shapes[k];
