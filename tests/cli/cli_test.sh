@@ -26,6 +26,13 @@ expect_in missing-file-msg "$tmp/err" '^NOT_FOUND: '
 printf 'not a graph \001\002' > "$tmp/bad.pb"
 check malformed 1 "$tfjit" run "$tmp/bad.pb"
 expect_in malformed-msg "$tmp/err" '^INVALID_ARGUMENT: .*bad.pb'
+# --device gpu:0: without a CUDA driver or GPU, a FAILED_PRECONDITION saying which is missing.
+if [ -z "${TFJIT_LIBCUDA:-}" ] && ! ldconfig -p 2>/dev/null | grep -q "libcuda.so.1 "; then
+  check no-gpu 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1 --device gpu:0
+  expect_in no-gpu-msg "$tmp/err" '^FAILED_PRECONDITION: device .*GPU:0 does not exist: no CUDA driver: cannot load .libcuda.so.1.*use --device cpu:0'
+else
+  echo "skip no-gpu: this machine has a CUDA driver"
+fi
 check unfed 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --fetch mm/plain
 expect_in unfed-msg "$tmp/err" 'You must feed a value for placeholder tensor'
 
