@@ -266,14 +266,48 @@ llvm::Value* ShuffleDown(llvm::IRBuilder<>& b, const llvm::DataLayout& layout, l
   return type->isIntegerTy() ? narrow : b.CreateBitCast(narrow, type);
 }
 
-// kernel(ptr out, ptr operand..., i64 n) for a row reduction (RowReduction): one warp per
-// output element, grid-stride over the n outputs. Each lane combines the row's elements
-// lane, lane + 32, ...; the lanes' partial results meet in a shuffle tree; lane 0 writes
-// reducer(init, total), or init for an empty row. The combiner is associative and
+// Rows at least this long take a whole block of kBlockThreads threads per output.
+constexpr int64_t kBlockRow = 8192;
+constexpr int64_t kBlockThreads = 256;  // GpuExecutable's block size
+
+// The threads that reduce one row of `reduce` (a RowReduction): a warp, or a block for long
+// rows.
+int64_t RowReductionThreads(const Instruction& reduce) {
+  const int64_t row = reduce.operand(0)->shape().num_elements() /
+                      std::max<int64_t>(1, reduce.shape().num_elements());
+  return row >= kBlockRow ? kBlockThreads : kWarpSize;
+}
+
+// (value, valid) of every lane meet in a shuffle tree: lane 0 ends with the combination of the
+// warp's valid values and whether there was any.
+absl::Status EmitWarpTree(llvm::IRBuilder<>& b, const llvm::DataLayout& layout,
+                          llvm_ir::ElementalEmitter& elemental, const hlo::Computation& reducer,
+                          llvm::Value*& total, llvm::Value*& valid) {
+  for (unsigned delta = kWarpSize / 2; delta >= 1; delta /= 2) {
+    llvm::Value* other = ShuffleDown(b, layout, total, delta);
+    llvm::Value* other_valid = ShuffleDown(b, layout, valid, delta);
+    TFJIT_ASSIGN_OR_RETURN(llvm::Value * both,
+                           elemental.EmitScalarComputation(reducer, {total, other}));
+    llvm::Value* use_both = b.CreateAnd(b.CreateICmpNE(valid, b.getInt32(0)),
+                                        b.CreateICmpNE(other_valid, b.getInt32(0)));
+    llvm::Value* only_other = b.CreateICmpEQ(valid, b.getInt32(0));
+    total = b.CreateSelect(use_both, both, b.CreateSelect(only_other, other, total));
+    valid = b.CreateOr(valid, other_valid);
+  }
+  return absl::OkStatus();
+}
+
+// kernel(ptr out, ptr operand..., i64 n) for a row reduction (RowReduction): a group of G
+// threads per output element (a warp, or a block of 256 for rows of kBlockRow elements or
+// more), grid-stride over the n outputs. Each thread combines the row's elements t, t + G,
+// ...; a warp's partial results meet in a shuffle tree; with a block, each warp's result goes
+// through shared memory to warp 0, which combines them the same way. Thread 0 of the group
+// writes reducer(init, total), or init for an empty row. The combiner is associative and
 // commutative (HLO.md), so only the rounding differs from a sequential reduction.
 absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& reduce,
                                     const std::string& name, llvm::Module& module,
                                     llvm_ir::ElementalEmitter& elemental, llvm::IRBuilder<>& b) {
+  const int64_t group = RowReductionThreads(reduce);
   llvm::LLVMContext& ctx = module.getContext();
   std::vector<llvm::Type*> params(static_cast<size_t>(inst.operand_count()) + 1, b.getPtrTy());
   params.push_back(b.getInt64Ty());
@@ -296,11 +330,11 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   llvm::Value* thread = b.CreateAdd(
       b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), threads),
       ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-  llvm::Value* lane = b.CreateURem(thread, b.getInt64(kWarpSize));
-  llvm::Value* first = b.CreateUDiv(thread, b.getInt64(kWarpSize));
+  llvm::Value* lane = b.CreateURem(thread, b.getInt64(group));  // within the group
+  llvm::Value* first = b.CreateUDiv(thread, b.getInt64(group));
   llvm::Value* warps = b.CreateUDiv(
       b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads),
-      b.getInt64(kWarpSize));
+      b.getInt64(group));
 
   // Generators of the reduce's input and init, from the kernel's operands.
   std::vector<ElementGenerator> ops;
@@ -327,7 +361,7 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   const int64_t row = in_shape.num_elements() / std::max<int64_t>(1, inst.shape().num_elements());
   b.CreateCondBr(b.CreateICmpULT(first, n), outer, exit);
 
-  // for (o = warp; o < n; o += warps): warp-uniform.
+  // for (o = group; o < n; o += groups): uniform across the group.
   b.SetInsertPoint(outer);
   llvm::PHINode* o = b.CreatePHI(b.getInt64Ty(), 2, "o");
   o->addIncoming(first, entry);
@@ -336,7 +370,7 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   llvm::BasicBlock* outer_end = b.GetInsertBlock();
   b.CreateCondBr(has_rows, inner, reduced);
 
-  // for (i = lane; i < row; i += 32) acc = i == lane ? x : f(acc, x).
+  // for (i = lane; i < row; i += G) acc = i == lane ? x : f(acc, x).
   b.SetInsertPoint(inner);
   llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "i");
   llvm::PHINode* acc = b.CreatePHI(init_value->getType(), 2, "acc");
@@ -347,7 +381,7 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   TFJIT_ASSIGN_OR_RETURN(llvm::Value * combined,
                          elemental.EmitScalarComputation(*reduce.to_apply(), {acc, x}));
   llvm::Value* value = b.CreateSelect(b.CreateICmpEQ(i, lane), x, combined);
-  llvm::Value* next_i = b.CreateAdd(i, b.getInt64(kWarpSize));
+  llvm::Value* next_i = b.CreateAdd(i, b.getInt64(group));
   i->addIncoming(next_i, b.GetInsertBlock());
   acc->addIncoming(value, b.GetInsertBlock());
   llvm::BasicBlock* inner_end = b.GetInsertBlock();
@@ -361,16 +395,43 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   llvm::Value* valid = b.CreateZExt(has_rows, b.getInt32Ty());
   llvm::Value* total = part;
   const llvm::DataLayout& layout = module.getDataLayout();
-  for (unsigned delta = kWarpSize / 2; delta >= 1; delta /= 2) {
-    llvm::Value* other = ShuffleDown(b, layout, total, delta);
-    llvm::Value* other_valid = ShuffleDown(b, layout, valid, delta);
-    TFJIT_ASSIGN_OR_RETURN(llvm::Value * both,
-                           elemental.EmitScalarComputation(*reduce.to_apply(), {total, other}));
-    llvm::Value* use_both = b.CreateAnd(b.CreateICmpNE(valid, b.getInt32(0)),
-                                        b.CreateICmpNE(other_valid, b.getInt32(0)));
-    llvm::Value* only_other = b.CreateICmpEQ(valid, b.getInt32(0));
-    total = b.CreateSelect(use_both, both, b.CreateSelect(only_other, other, total));
-    valid = b.CreateOr(valid, other_valid);
+  TFJIT_RETURN_IF_ERROR(EmitWarpTree(b, layout, elemental, *reduce.to_apply(), total, valid));
+  if (group > kWarpSize) {
+    // Lane 0 of each warp leaves its result in shared memory; after a barrier warp 0 combines
+    // them; a second barrier keeps the next output's writes after these reads. Every thread
+    // reaches both barriers.
+    const uint64_t warps_per_group = static_cast<uint64_t>(group / kWarpSize);
+    auto shared = [&](llvm::Type* type, const std::string& what) {
+      llvm::Type* array = llvm::ArrayType::get(type, warps_per_group);
+      return new llvm::GlobalVariable(module, array, false, llvm::GlobalValue::InternalLinkage,
+                                      llvm::UndefValue::get(array), name + what, nullptr,
+                                      llvm::GlobalValue::NotThreadLocal, 3);
+    };
+    llvm::GlobalVariable* totals = shared(total->getType(), "_totals");
+    llvm::GlobalVariable* valids = shared(b.getInt32Ty(), "_valids");
+    llvm::Value* warp = b.CreateUDiv(lane, b.getInt64(kWarpSize));
+    llvm::Value* in_warp = b.CreateURem(lane, b.getInt64(kWarpSize));
+    auto element = [&](llvm::GlobalVariable* g, llvm::Value* index) {
+      return b.CreateInBoundsGEP(g->getValueType(), g, {b.getInt64(0), index});
+    };
+    llvm::BasicBlock* store = block("store_partial");
+    llvm::BasicBlock* stored = block("stored");
+    b.CreateCondBr(b.CreateICmpEQ(in_warp, b.getInt64(0)), store, stored);
+    b.SetInsertPoint(store);
+    b.CreateStore(total, element(totals, warp));
+    b.CreateStore(valid, element(valids, warp));
+    b.CreateBr(stored);
+    b.SetInsertPoint(stored);
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    llvm::Value* slot = b.CreateSelect(b.CreateICmpULT(in_warp, b.getInt64(warps_per_group)),
+                                       in_warp, b.getInt64(0));
+    llvm::Value* mine = b.CreateAnd(b.CreateICmpULT(in_warp, b.getInt64(warps_per_group)),
+                                    b.CreateICmpEQ(warp, b.getInt64(0)));
+    total = b.CreateLoad(total->getType(), element(totals, slot));
+    valid = b.CreateSelect(mine, b.CreateLoad(b.getInt32Ty(), element(valids, slot)),
+                           b.getInt32(0));
+    TFJIT_RETURN_IF_ERROR(EmitWarpTree(b, layout, elemental, *reduce.to_apply(), total, valid));
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
   }
   TFJIT_ASSIGN_OR_RETURN(llvm::Value * with_init,
                          elemental.EmitScalarComputation(*reduce.to_apply(), {init_value, total}));
@@ -559,7 +620,7 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
       k.one_block = true;
       TFJIT_RETURN_IF_ERROR(EmitScatterKernel(*inst, k.name, llvm_module, elemental, b));
     } else if (const Instruction* reduce = RowReduction(*inst)) {
-      k.threads_per_element = kWarpSize;
+      k.threads_per_element = static_cast<int>(RowReductionThreads(*reduce));
       TFJIT_RETURN_IF_ERROR(
           EmitRowReductionKernel(*inst, *reduce, k.name, llvm_module, elemental, b));
     } else {
