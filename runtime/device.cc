@@ -36,15 +36,10 @@ absl::StatusOr<DeviceName> ParseDeviceName(absl::string_view text) {
 
 absl::Status DeviceSet::Check(const DeviceName& device) const {
   if (device.type == "GPU") {
-    std::string why;
-    const int gpus = gpu::VisibleGpuCount(&why);
-    if (device.index < gpus) return absl::OkStatus();
-    if (gpus == 0) {
-      return FailedPrecondition("device %s does not exist: %s; use --device cpu:0",
-                                device.FullName(), why);
-    }
-    return FailedPrecondition("device %s does not exist: the CUDA driver reports %d GPU(s); use "
-                              "GPU:0..GPU:%d", device.FullName(), gpus, gpus - 1);
+    const absl::Status gpu = gpu::CheckGpu(device.index);
+    if (gpu.ok()) return gpu;
+    return FailedPrecondition("device %s does not exist: %s; use --device cpu:0",
+                              device.FullName(), gpu.message());
   }
   if (device.index >= logical_cpus_) {
     return FailedPrecondition("device %s does not exist: the session has %d logical CPU "

@@ -290,17 +290,18 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
     return InvalidArgument("unknown backend '%s'; expected 'cpu' or 'interpreter'",
                            options.backend);
   }
-  // Clusters placed on a GPU compile for it (the interpreter backend keeps them on the host).
-  if (options.backend == "cpu") {
-    for (int i = 0; i < gpu::VisibleGpuCount(); ++i) {
+  // Clusters placed on a GPU compile for it (the interpreter backend keeps them on the host);
+  // a GPU tfjit cannot compile for gets no backend, and no node is placed on it.
+  for (int i = 0; i < gpu::VisibleGpuCount(); ++i) {
+    if (!gpu::CheckGpu(i).ok()) {
+      impl->gpu_backends.push_back(nullptr);
+    } else if (options.backend == "cpu") {
       gpu::GpuBackendOptions gpu_options;
       gpu_options.device_ordinal = i;
       TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> b,
                              gpu::CreateGpuBackend(gpu_options));
       impl->gpu_backends.push_back(std::move(b));
-    }
-  } else {
-    for (int i = 0; i < gpu::VisibleGpuCount(); ++i) {
+    } else {
       impl->gpu_backends.push_back(interpreter::CreateInterpreterBackend());
     }
   }

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/cuda_driver.h"
+#include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/cost.h"
 #include "compiler/passes/call_inliner.h"
 #include "compiler/passes/pass.h"
@@ -296,6 +297,9 @@ class GpuExecutable : public backends::Executable {
               EnqueueSteps(d, address, step.nested[static_cast<size_t>(branch)]));
           continue;
         }
+        case GpuStep::Kind::kHost:
+          TFJIT_RETURN_IF_ERROR(RunOnHost(d, address, step));
+          continue;
         case GpuStep::Kind::kKernel:
           break;
       }
@@ -308,7 +312,8 @@ class GpuExecutable : public backends::Executable {
       for (CUdeviceptr& p : pointers) params.push_back(&p);
       params.push_back(&n);
       const PtxKernel& kernel = program_.ptx.kernels[static_cast<size_t>(step.kernel)];
-      const int64_t threads = n * kernel.threads_per_element;
+      const int64_t threads =
+          n * kernel.threads_per_element / std::max(1, kernel.elements_per_thread);
       const int64_t blocks =
           kernel.one_block ? 1
                            : std::min<int64_t>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock,
@@ -320,6 +325,40 @@ class GpuExecutable : public backends::Executable {
           absl::StrCat("launching the kernel of '", step.inst->name(), "'")));
     }
     return absl::OkStatus();
+  }
+
+  // A kHost step: the operands back to the host, the evaluator, the results to the device.
+  template <typename Address>
+  absl::Status RunOnHost(CudaDriver& d, const Address& address, const GpuStep& step) const {
+    const CudaApi& api = d.api();
+    std::vector<hlo::Literal> operands;
+    for (size_t k = 0; k < step.operands.size(); ++k) {
+      const hlo::Shape& shape = step.inst->operand(static_cast<int>(k))->shape();
+      Tensor t = Tensor::Uninitialized(shape.element_type(), shape.dims());
+      if (t.byte_size() > 0) {
+        TFJIT_RETURN_IF_ERROR(d.Check(api.MemcpyDtoHAsync(t.raw_data(), address(step.operands[k]),
+                                                          t.byte_size(), stream_),
+                                      "copying a host step's operand"));
+      }
+      operands.push_back(hlo::Literal::FromTensor(t));
+    }
+    TFJIT_RETURN_IF_ERROR(d.Check(api.StreamSynchronize(stream_), "a host step's operands"));
+    TFJIT_ASSIGN_OR_RETURN(hlo::Literal value, hlo::EvaluateInstruction(*step.inst, operands));
+    std::vector<const Tensor*> parts;
+    if (value.shape().IsTuple()) {
+      for (const hlo::Literal& e : value.elements()) parts.push_back(&e.tensor());
+    } else {
+      parts.push_back(&value.tensor());
+    }
+    for (size_t k = 0; k < parts.size() && k < step.results.size(); ++k) {
+      if (parts[k]->byte_size() == 0) continue;
+      TFJIT_RETURN_IF_ERROR(d.Check(api.MemcpyHtoDAsync(address(step.results[k]),
+                                                        parts[k]->raw_data(),
+                                                        parts[k]->byte_size(), stream_),
+                                    "copying a host step's result"));
+    }
+    // `value` dies here: its copies must be done.
+    return d.Check(api.StreamSynchronize(stream_), "a host step's results");
   }
 
   // The pred (1 byte) or s32 scalar in `slot`, once the stream has computed it.
@@ -513,6 +552,22 @@ int VisibleGpuCount(std::string* why) {
     *why = "the CUDA driver loaded and reports no GPU";
   }
   return static_cast<int>((*d)->devices().size());
+}
+
+absl::Status CheckGpu(int ordinal) {
+  std::string why;
+  const int count = VisibleGpuCount(&why);
+  if (count == 0) return FailedPrecondition("%s", why);
+  if (ordinal < 0 || ordinal >= count) {
+    return FailedPrecondition("the CUDA driver reports %d GPU(s); use GPU:0..GPU:%d", count,
+                              count - 1);
+  }
+  const GpuInfo& info = (*CudaDriver::Get())->devices()[static_cast<size_t>(ordinal)];
+  absl::StatusOr<std::string> sm = PtxTargetFor(info.cc_major, info.cc_minor);
+  if (!sm.ok()) {
+    return FailedPrecondition("it is %s: %s", info.name, sm.status().message());
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tfjit::gpu

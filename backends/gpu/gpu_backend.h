@@ -41,9 +41,14 @@ absl::StatusOr<double> TimeDeviceCopy(int64_t bytes, int iterations, int ordinal
 // cuBLAS's float32 GEMM m x n x k called directly, milliseconds per call.
 absl::StatusOr<double> TimeCublasSgemm(int m, int n, int k, int iterations, int ordinal = 0);
 
-// How many GPUs this process can use: 0 without a driver or a device. `why` (optional) gets the
-// reason when it is 0.
+// How many GPUs the CUDA driver reports (CUDA_VISIBLE_DEVICES applies): 0 without a driver or
+// a device, and `why` (optional) then gets the reason.
 int VisibleGpuCount(std::string* why = nullptr);
+
+// OK when GPU:`ordinal` exists and tfjit compiles for it (compute capability 8.0 or newer);
+// otherwise FAILED_PRECONDITION whose message says why ("no CUDA driver: ...", "the CUDA
+// driver reports 1 GPU(s); ...", "it is Tesla T4: ... compute capability 7.5 ...").
+absl::Status CheckGpu(int ordinal);
 
 }  // namespace tfjit::gpu
 

@@ -171,7 +171,9 @@ class ProgramBuilder {
         return EmitWhile(inst, operand(0), steps);
       case Opcode::kConditional:
         return EmitConditional(inst, value_of, steps);
-      case Opcode::kCall: case Opcode::kCustomCall: case Opcode::kRngBitGenerator:
+      case Opcode::kCustomCall: case Opcode::kRngBitGenerator:
+        return EmitHost(inst, value_of, steps);
+      case Opcode::kCall:
         return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
                              "'%s')", std::string(hlo::OpcodeName(inst.opcode())), inst.name());
       default:
@@ -230,6 +232,27 @@ class ProgramBuilder {
     steps.push_back(std::move(s));
     ++step_;
     return Value{output};
+  }
+
+  // A step that runs `inst` on the host.
+  absl::StatusOr<Value> EmitHost(const Instruction& inst,
+                                 const absl::flat_hash_map<const Instruction*, Value>& value_of,
+                                 std::vector<GpuStep>& steps) {
+    GpuStep host;
+    host.kind = GpuStep::Kind::kHost;
+    host.inst = &inst;
+    for (const Instruction* op : inst.operands()) {
+      const Value& v = value_of.at(op);
+      if (v.size() != 1) return Unimplemented("gpu backend: '%s' reads a tuple", inst.name());
+      host.operands.push_back(v[0]);
+      Use(v[0], step_);
+    }
+    TFJIT_ASSIGN_OR_RETURN(Value results, FreshSlots(inst, inst.shape()));
+    host.results = results;
+    host.output = results.at(0);
+    steps.push_back(std::move(host));
+    ++step_;
+    return results;
   }
 
   // A step copying slot `from` into slot `to`.
@@ -421,6 +444,7 @@ void DescribeSteps(const GpuProgram& program, const std::vector<GpuStep>& steps,
     }
     const char* kind = s.kind == GpuStep::Kind::kGemm   ? "gemm "
                        : s.kind == GpuStep::Kind::kCopy ? "copy "
+                       : s.kind == GpuStep::Kind::kHost ? "host "
                        : s.patches                      ? "patches "
                                                         : "kernel ";
     const GpuSlot& out_slot = program.slots[static_cast<size_t>(s.output)];

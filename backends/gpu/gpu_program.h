@@ -30,7 +30,7 @@ struct GpuSlot {
 // step reads the branch index back and runs that branch's steps. Their state lives in slots
 // that copy steps fill.
 struct GpuStep {
-  enum class Kind { kKernel, kGemm, kCopy, kWhile, kConditional };
+  enum class Kind { kKernel, kGemm, kCopy, kWhile, kConditional, kHost };
   Kind kind = Kind::kKernel;
   const hlo::Instruction* inst = nullptr;
   int kernel = -1;            // kKernel: index into ptx.kernels
@@ -38,7 +38,12 @@ struct GpuStep {
   int64_t elements = 0;       // kKernel: the output's elements (the kernel's n)
   backends::GemmShape gemm;   // kGemm
   DType type = DType::kInvalid;
-  int output = -1;            // slot written (kCopy: from operands[0])
+  int output = -1;            // slot written (kCopy: from operands[0]); kHost: results[0]
+  // kHost: the instruction runs on the host (the evaluator: custom-calls such as top-k and
+  // the normal-distribution fills, whose results must match the CPU's bit for bit, and
+  // rng-bit-generator); its operands are copied back, its results (an array, or a tuple's
+  // elements) copied to these slots.
+  std::vector<int> results;
   std::vector<int> operands;  // slots read
   // kWhile: `nested[0]` computes the predicate into `predicate`, then `nested[1]` (the body)
   // updates the state. kConditional: `predicate` holds the pred (branch 0 for true) or s32

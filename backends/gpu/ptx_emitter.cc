@@ -47,6 +47,9 @@ using llvm_ir::IrArray;
 using llvm_ir::IrIndex;
 
 constexpr char kTriple[] = "nvptx64-nvidia-cuda";
+// Every buffer a kernel gets is aligned to this (GpuProgram places slots at 256-byte
+// boundaries; cuMemAlloc returns 256-byte aligned memory).
+constexpr uint64_t kBufferAlignment = 256;
 
 void InitializeNvptx() {
   static std::once_flag once;
@@ -91,12 +94,15 @@ llvm::Value* ReadSreg(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
 using RootFactory =
     std::function<absl::StatusOr<ElementGenerator>(const std::vector<ElementGenerator>& ops)>;
 
-// kernel(ptr out, ptr operand..., i64 n): for (i = global thread id; i < n; i += threads)
-// out[i] = element i of the value `root` generates (of shape `out_shape`).
+// kernel(ptr out, ptr operand..., i64 n): for (i = unroll * global thread id; i < n;
+// i += unroll * threads) out[i .. i + unroll) = elements i .. of the value `root` generates
+// (of shape `out_shape`); n is a multiple of `unroll`. Every buffer is 256-byte aligned
+// (GpuProgram's slots), which the pointer parameters say, so the NVPTX backend can merge an
+// unrolled thread's adjacent loads and stores into vector ones.
 absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out_shape,
                                   const std::vector<hlo::Shape>& operand_shapes,
                                   const RootFactory& make_root, llvm::Module& module,
-                                  llvm::IRBuilder<>& b) {
+                                  llvm::IRBuilder<>& b, int64_t unroll = 1) {
   llvm::LLVMContext& ctx = module.getContext();
   llvm::Type* ptr = b.getPtrTy();
   std::vector<llvm::Type*> params(operand_shapes.size() + 1, ptr);
@@ -105,7 +111,10 @@ absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out
       llvm::FunctionType::get(b.getVoidTy(), params, false), llvm::GlobalValue::ExternalLinkage,
       name, &module);
   fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  for (unsigned i = 0; i + 1 < fn->arg_size(); ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+  for (unsigned i = 0; i + 1 < fn->arg_size(); ++i) {
+    fn->addParamAttr(i, llvm::Attribute::NoAlias);
+    fn->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx, llvm::Align(kBufferAlignment)));
+  }
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx, "loop", fn);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
@@ -113,10 +122,13 @@ absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out
   llvm::Value* n = fn->getArg(fn->arg_size() - 1);
   llvm::Value* block = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
   llvm::Value* threads = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* first = b.CreateAdd(b.CreateMul(block, threads),
-                                   ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-  llvm::Value* stride =
-      b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads);
+  llvm::Value* first = b.CreateMul(
+      b.CreateAdd(b.CreateMul(block, threads),
+                  ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x)),
+      b.getInt64(unroll));
+  llvm::Value* stride = b.CreateMul(
+      b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads),
+      b.getInt64(unroll));
   b.CreateCondBr(b.CreateICmpULT(first, n), loop, exit);
   b.SetInsertPoint(loop);
   llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "i");
@@ -129,9 +141,11 @@ absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out
     });
   }
   TFJIT_ASSIGN_OR_RETURN(ElementGenerator root, make_root(ops));
-  const IrIndex index = IrIndex::FromLinear(i, out_shape.dims(), b);
-  TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, root(index));
-  IrArray(fn->getArg(0), out_shape).EmitWrite(index, v, b);
+  for (int64_t u = 0; u < unroll; ++u) {
+    const IrIndex index = IrIndex::FromLinear(b.CreateAdd(i, b.getInt64(u)), out_shape.dims(), b);
+    TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, root(index));
+    IrArray(fn->getArg(0), out_shape).EmitWrite(index, v, b);
+  }
   llvm::Value* next = b.CreateAdd(i, stride);
   i->addIncoming(next, b.GetInsertBlock());
   b.CreateCondBr(b.CreateICmpULT(next, n), loop, exit);
@@ -146,13 +160,23 @@ std::vector<hlo::Shape> OperandShapes(const Instruction& inst) {
   return shapes;
 }
 
-// One thread per output element of `inst`.
+// Elements per thread of `inst`'s kernel: 4 for large elementwise ops and loop fusions whose
+// size is a multiple of 4 (their loads and stores become 16-byte vector ones), else 1.
+int64_t ElementsPerThread(const Instruction& inst) {
+  const bool elementwise = hlo::IsElementwise(inst.opcode()) ||
+                           (inst.opcode() == Opcode::kFusion &&
+                            inst.attrs().fusion_kind == "kLoop");
+  const int64_t n = inst.shape().num_elements();
+  return elementwise && n >= 4096 && n % 4 == 0 ? 4 : 1;
+}
+
+// One thread per output element of `inst` (or per ElementsPerThread of them).
 absl::Status EmitKernel(const Instruction& inst, const std::string& name, llvm::Module& module,
                         llvm_ir::ElementalEmitter& elemental, llvm::IRBuilder<>& b) {
   return EmitGridStrideKernel(
       name, inst.shape(), OperandShapes(inst),
       [&](const std::vector<ElementGenerator>& ops) { return elemental.MakeGenerator(inst, ops); },
-      module, b);
+      module, b, ElementsPerThread(inst));
 }
 
 // The input position output coordinate `o` reads at tap `k` of one spatial dim, and whether
@@ -624,6 +648,7 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
       TFJIT_RETURN_IF_ERROR(
           EmitRowReductionKernel(*inst, *reduce, k.name, llvm_module, elemental, b));
     } else {
+      k.elements_per_thread = static_cast<int>(ElementsPerThread(*inst));
       TFJIT_RETURN_IF_ERROR(EmitKernel(*inst, k.name, llvm_module, elemental, b));
     }
     out.kernels.push_back(std::move(k));

@@ -25,6 +25,8 @@ struct PtxKernel {
   // Threads that cooperate on one output element: 1, or 32 for a row reduction (a warp per
   // output). The launch covers n * threads_per_element threads (n: the last parameter).
   int threads_per_element = 1;
+  // Output elements each thread computes: the launch covers n / elements_per_thread threads.
+  int elements_per_thread = 1;
   // The kernel runs as one block (a scatter: its threads copy, then one applies the updates).
   bool one_block = false;
 };

@@ -561,6 +561,40 @@ ENTRY %main (x: f32[4], k: )", pred ? "pred[]" : "s32[]", R"() -> f32[4] {
   check.SkipUnlessRun();
 }
 
+// Instructions that run on the host between device steps (their results must equal the CPU's
+// bit for bit): top-k, the Philox normal fill, rng-bit-generator.
+TEST(GpuDifferentialTest, HostSteps) {
+  GpuOrCompile check;
+  EXPECT_TRUE(check.Check(R"(HloModule topk
+
+ENTRY %main (x: f32[4,50]) -> (f32[4,5], s32[4,5]) {
+  %x = f32[4,50] parameter(0)
+  %e = f32[4,50] exp(%x)
+  %t = (f32[4,5], s32[4,5]) custom-call(%e), custom_call_target="tfjit.top_k"
+  %v = f32[4,5] get-tuple-element(%t), index=0
+  %i = s32[4,5] get-tuple-element(%t), index=1
+  %n = f32[4,5] negate(%v)
+  ROOT %r = (f32[4,5], s32[4,5]) tuple(%n, %i)
+}
+)", {0, 0}));
+  EXPECT_TRUE(check.Check(R"(HloModule fill
+
+ENTRY %main (s: u64[3]) -> f32[33,31] {
+  %s = u64[3] parameter(0)
+  %f = f32[33,31] custom-call(%s), custom_call_target="tfjit.philox_random_normal"
+  ROOT %a = f32[33,31] add(%f, %f)
+}
+)", {0, 0}));
+  EXPECT_TRUE(check.Check(R"(HloModule rng
+
+ENTRY %main (s: u64[3]) -> (u64[3], u32[6]) {
+  %s = u64[3] parameter(0)
+  ROOT %r = (u64[3], u32[6]) rng-bit-generator(%s), algorithm=rng_philox
+}
+)", {0, 0}));
+  check.SkipUnlessRun();
+}
+
 // Scatter (TF's TensorScatterAdd / TensorScatterUpdate forms): rows picked by an index vector,
 // windows outside the operand skipped, repeated indices combined in update order.
 TEST(GpuDifferentialTest, Scatter) {

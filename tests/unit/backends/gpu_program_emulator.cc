@@ -127,6 +127,26 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
         }
         continue;
       }
+      if (step.kind == GpuStep::Kind::kHost) {
+        std::vector<hlo::Literal> operands;
+        for (size_t k = 0; k < step.operands.size(); ++k) {
+          TFJIT_ASSIGN_OR_RETURN(const uint8_t* p, read(step.operands[k], name));
+          const hlo::Shape& shape = step.inst->operand(static_cast<int>(k))->shape();
+          Tensor t = Tensor::Uninitialized(shape.element_type(), shape.dims());
+          if (t.byte_size() > 0) std::memcpy(t.raw_data(), p, t.byte_size());
+          operands.push_back(hlo::Literal::FromTensor(t));
+        }
+        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value,
+                               hlo::EvaluateInstruction(*step.inst, operands));
+        if (value.shape().IsTuple()) {
+          for (size_t k = 0; k < step.results.size(); ++k) {
+            write(step.results[k], value.elements()[k].tensor().raw_data());
+          }
+        } else {
+          write(step.results[0], value.tensor().raw_data());
+        }
+        continue;
+      }
       std::vector<const uint8_t*> in;
       for (int slot : step.operands) {
         TFJIT_ASSIGN_OR_RETURN(const uint8_t* p, read(slot, name));
