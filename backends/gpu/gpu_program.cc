@@ -98,13 +98,24 @@ class ProgramBuilder {
 
   // Emits `computation`'s steps into `steps`, its parameter i bound to params[i]; returns the
   // root's value.
+  // `role`: the entry, a while loop's body, or another called computation (what may be
+  // updated in place depends on it).
+  enum class Role { kEntry, kLoopBody, kOther };
   absl::StatusOr<Value> Emit(const hlo::Computation& computation,
-                             const std::vector<Value>& params, std::vector<GpuStep>& steps) {
+                             const std::vector<Value>& params, std::vector<GpuStep>& steps,
+                             Role role = Role::kOther) {
     absl::flat_hash_map<const Instruction*, Value> value_of;
+    const Role saved = role_;
+    role_ = role;
     for (const Instruction* inst : computation.MakePostOrder()) {
-      TFJIT_ASSIGN_OR_RETURN(Value v, EmitInstruction(*inst, value_of, params, steps));
-      value_of[inst] = std::move(v);
+      absl::StatusOr<Value> v = EmitInstruction(*inst, value_of, params, steps);
+      if (!v.ok()) {
+        role_ = saved;
+        return v.status();
+      }
+      value_of[inst] = std::move(*v);
     }
+    role_ = saved;
     return value_of.at(computation.root());
   }
 
@@ -193,6 +204,20 @@ class ProgramBuilder {
       }
       s.operands.push_back(operand(i)[0]);
     }
+    if (UpdatesInPlace(inst)) {
+      // The update goes into the operand's buffer, which becomes the result's.
+      s.kind = GpuStep::Kind::kKernel;
+      s.in_place = true;
+      s.output = s.operands[0];
+      s.kernel = static_cast<int>(kernels_.size());
+      s.elements = inst.operand(1)->shape().num_elements();
+      kernels_.push_back(KernelSpec{&inst, /*patches=*/false, /*in_place=*/true});
+      for (int slot : s.operands) Use(slot, step_);
+      const int output = s.output;
+      steps.push_back(std::move(s));
+      ++step_;
+      return Value{output};
+    }
     s.output = AddArenaSlot(ArrayBytes(inst.shape()), step_);
     if (std::optional<backends::GemmShape> g = CublasGemm(inst)) {
       s.kind = GpuStep::Kind::kGemm;
@@ -232,6 +257,48 @@ class ProgramBuilder {
     steps.push_back(std::move(s));
     ++step_;
     return Value{output};
+  }
+
+  // Whether dynamic-update-slice `dus` may write its update into its operand's buffer:
+  // nothing else reads the operand's value. That holds for a value computed by a step that
+  // only `dus` reads, an entry parameter only `dus` reads (the run's own copy), and a while
+  // body's state element that only `dus` reads and whose new value is `dus` itself (the
+  // update then stays in the loop's buffer, with no copy).
+  bool UpdatesInPlace(const Instruction& dus) const {
+    if (dus.opcode() != Opcode::kDynamicUpdateSlice ||
+        dus.operand(1)->shape().num_elements() == 0) {
+      return false;
+    }
+    const Instruction* op = dus.operand(0);
+    auto only_reader_is = [](const Instruction& value, const Instruction& reader) {
+      return value.user_count() == 1 && value.users()[0] == &reader;
+    };
+    switch (op->opcode()) {
+      case Opcode::kParameter:
+        return role_ == Role::kEntry && only_reader_is(*op, dus);
+      case Opcode::kConstant: case Opcode::kTuple: case Opcode::kWhile:
+      case Opcode::kConditional: case Opcode::kCustomCall: case Opcode::kRngBitGenerator:
+        return false;
+      case Opcode::kGetTupleElement: {
+        const Instruction* state = op->operand(0);
+        if (role_ != Role::kLoopBody || state->opcode() != Opcode::kParameter) return false;
+        const int64_t element = op->attrs().tuple_index;
+        for (const Instruction* user : state->users()) {
+          if (user->opcode() != Opcode::kGetTupleElement) return false;
+          if (user->attrs().tuple_index == element && !only_reader_is(*user, dus)) return false;
+        }
+        const Instruction* root = dus.users().empty() ? nullptr : dus.users()[0];
+        if (root == nullptr || !only_reader_is(dus, *root) || root->opcode() != Opcode::kTuple ||
+            !root->IsRoot()) {
+          return false;
+        }
+        int uses = 0;
+        for (const Instruction* o : root->operands()) uses += o == &dus;
+        return uses == 1 && root->operand(static_cast<int>(element)) == &dus;
+      }
+      default:
+        return only_reader_is(*op, dus) && !op->IsRoot();
+    }
   }
 
   // A step that runs `inst` on the host.
@@ -314,7 +381,7 @@ class ProgramBuilder {
     loop.predicate = predicate.at(0);
     Use(loop.predicate, step_);
     ++step_;  // the predicate is read here
-    TFJIT_ASSIGN_OR_RETURN(Value next, Emit(*body, {state}, loop.nested[1]));
+    TFJIT_ASSIGN_OR_RETURN(Value next, Emit(*body, {state}, loop.nested[1], Role::kLoopBody));
     if (next.size() != state.size()) {
       return Internal("while '%s': the body's result does not match the state", inst.name());
     }
@@ -357,6 +424,7 @@ class ProgramBuilder {
   }
 
   GpuProgram& program_;
+  Role role_ = Role::kOther;
   std::vector<Interval> intervals_;
   absl::flat_hash_map<int, size_t> interval_of_;
   std::vector<KernelSpec> kernels_;
@@ -381,7 +449,9 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
     program.parameter_slots.push_back(slot);
     params.push_back({slot});
   }
-  TFJIT_ASSIGN_OR_RETURN(ProgramBuilder::Value root, builder.Emit(*entry, params, program.steps));
+  TFJIT_ASSIGN_OR_RETURN(ProgramBuilder::Value root,
+                         builder.Emit(*entry, params, program.steps,
+                                      ProgramBuilder::Role::kEntry));
   // The outputs are copied out after the last step.
   const hlo::Shape& shape = entry->root()->shape();
   for (size_t k = 0; k < root.size(); ++k) {
@@ -445,6 +515,7 @@ void DescribeSteps(const GpuProgram& program, const std::vector<GpuStep>& steps,
     const char* kind = s.kind == GpuStep::Kind::kGemm   ? "gemm "
                        : s.kind == GpuStep::Kind::kCopy ? "copy "
                        : s.kind == GpuStep::Kind::kHost ? "host "
+                       : s.in_place                     ? "update "
                        : s.patches                      ? "patches "
                                                         : "kernel ";
     const GpuSlot& out_slot = program.slots[static_cast<size_t>(s.output)];

@@ -35,6 +35,7 @@ struct GpuStep {
   const hlo::Instruction* inst = nullptr;
   int kernel = -1;            // kKernel: index into ptx.kernels
   bool patches = false;       // kKernel: the patch matrix of convolution `inst` (KernelSpec)
+  bool in_place = false;      // kKernel: a dynamic-update-slice writing into operands[0]
   int64_t elements = 0;       // kKernel: the output's elements (the kernel's n)
   backends::GemmShape gemm;   // kGemm
   DType type = DType::kInvalid;

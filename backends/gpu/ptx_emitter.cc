@@ -99,10 +99,17 @@ using RootFactory =
 // (of shape `out_shape`); n is a multiple of `unroll`. Every buffer is 256-byte aligned
 // (GpuProgram's slots), which the pointer parameters say, so the NVPTX backend can merge an
 // unrolled thread's adjacent loads and stores into vector ones.
+// Writes element `index` (of the kernel's iteration space) with `value`, given the kernel's
+// operand generators; null: out[index] = value.
+using WriteFn = std::function<absl::Status(llvm::Value* out, const IrIndex& index,
+                                           llvm::Value* value,
+                                           const std::vector<ElementGenerator>& ops)>;
+
 absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out_shape,
                                   const std::vector<hlo::Shape>& operand_shapes,
                                   const RootFactory& make_root, llvm::Module& module,
-                                  llvm::IRBuilder<>& b, int64_t unroll = 1) {
+                                  llvm::IRBuilder<>& b, int64_t unroll = 1,
+                                  const WriteFn& write = nullptr) {
   llvm::LLVMContext& ctx = module.getContext();
   llvm::Type* ptr = b.getPtrTy();
   std::vector<llvm::Type*> params(operand_shapes.size() + 1, ptr);
@@ -144,7 +151,11 @@ absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out
   for (int64_t u = 0; u < unroll; ++u) {
     const IrIndex index = IrIndex::FromLinear(b.CreateAdd(i, b.getInt64(u)), out_shape.dims(), b);
     TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, root(index));
-    IrArray(fn->getArg(0), out_shape).EmitWrite(index, v, b);
+    if (write) {
+      TFJIT_RETURN_IF_ERROR(write(fn->getArg(0), index, v, ops));
+    } else {
+      IrArray(fn->getArg(0), out_shape).EmitWrite(index, v, b);
+    }
   }
   llvm::Value* next = b.CreateAdd(i, stride);
   i->addIncoming(next, b.GetInsertBlock());
@@ -177,6 +188,30 @@ absl::Status EmitKernel(const Instruction& inst, const std::string& name, llvm::
       name, inst.shape(), OperandShapes(inst),
       [&](const std::vector<ElementGenerator>& ops) { return elemental.MakeGenerator(inst, ops); },
       module, b, ElementsPerThread(inst));
+}
+
+// kernel(ptr out, ptr operand, ptr update, ptr start..., i64 n) for a dynamic-update-slice
+// done in place: `out` is the operand's own buffer, so only the n update elements are
+// written, at the clamped start indices (HLO.md).
+absl::Status EmitInPlaceUpdateKernel(const Instruction& dus, const std::string& name,
+                                     llvm::Module& module, llvm_ir::ElementalEmitter& elemental,
+                                     llvm::IRBuilder<>& b) {
+  const hlo::Shape update = dus.operand(1)->shape();
+  return EmitGridStrideKernel(
+      name, update, OperandShapes(dus),
+      [](const std::vector<ElementGenerator>& ops) -> absl::StatusOr<ElementGenerator> {
+        return ops[1];
+      },
+      module, b, 1,
+      [&](llvm::Value* out, const IrIndex& index, llvm::Value* value,
+          const std::vector<ElementGenerator>& ops) -> absl::Status {
+        TFJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
+                               elemental.EmitClampedStarts(dus, ops, 2, update.dims()));
+        std::vector<llvm::Value*> coords;
+        for (size_t d = 0; d < starts.size(); ++d) coords.push_back(b.CreateAdd(starts[d], index[d]));
+        IrArray(out, dus.shape()).EmitWrite(IrIndex(coords, dus.shape().dims()), value, b);
+        return absl::OkStatus();
+      });
 }
 
 // The input position output coordinate `o` reads at tap `k` of one spatial dim, and whether
@@ -640,6 +675,8 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
     k.num_operands = inst->operand_count();
     if (spec.patches) {
       TFJIT_RETURN_IF_ERROR(EmitPatchesKernel(*inst, k.name, llvm_module, b));
+    } else if (spec.in_place) {
+      TFJIT_RETURN_IF_ERROR(EmitInPlaceUpdateKernel(*inst, k.name, llvm_module, elemental, b));
     } else if (inst->opcode() == Opcode::kScatter) {
       k.one_block = true;
       TFJIT_RETURN_IF_ERROR(EmitScatterKernel(*inst, k.name, llvm_module, elemental, b));

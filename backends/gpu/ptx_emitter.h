@@ -48,6 +48,9 @@ absl::StatusOr<PtxModule> EmitPtx(const hlo::Module& module, const std::string& 
 struct KernelSpec {
   const hlo::Instruction* inst = nullptr;
   bool patches = false;
+  // A dynamic-update-slice that writes its update into its operand's buffer (which holds the
+  // output): the kernel runs over the update's elements only.
+  bool in_place = false;
 };
 
 // The same for the given kernels only, kernel i computing kernels[i] (the GPU backend leaves

@@ -289,6 +289,75 @@ TEST(GpuProgramTest, WhileLoopsRunTheirBodiesOnTheHost) {
   EXPECT_TRUE(absl::StrContains(steps, "copy ")) << steps;
 }
 
+// Dynamic-update-slices write in place when nothing else reads their operand: a loop filling
+// one row of its state per iteration updates the loop's buffer directly (no copy of the
+// state), a chain of updates shares one buffer; an operand read elsewhere too (%e, read by
+// tanh; %filled, an output) is copied.
+constexpr char kRowsLoop[] = R"(HloModule rows
+
+%cond (s: (s32[], f32[8,16], f32[16])) -> pred[] {
+  %s = (s32[], f32[8,16], f32[16]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] constant(8)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+
+%body (t: (s32[], f32[8,16], f32[16])) -> (s32[], f32[8,16], f32[16]) {
+  %t = (s32[], f32[8,16], f32[16]) parameter(0)
+  %j = s32[] get-tuple-element(%t), index=0
+  %m = f32[8,16] get-tuple-element(%t), index=1
+  %v = f32[16] get-tuple-element(%t), index=2
+  %one = s32[] constant(1)
+  %j2 = s32[] add(%j, %one)
+  %v2 = f32[16] multiply(%v, %v)
+  %row = f32[1,16] reshape(%v2)
+  %col0 = s32[] constant(0)
+  %m2 = f32[8,16] dynamic-update-slice(%m, %row, %j, %col0)
+  ROOT %r = (s32[], f32[8,16], f32[16]) tuple(%j2, %m2, %v2)
+}
+
+ENTRY %main (x: f32[16], z: f32[8,16], u: f32[2,4], k: s32[]) -> (f32[8,16], f32[8,16]) {
+  %x = f32[16] parameter(0)
+  %z = f32[8,16] parameter(1)
+  %u = f32[2,4] parameter(2)
+  %k = s32[] parameter(3)
+  %zero = s32[] constant(0)
+  %init = (s32[], f32[8,16], f32[16]) tuple(%zero, %z, %x)
+  %w = (s32[], f32[8,16], f32[16]) while(%init), condition=%cond, body=%body
+  %filled = f32[8,16] get-tuple-element(%w), index=1
+  %e = f32[8,16] exp(%filled)
+  %d1 = f32[8,16] dynamic-update-slice(%e, %u, %k, %k)
+  %th = f32[8,16] tanh(%e)
+  %d2 = f32[8,16] dynamic-update-slice(%th, %u, %zero, %k)
+  %d3 = f32[8,16] dynamic-update-slice(%d2, %u, %k, %zero)
+  %d5 = f32[8,16] dynamic-update-slice(%filled, %u, %k, %zero)
+  %sum = f32[8,16] add(%d1, %d3)
+  %sum2 = f32[8,16] add(%sum, %d5)
+  ROOT %o = (f32[8,16], f32[8,16]) tuple(%sum2, %filled)
+}
+)";
+
+TEST(GpuProgramTest, DynamicUpdateSlicesInPlace) {
+  GpuBackendOptions options;
+  options.sm = "sm_90";
+  auto backend = CreateGpuBackend(options);
+  ASSERT_TRUE(backend.ok());
+  auto module = hlo::ParseAndVerifyModule(kRowsLoop);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto exe = (*backend)->Compile(std::move(*module));
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const std::string steps = ProgramOf(**exe)->Describe();
+  // The loop's row update, d2 and d3.
+  int in_place = 0;
+  for (size_t at = steps.find("update "); at != std::string::npos;
+       at = steps.find("update ", at + 1)) {
+    ++in_place;
+  }
+  EXPECT_EQ(in_place, 3) << steps;
+  // The loop body copies only the two small state elements, never the 8x16 buffer.
+  EXPECT_EQ(steps.find("copy m2"), std::string::npos) << steps;
+}
+
 int EnvInt(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v != nullptr ? std::atoi(v) : fallback;
@@ -530,6 +599,7 @@ ENTRY %main (x: f32[2]) -> f32[2] {
 }
 )";
   EXPECT_TRUE(check.Check(nested, {1e-5, 1e-5}));
+  EXPECT_TRUE(check.Check(kRowsLoop, {1e-5, 1e-5}));
   for (const char* index : {"pred[] parameter(1)", "s32[] parameter(1)"}) {
     const bool pred = absl::StartsWith(index, "pred");
     const std::string cond = absl::StrCat(R"(HloModule cond
