@@ -232,4 +232,60 @@ absl::Status Cublas::Check(int status, absl::string_view what) const {
                   api_.GetStatusString != nullptr ? api_.GetStatusString(status) : "");
 }
 
+absl::StatusOr<CublasLt*> CublasLt::Get() {
+  static absl::StatusOr<CublasLt*>* lt = [] {
+    const std::vector<std::string> kLtNames = {"libcublasLt.so.13", "libcublasLt.so.12"};
+    std::vector<std::string> paths;
+    if (const char* env = std::getenv("TFJIT_CUBLASLT"); env != nullptr && env[0] != '\0') {
+      paths.push_back(env);
+    }
+    // Beside the cuBLAS in use (TFJIT_CUBLAS may name a wheel's copy).
+    if (const char* cublas = std::getenv("TFJIT_CUBLAS"); cublas != nullptr && cublas[0] != '\0') {
+      std::string dir(cublas);
+      dir = dir.substr(0, dir.rfind('/') + 1);
+      for (const std::string& name : kLtNames) paths.push_back(absl::StrCat(dir, name));
+    }
+    paths.insert(paths.end(), kLtNames.begin(), kLtNames.end());
+    std::vector<std::string> errors;
+    for (const std::string& path : paths) {
+      void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (library == nullptr) {
+        const char* error = dlerror();
+        errors.push_back(error != nullptr ? error : path);
+        continue;
+      }
+      auto* c = new CublasLt();
+      CublasLtApi& a = c->api_;
+      std::vector<std::string> missing;
+      Bind(library, "cublasLtCreate", &a.Create, &missing);
+      Bind(library, "cublasLtMatmulDescCreate", &a.MatmulDescCreate, &missing);
+      Bind(library, "cublasLtMatmulDescDestroy", &a.MatmulDescDestroy, &missing);
+      Bind(library, "cublasLtMatmulDescSetAttribute", &a.MatmulDescSetAttribute, &missing);
+      Bind(library, "cublasLtMatrixLayoutCreate", &a.MatrixLayoutCreate, &missing);
+      Bind(library, "cublasLtMatrixLayoutDestroy", &a.MatrixLayoutDestroy, &missing);
+      Bind(library, "cublasLtMatmulPreferenceCreate", &a.PreferenceCreate, &missing);
+      Bind(library, "cublasLtMatmulPreferenceDestroy", &a.PreferenceDestroy, &missing);
+      Bind(library, "cublasLtMatmulPreferenceSetAttribute", &a.PreferenceSetAttribute, &missing);
+      Bind(library, "cublasLtMatmulAlgoGetHeuristic", &a.AlgoGetHeuristic, &missing);
+      Bind(library, "cublasLtMatmul", &a.Matmul, &missing);
+      if (!missing.empty()) {
+        errors.push_back(absl::StrCat(path, " lacks ", absl::StrJoin(missing, ", ")));
+        delete c;
+        continue;
+      }
+      if (int status = a.Create(&c->handle_); status != 0) {
+        errors.push_back(absl::StrCat(path, ": cublasLtCreate returned ", status));
+        delete c;
+        continue;
+      }
+      return new absl::StatusOr<CublasLt*>(c);
+    }
+    return new absl::StatusOr<CublasLt*>(FailedPrecondition(
+        "cuBLASLt is not available (%s); GEMMs with a fused bias need libcublasLt.so.13 or .12 "
+        "on the loader path, or TFJIT_CUBLASLT naming the file",
+        absl::StrJoin(errors, "; ")));
+  }();
+  return *lt;
+}
+
 }  // namespace tfjit::gpu

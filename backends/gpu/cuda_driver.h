@@ -160,6 +160,57 @@ class Cublas {
   absl::flat_hash_map<int, CublasApi::Handle> handles_;
 };
 
+// The cuBLASLt entry points tfjit calls (cublasLt.h, CUDA 12/13): a float32 GEMM with the
+// bias epilogue. Descriptors are opaque pointers; the heuristic result is a 96-byte struct.
+struct CublasLtApi {
+  using Handle = struct cublasLtContext*;
+  using Desc = void*;
+  struct HeuristicResult {
+    uint64_t algo[8];
+    size_t workspace_size;
+    int state;
+    float waves;
+    int reserved[4];
+  };
+  int (*Create)(Handle*) = nullptr;
+  int (*MatmulDescCreate)(Desc*, int compute_type, int scale_type) = nullptr;
+  int (*MatmulDescDestroy)(Desc) = nullptr;
+  int (*MatmulDescSetAttribute)(Desc, int, const void*, size_t) = nullptr;
+  int (*MatrixLayoutCreate)(Desc*, int type, uint64_t rows, uint64_t cols, int64_t ld) = nullptr;
+  int (*MatrixLayoutDestroy)(Desc) = nullptr;
+  int (*PreferenceCreate)(Desc*) = nullptr;
+  int (*PreferenceDestroy)(Desc) = nullptr;
+  int (*PreferenceSetAttribute)(Desc, int, const void*, size_t) = nullptr;
+  int (*AlgoGetHeuristic)(Handle, Desc, Desc, Desc, Desc, Desc, Desc, int, HeuristicResult*,
+                          int*) = nullptr;
+  int (*Matmul)(Handle, Desc, const void*, const void*, Desc, const void*, Desc, const void*,
+                const void*, Desc, void*, Desc, const void*, void*, size_t, CUstream) = nullptr;
+};
+
+// cublasLt.h / library_types.h constants.
+inline constexpr int kCublasCompute32F = 68;          // CUBLAS_COMPUTE_32F
+inline constexpr int kCudaR32F = 0;                   // CUDA_R_32F
+inline constexpr int kLtDescTransA = 3;               // CUBLASLT_MATMUL_DESC_TRANSA (int32)
+inline constexpr int kLtDescTransB = 4;               // CUBLASLT_MATMUL_DESC_TRANSB (int32)
+inline constexpr int kLtDescEpilogue = 7;             // CUBLASLT_MATMUL_DESC_EPILOGUE (uint32)
+inline constexpr int kLtDescBiasPointer = 8;          // CUBLASLT_MATMUL_DESC_BIAS_POINTER
+inline constexpr uint32_t kLtEpilogueBias = 4;        // CUBLASLT_EPILOGUE_BIAS
+inline constexpr int kLtPrefMaxWorkspaceBytes = 1;    // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+
+// cuBLASLt, loaded on first use: $TFJIT_CUBLASLT, else libcublasLt.so.13, .12 (cuBLAS's own
+// folder first, where a wheel installs both). One handle per process.
+class CublasLt {
+ public:
+  static absl::StatusOr<CublasLt*> Get();
+  const CublasLtApi& api() const { return api_; }
+  CublasLtApi::Handle handle() const { return handle_; }
+
+ private:
+  CublasLt() = default;
+  CublasLtApi api_;
+  CublasLtApi::Handle handle_ = nullptr;
+};
+
 }  // namespace tfjit::gpu
 
 #endif  // TFJIT_BACKENDS_GPU_CUDA_DRIVER_H_

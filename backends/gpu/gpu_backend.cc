@@ -110,6 +110,17 @@ class DeviceBuffer {
 };
 
 constexpr unsigned kThreadsPerBlock = 256;
+constexpr int64_t kLtWorkspaceBytes = int64_t{4} << 20;  // cuBLASLt's scratch per executable
+
+bool HasBiasGemm(const std::vector<GpuStep>& steps) {
+  for (const GpuStep& s : steps) {
+    if (s.kind == GpuStep::Kind::kGemm && s.bias >= 0) return true;
+    for (const std::vector<GpuStep>& nested : s.nested) {
+      if (HasBiasGemm(nested)) return true;
+    }
+  }
+  return false;
+}
 
 // Milliseconds per call of `enqueue` (which queues work on `stream`), over `iterations` calls
 // between two CUDA events.
@@ -237,6 +248,9 @@ class GpuExecutable : public backends::Executable {
     }
     TFJIT_RETURN_IF_ERROR(d.Check(api.StreamCreate(&stream_, 0), "cuStreamCreate"));
     TFJIT_RETURN_IF_ERROR(constants_.Allocate(d, ordinal_, program_.constant_bytes));
+    if (HasBiasGemm(program_.steps)) {
+      TFJIT_RETURN_IF_ERROR(workspace_.Allocate(d, ordinal_, kLtWorkspaceBytes));
+    }
     for (const GpuSlot& slot : program_.slots) {
       if (slot.kind != GpuSlot::Kind::kConstant || slot.bytes == 0) continue;
       TFJIT_RETURN_IF_ERROR(d.Check(
@@ -378,6 +392,7 @@ class GpuExecutable : public backends::Executable {
 
   template <typename Address>
   absl::Status RunGemm(const GpuStep& step, const Address& address) const {
+    if (step.bias >= 0) return RunBiasGemm(step, address);
     TFJIT_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::Get());
     TFJIT_ASSIGN_OR_RETURN(CublasApi::Handle handle, cublas->HandleFor(ordinal_));
     const CublasApi& api = cublas->api();
@@ -402,6 +417,87 @@ class GpuExecutable : public backends::Executable {
     return cublas->Check(status, absl::StrCat("the GEMM of '", step.inst->name(), "'"));
   }
 
+  // A float32 GEMM plus bias (GpuStep::bias) through cuBLASLt's bias epilogue: the same
+  // column-major arguments as RunGemm, with the bias (length m, one value per row of the
+  // column-major result, i.e. per feature of the row-major output) added before the store.
+  template <typename Address>
+  absl::Status RunBiasGemm(const GpuStep& step, const Address& address) const {
+    TFJIT_ASSIGN_OR_RETURN(CublasLt * lt, CublasLt::Get());
+    const CublasLtApi& api = lt->api();
+    const CublasGemmArgs a = CublasArgsFor(step.gemm);
+    const std::string what = absl::StrCat("the GEMM with bias of '", step.inst->name(), "'");
+    auto check = [&](int status, const char* call) -> absl::Status {
+      if (status == 0) return absl::OkStatus();
+      return Internal("cuBLASLt error %d in %s (%s)", status, call, what);
+    };
+    CublasLtApi::Desc op = nullptr, la = nullptr, lb = nullptr, lc = nullptr, pref = nullptr;
+    absl::Status status = check(api.MatmulDescCreate(&op, kCublasCompute32F, kCudaR32F),
+                                "cublasLtMatmulDescCreate");
+    const int32_t transa = a.transa, transb = a.transb;
+    const uint32_t epilogue = kLtEpilogueBias;
+    const CUdeviceptr bias_address = address(step.bias);
+    const void* bias = reinterpret_cast<const void*>(bias_address);
+    if (status.ok()) {
+      status = check(api.MatmulDescSetAttribute(op, kLtDescTransA, &transa, sizeof(transa)),
+                     "TRANSA");
+    }
+    if (status.ok()) {
+      status = check(api.MatmulDescSetAttribute(op, kLtDescTransB, &transb, sizeof(transb)),
+                     "TRANSB");
+    }
+    if (status.ok()) {
+      status = check(api.MatmulDescSetAttribute(op, kLtDescEpilogue, &epilogue,
+                                                sizeof(epilogue)), "EPILOGUE");
+    }
+    if (status.ok()) {
+      status = check(api.MatmulDescSetAttribute(op, kLtDescBiasPointer, &bias, sizeof(bias)),
+                     "BIAS_POINTER");
+    }
+    // Layouts of the matrices as stored (column-major): A is op(A)'s transpose when transa.
+    if (status.ok()) {
+      status = check(api.MatrixLayoutCreate(&la, kCudaR32F, transa ? a.k : a.m,
+                                            transa ? a.m : a.k, a.lda), "layout A");
+    }
+    if (status.ok()) {
+      status = check(api.MatrixLayoutCreate(&lb, kCudaR32F, transb ? a.n : a.k,
+                                            transb ? a.k : a.n, a.ldb), "layout B");
+    }
+    if (status.ok()) {
+      status = check(api.MatrixLayoutCreate(&lc, kCudaR32F, a.m, a.n, a.ldc), "layout C");
+    }
+    const uint64_t workspace_bytes = kLtWorkspaceBytes;
+    if (status.ok()) status = check(api.PreferenceCreate(&pref), "preference");
+    if (status.ok()) {
+      status = check(api.PreferenceSetAttribute(pref, kLtPrefMaxWorkspaceBytes, &workspace_bytes,
+                                                sizeof(workspace_bytes)), "workspace");
+    }
+    CublasLtApi::HeuristicResult result{};
+    int found = 0;
+    if (status.ok()) {
+      status = check(api.AlgoGetHeuristic(lt->handle(), op, la, lb, lc, lc, pref, 1, &result,
+                                          &found), "cublasLtMatmulAlgoGetHeuristic");
+    }
+    if (status.ok() && found == 0) {
+      status = Internal("cuBLASLt has no algorithm for %s (%d x %d x %d)", what, a.m, a.n, a.k);
+    }
+    if (status.ok()) {
+      const float one = 1, zero = 0;
+      const CUdeviceptr lhs = address(step.operands[0]), rhs = address(step.operands[1]);
+      void* out = reinterpret_cast<void*>(address(step.output));
+      status = check(api.Matmul(lt->handle(), op, &one, reinterpret_cast<const void*>(rhs), la,
+                                reinterpret_cast<const void*>(lhs), lb, &zero, out, lc, out, lc,
+                                result.algo, reinterpret_cast<void*>(workspace_.ptr()),
+                                static_cast<size_t>(workspace_bytes), stream_),
+                     "cublasLtMatmul");
+    }
+    if (pref != nullptr) api.PreferenceDestroy(pref);
+    for (CublasLtApi::Desc layout : {la, lb, lc}) {
+      if (layout != nullptr) api.MatrixLayoutDestroy(layout);
+    }
+    if (op != nullptr) api.MatmulDescDestroy(op);
+    return status;
+  }
+
   std::unique_ptr<hlo::Module> module_;
   GpuProgram program_;
   int ordinal_;
@@ -412,6 +508,7 @@ class GpuExecutable : public backends::Executable {
   mutable std::vector<CUfunction> functions_;
   mutable CUstream stream_ = nullptr;
   mutable DeviceBuffer constants_;
+  mutable DeviceBuffer workspace_;  // cuBLASLt's, when a step has a bias
   mutable int max_blocks_ = 1;
 };
 

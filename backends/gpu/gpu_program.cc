@@ -204,6 +204,13 @@ class ProgramBuilder {
       }
       s.operands.push_back(operand(i)[0]);
     }
+    if (int gemm = BiasEpilogueGemm(inst, value_of, steps); gemm >= 0) {
+      // The bias joins the GEMM that computed the fusion's other operand (its only reader).
+      GpuStep& g = steps[static_cast<size_t>(gemm)];
+      g.bias = s.operands[BiasOperand(inst)];
+      Use(g.bias, step_ - 1);
+      return Value{g.output};
+    }
     if (UpdatesInPlace(inst)) {
       // The update goes into the operand's buffer, which becomes the result's.
       s.kind = GpuStep::Kind::kKernel;
@@ -257,6 +264,52 @@ class ProgramBuilder {
     steps.push_back(std::move(s));
     ++step_;
     return Value{output};
+  }
+
+  // For a loop fusion computing add(x, broadcast(bias)) over x's last dim (float32, either
+  // order), the fusion operand that is the bias vector; -1 otherwise.
+  static int BiasOperand(const Instruction& fusion) {
+    if (fusion.opcode() != Opcode::kFusion || fusion.called_computations().empty() ||
+        fusion.shape().element_type() != DType::kFloat32 || fusion.shape().rank() < 1) {
+      return -1;
+    }
+    const Instruction* root = fusion.called_computations()[0]->root();
+    if (root->opcode() != Opcode::kAdd) return -1;
+    for (int side = 0; side < 2; ++side) {
+      const Instruction* x = root->operand(side);
+      const Instruction* b = root->operand(1 - side);
+      if (x->opcode() != Opcode::kParameter || b->opcode() != Opcode::kBroadcast) continue;
+      const Instruction* v = b->operand(0);
+      const int64_t last = fusion.shape().rank() - 1;
+      if (v->opcode() == Opcode::kParameter && v->shape().rank() == 1 &&
+          b->dimensions() == std::vector<int64_t>{last}) {
+        return static_cast<int>(v->parameter_number());
+      }
+    }
+    return -1;
+  }
+
+  // For such a fusion whose other operand is the result of the last step emitted, a float32
+  // GEMM with one batch that only this fusion reads: that step's index in `steps`; else -1.
+  int BiasEpilogueGemm(const Instruction& fusion,
+                       const absl::flat_hash_map<const Instruction*, Value>& value_of,
+                       const std::vector<GpuStep>& steps) const {
+    const int bias = BiasOperand(fusion);
+    if (bias < 0 || steps.empty()) return -1;
+    const Instruction* root = fusion.called_computations()[0]->root();
+    const Instruction* x = root->operand(root->operand(0)->opcode() == Opcode::kParameter &&
+                                                 root->operand(1)->opcode() == Opcode::kBroadcast
+                                             ? 0
+                                             : 1);
+    const Instruction* product = fusion.operand(static_cast<int>(x->parameter_number()));
+    const GpuStep& last = steps.back();
+    if (last.kind != GpuStep::Kind::kGemm || last.inst != product || last.bias >= 0 ||
+        last.type != DType::kFloat32 || last.gemm.batch != 1 ||
+        product->user_count() != 1 || fusion.operand(bias) == product ||
+        value_of.at(product).at(0) != last.output) {
+      return -1;
+    }
+    return static_cast<int>(steps.size()) - 1;
   }
 
   // Whether dynamic-update-slice `dus` may write its update into its operand's buffer:
@@ -519,7 +572,8 @@ void DescribeSteps(const GpuProgram& program, const std::vector<GpuStep>& steps,
                        : s.patches                      ? "patches "
                                                         : "kernel ";
     const GpuSlot& out_slot = program.slots[static_cast<size_t>(s.output)];
-    absl::StrAppend(&out, indent, kind, s.inst->name(), " <- [", slots(s.operands), "] -> ",
+    absl::StrAppend(&out, indent, kind, s.inst->name(), " <- [", slots(s.operands),
+                    s.bias >= 0 ? absl::StrCat(" + bias ", slot_name(s.bias)) : "", "] -> ",
                     slot_name(s.output), " (arena ", out_slot.offset, "+", out_slot.bytes, ")\n");
   }
 }

@@ -38,6 +38,9 @@ struct GpuStep {
   bool in_place = false;      // kKernel: a dynamic-update-slice writing into operands[0]
   int64_t elements = 0;       // kKernel: the output's elements (the kernel's n)
   backends::GemmShape gemm;   // kGemm
+  // kGemm: a float32 vector of gemm.n added to every output row (cuBLASLt's bias epilogue:
+  // a dot or convolution whose only reader adds a bias along its last dim), or -1.
+  int bias = -1;
   DType type = DType::kInvalid;
   int output = -1;            // slot written (kCopy: from operands[0]); kHost: results[0]
   // kHost: the instruction runs on the host (the evaluator: custom-calls such as top-k and

@@ -7,6 +7,7 @@
 // TFJIT_GPU_SEEDS=N (default 200) chooses how many random modules run on a GPU.
 #include "backends/gpu/gpu_backend.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -358,6 +359,66 @@ TEST(GpuProgramTest, DynamicUpdateSlicesInPlace) {
   EXPECT_EQ(steps.find("copy m2"), std::string::npos) << steps;
 }
 
+// A bias added along the last dim of a float32 GEMM's (or one-group convolution's) result,
+// with nothing after it, joins the GEMM as cuBLASLt's bias epilogue: one step instead of a GEMM
+// and a kernel. With an activation after the bias, the GEMM stays plain and one fused kernel
+// applies both (cuBLASLt's ReLU and GELU do not promise HLO's NaN propagation and formula).
+std::string DenseModule(const std::string& activation) {
+  return absl::StrCat(R"(HloModule dense
+
+ENTRY %main (x: f32[32,64], w: f32[64,48], b: f32[48]) -> f32[32,48] {
+  %x = f32[32,64] parameter(0)
+  %w = f32[64,48] parameter(1)
+  %b = f32[48] parameter(2)
+  %d = f32[32,48] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %bb = f32[32,48] broadcast(%b), dimensions={1}
+)", activation.empty() ? "  ROOT %y = f32[32,48] add(%d, %bb)\n"
+                       : absl::StrCat("  %y = f32[32,48] add(%bb, %d)\n  %z = f32[] constant(0)\n"
+                                      "  %zz = f32[32,48] broadcast(%z), dimensions={}\n"
+                                      "  ROOT %a = f32[32,48] ", activation, "(%y, %zz)\n"),
+                      "}\n");
+}
+
+std::string ConvBiasModule() {
+  return R"(HloModule convbias
+
+ENTRY %main (x: f32[1,9,9,3], k: f32[3,3,3,8], b: f32[8]) -> f32[1,9,9,8] {
+  %x = f32[1,9,9,3] parameter(0)
+  %k = f32[3,3,3,8] parameter(1)
+  %b = f32[8] parameter(2)
+  %c = f32[1,9,9,8] convolution(%x, %k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  %bb = f32[1,9,9,8] broadcast(%b), dimensions={3}
+  ROOT %y = f32[1,9,9,8] add(%c, %bb)
+}
+)";
+}
+
+TEST(GpuProgramTest, BiasJoinsTheGemmAsCublasLtEpilogue) {
+  GpuBackendOptions options;
+  options.sm = "sm_90";
+  auto backend = CreateGpuBackend(options);
+  ASSERT_TRUE(backend.ok());
+  auto describe = [&](const std::string& hlo) -> std::string {
+    auto module = hlo::ParseAndVerifyModule(hlo);
+    EXPECT_TRUE(module.ok()) << module.status();
+    if (!module.ok()) return "";
+    auto exe = (*backend)->Compile(std::move(*module));
+    EXPECT_TRUE(exe.ok()) << exe.status();
+    return exe.ok() ? ProgramOf(**exe)->Describe() : "";
+  };
+  const std::string bias = describe(DenseModule(""));
+  EXPECT_TRUE(absl::StartsWith(bias, "gemm ")) << bias;
+  EXPECT_TRUE(absl::StrContains(bias, "+ bias s")) << bias;
+  EXPECT_EQ(std::count(bias.begin(), bias.end(), '\n'), 1) << bias;
+  const std::string relu = describe(DenseModule("maximum"));
+  EXPECT_FALSE(absl::StrContains(relu, "+ bias")) << relu;
+  EXPECT_EQ(std::count(relu.begin(), relu.end(), '\n'), 2) << relu;
+  const std::string conv = describe(ConvBiasModule());
+  EXPECT_TRUE(absl::StrContains(conv, "patches ")) << conv;
+  EXPECT_TRUE(absl::StrContains(conv, "+ bias s")) << conv;
+  EXPECT_EQ(std::count(conv.begin(), conv.end(), '\n'), 2) << conv;
+}
+
 int EnvInt(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v != nullptr ? std::atoi(v) : fallback;
@@ -438,6 +499,9 @@ TEST(GpuDifferentialTest, GemmShapes) {
       {"f32", {70}, {70, 45}, {45}, "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
       {"s32", {5, 7}, {7, 3}, {5, 3}, "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   };
+  EXPECT_TRUE(check.Check(DenseModule(""), {1e-4, 1e-4}));
+  EXPECT_TRUE(check.Check(DenseModule("maximum"), {1e-4, 1e-4}));
+  EXPECT_TRUE(check.Check(ConvBiasModule(), {1e-4, 1e-4}));
   for (const Dot& d : dots) {
     const std::string hlo = absl::StrCat(
         "HloModule dot\n\nENTRY %main (a: ", testing_util::ShapeStr(d.type, d.lhs), ", b: ",

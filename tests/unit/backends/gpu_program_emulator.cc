@@ -164,6 +164,15 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
           ReferenceGemm(g, reinterpret_cast<const float*>(in[1]),
                         reinterpret_cast<const float*>(in[0]),
                         reinterpret_cast<float*>(out.data()));
+          if (step.bias >= 0) {
+            // cuBLASLt's bias epilogue: bias[i] added to row i of the column-major result.
+            TFJIT_ASSIGN_OR_RETURN(const uint8_t* b, read(step.bias, name));
+            float* c = reinterpret_cast<float*>(out.data());
+            const float* bias = reinterpret_cast<const float*>(b);
+            for (int j = 0; j < g.n; ++j) {
+              for (int i = 0; i < g.m; ++i) c[i + static_cast<int64_t>(j) * g.ldc] += bias[i];
+            }
+          }
         } else {
           ReferenceGemm(g, reinterpret_cast<const double*>(in[1]),
                         reinterpret_cast<const double*>(in[0]),
