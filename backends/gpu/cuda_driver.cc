@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -16,13 +17,33 @@ namespace {
 template <typename Fn>
 bool Bind(void* library, const char* symbol, Fn* fn, std::vector<std::string>* missing) {
   *fn = reinterpret_cast<Fn>(dlsym(library, symbol));
-  if (*fn == nullptr) missing->push_back(symbol);
+  if (*fn == nullptr) missing->emplace_back(symbol);
   return *fn != nullptr;
 }
 
 std::string EnvOr(const char* name, const std::string& fallback) {
   const char* value = std::getenv(name);
   return value != nullptr && value[0] != '\0' ? value : fallback;
+}
+
+// dlopens the first of `paths` that loads and whose entry points `bind` finds (bind returns the
+// missing symbols' names); its handle, or the reasons each path failed in `errors`.
+void* LoadFirst(const std::vector<std::string>& paths,
+                const std::function<std::vector<std::string>(void*)>& bind,
+                std::vector<std::string>* errors) {
+  for (const std::string& path : paths) {
+    void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      const char* error = dlerror();
+      errors->push_back(error != nullptr ? error : path);
+      continue;
+    }
+    const std::vector<std::string> missing = bind(library);
+    if (missing.empty()) return library;
+    errors->push_back(absl::StrCat(path, " lacks ", absl::StrJoin(missing, ", ")));
+    dlclose(library);
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -179,16 +200,9 @@ absl::StatusOr<Cublas*> Cublas::Get() {
     }
     paths.push_back("libcublas.so.13");
     paths.push_back("libcublas.so.12");
+    auto* c = new Cublas();
     std::vector<std::string> errors;
-    for (const std::string& path : paths) {
-      void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (library == nullptr) {
-        const char* error = dlerror();
-        errors.push_back(error != nullptr ? error : path);
-        continue;
-      }
-      auto* c = new Cublas();
-      c->library_ = library;
+    c->library_ = LoadFirst(paths, [c](void* library) {
       CublasApi& a = c->api_;
       std::vector<std::string> missing;
       Bind(library, "cublasCreate_v2", &a.Create, &missing);
@@ -198,13 +212,10 @@ absl::StatusOr<Cublas*> Cublas::Get() {
       Bind(library, "cublasGetStatusString", &a.GetStatusString, &missing);
       Bind(library, "cublasSgemmStridedBatched", &a.SgemmStridedBatched, &missing);
       Bind(library, "cublasDgemmStridedBatched", &a.DgemmStridedBatched, &missing);
-      if (!missing.empty()) {
-        errors.push_back(absl::StrCat(path, " lacks ", absl::StrJoin(missing, ", ")));
-        delete c;
-        continue;
-      }
-      return new absl::StatusOr<Cublas*>(c);
-    }
+      return missing;
+    }, &errors);
+    if (c->library_ != nullptr) return new absl::StatusOr<Cublas*>(c);
+    delete c;
     return new absl::StatusOr<Cublas*>(FailedPrecondition(
         "cuBLAS is not available (%s); dots on the GPU need libcublas.so.13 or .12 on the "
         "loader path, or TFJIT_CUBLAS naming the file",
@@ -246,15 +257,9 @@ absl::StatusOr<CublasLt*> CublasLt::Get() {
       for (const std::string& name : kLtNames) paths.push_back(absl::StrCat(dir, name));
     }
     paths.insert(paths.end(), kLtNames.begin(), kLtNames.end());
+    auto* c = new CublasLt();
     std::vector<std::string> errors;
-    for (const std::string& path : paths) {
-      void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (library == nullptr) {
-        const char* error = dlerror();
-        errors.push_back(error != nullptr ? error : path);
-        continue;
-      }
-      auto* c = new CublasLt();
+    void* library = LoadFirst(paths, [c](void* library) {
       CublasLtApi& a = c->api_;
       std::vector<std::string> missing;
       Bind(library, "cublasLtCreate", &a.Create, &missing);
@@ -268,18 +273,16 @@ absl::StatusOr<CublasLt*> CublasLt::Get() {
       Bind(library, "cublasLtMatmulPreferenceSetAttribute", &a.PreferenceSetAttribute, &missing);
       Bind(library, "cublasLtMatmulAlgoGetHeuristic", &a.AlgoGetHeuristic, &missing);
       Bind(library, "cublasLtMatmul", &a.Matmul, &missing);
-      if (!missing.empty()) {
-        errors.push_back(absl::StrCat(path, " lacks ", absl::StrJoin(missing, ", ")));
-        delete c;
-        continue;
+      return missing;
+    }, &errors);
+    if (library != nullptr) {
+      if (int status = c->api_.Create(&c->handle_); status == 0) {
+        return new absl::StatusOr<CublasLt*>(c);
+      } else {
+        errors.push_back(absl::StrCat("cublasLtCreate returned ", status));
       }
-      if (int status = a.Create(&c->handle_); status != 0) {
-        errors.push_back(absl::StrCat(path, ": cublasLtCreate returned ", status));
-        delete c;
-        continue;
-      }
-      return new absl::StatusOr<CublasLt*>(c);
     }
+    delete c;
     return new absl::StatusOr<CublasLt*>(FailedPrecondition(
         "cuBLASLt is not available (%s); GEMMs with a fused bias need libcublasLt.so.13 or .12 "
         "on the loader path, or TFJIT_CUBLASLT naming the file",

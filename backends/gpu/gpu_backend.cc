@@ -143,6 +143,17 @@ absl::StatusOr<double> TimeOnStream(CudaDriver& d, CUstream stream, int iteratio
   return static_cast<double>(ms) / std::max(1, iterations);
 }
 
+// One warm-up call of `enqueue`, then TimeOnStream; destroys `stream` either way.
+template <typename Enqueue>
+absl::StatusOr<double> WarmAndTime(CudaDriver& d, CUstream stream, int iterations,
+                                   const Enqueue& enqueue) {
+  const absl::Status warm = enqueue();
+  absl::StatusOr<double> ms =
+      warm.ok() ? TimeOnStream(d, stream, iterations, enqueue) : absl::StatusOr<double>(warm);
+  d.api().StreamDestroy(stream);
+  return ms;
+}
+
 class GpuExecutable : public backends::Executable {
  public:
   GpuExecutable(std::unique_ptr<hlo::Module> module, GpuProgram program, int ordinal,
@@ -603,11 +614,7 @@ absl::StatusOr<double> TimeDeviceCopy(int64_t bytes, int iterations, int ordinal
                                              stream),
                     "cuMemcpyDtoDAsync");
   };
-  const absl::Status warm = copy();
-  absl::StatusOr<double> ms =
-      warm.ok() ? TimeOnStream(*d, stream, iterations, copy) : absl::StatusOr<double>(warm);
-  d->api().StreamDestroy(stream);
-  return ms;
+  return WarmAndTime(*d, stream, iterations, copy);
 }
 
 absl::StatusOr<double> TimeCublasSgemm(int m, int n, int k, int iterations, int ordinal) {
@@ -632,11 +639,7 @@ absl::StatusOr<double> TimeCublasSgemm(int m, int n, int k, int iterations, int 
             reinterpret_cast<float*>(c.ptr()), m, 0, 1),
         "cublasSgemmStridedBatched");
   };
-  const absl::Status warm = gemm();
-  absl::StatusOr<double> ms =
-      warm.ok() ? TimeOnStream(*d, stream, iterations, gemm) : absl::StatusOr<double>(warm);
-  d->api().StreamDestroy(stream);
-  return ms;
+  return WarmAndTime(*d, stream, iterations, gemm);
 }
 
 int VisibleGpuCount(std::string* why) {
