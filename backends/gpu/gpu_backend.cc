@@ -181,11 +181,7 @@ class GpuExecutable : public backends::Executable {
     const CudaApi& api = d->api();
     DeviceBuffer arena;
     TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, program_.arena_bytes));
-    auto address = [&](int slot) -> CUdeviceptr {
-      const GpuSlot& s = program_.slots[static_cast<size_t>(slot)];
-      return (s.kind == GpuSlot::Kind::kConstant ? constants_.ptr() : arena.ptr()) +
-             static_cast<CUdeviceptr>(s.offset);
-    };
+    auto address = [&](int slot) { return SlotAddress(arena, slot); };
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].byte_size() == 0) continue;
       TFJIT_RETURN_IF_ERROR(d->Check(
@@ -221,11 +217,7 @@ class GpuExecutable : public backends::Executable {
     TFJIT_RETURN_IF_ERROR(LoadLocked(*d));
     DeviceBuffer arena;
     TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, program_.arena_bytes));
-    auto address = [&](int slot) -> CUdeviceptr {
-      const GpuSlot& s = program_.slots[static_cast<size_t>(slot)];
-      return (s.kind == GpuSlot::Kind::kConstant ? constants_.ptr() : arena.ptr()) +
-             static_cast<CUdeviceptr>(s.offset);
-    };
+    auto address = [&](int slot) { return SlotAddress(arena, slot); };
     TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address, program_.steps));  // warm-up
     return TimeOnStream(*d, stream_, iterations,
                         [&]() { return EnqueueSteps(*d, address, program_.steps); });
@@ -278,6 +270,13 @@ class GpuExecutable : public backends::Executable {
   }
 
  private:
+  // Where `slot` is on the device for a run using `arena`.
+  CUdeviceptr SlotAddress(const DeviceBuffer& arena, int slot) const {
+    const GpuSlot& s = program_.slots[static_cast<size_t>(slot)];
+    return (s.kind == GpuSlot::Kind::kConstant ? constants_.ptr() : arena.ptr()) +
+           static_cast<CUdeviceptr>(s.offset);
+  }
+
   // Launches `steps` on the stream; control flow reads its predicates back (a sync each).
   template <typename Address>
   absl::Status EnqueueSteps(CudaDriver& d, const Address& address,
