@@ -101,7 +101,13 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
   Bind(library, "cuEventDestroy_v2", &a.EventDestroy, &missing);
   Bind(library, "cuEventRecord", &a.EventRecord, &missing);
   Bind(library, "cuEventSynchronize", &a.EventSynchronize, &missing);
-  Bind(library, "cuEventElapsedTime", &a.EventElapsedTime, &missing);
+  // CUDA 12.8+ exports cuEventElapsedTime_v2 (what cuda.h's macro names); older drivers only
+  // the plain one, whose signature is the same.
+  a.EventElapsedTime = reinterpret_cast<decltype(a.EventElapsedTime)>(
+      dlsym(library, "cuEventElapsedTime_v2"));
+  if (a.EventElapsedTime == nullptr) {
+    Bind(library, "cuEventElapsedTime", &a.EventElapsedTime, &missing);
+  }
   if (!missing.empty()) {
     return FailedPrecondition("the CUDA driver '%s' lacks %s; it is older than CUDA 12 or not "
                               "NVIDIA's driver: update the driver",
@@ -224,16 +230,16 @@ absl::StatusOr<Cublas*> Cublas::Get() {
   return *cublas;
 }
 
-absl::StatusOr<CublasApi::Handle> Cublas::HandleFor(int ordinal) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = handles_.find(ordinal);
-  if (it != handles_.end()) return it->second;
+absl::StatusOr<CublasApi::Handle> Cublas::CreateHandle() const {
   CublasApi::Handle handle = nullptr;
   TFJIT_RETURN_IF_ERROR(Check(api_.Create(&handle), "cublasCreate"));
   // Full float32 products, as the CPU backend and the evaluator compute them (TF enables TF32
   // by default on Ampere and newer; tfjit gives the same answers on every device instead).
-  TFJIT_RETURN_IF_ERROR(Check(api_.SetMathMode(handle, kCublasDefaultMath), "cublasSetMathMode"));
-  handles_[ordinal] = handle;
+  if (absl::Status s = Check(api_.SetMathMode(handle, kCublasDefaultMath), "cublasSetMathMode");
+      !s.ok()) {
+    api_.Destroy(handle);
+    return s;
+  }
   return handle;
 }
 

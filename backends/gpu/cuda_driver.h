@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -73,7 +72,7 @@ struct CudaApi {
   CUresult (*EventDestroy)(CUevent) = nullptr;                           // cuEventDestroy_v2
   CUresult (*EventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*EventSynchronize)(CUevent) = nullptr;
-  CUresult (*EventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+  CUresult (*EventElapsedTime)(float*, CUevent, CUevent) = nullptr;  // _v2 where it exists
 };
 
 // One GPU as the driver describes it.
@@ -142,22 +141,22 @@ inline constexpr int kCublasOpN = 0;
 inline constexpr int kCublasOpT = 1;
 inline constexpr int kCublasDefaultMath = 0;  // CUBLAS_DEFAULT_MATH: float32 GEMMs in float32 (no TF32)
 
-// cuBLAS, loaded on first use: $TFJIT_CUBLAS, else libcublas.so.13, libcublas.so.12. One
-// handle per device ordinal, created on first use (the device's context must be current).
+// cuBLAS, loaded on first use: $TFJIT_CUBLAS, else libcublas.so.13, libcublas.so.12.
 // FAILED_PRECONDITION naming the paths tried when none loads.
 class Cublas {
  public:
   static absl::StatusOr<Cublas*> Get();
   const CublasApi& api() const { return api_; }
-  absl::StatusOr<CublasApi::Handle> HandleFor(int ordinal);
+  // A new handle on the current context's device, in the default math mode (float32 GEMMs in
+  // float32). A handle carries its stream: each user (an executable, a timing) owns one, so
+  // concurrent runs never re-point each other's GEMMs; the owner destroys it (api().Destroy).
+  absl::StatusOr<CublasApi::Handle> CreateHandle() const;
   absl::Status Check(int status, absl::string_view what) const;
 
  private:
   Cublas() = default;
   void* library_ = nullptr;
   CublasApi api_;
-  std::mutex mu_;
-  absl::flat_hash_map<int, CublasApi::Handle> handles_;
 };
 
 // The cuBLASLt entry points tfjit calls (cublasLt.h, CUDA 12/13): a float32 GEMM with the

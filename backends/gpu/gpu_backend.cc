@@ -112,11 +112,12 @@ class DeviceBuffer {
 constexpr unsigned kThreadsPerBlock = 256;
 constexpr int64_t kLtWorkspaceBytes = int64_t{4} << 20;  // cuBLASLt's scratch per executable
 
-bool HasBiasGemm(const std::vector<GpuStep>& steps) {
+// Whether `steps` (nested ones included) hold a GEMM through cuBLASLt (`bias`) or cuBLAS.
+bool HasGemm(const std::vector<GpuStep>& steps, bool bias) {
   for (const GpuStep& s : steps) {
-    if (s.kind == GpuStep::Kind::kGemm && s.bias >= 0) return true;
+    if (s.kind == GpuStep::Kind::kGemm && (s.bias >= 0) == bias) return true;
     for (const std::vector<GpuStep>& nested : s.nested) {
-      if (HasBiasGemm(nested)) return true;
+      if (HasGemm(nested, bias)) return true;
     }
   }
   return false;
@@ -150,6 +151,7 @@ absl::StatusOr<double> WarmAndTime(CudaDriver& d, CUstream stream, int iteration
   const absl::Status warm = enqueue();
   absl::StatusOr<double> ms =
       warm.ok() ? TimeOnStream(d, stream, iterations, enqueue) : absl::StatusOr<double>(warm);
+  d.api().StreamSynchronize(stream);  // the caller's buffers outlive no queued work
   d.api().StreamDestroy(stream);
   return ms;
 }
@@ -163,11 +165,8 @@ class GpuExecutable : public backends::Executable {
 
   ~GpuExecutable() override {
     absl::StatusOr<CudaDriver*> d = CudaDriver::Get();
-    if (!d.ok() || !loaded_) return;
-    if ((*d)->SetCurrent(ordinal_).ok()) {
-      if (stream_ != nullptr) (*d)->api().StreamDestroy(stream_);
-      if (cu_module_ != nullptr) (*d)->api().ModuleUnload(cu_module_);
-    }
+    if (!d.ok() || loaded_ == nullptr || !(*d)->SetCurrent(ordinal_).ok()) return;
+    Release(**d, *loaded_);
   }
 
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& args,
@@ -181,12 +180,15 @@ class GpuExecutable : public backends::Executable {
     const CudaApi& api = d->api();
     DeviceBuffer arena;
     TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, program_.arena_bytes));
+    // Whatever the run queued is done before the arena goes back to the shared cache, on
+    // every path out (errors and cancellation included).
+    StreamSync sync{*d, stream()};
     auto address = [&](int slot) { return SlotAddress(arena, slot); };
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].byte_size() == 0) continue;
       TFJIT_RETURN_IF_ERROR(d->Check(
           api.MemcpyHtoDAsync(address(program_.parameter_slots[i]), args[i].raw_data(),
-                              args[i].byte_size(), stream_),
+                              args[i].byte_size(), stream()),
           "copying an argument to the GPU"));
     }
     TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address, program_.steps));
@@ -197,10 +199,10 @@ class GpuExecutable : public backends::Executable {
       if (outputs.back().byte_size() == 0) continue;
       TFJIT_RETURN_IF_ERROR(d->Check(
           api.MemcpyDtoHAsync(outputs.back().raw_data(), address(program_.output_slots[k]),
-                              outputs.back().byte_size(), stream_),
+                              outputs.back().byte_size(), stream()),
           "copying an output from the GPU"));
     }
-    TFJIT_RETURN_IF_ERROR(d->Check(api.StreamSynchronize(stream_),
+    TFJIT_RETURN_IF_ERROR(d->Check(api.StreamSynchronize(stream()),
                                    absl::StrCat("running module '", module_->name(), "'")));
     return outputs;
   }
@@ -217,25 +219,60 @@ class GpuExecutable : public backends::Executable {
     TFJIT_RETURN_IF_ERROR(LoadLocked(*d));
     DeviceBuffer arena;
     TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, program_.arena_bytes));
+    StreamSync sync{*d, stream()};
     auto address = [&](int slot) { return SlotAddress(arena, slot); };
     TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address, program_.steps));  // warm-up
-    return TimeOnStream(*d, stream_, iterations,
+    return TimeOnStream(*d, stream(), iterations,
                         [&]() { return EnqueueSteps(*d, address, program_.steps); });
   }
   backends::CompileStats& mutable_stats() { return stats_; }
 
   // Loads the PTX (the driver compiles it for the device), uploads the constants and makes
-  // the stream. Called once, under mu_ or before the executable is shared.
+  // the stream and the cuBLAS handle. Called once, under mu_ or before the executable is
+  // shared; nothing is kept when a step fails, so a later call starts over.
   absl::Status LoadLocked(CudaDriver& d) const {
-    if (loaded_) return absl::OkStatus();
+    if (loaded_ != nullptr) return absl::OkStatus();
+    auto loaded = std::make_unique<Loaded>();
+    absl::Status status = Load(d, *loaded);
+    if (!status.ok()) {
+      Release(d, *loaded);
+      return status;
+    }
+    loaded_ = std::move(loaded);
+    return absl::OkStatus();
+  }
+
+ private:
+  // What a loaded executable holds on its device.
+  struct Loaded {
+    CUmodule module = nullptr;
+    std::vector<CUfunction> functions;
+    CUstream stream = nullptr;
+    DeviceBuffer constants;
+    DeviceBuffer workspace;  // cuBLASLt's, when a step has a bias
+    CublasApi::Handle cublas = nullptr;  // this executable's, bound to `stream`
+    int max_blocks = 1;
+  };
+
+  // Synchronizes a stream when it goes out of scope.
+  struct StreamSync {
+    CudaDriver& d;
+    CUstream stream;
+    ~StreamSync() { d.api().StreamSynchronize(stream); }
+  };
+
+  CUstream stream() const { return loaded_->stream; }
+
+  absl::Status Load(CudaDriver& d, Loaded& l) const {
     const CudaApi& api = d.api();
     if (!program_.ptx.kernels.empty()) {
       std::string log(8192, '\0');
       int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
       void* values[] = {log.data(), reinterpret_cast<void*>(log.size())};
-      const CUresult r = api.ModuleLoadDataEx(&cu_module_, program_.ptx.ptx.c_str(), 2, options,
+      const CUresult r = api.ModuleLoadDataEx(&l.module, program_.ptx.ptx.c_str(), 2, options,
                                               values);
       if (r != kCudaSuccess) {
+        l.module = nullptr;
         log.resize(std::strlen(log.c_str()));
         return Internal("the CUDA driver rejected the PTX of module '%s' (%s): %s; this is "
                         "tfjit's bug, please report it with the module (--dump-dir)",
@@ -245,35 +282,54 @@ class GpuExecutable : public backends::Executable {
       for (const PtxKernel& k : program_.ptx.kernels) {
         CUfunction f = nullptr;
         TFJIT_RETURN_IF_ERROR(
-            d.Check(api.ModuleGetFunction(&f, cu_module_, k.name.c_str()), "cuModuleGetFunction"));
-        functions_.push_back(f);
+            d.Check(api.ModuleGetFunction(&f, l.module, k.name.c_str()), "cuModuleGetFunction"));
+        l.functions.push_back(f);
       }
     }
-    TFJIT_RETURN_IF_ERROR(d.Check(api.StreamCreate(&stream_, 0), "cuStreamCreate"));
-    TFJIT_RETURN_IF_ERROR(constants_.Allocate(d, ordinal_, program_.constant_bytes));
-    if (HasBiasGemm(program_.steps)) {
-      TFJIT_RETURN_IF_ERROR(workspace_.Allocate(d, ordinal_, kLtWorkspaceBytes));
+    TFJIT_RETURN_IF_ERROR(d.Check(api.StreamCreate(&l.stream, 0), "cuStreamCreate"));
+    if (HasGemm(program_.steps, /*bias=*/false)) {
+      TFJIT_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::Get());
+      TFJIT_ASSIGN_OR_RETURN(l.cublas, cublas->CreateHandle());
+      TFJIT_RETURN_IF_ERROR(
+          cublas->Check(cublas->api().SetStream(l.cublas, l.stream), "cublasSetStream"));
+    }
+    TFJIT_RETURN_IF_ERROR(l.constants.Allocate(d, ordinal_, program_.constant_bytes));
+    if (HasGemm(program_.steps, /*bias=*/true)) {
+      TFJIT_RETURN_IF_ERROR(l.workspace.Allocate(d, ordinal_, kLtWorkspaceBytes));
     }
     for (const GpuSlot& slot : program_.slots) {
       if (slot.kind != GpuSlot::Kind::kConstant || slot.bytes == 0) continue;
       TFJIT_RETURN_IF_ERROR(d.Check(
-          api.MemcpyHtoDAsync(constants_.ptr() + static_cast<CUdeviceptr>(slot.offset),
+          api.MemcpyHtoDAsync(l.constants.ptr() + static_cast<CUdeviceptr>(slot.offset),
                               slot.constant->literal().tensor().raw_data(),
-                              static_cast<size_t>(slot.bytes), stream_),
+                              static_cast<size_t>(slot.bytes), l.stream),
           "copying a constant to the GPU"));
     }
-    TFJIT_RETURN_IF_ERROR(d.Check(api.StreamSynchronize(stream_), "uploading constants"));
+    TFJIT_RETURN_IF_ERROR(d.Check(api.StreamSynchronize(l.stream), "uploading constants"));
     const GpuInfo& info = d.devices()[static_cast<size_t>(ordinal_)];
-    max_blocks_ = std::max(1, info.multiprocessors) * 16;
-    loaded_ = true;
+    l.max_blocks = std::max(1, info.multiprocessors) * 16;
     return absl::OkStatus();
   }
 
- private:
+  // Waits for `l`'s work and destroys its handle, stream and module; its buffers return to
+  // the cache when `l` is destroyed, after this.
+  void Release(CudaDriver& d, Loaded& l) const {
+    const CudaApi& api = d.api();
+    if (l.stream != nullptr) api.StreamSynchronize(l.stream);
+    if (l.cublas != nullptr) {
+      if (absl::StatusOr<Cublas*> cublas = Cublas::Get(); cublas.ok()) {
+        (*cublas)->api().Destroy(l.cublas);
+      }
+    }
+    if (l.stream != nullptr) api.StreamDestroy(l.stream);
+    if (l.module != nullptr) api.ModuleUnload(l.module);
+
+  }
+
   // Where `slot` is on the device for a run using `arena`.
   CUdeviceptr SlotAddress(const DeviceBuffer& arena, int slot) const {
     const GpuSlot& s = program_.slots[static_cast<size_t>(slot)];
-    return (s.kind == GpuSlot::Kind::kConstant ? constants_.ptr() : arena.ptr()) +
+    return (s.kind == GpuSlot::Kind::kConstant ? loaded_->constants.ptr() : arena.ptr()) +
            static_cast<CUdeviceptr>(s.offset);
   }
 
@@ -292,7 +348,7 @@ class GpuExecutable : public backends::Executable {
           if (bytes == 0) continue;
           TFJIT_RETURN_IF_ERROR(d.Check(
               api.MemcpyDtoDAsync(address(step.output), address(step.operands[0]),
-                                  static_cast<size_t>(bytes), stream_),
+                                  static_cast<size_t>(bytes), stream()),
               absl::StrCat("copying for '", step.inst->name(), "'")));
           continue;
         }
@@ -341,11 +397,11 @@ class GpuExecutable : public backends::Executable {
       const int64_t blocks =
           kernel.one_block ? 1
                            : std::min<int64_t>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock,
-                                               int64_t{max_blocks_});
+                                               int64_t{loaded_->max_blocks});
       TFJIT_RETURN_IF_ERROR(d.Check(
-          api.LaunchKernel(functions_[static_cast<size_t>(step.kernel)],
+          api.LaunchKernel(loaded_->functions[static_cast<size_t>(step.kernel)],
                            static_cast<unsigned>(blocks), 1, 1, kThreadsPerBlock, 1, 1, 0,
-                           stream_, params.data(), nullptr),
+                           stream(), params.data(), nullptr),
           absl::StrCat("launching the kernel of '", step.inst->name(), "'")));
     }
     return absl::OkStatus();
@@ -361,12 +417,12 @@ class GpuExecutable : public backends::Executable {
       Tensor t = Tensor::Uninitialized(shape.element_type(), shape.dims());
       if (t.byte_size() > 0) {
         TFJIT_RETURN_IF_ERROR(d.Check(api.MemcpyDtoHAsync(t.raw_data(), address(step.operands[k]),
-                                                          t.byte_size(), stream_),
+                                                          t.byte_size(), stream()),
                                       "copying a host step's operand"));
       }
       operands.push_back(hlo::Literal::FromTensor(t));
     }
-    TFJIT_RETURN_IF_ERROR(d.Check(api.StreamSynchronize(stream_), "a host step's operands"));
+    TFJIT_RETURN_IF_ERROR(d.Check(api.StreamSynchronize(stream()), "a host step's operands"));
     TFJIT_ASSIGN_OR_RETURN(hlo::Literal value, hlo::EvaluateInstruction(*step.inst, operands));
     std::vector<const Tensor*> parts;
     if (value.shape().IsTuple()) {
@@ -378,11 +434,11 @@ class GpuExecutable : public backends::Executable {
       if (parts[k]->byte_size() == 0) continue;
       TFJIT_RETURN_IF_ERROR(d.Check(api.MemcpyHtoDAsync(address(step.results[k]),
                                                         parts[k]->raw_data(),
-                                                        parts[k]->byte_size(), stream_),
+                                                        parts[k]->byte_size(), stream()),
                                     "copying a host step's result"));
     }
     // `value` dies here: its copies must be done.
-    return d.Check(api.StreamSynchronize(stream_), "a host step's results");
+    return d.Check(api.StreamSynchronize(stream()), "a host step's results");
   }
 
   // The pred (1 byte) or s32 scalar in `slot`, once the stream has computed it.
@@ -394,9 +450,9 @@ class GpuExecutable : public backends::Executable {
     void* host = bytes == 1 ? static_cast<void*>(&flag) : static_cast<void*>(&value);
     TFJIT_RETURN_IF_ERROR(d.Check(
         d.api().MemcpyDtoHAsync(host, address(slot), static_cast<size_t>(bytes == 1 ? 1 : 4),
-                                stream_),
+                                stream()),
         "reading a loop or branch predicate"));
-    TFJIT_RETURN_IF_ERROR(d.Check(d.api().StreamSynchronize(stream_), "control flow"));
+    TFJIT_RETURN_IF_ERROR(d.Check(d.api().StreamSynchronize(stream()), "control flow"));
     return bytes == 1 ? int64_t{flag} : int64_t{value};
   }
 
@@ -404,9 +460,8 @@ class GpuExecutable : public backends::Executable {
   absl::Status RunGemm(const GpuStep& step, const Address& address) const {
     if (step.bias >= 0) return RunBiasGemm(step, address);
     TFJIT_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::Get());
-    TFJIT_ASSIGN_OR_RETURN(CublasApi::Handle handle, cublas->HandleFor(ordinal_));
+    CublasApi::Handle handle = loaded_->cublas;  // bound to stream() at load time
     const CublasApi& api = cublas->api();
-    TFJIT_RETURN_IF_ERROR(cublas->Check(api.SetStream(handle, stream_), "cublasSetStream"));
     const CublasGemmArgs a = CublasArgsFor(step.gemm);
     const CUdeviceptr lhs = address(step.operands[0]), rhs = address(step.operands[1]);
     const CUdeviceptr out = address(step.output);
@@ -496,8 +551,8 @@ class GpuExecutable : public backends::Executable {
       void* out = reinterpret_cast<void*>(address(step.output));
       status = check(api.Matmul(lt->handle(), op, &one, reinterpret_cast<const void*>(rhs), la,
                                 reinterpret_cast<const void*>(lhs), lb, &zero, out, lc, out, lc,
-                                result.algo, reinterpret_cast<void*>(workspace_.ptr()),
-                                static_cast<size_t>(workspace_bytes), stream_),
+                                result.algo, reinterpret_cast<void*>(loaded_->workspace.ptr()),
+                                static_cast<size_t>(workspace_bytes), stream()),
                      "cublasLtMatmul");
     }
     if (pref != nullptr) api.PreferenceDestroy(pref);
@@ -513,13 +568,7 @@ class GpuExecutable : public backends::Executable {
   int ordinal_;
   backends::CompileStats stats_;
   mutable std::mutex mu_;  // one run at a time: the runs share the stream
-  mutable bool loaded_ = false;
-  mutable CUmodule cu_module_ = nullptr;
-  mutable std::vector<CUfunction> functions_;
-  mutable CUstream stream_ = nullptr;
-  mutable DeviceBuffer constants_;
-  mutable DeviceBuffer workspace_;  // cuBLASLt's, when a step has a bias
-  mutable int max_blocks_ = 1;
+  mutable std::unique_ptr<Loaded> loaded_;
 };
 
 class GpuFusionPolicy : public passes::FusionPolicy {};
@@ -620,7 +669,12 @@ absl::StatusOr<double> TimeCublasSgemm(int m, int n, int k, int iterations, int 
   TFJIT_ASSIGN_OR_RETURN(CudaDriver * d, CudaDriver::Get());
   TFJIT_RETURN_IF_ERROR(d->SetCurrent(ordinal));
   TFJIT_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::Get());
-  TFJIT_ASSIGN_OR_RETURN(CublasApi::Handle handle, cublas->HandleFor(ordinal));
+  TFJIT_ASSIGN_OR_RETURN(CublasApi::Handle handle, cublas->CreateHandle());
+  struct DestroyHandle {
+    Cublas* cublas;
+    CublasApi::Handle handle;
+    ~DestroyHandle() { cublas->api().Destroy(handle); }
+  } destroy{cublas, handle};
   DeviceBuffer a, b, c;
   TFJIT_RETURN_IF_ERROR(a.Allocate(*d, ordinal, int64_t{4} * m * k));
   TFJIT_RETURN_IF_ERROR(b.Allocate(*d, ordinal, int64_t{4} * k * n));

@@ -62,6 +62,7 @@ TFJIT_SAME_ABI(cuEventCreate, CudaApi::EventCreate);
 TFJIT_SAME_ABI(cuEventDestroy_v2, CudaApi::EventDestroy);
 TFJIT_SAME_ABI(cuEventRecord, CudaApi::EventRecord);
 TFJIT_SAME_ABI(cuEventSynchronize, CudaApi::EventSynchronize);
+TFJIT_SAME_ABI(cuEventElapsedTime_v2, CudaApi::EventElapsedTime);
 
 // cuBLAS and cuBLASLt.
 TFJIT_SAME_ABI(cublasCreate_v2, CublasApi::Create);
