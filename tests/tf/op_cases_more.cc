@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -552,8 +553,9 @@ std::vector<OpCase> NnCases() {
     const std::string eq = e.eq;
     c.reference = [eq](const std::vector<Tensor>& in) {
       // Brute force over all label values (no ellipsis after this rewrite: '...' -> 'Z').
-      std::string q = eq;
-      for (size_t p; (p = q.find("...")) != std::string::npos;) q.replace(p, 3, "Z");
+      // absl::StrReplaceAll instead of a find/replace loop: GCC 12 misreads the loop's
+      // std::string::replace as an oversized memcpy (-Wstringop-overflow).
+      const std::string q = absl::StrReplaceAll(eq, {{"...", "Z"}});
       const size_t arrow = q.find("->");
       const std::string out = q.substr(arrow + 2);
       std::vector<std::string> terms = absl::StrSplit(q.substr(0, arrow), ',');

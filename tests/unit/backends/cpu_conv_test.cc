@@ -289,7 +289,9 @@ TEST(CpuConvFusionTest, ConvWithAnotherUserIsNotAHero) {
   int convolutions = 0;
   for (const hlo::Instruction* inst : (*exe)->module().entry()->instructions()) {
     convolutions += inst->opcode() == hlo::Opcode::kConvolution;
-    if (inst->opcode() == hlo::Opcode::kFusion) EXPECT_EQ(inst->attrs().fusion_kind, "kLoop");
+    if (inst->opcode() == hlo::Opcode::kFusion) {
+      EXPECT_EQ(inst->attrs().fusion_kind, "kLoop");
+    }
   }
   EXPECT_EQ(convolutions, 1);
   EXPECT_TRUE(RunAndCompare(hlo, {5}, kConvSpec));

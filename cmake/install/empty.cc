@@ -1,0 +1,1 @@
+// libtfjit.so's own translation unit: everything in it comes from the layers' archives.
