@@ -1,6 +1,9 @@
 // Helpers shared by every backend's Executable.
 #include "backends/backend.h"
 
+#include <atomic>
+
+#include "absl/strings/str_format.h"
 #include "core/status.h"
 
 namespace tfjit::backends {
@@ -20,6 +23,11 @@ absl::Status CheckArguments(const hlo::Module& module, const std::vector<Tensor>
     }
   }
   return absl::OkStatus();
+}
+
+std::string DumpPrefix(const hlo::Module& module) {
+  static std::atomic<int> next{0};
+  return absl::StrFormat("%s.%04d.", module.name(), next.fetch_add(1));
 }
 
 }  // namespace tfjit::backends

@@ -55,6 +55,10 @@ class Backend {
 // parameter's dtype and dims. INVALID_ARGUMENT naming the module and argument otherwise.
 absl::Status CheckArguments(const hlo::Module& module, const std::vector<Tensor>& args);
 
+// "<module>.<N>." with N unique in the process: the file-name prefix of one compilation's
+// XLA-style dumps (XLA_FLAGS=--xla_dump_to).
+std::string DumpPrefix(const hlo::Module& module);
+
 }  // namespace tfjit::backends
 
 #endif  // TFJIT_BACKENDS_BACKEND_H_

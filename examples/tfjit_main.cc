@@ -42,7 +42,12 @@ constexpr char kUsage[] =
     "            median latency, --jit off vs auto\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
     "MODEL is a TF GraphDef (.pb binary or .pbtxt text), a SavedModel directory, or a TF.js\n"
-    "model.json. Inputs and outputs are signature keys or tensor names 'node' / 'node:k'.\n";
+    "model.json. Inputs and outputs are signature keys or tensor names 'node' / 'node:k'.\n"
+    "TensorFlow's environment switches apply, and flags given here override them:\n"
+    "  TF_XLA_FLAGS='--tf_xla_auto_jit=2 --tf_xla_min_cluster_size=4\n"
+    "                --tf_xla_max_cluster_size=N --tf_xla_cpu_global_jit'\n"
+    "  XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=REGEX'  (HLO after each pass,\n"
+    "                LLVM IR, PTX)\n";
 
 struct Args {
   std::string command, model;
@@ -421,6 +426,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   Args args;
+  // TF's TF_XLA_FLAGS and XLA_FLAGS first; the command line's flags override them.
+  tfjit::StatusOr<tfjit::SessionOptions> from_env = tfjit::SessionOptionsFromEnvironment();
+  if (!from_env.ok()) return Fail(from_env.status());
+  args.options = *from_env;
   const std::string error = ParseArgs(argc, argv, &args);
   if (!error.empty()) return UsageError(error);
   if (args.command == "run") return RunCommand(args);

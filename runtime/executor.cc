@@ -259,6 +259,8 @@ absl::Status Plan::BuildFrameClusters(const tf::Graph& graph,
   copts.device = placement.default_device;
   copts.node_devices = plan->device_of_;
   copts.autofix = placement.autofix;
+  copts.min_cluster_size = placement.min_cluster_size;
+  copts.max_cluster_size = placement.max_cluster_size;
   copts.excluded = FrameClusterExclusions(graph, plan->needed_, fed);
   TFJIT_ASSIGN_OR_RETURN(cluster::ClusteringResult frame, cluster::FindClusters(graph, copts));
   // One clustering for the whole plan (explain, RunCluster's per-cluster tables): the
@@ -338,6 +340,8 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
   copts.device = placement.default_device;
   copts.node_devices = plan->device_of_;
   copts.autofix = placement.autofix;
+  copts.min_cluster_size = placement.min_cluster_size;
+  copts.max_cluster_size = placement.max_cluster_size;
   TFJIT_ASSIGN_OR_RETURN(plan->clustering_, cluster::FindClusters(graph, copts));
   if (plan->has_frames_) {
     for (auto& [id, why] : plan->clustering_.why_not) {

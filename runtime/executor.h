@@ -72,6 +72,9 @@ struct Placement {
   std::string default_device = "/job:localhost/replica:0/task:0/device:CPU:0";
   int logical_cpus = 1;
   bool autofix = false;  // SessionOptions::autofix (clustering's part of the fixes)
+  // SessionOptions::min_cluster_size / max_cluster_size (auto-clustering's limits).
+  int min_cluster_size = 1;
+  int max_cluster_size = 0;
 };
 
 // Adds what a nested run (a function body, a loop's iterations) did to the outer statistics.

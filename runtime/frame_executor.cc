@@ -537,10 +537,15 @@ class DeadnessAnalysis {
     }
     // The deepest frame among the inputs (loop constants inherit theirs through ^control
     // edges from loop Identities); back edges from NextIteration are not visited yet.
+    // (A malformed frame wins; the string is assigned once, from `f` itself: assigning the
+    // literal here set off GCC 12's -Wstringop-overflow false positive under -fPIC.)
     std::string deepest;
+    bool malformed = false;
     auto take = [&](const std::string& f) {
-      if (f == kMalformed || deepest == kMalformed) {
-        deepest = kMalformed;
+      if (malformed) return;
+      if (f == kMalformed) {
+        malformed = true;
+        deepest = f;
       } else if (f.size() > deepest.size()) {
         deepest = f;
       }

@@ -42,6 +42,8 @@ FunctionRuntime::FunctionRuntime(const tf::Graph& graph, cluster::JitMode mode,
 Placement FunctionRuntime::BodyPlacement(const std::string& device) const {
   Placement placement(device, logical_cpus_);
   placement.autofix = autofix_;
+  placement.min_cluster_size = min_cluster_size_;
+  placement.max_cluster_size = max_cluster_size_;
   return placement;
 }
 

@@ -41,6 +41,11 @@ class FunctionRuntime {
   // devices that exist (a body node may ask for any of them).
   FunctionRuntime(const tf::Graph& graph, cluster::JitMode mode, std::string device,
                   int logical_cpus = 1, bool autofix = false);
+  // Auto-clustering's size limits for function bodies (SessionOptions).
+  void SetClusterSizes(int min_size, int max_size) {
+    min_cluster_size_ = min_size;
+    max_cluster_size_ = max_size;
+  }
 
   // Runs `node`'s function on `inputs` (one per flat input), filling one output per flat
   // output. The body runs inline (ctx.inter_op is not used). Statistics of the body's run are
@@ -85,6 +90,8 @@ class FunctionRuntime {
   const std::string device_;
   const int logical_cpus_;
   const bool autofix_;
+  int min_cluster_size_ = 1;
+  int max_cluster_size_ = 0;
   mutable std::mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<const Instance>> instances_;
 };

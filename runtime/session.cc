@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <regex>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
@@ -188,6 +189,8 @@ struct Session::Impl {
   runtime::Placement placement() const {
     runtime::Placement p(device.FullName(), options.logical_cpus);
     p.autofix = options.autofix;
+    p.min_cluster_size = options.min_cluster_size;
+    p.max_cluster_size = options.max_cluster_size;
     return p;
   }
 
@@ -245,6 +248,19 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   if (options.logical_cpus < 1) {
     return InvalidArgument("logical_cpus must be >= 1, got %d", options.logical_cpus);
   }
+  if (options.min_cluster_size < 1 || options.max_cluster_size < 0) {
+    return InvalidArgument("min_cluster_size must be >= 1 and max_cluster_size >= 0 (0 = no "
+                           "limit), got %d and %d", options.min_cluster_size,
+                           options.max_cluster_size);
+  }
+  if (!options.dump_hlo_pass_regex.empty()) {
+    try {
+      std::regex check(options.dump_hlo_pass_regex, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return InvalidArgument("dump_hlo_pass_regex '%s' is not a valid regular expression: %s",
+                             options.dump_hlo_pass_regex, e.what());
+    }
+  }
   if (options.memory_limit_bytes < 0 || options.run_timeout_ms < 0) {
     return InvalidArgument("memory_limit_bytes and run_timeout_ms must be >= 0 (0 = no limit), "
                            "got %d and %d", options.memory_limit_bytes, options.run_timeout_ms);
@@ -274,6 +290,7 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   impl->functions = std::make_unique<runtime::FunctionRuntime>(
       *impl->graph, ToClusterMode(options.jit), impl->device.FullName(), options.logical_cpus,
       options.autofix);
+  impl->functions->SetClusterSizes(options.min_cluster_size, options.max_cluster_size);
   runtime::RegisterAllKernels(impl->kernels);
   if (options.backend == "cpu") {
     cpu::CpuBackendOptions cpu_options;
@@ -283,6 +300,8 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
       if (env != nullptr) cpu_options.cache_dir = env;
     }
     cpu_options.cache_max_bytes = options.compile_cache_max_bytes;
+    cpu_options.dump_dir = options.dump_dir;
+    cpu_options.dump_pass_regex = options.dump_hlo_pass_regex;
     impl->backend = cpu::CreateCpuBackend(cpu_options);
   } else if (options.backend == "interpreter") {
     impl->backend = interpreter::CreateInterpreterBackend();
@@ -298,6 +317,8 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
     } else if (options.backend == "cpu") {
       gpu::GpuBackendOptions gpu_options;
       gpu_options.device_ordinal = i;
+      gpu_options.dump_dir = options.dump_dir;
+      gpu_options.dump_pass_regex = options.dump_hlo_pass_regex;
       TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> b,
                              gpu::CreateGpuBackend(gpu_options));
       impl->gpu_backends.push_back(std::move(b));

@@ -25,6 +25,7 @@
 #include "core/status.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
 namespace tfjit::cpu {
@@ -70,7 +71,7 @@ class CpuBackend : public backends::Backend {
       std::unique_ptr<hlo::Module> module) const override;
 
  private:
-  absl::Status Optimize(hlo::Module& module) const;
+  absl::Status Optimize(hlo::Module& module, const std::string& dump_prefix) const;
   struct LinkedObject {
     std::unique_ptr<OrcJit> jit;
     EntryFn entry = nullptr;
@@ -86,9 +87,14 @@ class CpuBackend : public backends::Backend {
   CpuFusionPolicy policy_;
 };
 
-absl::Status CpuBackend::Optimize(hlo::Module& module) const {
+absl::Status CpuBackend::Optimize(hlo::Module& module, const std::string& dump_prefix) const {
   passes::PipelineOptions pipeline_options;
   pipeline_options.verify = options_.verify_passes;
+  if (!options_.dump_dir.empty() && !options_.dump_pass_regex.empty()) {
+    pipeline_options.dump_dir = options_.dump_dir;
+    pipeline_options.dump_after_regex = options_.dump_pass_regex;
+    pipeline_options.dump_prefix = dump_prefix;
+  }
   passes::PassPipeline pipeline("cpu", pipeline_options);
   passes::AddStandardPasses(pipeline, &policy_);
   absl::Status status = pipeline.Run(module).status();
@@ -107,7 +113,9 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   }
   backends::CompileStats stats;
   auto start = std::chrono::steady_clock::now();
-  TFJIT_RETURN_IF_ERROR(Optimize(*module));
+  const bool dumps = !options_.dump_dir.empty() && !options_.dump_pass_regex.empty();
+  const std::string dump_prefix = dumps ? backends::DumpPrefix(*module) : "";
+  TFJIT_RETURN_IF_ERROR(Optimize(*module, dump_prefix));
   stats.optimize_ms = MillisSince(start);
   stats.flops = hlo::MatmulFlops(*module);
 
@@ -147,6 +155,13 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
                          llvm_ir::CreateHostTargetMachine(options_.opt_level));
   llvm_ir::ConfigureModuleForTarget(*emitted.module, *tm);
   llvm_ir::OptimizeModule(*emitted.module, *tm, options_.opt_level);
+  if (dumps) {
+    const std::string path = absl::StrCat(options_.dump_dir, "/", dump_prefix, "ll");
+    std::error_code error;
+    llvm::raw_fd_ostream out(path, error);
+    if (error) return NotFound("cannot open dump file '%s' for writing", path);
+    emitted.module->print(out, nullptr);
+  }
   TFJIT_ASSIGN_OR_RETURN(std::string object, llvm_ir::EmitObjectFile(*emitted.module, *tm));
   if (cache.has_value()) {
     CachedObject entry{stats, emitted.plan, object};

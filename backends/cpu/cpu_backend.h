@@ -23,6 +23,11 @@ struct CpuBackendOptions {
   std::string cache_dir;
   // The cache directory's size cap; least recently used entries go first. <= 0: no cap.
   int64_t cache_max_bytes = int64_t{1} << 30;
+  // XLA-style dumps (XLA_FLAGS=--xla_dump_to): with both set, each compiled module's HLO after
+  // every pass whose name matches `dump_pass_regex` and its optimized LLVM IR are written to
+  // `dump_dir` as <module>.<N>.<NN>_<pass>.hlo and <module>.<N>.ll.
+  std::string dump_dir;
+  std::string dump_pass_regex;
 };
 
 // What the CPU fuses: the default policy (elemental producers into elemental consumers and

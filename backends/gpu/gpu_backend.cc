@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <mutex>
 
@@ -590,6 +591,13 @@ class GpuBackend : public backends::Backend {
     auto start = std::chrono::steady_clock::now();
     passes::PipelineOptions pipeline_options;
     pipeline_options.verify = options_.verify_passes;
+    const bool dumps = !options_.dump_dir.empty() && !options_.dump_pass_regex.empty();
+    const std::string dump_prefix = dumps ? backends::DumpPrefix(*module) : "";
+    if (dumps) {
+      pipeline_options.dump_dir = options_.dump_dir;
+      pipeline_options.dump_after_regex = options_.dump_pass_regex;
+      pipeline_options.dump_prefix = dump_prefix;
+    }
     passes::PassPipeline pipeline("gpu", pipeline_options);
     pipeline.AddPass<passes::CallInlinerPass>();  // kernels are per instruction: no calls
     passes::AddStandardPasses(pipeline, &policy_);
@@ -598,6 +606,12 @@ class GpuBackend : public backends::Backend {
     stats.flops = hlo::MatmulFlops(*module);
     start = std::chrono::steady_clock::now();
     TFJIT_ASSIGN_OR_RETURN(GpuProgram program, BuildGpuProgram(*module, sm_));
+    if (dumps) {
+      const std::string path = absl::StrCat(options_.dump_dir, "/", dump_prefix, "ptx");
+      std::ofstream out(path);
+      if (!out) return NotFound("cannot open dump file '%s' for writing", path);
+      out << program.ptx.ptx;
+    }
     stats.num_kernels = static_cast<int>(program.steps.size());
     stats.temp_bytes = program.arena_bytes;
     stats.temp_bytes_unshared = program.arena_bytes_unshared;

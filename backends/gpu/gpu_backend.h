@@ -22,6 +22,10 @@ struct GpuBackendOptions {
   // without a driver (Run then fails FAILED_PRECONDITION): tests and cross-compiling.
   std::string sm;
   bool verify_passes = true;
+  // XLA-style dumps, as CpuBackendOptions: the HLO after each matching pass and the PTX
+  // (<module>.<N>.ptx).
+  std::string dump_dir;
+  std::string dump_pass_regex;
 };
 
 // FAILED_PRECONDITION saying what is missing when no sm is given and the driver or the device

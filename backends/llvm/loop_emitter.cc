@@ -1,6 +1,8 @@
 // Counted loops, shape loop nests with a partitioned outermost range, entry-block allocas.
 #include "backends/llvm/loop_emitter.h"
 
+#include "absl/strings/str_cat.h"
+
 #include <string>
 
 #include "core/status.h"
@@ -70,7 +72,7 @@ absl::Status EmitNestedLevel(llvm::IRBuilder<>& b, const std::vector<int64_t>& d
   if (dim == dims.size()) {
     return body(IrIndex(coords, dims, linear_base));
   }
-  return EmitForLoop(b, "d" + std::to_string(dim), b.getInt64(0), b.getInt64(dims[dim]),
+  return EmitForLoop(b, absl::StrCat("d", dim), b.getInt64(0), b.getInt64(dims[dim]),
                      [&](llvm::Value* i) -> absl::Status {
                        coords[dim] = i;
                        llvm::Value* linear =

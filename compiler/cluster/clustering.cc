@@ -430,6 +430,8 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     }
     for (const tf::Node* c : node->control_inputs()) units.AddEdge(c->id(), node->id());
   }
+  // Candidate nodes per unit representative, for the maximum cluster size.
+  std::vector<int> unit_size(static_cast<size_t>(n), 1);
   for (const tf::Node* node : graph.topological_order()) {
     if (!candidate[node->id()]) continue;
     // Data and control edges both contract, as in TF (a control edge orders two variable
@@ -444,8 +446,14 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
       if (ScopeOf(*node) != ScopeOf(*consumer)) continue;  // _XlaScope separates clusters
       const int a = units.Find(node->id()), b = units.Find(consumer->id());
       if (a == b) continue;
+      if (options.mode == JitMode::kAuto && options.max_cluster_size > 0 &&
+          unit_size[static_cast<size_t>(a)] + unit_size[static_cast<size_t>(b)] >
+              options.max_cluster_size) {
+        continue;
+      }
       if ((options.mode == JitMode::kAll && !has_calls) || !units.HasIndirectPath(a, b)) {
-        units.Merge(a, b);
+        units.Merge(a, b);  // a stays the representative
+        unit_size[static_cast<size_t>(a)] += unit_size[static_cast<size_t>(b)];
       }
     }
   }
@@ -466,6 +474,16 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     if (trivial && options.mode != JitMode::kAll) {
       for (const tf::Node* x : nodes) {
         result.why_not[x->id()] = "its cluster would hold only constants/identities";
+      }
+      continue;
+    }
+    if (options.mode == JitMode::kAuto &&
+        static_cast<int>(nodes.size()) < options.min_cluster_size) {
+      for (const tf::Node* x : nodes) {
+        result.why_not[x->id()] =
+            absl::StrCat("its cluster would hold ", nodes.size(), " node(s), fewer than the "
+                         "minimum cluster size ", options.min_cluster_size,
+                         " (--tf_xla_min_cluster_size)");
       }
       continue;
     }

@@ -39,6 +39,11 @@ struct ClusteringOptions {
   std::vector<std::string> node_devices;
   // Beyond-TF fixes (SessionOptions::autofix); here: known issue B in must-compile mode.
   bool autofix = false;
+  // Auto-clustering's size limits, in nodes (TF's --tf_xla_min_cluster_size and
+  // --tf_xla_max_cluster_size): smaller clusters stay in the runtime; merging stops before a
+  // cluster would pass the maximum (0: none).
+  int min_cluster_size = 1;
+  int max_cluster_size = 0;
   // Per node id: nodes the caller keeps out of clusters, and why (e.g. TF1 control flow:
   // nodes inside a loop frame or that may be dead). They still take part in cycle checks.
   absl::flat_hash_map<int, std::string> excluded;

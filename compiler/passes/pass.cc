@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <regex>
 
 #include "absl/strings/str_format.h"
 #include "compiler/hlo/printer.h"
@@ -13,9 +14,9 @@
 namespace tfjit::passes {
 namespace {
 
-absl::Status DumpModule(const hlo::Module& module, const std::string& dir, int index,
-                        absl::string_view pass_name) {
-  const std::string path = absl::StrFormat("%s/%02d_%s.hlo", dir, index, pass_name);
+absl::Status DumpModule(const hlo::Module& module, const std::string& dir,
+                        const std::string& prefix, int index, absl::string_view pass_name) {
+  const std::string path = absl::StrFormat("%s/%s%02d_%s.hlo", dir, prefix, index, pass_name);
   std::ofstream out(path);
   if (!out) return NotFound("cannot open dump file '%s' for writing", path);
   out << hlo::PrintModule(module);
@@ -26,6 +27,14 @@ absl::Status DumpModule(const hlo::Module& module, const std::string& dir, int i
 
 absl::StatusOr<bool> PassPipeline::Run(hlo::Module& module) {
   timings_.clear();
+  if (!options_.dump_after_regex.empty() && !dump_regex_.has_value()) {
+    try {
+      dump_regex_.emplace(options_.dump_after_regex, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return InvalidArgument("the pass-dump regex '%s' is invalid: %s",
+                             options_.dump_after_regex, e.what());
+    }
+  }
   bool changed = false;
   int index = 0;
   for (const std::unique_ptr<Pass>& pass : passes_) {
@@ -46,8 +55,10 @@ absl::StatusOr<bool> PassPipeline::Run(hlo::Module& module) {
     }
     ++index;
     if (!options_.dump_dir.empty() &&
-        (options_.dump_after.contains(name) || options_.dump_after.contains("all"))) {
-      TFJIT_RETURN_IF_ERROR(DumpModule(module, options_.dump_dir, index, name));
+        (options_.dump_after.contains(name) || options_.dump_after.contains("all") ||
+         (dump_regex_.has_value() && std::regex_match(name, *dump_regex_)))) {
+      TFJIT_RETURN_IF_ERROR(DumpModule(module, options_.dump_dir, options_.dump_prefix, index,
+                                       name));
     }
   }
   return changed;

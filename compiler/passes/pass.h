@@ -4,6 +4,8 @@
 #define TFJIT_COMPILER_PASSES_PASS_H_
 
 #include <memory>
+#include <optional>
+#include <regex>
 #include <string>
 #include "absl/strings/string_view.h"
 #include <utility>
@@ -26,7 +28,9 @@ class Pass {
 struct PipelineOptions {
   bool verify = true;                         // run the verifier after each pass
   std::string dump_dir;                       // where NN_<pass>.hlo files go ("" = no dumps)
+  std::string dump_prefix;                    // prepended to those names ("" = none)
   absl::flat_hash_set<std::string> dump_after;  // pass names, or "all"
+  std::string dump_after_regex;  // also dump after passes whose whole name this matches
   absl::flat_hash_set<std::string> disabled;    // pass names to skip
 };
 
@@ -54,6 +58,7 @@ class PassPipeline {
   PipelineOptions options_;
   std::vector<std::unique_ptr<Pass>> passes_;
   std::vector<std::pair<std::string, double>> timings_;
+  std::optional<std::regex> dump_regex_;  // dump_after_regex, compiled on the first Run
 };
 
 }  // namespace tfjit::passes

@@ -31,6 +31,11 @@ struct SessionOptions {
   JitMode jit = JitMode::kAuto;
   // Beyond-TF fixes for the known XLA interop issues (default off: TF's behaviour).
   bool autofix = false;
+  // Auto-clustering's limits, in graph nodes (TF's --tf_xla_min_cluster_size and
+  // --tf_xla_max_cluster_size): a cluster smaller than the minimum stays in the runtime;
+  // merging stops before a cluster passes the maximum (0: no maximum).
+  int min_cluster_size = 1;
+  int max_cluster_size = 0;
   // Number of logical CPU devices (CPU:0 .. CPU:n-1).
   int logical_cpus = 1;
   // Default device for nodes without one: "cpu:0", "CPU:1", "/device:CPU:0", full TF names.
@@ -42,8 +47,13 @@ struct SessionOptions {
   // What compiled clusters run on: "cpu" (LLVM JIT for the host) or "interpreter" (the HLO
   // reference evaluator; slow, for debugging and differential tests).
   std::string backend = "cpu";
-  // When set, compiled modules are written here (one .hlo per cluster and input signature).
+  // When set, compiled modules are written here: one .hlo per cluster and input signature (the
+  // optimized module), and, for the modules whose passes match dump_hlo_pass_regex, the HLO
+  // after each matching pass plus the LLVM IR (and PTX for a GPU) compiled.
   std::string dump_dir;
+  // With dump_dir: a regular expression (RE2-like ECMAScript syntax) over pass names ("simplify",
+  // "fusion", ...); the module is dumped after each pass whose name it matches. Empty: none.
+  std::string dump_hlo_pass_regex;
   // Persistent cache of compiled code: clusters compiled by the "cpu" backend are stored in
   // this directory, and a later session (in this process or another) compiling the same
   // cluster on the same CPU with the same LLVM and tfjit build loads the code instead of
@@ -67,6 +77,24 @@ struct SessionOptions {
   // 0 = none. A run past it fails DEADLINE_EXCEEDED.
   int64_t run_timeout_ms = 0;
 };
+
+// TensorFlow's environment switches, applied to `base` the way TF reads them (the CLI and the
+// Python module start from this, so their explicit options override the environment; Session::
+// Load itself never reads the environment):
+//   TF_XLA_FLAGS  --tf_xla_auto_jit=-1|0|1|2|single-gpu(N)  1 and 2: auto-clustering (jit
+//                 kAuto); -1 and 0: off (kOff).
+//                 --tf_xla_cpu_global_jit[=true|false]  true: auto-clustering (TF needs it with
+//                 --tf_xla_auto_jit for the CPU; tfjit, whose first device is the CPU, takes
+//                 either).
+//                 --tf_xla_min_cluster_size=N, --tf_xla_max_cluster_size=N
+//   XLA_FLAGS     --xla_dump_to=DIR  (dump_dir; with no pass regex, every pass is dumped)
+//                 --xla_dump_hlo_pass_re=REGEX  (dump_hlo_pass_regex)
+// Other flags in those variables are ignored with a warning. INVALID_ARGUMENT naming the
+// variable and the flag for a malformed one.
+StatusOr<SessionOptions> SessionOptionsFromEnvironment(SessionOptions base = {});
+// The same from the variables' values (empty: unset).
+StatusOr<SessionOptions> ApplyTfFlags(SessionOptions base, const std::string& tf_xla_flags,
+                                      const std::string& xla_flags);
 
 // Cancels runs from another thread: pass it in RunOptions, call Cancel(); the runs using it
 // stop at their next node or loop iteration with CANCELLED. Thread-safe. A token stays

@@ -33,6 +33,21 @@ if [ -z "${TFJIT_LIBCUDA:-}" ] && ! ldconfig -p 2>/dev/null | grep -q "libcuda.s
 else
   echo "skip no-gpu: this machine has a CUDA driver"
 fi
+# TF's environment switches: TF_XLA_FLAGS sets the jit mode, an explicit --jit wins; a
+# malformed value is refused naming the variable; XLA_FLAGS dumps the passes.
+TF_XLA_FLAGS=--tf_xla_auto_jit=0 check env-off 0 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1
+expect_in env-off-summary "$tmp/out" 'jit=off clusters=0'
+TF_XLA_FLAGS=--tf_xla_auto_jit=0 check env-override 0 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1 --jit auto
+expect_in env-override-summary "$tmp/out" 'jit=auto clusters=[1-9]'
+TF_XLA_FLAGS=--tf_xla_auto_jit=7 check env-bad 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1
+expect_in env-bad-msg "$tmp/err" '^INVALID_ARGUMENT: TF_XLA_FLAGS: --tf_xla_auto_jit takes'
+mkdir -p "$tmp/xla_dump"
+XLA_FLAGS="--xla_dump_to=$tmp/xla_dump" check xla-dump 0 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1
+if ls "$tmp/xla_dump" | grep -q '_fusion\.hlo$' && ls "$tmp/xla_dump" | grep -q '\.ll$'; then
+  passes=$((passes+1))
+else
+  echo "FAIL xla-dump-files: $(ls "$tmp/xla_dump" | head)"; fails=$((fails+1))
+fi
 check unfed 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --fetch mm/plain
 expect_in unfed-msg "$tmp/err" 'You must feed a value for placeholder tensor'
 

@@ -1,0 +1,128 @@
+// TF_XLA_FLAGS and XLA_FLAGS (include/tfjit/session.h, SessionOptionsFromEnvironment): each
+// switch changes the options it should, malformed values are INVALID_ARGUMENT naming the
+// variable and flag, other TF flags are ignored; the cluster-size limits and the XLA dumps
+// take effect in a session.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
+#include "tfjit/session.h"
+
+namespace tfjit {
+namespace {
+
+std::string Graph(const std::string& name) {
+  return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "graphs" / name).string();
+}
+
+TEST(TfFlagsTest, AutoJitLevels) {
+  for (const auto& [flag, mode] : std::vector<std::pair<std::string, JitMode>>{
+           {"--tf_xla_auto_jit=2", JitMode::kAuto},
+           {"--tf_xla_auto_jit=1", JitMode::kAuto},
+           {"--tf_xla_auto_jit=single-gpu(2)", JitMode::kAuto},
+           {"--tf_xla_auto_jit=0", JitMode::kOff},
+           {"--tf_xla_auto_jit=-1", JitMode::kOff},
+           {"--tf_xla_cpu_global_jit", JitMode::kAuto},
+           {"--tf_xla_cpu_global_jit=false", JitMode::kNone}}) {
+    SessionOptions base;
+    base.jit = JitMode::kNone;  // to see what the flag changes
+    auto options = ApplyTfFlags(base, flag, "");
+    ASSERT_TRUE(options.ok()) << flag << ": " << options.status();
+    EXPECT_EQ(options->jit, mode) << flag;
+  }
+}
+
+TEST(TfFlagsTest, ClusterSizesAndDumps) {
+  auto options = ApplyTfFlags({}, " --tf_xla_min_cluster_size=4\t--tf_xla_max_cluster_size=9 ",
+                              "--xla_dump_to=/tmp/d");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->min_cluster_size, 4);
+  EXPECT_EQ(options->max_cluster_size, 9);
+  EXPECT_EQ(options->dump_dir, "/tmp/d");
+  EXPECT_EQ(options->dump_hlo_pass_regex, ".*");  // XLA dumps every pass by default
+  options = ApplyTfFlags({}, "", "--xla_dump_to=/tmp/d --xla_dump_hlo_pass_re=fusion|cse");
+  ASSERT_TRUE(options.ok());
+  EXPECT_EQ(options->dump_hlo_pass_regex, "fusion|cse");
+  // Unknown TF flags are ignored (with a warning); nothing changes.
+  options = ApplyTfFlags({}, "--tf_xla_enable_lazy_compilation=false", "--xla_gpu_autotune=0");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->jit, SessionOptions().jit);
+}
+
+TEST(TfFlagsTest, MalformedFlagsNameTheVariableAndFlag) {
+  struct Case {
+    std::string tf, xla, message;
+  };
+  for (const Case& c : {Case{"--tf_xla_auto_jit=3", "", "TF_XLA_FLAGS: --tf_xla_auto_jit takes"},
+                        Case{"--tf_xla_min_cluster_size=0", "", "--tf_xla_min_cluster_size takes"},
+                        Case{"tf_xla_auto_jit=2", "", "TF_XLA_FLAGS: 'tf_xla_auto_jit=2' is not"},
+                        Case{"--tf_xla_cpu_global_jit=maybe", "", "takes true or false"},
+                        Case{"", "--xla_dump_to", "XLA_FLAGS: --xla_dump_to takes a directory"}}) {
+    auto options = ApplyTfFlags({}, c.tf, c.xla);
+    ASSERT_FALSE(options.ok()) << c.tf << c.xla;
+    EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(options.status().message(), c.message))
+        << options.status().message();
+  }
+}
+
+// In a session: a minimum cluster size above the graph's largest cluster compiles nothing; a
+// maximum of 1 splits the clusters into single nodes.
+TEST(TfFlagsTest, ClusterSizeLimitsApply) {
+  auto run = [](const SessionOptions& options) {
+    auto session = Session::Load(Graph("matmul.pbtxt"), options);
+    EXPECT_TRUE(session.ok()) << session.status();
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (const InputInfo& in : (*session)->Inputs()) feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
+    RunStats stats;
+    auto out = (*session)->Run(feeds, (*session)->DefaultFetches(), &stats);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return stats;
+  };
+  SessionOptions options;
+  const RunStats all = run(options);
+  ASSERT_GT(all.nodes_compiled, 2);
+  options.min_cluster_size = 1000;
+  EXPECT_EQ(run(options).nodes_compiled, 0);
+  options.min_cluster_size = 1;
+  options.max_cluster_size = 1;
+  const RunStats split = run(options);
+  EXPECT_GT(split.clusters, all.clusters);
+  EXPECT_EQ(split.clusters, split.nodes_compiled);  // one node each
+}
+
+// XLA_FLAGS-style dumps: the HLO after each matching pass and the LLVM IR.
+TEST(TfFlagsTest, DumpsEachMatchingPassAndTheLlvmIr) {
+  const std::string dir = testing::TestTempDir() + "/xla_dump";
+  std::filesystem::create_directories(dir);
+  auto options = ApplyTfFlags({}, "", "--xla_dump_to=" + dir + " --xla_dump_hlo_pass_re=fusion");
+  ASSERT_TRUE(options.ok());
+  auto session = Session::Load(Graph("matmul.pbtxt"), *options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const InputInfo& in : (*session)->Inputs()) feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
+  ASSERT_TRUE((*session)->Run(feeds, (*session)->DefaultFetches()).ok());
+  int fusion = 0, other_pass = 0, ir = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::EndsWith(name, "_fusion.hlo")) ++fusion;
+    else if (absl::StrContains(name, "_") && absl::EndsWith(name, ".hlo") &&
+             absl::StrContains(name, ".0")) ++other_pass;
+    if (absl::EndsWith(name, ".ll")) ++ir;
+  }
+  EXPECT_GT(fusion, 0);
+  EXPECT_GT(ir, 0);
+  EXPECT_EQ(other_pass, 0) << "only the fusion pass matches";
+  SessionOptions bad;
+  bad.dump_dir = dir;
+  bad.dump_hlo_pass_regex = "(";
+  auto refused = Session::Load(Graph("matmul.pbtxt"), bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tfjit
