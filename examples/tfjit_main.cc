@@ -1,4 +1,6 @@
 // tfjit: the model-runner CLI (run, explain, demo). See README.md for usage.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -35,6 +37,9 @@ constexpr char kUsage[] =
     "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR]\n"
     "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]... [--random-inputs SEED]\n"
     "            [--input NAME=FILE.npy]... [--shape NAME=d0,..]...\n"
+    "            [--format text|dot|svg] [--output FILE]\n"
+    "            dot/svg: the graph with its clusters coloured, every node left out\n"
+    "            labelled with its reason (svg needs Graphviz)\n"
     "            with inputs: also compiles, printing each cluster's compile time\n"
     "  tfjit bench MODEL [--threads N] [--repeat N] [--input NAME=FILE.npy]...\n"
     "            [--random-inputs SEED] [--shape NAME=d0,..]... [--fetch NAME]...\n"
@@ -56,7 +61,9 @@ struct Args {
   std::vector<std::string> fetches;
   std::vector<std::string> targets;  // nodes run with every run (e.g. a variable update)
   std::vector<std::string> inits;    // nodes run once before the runs (e.g. an initializer)
-  std::string output_dir, dump_dir;
+  std::string output_dir;
+  std::string format = "text";  // explain: text, dot or svg
+  std::string output;           // explain: the file to write ("" = standard output)
   SessionOptions options;
   int repeat = 1;
   int64_t unknown_dim = 1;  // size given to -1 dims of random inputs
@@ -117,6 +124,11 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       args->inits.push_back(v);
     } else if (flag == "--output-dir") {
       args->output_dir = v;
+    } else if (flag == "--format") {
+      if (v != "text" && v != "dot" && v != "svg") return "--format takes text, dot or svg";
+      args->format = v;
+    } else if (flag == "--output") {
+      args->output = v;
     } else if (flag == "--dump-dir") {
       args->options.dump_dir = v;
     } else if (flag == "--cache-dir") {
@@ -285,14 +297,55 @@ int RunCommand(const Args& args) {
 
 // The clusters and why nodes stay out of them; with inputs (--input, --random-inputs,
 // --shape), also one run that compiles them, and each cluster's compile time.
+// Writes `text` to `path` ("" = standard output).
+absl::Status WriteText(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return absl::OkStatus();
+  }
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return tfjit::NotFound("cannot open '%s' for writing", path);
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && ok ? absl::OkStatus()
+                                    : tfjit::Internal("writing '%s' failed", path);
+}
+
+// The DOT text drawn as SVG by Graphviz's dot, into `path` ("" = standard output).
+absl::Status WriteSvg(const std::string& dot, const std::string& path) {
+  if (std::system("command -v dot >/dev/null 2>&1") != 0) {
+    return tfjit::FailedPrecondition("explain --format svg needs Graphviz's dot, which is not "
+                                     "installed (Debian: apt-get install graphviz); "
+                                     "--format dot writes the graph for another renderer");
+  }
+  char dot_path[] = "/tmp/tfjit-explain-XXXXXX";
+  const int fd = mkstemp(dot_path);
+  if (fd < 0) return tfjit::Internal("cannot create a temporary file for dot");
+  close(fd);
+  TFJIT_RETURN_IF_ERROR(WriteText(dot_path, dot));
+  const std::string command = absl::StrCat("dot -Tsvg '", dot_path, "'",
+                                           path.empty() ? "" : absl::StrCat(" -o '", path, "'"));
+  const int rc = std::system(command.c_str());
+  std::remove(dot_path);
+  if (rc != 0) return tfjit::Internal("Graphviz's dot failed (%s)", command);
+  return absl::OkStatus();
+}
+
 int ExplainCommand(Args args) {
   auto session = Session::Load(args.model, args.options);
   if (!session.ok()) return Fail(session.status());
   std::vector<std::string> fetches = args.fetches;
   if (fetches.empty()) fetches = (*session)->DefaultFetches();
+  if (args.format != "text") {
+    auto dot = (*session)->ExplainDot(fetches);
+    if (!dot.ok()) return Fail(dot.status());
+    absl::Status written = args.format == "dot" ? WriteText(args.output, *dot)
+                                                : WriteSvg(*dot, args.output);
+    return written.ok() ? 0 : Fail(written);
+  }
   auto report = (*session)->Explain(fetches);
   if (!report.ok()) return Fail(report.status());
-  std::printf("%s", report->c_str());
+  absl::Status written = WriteText(args.output, *report);
+  if (!written.ok()) return Fail(written);
   if (args.inputs.empty() && !args.random_seed.has_value() && args.shapes.empty()) return 0;
   auto feeds = MakeFeeds(args, **session);
   if (!feeds.ok()) return Fail(feeds.status());

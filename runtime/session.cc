@@ -537,7 +537,144 @@ void ExplainPlan(const tf::Graph& graph, const std::vector<tf::Output>& feeds,
   }
 }
 
+// A DOT string literal of `text`: quotes and backslashes escaped, line breaks as DOT's \n.
+std::string DotQuote(absl::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+// The last two '/'-separated parts of a node name, at most 36 characters: Keras and
+// tf.function names repeat long scopes (the full name is the node's tooltip).
+std::string ShortName(const std::string& name) {
+  size_t cut = name.rfind('/');
+  if (cut != std::string::npos && cut > 0) cut = name.rfind('/', cut - 1);
+  std::string tail = cut == std::string::npos ? name : name.substr(cut + 1);
+  if (tail.size() > 36) tail = "..." + tail.substr(tail.size() - 33);
+  return tail;
+}
+
+// `text` broken into lines of at most `width` characters at spaces.
+std::string Wrap(absl::string_view text, size_t width) {
+  std::string out, line;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      absl::StrAppend(&out, out.empty() ? "" : "\n", line);
+      line.clear();
+    }
+    absl::StrAppend(&line, line.empty() ? "" : " ", word);
+  }
+  if (!line.empty()) absl::StrAppend(&out, out.empty() ? "" : "\n", line);
+  return out;
+}
+
 }  // namespace
+
+StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetches) const {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,
+                         impl_->ResolveAll(fetches, "fetch"));
+  std::vector<tf::Output> feeds;
+  for (const auto& node : impl_->graph->nodes()) {
+    if (node->op() == "Placeholder") feeds.push_back({node.get(), 0});
+  }
+  const cluster::JitMode mode = ToClusterMode(impl_->options.jit);
+  TFJIT_ASSIGN_OR_RETURN(
+      std::unique_ptr<runtime::Plan> plan,
+      runtime::Plan::Build(*impl_->graph, feeds, fetch_outs, mode, impl_->placement()));
+  const cluster::ClusteringResult& r = plan->clustering();
+  const tf::Graph& graph = *impl_->graph;
+  // Pastel fills and darker borders, cycled over the clusters.
+  static constexpr const char* kFill[] = {"#cfe2f3", "#d9ead3", "#fff2cc", "#f4cccc",
+                                          "#d9d2e9", "#fce5cd", "#d0e0e3", "#ead1dc"};
+  static constexpr const char* kLine[] = {"#3d85c6", "#6aa84f", "#bf9000", "#cc0000",
+                                          "#674ea7", "#e69138", "#45818e", "#a64d79"};
+  std::string out = absl::StrCat(
+      "digraph ", DotQuote(graph.source()), " {\n  rankdir=TB;\n",
+      "  label=", DotQuote(absl::StrCat("tfjit explain: jit mode ", cluster::JitModeName(mode), ", ",
+                                       r.clusters.size(), " cluster(s)")),
+      "; labelloc=t; fontname=\"Helvetica\";\n",
+      "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n",
+      "  edge [color=\"#666666\", arrowsize=0.6];\n");
+  auto node_id = [](const tf::Node& n) { return absl::StrCat("n", n.id()); };
+  // Constants (weights) are not drawn: they would outnumber the operations.
+  auto hidden = [](const tf::Node& n) { return n.op() == "Const"; };
+  int constants = 0;
+  for (size_t i = 0; i < r.clusters.size(); ++i) {
+    const cluster::Cluster& c = r.clusters[i];
+    const size_t k = i % (sizeof(kFill) / sizeof(kFill[0]));
+    absl::StrAppend(&out, "  subgraph cluster_", i, " {\n    label=",
+                    DotQuote(absl::StrCat(c.spec.name, ": ", c.spec.nodes.size(), " nodes on ",
+                                          c.device.substr(c.device.rfind('/') + 1))),
+                    "; style=\"rounded,filled\"; fillcolor=\"", kFill[k], "40\"; color=\"",
+                    kLine[k], "\";\n");
+    for (const tf::Node* n : c.spec.nodes) {
+      if (hidden(*n)) {
+        ++constants;
+        continue;
+      }
+      absl::StrAppend(&out, "    ", node_id(*n), " [label=",
+                      DotQuote(absl::StrCat(n->op(), "\n", ShortName(n->name()))),
+                      ", tooltip=", DotQuote(n->name()), ", fillcolor=\"", kFill[k],
+                      "\", color=\"", kLine[k], "\"];\n");
+    }
+    absl::StrAppend(&out, "  }\n");
+  }
+  for (const auto& [id, why] : r.why_not) {
+    const tf::Node& n = *graph.node(id);
+    if (hidden(n)) {
+      ++constants;
+      continue;
+    }
+    absl::StrAppend(&out, "  ", node_id(n), " [label=",
+                    DotQuote(absl::StrCat(n.op(), "\n", ShortName(n.name()), "\n(",
+                                          Wrap(why, 40), ")")),
+                    ", tooltip=", DotQuote(n.name()),
+                    ", fillcolor=\"white\", color=\"#999999\", fontcolor=\"#555555\"];\n");
+  }
+  auto drawn = [&](const tf::Node& n) {
+    return !hidden(n) &&
+           (r.why_not.contains(n.id()) ||
+            (static_cast<size_t>(n.id()) < r.cluster_of.size() && r.cluster_of[n.id()] >= 0));
+  };
+  // The graph's inputs (fed placeholders) that drawn nodes read, as ellipses.
+  absl::flat_hash_set<const tf::Node*> placeholders;
+  for (const auto& node : graph.nodes()) {
+    if (!drawn(*node)) continue;
+    for (const tf::Output& in : node->inputs()) {
+      if (!drawn(*in.node) && in.node->op() == "Placeholder" &&
+          placeholders.insert(in.node).second) {
+        absl::StrAppend(&out, "  ", node_id(*in.node), " [shape=ellipse, label=",
+                        DotQuote(ShortName(in.node->name())), ", tooltip=",
+                        DotQuote(in.node->name()), ", fillcolor=\"white\"];\n");
+      }
+    }
+  }
+  for (const auto& node : graph.nodes()) {
+    if (!drawn(*node)) continue;
+    for (const tf::Output& in : node->inputs()) {
+      if (drawn(*in.node) || placeholders.contains(in.node)) {
+        absl::StrAppend(&out, "  ", node_id(*in.node), " -> ", node_id(*node), ";\n");
+      }
+    }
+    for (const tf::Node* c : node->control_inputs()) {
+      if (drawn(*c)) absl::StrAppend(&out, "  ", node_id(*c), " -> ", node_id(*node), " [style=dashed];\n");
+    }
+  }
+  absl::StrAppend(&out, "  legend [shape=plaintext, style=\"\", label=",
+                  DotQuote(absl::StrCat("coloured boxes: compiled clusters; white boxes: left "
+                                        "out, with the reason; ellipses: inputs; dashed: "
+                                        "control edges; ",
+                                        constants, " constant(s) not drawn")),
+                  "];\n}\n");
+  return out;
+}
 
 StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) const {
   TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,

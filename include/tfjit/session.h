@@ -214,6 +214,10 @@ class Session {
   // Human-readable clustering report for these fetches: each cluster with its nodes, and every
   // node left out with the reason.
   StatusOr<std::string> Explain(const std::vector<std::string>& fetches) const;
+  // The same as a Graphviz graph (DOT text): every node the fetches need, each cluster a
+  // coloured box around its nodes, every node left out white with its reason, data edges
+  // solid and control edges dashed. `dot -Tsvg` draws it (tfjit explain --format svg).
+  StatusOr<std::string> ExplainDot(const std::vector<std::string>& fetches) const;
 
   const SessionOptions& options() const;
 

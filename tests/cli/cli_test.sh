@@ -48,6 +48,25 @@ if ls "$tmp/xla_dump" | grep -q '_fusion\.hlo$' && ls "$tmp/xla_dump" | grep -q 
 else
   echo "FAIL xla-dump-files: $(ls "$tmp/xla_dump" | head)"; fails=$((fails+1))
 fi
+# explain --format dot|svg: the clusters as coloured boxes, left-out nodes with their reason.
+cat > "$tmp/left.pbtxt" <<'PBTXT'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 4 } } } } }
+node { name: "e" op: "Exp" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "check" op: "CheckNumerics" input: "e" attr { key: "T" value { type: DT_FLOAT } } attr { key: "message" value { s: "bad" } } }
+node { name: "n" op: "Neg" input: "check" attr { key: "T" value { type: DT_FLOAT } } }
+PBTXT
+check explain-dot 0 "$tfjit" explain "$tmp/left.pbtxt" --fetch n --format dot
+expect_in explain-dot-cluster "$tmp/out" 'subgraph cluster_0 \{'
+expect_in explain-dot-reason "$tmp/out" 'label="CheckNumerics\\ncheck\\n\(CheckNumerics stays in the runtime'
+expect_in explain-dot-edge "$tmp/out" '^  n[0-9]+ -> n[0-9]+;'
+if command -v dot >/dev/null; then
+  check explain-svg 0 "$tfjit" explain "$tmp/left.pbtxt" --fetch n --format svg --output "$tmp/left.svg"
+  expect_in explain-svg-file "$tmp/left.svg" '<svg '
+  expect_in explain-svg-text "$tmp/left.svg" 'CheckNumerics'
+else
+  echo "skip explain-svg: Graphviz's dot is not installed"
+fi
+check explain-bad-format 2 "$tfjit" explain "$tmp/left.pbtxt" --format png
 check unfed 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --fetch mm/plain
 expect_in unfed-msg "$tmp/err" 'You must feed a value for placeholder tensor'
 
