@@ -34,7 +34,8 @@ constexpr char kUsage[] =
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
     "            [--logical-cpus N] [--threads N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
     "            [--backend cpu|interpreter] [--signature NAME] [--tags serve,...]\n"
-    "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR]\n"
+    "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR] [--profile]\n"
+    "            --profile: each cluster's and kernel's time and bytes in the last run\n"
     "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]... [--random-inputs SEED]\n"
     "            [--input NAME=FILE.npy]... [--shape NAME=d0,..]...\n"
     "            [--format text|dot|svg] [--output FILE]\n"
@@ -66,6 +67,7 @@ struct Args {
   std::string output;           // explain: the file to write ("" = standard output)
   SessionOptions options;
   int repeat = 1;
+  bool profile = false;  // run: time every cluster and kernel of the last run
   int64_t unknown_dim = 1;  // size given to -1 dims of random inputs
   // --shape NAME=d0,d1,...: the whole shape of a random input (empty: a scalar).
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
@@ -96,6 +98,8 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
     std::string v;
     if (flag == "--autofix") {
       args->options.autofix = true;
+    } else if (flag == "--profile") {
+      args->profile = true;
     } else if (!value(&v)) {
       return absl::StrCat(flag == "" ? "empty argument" : "unknown flag or missing value: ", flag);
     } else if (flag == "--input") {
@@ -210,6 +214,7 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> MakeFeeds(const Args
 struct Outcome {
   std::vector<Tensor> outputs;
   RunStats first;        // the first run (includes compilation)
+  RunStats profiled;     // with --profile: the last run
   double median_run_ms = 0, min_run_ms = 0;
   int64_t flops = 0;     // RunStats::flops of the last run
 };
@@ -229,7 +234,11 @@ absl::StatusOr<Outcome> RunRepeated(Session& session, const Args& args,
   double compiling_run_ms = 0;
   for (int r = 0; r < args.repeat; ++r) {
     RunStats stats;
-    TFJIT_ASSIGN_OR_RETURN(outcome.outputs, session.Run(feeds, fetches, args.targets, &stats));
+    RunOptions run_options;
+    run_options.profile = args.profile && r == args.repeat - 1;  // the last run, compiled
+    TFJIT_ASSIGN_OR_RETURN(outcome.outputs,
+                           session.Run(run_options, feeds, fetches, args.targets, &stats));
+    if (run_options.profile) outcome.profiled = stats;
     if (r == 0) outcome.first = stats;
     if (stats.compile_ms > 0) {
       compiling_run_ms = std::max(0.0, stats.run_ms - stats.compile_ms);
@@ -243,6 +252,35 @@ absl::StatusOr<Outcome> RunRepeated(Session& session, const Args& args,
   outcome.median_run_ms = times[times.size() / 2];
   outcome.min_run_ms = times.front();
   return outcome;
+}
+
+// --profile: the last run's units, slowest first (at most 25 lines, then the rest summed),
+// and how the run's time splits between compiled clusters and everything else.
+void PrintProfile(const RunStats& stats) {
+  double cluster_ms = 0, kernel_ms = 0;
+  for (const UnitProfile& p : stats.profile) (p.compiled ? cluster_ms : kernel_ms) += p.ms;
+  const double run_ms = std::max(stats.run_ms, 1e-9);
+  std::printf("profile of the last run (%.3f ms):\n", stats.run_ms);
+  std::printf("  %8s %6s %6s %10s %10s  %-10s %s\n", "ms", "%", "calls", "in MB", "out MB",
+              "kind", "name");
+  double rest_ms = 0;
+  int rest = 0;
+  for (size_t i = 0; i < stats.profile.size(); ++i) {
+    const UnitProfile& p = stats.profile[i];
+    if (i >= 25) {
+      rest_ms += p.ms;
+      ++rest;
+      continue;
+    }
+    std::printf("  %8.3f %6.1f %6d %10.3f %10.3f  %-10s %s\n", p.ms, 100 * p.ms / run_ms, p.calls,
+                p.input_bytes / 1e6, p.output_bytes / 1e6, p.kind.c_str(), p.name.c_str());
+  }
+  if (rest > 0) std::printf("  %8.3f %6.1f  (%d more units)\n", rest_ms, 100 * rest_ms / run_ms, rest);
+  const double outside = std::max(0.0, stats.run_ms - cluster_ms);
+  std::printf("  compiled clusters %.3f ms (%.1f%%), kernels %.3f ms (%.1f%%), outside compiled "
+              "code %.3f ms (%.1f%%: kernels, scheduling, feeds and fetches)\n",
+              cluster_ms, 100 * cluster_ms / run_ms, kernel_ms, 100 * kernel_ms / run_ms,
+              outside, 100 * outside / run_ms);
 }
 
 // The run's totals, then each cluster's compile time ("cluster_0:12.3", ":disk" when it was
@@ -292,6 +330,7 @@ int RunCommand(const Args& args) {
     if (!s.ok()) return Fail(s);
   }
   std::printf("%s\n", SummaryLine(*outcome, args.options.jit).c_str());
+  if (args.profile) PrintProfile(outcome->profiled);
   return 0;
 }
 

@@ -148,6 +148,7 @@ void AddNestedStats(const RunStats& nested, RunStats* into) {
   into->compiles.insert(into->compiles.end(), nested.compiles.begin(), nested.compiles.end());
   into->flops += nested.flops;
   into->fallbacks += nested.fallbacks;
+  into->profile.insert(into->profile.end(), nested.profile.begin(), nested.profile.end());
 }
 
 struct Plan::RunState {
@@ -549,10 +550,29 @@ absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext&
   inputs.reserve(unit.input_slots.size());
   for (int s : unit.input_slots) inputs.push_back(state.slots[s]);
   std::vector<Tensor> outputs;
+  const auto start = ctx.profile ? std::chrono::steady_clock::now()
+                                 : std::chrono::steady_clock::time_point();
   if (unit.node != nullptr) {
     TFJIT_RETURN_IF_ERROR(RunKernel(*unit.node, inputs, ctx, &outputs, &state));
   } else {
     TFJIT_RETURN_IF_ERROR(RunCluster(unit.cluster, inputs, ctx, &outputs, state));
+  }
+  if (ctx.profile) {
+    UnitProfile p;
+    p.ms = MsSince(start);
+    p.calls = 1;
+    if (unit.node != nullptr) {
+      p.name = unit.node->name();
+      p.kind = unit.node->op();
+    } else {
+      p.name = absl::StrCat(ctx.key_prefix, clustering_.clusters[unit.cluster].spec.name);
+      p.kind = "cluster";
+      p.compiled = true;
+    }
+    for (const Tensor& t : inputs) p.input_bytes += t.valid() ? static_cast<int64_t>(t.byte_size()) : 0;
+    for (const Tensor& t : outputs) p.output_bytes += t.valid() ? static_cast<int64_t>(t.byte_size()) : 0;
+    std::lock_guard<std::mutex> lock(state.mu);
+    state.stats.profile.push_back(std::move(p));
   }
   for (size_t k = 0; k < unit.output_slots.size() && k < outputs.size(); ++k) {
     if (unit.output_slots[k] >= 0) state.slots[unit.output_slots[k]] = std::move(outputs[k]);

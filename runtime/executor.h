@@ -56,6 +56,8 @@ struct ExecContext {
   // every node and loop iteration, installed on the thread around kernels and clusters.
   // nullptr: no limits.
   const RunControl* control = nullptr;
+  // RunOptions::profile: each unit's time and bytes go to RunStats::profile.
+  bool profile = false;
 };
 
 // OK unless the run was cancelled or passed its deadline; then CANCELLED / DEADLINE_EXCEEDED

@@ -29,6 +29,28 @@
 namespace tfjit {
 namespace {
 
+// One entry per unit (name and kind), calls and totals summed, slowest first.
+void MergeProfile(std::vector<UnitProfile>& profile) {
+  absl::flat_hash_map<std::pair<std::string, std::string>, size_t> index;
+  std::vector<UnitProfile> merged;
+  for (UnitProfile& p : profile) {
+    auto [it, inserted] = index.emplace(std::make_pair(p.name, p.kind), merged.size());
+    if (inserted) {
+      merged.push_back(std::move(p));
+      continue;
+    }
+    UnitProfile& m = merged[it->second];
+    m.calls += p.calls;
+    m.ms += p.ms;
+    m.input_bytes += p.input_bytes;
+    m.output_bytes += p.output_bytes;
+  }
+  std::stable_sort(merged.begin(), merged.end(),
+                   [](const UnitProfile& a, const UnitProfile& b) { return a.ms > b.ms; });
+  profile = std::move(merged);
+}
+
+
 cluster::JitMode ToClusterMode(JitMode mode) {
   switch (mode) {
     case JitMode::kNone: return cluster::JitMode::kNone;
@@ -405,8 +427,10 @@ StatusOr<std::vector<Tensor>> Session::Impl::Run(
                                  target_nodes, targets));
   runtime::ExecContext ctx = Context();
   ctx.control = &control;
+  ctx.profile = run_options != nullptr && run_options->profile && stats != nullptr;
   absl::StatusOr<std::vector<Tensor>> results = plan->Run(feed_values, ctx, stats);
   if (stats != nullptr && memory != nullptr) stats->peak_memory_bytes = memory->peak();
+  if (ctx.profile) MergeProfile(stats->profile);
   return results;
 }
 

@@ -114,6 +114,20 @@ struct RunOptions {
   int64_t timeout_ms = 0;
   // Optional; shared so the canceller may outlive or predate the run.
   std::shared_ptr<const CancellationToken> cancel;
+  // Time every unit of the run (each compiled cluster and each node run by a kernel) into
+  // RunStats::profile. Costs two clock reads per unit.
+  bool profile = false;
+};
+
+// One unit's share of a profiled run (RunOptions::profile).
+struct UnitProfile {
+  std::string name;    // the cluster ("cluster_0") or the node
+  std::string kind;    // "cluster" or the node's op type
+  bool compiled = false;
+  int calls = 0;       // more than 1 inside loops
+  double ms = 0;       // wall time, summed over the calls
+  int64_t input_bytes = 0;   // bytes of the tensors it read
+  int64_t output_bytes = 0;  // bytes of the tensors it wrote
 };
 
 // A graph input (Placeholder): its tensor name, dtype and dims (-1 = any size).
@@ -158,6 +172,9 @@ struct RunStats {
   // With SessionOptions::memory_limit_bytes: the session's tensor bytes in use, at most, while
   // this run went (0 without a cap).
   int64_t peak_memory_bytes = 0;
+  // With RunOptions::profile: every unit that ran, slowest first (function bodies' units
+  // included, by their own names).
+  std::vector<UnitProfile> profile;
 };
 
 // Thread safety: Run may be called concurrently from several threads.

@@ -1,7 +1,7 @@
 // TF_XLA_FLAGS and XLA_FLAGS (include/tfjit/session.h, SessionOptionsFromEnvironment): each
 // switch changes the options it should, malformed values are INVALID_ARGUMENT naming the
 // variable and flag, other TF flags are ignored; the cluster-size limits and the XLA dumps
-// take effect in a session.
+// take effect in a session. Also RunOptions::profile.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -122,6 +122,48 @@ TEST(TfFlagsTest, DumpsEachMatchingPassAndTheLlvmIr) {
   auto refused = Session::Load(Graph("matmul.pbtxt"), bad);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tfjit
+
+namespace tfjit {
+namespace {
+
+// RunOptions::profile: every unit that ran, once per name, slowest first, clusters marked
+// compiled, bytes counted; without it, nothing is recorded.
+TEST(ProfileTest, RecordsEveryUnitOfTheRun) {
+  for (JitMode mode : {JitMode::kAuto, JitMode::kNone}) {
+    SessionOptions options;
+    options.jit = mode;
+    auto session = Session::Load(Graph("matmul.pbtxt"), options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (const InputInfo& in : (*session)->Inputs()) feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
+    RunStats plain;
+    ASSERT_TRUE((*session)->Run(feeds, (*session)->DefaultFetches(), &plain).ok());
+    EXPECT_TRUE(plain.profile.empty());
+    RunOptions run_options;
+    run_options.profile = true;
+    RunStats stats;
+    ASSERT_TRUE((*session)->Run(run_options, feeds, (*session)->DefaultFetches(), {}, &stats).ok());
+    ASSERT_FALSE(stats.profile.empty());
+    int clusters = 0;
+    for (size_t i = 0; i < stats.profile.size(); ++i) {
+      const UnitProfile& p = stats.profile[i];
+      if (i > 0) {
+        EXPECT_LE(p.ms, stats.profile[i - 1].ms);
+      }
+      EXPECT_EQ(p.calls, 1) << p.name;
+      clusters += p.compiled;
+      EXPECT_EQ(p.compiled, p.kind == "cluster") << p.name;
+      if (p.name == "mm/plain") {  // a 5x7 by 7x3 MatMul, uncompiled
+        EXPECT_EQ(p.input_bytes, (5 * 7 + 7 * 3) * 4);
+        EXPECT_EQ(p.output_bytes, 5 * 3 * 4);
+      }
+    }
+    EXPECT_EQ(clusters, stats.clusters) << JitModeName(mode);
+  }
 }
 
 }  // namespace
