@@ -522,6 +522,7 @@ int main(int argc, char** argv) {
   tfjit::StatusOr<tfjit::SessionOptions> from_env = tfjit::SessionOptionsFromEnvironment();
   if (!from_env.ok()) return Fail(from_env.status());
   args.options = *from_env;
+  args.options.show_compile_progress = isatty(STDERR_FILENO) != 0;
   const std::string error = ParseArgs(argc, argv, &args);
   if (!error.empty()) return UsageError(error);
   if (args.command == "run") return RunCommand(args);

@@ -11,6 +11,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -170,6 +172,7 @@ std::unique_ptr<Model> Load(const std::string& path, std::optional<std::string> 
                             std::optional<std::string> device, std::optional<bool> autofix,
                             std::optional<std::string> signature, std::optional<int> threads) {
   SessionOptions options = Check(SessionOptionsFromEnvironment());
+  options.show_compile_progress = isatty(STDERR_FILENO) != 0;
   if (jit.has_value()) options.jit = Check(ParseJitMode(*jit));
   if (device.has_value()) options.device = *device;
   if (autofix.has_value()) options.autofix = *autofix;

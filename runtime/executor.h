@@ -58,6 +58,8 @@ struct ExecContext {
   const RunControl* control = nullptr;
   // RunOptions::profile: each unit's time and bytes go to RunStats::profile.
   bool profile = false;
+  // SessionOptions::show_compile_progress.
+  bool show_compile_progress = false;
 };
 
 // OK unless the run was cancelled or passed its deadline; then CANCELLED / DEADLINE_EXCEEDED

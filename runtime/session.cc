@@ -126,6 +126,7 @@ struct Session::Impl {
     ctx.functions = functions.get();
     ctx.resources = const_cast<runtime::ResourceMgrSet*>(&resources);
     ctx.autofix = options.autofix;
+    ctx.show_compile_progress = options.show_compile_progress;
     return ctx;
   }
 

@@ -73,6 +73,10 @@ struct SessionOptions {
   // would pass it fails RESOURCE_EXHAUSTED before allocating. 0 = no cap. Whatever the cap,
   // one tensor larger than the machine's memory (or 2^40 bytes) is always refused.
   int64_t memory_limit_bytes = 0;
+  // A cluster whose compilation takes more than a second says so on stderr when it starts
+  // and when it ends; shorter ones print nothing. The CLI and the Python module turn this on
+  // when stderr is a terminal.
+  bool show_compile_progress = false;
   // Default deadline of every Run in milliseconds (RunOptions::timeout_ms overrides it);
   // 0 = none. A run past it fails DEADLINE_EXCEEDED.
   int64_t run_timeout_ms = 0;

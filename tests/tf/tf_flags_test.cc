@@ -168,3 +168,30 @@ TEST(ProfileTest, RecordsEveryUnitOfTheRun) {
 
 }  // namespace
 }  // namespace tfjit
+
+namespace tfjit {
+namespace {
+
+// SessionOptions::show_compile_progress: a compile longer than the threshold (0 ms here,
+// TFJIT_PROGRESS_AFTER_MS) announces itself on stderr and its end; off, nothing is printed.
+TEST(CompileProgressTest, LongCompilesSaySoOnlyWhenAsked) {
+  setenv("TFJIT_PROGRESS_AFTER_MS", "0", 1);
+  for (bool show : {true, false}) {
+    SessionOptions options;
+    options.show_compile_progress = show;
+    auto session = Session::Load(Graph("matmul.pbtxt"), options);
+    ASSERT_TRUE(session.ok());
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (const InputInfo& in : (*session)->Inputs()) feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
+    ::testing::internal::CaptureStderr();
+    auto out = (*session)->Run(feeds, (*session)->DefaultFetches());
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(absl::StrContains(err, "tfjit: compiling cluster_"), show) << err;
+    EXPECT_EQ(absl::StrContains(err, "tfjit: ... done in "), show) << err;
+  }
+  unsetenv("TFJIT_PROGRESS_AFTER_MS");
+}
+
+}  // namespace
+}  // namespace tfjit
