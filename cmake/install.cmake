@@ -56,3 +56,16 @@ install(CODE "
   file(INSTALL \"${CMAKE_BINARY_DIR}/tfjit.pc\"
        DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")
 ")
+
+# The API reference (docs/Doxyfile.in, Doxygen from Debian): `cmake --build BUILD --target
+# api_docs` writes BUILD/api-docs/html; tests/install checks it builds without warnings.
+find_program(TFJIT_DOXYGEN doxygen)
+if(TFJIT_DOXYGEN)
+  configure_file(${CMAKE_SOURCE_DIR}/docs/Doxyfile.in ${CMAKE_BINARY_DIR}/Doxyfile @ONLY)
+  add_custom_target(api_docs
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/api-docs
+    COMMAND ${TFJIT_DOXYGEN} ${CMAKE_BINARY_DIR}/Doxyfile
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+    COMMENT "Doxygen: the API reference of include/tfjit"
+    VERBATIM)
+endif()
