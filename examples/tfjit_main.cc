@@ -36,7 +36,7 @@ constexpr char kUsage[] =
     "            [--backend cpu|interpreter] [--signature NAME] [--tags serve,...]\n"
     "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR] [--profile]\n"
     "            --profile: each cluster's and kernel's time and bytes in the last run\n"
-    "  tfjit explain MODEL [--jit auto|all] [--fetch NAME]... [--random-inputs SEED]\n"
+    "  tfjit explain MODEL [--jit none|off|auto|all] [--fetch NAME]... [--random-inputs SEED]\n"
     "            [--input NAME=FILE.npy]... [--shape NAME=d0,..]...\n"
     "            [--format text|dot|svg] [--output FILE]\n"
     "            dot/svg: the graph with its clusters coloured, every node left out\n"

@@ -40,6 +40,11 @@ const char* CodeName(absl::StatusCode code) {
     case absl::StatusCode::kCancelled: return "CANCELLED";
     case absl::StatusCode::kInternal: return "INTERNAL";
     case absl::StatusCode::kOutOfRange: return "OUT_OF_RANGE";
+    case absl::StatusCode::kDataLoss: return "DATA_LOSS";
+    case absl::StatusCode::kAlreadyExists: return "ALREADY_EXISTS";
+    case absl::StatusCode::kPermissionDenied: return "PERMISSION_DENIED";
+    case absl::StatusCode::kAborted: return "ABORTED";
+    case absl::StatusCode::kUnavailable: return "UNAVAILABLE";
     default: return "UNKNOWN";
   }
 }

@@ -3,6 +3,7 @@
 #include "tfjit/session.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <regex>
 
@@ -275,6 +276,14 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
     return InvalidArgument("min_cluster_size must be >= 1 and max_cluster_size >= 0 (0 = no "
                            "limit), got %d and %d", options.min_cluster_size,
                            options.max_cluster_size);
+  }
+  if (!options.dump_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.dump_dir, error);
+    if (error) {
+      return InvalidArgument("dump_dir '%s' cannot be created: %s", options.dump_dir,
+                             error.message());
+    }
   }
   if (!options.dump_hlo_pass_regex.empty()) {
     try {

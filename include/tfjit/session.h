@@ -84,7 +84,7 @@ struct SessionOptions {
 
 // TensorFlow's environment switches, applied to `base` the way TF reads them (the CLI and the
 // Python module start from this, so their explicit options override the environment; Session::
-// Load itself never reads the environment):
+// Load itself never reads TF_XLA_FLAGS or XLA_FLAGS):
 //   TF_XLA_FLAGS  --tf_xla_auto_jit=-1|0|1|2|single-gpu(N)  1 and 2: auto-clustering (jit
 //                 kAuto); -1 and 0: off (kOff).
 //                 --tf_xla_cpu_global_jit[=true|false]  true: auto-clustering (TF needs it with

@@ -12,7 +12,8 @@ template <typename T>
 using StatusOr = absl::StatusOr<T>;
 
 // Type URL of the payload that names the graph node an error is about. Its value is
-// "<node name>\t<op type>". Read it with NodeOfError() (core/status.h) or Status::GetPayload.
+// "<node name>\t<op type>": status.GetPayload(kNodePayloadUrl) returns it (absent for errors
+// about no particular node).
 inline constexpr char kNodePayloadUrl[] = "tfjit.dev/node";
 
 }  // namespace tfjit
