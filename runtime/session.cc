@@ -93,6 +93,13 @@ StatusOr<JitMode> ParseJitMode(const std::string& text) {
   return FromClusterMode(mode);
 }
 
+// What explain plans: the fetches, every Placeholder as a feed, the session's jit mode.
+struct ExplainInputs {
+  std::vector<tf::Output> fetches;
+  std::vector<tf::Output> feeds;
+  cluster::JitMode mode;
+};
+
 struct Session::Impl {
   SessionOptions options;
   runtime::DeviceName device;
@@ -208,6 +215,16 @@ struct Session::Impl {
                         out.node->name(), out.node->op());
     }
     return absl::OkStatus();
+  }
+
+  absl::StatusOr<ExplainInputs> ForExplain(const std::vector<std::string>& fetch_names) const {
+    ExplainInputs in;
+    TFJIT_ASSIGN_OR_RETURN(in.fetches, ResolveAll(fetch_names, "fetch"));
+    for (const auto& node : graph->nodes()) {
+      if (node->op() == "Placeholder") in.feeds.push_back({node.get(), 0});
+    }
+    in.mode = ToClusterMode(options.jit);
+    return in;
   }
 
   runtime::Placement placement() const {
@@ -612,16 +629,11 @@ std::string Wrap(absl::string_view text, size_t width) {
 }  // namespace
 
 StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetches) const {
-  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,
-                         impl_->ResolveAll(fetches, "fetch"));
-  std::vector<tf::Output> feeds;
-  for (const auto& node : impl_->graph->nodes()) {
-    if (node->op() == "Placeholder") feeds.push_back({node.get(), 0});
-  }
-  const cluster::JitMode mode = ToClusterMode(impl_->options.jit);
+  TFJIT_ASSIGN_OR_RETURN(ExplainInputs in, impl_->ForExplain(fetches));
+  const cluster::JitMode mode = in.mode;
   TFJIT_ASSIGN_OR_RETURN(
       std::unique_ptr<runtime::Plan> plan,
-      runtime::Plan::Build(*impl_->graph, feeds, fetch_outs, mode, impl_->placement()));
+      runtime::Plan::Build(*impl_->graph, in.feeds, in.fetches, mode, impl_->placement()));
   const cluster::ClusteringResult& r = plan->clustering();
   const tf::Graph& graph = *impl_->graph;
   // Pastel fills and darker borders, cycled over the clusters.
@@ -711,19 +723,14 @@ StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetche
 }
 
 StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) const {
-  TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,
-                         impl_->ResolveAll(fetches, "fetch"));
-  std::vector<tf::Output> feeds;
-  for (const auto& node : impl_->graph->nodes()) {
-    if (node->op() == "Placeholder") feeds.push_back({node.get(), 0});
-  }
-  const cluster::JitMode mode = ToClusterMode(impl_->options.jit);
+  TFJIT_ASSIGN_OR_RETURN(ExplainInputs in, impl_->ForExplain(fetches));
   // The top level keeps its own errors (an all-mode graph that cannot compile).
-  TFJIT_RETURN_IF_ERROR(
-      runtime::Plan::Build(*impl_->graph, feeds, fetch_outs, mode, impl_->placement()).status());
+  TFJIT_RETURN_IF_ERROR(runtime::Plan::Build(*impl_->graph, in.feeds, in.fetches, in.mode,
+                                             impl_->placement())
+                            .status());
   std::string out;
-  ExplainPlan(*impl_->graph, feeds, fetch_outs, mode, mode, mode == cluster::JitMode::kAll,
-              impl_->placement(), "", 0, &out);
+  ExplainPlan(*impl_->graph, in.feeds, in.fetches, in.mode, in.mode,
+              in.mode == cluster::JitMode::kAll, impl_->placement(), "", 0, &out);
   return out;
 }
 

@@ -57,28 +57,8 @@ cmake -S "$tmp/embed" -B "$tmp/embed-build" -G Ninja -DCMAKE_PREFIX_PATH="$tmp/p
   >"$tmp/embed-configure.log" 2>&1 || { cat "$tmp/embed-configure.log"; fail "configure embed"; }
 cmake --build "$tmp/embed-build" >"$tmp/embed-build.log" 2>&1 ||
   { cat "$tmp/embed-build.log"; fail "build embed"; }
-"$tmp/embed-build/embed" "$model" >"$tmp/embed.txt" 2>&1 || { # 3. The Python module, from the prefix.
-if ls "$tmp/prefix/lib/python3/dist-packages/"tfjit*.so >/dev/null 2>&1; then
-  PYTHONPATH="$tmp/prefix/lib/python3/dist-packages" /usr/bin/python3 -c "
-import sys, tfjit
-m = tfjit.load(sys.argv[1])
-assert [i[0] for i in m.inputs][:2] == ['a', 'b'], m.inputs
-" "$model" || fail "the installed Python module"
-else
-  echo "install_test: no Python module installed (pybind11-dev missing); not checked"
-fi
-cat "$tmp/embed.txt"; fail "run embed"; }
-grep -q "compiled clusters: [1-9]" "$tmp/embed.txt" || { # 3. The Python module, from the prefix.
-if ls "$tmp/prefix/lib/python3/dist-packages/"tfjit*.so >/dev/null 2>&1; then
-  PYTHONPATH="$tmp/prefix/lib/python3/dist-packages" /usr/bin/python3 -c "
-import sys, tfjit
-m = tfjit.load(sys.argv[1])
-assert [i[0] for i in m.inputs][:2] == ['a', 'b'], m.inputs
-" "$model" || fail "the installed Python module"
-else
-  echo "install_test: no Python module installed (pybind11-dev missing); not checked"
-fi
-cat "$tmp/embed.txt"; fail "embed compiled nothing"; }
+"$tmp/embed-build/embed" "$model" >"$tmp/embed.txt" 2>&1 || { cat "$tmp/embed.txt"; fail "run embed"; }
+grep -q "compiled clusters: [1-9]" "$tmp/embed.txt" || { cat "$tmp/embed.txt"; fail "embed compiled nothing"; }
 
 # 2. pkg-config, one command line.
 cat >"$tmp/tiny.cc" <<'CC'
