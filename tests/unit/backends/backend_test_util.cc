@@ -148,4 +148,16 @@ std::string Conv2DModule(const std::string& type, int64_t n, int64_t h, int64_t 
                       "\n}\n");
 }
 
+std::string ScatterModule(const std::string& combiner, bool computed_operand) {
+  return absl::StrCat(
+      "HloModule scatter\n\n%combine (a: f32[], b: f32[]) -> f32[] {\n"
+      "  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n", combiner,
+      "}\n\nENTRY %main (x: f32[6,3], i: s32[5], u: f32[5,3]) -> f32[6,3] {\n"
+      "  %x = f32[6,3] parameter(0)\n  %i = s32[5] parameter(1)\n  %u = f32[5,3] parameter(2)\n",
+      computed_operand ? "  %base = f32[6,3] negate(%x)\n" : "",
+      "  ROOT %s = f32[6,3] scatter(", computed_operand ? "%base" : "%x",
+      ", %i, %u), update_window_dims={1}, inserted_window_dims={0}, "
+      "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%combine\n}\n");
+}
+
 }  // namespace tfjit::testing_util

@@ -67,6 +67,12 @@ inline Win W(int64_t size, int64_t stride = 1, int64_t lo = 0, int64_t hi = 0, i
 std::string Conv2DModule(const std::string& type, int64_t n, int64_t h, int64_t w, int64_t c,
                          const Win& wh, const Win& ww, int64_t out_c, int64_t groups = 1);
 
+// TF's TensorScatterAdd / TensorScatterUpdate forms: rows of x f32[6,3] picked by an index
+// vector i s32[5] and updated from u f32[5,3]; windows outside the operand skipped, repeated
+// indices combined in update order. `combiner` is the body of %combine(a, b); the operand is
+// a parameter (copied first) or a computed value (updated in place).
+std::string ScatterModule(const std::string& combiner, bool computed_operand);
+
 // "f32[2,3]" from a type name and dims.
 std::string ShapeStr(const std::string& type, const std::vector<int64_t>& dims);
 

@@ -531,21 +531,7 @@ ENTRY %main (x: f32[3,7], i: s64[2,2]) -> f32[3,2,2] {
                             kSeeds, kExact, /*edge_values=*/true));
 }
 
-// TF's TensorScatterAdd / TensorScatterUpdate forms: rows picked by an index vector, windows
-// outside the operand skipped, repeated indices combined in update order. `combiner` is the
-// body of %combine(a, b); the operand is a parameter (copied first) or a computed value
-// (updated in place).
-std::string ScatterModule(const std::string& combiner, bool computed_operand) {
-  return absl::StrCat(
-      "HloModule scatter\n\n%combine (a: f32[], b: f32[]) -> f32[] {\n"
-      "  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n", combiner,
-      "}\n\nENTRY %main (x: f32[6,3], i: s32[5], u: f32[5,3]) -> f32[6,3] {\n"
-      "  %x = f32[6,3] parameter(0)\n  %i = s32[5] parameter(1)\n  %u = f32[5,3] parameter(2)\n",
-      computed_operand ? "  %base = f32[6,3] negate(%x)\n" : "",
-      "  ROOT %s = f32[6,3] scatter(", computed_operand ? "%base" : "%x",
-      ", %i, %u), update_window_dims={1}, inserted_window_dims={0}, "
-      "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%combine\n}\n");
-}
+using testing_util::ScatterModule;
 
 TEST(CpuControlFlowTest, ScatterAddMaxAndAssignRows) {
   const std::vector<std::string> combiners = {
