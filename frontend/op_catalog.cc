@@ -5,6 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 
@@ -43,6 +45,10 @@ absl::StatusOr<int> ArgLength(const ArgDef& arg, const tensorflow::NodeDef& def)
     return static_cast<int>(types.size());
   }
   return 1;
+}
+
+bool def_has_attr(const tensorflow::NodeDef& def, const std::string& name) {
+  return def.attr().find(name) != def.attr().end();
 }
 
 absl::Status AppendArgTypes(const ArgDef& arg, const tensorflow::NodeDef& def,
@@ -107,6 +113,19 @@ absl::Status ResolveArgTypes(const OpDef& op, const tensorflow::NodeDef& node_de
                              std::vector<DType>* input_types, std::vector<DType>* output_types) {
   input_types->clear();
   output_types->clear();
+  for (const TypeConstraint& c : op.type_constraints) {
+    if (!def_has_attr(node_def, c.attr)) continue;  // a missing attr fails below, by name
+    TFJIT_ASSIGN_OR_RETURN(DType t, GetTypeAttr(node_def, c.attr));
+    if (std::find(c.allowed.begin(), c.allowed.end(), t) != c.allowed.end()) continue;
+    std::vector<std::string> names;
+    for (DType a : c.allowed) names.push_back(DTypeName(a));
+    return NodeError(node_def,
+                     InvalidArgument("value for attr '%s' of %s is not in the list of allowed "
+                                     "values: %s; TF registers no %s kernel for this dtype "
+                                     "('tfjit ops %s' lists the dtypes)",
+                                     c.attr, DTypeName(t), absl::StrJoin(names, ", "), op.name,
+                                     op.name));
+  }
   for (const ArgDef& arg : op.inputs) {
     TFJIT_RETURN_IF_ERROR(AppendArgTypes(arg, node_def, input_types));
   }

@@ -27,8 +27,21 @@ struct AttrDefault {
   tensorflow::AttrValue value;
 };
 
+// The dtypes TF registers for a type attr (OpDef.AttrDef.allowed_values): a node whose attr
+// names another dtype is rejected at load time, as TF's graph construction does.
+struct TypeConstraint {
+  std::string attr;
+  std::vector<DType> allowed;
+};
+
 struct OpDef {
   std::string name;
+  // The op's family (docs/DESIGN.md, "Op families"): one name for its catalog entry
+  // (op_catalog_<family>.cc or a section of op_catalog_ops.cc), kernel
+  // (runtime/kernels/<family>_kernels.cc), lowering (compiler/tf2hlo/<family>_lowerings.cc) and
+  // test cases (tests/tf/op_cases_<family>.cc).
+  std::string family;
+  std::vector<TypeConstraint> type_constraints;
   std::vector<ArgDef> inputs;
   std::vector<ArgDef> outputs;
   std::vector<AttrDefault> attr_defaults;  // filled into NodeDefs that omit them

@@ -6,88 +6,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "frontend/op_catalog.h"
+#include "frontend/op_catalog_builder.h"
 
 namespace tfjit::tf {
 namespace {
 
-using tensorflow::AttrValue;
-
-// Attr default values.
-AttrValue B(bool v) { AttrValue a; a.set_b(v); return a; }
-AttrValue I(int64_t v) { AttrValue a; a.set_i(v); return a; }
-AttrValue F(float v) { AttrValue a; a.set_f(v); return a; }
-AttrValue S(const char* v) { AttrValue a; a.set_s(v); return a; }
-AttrValue T(tensorflow::DataType v) { AttrValue a; a.set_type(v); return a; }
-AttrValue IntList(std::initializer_list<int64_t> v) {
-  AttrValue a;
-  a.mutable_list();  // An empty list is present, not absent.
-  for (int64_t x : v) a.mutable_list()->add_i(x);
-  return a;
-}
-AttrValue EmptyList() { AttrValue a; a.mutable_list(); return a; }
-AttrValue UnknownRankShape() { AttrValue a; a.mutable_shape()->set_unknown_rank(true); return a; }
-
-DType FixedType(absl::string_view name) {
-  if (name == "float") return DType::kFloat32;
-  if (name == "double") return DType::kFloat64;
-  if (name == "int32") return DType::kInt32;
-  if (name == "int64") return DType::kInt64;
-  if (name == "uint32") return DType::kUInt32;
-  if (name == "uint64") return DType::kUInt64;
-  if (name == "bool") return DType::kBool;
-  if (name == "string") return DType::kString;
-  if (name == "resource") return DType::kResource;
-  if (name == "variant") return DType::kVariant;
-  return DType::kInvalid;
-}
-
-// Parses an arg spec in (nearly) TF's REGISTER_OP syntax: "x: T" (type attr), "y: int32"
-// (fixed type), "values: N * T" (N values of type T), "args: [Tin]" (list(type) attr).
-ArgDef ParseArg(absl::string_view spec) {
-  std::pair<absl::string_view, absl::string_view> parts =
-      absl::StrSplit(spec, absl::MaxSplits(':', 1));
-  ArgDef arg;
-  arg.name = std::string(absl::StripAsciiWhitespace(parts.first));
-  absl::string_view type = absl::StripAsciiWhitespace(parts.second);
-  if (absl::ConsumePrefix(&type, "[") && absl::ConsumeSuffix(&type, "]")) {
-    arg.type_list_attr = std::string(type);
-    return arg;
-  }
-  std::pair<absl::string_view, absl::string_view> count =
-      absl::StrSplit(type, absl::MaxSplits('*', 1));
-  if (!count.second.empty()) {
-    arg.number_attr = std::string(absl::StripAsciiWhitespace(count.first));
-    type = absl::StripAsciiWhitespace(count.second);
-  }
-  arg.fixed_type = FixedType(type);
-  if (arg.fixed_type == DType::kInvalid) arg.type_attr = std::string(type);
-  return arg;
-}
-
-class Op {
- public:
-  explicit Op(const char* name) { def_.name = name; }
-  Op& In(absl::string_view spec) { def_.inputs.push_back(ParseArg(spec)); return *this; }
-  Op& Out(absl::string_view spec) { def_.outputs.push_back(ParseArg(spec)); return *this; }
-  Op& Attr(const char* name, AttrValue value) {
-    def_.attr_defaults.push_back({name, std::move(value)});
-    return *this;
-  }
-  Op& Const(std::initializer_list<int> args) {
-    def_.compile_time_const_inputs.assign(args);
-    def_.host_memory_inputs.assign(args);  // TF's GPU kernels read these on the host.
-    return *this;
-  }
-  Op& HostOut(std::initializer_list<int> args) {
-    def_.host_memory_outputs.assign(args);
-    return *this;
-  }
-  Op& Stateful() { def_.is_stateful = true; return *this; }
-  OpDef Build() { return std::move(def_); }
-
- private:
-  OpDef def_;
-};
+using namespace catalog;  // NOLINT(build/namespaces): the builder vocabulary
 
 void AddUnaryOps(std::vector<OpDef>* ops) {
   for (const char* name :
@@ -542,23 +466,58 @@ void AddTensorArrayOps(std::vector<OpDef>* ops) {
   ops->push_back(Op("TensorArrayCloseV3").In("handle: resource").Stateful().Build());
 }
 
+// Ops whose catalog entry sits in a section of this file named for another family.
+const std::pair<const char*, const char*> kFamilyOverrides[] = {
+    {"Relu", "nn"},          {"Relu6", "nn"},         {"Elu", "nn"},
+    {"Selu", "nn"},          {"Softplus", "nn"},      {"Softsign", "nn"},
+    {"LeakyRelu", "nn"},     {"Softmax", "nn"},       {"LogSoftmax", "nn"},
+    {"L2Loss", "nn"},        {"Digamma", "special"},  {"Lgamma", "special"},
+    {"Erf", "special"},      {"Erfc", "special"},     {"Xlogy", "special"},
+    {"Xdivy", "special"},    {"MatMul", "linalg"},    {"BatchMatMul", "linalg"},
+    {"BatchMatMulV2", "linalg"}, {"BatchMatMulV3", "linalg"}, {"Einsum", "linalg"},
+    {"TopKV2", "reduction"}, {"CheckNumerics", "graph"},
+};
+
 }  // namespace
 
 std::vector<OpDef> BuiltinOpDefs() {
   std::vector<OpDef> ops;
-  AddGraphOps(&ops);
-  AddUnaryOps(&ops);
-  AddBinaryOps(&ops);
-  AddReductionOps(&ops);
-  AddShapeOps(&ops);
-  AddSliceOps(&ops);
-  AddNnOps(&ops);
-  AddImageOps(&ops);
-  AddControlFlowOps(&ops);
-  AddStatefulOps(&ops);
-  AddStatelessRandomOps(&ops);
-  AddTensorListOps(&ops);
-  AddTensorArrayOps(&ops);
+  // Each section's ops get its family unless the op names one itself.
+  auto add = [&ops](const char* family, void (*section)(std::vector<OpDef>*)) {
+    const size_t before = ops.size();
+    section(&ops);
+    for (size_t i = before; i < ops.size(); ++i) {
+      if (ops[i].family.empty()) ops[i].family = family;
+    }
+  };
+  add("graph", AddGraphOps);
+  add("math", AddUnaryOps);
+  add("math", AddBinaryOps);
+  add("reduction", AddReductionOps);
+  add("array", AddShapeOps);
+  add("array", AddSliceOps);
+  add("nn", AddNnOps);
+  add("image", AddImageOps);
+  add("control_flow", AddControlFlowOps);
+  add("state", AddStatefulOps);
+  add("random", AddStatelessRandomOps);
+  add("state", AddTensorListOps);
+  add("state", AddTensorArrayOps);
+  // The family files (op_catalog_<family>.cc).
+  add("gradients", catalog::AddGradientsOps);
+  add("optimizers", catalog::AddOptimizersOps);
+  add("linalg", catalog::AddLinalgOps);
+  add("scatter_segment", catalog::AddScatterSegmentOps);
+  add("array", catalog::AddArrayMoreOps);
+  add("special", catalog::AddSpecialOps);
+  add("random", catalog::AddRandomMoreOps);
+  add("image", catalog::AddImageMoreOps);
+  add("nn", catalog::AddNnMoreOps);
+  for (OpDef& op : ops) {
+    for (const auto& [name, family] : kFamilyOverrides) {
+      if (op.name == name) op.family = family;
+    }
+  }
   return ops;
 }
 

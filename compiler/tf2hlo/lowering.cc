@@ -28,6 +28,15 @@ const std::vector<OpLowering>& LoweringTable() {
     AppendSliceLowerings(t);
     AppendConvLowerings(t);
     AppendImageLowerings(t);
+    AppendGradientsLowerings(t);
+    AppendOptimizersLowerings(t);
+    AppendLinalgLowerings(t);
+    AppendScatterSegmentLowerings(t);
+    AppendArrayMoreLowerings(t);
+    AppendSpecialLowerings(t);
+    AppendRandomMoreLowerings(t);
+    AppendImageMoreLowerings(t);
+    AppendNnMoreLowerings(t);
     std::sort(t->begin(), t->end(), [](const OpLowering& a, const OpLowering& b) {
       return absl::string_view(a.op) < absl::string_view(b.op);
     });

@@ -40,6 +40,15 @@ void AppendElementwiseLowerings(std::vector<OpLowering>* table);  // elementwise
 void AppendSliceLowerings(std::vector<OpLowering>* table);        // slice_lowerings.cc
 void AppendConvLowerings(std::vector<OpLowering>* table);         // conv_lowerings.cc
 void AppendImageLowerings(std::vector<OpLowering>* table);        // image_lowerings.cc
+void AppendGradientsLowerings(std::vector<OpLowering>* table);       // gradients_lowerings.cc
+void AppendOptimizersLowerings(std::vector<OpLowering>* table);      // optimizers_lowerings.cc
+void AppendLinalgLowerings(std::vector<OpLowering>* table);          // linalg_lowerings.cc
+void AppendScatterSegmentLowerings(std::vector<OpLowering>* table);  // scatter_segment_lowerings.cc
+void AppendArrayMoreLowerings(std::vector<OpLowering>* table);       // array_more_lowerings.cc
+void AppendSpecialLowerings(std::vector<OpLowering>* table);         // special_lowerings.cc
+void AppendRandomMoreLowerings(std::vector<OpLowering>* table);      // random_more_lowerings.cc
+void AppendImageMoreLowerings(std::vector<OpLowering>* table);       // image_more_lowerings.cc
+void AppendNnMoreLowerings(std::vector<OpLowering>* table);          // nn_more_lowerings.cc
 
 }  // namespace tfjit::tf2hlo
 

@@ -25,6 +25,15 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterImageKernels(registry);
   RegisterNmsKernels(registry);
   RegisterConvKernels(registry);
+  RegisterGradientsKernels(registry);
+  RegisterOptimizersKernels(registry);
+  RegisterLinalgKernels(registry);
+  RegisterScatterSegmentKernels(registry);
+  RegisterArrayMoreKernels(registry);
+  RegisterSpecialKernels(registry);
+  RegisterRandomMoreKernels(registry);
+  RegisterImageMoreKernels(registry);
+  RegisterNnMoreKernels(registry);
 }
 
 }  // namespace tfjit::runtime

@@ -622,6 +622,15 @@ std::vector<OpCase> AllCases() {
   for (OpCase& c : ImageCases()) all.push_back(std::move(c));
   for (OpCase& c : ConvCases()) all.push_back(std::move(c));
   for (OpCase& c : TopKCases()) all.push_back(std::move(c));
+  for (OpCase& c : GradientsCases()) all.push_back(std::move(c));
+  for (OpCase& c : OptimizersCases()) all.push_back(std::move(c));
+  for (OpCase& c : LinalgCases()) all.push_back(std::move(c));
+  for (OpCase& c : ScatterSegmentCases()) all.push_back(std::move(c));
+  for (OpCase& c : ArrayMoreCases()) all.push_back(std::move(c));
+  for (OpCase& c : SpecialCases()) all.push_back(std::move(c));
+  for (OpCase& c : RandomMoreCases()) all.push_back(std::move(c));
+  for (OpCase& c : ImageMoreCases()) all.push_back(std::move(c));
+  for (OpCase& c : NnMoreCases()) all.push_back(std::move(c));
   return all;
 }
 

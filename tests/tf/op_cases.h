@@ -33,6 +33,9 @@ struct OpCase {
   int output = 0;                    // which output of the op is fetched
   bool consts_first = false;         // consts are the op's first inputs (Concat, Split)
   RefFn reference;                   // independent expected value (see RefFn)
+  // Ops XLA does not compile (ops-target.md "XLA compiles: —"): the kernel is checked against
+  // `reference` alone, and must-compile mode must refuse the op with a clear error.
+  bool kernel_only = false;
 };
 
 // gtest prints the case by name in failure messages and test lists.
@@ -82,6 +85,15 @@ std::vector<OpCase> NnCases();
 std::vector<OpCase> ImageCases();  // op_cases_image.cc
 std::vector<OpCase> ConvCases();   // op_cases_conv.cc
 std::vector<OpCase> TopKCases();   // op_cases_topk.cc
+std::vector<OpCase> GradientsCases();  // op_cases_gradients.cc
+std::vector<OpCase> OptimizersCases();  // op_cases_optimizers.cc
+std::vector<OpCase> LinalgCases();  // op_cases_linalg.cc
+std::vector<OpCase> ScatterSegmentCases();  // op_cases_scatter_segment.cc
+std::vector<OpCase> ArrayMoreCases();  // op_cases_array_more.cc
+std::vector<OpCase> SpecialCases();  // op_cases_special.cc
+std::vector<OpCase> RandomMoreCases();  // op_cases_random_more.cc
+std::vector<OpCase> ImageMoreCases();  // op_cases_image_more.cc
+std::vector<OpCase> NnMoreCases();  // op_cases_nn_more.cc
 
 }  // namespace tfjit::optest
 

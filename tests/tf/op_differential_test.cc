@@ -140,6 +140,19 @@ TEST_P(OpDifferentialTest, KernelEvaluatorAndCpuAgree) {
   const OpCase& c = GetParam();
   const std::string path = WriteTempFile(absl::StrCat("op_", c.name, ".pbtxt"), GraphText(c));
   PathResult kernel = RunPath(path, c, JitMode::kNone, "cpu");
+  if (c.kernel_only) {
+    // XLA leaves the op to TF: the kernel against the reference, and must-compile mode refuses.
+    ASSERT_TRUE(kernel.status.ok()) << "fallback kernel: " << StatusToString(kernel.status);
+    ASSERT_TRUE(c.reference) << "a kernel-only case needs a reference";
+    std::vector<Tensor> inputs = Feeds(c);
+    inputs.insert(inputs.end(), c.consts.begin(), c.consts.end());
+    EXPECT_TRUE(SameTensor(c.reference(inputs), kernel.output)) << "reference vs kernel\n"
+                                                                << GraphText(c);
+    PathResult all = RunPath(path, c, JitMode::kAll, "interpreter");
+    EXPECT_FALSE(all.status.ok()) << "jit all compiled an op XLA does not compile";
+    std::filesystem::remove(path);
+    return;
+  }
   // Ops without a fallback kernel are checked against the case's reference instead.
   const bool no_kernel = !kernel.status.ok() && kernel.status.code() ==
                              absl::StatusCode::kUnimplemented &&

@@ -1,0 +1,12 @@
+// Fallback kernels of the image_more ops (docs/DESIGN.md, "Op families"), with TF's CPU
+// semantics, dtypes and error messages.
+#include "runtime/kernels/kernel.h"
+#include "runtime/kernels/kernel_util.h"
+
+namespace tfjit::runtime {
+
+void RegisterImageMoreKernels(KernelRegistry& registry) {
+  (void)registry;
+}
+
+}  // namespace tfjit::runtime
