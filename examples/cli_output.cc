@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -45,12 +46,33 @@ absl::Status WriteOutputs(const std::string& dir, const std::vector<std::string>
   std::filesystem::create_directories(dir, ec);
   if (ec) return InvalidArgument("cannot create output directory '%s': %s", dir, ec.message());
   std::string manifest = "[\n";
+  // Distinct fetches never share a file: "X:1" and a node named "X_1" both map to X_1.npy, so
+  // the second becomes X_1.2.npy (the manifest names each file).
+  absl::flat_hash_set<std::string> used;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    const std::string file = OutputFileName(names[i]);
-    TFJIT_RETURN_IF_ERROR(runtime::WriteNpy(dir + "/" + file, tensors[i]));
+    const std::string base = OutputFileName(names[i]);
+    std::string file = base;
+    for (int k = 2; used.contains(file); ++k) {
+      file = absl::StrCat(base.substr(0, base.size() - 4), ".", k, ".npy");
+    }
+    used.insert(file);
+    // .npy has no bfloat16: such outputs are widened to float32, which holds every bfloat16
+    // value exactly; the manifest says so ("stored_as").
+    const Tensor& t = tensors[i];
+    std::string stored_as;
+    if (t.dtype() == DType::kBFloat16) {
+      Tensor wide(DType::kFloat32, t.dims());
+      for (int64_t k = 0; k < t.num_elements(); ++k) {
+        wide.data<float>()[k] = static_cast<float>(ElementAsDouble(t, k));
+      }
+      TFJIT_RETURN_IF_ERROR(runtime::WriteNpy(dir + "/" + file, wide));
+      stored_as = ", \"stored_as\": \"float32\"";
+    } else {
+      TFJIT_RETURN_IF_ERROR(runtime::WriteNpy(dir + "/" + file, t));
+    }
     absl::StrAppend(&manifest, "  {\"name\": \"", names[i], "\", \"dtype\": \"",
-                    DTypeName(tensors[i].dtype()), "\", \"shape\": [",
-                    absl::StrJoin(tensors[i].dims(), ", "), "], \"file\": \"", file, "\"}",
+                    DTypeName(t.dtype()), "\"", stored_as, ", \"shape\": [",
+                    absl::StrJoin(t.dims(), ", "), "], \"file\": \"", file, "\"}",
                     i + 1 < tensors.size() ? ",\n" : "\n");
   }
   absl::StrAppend(&manifest, "]\n");

@@ -1,4 +1,4 @@
-// tfjit: the model-runner CLI (run, explain, demo). See README.md for usage.
+// tfjit: the model-runner CLI (run, explain, bench, demo, ops). See README.md for usage.
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include "core/status.h"
 #include "examples/cli_output.h"
 #include "runtime/io/npy.h"
+#include "tfjit/ops.h"
 #include "tfjit/session.h"
 
 namespace tfjit::cli {
@@ -47,6 +48,9 @@ constexpr char kUsage[] =
     "            [--cache-dir DIR]\n"
     "            median latency, --jit off vs auto\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
+    "  tfjit ops [OP]      every op tfjit knows: family, fallback kernel, compiles for CPU and\n"
+    "                      GPU, dtypes; with OP, its signature, attributes and constant inputs\n"
+    "  tfjit --version     the version, and the LLVM it generates code with\n"
     "MODEL is a TF GraphDef (.pb binary or .pbtxt text), a SavedModel directory, or a TF.js\n"
     "model.json. Inputs and outputs are signature keys or tensor names 'node' / 'node:k'.\n"
     "TensorFlow's environment switches apply, and flags given here override them:\n"
@@ -508,14 +512,90 @@ int DemoCommand(Args args) {
   return 0;
 }
 
+std::string Yes(bool b) { return b ? "yes" : "-"; }
+
+std::string DTypesText(const OpSupport& op) {
+  std::vector<std::string> parts;
+  for (const auto& [attr, types] : op.dtypes) {
+    parts.push_back(absl::StrCat(op.dtypes.size() > 1 ? absl::StrCat(attr, "=") : "",
+                                 absl::StrJoin(types, ",")));
+  }
+  return parts.empty() ? "(not constrained)" : absl::StrJoin(parts, " ");
+}
+
+// tfjit ops: one line per op; tfjit ops OP: one op in detail.
+int OpsCommand(int argc, char** argv) {
+  if (argc > 3) return UsageError("ops takes at most one op name");
+  if (argc == 3 && argv[2][0] == '-') return UsageError(absl::StrCat("unknown flag: ", argv[2]));
+  if (argc == 3) {
+    StatusOr<OpSupport> op = DescribeOp(argv[2]);
+    if (!op.ok()) return Fail(op.status());
+    std::printf("%s (family %s%s)\n", op->name.c_str(), op->family.c_str(),
+                op->stateful ? ", stateful" : "");
+    std::printf("  inputs:   %s\n", op->inputs.empty() ? "(none)"
+                                                       : absl::StrJoin(op->inputs, ", ").c_str());
+    std::printf("  outputs:  %s\n", op->outputs.empty() ? "(none)"
+                                                        : absl::StrJoin(op->outputs, ", ").c_str());
+    for (const auto& [attr, types] : op->dtypes) {
+      std::printf("  dtypes:   %s in {%s}\n", attr.c_str(), absl::StrJoin(types, ", ").c_str());
+    }
+    if (op->dtypes.empty()) std::printf("  dtypes:   not constrained by the catalog\n");
+    for (const auto& [name, value] : op->attr_defaults) {
+      std::printf("  attr:     %s = %s (default)\n", name.c_str(), value.c_str());
+    }
+    std::printf("  kernel:   %s\n", op->kernel ? "yes (runs uncompiled: --jit none/off, and "
+                                                 "outside clusters)"
+                                              : "no");
+    std::printf("  compiles: %s\n",
+                op->cpu ? absl::StrCat("yes, CPU and GPU", op->compile_note.empty() ? ""
+                                           : absl::StrCat(" (", op->compile_note, ")"))
+                              .c_str()
+                        : "no (with --jit auto it runs on its kernel; --jit all fails)");
+    std::printf("  compile-time constant inputs: %s\n",
+                op->constant_inputs.empty() ? "none"
+                                            : absl::StrJoin(op->constant_inputs, ", ").c_str());
+    if (!op->host_memory.empty()) {
+      std::printf("  host memory on GPU: %s\n", absl::StrJoin(op->host_memory, ", ").c_str());
+    }
+    return 0;
+  }
+  const std::vector<OpSupport> ops = ListOps();
+  int kernels = 0, compiled = 0;
+  std::printf("%-44s %-16s %-6s %-4s %-4s %s\n", "op", "family", "kernel", "cpu", "gpu",
+              "dtypes");
+  for (const OpSupport& op : ops) {
+    kernels += op.kernel;
+    compiled += op.cpu;
+    std::printf("%-44s %-16s %-6s %-4s %-4s %s\n", op.name.c_str(), op.family.c_str(),
+                Yes(op.kernel).c_str(), Yes(op.cpu).c_str(), Yes(op.gpu).c_str(),
+                DTypesText(op).c_str());
+  }
+  std::printf("%zu ops: %d with a fallback kernel, %d compile (CPU and GPU); "
+              "'tfjit ops OP' shows one\n",
+              ops.size(), kernels, compiled);
+  return 0;
+}
+
 }  // namespace
 }  // namespace tfjit::cli
 
 int main(int argc, char** argv) {
   using namespace tfjit::cli;
-  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-    std::printf("%s", kUsage);
+  // --help anywhere prints the usage; a flag where the model belongs is a usage error.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+  }
+  if (argc >= 2 && std::string(argv[1]) == "--version") {
+    std::printf("tfjit %s (LLVM %s)\n", TFJIT_VERSION_STRING, TFJIT_LLVM_VERSION_STRING);
     return 0;
+  }
+  if (argc >= 2 && std::string(argv[1]) == "ops") return OpsCommand(argc, argv);
+  if (argc >= 3 && argv[2][0] == '-') {
+    return UsageError(absl::StrCat("expected a model path after '", argv[1], "', got the flag '",
+                                   argv[2], "'"));
   }
   Args args;
   // TF's TF_XLA_FLAGS and XLA_FLAGS first; the command line's flags override them.

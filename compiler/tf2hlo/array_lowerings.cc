@@ -9,6 +9,7 @@
 #include "core/dtype.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
+#include "frontend/reshape_rule.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 
@@ -37,35 +38,7 @@ absl::Status LowerIdentity(LoweringContext& ctx, const tf::Node& node) {
 absl::Status LowerReshape(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ctx.ConstantInputAsInts(node, 1));
-  const int64_t n = x->shape().num_elements();
-  int64_t known = 1;
-  int unknown = -1;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] == -1) {
-      if (unknown >= 0) {
-        return InvalidArgument("only one input size may be -1, not both %d and %d", unknown,
-                               i);
-      }
-      unknown = static_cast<int>(i);
-    } else if (dims[i] < 0) {
-      return InvalidArgument("size %d must be non-negative, not %d", i, dims[i]);
-    } else if (__builtin_mul_overflow(known, dims[i], &known)) {
-      return InvalidArgument("requested shape [%s] has more elements than int64 holds",
-                             absl::StrJoin(dims, ","));
-    }
-  }
-  if (unknown >= 0) {
-    if (known == 0 || n % known != 0) {
-      return InvalidArgument("Input to reshape is a tensor with %d values, but the requested "
-                             "shape requires a multiple of %d",
-                             n, known);
-    }
-    dims[static_cast<size_t>(unknown)] = n / known;
-  } else if (known != n) {
-    return InvalidArgument("Input to reshape is a tensor with %d values, but the requested "
-                           "shape has %d",
-                           n, known);
-  }
+  TFJIT_ASSIGN_OR_RETURN(dims, tf::ResolveReshape(x->shape().dims(), std::move(dims)));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reshape(x, dims));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_join.h"
 #include "frontend/attr.h"
+#include "frontend/reshape_rule.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace tfjit::runtime {
@@ -99,53 +100,6 @@ absl::Status ShapeKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// Resolves a requested shape with at most one -1 against `num_elements` (TF's messages).
-absl::StatusOr<std::vector<int64_t>> ResolveReshape(const KernelContext& ctx, const Tensor& in,
-                                                    std::vector<int64_t> dims) {
-  int unknown = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] == -1) {
-      if (unknown >= 0) {
-        return KernelError(ctx, "Only one input size may be -1, not both %d and %d in %s", unknown,
-                           i, DimsString(dims));
-      }
-      unknown = static_cast<int>(i);
-    } else if (dims[i] < 0) {
-      return KernelError(ctx, "Size %d must be non-negative, not %d in %s", i, dims[i],
-                         DimsString(dims));
-    } else if (__builtin_mul_overflow(known, dims[i], &known)) {
-      return KernelError(ctx, "Requested shape %s has more elements than int64 holds; input is %s",
-                         DimsString(dims), in.ShapeString());
-    }
-  }
-  const int64_t n = in.num_elements();
-  if (unknown >= 0) {
-    if (known == 0) {
-      if (n == 0) {
-        return KernelError(ctx,
-                           "Reshape cannot infer the missing input size for an empty "
-                           "tensor unless all specified input sizes are non-zero: %s to %s",
-                           in.ShapeString(), DimsString(dims));
-      }
-    } else if (n % known == 0) {
-      dims[static_cast<size_t>(unknown)] = n / known;
-      return dims;
-    }
-    return KernelError(ctx,
-                       "Input to reshape is a tensor with %d values, but the requested "
-                       "shape requires a multiple of %d: input is %s, shape is %s",
-                       n, known, in.ShapeString(), DimsString(dims));
-  }
-  if (known != n) {
-    return KernelError(ctx,
-                       "Input to reshape is a tensor with %d values, but the requested "
-                       "shape has %d: input is %s, shape is %s",
-                       n, known, in.ShapeString(), DimsString(dims));
-  }
-  return dims;
-}
-
 absl::Status ReshapeKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   const Tensor& shape = ctx.input(1);
@@ -154,7 +108,10 @@ absl::Status ReshapeKernel(KernelContext& ctx) {
   }
   std::vector<int64_t> dims;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, shape, "shape", &dims));
-  TFJIT_ASSIGN_OR_RETURN(dims, ResolveReshape(ctx, ctx.input(0), std::move(dims)));
+  absl::StatusOr<std::vector<int64_t>> resolved =
+      tf::ResolveReshape(ctx.input(0).dims(), std::move(dims));
+  if (!resolved.ok()) return NodeError(ctx, resolved.status().message());
+  dims = *std::move(resolved);
   ctx.set_output(0, ctx.input(0).Reshaped(std::move(dims)));
   return absl::OkStatus();
 }

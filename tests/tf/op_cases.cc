@@ -152,6 +152,23 @@ std::vector<OpCase> ArrayCases() {
   reshape("Reshape_flat", {2, 3, 4}, {24});
   reshape("Reshape_middle", {2, 3, 4}, {4, -1, 2});
   reshape("Reshape_empty", {0, 3}, {3, 0});
+  // TF leaves zero-sized requested dims out when it infers -1 (reshape_op.h): the expected
+  // shapes are TF's answers.
+  for (const auto& [name, in, to, want] :
+       std::vector<std::tuple<std::string, Dims, std::vector<int32_t>, Dims>>{
+           {"Reshape_empty_infer_last", {0, 3}, {-1, 3}, {0, 3}},
+           {"Reshape_empty_infer_flat", {0}, {-1}, {0}},
+           {"Reshape_empty_infer_beside_zero", {0, 3}, {0, -1}, {0, 3}},
+           {"Reshape_empty_infer_before_zero", {0, 3}, {-1, 0}, {3, 0}},
+           {"Reshape_empty_infer_rank3", {2, 0, 5}, {5, -1, 0}, {5, 2, 0}}}) {
+    OpCase c{name, "Reshape", DType::kFloat32, {in}, {Ints(to)}};
+    c.attrs["Tshape"] = TypeAttr(DType::kInt32);
+    const Dims expected = want;
+    c.reference = [expected](const std::vector<Tensor>&) {
+      return Tensor(DType::kFloat32, expected);
+    };
+    cases.push_back(c);
+  }
   reshape("Reshape_scalar", {1, 1}, {});
   auto transpose = [&](const std::string& name, Dims in, std::vector<int32_t> perm) {
     OpCase c{name, "Transpose", DType::kFloat32, {in}, {Ints(perm)}};

@@ -74,8 +74,23 @@ TEST(ArrayKernelsTest, ReshapeErrors) {
   TFJIT_EXPECT_ERROR(reshape(I32({2}, {-2, 3})), kInvalid, "Size 0 must be non-negative");
   TFJIT_EXPECT_ERROR(reshape(I32({}, {6})), kInvalid, "shape must be a vector");
   TFJIT_EXPECT_ERROR(
-      OpRunner("Reshape").T(DType::kFloat32).Input(F32({0, 3}, {})).Input(I32({2}, {-1, 0})).Run0(),
-      kInvalid, "cannot infer the missing input size for an empty tensor");
+      OpRunner("Reshape").T(DType::kFloat32).Input(F32({0, 3}, {})).Input(I32({2}, {2, 3})).Run0(),
+      kInvalid, "Input to reshape is a tensor with 0 values, but the requested shape has 6");
+}
+
+// TF's answers for empty tensors (reshape_op.h leaves zero-sized requested dims out of the
+// product it infers -1 from).
+TEST(ArrayKernelsTest, ReshapeEmptyInfersAsTF) {
+  auto shape_of = [](std::vector<int64_t> in, std::vector<int32_t> to) {
+    auto r = OpRunner("Reshape").T(DType::kFloat32).Input(F32(in, {}))
+                 .Input(I32({static_cast<int64_t>(to.size())}, to)).Run0();
+    return r.ok() ? r->ShapeString() : std::string(r.status().message());
+  };
+  EXPECT_EQ(shape_of({0, 3}, {-1, 0}), "float32[3,0]");
+  EXPECT_EQ(shape_of({0, 3}, {-1, 3}), "float32[0,3]");
+  EXPECT_EQ(shape_of({0, 3}, {0, -1}), "float32[0,3]");
+  EXPECT_EQ(shape_of({0}, {-1}), "float32[0]");
+  EXPECT_EQ(shape_of({2, 0, 5}, {5, -1, 0}), "float32[5,2,0]");
 }
 
 TEST(ArrayKernelsTest, TransposeRank2And3) {
