@@ -19,6 +19,7 @@
 #include "backends/llvm/target.h"
 #include "core/conv2d.h"
 #include "core/dtype.h"
+#include "core/linalg.h"
 #include "core/random_fill.h"
 #include "core/run_control.h"
 #include "core/status.h"
@@ -76,6 +77,28 @@ bool IsTopK(const Instruction& inst) {
          s.tuple_shape(1) == hlo::Shape(DType::kInt32, dims);
 }
 
+// tfjit.linalg.<op>.<flags> (core/linalg.h) on the shapes its routine takes.
+bool IsLinalg(const Instruction& inst) {
+  const std::optional<linalg::Call> call =
+      linalg::CallOfTarget(inst.attrs().custom_call_target);
+  if (!call.has_value() || inst.operand_count() < 1 || inst.operand_count() > 2 ||
+      !inst.shape().IsTuple() || inst.shape().tuple_shapes().size() > 3) {
+    return false;
+  }
+  std::vector<std::vector<int64_t>> ins;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    if (!inst.operand(i)->shape().IsArray()) return false;
+    ins.push_back(inst.operand(i)->shape().dims());
+  }
+  std::vector<std::pair<DType, std::vector<int64_t>>> outs;
+  for (const hlo::Shape& t : inst.shape().tuple_shapes()) {
+    if (!t.IsArray()) return false;
+    outs.push_back({t.element_type(), t.dims()});
+  }
+  return linalg::MatchShapes(*call, inst.operand(0)->shape().element_type(), ins, outs)
+      .has_value();
+}
+
 // Computations of scalars or fused elements: every instruction has an elemental generator.
 absl::Status CheckElemental(const hlo::Computation& computation) {
   for (const Instruction* inst : computation.instructions()) {
@@ -114,7 +137,7 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
         }
         break;
       case Opcode::kCustomCall:
-        if (!IsRandomFill(*inst) && !IsTopK(*inst)) {
+        if (!IsRandomFill(*inst) && !IsTopK(*inst) && !IsLinalg(*inst)) {
           return Unimplemented("cpu backend: opcode 'custom-call' is not supported (instruction "
                                "'%s'): target \"%s\" with this shape has no implementation",
                                inst->name(), inst->attrs().custom_call_target);
@@ -264,6 +287,7 @@ class CpuIrEmitter {
   absl::Status EmitCall(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitCustomCall(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitTopK(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitLinalg(const Instruction& inst, const FramePlan& frame);
   // Plans and emits `computation` on `params`, then copies its result into `out`.
   absl::Status EmitCalledInto(const hlo::Computation& computation, std::vector<Leaves> params,
                               const Leaves& out);
@@ -924,6 +948,7 @@ absl::Status CpuIrEmitter::EmitCall(const Instruction& inst, const FramePlan& fr
 // and shapes).
 absl::Status CpuIrEmitter::EmitCustomCall(const Instruction& inst, const FramePlan& frame) {
   if (inst.attrs().custom_call_target == topk::kTopKTarget) return EmitTopK(inst, frame);
+  if (linalg::CallOfTarget(inst.attrs().custom_call_target)) return EmitLinalg(inst, frame);
   const int64_t n = inst.shape().num_elements();
   if (n == 0) return absl::OkStatus();
   const std::optional<random::RandomDistribution> dist =
@@ -956,6 +981,38 @@ absl::Status CpuIrEmitter::EmitTopK(const Instruction& inst, const FramePlan& fr
   b_.CreateCall(top_k, {run_ctx_, b_.getInt32(static_cast<int32_t>(in.element_type())),
                         Pointer(frame.leaves(inst.operand(0))[0]), Pointer(out[0]),
                         Pointer(out[1]), b_.getInt64(rows), b_.getInt64(n), b_.getInt64(k)});
+  return absl::OkStatus();
+}
+
+// A decomposition or solver of core/linalg.h (IsLinalg accepted the shapes): one runtime call,
+// which shards the batch across the pool.
+absl::Status CpuIrEmitter::EmitLinalg(const Instruction& inst, const FramePlan& frame) {
+  const std::optional<linalg::Call> call = linalg::CallOfTarget(inst.attrs().custom_call_target);
+  std::vector<std::vector<int64_t>> ins;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) ins.push_back(inst.operand(i)->shape().dims());
+  std::vector<std::pair<DType, std::vector<int64_t>>> outs;
+  for (const hlo::Shape& t : inst.shape().tuple_shapes()) outs.push_back({t.element_type(), t.dims()});
+  const DType dtype = inst.operand(0)->shape().element_type();
+  const std::optional<linalg::Problem> p = linalg::MatchShapes(*call, dtype, ins, outs);
+  if (!p.has_value()) return UnsupportedOpcode(inst);
+  if (p->batch == 0) return absl::OkStatus();
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::FunctionType* type = llvm::FunctionType::get(
+      b_.getVoidTy(), {ptr, i32, i32, i32, i64, i64, i64, i64, ptr, ptr, ptr, ptr, ptr}, false);
+  llvm::FunctionCallee fn = module_->getOrInsertFunction("tfjit_cpu_linalg", type);
+  const Leaves& out = frame.leaves(&inst);
+  llvm::Value* null = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(module_->getContext()));
+  std::vector<llvm::Value*> args = {
+      run_ctx_, b_.getInt32(static_cast<int32_t>(call->kind)), b_.getInt32(call->flags),
+      b_.getInt32(static_cast<int32_t>(dtype)), b_.getInt64(p->batch), b_.getInt64(p->m),
+      b_.getInt64(p->n), b_.getInt64(p->k)};
+  for (int64_t i = 0; i < 2; ++i) {
+    args.push_back(i < inst.operand_count() ? Pointer(frame.leaves(inst.operand(i))[0]) : null);
+  }
+  for (size_t i = 0; i < 3; ++i) args.push_back(i < out.size() ? Pointer(out[i]) : null);
+  b_.CreateCall(fn, args);
   return absl::OkStatus();
 }
 

@@ -120,6 +120,13 @@ void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,
 void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* values,
                      int32_t* indices, int64_t rows, int64_t n, int64_t k);
 
+// The custom-calls tfjit.linalg.<op>.<flags> (core/linalg.h, HLO.md): `kind` and `flags` of the
+// linalg::Call, `dtype` a tfjit::DType value, the problem sizes, the operands (in1 null for
+// one) and the results (unused ones null); the batch split across ctx->pool when present.
+void tfjit_cpu_linalg(RunContext* ctx, int32_t kind, int32_t flags, int32_t dtype, int64_t batch,
+                      int64_t m, int64_t n, int64_t k, const void* in0, const void* in1,
+                      void* out0, void* out1, void* out2);
+
 }  // extern "C"
 
 // (name, address) of every runtime symbol, for registration into the JIT.

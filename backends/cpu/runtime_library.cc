@@ -4,6 +4,7 @@
 #include "backends/cpu/runtime_abi.h"
 
 #include "core/conv2d.h"
+#include "core/linalg.h"
 #include "core/random_fill.h"
 #include "core/run_control.h"
 #include "core/thread_pool.h"
@@ -238,6 +239,23 @@ void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* value
   });
 }
 
+void tfjit_cpu_linalg(RunContext* ctx, int32_t kind, int32_t flags, int32_t dtype, int64_t batch,
+                      int64_t m, int64_t n, int64_t k, const void* in0, const void* in1,
+                      void* out0, void* out1, void* out2) {
+  const linalg::Call call{static_cast<linalg::Kind>(kind), flags};
+  const linalg::Problem p{batch, m, n, k};
+  const DType type = static_cast<DType>(dtype);
+  const void* ins[2] = {in0, in1};
+  void* outs[3] = {out0, out1, out2};
+  if (ctx == nullptr || ctx->pool == nullptr || batch <= 1) {
+    linalg::Run(call, type, p, ins, outs, 0, batch);
+    return;
+  }
+  ctx->pool->ParallelFor(batch, linalg::CostPerMatrix(call, p), [&](int64_t begin, int64_t end) {
+    linalg::Run(call, type, p, ins, outs, begin, end);
+  });
+}
+
 }  // extern "C"
 
 int32_t tfjit_cpu_poll(RunContext* ctx) {
@@ -261,6 +279,7 @@ std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
       {"tfjit_cpu_conv2d_f64", reinterpret_cast<void*>(&tfjit_cpu_conv2d_f64)},
       {"tfjit_cpu_philox_fill", reinterpret_cast<void*>(&tfjit_cpu_philox_fill)},
       {"tfjit_cpu_top_k", reinterpret_cast<void*>(&tfjit_cpu_top_k)},
+      {"tfjit_cpu_linalg", reinterpret_cast<void*>(&tfjit_cpu_linalg)},
   };
 }
 

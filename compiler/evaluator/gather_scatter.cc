@@ -8,6 +8,7 @@
 #include <string>
 
 #include "compiler/evaluator/evaluator_internal.h"
+#include "core/linalg.h"
 #include "core/random_fill.h"
 #include "core/status.h"
 #include "core/top_k.h"
@@ -227,6 +228,34 @@ absl::StatusOr<Literal> EvalTopK(const Instruction& inst, const Operands& ops) {
   return Literal::MakeTuple(std::move(parts));
 }
 
+// tfjit.linalg.<op>.<flags> (core/linalg.h): the decomposition or solver the fallback kernels
+// and the CPU runtime run, over the whole batch; the result is a tuple of the call's outputs.
+absl::StatusOr<Literal> EvalLinalg(const Instruction& inst, const linalg::Call& call,
+                                   const Operands& ops) {
+  const Shape& s = inst.shape();
+  std::vector<std::vector<int64_t>> ins;
+  for (const Literal* op : ops) ins.push_back(op->shape().IsArray() ? op->shape().dims()
+                                                                    : std::vector<int64_t>{});
+  std::vector<std::pair<DType, std::vector<int64_t>>> outs;
+  if (s.IsTuple()) {
+    for (const Shape& t : s.tuple_shapes()) outs.push_back({t.element_type(), t.dims()});
+  }
+  const DType dtype = ops.empty() ? DType::kInvalid : ops[0]->shape().element_type();
+  const std::optional<linalg::Problem> p = linalg::MatchShapes(call, dtype, ins, outs);
+  if (!p.has_value()) {
+    return InvalidArgument("%s: custom-call \"%s\" does not take these shapes (result %s)",
+                           inst.name(), inst.attrs().custom_call_target, s.ToString());
+  }
+  std::vector<const void*> in_ptrs;
+  for (const Literal* op : ops) in_ptrs.push_back(op->tensor().raw_data());
+  std::vector<Literal> parts;
+  for (const Shape& t : s.tuple_shapes()) parts.emplace_back(t);
+  std::vector<void*> out_ptrs;
+  for (Literal& part : parts) out_ptrs.push_back(part.mutable_tensor().raw_data());
+  linalg::Run(call, dtype, *p, in_ptrs.data(), out_ptrs.data(), 0, p->batch);
+  return Literal::MakeTuple(std::move(parts));
+}
+
 }  // namespace
 
 // Philox fills (core/random_fill.h): operand u64[3] = [key, counter_lo, counter_hi], result
@@ -234,6 +263,9 @@ absl::StatusOr<Literal> EvalTopK(const Instruction& inst, const Operands& ops) {
 absl::StatusOr<Literal> EvalCustomCall(const Instruction& inst, const Operands& ops) {
   const std::string& target = inst.attrs().custom_call_target;
   if (target == topk::kTopKTarget) return EvalTopK(inst, ops);
+  if (const std::optional<linalg::Call> call = linalg::CallOfTarget(target)) {
+    return EvalLinalg(inst, *call, ops);
+  }
   const std::optional<random::RandomDistribution> dist = random::RandomDistributionOfTarget(target);
   if (!dist.has_value()) {
     return Unimplemented("the evaluator does not implement custom-call target \"%s\" (instruction "

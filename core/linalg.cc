@@ -1,0 +1,342 @@
+// The decompositions and solvers of core/linalg.h, on Eigen's dense solvers.
+#include "core/linalg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "Eigen/Dense"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace tfjit::linalg {
+namespace {
+
+constexpr const char* kNames[] = {"cholesky", "triangular_solve", "inverse",  "solve",
+                                  "log_determinant", "lu", "qr", "eig", "svd",
+                                  "tridiagonal_solve", "determinant"};
+constexpr int kNumKinds = static_cast<int>(sizeof(kNames) / sizeof(kNames[0]));
+
+template <typename T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using Map = Eigen::Map<Mat<T>>;
+template <typename T>
+using ConstMap = Eigen::Map<const Mat<T>>;
+
+using Dims = std::vector<int64_t>;
+
+// Leading dims of `d` (all but the last `tail`), and their product.
+bool SplitBatch(const Dims& d, size_t tail, Dims* batch_dims, int64_t* batch) {
+  if (d.size() < tail) return false;
+  batch_dims->assign(d.begin(), d.end() - static_cast<std::ptrdiff_t>(tail));
+  *batch = 1;
+  for (int64_t x : *batch_dims) *batch *= x;
+  return true;
+}
+Dims With(Dims batch, std::initializer_list<int64_t> tail) {
+  batch.insert(batch.end(), tail.begin(), tail.end());
+  return batch;
+}
+
+// Flips the sign of column `c` of `m` (and of column `c` of `follow`, when given) so that its
+// first largest-magnitude entry is positive.
+template <typename T>
+void FixColumnSign(Mat<T>& m, int64_t c, Mat<T>* follow) {
+  if (m.rows() == 0) return;
+  int64_t best = 0;
+  for (int64_t r = 1; r < m.rows(); ++r) {
+    if (std::abs(m(r, c)) > std::abs(m(best, c))) best = r;
+  }
+  if (m(best, c) < T(0)) {
+    m.col(c) *= T(-1);
+    if (follow != nullptr) follow->col(c) *= T(-1);
+  }
+}
+
+template <typename T>
+bool RunOne(const Call& call, const Problem& p, const void* const* ins, void* const* outs,
+            int64_t i) {
+  const int64_t m = p.m, n = p.n, k = p.k;
+  const T* a_ptr = static_cast<const T*>(ins[0]) + i * m * n;
+  const bool adjoint = (call.flags & kAdjoint) != 0;
+  constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
+  switch (call.kind) {
+    case Kind::kCholesky: {
+      Map<T> l(static_cast<T*>(outs[0]) + i * n * n, n, n);
+      if (n == 0) return true;
+      Eigen::LLT<Mat<T>, Eigen::Lower> llt(ConstMap<T>(a_ptr, n, n));
+      if (llt.info() != Eigen::Success) {
+        l.setConstant(kNaN);
+        return false;
+      }
+      l = llt.matrixL();
+      return true;
+    }
+    case Kind::kTriangularSolve: {
+      ConstMap<T> a(a_ptr, n, n);
+      ConstMap<T> b(static_cast<const T*>(ins[1]) + i * n * k, n, k);
+      Map<T> x(static_cast<T*>(outs[0]) + i * n * k, n, k);
+      if (n == 0 || k == 0) return true;
+      const bool lower = (call.flags & kLower) != 0;
+      if (lower && !adjoint) x = a.template triangularView<Eigen::Lower>().solve(b);
+      if (lower && adjoint) x = a.transpose().template triangularView<Eigen::Upper>().solve(b);
+      if (!lower && !adjoint) x = a.template triangularView<Eigen::Upper>().solve(b);
+      if (!lower && adjoint) x = a.transpose().template triangularView<Eigen::Lower>().solve(b);
+      return a.diagonal().cwiseAbs().minCoeff() > T(0);
+    }
+    case Kind::kInverse:
+    case Kind::kSolve: {
+      if (n == 0) return true;
+      Mat<T> a = ConstMap<T>(a_ptr, n, n);
+      if (adjoint) a.transposeInPlace();
+      Eigen::PartialPivLU<Mat<T>> lu(a);
+      const bool ok = lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0);
+      if (call.kind == Kind::kInverse) {
+        Map<T>(static_cast<T*>(outs[0]) + i * n * n, n, n) = lu.inverse();
+      } else {
+        ConstMap<T> b(static_cast<const T*>(ins[1]) + i * n * k, n, k);
+        if (k > 0) Map<T>(static_cast<T*>(outs[0]) + i * n * k, n, k) = lu.solve(b);
+      }
+      return ok;
+    }
+    case Kind::kLogDeterminant:
+    case Kind::kDeterminant: {
+      T sign = T(1), log_abs = T(0);
+      if (n > 0) {
+        Eigen::PartialPivLU<Mat<T>> lu(ConstMap<T>(a_ptr, n, n));
+        sign = static_cast<T>(lu.permutationP().determinant());
+        for (int64_t d = 0; d < n; ++d) {
+          const T v = lu.matrixLU()(d, d);
+          if (v == T(0) || std::isnan(v)) {
+            sign = v == T(0) ? T(0) : kNaN;
+            log_abs = v == T(0) ? -std::numeric_limits<T>::infinity() : kNaN;
+            break;
+          }
+          if (v < T(0)) sign = -sign;
+          log_abs += std::log(std::abs(v));
+        }
+      }
+      if (call.kind == Kind::kDeterminant) {
+        static_cast<T*>(outs[0])[i] = sign == T(0) ? T(0) : sign * std::exp(log_abs);
+      } else {
+        static_cast<T*>(outs[0])[i] = sign;
+        static_cast<T*>(outs[1])[i] = log_abs;
+      }
+      return true;
+    }
+    case Kind::kLu: {
+      Map<T> out(static_cast<T*>(outs[0]) + i * n * n, n, n);
+      int32_t* perm = static_cast<int32_t*>(outs[1]) + i * n;
+      if (n == 0) return true;
+      Eigen::PartialPivLU<Mat<T>> lu(ConstMap<T>(a_ptr, n, n));
+      out = lu.matrixLU();
+      // P * a = L * U with row r of a moved to row indices(r): p[indices(r)] = r, so that
+      // L * U == a[p] (TF's convention).
+      const auto& indices = lu.permutationP().indices();
+      for (int64_t r = 0; r < n; ++r) perm[indices(r)] = static_cast<int32_t>(r);
+      return out.diagonal().cwiseAbs().minCoeff() > T(0);
+    }
+    case Kind::kQr: {
+      const int64_t q_cols = (call.flags & kFullMatrices) ? m : std::min(m, n);
+      Map<T> q(static_cast<T*>(outs[0]) + i * m * q_cols, m, q_cols);
+      Map<T> r(static_cast<T*>(outs[1]) + i * q_cols * n, q_cols, n);
+      if (m == 0 || n == 0) {
+        q.setIdentity();
+        r.setZero();
+        return true;
+      }
+      Eigen::HouseholderQR<Mat<T>> qr(ConstMap<T>(a_ptr, m, n));
+      Mat<T> qm = qr.householderQ() * Mat<T>::Identity(m, q_cols);
+      Mat<T> rm = qr.matrixQR().topRows(q_cols).template triangularView<Eigen::Upper>();
+      for (int64_t d = 0; d < std::min(m, n); ++d) {
+        if (rm(d, d) < T(0)) {
+          rm.row(d) *= T(-1);
+          qm.col(d) *= T(-1);
+        }
+      }
+      q = qm;
+      r = rm;
+      return true;
+    }
+    case Kind::kEig: {
+      Map<T> e(static_cast<T*>(outs[0]) + i * n, 1, n);
+      Map<T> v(static_cast<T*>(outs[1]) + i * n * n, n, n);
+      if (n == 0) return true;
+      Eigen::SelfAdjointEigenSolver<Mat<T>> eig(ConstMap<T>(a_ptr, n, n));
+      Mat<T> vm = eig.eigenvectors();
+      for (int64_t c = 0; c < n; ++c) FixColumnSign<T>(vm, c, nullptr);
+      e = eig.eigenvalues().transpose();
+      v = vm;
+      return eig.info() == Eigen::Success;
+    }
+    case Kind::kSvd: {
+      const int64_t pn = std::min(m, n);
+      const bool full = (call.flags & kFullMatrices) != 0;
+      const int64_t uc = full ? m : pn, vc = full ? n : pn;
+      Map<T> s(static_cast<T*>(outs[0]) + i * pn, 1, pn);
+      Map<T> u(static_cast<T*>(outs[1]) + i * m * uc, m, uc);
+      Map<T> v(static_cast<T*>(outs[2]) + i * n * vc, n, vc);
+      if (pn == 0) {
+        u.setIdentity();
+        v.setIdentity();
+        return true;
+      }
+      Eigen::JacobiSVD<Mat<T>> svd(ConstMap<T>(a_ptr, m, n),
+                                   full ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
+                                        : (Eigen::ComputeThinU | Eigen::ComputeThinV));
+      Mat<T> um = svd.matrixU(), vm = svd.matrixV();
+      for (int64_t c = 0; c < pn; ++c) FixColumnSign<T>(um, c, &vm);
+      s = svd.singularValues().transpose();
+      u = um;
+      v = vm;
+      return true;
+    }
+    case Kind::kTridiagonalSolve: {
+      const T* diags = a_ptr;  // [3, n]: superdiagonal, main diagonal, subdiagonal
+      Map<T> x(static_cast<T*>(outs[0]) + i * n * k, n, k);
+      x = ConstMap<T>(static_cast<const T*>(ins[1]) + i * n * k, n, k);
+      if (n == 0) return true;
+      const bool pivot = (call.flags & kPartialPivoting) != 0;
+      std::vector<T> du(diags, diags + n), d(diags + n, diags + 2 * n), dl(n, T(0)),
+          du2(n, T(0));
+      for (int64_t j = 0; j + 1 < n; ++j) dl[j] = diags[2 * n + j + 1];
+      bool ok = true;
+      for (int64_t j = 0; j + 1 < n; ++j) {
+        if (!pivot || std::abs(d[j]) >= std::abs(dl[j])) {
+          if (d[j] == T(0)) ok = false;
+          const T f = dl[j] / d[j];
+          d[j + 1] -= f * du[j];
+          x.row(j + 1) -= f * x.row(j);
+        } else {  // swap rows j and j + 1, then eliminate
+          const T f = d[j] / dl[j];
+          d[j] = dl[j];
+          const T old_d1 = d[j + 1];
+          d[j + 1] = du[j] - f * old_d1;
+          if (j + 2 < n) {
+            du2[j] = du[j + 1];
+            du[j + 1] = -f * du2[j];
+          }
+          du[j] = old_d1;
+          Eigen::Matrix<T, 1, Eigen::Dynamic> row_j = x.row(j);
+          x.row(j) = x.row(j + 1);
+          x.row(j + 1) = row_j - f * x.row(j);
+        }
+      }
+      if (d[n - 1] == T(0)) ok = false;
+      x.row(n - 1) /= d[n - 1];
+      if (n > 1) x.row(n - 2) = (x.row(n - 2) - du[n - 2] * x.row(n - 1)) / d[n - 2];
+      for (int64_t j = n - 3; j >= 0; --j) {
+        x.row(j) = (x.row(j) - du[j] * x.row(j + 1) - du2[j] * x.row(j + 2)) / d[j];
+      }
+      return ok;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string TargetOf(const Call& call) {
+  return absl::StrCat("tfjit.linalg.", kNames[static_cast<int>(call.kind)], ".", call.flags);
+}
+
+std::optional<Call> CallOfTarget(absl::string_view target) {
+  if (!absl::ConsumePrefix(&target, "tfjit.linalg.")) return std::nullopt;
+  const size_t dot = target.rfind('.');
+  if (dot == absl::string_view::npos) return std::nullopt;
+  int flags = 0;
+  if (!absl::SimpleAtoi(target.substr(dot + 1), &flags) || flags < 0 || flags > 15) {
+    return std::nullopt;
+  }
+  for (int kind = 0; kind < kNumKinds; ++kind) {
+    if (target.substr(0, dot) == kNames[kind]) return Call{static_cast<Kind>(kind), flags};
+  }
+  return std::nullopt;
+}
+
+bool IsLinalgDType(DType dtype) { return dtype == DType::kFloat32 || dtype == DType::kFloat64; }
+
+std::optional<Problem> MatchShapes(const Call& call, DType dtype,
+                                   const std::vector<Dims>& ins,
+                                   const std::vector<std::pair<DType, Dims>>& outs) {
+  if (!IsLinalgDType(dtype) || ins.empty()) return std::nullopt;
+  Problem p;
+  Dims batch;
+  if (!SplitBatch(ins[0], 2, &batch, &p.batch)) return std::nullopt;
+  p.m = ins[0][ins[0].size() - 2];
+  p.n = ins[0].back();
+  std::vector<Dims> want_in = {ins[0]};
+  std::vector<std::pair<DType, Dims>> want_out;
+  const bool square = call.kind != Kind::kQr && call.kind != Kind::kSvd &&
+                      call.kind != Kind::kTridiagonalSolve;
+  if (square && p.m != p.n) return std::nullopt;
+  const bool full = (call.flags & kFullMatrices) != 0;
+  const int64_t pn = std::min(p.m, p.n);
+  switch (call.kind) {
+    case Kind::kCholesky:
+    case Kind::kInverse:
+      want_out = {{dtype, ins[0]}};
+      break;
+    case Kind::kTriangularSolve:
+    case Kind::kSolve:
+      if (ins.size() != 2 || ins[1].size() != ins[0].size()) return std::nullopt;
+      p.k = ins[1].back();
+      want_in.push_back(With(batch, {p.n, p.k}));
+      want_out = {{dtype, want_in[1]}};
+      break;
+    case Kind::kTridiagonalSolve:
+      if (ins.size() != 2 || ins[1].size() != ins[0].size() || p.m != 3) return std::nullopt;
+      p.k = ins[1].back();
+      want_in.push_back(With(batch, {p.n, p.k}));
+      want_out = {{dtype, want_in[1]}};
+      break;
+    case Kind::kLogDeterminant:
+      want_out = {{dtype, batch}, {dtype, batch}};
+      break;
+    case Kind::kDeterminant:
+      want_out = {{dtype, batch}};
+      break;
+    case Kind::kLu:
+      want_out = {{dtype, ins[0]}, {DType::kInt32, With(batch, {p.n})}};
+      break;
+    case Kind::kQr:
+      want_out = {{dtype, With(batch, {p.m, full ? p.m : pn})},
+                  {dtype, With(batch, {full ? p.m : pn, p.n})}};
+      break;
+    case Kind::kEig:
+      want_out = {{dtype, With(batch, {p.n})}, {dtype, ins[0]}};
+      break;
+    case Kind::kSvd:
+      want_out = {{dtype, With(batch, {pn})},
+                  {dtype, With(batch, {p.m, full ? p.m : pn})},
+                  {dtype, With(batch, {p.n, full ? p.n : pn})}};
+      break;
+  }
+  if (ins != want_in || outs != want_out) return std::nullopt;
+  return p;
+}
+
+bool Run(const Call& call, DType dtype, const Problem& problem, const void* const* ins,
+         void* const* outs, int64_t begin, int64_t end) {
+  bool ok = true;
+  for (int64_t i = begin; i < end; ++i) {
+    if (dtype == DType::kFloat64) {
+      ok = RunOne<double>(call, problem, ins, outs, i) && ok;
+    } else {
+      ok = RunOne<float>(call, problem, ins, outs, i) && ok;
+    }
+  }
+  return ok;
+}
+
+int64_t CostPerMatrix(const Call& call, const Problem& p) {
+  const int64_t big = std::max(p.m, p.n);
+  const int64_t work = call.kind == Kind::kTridiagonalSolve ? p.n * (p.k + 1) * 8
+                                                            : big * big * (big + p.k) * 4;
+  return std::max<int64_t>(work, 100);
+}
+
+}  // namespace tfjit::linalg
