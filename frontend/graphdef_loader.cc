@@ -90,8 +90,29 @@ absl::StatusOr<tensorflow::GraphDef> ReadGraphDefFile(const std::string& path) {
   return ParseGraphDefFromString(bytes, is_text, path);
 }
 
+namespace {
+
+// TF's legacy rule for graphs written before GraphDef version 22: a Placeholder could not
+// say "unknown shape", so a scalar `shape` attr means unknown (TF's Placeholder shape function
+// and kernel read it so; no `versions` is producer 0). tf.placeholder(tf.float32) in early TF
+// 1.x wrote exactly that. Applied to binary files, which TF writes; text GraphDefs without
+// versions are mostly hand-written and keep their shapes as written.
+void ApplyLegacyPlaceholderShapes(tensorflow::GraphDef* graph_def) {
+  if (graph_def->versions().producer() > 21) return;
+  for (tensorflow::NodeDef& node : *graph_def->mutable_node()) {
+    if (node.op() != "Placeholder") continue;
+    auto it = node.mutable_attr()->find("shape");
+    if (it == node.mutable_attr()->end() || !it->second.has_shape()) continue;
+    tensorflow::TensorShapeProto* shape = it->second.mutable_shape();
+    if (!shape->unknown_rank() && shape->dim_size() == 0) shape->set_unknown_rank(true);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Graph>> LoadGraphDefFile(const std::string& path) {
   TFJIT_ASSIGN_OR_RETURN(tensorflow::GraphDef graph_def, ReadGraphDefFile(path));
+  if (!HasTextExtension(path)) ApplyLegacyPlaceholderShapes(&graph_def);
   return Graph::Build(graph_def, path);
 }
 

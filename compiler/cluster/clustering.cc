@@ -38,8 +38,12 @@ bool IsCompilableResourceOp(const tf::Node& node) {
   static const char* const kOps[] = {"ReadVariableOp", "AssignVariableOp",
                                      "AssignAddVariableOp", "AssignSubVariableOp",
                                      "ResourceGather", "VarIsInitializedOp"};
+  // The ResourceApply* optimizers (optimizers_lowerings.cc) update variables in clusters too.
   return std::any_of(std::begin(kOps), std::end(kOps),
-                     [&](const char* op) { return node.op() == op; });
+                     [&](const char* op) { return node.op() == op; }) ||
+         absl::StartsWith(node.op(), "ResourceApply") ||
+         // ResourceScatter* and ResourceScatterNd* (scatter_segment_lowerings.cc) likewise.
+         absl::StartsWith(node.op(), "ResourceScatter");
 }
 
 bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why, bool must_compile);

@@ -25,7 +25,8 @@ std::string RuntimeCheck::Message(const std::vector<int64_t>& result) const {
     pos = idx.empty() ? std::string() : absl::StrCat("[", absl::StrJoin(idx, ","), "]");
   }
   std::vector<int64_t> components(result.begin() + (result.empty() ? 0 : 1), result.end());
-  std::string value = vector_value ? absl::StrCat("[", absl::StrJoin(components, ","), "]")
+  // Index values as TF prints them: "[3, 2]" (TF joins the components with ", ").
+  std::string value = vector_value ? absl::StrCat("[", absl::StrJoin(components, ", "), "]")
                       : components.empty() ? std::string("?")
                                            : absl::StrCat(components[0]);
   return absl::StrReplaceAll(message_template, {{"{pos}", pos}, {"{value}", value}});

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/function_lowering.h"
@@ -188,8 +189,10 @@ std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster) {
       written.insert({node->input(0).node, node->input(0).index});
     }
     // A compiled loop or conditional carries its variables through and returns them (their
-    // bodies may assign them).
-    if (IsFunctionalControlFlow(op)) {
+    // bodies may assign them); a ResourceApply* optimizer writes every variable it takes, and a
+    // ResourceScatter* or ResourceStridedSliceAssign writes its variable.
+    if (IsFunctionalControlFlow(op) || absl::StartsWith(op, "ResourceApply") ||
+        absl::StartsWith(op, "ResourceScatter") || op == "ResourceStridedSliceAssign") {
       for (int i = 0; i < node->num_inputs(); ++i) {
         if (node->input_types()[i] == DType::kResource) {
           written.insert({node->input(i).node, node->input(i).index});

@@ -4,6 +4,7 @@
 // per-device ResourceMgr and persist across runs; an assignment installs a new tensor.
 #include <cstring>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/kernel_util.h"
@@ -246,11 +247,19 @@ absl::Status IsVariableInitialized(KernelContext& ctx) {
 
 }  // namespace
 
+// The leading Ref(T) inputs of a TF1 optimizer (ApplyAdam: var, m, v); 0 for other ops.
+int OptimizerRefInputs(absl::string_view op);  // optimizers_kernels.cc
+
 bool TakesVariableRef(const tf::Node& node, int input) {
+  if (input < OptimizerRefInputs(node.op())) return true;
   if (input != 0) return false;
   const std::string& op = node.op();
+  // The TF1 scatters (scatter_segment_kernels.cc) update their ref in place too.
+  static const auto* kRefScatters = new absl::flat_hash_set<std::string>{
+      "ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv", "ScatterMin",
+      "ScatterMax", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"};
   return op == "Assign" || op == "AssignAdd" || op == "AssignSub" ||
-         op == "IsVariableInitialized";
+         op == "IsVariableInitialized" || kRefScatters->contains(op);
 }
 
 void RegisterVariableKernels(KernelRegistry& registry) {
@@ -263,6 +272,7 @@ void RegisterVariableKernels(KernelRegistry& registry) {
   registry.Register("DestroyResourceOp", DestroyResourceOp);
   registry.Register("ResourceGather", ResourceGather);
   registry.Register("VariableV2", VariableV2);
+  registry.Register("Variable", VariableV2);  // TF's pre-V2 ref variable, same semantics
   registry.Register("Assign", Assign);
   registry.Register("AssignAdd", AssignUpdate<1>);
   registry.Register("AssignSub", AssignUpdate<-1>);

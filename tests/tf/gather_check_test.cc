@@ -205,7 +205,7 @@ TEST(GatherCheckTest, GatherNdComputedIndices) {
   // idx = [[1,1],[4,0],[0,-1]]: row 1 is the first bad one.
   CheckAllModes(path, "nd",
                 Tensor::FromVector<int64_t>(DType::kInt64, {3, 2}, {0, 0, 3, -1, -1, -2}),
-                nullptr, "indices[1] = [4,0] does not index into param shape [3,3]");
+                nullptr, "indices[1] = [4, 0] does not index into param shape [3,3]");
   std::filesystem::remove(path);
 }
 
