@@ -118,6 +118,7 @@ void AddSpecialOps(std::vector<OpDef>* ops);          // op_catalog_special.cc
 void AddRandomMoreOps(std::vector<OpDef>* ops);       // op_catalog_random_more.cc
 void AddImageMoreOps(std::vector<OpDef>* ops);        // op_catalog_image_more.cc
 void AddNnMoreOps(std::vector<OpDef>* ops);           // op_catalog_nn_more.cc
+void AddStateMoreOps(std::vector<OpDef>* ops);        // op_catalog_state_more.cc
 
 // TF's common type sets (ops.pbtxt's allowed_values), for Op::Types.
 inline std::vector<DType> FloatTypes() {

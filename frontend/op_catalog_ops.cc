@@ -513,6 +513,7 @@ std::vector<OpDef> BuiltinOpDefs() {
   add("random", catalog::AddRandomMoreOps);
   add("image", catalog::AddImageMoreOps);
   add("nn", catalog::AddNnMoreOps);
+  add("state", catalog::AddStateMoreOps);
   for (OpDef& op : ops) {
     for (const auto& [name, family] : kFamilyOverrides) {
       if (op.name == name) op.family = family;

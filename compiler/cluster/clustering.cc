@@ -37,7 +37,7 @@ namespace {
 bool IsCompilableResourceOp(const tf::Node& node) {
   static const char* const kOps[] = {"ReadVariableOp", "AssignVariableOp",
                                      "AssignAddVariableOp", "AssignSubVariableOp",
-                                     "ResourceGather", "VarIsInitializedOp"};
+                                     "ResourceGather", "VarIsInitializedOp", "VariableShape"};
   // The ResourceApply* optimizers (optimizers_lowerings.cc) update variables in clusters too.
   return std::any_of(std::begin(kOps), std::end(kOps),
                      [&](const char* op) { return node.op() == op; }) ||

@@ -75,6 +75,22 @@ absl::Status LowerVarIsInitializedOp(LoweringContext& ctx, const tf::Node& node)
   return absl::OkStatus();
 }
 
+// The variable's shape, a constant: every value a cluster sees has a static shape.
+absl::Status LowerVariableShape(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, 0));
+  if (var->value == nullptr) return VariableNotFoundError(var->container, var->name);
+  const hlo::Instruction* value = var->value;  // VariableShape has no dtype attr to check
+  TFJIT_ASSIGN_OR_RETURN(DType out_type, tf::GetTypeAttr(node, "out_type"));
+  const std::vector<int64_t>& dims = value->shape().dims();
+  Tensor shape = out_type == DType::kInt32
+                     ? Tensor::FromVector<int32_t>(out_type, {static_cast<int64_t>(dims.size())},
+                                                   std::vector<int32_t>(dims.begin(), dims.end()))
+                     : Tensor::FromVector<int64_t>(out_type, {static_cast<int64_t>(dims.size())},
+                                                   dims);
+  ctx.SetOutput(node, 0, ctx.b().Constant(hlo::Literal::FromTensor(shape)));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendResourceLowerings(std::vector<OpLowering>* table) {
@@ -88,6 +104,7 @@ void AppendResourceLowerings(std::vector<OpLowering>* table) {
   add("AssignAddVariableOp", LowerAssignUpdate<hlo::Opcode::kAdd>);
   add("AssignSubVariableOp", LowerAssignUpdate<hlo::Opcode::kSubtract>);
   add("VarIsInitializedOp", LowerVarIsInitializedOp);
+  add("VariableShape", LowerVariableShape);
 }
 
 }  // namespace tfjit::tf2hlo

@@ -34,6 +34,7 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterRandomMoreKernels(registry);
   RegisterImageMoreKernels(registry);
   RegisterNnMoreKernels(registry);
+  RegisterStateMoreKernels(registry);
 }
 
 }  // namespace tfjit::runtime

@@ -157,6 +157,7 @@ void RegisterArrayMoreKernels(KernelRegistry& registry);             // array_mo
 void RegisterSpecialKernels(KernelRegistry& registry);               // special_kernels.cc
 void RegisterRandomMoreKernels(KernelRegistry& registry);            // random_more_kernels.cc
 void RegisterImageMoreKernels(KernelRegistry& registry);             // image_more_kernels.cc
+void RegisterStateMoreKernels(KernelRegistry& registry);  // state_more_kernels.cc
 void RegisterNnMoreKernels(KernelRegistry& registry);                // nn_more_kernels.cc
 
 }  // namespace tfjit::runtime
