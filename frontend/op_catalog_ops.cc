@@ -253,6 +253,10 @@ void AddImageOps(std::vector<OpDef>* ops) {
                      .In("score_threshold: T_threshold").Out("selected_indices: int32")
                      .Attr("T", T(tensorflow::DT_FLOAT))
                      .Attr("T_threshold", T(tensorflow::DT_FLOAT)).Build());
+  // The first form: float boxes and scores, iou_threshold an attr (TF's image_ops.cc).
+  ops->push_back(Op("NonMaxSuppression").In("boxes: float").In("scores: float")
+                     .In("max_output_size: int32").Out("selected_indices: int32")
+                     .Attr("iou_threshold", F(0.5f)).Build());
   ops->push_back(Op("NonMaxSuppressionV4").In("boxes: T").In("scores: T")
                      .In("max_output_size: int32").In("iou_threshold: T_threshold")
                      .In("score_threshold: T_threshold").Out("selected_indices: int32")
@@ -514,6 +518,8 @@ std::vector<OpDef> BuiltinOpDefs() {
   add("image", catalog::AddImageMoreOps);
   add("nn", catalog::AddNnMoreOps);
   add("state", catalog::AddStateMoreOps);
+  add("fft", catalog::AddFftOps);
+  add("math", catalog::AddMathComplexOps);  // last: widens earlier ops' dtypes to complex
   for (OpDef& op : ops) {
     for (const auto& [name, family] : kFamilyOverrides) {
       if (op.name == name) op.family = family;

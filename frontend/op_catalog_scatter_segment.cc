@@ -114,6 +114,20 @@ void AddScatterSegmentOps(std::vector<OpDef>* ops) {
                      .Types("T", {DType::kInt32, DType::kInt64, DType::kFloat32,
                                   DType::kFloat64})
                      .Build());
+  // b plus a sparse tensor given by (indices, values, shape) (TF's sparse_ops.cc).
+  ops->push_back(Op("SparseTensorDenseAdd").In("a_indices: Tindices").In("a_values: T")
+                     .In("a_shape: Tindices").In("b: T").Out("output: T")
+                     .Types("T", RealTypes()).Types("Tindices", IndexTypes()).Build());
+  // The ragged tensor of ranges [starts[i], limits[i]) by deltas[i] (TF's ragged_math_ops):
+  // its row splits and flat values. An array op, in this file beside its sparse kin.
+  OpDef ragged = Op("RaggedRange").In("starts: T").In("limits: T").In("deltas: T")
+                     .Out("rt_nested_splits: Tsplits").Out("rt_dense_values: T")
+                     .Attr("T", T(tensorflow::DT_INT32)).Attr("Tsplits", T(tensorflow::DT_INT64))
+                     .Types("T", {DType::kBFloat16, DType::kFloat32, DType::kFloat64,
+                                  DType::kInt32, DType::kInt64})
+                     .Types("Tsplits", IndexTypes()).Build();
+  ragged.family = "array";
+  ops->push_back(std::move(ragged));
 }
 
 }  // namespace tfjit::tf::catalog

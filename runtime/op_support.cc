@@ -55,11 +55,17 @@ std::string AttrText(const tensorflow::AttrValue& v) {
   }
 }
 
+// TF1 frame ops: the executor runs them itself (runtime/frame_executor.cc), with no kernel.
+bool RunByTheExecutor(const std::string& op) {
+  return op == "Enter" || op == "Exit" || op == "NextIteration" || op == "Merge" ||
+         op == "Switch" || op == "LoopCond";
+}
+
 OpSupport Describe(const tf::OpDef& def) {
   OpSupport op;
   op.name = def.name;
   op.family = def.family;
-  op.kernel = Kernels().Find(def.name) != nullptr;
+  op.kernel = Kernels().Find(def.name) != nullptr || RunByTheExecutor(def.name);
   const tf2hlo::OpLowering* lowering = tf2hlo::FindOpLowering(def.name);
   op.cpu = lowering != nullptr;
   op.gpu = op.cpu;

@@ -172,6 +172,96 @@ absl::Status LowerCosh(LoweringContext& ctx, const tf::Node& node) {
   return LowerHyperbolic(ctx, node, true);
 }
 
+// The inverse hyperbolic functions, written so small |x| keeps full relative accuracy and
+// large |x| does not overflow through x^2 (past 2^(mantissa bits / 2 + 1), x^2 + 1 == x^2 and
+// the result is log(|x|) + log(2)):
+//   Asinh(x) => sign(x) * log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))
+//   Acosh(x) => log1p((x - 1) + sqrt((x - 1) * (x + 1)))    (NaN below 1, through the sqrt)
+//   Atanh(x) => 0.5 * log1p(2x / (1 - x))                   (NaN beyond ±1, ±inf at ±1)
+absl::Status LowerInverseHyperbolic(LoweringContext& ctx, const tf::Node& node, char which) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  const DType t = x->shape().element_type();
+  const std::vector<int64_t>& dims = x->shape().dims();
+  hlo::Builder& b = ctx.b();
+  auto k = [&](double v) { return ctx.Splat(t, v, dims); };
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one, k(1.0));
+  if (which == 't') {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * two_x, b.Binary(Opcode::kAdd, x, x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * d, b.Binary(Opcode::kSubtract, one, x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * q, b.Binary(Opcode::kDivide, two_x, d));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * l, b.Unary(Opcode::kLog1p, q));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * half, k(0.5));
+    return Done(ctx, node, b.Binary(Opcode::kMultiply, l, half));
+  }
+  // Beyond `big`, x^2 no longer changes by adding 1: the log(|x|) + log(2) form takes over.
+  const double big = t == DType::kFloat64 ? 1e8 : 1e4;
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ax, b.Unary(Opcode::kAbs, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * log_ax, b.Unary(Opcode::kLog, ax));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ln2, k(std::log(2.0)));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * far, b.Binary(Opcode::kAdd, log_ax, ln2));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * big_k, k(big));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * is_big, b.Compare(ComparisonDirection::kGt, ax, big_k));
+  Instruction* near = nullptr;
+  if (which == 's') {
+    // Clamp first so the unused branch cannot overflow to inf * 0 = NaN.
+    TFJIT_ASSIGN_OR_RETURN(Instruction * c, b.Binary(Opcode::kMinimum, ax, big_k));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * c2, b.Binary(Opcode::kMultiply, c, c));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * c2p1, b.Binary(Opcode::kAdd, c2, one));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r, b.Unary(Opcode::kSqrt, c2p1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * den, b.Binary(Opcode::kAdd, r, one));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * frac, b.Binary(Opcode::kDivide, c2, den));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * arg, b.Binary(Opcode::kAdd, c, frac));
+    TFJIT_ASSIGN_OR_RETURN(near, b.Unary(Opcode::kLog1p, arg));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * mag, b.Select(is_big, far, near));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * sign, b.Unary(Opcode::kSign, x));
+    // sign(±0) = ±0 keeps asinh(-0) = -0; NaN stays NaN through the sign.
+    return Done(ctx, node, b.Binary(Opcode::kMultiply, sign, mag));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * c, b.Binary(Opcode::kMinimum, x, big_k));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * cm1, b.Binary(Opcode::kSubtract, c, one));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * cp1, b.Binary(Opcode::kAdd, c, one));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * prod, b.Binary(Opcode::kMultiply, cm1, cp1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, b.Unary(Opcode::kSqrt, prod));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * arg, b.Binary(Opcode::kAdd, cm1, r));
+  TFJIT_ASSIGN_OR_RETURN(near, b.Unary(Opcode::kLog1p, arg));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * is_big_pos,
+                         b.Compare(ComparisonDirection::kGt, x, big_k));
+  return Done(ctx, node, b.Select(is_big_pos, far, near));
+}
+absl::Status LowerAsinh(LoweringContext& ctx, const tf::Node& node) {
+  return LowerInverseHyperbolic(ctx, node, 's');
+}
+absl::Status LowerAcosh(LoweringContext& ctx, const tf::Node& node) {
+  return LowerInverseHyperbolic(ctx, node, 'c');
+}
+absl::Status LowerAtanh(LoweringContext& ctx, const tf::Node& node) {
+  return LowerInverseHyperbolic(ctx, node, 't');
+}
+
+// LeftShift / RightShift (TF's bitwise_ops): TF's CPU functors clamp the shift amount to
+// [0, bits - 1], so the lowering clamps too (HLO alone would give 0 or the sign fill past the
+// width, as tf2xla's lowering does; tfjit keeps the kernel's answer on every path). Right
+// shifts are arithmetic for signed types, logical for unsigned ones.
+absl::Status LowerShift(LoweringContext& ctx, const tf::Node& node, bool left) {
+  TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
+  const DType t = ab.first->shape().element_type();
+  const std::vector<int64_t>& dims = ab.second->shape().dims();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * lo, ctx.Splat(t, 0.0, dims));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * hi,
+                         ctx.Splat(t, static_cast<double>(DTypeSize(t) * 8 - 1), dims));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * n, ctx.b().Clamp(lo, ab.second, hi));
+  const Opcode op = left ? Opcode::kShiftLeft
+                         : (IsUnsignedIntegerDType(t) ? Opcode::kShiftRightLogical
+                                                      : Opcode::kShiftRightArithmetic);
+  return Done(ctx, node, ctx.b().Binary(op, ab.first, n));
+}
+absl::Status LowerLeftShift(LoweringContext& ctx, const tf::Node& node) {
+  return LowerShift(ctx, node, true);
+}
+absl::Status LowerRightShift(LoweringContext& ctx, const tf::Node& node) {
+  return LowerShift(ctx, node, false);
+}
+
 // SquaredDifference(x, y) => (x - y) * (x - y)
 absl::Status LowerSquaredDifference(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
@@ -345,6 +435,10 @@ void AppendElementwiseLowerings(std::vector<OpLowering>* table) {
       {"Asin", LowerAsin, kFloat},     {"Acos", LowerAcos, kFloat},
       {"Atan", LowerAtan, kFloat},     {"Sinh", LowerSinh, kFloat},
       {"Cosh", LowerCosh, kFloat},
+      {"Asinh", LowerAsinh, kFloat},   {"Acosh", LowerAcosh, kFloat},
+      {"Atanh", LowerAtanh, kFloat},
+      {"LeftShift", LowerLeftShift, false, IntegerInput},
+      {"RightShift", LowerRightShift, false, IntegerInput},
       {"IsFinite", LowerIsFinite, false, FloatInput},
       {"IsNan", LowerIsNan, false, FloatInput},
       {"IsInf", LowerIsInf, false, FloatInput},

@@ -440,6 +440,7 @@ void AppendNnLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
       {"MatMul", LowerMatMul},
       {"BiasAdd", LowerBiasAdd},
+      {"BiasAddV1", LowerBiasAdd},  // no data_format attr: the bias is on the last dim
       {"Softmax", LowerSoftmax, /*float_only=*/true},
       {"LogSoftmax", LowerLogSoftmax, true},
       {"Elu", LowerElu, true},

@@ -100,11 +100,11 @@ absl::StatusOr<float> ScalarFloat(const KernelContext& ctx, int i, const char* w
   return static_cast<float>(ElementAsDouble(t, 0));
 }
 
-// Versions: 2 (no score_threshold), 3, 4 (padding, valid_outputs), 5 (+soft_nms_sigma and
-// selected_scores).
+// Versions: 1 (iou_threshold an attr), 2 (no score_threshold), 3, 4 (padding, valid_outputs),
+// 5 (+soft_nms_sigma and selected_scores).
 template <int kVersion>
 absl::Status NmsKernel(KernelContext& ctx) {
-  constexpr int kInputs = kVersion == 2 ? 4 : kVersion == 5 ? 6 : 5;
+  constexpr int kInputs = kVersion == 1 ? 3 : kVersion == 2 ? 4 : kVersion == 5 ? 6 : 5;
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, kInputs));
   const Tensor& boxes_t = ctx.input(0);
   const Tensor& scores_t = ctx.input(1);
@@ -116,7 +116,12 @@ absl::Status NmsKernel(KernelContext& ctx) {
   if (max_output < 0) {
     return KernelError(ctx, "max_output_size must be non-negative, got %d", max_output);
   }
-  TFJIT_ASSIGN_OR_RETURN(float iou_threshold, ScalarFloat(ctx, 3, "iou_threshold"));
+  float iou_threshold = 0.5f;
+  if constexpr (kVersion == 1) {
+    TFJIT_ASSIGN_OR_RETURN(iou_threshold, tf::GetFloatAttrOr(ctx.node(), "iou_threshold", 0.5f));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(iou_threshold, ScalarFloat(ctx, 3, "iou_threshold"));
+  }
   if (!(iou_threshold >= 0.0f && iou_threshold <= 1.0f)) {
     return KernelError(ctx, "iou_threshold must be in [0, 1], got %g", iou_threshold);
   }
@@ -254,6 +259,7 @@ absl::Status SparseToDenseKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterNmsKernels(KernelRegistry& registry) {
+  registry.Register("NonMaxSuppression", &NmsKernel<1>);
   registry.Register("NonMaxSuppressionV2", &NmsKernel<2>);
   registry.Register("NonMaxSuppressionV3", &NmsKernel<3>);
   registry.Register("NonMaxSuppressionV4", &NmsKernel<4>);

@@ -113,7 +113,16 @@ std::vector<OpCase> MatMulCases() {
   OpCase nchw{"BiasAdd_NCHW", "BiasAdd", DType::kFloat32, {{2, 5, 3, 3}, {5}}};
   nchw.attrs["data_format"] = StringAttr("NCHW");
   OpCase bias64{"BiasAdd_float64_1x1", "BiasAdd", DType::kFloat64, {{1, 1}, {1}}};
-  cases.insert(cases.end(), {nhwc, nchw, bias64});
+  // BiasAddV1: the bias on the last dim; value + bias, computed here.
+  OpCase v1{"BiasAddV1_float32", "BiasAddV1", DType::kFloat32, {{2, 3, 5}, {5}}};
+  v1.reference = [](const std::vector<Tensor>& in) {
+    Tensor out(in[0].dtype(), in[0].dims());
+    for (int64_t k = 0; k < out.num_elements(); ++k) {
+      SetFromDouble(out, k, ElementAsDouble(in[0], k) + ElementAsDouble(in[1], k % 5));
+    }
+    return out;
+  };
+  cases.insert(cases.end(), {nhwc, nchw, bias64, v1});
   return cases;
 }
 
@@ -326,6 +335,9 @@ std::vector<OpCase> ElementwiseCases() {
       {"Atan", [](double x) { return std::atan(x); }, false},
       {"Sinh", [](double x) { return std::sinh(x); }, false},
       {"Cosh", [](double x) { return std::cosh(x); }, false},
+      {"Asinh", [](double x) { return std::asinh(x); }, false},
+      {"Acosh", [](double x) { return std::acosh(x); }, false},
+      {"Atanh", [](double x) { return std::atanh(x); }, false},
       {"Elu", [](double x) { return x < 0 ? std::expm1(x) : x; }, false},
       {"Selu", [=](double x) { return x < 0 ? kSeluS * kSeluA * std::expm1(x) : kSeluS * x; },
        false},
@@ -345,6 +357,17 @@ std::vector<OpCase> ElementwiseCases() {
           c.feed_values = {Floats(t, s, {-2.5, -0.5, 0.5, 1.5, -0.0, 20.0, -20.0})};
           if (std::string(u.op) == "Asin" || std::string(u.op) == "Acos") {
             c.feed_values = {Floats(t, s, {-1, -0.5, 0.5, 1, -0.0, 2, -2})};
+          }
+          // The inverse hyperbolics at their edges, tiny and huge values (the lowering's
+          // far-field form starts at 1e4).
+          if (std::string(u.op) == "Asinh") {
+            c.feed_values = {Floats(t, s, {-1e-6, -0.0, 0.75, 9999, 1e4 + 1, -3e7, 1e30})};
+          }
+          if (std::string(u.op) == "Acosh") {
+            c.feed_values = {Floats(t, s, {1, 1.0001, 0.5, 2, 9999, 3e7, 1e30})};
+          }
+          if (std::string(u.op) == "Atanh") {
+            c.feed_values = {Floats(t, s, {-1, 1, -0.0, 1e-6, 0.999, -0.5, 2})};
           }
         }
         c.reference = UnaryRef(u.f);
@@ -450,6 +473,40 @@ std::vector<OpCase> ElementwiseCases() {
       dyn.feed_values = {xv, yv};
       dyn.reference = BinaryRef(b.f);
       cases.push_back(dyn);
+    }
+  }
+  // Shifts: amounts below 0 and at or past the width clamp to [0, bits - 1] (TF's functors),
+  // right shifts of negatives are arithmetic; int8, int32, int64 and uint8.
+  const std::vector<int64_t> sx = {-7, -128, 1, 5, 100, -1, 3, 127};
+  const std::vector<int64_t> sy = {1, 3, 0, 7, 8, -2, 70, 2};
+  for (bool left : {true, false}) {
+    for (DType t : {DType::kInt8, DType::kInt32, DType::kInt64, DType::kUInt8}) {
+      const int bits = static_cast<int>(DTypeSize(t)) * 8;
+      const bool is_unsigned = t == DType::kUInt8;
+      Tensor xv(t, {8}), yv(t, {8});
+      for (int k = 0; k < 8; ++k) {
+        SetFromDouble(xv, k, static_cast<double>(is_unsigned ? (sx[k] & 0xff) : sx[k]));
+        SetFromDouble(yv, k, static_cast<double>(is_unsigned ? std::abs(sy[k]) : sy[k]));
+      }
+      const char* op = left ? "LeftShift" : "RightShift";
+      OpCase c{absl::StrCat(op, "_", DTypeName(t), "_fed"), op, t, {{8}, {8}}};
+      c.feed_values = {xv, yv};
+      c.reference = [left, bits, is_unsigned](const std::vector<Tensor>& in) {
+        Tensor out(in[0].dtype(), in[0].dims());
+        for (int64_t k = 0; k < out.num_elements(); ++k) {
+          const int64_t a = ElementAsInt64(in[0], k);
+          const int64_t n = std::clamp<int64_t>(ElementAsInt64(in[1], k), 0, bits - 1);
+          // Left: the low `bits` bits of a * 2^n, read back as the type; right: floor division.
+          const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+          uint64_t v = left ? (static_cast<uint64_t>(a) << n) & mask
+                            : static_cast<uint64_t>(a >> n) & mask;
+          int64_t r = static_cast<int64_t>(v);
+          if (!is_unsigned && bits < 64 && (v >> (bits - 1)) != 0) r -= int64_t{1} << bits;
+          SetFromDouble(out, k, static_cast<double>(r));
+        }
+        return out;
+      };
+      cases.push_back(c);
     }
   }
   return cases;
@@ -648,6 +705,7 @@ std::vector<OpCase> AllCases() {
   for (OpCase& c : RandomMoreCases()) all.push_back(std::move(c));
   for (OpCase& c : ImageMoreCases()) all.push_back(std::move(c));
   for (OpCase& c : NnMoreCases()) all.push_back(std::move(c));
+  for (OpCase& c : FftCases()) all.push_back(std::move(c));
   return all;
 }
 

@@ -434,6 +434,55 @@ void AddBincountCases(std::vector<OpCase>& cases) {
   cases.push_back(std::move(c));
 }
 
+// SparseTensorDenseAdd: b plus three sparse entries (one index twice), computed here.
+void AddSparseTensorDenseAddCases(std::vector<OpCase>& cases) {
+  for (DType t : {DType::kFloat32, DType::kInt32, DType::kFloat64}) {
+    OpCase c{absl::StrCat("SparseTensorDenseAdd_", DTypeName(t)), "SparseTensorDenseAdd", t,
+             {{3, 2}, {3}, {2}, {2, 3}}};
+    c.input_dtypes = {DType::kInt64, t, DType::kInt64, t};
+    c.attrs["Tindices"] = TypeAttr(DType::kInt64);
+    Tensor idx(DType::kInt64, {3, 2});
+    const int64_t rows[6] = {0, 1, 1, 2, 0, 1};
+    for (int k = 0; k < 6; ++k) idx.data<int64_t>()[k] = rows[k];
+    Tensor vals(t, {3}), shape(DType::kInt64, {2}), b(t, {2, 3});
+    for (int k = 0; k < 3; ++k) SetFromDouble(vals, k, 10 * (k + 1));
+    shape.data<int64_t>()[0] = 2;
+    shape.data<int64_t>()[1] = 3;
+    for (int k = 0; k < 6; ++k) SetFromDouble(b, k, k);
+    c.feed_values = {idx, vals, shape, b};
+    c.kernel_only = true;
+    c.reference = [t](const std::vector<Tensor>&) {
+      // b = [[0,1,2],[3,4,5]]; +10 at (0,1), +20 at (1,2), +30 at (0,1).
+      return Floats(t, {2, 3}, {0, 41, 2, 3, 4, 25});
+    };
+    cases.push_back(c);
+  }
+}
+
+// RaggedRange: rows [0, 5) by 2, [3, 3) (empty) and [5, 0) by -2, computed here.
+void AddRaggedRangeCases(std::vector<OpCase>& cases) {
+  for (DType t : {DType::kInt32, DType::kInt64, DType::kFloat32}) {
+    for (int out : {0, 1}) {
+      OpCase c{absl::StrCat("RaggedRange_", DTypeName(t), out == 0 ? "_splits" : "_values"),
+               "RaggedRange", t, {{3}, {3}, {3}}};
+      c.feed_values = {Floats(t, {3}, {0, 3, 5}), Floats(t, {3}, {5, 3, 0}),
+                       Floats(t, {3}, {2, 1, -2})};
+      c.output = out;
+      c.kernel_only = true;
+      c.reference = [t, out](const std::vector<Tensor>&) {
+        if (out == 0) {
+          Tensor s(DType::kInt64, {4});
+          const int64_t v[4] = {0, 3, 3, 6};
+          for (int k = 0; k < 4; ++k) s.data<int64_t>()[k] = v[k];
+          return s;
+        }
+        return Floats(t, {6}, {0, 2, 4, 5, 3, 1});
+      };
+      cases.push_back(c);
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<OpCase> ScatterSegmentCases() {
@@ -445,6 +494,8 @@ std::vector<OpCase> ScatterSegmentCases() {
   AddSegmentCases(cases);
   AddDynamicPartitionCases(cases);
   AddBincountCases(cases);
+  AddSparseTensorDenseAddCases(cases);
+  AddRaggedRangeCases(cases);
   return cases;
 }
 
