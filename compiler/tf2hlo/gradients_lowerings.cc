@@ -1,11 +1,1426 @@
 // Lowerings of the gradients ops to HLO (docs/DESIGN.md, "Op families"), with the semantics of
-// TF's XLA kernels (tf2xla).
+// TF's XLA kernels (tf2xla): elementwise activation and math-op gradients, BiasAddGrad,
+// BroadcastGradientArgs and ConcatOffset (folded from constant shapes), the softmax
+// cross-entropy losses, DynamicStitch (constant indices), StridedSliceGrad, MirrorPadGrad,
+// FusedBatchNormGrad/V2/V3, and the window gradients built per window tap from slices and
+// interior padding (AvgPoolGrad, MaxPoolGrad/V2, Conv2DBackpropFilter and the depthwise
+// backprops), and the resize gradients as two dots with constant weight matrices.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compiler/hlo/builder.h"
+#include "compiler/hlo/literal.h"
 #include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+#include "frontend/conv_attrs.h"
 
 namespace tfjit::tf2hlo {
+namespace {
+
+using hlo::ComparisonDirection;
+using hlo::Instruction;
+using hlo::Opcode;
+
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluScaleAlpha = 1.7580993408473768599402175208123;
+
+// ---- Elementwise gradients ----
+
+// The two operands of an elementwise gradient: (gradients, features/outputs) must have one
+// shape; (y, dy) of the math-op gradients only one element count (dy takes y's shape).
+absl::Status GradOperands(LoweringContext& ctx, const tf::Node& node, bool same_shape,
+                          Instruction** a, Instruction** b) {
+  TFJIT_ASSIGN_OR_RETURN(*a, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(*b, ctx.Input(node, 1));
+  const hlo::Shape& sa = (*a)->shape();
+  const hlo::Shape& sb = (*b)->shape();
+  if (sa.dims() == sb.dims()) return absl::OkStatus();
+  if (same_shape) {
+    return InvalidArgument("g and a must be the same size: %s vs %s", sa.ToString(),
+                           sb.ToString());
+  }
+  if (sa.num_elements() != sb.num_elements()) {
+    return InvalidArgument("The two arguments to a cwise op must have same number of elements, "
+                           "got %d and %d", sa.num_elements(), sb.num_elements());
+  }
+  TFJIT_ASSIGN_OR_RETURN(*b, ctx.b().Reshape(*b, sa.dims()));
+  return absl::OkStatus();
+}
+
+// Small expression helpers over operands of one shape.
+struct Ew {
+  LoweringContext& ctx;
+  DType t;
+  std::vector<int64_t> dims;
+  absl::StatusOr<Instruction*> K(double v) { return ctx.Splat(t, v, dims); }
+  absl::StatusOr<Instruction*> Op(Opcode op, Instruction* x, Instruction* y) {
+    return ctx.b().Binary(op, x, y);
+  }
+  absl::StatusOr<Instruction*> Cmp(ComparisonDirection dir, Instruction* x, double v) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * k, K(v));
+    return ctx.b().Compare(dir, x, k);
+  }
+};
+
+using GradBody = absl::StatusOr<Instruction*> (*)(Ew& e, const tf::Node& node, Instruction* a,
+                                                  Instruction* b);
+
+template <bool kSameShape, GradBody kBody>
+absl::Status LowerGrad(LoweringContext& ctx, const tf::Node& node) {
+  Instruction *a, *b;
+  TFJIT_RETURN_IF_ERROR(GradOperands(ctx, node, kSameShape, &a, &b));
+  Ew e{ctx, a->shape().element_type(), a->shape().dims()};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, kBody(e, node, a, b));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// gradients * (features > 0), a multiply as in TF's CPU functor.
+absl::StatusOr<Instruction*> ReluGradBody(Ew& e, const tf::Node&, Instruction* g,
+                                          Instruction* f) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * pos, e.Cmp(ComparisonDirection::kGt, f, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mask, e.ctx.b().Convert(pos, e.t));
+  return e.Op(Opcode::kMultiply, g, mask);
+}
+// gradients * (0 < features < 6).
+absl::StatusOr<Instruction*> Relu6GradBody(Ew& e, const tf::Node&, Instruction* g,
+                                           Instruction* f) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * pos, e.Cmp(ComparisonDirection::kGt, f, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * below, e.Cmp(ComparisonDirection::kLt, f, 6));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * in, e.Op(Opcode::kAnd, pos, below));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mask, e.ctx.b().Convert(in, e.t));
+  return e.Op(Opcode::kMultiply, g, mask);
+}
+// outputs < 0 ? (outputs + 1) * gradients : gradients.
+absl::StatusOr<Instruction*> EluGradBody(Ew& e, const tf::Node&, Instruction* g,
+                                         Instruction* y) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * neg, e.Cmp(ComparisonDirection::kLt, y, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one, e.K(1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * y1, e.Op(Opcode::kAdd, y, one));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * scaled, e.Op(Opcode::kMultiply, y1, g));
+  return e.ctx.b().Select(neg, scaled, g);
+}
+// outputs < 0 ? gradients * (outputs + scale * alpha) : gradients * scale.
+absl::StatusOr<Instruction*> SeluGradBody(Ew& e, const tf::Node&, Instruction* g,
+                                          Instruction* y) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * neg, e.Cmp(ComparisonDirection::kLt, y, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sa, e.K(kSeluScaleAlpha));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * s, e.K(kSeluScale));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ysa, e.Op(Opcode::kAdd, y, sa));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * on_neg, e.Op(Opcode::kMultiply, g, ysa));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * on_pos, e.Op(Opcode::kMultiply, g, s));
+  return e.ctx.b().Select(neg, on_neg, on_pos);
+}
+// features > 0 ? gradients : gradients * alpha.
+absl::StatusOr<Instruction*> LeakyReluGradBody(Ew& e, const tf::Node& node, Instruction* g,
+                                               Instruction* f) {
+  TFJIT_ASSIGN_OR_RETURN(float alpha, tf::GetFloatAttrOr(node, "alpha", 0.2f));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * pos, e.Cmp(ComparisonDirection::kGt, f, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * a, e.K(alpha));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ga, e.Op(Opcode::kMultiply, g, a));
+  return e.ctx.b().Select(pos, g, ga);
+}
+// gradients / (exp(-features) + 1).
+absl::StatusOr<Instruction*> SoftplusGradBody(Ew& e, const tf::Node&, Instruction* g,
+                                              Instruction* f) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * nf, e.ctx.b().Unary(Opcode::kNegate, f));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ex, e.ctx.b().Unary(Opcode::kExp, nf));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one, e.K(1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * d, e.Op(Opcode::kAdd, ex, one));
+  return e.Op(Opcode::kDivide, g, d);
+}
+// gradients / (1 + |features|)^2.
+absl::StatusOr<Instruction*> SoftsignGradBody(Ew& e, const tf::Node&, Instruction* g,
+                                              Instruction* f) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * af, e.ctx.b().Unary(Opcode::kAbs, f));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one, e.K(1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * d, e.Op(Opcode::kAdd, one, af));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * d2, e.Op(Opcode::kMultiply, d, d));
+  return e.Op(Opcode::kDivide, g, d2);
+}
+// dy * y * (1 - y).
+absl::StatusOr<Instruction*> SigmoidGradBody(Ew& e, const tf::Node&, Instruction* y,
+                                             Instruction* dy) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one, e.K(1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * omy, e.Op(Opcode::kSubtract, one, y));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * dyy, e.Op(Opcode::kMultiply, dy, y));
+  return e.Op(Opcode::kMultiply, dyy, omy);
+}
+// dy * (1 - y * y).
+absl::StatusOr<Instruction*> TanhGradBody(Ew& e, const tf::Node&, Instruction* y,
+                                          Instruction* dy) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one, e.K(1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * yy, e.Op(Opcode::kMultiply, y, y));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * d, e.Op(Opcode::kSubtract, one, yy));
+  return e.Op(Opcode::kMultiply, dy, d);
+}
+// 0.5 * dy / y.
+absl::StatusOr<Instruction*> SqrtGradBody(Ew& e, const tf::Node&, Instruction* y,
+                                          Instruction* dy) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * half, e.K(0.5));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * hdy, e.Op(Opcode::kMultiply, half, dy));
+  return e.Op(Opcode::kDivide, hdy, y);
+}
+// -0.5 * y^3 * dy.
+absl::StatusOr<Instruction*> RsqrtGradBody(Ew& e, const tf::Node&, Instruction* y,
+                                           Instruction* dy) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * k, e.K(-0.5));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * yy, e.Op(Opcode::kMultiply, y, y));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * y3, e.Op(Opcode::kMultiply, yy, y));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ky3, e.Op(Opcode::kMultiply, k, y3));
+  return e.Op(Opcode::kMultiply, ky3, dy);
+}
+// -dy * y * y.
+absl::StatusOr<Instruction*> ReciprocalGradBody(Ew& e, const tf::Node&, Instruction* y,
+                                                Instruction* dy) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ndy, e.ctx.b().Unary(Opcode::kNegate, dy));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * p, e.Op(Opcode::kMultiply, ndy, y));
+  return e.Op(Opcode::kMultiply, p, y);
+}
+
+// ---- BiasAddGrad ----
+
+bool Is16BitFloat(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
+
+// Sum over every dim but the channel dim; 16-bit floats accumulate in f32.
+absl::Status LowerBiasAddGrad(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
+  if (format != "NHWC" && format != "NCHW") {
+    return InvalidArgument("Invalid data format: data_format must be NHWC or NCHW, got '%s'",
+                           format);
+  }
+  const hlo::Shape& s = x->shape();
+  if (s.rank() < 2) {
+    return InvalidArgument("Input tensor must be at least 2D: out_backprop is %s", s.ToString());
+  }
+  const int64_t channel_dim = format == "NHWC" ? s.rank() - 1 : 1;
+  std::vector<int64_t> reduce_dims;
+  for (int64_t d = 0; d < s.rank(); ++d) {
+    if (d != channel_dim) reduce_dims.push_back(d);
+  }
+  const DType t = s.element_type();
+  const DType acc = Is16BitFloat(t) ? DType::kFloat32 : t;
+  if (acc != t) {
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, acc));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(acc, 0.0, {}));
+  hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, acc);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reduce(x, zero, reduce_dims, add));
+  if (acc != t) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- Ops folded from constant shapes ----
+
+// A rank-1 constant of `dtype` (int32 or int64) holding `v`.
+Instruction* IntVector(LoweringContext& ctx, DType dtype, const std::vector<int64_t>& v) {
+  Tensor t(dtype, {static_cast<int64_t>(v.size())});
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (dtype == DType::kInt32) {
+      t.data<int32_t>()[k] = static_cast<int32_t>(v[k]);
+    } else {
+      t.data<int64_t>()[k] = v[k];
+    }
+  }
+  return ctx.b().Constant(hlo::Literal::FromTensor(t));
+}
+
+// TF's BCast reduction axes (see gradients_kernels.cc): none for equal shapes, else every
+// axis where the right-aligned, 1-extended dim of the operand is 1.
+absl::Status LowerBroadcastGradientArgs(LoweringContext& ctx, const tf::Node& node) {
+  std::vector<int64_t> s[2];
+  for (int i = 0; i < 2; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Tensor v, ctx.ConstantInput(node, i));
+    if (v.rank() != 1) return InvalidArgument("In[%d] must be a vector. got %s", i, v.ShapeString());
+    TFJIT_ASSIGN_OR_RETURN(s[i], ctx.ConstantInputAsInts(node, i));
+  }
+  std::vector<int64_t> r[2];
+  if (s[0] != s[1]) {
+    const size_t rank = std::max(s[0].size(), s[1].size());
+    for (size_t k = 0; k < rank; ++k) {
+      int64_t d[2];
+      for (int i = 0; i < 2; ++i) {
+        const size_t pad = rank - s[i].size();
+        d[i] = k < pad ? 1 : s[i][k - pad];
+      }
+      if (d[0] != d[1] && d[0] != 1 && d[1] != 1) {
+        return InvalidArgument("Incompatible shapes: [%s] vs. [%s]", absl::StrJoin(s[0], ","),
+                               absl::StrJoin(s[1], ","));
+      }
+      for (int i = 0; i < 2; ++i) {
+        if (d[i] == 1) r[i].push_back(static_cast<int64_t>(k));
+      }
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    ctx.SetOutput(node, i, IntVector(ctx, node.output_types()[static_cast<size_t>(i)], r[i]));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerConcatOffset(LoweringContext& ctx, const tf::Node& node) {
+  const int n = node.num_inputs() - 1;
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> cdim_v, ctx.ConstantInputAsInts(node, 0));
+  if (cdim_v.size() != 1) return InvalidArgument("Concat dim tensor should be a scalar");
+  std::vector<std::vector<int64_t>> shapes(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(shapes[static_cast<size_t>(i)], ctx.ConstantInputAsInts(node, 1 + i));
+  }
+  const std::vector<int64_t>& s0 = shapes[0];
+  const int64_t dims = static_cast<int64_t>(s0.size());
+  const int64_t axis = cdim_v[0] < 0 ? cdim_v[0] + dims : cdim_v[0];
+  if (axis < 0 || axis >= dims) {
+    return InvalidArgument("Concat dim is out of range: %d vs. %d", cdim_v[0], dims);
+  }
+  int64_t offset = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::vector<int64_t>& s = shapes[static_cast<size_t>(i)];
+    if (static_cast<int64_t>(s.size()) != dims) {
+      return InvalidArgument("input %d should contain %d elements, but got %d", i, dims,
+                             s.size());
+    }
+    std::vector<int64_t> out(static_cast<size_t>(dims), 0);
+    for (int64_t k = 0; k < dims; ++k) {
+      if (k != axis && s[static_cast<size_t>(k)] != s0[static_cast<size_t>(k)]) {
+        return InvalidArgument("All dimensions except %d must match. Input %d has shape [%s] "
+                               "and doesn't match input 0 with shape [%s].",
+                               axis, i, absl::StrJoin(s, " "), absl::StrJoin(s0, " "));
+      }
+    }
+    out[static_cast<size_t>(axis)] = offset;
+    offset += s[static_cast<size_t>(axis)];
+    ctx.SetOutput(node, i, IntVector(ctx, node.output_types()[static_cast<size_t>(i)], out));
+  }
+  return absl::OkStatus();
+}
+
+// ---- Softmax cross-entropy ----
+
+// Given logits x [batch, classes] (f32 or f64) and a label matrix `labels` of x's type,
+// returns (loss [batch], backprop [batch, classes]) with TF's formulas:
+// loss = sum(labels * (log(sum(exp(x - max))) - (x - max))), backprop = softmax(x) - labels.
+absl::Status XentLoss(LoweringContext& ctx, Instruction* x, Instruction* labels,
+                      Instruction** loss, Instruction** backprop) {
+  const DType t = x->shape().element_type();
+  const std::vector<int64_t>& dims = x->shape().dims();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * neg_inf,
+                         ctx.Splat(t, -std::numeric_limits<double>::infinity(), {}));
+  hlo::Computation* max_comp =
+      hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, t);
+  hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, t);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(t, 0.0, {}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mx, ctx.b().Reduce(x, neg_inf, {1}, max_comp));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mxb, ctx.b().Broadcast(mx, dims, {0}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * shifted, ctx.b().Binary(Opcode::kSubtract, x, mxb));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * e, ctx.b().Unary(Opcode::kExp, shifted));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sum, ctx.b().Reduce(e, zero, {1}, add));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sumb, ctx.b().Broadcast(sum, dims, {0}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * log_sum, ctx.b().Unary(Opcode::kLog, sumb));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * diff, ctx.b().Binary(Opcode::kSubtract, log_sum, shifted));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * prod, ctx.b().Binary(Opcode::kMultiply, labels, diff));
+  TFJIT_ASSIGN_OR_RETURN(*loss, ctx.b().Reduce(prod, zero, {1}, add));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * prob, ctx.b().Binary(Opcode::kDivide, e, sumb));
+  TFJIT_ASSIGN_OR_RETURN(*backprop, ctx.b().Binary(Opcode::kSubtract, prob, labels));
+  return absl::OkStatus();
+}
+
+absl::Status SetXentOutputs(LoweringContext& ctx, const tf::Node& node, DType t,
+                            Instruction* loss, Instruction* backprop) {
+  if (loss->shape().element_type() != t) {
+    TFJIT_ASSIGN_OR_RETURN(loss, ctx.b().Convert(loss, t));
+    TFJIT_ASSIGN_OR_RETURN(backprop, ctx.b().Convert(backprop, t));
+  }
+  ctx.SetOutput(node, 0, loss);
+  ctx.SetOutput(node, 1, backprop);
+  return absl::OkStatus();
+}
+
+absl::Status LowerSoftmaxXent(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * labels, ctx.Input(node, 1));
+  std::vector<int64_t> dims = x->shape().dims();
+  if (x->shape().dims() != labels->shape().dims()) {
+    absl::StatusOr<std::vector<int64_t>> b = BroadcastDims(x->shape().dims(), labels->shape().dims());
+    if (!b.ok()) {
+      return InvalidArgument("logits and labels must be broadcastable: logits_size=%s "
+                             "labels_size=%s", x->shape().ToString(), labels->shape().ToString());
+    }
+    dims = *b;
+  }
+  if (dims.size() != 2) {
+    return InvalidArgument("logits and labels must be either 2-dimensional, or broadcasted to "
+                           "be 2-dimensional: logits_size=%s labels_size=%s",
+                           x->shape().ToString(), labels->shape().ToString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(x, ctx.BroadcastTo(x, dims));
+  TFJIT_ASSIGN_OR_RETURN(labels, ctx.BroadcastTo(labels, dims));
+  const DType t = x->shape().element_type();
+  if (Is16BitFloat(t)) {
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, DType::kFloat32));
+    TFJIT_ASSIGN_OR_RETURN(labels, ctx.b().Convert(labels, DType::kFloat32));
+  }
+  Instruction *loss, *backprop;
+  TFJIT_RETURN_IF_ERROR(XentLoss(ctx, x, labels, &loss, &backprop));
+  return SetXentOutputs(ctx, node, t, loss, backprop);
+}
+
+// As XLA does, a label outside [0, classes) gives a NaN loss and a NaN backprop row (TF's CPU
+// kernel fails instead; the fallback kernel follows it).
+absl::Status LowerSparseSoftmaxXent(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * labels, ctx.Input(node, 1));
+  const hlo::Shape& xs = x->shape();
+  if (xs.rank() != 2) return InvalidArgument("logits must be 2-D, but got shape %s", xs.ToString());
+  if (labels->shape().rank() != 1) {
+    return InvalidArgument("labels must be 1-D, but got shape %s", labels->shape().ToString());
+  }
+  if (labels->shape().dim(0) != xs.dim(0)) {
+    return InvalidArgument("logits and labels must have the same first dimension, got logits "
+                           "shape %s and labels shape %s", xs.ToString(),
+                           labels->shape().ToString());
+  }
+  const int64_t classes = xs.dim(1);
+  if (classes == 0 && xs.dim(0) > 0) {
+    return InvalidArgument("Must have at least one class, but got logits shape %s",
+                           xs.ToString());
+  }
+  const DType t = xs.element_type();
+  const std::vector<int64_t> dims = xs.dims();
+  if (Is16BitFloat(t)) {
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, DType::kFloat32));
+  }
+  const DType ct = x->shape().element_type();
+  const DType lt = labels->shape().element_type();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * iota, ctx.b().Iota(hlo::Shape(lt, dims), 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * lb, ctx.b().Broadcast(labels, dims, {0}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * hot, ctx.b().Compare(ComparisonDirection::kEq, iota, lb));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * onehot, ctx.b().Convert(hot, ct));
+  Instruction *loss, *backprop;
+  TFJIT_RETURN_IF_ERROR(XentLoss(ctx, x, onehot, &loss, &backprop));
+  // valid = 0 <= label < classes, per row.
+  const std::vector<int64_t> batch = {dims[0]};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(lt, 0.0, batch));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * depth, ctx.Splat(lt, static_cast<double>(classes), batch));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ge, ctx.b().Compare(ComparisonDirection::kGe, labels, zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * lt_depth,
+                         ctx.b().Compare(ComparisonDirection::kLt, labels, depth));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * valid, ctx.b().Binary(Opcode::kAnd, ge, lt_depth));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * nan_row, ctx.Splat(ct, nan, batch));
+  TFJIT_ASSIGN_OR_RETURN(loss, ctx.b().Select(valid, loss, nan_row));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * valid2, ctx.b().Broadcast(valid, dims, {0}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * nan_mat, ctx.Splat(ct, nan, dims));
+  TFJIT_ASSIGN_OR_RETURN(backprop, ctx.b().Select(valid2, backprop, nan_mat));
+  return SetXentOutputs(ctx, node, t, loss, backprop);
+}
+
+// ---- DynamicStitch ----
+
+// With constant indices: every data input reshaped to [count_i, slice...] and concatenated
+// into one row list; merged is assembled from runs of consecutive source rows (the last
+// writer of each index wins; rows no index names are zero).
+absl::Status LowerDynamicStitch(LoweringContext& ctx, const tf::Node& node) {
+  const int n = node.num_inputs() / 2;
+  if (n == 0 || node.num_inputs() != 2 * n) {
+    return InvalidArgument("expects N indices and N data inputs, got %d", node.num_inputs());
+  }
+  std::vector<std::vector<int64_t>> indices(static_cast<size_t>(n));
+  std::vector<std::vector<int64_t>> index_dims(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Tensor t, ctx.ConstantInput(node, i));
+    index_dims[static_cast<size_t>(i)] = t.dims();
+    TFJIT_ASSIGN_OR_RETURN(indices[static_cast<size_t>(i)], ctx.ConstantInputAsInts(node, i));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * data0, ctx.Input(node, n));
+  const std::vector<int64_t>& d0 = data0->shape().dims();
+  const std::vector<int64_t>& i0 = index_dims[0];
+  if (d0.size() < i0.size() || !std::equal(i0.begin(), i0.end(), d0.begin())) {
+    return InvalidArgument("data[0].shape = [%s] does not start with indices[0].shape = [%s]",
+                           absl::StrJoin(d0, ","), absl::StrJoin(i0, ","));
+  }
+  const std::vector<int64_t> slice(d0.begin() + static_cast<int64_t>(i0.size()), d0.end());
+  const DType t = data0->shape().element_type();
+  std::vector<Instruction*> rows;
+  int64_t max_index = -1;
+  for (int i = 0; i < n; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * d, ctx.Input(node, n + i));
+    const std::vector<int64_t>& dd = d->shape().dims();
+    const std::vector<int64_t>& id = index_dims[static_cast<size_t>(i)];
+    if (dd.size() < id.size() || !std::equal(id.begin(), id.end(), dd.begin())) {
+      return InvalidArgument("data[%d].shape = [%s] does not start with indices[%d].shape = [%s]",
+                             i, absl::StrJoin(dd, ","), i, absl::StrJoin(id, ","));
+    }
+    const std::vector<int64_t> rest(dd.begin() + static_cast<int64_t>(id.size()), dd.end());
+    if (rest != slice) {
+      return InvalidArgument("Need data[0].shape[%d:] = [%s] to match data[%d].shape[%d:] = [%s]",
+                             i0.size(), absl::StrJoin(slice, ","), i, id.size(),
+                             absl::StrJoin(rest, ","));
+    }
+    for (size_t j = 0; j < indices[static_cast<size_t>(i)].size(); ++j) {
+      const int64_t v = indices[static_cast<size_t>(i)][j];
+      if (v < 0) return InvalidArgument("indices[%d][%d] = %d is out of range (negative)", i, j, v);
+      max_index = std::max(max_index, v);
+    }
+    std::vector<int64_t> flat = {static_cast<int64_t>(indices[static_cast<size_t>(i)].size())};
+    flat.insert(flat.end(), slice.begin(), slice.end());
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reshape(d, flat));
+    rows.push_back(r);
+  }
+  // source[k]: the flat source row of merged row k (-1: none).
+  std::vector<int64_t> source(static_cast<size_t>(max_index + 1), -1);
+  int64_t base = 0;
+  for (const std::vector<int64_t>& idx : indices) {
+    for (size_t j = 0; j < idx.size(); ++j) {
+      source[static_cast<size_t>(idx[j])] = base + static_cast<int64_t>(j);
+    }
+    base += static_cast<int64_t>(idx.size());
+  }
+  std::vector<int64_t> out_dims = {max_index + 1};
+  out_dims.insert(out_dims.end(), slice.begin(), slice.end());
+  if (max_index < 0) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * empty, ctx.Splat(t, 0.0, out_dims));
+    ctx.SetOutput(node, 0, empty);
+    return absl::OkStatus();
+  }
+  Instruction* all = rows[0];
+  if (rows.size() > 1) {
+    TFJIT_ASSIGN_OR_RETURN(all, ctx.b().Concatenate(rows, 0));
+  }
+  std::vector<Instruction*> pieces;
+  for (int64_t k = 0; k <= max_index;) {
+    int64_t m = 1;  // run length
+    const int64_t src = source[static_cast<size_t>(k)];
+    while (k + m <= max_index &&
+           (src < 0 ? source[static_cast<size_t>(k + m)] < 0
+                    : source[static_cast<size_t>(k + m)] == src + m)) {
+      ++m;
+    }
+    std::vector<int64_t> piece_dims = {m};
+    piece_dims.insert(piece_dims.end(), slice.begin(), slice.end());
+    Instruction* piece;
+    if (src < 0) {
+      TFJIT_ASSIGN_OR_RETURN(piece, ctx.Splat(t, 0.0, piece_dims));
+    } else {
+      std::vector<hlo::SliceDim> sl = {{src, src + m, 1}};
+      for (int64_t d : slice) sl.push_back({0, d, 1});
+      TFJIT_ASSIGN_OR_RETURN(piece, ctx.b().Slice(all, sl));
+    }
+    pieces.push_back(piece);
+    k += m;
+  }
+  Instruction* r = pieces[0];
+  if (pieces.size() > 1) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Concatenate(pieces, 0));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- StridedSliceGrad ----
+
+// (The same plan as the fallback kernel's, gradients_kernels.cc.)
+// One input dim of a strided slice after TF's dense-spec expansion and canonicalisation:
+// the first index, the step and the number of elements taken.
+struct StridedDimPlan {
+  int64_t begin = 0, stride = 1, size = 0;
+};
+struct StridedPlan {
+  std::vector<StridedDimPlan> dims;  // per input dim (the "processing" shape)
+  std::vector<int64_t> final_dims;   // the slice's shape (new axes in, shrunk axes out)
+};
+struct StridedMasks {
+  int64_t begin = 0, end = 0, ellipsis = 0, new_axis = 0, shrink = 0;
+};
+
+// TF's ValidateStridedSliceOp for an input of dims `shape`; "" or the error message.
+std::string PlanStridedSlice(const std::vector<int64_t>& shape, const std::vector<int64_t>& begin,
+                             const std::vector<int64_t>& end, const std::vector<int64_t>& strides,
+                             const StridedMasks& m, StridedPlan* plan) {
+  const int rank = static_cast<int>(shape.size());
+  const int n = static_cast<int>(begin.size());
+  int64_t ellipsis = m.ellipsis;
+  if ((ellipsis & (ellipsis - 1)) != 0) return "Multiple ellipses in slice spec not allowed";
+  int sparse_dims = n;
+  if (ellipsis == 0) ellipsis = int64_t{1} << sparse_dims++;
+  int new_axes_after_ellipsis = 0;
+  for (int i = n - 1; i >= 0 && !((ellipsis >> i) & 1); --i) {
+    if ((m.new_axis >> i) & 1) ++new_axes_after_ellipsis;
+  }
+  // Dense entries: begin, end, stride, begin masked, end masked, shrink.
+  struct Dense {
+    int64_t b = 0, e = 0, s = 1;
+    bool bm = true, em = true, shrink = false;
+  };
+  std::vector<Dense> dense(static_cast<size_t>(rank));
+  std::vector<int> final_src;  // dense dim per output dim; -1 = new axis
+  int full = 0;
+  for (int i = 0; i < sparse_dims; ++i) {
+    if ((ellipsis >> i) & 1) {
+      const int next = std::min(rank - (sparse_dims - i) + 1 + new_axes_after_ellipsis, rank);
+      for (; full < next; ++full) final_src.push_back(full);
+    } else if ((m.new_axis >> i) & 1) {
+      final_src.push_back(-1);
+    } else {
+      if (full >= rank) {
+        return absl::StrFormat("Index out of range using input dim %d; input has only %d dims",
+                               full, rank);
+      }
+      const size_t k = static_cast<size_t>(i);
+      dense[static_cast<size_t>(full)] = {begin[k], end[k], strides[k], ((m.begin >> i) & 1) != 0,
+                                          ((m.end >> i) & 1) != 0, ((m.shrink >> i) & 1) != 0};
+      if (!dense[static_cast<size_t>(full)].shrink) final_src.push_back(full);
+      ++full;
+    }
+  }
+  plan->dims.assign(static_cast<size_t>(rank), {});
+  for (int d = 0; d < rank; ++d) {
+    const Dense& x = dense[static_cast<size_t>(d)];
+    const int64_t dim = shape[static_cast<size_t>(d)];
+    StridedDimPlan& p = plan->dims[static_cast<size_t>(d)];
+    if (x.s == 0) return absl::StrFormat("strides[%d] must be non-zero", d);
+    if (x.shrink) {
+      const int64_t at = x.b < 0 ? x.b + dim : x.b;
+      if (at < 0 || at >= dim) {
+        return absl::StrFormat("slice index %d of dimension %d out of bounds.", x.b, d);
+      }
+      p = {at, 1, 1};
+      continue;
+    }
+    const bool fwd = x.s > 0;
+    const int64_t lo = fwd ? 0 : -1, hi = fwd ? dim : dim - 1;
+    auto canon = [&](int64_t v, bool masked, bool is_end) {
+      if (masked) return fwd == is_end ? hi : lo;
+      return std::clamp(v < 0 ? v + dim : v, lo, hi);
+    };
+    const int64_t b = canon(x.b, x.bm, false), e = canon(x.e, x.em, true);
+    const int64_t span = fwd ? e - b : b - e;
+    const int64_t step = fwd ? x.s : -x.s;
+    p = {b, x.s, span <= 0 ? 0 : (span + step - 1) / step};
+  }
+  plan->final_dims.clear();
+  for (int src : final_src) {
+    plan->final_dims.push_back(src < 0 ? 1 : plan->dims[static_cast<size_t>(src)].size);
+  }
+  return "";
+}
+
+absl::StatusOr<Instruction*> PadWith(LoweringContext& ctx, Instruction* x,
+                                     const std::vector<hlo::PadDim>& pads) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(x->shape().element_type(), 0.0, {}));
+  hlo::Attributes attrs;
+  attrs.padding = pads;
+  return ctx.b().Add(Opcode::kPad, {x, zero}, std::move(attrs));
+}
+
+absl::StatusOr<Instruction*> ReverseDims(LoweringContext& ctx, Instruction* x,
+                                         std::vector<int64_t> dims) {
+  if (dims.empty()) return x;
+  hlo::Attributes attrs;
+  attrs.dimensions = std::move(dims);
+  return ctx.b().Add(Opcode::kReverse, {x}, std::move(attrs));
+}
+
+// dy reshaped to the slice's per-input-dim shape, reversed along negative strides, then
+// padded into place: low = first index, interior = |stride| - 1, high = the rest.
+absl::Status LowerStridedSliceGrad(LoweringContext& ctx, const tf::Node& node) {
+  std::vector<int64_t> shape, begin, end, strides;
+  TFJIT_ASSIGN_OR_RETURN(shape, ctx.ConstantInputAsInts(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(begin, ctx.ConstantInputAsInts(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(end, ctx.ConstantInputAsInts(node, 2));
+  TFJIT_ASSIGN_OR_RETURN(strides, ctx.ConstantInputAsInts(node, 3));
+  if (end.size() != begin.size() || strides.size() != begin.size()) {
+    return InvalidArgument("Expected begin, end, and strides to be 1D equal size tensors, but "
+                           "got %d, %d and %d values", begin.size(), end.size(), strides.size());
+  }
+  for (int64_t d : shape) {
+    if (d < 0) return InvalidArgument("shape [%s] has a negative dimension", absl::StrJoin(shape, ","));
+  }
+  StridedMasks m;
+  TFJIT_ASSIGN_OR_RETURN(m.begin, tf::GetIntAttrOr(node, "begin_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.end, tf::GetIntAttrOr(node, "end_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.ellipsis, tf::GetIntAttrOr(node, "ellipsis_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.new_axis, tf::GetIntAttrOr(node, "new_axis_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.shrink, tf::GetIntAttrOr(node, "shrink_axis_mask", 0));
+  StridedPlan plan;
+  const std::string error = PlanStridedSlice(shape, begin, end, strides, m, &plan);
+  if (!error.empty()) return InvalidArgument("%s", error);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 4));
+  if (dy->shape().dims() != plan.final_dims) {
+    return InvalidArgument("shape of dy was %s instead of [%s]", dy->shape().ToString(),
+                           absl::StrJoin(plan.final_dims, ","));
+  }
+  std::vector<int64_t> processing;
+  for (const StridedDimPlan& p : plan.dims) processing.push_back(p.size);
+  TFJIT_ASSIGN_OR_RETURN(dy, ctx.b().Reshape(dy, processing));
+  std::vector<int64_t> reversed;
+  std::vector<hlo::PadDim> pads;
+  for (size_t d = 0; d < plan.dims.size(); ++d) {
+    const StridedDimPlan& p = plan.dims[d];
+    const int64_t n = shape[d];
+    if (p.size == 0) {
+      pads.push_back({n, 0, 0});
+      continue;
+    }
+    const int64_t last = p.begin + (p.size - 1) * p.stride;
+    const int64_t lo = std::min(p.begin, last), hi = std::max(p.begin, last);
+    if (p.stride < 0 && p.size > 1) reversed.push_back(static_cast<int64_t>(d));
+    pads.push_back({lo, n - 1 - hi, std::abs(p.stride) - 1});
+  }
+  TFJIT_ASSIGN_OR_RETURN(dy, ReverseDims(ctx, dy, reversed));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, PadWith(ctx, dy, pads));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- MirrorPadGrad ----
+
+// Per dim: the middle of the padded gradient, plus each mirrored edge reversed and padded
+// onto the positions it was copied from (REFLECT skips the border element: offset 1).
+absl::Status LowerMirrorPadGrad(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(std::string mode, tf::GetStringAttr(node, "mode"));
+  if (mode != "REFLECT" && mode != "SYMMETRIC") {
+    return InvalidArgument("mode must be either REFLECT or SYMMETRIC, got '%s'", mode);
+  }
+  const int64_t offset = mode == "REFLECT" ? 1 : 0;
+  const int rank = x->shape().rank();
+  TFJIT_ASSIGN_OR_RETURN(Tensor pt, ctx.ConstantInput(node, 1));
+  if (pt.rank() != 2 || pt.dim(0) != rank || pt.dim(1) != 2) {
+    return InvalidArgument("The first dimension of paddings must be the rank of inputs[%d, 2]: "
+                           "paddings is %s", rank, pt.ShapeString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.ConstantInputAsInts(node, 1));
+  for (int d = 0; d < rank; ++d) {
+    const int64_t before = pads[2 * static_cast<size_t>(d)];
+    const int64_t after = pads[2 * static_cast<size_t>(d) + 1];
+    if (before < 0 || after < 0) {
+      return InvalidArgument("Paddings must be non-negative: %d, %d", before, after);
+    }
+    const int64_t n = x->shape().dim(d) - (before + after);
+    if (offset == 0 && (before > n || after > n)) {
+      return InvalidArgument("paddings must be no greater than the output dimension size: %d, "
+                             "%d greater than %d", before, after, n);
+    }
+    if (offset == 1 && (before >= n || after >= n)) {
+      return InvalidArgument("paddings must be less than the output dimension size: %d, %d not "
+                             "less than %d", before, after, n);
+    }
+    auto slice = [&](int64_t start, int64_t size) {
+      std::vector<hlo::SliceDim> s;
+      for (int64_t e : x->shape().dims()) s.push_back({0, e, 1});
+      s[static_cast<size_t>(d)] = {start, start + size, 1};
+      return ctx.b().Slice(x, s);
+    };
+    auto pad_dim = [&](Instruction* v, int64_t lo, int64_t hi) {
+      std::vector<hlo::PadDim> p(static_cast<size_t>(rank));
+      p[static_cast<size_t>(d)] = {lo, hi, 0};
+      return PadWith(ctx, v, p);
+    };
+    TFJIT_ASSIGN_OR_RETURN(Instruction * sum, slice(before, n));
+    if (before > 0) {
+      TFJIT_ASSIGN_OR_RETURN(Instruction * left, slice(0, before));
+      TFJIT_ASSIGN_OR_RETURN(left, ReverseDims(ctx, left, {d}));
+      TFJIT_ASSIGN_OR_RETURN(left, pad_dim(left, offset, n - offset - before));
+      TFJIT_ASSIGN_OR_RETURN(sum, ctx.b().Binary(Opcode::kAdd, sum, left));
+    }
+    if (after > 0) {
+      TFJIT_ASSIGN_OR_RETURN(Instruction * right, slice(before + n, after));
+      TFJIT_ASSIGN_OR_RETURN(right, ReverseDims(ctx, right, {d}));
+      TFJIT_ASSIGN_OR_RETURN(right, pad_dim(right, n - offset - after, offset));
+      TFJIT_ASSIGN_OR_RETURN(sum, ctx.b().Binary(Opcode::kAdd, sum, right));
+    }
+    x = sum;
+  }
+  ctx.SetOutput(node, 0, x);
+  return absl::OkStatus();
+}
+
+// ---- AvgPoolGrad, MaxPoolGrad ----
+
+// The pool geometry of a *PoolGrad node over an input of `input_dims` (node layout).
+// MaxPoolGradV2's window attrs: ksize and strides from constant inputs 3 and 4.
+absl::StatusOr<tf::WindowAttrs> PoolAttrsV2(LoweringContext& ctx, const tf::Node& node) {
+  tf::WindowAttrs a;
+  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
+  if (format != "NHWC" && format != "NCHW") return InvalidArgument("Invalid data format: %s", format);
+  a.nchw = format == "NCHW";
+  TFJIT_ASSIGN_OR_RETURN(a.ksize, ctx.ConstantInputAsInts(node, 3));
+  TFJIT_ASSIGN_OR_RETURN(a.strides, ctx.ConstantInputAsInts(node, 4));
+  if (a.ksize.size() != 4 || a.strides.size() != 4) {
+    return InvalidArgument("Sliding window ksize and strides must specify 4 dimensions");
+  }
+  if (a.nchw) {
+    a.ksize = tf::NchwToNhwc(a.ksize);
+    a.strides = tf::NchwToNhwc(a.strides);
+  }
+  if (a.ksize[0] != 1 || a.strides[0] != 1) {
+    return InvalidArgument("Pooling is not yet supported on the batch dimension.");
+  }
+  if (a.ksize[3] != 1 || a.strides[3] != 1) {
+    return InvalidArgument("Pooling is not yet supported on the depth dimension.");
+  }
+  for (int d = 1; d <= 2; ++d) {
+    if (a.ksize[static_cast<size_t>(d)] <= 0 || a.strides[static_cast<size_t>(d)] <= 0) {
+      return InvalidArgument("ksize and strides must be positive");
+    }
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::string padding, tf::GetStringAttr(node, "padding"));
+  if (padding != "SAME" && padding != "VALID") {
+    return InvalidArgument("padding must be SAME or VALID, got '%s'", padding);
+  }
+  a.padding = padding == "SAME" ? tf::Padding::kSame : tf::Padding::kValid;
+  return a;
+}
+
+absl::StatusOr<tf::Window2D> PoolGradGeometry(LoweringContext& ctx, const tf::Node& node,
+                                              const std::vector<int64_t>& input_dims,
+                                              bool* nchw, std::vector<int64_t>* nhwc_dims) {
+  tf::WindowAttrs a;
+  if (node.op() == "MaxPoolGradV2") {
+    if (input_dims.size() != 4) return InvalidArgument("orig_input must be 4-dimensional");
+    TFJIT_ASSIGN_OR_RETURN(a, PoolAttrsV2(ctx, node));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(a, tf::ReadPoolAttrs(node, input_dims, tf::Layouts::kNhwcOrNchw));
+  }
+  *nchw = a.nchw;
+  *nhwc_dims = a.nchw ? tf::NchwToNhwc(input_dims) : input_dims;
+  return tf::ComputeWindow(node, a, (*nhwc_dims)[1], (*nhwc_dims)[2], a.ksize[1], a.ksize[2]);
+}
+
+absl::StatusOr<Instruction*> ToNhwc(LoweringContext& ctx, Instruction* x, bool nchw) {
+  if (!nchw) return x;
+  return ctx.b().Transpose(x, {0, 2, 3, 1});
+}
+
+absl::Status CheckGradShape(Instruction* grad, const std::vector<int64_t>& in,
+                            const tf::Window2D& w) {
+  const std::vector<int64_t> want = {in[0], w.h.out, w.w.out, in[3]};
+  if (grad->shape().dims() != want) {
+    return InvalidArgument("the gradient has shape %s but the pool's output shape is [%s] "
+                           "(NHWC)", grad->shape().ToString(), absl::StrJoin(want, ","));
+  }
+  return absl::OkStatus();
+}
+
+// For window tap (i, j): the values `v` [N, OH, OW, C] placed at the input positions the tap
+// reads (o * stride + tap * dilation in the padded input), zero elsewhere, cut back to the unpadded
+// input [N, H, W, C].
+absl::StatusOr<Instruction*> ScatterTap(LoweringContext& ctx, Instruction* v,
+                                        const tf::Window2D& w, const std::vector<int64_t>& in,
+                                        int64_t i, int64_t j) {
+  const int64_t hp = in[1] + w.h.pad_before + w.h.pad_after;
+  const int64_t wp = in[2] + w.w.pad_before + w.w.pad_after;
+  std::vector<hlo::PadDim> pads(4);
+  const int64_t oi = i * w.h.dilation, oj = j * w.w.dilation;  // the tap's offset
+  pads[1] = {oi, hp - (oi + (w.h.out - 1) * w.h.stride + 1), w.h.stride - 1};
+  pads[2] = {oj, wp - (oj + (w.w.out - 1) * w.w.stride + 1), w.w.stride - 1};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * p, PadWith(ctx, v, pads));
+  return ctx.b().Slice(p, {{0, in[0], 1},
+                           {w.h.pad_before, w.h.pad_before + in[1], 1},
+                           {w.w.pad_before, w.w.pad_before + in[2], 1},
+                           {0, in[3], 1}});
+}
+
+// Sums ScatterTap over every tap, `tap_value(i, j)` giving the values of tap (i, j).
+template <typename TapValue>
+absl::StatusOr<Instruction*> SumTaps(LoweringContext& ctx, DType t, const tf::Window2D& w,
+                                     const std::vector<int64_t>& in, TapValue tap_value) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sum, ctx.Splat(t, 0.0, in));
+  if (w.h.out == 0 || w.w.out == 0) return sum;
+  for (int64_t i = 0; i < w.h.k; ++i) {
+    for (int64_t j = 0; j < w.w.k; ++j) {
+      TFJIT_ASSIGN_OR_RETURN(Instruction * v, tap_value(i, j));
+      if (v == nullptr) continue;
+      TFJIT_ASSIGN_OR_RETURN(Instruction * s, ScatterTap(ctx, v, w, in, i, j));
+      TFJIT_ASSIGN_OR_RETURN(sum, ctx.b().Binary(Opcode::kAdd, sum, s));
+    }
+  }
+  return sum;
+}
+
+// Each output gradient divided by its window's count of non-padding cells (a compile-time
+// constant), then added back at every tap.
+absl::Status LowerAvgPoolGrad(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.ConstantInputAsInts(node, 0));
+  if (shape.size() != 4) {
+    return InvalidArgument("orig_input_shape must be 1-dimensional and 4 elements, got %d",
+                           shape.size());
+  }
+  bool nchw = false;
+  std::vector<int64_t> in;
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D w, PoolGradGeometry(ctx, node, shape, &nchw, &in));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * grad, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(grad, ToNhwc(ctx, grad, nchw));
+  TFJIT_RETURN_IF_ERROR(CheckGradShape(grad, in, w));
+  const DType t = grad->shape().element_type();
+  // counts[oh, ow]: the window clipped to the input.
+  Tensor counts(DType::kFloat64, {w.h.out, w.w.out});
+  auto extent = [](const tf::SpatialDim& d, int64_t o, int64_t n) {
+    const int64_t s = o * d.stride - d.pad_before;
+    return std::max<int64_t>(0, std::min(s + d.k, n) - std::max<int64_t>(s, 0));
+  };
+  for (int64_t oh = 0; oh < w.h.out; ++oh) {
+    for (int64_t ow = 0; ow < w.w.out; ++ow) {
+      const int64_t c = extent(w.h, oh, in[1]) * extent(w.w, ow, in[2]);
+      counts.data<double>()[oh * w.w.out + ow] = static_cast<double>(std::max<int64_t>(c, 1));
+    }
+  }
+  Instruction* cnt = ctx.b().Constant(hlo::Literal::FromTensor(counts));
+  TFJIT_ASSIGN_OR_RETURN(cnt, ctx.b().Convert(cnt, t));
+  TFJIT_ASSIGN_OR_RETURN(cnt, ctx.b().Broadcast(cnt, grad->shape().dims(), {1, 2}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * share, ctx.b().Binary(Opcode::kDivide, grad, cnt));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                         SumTaps(ctx, t, w, in, [&](int64_t, int64_t) -> absl::StatusOr<Instruction*> {
+                           return share;
+                         }));
+  if (nchw) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, {0, 3, 1, 2}));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// The lowest value of `t` (max's identity).
+double LowestOf(DType t) {
+  switch (t) {
+    case DType::kInt8: return std::numeric_limits<int8_t>::lowest();
+    case DType::kInt16: return std::numeric_limits<int16_t>::lowest();
+    case DType::kInt32: return std::numeric_limits<int32_t>::lowest();
+    case DType::kInt64: return static_cast<double>(std::numeric_limits<int64_t>::lowest());
+    default: return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity() : 0.0;
+  }
+}
+
+// Per tap, the input values the tap reads (the padded input strided-sliced); the window max;
+// then each gradient goes to the first tap equal to the max (TF's argmax order).
+absl::Status LowerMaxPoolGrad(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  bool nchw = false;
+  std::vector<int64_t> in;
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D w, PoolGradGeometry(ctx, node, x->shape().dims(), &nchw, &in));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * orig_out, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(orig_out, ToNhwc(ctx, orig_out, nchw));
+  TFJIT_RETURN_IF_ERROR(CheckGradShape(orig_out, in, w));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * grad, ctx.Input(node, 2));
+  TFJIT_ASSIGN_OR_RETURN(grad, ToNhwc(ctx, grad, nchw));
+  TFJIT_RETURN_IF_ERROR(CheckGradShape(grad, in, w));
+  TFJIT_ASSIGN_OR_RETURN(x, ToNhwc(ctx, x, nchw));
+  const DType t = x->shape().element_type();
+  Instruction* r = nullptr;
+  if (w.h.out == 0 || w.w.out == 0) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.Splat(t, 0.0, in));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * low, ctx.Splat(t, LowestOf(t), {}));
+    hlo::Attributes attrs;
+    attrs.padding = {{0, 0, 0}, {w.h.pad_before, w.h.pad_after, 0},
+                     {w.w.pad_before, w.w.pad_after, 0}, {0, 0, 0}};
+    TFJIT_ASSIGN_OR_RETURN(Instruction * xp, ctx.b().Add(Opcode::kPad, {x, low}, attrs));
+    std::vector<Instruction*> taps;
+    Instruction* mx = nullptr;
+    for (int64_t i = 0; i < w.h.k; ++i) {
+      for (int64_t j = 0; j < w.w.k; ++j) {
+        TFJIT_ASSIGN_OR_RETURN(
+            Instruction * v,
+            ctx.b().Slice(xp, {{0, in[0], 1},
+                               {i, i + (w.h.out - 1) * w.h.stride + 1, w.h.stride},
+                               {j, j + (w.w.out - 1) * w.w.stride + 1, w.w.stride},
+                               {0, in[3], 1}}));
+        taps.push_back(v);
+        if (mx == nullptr) {
+          mx = v;
+        } else {
+          TFJIT_ASSIGN_OR_RETURN(mx, ctx.b().Binary(Opcode::kMaximum, mx, v));
+        }
+      }
+    }
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(t, 0.0, grad->shape().dims()));
+    Instruction* taken = nullptr;  // some earlier tap already holds the max
+    TFJIT_ASSIGN_OR_RETURN(r, SumTaps(ctx, t, w, in, [&](int64_t i, int64_t j)
+                                                        -> absl::StatusOr<Instruction*> {
+      Instruction* v = taps[static_cast<size_t>(i * w.w.k + j)];
+      TFJIT_ASSIGN_OR_RETURN(Instruction * hit, ctx.b().Compare(ComparisonDirection::kEq, v, mx));
+      Instruction* first = hit;
+      if (taken != nullptr) {
+        TFJIT_ASSIGN_OR_RETURN(Instruction * not_taken, ctx.b().Unary(Opcode::kNot, taken));
+        TFJIT_ASSIGN_OR_RETURN(first, ctx.b().Binary(Opcode::kAnd, hit, not_taken));
+        TFJIT_ASSIGN_OR_RETURN(taken, ctx.b().Binary(Opcode::kOr, taken, hit));
+      } else {
+        taken = hit;
+      }
+      return ctx.b().Select(first, grad, zero);
+    }));
+  }
+  if (nchw) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, {0, 3, 1, 2}));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- FusedBatchNormGrad, V2, V3 ----
+
+// TF's formulas (see gradients_kernels.cc) in f32, reductions over every dim but the channel.
+absl::Status LowerFusedBatchNormGrad(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * scale, ctx.Input(node, 2));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mean, ctx.Input(node, 3));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * var, ctx.Input(node, 4));
+  TFJIT_ASSIGN_OR_RETURN(float epsilon, tf::GetFloatAttrOr(node, "epsilon", 1e-4f));
+  TFJIT_ASSIGN_OR_RETURN(bool training, tf::GetBoolAttrOr(node, "is_training", true));
+  TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
+  const bool channels_last = format == "NHWC" || format == "NDHWC";
+  if (!channels_last && format != "NCHW" && format != "NCDHW") {
+    return InvalidArgument("Invalid data format: %s", format);
+  }
+  const int want_rank = format.size() == 5 ? 5 : 4;
+  const hlo::Shape& xs = x->shape();
+  if (xs.rank() != want_rank || dy->shape().dims() != xs.dims()) {
+    return InvalidArgument("x and y_backprop must be %d-dimensional with one shape: %s and %s",
+                           want_rank, xs.ToString(), dy->shape().ToString());
+  }
+  const int64_t cdim = channels_last ? xs.rank() - 1 : 1;
+  const int64_t channels = xs.dim(static_cast<int>(cdim));
+  for (Instruction* v : {scale, mean, var}) {
+    if (v->shape().dims() != std::vector<int64_t>{channels}) {
+      return InvalidArgument("scale, reserve_space_1 and reserve_space_2 must be vectors of "
+                             "the channel count %d, got %s", channels, v->shape().ToString());
+    }
+  }
+  const DType t = xs.element_type();
+  const std::vector<int64_t> dims = xs.dims();
+  if (t != DType::kFloat32) {
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, DType::kFloat32));
+    TFJIT_ASSIGN_OR_RETURN(dy, ctx.b().Convert(dy, DType::kFloat32));
+  }
+  std::vector<int64_t> others;
+  int64_t count = 1;
+  for (int64_t d = 0; d < xs.rank(); ++d) {
+    if (d != cdim) {
+      others.push_back(d);
+      count *= dims[static_cast<size_t>(d)];
+    }
+  }
+  const DType f = DType::kFloat32;
+  auto bc = [&](Instruction* v) { return ctx.b().Broadcast(v, dims, {cdim}); };
+  auto sum = [&](Instruction* v) -> absl::StatusOr<Instruction*> {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(f, 0.0, {}));
+    return ctx.b().Reduce(v, zero, others,
+                          hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, f));
+  };
+  auto op = [&](Opcode o, Instruction* a, Instruction* b) { return ctx.b().Binary(o, a, b); };
+  TFJIT_ASSIGN_OR_RETURN(Instruction * eps, ctx.Splat(f, epsilon, {channels}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ve, op(Opcode::kAdd, var, eps));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Unary(Opcode::kRsqrt, ve));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mean_b, bc(mean));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * xc, op(Opcode::kSubtract, x, mean_b));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * dyxc, op(Opcode::kMultiply, dy, xc));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sum_dy, sum(dy));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sum_dyxc, sum(dyxc));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * dscale, op(Opcode::kMultiply, sum_dyxc, r));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sr, op(Opcode::kMultiply, scale, r));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sr_b, bc(sr));
+  Instruction* dx = nullptr;
+  if (training) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * n, ctx.Splat(f, static_cast<double>(count), {channels}));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * mean_dy, op(Opcode::kDivide, sum_dy, n));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * mean_dyxc, op(Opcode::kDivide, sum_dyxc, n));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * k, op(Opcode::kDivide, mean_dyxc, ve));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * mean_dy_b, bc(mean_dy));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * k_b, bc(k));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * a, op(Opcode::kSubtract, dy, mean_dy_b));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * xck, op(Opcode::kMultiply, xc, k_b));
+    TFJIT_ASSIGN_OR_RETURN(a, op(Opcode::kSubtract, a, xck));
+    TFJIT_ASSIGN_OR_RETURN(dx, op(Opcode::kMultiply, sr_b, a));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(dx, op(Opcode::kMultiply, dy, sr_b));
+  }
+  if (t != DType::kFloat32) {
+    TFJIT_ASSIGN_OR_RETURN(dx, ctx.b().Convert(dx, t));
+  }
+  ctx.SetOutput(node, 0, dx);
+  ctx.SetOutput(node, 1, dscale);
+  ctx.SetOutput(node, 2, sum_dy);
+  for (int i = 3; i < 5; ++i) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * empty, ctx.Splat(f, 0.0, {0}));
+    ctx.SetOutput(node, i, empty);
+  }
+  return absl::OkStatus();
+}
+
+// ---- Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput/Filter ----
+
+struct ConvGradPlan {
+  tf::Window2D w;
+  std::vector<int64_t> x;  // NHWC input dims
+  bool nchw = false;
+  int64_t out_c = 0;
+};
+
+absl::StatusOr<ConvGradPlan> PlanConvGrad(const tf::Node& node,
+                                          const std::vector<int64_t>& x_dims,
+                                          const std::vector<int64_t>& filter_dims,
+                                          const std::vector<int64_t>& dy_dims, bool depthwise) {
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadConvAttrs(node, tf::Layouts::kNhwcOrNchw));
+  if (x_dims.size() != 4 || dy_dims.size() != 4) {
+    return InvalidArgument("input and out_backprop must be 4-dimensional, got [%s] and [%s]",
+                           absl::StrJoin(x_dims, ","), absl::StrJoin(dy_dims, ","));
+  }
+  ConvGradPlan p;
+  p.nchw = attrs.nchw;
+  p.x = attrs.nchw ? tf::NchwToNhwc(x_dims) : x_dims;
+  TFJIT_ASSIGN_OR_RETURN(tf::ConvGeometry g,
+                         tf::Conv2DGeometry(node, attrs, p.x, filter_dims, depthwise));
+  if (!depthwise && g.groups != 1) {
+    return InvalidArgument("input depth %d must equal the filter's in_depth %d", p.x[3],
+                           filter_dims[2]);
+  }
+  p.w = g.window;
+  p.out_c = g.out_channels;
+  const std::vector<int64_t> want = {p.x[0], p.w.h.out, p.w.w.out, p.out_c};
+  const std::vector<int64_t> dy = attrs.nchw ? tf::NchwToNhwc(dy_dims) : dy_dims;
+  if (dy != want) {
+    return InvalidArgument("out_backprop has shape [%s] but the convolution's output shape is "
+                           "[%s] (NHWC)", absl::StrJoin(dy, ","), absl::StrJoin(want, ","));
+  }
+  return p;
+}
+
+bool AnyZero(const std::vector<int64_t>& d) {
+  return std::find(d.begin(), d.end(), 0) != d.end();
+}
+
+// The input values filter tap (i, j) meets: [N, OH, OW, C] from the zero-padded input.
+absl::StatusOr<Instruction*> TapInput(LoweringContext& ctx, Instruction* xp, const ConvGradPlan& p,
+                                      int64_t i, int64_t j) {
+  const tf::Window2D& w = p.w;
+  const int64_t oi = i * w.h.dilation, oj = j * w.w.dilation;
+  return ctx.b().Slice(xp, {{0, p.x[0], 1},
+                            {oi, oi + (w.h.out - 1) * w.h.stride + 1, w.h.stride},
+                            {oj, oj + (w.w.out - 1) * w.w.stride + 1, w.w.stride},
+                            {0, p.x[3], 1}});
+}
+
+// Per filter tap: the tap's input values contracted with out_backprop over (N, OH, OW)
+// (depthwise: multiplied channel by channel and summed), in f32 for 16-bit types; the taps
+// concatenated into [KH, KW, C, O] (depthwise [KH, KW, C, M]).
+absl::Status LowerConvBackpropFilter(LoweringContext& ctx, const tf::Node& node) {
+  const bool depthwise = node.op() == "DepthwiseConv2dNativeBackpropFilter";
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> fsizes, ctx.ConstantInputAsInts(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 2));
+  if (fsizes.size() != 4) return InvalidArgument("filter_sizes must have 4 entries");
+  TFJIT_ASSIGN_OR_RETURN(ConvGradPlan p, PlanConvGrad(node, x->shape().dims(), fsizes,
+                                                      dy->shape().dims(), depthwise));
+  const DType t = x->shape().element_type();
+  if (AnyZero(fsizes) || AnyZero(p.x) || p.w.h.out == 0 || p.w.w.out == 0) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zeros, ctx.Splat(t, 0.0, fsizes));
+    ctx.SetOutput(node, 0, zeros);
+    return absl::OkStatus();
+  }
+  TFJIT_ASSIGN_OR_RETURN(x, ToNhwc(ctx, x, p.nchw));
+  TFJIT_ASSIGN_OR_RETURN(dy, ToNhwc(ctx, dy, p.nchw));
+  const DType ct = Is16BitFloat(t) ? DType::kFloat32 : t;
+  if (ct != t) {
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, ct));
+    TFJIT_ASSIGN_OR_RETURN(dy, ctx.b().Convert(dy, ct));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(ct, 0.0, {}));
+  hlo::Attributes pad;
+  pad.padding = {{0, 0, 0}, {p.w.h.pad_before, p.w.h.pad_after, 0},
+                 {p.w.w.pad_before, p.w.w.pad_after, 0}, {0, 0, 0}};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * xp, ctx.b().Add(Opcode::kPad, {x, zero}, pad));
+  const int64_t c = p.x[3], m = fsizes[3];
+  const std::vector<int64_t> split = {p.x[0], p.w.h.out, p.w.w.out, c, m};
+  Instruction* dy_split = nullptr;
+  if (depthwise) {
+    TFJIT_ASSIGN_OR_RETURN(dy_split, ctx.b().Reshape(dy, split));
+  }
+  hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, ct);
+  std::vector<Instruction*> taps;
+  for (int64_t i = 0; i < p.w.h.k; ++i) {
+    for (int64_t j = 0; j < p.w.w.k; ++j) {
+      TFJIT_ASSIGN_OR_RETURN(Instruction * xt, TapInput(ctx, xp, p, i, j));
+      Instruction* g = nullptr;
+      if (depthwise) {
+        TFJIT_ASSIGN_OR_RETURN(Instruction * xb, ctx.b().Broadcast(xt, split, {0, 1, 2, 3}));
+        TFJIT_ASSIGN_OR_RETURN(Instruction * prod, ctx.b().Binary(Opcode::kMultiply, xb, dy_split));
+        TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Reduce(prod, zero, {0, 1, 2}, add));
+      } else {
+        hlo::DotDims dd;
+        dd.lhs_contracting = {0, 1, 2};
+        dd.rhs_contracting = {0, 1, 2};
+        TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Dot(xt, dy, dd));
+      }
+      TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Reshape(g, {1, fsizes[2], fsizes[3]}));
+      taps.push_back(g);
+    }
+  }
+  Instruction* r = taps[0];
+  if (taps.size() > 1) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Concatenate(taps, 0));
+  }
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, fsizes));
+  if (ct != t) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// Per filter tap: out_backprop [N, OH, OW, C, M] times the tap's filter [C, M], summed over M,
+// placed back at the input positions the tap reads (ScatterTap) and summed over taps.
+absl::Status LowerDepthwiseBackpropInput(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ctx.ConstantInputAsInts(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * f, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 2));
+  if (sizes.size() != 4) return InvalidArgument("input_sizes must have 4 entries");
+  TFJIT_ASSIGN_OR_RETURN(ConvGradPlan p, PlanConvGrad(node, sizes, f->shape().dims(),
+                                                      dy->shape().dims(), true));
+  const DType t = f->shape().element_type();
+  Instruction* r = nullptr;
+  if (AnyZero(p.x) || AnyZero(f->shape().dims()) || p.w.h.out == 0 || p.w.w.out == 0) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.Splat(t, 0.0, p.x));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(dy, ToNhwc(ctx, dy, p.nchw));
+    const DType ct = Is16BitFloat(t) ? DType::kFloat32 : t;
+    if (ct != t) {
+      TFJIT_ASSIGN_OR_RETURN(dy, ctx.b().Convert(dy, ct));
+      TFJIT_ASSIGN_OR_RETURN(f, ctx.b().Convert(f, ct));
+    }
+    const int64_t c = p.x[3], m = f->shape().dim(3);
+    const std::vector<int64_t> split = {p.x[0], p.w.h.out, p.w.w.out, c, m};
+    TFJIT_ASSIGN_OR_RETURN(Instruction * dy_split, ctx.b().Reshape(dy, split));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(ct, 0.0, {}));
+    hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, ct);
+    TFJIT_ASSIGN_OR_RETURN(r, SumTaps(ctx, ct, p.w, p.x, [&](int64_t i, int64_t j)
+                                                             -> absl::StatusOr<Instruction*> {
+      TFJIT_ASSIGN_OR_RETURN(Instruction * ft,
+                             ctx.b().Slice(f, {{i, i + 1, 1}, {j, j + 1, 1}, {0, c, 1}, {0, m, 1}}));
+      TFJIT_ASSIGN_OR_RETURN(ft, ctx.b().Reshape(ft, {c, m}));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * fb, ctx.b().Broadcast(ft, split, {3, 4}));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * prod, ctx.b().Binary(Opcode::kMultiply, dy_split, fb));
+      return ctx.b().Reduce(prod, zero, {4}, add);
+    }));
+    if (ct != t) {
+      TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
+    }
+  }
+  if (p.nchw) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, {0, 3, 1, 2}));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- ResizeBilinearGrad, ResizeNearestNeighborGrad ----
+
+// (The fallback kernel's source-row rules, gradients_kernels.cc.)
+// One resized coordinate's two source rows (or columns) and the upper one's weight: TF's
+// compute_interpolation_weights (legacy or half-pixel scaler), in float.
+struct LerpTaps {
+  int64_t lower = 0, upper = 0;
+  float lerp = 0;
+};
+std::vector<LerpTaps> BilinearTaps(int64_t in, int64_t out, bool align, bool half_pixel) {
+  const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                         : static_cast<float>(in) / static_cast<float>(out);
+  std::vector<LerpTaps> r(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
+                                 : static_cast<float>(i) * scale;
+    const float f = std::floor(src);
+    r[static_cast<size_t>(i)] = {std::max<int64_t>(static_cast<int64_t>(f), 0),
+                                 std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1),
+                                 src - f};
+  }
+  return r;
+}
+
+// The source row of each of `out` resized rows for nearest-neighbour resizing of `in` rows.
+std::vector<int64_t> NearestTaps(int64_t in, int64_t out, bool align, bool half_pixel) {
+  const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                         : static_cast<float>(in) / static_cast<float>(out);
+  std::vector<int64_t> r(static_cast<size_t>(out));
+  for (int64_t x = 0; x < out; ++x) {
+    const float src = half_pixel ? (static_cast<float>(x) + 0.5f) * scale
+                                 : static_cast<float>(x) * scale;
+    int64_t i = align ? static_cast<int64_t>(std::round(src)) : static_cast<int64_t>(std::floor(src));
+    i = std::min(i, in - 1);
+    if (half_pixel) i = std::max<int64_t>(i, 0);
+    r[static_cast<size_t>(x)] = i;
+  }
+  return r;
+}
+
+// Both resize gradients are separable linear maps: out = Wy^T . grads . Wx with constant
+// [resized, original] weight matrices, two dots over the resized H and W.
+absl::StatusOr<Instruction*> ApplyResizeWeights(LoweringContext& ctx, Instruction* g,
+                                                const Tensor& wy, const Tensor& wx) {
+  Instruction* my = ctx.b().Constant(hlo::Literal::FromTensor(wy));
+  Instruction* mx = ctx.b().Constant(hlo::Literal::FromTensor(wx));
+  hlo::DotDims d;
+  d.lhs_contracting = {1};
+  d.rhs_contracting = {0};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.b().Dot(g, my, d));   // [N, OW, C, H]
+  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.b().Dot(a, mx, d));   // [N, C, H, W]
+  return ctx.b().Transpose(b, {0, 2, 3, 1});
+}
+
+absl::Status ResizeGradFlags(const tf::Node& node, bool* align, bool* half_pixel) {
+  TFJIT_ASSIGN_OR_RETURN(*align, tf::GetBoolAttrOr(node, "align_corners", false));
+  TFJIT_ASSIGN_OR_RETURN(*half_pixel, tf::GetBoolAttrOr(node, "half_pixel_centers", false));
+  if (*align && *half_pixel) {
+    return InvalidArgument("If half_pixel_centers is True, align_corners must be False.");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerResizeBilinearGrad(LoweringContext& ctx, const tf::Node& node) {
+  bool align = false, half_pixel = false;
+  TFJIT_RETURN_IF_ERROR(ResizeGradFlags(node, &align, &half_pixel));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * g, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * image, ctx.Input(node, 1));
+  const std::vector<int64_t>& gd = g->shape().dims();
+  const std::vector<int64_t>& id = image->shape().dims();
+  if (gd.size() != 4 || id.size() != 4 || gd[0] != id[0] || gd[3] != id[3]) {
+    return InvalidArgument("input_grad %s and original_image %s must be 4-dimensional with the "
+                           "same batch and channel sizes", g->shape().ToString(),
+                           image->shape().ToString());
+  }
+  const DType t = image->shape().element_type();
+  if (AnyZero(gd) || AnyZero(id)) {
+    if (!AnyZero(gd)) {
+      return InvalidArgument("original_image %s is empty but input_grad %s is not",
+                             image->shape().ToString(), g->shape().ToString());
+    }
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zeros, ctx.Splat(t, 0.0, id));
+    ctx.SetOutput(node, 0, zeros);
+    return absl::OkStatus();
+  }
+  const DType ct = t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  auto weights = [&](int64_t in, int64_t out) {
+    Tensor m(DType::kFloat64, {out, in});
+    const std::vector<LerpTaps> taps = BilinearTaps(in, out, align, half_pixel);
+    for (int64_t i = 0; i < out; ++i) {
+      const LerpTaps& tap = taps[static_cast<size_t>(i)];
+      m.data<double>()[i * in + tap.lower] += 1.0f - tap.lerp;
+      m.data<double>()[i * in + tap.upper] += tap.lerp;
+    }
+    return ct == DType::kFloat64 ? m : [&] {
+      Tensor f(DType::kFloat32, m.dims());
+      for (int64_t k = 0; k < m.num_elements(); ++k) f.data<float>()[k] = static_cast<float>(m.data<double>()[k]);
+      return f;
+    }();
+  };
+  if (ct != DType::kFloat32) {
+    TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Convert(g, ct));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                         ApplyResizeWeights(ctx, g, weights(id[1], gd[1]), weights(id[2], gd[2])));
+  if (t != ct) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+absl::Status LowerResizeNearestGrad(LoweringContext& ctx, const tf::Node& node) {
+  bool align = false, half_pixel = false;
+  TFJIT_RETURN_IF_ERROR(ResizeGradFlags(node, &align, &half_pixel));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * g, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ctx.ConstantInputAsInts(node, 1));
+  const std::vector<int64_t>& gd = g->shape().dims();
+  if (gd.size() != 4 || size.size() != 2 || size[0] < 0 || size[1] < 0) {
+    return InvalidArgument("grads must be 4-dimensional and size hold 2 non-negative values, "
+                           "got %s and [%s]", g->shape().ToString(), absl::StrJoin(size, ","));
+  }
+  const std::vector<int64_t> out = {gd[0], size[0], size[1], gd[3]};
+  const DType t = g->shape().element_type();
+  if (AnyZero(gd) || AnyZero(out)) {
+    if (!AnyZero(gd)) {
+      return InvalidArgument("size [%d, %d] is empty but the gradient %s is not", size[0],
+                             size[1], g->shape().ToString());
+    }
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zeros, ctx.Splat(t, 0.0, out));
+    ctx.SetOutput(node, 0, zeros);
+    return absl::OkStatus();
+  }
+  const DType ct = Is16BitFloat(t) ? DType::kFloat32 : t;
+  auto onehot = [&](int64_t in, int64_t n) {
+    const std::vector<int64_t> src = NearestTaps(in, n, align, half_pixel);
+    Tensor m(DType::kFloat64, {n, in});
+    for (int64_t i = 0; i < n; ++i) m.data<double>()[i * in + src[static_cast<size_t>(i)]] = 1;
+    Tensor typed(ct, m.dims());
+    DispatchNumeric(ct, [&](auto tag) {
+      using T = decltype(tag);
+      for (int64_t k = 0; k < m.num_elements(); ++k) {
+        typed.data<T>()[k] = static_cast<T>(m.data<double>()[k]);
+      }
+    });
+    return typed;
+  };
+  if (ct != t) {
+    TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Convert(g, ct));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                         ApplyResizeWeights(ctx, g, onehot(size[0], gd[1]), onehot(size[1], gd[2])));
+  if (ct != t) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 void AppendGradientsLowerings(std::vector<OpLowering>* table) {
-  (void)table;
+  table->insert(table->end(), {
+      {"ReluGrad", LowerGrad<true, ReluGradBody>},
+      {"Relu6Grad", LowerGrad<true, Relu6GradBody>},
+      {"EluGrad", LowerGrad<true, EluGradBody>, /*float_only=*/true},
+      {"SeluGrad", LowerGrad<true, SeluGradBody>, true},
+      {"LeakyReluGrad", LowerGrad<true, LeakyReluGradBody>, true},
+      {"SoftplusGrad", LowerGrad<true, SoftplusGradBody>, true},
+      {"SoftsignGrad", LowerGrad<true, SoftsignGradBody>, true},
+      {"SigmoidGrad", LowerGrad<false, SigmoidGradBody>, true},
+      {"TanhGrad", LowerGrad<false, TanhGradBody>, true},
+      {"SqrtGrad", LowerGrad<false, SqrtGradBody>, true},
+      {"RsqrtGrad", LowerGrad<false, RsqrtGradBody>, true},
+      {"ReciprocalGrad", LowerGrad<false, ReciprocalGradBody>, true},
+      {"InvGrad", LowerGrad<false, ReciprocalGradBody>, true},
+      {"BiasAddGrad", LowerBiasAddGrad},
+      {"BroadcastGradientArgs", LowerBroadcastGradientArgs},
+      {"ConcatOffset", LowerConcatOffset},
+      {"SoftmaxCrossEntropyWithLogits", LowerSoftmaxXent, true},
+      {"SparseSoftmaxCrossEntropyWithLogits", LowerSparseSoftmaxXent, true},
+      {"DynamicStitch", LowerDynamicStitch},
+      {"ParallelDynamicStitch", LowerDynamicStitch},
+      {"StridedSliceGrad", LowerStridedSliceGrad},
+      {"MirrorPadGrad", LowerMirrorPadGrad},
+      {"AvgPoolGrad", LowerAvgPoolGrad, true},
+      {"MaxPoolGrad", LowerMaxPoolGrad},
+      {"MaxPoolGradV2", LowerMaxPoolGrad},
+      {"FusedBatchNormGrad", LowerFusedBatchNormGrad, true},
+      {"Conv2DBackpropFilter", LowerConvBackpropFilter, true},
+      {"ResizeBilinearGrad", LowerResizeBilinearGrad, true},
+      {"ResizeNearestNeighborGrad", LowerResizeNearestGrad},
+      {"DepthwiseConv2dNativeBackpropFilter", LowerConvBackpropFilter, true},
+      {"DepthwiseConv2dNativeBackpropInput", LowerDepthwiseBackpropInput, true},
+      {"FusedBatchNormGradV2", LowerFusedBatchNormGrad, true},
+      {"FusedBatchNormGradV3", LowerFusedBatchNormGrad, true},
+  });
 }
 
 }  // namespace tfjit::tf2hlo

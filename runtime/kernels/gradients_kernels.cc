@@ -1,12 +1,1505 @@
 // Fallback kernels of the gradients ops (docs/DESIGN.md, "Op families"), with TF's CPU
-// semantics, dtypes and error messages.
+// semantics, dtypes and error messages: the activation gradients (relu_op_functor.h,
+// softplus_op.h, softsign_op.h), the (y, dy) gradients of unary math ops (cwise_ops.h),
+// BiasAddGrad, BroadcastGradientArgs (bcast.h), the softmax cross-entropy losses
+// (xent_op.cc, sparse_xent_op.cc), DynamicStitch, ConcatOffset, StridedSliceGrad,
+// MirrorPadGrad, the pooling gradients (AvgPoolGrad, MaxPoolGrad/V2), FusedBatchNormGrad/V2/V3,
+// the convolution backprops (Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput/Filter)
+// and the resize gradients (ResizeBilinearGrad, ResizeNearestNeighborGrad). The 4-D image ops
+// run NHWC; NCHW nodes are transposed in and out (TF's CPU kernels take NHWC only, XLA's both).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "frontend/attr.h"
+#include "frontend/conv_attrs.h"
+#include "runtime/kernels/cwise_ops.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace tfjit::runtime {
+namespace {
+
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluScaleAlpha = 1.7580993408473768599402175208123;
+
+// ---- Elementwise gradients: out[i] = fn(a[i], b[i]) in ComputeType. ----
+
+// The activation gradients take (gradients, features/outputs) of one shape (TF's
+// ReluHelpers::ValidateSameSize); the (y, dy) gradients of math ops only need equal element
+// counts (TF's BinaryOp without broadcasting), and take y's shape.
+enum class GradShape { kSameShape, kSameCount };
+
+template <typename T, typename Fn>
+void MapGrad(const KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out, Fn fn) {
+  using C = ComputeType<T>;
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  T* po = out.data<T>();
+  ParallelFor(ctx, out.num_elements(), 8, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) po[i] = static_cast<T>(fn(C(pa[i]), C(pb[i])));
+  });
+}
+
+// Runs `make_fn(T{})` (which returns the scalar functor for T) over inputs 0 and 1.
+template <TypeSet S, GradShape kShape, typename MakeFn>
+absl::Status GradKernelImpl(KernelContext& ctx, MakeFn make_fn) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.dtype() != b.dtype()) {
+    return KernelError(ctx, "inputs have different dtypes: %s and %s", a.ShapeString(),
+                       b.ShapeString());
+  }
+  if (kShape == GradShape::kSameShape && a.dims() != b.dims()) {
+    return KernelError(ctx, "g and a must be the same size: gradients is %s, %s is %s",
+                       a.ShapeString(), ctx.node().op() == "EluGrad" ||
+                                                ctx.node().op() == "SeluGrad"
+                                            ? "outputs"
+                                            : "features",
+                       b.ShapeString());
+  }
+  if (kShape == GradShape::kSameCount && a.num_elements() != b.num_elements()) {
+    return KernelError(ctx,
+                       "The two arguments to a cwise op must have same number of elements, "
+                       "got %d and %d (y is %s, dy is %s)",
+                       a.num_elements(), b.num_elements(), a.ShapeString(), b.ShapeString());
+  }
+  Tensor out(a.dtype(), a.dims());
+  const bool ok = DispatchSet<S>(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    MapGrad<T>(ctx, a, b, out, make_fn(tag));
+  });
+  if (!ok) return UnsupportedDType(ctx, a.dtype(), TypeSetName(S));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// A constant of the op's dtype T (rounded to T first, as TF's functors hold it), in C.
+template <typename T, typename C>
+C InT(double v) {
+  return static_cast<C>(static_cast<T>(v));
+}
+
+// (gradients, features) -> gradients * (features > 0): a multiply, so a NaN or infinite
+// gradient at a non-positive feature gives NaN as in TF's functor.
+absl::Status ReluGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kReal, GradShape::kSameShape>(ctx, [](auto) {
+    return [](auto g, auto f) {
+      using C = decltype(g);
+      return static_cast<C>(g * static_cast<C>(f > C(0) ? 1 : 0));
+    };
+  });
+}
+// gradients * (0 < features < 6).
+absl::Status Relu6GradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kReal, GradShape::kSameShape>(ctx, [](auto) {
+    return [](auto g, auto f) {
+      using C = decltype(g);
+      return static_cast<C>(g * static_cast<C>(f > C(0) && f < C(6) ? 1 : 0));
+    };
+  });
+}
+// outputs < 0 ? (outputs + 1) * gradients : gradients.
+absl::Status EluGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameShape>(ctx, [](auto) {
+    return [](auto g, auto y) {
+      using C = decltype(g);
+      return y < C(0) ? (y + C(1)) * g : g;
+    };
+  });
+}
+// outputs < 0 ? gradients * (outputs + scale * alpha) : gradients * scale.
+absl::Status SeluGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameShape>(ctx, [](auto tag) {
+    using T = decltype(tag);
+    return [](auto g, auto y) {
+      using C = decltype(g);
+      return y < C(0) ? g * (y + InT<T, C>(kSeluScaleAlpha)) : g * InT<T, C>(kSeluScale);
+    };
+  });
+}
+// features > 0 ? gradients : gradients * alpha, alpha rounded to T.
+absl::Status LeakyReluGradKernel(KernelContext& ctx) {
+  TFJIT_ASSIGN_OR_RETURN(float alpha, tf::GetFloatAttrOr(ctx.node(), "alpha", 0.2f));
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameShape>(ctx, [alpha](auto tag) {
+    using T = decltype(tag);
+    return [a = static_cast<double>(alpha)](auto g, auto f) {
+      using C = decltype(g);
+      return f > C(0) ? g : g * InT<T, C>(a);
+    };
+  });
+}
+// gradients / (exp(-features) + 1).
+absl::Status SoftplusGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameShape>(ctx, [](auto) {
+    return [](auto g, auto f) {
+      using C = decltype(g);
+      return g / (std::exp(-f) + C(1));
+    };
+  });
+}
+// gradients / (1 + |features|)^2.
+absl::Status SoftsignGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameShape>(ctx, [](auto) {
+    return [](auto g, auto f) {
+      using C = decltype(g);
+      const C d = C(1) + std::abs(f);
+      return g / (d * d);
+    };
+  });
+}
+// dy * y * (1 - y).
+absl::Status SigmoidGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
+    return [](auto y, auto dy) {
+      using C = decltype(y);
+      return dy * y * (C(1) - y);
+    };
+  });
+}
+// dy * (1 - y * y).
+absl::Status TanhGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
+    return [](auto y, auto dy) {
+      using C = decltype(y);
+      return dy * (C(1) - y * y);
+    };
+  });
+}
+// 0.5 * dy / y.
+absl::Status SqrtGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
+    return [](auto y, auto dy) {
+      using C = decltype(y);
+      return C(0.5) * dy / y;
+    };
+  });
+}
+// -0.5 * y^3 * dy.
+absl::Status RsqrtGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
+    return [](auto y, auto dy) {
+      using C = decltype(y);
+      return C(-0.5) * (y * y * y) * dy;
+    };
+  });
+}
+// -dy * y * y (ReciprocalGrad and its older name InvGrad).
+absl::Status ReciprocalGradKernel(KernelContext& ctx) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
+    return [](auto y, auto dy) { return -dy * y * y; };
+  });
+}
+
+// ---- BiasAddGrad ----
+
+// The sum of out_backprop over every dim but the channel dim (last for NHWC, 1 for NCHW).
+// 16-bit floats accumulate in float; integers wrap.
+absl::Status BiasAddGradKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  TFJIT_ASSIGN_OR_RETURN(std::string format,
+                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
+  if (format != "NHWC" && format != "NCHW") {
+    return KernelError(ctx, "Invalid data format: data_format must be NHWC or NCHW, got '%s'",
+                       format);
+  }
+  if (in.rank() < 2) {
+    return KernelError(ctx, "Input tensor must be at least 2D: out_backprop is %s",
+                       in.ShapeString());
+  }
+  const int channel_dim = format == "NHWC" ? in.rank() - 1 : 1;
+  const int64_t channels = in.dim(channel_dim);
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < channel_dim; ++d) outer *= in.dim(d);
+  for (int d = channel_dim + 1; d < in.rank(); ++d) inner *= in.dim(d);
+  Tensor out(in.dtype(), {channels});
+  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using Acc = std::conditional_t<kIsInt<T>, uint64_t, ComputeType<T>>;
+    const T* src = in.data<T>();
+    T* dst = out.data<T>();
+    ParallelFor(ctx, channels, std::max<int64_t>(1, outer * inner), [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        Acc acc = Acc(0);
+        for (int64_t o = 0; o < outer; ++o) {
+          const T* row = src + (o * channels + c) * inner;
+          for (int64_t i = 0; i < inner; ++i) acc += static_cast<Acc>(row[i]);
+        }
+        dst[c] = static_cast<T>(acc);
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- BroadcastGradientArgs ----
+
+// The reduction axes of each operand under TF's BCast: with equal shapes none; otherwise,
+// right-aligned against the longer shape, every axis where the operand's (1-extended) dim is
+// 1. False when the shapes do not broadcast.
+bool BroadcastReduceAxes(const std::vector<int64_t>& s0, const std::vector<int64_t>& s1,
+                         std::vector<int64_t>* r0, std::vector<int64_t>* r1) {
+  r0->clear();
+  r1->clear();
+  if (s0 == s1) return true;
+  const size_t rank = std::max(s0.size(), s1.size());
+  for (size_t k = 0; k < rank; ++k) {
+    const size_t pad0 = rank - s0.size(), pad1 = rank - s1.size();
+    const int64_t d0 = k < pad0 ? 1 : s0[k - pad0];
+    const int64_t d1 = k < pad1 ? 1 : s1[k - pad1];
+    if (d0 != d1 && d0 != 1 && d1 != 1) return false;
+    if (d0 == 1) r0->push_back(static_cast<int64_t>(k));
+    if (d1 == 1) r1->push_back(static_cast<int64_t>(k));
+  }
+  return true;
+}
+
+absl::Status BroadcastGradientArgsKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  std::vector<int64_t> shapes[2];
+  for (int i = 0; i < 2; ++i) {
+    const Tensor& s = ctx.input(i);
+    if (s.rank() != 1) {
+      return KernelError(ctx, "In[%d] must be a vector. got %s", i, s.ShapeString());
+    }
+    TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, s, i == 0 ? "s0" : "s1", &shapes[i]));
+  }
+  std::vector<int64_t> r0, r1;
+  if (!BroadcastReduceAxes(shapes[0], shapes[1], &r0, &r1)) {
+    return KernelError(ctx, "Incompatible shapes: [%s] vs. [%s]",
+                       absl::StrJoin(shapes[0], ","), absl::StrJoin(shapes[1], ","));
+  }
+  const DType t = ctx.input(0).dtype();
+  int i = 0;
+  for (const std::vector<int64_t>* r : {&r0, &r1}) {
+    Tensor out(t, {static_cast<int64_t>(r->size())});
+    for (size_t k = 0; k < r->size(); ++k) {
+      if (t == DType::kInt32) {
+        out.data<int32_t>()[k] = static_cast<int32_t>((*r)[k]);
+      } else {
+        out.data<int64_t>()[k] = (*r)[k];
+      }
+    }
+    ctx.set_output(i++, std::move(out));
+  }
+  return absl::OkStatus();
+}
+
+// ---- Softmax cross-entropy ----
+
+// Row `r` of logits (n classes, element stride 1 from `x`): writes softmax(x) - labels to
+// `backprop` and returns sum(labels * (log(sum(exp(x - max))) - (x - max))). `label_at(j)`
+// gives labels[r, j].
+template <typename T, typename LabelAt>
+ComputeType<T> XentRow(const T* x, int64_t n, LabelAt label_at, T* backprop) {
+  using C = ComputeType<T>;
+  C mx = -std::numeric_limits<C>::infinity();
+  for (int64_t j = 0; j < n; ++j) mx = std::max(mx, C(x[j]));
+  C sum = C(0);
+  for (int64_t j = 0; j < n; ++j) sum += std::exp(C(x[j]) - mx);
+  const C log_sum = std::log(sum);
+  C loss = C(0);
+  for (int64_t j = 0; j < n; ++j) {
+    const C shifted = C(x[j]) - mx;
+    const C label = label_at(j);
+    loss += label * (log_sum - shifted);
+    backprop[j] = static_cast<T>(std::exp(shifted) / sum - label);
+  }
+  return loss;
+}
+
+// Logits and labels broadcast to a matrix [batch, classes] (TF allows any pair of shapes
+// that broadcast to rank 2).
+absl::Status SoftmaxXentKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& logits = ctx.input(0);
+  const Tensor& labels = ctx.input(1);
+  std::vector<int64_t> out_dims = logits.dims();
+  if (logits.dims() != labels.dims()) {
+    const size_t rank = std::max<size_t>(logits.rank(), labels.rank());
+    out_dims.assign(rank, 1);
+    for (size_t k = 0; k < rank; ++k) {
+      const size_t pa = rank - logits.dims().size(), pb = rank - labels.dims().size();
+      const int64_t a = k < pa ? 1 : logits.dims()[k - pa];
+      const int64_t b = k < pb ? 1 : labels.dims()[k - pb];
+      if (a != b && a != 1 && b != 1) {
+        return KernelError(ctx,
+                           "logits and labels must be broadcastable: logits_size=%s "
+                           "labels_size=%s",
+                           DimsString(logits.dims()), DimsString(labels.dims()));
+      }
+      out_dims[k] = a == 1 ? b : a;
+    }
+  }
+  if (out_dims.size() != 2) {
+    return KernelError(ctx,
+                       "logits and labels must be either 2-dimensional, or broadcasted to be "
+                       "2-dimensional: logits_size=%s labels_size=%s",
+                       DimsString(logits.dims()), DimsString(labels.dims()));
+  }
+  const int64_t batch = out_dims[0], classes = out_dims[1];
+  // Strides of each operand over [batch, classes] (0 along a broadcast dim).
+  auto strides = [&](const Tensor& t) {
+    std::vector<int64_t> d = t.dims();
+    while (d.size() < 2) d.insert(d.begin(), 1);
+    return std::pair<int64_t, int64_t>{d[0] == 1 && batch != 1 ? 0 : d[1],
+                                       d[1] == 1 && classes != 1 ? 0 : 1};
+  };
+  const auto [lrow, lcol] = strides(logits);
+  const auto [brow, bcol] = strides(labels);
+  Tensor loss(logits.dtype(), {batch});
+  Tensor backprop(logits.dtype(), {batch, classes});
+  const bool ok = DispatchFloat(logits.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* x = logits.data<T>();
+    const T* y = labels.data<T>();
+    ParallelFor(ctx, batch, 20 * std::max<int64_t>(1, classes), [&](int64_t b, int64_t e) {
+      std::vector<T> row(static_cast<size_t>(classes));
+      for (int64_t r = b; r < e; ++r) {
+        const T* xr = x + r * lrow;
+        if (lcol != 1) {  // a broadcast logits row: materialise it
+          for (int64_t j = 0; j < classes; ++j) row[static_cast<size_t>(j)] = xr[0];
+          xr = row.data();
+        }
+        const T* yr = y + r * brow;
+        const int64_t ys = bcol;
+        loss.data<T>()[r] = static_cast<T>(XentRow<T>(
+            xr, classes, [&](int64_t j) { return C(yr[j * ys]); },
+            backprop.data<T>() + r * classes));
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, logits.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, std::move(loss));
+  ctx.set_output(1, std::move(backprop));
+  return absl::OkStatus();
+}
+
+absl::Status SparseSoftmaxXentKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& logits = ctx.input(0);
+  const Tensor& labels = ctx.input(1);
+  if (logits.rank() != 2) {
+    return KernelError(ctx, "logits must be 2-D, but got shape %s", DimsString(logits.dims()));
+  }
+  if (labels.rank() != 1) {
+    return KernelError(ctx, "labels must be 1-D, but got shape %s", DimsString(labels.dims()));
+  }
+  if (logits.dim(0) != labels.dim(0)) {
+    return KernelError(ctx,
+                       "logits and labels must have the same first dimension, got logits "
+                       "shape %s and labels shape %s",
+                       DimsString(logits.dims()), DimsString(labels.dims()));
+  }
+  const int64_t batch = logits.dim(0), classes = logits.dim(1);
+  if (classes == 0 && batch > 0) {
+    return KernelError(ctx, "Must have at least one class, but got logits shape %s",
+                       DimsString(logits.dims()));
+  }
+  std::vector<int64_t> label;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, labels, "labels", &label));
+  for (int64_t v : label) {
+    if (v < 0 || v >= classes) {
+      std::vector<int64_t> shown(label.begin(), label.begin() + std::min<size_t>(label.size(), 32));
+      return KernelError(ctx,
+                         "Received a label value of %d which is outside the valid range of "
+                         "[0, %d).  Label values: %s%s",
+                         v, classes, absl::StrJoin(shown, " "), label.size() > 32 ? " ..." : "");
+    }
+  }
+  Tensor loss(logits.dtype(), {batch});
+  Tensor backprop(logits.dtype(), {batch, classes});
+  const bool ok = DispatchFloat(logits.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* x = logits.data<T>();
+    ParallelFor(ctx, batch, 20 * std::max<int64_t>(1, classes), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t l = label[static_cast<size_t>(r)];
+        loss.data<T>()[r] = static_cast<T>(XentRow<T>(
+            x + r * classes, classes, [l](int64_t j) { return C(j == l ? 1 : 0); },
+            backprop.data<T>() + r * classes));
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, logits.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, std::move(loss));
+  ctx.set_output(1, std::move(backprop));
+  return absl::OkStatus();
+}
+
+// ---- DynamicStitch / ParallelDynamicStitch ----
+
+// merged[indices[i][j...], ...] = data[i][j..., ...]; later (i, j) win on duplicates (TF's
+// sequential order; ParallelDynamicStitch leaves it unspecified). Rows no index names are
+// zero. merged has max(index) + 1 rows.
+absl::Status DynamicStitchKernel(KernelContext& ctx) {
+  if (ctx.num_inputs() % 2 != 0 || ctx.num_inputs() == 0) {
+    return KernelError(ctx, "expects N indices and N data inputs, got %d inputs",
+                       ctx.num_inputs());
+  }
+  const int n = ctx.num_inputs() / 2;
+  const Tensor& data0 = ctx.input(n);
+  const Tensor& indices0 = ctx.input(0);
+  if (data0.dtype() == DType::kString || DTypeSize(data0.dtype()) == 0) {
+    return UnsupportedDType(ctx, data0.dtype(), "numeric types and bool");
+  }
+  if (data0.rank() < indices0.rank() ||
+      !std::equal(indices0.dims().begin(), indices0.dims().end(), data0.dims().begin())) {
+    return KernelError(ctx, "data[0].shape = %s does not start with indices[0].shape = %s",
+                       DimsString(data0.dims()), DimsString(indices0.dims()));
+  }
+  const std::vector<int64_t> slice_dims(data0.dims().begin() + indices0.rank(),
+                                        data0.dims().end());
+  int64_t slice_size = 1;
+  for (int64_t d : slice_dims) slice_size *= d;
+  int64_t max_index = -1;
+  for (int i = 0; i < n; ++i) {
+    const Tensor& idx = ctx.input(i);
+    const Tensor& data = ctx.input(n + i);
+    if (idx.dtype() != DType::kInt32) {
+      return KernelError(ctx, "indices[%d] must be int32, got %s", i, idx.ShapeString());
+    }
+    if (data.dtype() != data0.dtype()) {
+      return KernelError(ctx, "data[%d] is %s but data[0] is %s", i, data.ShapeString(),
+                         data0.ShapeString());
+    }
+    if (data.rank() < idx.rank() ||
+        !std::equal(idx.dims().begin(), idx.dims().end(), data.dims().begin())) {
+      return KernelError(ctx, "data[%d].shape = %s does not start with indices[%d].shape = %s",
+                         i, DimsString(data.dims()), i, DimsString(idx.dims()));
+    }
+    const std::vector<int64_t> rest(data.dims().begin() + idx.rank(), data.dims().end());
+    if (rest != slice_dims) {
+      return KernelError(ctx,
+                         "Need data[0].shape[%d:] = %s to match data[%d].shape[%d:] = %s",
+                         indices0.rank(), DimsString(slice_dims), i, idx.rank(),
+                         DimsString(rest));
+    }
+    for (int64_t j = 0; j < idx.num_elements(); ++j) {
+      const int64_t v = idx.data<int32_t>()[j];
+      if (v < 0) {
+        return KernelError(ctx, "indices[%d][%d] = %d is out of range (negative)", i, j, v);
+      }
+      max_index = std::max(max_index, v);
+    }
+  }
+  std::vector<int64_t> out_dims = {max_index + 1};
+  out_dims.insert(out_dims.end(), slice_dims.begin(), slice_dims.end());
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, data0.dtype(), out_dims));
+  Tensor out(data0.dtype(), out_dims);
+  const size_t row_bytes = static_cast<size_t>(slice_size) * DTypeSize(data0.dtype());
+  char* dst = static_cast<char*>(out.raw_data());
+  for (int i = 0; i < n; ++i) {
+    const Tensor& idx = ctx.input(i);
+    const char* src = static_cast<const char*>(ctx.input(n + i).raw_data());
+    for (int64_t j = 0; j < idx.num_elements(); ++j) {
+      if (row_bytes == 0) break;
+      std::memcpy(dst + static_cast<size_t>(idx.data<int32_t>()[j]) * row_bytes,
+                  src + static_cast<size_t>(j) * row_bytes, row_bytes);
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- ConcatOffset ----
+
+// offset[i] is zero but along the concat axis, where it is the sum of the earlier shapes'
+// sizes. Every shape must match shape[0] off the axis.
+absl::Status ConcatOffsetKernel(KernelContext& ctx) {
+  if (ctx.num_inputs() < 3) {
+    return KernelError(ctx, "expects concat_dim and at least 2 shapes, got %d inputs",
+                       ctx.num_inputs());
+  }
+  const Tensor& cdim_t = ctx.input(0);
+  if (cdim_t.rank() != 0 || cdim_t.dtype() != DType::kInt32) {
+    return KernelError(ctx, "Concat dim tensor should be a scalar integer, but got %s",
+                       cdim_t.ShapeString());
+  }
+  const int64_t cdim = cdim_t.data<int32_t>()[0];
+  const int n = ctx.num_inputs() - 1;
+  const Tensor& inp0 = ctx.input(1);
+  if (inp0.rank() != 1) {
+    return KernelError(ctx, "input 0 should be a vector, but got %s", inp0.ShapeString());
+  }
+  std::vector<int64_t> s0;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, inp0, "shape[0]", &s0));
+  const int64_t dims = static_cast<int64_t>(s0.size());
+  const int64_t axis = cdim < 0 ? cdim + dims : cdim;
+  if (axis < 0 || axis >= dims) {
+    return KernelError(ctx, "Concat dim is out of range: %d vs. %d", cdim, dims);
+  }
+  int64_t offset = 0;
+  for (int i = 0; i < n; ++i) {
+    const Tensor& inp = ctx.input(1 + i);
+    if (inp.dtype() != inp0.dtype()) {
+      return KernelError(ctx, "shape[%d] is %s but shape[0] is %s", i, inp.ShapeString(),
+                         inp0.ShapeString());
+    }
+    if (inp.rank() != 1) {
+      return KernelError(ctx, "input %d should be a vector, but got %s", i, inp.ShapeString());
+    }
+    std::vector<int64_t> s;
+    TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, inp, "shape", &s));
+    if (static_cast<int64_t>(s.size()) != dims) {
+      return KernelError(ctx, "input %d should contain %d elements, but got %d", i, dims,
+                         s.size());
+    }
+    Tensor out(inp.dtype(), {dims});
+    for (int64_t k = 0; k < dims; ++k) {
+      if (k != axis && s[static_cast<size_t>(k)] != s0[static_cast<size_t>(k)]) {
+        return KernelError(ctx,
+                           "All dimensions except %d must match. Input %d has shape [%s] and "
+                           "doesn't match input 0 with shape [%s].",
+                           axis, i, absl::StrJoin(s, " "), absl::StrJoin(s0, " "));
+      }
+      const int64_t v = k == axis ? offset : 0;
+      if (inp.dtype() == DType::kInt32) {
+        out.data<int32_t>()[k] = static_cast<int32_t>(v);
+      } else {
+        out.data<int64_t>()[k] = v;
+      }
+    }
+    offset += s[static_cast<size_t>(axis)];
+    ctx.set_output(i, std::move(out));
+  }
+  return absl::OkStatus();
+}
+
+// ---- StridedSliceGrad ----
+
+// One input dim of a strided slice after TF's dense-spec expansion and canonicalisation:
+// the first index, the step and the number of elements taken.
+struct StridedDimPlan {
+  int64_t begin = 0, stride = 1, size = 0;
+};
+struct StridedPlan {
+  std::vector<StridedDimPlan> dims;  // per input dim (the "processing" shape)
+  std::vector<int64_t> final_dims;   // the slice's shape (new axes in, shrunk axes out)
+};
+struct StridedMasks {
+  int64_t begin = 0, end = 0, ellipsis = 0, new_axis = 0, shrink = 0;
+};
+
+// TF's ValidateStridedSliceOp for an input of dims `shape`; "" or the error message.
+std::string PlanStridedSlice(const std::vector<int64_t>& shape, const std::vector<int64_t>& begin,
+                             const std::vector<int64_t>& end, const std::vector<int64_t>& strides,
+                             const StridedMasks& m, StridedPlan* plan) {
+  const int rank = static_cast<int>(shape.size());
+  const int n = static_cast<int>(begin.size());
+  int64_t ellipsis = m.ellipsis;
+  if ((ellipsis & (ellipsis - 1)) != 0) return "Multiple ellipses in slice spec not allowed";
+  int sparse_dims = n;
+  if (ellipsis == 0) ellipsis = int64_t{1} << sparse_dims++;
+  int new_axes_after_ellipsis = 0;
+  for (int i = n - 1; i >= 0 && !((ellipsis >> i) & 1); --i) {
+    if ((m.new_axis >> i) & 1) ++new_axes_after_ellipsis;
+  }
+  // Dense entries: begin, end, stride, begin masked, end masked, shrink.
+  struct Dense {
+    int64_t b = 0, e = 0, s = 1;
+    bool bm = true, em = true, shrink = false;
+  };
+  std::vector<Dense> dense(static_cast<size_t>(rank));
+  std::vector<int> final_src;  // dense dim per output dim; -1 = new axis
+  int full = 0;
+  for (int i = 0; i < sparse_dims; ++i) {
+    if ((ellipsis >> i) & 1) {
+      const int next = std::min(rank - (sparse_dims - i) + 1 + new_axes_after_ellipsis, rank);
+      for (; full < next; ++full) final_src.push_back(full);
+    } else if ((m.new_axis >> i) & 1) {
+      final_src.push_back(-1);
+    } else {
+      if (full >= rank) {
+        return absl::StrFormat("Index out of range using input dim %d; input has only %d dims",
+                               full, rank);
+      }
+      const size_t k = static_cast<size_t>(i);
+      dense[static_cast<size_t>(full)] = {begin[k], end[k], strides[k], ((m.begin >> i) & 1) != 0,
+                                          ((m.end >> i) & 1) != 0, ((m.shrink >> i) & 1) != 0};
+      if (!dense[static_cast<size_t>(full)].shrink) final_src.push_back(full);
+      ++full;
+    }
+  }
+  plan->dims.assign(static_cast<size_t>(rank), {});
+  for (int d = 0; d < rank; ++d) {
+    const Dense& x = dense[static_cast<size_t>(d)];
+    const int64_t dim = shape[static_cast<size_t>(d)];
+    StridedDimPlan& p = plan->dims[static_cast<size_t>(d)];
+    if (x.s == 0) return absl::StrFormat("strides[%d] must be non-zero", d);
+    if (x.shrink) {
+      const int64_t at = x.b < 0 ? x.b + dim : x.b;
+      if (at < 0 || at >= dim) {
+        return absl::StrFormat("slice index %d of dimension %d out of bounds.", x.b, d);
+      }
+      p = {at, 1, 1};
+      continue;
+    }
+    const bool fwd = x.s > 0;
+    const int64_t lo = fwd ? 0 : -1, hi = fwd ? dim : dim - 1;
+    auto canon = [&](int64_t v, bool masked, bool is_end) {
+      if (masked) return fwd == is_end ? hi : lo;
+      return std::clamp(v < 0 ? v + dim : v, lo, hi);
+    };
+    const int64_t b = canon(x.b, x.bm, false), e = canon(x.e, x.em, true);
+    const int64_t span = fwd ? e - b : b - e;
+    const int64_t step = fwd ? x.s : -x.s;
+    p = {b, x.s, span <= 0 ? 0 : (span + step - 1) / step};
+  }
+  plan->final_dims.clear();
+  for (int src : final_src) {
+    plan->final_dims.push_back(src < 0 ? 1 : plan->dims[static_cast<size_t>(src)].size);
+  }
+  return "";
+}
+
+// output = zeros(shape) with dy written at the strided slice's positions.
+absl::Status StridedSliceGradKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 5));
+  std::vector<int64_t> shape, begin, end, strides;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(0), "shape", &shape));
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "begin", &begin));
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(2), "end", &end));
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(3), "strides", &strides));
+  if (ctx.input(1).rank() != 1 || end.size() != begin.size() || strides.size() != begin.size()) {
+    return KernelError(ctx,
+                       "Expected begin, end, and strides to be 1D equal size tensors, but got "
+                       "shapes %s, %s, and %s instead",
+                       ctx.input(1).ShapeString(), ctx.input(2).ShapeString(),
+                       ctx.input(3).ShapeString());
+  }
+  StridedMasks m;
+  const tf::Node& node = ctx.node();
+  TFJIT_ASSIGN_OR_RETURN(m.begin, tf::GetIntAttrOr(node, "begin_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.end, tf::GetIntAttrOr(node, "end_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.ellipsis, tf::GetIntAttrOr(node, "ellipsis_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.new_axis, tf::GetIntAttrOr(node, "new_axis_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.shrink, tf::GetIntAttrOr(node, "shrink_axis_mask", 0));
+  const Tensor& dy = ctx.input(4);
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, dy.dtype(), shape));
+  StridedPlan plan;
+  const std::string error = PlanStridedSlice(shape, begin, end, strides, m, &plan);
+  if (!error.empty()) return KernelError(ctx, "%s", error);
+  if (dy.dims() != plan.final_dims) {
+    return KernelError(ctx, "shape of dy was %s instead of %s", DimsString(dy.dims()),
+                       DimsString(plan.final_dims));
+  }
+  if (dy.dtype() == DType::kString || DTypeSize(dy.dtype()) == 0) {
+    return UnsupportedDType(ctx, dy.dtype(), "numeric types and bool");
+  }
+  Tensor out(dy.dtype(), shape);
+  const int rank = static_cast<int>(shape.size());
+  std::vector<int64_t> row(static_cast<size_t>(rank), 1);  // row-major strides of out
+  for (int d = rank - 2; d >= 0; --d) {
+    row[static_cast<size_t>(d)] = row[static_cast<size_t>(d) + 1] * shape[static_cast<size_t>(d) + 1];
+  }
+  const size_t width = DTypeSize(dy.dtype());
+  const char* src = static_cast<const char*>(dy.raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
+  for (int64_t k = 0; k < dy.num_elements(); ++k) {
+    int64_t off = 0;
+    for (int d = 0; d < rank; ++d) {
+      const StridedDimPlan& p = plan.dims[static_cast<size_t>(d)];
+      off += (p.begin + idx[static_cast<size_t>(d)] * p.stride) * row[static_cast<size_t>(d)];
+    }
+    std::memcpy(dst + static_cast<size_t>(off) * width, src + static_cast<size_t>(k) * width, width);
+    for (int d = rank - 1; d >= 0; --d) {  // next index of the processing shape
+      if (++idx[static_cast<size_t>(d)] < plan.dims[static_cast<size_t>(d)].size) break;
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- MirrorPadGrad ----
+
+// The gradient of MirrorPad: each element of the padded gradient is added to the input
+// position it was mirrored from (REFLECT skips the border element, SYMMETRIC repeats it).
+absl::Status MirrorPadGradKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  const Tensor& paddings = ctx.input(1);
+  TFJIT_ASSIGN_OR_RETURN(std::string mode, tf::GetStringAttr(ctx.node(), "mode"));
+  if (mode != "REFLECT" && mode != "SYMMETRIC") {
+    return KernelError(ctx, "mode must be either REFLECT or SYMMETRIC, got '%s'", mode);
+  }
+  const int64_t offset = mode == "REFLECT" ? 1 : 0;
+  const int rank = in.rank();
+  if (paddings.rank() != 2 || paddings.dim(0) != rank || paddings.dim(1) != 2 ||
+      (paddings.dtype() != DType::kInt32 && paddings.dtype() != DType::kInt64)) {
+    return KernelError(ctx, "The first dimension of paddings must be the rank of inputs[%d, 2]: "
+                       "paddings is %s", rank, paddings.ShapeString());
+  }
+  std::vector<int64_t> pads;
+  TFJIT_RETURN_IF_ERROR(
+      ReadIndexVector(ctx, paddings.Reshaped({2 * static_cast<int64_t>(rank)}), "paddings", &pads));
+  std::vector<int64_t> out_dims(static_cast<size_t>(rank));
+  for (int d = 0; d < rank; ++d) {
+    const int64_t before = pads[2 * static_cast<size_t>(d)];
+    const int64_t after = pads[2 * static_cast<size_t>(d) + 1];
+    if (before < 0 || after < 0) {
+      return KernelError(ctx, "Paddings must be non-negative: %d, %d", before, after);
+    }
+    const int64_t size = in.dim(d) - (before + after);
+    if (offset == 0 && (before > size || after > size)) {
+      return KernelError(ctx,
+                         "paddings must be no greater than the output dimension size: %d, %d "
+                         "greater than %d", before, after, size);
+    }
+    if (offset == 1 && (before >= size || after >= size)) {
+      return KernelError(ctx,
+                         "paddings must be less than the output dimension size: %d, %d not "
+                         "less than %d", before, after, size);
+    }
+    out_dims[static_cast<size_t>(d)] = size;
+  }
+  // src[d][p]: the output index padded position p of dim d reads.
+  std::vector<std::vector<int64_t>> src(static_cast<size_t>(rank));
+  for (int d = 0; d < rank; ++d) {
+    const int64_t before = pads[2 * static_cast<size_t>(d)], n = out_dims[static_cast<size_t>(d)];
+    for (int64_t p = 0; p < in.dim(d); ++p) {
+      const int64_t q = p - before;
+      src[static_cast<size_t>(d)].push_back(q < 0 ? -q - 1 + offset
+                                                  : q >= n ? 2 * n - 1 - offset - q : q);
+    }
+  }
+  Tensor out(in.dtype(), out_dims);
+  std::vector<int64_t> row(static_cast<size_t>(rank), 1);
+  for (int d = rank - 2; d >= 0; --d) {
+    row[static_cast<size_t>(d)] = row[static_cast<size_t>(d) + 1] * out_dims[static_cast<size_t>(d) + 1];
+  }
+  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    // (bool is compiled but never dispatched: DispatchReal skips it.)
+    using Acc = std::conditional_t<kIsInt<T> || std::is_same_v<T, bool>, uint64_t, ComputeType<T>>;
+    std::vector<Acc> acc(static_cast<size_t>(out.num_elements()), Acc(0));
+    std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
+    const T* x = in.data<T>();
+    for (int64_t k = 0; k < in.num_elements(); ++k) {
+      int64_t off = 0;
+      for (int d = 0; d < rank; ++d) {
+        off += src[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])] *
+               row[static_cast<size_t>(d)];
+      }
+      acc[static_cast<size_t>(off)] += static_cast<Acc>(x[k]);
+      for (int d = rank - 1; d >= 0; --d) {
+        if (++idx[static_cast<size_t>(d)] < in.dim(d)) break;
+        idx[static_cast<size_t>(d)] = 0;
+      }
+    }
+    T* y = out.data<T>();
+    for (size_t k = 0; k < acc.size(); ++k) y[k] = static_cast<T>(acc[k]);
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- AvgPoolGrad, MaxPoolGrad ----
+
+// The pooling window of a *PoolGrad node over an input of `input_dims` (node layout); `nchw`
+// tells the caller to run on NHWC-transposed tensors (TF's CPU kernels take NHWC only; its XLA
+// kernels take both).
+// MaxPoolGradV2's window attrs: ksize and strides from inputs 3 and 4 (node layout), padding
+// SAME or VALID.
+absl::StatusOr<tf::WindowAttrs> PoolAttrsV2(const KernelContext& ctx) {
+  tf::WindowAttrs a;
+  TFJIT_ASSIGN_OR_RETURN(std::string format,
+                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
+  if (format != "NHWC" && format != "NCHW") {
+    return KernelError(ctx, "Invalid data format: %s", format);
+  }
+  a.nchw = format == "NCHW";
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(3), "ksize", &a.ksize));
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(4), "strides", &a.strides));
+  if (a.ksize.size() != 4) {
+    return KernelError(ctx, "Sliding window ksize field must specify 4 dimensions");
+  }
+  if (a.strides.size() != 4) {
+    return KernelError(ctx, "Sliding window strides field must specify 4 dimensions");
+  }
+  if (a.nchw) {
+    a.ksize = tf::NchwToNhwc(a.ksize);
+    a.strides = tf::NchwToNhwc(a.strides);
+  }
+  if (a.ksize[0] != 1 || a.strides[0] != 1) {
+    return KernelError(ctx, "Pooling is not yet supported on the batch dimension.");
+  }
+  if (a.ksize[3] != 1 || a.strides[3] != 1) {
+    return KernelError(ctx, "Pooling is not yet supported on the depth dimension.");
+  }
+  for (int d = 1; d <= 2; ++d) {
+    if (a.ksize[static_cast<size_t>(d)] <= 0 || a.strides[static_cast<size_t>(d)] <= 0) {
+      return KernelError(ctx, "ksize and strides must be positive, got ksize %s strides %s",
+                         DimsString(a.ksize), DimsString(a.strides));
+    }
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::string padding, tf::GetStringAttr(ctx.node(), "padding"));
+  if (padding != "SAME" && padding != "VALID") {
+    return KernelError(ctx, "padding must be SAME or VALID, got '%s'", padding);
+  }
+  a.padding = padding == "SAME" ? tf::Padding::kSame : tf::Padding::kValid;
+  return a;
+}
+
+absl::StatusOr<tf::Window2D> PoolGradWindow(const KernelContext& ctx,
+                                            const std::vector<int64_t>& input_dims, bool* nchw,
+                                            std::vector<int64_t>* nhwc_dims) {
+  tf::WindowAttrs attrs;
+  if (ctx.node().op() == "MaxPoolGradV2") {
+    if (input_dims.size() != 4) {
+      return KernelError(ctx, "orig_input must be 4-dimensional, got %s", DimsString(input_dims));
+    }
+    TFJIT_ASSIGN_OR_RETURN(attrs, PoolAttrsV2(ctx));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(attrs,
+                           tf::ReadPoolAttrs(ctx.node(), input_dims, tf::Layouts::kNhwcOrNchw));
+  }
+  *nchw = attrs.nchw;
+  *nhwc_dims = attrs.nchw ? tf::NchwToNhwc(input_dims) : input_dims;
+  return tf::ComputeWindow(ctx.node(), attrs, (*nhwc_dims)[1], (*nhwc_dims)[2], attrs.ksize[1],
+                           attrs.ksize[2]);
+}
+
+// Checks that the gradient (NHWC) has the pool's output shape.
+absl::Status CheckPoolGradShape(const KernelContext& ctx, const Tensor& grad,
+                                const std::vector<int64_t>& in, const tf::Window2D& w) {
+  const std::vector<int64_t> want = {in[0], w.h.out, w.w.out, in[3]};
+  if (grad.dims() != want) {
+    return KernelError(ctx, "the gradient has shape %s but the pool's output shape is %s (NHWC)",
+                       DimsString(grad.dims()), DimsString(want));
+  }
+  return absl::OkStatus();
+}
+
+// Visits the windows of batch entry n: cell(h0, h1, w0, w1, o) with the window clipped to the
+// input and o the flat NHWC offset of its output position's first channel.
+template <typename Cell>
+void ForEachPoolWindow(int64_t n, const tf::Window2D& win, int64_t in_h, int64_t in_w,
+                       int64_t depth, Cell cell) {
+  const tf::SpatialDim& h = win.h;
+  const tf::SpatialDim& w = win.w;
+  for (int64_t oh = 0; oh < h.out; ++oh) {
+    const int64_t hs = oh * h.stride - h.pad_before;
+    const int64_t h0 = std::max<int64_t>(hs, 0), h1 = std::min(hs + h.k, in_h);
+    for (int64_t ow = 0; ow < w.out; ++ow) {
+      const int64_t ws = ow * w.stride - w.pad_before;
+      const int64_t w0 = std::max<int64_t>(ws, 0), w1 = std::min(ws + w.k, in_w);
+      cell(h0, h1, w0, w1, ((n * h.out + oh) * w.out + ow) * depth);
+    }
+  }
+}
+
+// AvgPoolGrad(orig_input_shape, grad): each output gradient spread evenly over the
+// non-padding cells of its window (TF's AvgPool divides by that count).
+absl::Status AvgPoolGradKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& shape_t = ctx.input(0);
+  if (shape_t.rank() != 1 || shape_t.num_elements() != 4) {
+    return KernelError(ctx, "orig_input_shape must be 1-dimensional and 4 elements, got %s",
+                       shape_t.ShapeString());
+  }
+  std::vector<int64_t> shape;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, shape_t, "orig_input_shape", &shape));
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, ctx.input(1).dtype(), shape));
+  bool nchw = false;
+  std::vector<int64_t> in;
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D win, PoolGradWindow(ctx, shape, &nchw, &in));
+  const Tensor grad = nchw ? TransposeTensor(ctx, ctx.input(1), {0, 2, 3, 1}) : ctx.input(1);
+  TFJIT_RETURN_IF_ERROR(CheckPoolGradShape(ctx, grad, in, win));
+  Tensor out(grad.dtype(), in);
+  const int64_t depth = in[3];
+  const bool ok = DispatchFloat(grad.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* g = grad.data<T>();
+    T* y = out.data<T>();
+    ParallelFor(ctx, in[0], grad.num_elements() / std::max<int64_t>(1, in[0]) * win.h.k * win.w.k,
+                [&](int64_t b, int64_t e) {
+      std::vector<C> acc(static_cast<size_t>(in[1] * in[2] * depth));
+      for (int64_t n = b; n < e; ++n) {
+        std::fill(acc.begin(), acc.end(), C(0));
+        ForEachPoolWindow(n, win, in[1], in[2], depth,
+                          [&](int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
+          const int64_t count = (h1 - h0) * (w1 - w0);
+          if (count == 0) return;
+          for (int64_t c = 0; c < depth; ++c) {
+            const C v = static_cast<C>(static_cast<T>(C(g[o + c]) / static_cast<C>(count)));
+            for (int64_t i = h0; i < h1; ++i) {
+              for (int64_t j = w0; j < w1; ++j) acc[static_cast<size_t>((i * in[2] + j) * depth + c)] += v;
+            }
+          }
+        });
+        T* yn = y + n * in[1] * in[2] * depth;
+        for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, grad.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
+  return absl::OkStatus();
+}
+
+// MaxPoolGrad(orig_input, orig_output, grad): each output gradient goes to its window's
+// maximum, the first one in row-major window order on ties (TF's CPU argmax; XLA's
+// select-and-scatter with >= agrees).
+absl::Status MaxPoolGradKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, ctx.node().op() == "MaxPoolGradV2" ? 5 : 3));
+  bool nchw = false;
+  std::vector<int64_t> in;
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D win, PoolGradWindow(ctx, ctx.input(0).dims(), &nchw, &in));
+  auto nhwc = [&](const Tensor& t) { return nchw ? TransposeTensor(ctx, t, {0, 2, 3, 1}) : t; };
+  const Tensor x = nhwc(ctx.input(0));
+  const Tensor grad = nhwc(ctx.input(2));
+  const std::vector<int64_t> out_dims = {in[0], win.h.out, win.w.out, in[3]};
+  const std::vector<int64_t> orig_out = nchw ? tf::NchwToNhwc(ctx.input(1).dims()) : ctx.input(1).dims();
+  if (orig_out != out_dims) {
+    return KernelError(ctx, "orig_output has shape %s but the pool's output shape is %s",
+                       ctx.input(1).ShapeString(), DimsString(out_dims));
+  }
+  TFJIT_RETURN_IF_ERROR(CheckPoolGradShape(ctx, grad, in, win));
+  if (x.dtype() != grad.dtype()) {
+    return KernelError(ctx, "orig_input is %s but grad is %s", x.ShapeString(),
+                       grad.ShapeString());
+  }
+  Tensor out(grad.dtype(), in);
+  const int64_t depth = in[3];
+  const bool ok = DispatchReal(grad.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = std::conditional_t<kIsInt<T> || std::is_same_v<T, bool>, uint64_t, ComputeType<T>>;
+    const T* xv = x.data<T>();
+    const T* g = grad.data<T>();
+    T* y = out.data<T>();
+    ParallelFor(ctx, in[0], grad.num_elements() / std::max<int64_t>(1, in[0]) * win.h.k * win.w.k,
+                [&](int64_t b, int64_t e) {
+      std::vector<C> acc(static_cast<size_t>(in[1] * in[2] * depth));
+      for (int64_t n = b; n < e; ++n) {
+        std::fill(acc.begin(), acc.end(), C(0));
+        const T* xn = xv + n * in[1] * in[2] * depth;
+        ForEachPoolWindow(n, win, in[1], in[2], depth,
+                          [&](int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
+          for (int64_t c = 0; c < depth; ++c) {
+            int64_t best = -1;
+            for (int64_t i = h0; i < h1; ++i) {
+              for (int64_t j = w0; j < w1; ++j) {
+                const int64_t at = (i * in[2] + j) * depth + c;
+                if (best < 0 || xn[at] > xn[best]) best = at;
+              }
+            }
+            if (best >= 0) acc[static_cast<size_t>(best)] += static_cast<C>(g[o + c]);
+          }
+        });
+        T* yn = y + n * in[1] * in[2] * depth;
+        for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, grad.dtype(), TypeSetName(TypeSet::kReal));
+  ctx.set_output(0, nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- FusedBatchNormGrad, V2, V3 ----
+
+// With m = reserve_space_1 (the mean), v = reserve_space_2 (the variance) and
+// r = rsqrt(v + epsilon), per channel over the other dims:
+//   training:  x_backprop = scale * r * (dy - mean(dy) - (x - m) * mean(dy * (x - m)) * r^2)
+//   inference: x_backprop = dy * scale * r
+//   scale_backprop = sum(dy * (x - m)) * r, offset_backprop = sum(dy);
+// reserve_space_3/4 (V3: 4/5) are empty float vectors, as TF's CPU kernel makes them.
+absl::Status FusedBatchNormGradKernel(KernelContext& ctx) {
+  const bool v3 = ctx.node().op() == "FusedBatchNormGradV3";
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, v3 ? 6 : 5));
+  const Tensor& dy = ctx.input(0);
+  const Tensor& x = ctx.input(1);
+  TFJIT_ASSIGN_OR_RETURN(float epsilon, tf::GetFloatAttrOr(ctx.node(), "epsilon", 1e-4f));
+  TFJIT_ASSIGN_OR_RETURN(bool training, tf::GetBoolAttrOr(ctx.node(), "is_training", true));
+  TFJIT_ASSIGN_OR_RETURN(std::string format,
+                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
+  const bool channels_last = format == "NHWC" || format == "NDHWC";
+  if (!channels_last && format != "NCHW" && format != "NCDHW") {
+    return KernelError(ctx, "Invalid data format: %s", format);
+  }
+  const int want_rank = format.size() == 5 ? 5 : 4;
+  if (x.rank() != want_rank || dy.rank() != want_rank) {
+    return KernelError(ctx, "input must be %d-dimensional: x is %s, y_backprop is %s", want_rank,
+                       x.ShapeString(), dy.ShapeString());
+  }
+  if (x.dims() != dy.dims()) {
+    return KernelError(ctx, "x and y_backprop must have same shape, but x has shape %s and "
+                       "y_backprop has shape %s", DimsString(x.dims()), DimsString(dy.dims()));
+  }
+  if (x.dtype() != dy.dtype()) {
+    return KernelError(ctx, "x is %s but y_backprop is %s", x.ShapeString(), dy.ShapeString());
+  }
+  const int cdim = channels_last ? x.rank() - 1 : 1;
+  const int64_t channels = x.dim(cdim);
+  for (int i = 2; i < 5; ++i) {
+    const Tensor& t = ctx.input(i);
+    static const char* const kNames[] = {"", "", "scale", "reserve_space_1", "reserve_space_2"};
+    if (t.dtype() != DType::kFloat32) {
+      return KernelError(ctx, "%s must be float32, got %s", kNames[i], t.ShapeString());
+    }
+    if (t.rank() != 1 || t.dim(0) != channels) {
+      return KernelError(ctx, "%s must be 1-dimensional with %d elements (the channel count), "
+                         "got %s", kNames[i], channels, t.ShapeString());
+    }
+  }
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < cdim; ++d) outer *= x.dim(d);
+  for (int d = cdim + 1; d < x.rank(); ++d) inner *= x.dim(d);
+  const double count = static_cast<double>(outer * inner);
+  const float* scale = ctx.input(2).data<float>();
+  const float* mean = ctx.input(3).data<float>();
+  const float* var = ctx.input(4).data<float>();
+  Tensor dx(x.dtype(), x.dims());
+  Tensor dscale(DType::kFloat32, {channels}), doffset(DType::kFloat32, {channels});
+  const bool ok = DispatchFloat(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, double>) {
+      const T* px = x.data<T>();
+      const T* pdy = dy.data<T>();
+      T* pdx = dx.data<T>();
+      ParallelFor(ctx, channels, 8 * std::max<int64_t>(1, outer * inner),
+                  [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+          auto at = [&](int64_t o, int64_t i) { return (o * channels + c) * inner + i; };
+          double sum_dy = 0, sum_dyx = 0;
+          for (int64_t o = 0; o < outer; ++o) {
+            for (int64_t i = 0; i < inner; ++i) {
+              const double g = static_cast<float>(pdy[at(o, i)]);
+              sum_dy += g;
+              sum_dyx += g * (static_cast<float>(px[at(o, i)]) - mean[c]);
+            }
+          }
+          const double r = 1.0 / std::sqrt(static_cast<double>(var[c]) + epsilon);
+          dscale.data<float>()[c] = static_cast<float>(sum_dyx * r);
+          doffset.data<float>()[c] = static_cast<float>(sum_dy);
+          const double mean_dy = sum_dy / count, mean_dyx = sum_dyx / count;
+          for (int64_t o = 0; o < outer; ++o) {
+            for (int64_t i = 0; i < inner; ++i) {
+              const double g = static_cast<float>(pdy[at(o, i)]);
+              const double xc = static_cast<double>(static_cast<float>(px[at(o, i)])) - mean[c];
+              const double v = training ? scale[c] * r * (g - mean_dy - xc * mean_dyx * r * r)
+                                        : g * scale[c] * r;
+              pdx[at(o, i)] = static_cast<T>(static_cast<float>(v));
+            }
+          }
+        }
+      });
+    }
+  });
+  const bool supported = ok && x.dtype() != DType::kFloat64 &&
+                         (ctx.node().op() != "FusedBatchNormGrad" || x.dtype() == DType::kFloat32);
+  if (!supported) {
+    return UnsupportedDType(ctx, x.dtype(),
+                            ctx.node().op() == "FusedBatchNormGrad" ? "float32"
+                                                                    : "float16, bfloat16, float32");
+  }
+  ctx.set_output(0, std::move(dx));
+  ctx.set_output(1, std::move(dscale));
+  ctx.set_output(2, std::move(doffset));
+  ctx.set_output(3, Tensor(DType::kFloat32, {0}));
+  ctx.set_output(4, Tensor(DType::kFloat32, {0}));
+  return absl::OkStatus();
+}
+
+// ---- Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput/Filter ----
+
+// The forward convolution's geometry for a backprop node: `x_dims` (node layout) and the
+// filter's dims; checks that out_backprop (NHWC) has the forward output's shape.
+struct ConvGradGeometry {
+  tf::Window2D window;
+  std::vector<int64_t> x;  // NHWC
+  std::vector<int64_t> filter;
+  bool nchw = false;
+};
+absl::StatusOr<ConvGradGeometry> ConvGradGeometryOf(const KernelContext& ctx,
+                                                    const std::vector<int64_t>& x_dims,
+                                                    const std::vector<int64_t>& filter_dims,
+                                                    const std::vector<int64_t>& dy_dims,
+                                                    bool depthwise) {
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
+                         tf::ReadConvAttrs(ctx.node(), tf::Layouts::kNhwcOrNchw));
+  ConvGradGeometry g;
+  g.nchw = attrs.nchw;
+  if (x_dims.size() != 4 || dy_dims.size() != 4) {
+    return KernelError(ctx, "input and out_backprop must be 4-dimensional, got %s and %s",
+                       DimsString(x_dims), DimsString(dy_dims));
+  }
+  g.x = attrs.nchw ? tf::NchwToNhwc(x_dims) : x_dims;
+  g.filter = filter_dims;
+  TFJIT_ASSIGN_OR_RETURN(tf::ConvGeometry cg,
+                         tf::Conv2DGeometry(ctx.node(), attrs, g.x, filter_dims, depthwise));
+  if (!depthwise && cg.groups != 1) {
+    return KernelError(ctx, "input depth %d must equal the filter's in_depth %d", g.x[3],
+                       filter_dims[2]);
+  }
+  g.window = cg.window;
+  const std::vector<int64_t> want = {g.x[0], g.window.h.out, g.window.w.out, cg.out_channels};
+  const std::vector<int64_t> dy = attrs.nchw ? tf::NchwToNhwc(dy_dims) : dy_dims;
+  if (dy != want) {
+    return KernelError(ctx, "out_backprop has shape %s but the convolution's output shape is %s "
+                       "(NHWC)", DimsString(dy), DimsString(want));
+  }
+  return g;
+}
+
+// Calls f(n, oy, ox, kh, kw, iy, ix) for every (output position, filter tap) whose input
+// position is inside the input.
+template <typename F>
+void ForEachTap(int64_t n, const tf::Window2D& w, int64_t in_h, int64_t in_w, F f) {
+  for (int64_t oy = 0; oy < w.h.out; ++oy) {
+    for (int64_t kh = 0; kh < w.h.k; ++kh) {
+      const int64_t iy = oy * w.h.stride + kh * w.h.dilation - w.h.pad_before;
+      if (iy < 0 || iy >= in_h) continue;
+      for (int64_t ox = 0; ox < w.w.out; ++ox) {
+        for (int64_t kw = 0; kw < w.w.k; ++kw) {
+          const int64_t ix = ox * w.w.stride + kw * w.w.dilation - w.w.pad_before;
+          if (ix < 0 || ix >= in_w) continue;
+          f(oy, ox, kh, kw, iy, ix);
+        }
+      }
+    }
+  }
+}
+
+std::vector<int64_t> ReadSizes(const KernelContext& ctx, int i, absl::Status* status) {
+  std::vector<int64_t> v;
+  *status = ReadIndexVector(ctx, ctx.input(i), "sizes", &v);
+  if (status->ok() && v.size() != 4) {
+    *status = KernelError(ctx, "%s must have 4 entries, got %s",
+                          i == 0 ? "input_sizes" : "filter_sizes", ctx.input(i).ShapeString());
+  }
+  if (status->ok()) *status = CheckOutputShape(ctx, ctx.input(i == 0 ? 1 : 0).dtype(), v);
+  return v;
+}
+
+// Conv2DBackpropFilter(input, filter_sizes, out_backprop) and
+// DepthwiseConv2dNativeBackpropFilter: df[kh, kw, c, o] = sum over (n, oy, ox) of
+// x[n, iy, ix, c] * dy[n, oy, ox, o] (depthwise: o = c * multiplier + m).
+absl::Status ConvBackpropFilterKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  const bool depthwise = ctx.node().op() == "DepthwiseConv2dNativeBackpropFilter";
+  absl::Status status;
+  const std::vector<int64_t> fsizes = ReadSizes(ctx, 1, &status);
+  TFJIT_RETURN_IF_ERROR(status);
+  TFJIT_ASSIGN_OR_RETURN(ConvGradGeometry g, ConvGradGeometryOf(ctx, ctx.input(0).dims(), fsizes,
+                                                                ctx.input(2).dims(), depthwise));
+  auto nhwc = [&](const Tensor& t) { return g.nchw ? TransposeTensor(ctx, t, {0, 2, 3, 1}) : t; };
+  const Tensor x = nhwc(ctx.input(0));
+  const Tensor dy = nhwc(ctx.input(2));
+  if (x.dtype() != dy.dtype()) {
+    return KernelError(ctx, "input is %s but out_backprop is %s", x.ShapeString(), dy.ShapeString());
+  }
+  Tensor out(x.dtype(), fsizes);
+  const tf::Window2D& w = g.window;
+  const int64_t in_h = g.x[1], in_w = g.x[2], in_c = g.x[3];
+  const int64_t out_c = dy.dim(3), mult = depthwise ? fsizes[3] : 1;
+  const bool ok = DispatchFloat(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* px = x.data<T>();
+    const T* pdy = dy.data<T>();
+    // Per filter tap (kh, kw): accumulate over the batch and output positions.
+    ParallelFor(ctx, w.h.k * w.w.k, dy.num_elements() * in_c + 1, [&](int64_t b, int64_t e) {
+      std::vector<C> acc;
+      for (int64_t tap = b; tap < e; ++tap) {
+        const int64_t kh = tap / w.w.k, kw = tap % w.w.k;
+        const int64_t per_tap = depthwise ? in_c * mult : in_c * out_c;
+        acc.assign(static_cast<size_t>(per_tap), C(0));
+        for (int64_t n = 0; n < g.x[0]; ++n) {
+          for (int64_t oy = 0; oy < w.h.out; ++oy) {
+            const int64_t iy = oy * w.h.stride + kh * w.h.dilation - w.h.pad_before;
+            if (iy < 0 || iy >= in_h) continue;
+            for (int64_t ox = 0; ox < w.w.out; ++ox) {
+              const int64_t ix = ox * w.w.stride + kw * w.w.dilation - w.w.pad_before;
+              if (ix < 0 || ix >= in_w) continue;
+              const T* xr = px + ((n * in_h + iy) * in_w + ix) * in_c;
+              const T* gr = pdy + ((n * w.h.out + oy) * w.w.out + ox) * out_c;
+              if (depthwise) {
+                for (int64_t c = 0; c < in_c; ++c) {
+                  for (int64_t m = 0; m < mult; ++m) {
+                    acc[static_cast<size_t>(c * mult + m)] += C(xr[c]) * C(gr[c * mult + m]);
+                  }
+                }
+              } else {
+                for (int64_t c = 0; c < in_c; ++c) {
+                  const C xv = C(xr[c]);
+                  C* row = acc.data() + c * out_c;
+                  for (int64_t o = 0; o < out_c; ++o) row[o] += xv * C(gr[o]);
+                }
+              }
+            }
+          }
+        }
+        T* dst = out.data<T>() + tap * per_tap;
+        for (int64_t k = 0; k < per_tap; ++k) dst[k] = static_cast<T>(acc[static_cast<size_t>(k)]);
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, x.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// DepthwiseConv2dNativeBackpropInput(input_sizes, filter, out_backprop):
+// dx[n, iy, ix, c] = sum over taps and m of dy[n, oy, ox, c * M + m] * filter[kh, kw, c, m].
+absl::Status DepthwiseBackpropInputKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  absl::Status status;
+  const std::vector<int64_t> sizes = ReadSizes(ctx, 0, &status);
+  TFJIT_RETURN_IF_ERROR(status);
+  const Tensor& filter = ctx.input(1);
+  TFJIT_ASSIGN_OR_RETURN(ConvGradGeometry g, ConvGradGeometryOf(ctx, sizes, filter.dims(),
+                                                                ctx.input(2).dims(), true));
+  const Tensor dy = g.nchw ? TransposeTensor(ctx, ctx.input(2), {0, 2, 3, 1}) : ctx.input(2);
+  if (filter.dtype() != dy.dtype()) {
+    return KernelError(ctx, "filter is %s but out_backprop is %s", filter.ShapeString(),
+                       dy.ShapeString());
+  }
+  Tensor out(dy.dtype(), g.x);
+  const tf::Window2D& w = g.window;
+  const int64_t in_h = g.x[1], in_w = g.x[2], in_c = g.x[3], mult = filter.dim(3);
+  const bool ok = DispatchFloat(dy.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* pdy = dy.data<T>();
+    const T* pf = filter.data<T>();
+    ParallelFor(ctx, g.x[0], dy.num_elements() / std::max<int64_t>(1, g.x[0]) * w.h.k * w.w.k + 1,
+                [&](int64_t b, int64_t e) {
+      std::vector<C> acc(static_cast<size_t>(in_h * in_w * in_c));
+      for (int64_t n = b; n < e; ++n) {
+        std::fill(acc.begin(), acc.end(), C(0));
+        ForEachTap(n, w, in_h, in_w, [&](int64_t oy, int64_t ox, int64_t kh, int64_t kw,
+                                         int64_t iy, int64_t ix) {
+          const T* gr = pdy + ((n * w.h.out + oy) * w.w.out + ox) * in_c * mult;
+          const T* fr = pf + (kh * w.w.k + kw) * in_c * mult;
+          C* dst = acc.data() + (iy * in_w + ix) * in_c;
+          for (int64_t c = 0; c < in_c; ++c) {
+            C sum = C(0);
+            for (int64_t m = 0; m < mult; ++m) sum += C(gr[c * mult + m]) * C(fr[c * mult + m]);
+            dst[c] += sum;
+          }
+        });
+        T* yn = out.data<T>() + n * in_h * in_w * in_c;
+        for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, dy.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, g.nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
+  return absl::OkStatus();
+}
+
+// ---- ResizeBilinearGrad, ResizeNearestNeighborGrad ----
+
+// One resized coordinate's two source rows (or columns) and the upper one's weight: TF's
+// compute_interpolation_weights (legacy or half-pixel scaler), in float.
+struct LerpTaps {
+  int64_t lower = 0, upper = 0;
+  float lerp = 0;
+};
+std::vector<LerpTaps> BilinearTaps(int64_t in, int64_t out, bool align, bool half_pixel) {
+  const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                         : static_cast<float>(in) / static_cast<float>(out);
+  std::vector<LerpTaps> r(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
+                                 : static_cast<float>(i) * scale;
+    const float f = std::floor(src);
+    r[static_cast<size_t>(i)] = {std::max<int64_t>(static_cast<int64_t>(f), 0),
+                                 std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1),
+                                 src - f};
+  }
+  return r;
+}
+
+// The source row of each of `out` resized rows for nearest-neighbour resizing of `in` rows.
+std::vector<int64_t> NearestTaps(int64_t in, int64_t out, bool align, bool half_pixel) {
+  const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                         : static_cast<float>(in) / static_cast<float>(out);
+  std::vector<int64_t> r(static_cast<size_t>(out));
+  for (int64_t x = 0; x < out; ++x) {
+    const float src = half_pixel ? (static_cast<float>(x) + 0.5f) * scale
+                                 : static_cast<float>(x) * scale;
+    int64_t i = align ? static_cast<int64_t>(std::round(src)) : static_cast<int64_t>(std::floor(src));
+    i = std::min(i, in - 1);
+    if (half_pixel) i = std::max<int64_t>(i, 0);
+    r[static_cast<size_t>(x)] = i;
+  }
+  return r;
+}
+
+absl::Status ResizeFlags(const KernelContext& ctx, bool* align, bool* half_pixel) {
+  TFJIT_ASSIGN_OR_RETURN(*align, tf::GetBoolAttrOr(ctx.node(), "align_corners", false));
+  TFJIT_ASSIGN_OR_RETURN(*half_pixel, tf::GetBoolAttrOr(ctx.node(), "half_pixel_centers", false));
+  if (*align && *half_pixel) {
+    return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
+  }
+  return absl::OkStatus();
+}
+
+// ResizeBilinearGrad(grads: float, original_image): each resized pixel's gradient split over
+// its four source pixels by the forward op's weights; accumulated in double.
+absl::Status ResizeBilinearGradKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  bool align = false, half_pixel = false;
+  TFJIT_RETURN_IF_ERROR(ResizeFlags(ctx, &align, &half_pixel));
+  const Tensor& grads = ctx.input(0);
+  const Tensor& image = ctx.input(1);
+  if (grads.rank() != 4 || grads.dtype() != DType::kFloat32) {
+    return KernelError(ctx, "input_grad must be 4-dimensional float32, got %s", grads.ShapeString());
+  }
+  if (image.rank() != 4) {
+    return KernelError(ctx, "original_image must be 4-dimensional, got %s", image.ShapeString());
+  }
+  if (grads.dim(0) != image.dim(0) || grads.dim(3) != image.dim(3)) {
+    return KernelError(ctx, "input_grad %s and original_image %s must have the same batch and "
+                       "channel sizes", grads.ShapeString(), image.ShapeString());
+  }
+  const int64_t n = image.dim(0), h = image.dim(1), w = image.dim(2), c = image.dim(3);
+  const int64_t oh = grads.dim(1), ow = grads.dim(2);
+  if ((h == 0 || w == 0) && grads.num_elements() > 0) {
+    return KernelError(ctx, "original_image %s is empty but input_grad %s is not",
+                       image.ShapeString(), grads.ShapeString());
+  }
+  const std::vector<LerpTaps> ys = BilinearTaps(h, oh, align, half_pixel);
+  const std::vector<LerpTaps> xs = BilinearTaps(w, ow, align, half_pixel);
+  Tensor out(image.dtype(), image.dims());
+  const bool ok = DispatchFloat(image.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const float* g = grads.data<float>();
+    ParallelFor(ctx, n, oh * ow * c * 8 + 1, [&](int64_t b, int64_t e) {
+      std::vector<double> acc(static_cast<size_t>(h * w * c));
+      for (int64_t bi = b; bi < e; ++bi) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int64_t y = 0; y < oh; ++y) {
+          const LerpTaps& ty = ys[static_cast<size_t>(y)];
+          for (int64_t x = 0; x < ow; ++x) {
+            const LerpTaps& tx = xs[static_cast<size_t>(x)];
+            const float* gp = g + ((bi * oh + y) * ow + x) * c;
+            const double wy[2] = {1.0f - ty.lerp, ty.lerp};
+            const double wx[2] = {1.0f - tx.lerp, tx.lerp};
+            const int64_t ry[2] = {ty.lower, ty.upper}, rx[2] = {tx.lower, tx.upper};
+            for (int a = 0; a < 2; ++a) {
+              for (int bb = 0; bb < 2; ++bb) {
+                double* dst = acc.data() + (ry[a] * w + rx[bb]) * c;
+                const double wgt = wy[a] * wx[bb];
+                for (int64_t k = 0; k < c; ++k) dst[k] += wgt * gp[k];
+              }
+            }
+          }
+        }
+        T* dst = out.data<T>() + bi * h * w * c;
+        for (size_t k = 0; k < acc.size(); ++k) dst[k] = static_cast<T>(acc[k]);
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, image.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ResizeNearestNeighborGrad(grads, size): each resized pixel's gradient added to the source
+// pixel the forward op copied it from.
+absl::Status ResizeNearestGradKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  bool align = false, half_pixel = false;
+  TFJIT_RETURN_IF_ERROR(ResizeFlags(ctx, &align, &half_pixel));
+  const Tensor& grads = ctx.input(0);
+  if (grads.rank() != 4) {
+    return KernelError(ctx, "input must be 4-dimensional, got %s", grads.ShapeString());
+  }
+  std::vector<int64_t> size;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "size", &size));
+  if (ctx.input(1).rank() != 1 || size.size() != 2) {
+    return KernelError(ctx, "shape_t must be 1-dimensional with 2 elements, got %s",
+                       ctx.input(1).ShapeString());
+  }
+  const int64_t n = grads.dim(0), oh = grads.dim(1), ow = grads.dim(2), c = grads.dim(3);
+  const std::vector<int64_t> out_dims = {n, size[0], size[1], c};
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, grads.dtype(), out_dims));
+  if ((size[0] == 0 || size[1] == 0) && grads.num_elements() > 0) {
+    return KernelError(ctx, "size [%d, %d] is empty but the gradient %s is not", size[0],
+                       size[1], grads.ShapeString());
+  }
+  const std::vector<int64_t> ys = NearestTaps(size[0], oh, align, half_pixel);
+  const std::vector<int64_t> xs = NearestTaps(size[1], ow, align, half_pixel);
+  Tensor out(grads.dtype(), out_dims);
+  const bool ok = DispatchReal(grads.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using Acc = std::conditional_t<kIsInt<T> || std::is_same_v<T, bool>, uint64_t, double>;
+    const T* g = grads.data<T>();
+    ParallelFor(ctx, n, oh * ow * c + 1, [&](int64_t b, int64_t e) {
+      std::vector<Acc> acc(static_cast<size_t>(size[0] * size[1] * c));
+      for (int64_t bi = b; bi < e; ++bi) {
+        std::fill(acc.begin(), acc.end(), Acc(0));
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t x = 0; x < ow; ++x) {
+            const T* gp = g + ((bi * oh + y) * ow + x) * c;
+            Acc* dst = acc.data() + (ys[static_cast<size_t>(y)] * size[1] + xs[static_cast<size_t>(x)]) * c;
+            for (int64_t k = 0; k < c; ++k) dst[k] += static_cast<Acc>(gp[k]);
+          }
+        }
+        T* dst = out.data<T>() + bi * size[0] * size[1] * c;
+        for (size_t k = 0; k < acc.size(); ++k) dst[k] = static_cast<T>(acc[k]);
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, grads.dtype(), TypeSetName(TypeSet::kReal));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 void RegisterGradientsKernels(KernelRegistry& registry) {
-  (void)registry;
+  registry.Register("ReluGrad", &ReluGradKernel);
+  registry.Register("Relu6Grad", &Relu6GradKernel);
+  registry.Register("EluGrad", &EluGradKernel);
+  registry.Register("SeluGrad", &SeluGradKernel);
+  registry.Register("LeakyReluGrad", &LeakyReluGradKernel);
+  registry.Register("SoftplusGrad", &SoftplusGradKernel);
+  registry.Register("SoftsignGrad", &SoftsignGradKernel);
+  registry.Register("SigmoidGrad", &SigmoidGradKernel);
+  registry.Register("TanhGrad", &TanhGradKernel);
+  registry.Register("SqrtGrad", &SqrtGradKernel);
+  registry.Register("RsqrtGrad", &RsqrtGradKernel);
+  registry.Register("ReciprocalGrad", &ReciprocalGradKernel);
+  registry.Register("InvGrad", &ReciprocalGradKernel);
+  registry.Register("BiasAddGrad", &BiasAddGradKernel);
+  registry.Register("BroadcastGradientArgs", &BroadcastGradientArgsKernel);
+  registry.Register("SoftmaxCrossEntropyWithLogits", &SoftmaxXentKernel);
+  registry.Register("SparseSoftmaxCrossEntropyWithLogits", &SparseSoftmaxXentKernel);
+  registry.Register("DynamicStitch", &DynamicStitchKernel);
+  registry.Register("ParallelDynamicStitch", &DynamicStitchKernel);
+  registry.Register("ConcatOffset", &ConcatOffsetKernel);
+  registry.Register("StridedSliceGrad", &StridedSliceGradKernel);
+  registry.Register("MirrorPadGrad", &MirrorPadGradKernel);
+  registry.Register("AvgPoolGrad", &AvgPoolGradKernel);
+  registry.Register("MaxPoolGrad", &MaxPoolGradKernel);
+  registry.Register("MaxPoolGradV2", &MaxPoolGradKernel);
+  registry.Register("Conv2DBackpropFilter", &ConvBackpropFilterKernel);
+  registry.Register("ResizeBilinearGrad", &ResizeBilinearGradKernel);
+  registry.Register("ResizeNearestNeighborGrad", &ResizeNearestGradKernel);
+  registry.Register("DepthwiseConv2dNativeBackpropFilter", &ConvBackpropFilterKernel);
+  registry.Register("DepthwiseConv2dNativeBackpropInput", &DepthwiseBackpropInputKernel);
+  for (const char* op : {"FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
+    registry.Register(op, &FusedBatchNormGradKernel);
+  }
 }
 
 }  // namespace tfjit::runtime
