@@ -42,7 +42,43 @@ absl::StatusOr<Padding> ReadPadding(const Node& node) {
   return NodeInvalid(node, "padding must be SAME, VALID or EXPLICIT, got '%s'", padding);
 }
 
+// The node's data_format when `layouts` accepts it: true for NCHW; `CheckNhwc`'s error for a
+// layout the caller does not run.
+absl::StatusOr<bool> ReadLayout(const Node& node, Layouts layouts, absl::StatusCode code) {
+  if (layouts == Layouts::kNhwcOrNchw) {
+    TFJIT_ASSIGN_OR_RETURN(std::string format, GetStringAttrOr(node, "data_format", "NHWC"));
+    if (format == "NCHW") return true;
+    if (format != "NHWC") {
+      return NodeStatus(code, node,
+                        "data_format '%s' is not supported; NHWC and NCHW are (convert the "
+                        "model to one of them)",
+                        format);
+    }
+  }
+  TFJIT_RETURN_IF_ERROR(CheckNhwc(node, code));
+  return false;
+}
+
+// An NCHW list attr in NHWC order (lists of the wrong length are left for the checks).
+std::vector<int64_t> ListToNhwc(const std::vector<int64_t>& v, bool nchw) {
+  return nchw && v.size() == 4 ? NchwToNhwc(v) : v;
+}
+
+// explicit_paddings holds a (before, after) pair per dim.
+std::vector<int64_t> PairsToNhwc(const std::vector<int64_t>& p, bool nchw) {
+  if (!nchw || p.size() != 8) return p;
+  return {p[0], p[1], p[4], p[5], p[6], p[7], p[2], p[3]};
+}
+
 }  // namespace
+
+std::vector<int64_t> NchwToNhwc(const std::vector<int64_t>& v) {
+  return {v[0], v[2], v[3], v[1]};
+}
+
+std::vector<int64_t> NhwcToNchw(const std::vector<int64_t>& v) {
+  return {v[0], v[3], v[1], v[2]};
+}
 
 absl::Status CheckNhwc(const Node& node, absl::StatusCode code) {
   TFJIT_ASSIGN_OR_RETURN(std::string format, GetStringAttrOr(node, "data_format", "NHWC"));
@@ -53,14 +89,16 @@ absl::Status CheckNhwc(const Node& node, absl::StatusCode code) {
                     format);
 }
 
-absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node) {
+absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node, Layouts layouts) {
   // The layout comes first: NCHW strides ([1, 1, s, s]) would otherwise read as bad strides.
-  TFJIT_RETURN_IF_ERROR(CheckNhwc(node));
   WindowAttrs a;
+  TFJIT_ASSIGN_OR_RETURN(a.nchw, ReadLayout(node, layouts, absl::StatusCode::kUnimplemented));
   TFJIT_ASSIGN_OR_RETURN(a.strides, GetIntListAttr(node, "strides"));
+  a.strides = ListToNhwc(a.strides, a.nchw);
   TFJIT_ASSIGN_OR_RETURN(a.padding, ReadPadding(node));
   if (FindAttr(node, "dilations") != nullptr) {
     TFJIT_ASSIGN_OR_RETURN(a.dilations, GetIntListAttr(node, "dilations"));
+    a.dilations = ListToNhwc(a.dilations, a.nchw);
   }
   for (const auto* list : {&a.strides, &a.dilations}) {
     const char* what = list == &a.strides ? "strides" : "dilations";
@@ -77,6 +115,7 @@ absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node) {
   }
   if (a.padding == Padding::kExplicit) {
     TFJIT_ASSIGN_OR_RETURN(a.explicit_paddings, GetIntListAttr(node, "explicit_paddings"));
+    a.explicit_paddings = PairsToNhwc(a.explicit_paddings, a.nchw);
     const std::vector<int64_t>& p = a.explicit_paddings;
     if (p.size() != 8 || p[0] != 0 || p[1] != 0 || p[6] != 0 || p[7] != 0 ||
         *std::min_element(p.begin(), p.end()) < 0) {
@@ -90,14 +129,17 @@ absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node) {
 }
 
 absl::StatusOr<WindowAttrs> ReadPoolAttrs(const Node& node,
-                                          const std::vector<int64_t>& input_dims) {
-  TFJIT_RETURN_IF_ERROR(CheckNhwc(node));
+                                          const std::vector<int64_t>& input_dims,
+                                          Layouts layouts) {
+  WindowAttrs a;
+  TFJIT_ASSIGN_OR_RETURN(a.nchw, ReadLayout(node, layouts, absl::StatusCode::kUnimplemented));
   if (input_dims.size() != 4) {
     return NodeInvalid(node, "input must be 4-dimensional, got %s", Dims(input_dims));
   }
-  WindowAttrs a;
   TFJIT_ASSIGN_OR_RETURN(a.ksize, GetIntListAttr(node, "ksize"));
   TFJIT_ASSIGN_OR_RETURN(a.strides, GetIntListAttr(node, "strides"));
+  a.ksize = ListToNhwc(a.ksize, a.nchw);
+  a.strides = ListToNhwc(a.strides, a.nchw);
   TFJIT_ASSIGN_OR_RETURN(a.padding, ReadPadding(node));
   // TF's messages, verbatim where TF has one.
   if (a.ksize.size() != 4) {
@@ -123,6 +165,7 @@ absl::StatusOr<WindowAttrs> ReadPoolAttrs(const Node& node,
   }
   if (a.padding == Padding::kExplicit) {
     TFJIT_ASSIGN_OR_RETURN(a.explicit_paddings, GetIntListAttr(node, "explicit_paddings"));
+    a.explicit_paddings = PairsToNhwc(a.explicit_paddings, a.nchw);
     if (a.explicit_paddings.size() != 8) {
       return NodeInvalid(node, "explicit_paddings must have 8 values, got %d",
                          a.explicit_paddings.size());

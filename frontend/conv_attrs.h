@@ -7,8 +7,8 @@
 //
 // Errors read "node 'c' (Conv2D): ..." and carry the node payload (core/status.h). Codes:
 // INVALID_ARGUMENT for a node TF rejects too, UNIMPLEMENTED for valid TF that tfjit does not
-// run (other layouts than NHWC, other fused_ops). Only NHWC exists here: TF's CPU kernels have
-// no other layout either.
+// run (other layouts, other fused_ops). NHWC is the layout of the arithmetic (TF's CPU kernels
+// have no other); callers that accept NCHW (Layouts::kNhwcOrNchw) get NHWC-order attrs back.
 #ifndef TFJIT_FRONTEND_CONV_ATTRS_H_
 #define TFJIT_FRONTEND_CONV_ATTRS_H_
 
@@ -28,6 +28,16 @@ absl::Status CheckNhwc(const Node& node,
 
 enum class Padding { kValid, kSame, kExplicit };
 
+// The layouts a caller of ReadConvAttrs / ReadPoolAttrs runs. With kNhwcOrNchw an NCHW node is
+// accepted: its per-dim lists come back permuted to NHWC order and WindowAttrs::nchw is set,
+// so the caller transposes its tensors (or sets HLO dimension numbers) and computes the
+// window geometry on NHWC dims as for an NHWC node.
+enum class Layouts { kNhwc, kNhwcOrNchw };
+
+// [N, C, H, W] -> [N, H, W, C] and back, for dims and per-dim attr lists.
+std::vector<int64_t> NchwToNhwc(const std::vector<int64_t>& v);
+std::vector<int64_t> NhwcToNchw(const std::vector<int64_t>& v);
+
 // The validated window attrs of a 4-D NHWC convolution or pooling node. Every list has one
 // entry per NHWC dim (explicit_paddings two: before, after); the batch and depth entries are 1
 // (padding 0).
@@ -37,16 +47,18 @@ struct WindowAttrs {
   std::vector<int64_t> strides = {1, 1, 1, 1};
   std::vector<int64_t> dilations = {1, 1, 1, 1};  // convolutions only
   std::vector<int64_t> explicit_paddings = std::vector<int64_t>(8, 0);
+  bool nchw = false;  // the node's data_format is NCHW (lists above are still NHWC order)
 };
 
 // Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput and the fused convolutions: data_format,
 // strides, dilations (default 1), padding, explicit_paddings (EXPLICIT only).
-absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node);
+absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node, Layouts layouts = Layouts::kNhwc);
 
 // MaxPool / AvgPool on an input of `input_dims`: data_format, the input's rank (4), ksize,
 // strides, padding, explicit_paddings. Pooling across the batch or depth dim is rejected.
 absl::StatusOr<WindowAttrs> ReadPoolAttrs(const Node& node,
-                                          const std::vector<int64_t>& input_dims);
+                                          const std::vector<int64_t>& input_dims,
+                                          Layouts layouts = Layouts::kNhwc);
 
 // One spatial dim of a window: the input size, window (filter) size, stride and dilation, and
 // what TF computes from them. Input position of window tap t at output o:

@@ -1,4 +1,5 @@
-// Lowerings of the convolution family (NHWC): Conv2D, DepthwiseConv2dNative (a grouped
+// Lowerings of the convolution family (NHWC; the unfused ones also NCHW through the
+// convolution's dimension numbers): Conv2D, DepthwiseConv2dNative (a grouped
 // convolution with one group per input channel), Conv2DBackpropInput (a convolution of the
 // lhs-dilated out_backprop with the spatially reversed, io-swapped filter), the fused
 // contractions _FusedConv2D / FusedDepthwiseConv2dNative / _FusedMatMul (the contraction
@@ -26,17 +27,18 @@ using tf::SpatialDim;
 // Attrs, window geometry and fused_ops come from frontend/conv_attrs.h, shared with the
 // fallback kernels.
 
-hlo::ConvDims Nhwc(int64_t kernel_in, int64_t kernel_out) {
+// NHWC (or, with `nchw`, NCHW) activations and an HWIO-style filter.
+hlo::ConvDims Nhwc(int64_t kernel_in, int64_t kernel_out, bool nchw = false) {
   hlo::ConvDims c;
   c.input_batch = 0;
-  c.input_spatial = {1, 2};
-  c.input_feature = 3;
+  c.input_spatial = nchw ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{1, 2};
+  c.input_feature = nchw ? 1 : 3;
   c.kernel_spatial = {0, 1};
   c.kernel_input_feature = kernel_in;
   c.kernel_output_feature = kernel_out;
   c.output_batch = 0;
-  c.output_spatial = {1, 2};
-  c.output_feature = 3;
+  c.output_spatial = c.input_spatial;
+  c.output_feature = c.input_feature;
   return c;
 }
 
@@ -133,7 +135,7 @@ absl::StatusOr<Instruction*> ApplyEpilogue(LoweringContext& ctx, const tf::Node&
 
 absl::StatusOr<Instruction*> Convolution(LoweringContext& ctx, Instruction* lhs,
                                          Instruction* rhs, const tf::Window2D& window,
-                                         int64_t groups) {
+                                         int64_t groups, bool nchw) {
   hlo::Attributes attrs;
   for (const SpatialDim* s : {&window.h, &window.w}) {
     hlo::WindowDim d;
@@ -144,7 +146,7 @@ absl::StatusOr<Instruction*> Convolution(LoweringContext& ctx, Instruction* lhs,
     d.rhs_dilate = s->dilation;
     attrs.window.push_back(d);
   }
-  attrs.conv = Nhwc(2, 3);
+  attrs.conv = Nhwc(2, 3, nchw);
   attrs.feature_group_count = groups;
   return ctx.b().Add(Opcode::kConvolution, {lhs, rhs}, std::move(attrs));
 }
@@ -158,19 +160,29 @@ absl::Status LowerConv(LoweringContext& ctx, const tf::Node& node) {
   if (fused) {
     TFJIT_ASSIGN_OR_RETURN(spec, tf::ParseFusedOps(node));
   }
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadConvAttrs(node));
+  // NCHW (unfused only, as the kernels) sets the convolution's dimension numbers.
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
+                         tf::ReadConvAttrs(node, fused ? tf::Layouts::kNhwc
+                                                       : tf::Layouts::kNhwcOrNchw));
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * f, ctx.Input(node, 1));
   const hlo::Shape& xs = x->shape();
   const hlo::Shape& fs = f->shape();
-  TFJIT_ASSIGN_OR_RETURN(tf::ConvGeometry g,
-                         tf::Conv2DGeometry(node, attrs, xs.dims(), fs.dims(), depthwise));
+  if (attrs.nchw && xs.rank() != 4) {
+    return InvalidArgument("node %s: input must be 4-D (NCHW), got %s", node.DebugName(),
+                           xs.ToString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(
+      tf::ConvGeometry g,
+      tf::Conv2DGeometry(node, attrs, attrs.nchw ? tf::NchwToNhwc(xs.dims()) : xs.dims(),
+                         fs.dims(), depthwise));
   if (depthwise) {
     // [h, w, in, mult] -> [h, w, 1, in * mult]: group c owns output features c * mult + m,
     // TF's depthwise output order.
     TFJIT_ASSIGN_OR_RETURN(f, ctx.b().Reshape(f, {fs.dim(0), fs.dim(1), 1, g.out_channels}));
   }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * y, Convolution(ctx, x, f, g.window, g.groups));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * y,
+                         Convolution(ctx, x, f, g.window, g.groups, attrs.nchw));
   TFJIT_ASSIGN_OR_RETURN(y, ApplyEpilogue(ctx, node, spec, y));
   ctx.SetOutput(node, 0, y);
   return absl::OkStatus();
@@ -181,14 +193,22 @@ absl::Status LowerConv(LoweringContext& ctx, const tf::Node& node) {
 // dilated by s (lhs_dilate) with the reversed filter, padded e - 1 - p before and
 // in - 1 - (out - 1) * s + p after so that exactly `in` outputs remain.
 absl::Status LowerConv2DBackpropInput(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadConvAttrs(node));
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
+                         tf::ReadConvAttrs(node, tf::Layouts::kNhwcOrNchw));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ctx.ConstantInputAsInts(node, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * f, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 2));
   const hlo::Shape& fs = f->shape();
   const hlo::Shape& ds = dy->shape();
-  TFJIT_ASSIGN_OR_RETURN(tf::Window2D window,
-                         tf::BackpropInputGeometry(node, attrs, sizes, fs.dims(), ds.dims()));
+  if (attrs.nchw && (sizes.size() != 4 || ds.rank() != 4)) {
+    return InvalidArgument("node %s: input_sizes must have 4 entries and out_backprop be 4-D "
+                           "(NCHW), got %d entries and %s",
+                           node.DebugName(), sizes.size(), ds.ToString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(
+      tf::Window2D window,
+      tf::BackpropInputGeometry(node, attrs, attrs.nchw ? tf::NchwToNhwc(sizes) : sizes,
+                                fs.dims(), attrs.nchw ? tf::NchwToNhwc(ds.dims()) : ds.dims()));
   const DType t = ds.element_type();
   int64_t elements = 1;
   for (int64_t s : sizes) elements *= s;
@@ -207,7 +227,7 @@ absl::Status LowerConv2DBackpropInput(LoweringContext& ctx, const tf::Node& node
     d.pad_hi = s->in - 1 - (s->out - 1) * s->stride + s->pad_before;
     a.window.push_back(d);
   }
-  a.conv = Nhwc(/*kernel_in=*/3, /*kernel_out=*/2);  // the filter's io swap
+  a.conv = Nhwc(/*kernel_in=*/3, /*kernel_out=*/2, attrs.nchw);  // the filter's io swap
   hlo::Attributes rev;
   rev.dimensions = {0, 1};
   TFJIT_ASSIGN_OR_RETURN(Instruction * fr, ctx.b().Add(Opcode::kReverse, {f}, std::move(rev)));
@@ -260,11 +280,12 @@ bool Accepted(const absl::Status& status, std::string* why) {
 }
 
 bool CanLowerConvAttrs(const tf::Node& node, std::string* why) {
-  return Accepted(tf::ReadConvAttrs(node).status(), why);
+  return Accepted(tf::ReadConvAttrs(node, tf::Layouts::kNhwcOrNchw).status(), why);
 }
 
 bool CanLowerFusedConv(const tf::Node& node, std::string* why) {
-  return Accepted(tf::ParseFusedOps(node).status(), why) && CanLowerConvAttrs(node, why);
+  return Accepted(tf::ParseFusedOps(node).status(), why) &&
+         Accepted(tf::ReadConvAttrs(node).status(), why);
 }
 
 bool CanLowerFusedMatMul(const tf::Node& node, std::string* why) {

@@ -32,18 +32,25 @@ std::string Dims(const std::vector<int64_t>& d) { return absl::StrCat("[", absl:
 
 // ---- Pooling ----
 
-// The NHWC reduce-window of a MaxPool/AvgPool node (geometry from frontend/conv_attrs.h, as
+// The NHWC or NCHW reduce-window of a MaxPool/AvgPool node (geometry from frontend/conv_attrs.h, as
 // the fallback kernel); `out` gets the output's H and W. reduce-window's own size rule,
 // (in + pads - k) / s + 1 (0 when the window does not fit), gives the same sizes.
+// An NCHW node pools dims 2 and 3 (`*h_dim` gets the H dim: 1 for NHWC, 2 for NCHW).
 absl::StatusOr<std::vector<hlo::WindowDim>> PoolWindow(const tf::Node& node,
                                                        const hlo::Shape& x,
-                                                       std::vector<int64_t>* out) {
-  TFJIT_ASSIGN_OR_RETURN(tf::Window2D geometry, tf::PoolWindow(node, x.dims()));
+                                                       std::vector<int64_t>* out,
+                                                       int64_t* h_dim) {
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs a,
+                         tf::ReadPoolAttrs(node, x.dims(), tf::Layouts::kNhwcOrNchw));
+  const std::vector<int64_t> nhwc = a.nchw ? tf::NchwToNhwc(x.dims()) : x.dims();
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D geometry,
+                         tf::ComputeWindow(node, a, nhwc[1], nhwc[2], a.ksize[1], a.ksize[2]));
+  *h_dim = a.nchw ? 2 : 1;
   const tf::SpatialDim* spatial[] = {&geometry.h, &geometry.w};
   std::vector<hlo::WindowDim> window(4);
   out->assign(2, 0);
   for (size_t i = 0; i < 2; ++i) {
-    hlo::WindowDim& w = window[i + 1];
+    hlo::WindowDim& w = window[i + static_cast<size_t>(*h_dim)];
     w.size = spatial[i]->k;
     w.stride = spatial[i]->stride;
     w.pad_lo = spatial[i]->pad_before;
@@ -67,7 +74,9 @@ double Lowest(DType t) {
 absl::Status LowerMaxPool(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   std::vector<int64_t> out;
-  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window, PoolWindow(node, x->shape(), &out));
+  int64_t h_dim = 1;
+  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window,
+                         PoolWindow(node, x->shape(), &out, &h_dim));
   const DType t = x->shape().element_type();
   TFJIT_ASSIGN_OR_RETURN(Instruction * init, ctx.Splat(t, Lowest(t), {}));
   hlo::Attributes attrs;
@@ -84,7 +93,9 @@ absl::Status LowerMaxPool(LoweringContext& ctx, const tf::Node& node) {
 absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   std::vector<int64_t> out;
-  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window, PoolWindow(node, x->shape(), &out));
+  int64_t h_dim = 1;
+  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window,
+                         PoolWindow(node, x->shape(), &out, &h_dim));
   const DType t = x->shape().element_type();
   const DType acc_t = (t == DType::kFloat16 || t == DType::kBFloat16) ? DType::kFloat32 : t;
   if (acc_t != t) {
@@ -96,9 +107,9 @@ absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
     for (int64_t j = 0; j < out[1]; ++j) {
       int64_t n = 1;
       for (int d = 0; d < 2; ++d) {
-        const hlo::WindowDim& w = window[static_cast<size_t>(d + 1)];
+        const hlo::WindowDim& w = window[static_cast<size_t>(d + h_dim)];
         const int64_t start = (d == 0 ? i : j) * w.stride - w.pad_lo;
-        const int64_t in = x->shape().dim(d + 1);
+        const int64_t in = x->shape().dim(static_cast<int>(d + h_dim));
         n *= std::min(start + w.size, in) - std::max<int64_t>(start, 0);
       }
       // A window entirely in the padding (explicit padding only) divides 0 by 1, not by 0.
@@ -113,7 +124,8 @@ absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * sum,
                          ctx.b().Add(Opcode::kReduceWindow, {x, zero}, std::move(attrs), {add}));
   Instruction* count = ctx.b().Constant(hlo::Literal::FromTensor(counts));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * countb, ctx.b().Broadcast(count, sum->shape().dims(), {1, 2}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * countb, ctx.b().Broadcast(count, sum->shape().dims(),
+                                                                {h_dim, h_dim + 1}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kDivide, sum, countb));
   if (acc_t != t) {
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
@@ -436,8 +448,8 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
       if (v < 0 || v >= ps.dim(static_cast<int>(j))) {
         std::vector<int64_t> idx;
         for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(*known, r * k + q));
-        return InvalidArgument("node %s: indices[%d] = %s does not index into param shape %s",
-                               node.DebugName(), r, Dims(idx), Dims(ps.dims()));
+        return InvalidArgument("node %s: indices[%d] = [%s] does not index into param shape %s",
+                               node.DebugName(), r, absl::StrJoin(idx, ", "), Dims(ps.dims()));
       }
     }
   }

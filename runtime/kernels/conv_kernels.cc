@@ -1,6 +1,6 @@
-// Convolution-family kernels (NHWC): Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput, the
-// fused contractions _FusedConv2D / FusedDepthwiseConv2dNative / _FusedMatMul (formats.md 3.5)
-// and tfjs's Prelu.
+// Convolution-family kernels (NHWC; the unfused ones also NCHW, transposed to NHWC and back):
+// Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput, the fused contractions _FusedConv2D /
+// FusedDepthwiseConv2dNative / _FusedMatMul (formats.md 3.5) and tfjs's Prelu.
 //
 // The convolution arithmetic is core/conv2d.h, the same code the CPU backend's compiled
 // convolutions call, so the fallback and compiled paths cannot drift apart: these kernels turn
@@ -210,9 +210,8 @@ conv::Conv2DParams MakeParams(int64_t batch, int64_t in_c, int64_t out_c, int64_
 // A depthwise filter [h, w, in_c, multiplier] is, in memory, the grouped filter
 // [h, w, 1, in_c * multiplier] with groups = in_c, which core/conv2d.h runs directly.
 template <typename T>
-absl::Status ConvTyped(KernelContext& ctx, const tf::ConvGeometry& g, const FusedEpilogue& spec,
-                       Tensor& out) {
-  const Tensor& input = ctx.input(0);
+absl::Status ConvTyped(KernelContext& ctx, const Tensor& input, const tf::ConvGeometry& g,
+                       const FusedEpilogue& spec, Tensor& out) {
   const int64_t out_c = g.out_channels;
   TFJIT_ASSIGN_OR_RETURN(Epilogue<T> epi, BindEpilogue<T>(ctx, spec, out_c, input.dtype()));
   const conv::Conv2DParams p = MakeParams(input.dim(0), input.dim(3), out_c, g.groups,
@@ -232,27 +231,38 @@ absl::Status ConvKernel(KernelContext& ctx) {
   const std::string& op = ctx.node().op();
   const bool depthwise = op == "DepthwiseConv2dNative" || op == "FusedDepthwiseConv2dNative";
   if (ctx.num_inputs() < 2) return KernelError(ctx, "needs input and filter");
+  const bool fused = op == "_FusedConv2D" || op == "FusedDepthwiseConv2dNative";
   FusedEpilogue spec;
-  if (op == "_FusedConv2D" || op == "FusedDepthwiseConv2dNative") {
+  if (fused) {
     TFJIT_ASSIGN_OR_RETURN(spec, tf::ParseFusedOps(ctx.node()));
   } else {
     TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   }
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadConvAttrs(ctx.node()));
-  const Tensor& input = ctx.input(0);
+  // The unfused convolutions also run NCHW (a GPU-trained graph's layout), transposed to NHWC
+  // around the NHWC arithmetic as XLA's CPU path effectively does.
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
+                         tf::ReadConvAttrs(ctx.node(), fused ? tf::Layouts::kNhwc
+                                                             : tf::Layouts::kNhwcOrNchw));
   const Tensor& filter = ctx.input(1);
-  if (input.dtype() != filter.dtype()) {
-    return KernelError(ctx, "input and filter dtypes differ: %s vs %s", input.ShapeString(),
-                       filter.ShapeString());
+  if (ctx.input(0).dtype() != filter.dtype()) {
+    return KernelError(ctx, "input and filter dtypes differ: %s vs %s",
+                       ctx.input(0).ShapeString(), filter.ShapeString());
   }
+  if (attrs.nchw && ctx.input(0).rank() != 4) {
+    return KernelError(ctx, "input must be 4-D (NCHW), got %s", ctx.input(0).ShapeString());
+  }
+  const Tensor input =
+      attrs.nchw ? TransposeTensor(ctx, ctx.input(0), {0, 2, 3, 1}) : ctx.input(0);
   TFJIT_ASSIGN_OR_RETURN(tf::ConvGeometry g, tf::Conv2DGeometry(ctx.node(), attrs, input.dims(),
                                                                 filter.dims(), depthwise));
   Tensor out(input.dtype(), {input.dim(0), g.window.h.out, g.window.w.out, g.out_channels});
-  return RunFloatOrDouble(ctx, input.dtype(), std::move(out), /*skip_empty=*/true,
-                          [&](auto tag, Tensor& y) {
-                            using T = decltype(tag);
-                            return ConvTyped<T>(ctx, g, spec, y);
-                          });
+  TFJIT_RETURN_IF_ERROR(RunFloatOrDouble(ctx, input.dtype(), std::move(out), /*skip_empty=*/true,
+                                         [&](auto tag, Tensor& y) {
+                                           using T = decltype(tag);
+                                           return ConvTyped<T>(ctx, input, g, spec, y);
+                                         }));
+  if (attrs.nchw) ctx.set_output(0, TransposeTensor(ctx, ctx.outputs()[0], {0, 3, 1, 2}));
+  return absl::OkStatus();
 }
 
 // ---- Conv2DBackpropInput ----
@@ -264,11 +274,11 @@ absl::Status ConvKernel(KernelContext& ctx) {
 // header crops then). Each input pixel gathers its own taps, so rows parallelise without
 // scatter conflicts; a 1x1 stride-1 filter is the header's plain GEMM of dy.
 template <typename T>
-absl::Status BackpropInputTyped(KernelContext& ctx, const Window2D& window, Tensor& out) {
+absl::Status BackpropInputTyped(KernelContext& ctx, const Window2D& window, const Tensor& dy,
+                                Tensor& out) {
   const SpatialDim& h = window.h;
   const SpatialDim& w = window.w;
   const Tensor& filter = ctx.input(1);
-  const Tensor& dy = ctx.input(2);
   const int64_t in_c = filter.dim(2), out_c = filter.dim(3);
   std::vector<T> flipped(static_cast<size_t>(h.k * w.k * out_c * in_c));
   const T* f = filter.data<T>();
@@ -294,21 +304,31 @@ absl::Status BackpropInputTyped(KernelContext& ctx, const Window2D& window, Tens
 
 absl::Status BackpropInputKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadConvAttrs(ctx.node()));
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
+                         tf::ReadConvAttrs(ctx.node(), tf::Layouts::kNhwcOrNchw));
   std::vector<int64_t> sizes;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(0), "input_sizes", &sizes));
   const Tensor& filter = ctx.input(1);
-  const Tensor& dy = ctx.input(2);
-  if (filter.dtype() != dy.dtype()) {
+  if (filter.dtype() != ctx.input(2).dtype()) {
     return KernelError(ctx, "filter and out_backprop dtypes differ: %s vs %s",
-                       filter.ShapeString(), dy.ShapeString());
+                       filter.ShapeString(), ctx.input(2).ShapeString());
   }
+  // NCHW: input_sizes and out_backprop in NHWC order, the result transposed back.
+  if (attrs.nchw && (sizes.size() != 4 || ctx.input(2).rank() != 4)) {
+    return KernelError(ctx, "input_sizes must have 4 entries and out_backprop be 4-D (NCHW), "
+                       "got %s and %s", DimsString(sizes), ctx.input(2).ShapeString());
+  }
+  if (attrs.nchw) sizes = tf::NchwToNhwc(sizes);
+  const Tensor dy = attrs.nchw ? TransposeTensor(ctx, ctx.input(2), {0, 2, 3, 1}) : ctx.input(2);
   TFJIT_ASSIGN_OR_RETURN(Window2D window, tf::BackpropInputGeometry(ctx.node(), attrs, sizes,
                                                                     filter.dims(), dy.dims()));
-  return RunFloatOrDouble(ctx, dy.dtype(), Tensor(dy.dtype(), sizes), /*skip_empty=*/true,
-                          [&](auto tag, Tensor& out) {
-                            return BackpropInputTyped<decltype(tag)>(ctx, window, out);
-                          });
+  TFJIT_RETURN_IF_ERROR(RunFloatOrDouble(
+      ctx, dy.dtype(), Tensor(dy.dtype(), sizes), /*skip_empty=*/true,
+      [&](auto tag, Tensor& out) {
+        return BackpropInputTyped<decltype(tag)>(ctx, window, dy, out);
+      }));
+  if (attrs.nchw) ctx.set_output(0, TransposeTensor(ctx, ctx.outputs()[0], {0, 3, 1, 2}));
+  return absl::OkStatus();
 }
 
 // ---- _FusedMatMul ----

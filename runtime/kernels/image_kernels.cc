@@ -44,10 +44,21 @@ void ForEachWindow(const KernelContext& ctx, const Tensor& in, const SpatialDim&
 template <bool kMax>
 absl::Status PoolKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  const Tensor& in = ctx.input(0);
-  // TF's CPU pooling kernels reject layouts other than NHWC as INVALID_ARGUMENT.
-  TFJIT_RETURN_IF_ERROR(tf::CheckNhwc(ctx.node(), absl::StatusCode::kInvalidArgument));
-  TFJIT_ASSIGN_OR_RETURN(tf::Window2D window, tf::PoolWindow(ctx.node(), in.dims()));
+  // TF's CPU pooling kernels reject NCHW, but XLA's accept it and a GPU-trained graph has it:
+  // NCHW runs transposed to NHWC and back. Other layouts are INVALID_ARGUMENT, as in TF's CPU
+  // kernels.
+  TFJIT_ASSIGN_OR_RETURN(std::string format,
+                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
+  if (format != "NCHW") {
+    TFJIT_RETURN_IF_ERROR(tf::CheckNhwc(ctx.node(), absl::StatusCode::kInvalidArgument));
+  }
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
+                         tf::ReadPoolAttrs(ctx.node(), ctx.input(0).dims(),
+                                           tf::Layouts::kNhwcOrNchw));
+  const Tensor in = attrs.nchw ? TransposeTensor(ctx, ctx.input(0), {0, 2, 3, 1}) : ctx.input(0);
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D window,
+                         tf::ComputeWindow(ctx.node(), attrs, in.dim(1), in.dim(2),
+                                           attrs.ksize[1], attrs.ksize[2]));
   const SpatialDim& h = window.h;
   const SpatialDim& w = window.w;
   Tensor out(in.dtype(), {in.dim(0), h.out, w.out, in.dim(3)});
@@ -90,7 +101,7 @@ absl::Status PoolKernel(KernelContext& ctx) {
     return UnsupportedDType(ctx, in.dtype(),
                             kMax ? "floating-point and integer types" : "floating-point types");
   }
-  ctx.set_output(0, std::move(out));
+  ctx.set_output(0, attrs.nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
   return absl::OkStatus();
 }
 
@@ -424,8 +435,8 @@ absl::Status GatherNdKernel(KernelContext& ctx) {
       if (v < 0 || v >= dim) {
         std::vector<int64_t> idx;
         for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(indices, r * k + q));
-        return KernelError(ctx, "indices[%d] = %s does not index into param shape %s", r,
-                           DimsString(idx), DimsString(params.dims()));
+        return KernelError(ctx, "indices[%d] = [%s] does not index into param shape %s", r,
+                           absl::StrJoin(idx, ", "), DimsString(params.dims()));
       }
       offset = offset * dim + v;
     }

@@ -414,9 +414,10 @@ TEST(ConvKernelsTest, PreluBroadcastsAlpha) {
 
 TEST(ConvKernelsTest, Errors) {
   const ConvSpec c{{1, 4, 4, 2}, {3, 3, 2, 2}};
-  auto nchw = ConvRunner("Conv2D", c).Str("data_format", "NCHW")
+  // NCHW runs (transposed); other layouts do not.
+  auto nchw = ConvRunner("Conv2D", c).Str("data_format", "NCHW_VECT_C")
                   .Input(Random(c.x, 1)).Input(Random(c.f, 2)).Run0();
-  TFJIT_EXPECT_ERROR(nchw, absl::StatusCode::kUnimplemented, "data_format 'NCHW'");
+  TFJIT_EXPECT_ERROR(nchw, absl::StatusCode::kUnimplemented, "data_format 'NCHW_VECT_C'");
   ConvSpec valid = c;
   valid.padding = "VALID";
   auto negative = ConvRunner("Conv2D", valid)

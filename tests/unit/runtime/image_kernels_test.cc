@@ -261,7 +261,7 @@ TEST(ImageKernelsTest, GatherNdPartialAndFullDepth) {
                          .Type("Tindices", DType::kInt32).Input(params)
                          .Input(I32({1, 2}, {4, 0})).Run0(),
                      absl::StatusCode::kInvalidArgument,
-                     "indices[0] = [4,0] does not index into param shape [4,5,3]");
+                     "indices[0] = [4, 0] does not index into param shape [4,5,3]");
 }
 
 // ---- NonMaxSuppression (hand-computed) ----
@@ -303,6 +303,18 @@ TEST(NmsKernelsTest, GreedySelectionOfTheDocumentationExample) {
   auto v2 = Nms("NonMaxSuppressionV2", DocBoxes(), DocScores(), 10, 0.5f, 0.0f);
   ASSERT_TRUE(v2.ok()) << v2.status();
   EXPECT_THAT(Values((*v2)[0]), ElementsAre(3, 0, 5));
+  // The first form takes iou_threshold as an attr (default 0.5) and no score threshold.
+  OpRunner v1("NonMaxSuppression");
+  v1.Input(DocBoxes()).Input(DocScores()).Input(I32({}, {10}));
+  auto v1_default = v1.Run();
+  ASSERT_TRUE(v1_default.ok()) << v1_default.status();
+  EXPECT_THAT(Values((*v1_default)[0]), ElementsAre(3, 0, 5));
+  OpRunner v1_loose("NonMaxSuppression");
+  v1_loose.Input(DocBoxes()).Input(DocScores()).Input(I32({}, {10}))
+      .RawAttr("iou_threshold", "f: 0.9");
+  auto v1_all = v1_loose.Run();
+  ASSERT_TRUE(v1_all.ok()) << v1_all.status();
+  EXPECT_THAT(Values((*v1_all)[0]), ElementsAre(3, 0, 1, 2, 4, 5));
   // A threshold above every IoU keeps all boxes, in score order.
   auto all = Nms("NonMaxSuppressionV3", DocBoxes(), DocScores(), 10, 0.9f, -1.0f);
   EXPECT_THAT(Values((*all)[0]), ElementsAre(3, 0, 1, 2, 4, 5));
