@@ -3,11 +3,15 @@
 // (core/random_fill.h) that runs the kernels' own fill, since Box-Muller needs libm's exact
 // logf/sincosf and truncation is rejection sampling. Both are bit-identical with the fallback
 // kernels (runtime/kernels/random_kernels.cc). Stateful ops (known issue E) draw from a u64[3]
-// state parameter the runtime supplies and return the advanced state.
+// state parameter the runtime supplies and return the advanced state. The random_more ops that
+// share this Philox HLO also lower here: StatelessRandomUniformFullInt(V2), XlaRngBitGenerator
+// and (Stateless)Multinomial (kernels in runtime/kernels/random_more_kernels.cc).
 #include <cmath>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -443,6 +447,249 @@ absl::Status LowerStatelessRandomUniformIntV2(LoweringContext& c, const tf::Node
   return LowerStatelessInt(c, n, /*v2=*/true);
 }
 
+bool IsFullIntDType(DType t) {
+  return t == DType::kInt32 || t == DType::kInt64 || t == DType::kUInt32 || t == DType::kUInt64;
+}
+
+// TF's UniformFullIntDistribution (and XLA's Philox bit generator): the raw words (32-bit
+// types) or word pairs, low first (64-bit types), bitcast to the output type.
+absl::StatusOr<Instruction*> FullIntBits(Rng& r, const Stream& s, DType dtype, const Dims& dims) {
+  const int64_t n = NumElements(dims);
+  if (n == 0) return r.Cvt(r.Const<int32_t>(DType::kInt32, 0, dims), dtype);
+  const bool wide = dtype == DType::kInt64 || dtype == DType::kUInt64;
+  TFJIT_ASSIGN_OR_RETURN(Words w, BlocksFor(r, s, n, wide ? 2 : 4));
+  Instruction* bits = wide ? r.Join64(r.Interleave({w[0], w[2]}, n, dims),
+                                      r.Interleave({w[1], w[3]}, n, dims))
+                           : r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
+  return (dtype == DType::kUInt32 || dtype == DType::kUInt64) ? bits : r.Bitcast(bits, dtype);
+}
+
+absl::Status LowerStatelessFullInt(LoweringContext& ctx, const tf::Node& node, bool v2) {
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "dtype"));
+  if (!IsFullIntDType(dtype)) {
+    return InvalidArgument("%s: dtype must be int32, int64, uint32 or uint64, got %s", node.op(),
+                           DTypeName(dtype));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
+  Rng r(ctx);
+  TFJIT_ASSIGN_OR_RETURN(Stream s, v2 ? KeyCounterStream(r, ctx, node)
+                                      : SeedStream(r, ctx, node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * out, FullIntBits(r, s, dtype, dims));
+  TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetOutput(node, 0, out);
+  return absl::OkStatus();
+}
+
+// XlaRngBitGenerator (XLA's RngBitGenerator, xla/hlo/builder/lib/prng.cc): algorithm 0
+// (default, Philox on CPU) or 2 (Philox) on state u64[3] = [key, counter_lo, counter_hi]; the
+// bits are FullIntBits of that stream and the new state advances the 128-bit counter by the
+// blocks used. ThreeFry (1) is not implemented.
+absl::Status LowerXlaRngBitGenerator(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> alg, ctx.ConstantInputAsInts(node, 0));
+  if (alg.size() != 1) {
+    return InvalidArgument("algorithm must be a scalar, got %d values", alg.size());
+  }
+  if (alg[0] == 1) {
+    return Unimplemented("RNG algorithm 1 (ThreeFry) is not implemented by tfjit; use 2 (Philox)");
+  }
+  if (alg[0] != 0 && alg[0] != 2) return InvalidArgument("Unsupported algorithm id: %d", alg[0]);
+  TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "dtype"));
+  if (!IsFullIntDType(dtype)) {
+    return InvalidArgument("%s: dtype must be int32, int64, uint32 or uint64, got %s", node.op(),
+                           DTypeName(dtype));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Dims dims, ctx.ConstantInputAsInts(node, 2));
+  for (int64_t d : dims) {
+    if (d < 0) return InvalidArgument("shape has a negative dimension %d", d);
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * state, ctx.Input(node, 1));
+  if (state->shape().dims() != Dims{3}) {
+    return InvalidArgument("initial_state must be u64[3] for the Philox algorithm, got %s",
+                           state->shape().ToString());
+  }
+  Rng r(ctx);
+  Instruction* key = r.At(state, 0);
+  Instruction* c0 = r.At(state, 1);
+  Instruction* c1 = r.At(state, 2);
+  const Stream s{{r.Lo32(key), r.Hi32(key)}, {r.Lo32(c0), r.Hi32(c0), r.Lo32(c1), r.Hi32(c1)}};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * out, FullIntBits(r, s, dtype, dims));
+  const int64_t per_block = dtype == DType::kInt64 || dtype == DType::kUInt64 ? 2 : 4;
+  const uint64_t blocks = static_cast<uint64_t>((NumElements(dims) + per_block - 1) / per_block);
+  Instruction* lo = r.Bin(Opcode::kAdd, c0, r.U64(blocks, {}));
+  Instruction* hi = r.Bin(Opcode::kAdd, c1, r.Cvt(r.Lt(lo, c0), DType::kUInt64));
+  Instruction* next = r.Concat({r.Reshape(key, {1}), r.Reshape(lo, {1}), r.Reshape(hi, {1})}, 0);
+  TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetOutput(node, 0, next);
+  ctx.SetOutput(node, 1, out);
+  return absl::OkStatus();
+}
+
+absl::Status LowerStatelessRandomUniformFullInt(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessFullInt(c, n, /*v2=*/false);
+}
+absl::Status LowerStatelessRandomUniformFullIntV2(LoweringContext& c, const tf::Node& n) {
+  return LowerStatelessFullInt(c, n, /*v2=*/true);
+}
+
+// ---- Multinomial, StatelessMultinomial ----
+
+// The lowest finite value of a float type, as a double.
+double LowestOf(DType t) {
+  switch (t) {
+    case DType::kFloat16: return -65504.0;
+    case DType::kBFloat16: return -3.3895313892515355e38;
+    case DType::kFloat32: return -static_cast<double>(std::numeric_limits<float>::max());
+    default: return -std::numeric_limits<double>::max();
+  }
+}
+
+// The running sums of e [C, B] along dim 0, in order (cdf[j] = cdf[j-1] + e[j]), as a while
+// loop: a sum reduction may reassociate (HLO.md), and TF's CDF is a sequential sum. Returns
+// {cdf [C, B], total [B]}.
+absl::StatusOr<std::pair<Instruction*, Instruction*>> SequentialCumsum(LoweringContext& ctx,
+                                                                       Instruction* e) {
+  const int64_t classes = e->shape().dim(0), batch = e->shape().dim(1);
+  const hlo::Shape row(DType::kFloat64, {batch});
+  const hlo::Shape state_shape =
+      hlo::Shape::Tuple({hlo::Shape::Scalar(DType::kInt32), row, e->shape(), e->shape()});
+  hlo::Computation* cond = ctx.module()->AddComputation("multinomial_cdf_cond");
+  {
+    hlo::Builder cb(cond);
+    Instruction* p = cb.Parameter(0, state_shape, "state");
+    TFJIT_ASSIGN_OR_RETURN(Instruction * j, cb.GetTupleElement(p, 0));
+    TFJIT_ASSIGN_OR_RETURN(
+        Instruction * lt,
+        cb.Compare(ComparisonDirection::kLt, j,
+                   cb.ScalarConstant<int32_t>(DType::kInt32, static_cast<int32_t>(classes))));
+    cond->set_root(lt);
+  }
+  hlo::Computation* body = ctx.module()->AddComputation("multinomial_cdf_body");
+  {
+    hlo::Builder lb(body);
+    Instruction* p = lb.Parameter(0, state_shape, "state");
+    TFJIT_ASSIGN_OR_RETURN(Instruction * j, lb.GetTupleElement(p, 0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * total, lb.GetTupleElement(p, 1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * values, lb.GetTupleElement(p, 2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * cdf, lb.GetTupleElement(p, 3));
+    Instruction* zero = lb.ScalarConstant<int32_t>(DType::kInt32, 0);
+    hlo::Attributes attrs;
+    attrs.dynamic_slice_sizes = {1, batch};
+    TFJIT_ASSIGN_OR_RETURN(Instruction * slice,
+                           lb.Add(Opcode::kDynamicSlice, {values, j, zero}, attrs));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * x, lb.Reshape(slice, {batch}));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * next_total, lb.Binary(Opcode::kAdd, total, x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * update, lb.Reshape(next_total, {1, batch}));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * next_cdf,
+                           lb.Add(Opcode::kDynamicUpdateSlice, {cdf, update, j, zero}));
+    TFJIT_ASSIGN_OR_RETURN(
+        Instruction * j1,
+        lb.Binary(Opcode::kAdd, j, lb.ScalarConstant<int32_t>(DType::kInt32, 1)));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * root, lb.Tuple({j1, next_total, values, next_cdf}));
+    body->set_root(root);
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zeros_row, ctx.Splat(DType::kFloat64, 0.0, {batch}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zeros, ctx.Splat(DType::kFloat64, 0.0, {classes, batch}));
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * init,
+      ctx.b().Tuple({ctx.b().ScalarConstant<int32_t>(DType::kInt32, 0), zeros_row, e, zeros}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * loop, ctx.b().Add(Opcode::kWhile, {init}, {}, {cond, body}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * cdf, ctx.b().GetTupleElement(loop, 3));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * total, ctx.b().GetTupleElement(loop, 1));
+  return std::make_pair(cdf, total);
+}
+
+absl::StatusOr<Stream> StatefulStream(Rng& r, LoweringContext& ctx, const tf::Node& node,
+                                      int64_t n);
+
+// TF's MultinomialFunctor<CPUDevice> as the kernel runs it (random_more_kernels.cc): per row
+// the sequential CDF of exp(logit - max finite logit) over the finite logits in double; sample
+// m = row * S + j is the double of stream words 2m, 2m + 1 times the row's total, and its class
+// the upper bound in the CDF = the number of CDF entries <= it.
+absl::Status LowerMultinomialImpl(LoweringContext& ctx, const tf::Node& node, bool stateless) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * logits, ctx.Input(node, 0));
+  if (logits->shape().rank() != 2) {
+    return InvalidArgument("logits should be a matrix, got shape %s", logits->shape().ToString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> ns, ctx.ConstantInputAsInts(node, 1));
+  if (ns.size() != 1) return InvalidArgument("num_samples should be a scalar");
+  const int64_t samples = ns[0];
+  if (samples < 0) return InvalidArgument("num_samples should be non-negative, got %d", samples);
+  const int64_t batch = logits->shape().dim(0), classes = logits->shape().dim(1);
+  if (classes <= 0) return InvalidArgument("num_classes should be positive, got %d", classes);
+  TFJIT_ASSIGN_OR_RETURN(DType out_type, tf::GetTypeAttr(node, "output_dtype"));
+  if (out_type != DType::kInt32 && out_type != DType::kInt64) {
+    return InvalidArgument("output_dtype must be int32 or int64, got %s", DTypeName(out_type));
+  }
+  const DType t = logits->shape().element_type();
+  if (!random::IsRandomFillDType(t)) {
+    return InvalidArgument("%s: logits must be a floating-point type, got %s", node.op(),
+                           DTypeName(t));
+  }
+  const int64_t n = batch * samples;
+  Rng r(ctx);
+  Stream s;
+  if (stateless) {
+    TFJIT_ASSIGN_OR_RETURN(s, SeedStream(r, ctx, node, 2));
+  } else {
+    // ReserveRandomOutputs(batch * ceil4(S) * 2, 256) when there is anything to draw.
+    const int64_t outputs = n == 0 ? 0 : batch * ((samples + 3) / 4 * 4) * 2;
+    TFJIT_ASSIGN_OR_RETURN(s, StatefulStream(r, ctx, node, outputs));
+  }
+  if (n == 0) {
+    Instruction* out = r.Cvt(r.Const<int32_t>(DType::kInt32, 0, {batch, samples}), out_type);
+    TFJIT_RETURN_IF_ERROR(r.status());
+    ctx.SetOutput(node, 0, out);
+    return absl::OkStatus();
+  }
+  hlo::Builder& b = ctx.b();
+  const Dims bc = {batch, classes};
+  Instruction* x = r.Cvt(logits, DType::kFloat64);
+  Instruction* finite = r.ok({x}) ? r.Take(b.Compare(ComparisonDirection::kEq,
+                                                      r.Bin(Opcode::kSubtract, x, x),
+                                                      r.F(DType::kFloat64, 0.0, bc)))
+                                  : nullptr;
+  Instruction* lowest = r.F(DType::kFloat64, LowestOf(t), bc);
+  Instruction* masked = r.ok({finite, lowest}) ? r.Take(b.Select(finite, x, lowest)) : nullptr;
+  Instruction* max = nullptr;
+  if (r.ok({masked})) {
+    hlo::Computation* max_fn =
+        hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, DType::kFloat64);
+    max = r.Take(b.Reduce(masked, b.ScalarConstant<double>(DType::kFloat64, LowestOf(t)), {1},
+                          max_fn));
+  }
+  Instruction* max_b = r.ok({max}) ? r.Take(b.Broadcast(max, bc, {0})) : nullptr;
+  Instruction* e = r.Un(Opcode::kExp, r.Bin(Opcode::kSubtract, x, max_b));
+  Instruction* e_masked =
+      r.ok({finite, e}) ? r.Take(b.Select(finite, e, r.F(DType::kFloat64, 0.0, bc))) : nullptr;
+  Instruction* e_t = r.ok({e_masked}) ? r.Take(b.Transpose(e_masked, {1, 0})) : nullptr;
+  TFJIT_RETURN_IF_ERROR(r.status());
+  TFJIT_ASSIGN_OR_RETURN(auto cdf_total, SequentialCumsum(ctx, e_t));
+  // Uniform doubles, two words each: the float64 layout of UniformValues.
+  TFJIT_ASSIGN_OR_RETURN(Words w, BlocksFor(r, s, n, 2));
+  const Dims bs = {batch, samples};
+  Instruction* u = UniformValues(r, DType::kFloat64, w, n, bs);
+  Instruction* total_b = r.Take(b.Broadcast(cdf_total.second, bs, {0}));
+  Instruction* to_find = r.Bin(Opcode::kMultiply, u, total_b);
+  const Dims bsc = {batch, samples, classes};
+  Instruction* cdf_bc = r.Take(b.Transpose(cdf_total.first, {1, 0}));
+  Instruction* cdf3 = r.ok({cdf_bc}) ? r.Take(b.Broadcast(cdf_bc, bsc, {0, 2})) : nullptr;
+  Instruction* find3 = r.ok({to_find}) ? r.Take(b.Broadcast(to_find, bsc, {0, 1})) : nullptr;
+  Instruction* le = r.ok({cdf3, find3})
+                        ? r.Take(b.Compare(ComparisonDirection::kLe, cdf3, find3))
+                        : nullptr;
+  Instruction* count = nullptr;
+  if (r.ok({le})) {
+    hlo::Computation* add_fn =
+        hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, out_type);
+    Instruction* zero = out_type == DType::kInt32 ? b.ScalarConstant<int32_t>(out_type, 0)
+                                                  : b.ScalarConstant<int64_t>(out_type, 0);
+    count = r.Take(b.Reduce(r.Cvt(le, out_type), zero, {2}, add_fn));
+  }
+  TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetOutput(node, 0, count);
+  return absl::OkStatus();
+}
+
 // key u64[1] = mix0 | mix1 << 32; counter u64[2] = [0, mix2 | mix3 << 32].
 absl::Status LowerKeyCounter(LoweringContext& ctx, const tf::Node& node, bool with_alg) {
   Rng r(ctx);
@@ -476,6 +723,10 @@ absl::Status LowerStatelessRandomGetAlg(LoweringContext& ctx, const tf::Node& no
 // TF's compile-time warning (tf2xla/kernels/random_ops.cc names the node after it). TF prints
 // none for RandomStandardNormal; tfjit warns in the same words, since its seeds are ignored too.
 std::string IgnoredSeedsWarning(const tf::Node& node) {
+  if (node.op() == "Multinomial") {  // tf2xla's categorical_op.cc, in its words
+    return absl::StrCat("Warning: Using tf.random.categorical with XLA compilation will ignore "
+                        "seeds. ", node.name());
+  }
   const char* api = "uniform";
   if (node.op() == "RandomStandardNormal") api = "normal";
   if (node.op() == "TruncatedNormal") api = "truncated_normal";
@@ -553,6 +804,13 @@ absl::Status LowerRandomUniformInt(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+absl::Status LowerStatelessMultinomial(LoweringContext& c, const tf::Node& n) {
+  return LowerMultinomialImpl(c, n, /*stateless=*/true);
+}
+absl::Status LowerMultinomial(LoweringContext& c, const tf::Node& n) {
+  return LowerMultinomialImpl(c, n, /*stateless=*/false);
+}
+
 }  // namespace
 
 void AppendRandomLowerings(std::vector<OpLowering>* table) {
@@ -565,6 +823,12 @@ void AppendRandomLowerings(std::vector<OpLowering>* table) {
       {"StatelessTruncatedNormalV2", LowerStatelessTruncatedNormalV2, true},
       {"StatelessRandomUniformInt", LowerStatelessRandomUniformInt},
       {"StatelessRandomUniformIntV2", LowerStatelessRandomUniformIntV2},
+      {"StatelessRandomUniformFullInt", LowerStatelessRandomUniformFullInt},
+      {"StatelessRandomUniformFullIntV2", LowerStatelessRandomUniformFullIntV2},
+      {"XlaRngBitGenerator", LowerXlaRngBitGenerator},
+      {"RngBitGenerator", LowerXlaRngBitGenerator},
+      {"StatelessMultinomial", LowerStatelessMultinomial},
+      {"Multinomial", LowerMultinomial},
       {"StatelessRandomGetKeyCounter", LowerStatelessRandomGetKeyCounter},
       {"StatelessRandomGetKeyCounterAlg", LowerStatelessRandomGetKeyCounterAlg},
       {"StatelessRandomGetAlg", LowerStatelessRandomGetAlg},

@@ -392,6 +392,24 @@ absl::StatusOr<CompiledRandomState> AcquireCompiledRandomState(KernelStateStore*
   return result;
 }
 
+absl::Status ReadRandomShape(const KernelContext& ctx, int i, std::vector<int64_t>* dims) {
+  return ReadShape(ctx, i, dims);
+}
+absl::Status ReadStatelessSeed(const KernelContext& ctx, int i, PhiloxState* state) {
+  return ReadSeedState(ctx, i, state);
+}
+absl::Status ReadStatelessKeyCounterAlg(const KernelContext& ctx, int key_i,
+                                        PhiloxState* state) {
+  return ReadKeyCounterAlg(ctx, key_i, state);
+}
+absl::StatusOr<PhiloxState> ReserveRandomBlocks(KernelContext& ctx, uint64_t blocks) {
+  TFJIT_ASSIGN_OR_RETURN(StatefulGenerator * gen, Generator(ctx.state_store(), ctx.node()));
+  std::lock_guard<std::mutex> lock(gen->mu);
+  const PhiloxState local = gen->state;
+  gen->state.Skip(blocks);
+  return local;
+}
+
 void RegisterRandomKernels(KernelRegistry& registry) {
   registry.Register("StatelessRandomUniform", StatelessRandomUniform);
   registry.Register("StatelessRandomNormal", StatelessRandomNormal);

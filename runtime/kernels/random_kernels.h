@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "absl/status/statusor.h"
+#include "core/philox.h"
 #include "frontend/graph.h"
 #include "runtime/kernels/kernel.h"
 #include "tfjit/tensor.h"
@@ -50,6 +51,18 @@ class CompiledRandomState {
 absl::StatusOr<CompiledRandomState> AcquireCompiledRandomState(KernelStateStore* store,
                                                                const tf::Node& node,
                                                                bool honour_seeds);
+
+// Input readers and the stateful generator, shared with random_more_kernels.cc.
+// The shape input `i` (int32/int64 vector, no negative dimension).
+absl::Status ReadRandomShape(const KernelContext& ctx, int i, std::vector<int64_t>* dims);
+// The v1 seed input `i` (int32/int64 [2]) scrambled as TF's GenerateKey.
+absl::Status ReadStatelessSeed(const KernelContext& ctx, int i, random::PhiloxState* state);
+// The V2 key/counter/alg inputs starting at `key_i`.
+absl::Status ReadStatelessKeyCounterAlg(const KernelContext& ctx, int key_i,
+                                        random::PhiloxState* state);
+// The node's stateful generator (seed/seed2 attrs) advanced by `blocks` Philox blocks; returns
+// the state before the advance (TF's GuardedPhiloxRandom::ReserveSamples128).
+absl::StatusOr<random::PhiloxState> ReserveRandomBlocks(KernelContext& ctx, uint64_t blocks);
 
 }  // namespace tfjit::runtime
 
