@@ -14,7 +14,7 @@ struct DTypeInfo {
   int tf_enum;
 };
 
-constexpr std::array<DTypeInfo, 17> kInfos = {{
+constexpr std::array<DTypeInfo, 19> kInfos = {{
     {DType::kInvalid, "invalid", "", 0, 0},
     {DType::kBool, "bool", "pred", 1, 10},
     {DType::kInt8, "int8", "s8", 1, 6},
@@ -32,6 +32,8 @@ constexpr std::array<DTypeInfo, 17> kInfos = {{
     {DType::kString, "string", "", 0, 7},
     {DType::kResource, "resource", "", 0, 20},
     {DType::kVariant, "variant", "", 0, 21},
+    {DType::kComplex64, "complex64", "", 8, 8},
+    {DType::kComplex128, "complex128", "", 16, 18},
 }};
 
 const DTypeInfo& Info(DType d) { return kInfos[static_cast<size_t>(d)]; }
@@ -79,6 +81,8 @@ double ElementAsDouble(const Tensor& t, int64_t i) {
     using T = decltype(tag);
     v = static_cast<double>(t.data<T>()[i]);
   });
+  if (t.dtype() == DType::kComplex64) v = t.data<complex64>()[i].real();
+  if (t.dtype() == DType::kComplex128) v = t.data<complex128>()[i].real();
   return v;
 }
 
@@ -88,7 +92,15 @@ int64_t ElementAsInt64(const Tensor& t, int64_t i) {
     using T = decltype(tag);
     v = static_cast<int64_t>(t.data<T>()[i]);
   });
+  if (t.dtype() == DType::kComplex64) v = static_cast<int64_t>(t.data<complex64>()[i].real());
+  if (t.dtype() == DType::kComplex128) v = static_cast<int64_t>(t.data<complex128>()[i].real());
   return v;
+}
+
+complex128 ElementAsComplex(const Tensor& t, int64_t i) {
+  if (t.dtype() == DType::kComplex64) return complex128(t.data<complex64>()[i]);
+  if (t.dtype() == DType::kComplex128) return t.data<complex128>()[i];
+  return complex128(ElementAsDouble(t, i), 0.0);
 }
 
 }  // namespace tfjit

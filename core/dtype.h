@@ -2,6 +2,7 @@
 #ifndef TFJIT_CORE_DTYPE_H_
 #define TFJIT_CORE_DTYPE_H_
 
+#include <complex>
 #include <cstdint>
 #include <optional>
 #include "absl/strings/string_view.h"
@@ -14,13 +15,16 @@ namespace tfjit {
 
 using half = Eigen::half;
 using bfloat16 = Eigen::bfloat16;
+using complex64 = std::complex<float>;
+using complex128 = std::complex<double>;
 
-// HLO spelling: pred s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64. Empty for non-numeric types.
+// HLO spelling: pred s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64. Empty for non-numeric
+// types and for complex (tfjit's HLO has no complex element types yet).
 absl::string_view DTypeHloName(DType dtype);
 std::optional<DType> DTypeFromHloName(absl::string_view name);
 
 // TensorFlow's DataType enum values (types.proto). _REF types (x + 100) map to their base
-// type. Returns nullopt for types tfjit does not support (complex, quantized, float8, ...).
+// type. Returns nullopt for types tfjit does not support (quantized, float8, ...).
 std::optional<DType> DTypeFromTfEnum(int tf_enum);
 int DTypeToTfEnum(DType dtype);
 
@@ -28,8 +32,13 @@ bool IsFloatingDType(DType dtype);
 bool IsSignedIntegerDType(DType dtype);
 bool IsUnsignedIntegerDType(DType dtype);
 inline bool IsIntegerDType(DType d) { return IsSignedIntegerDType(d) || IsUnsignedIntegerDType(d); }
-// Numeric: bool, integers and floats (everything that can enter compiled code).
+// Numeric: bool, integers and floats (everything that can enter compiled code). Complex is
+// NOT included: it is numeric for TF, but tfjit only runs it on kernels; test IsComplexDType
+// (or IsNumericOrComplexDType) where complex values are welcome.
 bool IsNumericDType(DType dtype);
+// complex64 / complex128. Neither floating nor real: IsFloatingDType is false for them.
+inline bool IsComplexDType(DType d) { return d == DType::kComplex64 || d == DType::kComplex128; }
+inline bool IsNumericOrComplexDType(DType d) { return IsNumericDType(d) || IsComplexDType(d); }
 
 // C++ type <-> DType.
 template <typename T> struct DTypeOf;
@@ -46,6 +55,8 @@ template <> struct DTypeOf<half> { static constexpr DType value = DType::kFloat1
 template <> struct DTypeOf<bfloat16> { static constexpr DType value = DType::kBFloat16; };
 template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
 template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
+template <> struct DTypeOf<complex64> { static constexpr DType value = DType::kComplex64; };
+template <> struct DTypeOf<complex128> { static constexpr DType value = DType::kComplex128; };
 
 // Calls f(T{}) with the C++ type of a numeric dtype; returns false for non-numeric types.
 // Usage: DispatchNumeric(dtype, [&](auto tag) { using T = decltype(tag); ... });
@@ -69,9 +80,22 @@ bool DispatchNumeric(DType dtype, F&& f) {
   }
 }
 
+// Calls f(T{}) with complex64 / complex128; returns false for other types.
+template <typename F>
+bool DispatchComplex(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::kComplex64: f(complex64{}); return true;
+    case DType::kComplex128: f(complex128{}); return true;
+    default: return false;
+  }
+}
+
 // Reads element `i` of a numeric tensor as double / int64 (for printing, checksums, tests).
+// For a complex tensor these read the real part; ElementAsComplex reads both parts of any
+// numeric or complex tensor (imaginary part 0 for real types).
 double ElementAsDouble(const Tensor& t, int64_t i);
 int64_t ElementAsInt64(const Tensor& t, int64_t i);
+complex128 ElementAsComplex(const Tensor& t, int64_t i);
 
 }  // namespace tfjit
 

@@ -168,12 +168,15 @@ std::string Tensor::ShapeString() const {
 std::string Tensor::DebugString(int max_values) const {
   std::string out = ShapeString();
   if (object_ != nullptr) return absl::StrCat(out, " ", object_->DebugString());
-  if (!IsNumericDType(dtype_)) return out;
+  if (!IsNumericOrComplexDType(dtype_)) return out;
   absl::StrAppend(&out, " {");
   const int64_t n = std::min<int64_t>(num_elements(), max_values);
   for (int64_t i = 0; i < n; ++i) {
     if (i > 0) absl::StrAppend(&out, ", ");
-    if (IsFloatingDType(dtype_)) {
+    if (IsComplexDType(dtype_)) {
+      const complex128 c = ElementAsComplex(*this, i);
+      absl::StrAppend(&out, "(", c.real(), ",", c.imag(), ")");
+    } else if (IsFloatingDType(dtype_)) {
       absl::StrAppend(&out, ElementAsDouble(*this, i));
     } else {
       absl::StrAppend(&out, ElementAsInt64(*this, i));

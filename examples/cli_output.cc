@@ -18,8 +18,20 @@ namespace tfjit::cli {
 
 std::string DescribeTensor(const std::string& name, const Tensor& t) {
   std::string out = absl::StrCat(name, " ", t.ShapeString());
-  if (!IsNumericDType(t.dtype())) return out;
   const int64_t n = t.num_elements();
+  if (IsComplexDType(t.dtype())) {  // "(re,im)" values; the sum of each part
+    complex128 sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += ElementAsComplex(t, i);
+    absl::StrAppend(&out, " [");
+    for (int64_t i = 0; i < std::min<int64_t>(n, 6); ++i) {
+      const complex128 c = ElementAsComplex(t, i);
+      absl::StrAppend(&out, i > 0 ? ", " : "", absl::StrFormat("(%.6g,%.6g)", c.real(), c.imag()));
+    }
+    absl::StrAppend(&out, n > 6 ? ", ...]" : "]",
+                    absl::StrFormat(" sum=(%.9g,%.9g)", sum.real(), sum.imag()));
+    return out;
+  }
+  if (!IsNumericDType(t.dtype())) return out;
   const bool is_float = IsFloatingDType(t.dtype());
   double sum = 0;
   for (int64_t i = 0; i < n; ++i) sum += ElementAsDouble(t, i);
@@ -103,6 +115,19 @@ Tensor RandomTensor(DType dtype, const std::vector<int64_t>& dims, uint64_t seed
       } else {
         data[i] = static_cast<T>(static_cast<float>((r >> 40) * (1.0 / (1ull << 24)) * 2.0 - 1.0));
       }
+    }
+  });
+  // Complex: both parts uniform in [-1, 1), as for the floats.
+  DispatchComplex(dtype, [&](auto tag) {
+    using C = decltype(tag);
+    using R = typename C::value_type;
+    C* data = t.data<C>();
+    auto uniform = [&] {
+      return static_cast<R>(static_cast<float>((next() >> 40) * (1.0 / (1ull << 24)) * 2.0 - 1.0));
+    };
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      const R re = uniform();
+      data[i] = C(re, uniform());
     }
   });
   return t;

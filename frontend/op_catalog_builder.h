@@ -51,6 +51,8 @@ inline DType FixedType(absl::string_view name) {
   if (name == "string") return DType::kString;
   if (name == "resource") return DType::kResource;
   if (name == "variant") return DType::kVariant;
+  if (name == "complex64") return DType::kComplex64;
+  if (name == "complex128") return DType::kComplex128;
   return DType::kInvalid;
 }
 
@@ -119,6 +121,8 @@ void AddRandomMoreOps(std::vector<OpDef>* ops);       // op_catalog_random_more.
 void AddImageMoreOps(std::vector<OpDef>* ops);        // op_catalog_image_more.cc
 void AddNnMoreOps(std::vector<OpDef>* ops);           // op_catalog_nn_more.cc
 void AddStateMoreOps(std::vector<OpDef>* ops);        // op_catalog_state_more.cc
+void AddFftOps(std::vector<OpDef>* ops);              // op_catalog_fft.cc
+void AddMathComplexOps(std::vector<OpDef>* ops);      // op_catalog_math_complex.cc
 
 // TF's common type sets (ops.pbtxt's allowed_values), for Op::Types.
 inline std::vector<DType> FloatTypes() {
@@ -129,7 +133,9 @@ inline std::vector<DType> IntTypes() {
   return {DType::kInt8,   DType::kInt16,  DType::kInt32,  DType::kInt64,
           DType::kUInt8,  DType::kUInt16, DType::kUInt32, DType::kUInt64};
 }
-// TF's realnumbertypes (no complex here: tfjit has no complex dtype yet).
+// TF's complex types (kernel-only in tfjit: the compiler has no complex types yet).
+inline std::vector<DType> ComplexTypes() { return {DType::kComplex64, DType::kComplex128}; }
+// TF's realnumbertypes (numbertypes less complex).
 inline std::vector<DType> RealTypes() {
   std::vector<DType> t = FloatTypes();
   for (DType d : IntTypes()) t.push_back(d);

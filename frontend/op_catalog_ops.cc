@@ -519,7 +519,7 @@ std::vector<OpDef> BuiltinOpDefs() {
   add("nn", catalog::AddNnMoreOps);
   add("state", catalog::AddStateMoreOps);
   add("fft", catalog::AddFftOps);
-  add("math", catalog::AddMathComplexOps);  // last: widens earlier ops' dtypes to complex
+  add("math", catalog::AddMathComplexOps);
   for (OpDef& op : ops) {
     for (const auto& [name, family] : kFamilyOverrides) {
       if (op.name == name) op.family = family;

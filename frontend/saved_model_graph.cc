@@ -195,7 +195,7 @@ std::vector<VariableNode> FindVariables(const tensorflow::GraphDef& graph_def) {
     auto dtype_attr = node.attr().find("dtype");
     if (dtype_attr == node.attr().end()) continue;
     const std::optional<DType> dtype = DTypeFromTfEnum(dtype_attr->second.type());
-    if (!dtype.has_value() || !IsNumericDType(*dtype)) continue;
+    if (!dtype.has_value() || !IsNumericOrComplexDType(*dtype)) continue;
     VariableNode v;
     v.name = node.name();
     v.op = node.op();

@@ -259,7 +259,7 @@ absl::StatusOr<std::string> BundleReader::ReadRecord(
 absl::StatusOr<Tensor> BundleReader::Lookup(const std::string& key) const {
   TFJIT_ASSIGN_OR_RETURN(const tensorflow::BundleEntryProto* entry, Entry(key));
   const std::optional<DType> dtype = DTypeFromTfEnum(entry->dtype());
-  if (!dtype.has_value() || !IsNumericDType(*dtype)) {
+  if (!dtype.has_value() || !IsNumericOrComplexDType(*dtype)) {
     return Unimplemented("checkpoint '%s': tensor '%s' has dtype %s; tfjit restores numeric "
                          "tensors only", index_path_, key, TfDataTypeName(entry->dtype()));
   }

@@ -1,6 +1,8 @@
 // TensorProto decoding and encoding (TF's Tensor::FromProto rules) and shape protos.
 #include "frontend/tensor_proto.h"
 
+#include "core/string_tensor.h"
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -13,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "core/string_tensor.h"
 
 namespace tfjit::tf {
 namespace {
@@ -40,6 +43,21 @@ void FillHalfBits(const tensorflow::TensorProto& proto, int64_t n, Tensor* t) {
   FillFromField(proto.half_val(), n, out);
 }
 
+// scomplex_val / dcomplex_val hold (re, im) pairs; the count is pairs (an odd trailing value
+// is ignored), padded with the last pair like the other fields.
+template <typename C, typename Field>
+void FillComplexFromField(const Field& values, int64_t n, C* out) {
+  using R = typename C::value_type;
+  const int64_t in_n = values.size() / 2;
+  if (in_n == 0) return;  // The buffer is already zero-filled.
+  const int64_t copied = std::min(in_n, n);
+  for (int64_t i = 0; i < copied; ++i) {
+    out[i] = C(static_cast<R>(values.Get(static_cast<int>(2 * i))),
+               static_cast<R>(values.Get(static_cast<int>(2 * i + 1))));
+  }
+  for (int64_t i = copied; i < n; ++i) out[i] = out[copied - 1];
+}
+
 // Fills `t` from the typed *_val field that TF uses for its dtype.
 absl::Status FillTypedField(const tensorflow::TensorProto& proto, int64_t n, Tensor* t) {
   switch (t->dtype()) {
@@ -56,6 +74,10 @@ absl::Status FillTypedField(const tensorflow::TensorProto& proto, int64_t n, Ten
     case DType::kBool: FillFromField(proto.bool_val(), n, t->data<bool>()); break;
     case DType::kFloat16:
     case DType::kBFloat16: FillHalfBits(proto, n, t); break;
+    case DType::kComplex64: FillComplexFromField(proto.scomplex_val(), n, t->data<complex64>()); break;
+    case DType::kComplex128:
+      FillComplexFromField(proto.dcomplex_val(), n, t->data<complex128>());
+      break;
     default:
       return Internal("TensorFromProto: no typed field for %s", DTypeName(t->dtype()));
   }
@@ -191,6 +213,41 @@ tensorflow::TensorShapeProto ShapeToProto(const std::vector<int64_t>& dims) {
   return proto;
 }
 
+// A DT_STRING constant: one string_val per element, or fewer with the last one repeated (as
+// TF fills); strings are bytes and kept as they are. At most 2^24 elements and 1 GiB in all.
+absl::StatusOr<Tensor> StringTensorFromProto(const tensorflow::TensorProto& proto,
+                                             const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d != 0 && n > (int64_t{1} << 24) / d) {
+      return InvalidArgument("a string constant of %s holds more than 2^24 strings",
+                             TypedShapeString(DType::kString, dims));
+    }
+    n *= d;
+  }
+  const int given = proto.string_val_size();
+  if (given > n) {
+    return InvalidArgument("string constant has %d string_val entries for %s", given,
+                           TypedShapeString(DType::kString, dims));
+  }
+  if (n > 0 && given == 0) {
+    return InvalidArgument("string constant of %s has no string_val entries",
+                           TypedShapeString(DType::kString, dims));
+  }
+  std::vector<std::string> values;
+  values.reserve(static_cast<size_t>(n));
+  int64_t bytes = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    values.push_back(proto.string_val(static_cast<int>(std::min<int64_t>(i, given - 1))));
+    bytes += static_cast<int64_t>(values.back().size());
+    if (bytes > (int64_t{1} << 30)) {
+      return InvalidArgument("a string constant of %s holds more than 1 GiB",
+                             TypedShapeString(DType::kString, dims));
+    }
+  }
+  return MakeStringTensor(dims, std::move(values));
+}
+
 absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
   const int tf_dtype = static_cast<int>(proto.dtype());
   std::optional<DType> dtype = DTypeFromTfEnum(tf_dtype);
@@ -199,7 +256,7 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
     return Unimplemented("tensors of dtype %s are not supported by tfjit",
                          TfDataTypeName(tf_dtype));
   }
-  if (!IsNumericDType(*dtype)) {
+  if (!IsNumericOrComplexDType(*dtype) && *dtype != DType::kString) {
     return Unimplemented("constant tensors of dtype %s are not supported by tfjit",
                          DTypeName(*dtype));
   }
@@ -208,6 +265,7 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
     return InvalidArgument("tensor has shape %s; a constant needs a fully defined shape",
                            shape.ToString());
   }
+  if (*dtype == DType::kString) return StringTensorFromProto(proto, shape.dims);
   // Refuse element counts that overflow or cannot be allocated before touching memory.
   TFJIT_ASSIGN_OR_RETURN(const int64_t n, CheckedNumElements(*dtype, shape.dims));
   // tensor_content must hold exactly the tensor's bytes: check before allocating, so a
@@ -231,7 +289,9 @@ tensorflow::TensorProto TensorToProto(const Tensor& tensor) {
   tensorflow::TensorProto proto;
   proto.set_dtype(static_cast<tensorflow::DataType>(DTypeToTfEnum(tensor.dtype())));
   *proto.mutable_tensor_shape() = ShapeToProto(tensor.dims());
-  if (tensor.byte_size() > 0) {
+  if (const std::vector<std::string>* strings = StringValues(tensor)) {
+    for (const std::string& s : *strings) proto.add_string_val(s);
+  } else if (tensor.byte_size() > 0) {
     proto.set_tensor_content(static_cast<const char*>(tensor.raw_data()), tensor.byte_size());
   }
   return proto;

@@ -75,6 +75,7 @@ DType DTypeOf(const py::dtype& d) {
     return size == 1 ? DType::kUInt8 : size == 2 ? DType::kUInt16 : size == 4 ? DType::kUInt32 : size == 8 ? DType::kUInt64 : DType::kInvalid;
   }
   if (kind == 'b') return DType::kBool;
+  if (kind == 'c') return size == 8 ? DType::kComplex64 : size == 16 ? DType::kComplex128 : DType::kInvalid;
   return DType::kInvalid;
 }
 
@@ -92,6 +93,8 @@ py::dtype NumpyDType(DType t) {
     case DType::kFloat16: return py::dtype("float16");
     case DType::kFloat32: return py::dtype("float32");
     case DType::kFloat64: return py::dtype("float64");
+    case DType::kComplex64: return py::dtype("complex64");
+    case DType::kComplex128: return py::dtype("complex128");
     default: break;
   }
   Raise(absl::UnimplementedError(

@@ -70,6 +70,15 @@ const OpLowering* FindOpLowering(absl::string_view op) {
 }
 
 bool CanLower(const tf::Node& node, std::string* why) {
+  // Complex values never enter compiled code (HLO has no complex element types here yet).
+  for (const std::vector<DType>* types : {&node.input_types(), &node.output_types()}) {
+    for (DType t : *types) {
+      if (!IsComplexDType(t)) continue;
+      *why = absl::StrCat(DTypeName(t), " values run on kernels: tfjit's compiler has no "
+                          "complex types yet (op ", node.op(), ")");
+      return false;
+    }
+  }
   const OpLowering* lowering = FindOpLowering(node.op());
   if (lowering == nullptr) {
     *why = absl::StrCat("op ", node.op(), " has no HLO lowering");
@@ -169,7 +178,7 @@ std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
 
 bool IsStatefulRandomOp(absl::string_view op) {
   return op == "RandomUniform" || op == "RandomStandardNormal" || op == "TruncatedNormal" ||
-         op == "RandomUniformInt";
+         op == "RandomUniformInt" || op == "Multinomial";
 }
 
 std::vector<const tf::Node*> StatefulRandomNodes(const ClusterSpec& cluster) {

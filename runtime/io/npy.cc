@@ -35,6 +35,7 @@ constexpr DescrEntry kDescrs[] = {
     {"i1", DType::kInt8},    {"i2", DType::kInt16},   {"i4", DType::kInt32},
     {"i8", DType::kInt64},   {"u1", DType::kUInt8},   {"u2", DType::kUInt16},
     {"u4", DType::kUInt32},  {"u8", DType::kUInt64},  {"b1", DType::kBool},
+    {"c8", DType::kComplex64}, {"c16", DType::kComplex128},
 };
 
 // The parsed header dict.
@@ -181,7 +182,7 @@ absl::StatusOr<DType> DTypeFromDescr(absl::string_view descr, absl::string_view 
   }
   return Unimplemented(
       "file '%s': .npy dtype '%s' is not supported; supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 "
-      "|u1 <u2 <u4 <u8 |b1",
+      "|u1 <u2 <u4 <u8 |b1 <c8 <c16",
       source, descr);
 }
 

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/string_tensor.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/cwise_ops.h"
 
@@ -743,6 +744,13 @@ absl::Status CumulativeLogsumexpKernel(KernelContext& ctx) {
 
 // TF's SummarizeValue: the first `max` elements separated by spaces, "..." when there are more.
 std::string Summarize(const Tensor& t, int64_t max) {
+  if (const std::vector<std::string>* strings = StringValues(t)) {
+    // Strings print bare, as TF's SummarizeValue does ("x must be positive").
+    const size_t n = std::min(strings->size(), static_cast<size_t>(std::max<int64_t>(max, 0)));
+    std::string s = absl::StrJoin(strings->begin(), strings->begin() + n, " ");
+    if (strings->size() > n) absl::StrAppend(&s, "...");
+    return s;
+  }
   if (!IsNumericDType(t.dtype())) return t.DebugString(static_cast<int>(max));
   std::vector<std::string> parts;
   const int64_t n = std::min(t.num_elements(), max);

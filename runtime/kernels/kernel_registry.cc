@@ -35,6 +35,8 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterImageMoreKernels(registry);
   RegisterNnMoreKernels(registry);
   RegisterStateMoreKernels(registry);
+  RegisterFftKernels(registry);
+  RegisterMathComplexKernels(registry);  // last: wraps earlier kernels with complex paths
 }
 
 }  // namespace tfjit::runtime

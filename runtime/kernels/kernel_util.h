@@ -103,7 +103,7 @@ bool DispatchFloatInt(DType dtype, F&& f) {
       return DispatchFloat(dtype, std::forward<F>(f));
   }
 }
-// Element copies only care about the byte width; bool included.
+// Element copies only care about the byte width (1, 2, 4, 8, 16); bool and complex included.
 template <typename F>
 bool DispatchByWidth(DType dtype, F&& f) {
   switch (DTypeSize(dtype)) {
@@ -118,6 +118,9 @@ bool DispatchByWidth(DType dtype, F&& f) {
       return true;
     case 8:
       f(uint64_t{});
+      return true;
+    case 16:  // complex128
+      f(complex128{});
       return true;
     default:
       return false;
@@ -159,6 +162,8 @@ void RegisterRandomMoreKernels(KernelRegistry& registry);            // random_m
 void RegisterImageMoreKernels(KernelRegistry& registry);             // image_more_kernels.cc
 void RegisterStateMoreKernels(KernelRegistry& registry);  // state_more_kernels.cc
 void RegisterNnMoreKernels(KernelRegistry& registry);                // nn_more_kernels.cc
+void RegisterFftKernels(KernelRegistry& registry);                   // fft_kernels.cc
+void RegisterMathComplexKernels(KernelRegistry& registry);           // math_complex_kernels.cc
 
 }  // namespace tfjit::runtime
 

@@ -247,5 +247,30 @@ assert np.all(np.abs(b + neg) <= np.abs(neg) / 128)  # bfloat16 keeps 8 bits
 PY
 then passes=$((passes+1)); else echo "FAIL collide-values"; fails=$((fails+1)); fi
 
+# A TF-written assertion: its message is a string constant; it passes, or fails with TF's text
+# (--jit none and auto; the Assert stays in the runtime).
+cat > "$tmp/assert.pbtxt" <<'PBTXT'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "msg" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { } string_val: "x must be above the bound" } } } }
+node { name: "bound" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { } } } }
+node { name: "gt" op: "Greater" input: "x" input: "bound" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "axes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 0 } } } }
+node { name: "all" op: "All" input: "gt" input: "axes" }
+node { name: "assert" op: "Assert" input: "all" input: "msg" input: "x" attr { key: "T" value { list { type: DT_STRING type: DT_FLOAT } } } attr { key: "summarize" value { i: 3 } } }
+node { name: "y" op: "Identity" input: "x" input: "^assert" attr { key: "T" value { type: DT_FLOAT } } }
+PBTXT
+/usr/bin/python3 - "$tmp" <<'PY'
+import sys
+import numpy as np
+np.save(f"{sys.argv[1]}/x2.npy", np.array([1.5, 2.5], dtype=np.float32))
+np.save(f"{sys.argv[1]}/lo.npy", np.array(1.0, dtype=np.float32))
+np.save(f"{sys.argv[1]}/hi.npy", np.array(2.0, dtype=np.float32))
+PY
+for mode in none auto; do
+  check "assert-holds-$mode" 0 "$tfjit" run "$tmp/assert.pbtxt" --input x="$tmp/x2.npy" --input bound="$tmp/lo.npy" --fetch y --jit "$mode"
+  check "assert-fails-$mode" 1 "$tfjit" run "$tmp/assert.pbtxt" --input x="$tmp/x2.npy" --input bound="$tmp/hi.npy" --fetch y --jit "$mode"
+  expect_in "assert-msg-$mode" "$tmp/err" "^INVALID_ARGUMENT: node 'assert' \(Assert\): assertion failed: \[x must be above the bound\] \[1.5 2.5\]"
+done
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -94,6 +94,7 @@ std::vector<OpCase> SpecialCases();  // op_cases_special.cc
 std::vector<OpCase> RandomMoreCases();  // op_cases_random_more.cc
 std::vector<OpCase> ImageMoreCases();  // op_cases_image_more.cc
 std::vector<OpCase> NnMoreCases();  // op_cases_nn_more.cc
+std::vector<OpCase> FftCases();  // op_cases_fft.cc
 
 }  // namespace tfjit::optest
 

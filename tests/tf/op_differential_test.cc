@@ -112,6 +112,7 @@ double Tolerance(DType t) {
     case DType::kFloat16: return 4e-3;
     case DType::kBFloat16: return 2e-2;
     case DType::kFloat64: return 1e-12;
+    case DType::kComplex128: return 1e-12;  // per part, like float64 (complex64: float32's)
     default: return 2e-6;
   }
 }
@@ -121,6 +122,22 @@ double Tolerance(DType t) {
     return ::testing::AssertionFailure() << e.ShapeString() << " vs " << a.ShapeString();
   }
   const double tol = Tolerance(e.dtype());
+  if (IsComplexDType(e.dtype())) {
+    // Both parts, each like a float of the part's type, relative to the element's modulus.
+    for (int64_t k = 0; k < e.num_elements(); ++k) {
+      const complex128 ev = ElementAsComplex(e, k), av = ElementAsComplex(a, k);
+      const double scale = tol * std::max(1.0, std::abs(ev));
+      const auto part_ok = [&](double x, double y) {
+        return (std::isnan(x) && std::isnan(y)) || x == y || std::abs(x - y) <= scale;
+      };
+      if (!part_ok(ev.real(), av.real()) || !part_ok(ev.imag(), av.imag())) {
+        return ::testing::AssertionFailure() << "element " << k << ": (" << ev.real() << ","
+                                             << ev.imag() << ") vs (" << av.real() << ","
+                                             << av.imag() << ")";
+      }
+    }
+    return ::testing::AssertionSuccess();
+  }
   for (int64_t k = 0; k < e.num_elements(); ++k) {
     const double ev = ElementAsDouble(e, k), av = ElementAsDouble(a, k);
     if (std::isnan(ev) && std::isnan(av)) continue;
@@ -232,6 +249,69 @@ TEST(OpLoweringErrors, StridedSliceShrinkOutOfRange) {
   absl::Status s = RunAll(c);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "out of bounds")) << s;
+}
+
+// Complex values run on kernels only: must-compile mode names the op and the dtype.
+TEST(OpLoweringErrors, ComplexValuesNeverCompile) {
+  OpCase add{"Add_complex_all", "Add", DType::kComplex64, {{3}, {3}}};
+  absl::Status s = RunAll(add);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.message(), "complex64 values run on kernels")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "Add")) << s;
+  OpCase fft{"FFT_all", "FFT", DType::kComplex128, {{4}}};
+  fft.has_t = false;
+  fft.attrs["Tcomplex"] = TypeAttr(DType::kComplex128);
+  s = RunAll(fft);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.message(), "complex128 values run on kernels")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "FFT")) << s;
+}
+
+// The kernel path (--jit none) of a case; the status of the run.
+absl::Status RunKernel(const OpCase& c) {
+  const std::string path = WriteTempFile(absl::StrCat("op_kerr_", c.name, ".pbtxt"), GraphText(c));
+  PathResult r = RunPath(path, c, JitMode::kNone, "cpu");
+  std::filesystem::remove(path);
+  return r.status;
+}
+
+// TF's FFT kernels' checks: an input shorter than fft_length is an error (tf.signal pads
+// first), fft_length must be non-negative with one entry per transformed dim, and lengths
+// whose output cannot exist fail cleanly.
+TEST(OpLoweringErrors, FftKernelsCheckTheirInputs) {
+  auto rfft = [](const char* name, const char* op, Dims shape, std::vector<int32_t> len) {
+    OpCase c{name, op, DType::kFloat32, {std::move(shape)}, {Ints(len)}};
+    c.has_t = false;
+    return c;
+  };
+  struct Bad {
+    OpCase c;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {rfft("RFFT_short", "RFFT", {2, 5}, {8}),
+       "Input dimension 1 must have length of at least 8 but got: 5"},
+      {rfft("RFFT_negative", "RFFT", {2, 5}, {-1}), "fft_length[0] must >= 0, but got: -1"},
+      {rfft("RFFT2D_len1", "RFFT2D", {2, 5}, {5}), "fft_length must have shape [2]"},
+      {rfft("RFFT3D_rank2", "RFFT3D", {2, 5}, {1, 2, 5}), "Input must have rank of at least 3"},
+  };
+  for (const Bad& b : bad) {
+    absl::Status s = RunKernel(b.c);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << b.c.name << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), b.message)) << b.c.name << ": " << s;
+  }
+  // An empty input with huge fft lengths: the output shape overflows; refused, no crash.
+  OpCase huge{"IRFFT3D_huge", "IRFFT3D", DType::kComplex64, {{0, 0, 0}},
+              {Ints({1 << 30, 1 << 30, 1 << 30})}};
+  huge.has_t = false;
+  absl::Status s = RunKernel(huge);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.code(), absl::StatusCode::kInternal) << s;
+  OpCase scalar{"FFT_scalar", "FFT", DType::kComplex64, {{}}};
+  scalar.has_t = false;
+  s = RunKernel(scalar);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "Input must have rank of at least 1")) << s;
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, OpDifferentialTest, ::testing::ValuesIn(AllCases()),

@@ -12,7 +12,10 @@ TEST(DTypeTest, TfEnumValuesMatchTypesProto) {
   EXPECT_EQ(DTypeFromTfEnum(10), DType::kBool);
   EXPECT_EQ(DTypeFromTfEnum(19), DType::kFloat16);
   EXPECT_EQ(DTypeFromTfEnum(101), DType::kFloat32);  // DT_FLOAT_REF
-  EXPECT_EQ(DTypeFromTfEnum(8), std::nullopt);       // complex64 unsupported
+  EXPECT_EQ(DTypeFromTfEnum(8), DType::kComplex64);
+  EXPECT_EQ(DTypeFromTfEnum(18), DType::kComplex128);
+  EXPECT_EQ(DTypeFromTfEnum(11), std::nullopt);      // qint8 unsupported
+  EXPECT_EQ(DTypeToTfEnum(DType::kComplex128), 18);
   EXPECT_EQ(DTypeToTfEnum(DType::kInt64), 9);
 }
 
@@ -30,6 +33,27 @@ TEST(DTypeTest, Sizes) {
   EXPECT_EQ(DTypeSize(DType::kFloat64), 8u);
   EXPECT_EQ(DTypeSize(DType::kBool), 1u);
   EXPECT_EQ(DTypeSize(DType::kString), 0u);
+  EXPECT_EQ(DTypeSize(DType::kComplex64), 8u);
+  EXPECT_EQ(DTypeSize(DType::kComplex128), 16u);
+}
+
+// Complex is kernel-only: not floating, not "numeric" (compilable), no HLO name.
+TEST(DTypeTest, ComplexPredicates) {
+  for (DType d : {DType::kComplex64, DType::kComplex128}) {
+    EXPECT_TRUE(IsComplexDType(d));
+    EXPECT_TRUE(IsNumericOrComplexDType(d));
+    EXPECT_FALSE(IsFloatingDType(d));
+    EXPECT_FALSE(IsNumericDType(d));
+    EXPECT_FALSE(IsIntegerDType(d));
+    EXPECT_EQ(DTypeHloName(d), "");
+  }
+  EXPECT_STREQ(DTypeName(DType::kComplex64), "complex64");
+  EXPECT_STREQ(DTypeName(DType::kComplex128), "complex128");
+  Tensor t(DType::kComplex64, {2});
+  t.data<complex64>()[1] = complex64(1.5f, -2.f);
+  EXPECT_EQ(ElementAsComplex(t, 1), complex128(1.5, -2.0));
+  EXPECT_EQ(ElementAsDouble(t, 1), 1.5);
+  EXPECT_EQ(t.DebugString(), "complex64[2] {(0,0), (1.5,-2)}");
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ class AttrTest : public ::testing::Test {
       node {
         name: "n" op: "NoOp"
         attr { key: "t" value { type: DT_HALF } }
-        attr { key: "c" value { type: DT_COMPLEX64 } }
+        attr { key: "c" value { type: DT_QINT8 } }
         attr { key: "i" value { i: -4 } }
         attr { key: "f" value { f: 0.25 } }
         attr { key: "b" value { b: true } }
@@ -105,7 +105,7 @@ TEST_F(AttrTest, WrongKindNamesBothKinds) {
 TEST_F(AttrTest, UnsupportedTypeIsUnimplemented) {
   absl::Status s = GetTypeAttr(*node_, "c").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(s.message(), HasSubstr("node 'n' (NoOp): attr 'c' is complex64"));
+  EXPECT_THAT(s.message(), HasSubstr("node 'n' (NoOp): attr 'c' is qint8"));
 }
 
 TEST_F(AttrTest, BadTensorAttrNamesAttr) {

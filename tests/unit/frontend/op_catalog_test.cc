@@ -155,11 +155,11 @@ TEST(ResolveArgTypesTest, ErrorsNameNodeAndAttr) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("attr 'N' = -2"));
 
-  auto complex = ParseTextProto<tensorflow::NodeDef>(R"pb(name: "a" op: "Add"
-      attr { key: "T" value { type: DT_COMPLEX128 } })pb");
-  s = ResolveArgTypes(*LookupOpDef("Add"), complex, &in, &out);
+  auto quantized = ParseTextProto<tensorflow::NodeDef>(R"pb(name: "a" op: "Add"
+      attr { key: "T" value { type: DT_QINT16 } })pb");
+  s = ResolveArgTypes(*LookupOpDef("Add"), quantized, &in, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(s.message(), HasSubstr("complex128"));
+  EXPECT_THAT(s.message(), HasSubstr("qint16"));
 }
 
 TEST(FlatOutputIndexTest, ResolvesNamedOutputArgs) {

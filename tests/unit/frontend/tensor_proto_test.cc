@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/dtype.h"
+#include "core/string_tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
@@ -34,6 +35,24 @@ TEST(TensorFromProtoTest, TensorContentIsLittleEndianRowMajor) {
   EXPECT_EQ(t.data<float>()[0], 1.0f);
   EXPECT_EQ(t.data<float>()[1], 2.0f);
   EXPECT_EQ(t.data<float>()[3], 4.0f);
+}
+
+// scomplex_val / dcomplex_val hold (re, im) pairs; missing pairs repeat the last one.
+TEST(TensorFromProtoTest, ComplexValPairs) {
+  Tensor t = Decode(R"pb(dtype: DT_COMPLEX64 tensor_shape { dim { size: 3 } }
+      scomplex_val: 1 scomplex_val: 2 scomplex_val: -3 scomplex_val: 0.5)pb");
+  ASSERT_EQ(t.dtype(), DType::kComplex64);
+  EXPECT_EQ(t.data<complex64>()[0], complex64(1, 2));
+  EXPECT_EQ(t.data<complex64>()[1], complex64(-3, 0.5f));
+  EXPECT_EQ(t.data<complex64>()[2], complex64(-3, 0.5f));
+  Tensor d = Decode(R"pb(dtype: DT_COMPLEX128 tensor_shape { dim { size: 1 } }
+      dcomplex_val: 0.25 dcomplex_val: -8)pb");
+  ASSERT_EQ(d.dtype(), DType::kComplex128);
+  EXPECT_EQ(d.data<complex128>()[0], complex128(0.25, -8));
+  // tensor_content: 8 bytes per complex64 (float re, float im).
+  Tensor c = Decode(R"pb(dtype: DT_COMPLEX64 tensor_shape { dim { size: 1 } }
+      tensor_content: "\000\000\200?\000\000\000@")pb");
+  EXPECT_EQ(c.data<complex64>()[0], complex64(1, 2));
 }
 
 TEST(TensorFromProtoTest, FewerTypedValuesRepeatTheLast) {
@@ -139,15 +158,37 @@ TEST(TensorFromProtoTest, UnknownDimsAndBadDimsAreRejected) {
 }
 
 TEST(TensorFromProtoTest, UnsupportedDtypes) {
-  absl::Status s = DecodeError(R"pb(dtype: DT_COMPLEX64 scomplex_val: 1 scomplex_val: 2)pb");
+  absl::Status s = DecodeError(R"pb(dtype: DT_QINT8 int_val: 1)pb");
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(s.message(), HasSubstr("complex64"));
-  s = DecodeError(R"pb(dtype: DT_STRING string_val: "a")pb");
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(s.message(), HasSubstr("string"));
+  EXPECT_THAT(s.message(), HasSubstr("qint8"));
   s = DecodeError(R"pb(float_val: 1)pb");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("DT_INVALID"));
+}
+
+// String constants (Assert's messages, a Saver's names): one string_val per element, the last
+// repeated when fewer are given; bytes kept as they are.
+TEST(TensorFromProtoTest, StringConstants) {
+  Tensor scalar = Decode(R"pb(dtype: DT_STRING string_val: "x must be positive")pb");
+  ASSERT_NE(StringValues(scalar), nullptr);
+  EXPECT_EQ(scalar.ShapeString(), "string[]");
+  EXPECT_EQ((*StringValues(scalar))[0], "x must be positive");
+  Tensor filled = Decode(R"pb(dtype: DT_STRING tensor_shape { dim { size: 3 } }
+                              string_val: "a" string_val: "b\000c")pb");
+  ASSERT_NE(StringValues(filled), nullptr);
+  EXPECT_EQ(*StringValues(filled), (std::vector<std::string>{"a", std::string("b\0c", 3), std::string("b\0c", 3)}));
+  Tensor empty = Decode(R"pb(dtype: DT_STRING tensor_shape { dim { size: 0 } })pb");
+  EXPECT_EQ(StringValues(empty)->size(), 0u);
+  absl::Status s = DecodeError(R"pb(dtype: DT_STRING tensor_shape { dim { size: 2 } })pb");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("no string_val"));
+  s = DecodeError(R"pb(dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "a"
+                       string_val: "b")pb");
+  EXPECT_THAT(s.message(), HasSubstr("2 string_val entries"));
+  // And back: string_val, one per element.
+  tensorflow::TensorProto proto = TensorToProto(filled);
+  ASSERT_EQ(proto.string_val_size(), 3);
+  EXPECT_EQ(proto.string_val(2), std::string("b\0c", 3));
 }
 
 TEST(TensorToProtoTest, RoundTripsThroughTensorContent) {
