@@ -117,6 +117,46 @@ void AddGradientsOps(std::vector<OpDef>* ops) {
                      .Types("T", {DType::kUInt8, DType::kInt8, DType::kInt32, DType::kFloat16,
                                   DType::kFloat32, DType::kFloat64, DType::kBFloat16})
                      .Const({1}).Build());
+  // LRN's gradient (nn_ops.cc): the local response normalisation over depth, 4-D.
+  ops->push_back(Op("LRNGrad").In("input_grads: T").In("input_image: T").In("output_image: T")
+                     .Out("output: T").Attr("depth_radius", I(5)).Attr("bias", F(1.0f))
+                     .Attr("alpha", F(1.0f)).Attr("beta", F(0.5f))
+                     .Attr("T", T(tensorflow::DT_FLOAT))
+                     .Types("T", {DType::kFloat16, DType::kBFloat16, DType::kFloat32}).Build());
+  // MaxPool's second-order gradient: grad has orig_input's shape, the output orig_output's.
+  ops->push_back(Op("MaxPoolGradGrad").In("orig_input: T").In("orig_output: T").In("grad: T")
+                     .Out("output: T").Attr("data_format", S("NHWC"))
+                     .Types("T", RealTypes()).Build());
+  ops->push_back(Op("MaxPoolGradGradV2").In("orig_input: T").In("orig_output: T").In("grad: T")
+                     .In("ksize: int32").In("strides: int32").Out("output: T")
+                     .Attr("data_format", S("NHWC")).Types("T", RealTypes()).Const({3, 4})
+                     .Build());
+  // 3-D pooling and convolution gradients (NDHWC or NCDHW); ksize, strides, padding have no
+  // defaults.
+  const std::vector<DType> half_float = {DType::kFloat16, DType::kBFloat16, DType::kFloat32};
+  ops->push_back(Op("AvgPool3DGrad").In("orig_input_shape: int32").In("grad: T")
+                     .Out("output: T").Attr("data_format", S("NDHWC")).Types("T", FloatTypes())
+                     .Const({0}).Build());
+  ops->push_back(Op("MaxPool3DGrad").In("orig_input: TInput").In("orig_output: TInput")
+                     .In("grad: T").Out("output: T").Attr("data_format", S("NDHWC"))
+                     .Attr("T", T(tensorflow::DT_FLOAT)).Attr("TInput", T(tensorflow::DT_FLOAT))
+                     .Types("T", half_float).Types("TInput", half_float).Build());
+  ops->push_back(Op("Conv3DBackpropInputV2").In("input_sizes: Tshape").In("filter: T")
+                     .In("out_backprop: T").Out("output: T").Attr("data_format", S("NDHWC"))
+                     .Attr("dilations", IntList({1, 1, 1, 1, 1}))
+                     .Attr("Tshape", T(tensorflow::DT_INT32)).Types("T", FloatTypes())
+                     .Types("Tshape", IndexTypes()).Const({0}).Build());
+  ops->push_back(Op("Conv3DBackpropFilterV2").In("input: T").In("filter_sizes: int32")
+                     .In("out_backprop: T").Out("output: T").Attr("data_format", S("NDHWC"))
+                     .Attr("dilations", IntList({1, 1, 1, 1, 1})).Types("T", FloatTypes())
+                     .Const({1}).Build());
+  // Dilation2D's gradients (TF-only: XLA leaves them to TF's kernels).
+  ops->push_back(Op("Dilation2DBackpropInput").In("input: T").In("filter: T")
+                     .In("out_backprop: T").Out("in_backprop: T").Types("T", RealTypes())
+                     .Build());
+  ops->push_back(Op("Dilation2DBackpropFilter").In("input: T").In("filter: T")
+                     .In("out_backprop: T").Out("filter_backprop: T").Types("T", RealTypes())
+                     .Build());
   // ConcatOffset feeds concat gradients but is an array op (family "array").
   OpDef concat_offset = Op("ConcatOffset").In("concat_dim: int32").In("shape: N * shape_type")
                             .Out("offset: N * shape_type")

@@ -3,7 +3,8 @@
 // precision (relu_op_functor.h, cwise_ops.h, xent_op.cc, the batch-norm gradient), naive loops
 // over windows and taps for the pooling, convolution and resize gradients, and hand-computed
 // values for the shape ops (BroadcastGradientArgs, ConcatOffset, StridedSliceGrad). NCHW
-// variants transpose an NHWC case. GradientsErrors checks TF's errors in both modes.
+// variants transpose an NHWC case (NCDHW an NDHWC one). Dilation2DBackpropInput/Filter are
+// kernel-only (XLA leaves them to TF). GradientsErrors checks TF's errors in both modes.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -988,6 +989,487 @@ void AddNchwCases(std::vector<OpCase>* cases) {
   cases->insert(cases->end(), more.begin(), more.end());
 }
 
+// ---- MaxPoolGradGrad / V2 ----
+
+// Each output (orig_output's shape) takes grad (orig_input's shape) at the first maximum of its
+// window of orig_input in row-major window order; TF's CPU kernel takes the first cell equal
+// to orig_output, XLA the first maximum, so a tie goes to the first. The random f32/f64 feeds
+// have no ties; the f16/int32 ones may, and every side takes the first.
+RefFn MaxPoolGradGradRef(const PoolSpec& p) {
+  return [p](const std::vector<Tensor>& in) {
+    const Dims od = PoolOut(p);
+    std::vector<double> out(static_cast<size_t>(od[0] * od[1] * od[2] * od[3]), 0.0);
+    ForEachPoolOutput(p, [&](int64_t n, int64_t oh, int64_t ow, int64_t c, int64_t h0,
+                             int64_t h1, int64_t w0, int64_t w1) {
+      Dims best;
+      for (int64_t i = h0; i < h1; ++i) {
+        for (int64_t j = w0; j < w1; ++j) {
+          if (best.empty() || At(in[0], {n, i, j, c}) > At(in[0], best)) best = {n, i, j, c};
+        }
+      }
+      out[static_cast<size_t>(Ravel({n, oh, ow, c}, od))] = best.empty() ? 0.0 : At(in[2], best);
+    });
+    return Floats(in[0].dtype(), od, out);
+  };
+}
+
+void AddMaxPoolGradGradCases(std::vector<OpCase>* cases) {
+  for (const PoolSpec& p : PoolSpecs()) {
+    for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32}) {
+      OpCase c{absl::StrCat("MaxPoolGradGrad_", p.name, "_", TypeName(t)), "MaxPoolGradGrad", t,
+               {p.in, PoolOut(p), p.in}};
+      SetPoolAttrs(&c, p);
+      c.reference = MaxPoolGradGradRef(p);
+      if (t == DType::kFloat32 || t == DType::kInt32) {  // ksize and strides as constant inputs
+        OpCase v2 = c;
+        v2.name = absl::StrCat("MaxPoolGradGradV2_", p.name, "_", TypeName(t));
+        v2.op = "MaxPoolGradGradV2";
+        v2.attrs.erase("ksize");
+        v2.attrs.erase("strides");
+        v2.consts = {Ints({1, static_cast<int32_t>(p.k), static_cast<int32_t>(p.k), 1}),
+                     Ints({1, static_cast<int32_t>(p.s), static_cast<int32_t>(p.s), 1})};
+        cases->push_back(v2);
+      }
+      cases->push_back(c);
+    }
+  }
+  PoolSpec empty{"empty_batch", {0, 4, 4, 2}, 2, 2, false};
+  OpCase e{"MaxPoolGradGrad_empty_batch_f32", "MaxPoolGradGrad", DType::kFloat32,
+           {empty.in, PoolOut(empty), empty.in}};
+  SetPoolAttrs(&e, empty);
+  e.reference = MaxPoolGradGradRef(empty);
+  cases->push_back(e);
+}
+
+// ---- LRNGrad ----
+
+tensorflow::AttrValue FloatAttrV(float f) {
+  tensorflow::AttrValue a;
+  a.set_f(f);
+  return a;
+}
+
+// TF's lrn_op.cc formula in double (see gradients_kernels.cc): in = {input_grads, input_image,
+// output_image}.
+RefFn LrnGradRef(int64_t r, double bias, double alpha, double beta) {
+  return [=](const std::vector<Tensor>& in) {
+    const Dims d = in[0].dims();
+    const int64_t depth = d[3], rows = depth == 0 ? 0 : in[0].num_elements() / depth;
+    std::vector<double> out(static_cast<size_t>(in[0].num_elements()), 0.0);
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t off = row * depth;
+      auto x = [&](int64_t k) { return ElementAsDouble(in[1], off + k); };
+      for (int64_t j = 0; j < depth; ++j) {
+        double norm = 0;
+        for (int64_t k = std::max<int64_t>(0, j - r); k <= std::min(depth - 1, j + r); ++k) {
+          norm += x(k) * x(k);
+        }
+        norm = bias + alpha * norm;
+        const double g = ElementAsDouble(in[0], off + j), y = ElementAsDouble(in[2], off + j);
+        for (int64_t k = std::max<int64_t>(0, j - r); k <= std::min(depth - 1, j + r); ++k) {
+          double v = -2.0 * alpha * beta * x(k) * y / norm;
+          if (k == j) v += std::pow(norm, -beta);
+          out[static_cast<size_t>(off + k)] += v * g;
+        }
+      }
+    }
+    return Floats(in[0].dtype(), d, out);
+  };
+}
+
+void AddLrnGradCases(std::vector<OpCase>* cases) {
+  struct Lrn {
+    const char* name;
+    Dims d;
+    int64_t r;
+    float bias, alpha, beta;
+    bool defaults;
+  };
+  const std::vector<Lrn> specs = {
+      {"r2", {2, 3, 4, 7}, 2, 1.5f, 0.25f, 0.75f, false},
+      {"defaults", {1, 2, 3, 12}, 5, 1.0f, 1.0f, 0.5f, true},
+      {"r0", {1, 2, 2, 5}, 0, 2.0f, 0.5f, 1.0f, false},
+      {"depth1", {2, 2, 2, 1}, 3, 1.0f, 2.0f, 0.5f, false},
+      {"empty", {0, 2, 2, 3}, 2, 1.0f, 1.0f, 0.5f, false},
+  };
+  for (const Lrn& l : specs) {
+    for (DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+      if (t != DType::kFloat32 && std::string(l.name) != "r2") continue;
+      OpCase c{absl::StrCat("LRNGrad_", l.name, "_", TypeName(t)), "LRNGrad", t, {l.d, l.d, l.d}};
+      if (!l.defaults) {
+        c.attrs["depth_radius"] = IntAttr(l.r);
+        c.attrs["bias"] = FloatAttrV(l.bias);
+        c.attrs["alpha"] = FloatAttrV(l.alpha);
+        c.attrs["beta"] = FloatAttrV(l.beta);
+      }
+      c.reference = LrnGradRef(l.r, l.bias, l.alpha, l.beta);
+      cases->push_back(c);
+    }
+  }
+}
+
+// ---- 3-D pooling and convolution gradients (NDHWC; NCDHW copies) ----
+
+// t with its dims permuted: out dims[i] = t.dims[perm[i]].
+Tensor PermuteN(const Tensor& t, const std::vector<int>& perm) {
+  const size_t r = perm.size();
+  Dims d(r);
+  for (size_t i = 0; i < r; ++i) d[i] = t.dims()[static_cast<size_t>(perm[i])];
+  Tensor out(t.dtype(), d);
+  for (int64_t k = 0; k < out.num_elements(); ++k) {
+    const Dims o = Unravel(k, d);
+    Dims src(r);
+    for (size_t i = 0; i < r; ++i) src[static_cast<size_t>(perm[i])] = o[i];
+    SetFromDouble(out, k, At(t, src));
+  }
+  return out;
+}
+
+struct Spec3D {
+  const char* name;
+  Dims x;  // NDHWC
+  Dims k;  // pool window, or the filter [kd, kh, kw, in_c, out_c]
+  Dims s, dil;
+  bool same;
+};
+
+// The output size and padding before of one spatial dim (with dilation).
+std::pair<int64_t, int64_t> Dim3(const Spec3D& p, int i) {
+  const size_t u = static_cast<size_t>(i);
+  return ConvDim(p.x[u + 1], p.k[u], p.s[u], p.dil[u], p.same);
+}
+
+Dims Out3D(const Spec3D& p, int64_t channels) {
+  return {p.x[0], Dim3(p, 0).first, Dim3(p, 1).first, Dim3(p, 2).first, channels};
+}
+
+// f(n, o[3], i[3], tap[3]) for every output position and window tap inside the input.
+template <typename F>
+void ForEachTap3D(const Spec3D& p, F f) {
+  const Dims od = Out3D(p, 1);
+  const int64_t pad[3] = {Dim3(p, 0).second, Dim3(p, 1).second, Dim3(p, 2).second};
+  for (int64_t n = 0; n < p.x[0]; ++n) {
+    for (int64_t a = 0; a < od[1]; ++a) {
+      for (int64_t b = 0; b < od[2]; ++b) {
+        for (int64_t c = 0; c < od[3]; ++c) {
+          const int64_t o[3] = {a, b, c};
+          for (int64_t t0 = 0; t0 < p.k[0]; ++t0) {
+            for (int64_t t1 = 0; t1 < p.k[1]; ++t1) {
+              for (int64_t t2 = 0; t2 < p.k[2]; ++t2) {
+                const int64_t tap[3] = {t0, t1, t2};
+                int64_t i[3];
+                bool inside = true;
+                for (int d = 0; d < 3; ++d) {
+                  i[d] = o[d] * p.s[static_cast<size_t>(d)] +
+                         tap[d] * p.dil[static_cast<size_t>(d)] - pad[d];
+                  inside = inside && i[d] >= 0 && i[d] < p.x[static_cast<size_t>(d + 1)];
+                }
+                if (inside) f(n, o, i, tap);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void SetAttrs3D(OpCase* c, const Spec3D& p, bool pool) {
+  if (pool) c->attrs["ksize"] = IntListAttr({1, p.k[0], p.k[1], p.k[2], 1});
+  c->attrs["strides"] = IntListAttr({1, p.s[0], p.s[1], p.s[2], 1});
+  if (!pool) c->attrs["dilations"] = IntListAttr({1, p.dil[0], p.dil[1], p.dil[2], 1});
+  c->attrs["padding"] = StringAttr(p.same ? "SAME" : "VALID");
+}
+
+// An NCDHW copy of an NDHWC case: the 5-D placeholders (`images`), the 5-D constants
+// (`const_images`) and the shape constants (`const_shapes`) transposed, the per-dim attrs
+// permuted, the reference run on NDHWC and its result transposed back when `output_5d`.
+OpCase AsNcdhw(OpCase c, const std::vector<size_t>& images, const std::vector<size_t>& const_images,
+               const std::vector<size_t>& const_shapes, bool output_5d) {
+  const std::vector<int> to_first = {0, 4, 1, 2, 3}, to_last = {0, 2, 3, 4, 1};
+  c.name += "_ncdhw";
+  c.attrs["data_format"] = StringAttr("NCDHW");
+  for (const char* a : {"ksize", "strides", "dilations"}) {
+    auto it = c.attrs.find(a);
+    if (it == c.attrs.end()) continue;
+    std::vector<int64_t> v(it->second.list().i().begin(), it->second.list().i().end());
+    it->second = IntListAttr({v[0], v[4], v[1], v[2], v[3]});
+  }
+  std::vector<bool> five_d(c.inputs.size());
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    five_d[i] = std::find(images.begin(), images.end(), i) != images.end();
+    const Dims d = c.inputs[i];
+    if (five_d[i]) c.inputs[i] = {d[0], d[4], d[1], d[2], d[3]};
+  }
+  for (size_t k : const_images) c.consts[k] = PermuteN(c.consts[k], to_first);
+  for (size_t k : const_shapes) {
+    std::vector<int32_t> v;
+    for (int64_t i = 0; i < 5; ++i) v.push_back(static_cast<int32_t>(ElementAsDouble(c.consts[k], i)));
+    c.consts[k] = Ints({v[0], v[4], v[1], v[2], v[3]});
+  }
+  const RefFn ref = c.reference;
+  const size_t np = c.inputs.size();
+  c.reference = [=](const std::vector<Tensor>& in) {
+    std::vector<Tensor> x = in;
+    for (size_t i = 0; i < np; ++i) {
+      if (five_d[i]) x[i] = PermuteN(in[i], to_last);
+    }
+    for (size_t k : const_images) x[np + k] = PermuteN(in[np + k], to_last);
+    for (size_t k : const_shapes) {
+      const Tensor& s = in[np + k];
+      std::vector<int32_t> v;
+      for (int64_t i : {0, 2, 3, 4, 1}) v.push_back(static_cast<int32_t>(ElementAsDouble(s, i)));
+      x[np + k] = Ints(v);
+    }
+    const Tensor r = ref(x);
+    return output_5d ? PermuteN(r, to_first) : r;
+  };
+  return c;
+}
+
+const std::vector<Spec3D>& PoolSpecs3D() {
+  static const std::vector<Spec3D> specs = {
+      {"k2s2_valid", {2, 4, 5, 4, 3}, {2, 2, 2}, {2, 2, 2}, {1, 1, 1}, false},
+      {"k3s2_same", {1, 5, 5, 6, 2}, {3, 3, 2}, {2, 2, 1}, {1, 1, 1}, true},
+      {"k1x2x3_s1_same", {1, 3, 4, 5, 2}, {1, 2, 3}, {1, 1, 2}, {1, 1, 1}, true},
+  };
+  return specs;
+}
+
+// The first maximum of window (n, o, c) of x (NDHWC), -1 for an empty window.
+int64_t FirstMax3D(const Spec3D& p, const Tensor& x, int64_t n, const int64_t* o, int64_t c) {
+  int64_t best = -1;
+  double bv = 0;
+  ForEachTap3D(Spec3D{p.name, {1, p.x[1], p.x[2], p.x[3], p.x[4]}, p.k, p.s, p.dil, p.same},
+               [&](int64_t, const int64_t* oo, const int64_t* i, const int64_t*) {
+    if (oo[0] != o[0] || oo[1] != o[1] || oo[2] != o[2]) return;
+    const int64_t at = Ravel({n, i[0], i[1], i[2], c}, p.x);
+    const double v = ElementAsDouble(x, at);
+    if (best < 0 || v > bv) {
+      best = at;
+      bv = v;
+    }
+  });
+  return best;
+}
+
+void AddPool3DGradCases(std::vector<OpCase>* cases) {
+  for (const Spec3D& p : PoolSpecs3D()) {
+    for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
+      OpCase c{absl::StrCat("AvgPool3DGrad_", p.name, "_", TypeName(t)), "AvgPool3DGrad", t,
+               {Out3D(p, p.x[4])}, {Ints(std::vector<int32_t>(p.x.begin(), p.x.end()))}};
+      c.consts_first = true;
+      SetAttrs3D(&c, p, true);
+      c.reference = [p](const std::vector<Tensor>& in) {
+        const Dims od = Out3D(p, p.x[4]);
+        std::vector<double> count(static_cast<size_t>(od[1] * od[2] * od[3]), 0.0);
+        std::vector<double> acc(static_cast<size_t>(p.x[0] * p.x[1] * p.x[2] * p.x[3] * p.x[4]));
+        ForEachTap3D(p, [&](int64_t n, const int64_t* o, const int64_t*, const int64_t*) {
+          if (n == 0) count[static_cast<size_t>((o[0] * od[2] + o[1]) * od[3] + o[2])] += 1;
+        });
+        ForEachTap3D(p, [&](int64_t n, const int64_t* o, const int64_t* i, const int64_t*) {
+          const double cnt = count[static_cast<size_t>((o[0] * od[2] + o[1]) * od[3] + o[2])];
+          for (int64_t ch = 0; ch < p.x[4]; ++ch) {
+            acc[static_cast<size_t>(Ravel({n, i[0], i[1], i[2], ch}, p.x))] +=
+                At(in[0], {n, o[0], o[1], o[2], ch}) / cnt;
+          }
+        });
+        return Floats(in[0].dtype(), p.x, acc);
+      };
+      cases->push_back(c);
+      if (t == DType::kFloat32) cases->push_back(AsNcdhw(c, {0}, {}, {0}, true));
+    }
+    // MaxPool3DGrad: each gradient to the first maximum of its window. TF's CPU kernel credits
+    // every tied cell, XLA (and tfjit) the first; the random f32 feeds have no ties, the 16-bit
+    // ones may and every side here takes the first.
+    for (DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+      OpCase c{absl::StrCat("MaxPool3DGrad_", p.name, "_", TypeName(t)), "MaxPool3DGrad", t,
+               {p.x, Out3D(p, p.x[4]), Out3D(p, p.x[4])}};
+      c.attrs["TInput"] = TypeAttr(t);
+      SetAttrs3D(&c, p, true);
+      c.reference = [p](const std::vector<Tensor>& in) {
+        std::vector<double> acc(static_cast<size_t>(in[0].num_elements()), 0.0);
+        const Dims od = Out3D(p, p.x[4]);
+        for (int64_t k = 0; k < in[2].num_elements(); ++k) {
+          const Dims o = Unravel(k, od);
+          const int64_t oo[3] = {o[1], o[2], o[3]};
+          const int64_t best = FirstMax3D(p, in[0], o[0], oo, o[4]);
+          if (best >= 0) acc[static_cast<size_t>(best)] += ElementAsDouble(in[2], k);
+        }
+        return Floats(in[2].dtype(), p.x, acc);
+      };
+      cases->push_back(c);
+      if (t == DType::kFloat32) {
+        cases->push_back(AsNcdhw(c, {0, 1, 2}, {}, {}, true));
+        // TInput (orig_input, orig_output) differs from T (grad, output).
+        OpCase mixed = c;
+        mixed.name = absl::StrCat("MaxPool3DGrad_", p.name, "_f16_input_f32_grad");
+        mixed.attrs["TInput"] = TypeAttr(DType::kFloat16);
+        mixed.input_dtypes = {DType::kFloat16, DType::kFloat16, DType::kFloat32};
+        cases->push_back(mixed);
+      }
+    }
+  }
+}
+
+void AddConv3DBackpropCases(std::vector<OpCase>* cases) {
+  const std::vector<Spec3D> specs = {
+      {"s1_same", {2, 3, 4, 4, 2}, {2, 3, 2, 2, 3}, {1, 1, 1}, {1, 1, 1}, true},
+      {"s2_valid", {1, 5, 5, 6, 3}, {3, 2, 2, 3, 2}, {2, 2, 2}, {1, 1, 1}, false},
+      {"s121_same", {1, 4, 5, 5, 2}, {2, 2, 3, 2, 2}, {1, 2, 1}, {1, 1, 1}, true},
+      {"dilated_valid", {1, 5, 5, 5, 2}, {2, 2, 2, 2, 3}, {1, 1, 1}, {2, 1, 2}, false},
+      {"dilated_same_s2", {1, 6, 5, 4, 1}, {2, 2, 2, 1, 2}, {2, 2, 1}, {2, 2, 1}, true},
+      {"18_taps_same", {1, 4, 5, 6, 3}, {3, 3, 2, 3, 2}, {1, 2, 1}, {1, 1, 1}, true},
+  };
+  for (const Spec3D& p : specs) {
+    const Dims f = p.k;
+    for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
+      if (t == DType::kBFloat16 && std::string(p.name) != "s1_same") continue;
+      OpCase bi{absl::StrCat("Conv3DBackpropInputV2_", p.name, "_", TypeName(t)),
+                "Conv3DBackpropInputV2", t, {f, Out3D(p, f[4])},
+                {Ints(std::vector<int32_t>(p.x.begin(), p.x.end()))}};
+      bi.consts_first = true;
+      SetAttrs3D(&bi, p, false);
+      bi.reference = [p](const std::vector<Tensor>& in) {
+        const Tensor &w = in[0], &dy = in[1];
+        std::vector<double> acc(static_cast<size_t>(p.x[0] * p.x[1] * p.x[2] * p.x[3] * p.x[4]));
+        ForEachTap3D(p, [&](int64_t n, const int64_t* o, const int64_t* i, const int64_t* tap) {
+          for (int64_t c = 0; c < p.k[3]; ++c) {
+            for (int64_t oc = 0; oc < p.k[4]; ++oc) {
+              acc[static_cast<size_t>(Ravel({n, i[0], i[1], i[2], c}, p.x))] +=
+                  At(dy, {n, o[0], o[1], o[2], oc}) * At(w, {tap[0], tap[1], tap[2], c, oc});
+            }
+          }
+        });
+        return Floats(w.dtype(), p.x, acc);
+      };
+      cases->push_back(bi);
+      if (t == DType::kFloat32) {
+        cases->push_back(AsNcdhw(bi, {1}, {}, {0}, true));
+        OpCase i64 = bi;  // Tshape int64
+        i64.name += "_int64_sizes";
+        i64.attrs["Tshape"] = TypeAttr(DType::kInt64);
+        i64.consts = {Ints64(std::vector<int64_t>(p.x.begin(), p.x.end()))};
+        cases->push_back(i64);
+      }
+
+      OpCase bf{absl::StrCat("Conv3DBackpropFilterV2_", p.name, "_", TypeName(t)),
+                "Conv3DBackpropFilterV2", t, {Out3D(p, f[4])},
+                {Wavy(t, p.x, 0.7), Ints(std::vector<int32_t>(f.begin(), f.end()))}};
+      bf.consts_first = true;  // input (as a constant), filter_sizes, then the fed out_backprop
+      SetAttrs3D(&bf, p, false);
+      bf.reference = [p](const std::vector<Tensor>& in) {
+        const Tensor &dy = in[0], &x = in[1];
+        std::vector<double> acc(static_cast<size_t>(p.k[0] * p.k[1] * p.k[2] * p.k[3] * p.k[4]));
+        ForEachTap3D(p, [&](int64_t n, const int64_t* o, const int64_t* i, const int64_t* tap) {
+          for (int64_t c = 0; c < p.k[3]; ++c) {
+            for (int64_t oc = 0; oc < p.k[4]; ++oc) {
+              acc[static_cast<size_t>(Ravel({tap[0], tap[1], tap[2], c, oc}, p.k))] +=
+                  At(x, {n, i[0], i[1], i[2], c}) * At(dy, {n, o[0], o[1], o[2], oc});
+            }
+          }
+        });
+        return Floats(x.dtype(), p.k, acc);
+      };
+      cases->push_back(bf);
+      if (t == DType::kFloat32) cases->push_back(AsNcdhw(bf, {0}, {0}, {}, false));
+    }
+  }
+}
+
+// ---- Dilation2DBackpropInput / Filter (kernel only) ----
+
+// `v` rounded to dtype `t` (TF adds input and filter in T).
+double RoundTo(DType t, double v) {
+  Tensor one(t, {1});
+  SetFromDouble(one, 0, v);
+  return ElementAsDouble(one, 0);
+}
+
+// TF's dilation_ops.cc: each out_backprop value goes to the (input cell, filter tap) of the
+// first maximum of input + filter over its window's in-bounds taps, in (row, col) scan order
+// (strict >, so a tie goes to the first tap). in = {input, filter, out_backprop}.
+RefFn Dilation2DGradRef(bool filter_grad, int64_t s, int64_t r, bool same) {
+  return [=](const std::vector<Tensor>& in) {
+    const Tensor &x = in[0], &f = in[1], &dy = in[2];
+    const Dims xd = x.dims(), fd = f.dims();
+    const auto [oh, ph] = ConvDim(xd[1], fd[0], s, r, same);
+    const auto [ow, pw] = ConvDim(xd[2], fd[1], s, r, same);
+    const Dims od = filter_grad ? fd : xd;
+    std::vector<double> acc(static_cast<size_t>(od[0] * od[1] * od[2] * (od.size() > 3 ? od[3] : 1)));
+    for (int64_t n = 0; n < xd[0]; ++n) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t z = 0; z < ow; ++z) {
+          for (int64_t c = 0; c < xd[3]; ++c) {
+            bool found = false;
+            double best = 0;
+            int64_t bi = 0, bj = 0, by = 0, bz = 0;
+            for (int64_t i = 0; i < fd[0]; ++i) {
+              for (int64_t j = 0; j < fd[1]; ++j) {
+                const int64_t iy = y * s + i * r - ph, iz = z * s + j * r - pw;
+                if (iy < 0 || iy >= xd[1] || iz < 0 || iz >= xd[2]) continue;
+                const double v = RoundTo(x.dtype(), At(x, {n, iy, iz, c}) + At(f, {i, j, c}));
+                if (!found || v > best) {
+                  found = true;
+                  best = v;
+                  bi = i;
+                  bj = j;
+                  by = iy;
+                  bz = iz;
+                }
+              }
+            }
+            if (!found) {  // no tap inside: TF credits tap (0, 0) and the clamped start
+              by = std::max<int64_t>(y * s - ph, 0);
+              bz = std::max<int64_t>(z * s - pw, 0);
+            }
+            const double g = At(dy, {n, y, z, c});
+            if (filter_grad) {
+              acc[static_cast<size_t>(Ravel({bi, bj, c}, fd))] += g;
+            } else if (by < xd[1] && bz < xd[2]) {
+              acc[static_cast<size_t>(Ravel({n, by, bz, c}, xd))] += g;
+            }
+          }
+        }
+      }
+    }
+    return Floats(x.dtype(), od, acc);
+  };
+}
+
+void AddDilation2DGradCases(std::vector<OpCase>* cases) {
+  struct Dil {
+    const char* name;
+    Dims x, f;
+    int64_t s, r;
+    bool same;
+  };
+  const std::vector<Dil> specs = {
+      {"s1_same", {2, 5, 6, 3}, {3, 3, 3}, 1, 1, true},
+      {"s2_valid", {1, 7, 7, 2}, {2, 3, 2}, 2, 1, false},
+      {"rate2_same", {1, 6, 5, 2}, {2, 2, 2}, 1, 2, true},
+      {"s2_rate2_valid", {2, 8, 7, 1}, {2, 2, 1}, 2, 2, false},
+      {"no_tap_inside", {1, 1, 1, 2}, {2, 2, 2}, 1, 3, true},  // both taps fall in the padding
+      {"empty_batch", {0, 4, 4, 2}, {2, 2, 2}, 1, 1, true},
+  };
+  for (const char* op : {"Dilation2DBackpropInput", "Dilation2DBackpropFilter"}) {
+    const bool filter_grad = std::string(op) == "Dilation2DBackpropFilter";
+    for (const Dil& d : specs) {
+      for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32}) {
+        const Dims od = {d.x[0], ConvDim(d.x[1], d.f[0], d.s, d.r, d.same).first,
+                         ConvDim(d.x[2], d.f[1], d.s, d.r, d.same).first, d.x[3]};
+        OpCase c{absl::StrCat(op, "_", d.name, "_", TypeName(t)), op, t, {d.x, d.f, od}};
+        c.attrs["strides"] = IntListAttr({1, d.s, d.s, 1});
+        c.attrs["rates"] = IntListAttr({1, d.r, d.r, 1});
+        c.attrs["padding"] = StringAttr(d.same ? "SAME" : "VALID");
+        c.kernel_only = true;
+        c.reference = Dilation2DGradRef(filter_grad, d.s, d.r, d.same);
+        cases->push_back(c);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<OpCase> GradientsCases() {
@@ -1015,6 +1497,20 @@ std::vector<OpCase> GradientsCases() {
   AddConvBackpropCases(&cases);
   AddResizeGradCases(&cases);
   AddNchwCases(&cases);
+  {
+    std::vector<OpCase> mpgg;
+    AddMaxPoolGradGradCases(&mpgg);
+    for (const OpCase& c : mpgg) {
+      cases.push_back(c);
+      if (c.op == "MaxPoolGradGrad" && c.dtype == DType::kFloat32 && c.inputs[0][0] > 0) {
+        cases.push_back(AsNchw(c, {0, 1, 2}, {}, true));
+      }
+    }
+  }
+  AddLrnGradCases(&cases);
+  AddPool3DGradCases(&cases);
+  AddConv3DBackpropCases(&cases);
+  AddDilation2DGradCases(&cases);
   return cases;
 }
 
@@ -1114,6 +1610,65 @@ TEST(GradientsErrors, BadShapesFailAsTfDoesInBothModes) {
     ExpectError(RunGraph(mirror, jit, {{"y", five}}, {"mp"}),
                 "paddings must be less than the output dimension size");
   }
+}
+
+std::string ListAttr(const std::string& key, const std::vector<int>& v) {
+  std::string s = absl::StrCat("attr { key: \"", key, "\" value { list {");
+  for (int x : v) absl::StrAppend(&s, " i: ", x);
+  return s + " } } } ";
+}
+
+std::string StrAttr(const std::string& key, const std::string& v) {
+  return absl::StrCat("attr { key: \"", key, "\" value { s: \"", v, "\" } } ");
+}
+
+Tensor Ones(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return Tensor::FromVector<float>(DType::kFloat32, dims, std::vector<float>(static_cast<size_t>(n), 1.0f));
+}
+
+// The later window gradients (LRNGrad, MaxPoolGradGrad, the 3-D backprops, Dilation2D's).
+TEST(GradientsErrors, WindowGradientsRejectBadShapesAsTfDoes) {
+  const std::string t = "attr { key: \"T\" value { type: DT_FLOAT } } ";
+  const std::string lrn = absl::StrCat(
+      Placeholder("g", "DT_FLOAT"), Placeholder("x", "DT_FLOAT"), Placeholder("y", "DT_FLOAT"),
+      "node { name: \"l\" op: \"LRNGrad\" input: \"g\" input: \"x\" input: \"y\" ", t, "}\n");
+  const std::string mpgg = absl::StrCat(
+      Placeholder("x", "DT_FLOAT"), Placeholder("y", "DT_FLOAT"), Placeholder("g", "DT_FLOAT"),
+      "node { name: \"m\" op: \"MaxPoolGradGrad\" input: \"x\" input: \"y\" input: \"g\" ", t,
+      ListAttr("ksize", {1, 2, 2, 1}), ListAttr("strides", {1, 2, 2, 1}),
+      StrAttr("padding", "VALID"), "}\n");
+  const std::string conv = absl::StrCat(
+      IntConst("s", {1, 2, 2, 2, 3}), Placeholder("f", "DT_FLOAT"), Placeholder("dy", "DT_FLOAT"),
+      "node { name: \"c\" op: \"Conv3DBackpropInputV2\" input: \"s\" input: \"f\" input: \"dy\" ",
+      t, ListAttr("strides", {1, 1, 1, 1, 1}), StrAttr("padding", "VALID"), "}\n");
+  const std::string avg = absl::StrCat(
+      IntConst("s", {1, 2, 2, 2, 1}), Placeholder("g", "DT_FLOAT"),
+      "node { name: \"a\" op: \"AvgPool3DGrad\" input: \"s\" input: \"g\" ", t,
+      ListAttr("ksize", {1, 2, 2, 1}), ListAttr("strides", {1, 1, 1, 1, 1}),
+      StrAttr("padding", "VALID"), "}\n");
+  const std::string dil = absl::StrCat(
+      Placeholder("x", "DT_FLOAT"), Placeholder("f", "DT_FLOAT"), Placeholder("dy", "DT_FLOAT"),
+      "node { name: \"d\" op: \"Dilation2DBackpropInput\" input: \"x\" input: \"f\" input: \"dy\" ",
+      t, ListAttr("strides", {1, 1, 1, 1}), ListAttr("rates", {1, 1, 1, 1}),
+      StrAttr("padding", "VALID"), "}\n");
+  for (JitMode jit : {JitMode::kNone, JitMode::kAll}) {
+    ExpectError(RunGraph(lrn, jit, {{"g", Ones({1, 1, 1, 2})}, {"x", Ones({1, 1, 1, 3})},
+                                    {"y", Ones({1, 1, 1, 2})}}, {"l"}),
+                "input_grads, input_image, and out_image should have the same shape");
+    ExpectError(RunGraph(mpgg, jit, {{"x", Ones({1, 2, 2, 1})}, {"y", Ones({1, 1, 1, 1})},
+                                     {"g", Ones({1, 2, 2, 2})}}, {"m"}),
+                "Expected grad shape to be");
+    ExpectError(RunGraph(conv, jit, {{"f", Ones({1, 1, 1, 2, 1})}, {"dy", Ones({1, 2, 2, 2, 1})}},
+                         {"c"}),
+                "Input depth must be equal to filter depth");
+    ExpectError(RunGraph(avg, jit, {{"g", Ones({1, 1, 1, 1, 1})}}, {"a"}),
+                "Sliding window ksize field must specify 5 dimensions");
+  }
+  ExpectError(RunGraph(dil, JitMode::kNone, {{"x", Ones({1, 3, 3, 1})}, {"f", Ones({2, 2, 1})},
+                                              {"dy", Ones({1, 3, 3, 1})}}, {"d"}),
+              "out_backprop has incompatible size");
 }
 
 }  // namespace
