@@ -9,7 +9,7 @@ namespace tfjit {
 // The element types tfjit knows. Numeric types map 1:1 onto HLO element types (pred, s8, ...,
 // f64); kString, kResource and kVariant exist only in the runtime (TF's DT_STRING,
 // DT_RESOURCE, DT_VARIANT) and never appear inside compiled code. kComplex64/kComplex128
-// (std::complex<float>/<double>, TF's DT_COMPLEX64/128) run on kernels only for now: the
+// (std::complex of float or double, TF's DT_COMPLEX64/128) run on kernels only for now: the
 // compiler has no complex element types yet. New values go at the end (values are stable).
 enum class DType : uint8_t {
   kInvalid = 0,
