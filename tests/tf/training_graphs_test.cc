@@ -491,6 +491,13 @@ std::string DataPath(const std::string& name) {
 // binary GraphDef: two sessions then start from the same initial weights.
 std::string Seeded(const std::string& path, const std::string& out_name) {
   std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    // CI and every checkout keep shared/ beside the project folder; without it there is no
+    // TF-written graph to train, and that is a failure, not a skip.
+    ADD_FAILURE() << "cannot read " << path << ": shared/data/training must sit beside the "
+                  << "checkout (" << TFJIT_SOURCE_DIR << "/../shared)";
+    return path;
+  }
   std::stringstream buf;
   buf << in.rdbuf();
   tensorflow::GraphDef graph;
