@@ -643,7 +643,9 @@ TEST(TrainingGraphTest, Tf2SavedModelTrainSignature) {
       trace[mode].push_back((*loss)[0].data<float>()[0]);
       compiled += stats.nodes_compiled;
     }
-    if (mode == JitMode::kAuto) EXPECT_GT(compiled, 0) << "the train function should compile";
+    if (mode == JitMode::kAuto) {
+      EXPECT_GT(compiled, 0) << "the train function should compile";
+    }
     EXPECT_LT(trace[mode].back(), 1e-6);
     EXPECT_LT(trace[mode].back(), trace[mode].front());
   }
