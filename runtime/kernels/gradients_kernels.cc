@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_join.h"
 #include "frontend/attr.h"
+#include "frontend/strided_slice_rule.h"
 #include "frontend/conv_attrs.h"
 #include "runtime/kernels/cwise_ops.h"
 #include "runtime/kernels/kernel.h"
@@ -581,90 +582,12 @@ absl::Status ConcatOffsetKernel(KernelContext& ctx) {
 
 // ---- StridedSliceGrad ----
 
-// One input dim of a strided slice after TF's dense-spec expansion and canonicalisation:
-// the first index, the step and the number of elements taken.
-struct StridedDimPlan {
-  int64_t begin = 0, stride = 1, size = 0;
-};
-struct StridedPlan {
-  std::vector<StridedDimPlan> dims;  // per input dim (the "processing" shape)
-  std::vector<int64_t> final_dims;   // the slice's shape (new axes in, shrunk axes out)
-};
-struct StridedMasks {
-  int64_t begin = 0, end = 0, ellipsis = 0, new_axis = 0, shrink = 0;
-};
+// TF's strided-slice rule, shared with the lowering (frontend/strided_slice_rule.h).
+using tf::PlanStridedSlice;
+using tf::StridedDimPlan;
+using tf::StridedMasks;
+using tf::StridedPlan;
 
-// TF's ValidateStridedSliceOp for an input of dims `shape`; "" or the error message.
-std::string PlanStridedSlice(const std::vector<int64_t>& shape, const std::vector<int64_t>& begin,
-                             const std::vector<int64_t>& end, const std::vector<int64_t>& strides,
-                             const StridedMasks& m, StridedPlan* plan) {
-  const int rank = static_cast<int>(shape.size());
-  const int n = static_cast<int>(begin.size());
-  int64_t ellipsis = m.ellipsis;
-  if ((ellipsis & (ellipsis - 1)) != 0) return "Multiple ellipses in slice spec not allowed";
-  int sparse_dims = n;
-  if (ellipsis == 0) ellipsis = int64_t{1} << sparse_dims++;
-  int new_axes_after_ellipsis = 0;
-  for (int i = n - 1; i >= 0 && !((ellipsis >> i) & 1); --i) {
-    if ((m.new_axis >> i) & 1) ++new_axes_after_ellipsis;
-  }
-  // Dense entries: begin, end, stride, begin masked, end masked, shrink.
-  struct Dense {
-    int64_t b = 0, e = 0, s = 1;
-    bool bm = true, em = true, shrink = false;
-  };
-  std::vector<Dense> dense(static_cast<size_t>(rank));
-  std::vector<int> final_src;  // dense dim per output dim; -1 = new axis
-  int full = 0;
-  for (int i = 0; i < sparse_dims; ++i) {
-    if ((ellipsis >> i) & 1) {
-      const int next = std::min(rank - (sparse_dims - i) + 1 + new_axes_after_ellipsis, rank);
-      for (; full < next; ++full) final_src.push_back(full);
-    } else if ((m.new_axis >> i) & 1) {
-      final_src.push_back(-1);
-    } else {
-      if (full >= rank) {
-        return absl::StrFormat("Index out of range using input dim %d; input has only %d dims",
-                               full, rank);
-      }
-      const size_t k = static_cast<size_t>(i);
-      dense[static_cast<size_t>(full)] = {begin[k], end[k], strides[k], ((m.begin >> i) & 1) != 0,
-                                          ((m.end >> i) & 1) != 0, ((m.shrink >> i) & 1) != 0};
-      if (!dense[static_cast<size_t>(full)].shrink) final_src.push_back(full);
-      ++full;
-    }
-  }
-  plan->dims.assign(static_cast<size_t>(rank), {});
-  for (int d = 0; d < rank; ++d) {
-    const Dense& x = dense[static_cast<size_t>(d)];
-    const int64_t dim = shape[static_cast<size_t>(d)];
-    StridedDimPlan& p = plan->dims[static_cast<size_t>(d)];
-    if (x.s == 0) return absl::StrFormat("strides[%d] must be non-zero", d);
-    if (x.shrink) {
-      const int64_t at = x.b < 0 ? x.b + dim : x.b;
-      if (at < 0 || at >= dim) {
-        return absl::StrFormat("slice index %d of dimension %d out of bounds.", x.b, d);
-      }
-      p = {at, 1, 1};
-      continue;
-    }
-    const bool fwd = x.s > 0;
-    const int64_t lo = fwd ? 0 : -1, hi = fwd ? dim : dim - 1;
-    auto canon = [&](int64_t v, bool masked, bool is_end) {
-      if (masked) return fwd == is_end ? hi : lo;
-      return std::clamp(v < 0 ? v + dim : v, lo, hi);
-    };
-    const int64_t b = canon(x.b, x.bm, false), e = canon(x.e, x.em, true);
-    const int64_t span = fwd ? e - b : b - e;
-    const int64_t step = fwd ? x.s : -x.s;
-    p = {b, x.s, span <= 0 ? 0 : (span + step - 1) / step};
-  }
-  plan->final_dims.clear();
-  for (int src : final_src) {
-    plan->final_dims.push_back(src < 0 ? 1 : plan->dims[static_cast<size_t>(src)].size);
-  }
-  return "";
-}
 
 // output = zeros(shape) with dy written at the strided slice's positions.
 absl::Status StridedSliceGradKernel(KernelContext& ctx) {
