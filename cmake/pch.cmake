@@ -17,16 +17,6 @@ function(_tfjit_pch_provider name header)
   target_link_libraries(${name} PRIVATE ${ARGN})
 endfunction()
 
-function(_tfjit_pch_targets dir out)
-  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
-  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
-  foreach(sub ${subdirs})
-    _tfjit_pch_targets(${sub} sub_targets)
-    list(APPEND targets ${sub_targets})
-  endforeach()
-  set(${out} ${targets} PARENT_SCOPE)
-endfunction()
-
 # Called once, at the end of the top-level CMakeLists.txt, when every target exists.
 function(tfjit_apply_pch)
   if(NOT TFJIT_PCH)
@@ -40,6 +30,8 @@ function(tfjit_apply_pch)
     _tfjit_pch_provider(tfjit_pch_test cmake/pch/test.h
                         Eigen3::Eigen absl::status absl::strings protobuf::libprotobuf
                         GTest::gtest GTest::gmock)
+    # Compiled as the code that uses it (TFJIT_TEST_CODE_OPTIONS, top-level CMakeLists.txt).
+    target_compile_options(tfjit_pch_test PRIVATE ${TFJIT_TEST_CODE_OPTIONS})
   endif()
   set(have_llvm FALSE)
   if(COMMAND tfjit_add_llvm_includes)
@@ -49,7 +41,7 @@ function(tfjit_apply_pch)
     tfjit_add_llvm_includes(tfjit_pch_llvm)
   endif()
 
-  _tfjit_pch_targets(${CMAKE_SOURCE_DIR} targets)
+  tfjit_all_targets(${CMAKE_SOURCE_DIR} targets)
   foreach(t ${targets})
     get_target_property(type ${t} TYPE)
     if(NOT type MATCHES "^(STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$"

@@ -39,20 +39,50 @@ function(tfjit_add_gtest name)
                                   LABELS "${label}")
 endfunction()
 
-# tfjit_eigen_heavy(TARGETS t... SOURCES f...): code made of Eigen template instantiations.
-# In the ASan+UBSan and fuzz builds, UBSan's per-access null and alignment checks are left out there:
-# they made such files compile 2.4 times slower (math_kernels.cc: 85 s, 35 s without them;
-# docs/decisions.md), and ASan still reports a null or wild access when it happens. Every
-# other UBSan check (overflow, shifts, bounds, casts, ...) stays.
-function(tfjit_eigen_heavy)
-  cmake_parse_arguments(ARG "" "" "TARGETS;SOURCES" ${ARGN})
+# tfjit_ubsan_parsers(TARGETS t... EXCEPT_SOURCES f...): code that parses untrusted bytes
+# (model files, checkpoints, .npy). The ASan+UBSan and fuzz builds leave UBSan's per-access
+# null and alignment checks out of everything else (top-level CMakeLists.txt): they made each
+# file compile about 30% slower (math_kernels.cc 2.4 times; docs/decisions.md, "Cold CI
+# time"), and ASan still reports a null or wild access. A parser is where a misaligned read
+# of a field out of a file buffer would hide, so they stay on there. EXCEPT_SOURCES (protoc's
+# generated code) stays without them.
+function(tfjit_ubsan_parsers)
+  cmake_parse_arguments(ARG "" "" "TARGETS;EXCEPT_SOURCES" ${ARGN})
   if(NOT TFJIT_SANITIZE STREQUAL "address" AND NOT TFJIT_FUZZ)
     return()
   endif()
   foreach(t ${ARG_TARGETS})
-    target_compile_options(${t} PRIVATE -fno-sanitize=null,alignment)
+    target_compile_options(${t} PRIVATE -fsanitize=null,alignment)
   endforeach()
-  if(ARG_SOURCES)
-    set_property(SOURCE ${ARG_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -fno-sanitize=null,alignment)
+  if(ARG_EXCEPT_SOURCES)
+    set_property(SOURCE ${ARG_EXCEPT_SOURCES} APPEND PROPERTY COMPILE_OPTIONS
+                 -fno-sanitize=null,alignment)
   endif()
+endfunction()
+
+# Every target defined in `dir` and the folders below it.
+function(tfjit_all_targets dir out)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub ${subdirs})
+    tfjit_all_targets(${sub} sub_targets)
+    list(APPEND targets ${sub_targets})
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+# ${TFJIT_TEST_CODE_OPTIONS} on every target that links GoogleTest (top-level CMakeLists.txt).
+# Called once, when every target exists.
+function(tfjit_apply_test_code_options)
+  tfjit_all_targets(${CMAKE_SOURCE_DIR} targets)
+  foreach(t ${targets})
+    get_target_property(type ${t} TYPE)
+    if(NOT type MATCHES "^(STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$")
+      continue()
+    endif()
+    get_target_property(libs ${t} LINK_LIBRARIES)
+    if(libs MATCHES "GTest::")
+      target_compile_options(${t} PRIVATE ${TFJIT_TEST_CODE_OPTIONS})
+    endif()
+  endforeach()
 endfunction()

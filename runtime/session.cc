@@ -310,6 +310,10 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
                              options.dump_hlo_pass_regex, e.what());
     }
   }
+  if (options.backend_optimization_level < 0 || options.backend_optimization_level > 3) {
+    return InvalidArgument("backend_optimization_level must be 0, 1, 2 or 3 (LLVM's -O level), "
+                           "got %d", options.backend_optimization_level);
+  }
   if (options.memory_limit_bytes < 0 || options.run_timeout_ms < 0) {
     return InvalidArgument("memory_limit_bytes and run_timeout_ms must be >= 0 (0 = no limit), "
                            "got %d and %d", options.memory_limit_bytes, options.run_timeout_ms);
@@ -343,6 +347,7 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   runtime::RegisterAllKernels(impl->kernels);
   if (options.backend == "cpu") {
     cpu::CpuBackendOptions cpu_options;
+    cpu_options.opt_level = options.backend_optimization_level;
     cpu_options.cache_dir = options.compile_cache_dir;
     if (cpu_options.cache_dir.empty()) {
       const char* env = std::getenv("TFJIT_CACHE_DIR");

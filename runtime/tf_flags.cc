@@ -100,6 +100,12 @@ StatusOr<SessionOptions> ApplyTfFlags(SessionOptions options, const std::string&
       if (f.bare) return InvalidArgument("%s: --xla_dump_hlo_pass_re takes a regex", kXla);
       options.dump_hlo_pass_regex = f.value;
       pass_regex = true;
+    } else if (f.name == "xla_backend_optimization_level") {
+      TFJIT_ASSIGN_OR_RETURN(options.backend_optimization_level, IntFlag(kXla, f, 0));
+      if (options.backend_optimization_level > 3) {
+        return InvalidArgument("%s: --xla_backend_optimization_level takes 0, 1, 2 or 3, got '%s'",
+                               kXla, f.value);
+      }
     } else {
       Log(LogLevel::kWarning, "%s: --%s is not used by tfjit; ignored", kXla, f.name);
     }

@@ -80,6 +80,10 @@ struct SessionOptions {
   // Default deadline of every Run in milliseconds (RunOptions::timeout_ms overrides it);
   // 0 = none. A run past it fails DEADLINE_EXCEEDED.
   int64_t run_timeout_ms = 0;
+  // LLVM's optimisation level for clusters compiled by the "cpu" backend, 0..3 (XLA's
+  // --xla_backend_optimization_level): 3 optimises fully; lower levels compile faster and run
+  // slower, with the same results. GPU code is always optimised fully.
+  int backend_optimization_level = 3;
 };
 
 // TensorFlow's environment switches, applied to `base` the way TF reads them (the CLI and the
@@ -93,6 +97,7 @@ struct SessionOptions {
 //                 --tf_xla_min_cluster_size=N, --tf_xla_max_cluster_size=N
 //   XLA_FLAGS     --xla_dump_to=DIR  (dump_dir; with no pass regex, every pass is dumped)
 //                 --xla_dump_hlo_pass_re=REGEX  (dump_hlo_pass_regex)
+//                 --xla_backend_optimization_level=0..3  (backend_optimization_level)
 // Other flags in those variables are ignored with a warning. INVALID_ARGUMENT naming the
 // variable and the flag for a malformed one.
 StatusOr<SessionOptions> SessionOptionsFromEnvironment(SessionOptions base = {});

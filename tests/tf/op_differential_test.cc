@@ -94,10 +94,13 @@ std::vector<Tensor> Feeds(const OpCase& c) {
 
 PathResult RunPath(const std::string& path, const OpCase& c, JitMode jit,
                    const std::string& backend) {
-  SessionOptions options;
-  options.jit = jit;
-  options.backend = backend;
-  auto session = Session::Load(path, options);
+  // XLA_FLAGS applies as in the CLI: the sanitizer builds run this test with
+  // --xla_backend_optimization_level=0 (tests/tf/CMakeLists.txt).
+  absl::StatusOr<SessionOptions> options = SessionOptionsFromEnvironment();
+  if (!options.ok()) return {options.status(), {}};
+  options->jit = jit;
+  options->backend = backend;
+  auto session = Session::Load(path, *options);
   if (!session.ok()) return {session.status(), {}};
   std::vector<Tensor> values = Feeds(c);
   std::vector<std::pair<std::string, Tensor>> feeds;

@@ -2,7 +2,11 @@
 // switch changes the options it should, malformed values are INVALID_ARGUMENT naming the
 // variable and flag, other TF flags are ignored; the cluster-size limits and the XLA dumps
 // take effect in a session. Also RunOptions::profile.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -60,13 +64,74 @@ TEST(TfFlagsTest, MalformedFlagsNameTheVariableAndFlag) {
                         Case{"--tf_xla_min_cluster_size=0", "", "--tf_xla_min_cluster_size takes"},
                         Case{"tf_xla_auto_jit=2", "", "TF_XLA_FLAGS: 'tf_xla_auto_jit=2' is not"},
                         Case{"--tf_xla_cpu_global_jit=maybe", "", "takes true or false"},
-                        Case{"", "--xla_dump_to", "XLA_FLAGS: --xla_dump_to takes a directory"}}) {
+                        Case{"", "--xla_dump_to", "XLA_FLAGS: --xla_dump_to takes a directory"},
+                        Case{"", "--xla_backend_optimization_level=4",
+                             "XLA_FLAGS: --xla_backend_optimization_level takes 0, 1, 2 or 3"},
+                        Case{"", "--xla_backend_optimization_level=-1",
+                             "--xla_backend_optimization_level takes an integer >= 0"}}) {
     auto options = ApplyTfFlags({}, c.tf, c.xla);
     ASSERT_FALSE(options.ok()) << c.tf << c.xla;
     EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_TRUE(absl::StrContains(options.status().message(), c.message))
         << options.status().message();
   }
+}
+
+// --xla_backend_optimization_level reaches LLVM: level 0 and level 3 compile different code
+// (their LLVM IR dumps differ) that computes the same values.
+TEST(TfFlagsTest, BackendOptimizationLevelApplies) {
+  auto parsed = ApplyTfFlags({}, "", "--xla_backend_optimization_level=1");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->backend_optimization_level, 1);
+  EXPECT_EQ(SessionOptions().backend_optimization_level, 3);
+  auto run = [](int level, std::string* ir) {
+    const std::string dir = testing::TestTempDir() + "/opt_level_" + std::to_string(level);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    auto options = ApplyTfFlags({}, "", "--xla_dump_to=" + dir +
+                                " --xla_dump_hlo_pass_re=none --xla_backend_optimization_level=" +
+                                std::to_string(level));
+    EXPECT_TRUE(options.ok()) << options.status();
+    auto session = Session::Load(Graph("matmul.pbtxt"), *options);
+    EXPECT_TRUE(session.ok()) << session.status();
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (const InputInfo& in : (*session)->Inputs()) {
+      Tensor t(in.dtype, in.dims);
+      float* p = t.data<float>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+      feeds.emplace_back(in.name, t);
+    }
+    RunStats stats;
+    auto out = (*session)->Run(feeds, (*session)->DefaultFetches(), &stats);
+    EXPECT_TRUE(out.ok()) << out.status();
+    EXPECT_GT(stats.nodes_compiled, 0);
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (absl::EndsWith(entry.path().string(), ".ll")) {
+        std::ifstream in(entry.path());
+        ir->append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+    }
+    return out.ok() ? *out : std::vector<Tensor>{};
+  };
+  std::string ir0, ir3;
+  const std::vector<Tensor> at0 = run(0, &ir0), at3 = run(3, &ir3);
+  ASSERT_FALSE(ir0.empty());
+  ASSERT_FALSE(ir3.empty());
+  EXPECT_TRUE(ir0 != ir3) << "level 0 and level 3 dumped the same LLVM IR";
+  ASSERT_EQ(at0.size(), at3.size());
+  ASSERT_FALSE(at0.empty());
+  for (size_t k = 0; k < at0.size(); ++k) {
+    ASSERT_EQ(at0[k].ShapeString(), at3[k].ShapeString());
+    for (int64_t i = 0; i < at0[k].num_elements(); ++i) {
+      const float a = at0[k].data<float>()[i], b = at3[k].data<float>()[i];
+      EXPECT_NEAR(a, b, 1e-5f * std::max(1.0f, std::abs(a))) << "output " << k << " element " << i;
+    }
+  }
+  SessionOptions bad;
+  bad.backend_optimization_level = 4;
+  auto refused = Session::Load(Graph("matmul.pbtxt"), bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "backend_optimization_level"));
 }
 
 // In a session: a minimum cluster size above the graph's largest cluster compiles nothing; a
