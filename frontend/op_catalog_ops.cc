@@ -479,7 +479,7 @@ const std::pair<const char*, const char*> kFamilyOverrides[] = {
     {"Erf", "special"},      {"Erfc", "special"},     {"Xlogy", "special"},
     {"Xdivy", "special"},    {"MatMul", "linalg"},    {"BatchMatMul", "linalg"},
     {"BatchMatMulV2", "linalg"}, {"BatchMatMulV3", "linalg"}, {"Einsum", "linalg"},
-    {"TopKV2", "reduction"}, {"CheckNumerics", "graph"},
+    {"TopKV2", "reduction"}, {"CheckNumerics", "graph"}, {"GatherNd", "array"},
 };
 
 }  // namespace

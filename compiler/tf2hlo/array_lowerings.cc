@@ -1,5 +1,6 @@
 // Lowerings of TF's array ops: constants, identities, reshapes, transposes, squeeze, concat,
-// pack, shape queries (Shape, ShapeN, Size, Rank), BroadcastTo and constant Range.
+// pack, shape queries (Shape, ShapeN, Size, Rank), BroadcastTo and constant Range; GatherNd as
+// gather. Where stays in the runtime (its output shape depends on input values).
 #include <cmath>
 #include <cstdlib>
 #include <type_traits>
@@ -17,6 +18,7 @@ namespace tfjit::tf2hlo {
 namespace {
 
 using hlo::Instruction;
+using hlo::Opcode;
 
 absl::Status LowerConst(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Tensor value, tf::GetTensorAttr(node, "value"));
@@ -324,11 +326,90 @@ absl::Status LowerRange(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+std::string Dims(const std::vector<int64_t>& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
+
+// ---- GatherNd ----
+
+// As GatherV2 (slice_lowerings.cc EmitGather): HLO's gather clamps out-of-range indices where
+// TF's kernel fails, so constant indices are checked here and others at run time
+// (AddIndexCheck); inside loop/branch bodies indices must be constants.
+absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * params, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.Input(node, 1));
+  absl::StatusOr<Tensor> known = ctx.ConstantInput(node, 1);
+  if (!known.ok() && !ctx.CanAddRuntimeChecks()) {
+    return Unimplemented("node %s: GatherNd inside a loop or conditional body compiles only "
+                         "with compile-time-constant indices (HLO gather clamps out-of-range "
+                         "indices where TF's kernel fails)",
+                         node.DebugName());
+  }
+  const hlo::Shape& ps = params->shape();
+  const hlo::Shape& is = indices->shape();
+  if (ps.rank() < 1 || is.rank() < 1) {
+    return InvalidArgument("node %s: params and indices must be at least vectors, got %s and %s",
+                           node.DebugName(), ps.ToString(), is.ToString());
+  }
+  const int64_t k = is.dim(is.rank() - 1);
+  if (k > ps.rank()) {
+    return InvalidArgument("node %s: index innermost dimension length must be <= params rank; "
+                           "saw: %d vs. %d", node.DebugName(), k, ps.rank());
+  }
+  if (!known.ok()) {
+    // The kernel's message: the flat index-vector number and the whole vector.
+    std::vector<int64_t> limits(ps.dims().begin(), ps.dims().begin() + k);
+    TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
+        node, indices, limits,
+        absl::StrCat("indices{pos} = {value} does not index into param shape ", Dims(ps.dims())),
+        /*flat_position=*/true, {}, /*vector_value=*/true));
+  }
+  for (int64_t r = 0; known.ok() && k > 0 && r < known->num_elements() / k; ++r) {
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t v = ElementAsInt64(*known, r * k + j);
+      if (v < 0 || v >= ps.dim(static_cast<int>(j))) {
+        std::vector<int64_t> idx;
+        for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(*known, r * k + q));
+        return InvalidArgument("node %s: indices[%d] = [%s] does not index into param shape %s",
+                               node.DebugName(), r, absl::StrJoin(idx, ", "), Dims(ps.dims()));
+      }
+    }
+  }
+  const int64_t batch_rank = is.rank() - 1;
+  std::vector<int64_t> out_dims(is.dims().begin(), is.dims().end() - 1);
+  out_dims.insert(out_dims.end(), ps.dims().begin() + k, ps.dims().end());
+  int64_t count = 1;
+  for (int64_t d : out_dims) count *= d;
+  Instruction* r = nullptr;
+  if (count == 0) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.Splat(ps.element_type(), 0.0, out_dims));
+  } else if (k == 0) {
+    // Every index vector is empty: each picks all of params.
+    std::vector<int64_t> map;
+    for (int64_t d = 0; d < ps.rank(); ++d) map.push_back(batch_rank + d);
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Broadcast(params, out_dims, map));
+  } else {
+    hlo::Attributes attrs;
+    hlo::GatherDims& g = attrs.gather;
+    g.index_vector_dim = batch_rank;
+    g.slice_sizes = ps.dims();
+    for (int64_t j = 0; j < k; ++j) {
+      g.start_index_map.push_back(j);
+      g.collapsed_slice_dims.push_back(j);
+      g.slice_sizes[static_cast<size_t>(j)] = 1;
+    }
+    for (int64_t d = 0; d < ps.rank() - k; ++d) g.offset_dims.push_back(batch_rank + d);
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Add(Opcode::kGather, {params, indices}, std::move(attrs)));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendArrayLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
       {"Const", LowerConst},
+      {"GatherNd", LowerGatherNd},
+      {"Where", KernelOnlyLowering, false, DataDependentShape},
       // Identities pass TensorLists (HLO tuples) through as they are.
       {"Identity", LowerIdentity, false, nullptr, true, true},
       {"IdentityN", LowerIdentity, false, nullptr, true, true},

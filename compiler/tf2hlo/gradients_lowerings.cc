@@ -815,17 +815,6 @@ absl::Status LowerAvgPoolGrad(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
-// The lowest value of `t` (max's identity).
-double LowestOf(DType t) {
-  switch (t) {
-    case DType::kInt8: return std::numeric_limits<int8_t>::lowest();
-    case DType::kInt16: return std::numeric_limits<int16_t>::lowest();
-    case DType::kInt32: return std::numeric_limits<int32_t>::lowest();
-    case DType::kInt64: return static_cast<double>(std::numeric_limits<int64_t>::lowest());
-    default: return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity() : 0.0;
-  }
-}
-
 // Per tap, the input values the tap reads (the padded input strided-sliced); the window max;
 // then each gradient goes to the first tap equal to the max (TF's argmax order).
 absl::Status LowerMaxPoolGrad(LoweringContext& ctx, const tf::Node& node) {
@@ -845,7 +834,7 @@ absl::Status LowerMaxPoolGrad(LoweringContext& ctx, const tf::Node& node) {
   if (w.h.out == 0 || w.w.out == 0) {
     TFJIT_ASSIGN_OR_RETURN(r, ctx.Splat(t, 0.0, in));
   } else {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * low, ctx.Splat(t, LowestOf(t), {}));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * low, ctx.Splat(t, LowestValue(t), {}));
     hlo::Attributes attrs;
     attrs.padding = {{0, 0, 0}, {w.h.pad_before, w.h.pad_after, 0},
                      {w.w.pad_before, w.w.pad_after, 0}, {0, 0, 0}};
@@ -1337,7 +1326,7 @@ absl::Status LowerMaxPoolGradGrad(LoweringContext& ctx, const tf::Node& node) {
   const std::vector<int64_t> out_dims = {in[0], w.h.out, w.w.out, in[3]};
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.Splat(t, 0.0, out_dims));
   if (w.h.out > 0 && w.w.out > 0 && in[0] > 0 && in[3] > 0) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * low, ctx.Splat(t, LowestOf(t), {}));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * low, ctx.Splat(t, LowestValue(t), {}));
     hlo::Attributes attrs;
     attrs.padding = {{0, 0, 0}, {w.h.pad_before, w.h.pad_after, 0},
                      {w.w.pad_before, w.w.pad_after, 0}, {0, 0, 0}};
@@ -1650,7 +1639,7 @@ absl::Status LowerMaxPool3DGrad(LoweringContext& ctx, const tf::Node& node) {
   const DType xt = x->shape().element_type();
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.Splat(t, 0.0, p.x));
   if (!p.Empty()) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * low, ctx.Splat(xt, LowestOf(xt), {}));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * low, ctx.Splat(xt, LowestValue(xt), {}));
     hlo::Attributes attrs;
     attrs.padding = Pads3D(p);
     TFJIT_ASSIGN_OR_RETURN(Instruction * xp, ctx.b().Add(Opcode::kPad, {x, low}, attrs));

@@ -1,9 +1,9 @@
-// Lowerings of the image and index ops of detection/pose models (NHWC): MaxPool and AvgPool
-// as reduce-window, ResizeBilinear as gathers and lerps along W then H (TF's arithmetic),
-// DepthToSpace/SpaceToDepth and SpaceToBatchND/BatchToSpaceND as pad/reshape/transpose/slice,
-// GatherNd as gather, TopKV2 as the custom-call tfjit.top_k (HLO has no sort). Ops whose output
-// shape depends on input values (NMS, SparseToDense, Where) get entries that keep them in the
-// runtime with a reason for `tfjit explain`.
+// Lowerings of the image ops (NHWC): ResizeBilinear as gathers and lerps along W then H (TF's
+// arithmetic), DepthToSpace/SpaceToDepth and SpaceToBatchND/BatchToSpaceND as
+// pad/reshape/transpose/slice. Ops whose output shape depends on input values (NMS,
+// SparseToDense) get entries that keep them in the runtime with a reason for `tfjit explain`.
+// (Pooling lowers in nn_lowerings.cc, GatherNd and Where in array_lowerings.cc, TopKV2 with the
+// other reductions in math_lowerings.cc.)
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,7 +18,6 @@
 #include "core/dtype.h"
 #include "core/run_control.h"
 #include "core/status.h"
-#include "core/top_k.h"
 #include "frontend/attr.h"
 #include "frontend/conv_attrs.h"
 
@@ -29,110 +28,6 @@ using hlo::Instruction;
 using hlo::Opcode;
 
 std::string Dims(const std::vector<int64_t>& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
-
-// ---- Pooling ----
-
-// The NHWC or NCHW reduce-window of a MaxPool/AvgPool node (geometry from frontend/conv_attrs.h, as
-// the fallback kernel); `out` gets the output's H and W. reduce-window's own size rule,
-// (in + pads - k) / s + 1 (0 when the window does not fit), gives the same sizes.
-// An NCHW node pools dims 2 and 3 (`*h_dim` gets the H dim: 1 for NHWC, 2 for NCHW).
-absl::StatusOr<std::vector<hlo::WindowDim>> PoolWindow(const tf::Node& node,
-                                                       const hlo::Shape& x,
-                                                       std::vector<int64_t>* out,
-                                                       int64_t* h_dim) {
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs a,
-                         tf::ReadPoolAttrs(node, x.dims(), tf::Layouts::kNhwcOrNchw));
-  const std::vector<int64_t> nhwc = a.nchw ? tf::NchwToNhwc(x.dims()) : x.dims();
-  TFJIT_ASSIGN_OR_RETURN(tf::Window2D geometry,
-                         tf::ComputeWindow(node, a, nhwc[1], nhwc[2], a.ksize[1], a.ksize[2]));
-  *h_dim = a.nchw ? 2 : 1;
-  const tf::SpatialDim* spatial[] = {&geometry.h, &geometry.w};
-  std::vector<hlo::WindowDim> window(4);
-  out->assign(2, 0);
-  for (size_t i = 0; i < 2; ++i) {
-    hlo::WindowDim& w = window[i + static_cast<size_t>(*h_dim)];
-    w.size = spatial[i]->k;
-    w.stride = spatial[i]->stride;
-    w.pad_lo = spatial[i]->pad_before;
-    w.pad_hi = spatial[i]->pad_after;
-    (*out)[i] = spatial[i]->out;
-  }
-  return window;
-}
-
-// The smallest value of `t`: max's identity (-inf for floats).
-double Lowest(DType t) {
-  switch (t) {
-    case DType::kInt8: return std::numeric_limits<int8_t>::lowest();
-    case DType::kInt16: return std::numeric_limits<int16_t>::lowest();
-    case DType::kInt32: return std::numeric_limits<int32_t>::lowest();
-    case DType::kInt64: return static_cast<double>(std::numeric_limits<int64_t>::lowest());
-    default: return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity() : 0.0;
-  }
-}
-
-absl::Status LowerMaxPool(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  std::vector<int64_t> out;
-  int64_t h_dim = 1;
-  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window,
-                         PoolWindow(node, x->shape(), &out, &h_dim));
-  const DType t = x->shape().element_type();
-  TFJIT_ASSIGN_OR_RETURN(Instruction * init, ctx.Splat(t, Lowest(t), {}));
-  hlo::Attributes attrs;
-  attrs.window = std::move(window);
-  hlo::Computation* max = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, t);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
-                         ctx.b().Add(Opcode::kReduceWindow, {x, init}, std::move(attrs), {max}));
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
-}
-
-// Sum over the window (padding cells add 0), divided by the count of non-padding cells of
-// each output position (a constant). 16-bit floats sum in f32 like the kernel.
-absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  std::vector<int64_t> out;
-  int64_t h_dim = 1;
-  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window,
-                         PoolWindow(node, x->shape(), &out, &h_dim));
-  const DType t = x->shape().element_type();
-  const DType acc_t = (t == DType::kFloat16 || t == DType::kBFloat16) ? DType::kFloat32 : t;
-  if (acc_t != t) {
-    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, acc_t));
-  }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(acc_t, 0.0, {}));
-  Tensor counts(acc_t, {out[0], out[1]});
-  for (int64_t i = 0; i < out[0]; ++i) {
-    for (int64_t j = 0; j < out[1]; ++j) {
-      int64_t n = 1;
-      for (int d = 0; d < 2; ++d) {
-        const hlo::WindowDim& w = window[static_cast<size_t>(d + h_dim)];
-        const int64_t start = (d == 0 ? i : j) * w.stride - w.pad_lo;
-        const int64_t in = x->shape().dim(static_cast<int>(d + h_dim));
-        n *= std::min(start + w.size, in) - std::max<int64_t>(start, 0);
-      }
-      // A window entirely in the padding (explicit padding only) divides 0 by 1, not by 0.
-      const double c = static_cast<double>(std::max<int64_t>(n, 1));
-      if (acc_t == DType::kFloat64) counts.data<double>()[i * out[1] + j] = c;
-      else counts.data<float>()[i * out[1] + j] = static_cast<float>(c);
-    }
-  }
-  hlo::Attributes attrs;
-  attrs.window = std::move(window);
-  hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, acc_t);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * sum,
-                         ctx.b().Add(Opcode::kReduceWindow, {x, zero}, std::move(attrs), {add}));
-  Instruction* count = ctx.b().Constant(hlo::Literal::FromTensor(counts));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * countb, ctx.b().Broadcast(count, sum->shape().dims(),
-                                                                {h_dim, h_dim + 1}));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kDivide, sum, countb));
-  if (acc_t != t) {
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
-  }
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
-}
 
 // ---- ResizeBilinear ----
 
@@ -408,162 +303,20 @@ absl::Status LowerBatchToSpaceND(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
-// ---- GatherNd ----
-
-// As GatherV2 (slice_lowerings.cc EmitGather): HLO's gather clamps out-of-range indices where
-// TF's kernel fails, so constant indices are checked here and others at run time
-// (AddIndexCheck); inside loop/branch bodies indices must be constants.
-absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * params, ctx.Input(node, 0));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.Input(node, 1));
-  absl::StatusOr<Tensor> known = ctx.ConstantInput(node, 1);
-  if (!known.ok() && !ctx.CanAddRuntimeChecks()) {
-    return Unimplemented("node %s: GatherNd inside a loop or conditional body compiles only "
-                         "with compile-time-constant indices (HLO gather clamps out-of-range "
-                         "indices where TF's kernel fails)",
-                         node.DebugName());
-  }
-  const hlo::Shape& ps = params->shape();
-  const hlo::Shape& is = indices->shape();
-  if (ps.rank() < 1 || is.rank() < 1) {
-    return InvalidArgument("node %s: params and indices must be at least vectors, got %s and %s",
-                           node.DebugName(), ps.ToString(), is.ToString());
-  }
-  const int64_t k = is.dim(is.rank() - 1);
-  if (k > ps.rank()) {
-    return InvalidArgument("node %s: index innermost dimension length must be <= params rank; "
-                           "saw: %d vs. %d", node.DebugName(), k, ps.rank());
-  }
-  if (!known.ok()) {
-    // The kernel's message: the flat index-vector number and the whole vector.
-    std::vector<int64_t> limits(ps.dims().begin(), ps.dims().begin() + k);
-    TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
-        node, indices, limits,
-        absl::StrCat("indices{pos} = {value} does not index into param shape ", Dims(ps.dims())),
-        /*flat_position=*/true, {}, /*vector_value=*/true));
-  }
-  for (int64_t r = 0; known.ok() && k > 0 && r < known->num_elements() / k; ++r) {
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t v = ElementAsInt64(*known, r * k + j);
-      if (v < 0 || v >= ps.dim(static_cast<int>(j))) {
-        std::vector<int64_t> idx;
-        for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(*known, r * k + q));
-        return InvalidArgument("node %s: indices[%d] = [%s] does not index into param shape %s",
-                               node.DebugName(), r, absl::StrJoin(idx, ", "), Dims(ps.dims()));
-      }
-    }
-  }
-  const int64_t batch_rank = is.rank() - 1;
-  std::vector<int64_t> out_dims(is.dims().begin(), is.dims().end() - 1);
-  out_dims.insert(out_dims.end(), ps.dims().begin() + k, ps.dims().end());
-  int64_t count = 1;
-  for (int64_t d : out_dims) count *= d;
-  Instruction* r = nullptr;
-  if (count == 0) {
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.Splat(ps.element_type(), 0.0, out_dims));
-  } else if (k == 0) {
-    // Every index vector is empty: each picks all of params.
-    std::vector<int64_t> map;
-    for (int64_t d = 0; d < ps.rank(); ++d) map.push_back(batch_rank + d);
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Broadcast(params, out_dims, map));
-  } else {
-    hlo::Attributes attrs;
-    hlo::GatherDims& g = attrs.gather;
-    g.index_vector_dim = batch_rank;
-    g.slice_sizes = ps.dims();
-    for (int64_t j = 0; j < k; ++j) {
-      g.start_index_map.push_back(j);
-      g.collapsed_slice_dims.push_back(j);
-      g.slice_sizes[static_cast<size_t>(j)] = 1;
-    }
-    for (int64_t d = 0; d < ps.rank() - k; ++d) g.offset_dims.push_back(batch_rank + d);
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Add(Opcode::kGather, {params, indices}, std::move(attrs)));
-  }
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
-}
-
-// ---- TopKV2 ----
-
-// The custom-call tfjit.top_k (core/top_k.h, the fallback kernel's routine) on a compile-time
-// k; TF's checks and messages. Indices come back s32 and are widened for index_type int64.
-absl::Status LowerTopKV2(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction* x, ctx.Input(node, 0));
-  TFJIT_ASSIGN_OR_RETURN(Tensor k_t, ctx.ConstantInput(node, 1));
-  if (k_t.rank() != 0) {
-    return InvalidArgument("node %s: k must be scalar, got shape %s", node.DebugName(),
-                           k_t.ShapeString());
-  }
-  const int64_t k = ElementAsInt64(k_t, 0);
-  if (k < 0) return InvalidArgument("node %s: Need k >= 0, got %d", node.DebugName(), k);
-  const hlo::Shape& in = x->shape();
-  if (in.rank() < 1) {
-    return InvalidArgument("node %s: input must be >= 1-D, got shape %s", node.DebugName(),
-                           in.ToString());
-  }
-  const int64_t n = in.dims().back();
-  if (n < k) {
-    return InvalidArgument("node %s: input must have at least k columns. Had %d, needed %d",
-                           node.DebugName(), n, k);
-  }
-  if (n > std::numeric_limits<int32_t>::max()) {
-    return Unimplemented("node %s: top-k rows of %d columns are too long to compile (at most "
-                         "2^31 - 1)", node.DebugName(), n);
-  }
-  TFJIT_ASSIGN_OR_RETURN(DType index_type, tf::GetTypeAttr(node, "index_type"));
-  if (index_type != DType::kInt32 && index_type != DType::kInt64) {
-    return InvalidArgument("node %s: index_type must be int32 or int64, got %s",
-                           node.DebugName(), DTypeName(index_type));
-  }
-  std::vector<int64_t> out_dims = in.dims();
-  out_dims.back() = k;
-  hlo::Attributes attrs;
-  attrs.custom_call_target = topk::kTopKTarget;
-  const hlo::Shape result = hlo::Shape::Tuple(
-      {hlo::Shape(in.element_type(), out_dims), hlo::Shape(DType::kInt32, out_dims)});
-  TFJIT_ASSIGN_OR_RETURN(Instruction * top,
-                         ctx.b().Add(Opcode::kCustomCall, {x}, std::move(attrs), {}, result));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * values, ctx.b().GetTupleElement(top, 0));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.b().GetTupleElement(top, 1));
-  if (index_type == DType::kInt64) {
-    TFJIT_ASSIGN_OR_RETURN(indices, ctx.b().Convert(indices, DType::kInt64));
-  }
-  ctx.SetOutput(node, 0, values);
-  ctx.SetOutput(node, 1, indices);
-  return absl::OkStatus();
-}
-
-// ---- Ops that stay in the runtime ----
-
-absl::Status NeverLowered(LoweringContext&, const tf::Node& node) {
-  return Unimplemented("node %s: %s runs only as a fallback kernel", node.DebugName(), node.op());
-}
-
-bool DataDependentShape(const tf::Node& node, std::string* why) {
-  *why = absl::StrCat("op ", node.op(), " stays in the runtime: its output shape depends on "
-                      "input values");
-  return false;
-}
-
 }  // namespace
 
 void AppendImageLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
-      {"MaxPool", LowerMaxPool},
-      {"AvgPool", LowerAvgPool, true},
       {"ResizeBilinear", LowerResizeBilinear},
       {"DepthToSpace", LowerDepthSpace<true>},
       {"SpaceToDepth", LowerDepthSpace<false>},
       {"SpaceToBatchND", LowerSpaceToBatchND},
       {"BatchToSpaceND", LowerBatchToSpaceND},
-      {"GatherNd", LowerGatherNd},
-      {"NonMaxSuppressionV2", NeverLowered, false, DataDependentShape},
-      {"NonMaxSuppressionV3", NeverLowered, false, DataDependentShape},
-      {"NonMaxSuppressionV4", NeverLowered, false, DataDependentShape},
-      {"NonMaxSuppressionV5", NeverLowered, false, DataDependentShape},
-      {"SparseToDense", NeverLowered, false, DataDependentShape},
-      {"Where", NeverLowered, false, DataDependentShape},
-      {"TopKV2", LowerTopKV2},
+      {"NonMaxSuppressionV2", KernelOnlyLowering, false, DataDependentShape},
+      {"NonMaxSuppressionV3", KernelOnlyLowering, false, DataDependentShape},
+      {"NonMaxSuppressionV4", KernelOnlyLowering, false, DataDependentShape},
+      {"NonMaxSuppressionV5", KernelOnlyLowering, false, DataDependentShape},
+      {"SparseToDense", KernelOnlyLowering, false, DataDependentShape},
   });
 }
 

@@ -2,6 +2,7 @@
 #include "compiler/tf2hlo/lowering.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
@@ -59,6 +60,26 @@ absl::Status LowerNode(LoweringContext& ctx, const tf::Node& node) {
 }
 
 }  // namespace
+
+double LowestValue(DType t) {
+  switch (t) {
+    case DType::kInt8: return std::numeric_limits<int8_t>::lowest();
+    case DType::kInt16: return std::numeric_limits<int16_t>::lowest();
+    case DType::kInt32: return std::numeric_limits<int32_t>::lowest();
+    case DType::kInt64: return static_cast<double>(std::numeric_limits<int64_t>::lowest());
+    default: return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity() : 0.0;
+  }
+}
+
+absl::Status KernelOnlyLowering(LoweringContext&, const tf::Node& node) {
+  return Unimplemented("node %s: %s runs only as a fallback kernel", node.DebugName(), node.op());
+}
+
+bool DataDependentShape(const tf::Node& node, std::string* why) {
+  *why = absl::StrCat("op ", node.op(), " stays in the runtime: its output shape depends on "
+                      "input values");
+  return false;
+}
 
 const OpLowering* FindOpLowering(absl::string_view op) {
   const std::vector<OpLowering>& table = LoweringTable();

@@ -1,5 +1,6 @@
 // Lowerings of TF's basic elementwise math, reductions (incl. All/Any, ArgMax/ArgMin),
-// Select/SelectV2, AddN and ClipByValue.
+// Select/SelectV2, AddN and ClipByValue; TopKV2 (a reduction) as the custom-call tfjit.top_k
+// (HLO has no sort).
 #include <cmath>
 #include <limits>
 
@@ -8,6 +9,7 @@
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "core/top_k.h"
 #include "frontend/attr.h"
 
 namespace tfjit::tf2hlo {
@@ -428,10 +430,61 @@ absl::Status LowerClipByValue(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// ---- TopKV2 ----
+
+// The custom-call tfjit.top_k (core/top_k.h, the fallback kernel's routine) on a compile-time
+// k; TF's checks and messages. Indices come back s32 and are widened for index_type int64.
+absl::Status LowerTopKV2(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction* x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Tensor k_t, ctx.ConstantInput(node, 1));
+  if (k_t.rank() != 0) {
+    return InvalidArgument("node %s: k must be scalar, got shape %s", node.DebugName(),
+                           k_t.ShapeString());
+  }
+  const int64_t k = ElementAsInt64(k_t, 0);
+  if (k < 0) return InvalidArgument("node %s: Need k >= 0, got %d", node.DebugName(), k);
+  const hlo::Shape& in = x->shape();
+  if (in.rank() < 1) {
+    return InvalidArgument("node %s: input must be >= 1-D, got shape %s", node.DebugName(),
+                           in.ToString());
+  }
+  const int64_t n = in.dims().back();
+  if (n < k) {
+    return InvalidArgument("node %s: input must have at least k columns. Had %d, needed %d",
+                           node.DebugName(), n, k);
+  }
+  if (n > std::numeric_limits<int32_t>::max()) {
+    return Unimplemented("node %s: top-k rows of %d columns are too long to compile (at most "
+                         "2^31 - 1)", node.DebugName(), n);
+  }
+  TFJIT_ASSIGN_OR_RETURN(DType index_type, tf::GetTypeAttr(node, "index_type"));
+  if (index_type != DType::kInt32 && index_type != DType::kInt64) {
+    return InvalidArgument("node %s: index_type must be int32 or int64, got %s",
+                           node.DebugName(), DTypeName(index_type));
+  }
+  std::vector<int64_t> out_dims = in.dims();
+  out_dims.back() = k;
+  hlo::Attributes attrs;
+  attrs.custom_call_target = topk::kTopKTarget;
+  const hlo::Shape result = hlo::Shape::Tuple(
+      {hlo::Shape(in.element_type(), out_dims), hlo::Shape(DType::kInt32, out_dims)});
+  TFJIT_ASSIGN_OR_RETURN(Instruction * top,
+                         ctx.b().Add(Opcode::kCustomCall, {x}, std::move(attrs), {}, result));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * values, ctx.b().GetTupleElement(top, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.b().GetTupleElement(top, 1));
+  if (index_type == DType::kInt64) {
+    TFJIT_ASSIGN_OR_RETURN(indices, ctx.b().Convert(indices, DType::kInt64));
+  }
+  ctx.SetOutput(node, 0, values);
+  ctx.SetOutput(node, 1, indices);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendMathLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
+      {"TopKV2", LowerTopKV2},
       {"Add", LowerAdd},         {"AddV2", LowerAdd},         {"Sub", LowerSub},
       {"Mul", LowerMul},         {"RealDiv", LowerRealDiv, true},
       {"Maximum", LowerMaximum}, {"Minimum", LowerMinimum},   {"Neg", LowerNeg},

@@ -1,5 +1,6 @@
 // Lowerings of TF's neural-network ops: MatMul, BatchMatMul*, Einsum, BiasAdd, Softmax,
-// LogSoftmax and the activations Elu, Selu, Softplus, Softsign, LeakyRelu; L2Loss.
+// LogSoftmax and the activations Elu, Selu, Softplus, Softsign, LeakyRelu; L2Loss; MaxPool and
+// AvgPool as reduce-window (NHWC or NCHW).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,8 +10,10 @@
 #include "absl/strings/str_split.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/attr.h"
+#include "frontend/conv_attrs.h"
 
 namespace tfjit::tf2hlo {
 namespace {
@@ -434,11 +437,106 @@ absl::Status LowerEinsum(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// ---- Pooling ----
+
+// The NHWC or NCHW reduce-window of a MaxPool/AvgPool node (geometry from frontend/conv_attrs.h, as
+// the fallback kernel); `out` gets the output's H and W. reduce-window's own size rule,
+// (in + pads - k) / s + 1 (0 when the window does not fit), gives the same sizes.
+// An NCHW node pools dims 2 and 3 (`*h_dim` gets the H dim: 1 for NHWC, 2 for NCHW).
+absl::StatusOr<std::vector<hlo::WindowDim>> PoolWindow(const tf::Node& node,
+                                                       const hlo::Shape& x,
+                                                       std::vector<int64_t>* out,
+                                                       int64_t* h_dim) {
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs a,
+                         tf::ReadPoolAttrs(node, x.dims(), tf::Layouts::kNhwcOrNchw));
+  const std::vector<int64_t> nhwc = a.nchw ? tf::NchwToNhwc(x.dims()) : x.dims();
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D geometry,
+                         tf::ComputeWindow(node, a, nhwc[1], nhwc[2], a.ksize[1], a.ksize[2]));
+  *h_dim = a.nchw ? 2 : 1;
+  const tf::SpatialDim* spatial[] = {&geometry.h, &geometry.w};
+  std::vector<hlo::WindowDim> window(4);
+  out->assign(2, 0);
+  for (size_t i = 0; i < 2; ++i) {
+    hlo::WindowDim& w = window[i + static_cast<size_t>(*h_dim)];
+    w.size = spatial[i]->k;
+    w.stride = spatial[i]->stride;
+    w.pad_lo = spatial[i]->pad_before;
+    w.pad_hi = spatial[i]->pad_after;
+    (*out)[i] = spatial[i]->out;
+  }
+  return window;
+}
+
+absl::Status LowerMaxPool(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  std::vector<int64_t> out;
+  int64_t h_dim = 1;
+  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window,
+                         PoolWindow(node, x->shape(), &out, &h_dim));
+  const DType t = x->shape().element_type();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * init, ctx.Splat(t, LowestValue(t), {}));
+  hlo::Attributes attrs;
+  attrs.window = std::move(window);
+  hlo::Computation* max = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, t);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                         ctx.b().Add(Opcode::kReduceWindow, {x, init}, std::move(attrs), {max}));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// Sum over the window (padding cells add 0), divided by the count of non-padding cells of
+// each output position (a constant). 16-bit floats sum in f32 like the kernel.
+absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  std::vector<int64_t> out;
+  int64_t h_dim = 1;
+  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::WindowDim> window,
+                         PoolWindow(node, x->shape(), &out, &h_dim));
+  const DType t = x->shape().element_type();
+  const DType acc_t = (t == DType::kFloat16 || t == DType::kBFloat16) ? DType::kFloat32 : t;
+  if (acc_t != t) {
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, acc_t));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(acc_t, 0.0, {}));
+  Tensor counts(acc_t, {out[0], out[1]});
+  for (int64_t i = 0; i < out[0]; ++i) {
+    for (int64_t j = 0; j < out[1]; ++j) {
+      int64_t n = 1;
+      for (int d = 0; d < 2; ++d) {
+        const hlo::WindowDim& w = window[static_cast<size_t>(d + h_dim)];
+        const int64_t start = (d == 0 ? i : j) * w.stride - w.pad_lo;
+        const int64_t in = x->shape().dim(static_cast<int>(d + h_dim));
+        n *= std::min(start + w.size, in) - std::max<int64_t>(start, 0);
+      }
+      // A window entirely in the padding (explicit padding only) divides 0 by 1, not by 0.
+      const double c = static_cast<double>(std::max<int64_t>(n, 1));
+      if (acc_t == DType::kFloat64) counts.data<double>()[i * out[1] + j] = c;
+      else counts.data<float>()[i * out[1] + j] = static_cast<float>(c);
+    }
+  }
+  hlo::Attributes attrs;
+  attrs.window = std::move(window);
+  hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, acc_t);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sum,
+                         ctx.b().Add(Opcode::kReduceWindow, {x, zero}, std::move(attrs), {add}));
+  Instruction* count = ctx.b().Constant(hlo::Literal::FromTensor(counts));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * countb, ctx.b().Broadcast(count, sum->shape().dims(),
+                                                                {h_dim, h_dim + 1}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kDivide, sum, countb));
+  if (acc_t != t) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
+  }
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendNnLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
       {"MatMul", LowerMatMul},
+      {"MaxPool", LowerMaxPool},
+      {"AvgPool", LowerAvgPool, true},
       {"BiasAdd", LowerBiasAdd},
       {"BiasAddV1", LowerBiasAdd},  // no data_format attr: the bias is on the last dim
       {"Softmax", LowerSoftmax, /*float_only=*/true},

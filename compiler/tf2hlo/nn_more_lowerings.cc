@@ -214,24 +214,9 @@ absl::StatusOr<NdPool> PoolOf(const tf::Node& node, const hlo::Shape& x,
   return p;
 }
 
-double Lowest(DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return std::numeric_limits<int8_t>::lowest();
-    case DType::kInt16:
-      return std::numeric_limits<int16_t>::lowest();
-    case DType::kInt32:
-      return std::numeric_limits<int32_t>::lowest();
-    case DType::kInt64:
-      return static_cast<double>(std::numeric_limits<int64_t>::lowest());
-    default:
-      return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity() : 0.0;
-  }
-}
-
 absl::Status EmitMaxPool(LoweringContext& ctx, const tf::Node& node, Instruction* x, NdPool pool) {
   const DType t = x->shape().element_type();
-  TFJIT_ASSIGN_OR_RETURN(Instruction * init, ctx.Splat(t, Lowest(t), {}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * init, ctx.Splat(t, LowestValue(t), {}));
   hlo::Attributes attrs;
   attrs.window = std::move(pool.window);
   hlo::Computation* max = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, t);

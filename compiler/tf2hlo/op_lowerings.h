@@ -24,6 +24,15 @@ struct OpLowering {
   bool takes_list = false;
 };
 
+// For ops that always stay in the runtime: UNIMPLEMENTED "<op> runs only as a fallback kernel".
+absl::Status KernelOnlyLowering(LoweringContext& ctx, const tf::Node& node);
+// A can_lower that keeps an op whose output shape depends on input values in the runtime, with
+// that reason.
+bool DataDependentShape(const tf::Node& node, std::string* why);
+
+// The smallest value of `t`: max's identity (-inf for floats).
+double LowestValue(DType t);
+
 // nullptr when the op has no lowering.
 const OpLowering* FindOpLowering(absl::string_view op);
 
