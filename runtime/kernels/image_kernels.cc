@@ -141,21 +141,7 @@ absl::Status ResizeBilinearKernel(KernelContext& ctx) {
   if (align && half_pixel) {
     return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
   }
-  if (in.rank() != 4) {
-    return KernelError(ctx, "input must be 4-dimensional, got %s", in.ShapeString());
-  }
-  std::vector<int64_t> size;
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "size", &size));
-  if (ctx.input(1).rank() != 1 || size.size() != 2) {
-    return KernelError(ctx, "shape_t must be 1-dimensional with 2 elements, got %s",
-                       ctx.input(1).ShapeString());
-  }
-  if (size[0] <= 0 || size[1] <= 0) {
-    return KernelError(ctx, "output dimensions must be positive, got %s", DimsString(size));
-  }
-  if (in.dim(1) <= 0 || in.dim(2) <= 0) {
-    return KernelError(ctx, "input image must be of non-zero size, got %s", in.ShapeString());
-  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeOutputSize(ctx));
   const int64_t batch = in.dim(0), ih = in.dim(1), iw = in.dim(2), depth = in.dim(3);
   const int64_t oh = size[0], ow = size[1];
   // Refused before anything is built: the output, and the per-row and per-column tables

@@ -30,21 +30,7 @@ absl::Status ResizeNearestKernel(KernelContext& ctx) {
   if (align && half_pixel) {
     return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
   }
-  if (in.rank() != 4) {
-    return KernelError(ctx, "input must be 4-dimensional, got %s", in.ShapeString());
-  }
-  std::vector<int64_t> size;
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "size", &size));
-  if (ctx.input(1).rank() != 1 || size.size() != 2) {
-    return KernelError(ctx, "shape_t must be 1-dimensional with 2 elements, got %s",
-                       ctx.input(1).ShapeString());
-  }
-  if (size[0] <= 0 || size[1] <= 0) {
-    return KernelError(ctx, "output dimensions must be positive, got %s", DimsString(size));
-  }
-  if (in.dim(1) == 0 || in.dim(2) == 0) {
-    return KernelError(ctx, "input image must be of non-zero size, got %s", in.ShapeString());
-  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeOutputSize(ctx));
   const std::vector<int64_t> ys =
       image::NearestSourceIndices(in.dim(1), size[0], align, half_pixel);
   const std::vector<int64_t> xs =
@@ -285,27 +271,6 @@ absl::Status ExtractImagePatchesKernel(KernelContext& ctx) {
 
 // ---- ResizeArea / ResizeBicubic / CropAndResize (TF-only; float outputs) ----
 
-// The validated output size of a resize node (input 1) for 4-D images.
-absl::StatusOr<std::vector<int64_t>> ResizeSize(const KernelContext& ctx) {
-  const Tensor& in = ctx.input(0);
-  if (in.rank() != 4) {
-    return KernelError(ctx, "input must be 4-dimensional, got %s", in.ShapeString());
-  }
-  std::vector<int64_t> size;
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "size", &size));
-  if (ctx.input(1).rank() != 1 || size.size() != 2) {
-    return KernelError(ctx, "shape_t must be 1-dimensional with 2 elements, got %s",
-                       ctx.input(1).ShapeString());
-  }
-  if (size[0] <= 0 || size[1] <= 0) {
-    return KernelError(ctx, "output dimensions must be positive, got %s", DimsString(size));
-  }
-  if (in.dim(1) == 0 || in.dim(2) == 0) {
-    return KernelError(ctx, "input image must be of non-zero size, got %s", in.ShapeString());
-  }
-  return size;
-}
-
 float ResizeScale(int64_t in, int64_t out, bool align_corners) {
   return (align_corners && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
                                     : static_cast<float>(in) / static_cast<float>(out);
@@ -346,7 +311,7 @@ std::vector<std::vector<Tap>> AreaTaps(int64_t in, int64_t out, float scale) {
 absl::Status ResizeAreaKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   TFJIT_ASSIGN_OR_RETURN(bool align, tf::GetBoolAttrOr(ctx.node(), "align_corners", false));
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeSize(ctx));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeOutputSize(ctx));
   const Tensor& in = ctx.input(0);
   const float sy = ResizeScale(in.dim(1), size[0], align);
   const float sx = ResizeScale(in.dim(2), size[1], align);
@@ -433,7 +398,7 @@ absl::Status ResizeBicubicKernel(KernelContext& ctx) {
   if (align && half) {
     return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
   }
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeSize(ctx));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeOutputSize(ctx));
   const Tensor& in = ctx.input(0);
   const auto ys = CubicTaps(in.dim(1), size[0], ResizeScale(in.dim(1), size[0], align), half);
   const auto xs = CubicTaps(in.dim(2), size[1], ResizeScale(in.dim(2), size[1], align), half);
@@ -776,7 +741,7 @@ absl::Status ScaleAndTranslateKernel(KernelContext& ctx) {
   if (!k.has_value()) {
     return KernelError(ctx, "Unrecognized kernel type: %s", kernel_type);
   }
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeSize(ctx));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeOutputSize(ctx));
   TFJIT_ASSIGN_OR_RETURN(auto scale, FloatPair(ctx, 2, "scale"));
   TFJIT_ASSIGN_OR_RETURN(auto translate, FloatPair(ctx, 3, "translation"));
   if (!(scale[0] > 0) || !(scale[1] > 0)) {

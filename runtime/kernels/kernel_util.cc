@@ -83,4 +83,24 @@ void ParallelFor(const KernelContext& ctx, int64_t n, int64_t cost_per_unit,
   ctx.pool()->ParallelFor(n, cost_per_unit, fn);
 }
 
+absl::StatusOr<std::vector<int64_t>> ResizeOutputSize(const KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  if (in.rank() != 4) {
+    return KernelError(ctx, "input must be 4-dimensional, got %s", in.ShapeString());
+  }
+  std::vector<int64_t> size;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "size", &size));
+  if (ctx.input(1).rank() != 1 || size.size() != 2) {
+    return KernelError(ctx, "shape_t must be 1-dimensional with 2 elements, got %s",
+                       ctx.input(1).ShapeString());
+  }
+  if (size[0] <= 0 || size[1] <= 0) {
+    return KernelError(ctx, "output dimensions must be positive, got %s", DimsString(size));
+  }
+  if (in.dim(1) == 0 || in.dim(2) == 0) {
+    return KernelError(ctx, "input image must be of non-zero size, got %s", in.ShapeString());
+  }
+  return size;
+}
+
 }  // namespace tfjit::runtime

@@ -40,6 +40,11 @@ absl::Status CheckNumInputs(const KernelContext& ctx, int n);
 absl::Status ReadIndexVector(const KernelContext& ctx, const Tensor& t, absl::string_view what,
                              std::vector<int64_t>* out);
 
+// The validated output size [height, width] (input 1) of a resize node whose input 0 is a 4-D
+// image, with TF's checks and messages (ResizeBilinear, ResizeNearestNeighbor, ResizeArea,
+// ResizeBicubic, ...).
+absl::StatusOr<std::vector<int64_t>> ResizeOutputSize(const KernelContext& ctx);
+
 // For kernels that compute an output shape from input values (Fill, Range, Tile, a
 // TensorList's reserve, ...), before they allocate or loop over it: INVALID_ARGUMENT when a
 // dim is negative or the element count overflows int64, RESOURCE_EXHAUSTED when the tensor
