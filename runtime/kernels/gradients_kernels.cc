@@ -1269,15 +1269,6 @@ std::vector<int64_t> NearestTaps(int64_t in, int64_t out, bool align, bool half_
   return r;
 }
 
-absl::Status ResizeFlags(const KernelContext& ctx, bool* align, bool* half_pixel) {
-  TFJIT_ASSIGN_OR_RETURN(*align, tf::GetBoolAttrOr(ctx.node(), "align_corners", false));
-  TFJIT_ASSIGN_OR_RETURN(*half_pixel, tf::GetBoolAttrOr(ctx.node(), "half_pixel_centers", false));
-  if (*align && *half_pixel) {
-    return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
-  }
-  return absl::OkStatus();
-}
-
 // ResizeBilinearGrad(grads: float, original_image): each resized pixel's gradient split over
 // its four source pixels by the forward op's weights; accumulated in double.
 absl::Status ResizeBilinearGradKernel(KernelContext& ctx) {

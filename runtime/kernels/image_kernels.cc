@@ -135,12 +135,8 @@ std::vector<Interp> InterpolationWeights(int64_t in, int64_t out, bool align_cor
 absl::Status ResizeBilinearKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   const Tensor& in = ctx.input(0);
-  TFJIT_ASSIGN_OR_RETURN(bool align, tf::GetBoolAttrOr(ctx.node(), "align_corners", false));
-  TFJIT_ASSIGN_OR_RETURN(bool half_pixel,
-                         tf::GetBoolAttrOr(ctx.node(), "half_pixel_centers", false));
-  if (align && half_pixel) {
-    return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
-  }
+  bool align = false, half_pixel = false;
+  TFJIT_RETURN_IF_ERROR(ResizeFlags(ctx, &align, &half_pixel));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeOutputSize(ctx));
   const int64_t batch = in.dim(0), ih = in.dim(1), iw = in.dim(2), depth = in.dim(3);
   const int64_t oh = size[0], ow = size[1];

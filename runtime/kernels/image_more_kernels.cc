@@ -24,12 +24,8 @@ namespace {
 absl::Status ResizeNearestKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   const Tensor& in = ctx.input(0);
-  TFJIT_ASSIGN_OR_RETURN(bool align, tf::GetBoolAttrOr(ctx.node(), "align_corners", false));
-  TFJIT_ASSIGN_OR_RETURN(bool half_pixel,
-                         tf::GetBoolAttrOr(ctx.node(), "half_pixel_centers", false));
-  if (align && half_pixel) {
-    return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
-  }
+  bool align = false, half_pixel = false;
+  TFJIT_RETURN_IF_ERROR(ResizeFlags(ctx, &align, &half_pixel));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeOutputSize(ctx));
   const std::vector<int64_t> ys =
       image::NearestSourceIndices(in.dim(1), size[0], align, half_pixel);
@@ -393,11 +389,8 @@ std::vector<std::array<Tap, 4>> CubicTaps(int64_t in, int64_t out, float scale, 
 
 absl::Status ResizeBicubicKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  TFJIT_ASSIGN_OR_RETURN(bool align, tf::GetBoolAttrOr(ctx.node(), "align_corners", false));
-  TFJIT_ASSIGN_OR_RETURN(bool half, tf::GetBoolAttrOr(ctx.node(), "half_pixel_centers", false));
-  if (align && half) {
-    return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
-  }
+  bool align = false, half = false;
+  TFJIT_RETURN_IF_ERROR(ResizeFlags(ctx, &align, &half));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ResizeOutputSize(ctx));
   const Tensor& in = ctx.input(0);
   const auto ys = CubicTaps(in.dim(1), size[0], ResizeScale(in.dim(1), size[0], align), half);

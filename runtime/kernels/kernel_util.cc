@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "core/run_control.h"
 #include "core/thread_pool.h"
+#include "frontend/attr.h"
 
 namespace tfjit::runtime {
 
@@ -101,6 +102,15 @@ absl::StatusOr<std::vector<int64_t>> ResizeOutputSize(const KernelContext& ctx) 
     return KernelError(ctx, "input image must be of non-zero size, got %s", in.ShapeString());
   }
   return size;
+}
+
+absl::Status ResizeFlags(const KernelContext& ctx, bool* align, bool* half_pixel) {
+  TFJIT_ASSIGN_OR_RETURN(*align, tf::GetBoolAttrOr(ctx.node(), "align_corners", false));
+  TFJIT_ASSIGN_OR_RETURN(*half_pixel, tf::GetBoolAttrOr(ctx.node(), "half_pixel_centers", false));
+  if (*align && *half_pixel) {
+    return KernelError(ctx, "If half_pixel_centers is True, align_corners must be False.");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tfjit::runtime

@@ -44,6 +44,9 @@ absl::Status ReadIndexVector(const KernelContext& ctx, const Tensor& t, absl::st
 // image, with TF's checks and messages (ResizeBilinear, ResizeNearestNeighbor, ResizeArea,
 // ResizeBicubic, ...).
 absl::StatusOr<std::vector<int64_t>> ResizeOutputSize(const KernelContext& ctx);
+// A resize node's align_corners and half_pixel_centers attrs (both default false); TF's error
+// when both are set. Shared by the resize kernels and their gradients.
+absl::Status ResizeFlags(const KernelContext& ctx, bool* align, bool* half_pixel);
 
 // For kernels that compute an output shape from input values (Fill, Range, Tile, a
 // TensorList's reserve, ...), before they allocate or loop over it: INVALID_ARGUMENT when a

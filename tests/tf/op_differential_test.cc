@@ -95,8 +95,9 @@ std::vector<Tensor> Feeds(const OpCase& c) {
 PathResult RunPath(const std::string& path, const OpCase& c, JitMode jit,
                    const std::string& backend) {
   // XLA_FLAGS applies as in the CLI: the sanitizer builds run this test with
-  // --xla_backend_optimization_level=0 (tests/tf/CMakeLists.txt).
-  absl::StatusOr<SessionOptions> options = SessionOptionsFromEnvironment();
+  // --xla_backend_optimization_level=0 (tests/tf/CMakeLists.txt). Read once.
+  static const absl::StatusOr<SessionOptions> from_environment = SessionOptionsFromEnvironment();
+  absl::StatusOr<SessionOptions> options = from_environment;
   if (!options.ok()) return {options.status(), {}};
   options->jit = jit;
   options->backend = backend;
