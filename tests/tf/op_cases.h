@@ -86,6 +86,9 @@ std::vector<OpCase> ImageCases();  // op_cases_image.cc
 std::vector<OpCase> ConvCases();   // op_cases_conv.cc
 std::vector<OpCase> TopKCases();   // op_cases_topk.cc
 std::vector<OpCase> GradientsCases();  // op_cases_gradients.cc
+// The window ops' gradients (pooling, convolution, resize, batch norm, LRN, Dilation2D), which
+// GradientsCases appends; op_cases_gradients_window.cc.
+void AddWindowGradientsCases(std::vector<OpCase>* cases);
 std::vector<OpCase> OptimizersCases();  // op_cases_optimizers.cc
 std::vector<OpCase> LinalgCases();  // op_cases_linalg.cc
 std::vector<OpCase> ScatterSegmentCases();  // op_cases_scatter_segment.cc
