@@ -155,6 +155,24 @@ void AddSliceOps(std::vector<OpDef>* ops) {
                      .Attr("end_mask", I(0)).Attr("ellipsis_mask", I(0))
                      .Attr("new_axis_mask", I(0)).Attr("shrink_axis_mask", I(0))
                      .Const({1, 2, 3}).Build());
+  // The strided-slice assignments: a tensor's copy (TensorStridedSliceUpdate), a resource
+  // variable (ResourceStridedSliceAssign, what `v[1:3].assign(x)` writes) and a TF1 reference
+  // (StridedSliceAssign, forwarding the ref).
+  for (const char* name : {"TensorStridedSliceUpdate", "ResourceStridedSliceAssign",
+                           "StridedSliceAssign"}) {
+    const std::string op = name;
+    Op def(name);
+    def.In(op == "TensorStridedSliceUpdate" ? "input: T"
+           : op == "StridedSliceAssign"     ? "ref: T"
+                                            : "ref: resource");
+    def.In("begin: Index").In("end: Index").In("strides: Index").In("value: T");
+    if (op == "TensorStridedSliceUpdate") def.Out("output: T");
+    if (op == "StridedSliceAssign") def.Out("output_ref: T");
+    def.Attr("begin_mask", I(0)).Attr("end_mask", I(0)).Attr("ellipsis_mask", I(0))
+        .Attr("new_axis_mask", I(0)).Attr("shrink_axis_mask", I(0)).Const({1, 2, 3});
+    if (op != "TensorStridedSliceUpdate") def.Stateful();
+    ops->push_back(def.Build());
+  }
   ops->push_back(Op("GatherV2").In("params: Tparams").In("indices: Tindices").In("axis: Taxis")
                      .Out("output: Tparams").Attr("batch_dims", I(0)).Const({2}).Build());
   ops->push_back(Op("Gather").In("params: Tparams").In("indices: Tindices")

@@ -4,8 +4,20 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "core/status.h"
+#include "frontend/attr.h"
 
 namespace tfjit::tf {
+
+absl::StatusOr<StridedMasks> GetStridedMasks(const Node& node) {
+  StridedMasks m;
+  TFJIT_ASSIGN_OR_RETURN(m.begin, GetIntAttrOr(node, "begin_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.end, GetIntAttrOr(node, "end_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.ellipsis, GetIntAttrOr(node, "ellipsis_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.new_axis, GetIntAttrOr(node, "new_axis_mask", 0));
+  TFJIT_ASSIGN_OR_RETURN(m.shrink, GetIntAttrOr(node, "shrink_axis_mask", 0));
+  return m;
+}
 
 // TF's ValidateStridedSliceOp for an input of dims `shape`; "" or the error message.
 std::string PlanStridedSlice(const std::vector<int64_t>& shape, const std::vector<int64_t>& begin,
@@ -14,7 +26,10 @@ std::string PlanStridedSlice(const std::vector<int64_t>& shape, const std::vecto
   const int rank = static_cast<int>(shape.size());
   const int n = static_cast<int>(begin.size());
   int64_t ellipsis = m.ellipsis;
-  if ((ellipsis & (ellipsis - 1)) != 0) return "Multiple ellipses in slice spec not allowed";
+  if ((ellipsis & (ellipsis - 1)) != 0) {
+    return absl::StrFormat("Multiple ellipses in slice spec not allowed (ellipsis_mask %d)",
+                           ellipsis);
+  }
   int sparse_dims = n;
   if (ellipsis == 0) ellipsis = int64_t{1} << sparse_dims++;
   int new_axes_after_ellipsis = 0;
@@ -37,7 +52,8 @@ std::string PlanStridedSlice(const std::vector<int64_t>& shape, const std::vecto
       final_src.push_back(-1);
     } else {
       if (full >= rank) {
-        return absl::StrFormat("Index out of range using input dim %d; input has only %d dims",
+        return absl::StrFormat("Index out of range using input dim %d; input has only %d dims; "
+                               "the slice spec names more dimensions than the input has",
                                full, rank);
       }
       const size_t k = static_cast<size_t>(i);
@@ -54,9 +70,11 @@ std::string PlanStridedSlice(const std::vector<int64_t>& shape, const std::vecto
     StridedDimPlan& p = plan->dims[static_cast<size_t>(d)];
     if (x.s == 0) return absl::StrFormat("strides[%d] must be non-zero", d);
     if (x.shrink) {
+      if (x.s < 0) return "only stride 1 allowed on non-range indexing.";
       const int64_t at = x.b < 0 ? x.b + dim : x.b;
       if (at < 0 || at >= dim) {
-        return absl::StrFormat("slice index %d of dimension %d out of bounds.", x.b, d);
+        return absl::StrFormat("slice index %d of dimension %d out of bounds. (the dimension "
+                               "has size %d)", x.b, d, dim);
       }
       p = {at, 1, 1};
       continue;

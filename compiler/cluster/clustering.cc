@@ -42,8 +42,10 @@ bool IsCompilableResourceOp(const tf::Node& node) {
   return std::any_of(std::begin(kOps), std::end(kOps),
                      [&](const char* op) { return node.op() == op; }) ||
          absl::StartsWith(node.op(), "ResourceApply") ||
-         // ResourceScatter* and ResourceScatterNd* (scatter_segment_lowerings.cc) likewise.
-         absl::StartsWith(node.op(), "ResourceScatter");
+         // ResourceScatter* and ResourceScatterNd* (scatter_segment_lowerings.cc) likewise,
+         // and ResourceStridedSliceAssign (slice_lowerings.cc).
+         absl::StartsWith(node.op(), "ResourceScatter") ||
+         node.op() == "ResourceStridedSliceAssign";
 }
 
 bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why, bool must_compile);

@@ -532,13 +532,6 @@ absl::Status LowerDynamicStitch(LoweringContext& ctx, const tf::Node& node) {
 
 // ---- StridedSliceGrad ----
 
-// TF's strided-slice rule, shared with the fallback kernel (frontend/strided_slice_rule.h).
-using tf::PlanStridedSlice;
-using tf::StridedDimPlan;
-using tf::StridedMasks;
-using tf::StridedPlan;
-
-
 absl::StatusOr<Instruction*> PadWith(LoweringContext& ctx, Instruction* x,
                                      const std::vector<hlo::PadDim>& pads) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(x->shape().element_type(), 0.0, {}));
@@ -555,8 +548,9 @@ absl::StatusOr<Instruction*> ReverseDims(LoweringContext& ctx, Instruction* x,
   return ctx.b().Add(Opcode::kReverse, {x}, std::move(attrs));
 }
 
-// dy reshaped to the slice's per-input-dim shape, reversed along negative strides, then
-// padded into place: low = first index, interior = |stride| - 1, high = the rest.
+// dy placed at the slice's positions of zeros(shape) (PlaceStridedSlice: reversed along
+// negative strides, then padded into place). TF's rule is shared with the kernels
+// (frontend/strided_slice_rule.h).
 absl::Status LowerStridedSliceGrad(LoweringContext& ctx, const tf::Node& node) {
   std::vector<int64_t> shape, begin, end, strides;
   TFJIT_ASSIGN_OR_RETURN(shape, ctx.ConstantInputAsInts(node, 0));
@@ -570,39 +564,16 @@ absl::Status LowerStridedSliceGrad(LoweringContext& ctx, const tf::Node& node) {
   for (int64_t d : shape) {
     if (d < 0) return InvalidArgument("shape [%s] has a negative dimension", absl::StrJoin(shape, ","));
   }
-  StridedMasks m;
-  TFJIT_ASSIGN_OR_RETURN(m.begin, tf::GetIntAttrOr(node, "begin_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(m.end, tf::GetIntAttrOr(node, "end_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(m.ellipsis, tf::GetIntAttrOr(node, "ellipsis_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(m.new_axis, tf::GetIntAttrOr(node, "new_axis_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(m.shrink, tf::GetIntAttrOr(node, "shrink_axis_mask", 0));
-  StridedPlan plan;
-  const std::string error = PlanStridedSlice(shape, begin, end, strides, m, &plan);
+  TFJIT_ASSIGN_OR_RETURN(tf::StridedMasks m, tf::GetStridedMasks(node));
+  tf::StridedPlan plan;
+  const std::string error = tf::PlanStridedSlice(shape, begin, end, strides, m, &plan);
   if (!error.empty()) return InvalidArgument("%s", error);
   TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 4));
   if (dy->shape().dims() != plan.final_dims) {
     return InvalidArgument("shape of dy was %s instead of [%s]", dy->shape().ToString(),
                            absl::StrJoin(plan.final_dims, ","));
   }
-  std::vector<int64_t> processing;
-  for (const StridedDimPlan& p : plan.dims) processing.push_back(p.size);
-  TFJIT_ASSIGN_OR_RETURN(dy, ctx.b().Reshape(dy, processing));
-  std::vector<int64_t> reversed;
-  std::vector<hlo::PadDim> pads;
-  for (size_t d = 0; d < plan.dims.size(); ++d) {
-    const StridedDimPlan& p = plan.dims[d];
-    const int64_t n = shape[d];
-    if (p.size == 0) {
-      pads.push_back({n, 0, 0});
-      continue;
-    }
-    const int64_t last = p.begin + (p.size - 1) * p.stride;
-    const int64_t lo = std::min(p.begin, last), hi = std::max(p.begin, last);
-    if (p.stride < 0 && p.size > 1) reversed.push_back(static_cast<int64_t>(d));
-    pads.push_back({lo, n - 1 - hi, std::abs(p.stride) - 1});
-  }
-  TFJIT_ASSIGN_OR_RETURN(dy, ReverseDims(ctx, dy, reversed));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, PadWith(ctx, dy, pads));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, PlaceStridedSlice(ctx, dy, plan, shape));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }

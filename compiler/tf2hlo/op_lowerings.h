@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "compiler/tf2hlo/lowering_context.h"
+#include "frontend/strided_slice_rule.h"
 
 namespace tfjit::tf2hlo {
 
@@ -32,6 +33,13 @@ bool DataDependentShape(const tf::Node& node, std::string* why);
 
 // The smallest value of `t`: max's identity (-inf for floats).
 double LowestValue(DType t);
+
+// `value` (holding a planned strided slice's elements, in the slice's processing or final
+// shape) placed at the slice's positions of a zero tensor of dims `shape` (reverse + pad with
+// interior padding). StridedSliceGrad and the strided-slice assignments use it.
+absl::StatusOr<hlo::Instruction*> PlaceStridedSlice(LoweringContext& ctx, hlo::Instruction* value,
+                                                     const tf::StridedPlan& plan,
+                                                     const std::vector<int64_t>& shape);
 
 // nullptr when the op has no lowering.
 const OpLowering* FindOpLowering(absl::string_view op);

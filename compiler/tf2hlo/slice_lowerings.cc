@@ -1,5 +1,5 @@
 // Lowerings of TF's slicing, splitting, gathering, padding and tiling ops: Slice,
-// StridedSlice, Split, SplitV, Unpack, GatherV2/Gather/ResourceGather, OneHot, Tile, Pad,
+// StridedSlice and its assignments (TensorStridedSliceUpdate, ResourceStridedSliceAssign), Split, SplitV, Unpack, GatherV2/Gather/ResourceGather, OneHot, Tile, Pad,
 // PadV2, MirrorPad, ReverseV2. Shape arguments are compile-time constants (known issue F).
 #include <algorithm>
 #include <optional>
@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/attr.h"
+#include "frontend/strided_slice_rule.h"
 
 namespace tfjit::tf2hlo {
 namespace {
@@ -85,170 +86,101 @@ absl::Status LowerSlice(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
-// StridedSlice's per-dimension plan after TF's dense-spec expansion (ValidateStridedSliceOp).
-struct StridedDim {
-  int64_t begin = 0, stride = 1, size = 0;
-};
-constexpr int64_t kNewAxis = -1;
-constexpr int64_t kShrinkAxis = -2;
-
-struct StridedSpec {
-  std::vector<int64_t> begin, end, stride;
-  int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0, shrink_mask = 0;
-};
-
-// Expands the sparse spec to one entry per input dim; `final_dims` lists for each output dim
-// the input dim it comes from, or kNewAxis; shrunk dims are recorded as kShrinkAxis.
-absl::Status BuildDenseSpec(const tf::Node& node, const StridedSpec& sparse, int rank,
-                            StridedSpec* dense, std::vector<int64_t>* final_dims) {
-  const int64_t n = static_cast<int64_t>(sparse.begin.size());
-  int64_t ellipsis = sparse.ellipsis_mask;
-  int64_t sparse_dims = n;
-  if (ellipsis == 0) {  // an implicit ellipsis at the end
-    ellipsis = int64_t{1} << n;
-    ++sparse_dims;
-  }
-  if ((ellipsis & (ellipsis - 1)) != 0) {
-    return InvalidArgument("node %s: Multiple ellipses in slice spec not allowed",
-                           node.DebugName());
-  }
-  int64_t new_axis_after_ellipsis = 0;
-  bool seen_ellipsis = false;
-  for (int64_t i = 0; i < sparse_dims; ++i) {
-    if (seen_ellipsis && ((sparse.new_axis_mask >> i) & 1)) ++new_axis_after_ellipsis;
-    if ((ellipsis >> i) & 1) seen_ellipsis = true;
-  }
-  dense->begin.assign(rank, 0);
-  dense->end.assign(rank, 0);
-  dense->stride.assign(rank, 1);
-  int64_t full = 0;
-  for (int64_t i = 0; i < sparse_dims; ++i) {
-    if ((ellipsis >> i) & 1) {
-      const int64_t next = std::min<int64_t>(rank - (sparse_dims - i) + 1 + new_axis_after_ellipsis,
-                                             rank);
-      for (; full < next; ++full) {
-        dense->begin_mask |= int64_t{1} << full;
-        dense->end_mask |= int64_t{1} << full;
-        final_dims->push_back(full);
-      }
-    } else if ((sparse.new_axis_mask >> i) & 1) {
-      final_dims->push_back(kNewAxis);
-    } else {
-      if (full == rank) {
-        return InvalidArgument("node %s: Index out of range using input dim %d; input has only "
-                               "%d dims", node.DebugName(), full, rank);
-      }
-      dense->begin[full] = sparse.begin[i];
-      dense->end[full] = sparse.end[i];
-      dense->stride[full] = sparse.stride[i];
-      if ((sparse.begin_mask >> i) & 1) dense->begin_mask |= int64_t{1} << full;
-      if ((sparse.end_mask >> i) & 1) dense->end_mask |= int64_t{1} << full;
-      if ((sparse.shrink_mask >> i) & 1) {
-        dense->shrink_mask |= int64_t{1} << full;
-        final_dims->push_back(kShrinkAxis);
-      } else {
-        final_dims->push_back(full);
-      }
-      ++full;
-    }
-  }
-  return absl::OkStatus();
-}
-
-// One dense dimension: TF's canonicalisation of begin/end (masks, negative indices, clamping
-// to [0, dim] for positive strides and [-1, dim-1] for negative ones) and the slice length.
-absl::StatusOr<StridedDim> CanonicalDim(const tf::Node& node, const StridedSpec& dense, int d,
-                                        int64_t dim) {
-  const int64_t stride = dense.stride[d];
-  if (stride == 0) {
-    return InvalidArgument("node %s: strides[%d] must be non-zero", node.DebugName(), d);
-  }
-  const bool shrink = (dense.shrink_mask >> d) & 1;
-  int64_t b = dense.begin[d], e = dense.end[d];
-  if (shrink) {
-    if (stride <= 0) {
-      return InvalidArgument("node %s: only stride 1 allowed on non-range indexing.",
-                             node.DebugName());
-    }
-    const int64_t fwd = b < 0 ? dim + b : b;
-    if (fwd < 0 || fwd >= dim) {
-      return InvalidArgument("node %s: slice index %d of dimension %d out of bounds.",
-                             node.DebugName(), b, d);
-    }
-    return StridedDim{fwd, 1, 1};
-  }
-  const int64_t lo = stride > 0 ? 0 : -1, hi = stride > 0 ? dim : dim - 1;
-  auto canonical = [&](int64_t x, bool masked, bool is_end) {
-    if (masked) return (stride > 0) == is_end ? hi : lo;
-    const int64_t fwd = x < 0 ? dim + x : x;
-    return std::clamp(fwd, lo, hi);
-  };
-  b = canonical(b, (dense.begin_mask >> d) & 1, false);
-  e = canonical(e, (dense.end_mask >> d) & 1, true);
-  const int64_t len = e - b;
-  int64_t size = 0;
-  if (len != 0 && ((len < 0) == (stride < 0))) size = len / stride + (len % stride != 0 ? 1 : 0);
-  return StridedDim{b, stride, size};
-}
-
-absl::StatusOr<StridedSpec> ReadStridedSpec(LoweringContext& ctx, const tf::Node& node) {
-  StridedSpec spec;
-  TFJIT_ASSIGN_OR_RETURN(spec.begin, ctx.ConstantInputAsInts(node, 1));
-  TFJIT_ASSIGN_OR_RETURN(spec.end, ctx.ConstantInputAsInts(node, 2));
-  TFJIT_ASSIGN_OR_RETURN(spec.stride, ctx.ConstantInputAsInts(node, 3));
-  if (spec.begin.size() != spec.end.size() || spec.begin.size() != spec.stride.size()) {
+// begin/end/strides (inputs 1-3, compile-time constants) and the masks, planned by TF's rule
+// (frontend/strided_slice_rule.h, shared with the kernels) for a value of dims `shape`.
+absl::StatusOr<tf::StridedPlan> PlanStridedSliceNode(LoweringContext& ctx, const tf::Node& node,
+                                                     const std::vector<int64_t>& shape) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> begin, ctx.ConstantInputAsInts(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> end, ctx.ConstantInputAsInts(node, 2));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ctx.ConstantInputAsInts(node, 3));
+  if (end.size() != begin.size() || strides.size() != begin.size()) {
     return InvalidArgument("node %s: Expected begin, end, and strides to be 1D equal size "
                            "tensors, but got %d, %d and %d values",
-                           node.DebugName(), spec.begin.size(), spec.end.size(),
-                           spec.stride.size());
+                           node.DebugName(), begin.size(), end.size(), strides.size());
   }
-  TFJIT_ASSIGN_OR_RETURN(spec.begin_mask, tf::GetIntAttrOr(node, "begin_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(spec.end_mask, tf::GetIntAttrOr(node, "end_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(spec.ellipsis_mask, tf::GetIntAttrOr(node, "ellipsis_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(spec.new_axis_mask, tf::GetIntAttrOr(node, "new_axis_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(spec.shrink_mask, tf::GetIntAttrOr(node, "shrink_axis_mask", 0));
-  return spec;
+  TFJIT_ASSIGN_OR_RETURN(tf::StridedMasks masks, tf::GetStridedMasks(node));
+  tf::StridedPlan plan;
+  const std::string error = tf::PlanStridedSlice(shape, begin, end, strides, masks, &plan);
+  if (!error.empty()) return InvalidArgument("node %s: %s", node.DebugName(), error);
+  return plan;
 }
 
 // StridedSlice => reverse (dims with negative strides) + slice + reshape (new/shrunk axes).
 absl::Status LowerStridedSlice(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  TFJIT_ASSIGN_OR_RETURN(StridedSpec sparse, ReadStridedSpec(ctx, node));
-  const hlo::Shape& shape = x->shape();
-  const int rank = shape.rank();
-  StridedSpec dense;
-  std::vector<int64_t> final_dims;
-  TFJIT_RETURN_IF_ERROR(BuildDenseSpec(node, sparse, rank, &dense, &final_dims));
-  std::vector<hlo::SliceDim> slice(static_cast<size_t>(rank));
-  std::vector<int64_t> reversed, sizes;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t dim = shape.dim(d);
-    TFJIT_ASSIGN_OR_RETURN(StridedDim sd, CanonicalDim(node, dense, d, dim));
-    sizes.push_back(sd.size);
-    int64_t start = sd.begin, step = sd.stride;
+  const std::vector<int64_t>& dims = x->shape().dims();
+  TFJIT_ASSIGN_OR_RETURN(tf::StridedPlan plan, PlanStridedSliceNode(ctx, node, dims));
+  std::vector<hlo::SliceDim> slice(dims.size());
+  std::vector<int64_t> reversed;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const tf::StridedDimPlan& p = plan.dims[d];
+    int64_t start = p.begin, step = p.stride;
     if (step < 0) {  // in the reversed dim, element b sits at dim - 1 - b
-      reversed.push_back(d);
-      start = dim - 1 - sd.begin;
+      reversed.push_back(static_cast<int64_t>(d));
+      start = dims[d] - 1 - p.begin;
       step = -step;
     }
-    slice[static_cast<size_t>(d)] =
-        sd.size == 0 ? hlo::SliceDim{0, 0, 1}
-                     : hlo::SliceDim{start, start + (sd.size - 1) * step + 1, step};
+    slice[d] = p.size == 0 ? hlo::SliceDim{0, 0, 1}
+                           : hlo::SliceDim{start, start + (p.size - 1) * step + 1, step};
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, Reverse(ctx, x, reversed));
   TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Slice(r, slice));
-  std::vector<int64_t> out_dims;
-  for (int64_t f : final_dims) {
-    if (f == kNewAxis) {
-      out_dims.push_back(1);
-    } else if (f >= 0) {
-      out_dims.push_back(sizes[static_cast<size_t>(f)]);
-    }
-  }
-  if (out_dims != r->shape().dims()) {
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, out_dims));
+  if (plan.final_dims != r->shape().dims()) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, plan.final_dims));
   }
   ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// `old` with the planned strided slice replaced by `value` (of the slice's final shape): the
+// value placed by PlaceStridedSlice, selected where a placed all-true mask is set.
+absl::StatusOr<Instruction*> AssignStridedSlice(LoweringContext& ctx, const tf::Node& node,
+                                                Instruction* old, Instruction* value,
+                                                const tf::StridedPlan& plan) {
+  const std::vector<int64_t>& dims = old->shape().dims();
+  int64_t count = 1;
+  for (const tf::StridedDimPlan& p : plan.dims) count *= p.size;
+  if (count == 0) return old;
+  if (value->shape().dims() != plan.final_dims) {
+    return Unimplemented("node %s: sliced l-value shape [%s] does not match r-value shape [%s]. "
+                         "Automatic broadcasting not yet implemented.", node.DebugName(),
+                         absl::StrJoin(plan.final_dims, ","),
+                         absl::StrJoin(value->shape().dims(), ","));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * placed, PlaceStridedSlice(ctx, value, plan, dims));
+  std::vector<int64_t> processing;
+  for (const tf::StridedDimPlan& p : plan.dims) processing.push_back(p.size);
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * taken,
+      ctx.b().Broadcast(ctx.b().ScalarConstant<bool>(DType::kBool, true), processing, {}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mask, PlaceStridedSlice(ctx, taken, plan, dims));
+  return ctx.b().Select(mask, placed, old);
+}
+
+// TensorStridedSliceUpdate(input, begin, end, strides, value): input with the slice replaced.
+absl::Status LowerTensorStridedSliceUpdate(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * value, ctx.Input(node, 4));
+  TFJIT_ASSIGN_OR_RETURN(tf::StridedPlan plan, PlanStridedSliceNode(ctx, node, x->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, AssignStridedSlice(ctx, node, x, value, plan));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ResourceStridedSliceAssign(ref, begin, end, strides, value): the variable's slice replaced.
+absl::Status LowerResourceStridedSliceAssign(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, 0));
+  if (var->value == nullptr) return VariableNotFoundError(var->container, var->name);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * value, ctx.Input(node, 4));
+  if (value->shape().element_type() != var->dtype) {
+    return InvalidArgument("node %s: l-value dtype %s does not match r-value dtype %s",
+                           node.DebugName(), DTypeName(var->dtype),
+                           DTypeName(value->shape().element_type()));
+  }
+  TFJIT_ASSIGN_OR_RETURN(tf::StridedPlan plan,
+                         PlanStridedSliceNode(ctx, node, var->value->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(var->value, AssignStridedSlice(ctx, node, var->value, value, plan));
+  var->written = true;
   return absl::OkStatus();
 }
 
@@ -598,10 +530,40 @@ absl::Status LowerReverseV2(LoweringContext& ctx, const tf::Node& node) {
 
 }  // namespace
 
+absl::StatusOr<hlo::Instruction*> PlaceStridedSlice(LoweringContext& ctx, hlo::Instruction* value,
+                                                     const tf::StridedPlan& plan,
+                                                     const std::vector<int64_t>& shape) {
+  std::vector<int64_t> processing;
+  for (const tf::StridedDimPlan& p : plan.dims) processing.push_back(p.size);
+  if (value->shape().dims() != processing) {
+    TFJIT_ASSIGN_OR_RETURN(value, ctx.b().Reshape(value, processing));
+  }
+  std::vector<int64_t> reversed;
+  std::vector<hlo::PadDim> pads;
+  for (size_t d = 0; d < plan.dims.size(); ++d) {
+    const tf::StridedDimPlan& p = plan.dims[d];
+    const int64_t n = shape[d];
+    if (p.size == 0) {
+      pads.push_back({n, 0, 0});
+      continue;
+    }
+    const int64_t last = p.begin + (p.size - 1) * p.stride;
+    const int64_t lo = std::min(p.begin, last), hi = std::max(p.begin, last);
+    if (p.stride < 0 && p.size > 1) reversed.push_back(static_cast<int64_t>(d));
+    pads.push_back({lo, n - 1 - hi, std::abs(p.stride) - 1});
+  }
+  TFJIT_ASSIGN_OR_RETURN(value, Reverse(ctx, value, reversed));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(value->shape().element_type(), 0.0, {}));
+  hlo::Attributes attrs;
+  attrs.padding = std::move(pads);
+  return ctx.b().Add(Opcode::kPad, {value, zero}, std::move(attrs));
+}
+
 void AppendSliceLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
       {"Slice", LowerSlice},
       {"StridedSlice", LowerStridedSlice},
+      {"TensorStridedSliceUpdate", LowerTensorStridedSliceUpdate},
       {"Split", LowerSplit},
       {"SplitV", LowerSplitV},
       {"Unpack", LowerUnpack},
@@ -617,6 +579,9 @@ void AppendSliceLowerings(std::vector<OpLowering>* table) {
   OpLowering resource_gather{"ResourceGather", LowerResourceGather, false, BatchDimsZero};
   resource_gather.takes_resource = true;
   table->push_back(resource_gather);
+  OpLowering assign{"ResourceStridedSliceAssign", LowerResourceStridedSliceAssign};
+  assign.takes_resource = true;
+  table->push_back(assign);
 }
 
 }  // namespace tfjit::tf2hlo

@@ -1,4 +1,5 @@
-// GatherByOffsets: the offset-map copy shared by the slicing and padding kernels.
+// GatherByOffsets and ScatterByOffsets: the offset-map copies shared by the slicing, padding
+// and strided-slice assignment kernels.
 #include "runtime/kernels/gather_util.h"
 
 #include <cstring>
@@ -53,6 +54,23 @@ std::vector<int64_t> StepOffsets(int64_t begin, int64_t step, int64_t size, int6
   return out;
 }
 
+std::vector<std::vector<int64_t>> StridedSliceOffsets(const tf::StridedPlan& plan,
+                                                      const std::vector<int64_t>& dims) {
+  const std::vector<int64_t> strides = RowStrides(dims);
+  std::vector<std::vector<int64_t>> offsets;
+  for (size_t d = 0; d < plan.dims.size(); ++d) {
+    const tf::StridedDimPlan& p = plan.dims[d];
+    offsets.push_back(StepOffsets(p.begin, p.stride, p.size, strides[d]));
+  }
+  return offsets;
+}
+
+std::vector<int64_t> StridedProcessingDims(const tf::StridedPlan& plan) {
+  std::vector<int64_t> dims;
+  for (const tf::StridedDimPlan& p : plan.dims) dims.push_back(p.size);
+  return dims;
+}
+
 void GatherByOffsets(const KernelContext& ctx, const Tensor& src,
                      const std::vector<std::vector<int64_t>>& offsets, const void* fill,
                      Tensor& out) {
@@ -68,6 +86,25 @@ void GatherByOffsets(const KernelContext& ctx, const Tensor& src,
     if (fill != nullptr) std::memcpy(&fill_value, fill, sizeof(W));
     GatherTyped<W>(ctx, src.data<W>(), offsets, fill_value, out.data<W>());
   });
+}
+
+void ScatterByOffsets(const Tensor& src, const std::vector<std::vector<int64_t>>& offsets,
+                      Tensor& dst) {
+  if (src.num_elements() == 0) return;
+  const size_t width = DTypeSize(src.dtype());
+  char* out = static_cast<char*>(dst.raw_data());
+  const char* in = static_cast<const char*>(src.raw_data());
+  std::vector<size_t> idx(offsets.size(), 0);
+  for (int64_t k = 0; k < src.num_elements(); ++k) {
+    int64_t off = 0;
+    for (size_t d = 0; d < offsets.size(); ++d) off += offsets[d][idx[d]];
+    std::memcpy(out + static_cast<size_t>(off) * width, in + static_cast<size_t>(k) * width,
+                width);
+    for (size_t d = offsets.size(); d-- > 0;) {  // the next row-major index of src
+      if (++idx[d] < offsets[d].size()) break;
+      idx[d] = 0;
+    }
+  }
 }
 
 }  // namespace tfjit::runtime

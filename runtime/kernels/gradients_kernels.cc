@@ -19,9 +19,9 @@
 
 #include "absl/strings/str_join.h"
 #include "frontend/attr.h"
-#include "frontend/strided_slice_rule.h"
 #include "frontend/conv_attrs.h"
 #include "runtime/kernels/cwise_ops.h"
+#include "runtime/kernels/gather_util.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -582,40 +582,15 @@ absl::Status ConcatOffsetKernel(KernelContext& ctx) {
 
 // ---- StridedSliceGrad ----
 
-// TF's strided-slice rule, shared with the lowering (frontend/strided_slice_rule.h).
-using tf::PlanStridedSlice;
-using tf::StridedDimPlan;
-using tf::StridedMasks;
-using tf::StridedPlan;
-
-
-// output = zeros(shape) with dy written at the strided slice's positions.
+// output = zeros(shape) with dy written at the strided slice's positions (TF's rule,
+// frontend/strided_slice_rule.h, shared with StridedSlice and the lowering).
 absl::Status StridedSliceGradKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 5));
-  std::vector<int64_t> shape, begin, end, strides;
+  std::vector<int64_t> shape;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(0), "shape", &shape));
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "begin", &begin));
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(2), "end", &end));
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(3), "strides", &strides));
-  if (ctx.input(1).rank() != 1 || end.size() != begin.size() || strides.size() != begin.size()) {
-    return KernelError(ctx,
-                       "Expected begin, end, and strides to be 1D equal size tensors, but got "
-                       "shapes %s, %s, and %s instead",
-                       ctx.input(1).ShapeString(), ctx.input(2).ShapeString(),
-                       ctx.input(3).ShapeString());
-  }
-  StridedMasks m;
-  const tf::Node& node = ctx.node();
-  TFJIT_ASSIGN_OR_RETURN(m.begin, tf::GetIntAttrOr(node, "begin_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(m.end, tf::GetIntAttrOr(node, "end_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(m.ellipsis, tf::GetIntAttrOr(node, "ellipsis_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(m.new_axis, tf::GetIntAttrOr(node, "new_axis_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(m.shrink, tf::GetIntAttrOr(node, "shrink_axis_mask", 0));
   const Tensor& dy = ctx.input(4);
   TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, dy.dtype(), shape));
-  StridedPlan plan;
-  const std::string error = PlanStridedSlice(shape, begin, end, strides, m, &plan);
-  if (!error.empty()) return KernelError(ctx, "%s", error);
+  TFJIT_ASSIGN_OR_RETURN(tf::StridedPlan plan, PlanStridedSliceInputs(ctx, shape));
   if (dy.dims() != plan.final_dims) {
     return KernelError(ctx, "shape of dy was %s instead of %s", DimsString(dy.dims()),
                        DimsString(plan.final_dims));
@@ -624,27 +599,8 @@ absl::Status StridedSliceGradKernel(KernelContext& ctx) {
     return UnsupportedDType(ctx, dy.dtype(), "numeric types and bool");
   }
   Tensor out(dy.dtype(), shape);
-  const int rank = static_cast<int>(shape.size());
-  std::vector<int64_t> row(static_cast<size_t>(rank), 1);  // row-major strides of out
-  for (int d = rank - 2; d >= 0; --d) {
-    row[static_cast<size_t>(d)] = row[static_cast<size_t>(d) + 1] * shape[static_cast<size_t>(d) + 1];
-  }
-  const size_t width = DTypeSize(dy.dtype());
-  const char* src = static_cast<const char*>(dy.raw_data());
-  char* dst = static_cast<char*>(out.raw_data());
-  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
-  for (int64_t k = 0; k < dy.num_elements(); ++k) {
-    int64_t off = 0;
-    for (int d = 0; d < rank; ++d) {
-      const StridedDimPlan& p = plan.dims[static_cast<size_t>(d)];
-      off += (p.begin + idx[static_cast<size_t>(d)] * p.stride) * row[static_cast<size_t>(d)];
-    }
-    std::memcpy(dst + static_cast<size_t>(off) * width, src + static_cast<size_t>(k) * width, width);
-    for (int d = rank - 1; d >= 0; --d) {  // next index of the processing shape
-      if (++idx[static_cast<size_t>(d)] < plan.dims[static_cast<size_t>(d)].size) break;
-      idx[static_cast<size_t>(d)] = 0;
-    }
-  }
+  ScatterByOffsets(dy.Reshaped(StridedProcessingDims(plan)), StridedSliceOffsets(plan, shape),
+                   out);
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 #include "core/run_control.h"
 #include "core/thread_pool.h"
 #include "frontend/attr.h"
+#include "runtime/resource_mgr.h"
 
 namespace tfjit::runtime {
 
@@ -102,6 +103,56 @@ absl::StatusOr<std::vector<int64_t>> ResizeOutputSize(const KernelContext& ctx) 
     return KernelError(ctx, "input image must be of non-zero size, got %s", in.ShapeString());
   }
   return size;
+}
+
+absl::StatusOr<tf::StridedPlan> PlanStridedSliceInputs(const KernelContext& ctx,
+                                                      const std::vector<int64_t>& shape) {
+  std::vector<int64_t> begin, end, strides;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "begin", &begin));
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(2), "end", &end));
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(3), "strides", &strides));
+  if (ctx.input(1).rank() != 1 || ctx.input(2).rank() != 1 || ctx.input(3).rank() != 1 ||
+      end.size() != begin.size() || strides.size() != begin.size()) {
+    return KernelError(ctx,
+                       "Expected begin, end, and strides to be 1D equal size tensors, but got "
+                       "shapes %s, %s, and %s instead",
+                       ctx.input(1).ShapeString(), ctx.input(2).ShapeString(),
+                       ctx.input(3).ShapeString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(tf::StridedMasks masks, tf::GetStridedMasks(ctx.node()));
+  tf::StridedPlan plan;
+  const std::string error = tf::PlanStridedSlice(shape, begin, end, strides, masks, &plan);
+  if (!error.empty()) return NodeError(ctx, error);
+  return plan;
+}
+
+absl::StatusOr<VarTarget> VariableTarget(const KernelContext& ctx, int i) {
+  VarTarget t;
+  if (ctx.input(i).dtype() == DType::kResource) {
+    absl::StatusOr<const ResourceHandle*> h =
+        GetResourceHandle(ctx.input(i), absl::StrCat("input ", i, " (resource)"));
+    if (!h.ok()) return NodeError(ctx, h.status().message());
+    t.handle = *h;
+    t.var = (*h)->var();
+    t.name = (*h)->name();
+    return t;
+  }
+  const VarRef* ref = ctx.input(i).object_as<VarRef>();
+  if (ref == nullptr) {
+    return KernelError(ctx, "input %d must be a variable reference (a VariableV2 output)", i);
+  }
+  t.var = ref->var();
+  t.name = ref->name();
+  return t;
+}
+
+absl::StatusOr<Tensor> InitializedValue(const VarTarget& target) {
+  Tensor value = target.var->Get();
+  if (value.valid()) return value;
+  if (target.handle != nullptr) {
+    return VariableNotFoundError(target.handle->container(), target.handle->name());
+  }
+  return FailedPrecondition("Attempting to use uninitialized value %s", target.name);
 }
 
 absl::Status ResizeFlags(const KernelContext& ctx, bool* align, bool* half_pixel) {

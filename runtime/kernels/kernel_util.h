@@ -14,9 +14,13 @@
 #include "absl/strings/string_view.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "frontend/strided_slice_rule.h"
 #include "runtime/kernels/kernel.h"
 
 namespace tfjit::runtime {
+
+class Var;
+class ResourceHandle;
 
 // INVALID_ARGUMENT "node 'name' (Op): <message>" with the node payload attached.
 absl::Status NodeError(const KernelContext& ctx, absl::string_view message);
@@ -47,6 +51,25 @@ absl::StatusOr<std::vector<int64_t>> ResizeOutputSize(const KernelContext& ctx);
 // A resize node's align_corners and half_pixel_centers attrs (both default false); TF's error
 // when both are set. Shared by the resize kernels and their gradients.
 absl::Status ResizeFlags(const KernelContext& ctx, bool* align, bool* half_pixel);
+
+// A strided slice of a value of dims `shape`, planned by TF's rule (frontend/
+// strided_slice_rule.h) from the node's begin, end and strides (inputs 1, 2, 3) and masks;
+// TF's messages on bad specs. Shared by StridedSlice, StridedSliceGrad and the assignments.
+absl::StatusOr<tf::StridedPlan> PlanStridedSliceInputs(const KernelContext& ctx,
+                                                      const std::vector<int64_t>& shape);
+
+// The variable behind input `i` of a read-modify-write kernel: a resource handle (`handle`
+// set) or a TF1 reference (a VariableV2 output). The caller locks var->update_mu().
+struct VarTarget {
+  Var* var = nullptr;
+  std::string name;
+  const ResourceHandle* handle = nullptr;  // resource variables only
+};
+absl::StatusOr<VarTarget> VariableTarget(const KernelContext& ctx, int i);
+// The target's value, or TF's FAILED_PRECONDITION for an uninitialized variable ("Could not
+// find variable ..." for a resource variable, "Attempting to use uninitialized value ..." for
+// a reference).
+absl::StatusOr<Tensor> InitializedValue(const VarTarget& target);
 
 // For kernels that compute an output shape from input values (Fill, Range, Tile, a
 // TensorList's reserve, ...), before they allocate or loop over it: INVALID_ARGUMENT when a

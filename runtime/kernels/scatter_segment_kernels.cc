@@ -280,40 +280,12 @@ absl::Status ScatterRows(const KernelContext& ctx, const Tensor& params, const T
   return absl::OkStatus();
 }
 
-// A variable's value for a read-modify-write: the variable behind a resource handle or a TF1
-// reference (input 0), locked by the caller.
-struct VarTarget {
-  Var* var = nullptr;
-  std::string name;
-  const ResourceHandle* handle = nullptr;  // resource variables only
-};
-
-absl::StatusOr<VarTarget> Target(const KernelContext& ctx) {
-  VarTarget t;
-  if (ctx.input(0).dtype() == DType::kResource) {
-    absl::StatusOr<const ResourceHandle*> h =
-        GetResourceHandle(ctx.input(0), "input 0 (resource)");
-    if (!h.ok()) return NodeError(ctx, h.status().message());
-    t.handle = *h;
-    t.var = (*h)->var();
-    t.name = (*h)->name();
-    return t;
-  }
-  const VarRef* ref = ctx.input(0).object_as<VarRef>();
-  if (ref == nullptr) {
-    return NodeError(ctx, "input 0 must be a variable reference (a VariableV2 output)");
-  }
-  t.var = ref->var();
-  t.name = ref->name();
-  return t;
-}
-
 // Scatter into a variable (resource or ref): `nd` picks ScatterNd's geometry over Scatter's.
 // Ref ops output the new value (TF forwards the ref).
 template <UpdateOp kOp, bool kNd>
 absl::Status VariableScatterKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  TFJIT_ASSIGN_OR_RETURN(VarTarget target, Target(ctx));
+  TFJIT_ASSIGN_OR_RETURN(VarTarget target, VariableTarget(ctx, 0));
   Var& var = *target.var;
   const Tensor& indices = ctx.input(1);
   const Tensor& updates = ctx.input(2);
@@ -322,13 +294,7 @@ absl::Status VariableScatterKernel(KernelContext& ctx) {
                        DTypeName(var.dtype()), DTypeName(updates.dtype()));
   }
   std::lock_guard<std::mutex> lock(var.update_mu());
-  Tensor old = var.Get();
-  if (!old.valid()) {
-    if (target.handle != nullptr) {
-      return VariableNotFoundError(target.handle->container(), target.handle->name());
-    }
-    return FailedPrecondition("Attempting to use uninitialized value %s", target.name);
-  }
+  TFJIT_ASSIGN_OR_RETURN(Tensor old, InitializedValue(target));
   std::vector<int64_t> rows;
   int64_t slice = 0;
   bool scalar_update = false;
@@ -736,7 +702,7 @@ void RegisterScatterSegmentKernels(KernelRegistry& registry) {
   registry.Register("TensorScatterSub", TensorScatterKernel<UpdateOp::kSub>);
   registry.Register("TensorScatterMin", TensorScatterKernel<UpdateOp::kMin>);
   registry.Register("TensorScatterMax", TensorScatterKernel<UpdateOp::kMax>);
-  // Resource variables and TF1 reference variables share the kernels (Target tells them apart).
+  // Resource variables and TF1 reference variables share the kernels (VariableTarget tells them apart).
   for (const char* prefix : {"ResourceScatter", "Scatter"}) {
     const std::string p = prefix;
     registry.Register(p + "Update", VariableScatterKernel<UpdateOp::kAssign, false>);

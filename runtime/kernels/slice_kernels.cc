@@ -1,13 +1,18 @@
-// Slicing kernels: Slice, StridedSlice (all five masks, TF's dense-spec expansion), Split,
-// SplitV, Unpack and Concat (v1, forwarded to ConcatV2). Every dtype is supported (data
+// Slicing kernels: Slice, StridedSlice (all five masks, TF's dense-spec expansion), the
+// strided-slice assignments (TensorStridedSliceUpdate, ResourceStridedSliceAssign,
+// StridedSliceAssign on TF1 references), Split, SplitV, Unpack and Concat (v1, forwarded to
+// ConcatV2). Every dtype is supported (data
 // movement by element width).
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/gather_util.h"
+#include "runtime/resource_mgr.h"
 
 namespace tfjit::runtime {
 namespace {
@@ -56,149 +61,66 @@ absl::Status SliceKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// ---- StridedSlice ----
-
-// One dim of the dense spec after the sparse spec's ellipsis and new axes are expanded.
-struct DenseDim {
-  int64_t begin = 0, end = 0, stride = 1;
-  bool begin_masked = false, end_masked = false, shrink = false;
-};
-struct StridedSpec {
-  std::vector<DenseDim> dims;    // one per input dim
-  std::vector<int> final_shape;  // dense dim per output dim; -1 = new axis of size 1
-};
-
-struct SparseSpec {
-  std::vector<int64_t> begin, end, strides;
-  int64_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask;
-};
-
-// TF's BuildDenseSpec: a missing ellipsis is implied at the end; the ellipsis covers the
-// input dims the other (non-new-axis) entries do not name.
-absl::StatusOr<StridedSpec> BuildDenseSpec(const KernelContext& ctx, const SparseSpec& s,
-                                           int rank) {
-  const int n = static_cast<int>(s.begin.size());
-  int64_t ellipsis = s.ellipsis_mask;
-  int sparse_dims = n;
-  if ((ellipsis & (ellipsis - 1)) != 0) {
-    return KernelError(ctx, "Multiple ellipses in slice spec not allowed (ellipsis_mask %d)",
-                       ellipsis);
-  }
-  if (ellipsis == 0) ellipsis = int64_t{1} << sparse_dims++;
-  int new_axes_after_ellipsis = 0;
-  for (int i = n - 1; i >= 0 && !((ellipsis >> i) & 1); --i) {
-    if ((s.new_axis_mask >> i) & 1) ++new_axes_after_ellipsis;
-  }
-  StridedSpec spec;
-  spec.dims.resize(static_cast<size_t>(rank));
-  int full = 0;
-  for (int i = 0; i < sparse_dims; ++i) {
-    if ((ellipsis >> i) & 1) {
-      const int next = std::min(rank - (sparse_dims - i) + 1 + new_axes_after_ellipsis, rank);
-      for (; full < next; ++full) {
-        spec.dims[static_cast<size_t>(full)] = {0, 0, 1, true, true, false};
-        spec.final_shape.push_back(full);
-      }
-    } else if ((s.new_axis_mask >> i) & 1) {
-      spec.final_shape.push_back(-1);
-    } else {
-      if (full >= rank) {
-        return KernelError(ctx,
-                           "Index out of range using input dim %d; input has only %d dims; "
-                           "the slice spec names more dimensions than the input has",
-                           full, rank);
-      }
-      const size_t k = static_cast<size_t>(i);
-      DenseDim& d = spec.dims[static_cast<size_t>(full)];
-      d = {s.begin[k],
-           s.end[k],
-           s.strides[k],
-           ((s.begin_mask >> i) & 1) != 0,
-           ((s.end_mask >> i) & 1) != 0,
-           ((s.shrink_mask >> i) & 1) != 0};
-      if (!d.shrink) spec.final_shape.push_back(full);
-      ++full;
-    }
-  }
-  return spec;
-}
-
-// Canonicalises one dense dim against extent n (Python slice rules, clamped); returns the
-// number of elements it selects.
-absl::StatusOr<int64_t> CanonicalDim(const KernelContext& ctx, int dim, int64_t n, DenseDim& d) {
-  if (d.stride == 0) return KernelError(ctx, "strides[%d] must be non-zero", dim);
-  if (d.shrink) {
-    const int64_t x = d.begin < 0 ? d.begin + n : d.begin;
-    if (x < 0 || x >= n) {
-      return KernelError(ctx,
-                         "slice index %d of dimension %d out of bounds (the dimension has size "
-                         "%d)",
-                         d.begin, dim, n);
-    }
-    d.begin = x;
-    d.stride = 1;  // a[i] picks element i whatever the stride
-    return 1;
-  }
-  const bool fwd = d.stride > 0;
-  auto canon = [&](int64_t v, bool masked, bool is_begin) {
-    if (masked) {
-      if (is_begin) return fwd ? int64_t{0} : n - 1;
-      return fwd ? n : int64_t{-1};
-    }
-    if (v < 0) v += n;
-    return fwd ? std::clamp<int64_t>(v, 0, n) : std::clamp<int64_t>(v, -1, n - 1);
-  };
-  d.begin = canon(d.begin, d.begin_masked, true);
-  d.end = canon(d.end, d.end_masked, false);
-  const int64_t span = fwd ? d.end - d.begin : d.begin - d.end;
-  if (span <= 0) return 0;
-  const int64_t step = fwd ? d.stride : -d.stride;
-  return (span + step - 1) / step;
-}
-
-absl::StatusOr<SparseSpec> ReadSparseSpec(const KernelContext& ctx) {
-  SparseSpec s;
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "begin", &s.begin));
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(2), "end", &s.end));
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(3), "strides", &s.strides));
-  if (ctx.input(1).rank() != 1 || s.end.size() != s.begin.size() ||
-      s.strides.size() != s.begin.size() || ctx.input(2).rank() != 1 || ctx.input(3).rank() != 1) {
-    return KernelError(ctx,
-                       "Expected begin, end, and strides to be 1D equal size tensors, but got "
-                       "shapes %s, %s, and %s instead",
-                       ctx.input(1).ShapeString(), ctx.input(2).ShapeString(),
-                       ctx.input(3).ShapeString());
-  }
-  const tf::Node& node = ctx.node();
-  TFJIT_ASSIGN_OR_RETURN(s.begin_mask, tf::GetIntAttrOr(node, "begin_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(s.end_mask, tf::GetIntAttrOr(node, "end_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(s.ellipsis_mask, tf::GetIntAttrOr(node, "ellipsis_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(s.new_axis_mask, tf::GetIntAttrOr(node, "new_axis_mask", 0));
-  TFJIT_ASSIGN_OR_RETURN(s.shrink_mask, tf::GetIntAttrOr(node, "shrink_axis_mask", 0));
-  return s;
-}
+// ---- StridedSlice and the strided-slice assignments ----
 
 absl::Status StridedSliceKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
   const Tensor& in = ctx.input(0);
-  TFJIT_ASSIGN_OR_RETURN(SparseSpec sparse, ReadSparseSpec(ctx));
-  TFJIT_ASSIGN_OR_RETURN(StridedSpec spec, BuildDenseSpec(ctx, sparse, in.rank()));
-  const std::vector<int64_t> strides = RowStrides(in.dims());
-  std::vector<std::vector<int64_t>> offsets;
-  std::vector<int64_t> processing_dims;
-  for (int d = 0; d < in.rank(); ++d) {
-    DenseDim& dim = spec.dims[static_cast<size_t>(d)];
-    TFJIT_ASSIGN_OR_RETURN(int64_t size, CanonicalDim(ctx, d, in.dim(d), dim));
-    processing_dims.push_back(size);
-    offsets.push_back(StepOffsets(dim.begin, dim.stride, size, strides[static_cast<size_t>(d)]));
+  TFJIT_ASSIGN_OR_RETURN(tf::StridedPlan plan, PlanStridedSliceInputs(ctx, in.dims()));
+  Tensor out(in.dtype(), StridedProcessingDims(plan));
+  GatherByOffsets(ctx, in, StridedSliceOffsets(plan, in.dims()), nullptr, out);
+  ctx.set_output(0, out.Reshaped(plan.final_dims));
+  return absl::OkStatus();
+}
+
+// `value` written over the strided slice of a copy of `old`, with TF's checks: the value's
+// shape must be the slice's final shape exactly (TF does not broadcast here) unless the slice
+// is empty.
+absl::StatusOr<Tensor> AssignSlice(const KernelContext& ctx, const Tensor& old,
+                                   const Tensor& value) {
+  if (old.dtype() != value.dtype()) {
+    return KernelError(ctx, "l-value dtype %s does not match r-value dtype %s",
+                       DTypeName(old.dtype()), DTypeName(value.dtype()));
   }
-  std::vector<int64_t> final_dims;
-  for (int src : spec.final_shape) {
-    final_dims.push_back(src < 0 ? 1 : processing_dims[static_cast<size_t>(src)]);
+  if (DTypeSize(old.dtype()) == 0) {
+    return UnsupportedDType(ctx, old.dtype(), "numeric types and bool");
   }
-  Tensor out(in.dtype(), processing_dims);
-  GatherByOffsets(ctx, in, offsets, nullptr, out);
-  ctx.set_output(0, out.Reshaped(final_dims));
+  TFJIT_ASSIGN_OR_RETURN(tf::StridedPlan plan, PlanStridedSliceInputs(ctx, old.dims()));
+  Tensor next = old.Clone();
+  const std::vector<int64_t> processing = StridedProcessingDims(plan);
+  int64_t count = 1;
+  for (int64_t d : processing) count *= d;
+  if (count == 0) return next;
+  if (value.dims() != plan.final_dims) {
+    const tf::Node& node = ctx.node();
+    return AttachNode(Unimplemented("node '%s' (%s): sliced l-value shape %s does not match "
+                                    "r-value shape %s. Automatic broadcasting not yet "
+                                    "implemented.", node.name(), node.op(),
+                                    DimsString(plan.final_dims), DimsString(value.dims())),
+                      node.name(), node.op());
+  }
+  ScatterByOffsets(value.Reshaped(processing), StridedSliceOffsets(plan, old.dims()), next);
+  return next;
+}
+
+// TensorStridedSliceUpdate: output = input with the slice replaced by value.
+absl::Status TensorStridedSliceUpdateKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 5));
+  TFJIT_ASSIGN_OR_RETURN(Tensor next, AssignSlice(ctx, ctx.input(0), ctx.input(4)));
+  ctx.set_output(0, std::move(next));
+  return absl::OkStatus();
+}
+
+// ResourceStridedSliceAssign (no output) and StridedSliceAssign (a TF1 reference; outputs the
+// new value, as TF forwards the ref): the variable's slice replaced by value, atomically.
+absl::Status StridedSliceAssignKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 5));
+  TFJIT_ASSIGN_OR_RETURN(VarTarget target, VariableTarget(ctx, 0));
+  std::lock_guard<std::mutex> lock(target.var->update_mu());
+  TFJIT_ASSIGN_OR_RETURN(Tensor old, InitializedValue(target));
+  TFJIT_ASSIGN_OR_RETURN(Tensor next, AssignSlice(ctx, old, ctx.input(4)));
+  target.var->Set(next);
+  if (ctx.node().num_outputs() > 0) ctx.set_output(0, next);
   return absl::OkStatus();
 }
 
@@ -332,6 +254,9 @@ absl::Status ConcatKernel(KernelContext& ctx) {
 void RegisterSliceKernels(KernelRegistry& registry) {
   registry.Register("Slice", &SliceKernel);
   registry.Register("StridedSlice", &StridedSliceKernel);
+  registry.Register("TensorStridedSliceUpdate", &TensorStridedSliceUpdateKernel);
+  registry.Register("ResourceStridedSliceAssign", &StridedSliceAssignKernel);
+  registry.Register("StridedSliceAssign", &StridedSliceAssignKernel);
   registry.Register("Split", &SplitKernel);
   registry.Register("SplitV", &SplitVKernel);
   registry.Register("Unpack", &UnpackKernel);

@@ -254,10 +254,12 @@ bool TakesVariableRef(const tf::Node& node, int input) {
   if (input < OptimizerRefInputs(node.op())) return true;
   if (input != 0) return false;
   const std::string& op = node.op();
-  // The TF1 scatters (scatter_segment_kernels.cc) update their ref in place too.
+  // The TF1 scatters (scatter_segment_kernels.cc) and StridedSliceAssign (slice_kernels.cc)
+  // update their ref in place too.
   static const auto* kRefScatters = new absl::flat_hash_set<std::string>{
-      "ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv", "ScatterMin",
-      "ScatterMax", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"};
+      "ScatterUpdate", "ScatterAdd",      "ScatterSub",      "ScatterMul",
+      "ScatterDiv",    "ScatterMin",      "ScatterMax",      "ScatterNdUpdate",
+      "ScatterNdAdd",  "ScatterNdSub",    "StridedSliceAssign"};
   return op == "Assign" || op == "AssignAdd" || op == "AssignSub" ||
          op == "IsVariableInitialized" || kRefScatters->contains(op);
 }

@@ -641,48 +641,60 @@ std::vector<int64_t> PySlice(int64_t b, int64_t e, int64_t s, int64_t dim, bool 
   return out;
 }
 
-// Reference for StridedSlice: expands the spec the way NumPy indexing reads it.
+// The positions a strided slice of an input of dims `d` takes, expanding the spec the way NumPy
+// indexing reads it: the slice's dims, and the input index each slice index reads.
+StridedPicks PickStridedSlice(const Dims& d, const std::vector<int64_t>& b,
+                              const std::vector<int64_t>& e, const std::vector<int64_t>& s,
+                              int bm, int em, int ellipsis, int newaxis, int shrink) {
+  std::vector<std::vector<int64_t>> picks(d.size());  // per input dim
+  std::vector<int> out_src;                           // input dim per output dim, -1 = new
+  int spec_after_ellipsis = 0;
+  bool seen = ellipsis == 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (seen && !((newaxis >> i) & 1)) ++spec_after_ellipsis;
+    if ((ellipsis >> i) & 1) seen = true;
+  }
+  size_t dim = 0;
+  auto whole = [&](size_t k) {
+    for (int64_t j = 0; j < d[k]; ++j) picks[k].push_back(j);
+    out_src.push_back(static_cast<int>(k));
+  };
+  for (size_t i = 0; i < b.size(); ++i) {
+    if ((ellipsis >> i) & 1) {
+      while (dim < d.size() - static_cast<size_t>(spec_after_ellipsis)) whole(dim++);
+    } else if ((newaxis >> i) & 1) {
+      out_src.push_back(-1);
+    } else if ((shrink >> i) & 1) {
+      picks[dim].push_back(b[i] < 0 ? b[i] + d[dim] : b[i]);
+      ++dim;
+    } else {
+      picks[dim] = PySlice(b[i], e[i], s[i], d[dim], (bm >> i) & 1, (em >> i) & 1);
+      out_src.push_back(static_cast<int>(dim++));
+    }
+  }
+  while (dim < d.size()) whole(dim++);
+  StridedPicks r;
+  for (int src : out_src) {
+    r.dims.push_back(src < 0 ? 1 : static_cast<int64_t>(picks[static_cast<size_t>(src)].size()));
+  }
+  r.source = [picks, out_src, n = d.size()](const Dims& o) {
+    Dims idx(n);
+    for (size_t k = 0; k < n; ++k) idx[k] = picks[k].empty() ? 0 : picks[k][0];
+    for (size_t k = 0; k < o.size(); ++k) {
+      if (out_src[k] >= 0) idx[out_src[k]] = picks[out_src[k]][o[k]];
+    }
+    return idx;
+  };
+  return r;
+}
+
+// Reference for StridedSlice: in[0] read at PickStridedSlice's positions.
 RefFn StridedSliceRef(std::vector<int64_t> b, std::vector<int64_t> e, std::vector<int64_t> s,
                       int bm, int em, int ellipsis, int newaxis, int shrink) {
   return [=](const std::vector<Tensor>& in) {
-    const Dims& d = in[0].dims();
-    std::vector<std::vector<int64_t>> picks(d.size());  // per input dim
-    std::vector<int> out_src;                           // input dim per output dim, -1 = new
-    int spec_after_ellipsis = 0;
-    bool seen = ellipsis == 0;
-    for (size_t i = 0; i < b.size(); ++i) {
-      if (seen && !((newaxis >> i) & 1)) ++spec_after_ellipsis;
-      if ((ellipsis >> i) & 1) seen = true;
-    }
-    size_t dim = 0;
-    auto whole = [&](size_t k) {
-      for (int64_t j = 0; j < d[k]; ++j) picks[k].push_back(j);
-      out_src.push_back(static_cast<int>(k));
-    };
-    for (size_t i = 0; i < b.size(); ++i) {
-      if ((ellipsis >> i) & 1) {
-        while (dim < d.size() - static_cast<size_t>(spec_after_ellipsis)) whole(dim++);
-      } else if ((newaxis >> i) & 1) {
-        out_src.push_back(-1);
-      } else if ((shrink >> i) & 1) {
-        picks[dim].push_back(b[i] < 0 ? b[i] + d[dim] : b[i]);
-        ++dim;
-      } else {
-        picks[dim] = PySlice(b[i], e[i], s[i], d[dim], (bm >> i) & 1, (em >> i) & 1);
-        out_src.push_back(static_cast<int>(dim++));
-      }
-    }
-    while (dim < d.size()) whole(dim++);
-    Dims od;
-    for (int src : out_src) od.push_back(src < 0 ? 1 : static_cast<int64_t>(picks[src].size()));
-    return Build(in[0].dtype(), od, [&](const Dims& o) {
-      Dims idx(d.size());
-      for (size_t k = 0; k < d.size(); ++k) idx[k] = picks[k].empty() ? 0 : picks[k][0];
-      for (size_t k = 0; k < o.size(); ++k) {
-        if (out_src[k] >= 0) idx[out_src[k]] = picks[out_src[k]][o[k]];
-      }
-      return At(in[0], idx);
-    });
+    const StridedPicks p =
+        PickStridedSlice(in[0].dims(), b, e, s, bm, em, ellipsis, newaxis, shrink);
+    return Build(in[0].dtype(), p.dims, [&](const Dims& o) { return At(in[0], p.source(o)); });
   };
 }
 

@@ -67,6 +67,13 @@ double FloorMod(double x, double y);
 double At(const Tensor& t, const Dims& idx);
 std::vector<int64_t> PySlice(int64_t b, int64_t e, int64_t s, int64_t dim, bool bmask,
                              bool emask);
+struct StridedPicks {
+  Dims dims;                                // the slice's (final) dims
+  std::function<Dims(const Dims&)> source;  // slice index -> input index
+};
+StridedPicks PickStridedSlice(const Dims& d, const std::vector<int64_t>& b,
+                              const std::vector<int64_t>& e, const std::vector<int64_t>& s,
+                              int bm, int em, int ellipsis, int newaxis, int shrink);
 RefFn StridedSliceRef(std::vector<int64_t> b, std::vector<int64_t> e, std::vector<int64_t> s,
                       int bm, int em, int ellipsis, int newaxis, int shrink);
 

@@ -88,6 +88,38 @@ std::vector<OpCase> SliceCases() {
       cases.push_back(c);
     }
   }
+  // TensorStridedSliceUpdate over the same specs: the input with the slice replaced by a value
+  // (a Const input here) of the slice's shape; value elements count down from -1 so that every
+  // written position differs from the input.
+  for (const SS& s : ss) {
+    for (DType t : {DType::kFloat32, DType::kInt32, DType::kFloat16}) {
+      const StridedPicks picks = PickStridedSlice(s.in, s.b, s.e, s.s, s.bm, s.em, s.ell, s.na,
+                                                  s.sh);
+      const Tensor value = Build(t, picks.dims, [&](const Dims& o) {
+        return -1.0 - static_cast<double>(Ravel(o, picks.dims) % 50);
+      });
+      OpCase c{absl::StrCat("TensorStridedSliceUpdate_", s.name, "_", DTypeHloName(t)),
+               "TensorStridedSliceUpdate", t, {s.in},
+               {Ints64(s.b), Ints64(s.e), Ints64(s.s), value}};
+      c.attrs["Index"] = TypeAttr(DType::kInt64);
+      c.attrs["begin_mask"] = IntAttr(s.bm);
+      c.attrs["end_mask"] = IntAttr(s.em);
+      c.attrs["ellipsis_mask"] = IntAttr(s.ell);
+      c.attrs["new_axis_mask"] = IntAttr(s.na);
+      c.attrs["shrink_axis_mask"] = IntAttr(s.sh);
+      c.reference = [s](const std::vector<Tensor>& in) {
+        const StridedPicks p =
+            PickStridedSlice(in[0].dims(), s.b, s.e, s.s, s.bm, s.em, s.ell, s.na, s.sh);
+        Tensor out = Build(in[0].dtype(), in[0].dims(), [&](const Dims& i) { return At(in[0], i); });
+        for (int64_t k = 0; k < in[4].num_elements(); ++k) {
+          const Dims o = Unravel(k, p.dims);
+          SetFromDouble(out, Ravel(p.source(o), in[0].dims()), At(in[4], o));
+        }
+        return out;
+      };
+      cases.push_back(c);
+    }
+  }
   return cases;
 }
 
