@@ -32,12 +32,17 @@ bool IsFloatingDType(DType dtype);
 bool IsSignedIntegerDType(DType dtype);
 bool IsUnsignedIntegerDType(DType dtype);
 inline bool IsIntegerDType(DType d) { return IsSignedIntegerDType(d) || IsUnsignedIntegerDType(d); }
-// Numeric: bool, integers and floats (everything that can enter compiled code). Complex is
-// NOT included: it is numeric for TF, but tfjit only runs it on kernels; test IsComplexDType
-// (or IsNumericOrComplexDType) where complex values are welcome.
+// Numeric: bool, integers and floats (the element types of tfjit's HLO). Complex is NOT
+// included: it is numeric for TF, but HLO has no complex element type (compiled code holds a
+// complex tensor as its real parts, compiler/tf2hlo/complex_values.h); test IsComplexDType (or
+// IsNumericOrComplexDType) where complex values are welcome.
 bool IsNumericDType(DType dtype);
 // complex64 / complex128. Neither floating nor real: IsFloatingDType is false for them.
 inline bool IsComplexDType(DType d) { return d == DType::kComplex64 || d == DType::kComplex128; }
+// The type of a complex type's real and imaginary parts (float32 / float64); `d` otherwise.
+inline DType ComplexPartDType(DType d) {
+  return d == DType::kComplex64 ? DType::kFloat32 : d == DType::kComplex128 ? DType::kFloat64 : d;
+}
 inline bool IsNumericOrComplexDType(DType d) { return IsNumericDType(d) || IsComplexDType(d); }
 
 // C++ type <-> DType.

@@ -154,6 +154,13 @@ Tensor Tensor::Reshaped(std::vector<int64_t> dims) const {
   return t;
 }
 
+Tensor Tensor::BitcastView(DType dtype, std::vector<int64_t> dims) const {
+  Tensor t = *this;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  return t;
+}
+
 Tensor Tensor::Clone() const {
   if (object_ != nullptr) return *this;  // objects are shared, never copied
   Tensor t(dtype_, dims_);

@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "core/status.h"
 #include "frontend/graph.h"
 #include "frontend/proto/graph.pb.h"
 #include "frontend/tensor_proto.h"
@@ -16,6 +19,21 @@
 #include "tfjit/tensor.h"
 
 namespace tfjit::tf {
+
+// "node 'c' (Conv2D): <message>" with `code` and the node payload: the errors of the rules
+// that validate a node's attrs and operands (conv_attrs.h, xla_dims.h, ...).
+template <typename... Args>
+absl::Status NodeStatus(absl::StatusCode code, const Node& node,
+                        const absl::FormatSpec<Args...>& format, const Args&... args) {
+  absl::Status status(code, absl::StrCat("node ", node.DebugName(), ": ",
+                                         absl::StrFormat(format, args...)));
+  return AttachNode(std::move(status), node.name(), node.op());
+}
+template <typename... Args>
+absl::Status NodeInvalid(const Node& node, const absl::FormatSpec<Args...>& format,
+                         const Args&... args) {
+  return NodeStatus(absl::StatusCode::kInvalidArgument, node, format, args...);
+}
 
 // The attr, or nullptr when absent.
 const tensorflow::AttrValue* FindAttr(const Node& node, absl::string_view name);

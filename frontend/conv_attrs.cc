@@ -19,21 +19,6 @@ std::string Dims(const std::vector<int64_t>& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
-// "node 'c' (Conv2D): <message>" with `code` and the node payload.
-template <typename... Args>
-absl::Status NodeStatus(absl::StatusCode code, const Node& node,
-                        const absl::FormatSpec<Args...>& format, const Args&... args) {
-  absl::Status status(code, absl::StrCat("node ", node.DebugName(), ": ",
-                                         absl::StrFormat(format, args...)));
-  return AttachNode(std::move(status), node.name(), node.op());
-}
-
-template <typename... Args>
-absl::Status NodeInvalid(const Node& node, const absl::FormatSpec<Args...>& format,
-                         const Args&... args) {
-  return NodeStatus(absl::StatusCode::kInvalidArgument, node, format, args...);
-}
-
 absl::StatusOr<Padding> ReadPadding(const Node& node) {
   TFJIT_ASSIGN_OR_RETURN(std::string padding, GetStringAttr(node, "padding"));
   if (padding == "SAME") return Padding::kSame;

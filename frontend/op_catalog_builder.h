@@ -123,6 +123,7 @@ void AddNnMoreOps(std::vector<OpDef>* ops);           // op_catalog_nn_more.cc
 void AddStateMoreOps(std::vector<OpDef>* ops);        // op_catalog_state_more.cc
 void AddFftOps(std::vector<OpDef>* ops);              // op_catalog_fft.cc
 void AddMathComplexOps(std::vector<OpDef>* ops);      // op_catalog_math_complex.cc
+void AddXlaOps(std::vector<OpDef>* ops);              // op_catalog_xla.cc
 
 // TF's common type sets (ops.pbtxt's allowed_values), for Op::Types.
 inline std::vector<DType> FloatTypes() {
@@ -133,7 +134,7 @@ inline std::vector<DType> IntTypes() {
   return {DType::kInt8,   DType::kInt16,  DType::kInt32,  DType::kInt64,
           DType::kUInt8,  DType::kUInt16, DType::kUInt32, DType::kUInt64};
 }
-// TF's complex types (kernel-only in tfjit: the compiler has no complex types yet).
+// TF's complex types (compiled code holds them as real pairs: compiler/tf2hlo/complex_values.h).
 inline std::vector<DType> ComplexTypes() { return {DType::kComplex64, DType::kComplex128}; }
 // TF's realnumbertypes (numbertypes less complex).
 inline std::vector<DType> RealTypes() {

@@ -1,6 +1,6 @@
 // Catalog entries of the fft ops (docs/DESIGN.md, "Op families"): TF's arg names, type attrs,
-// allowed dtypes and attr defaults (tensorflow/core/ops/spectral_ops.cc). XLA compiles them,
-// but tfjit's compiler has no complex types yet: they run on kernels (fft_kernels.cc).
+// allowed dtypes and attr defaults (tensorflow/core/ops/spectral_ops.cc). Kernels
+// in fft_kernels.cc; compiled as DFT products (compiler/tf2hlo/fft_lowerings.cc).
 #include "frontend/op_catalog_builder.h"
 
 namespace tfjit::tf::catalog {

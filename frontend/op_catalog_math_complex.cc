@@ -1,7 +1,7 @@
 // Catalog entries of the complex math ops (docs/DESIGN.md, "Op families"): TF's arg names,
-// type attrs, allowed dtypes and attr defaults (tensorflow/core/ops/math_ops.cc). XLA compiles
-// them, but tfjit's compiler has no complex types yet: they run on kernels
-// (math_complex_kernels.cc). The complex paths of older ops (Add, Cast, Sum, MatMul, ...) need
+// type attrs, allowed dtypes and attr defaults (tensorflow/core/ops/math_ops.cc). Kernels in
+// math_complex_kernels.cc; compiled with complex values held as real pairs
+// (compiler/tf2hlo/complex_values.h, math_complex_lowerings.cc). The complex paths of older ops (Add, Cast, Sum, MatMul, ...) need
 // no entry here: those entries do not restrict T.
 #include "frontend/op_catalog_builder.h"
 

@@ -538,6 +538,7 @@ std::vector<OpDef> BuiltinOpDefs() {
   add("state", catalog::AddStateMoreOps);
   add("fft", catalog::AddFftOps);
   add("math", catalog::AddMathComplexOps);
+  add("xla", catalog::AddXlaOps);
   for (OpDef& op : ops) {
     for (const auto& [name, family] : kFamilyOverrides) {
       if (op.name == name) op.family = family;

@@ -927,6 +927,13 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     // Outputs and arena charge the run's budget (checked by the executable before it
     // allocates); compiled loops poll the run's deadline and cancellation.
     ScopedRunControl scope(ctx.control, AllocationMode::kCharge);
+    // Complex arguments are read as their real parts (tf2hlo::ParameterShape).
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!IsComplexDType(inputs[i].dtype())) continue;
+      std::vector<int64_t> dims = inputs[i].dims();
+      dims.push_back(2);
+      inputs[i] = inputs[i].BitcastView(ComplexPartDType(inputs[i].dtype()), std::move(dims));
+    }
     absl::StatusOr<std::vector<Tensor>> ran = (*exe)->Run(inputs, ctx.intra_op);
     if (!ran.ok()) {
       const absl::StatusCode code = ran.status().code();
@@ -975,6 +982,20 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     rng[k].Commit((*outputs)[num_outputs + updates.size() + k]);
   }
   outputs->resize(num_outputs);
+  // Complex outputs come back as (real, imag) pairs in a last dim of 2.
+  for (size_t i = 0; i < num_outputs; ++i) {
+    const tf::Output& out = cluster.spec.outputs[i];
+    const DType t = out.node->output_types()[static_cast<size_t>(out.index)];
+    Tensor& r = (*outputs)[i];
+    if (!IsComplexDType(t)) continue;
+    if (r.rank() == 0 || r.dims().back() != 2 || r.dtype() != ComplexPartDType(t)) {
+      return Internal("%s: complex output %d came back as %s", cluster.spec.name, i,
+                      r.ShapeString());
+    }
+    std::vector<int64_t> dims = r.dims();
+    dims.pop_back();
+    r = r.BitcastView(t, std::move(dims));
+  }
   std::lock_guard<std::mutex> lock(state.mu);
   state.stats.clusters++;
   state.stats.nodes_compiled += static_cast<int>(cluster.spec.nodes.size());

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/tf2hlo/op_lowerings.h"
+#include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/op_catalog.h"
 #include "frontend/tensor_proto.h"
@@ -67,14 +68,24 @@ OpSupport Describe(const tf::OpDef& def) {
   op.family = def.family;
   op.kernel = Kernels().Find(def.name) != nullptr || RunByTheExecutor(def.name);
   const tf2hlo::OpLowering* lowering = tf2hlo::FindOpLowering(def.name);
-  op.cpu = lowering != nullptr;
+  const tf2hlo::OpLowering* complex = tf2hlo::FindComplexLowering(def.name);
+  op.cpu = lowering != nullptr || complex != nullptr;
   op.gpu = op.cpu;
+  std::vector<std::string> notes;
   if (lowering != nullptr) {
-    std::vector<std::string> notes;
     if (lowering->float_only) notes.push_back("float types only");
     if (lowering->can_lower != nullptr) notes.push_back("some attribute values stay uncompiled");
-    op.compile_note = absl::StrJoin(notes, "; ");
   }
+  if (complex != nullptr && lowering != nullptr) {
+    notes.push_back("complex64/complex128 compile too");
+  } else if (lowering != nullptr) {
+    bool takes_complex = false;
+    for (const tf::TypeConstraint& c : def.type_constraints) {
+      for (DType t : c.allowed) takes_complex |= IsComplexDType(t);
+    }
+    if (takes_complex) notes.push_back("complex64/complex128 run on the kernel");
+  }
+  op.compile_note = absl::StrJoin(notes, "; ");
   for (const tf::TypeConstraint& c : def.type_constraints) {
     std::vector<std::string> names;
     for (DType t : c.allowed) names.push_back(DTypeName(t));

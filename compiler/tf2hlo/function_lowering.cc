@@ -67,7 +67,7 @@ std::vector<bool> NestedWantedInputs(const tf::Node& node) {
 }
 
 absl::Status LowerBodyNode(LoweringContext& ctx, const tf::Node& node) {
-  const OpLowering* lowering = FindOpLowering(node.op());
+  const OpLowering* lowering = LoweringFor(node);
   if (lowering == nullptr) return Unimplemented("no HLO lowering for op %s", node.op());
   hlo::Metadata meta;
   meta.tf_node = node.name();

@@ -39,6 +39,7 @@ const std::vector<OpLowering>& LoweringTable() {
     AppendRandomMoreLowerings(t);
     AppendImageMoreLowerings(t);
     AppendNnMoreLowerings(t);
+    AppendXlaLowerings(t);
     std::sort(t->begin(), t->end(), [](const OpLowering& a, const OpLowering& b) {
       return absl::string_view(a.op) < absl::string_view(b.op);
     });
@@ -48,7 +49,7 @@ const std::vector<OpLowering>& LoweringTable() {
 }
 
 absl::Status LowerNode(LoweringContext& ctx, const tf::Node& node) {
-  const OpLowering* lowering = FindOpLowering(node.op());
+  const OpLowering* lowering = LoweringFor(node);
   if (lowering == nullptr) {
     return Unimplemented("no HLO lowering for op %s", node.op());
   }
@@ -90,15 +91,51 @@ const OpLowering* FindOpLowering(absl::string_view op) {
   return (it != table.end() && it->op == op) ? &*it : nullptr;
 }
 
-bool CanLower(const tf::Node& node, std::string* why) {
-  // Complex values never enter compiled code (HLO has no complex element types here yet).
+bool HasComplexValues(const tf::Node& node) {
   for (const std::vector<DType>* types : {&node.input_types(), &node.output_types()}) {
     for (DType t : *types) {
-      if (!IsComplexDType(t)) continue;
-      *why = absl::StrCat(DTypeName(t), " values run on kernels: tfjit's compiler has no "
-                          "complex types yet (op ", node.op(), ")");
+      if (IsComplexDType(t)) return true;
+    }
+  }
+  return false;
+}
+
+const OpLowering* LoweringFor(const tf::Node& node) {
+  return HasComplexValues(node) ? FindComplexLowering(node.op()) : FindOpLowering(node.op());
+}
+
+hlo::Shape ParameterShape(DType dtype, std::vector<int64_t> dims) {
+  if (IsComplexDType(dtype)) dims.push_back(2);
+  return hlo::Shape(ComplexPartDType(dtype), std::move(dims));
+}
+
+bool CanLower(const tf::Node& node, std::string* why) {
+  // Complex values compile only through the lowerings written for them (complex_values.h):
+  // every other lowering would read a complex value's (re, im) dim as data.
+  if (HasComplexValues(node)) {
+    const OpLowering* lowering = FindComplexLowering(node.op());
+    if (lowering == nullptr) {
+      DType t = DType::kComplex64;
+      for (const std::vector<DType>* types : {&node.input_types(), &node.output_types()}) {
+        for (DType d : *types) {
+          if (IsComplexDType(d)) t = d;
+        }
+      }
+      *why = absl::StrCat(DTypeName(t), " values of op ", node.op(), " run on kernels: tfjit "
+                          "compiles complex values only in the ops `tfjit ops` lists with "
+                          "complex types");
       return false;
     }
+    for (const std::vector<DType>* types : {&node.input_types(), &node.output_types()}) {
+      for (DType t : *types) {
+        if (!IsNumericOrComplexDType(t)) {
+          *why = absl::StrCat("type ", DTypeName(t), " cannot be compiled");
+          return false;
+        }
+      }
+    }
+    if (lowering->can_lower != nullptr) return lowering->can_lower(node, why);
+    return true;
   }
   const OpLowering* lowering = FindOpLowering(node.op());
   if (lowering == nullptr) {
@@ -281,7 +318,8 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
     const tf::Output& in = cluster.inputs[i];
     std::string name = absl::StrCat("arg", i);
     hlo::Instruction* param =
-        ctx.b().Parameter(static_cast<int64_t>(i), hlo::Shape(args[i].dtype, args[i].dims), name);
+        ctx.b().Parameter(static_cast<int64_t>(i), ParameterShape(args[i].dtype, args[i].dims),
+                          name);
     if (args[i].value.has_value()) ctx.BindConstantValue(param, *args[i].value);
     if (args[i].variable.has_value()) {
       ResourceState var;

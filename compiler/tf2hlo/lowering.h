@@ -75,6 +75,12 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
 absl::Status TensorListCrossingError(const tf::Output& crossing, absl::string_view cluster,
                                      bool output);
 
+// The HLO shape of a cluster argument of `dtype` and `dims`: complex64/complex128 values are
+// f32/f64 with a last dim of 2 holding (real, imag), the byte layout of std::complex, so the
+// runtime passes the tensor's buffer unchanged (Tensor::BitcastView) and reads complex
+// results back the same way (compiler/tf2hlo/complex_values.h).
+hlo::Shape ParameterShape(DType dtype, std::vector<int64_t> dims);
+
 // Whether tf2hlo has a lowering for `node`'s op and dtypes (the cluster pass asks this).
 // On false, `*why` says why in one phrase.
 bool CanLower(const tf::Node& node, std::string* why);

@@ -26,24 +26,7 @@ absl::Status LowerMatMul(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(bool ta, tf::GetBoolAttrOr(node, "transpose_a", false));
   TFJIT_ASSIGN_OR_RETURN(bool tb, tf::GetBoolAttrOr(node, "transpose_b", false));
-  const hlo::Shape& sa = a->shape();
-  const hlo::Shape& sb = b->shape();
-  if (sa.rank() != 2 || sb.rank() != 2) {
-    return InvalidArgument("In[0] and In[1] must be matrices, got %s and %s", sa.ToString(),
-                           sb.ToString());
-  }
-  const int64_t ka = ta ? 0 : 1;
-  const int64_t kb = tb ? 1 : 0;
-  if (sa.dim(static_cast<int>(ka)) != sb.dim(static_cast<int>(kb))) {
-    return InvalidArgument("Matrix size-incompatible: In[0]: %s, In[1]: %s (transpose_a=%s, "
-                           "transpose_b=%s); the contracted dimensions must be equal",
-                           sa.ToString(), sb.ToString(), ta ? "true" : "false",
-                           tb ? "true" : "false");
-  }
-  hlo::DotDims dims;
-  dims.lhs_contracting = {ka};
-  dims.rhs_contracting = {kb};
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Dot(a, b, dims));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, MatMulValues(ctx, a, b, ta, tb));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }
@@ -235,6 +218,38 @@ absl::Status LowerBatchMatMul(LoweringContext& ctx, const tf::Node& node) {
   if (y->shape().element_type() != out_t) {
     TFJIT_ASSIGN_OR_RETURN(y, ctx.b().Convert(y, out_t));
   }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, BatchMatMulValues(ctx, node, x, y, adj_x, adj_y));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Instruction*> MatMulValues(LoweringContext& ctx, Instruction* a, Instruction* b,
+                                          bool ta, bool tb) {
+  const hlo::Shape& sa = a->shape();
+  const hlo::Shape& sb = b->shape();
+  if (sa.rank() != 2 || sb.rank() != 2) {
+    return InvalidArgument("In[0] and In[1] must be matrices, got %s and %s", sa.ToString(),
+                           sb.ToString());
+  }
+  const int64_t ka = ta ? 0 : 1;
+  const int64_t kb = tb ? 1 : 0;
+  if (sa.dim(static_cast<int>(ka)) != sb.dim(static_cast<int>(kb))) {
+    return InvalidArgument("Matrix size-incompatible: In[0]: %s, In[1]: %s (transpose_a=%s, "
+                           "transpose_b=%s); the contracted dimensions must be equal",
+                           sa.ToString(), sb.ToString(), ta ? "true" : "false",
+                           tb ? "true" : "false");
+  }
+  hlo::DotDims dims;
+  dims.lhs_contracting = {ka};
+  dims.rhs_contracting = {kb};
+  return ctx.b().Dot(a, b, dims);
+}
+
+absl::StatusOr<Instruction*> BatchMatMulValues(LoweringContext& ctx, const tf::Node& node,
+                                               Instruction* x, Instruction* y, bool adj_x,
+                                               bool adj_y) {
   const std::vector<int64_t>& xd = x->shape().dims();
   const std::vector<int64_t>& yd = y->shape().dims();
   if (xd.size() < 2 || yd.size() < 2) {
@@ -269,9 +284,10 @@ absl::Status LowerBatchMatMul(LoweringContext& ctx, const tf::Node& node) {
   dims.lhs_contracting = {adj_x ? nb : nb + 1};
   dims.rhs_contracting = {adj_y ? nb + 1 : nb};
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Dot(x, y, dims));
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
+  return r;
 }
+
+namespace {
 
 // One Einsum operand: its value and one label per dim.
 struct EinsumOperand {

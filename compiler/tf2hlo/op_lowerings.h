@@ -41,8 +41,24 @@ absl::StatusOr<hlo::Instruction*> PlaceStridedSlice(LoweringContext& ctx, hlo::I
                                                      const tf::StridedPlan& plan,
                                                      const std::vector<int64_t>& shape);
 
+// MatMul's product of matrices a and b (transposed as asked), and BatchMatMul's of x and y
+// (batch dims broadcast; adj_* transposes the last two dims, the caller conjugates complex
+// parts), both in the operands' element type; TF's shape errors.
+absl::StatusOr<hlo::Instruction*> MatMulValues(LoweringContext& ctx, hlo::Instruction* a,
+                                               hlo::Instruction* b, bool ta, bool tb);
+absl::StatusOr<hlo::Instruction*> BatchMatMulValues(LoweringContext& ctx, const tf::Node& node,
+                                                    hlo::Instruction* x, hlo::Instruction* y,
+                                                    bool adj_x, bool adj_y);
+
 // nullptr when the op has no lowering.
 const OpLowering* FindOpLowering(absl::string_view op);
+// The lowering of an op for complex values (complex_values.h), or nullptr.
+const OpLowering* FindComplexLowering(absl::string_view op);
+// Whether any input or output of `node` is complex64/complex128.
+bool HasComplexValues(const tf::Node& node);
+// The lowering `node` uses: its op's complex lowering when it has complex values, else the
+// op's lowering; nullptr when there is none.
+const OpLowering* LoweringFor(const tf::Node& node);
 
 // Families (each defined in its own file).
 void AppendMathLowerings(std::vector<OpLowering>* table);   // math_lowerings.cc
@@ -66,6 +82,7 @@ void AppendSpecialLowerings(std::vector<OpLowering>* table);         // special_
 void AppendRandomMoreLowerings(std::vector<OpLowering>* table);      // random_more_lowerings.cc
 void AppendImageMoreLowerings(std::vector<OpLowering>* table);       // image_more_lowerings.cc
 void AppendNnMoreLowerings(std::vector<OpLowering>* table);          // nn_more_lowerings.cc
+void AppendXlaLowerings(std::vector<OpLowering>* table);             // xla_lowerings.cc
 
 }  // namespace tfjit::tf2hlo
 

@@ -74,6 +74,9 @@ class Tensor {
 
   // Same buffer, new dims with the same element count (checked by the caller).
   Tensor Reshaped(std::vector<int64_t> dims) const;
+  // Same buffer read as `dtype` with `dims`, of the same byte size (checked by the caller):
+  // e.g. complex64[n] as float32[n, 2], the layout of std::complex.
+  Tensor BitcastView(DType dtype, std::vector<int64_t> dims) const;
   // A deep copy with its own buffer.
   Tensor Clone() const;
   bool SharesBufferWith(const Tensor& other) const { return buffer_ == other.buffer_; }

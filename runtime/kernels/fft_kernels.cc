@@ -1,7 +1,8 @@
 // Fallback kernels of the fft ops (docs/DESIGN.md, "Op families"), with TF's CPU semantics,
 // dtypes and error messages: FFT/IFFT (1-3 D, complex to complex over the innermost dims),
-// RFFT/IRFFT (1-3 D, real <-> half spectrum, lengths from the fft_length input). XLA compiles
-// these, but tfjit's compiler has no complex types yet, so they run here only.
+// RFFT/IRFFT (1-3 D, real <-> half spectrum, lengths from the fft_length input). Compiled code
+// computes them as DFT products (compiler/tf2hlo/fft_lowerings.cc); these kernels run what is
+// not compiled and are the reference the compiled forms are tested against.
 //
 // Transforms use Eigen's FFT module (unsupported/Eigen/FFT, KissFFT backend: MPL2, any
 // length; lengths with a large prime factor go through Bluestein's algorithm on top of it, so
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "core/fft_lengths.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
@@ -48,17 +50,6 @@ struct Work {
 // Lengths whose largest prime factor exceeds this use Bluestein's algorithm: KissFFT's generic
 // radix costs O(n * p) for a prime factor p, so a large prime length would be quadratic.
 constexpr int64_t kBluesteinPrime = 64;
-
-int64_t LargestPrimeFactor(int64_t n) {
-  int64_t largest = 1;
-  for (int64_t p = 2; p * p <= n; ++p) {
-    while (n % p == 0) {
-      largest = p;
-      n /= p;
-    }
-  }
-  return n > 1 ? std::max(largest, n) : largest;
-}
 
 // Unscaled 1-D transforms of one length n (forward: e^{-2 pi i jk/n}; inverse: e^{+...}).
 // Holds its plans and scratch: one per thread.

@@ -36,6 +36,7 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterNnMoreKernels(registry);
   RegisterStateMoreKernels(registry);
   RegisterFftKernels(registry);
+  RegisterXlaKernels(registry);
   RegisterMathComplexKernels(registry);  // last: wraps earlier kernels with complex paths
 }
 

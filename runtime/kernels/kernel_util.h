@@ -194,6 +194,7 @@ void RegisterImageMoreKernels(KernelRegistry& registry);             // image_mo
 void RegisterStateMoreKernels(KernelRegistry& registry);  // state_more_kernels.cc
 void RegisterNnMoreKernels(KernelRegistry& registry);                // nn_more_kernels.cc
 void RegisterFftKernels(KernelRegistry& registry);                   // fft_kernels.cc
+void RegisterXlaKernels(KernelRegistry& registry);                   // xla_kernels.cc
 void RegisterMathComplexKernels(KernelRegistry& registry);           // math_complex_kernels.cc
 
 }  // namespace tfjit::runtime

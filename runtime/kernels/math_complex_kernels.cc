@@ -3,8 +3,9 @@
 // of the elementwise, cast, reduction and matmul ops TF registers for complex (Add, Mul, Exp,
 // Cast, Sum, MatMul, ...). The complex paths wrap the ops' existing kernels: a node with a
 // complex input or output runs here, any other node runs the kernel registered before
-// (RegisterMathComplexKernels runs last). Complex values never enter compiled code: tfjit's
-// compiler has no complex types yet (compiler/tf2hlo/lowering.cc, CanLower).
+// (RegisterMathComplexKernels runs last). Compiled code holds complex values as real pairs
+// (compiler/tf2hlo/complex_values.h); these kernels run what does not compile, and are the
+// reference the compiled forms are tested against.
 #include <algorithm>
 #include <atomic>
 #include <cmath>

@@ -718,6 +718,7 @@ std::vector<OpCase> AllCases() {
   for (OpCase& c : ImageMoreCases()) all.push_back(std::move(c));
   for (OpCase& c : NnMoreCases()) all.push_back(std::move(c));
   for (OpCase& c : FftCases()) all.push_back(std::move(c));
+  for (OpCase& c : XlaCases()) all.push_back(std::move(c));
   return all;
 }
 

@@ -36,6 +36,9 @@ struct OpCase {
   // Ops XLA does not compile (ops-target.md "XLA compiles: —"): the kernel is checked against
   // `reference` alone, and must-compile mode must refuse the op with a clear error.
   bool kernel_only = false;
+  // An absolute tolerance added to the per-element one, for ops whose rounding error grows
+  // with the whole input rather than the element (transforms: about eps * n per output).
+  double atol = 0;
 };
 
 // gtest prints the case by name in failure messages and test lists.
@@ -105,6 +108,7 @@ std::vector<OpCase> RandomMoreCases();  // op_cases_random_more.cc
 std::vector<OpCase> ImageMoreCases();  // op_cases_image_more.cc
 std::vector<OpCase> NnMoreCases();  // op_cases_nn_more.cc
 std::vector<OpCase> FftCases();  // op_cases_fft.cc
+std::vector<OpCase> XlaCases();  // op_cases_xla.cc
 
 }  // namespace tfjit::optest
 

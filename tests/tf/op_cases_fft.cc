@@ -1,13 +1,14 @@
 // Differential cases of the fft family (FFT/IFFT/RFFT/IRFFT, 1-3 D) and the complex math ops
 // (Complex, Real, Imag, Angle, Conj, ComplexAbs and the complex paths of Add, Mul, Cast, Sum,
-// MatMul, data movement, ...). All kernel-only: tfjit's compiler has no complex types, so
-// jit all must refuse every case. References are independent: naive O(n^2) DFTs and
+// MatMul, data movement, ...). The ops tfjit compiles with complex values (CompilesComplex)
+// run three ways; jit all must refuse the others. References are independent: naive O(n^2) DFTs and
 // std::complex formulas written here.
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <functional>
 #include <numbers>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -185,12 +186,19 @@ RefFn IrfftRef(const Dims& len) {
   };
 }
 
+// Compiled transforms are DFT products in the part type: with inputs in [-1, 1] an output's
+// rounding error is about eps * n for n points (the kernel computes in double).
+double TransformTolerance(DType t, int64_t n) {
+  const bool single = t == DType::kFloat32 || t == DType::kComplex64;
+  return (single ? 2e-7 : 4e-16) * static_cast<double>(std::max<int64_t>(n, 1));
+}
+
 OpCase FftCase(const char* op, int r, bool forward, DType t, const Dims& shape) {
   OpCase c{absl::StrCat(op, "_", DTypeName(t), "_", DimsName(shape)), op, t, {shape}};
   c.has_t = false;
   c.attrs["Tcomplex"] = TypeAttr(t);
   c.reference = FftRef(r, forward);
-  c.kernel_only = true;
+  c.atol = TransformTolerance(t, Prod(shape, shape.size() - static_cast<size_t>(r), shape.size()));
   return c;
 }
 
@@ -204,7 +212,7 @@ OpCase RealFftCase(const char* op, bool forward, DType real, const Dims& shape, 
   c.attrs["Treal"] = TypeAttr(real);
   c.attrs["Tcomplex"] = TypeAttr(complex);
   c.reference = forward ? RfftRef(len) : IrfftRef(len);
-  c.kernel_only = true;
+  c.atol = TransformTolerance(real, Prod(len, 0, len.size()));
   return c;
 }
 
@@ -248,8 +256,28 @@ RefFn ComplexBinaryRef(std::function<C(C, C)> f, DType out = DType::kInvalid) {
   };
 }
 
+// The ops tfjit compiles with complex values (compiler/tf2hlo/complex_values.h: the fft and
+// math_complex families, the complex arithmetic and comparisons, Cast, MatMul and the linear
+// ops). Their cases run three ways; the others stay kernel-only, and must-compile mode must
+// refuse them.
+bool CompilesComplex(const std::string& op) {
+  static const std::set<std::string> ops = {
+      "FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT", "RFFT2D", "IRFFT2D",
+      "RFFT3D", "IRFFT3D", "Complex", "Real", "Imag", "Conj", "ComplexAbs", "Angle", "Mul",
+      "Div", "RealDiv", "DivNoNan", "MulNoNan", "SquaredDifference", "Square", "Reciprocal",
+      "Inv", "Exp", "Log", "Equal", "NotEqual", "Cast", "MatMul", "BatchMatMul",
+      "BatchMatMulV2", "BatchMatMulV3",
+      // Linear: the real lowering once per part.
+      "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "ExpandDims",
+      "Fill", "Gather", "GatherNd", "GatherV2", "Identity", "Mean", "MirrorPad", "Neg", "Pack",
+      "Pad", "PadV2", "Reshape", "ReverseV2", "Select", "SelectV2", "Slice", "Snapshot",
+      "Split", "SplitV", "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile",
+      "Transpose", "Unpack", "ZerosLike"};
+  return ops.count(op) > 0;
+}
+
 OpCase Kernel(OpCase c) {
-  c.kernel_only = true;
+  c.kernel_only = !CompilesComplex(c.op);
   return c;
 }
 

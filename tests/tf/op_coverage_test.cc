@@ -94,7 +94,7 @@ TEST(OpCoverageTest, EveryTargetOpRunsAndEveryXlaOpCompiles) {
 TEST(OpCoverageTest, EveryOpHasAFamily) {
   const std::set<std::string> families = {
       "graph", "math", "special", "reduction", "array", "linalg", "nn", "image", "fft",
-      "scatter_segment", "random", "gradients", "optimizers", "control_flow", "state"};
+      "scatter_segment", "random", "gradients", "optimizers", "control_flow", "state", "xla"};
   for (const OpSupport& op : ListOps()) {
     EXPECT_TRUE(families.count(op.family) > 0) << op.name << " has family '" << op.family << "'";
   }

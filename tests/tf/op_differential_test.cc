@@ -22,6 +22,7 @@
 #include "core/status.h"
 #include "examples/cli_output.h"
 #include "frontend/proto/graph.pb.h"
+#include "frontend/proto/xla_data.pb.h"
 #include "frontend/tensor_proto.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -121,7 +122,7 @@ double Tolerance(DType t) {
   }
 }
 
-::testing::AssertionResult SameTensor(const Tensor& e, const Tensor& a) {
+::testing::AssertionResult SameTensor(const Tensor& e, const Tensor& a, double atol = 0) {
   if (e.ShapeString() != a.ShapeString()) {
     return ::testing::AssertionFailure() << e.ShapeString() << " vs " << a.ShapeString();
   }
@@ -130,7 +131,7 @@ double Tolerance(DType t) {
     // Both parts, each like a float of the part's type, relative to the element's modulus.
     for (int64_t k = 0; k < e.num_elements(); ++k) {
       const complex128 ev = ElementAsComplex(e, k), av = ElementAsComplex(a, k);
-      const double scale = tol * std::max(1.0, std::abs(ev));
+      const double scale = tol * std::max(1.0, std::abs(ev)) + atol;
       const auto part_ok = [&](double x, double y) {
         return (std::isnan(x) && std::isnan(y)) || x == y || std::abs(x - y) <= scale;
       };
@@ -147,7 +148,7 @@ double Tolerance(DType t) {
     if (std::isnan(ev) && std::isnan(av)) continue;
     if (ev == av) continue;
     const bool close = IsFloatingDType(e.dtype()) &&
-                       std::abs(ev - av) <= tol * std::max(1.0, std::abs(ev));
+                       std::abs(ev - av) <= tol * std::max(1.0, std::abs(ev)) + atol;
     if (!close) {
       return ::testing::AssertionFailure() << "element " << k << ": " << ev << " vs " << av;
     }
@@ -188,13 +189,14 @@ TEST_P(OpDifferentialTest, KernelEvaluatorAndCpuAgree) {
   if (c.reference) {
     std::vector<Tensor> inputs = Feeds(c);
     inputs.insert(inputs.end(), c.consts.begin(), c.consts.end());
-    EXPECT_TRUE(SameTensor(c.reference(inputs), evaluator.output)) << "reference vs evaluator\n"
+    EXPECT_TRUE(SameTensor(c.reference(inputs), evaluator.output, c.atol))
+        << "reference vs evaluator\n"
                                                                    << GraphText(c);
   }
   if (no_kernel) kernel.output = evaluator.output;
-  EXPECT_TRUE(SameTensor(kernel.output, evaluator.output)) << "kernel vs evaluator\n"
+  EXPECT_TRUE(SameTensor(kernel.output, evaluator.output, c.atol)) << "kernel vs evaluator\n"
                                                            << GraphText(c);
-  EXPECT_TRUE(SameTensor(evaluator.output, jit.output)) << "evaluator vs cpu jit\n"
+  EXPECT_TRUE(SameTensor(evaluator.output, jit.output, c.atol)) << "evaluator vs cpu jit\n"
                                                         << GraphText(c);
   std::filesystem::remove(path);
 }
@@ -255,20 +257,24 @@ TEST(OpLoweringErrors, StridedSliceShrinkOutOfRange) {
   EXPECT_TRUE(absl::StrContains(s.message(), "out of bounds")) << s;
 }
 
-// Complex values run on kernels only: must-compile mode names the op and the dtype.
-TEST(OpLoweringErrors, ComplexValuesNeverCompile) {
+// Complex values compile only in the lowerings written for them (compiler/tf2hlo/
+// complex_values.h); must-compile mode names the op and the dtype of any other, and the
+// compiled ones run (their cases are in op_cases_fft.cc).
+TEST(OpLoweringErrors, ComplexValuesCompileOnlyInTheirOwnLowerings) {
   OpCase add{"Add_complex_all", "Add", DType::kComplex64, {{3}, {3}}};
-  absl::Status s = RunAll(add);
+  EXPECT_TRUE(RunAll(add).ok()) << RunAll(add);
+  OpCase sqrt{"Sqrt_complex_all", "Sqrt", DType::kComplex128, {{3}}};
+  absl::Status s = RunAll(sqrt);
   EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(absl::StrContains(s.message(), "complex64 values run on kernels")) << s;
-  EXPECT_TRUE(absl::StrContains(s.message(), "Add")) << s;
-  OpCase fft{"FFT_all", "FFT", DType::kComplex128, {{4}}};
+  EXPECT_TRUE(absl::StrContains(s.message(), "complex128 values of op Sqrt run on kernels")) << s;
+  // A transform length with a prime factor above 1024 stays on the kernel, with the reason.
+  OpCase fft{"FFT_prime_all", "FFT", DType::kComplex64, {{1031}}};
   fft.has_t = false;
-  fft.attrs["Tcomplex"] = TypeAttr(DType::kComplex128);
+  fft.attrs["Tcomplex"] = TypeAttr(DType::kComplex64);
   s = RunAll(fft);
-  EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(absl::StrContains(s.message(), "complex128 values run on kernels")) << s;
-  EXPECT_TRUE(absl::StrContains(s.message(), "FFT")) << s;
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "transform length 1031 has the prime factor 1031"))
+      << s;
 }
 
 // The kernel path (--jit none) of a case; the status of the run.
@@ -316,6 +322,63 @@ TEST(OpLoweringErrors, FftKernelsCheckTheirInputs) {
   s = RunKernel(scalar);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "Input must have rank of at least 1")) << s;
+}
+
+// XLA's ops: dimension numbers that are not a serialized proto or disagree with the operands,
+// and a batch_group_count tfjit does not run, fail with messages naming the problem, on the
+// kernel (--jit none) and in must-compile mode alike.
+TEST(OpLoweringErrors, XlaOpsCheckTheirDimensionNumbers) {
+  auto dot = [](const std::string& bytes) {
+    OpCase c{"XlaDotV2_bad", "XlaDotV2", DType::kFloat32, {{3, 4}, {5, 6}}};
+    c.has_t = false;
+    c.attrs["LhsT"] = TypeAttr(DType::kFloat32);
+    c.attrs["RhsT"] = TypeAttr(DType::kFloat32);
+    c.attrs["preferred_element_type"] = TypeAttr(DType::kFloat32);
+    c.attrs["dimension_numbers"] = StringAttr(bytes);
+    c.attrs["precision_config"] = StringAttr("");
+    return c;
+  };
+  tfjit::xla::DotDimensionNumbers dn;
+  dn.add_lhs_contracting_dimensions(1);
+  dn.add_rhs_contracting_dimensions(0);
+  tfjit::xla::ConvolutionDimensionNumbers cn;
+  cn.set_input_feature_dimension(3);
+  cn.set_kernel_input_feature_dimension(2);
+  cn.set_kernel_output_feature_dimension(3);
+  cn.set_output_feature_dimension(3);
+  for (int d : {1, 2}) {
+    cn.add_input_spatial_dimensions(d);
+    cn.add_output_spatial_dimensions(d);
+    cn.add_kernel_spatial_dimensions(d - 1);
+  }
+  OpCase conv{"XlaConvV2_batch_groups", "XlaConvV2", DType::kFloat32, {{2, 4, 4, 2}, {2, 2, 2, 2}},
+              {Ints({1, 1}), Ints({0, 0, 0, 0}), Ints({1, 1}), Ints({1, 1}), Ints({1}, true)}};
+  conv.has_t = false;
+  conv.attrs["LhsT"] = TypeAttr(DType::kFloat32);
+  conv.attrs["RhsT"] = TypeAttr(DType::kFloat32);
+  conv.attrs["preferred_element_type"] = TypeAttr(DType::kFloat32);
+  conv.attrs["Tindices"] = TypeAttr(DType::kInt32);
+  conv.attrs["dimension_numbers"] = StringAttr(cn.SerializeAsString());
+  conv.attrs["precision_config"] = StringAttr("");
+  conv.attrs["batch_group_count"] = IntAttr(2);
+  const struct {
+    OpCase c;
+    absl::StatusCode code;
+    std::string message;
+  } bad[] = {
+      {dot("\xff\xff not a proto"), absl::StatusCode::kInvalidArgument,
+       "attr 'dimension_numbers' (14 bytes) is not a serialized xla.DotDimensionNumbers"},
+      {dot(dn.SerializeAsString()), absl::StatusCode::kInvalidArgument,
+       "For contracting dimension 0 which is lhs dimension 1 and rhs dimension 0: Dimensions "
+       "must be equal, but are 4 and 5"},
+      {conv, absl::StatusCode::kUnimplemented, "batch_group_count 2 is not supported"},
+  };
+  for (const auto& b : bad) {
+    for (const absl::Status& s : {RunKernel(b.c), RunAll(b.c)}) {
+      EXPECT_EQ(s.code(), b.code) << b.c.name << ": " << s;
+      EXPECT_TRUE(absl::StrContains(s.message(), b.message)) << b.c.name << ": " << s;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, OpDifferentialTest, ::testing::ValuesIn(AllCases()),

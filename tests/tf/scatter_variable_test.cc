@@ -13,14 +13,17 @@
 #include "core/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/testlib/temp_file.h"
+#include "tests/tf/graph_text.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
 
 using ::testing::HasSubstr;
-using ::tfjit::testing::WriteTempFile;
+using ::tfjit::testing::ConstNode;
+using ::tfjit::testing::LoadGraphText;
+using ::tfjit::testing::PlaceholderNode;
+using ::tfjit::testing::ShapeText;
 
 // Every graph's variable: a float [4, 2] starting at [[1, 2], [3, 4], [5, 6], [7, 8]].
 const std::vector<int64_t> kVarDims = {4, 2};
@@ -28,35 +31,6 @@ const std::vector<float> kInitial = {1, 2, 3, 4, 5, 6, 7, 8};
 
 std::vector<float> Floats(const Tensor& t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
-}
-
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  std::string s = "shape { ";
-  for (int64_t d : dims) absl::StrAppend(&s, "dim { size: ", d, " } ");
-  return s + "}";
-}
-
-std::string TensorShapeText(const std::vector<int64_t>& dims) {
-  std::string s = "tensor_shape { ";
-  for (int64_t d : dims) absl::StrAppend(&s, "dim { size: ", d, " } ");
-  return s + "}";
-}
-
-template <typename T>
-std::string ConstNode(const std::string& name, const char* dtype, const char* field,
-                      const std::vector<int64_t>& dims, const std::vector<T>& values) {
-  std::string vals;
-  for (T v : values) absl::StrAppend(&vals, field, ": ", v, " ");
-  return absl::StrCat("node { name: \"", name, "\" op: \"Const\" attr { key: \"dtype\" value { ",
-                      "type: ", dtype, " } } attr { key: \"value\" value { tensor { dtype: ",
-                      dtype, " ", TensorShapeText(dims), " ", vals, "} } } }\n");
-}
-
-std::string PlaceholderNode(const std::string& name, const char* dtype,
-                            const std::vector<int64_t>& dims) {
-  return absl::StrCat("node { name: \"", name, "\" op: \"Placeholder\" attr { key: \"dtype\" ",
-                      "value { type: ", dtype, " } } attr { key: \"shape\" value { ",
-                      ShapeText(dims), " } } }\n");
 }
 
 // One scatter into the variable: `op` is the TF1 name ("ScatterAdd", "ScatterNdSub"); the
@@ -94,7 +68,7 @@ std::string ResourceGraph(const ScatterCase& c, bool feed_indices) {
   const std::string op = "Resource" + c.op;
   std::string g = absl::StrCat(
       "node { name: \"v\" op: \"VarHandleOp\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
-      "attr { key: \"shape\" value { ", ShapeText(kVarDims), " } } attr { key: \"shared_name\" "
+      "attr { key: \"shape\" value { ", ShapeText("shape", kVarDims), " } } attr { key: \"shared_name\" "
       "value { s: \"v\" } } attr { key: \"container\" value { s: \"\" } } }\n");
   g += ConstNode("v/init_value", "DT_FLOAT", "float_val", kVarDims, kInitial);
   g += "node { name: \"v/Assign\" op: \"AssignVariableOp\" input: \"v\" input: \"v/init_value\" "
@@ -114,7 +88,7 @@ std::string ResourceGraph(const ScatterCase& c, bool feed_indices) {
 std::string RefGraph(const ScatterCase& c, bool feed_indices) {
   std::string g = absl::StrCat(
       "node { name: \"w\" op: \"VariableV2\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
-      "attr { key: \"shape\" value { ", ShapeText(kVarDims), " } } attr { key: \"container\" "
+      "attr { key: \"shape\" value { ", ShapeText("shape", kVarDims), " } } attr { key: \"container\" "
       "value { s: \"\" } } attr { key: \"shared_name\" value { s: \"\" } } }\n");
   g += ConstNode("w/initial_value", "DT_FLOAT", "float_val", kVarDims, kInitial);
   g += "node { name: \"w/Assign\" op: \"Assign\" input: \"w\" input: \"w/initial_value\" "
@@ -127,15 +101,6 @@ std::string RefGraph(const ScatterCase& c, bool feed_indices) {
   g += "node { name: \"peek\" op: \"Identity\" input: \"w\" "
        "attr { key: \"T\" value { type: DT_FLOAT } } }\n";
   return g;
-}
-
-std::unique_ptr<Session> LoadText(const std::string& file, const std::string& graph,
-                                  JitMode mode) {
-  SessionOptions options;
-  options.jit = mode;
-  auto session = Session::Load(WriteTempFile(file, graph), options);
-  EXPECT_TRUE(session.ok()) << StatusToString(session.status()) << "\n" << graph;
-  return session.ok() ? std::move(*session) : nullptr;
 }
 
 Tensor IndexTensor(const ScatterCase& c) {
@@ -230,7 +195,7 @@ std::string CaseName(const ScatterCase& c, const std::string& prefix) {
 void ExpectResourceScatter(const ScatterCase& c, JitMode mode, bool fed) {
   const std::string name = CaseName(c, "Resource");
   SCOPED_TRACE(absl::StrCat(name, " jit ", JitModeName(mode), fed ? " fed" : " const"));
-  auto session = LoadText(name + (fed ? "_fed" : "") + ".pbtxt", ResourceGraph(c, fed), mode);
+  auto session = LoadGraphText(name + (fed ? "_fed" : "") + ".pbtxt", ResourceGraph(c, fed), mode);
   ASSERT_NE(session, nullptr);
   ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
   std::vector<std::pair<std::string, Tensor>> feeds;
@@ -273,7 +238,7 @@ TEST(ScatterVariableTest, RefVariableScattersAgreeWithHandComputedValues) {
     for (JitMode mode : {JitMode::kNone, JitMode::kAuto}) {
       const std::string name = CaseName(c, "Ref");
       SCOPED_TRACE(absl::StrCat(name, " jit ", JitModeName(mode)));
-      auto session = LoadText(name + ".pbtxt", RefGraph(c, /*feed_indices=*/false), mode);
+      auto session = LoadGraphText(name + ".pbtxt", RefGraph(c, /*feed_indices=*/false), mode);
       ASSERT_NE(session, nullptr);
       ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
       for (int run = 1; run <= 2; ++run) {
@@ -327,7 +292,7 @@ void ExpectBadIndexFails(const BadIndexCase& bad, bool resource, JitMode mode, b
   const std::string name = CaseName(c, resource ? "BadResource" : "BadRef");
   SCOPED_TRACE(absl::StrCat(name, " jit ", JitModeName(mode), fed ? " fed" : " const"));
   const std::string graph = resource ? ResourceGraph(c, fed) : RefGraph(c, fed);
-  auto session = LoadText(absl::StrCat(name, fed ? "_fed" : "", ".pbtxt"), graph, mode);
+  auto session = LoadGraphText(absl::StrCat(name, fed ? "_fed" : "", ".pbtxt"), graph, mode);
   ASSERT_NE(session, nullptr);
   ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
   std::vector<std::pair<std::string, Tensor>> feeds;

@@ -16,12 +16,16 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/temp_file.h"
+#include "tests/tf/graph_text.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
 
 using ::testing::HasSubstr;
+using ::tfjit::testing::ConstNode;
+using ::tfjit::testing::LoadGraphText;
+using ::tfjit::testing::ShapeText;
 using ::tfjit::testing::WriteTempFile;
 
 // Every graph's variable: a float [4, 5] holding 0, 1, ..., 19 (row r = 5r .. 5r + 4).
@@ -35,22 +39,6 @@ std::vector<float> Initial() {
 
 std::vector<float> Floats(const Tensor& t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
-}
-
-std::string Dims(const char* key, const std::vector<int64_t>& dims) {
-  std::string s = absl::StrCat(key, " { ");
-  for (int64_t d : dims) absl::StrAppend(&s, "dim { size: ", d, " } ");
-  return s + "}";
-}
-
-template <typename T>
-std::string ConstNode(const std::string& name, const char* dtype, const char* field,
-                      const std::vector<int64_t>& dims, const std::vector<T>& values) {
-  std::string vals;
-  for (T v : values) absl::StrAppend(&vals, field, ": ", v, " ");
-  return absl::StrCat("node { name: \"", name, "\" op: \"Const\" attr { key: \"dtype\" value { ",
-                      "type: ", dtype, " } } attr { key: \"value\" value { tensor { dtype: ",
-                      dtype, " ", Dims("tensor_shape", dims), " ", vals, "} } } }\n");
 }
 
 // One assignment: the sparse spec (begin/end/strides and masks), the value and the variable
@@ -153,7 +141,7 @@ std::string AssignNodes(const AssignCase& c, const std::string& op, const std::s
 std::string ResourceGraph(const AssignCase& c) {
   std::string g = absl::StrCat(
       "node { name: \"v\" op: \"VarHandleOp\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
-      "attr { key: \"shape\" value { ", Dims("shape", kVarDims), " } } attr { key: "
+      "attr { key: \"shape\" value { ", ShapeText("shape", kVarDims), " } } attr { key: "
       "\"shared_name\" value { s: \"v\" } } attr { key: \"container\" value { s: \"\" } } }\n");
   g += ConstNode("v/init_value", "DT_FLOAT", "float_val", kVarDims, Initial());
   g += "node { name: \"v/Assign\" op: \"AssignVariableOp\" input: \"v\" input: \"v/init_value\" "
@@ -172,7 +160,7 @@ std::string ResourceGraph(const AssignCase& c) {
 std::string RefGraph(const AssignCase& c) {
   std::string g = absl::StrCat(
       "node { name: \"w\" op: \"VariableV2\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
-      "attr { key: \"shape\" value { ", Dims("shape", kVarDims), " } } attr { key: "
+      "attr { key: \"shape\" value { ", ShapeText("shape", kVarDims), " } } attr { key: "
       "\"container\" value { s: \"\" } } attr { key: \"shared_name\" value { s: \"\" } } }\n");
   g += ConstNode("w/initial_value", "DT_FLOAT", "float_val", kVarDims, Initial());
   g += "node { name: \"w/Assign\" op: \"Assign\" input: \"w\" input: \"w/initial_value\" "
@@ -186,16 +174,14 @@ std::string RefGraph(const AssignCase& c) {
   return g;
 }
 
+// The graph loaded with `mode` and its "init" run; null (and a test failure) otherwise.
 std::unique_ptr<Session> LoadInitialized(const std::string& file, const std::string& graph,
                                          JitMode mode) {
-  SessionOptions options;
-  options.jit = mode;
-  auto session = Session::Load(WriteTempFile(file, graph), options);
-  EXPECT_TRUE(session.ok()) << StatusToString(session.status()) << "\n" << graph;
-  if (!session.ok()) return nullptr;
-  const absl::Status init = (*session)->Run({}, {}, {"init"}).status();
+  auto session = LoadGraphText(file, graph, mode);
+  if (session == nullptr) return nullptr;
+  const absl::Status init = session->Run({}, {}, {"init"}).status();
   EXPECT_TRUE(init.ok()) << StatusToString(init);
-  return init.ok() ? std::move(*session) : nullptr;
+  return init.ok() ? std::move(session) : nullptr;
 }
 
 void ExpectResourceAssign(const AssignCase& c, JitMode mode) {

@@ -1,0 +1,493 @@
+// Lowerings for complex values (complex_values.h): the math_complex family (Complex, Real,
+// Imag, Conj, ComplexAbs, Angle), the complex paths of TF's arithmetic, comparisons, Cast,
+// Const, MatMul/BatchMatMul, and the linear ops whose real lowering runs once on each part
+// (data movement, Add/Sub/Neg, AddN, Sum/Mean, Cumsum, ...). Formulas follow what TF's CPU
+// kernels compute with std::complex: Smith's scaled division, hypot-style magnitudes, and
+// (a+bi)(c+di) = (ac - bd) + (ad + bc)i.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/complex_values.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "frontend/attr.h"
+
+namespace tfjit::tf2hlo {
+
+using hlo::Instruction;
+using hlo::Opcode;
+
+absl::StatusOr<ComplexParts> SplitComplex(LoweringContext& ctx, Instruction* z) {
+  const std::vector<int64_t>& dims = z->shape().dims();
+  if (dims.empty() || dims.back() != 2) {
+    return Internal("tf2hlo: %s does not hold a complex value", z->shape().ToString());
+  }
+  const std::vector<int64_t> part_dims(dims.begin(), dims.end() - 1);
+  ComplexParts parts;
+  for (int64_t k = 0; k < 2; ++k) {
+    std::vector<hlo::SliceDim> slice;
+    for (int64_t d : part_dims) slice.push_back({0, d, 1});
+    slice.push_back({k, k + 1, 1});
+    TFJIT_ASSIGN_OR_RETURN(Instruction * s, ctx.b().Slice(z, slice));
+    TFJIT_ASSIGN_OR_RETURN(s, ctx.b().Reshape(s, part_dims));
+    (k == 0 ? parts.re : parts.im) = s;
+  }
+  return parts;
+}
+
+absl::StatusOr<Instruction*> JoinComplex(LoweringContext& ctx, const ComplexParts& z) {
+  std::vector<int64_t> dims = z.re->shape().dims();
+  dims.push_back(1);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * re, ctx.b().Reshape(z.re, dims));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * im, ctx.b().Reshape(z.im, dims));
+  return ctx.b().Concatenate({re, im}, static_cast<int64_t>(dims.size()) - 1);
+}
+
+absl::StatusOr<ComplexParts> ComplexInput(LoweringContext& ctx, const tf::Node& node, int i) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, i));
+  if (IsComplexDType(node.input_types()[static_cast<size_t>(i)])) return SplitComplex(ctx, x);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero,
+                         ctx.Splat(x->shape().element_type(), 0.0, x->shape().dims()));
+  return ComplexParts{x, zero};
+}
+
+absl::Status SetComplexOutput(LoweringContext& ctx, const tf::Node& node, int i,
+                              const ComplexParts& z) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * v, JoinComplex(ctx, z));
+  ctx.SetOutput(node, i, v);
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Real arithmetic on parts of one shape.
+struct PartMath {
+  LoweringContext& ctx;
+  absl::StatusOr<Instruction*> Add(Instruction* a, Instruction* b) {
+    return ctx.b().Binary(Opcode::kAdd, a, b);
+  }
+  absl::StatusOr<Instruction*> Sub(Instruction* a, Instruction* b) {
+    return ctx.b().Binary(Opcode::kSubtract, a, b);
+  }
+  absl::StatusOr<Instruction*> Mul(Instruction* a, Instruction* b) {
+    return ctx.b().Binary(Opcode::kMultiply, a, b);
+  }
+  absl::StatusOr<Instruction*> Div(Instruction* a, Instruction* b) {
+    return ctx.b().Binary(Opcode::kDivide, a, b);
+  }
+  absl::StatusOr<Instruction*> Neg(Instruction* a) { return ctx.b().Unary(Opcode::kNegate, a); }
+  absl::StatusOr<Instruction*> Abs(Instruction* a) { return ctx.b().Unary(Opcode::kAbs, a); }
+  absl::StatusOr<Instruction*> Splat(Instruction* like, double v) {
+    return ctx.Splat(like->shape().element_type(), v, like->shape().dims());
+  }
+
+  // (a + bi)(c + di).
+  absl::StatusOr<ComplexParts> Multiply(const ComplexParts& x, const ComplexParts& y) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ac, Mul(x.re, y.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * bd, Mul(x.im, y.im));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ad, Mul(x.re, y.im));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * bc, Mul(x.im, y.re));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, Sub(ac, bd));
+    TFJIT_ASSIGN_OR_RETURN(r.im, Add(ad, bc));
+    return r;
+  }
+
+  // x / y by Smith's algorithm: divide by the larger of |c| and |d| first, so that no
+  // intermediate overflows where the quotient does not.
+  absl::StatusOr<ComplexParts> Divide(const ComplexParts& x, const ComplexParts& y) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * abs_c, Abs(y.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * abs_d, Abs(y.im));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * c_larger,
+                           ctx.b().Compare(hlo::ComparisonDirection::kGe, abs_c, abs_d));
+    // |c| >= |d|: r = d/c, den = c + d r, re = (a + b r)/den, im = (b - a r)/den.
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r1, Div(y.im, y.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * t1, Mul(y.im, r1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * den1, Add(y.re, t1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * br1, Mul(x.im, r1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ar1, Mul(x.re, r1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * n_re1, Add(x.re, br1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * n_im1, Sub(x.im, ar1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * re1, Div(n_re1, den1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * im1, Div(n_im1, den1));
+    // |d| > |c|: r = c/d, den = d + c r, re = (a r + b)/den, im = (b r - a)/den.
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r2, Div(y.re, y.im));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * t2, Mul(y.re, r2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * den2, Add(y.im, t2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ar2, Mul(x.re, r2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * br2, Mul(x.im, r2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * n_re2, Add(ar2, x.im));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * n_im2, Sub(br2, x.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * re2, Div(n_re2, den2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * im2, Div(n_im2, den2));
+    ComplexParts q;
+    TFJIT_ASSIGN_OR_RETURN(q.re, ctx.b().Select(c_larger, re1, re2));
+    TFJIT_ASSIGN_OR_RETURN(q.im, ctx.b().Select(c_larger, im1, im2));
+    return q;
+  }
+
+  // |re + i im| without overflow or underflow in the squares: m * sqrt(1 + (n/m)^2) with
+  // m = max(|re|, |im|), n = min; 0 when both are 0; inf when either is inf.
+  absl::StatusOr<Instruction*> Magnitude(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * a, Abs(z.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * b, Abs(z.im));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * m, ctx.b().Binary(Opcode::kMaximum, a, b));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * n, ctx.b().Binary(Opcode::kMinimum, a, b));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ratio, Div(n, m));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * sq, Mul(ratio, ratio));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * one, Splat(m, 1.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * s, Add(one, sq));
+    TFJIT_ASSIGN_OR_RETURN(s, ctx.b().Unary(Opcode::kSqrt, s));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r, Mul(m, s));
+    // m == 0 (0/0) and m == inf (inf/inf) make the ratio NaN: the answer is m itself, unless
+    // the other part is NaN (then NaN, as hypot(inf, nan) = inf is the one exception TF's
+    // std::abs keeps: an infinite part wins).
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Splat(m, 0.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * inf, Splat(m, std::numeric_limits<double>::infinity()));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * is_zero,
+                           ctx.b().Compare(hlo::ComparisonDirection::kEq, m, zero));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * a_inf,
+                           ctx.b().Compare(hlo::ComparisonDirection::kEq, a, inf));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * b_inf,
+                           ctx.b().Compare(hlo::ComparisonDirection::kEq, b, inf));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * any_inf, ctx.b().Binary(Opcode::kOr, a_inf, b_inf));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Select(is_zero, zero, r));
+    return ctx.b().Select(any_inf, inf, r);
+  }
+
+  absl::StatusOr<Instruction*> Atan2(Instruction* y, Instruction* x) {
+    return ctx.b().Binary(Opcode::kAtan2, y, x);
+  }
+};
+
+// Both inputs of a binary op as parts broadcast to their common dims (TF's broadcasting).
+absl::StatusOr<std::pair<ComplexParts, ComplexParts>> BinaryParts(LoweringContext& ctx,
+                                                                  const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts x, ComplexInput(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts y, ComplexInput(ctx, node, 1));
+  absl::StatusOr<std::vector<int64_t>> dims =
+      BroadcastDims(x.re->shape().dims(), y.re->shape().dims());
+  if (!dims.ok()) {
+    return InvalidArgument("node %s: %s; the two inputs of %s must have broadcast-compatible "
+                           "shapes", node.DebugName(), dims.status().message(), node.op());
+  }
+  for (ComplexParts* p : {&x, &y}) {
+    TFJIT_ASSIGN_OR_RETURN(p->re, ctx.BroadcastTo(p->re, *dims));
+    TFJIT_ASSIGN_OR_RETURN(p->im, ctx.BroadcastTo(p->im, *dims));
+  }
+  return std::make_pair(x, y);
+}
+
+// ---- The math_complex family ----
+
+// Complex(real, imag): broadcast, then paired.
+absl::Status LowerComplex(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(auto xy, ctx.BroadcastBinaryInputs(node));
+  return SetComplexOutput(ctx, node, 0, ComplexParts{xy.first, xy.second});
+}
+
+absl::Status LowerReal(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  ctx.SetOutput(node, 0, z.re);
+  return absl::OkStatus();
+}
+
+absl::Status LowerImag(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  ctx.SetOutput(node, 0, z.im);
+  return absl::OkStatus();
+}
+
+absl::Status LowerConj(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(z.im, m.Neg(z.im));
+  return SetComplexOutput(ctx, node, 0, z);
+}
+
+absl::Status LowerComplexAbs(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, m.Magnitude(z));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+absl::Status LowerAngle(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, m.Atan2(z.im, z.re));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- Arithmetic ----
+
+absl::Status LowerComplexMul(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(auto xy, BinaryParts(ctx, node));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts r, m.Multiply(xy.first, xy.second));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+absl::Status LowerComplexDiv(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(auto xy, BinaryParts(ctx, node));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts r, m.Divide(xy.first, xy.second));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+// DivNoNan / MulNoNan: 0 where y == 0, else x / y (x * y).
+template <bool kDiv>
+absl::Status LowerComplexNoNan(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(auto xy, BinaryParts(ctx, node));
+  const ComplexParts& y = xy.second;
+  PartMath m{ctx};
+  ComplexParts r;
+  if (kDiv) {
+    TFJIT_ASSIGN_OR_RETURN(r, m.Divide(xy.first, y));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(r, m.Multiply(xy.first, y));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, m.Splat(y.re, 0.0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * re0, ctx.b().Compare(hlo::ComparisonDirection::kEq, y.re, zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * im0, ctx.b().Compare(hlo::ComparisonDirection::kEq, y.im, zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * is_zero, ctx.b().Binary(Opcode::kAnd, re0, im0));
+  TFJIT_ASSIGN_OR_RETURN(r.re, ctx.b().Select(is_zero, zero, r.re));
+  TFJIT_ASSIGN_OR_RETURN(r.im, ctx.b().Select(is_zero, zero, r.im));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+// (x - y) * conj(x - y) = |x - y|^2 + 0i.
+absl::Status LowerComplexSquaredDifference(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(auto xy, BinaryParts(ctx, node));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * dr, m.Sub(xy.first.re, xy.second.re));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * di, m.Sub(xy.first.im, xy.second.im));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * rr, m.Mul(dr, dr));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ii, m.Mul(di, di));
+  ComplexParts r;
+  TFJIT_ASSIGN_OR_RETURN(r.re, m.Add(rr, ii));
+  TFJIT_ASSIGN_OR_RETURN(r.im, m.Splat(dr, 0.0));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+absl::Status LowerComplexSquare(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts r, m.Multiply(z, z));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+// Reciprocal / Inv: 1 / z.
+absl::Status LowerComplexReciprocal(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  PartMath m{ctx};
+  ComplexParts one;
+  TFJIT_ASSIGN_OR_RETURN(one.re, m.Splat(z.re, 1.0));
+  TFJIT_ASSIGN_OR_RETURN(one.im, m.Splat(z.re, 0.0));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts r, m.Divide(one, z));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+// exp(a + bi) = e^a (cos b + i sin b).
+absl::Status LowerComplexExp(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * e, ctx.b().Unary(Opcode::kExp, z.re));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * c, ctx.b().Unary(Opcode::kCosine, z.im));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * s, ctx.b().Unary(Opcode::kSine, z.im));
+  ComplexParts r;
+  TFJIT_ASSIGN_OR_RETURN(r.re, m.Mul(e, c));
+  TFJIT_ASSIGN_OR_RETURN(r.im, m.Mul(e, s));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+// log(z) = log|z| + i atan2(b, a).
+absl::Status LowerComplexLog(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mag, m.Magnitude(z));
+  ComplexParts r;
+  TFJIT_ASSIGN_OR_RETURN(r.re, ctx.b().Unary(Opcode::kLog, mag));
+  TFJIT_ASSIGN_OR_RETURN(r.im, m.Atan2(z.im, z.re));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+// Equal / NotEqual: both parts compared.
+template <bool kEqual>
+absl::Status LowerComplexEqual(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(auto xy, BinaryParts(ctx, node));
+  const hlo::ComparisonDirection dir =
+      kEqual ? hlo::ComparisonDirection::kEq : hlo::ComparisonDirection::kNe;
+  TFJIT_ASSIGN_OR_RETURN(Instruction * re, ctx.b().Compare(dir, xy.first.re, xy.second.re));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * im, ctx.b().Compare(dir, xy.first.im, xy.second.im));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                         ctx.b().Binary(kEqual ? Opcode::kAnd : Opcode::kOr, re, im));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// Cast to, from and between complex types: a real source gets a zero imaginary part; a
+// complex source cast to a real type keeps its real part (TF's static_cast semantics).
+absl::Status LowerComplexCast(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(DType dst, tf::GetTypeAttr(node, "DstT"));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  const DType part = ComplexPartDType(dst);
+  for (Instruction** p : {&z.re, &z.im}) {
+    if ((*p)->shape().element_type() != part) {
+      TFJIT_ASSIGN_OR_RETURN(*p, ctx.b().Convert(*p, part));
+    }
+  }
+  if (IsComplexDType(dst)) return SetComplexOutput(ctx, node, 0, z);
+  ctx.SetOutput(node, 0, z.re);
+  return absl::OkStatus();
+}
+
+absl::Status LowerComplexConst(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Tensor value, tf::GetTensorAttr(node, "value"));
+  std::vector<int64_t> dims = value.dims();
+  dims.push_back(2);
+  const Tensor parts = value.BitcastView(ComplexPartDType(value.dtype()), std::move(dims));
+  ctx.SetOutput(node, 0, ctx.b().Constant(hlo::Literal::FromTensor(parts)));
+  return absl::OkStatus();
+}
+
+// MatMul / BatchMatMul*: four real products. BatchMatMul's adj_x/adj_y are adjoints: the
+// conjugate transpose (MatMul's transpose_a/b transpose only).
+absl::Status LowerComplexMatMul(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts a, ComplexInput(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts b, ComplexInput(ctx, node, 1));
+  const bool batch = node.op() != "MatMul";
+  TFJIT_ASSIGN_OR_RETURN(bool ta, tf::GetBoolAttrOr(node, batch ? "adj_x" : "transpose_a", false));
+  TFJIT_ASSIGN_OR_RETURN(bool tb, tf::GetBoolAttrOr(node, batch ? "adj_y" : "transpose_b", false));
+  PartMath m{ctx};
+  if (batch && ta) {
+    TFJIT_ASSIGN_OR_RETURN(a.im, m.Neg(a.im));
+  }
+  if (batch && tb) {
+    TFJIT_ASSIGN_OR_RETURN(b.im, m.Neg(b.im));
+  }
+  auto product = [&](Instruction* x, Instruction* y) -> absl::StatusOr<Instruction*> {
+    return batch ? BatchMatMulValues(ctx, node, x, y, ta, tb) : MatMulValues(ctx, x, y, ta, tb);
+  };
+  TFJIT_ASSIGN_OR_RETURN(Instruction * rr, product(a.re, b.re));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ii, product(a.im, b.im));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ri, product(a.re, b.im));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ir, product(a.im, b.re));
+  ComplexParts r;
+  TFJIT_ASSIGN_OR_RETURN(r.re, m.Sub(rr, ii));
+  TFJIT_ASSIGN_OR_RETURN(r.im, m.Add(ri, ir));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+// ---- Linear ops: the real lowering once per part ----
+
+// The ops whose result's real (imaginary) part is the op applied to the inputs' real
+// (imaginary) parts, with every real input (indices, shapes, axes, conditions) unchanged.
+// Data movement, sums and differences qualify; products and anything that fills in a value
+// other than 0 (OnesLike, Prod) do not.
+constexpr const char* kComponentwiseOps[] = {
+    "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "ExpandDims", "Fill",
+    "Gather", "GatherNd", "GatherV2", "Identity", "Mean", "MirrorPad", "Neg", "Pack", "Pad",
+    "PadV2", "Reshape", "ReverseV2", "Select", "SelectV2", "Slice", "Snapshot", "Split",
+    "SplitV", "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile", "Transpose",
+    "Unpack", "ZerosLike"};
+
+absl::Status LowerComponentwise(LoweringContext& ctx, const tf::Node& node) {
+  const OpLowering* real = FindOpLowering(node.op());
+  if (real == nullptr) return Internal("tf2hlo: no real lowering of %s", node.op());
+  std::vector<std::pair<int, Instruction*>> held;  // complex inputs and their values
+  std::vector<ComplexParts> parts;
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    if (!IsComplexDType(node.input_types()[static_cast<size_t>(i)])) continue;
+    TFJIT_ASSIGN_OR_RETURN(Instruction * z, ctx.Input(node, i));
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts p, SplitComplex(ctx, z));
+    held.push_back({i, z});
+    parts.push_back(p);
+  }
+  std::vector<Instruction*> outs[2];
+  absl::Status status;
+  for (int part = 0; part < 2 && status.ok(); ++part) {
+    for (size_t k = 0; k < held.size(); ++k) {
+      ctx.Bind(node.input(held[k].first), part == 0 ? parts[k].re : parts[k].im);
+    }
+    status = real->fn(ctx, node);
+    for (int o = 0; o < node.num_outputs() && status.ok(); ++o) {
+      absl::StatusOr<Instruction*> v = ctx.Value(tf::Output{const_cast<tf::Node*>(&node), o});
+      if (!v.ok()) status = v.status();
+      if (status.ok()) outs[part].push_back(*v);
+    }
+  }
+  // The inputs are other nodes' outputs: give them back their complex values.
+  for (const auto& [i, z] : held) ctx.Bind(node.input(i), z);
+  TFJIT_RETURN_IF_ERROR(status);
+  for (int o = 0; o < node.num_outputs(); ++o) {
+    const size_t k = static_cast<size_t>(o);
+    if (IsComplexDType(node.output_types()[k])) {
+      TFJIT_RETURN_IF_ERROR(SetComplexOutput(ctx, node, o, ComplexParts{outs[0][k], outs[1][k]}));
+    } else {
+      ctx.SetOutput(node, o, outs[0][k]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<OpLowering> MakeComplexTable() {
+  std::vector<OpLowering> t = {
+      {"Complex", LowerComplex},
+      {"Real", LowerReal},
+      {"Imag", LowerImag},
+      {"Conj", LowerConj},
+      {"ComplexAbs", LowerComplexAbs},
+      {"Angle", LowerAngle},
+      {"Mul", LowerComplexMul},
+      {"Div", LowerComplexDiv},
+      {"RealDiv", LowerComplexDiv},
+      {"DivNoNan", LowerComplexNoNan<true>},
+      {"MulNoNan", LowerComplexNoNan<false>},
+      {"SquaredDifference", LowerComplexSquaredDifference},
+      {"Square", LowerComplexSquare},
+      {"Reciprocal", LowerComplexReciprocal},
+      {"Inv", LowerComplexReciprocal},
+      {"Exp", LowerComplexExp},
+      {"Log", LowerComplexLog},
+      {"Equal", LowerComplexEqual<true>},
+      {"NotEqual", LowerComplexEqual<false>},
+      {"Cast", LowerComplexCast},
+      {"Const", LowerComplexConst},
+      {"MatMul", LowerComplexMatMul},
+      {"BatchMatMul", LowerComplexMatMul},
+      {"BatchMatMulV2", LowerComplexMatMul},
+      {"BatchMatMulV3", LowerComplexMatMul},
+  };
+  for (const char* op : kComponentwiseOps) {
+    const OpLowering* real = FindOpLowering(op);
+    if (real == nullptr) continue;
+    OpLowering l = *real;
+    l.op = op;
+    l.fn = LowerComponentwise;
+    l.float_only = false;
+    t.push_back(l);
+  }
+  AppendFftComplexLowerings(&t);
+  return t;
+}
+
+}  // namespace
+
+const OpLowering* FindComplexLowering(absl::string_view op) {
+  static const auto* table = [] {
+    auto* m = new absl::flat_hash_map<std::string, OpLowering>();
+    for (const OpLowering& l : MakeComplexTable()) (*m)[l.op] = l;
+    return m;
+  }();
+  auto it = table->find(op);
+  return it == table->end() ? nullptr : &it->second;
+}
+
+}  // namespace tfjit::tf2hlo
