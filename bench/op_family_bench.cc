@@ -32,7 +32,9 @@ struct FamilyCase {
 };
 
 std::string Placeholder(const Input& in) {
-  const char* type = in.dtype == DType::kInt32 ? "DT_INT32" : "DT_FLOAT";
+  const char* type = in.dtype == DType::kInt32       ? "DT_INT32"
+                     : in.dtype == DType::kComplex64 ? "DT_COMPLEX64"
+                                                     : "DT_FLOAT";
   return absl::StrCat("node { name: \"", in.name, "\" op: \"Placeholder\" attr { key: \"dtype\" ",
                       "value { type: ", type, " } } }\n");
 }
@@ -92,6 +94,22 @@ const std::vector<FamilyCase>& Cases() {
       {"nn", "LRN [8,56,56,64]",
        absl::StrCat("node { name: \"y\" op: \"LRN\" input: \"x\" ", kFloatT, "}\n"),
        {{"x", DType::kFloat32, {8, 56, 56, 64}}}},
+      // Compiled FFTs are DFT GEMMs with a four-step split (fft_lowerings.cc); the kernel is
+      // Eigen's FFT in double.
+      {"fft", "RFFT [64,4096]",
+       absl::StrCat(IntConst("len", {4096}),
+                    "node { name: \"y\" op: \"RFFT\" input: \"x\" input: \"len\" }\n"),
+       {{"x", DType::kFloat32, {64, 4096}}}},
+      {"fft", "FFT complex64 [256,1024]",
+       "node { name: \"y\" op: \"FFT\" input: \"x\" }\n",
+       {{"x", DType::kComplex64, {256, 1024}}}},
+      {"fft", "FFT2D complex64 [8,256,256]",
+       "node { name: \"y\" op: \"FFT2D\" input: \"x\" }\n",
+       {{"x", DType::kComplex64, {8, 256, 256}}}},
+      {"math", "Mul complex64 [1M]",
+       "node { name: \"y\" op: \"Mul\" input: \"x\" input: \"z\" attr { key: \"T\" "
+       "value { type: DT_COMPLEX64 } } }\n",
+       {{"x", DType::kComplex64, {1 << 20}}, {"z", DType::kComplex64, {1 << 20}}}},
   };
   return cases;
 }
@@ -140,8 +158,8 @@ void BM_Family(benchmark::State& state, JitMode jit) {
 
 void BM_FamilyKernel(benchmark::State& state) { BM_Family(state, JitMode::kNone); }
 void BM_FamilyCompiled(benchmark::State& state) { BM_Family(state, JitMode::kAll); }
-BENCHMARK(BM_FamilyKernel)->DenseRange(0, 7)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(BM_FamilyCompiled)->DenseRange(0, 7)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_FamilyKernel)->DenseRange(0, 11)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_FamilyCompiled)->DenseRange(0, 11)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace tfjit
