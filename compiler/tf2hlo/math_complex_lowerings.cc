@@ -162,6 +162,116 @@ struct PartMath {
   absl::StatusOr<Instruction*> Atan2(Instruction* y, Instruction* x) {
     return ctx.b().Binary(Opcode::kAtan2, y, x);
   }
+  absl::StatusOr<Instruction*> Un(Opcode op, Instruction* a) { return ctx.b().Unary(op, a); }
+  absl::StatusOr<Instruction*> Scale(Instruction* a, double k) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * c, Splat(a, k));
+    return Mul(a, c);
+  }
+  absl::StatusOr<Instruction*> Cmp(hlo::ComparisonDirection d, Instruction* a, double v) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * c, Splat(a, v));
+    return ctx.b().Compare(d, a, c);
+  }
+  // z == 0 (both parts).
+  absl::StatusOr<Instruction*> IsZero(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * re0, Cmp(hlo::ComparisonDirection::kEq, z.re, 0.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * im0, Cmp(hlo::ComparisonDirection::kEq, z.im, 0.0));
+    return ctx.b().Binary(Opcode::kAnd, re0, im0);
+  }
+  absl::StatusOr<ComplexParts> SelectParts(Instruction* pred, const ComplexParts& t,
+                                           const ComplexParts& f) {
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, ctx.b().Select(pred, t.re, f.re));
+    TFJIT_ASSIGN_OR_RETURN(r.im, ctx.b().Select(pred, t.im, f.im));
+    return r;
+  }
+  absl::StatusOr<ComplexParts> Zero(Instruction* like) {
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, Splat(like, 0.0));
+    r.im = r.re;
+    return r;
+  }
+  // sinh and cosh of a real part: sinh from expm1 (no cancellation near 0).
+  absl::StatusOr<Instruction*> Sinh(Instruction* x) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * p, Un(Opcode::kExpm1, x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * nx, Neg(x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * q, Un(Opcode::kExpm1, nx));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * d, Sub(p, q));
+    return Scale(d, 0.5);
+  }
+  absl::StatusOr<Instruction*> Cosh(Instruction* x) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * p, Un(Opcode::kExp, x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * nx, Neg(x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * q, Un(Opcode::kExp, nx));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * d, Add(p, q));
+    return Scale(d, 0.5);
+  }
+
+  absl::StatusOr<ComplexParts> Exp(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * e, Un(Opcode::kExp, z.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * c, Un(Opcode::kCosine, z.im));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * s, Un(Opcode::kSine, z.im));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, Mul(e, c));
+    TFJIT_ASSIGN_OR_RETURN(r.im, Mul(e, s));
+    return r;
+  }
+  absl::StatusOr<ComplexParts> Log(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * mag, Magnitude(z));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, Un(Opcode::kLog, mag));
+    TFJIT_ASSIGN_OR_RETURN(r.im, Atan2(z.im, z.re));
+    return r;
+  }
+  absl::StatusOr<ComplexParts> Reciprocal(const ComplexParts& z) {
+    ComplexParts one;
+    TFJIT_ASSIGN_OR_RETURN(one.re, Splat(z.re, 1.0));
+    TFJIT_ASSIGN_OR_RETURN(one.im, Splat(z.re, 0.0));
+    return Divide(one, z);
+  }
+  // The principal square root (libstdc++'s csqrt): t = sqrt((|a| + |z|) / 2); a >= 0 gives
+  // (t, b / 2t), a < 0 gives (|b| / 2t, t with b's sign); sqrt(0) = 0.
+  absl::StatusOr<ComplexParts> Sqrt(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * mag, Magnitude(z));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * abs_a, Abs(z.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * sum, Add(abs_a, mag));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * half, Scale(sum, 0.5));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * t, Un(Opcode::kSqrt, half));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * two_t, Scale(t, 2.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * b_over, Div(z.im, two_t));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * abs_b, Abs(z.im));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * abs_b_over, Div(abs_b, two_t));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * neg_t, Neg(t));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * b_neg, Cmp(hlo::ComparisonDirection::kLt, z.im, 0.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * signed_t, ctx.b().Select(b_neg, neg_t, t));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * a_pos, Cmp(hlo::ComparisonDirection::kGe, z.re, 0.0));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, ctx.b().Select(a_pos, t, abs_b_over));
+    TFJIT_ASSIGN_OR_RETURN(r.im, ctx.b().Select(a_pos, b_over, signed_t));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, IsZero(z));
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts z0, Zero(z.re));
+    z0.im = z.im;
+    return SelectParts(zero, z0, r);
+  }
+  // tanh(a + bi) = (sinh 2a + i sin 2b) / (cosh 2a + cos 2b); for |a| > 20 the quotient is
+  // (sign a, 0) to the type's precision, and the formula would divide inf by inf.
+  absl::StatusOr<ComplexParts> Tanh(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * a2, Scale(z.re, 2.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * b2, Scale(z.im, 2.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * sh, Sinh(a2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ch, Cosh(a2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * sb, Un(Opcode::kSine, b2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * cb, Un(Opcode::kCosine, b2));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * den, Add(ch, cb));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, Div(sh, den));
+    TFJIT_ASSIGN_OR_RETURN(r.im, Div(sb, den));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * abs_a, Abs(z.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * big, Cmp(hlo::ComparisonDirection::kGt, abs_a, 20.0));
+    ComplexParts limit;
+    TFJIT_ASSIGN_OR_RETURN(limit.re, Un(Opcode::kSign, z.re));
+    TFJIT_ASSIGN_OR_RETURN(limit.im, Splat(z.re, 0.0));
+    return SelectParts(big, limit, r);
+  }
 };
 
 // Both inputs of a binary op as parts broadcast to their common dims (TF's broadcasting).
@@ -283,38 +393,148 @@ absl::Status LowerComplexSquare(LoweringContext& ctx, const tf::Node& node) {
   return SetComplexOutput(ctx, node, 0, r);
 }
 
-// Reciprocal / Inv: 1 / z.
-absl::Status LowerComplexReciprocal(LoweringContext& ctx, const tf::Node& node) {
+// The complex unary functions, each in PartMath's formulas.
+enum class Fn { kReciprocal, kExp, kLog, kSqrt, kRsqrt, kSign, kTanh, kTan, kSin, kCos, kSinh,
+                kCosh, kExpm1, kLog1p, kSigmoid, kOnesLike };
+
+absl::StatusOr<ComplexParts> Apply(PartMath& m, Fn fn, const ComplexParts& z) {
+  switch (fn) {
+    case Fn::kReciprocal: return m.Reciprocal(z);
+    case Fn::kExp: return m.Exp(z);
+    case Fn::kLog: return m.Log(z);
+    case Fn::kSqrt: return m.Sqrt(z);
+    case Fn::kRsqrt: {
+      TFJIT_ASSIGN_OR_RETURN(ComplexParts r, m.Sqrt(z));
+      return m.Reciprocal(r);
+    }
+    case Fn::kSign: {  // z / |z|, 0 at 0
+      TFJIT_ASSIGN_OR_RETURN(Instruction * mag, m.Magnitude(z));
+      ComplexParts r;
+      TFJIT_ASSIGN_OR_RETURN(r.re, m.Div(z.re, mag));
+      TFJIT_ASSIGN_OR_RETURN(r.im, m.Div(z.im, mag));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * zero, m.IsZero(z));
+      TFJIT_ASSIGN_OR_RETURN(ComplexParts z0, m.Zero(z.re));
+      return m.SelectParts(zero, z0, r);
+    }
+    case Fn::kTanh: return m.Tanh(z);
+    case Fn::kTan: {  // tan z = -i tanh(iz)
+      ComplexParts iz;
+      TFJIT_ASSIGN_OR_RETURN(iz.re, m.Neg(z.im));
+      iz.im = z.re;
+      TFJIT_ASSIGN_OR_RETURN(ComplexParts t, m.Tanh(iz));
+      ComplexParts r;
+      r.re = t.im;
+      TFJIT_ASSIGN_OR_RETURN(r.im, m.Neg(t.re));
+      return r;
+    }
+    case Fn::kSin:    // (sin a cosh b, cos a sinh b)
+    case Fn::kCos: {  // (cos a cosh b, -sin a sinh b)
+      TFJIT_ASSIGN_OR_RETURN(Instruction * sa, m.Un(Opcode::kSine, z.re));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * ca, m.Un(Opcode::kCosine, z.re));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * shb, m.Sinh(z.im));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * chb, m.Cosh(z.im));
+      ComplexParts r;
+      if (fn == Fn::kSin) {
+        TFJIT_ASSIGN_OR_RETURN(r.re, m.Mul(sa, chb));
+        TFJIT_ASSIGN_OR_RETURN(r.im, m.Mul(ca, shb));
+      } else {
+        TFJIT_ASSIGN_OR_RETURN(r.re, m.Mul(ca, chb));
+        TFJIT_ASSIGN_OR_RETURN(Instruction * p, m.Mul(sa, shb));
+        TFJIT_ASSIGN_OR_RETURN(r.im, m.Neg(p));
+      }
+      return r;
+    }
+    case Fn::kSinh:    // (sinh a cos b, cosh a sin b)
+    case Fn::kCosh: {  // (cosh a cos b, sinh a sin b)
+      TFJIT_ASSIGN_OR_RETURN(Instruction * sha, m.Sinh(z.re));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * cha, m.Cosh(z.re));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * sb, m.Un(Opcode::kSine, z.im));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * cb, m.Un(Opcode::kCosine, z.im));
+      ComplexParts r;
+      TFJIT_ASSIGN_OR_RETURN(r.re, m.Mul(fn == Fn::kSinh ? sha : cha, cb));
+      TFJIT_ASSIGN_OR_RETURN(r.im, m.Mul(fn == Fn::kSinh ? cha : sha, sb));
+      return r;
+    }
+    case Fn::kExpm1: {  // (expm1(a) cos b - 2 sin^2(b/2), e^a sin b): no cancellation near 0
+      TFJIT_ASSIGN_OR_RETURN(Instruction * em, m.Un(Opcode::kExpm1, z.re));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * e, m.Un(Opcode::kExp, z.re));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * cb, m.Un(Opcode::kCosine, z.im));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * sb, m.Un(Opcode::kSine, z.im));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * hb, m.Scale(z.im, 0.5));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * shb, m.Un(Opcode::kSine, hb));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * sq, m.Mul(shb, shb));
+      TFJIT_ASSIGN_OR_RETURN(sq, m.Scale(sq, 2.0));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * p, m.Mul(em, cb));
+      ComplexParts r;
+      TFJIT_ASSIGN_OR_RETURN(r.re, m.Sub(p, sq));
+      TFJIT_ASSIGN_OR_RETURN(r.im, m.Mul(e, sb));
+      return r;
+    }
+    case Fn::kLog1p: {  // (log1p(2a + a^2 + b^2) / 2, atan2(b, 1 + a))
+      TFJIT_ASSIGN_OR_RETURN(Instruction * two, m.Splat(z.re, 2.0));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * t, m.Add(two, z.re));
+      TFJIT_ASSIGN_OR_RETURN(t, m.Mul(z.re, t));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * bb, m.Mul(z.im, z.im));
+      TFJIT_ASSIGN_OR_RETURN(t, m.Add(t, bb));
+      TFJIT_ASSIGN_OR_RETURN(t, m.Un(Opcode::kLog1p, t));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * one, m.Splat(z.re, 1.0));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * a1, m.Add(one, z.re));
+      ComplexParts r;
+      TFJIT_ASSIGN_OR_RETURN(r.re, m.Scale(t, 0.5));
+      TFJIT_ASSIGN_OR_RETURN(r.im, m.Atan2(z.im, a1));
+      return r;
+    }
+    case Fn::kSigmoid: {  // 1 / (1 + e^-z)
+      ComplexParts nz;
+      TFJIT_ASSIGN_OR_RETURN(nz.re, m.Neg(z.re));
+      TFJIT_ASSIGN_OR_RETURN(nz.im, m.Neg(z.im));
+      TFJIT_ASSIGN_OR_RETURN(ComplexParts e, m.Exp(nz));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * one, m.Splat(z.re, 1.0));
+      TFJIT_ASSIGN_OR_RETURN(e.re, m.Add(one, e.re));
+      return m.Reciprocal(e);
+    }
+    case Fn::kOnesLike: {
+      ComplexParts r;
+      TFJIT_ASSIGN_OR_RETURN(r.re, m.Splat(z.re, 1.0));
+      TFJIT_ASSIGN_OR_RETURN(r.im, m.Splat(z.re, 0.0));
+      return r;
+    }
+  }
+  return Internal("tf2hlo: unknown complex function");
+}
+
+template <Fn kFn>
+absl::Status LowerComplexUnary(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
   PartMath m{ctx};
-  ComplexParts one;
-  TFJIT_ASSIGN_OR_RETURN(one.re, m.Splat(z.re, 1.0));
-  TFJIT_ASSIGN_OR_RETURN(one.im, m.Splat(z.re, 0.0));
-  TFJIT_ASSIGN_OR_RETURN(ComplexParts r, m.Divide(one, z));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts r, Apply(m, kFn, z));
   return SetComplexOutput(ctx, node, 0, r);
 }
 
-// exp(a + bi) = e^a (cos b + i sin b).
-absl::Status LowerComplexExp(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
-  PartMath m{ctx};
-  TFJIT_ASSIGN_OR_RETURN(Instruction * e, ctx.b().Unary(Opcode::kExp, z.re));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * c, ctx.b().Unary(Opcode::kCosine, z.im));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * s, ctx.b().Unary(Opcode::kSine, z.im));
-  ComplexParts r;
-  TFJIT_ASSIGN_OR_RETURN(r.re, m.Mul(e, c));
-  TFJIT_ASSIGN_OR_RETURN(r.im, m.Mul(e, s));
-  return SetComplexOutput(ctx, node, 0, r);
-}
+// Pow(x, y) = exp(y log x), 0 where x == 0 (libstdc++'s pow); Xdivy(x, y) = x / y and
+// Xlogy(x, y) = x log y, 0 where x == 0.
+enum class Bin { kPow, kXdivy, kXlogy };
 
-// log(z) = log|z| + i atan2(b, a).
-absl::Status LowerComplexLog(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+template <Bin kOp>
+absl::Status LowerComplexXBinary(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(auto xy, BinaryParts(ctx, node));
+  const ComplexParts& x = xy.first;
+  const ComplexParts& y = xy.second;
   PartMath m{ctx};
-  TFJIT_ASSIGN_OR_RETURN(Instruction * mag, m.Magnitude(z));
   ComplexParts r;
-  TFJIT_ASSIGN_OR_RETURN(r.re, ctx.b().Unary(Opcode::kLog, mag));
-  TFJIT_ASSIGN_OR_RETURN(r.im, m.Atan2(z.im, z.re));
+  if (kOp == Bin::kPow) {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts lx, m.Log(x));
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts p, m.Multiply(y, lx));
+    TFJIT_ASSIGN_OR_RETURN(r, m.Exp(p));
+  } else if (kOp == Bin::kXdivy) {
+    TFJIT_ASSIGN_OR_RETURN(r, m.Divide(x, y));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts ly, m.Log(y));
+    TFJIT_ASSIGN_OR_RETURN(r, m.Multiply(x, ly));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, m.IsZero(x));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z0, m.Zero(x.re));
+  TFJIT_ASSIGN_OR_RETURN(r, m.SelectParts(zero, z0, r));
   return SetComplexOutput(ctx, node, 0, r);
 }
 
@@ -452,10 +672,26 @@ std::vector<OpLowering> MakeComplexTable() {
       {"MulNoNan", LowerComplexNoNan<false>},
       {"SquaredDifference", LowerComplexSquaredDifference},
       {"Square", LowerComplexSquare},
-      {"Reciprocal", LowerComplexReciprocal},
-      {"Inv", LowerComplexReciprocal},
-      {"Exp", LowerComplexExp},
-      {"Log", LowerComplexLog},
+      {"Reciprocal", LowerComplexUnary<Fn::kReciprocal>},
+      {"Inv", LowerComplexUnary<Fn::kReciprocal>},
+      {"Exp", LowerComplexUnary<Fn::kExp>},
+      {"Log", LowerComplexUnary<Fn::kLog>},
+      {"Sqrt", LowerComplexUnary<Fn::kSqrt>},
+      {"Rsqrt", LowerComplexUnary<Fn::kRsqrt>},
+      {"Sign", LowerComplexUnary<Fn::kSign>},
+      {"Tanh", LowerComplexUnary<Fn::kTanh>},
+      {"Tan", LowerComplexUnary<Fn::kTan>},
+      {"Sin", LowerComplexUnary<Fn::kSin>},
+      {"Cos", LowerComplexUnary<Fn::kCos>},
+      {"Sinh", LowerComplexUnary<Fn::kSinh>},
+      {"Cosh", LowerComplexUnary<Fn::kCosh>},
+      {"Expm1", LowerComplexUnary<Fn::kExpm1>},
+      {"Log1p", LowerComplexUnary<Fn::kLog1p>},
+      {"Sigmoid", LowerComplexUnary<Fn::kSigmoid>},
+      {"OnesLike", LowerComplexUnary<Fn::kOnesLike>},
+      {"Pow", LowerComplexXBinary<Bin::kPow>},
+      {"Xdivy", LowerComplexXBinary<Bin::kXdivy>},
+      {"Xlogy", LowerComplexXBinary<Bin::kXlogy>},
       {"Equal", LowerComplexEqual<true>},
       {"NotEqual", LowerComplexEqual<false>},
       {"Cast", LowerComplexCast},

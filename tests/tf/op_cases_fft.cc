@@ -265,8 +265,9 @@ bool CompilesComplex(const std::string& op) {
       "FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT", "RFFT2D", "IRFFT2D",
       "RFFT3D", "IRFFT3D", "Complex", "Real", "Imag", "Conj", "ComplexAbs", "Angle", "Mul",
       "Div", "RealDiv", "DivNoNan", "MulNoNan", "SquaredDifference", "Square", "Reciprocal",
-      "Inv", "Exp", "Log", "Equal", "NotEqual", "Cast", "MatMul", "BatchMatMul",
-      "BatchMatMulV2", "BatchMatMulV3",
+      "Inv", "Exp", "Log", "Sqrt", "Rsqrt", "Sign", "Tanh", "Tan", "Sin", "Cos", "Sinh", "Cosh",
+      "Expm1", "Log1p", "Sigmoid", "OnesLike", "Pow", "Xdivy", "Xlogy", "Equal", "NotEqual",
+      "Cast", "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3",
       // Linear: the real lowering once per part.
       "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "ExpandDims",
       "Fill", "Gather", "GatherNd", "GatherV2", "Identity", "Mean", "MirrorPad", "Neg", "Pack",
