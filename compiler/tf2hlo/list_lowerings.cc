@@ -381,6 +381,70 @@ absl::Status LowerTensorListConcatV2(LoweringContext& ctx, const tf::Node& node)
   return absl::OkStatus();
 }
 
+// TensorListSplit(tensor, element_shape, lengths): with constant lengths that are all equal
+// (as tf2xla requires), the list of rows [i L, (i + 1) L) is the tensor reshaped to
+// [n, L, ...]. TF's checks (the kernel's messages) come first.
+absl::Status LowerTensorListSplit(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * tensor, ctx.Input(node, 0));
+  const std::vector<int64_t> dims = tensor->shape().dims();
+  if (dims.empty()) {
+    return InvalidArgument("node %s: Tensor must be at least a vector, but saw shape: []",
+                           node.DebugName());
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> element,
+                         StaticElementShape(ctx, node, 1));
+  if (element.has_value()) {
+    if (element->empty()) {
+      return InvalidArgument("node %s: TensorListSplit requires element_shape to be at least of "
+                             "rank 1, but saw: []", node.DebugName());
+    }
+    bool compatible = element->size() == dims.size();
+    for (size_t d = 1; compatible && d < dims.size(); ++d) {
+      compatible = (*element)[d] < 0 || (*element)[d] == dims[d];
+    }
+    if (!compatible) {
+      return InvalidArgument("node %s: tensor shape %s is not compatible with element_shape [%s]",
+                             node.DebugName(), tensor->shape().ToString(),
+                             absl::StrJoin(*element, ","));
+    }
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> lengths, ctx.ConstantInputAsInts(node, 2));
+  int64_t start = 0;
+  for (int64_t length : lengths) {
+    if (length < 0) {
+      return InvalidArgument("node %s: Invalid value in lengths: %d", node.DebugName(), length);
+    }
+    if (start + length > dims[0]) {
+      return InvalidArgument("node %s: Attempting to slice [%d, %d] from tensor with length %d",
+                             node.DebugName(), start, start + length, dims[0]);
+    }
+    start += length;
+  }
+  if (start != dims[0]) {
+    return InvalidArgument("node %s: Unused values in tensor. Length of tensor: %d Values used: "
+                           "%d", node.DebugName(), dims[0], start);
+  }
+  if (lengths.empty()) {
+    return Unimplemented("node %s: Length has to be non-empty (a compiled list of no elements "
+                         "has no element shape)", node.DebugName());
+  }
+  for (int64_t length : lengths) {
+    if (length != lengths[0]) {
+      return Unimplemented("node %s: All lengths have to be the same: a compiled list holds "
+                           "elements of one shape, and lengths [%s] make them differ (the "
+                           "kernel runs this under --jit auto)", node.DebugName(),
+                           absl::StrJoin(lengths, ","));
+    }
+  }
+  const int64_t n = static_cast<int64_t>(lengths.size());
+  std::vector<int64_t> buffer_dims = {n, lengths[0]};
+  buffer_dims.insert(buffer_dims.end(), dims.begin() + 1, dims.end());
+  ListValue list;
+  TFJIT_ASSIGN_OR_RETURN(list.buffer, ctx.b().Reshape(tensor, buffer_dims));
+  list.length = ctx.b().ScalarConstant<int32_t>(DType::kInt32, static_cast<int32_t>(n));
+  return SetList(ctx, node, 0, list).status();
+}
+
 absl::Status LowerTensorListResize(LoweringContext& ctx, const tf::Node& node) {
   return DynamicSizeError(node);
 }
@@ -407,6 +471,7 @@ void AppendListLowerings(std::vector<OpLowering>* table) {
   add("TensorListGather", LowerTensorListGather);
   add("TensorListScatterIntoExistingList", LowerTensorListScatterIntoExistingList);
   add("TensorListConcatV2", LowerTensorListConcatV2);
+  add("TensorListSplit", LowerTensorListSplit);
 }
 
 }  // namespace tfjit::tf2hlo

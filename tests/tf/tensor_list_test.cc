@@ -1,8 +1,10 @@
 // TensorLists and TF1 TensorArrays end to end through the Session (fallback runtime): graphs
 // written here build, fill and read lists; the fetched (stacked) values are checked by hand.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "core/dtype.h"
@@ -175,6 +177,78 @@ TEST(TensorListSessionTest, CompiledGatherScatterConcat) {
       if (mode != JitMode::kNone) {
         EXPECT_GT(stats.nodes_compiled, 0);
       }
+    }
+  }
+}
+
+// x: float[6, 2] fed, split into a list by `lengths`; fetches the stacked list (equal lengths
+// only) and item 1.
+std::string SplitGraph(const std::string& lengths, bool stack) {
+  std::string g = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 6 } dim { size: 2 } } } } }
+    node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+                                                int_val: -1 int_val: 2 } } } }
+    node { name: "unknown" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: -1 } } } }
+    node { name: "i1" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+    node { name: "list" op: "TensorListSplit" input: "x" input: "shape" input: "lengths"
+           attr { key: "element_dtype" value { type: DT_FLOAT } }
+           attr { key: "shape_type" value { type: DT_INT32 } } }
+    node { name: "item1" op: "TensorListGetItem" input: "list" input: "i1" input: "unknown"
+           attr { key: "element_dtype" value { type: DT_FLOAT } } }
+  )pb";
+  g += "node { name: \"lengths\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT64 } } "
+       "attr { key: \"value\" value { tensor { dtype: DT_INT64 tensor_shape { dim { size: " +
+       std::to_string(std::count(lengths.begin(), lengths.end(), ',') + 1) + " } } " + lengths +
+       " } } } }\n";
+  if (stack) {
+    g += "node { name: \"stack\" op: \"TensorListStack\" input: \"list\" input: \"unknown\" "
+         "attr { key: \"element_dtype\" value { type: DT_FLOAT } } }\n";
+  }
+  return g;
+}
+
+// TensorListSplit compiles when its constant lengths are equal (the list is the tensor
+// reshaped, as in tf2xla); unequal lengths run on the kernel and must-compile mode says why.
+TEST(TensorListSessionTest, SplitCompilesForEqualLengths) {
+  std::vector<float> x(12);
+  for (int i = 0; i < 12; ++i) x[i] = static_cast<float>(i) + 0.5f;
+  const Tensor feed = Tensor::FromVector(DType::kFloat32, {6, 2}, x);
+  const std::string equal = SplitGraph("int64_val: 2, int64_val: 2, int64_val: 2", true);
+  for (JitMode mode : {JitMode::kNone, JitMode::kAll}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    SessionOptions options;
+    options.jit = mode;
+    auto session = Session::Load(WriteTempFile("tfjit_list_split.pbtxt", equal), options);
+    ASSERT_TRUE(session.ok()) << StatusToString(session.status());
+    RunStats stats;
+    auto out = (*session)->Run({{"x", feed}}, {"stack", "item1"}, &stats);
+    ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+    EXPECT_EQ((*out)[0].ShapeString(), "float32[3,2,2]");
+    EXPECT_EQ(Values((*out)[0]), std::vector<double>(x.begin(), x.end()));
+    EXPECT_EQ((*out)[1].ShapeString(), "float32[2,2]");
+    EXPECT_EQ(Values((*out)[1]), (std::vector<double>{4.5, 5.5, 6.5, 7.5}));
+    EXPECT_EQ(stats.nodes_compiled > 0, mode == JitMode::kAll);
+  }
+  const std::string unequal = SplitGraph("int64_val: 2, int64_val: 4", false);
+  for (JitMode mode : {JitMode::kNone, JitMode::kAll}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    SessionOptions options;
+    options.jit = mode;
+    auto session = Session::Load(WriteTempFile("tfjit_list_split2.pbtxt", unequal), options);
+    ASSERT_TRUE(session.ok()) << StatusToString(session.status());
+    auto out = (*session)->Run({{"x", feed}}, {"item1"});
+    if (mode == JitMode::kNone) {
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      EXPECT_EQ((*out)[0].ShapeString(), "float32[4,2]");
+      EXPECT_EQ(Values((*out)[0]), std::vector<double>(x.begin() + 4, x.end()));
+    } else {
+      EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented) << out.status();
+      EXPECT_TRUE(absl::StrContains(out.status().message(), "All lengths have to be the same"))
+          << out.status();
     }
   }
 }
