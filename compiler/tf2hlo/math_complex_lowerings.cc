@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/complex_values.h"
 #include "core/dtype.h"
@@ -611,12 +612,15 @@ absl::Status LowerComplexMatMul(LoweringContext& ctx, const tf::Node& node) {
 // (imaginary) parts, with every real input (indices, shapes, axes, conditions) unchanged.
 // Data movement, sums and differences qualify; products and anything that fills in a value
 // other than 0 (OnesLike, Prod) do not.
+// Ops with only real outputs (Shape, Size, Rank, ShapeN, EnsureShape's check) qualify too:
+// they read the parts' dims, which are the TF tensor's.
 constexpr const char* kComponentwiseOps[] = {
-    "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "ExpandDims", "Fill",
-    "Gather", "GatherNd", "GatherV2", "Identity", "Mean", "MirrorPad", "Neg", "Pack", "Pad",
-    "PadV2", "Reshape", "ReverseV2", "Select", "SelectV2", "Slice", "Snapshot", "Split",
-    "SplitV", "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile", "Transpose",
-    "Unpack", "ZerosLike"};
+    "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "EnsureShape",
+    "ExpandDims", "Fill", "Gather", "GatherNd", "GatherV2", "Identity", "IdentityN", "Mean",
+    "MirrorPad", "Neg", "Pack", "Pad", "PadV2", "Rank", "Reshape", "ReverseV2", "Roll",
+    "Select", "SelectV2", "Shape", "ShapeN", "Size", "Slice", "Snapshot", "Split", "SplitV",
+    "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile", "Transpose", "Unpack",
+    "ZerosLike"};
 
 absl::Status LowerComponentwise(LoweringContext& ctx, const tf::Node& node) {
   const OpLowering* real = FindOpLowering(node.op());

@@ -273,7 +273,8 @@ bool CompilesComplex(const std::string& op) {
       "Fill", "Gather", "GatherNd", "GatherV2", "Identity", "Mean", "MirrorPad", "Neg", "Pack",
       "Pad", "PadV2", "Reshape", "ReverseV2", "Select", "SelectV2", "Slice", "Snapshot",
       "Split", "SplitV", "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile",
-      "Transpose", "Unpack", "ZerosLike"};
+      "Transpose", "Unpack", "ZerosLike", "EnsureShape", "IdentityN", "Rank", "Roll", "Shape",
+      "ShapeN", "Size"};
   return ops.count(op) > 0;
 }
 
@@ -812,6 +813,23 @@ std::vector<OpCase> FftCases() {
       k.has_t = false;
       k.attrs["Tparams"] = TypeAttr(c);
       k.attrs["Tindices"] = TypeAttr(DType::kInt32);
+      cases.push_back(Kernel(k));
+    }
+    {
+      OpCase k = moved("Roll", {{5}}, {Ints({2}, true), Ints({0}, true)}, {5},
+                       [](const Dims& o) { return (o[0] + 3) % 5; });
+      k.attrs["Tshift"] = TypeAttr(DType::kInt32);
+      k.attrs["Taxis"] = TypeAttr(DType::kInt32);
+      cases.push_back(Kernel(k));
+    }
+    for (const char* op : {"Shape", "Size", "Rank"}) {
+      // Ops that read a complex tensor's dims only.
+      OpCase k{absl::StrCat(op, "_", DTypeName(c)), op, c, {{2, 3}}};
+      if (std::string(op) != "Rank") k.attrs["out_type"] = TypeAttr(DType::kInt32);
+      const std::string name = op;
+      k.reference = [name](const std::vector<Tensor>&) {
+        return name == "Shape" ? Ints({2, 3}) : name == "Size" ? Ints({6}, true) : Ints({2}, true);
+      };
       cases.push_back(Kernel(k));
     }
     {
