@@ -37,6 +37,8 @@ inline bool IsIntegerDType(DType d) { return IsSignedIntegerDType(d) || IsUnsign
 // complex tensor as its real parts, compiler/tf2hlo/complex_values.h); test IsComplexDType (or
 // IsNumericOrComplexDType) where complex values are welcome.
 bool IsNumericDType(DType dtype);
+// float16 / bfloat16 (computed in float32 by TF's CPU kernels and tfjit's lowerings).
+inline bool Is16BitFloat(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16; }
 // complex64 / complex128. Neither floating nor real: IsFloatingDType is false for them.
 inline bool IsComplexDType(DType d) { return d == DType::kComplex64 || d == DType::kComplex128; }
 // The type of a complex type's real and imaginary parts (float32 / float64); `d` otherwise.

@@ -40,14 +40,6 @@ absl::StatusOr<Instruction*> SliceDim(LoweringContext& ctx, Instruction* x, int6
   return ctx.b().Slice(x, s);
 }
 
-absl::StatusOr<Instruction*> ReverseDims(LoweringContext& ctx, Instruction* x,
-                                         std::vector<int64_t> dims) {
-  if (dims.empty()) return x;
-  hlo::Attributes attrs;
-  attrs.dimensions = std::move(dims);
-  return ctx.b().Add(Opcode::kReverse, {x}, std::move(attrs));
-}
-
 // An iota of `t` over `dims` along `d`.
 absl::StatusOr<Instruction*> IotaOf(LoweringContext& ctx, DType t, const std::vector<int64_t>& dims,
                                     int64_t d) {

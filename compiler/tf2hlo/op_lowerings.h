@@ -34,6 +34,13 @@ bool DataDependentShape(const tf::Node& node, std::string* why);
 // The smallest value of `t`: max's identity (-inf for floats).
 double LowestValue(DType t);
 
+// `x` padded with zeros by `pads` (lo, hi, interior per dim), and `x` reversed along `dims`
+// (x itself when there are none).
+absl::StatusOr<hlo::Instruction*> PadWithZeros(LoweringContext& ctx, hlo::Instruction* x,
+                                               const std::vector<hlo::PadDim>& pads);
+absl::StatusOr<hlo::Instruction*> ReverseDims(LoweringContext& ctx, hlo::Instruction* x,
+                                              std::vector<int64_t> dims);
+
 // `value` (holding a planned strided slice's elements, in the slice's processing or final
 // shape) placed at the slice's positions of a zero tensor of dims `shape` (reverse + pad with
 // interior padding). StridedSliceGrad and the strided-slice assignments use it.
@@ -74,6 +81,7 @@ void AppendSliceLowerings(std::vector<OpLowering>* table);        // slice_lower
 void AppendConvLowerings(std::vector<OpLowering>* table);         // conv_lowerings.cc
 void AppendImageLowerings(std::vector<OpLowering>* table);        // image_lowerings.cc
 void AppendGradientsLowerings(std::vector<OpLowering>* table);       // gradients_lowerings.cc
+void AppendGradientsWindowLowerings(std::vector<OpLowering>* table);  // gradients_window_lowerings.cc
 void AppendOptimizersLowerings(std::vector<OpLowering>* table);      // optimizers_lowerings.cc
 void AppendLinalgLowerings(std::vector<OpLowering>* table);          // linalg_lowerings.cc
 void AppendScatterSegmentLowerings(std::vector<OpLowering>* table);  // scatter_segment_lowerings.cc

@@ -45,15 +45,6 @@ absl::StatusOr<Instruction*> SliceDimension(LoweringContext& ctx, Instruction* x
   return ctx.b().Slice(x, s);
 }
 
-absl::StatusOr<Instruction*> Reverse(LoweringContext& ctx, Instruction* x,
-                                     std::vector<int64_t> dims) {
-  if (dims.empty()) return x;
-  std::sort(dims.begin(), dims.end());
-  hlo::Attributes attrs;
-  attrs.dimensions = std::move(dims);
-  return ctx.b().Add(Opcode::kReverse, {x}, std::move(attrs));
-}
-
 // Slice(input, begin, size): size -1 means "to the end".
 absl::Status LowerSlice(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
@@ -123,7 +114,7 @@ absl::Status LowerStridedSlice(LoweringContext& ctx, const tf::Node& node) {
     slice[d] = p.size == 0 ? hlo::SliceDim{0, 0, 1}
                            : hlo::SliceDim{start, start + (p.size - 1) * step + 1, step};
   }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, Reverse(ctx, x, reversed));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ReverseDims(ctx, x, reversed));
   TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Slice(r, slice));
   if (plan.final_dims != r->shape().dims()) {
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, plan.final_dims));
@@ -493,14 +484,14 @@ absl::Status LowerMirrorPad(LoweringContext& ctx, const tf::Node& node) {
     std::vector<Instruction*> parts;
     if (lo > 0) {
       TFJIT_ASSIGN_OR_RETURN(Instruction * left, SliceDimension(ctx, x, d, offset, lo));
-      TFJIT_ASSIGN_OR_RETURN(left, Reverse(ctx, left, {d}));
+      TFJIT_ASSIGN_OR_RETURN(left, ReverseDims(ctx, left, {d}));
       parts.push_back(left);
     }
     parts.push_back(x);
     if (hi > 0) {
       TFJIT_ASSIGN_OR_RETURN(Instruction * right,
                              SliceDimension(ctx, x, d, dim - offset - hi, hi));
-      TFJIT_ASSIGN_OR_RETURN(right, Reverse(ctx, right, {d}));
+      TFJIT_ASSIGN_OR_RETURN(right, ReverseDims(ctx, right, {d}));
       parts.push_back(right);
     }
     if (parts.size() > 1) {
@@ -523,12 +514,29 @@ absl::Status LowerReverseV2(LoweringContext& ctx, const tf::Node& node) {
     }
     seen[static_cast<size_t>(a)] = true;
   }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, Reverse(ctx, x, axes));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ReverseDims(ctx, x, axes));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }
 
 }  // namespace
+
+absl::StatusOr<hlo::Instruction*> ReverseDims(LoweringContext& ctx, hlo::Instruction* x,
+                                              std::vector<int64_t> dims) {
+  if (dims.empty()) return x;
+  std::sort(dims.begin(), dims.end());
+  hlo::Attributes attrs;
+  attrs.dimensions = std::move(dims);
+  return ctx.b().Add(Opcode::kReverse, {x}, std::move(attrs));
+}
+
+absl::StatusOr<hlo::Instruction*> PadWithZeros(LoweringContext& ctx, hlo::Instruction* x,
+                                               const std::vector<hlo::PadDim>& pads) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(x->shape().element_type(), 0.0, {}));
+  hlo::Attributes attrs;
+  attrs.padding = pads;
+  return ctx.b().Add(Opcode::kPad, {x, zero}, std::move(attrs));
+}
 
 absl::StatusOr<hlo::Instruction*> PlaceStridedSlice(LoweringContext& ctx, hlo::Instruction* value,
                                                      const tf::StridedPlan& plan,
@@ -552,11 +560,8 @@ absl::StatusOr<hlo::Instruction*> PlaceStridedSlice(LoweringContext& ctx, hlo::I
     if (p.stride < 0 && p.size > 1) reversed.push_back(static_cast<int64_t>(d));
     pads.push_back({lo, n - 1 - hi, std::abs(p.stride) - 1});
   }
-  TFJIT_ASSIGN_OR_RETURN(value, Reverse(ctx, value, reversed));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(value->shape().element_type(), 0.0, {}));
-  hlo::Attributes attrs;
-  attrs.padding = std::move(pads);
-  return ctx.b().Add(Opcode::kPad, {value, zero}, std::move(attrs));
+  TFJIT_ASSIGN_OR_RETURN(value, ReverseDims(ctx, value, reversed));
+  return PadWithZeros(ctx, value, pads);
 }
 
 void AppendSliceLowerings(std::vector<OpLowering>* table) {

@@ -184,10 +184,12 @@ void RegisterScanKernels(KernelRegistry& registry);         // scan_kernels.cc
 void RegisterBatchMatMulKernels(KernelRegistry& registry);  // batch_matmul_kernels.cc
 void RegisterConvKernels(KernelRegistry& registry);         // conv_kernels.cc
 void RegisterGradientsKernels(KernelRegistry& registry);             // gradients_kernels.cc
+void RegisterGradientsWindowKernels(KernelRegistry& registry);  // gradients_window_kernels.cc
 void RegisterOptimizersKernels(KernelRegistry& registry);            // optimizers_kernels.cc
 void RegisterLinalgKernels(KernelRegistry& registry);                // linalg_kernels.cc
 void RegisterScatterSegmentKernels(KernelRegistry& registry);        // scatter_segment_kernels.cc
 void RegisterArrayMoreKernels(KernelRegistry& registry);             // array_more_kernels.cc
+void RegisterArrayQuantizeKernels(KernelRegistry& registry);  // array_quantize_kernels.cc
 void RegisterSpecialKernels(KernelRegistry& registry);               // special_kernels.cc
 void RegisterRandomMoreKernels(KernelRegistry& registry);            // random_more_kernels.cc
 void RegisterImageMoreKernels(KernelRegistry& registry);             // image_more_kernels.cc
