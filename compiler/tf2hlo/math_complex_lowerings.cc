@@ -4,6 +4,7 @@
 // (data movement, Add/Sub/Neg, AddN, Sum/Mean, Cumsum, ...). Formulas follow what TF's CPU
 // kernels compute with std::complex: Smith's scaled division, hypot-style magnitudes, and
 // (a+bi)(c+di) = (ac - bd) + (ad + bc)i.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -661,6 +662,81 @@ absl::Status LowerComponentwise(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// Prod over complex values: the reduced dims moved last and flattened to one of n elements,
+// padded with ones to a power of two, then halved by pairwise complex products (log2 n levels
+// of elementwise work; a reduce would need a combiner on pairs).
+absl::Status LowerComplexProd(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  const std::vector<int64_t> dims = z.re->shape().dims();
+  const int rank = static_cast<int>(dims.size());
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReductionAxes(ctx, node, rank));
+  TFJIT_ASSIGN_OR_RETURN(bool keep_dims, tf::GetBoolAttrOr(node, "keep_dims", false));
+  std::vector<int64_t> perm, kept;
+  int64_t n = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) {
+      perm.push_back(d);
+      kept.push_back(dims[static_cast<size_t>(d)]);
+    }
+  }
+  for (int64_t a : axes) {
+    perm.push_back(a);
+    n *= dims[static_cast<size_t>(a)];
+  }
+  PartMath m{ctx};
+  ComplexParts r;
+  std::vector<int64_t> flat = kept;
+  flat.push_back(n);
+  for (Instruction** p : {&z.re, &z.im}) {
+    TFJIT_ASSIGN_OR_RETURN(*p, ctx.b().Transpose(*p, perm));
+    TFJIT_ASSIGN_OR_RETURN(*p, ctx.b().Reshape(*p, flat));
+  }
+  int64_t width = 1;
+  while (width < n) width *= 2;
+  if (n == 0) {
+    TFJIT_ASSIGN_OR_RETURN(r.re, ctx.Splat(z.re->shape().element_type(), 1.0, kept));
+    TFJIT_ASSIGN_OR_RETURN(r.im, ctx.Splat(z.re->shape().element_type(), 0.0, kept));
+  } else {
+    if (width != n) {  // pad with 1 + 0i
+      std::vector<hlo::PadDim> pads(kept.size(), hlo::PadDim{});
+      pads.push_back({0, width - n, 0});
+      for (int k = 0; k < 2; ++k) {
+        Instruction*& p = k == 0 ? z.re : z.im;
+        TFJIT_ASSIGN_OR_RETURN(Instruction * fill,
+                               ctx.Splat(p->shape().element_type(), k == 0 ? 1.0 : 0.0, {}));
+        hlo::Attributes attrs;
+        attrs.padding = pads;
+        TFJIT_ASSIGN_OR_RETURN(p, ctx.b().Add(Opcode::kPad, {p, fill}, std::move(attrs)));
+      }
+    }
+    for (; width > 1; width /= 2) {
+      ComplexParts lo, hi;
+      for (int k = 0; k < 2; ++k) {
+        std::vector<hlo::SliceDim> first, second;
+        for (int64_t d : kept) {
+          first.push_back({0, d, 1});
+          second.push_back({0, d, 1});
+        }
+        first.push_back({0, width / 2, 1});
+        second.push_back({width / 2, width, 1});
+        Instruction* p = k == 0 ? z.re : z.im;
+        TFJIT_ASSIGN_OR_RETURN((k == 0 ? lo.re : lo.im), ctx.b().Slice(p, first));
+        TFJIT_ASSIGN_OR_RETURN((k == 0 ? hi.re : hi.im), ctx.b().Slice(p, second));
+      }
+      TFJIT_ASSIGN_OR_RETURN(z, m.Multiply(lo, hi));
+    }
+    TFJIT_ASSIGN_OR_RETURN(r.re, ctx.b().Reshape(z.re, kept));
+    TFJIT_ASSIGN_OR_RETURN(r.im, ctx.b().Reshape(z.im, kept));
+  }
+  if (keep_dims) {
+    std::vector<int64_t> out = dims;
+    for (int64_t a : axes) out[static_cast<size_t>(a)] = 1;
+    TFJIT_ASSIGN_OR_RETURN(r.re, ctx.b().Reshape(r.re, out));
+    TFJIT_ASSIGN_OR_RETURN(r.im, ctx.b().Reshape(r.im, out));
+  }
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
 std::vector<OpLowering> MakeComplexTable() {
   std::vector<OpLowering> t = {
       {"Complex", LowerComplex},
@@ -704,6 +780,7 @@ std::vector<OpLowering> MakeComplexTable() {
       {"BatchMatMul", LowerComplexMatMul},
       {"BatchMatMulV2", LowerComplexMatMul},
       {"BatchMatMulV3", LowerComplexMatMul},
+      {"Prod", LowerComplexProd},
   };
   for (const char* op : kComponentwiseOps) {
     const OpLowering* real = FindOpLowering(op);

@@ -148,26 +148,6 @@ absl::Status LowerCast(LoweringContext& ctx, const tf::Node& node) {
 }
 
 // Normalises TF reduction axes (scalar or vector, negative allowed) against `rank`.
-absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const tf::Node& node,
-                                                   int rank) {
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.ConstantInputAsInts(node, 1));
-  std::vector<bool> seen(static_cast<size_t>(rank), false);
-  for (int64_t& a : axes) {
-    if (a < -rank || a >= rank) {
-      return InvalidArgument("Invalid reduction dimension (%d for input with %d dimension(s)); "
-                             "axes must be in [-%d, %d)",
-                             a, rank, rank, rank);
-    }
-    if (a < 0) a += rank;
-    seen[static_cast<size_t>(a)] = true;
-  }
-  std::vector<int64_t> unique;
-  for (int d = 0; d < rank; ++d) {
-    if (seen[static_cast<size_t>(d)]) unique.push_back(d);
-  }
-  return unique;
-}
-
 enum class ReduceKind { kSum, kMean, kMax, kMin, kProd };
 
 // The identity of the reduction's combiner. Integer Max/Min use the type's limits instead
@@ -481,6 +461,27 @@ absl::Status LowerTopKV2(LoweringContext& ctx, const tf::Node& node) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const tf::Node& node,
+                                                   int rank) {
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.ConstantInputAsInts(node, 1));
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t& a : axes) {
+    if (a < -rank || a >= rank) {
+      return InvalidArgument("Invalid reduction dimension (%d for input with %d dimension(s)); "
+                             "axes must be in [-%d, %d)",
+                             a, rank, rank, rank);
+    }
+    if (a < 0) a += rank;
+    seen[static_cast<size_t>(a)] = true;
+  }
+  std::vector<int64_t> unique;
+  for (int d = 0; d < rank; ++d) {
+    if (seen[static_cast<size_t>(d)]) unique.push_back(d);
+  }
+  return unique;
+}
+
 
 void AppendMathLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {

@@ -34,6 +34,11 @@ bool DataDependentShape(const tf::Node& node, std::string* why);
 // The smallest value of `t`: max's identity (-inf for floats).
 double LowestValue(DType t);
 
+// The reduction axes of a reduction node (input 1, constant) for an input of `rank`:
+// canonical, unique and sorted; TF's error for an axis out of range.
+absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const tf::Node& node,
+                                                   int rank);
+
 // `x` padded with zeros by `pads` (lo, hi, interior per dim), and `x` reversed along `dims`
 // (x itself when there are none).
 absl::StatusOr<hlo::Instruction*> PadWithZeros(LoweringContext& ctx, hlo::Instruction* x,

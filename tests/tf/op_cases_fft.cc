@@ -266,7 +266,7 @@ bool CompilesComplex(const std::string& op) {
       "RFFT3D", "IRFFT3D", "Complex", "Real", "Imag", "Conj", "ComplexAbs", "Angle", "Mul",
       "Div", "RealDiv", "DivNoNan", "MulNoNan", "SquaredDifference", "Square", "Reciprocal",
       "Inv", "Exp", "Log", "Sqrt", "Rsqrt", "Sign", "Tanh", "Tan", "Sin", "Cos", "Sinh", "Cosh",
-      "Expm1", "Log1p", "Sigmoid", "OnesLike", "Pow", "Xdivy", "Xlogy", "Equal", "NotEqual",
+      "Expm1", "Log1p", "Sigmoid", "OnesLike", "Pow", "Xdivy", "Xlogy", "Equal", "NotEqual", "Prod",
       "Cast", "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3",
       // Linear: the real lowering once per part.
       "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "ExpandDims",
@@ -578,6 +578,23 @@ std::vector<OpCase> FftCases() {
       }
     }
     // Reductions.
+    for (const Dims& shape : {Dims{2, 5}, Dims{3, 0}}) {
+      // Prod over an odd length (the compiled halving pads with ones) and an empty one (1).
+      OpCase k{absl::StrCat("Prod_", DTypeName(c), "_", DimsName(shape), "_axis1"), "Prod", c,
+               {shape}, {Ints({1})}};
+      k.attrs["Tidx"] = TypeAttr(DType::kInt32);
+      k.reference = [](const std::vector<Tensor>& in) {
+        const int64_t rows = in[0].dim(0), cols = in[0].dim(1);
+        Tensor y(in[0].dtype(), {rows});
+        for (int64_t i = 0; i < rows; ++i) {
+          C acc(1);
+          for (int64_t j = 0; j < cols; ++j) acc *= GetC(in[0], i * cols + j);
+          SetC(y, i, acc);
+        }
+        return y;
+      };
+      cases.push_back(Kernel(k));
+    }
     for (const char* op : {"Sum", "Prod", "Mean"}) {
       for (bool keep : {false, true}) {
         OpCase k{absl::StrCat(op, "_", DTypeName(c), "_3x4_axis1", keep ? "_keep" : ""), op, c,
