@@ -616,7 +616,7 @@ absl::Status LowerComplexMatMul(LoweringContext& ctx, const tf::Node& node) {
 // Ops with only real outputs (Shape, Size, Rank, ShapeN, EnsureShape's check) qualify too:
 // they read the parts' dims, which are the TF tensor's.
 constexpr const char* kComponentwiseOps[] = {
-    "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "EnsureShape",
+    "Add", "AddN", "AddV2", "BiasAdd", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "EnsureShape",
     "ExpandDims", "Fill", "Gather", "GatherNd", "GatherV2", "Identity", "IdentityN", "Mean",
     "MirrorPad", "Neg", "Pack", "Pad", "PadV2", "Rank", "Reshape", "ReverseV2", "Roll",
     "Select", "SelectV2", "Shape", "ShapeN", "Size", "Slice", "Snapshot", "Split", "SplitV",

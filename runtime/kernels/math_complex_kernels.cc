@@ -618,6 +618,7 @@ constexpr Wrapped kWrapped[] = {
     {"MatMul", &ComplexMatMul},
     {"BatchMatMul", &ComplexBatchMatMul},
     {"BatchMatMulV2", &ComplexBatchMatMul},
+    {"BatchMatMulV3", &ComplexBatchMatMul},
 };
 constexpr size_t kNumWrapped = sizeof(kWrapped) / sizeof(kWrapped[0]);
 

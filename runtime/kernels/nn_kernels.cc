@@ -66,12 +66,16 @@ absl::Status BiasAddKernel(KernelContext& ctx) {
   std::optional<BroadcastPlan> plan = MakeBroadcastPlan({value.dims(), bias_dims});
   if (!plan.has_value()) return Internal("BiasAdd: bias does not broadcast");
   Tensor out(value.dtype(), value.dims());
-  const bool ok = DispatchReal(value.dtype(), [&](auto tag) {
+  auto add = [&](auto tag) {
     using T = decltype(tag);
     MapBinary<T, T>(ctx, *plan, value.data<T>(), bias.data<T>(), out.data<T>(),
                     [](auto x, auto y) { return static_cast<decltype(x)>(x + y); });
-  });
-  if (!ok) return UnsupportedDType(ctx, value.dtype(), "floating-point and integer types");
+  };
+  // TF registers BiasAdd for every number type, complex included.
+  const bool ok = DispatchReal(value.dtype(), add) || DispatchComplex(value.dtype(), add);
+  if (!ok) {
+    return UnsupportedDType(ctx, value.dtype(), "floating-point, integer and complex types");
+  }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

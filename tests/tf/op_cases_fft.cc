@@ -274,7 +274,7 @@ bool CompilesComplex(const std::string& op) {
       "Pad", "PadV2", "Reshape", "ReverseV2", "Select", "SelectV2", "Slice", "Snapshot",
       "Split", "SplitV", "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile",
       "Transpose", "Unpack", "ZerosLike", "EnsureShape", "IdentityN", "Rank", "Roll", "Shape",
-      "ShapeN", "Size"};
+      "ShapeN", "Size", "BiasAdd"};
   return ops.count(op) > 0;
 }
 
@@ -637,11 +637,15 @@ std::vector<OpCase> FftCases() {
       };
       cases.push_back(Kernel(k));
     }
-    {
-      OpCase k{absl::StrCat("BatchMatMulV2_", DTypeName(c), "_adj_x_bcast"), "BatchMatMulV2", c,
+    for (const char* op : {"BatchMatMulV2", "BatchMatMulV3"}) {
+      OpCase k{absl::StrCat(op, "_", DTypeName(c), "_adj_x_bcast"), op, c,
                {{2, 3, 2}, {1, 3, 4}}};
       k.attrs["adj_x"] = BoolAttr(true);
       k.attrs["adj_y"] = BoolAttr(false);
+      if (std::string(op) == "BatchMatMulV3") {  // Ta, Tb and Tout instead of T
+        k.has_t = false;
+        for (const char* attr : {"Ta", "Tb", "Tout"}) k.attrs[attr] = TypeAttr(c);
+      }
       k.reference = [](const std::vector<Tensor>& in) {
         Tensor y(in[0].dtype(), {2, 2, 4});
         for (int64_t b = 0; b < 2; ++b) {
@@ -846,6 +850,22 @@ std::vector<OpCase> FftCases() {
       const std::string name = op;
       k.reference = [name](const std::vector<Tensor>&) {
         return name == "Shape" ? Ints({2, 3}) : name == "Size" ? Ints({6}, true) : Ints({2}, true);
+      };
+      cases.push_back(Kernel(k));
+    }
+    for (const char* format : {"NHWC", "NCHW"}) {
+      // value [2, 3, 4] + bias [4] (NHWC: last dim) or bias [3] (NCHW: dim 1).
+      const bool nhwc = std::string(format) == "NHWC";
+      OpCase k{absl::StrCat("BiasAdd_", DTypeName(c), "_", format), "BiasAdd", c,
+               {{2, 3, 4}, {nhwc ? 4 : 3}}};
+      k.attrs["data_format"] = StringAttr(format);
+      k.reference = [nhwc](const std::vector<Tensor>& in) {
+        Tensor y(in[0].dtype(), {2, 3, 4});
+        for (int64_t i = 0; i < 24; ++i) {
+          const Dims o = Unravel(i, {2, 3, 4});
+          SetC(y, i, GetC(in[0], i) + GetC(in[1], nhwc ? o[2] : o[1]));
+        }
+        return y;
       };
       cases.push_back(Kernel(k));
     }
