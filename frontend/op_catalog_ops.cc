@@ -105,6 +105,9 @@ void AddShapeOps(std::vector<OpDef>* ops) {
                      .Attr("Tshape", T(tensorflow::DT_INT32)).Const({1}).Build());
   ops->push_back(Op("Transpose").In("x: T").In("perm: Tperm").Out("y: T")
                      .Attr("Tperm", T(tensorflow::DT_INT32)).Const({1}).Build());
+  // tf.transpose(conjugate=True), tf.linalg.adjoint: Transpose, then conj for complex T.
+  ops->push_back(Op("ConjugateTranspose").In("x: T").In("perm: Tperm").Out("y: T")
+                     .Attr("Tperm", T(tensorflow::DT_INT32)).Const({1}).Build());
   ops->push_back(Op("Shape").In("input: T").Out("output: out_type")
                      .Attr("out_type", T(tensorflow::DT_INT32)).HostOut({0}).Build());
   ops->push_back(Op("ShapeN").In("input: N * T").Out("output: N * out_type")

@@ -417,6 +417,7 @@ void AppendArrayLowerings(std::vector<OpLowering>* table) {
       {"Fill", LowerFill},
       {"Reshape", LowerReshape},
       {"Transpose", LowerTranspose},
+      {"ConjugateTranspose", LowerTranspose},  // real types: no conjugate
       {"ConcatV2", LowerConcatV2},
       {"Shape", LowerShape},
       {"Pack", LowerPack},

@@ -737,6 +737,16 @@ absl::Status LowerComplexProd(LoweringContext& ctx, const tf::Node& node) {
   return SetComplexOutput(ctx, node, 0, r);
 }
 
+// ConjugateTranspose: the transpose of each part, then the imaginary part negated.
+absl::Status LowerComplexConjugateTranspose(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_RETURN_IF_ERROR(LowerComponentwise(ctx, node));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * y, ctx.Value(tf::Output{const_cast<tf::Node*>(&node), 0}));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, SplitComplex(ctx, y));
+  PartMath m{ctx};
+  TFJIT_ASSIGN_OR_RETURN(z.im, m.Neg(z.im));
+  return SetComplexOutput(ctx, node, 0, z);
+}
+
 std::vector<OpLowering> MakeComplexTable() {
   std::vector<OpLowering> t = {
       {"Complex", LowerComplex},
@@ -781,6 +791,7 @@ std::vector<OpLowering> MakeComplexTable() {
       {"BatchMatMulV2", LowerComplexMatMul},
       {"BatchMatMulV3", LowerComplexMatMul},
       {"Prod", LowerComplexProd},
+      {"ConjugateTranspose", LowerComplexConjugateTranspose},
   };
   for (const char* op : kComponentwiseOps) {
     const OpLowering* real = FindOpLowering(op);

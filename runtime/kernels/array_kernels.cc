@@ -141,6 +141,21 @@ absl::Status TransposeKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// ConjugateTranspose: Transpose, then the complex conjugate (the identity on real types).
+absl::Status ConjugateTransposeKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(TransposeKernel(ctx));
+  if (!IsComplexDType(ctx.input(0).dtype())) return absl::OkStatus();
+  Tensor out = ctx.outputs()[0];
+  if (out.SharesBufferWith(ctx.input(0))) out = out.Clone();
+  DispatchComplex(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = out.data<T>();
+    for (int64_t i = 0; i < out.num_elements(); ++i) p[i] = std::conj(p[i]);
+  });
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 // Copies `rows` rows of each part (part i contributing widths[i] bytes per row) side by side.
 void InterleaveRows(const std::vector<const char*>& parts, const std::vector<size_t>& widths,
                     int64_t rows, char* out) {
@@ -349,6 +364,7 @@ void RegisterArrayKernels(KernelRegistry& registry) {
   registry.Register("Shape", &ShapeKernel);
   registry.Register("Reshape", &ReshapeKernel);
   registry.Register("Transpose", &TransposeKernel);
+  registry.Register("ConjugateTranspose", &ConjugateTransposeKernel);
   registry.Register("ConcatV2", &ConcatV2Kernel);
   registry.Register("Pack", &PackKernel);
   registry.Register("Squeeze", &SqueezeKernel);

@@ -187,6 +187,18 @@ std::vector<OpCase> ArrayCases() {
   transpose("Transpose_3d", {2, 3, 4}, {2, 0, 1});
   transpose("Transpose_2d_row", {1, 5}, {1, 0});
   transpose("Transpose_odd", {17, 9}, {1, 0});
+  {
+    // ConjugateTranspose on a real type is Transpose: checked against Transpose's values.
+    OpCase c{"ConjugateTranspose_real", "ConjugateTranspose", DType::kFloat32, {{2, 3, 4}},
+             {Ints({2, 0, 1})}};
+    c.attrs["Tperm"] = TypeAttr(DType::kInt32);
+    c.reference = [](const std::vector<Tensor>& in) {
+      return Build(DType::kFloat32, {4, 2, 3}, [&](const Dims& o) {
+        return At(in[0], {o[1], o[2], o[0]});
+      });
+    };
+    cases.push_back(c);
+  }
   for (auto [src, dst] : std::vector<std::pair<DType, DType>>{
            {DType::kFloat32, DType::kInt32}, {DType::kInt32, DType::kFloat32},
            {DType::kFloat32, DType::kFloat16}, {DType::kFloat16, DType::kFloat32},

@@ -274,7 +274,7 @@ bool CompilesComplex(const std::string& op) {
       "Pad", "PadV2", "Reshape", "ReverseV2", "Select", "SelectV2", "Slice", "Snapshot",
       "Split", "SplitV", "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile",
       "Transpose", "Unpack", "ZerosLike", "EnsureShape", "IdentityN", "Rank", "Roll", "Shape",
-      "ShapeN", "Size", "BiasAdd"};
+      "ShapeN", "Size", "BiasAdd", "ConjugateTranspose"};
   return ops.count(op) > 0;
 }
 
@@ -850,6 +850,21 @@ std::vector<OpCase> FftCases() {
       const std::string name = op;
       k.reference = [name](const std::vector<Tensor>&) {
         return name == "Shape" ? Ints({2, 3}) : name == "Size" ? Ints({6}, true) : Ints({2}, true);
+      };
+      cases.push_back(Kernel(k));
+    }
+    {
+      // [2, 3, 4] with perm [2, 0, 1], conjugated.
+      OpCase k{absl::StrCat("ConjugateTranspose_", DTypeName(c)), "ConjugateTranspose", c,
+               {{2, 3, 4}}, {Ints({2, 0, 1})}};
+      k.attrs["Tperm"] = TypeAttr(DType::kInt32);
+      k.reference = [](const std::vector<Tensor>& in) {
+        Tensor y(in[0].dtype(), {4, 2, 3});
+        for (int64_t i = 0; i < y.num_elements(); ++i) {
+          const Dims o = Unravel(i, {4, 2, 3});
+          SetC(y, i, std::conj(GetC(in[0], Ravel({o[1], o[2], o[0]}, {2, 3, 4}))));
+        }
+        return y;
       };
       cases.push_back(Kernel(k));
     }
