@@ -737,6 +737,72 @@ absl::Status LowerComplexProd(LoweringContext& ctx, const tf::Node& node) {
   return SetComplexOutput(ctx, node, 0, r);
 }
 
+// Cumprod over complex values (exclusive, reverse as TF): the axis moved last, then a
+// Hillis-Steele scan: log2 n steps each multiplying by the value d places earlier (1 + 0i
+// before the start). Exclusive shifts the inclusive result by one; reverse scans the
+// reversed axis.
+absl::Status LowerComplexCumprod(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts z, ComplexInput(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.ConstantInputAsInts(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(bool exclusive, tf::GetBoolAttrOr(node, "exclusive", false));
+  TFJIT_ASSIGN_OR_RETURN(bool reverse, tf::GetBoolAttrOr(node, "reverse", false));
+  const std::vector<int64_t> dims = z.re->shape().dims();
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (axis_v.size() != 1 || axis_v[0] < -rank || axis_v[0] >= rank) {
+    return InvalidArgument("node %s: axis must be a scalar in [-%d, %d)", node.DebugName(),
+                           rank, rank);
+  }
+  const int64_t axis = axis_v[0] < 0 ? axis_v[0] + rank : axis_v[0];
+  const int64_t n = dims[static_cast<size_t>(axis)];
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis) perm.push_back(d);
+  }
+  perm.push_back(axis);
+  std::vector<int64_t> inverse(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) inverse[static_cast<size_t>(perm[static_cast<size_t>(d)])] = d;
+  std::vector<int64_t> moved;
+  for (int64_t d : perm) moved.push_back(dims[static_cast<size_t>(d)]);
+  const int64_t last = rank - 1;
+  PartMath m{ctx};
+  // Parts shifted `by` places along the last axis, 1 + 0i filling the front.
+  auto shift = [&](const ComplexParts& x, int64_t by) -> absl::StatusOr<ComplexParts> {
+    ComplexParts r;
+    for (int k = 0; k < 2; ++k) {
+      Instruction* p = k == 0 ? x.re : x.im;
+      std::vector<hlo::PadDim> pads(static_cast<size_t>(rank), hlo::PadDim{});
+      pads.back() = {by, -by, 0};
+      TFJIT_ASSIGN_OR_RETURN(Instruction * fill,
+                             ctx.Splat(p->shape().element_type(), k == 0 ? 1.0 : 0.0, {}));
+      hlo::Attributes attrs;
+      attrs.padding = pads;
+      TFJIT_ASSIGN_OR_RETURN((k == 0 ? r.re : r.im),
+                             ctx.b().Add(Opcode::kPad, {p, fill}, std::move(attrs)));
+    }
+    return r;
+  };
+  for (Instruction** p : {&z.re, &z.im}) {
+    TFJIT_ASSIGN_OR_RETURN(*p, ctx.b().Transpose(*p, perm));
+    if (reverse) {
+      TFJIT_ASSIGN_OR_RETURN(*p, ReverseDims(ctx, *p, {last}));
+    }
+  }
+  for (int64_t d = 1; d < n; d *= 2) {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts earlier, shift(z, d));
+    TFJIT_ASSIGN_OR_RETURN(z, m.Multiply(z, earlier));
+  }
+  if (exclusive && n > 0) {
+    TFJIT_ASSIGN_OR_RETURN(z, shift(z, 1));
+  }
+  for (Instruction** p : {&z.re, &z.im}) {
+    if (reverse) {
+      TFJIT_ASSIGN_OR_RETURN(*p, ReverseDims(ctx, *p, {last}));
+    }
+    TFJIT_ASSIGN_OR_RETURN(*p, ctx.b().Transpose(*p, inverse));
+  }
+  return SetComplexOutput(ctx, node, 0, z);
+}
+
 // ConjugateTranspose: the transpose of each part, then the imaginary part negated.
 absl::Status LowerComplexConjugateTranspose(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_RETURN_IF_ERROR(LowerComponentwise(ctx, node));
@@ -792,6 +858,7 @@ std::vector<OpLowering> MakeComplexTable() {
       {"BatchMatMulV3", LowerComplexMatMul},
       {"Prod", LowerComplexProd},
       {"ConjugateTranspose", LowerComplexConjugateTranspose},
+      {"Cumprod", LowerComplexCumprod},
   };
   for (const char* op : kComponentwiseOps) {
     const OpLowering* real = FindOpLowering(op);

@@ -267,6 +267,7 @@ bool CompilesComplex(const std::string& op) {
       "Div", "RealDiv", "DivNoNan", "MulNoNan", "SquaredDifference", "Square", "Reciprocal",
       "Inv", "Exp", "Log", "Sqrt", "Rsqrt", "Sign", "Tanh", "Tan", "Sin", "Cos", "Sinh", "Cosh",
       "Expm1", "Log1p", "Sigmoid", "OnesLike", "Pow", "Xdivy", "Xlogy", "Equal", "NotEqual", "Prod",
+      "Cumprod",
       "Cast", "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3",
       // Linear: the real lowering once per part.
       "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "ExpandDims",
