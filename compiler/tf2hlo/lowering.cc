@@ -20,6 +20,7 @@ const std::vector<OpLowering>& LoweringTable() {
   static const std::vector<OpLowering>* table = [] {
     auto* t = new std::vector<OpLowering>();
     AppendMathLowerings(t);
+    AppendReductionLowerings(t);
     AppendArrayLowerings(t);
     AppendNnLowerings(t);
     AppendRandomLowerings(t);

@@ -1,6 +1,5 @@
-// Lowerings of TF's basic elementwise math, reductions (incl. All/Any, ArgMax/ArgMin),
-// Select/SelectV2, AddN and ClipByValue; TopKV2 (a reduction) as the custom-call tfjit.top_k
-// (HLO has no sort).
+// Lowerings of TF's basic elementwise math: arithmetic, Cast, Select/SelectV2, AddN and
+// ClipByValue. The reductions are in reduction_lowerings.cc.
 #include <cmath>
 #include <limits>
 
@@ -9,7 +8,6 @@
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
-#include "core/top_k.h"
 #include "frontend/attr.h"
 
 namespace tfjit::tf2hlo {
@@ -147,184 +145,6 @@ absl::Status LowerCast(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
-// Normalises TF reduction axes (scalar or vector, negative allowed) against `rank`.
-enum class ReduceKind { kSum, kMean, kMax, kMin, kProd };
-
-// The identity of the reduction's combiner. Integer Max/Min use the type's limits instead
-// (IntegerLimit), which a double cannot carry exactly for 64-bit types.
-double ReduceInit(ReduceKind kind) {
-  switch (kind) {
-    case ReduceKind::kSum:
-    case ReduceKind::kMean:
-      return 0.0;
-    case ReduceKind::kProd:
-      return 1.0;
-    case ReduceKind::kMax:
-      return -std::numeric_limits<double>::infinity();
-    case ReduceKind::kMin:
-      return std::numeric_limits<double>::infinity();
-  }
-  return 0.0;
-}
-
-Opcode ReduceOpcode(ReduceKind kind) {
-  switch (kind) {
-    case ReduceKind::kMax: return Opcode::kMaximum;
-    case ReduceKind::kMin: return Opcode::kMinimum;
-    case ReduceKind::kProd: return Opcode::kMultiply;
-    default: return Opcode::kAdd;
-  }
-}
-
-absl::StatusOr<Instruction*> IntegerLimit(LoweringContext& ctx, DType t, bool lowest) {
-  Tensor v(t, {});
-  DispatchNumeric(t, [&](auto tag) {
-    using T = decltype(tag);
-    *v.data<T>() = lowest ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-  });
-  return ctx.b().Constant(hlo::Literal::FromTensor(v));
-}
-
-absl::Status LowerReduction(LoweringContext& ctx, const tf::Node& node, ReduceKind kind) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  const hlo::Shape& shape = x->shape();
-  const DType t = shape.element_type();
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReductionAxes(ctx, node, shape.rank()));
-  TFJIT_ASSIGN_OR_RETURN(bool keep_dims, tf::GetBoolAttrOr(node, "keep_dims", false));
-  Instruction* init = nullptr;
-  if ((kind == ReduceKind::kMax || kind == ReduceKind::kMin) && !IsFloatingDType(t)) {
-    TFJIT_ASSIGN_OR_RETURN(init, IntegerLimit(ctx, t, kind == ReduceKind::kMax));
-  } else {
-    TFJIT_ASSIGN_OR_RETURN(init, ctx.Splat(t, ReduceInit(kind), {}));
-  }
-  hlo::Computation* combiner =
-      hlo::GetOrAddScalarBinaryComputation(ctx.module(), ReduceOpcode(kind), t);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reduce(x, init, axes, combiner));
-  if (kind == ReduceKind::kMean) {
-    int64_t count = 1;
-    for (int64_t a : axes) count *= shape.dim(static_cast<int>(a));
-    // TF divides the sum by the element count in the input type: integer division for ints,
-    // NaN for an empty float reduction. An empty integer Mean (a division by zero in TF's
-    // kernel) is defined as 0 here, the value the fallback kernel gives too.
-    if (count != 0 || IsFloatingDType(t)) {
-      TFJIT_ASSIGN_OR_RETURN(Instruction * n,
-                             ctx.Splat(t, static_cast<double>(count), r->shape().dims()));
-      TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kDivide, r, n));
-    }
-  }
-  if (keep_dims) {
-    std::vector<int64_t> kept = shape.dims();
-    for (int64_t a : axes) kept[static_cast<size_t>(a)] = 1;
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, kept));
-  }
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
-}
-
-absl::Status LowerSum(LoweringContext& c, const tf::Node& n) {
-  return LowerReduction(c, n, ReduceKind::kSum);
-}
-absl::Status LowerMean(LoweringContext& c, const tf::Node& n) {
-  return LowerReduction(c, n, ReduceKind::kMean);
-}
-absl::Status LowerMax(LoweringContext& c, const tf::Node& n) {
-  return LowerReduction(c, n, ReduceKind::kMax);
-}
-absl::Status LowerMin(LoweringContext& c, const tf::Node& n) {
-  return LowerReduction(c, n, ReduceKind::kMin);
-}
-absl::Status LowerProd(LoweringContext& c, const tf::Node& n) {
-  return LowerReduction(c, n, ReduceKind::kProd);
-}
-
-// All/Any(x: bool, axes) => reduce with and/or; keep_dims as for the numeric reductions.
-absl::Status LowerBoolReduction(LoweringContext& ctx, const tf::Node& node, bool all) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  const hlo::Shape& shape = x->shape();
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReductionAxes(ctx, node, shape.rank()));
-  TFJIT_ASSIGN_OR_RETURN(bool keep_dims, tf::GetBoolAttrOr(node, "keep_dims", false));
-  Instruction* init = ctx.b().ScalarConstant<bool>(DType::kBool, all);
-  hlo::Computation* combiner = hlo::GetOrAddScalarBinaryComputation(
-      ctx.module(), all ? Opcode::kAnd : Opcode::kOr, DType::kBool);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reduce(x, init, axes, combiner));
-  if (keep_dims) {
-    std::vector<int64_t> kept = shape.dims();
-    for (int64_t a : axes) kept[static_cast<size_t>(a)] = 1;
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, kept));
-  }
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
-}
-absl::Status LowerAll(LoweringContext& c, const tf::Node& n) {
-  return LowerBoolReduction(c, n, true);
-}
-absl::Status LowerAny(LoweringContext& c, const tf::Node& n) {
-  return LowerBoolReduction(c, n, false);
-}
-
-// ArgMax/ArgMin(x, axis): the first index holding the extreme value. With a NaN along the
-// axis the answer is the first NaN (XLA's rule; the extreme reduce propagates NaN).
-// Built from single-output reduces: m = max(x); index = min(x == m ? iota : limit).
-absl::Status LowerArgExtreme(LoweringContext& ctx, const tf::Node& node, bool is_max) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  const hlo::Shape& shape = x->shape();
-  const DType t = shape.element_type();
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.ConstantInputAsInts(node, 1));
-  if (axis_v.size() != 1) return InvalidArgument("node %s: dimension must be a scalar",
-                                                 node.DebugName());
-  const int rank = shape.rank();
-  int64_t axis = axis_v[0];
-  if (axis < -rank || axis >= rank) {
-    return InvalidArgument("node %s: Expected dimension in the range [%d, %d), but got %d",
-                           node.DebugName(), -rank, rank, axis);
-  }
-  if (axis < 0) axis += rank;
-  if (shape.dim(static_cast<int>(axis)) == 0) {
-    return InvalidArgument("node %s: Reduction axis %d is empty in shape %s", node.DebugName(),
-                           axis, shape.ToString());
-  }
-  TFJIT_ASSIGN_OR_RETURN(DType out_t, tf::GetTypeAttr(node, "output_type"));
-  Instruction* init = nullptr;
-  if (IsFloatingDType(t)) {
-    const double inf = std::numeric_limits<double>::infinity();
-    TFJIT_ASSIGN_OR_RETURN(init, ctx.Splat(t, is_max ? -inf : inf, {}));
-  } else {
-    TFJIT_ASSIGN_OR_RETURN(init, IntegerLimit(ctx, t, is_max));
-  }
-  hlo::Computation* extreme = hlo::GetOrAddScalarBinaryComputation(
-      ctx.module(), is_max ? Opcode::kMaximum : Opcode::kMinimum, t);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * m, ctx.b().Reduce(x, init, {axis}, extreme));
-  std::vector<int64_t> kept;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d != axis) kept.push_back(d);
-  }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * mb, ctx.b().Broadcast(m, shape.dims(), kept));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * hit,
-                         ctx.b().Compare(hlo::ComparisonDirection::kEq, x, mb));
-  if (IsFloatingDType(t)) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * x_nan,
-                           ctx.b().Compare(hlo::ComparisonDirection::kNe, x, x));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * m_nan,
-                           ctx.b().Compare(hlo::ComparisonDirection::kNe, mb, mb));
-    TFJIT_ASSIGN_OR_RETURN(hit, ctx.b().Select(m_nan, x_nan, hit));
-  }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * iota, ctx.b().Iota(hlo::Shape(out_t, shape.dims()), axis));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * limit, IntegerLimit(ctx, out_t, /*lowest=*/false));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * limits, ctx.b().Broadcast(limit, shape.dims(), {}));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * candidates, ctx.b().Select(hit, iota, limits));
-  hlo::Computation* first =
-      hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMinimum, out_t);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reduce(candidates, limit, {axis}, first));
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
-}
-absl::Status LowerArgMax(LoweringContext& c, const tf::Node& n) {
-  return LowerArgExtreme(c, n, true);
-}
-absl::Status LowerArgMin(LoweringContext& c, const tf::Node& n) {
-  return LowerArgExtreme(c, n, false);
-}
-
 // Select(cond, t, e): cond has t's shape, is a scalar, or is a vector choosing rows of t.
 absl::Status LowerSelect(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * cond, ctx.Input(node, 0));
@@ -410,82 +230,10 @@ absl::Status LowerClipByValue(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
-// ---- TopKV2 ----
-
-// The custom-call tfjit.top_k (core/top_k.h, the fallback kernel's routine) on a compile-time
-// k; TF's checks and messages. Indices come back s32 and are widened for index_type int64.
-absl::Status LowerTopKV2(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction* x, ctx.Input(node, 0));
-  TFJIT_ASSIGN_OR_RETURN(Tensor k_t, ctx.ConstantInput(node, 1));
-  if (k_t.rank() != 0) {
-    return InvalidArgument("node %s: k must be scalar, got shape %s", node.DebugName(),
-                           k_t.ShapeString());
-  }
-  const int64_t k = ElementAsInt64(k_t, 0);
-  if (k < 0) return InvalidArgument("node %s: Need k >= 0, got %d", node.DebugName(), k);
-  const hlo::Shape& in = x->shape();
-  if (in.rank() < 1) {
-    return InvalidArgument("node %s: input must be >= 1-D, got shape %s", node.DebugName(),
-                           in.ToString());
-  }
-  const int64_t n = in.dims().back();
-  if (n < k) {
-    return InvalidArgument("node %s: input must have at least k columns. Had %d, needed %d",
-                           node.DebugName(), n, k);
-  }
-  if (n > std::numeric_limits<int32_t>::max()) {
-    return Unimplemented("node %s: top-k rows of %d columns are too long to compile (at most "
-                         "2^31 - 1)", node.DebugName(), n);
-  }
-  TFJIT_ASSIGN_OR_RETURN(DType index_type, tf::GetTypeAttr(node, "index_type"));
-  if (index_type != DType::kInt32 && index_type != DType::kInt64) {
-    return InvalidArgument("node %s: index_type must be int32 or int64, got %s",
-                           node.DebugName(), DTypeName(index_type));
-  }
-  std::vector<int64_t> out_dims = in.dims();
-  out_dims.back() = k;
-  hlo::Attributes attrs;
-  attrs.custom_call_target = topk::kTopKTarget;
-  const hlo::Shape result = hlo::Shape::Tuple(
-      {hlo::Shape(in.element_type(), out_dims), hlo::Shape(DType::kInt32, out_dims)});
-  TFJIT_ASSIGN_OR_RETURN(Instruction * top,
-                         ctx.b().Add(Opcode::kCustomCall, {x}, std::move(attrs), {}, result));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * values, ctx.b().GetTupleElement(top, 0));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.b().GetTupleElement(top, 1));
-  if (index_type == DType::kInt64) {
-    TFJIT_ASSIGN_OR_RETURN(indices, ctx.b().Convert(indices, DType::kInt64));
-  }
-  ctx.SetOutput(node, 0, values);
-  ctx.SetOutput(node, 1, indices);
-  return absl::OkStatus();
-}
-
 }  // namespace
-
-absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const tf::Node& node,
-                                                   int rank) {
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.ConstantInputAsInts(node, 1));
-  std::vector<bool> seen(static_cast<size_t>(rank), false);
-  for (int64_t& a : axes) {
-    if (a < -rank || a >= rank) {
-      return InvalidArgument("Invalid reduction dimension (%d for input with %d dimension(s)); "
-                             "axes must be in [-%d, %d)",
-                             a, rank, rank, rank);
-    }
-    if (a < 0) a += rank;
-    seen[static_cast<size_t>(a)] = true;
-  }
-  std::vector<int64_t> unique;
-  for (int d = 0; d < rank; ++d) {
-    if (seen[static_cast<size_t>(d)]) unique.push_back(d);
-  }
-  return unique;
-}
-
 
 void AppendMathLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
-      {"TopKV2", LowerTopKV2},
       {"Add", LowerAdd},         {"AddV2", LowerAdd},         {"Sub", LowerSub},
       {"Mul", LowerMul},         {"RealDiv", LowerRealDiv, true},
       {"Maximum", LowerMaximum}, {"Minimum", LowerMinimum},   {"Neg", LowerNeg},
@@ -493,10 +241,6 @@ void AppendMathLowerings(std::vector<OpLowering>* table) {
       {"Tanh", LowerTanh, true}, {"Sigmoid", LowerSigmoid, true},
       {"Sqrt", LowerSqrt, true}, {"Rsqrt", LowerRsqrt, true}, {"Square", LowerSquare},
       {"Relu", LowerRelu},       {"Relu6", LowerRelu6},       {"Cast", LowerCast},
-      {"Sum", LowerSum},         {"Mean", LowerMean},         {"Max", LowerMax},
-      {"Min", LowerMin},         {"Prod", LowerProd},
-      {"All", LowerAll},         {"Any", LowerAny},
-      {"ArgMax", LowerArgMax},   {"ArgMin", LowerArgMin},
       {"Select", LowerSelect},   {"SelectV2", LowerSelectV2},
       {"AddN", LowerAddN},       {"ClipByValue", LowerClipByValue},
   });

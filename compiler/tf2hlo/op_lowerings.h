@@ -74,6 +74,7 @@ const OpLowering* LoweringFor(const tf::Node& node);
 
 // Families (each defined in its own file).
 void AppendMathLowerings(std::vector<OpLowering>* table);   // math_lowerings.cc
+void AppendReductionLowerings(std::vector<OpLowering>* table);  // reduction_lowerings.cc
 void AppendArrayLowerings(std::vector<OpLowering>* table);  // array_lowerings.cc
 void AppendNnLowerings(std::vector<OpLowering>* table);     // nn_lowerings.cc
 void AppendRandomLowerings(std::vector<OpLowering>* table); // random_lowerings.cc
