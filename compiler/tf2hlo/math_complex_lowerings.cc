@@ -635,9 +635,14 @@ absl::Status LowerComponentwise(LoweringContext& ctx, const tf::Node& node) {
     held.push_back({i, z});
     parts.push_back(p);
   }
+  // Ops with only real outputs (Shape, Size, Rank, ...) read the dims, which both parts share:
+  // one pass is enough.
+  bool complex_out = false;
+  for (DType t : node.output_types()) complex_out |= IsComplexDType(t);
+  const int passes = complex_out ? 2 : 1;
   std::vector<Instruction*> outs[2];
   absl::Status status;
-  for (int part = 0; part < 2 && status.ok(); ++part) {
+  for (int part = 0; part < passes && status.ok(); ++part) {
     for (size_t k = 0; k < held.size(); ++k) {
       ctx.Bind(node.input(held[k].first), part == 0 ? parts[k].re : parts[k].im);
     }

@@ -185,6 +185,7 @@ void RegisterBatchMatMulKernels(KernelRegistry& registry);  // batch_matmul_kern
 void RegisterConvKernels(KernelRegistry& registry);         // conv_kernels.cc
 void RegisterGradientsKernels(KernelRegistry& registry);             // gradients_kernels.cc
 void RegisterGradientsWindowKernels(KernelRegistry& registry);  // gradients_window_kernels.cc
+void RegisterGradients3dKernels(KernelRegistry& registry);      // gradients_3d_kernels.cc
 void RegisterOptimizersKernels(KernelRegistry& registry);            // optimizers_kernels.cc
 void RegisterLinalgKernels(KernelRegistry& registry);                // linalg_kernels.cc
 void RegisterScatterSegmentKernels(KernelRegistry& registry);        // scatter_segment_kernels.cc

@@ -155,6 +155,9 @@ absl::Status XlaConvKernel(KernelContext& ctx) {
   for (const tf::XlaConvWindow& w : plan.window) window_dims.push_back(w.size);
   int64_t window_count = 1;
   for (int64_t d : window_dims) window_count *= d;
+  // The window's taps (kernel spatial indices), once rather than per output element.
+  std::vector<std::vector<int64_t>> taps;
+  for (int64_t w = 0; w < window_count; ++w) taps.push_back(Unflatten(w, window_dims));
   Tensor out(out_type, plan.out_dims);
   TFJIT_RETURN_IF_ERROR(Produce(ctx, out, [&](int64_t i, const auto* l, const auto* r) {
     const std::vector<int64_t> o = Unflatten(i, plan.out_dims);
@@ -162,8 +165,7 @@ absl::Status XlaConvKernel(KernelContext& ctx) {
     const int64_t f = o[static_cast<size_t>(plan.output_feature)];
     const int64_t first_feature = (f / per_group) * k_in;
     std::remove_const_t<std::remove_pointer_t<decltype(l)>> sum = 0;
-    for (int64_t w = 0; w < window_count; ++w) {
-      const std::vector<int64_t> k = Unflatten(w, window_dims);
+    for (const std::vector<int64_t>& k : taps) {
       int64_t lo = b * ls[static_cast<size_t>(plan.input_batch)];
       int64_t ro = f * rs[static_cast<size_t>(plan.kernel_output_feature)];
       bool inside = true;
