@@ -3,6 +3,7 @@
 #define TFJIT_CORE_DTYPE_H_
 
 #include <complex>
+#include <type_traits>
 #include <cstdint>
 #include <optional>
 #include "absl/strings/string_view.h"
@@ -86,6 +87,11 @@ bool DispatchNumeric(DType dtype, F&& f) {
     default: return false;
   }
 }
+
+// Whether a C++ element type is complex64 / complex128.
+template <typename T>
+inline constexpr bool IsComplexType =
+    std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
 
 // Calls f(T{}) with complex64 / complex128; returns false for other types.
 template <typename F>

@@ -19,9 +19,9 @@ void Push(std::vector<OpDef>* ops, Op& op, const char* family = "") {
 
 // Data-movement dtypes: every numeric type and bool (TF's list for Reverse, Roll, Bitcast less
 // complex and string).
-std::vector<DType> MoveTypes() { return AllNumericTypes(); }
+std::vector<DType> MoveTypes() { return PodTypes(); }
 
-std::vector<DType> BitcastTypes() { return RealTypes(); }
+std::vector<DType> BitcastTypes() { return NumberTypes(); }
 
 // Reversals, rolls, permutations and sequences: the array ops proper.
 void AddShuffleOps(std::vector<OpDef>* ops) {
@@ -64,7 +64,7 @@ void AddShuffleOps(std::vector<OpDef>* ops) {
 
 // The ops XLA leaves to TF (kernel only), and the odd ones out of other families.
 void AddRuntimeOps(std::vector<OpDef>* ops) {
-  ops->push_back(Op("AccumulateNV2").In("inputs: N * T").Out("sum: T").Types("T", RealTypes())
+  ops->push_back(Op("AccumulateNV2").In("inputs: N * T").Out("sum: T").Types("T", NumberTypes())
                      .Build());
   ops->push_back(Op("Unique").In("x: T").Out("y: T").Out("idx: out_idx")
                      .Attr("out_idx", T(DT_INT32)).Types("out_idx", IndexTypes()).Build());
@@ -100,7 +100,7 @@ void AddRuntimeOps(std::vector<OpDef>* ops) {
                      .Types("Tidx", IndexTypes()).Const({1});
   Push(ops, logsumexp, "reduction");
   Op approx = Op("ApproximateEqual").In("x: T").In("y: T").Out("z: bool")
-                  .Attr("tolerance", F(1e-5f)).Types("T", RealTypes());
+                  .Attr("tolerance", F(1e-5f)).Types("T", NumberTypes());
   Push(ops, approx, "math");
   Op trigger = Op("ControlTrigger");
   Push(ops, trigger, "control_flow");

@@ -148,6 +148,15 @@ inline std::vector<DType> AllNumericTypes() {
   t.push_back(DType::kBool);
   return t;
 }
+// `types` and complex64/complex128.
+inline std::vector<DType> WithComplex(std::vector<DType> types) {
+  for (DType d : ComplexTypes()) types.push_back(d);
+  return types;
+}
+// TF's numbertypes: the real types and complex.
+inline std::vector<DType> NumberTypes() { return WithComplex(RealTypes()); }
+// TF's POD types less the quantized ones: numbers, complex and bool (data movement, scatters).
+inline std::vector<DType> PodTypes() { return WithComplex(AllNumericTypes()); }
 
 }  // namespace tfjit::tf::catalog
 

@@ -25,11 +25,12 @@ void AddGradientsOps(std::vector<OpDef>* ops) {
   // Gradients of unary math ops written in terms of their output (math_ops.cc): (y, dy) -> z.
   for (const char* name : {"SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad",
                            "ReciprocalGrad", "InvGrad"}) {
-    ops->push_back(Op(name).In("y: T").In("dy: T").Out("z: T").Types("T", FloatTypes()).Build());
+    ops->push_back(Op(name).In("y: T").In("dy: T").Out("z: T")
+                       .Types("T", WithComplex(FloatTypes())).Build());
   }
 
   ops->push_back(Op("BiasAddGrad").In("out_backprop: T").Out("output: T")
-                     .Attr("data_format", S("NHWC")).Types("T", RealTypes()).Build());
+                     .Attr("data_format", S("NHWC")).Types("T", NumberTypes()).Build());
   // Shapes in, reduction axes out; tf2xla needs both shapes at compile time.
   ops->push_back(Op("BroadcastGradientArgs").In("s0: T").In("s1: T").Out("r0: T").Out("r1: T")
                      .Attr("T", T(tensorflow::DT_INT32)).Types("T", IndexTypes())

@@ -7,7 +7,7 @@ namespace tfjit::tf::catalog {
 
 void AddLinalgOps(std::vector<OpDef>* ops) {
   // ---- Structural ops: any plain dtype (TF's "type" attr; its CPU kernels take the POD types).
-  const std::vector<DType> all = AllNumericTypes();
+  const std::vector<DType> all = PodTypes();
   ops->push_back(Op("MatrixBandPart").In("input: T").In("num_lower: Tindex")
                      .In("num_upper: Tindex").Out("band: T")
                      .Attr("Tindex", T(tensorflow::DT_INT64)).Types("T", all)
@@ -33,7 +33,8 @@ void AddLinalgOps(std::vector<OpDef>* ops) {
                      .Out("output: T").Attr("align", S("RIGHT_LEFT")).Types("T", all)
                      .Const({2}).Build());
   const std::vector<DType> diag_types = {DType::kBFloat16, DType::kFloat16, DType::kFloat32,
-                                         DType::kFloat64, DType::kInt32, DType::kInt64};
+                                         DType::kFloat64, DType::kInt32,   DType::kInt64,
+                                         DType::kComplex64, DType::kComplex128};
   ops->push_back(Op("Diag").In("diagonal: T").Out("output: T").Types("T", diag_types).Build());
   ops->push_back(Op("DiagPart").In("input: T").Out("diagonal: T").Types("T", diag_types).Build());
   ops->push_back(Op("Cross").In("a: T").In("b: T").Out("product: T").Types("T", RealTypes())
@@ -44,16 +45,19 @@ void AddLinalgOps(std::vector<OpDef>* ops) {
                      .Attr("Ta", T(tensorflow::DT_FLOAT)).Attr("Tb", T(tensorflow::DT_FLOAT))
                      .Types("Ta", {DType::kFloat32, DType::kBFloat16})
                      .Types("Tb", {DType::kFloat32, DType::kBFloat16}).Build());
-  const std::vector<DType> f32_f64 = {DType::kFloat32, DType::kFloat64};
+  // TF's registry has complex too for the tridiagonal and decomposition ops; tfjit's kernels
+  // refuse complex values with their own message (tests/data/dtype_exceptions.tsv, "tfjit").
+  const std::vector<DType> f32_f64 = WithComplex({DType::kFloat32, DType::kFloat64});
   ops->push_back(Op("TridiagonalMatMul").In("superdiag: T").In("maindiag: T").In("subdiag: T")
                      .In("rhs: T").Out("output: T").Types("T", f32_f64).Build());
 
-  // ---- Decompositions and solvers (TF's registry: double, float, half; no complex here).
-  const std::vector<DType> f16_f32_f64 = {DType::kFloat16, DType::kFloat32, DType::kFloat64};
+  // ---- Decompositions and solvers (TF's registry: double, float, half, complex).
+  const std::vector<DType> f16_f32_f64 =
+      WithComplex({DType::kFloat16, DType::kFloat32, DType::kFloat64});
   ops->push_back(Op("Cholesky").In("input: T").Out("output: T").Types("T", f16_f32_f64).Build());
   ops->push_back(Op("MatrixTriangularSolve").In("matrix: T").In("rhs: T").Out("output: T")
                      .Attr("lower", B(true)).Attr("adjoint", B(false))
-                     .Types("T", FloatTypes()).Build());
+                     .Types("T", WithComplex(FloatTypes())).Build());
   ops->push_back(Op("MatrixInverse").In("input: T").Out("output: T").Attr("adjoint", B(false))
                      .Types("T", f16_f32_f64).Build());
   ops->push_back(Op("MatrixSolve").In("matrix: T").In("rhs: T").Out("output: T")

@@ -8,23 +8,16 @@
 #include "frontend/op_catalog_builder.h"
 
 namespace tfjit::tf::catalog {
-namespace {
-
-// TF's "numbertype" less complex.
-std::vector<DType> NumberTypes() { return RealTypes(); }
-
-}  // namespace
-
 void AddScatterSegmentOps(std::vector<OpDef>* ops) {
   // ScatterNd: `shape` must be a compile-time constant in compiled code (tf2xla).
   ops->push_back(Op("ScatterNd").In("indices: Tindices").In("updates: T").In("shape: Tindices")
                      .Out("output: T").Attr("bad_indices_policy", S(""))
-                     .Types("T", AllNumericTypes())
+                     .Types("T", PodTypes())
                      .Types("Tindices", {DType::kInt16, DType::kInt32, DType::kInt64})
                      .Const({2}).Build());
   ops->push_back(Op("TensorScatterUpdate").In("tensor: T").In("indices: Tindices")
                      .In("updates: T").Out("output: T").Attr("bad_indices_policy", S(""))
-                     .Types("T", AllNumericTypes())
+                     .Types("T", PodTypes())
                      .Types("Tindices",
                             {DType::kInt16, DType::kInt32, DType::kInt64, DType::kUInt16})
                      .Build());
@@ -44,7 +37,7 @@ void AddScatterSegmentOps(std::vector<OpDef>* ops) {
                            "ResourceScatterMax"}) {
     const bool update = std::string(name) == "ResourceScatterUpdate";
     ops->push_back(Op(name).In("resource: resource").In("indices: Tindices")
-                       .In("updates: dtype").Types("dtype", update ? AllNumericTypes()
+                       .In("updates: dtype").Types("dtype", update ? PodTypes()
                                                                    : NumberTypes())
                        .Types("Tindices", IndexTypes()).Stateful().Build());
   }
@@ -52,14 +45,14 @@ void AddScatterSegmentOps(std::vector<OpDef>* ops) {
                            "ResourceScatterNdSub"}) {
     ops->push_back(Op(name).In("ref: resource").In("indices: Tindices").In("updates: T")
                        .Attr("use_locking", B(true)).Attr("bad_indices_policy", S(""))
-                       .Types("T", AllNumericTypes()).Types("Tindices", IndexTypes())
+                       .Types("T", PodTypes()).Types("Tindices", IndexTypes())
                        .Stateful().Build());
   }
 
   // TF1 reference variables (input 0 is the VariableV2's ref).
   ops->push_back(Op("ScatterUpdate").In("ref: T").In("indices: Tindices").In("updates: T")
                      .Out("output_ref: T").Attr("use_locking", B(true))
-                     .Types("T", AllNumericTypes()).Types("Tindices", IndexTypes()).Stateful()
+                     .Types("T", PodTypes()).Types("Tindices", IndexTypes()).Stateful()
                      .Build());
   for (const char* name : {"ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv"}) {
     ops->push_back(Op(name).In("ref: T").In("indices: Tindices").In("updates: T")
@@ -76,7 +69,7 @@ void AddScatterSegmentOps(std::vector<OpDef>* ops) {
   }
   ops->push_back(Op("ScatterNdUpdate").In("ref: T").In("indices: Tindices").In("updates: T")
                      .Out("output_ref: T").Attr("use_locking", B(true))
-                     .Attr("bad_indices_policy", S("")).Types("T", AllNumericTypes())
+                     .Attr("bad_indices_policy", S("")).Types("T", PodTypes())
                      .Types("Tindices", IndexTypes()).Stateful().Build());
   for (const char* name : {"ScatterNdAdd", "ScatterNdSub"}) {
     ops->push_back(Op(name).In("ref: T").In("indices: Tindices").In("updates: T")
@@ -107,7 +100,7 @@ void AddScatterSegmentOps(std::vector<OpDef>* ops) {
   }
 
   ops->push_back(Op("DynamicPartition").In("data: T").In("partitions: int32")
-                     .Out("outputs: num_partitions * T").Types("T", AllNumericTypes())
+                     .Out("outputs: num_partitions * T").Types("T", PodTypes())
                      .Build());
   ops->push_back(Op("Bincount").In("arr: int32").In("size: int32").In("weights: T")
                      .Out("bins: T")
@@ -117,7 +110,7 @@ void AddScatterSegmentOps(std::vector<OpDef>* ops) {
   // b plus a sparse tensor given by (indices, values, shape) (TF's sparse_ops.cc).
   ops->push_back(Op("SparseTensorDenseAdd").In("a_indices: Tindices").In("a_values: T")
                      .In("a_shape: Tindices").In("b: T").Out("output: T")
-                     .Types("T", RealTypes()).Types("Tindices", IndexTypes()).Build());
+                     .Types("T", NumberTypes()).Types("Tindices", IndexTypes()).Build());
   // The ragged tensor of ranges [starts[i], limits[i]) by deltas[i] (TF's ragged_math_ops):
   // its row splits and flat values. An array op, in this file beside its sparse kin.
   OpDef ragged = Op("RaggedRange").In("starts: T").In("limits: T").In("deltas: T")

@@ -534,7 +534,7 @@ absl::Status ApproximateEqualKernel(KernelContext& ctx) {
   }
   TFJIT_ASSIGN_OR_RETURN(float tol, tf::GetFloatAttrOr(ctx.node(), "tolerance", 1e-5f));
   Tensor out(DType::kBool, x.dims());
-  const bool ok = DispatchReal(x.dtype(), [&](auto tag) {
+  bool ok = DispatchReal(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = ComputeType<T>;
     const C t = C(static_cast<T>(tol));
@@ -551,7 +551,17 @@ absl::Status ApproximateEqualKernel(KernelContext& ctx) {
       }
     });
   });
-  if (!ok) return UnsupportedDType(ctx, x.dtype(), TypeSetName(TypeSet::kReal));
+  // Complex: |x - y| < tolerance, the modulus as TF's abs of a complex difference.
+  ok = ok || DispatchComplex(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* a = x.data<T>();
+    const T* b = y.data<T>();
+    bool* z = out.data<bool>();
+    ParallelFor(ctx, x.num_elements(), 10, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) z[i] = std::abs(a[i] - b[i]) < tol;
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, x.dtype(), "number types");
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -803,7 +813,7 @@ absl::Status AccumulateNV2Kernel(KernelContext& ctx) {
     }
   }
   Tensor out(first.dtype(), first.dims());
-  const bool ok = DispatchReal(first.dtype(), [&](auto tag) {
+  bool ok = DispatchReal(first.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using C = ComputeType<T>;
     ParallelFor(ctx, first.num_elements(), n, [&](int64_t begin, int64_t end) {
@@ -816,7 +826,17 @@ absl::Status AccumulateNV2Kernel(KernelContext& ctx) {
       }
     });
   });
-  if (!ok) return UnsupportedDType(ctx, first.dtype(), TypeSetName(TypeSet::kReal));
+  ok = ok || DispatchComplex(first.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    ParallelFor(ctx, first.num_elements(), n, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        T acc = ctx.input(0).data<T>()[k];
+        for (int i = 1; i < n; ++i) acc += ctx.input(i).data<T>()[k];
+        out.data<T>()[k] = acc;
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, first.dtype(), "number types");
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -929,7 +949,9 @@ absl::Status EmptyKernel(KernelContext& ctx) {
   std::vector<int64_t> dims;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, shape, "shape", &dims));
   TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(ctx.node(), "dtype"));
-  if (!IsNumericDType(dtype)) return UnsupportedDType(ctx, dtype, TypeSetName(TypeSet::kAll));
+  if (!IsNumericOrComplexDType(dtype)) {
+    return UnsupportedDType(ctx, dtype, "numeric types, bool and complex");
+  }
   TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, dtype, dims));
   ctx.set_output(0, Tensor(dtype, dims));
   return absl::OkStatus();

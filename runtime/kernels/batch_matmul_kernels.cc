@@ -275,10 +275,14 @@ absl::Status EinsumKernel(KernelContext& ctx) {
   std::vector<int64_t> out_dims;
   for (int l : spec.output) out_dims.push_back(plan.size[l]);
   Tensor out(ctx.input(0).dtype(), out_dims);
-  const bool ok = DispatchFloatInt(
-      out.dtype(), [&](auto tag) { EinsumLoop<decltype(tag)>(ctx, spec, plan, sum_labels, out); });
-  if (!ok)
-    return UnsupportedDType(ctx, out.dtype(), "float16, bfloat16, float32, float64, int32, int64");
+  const auto loop = [&](auto tag) { EinsumLoop<decltype(tag)>(ctx, spec, plan, sum_labels, out); };
+  // TF registers Einsum on CPU for the floats, int32/int64 and complex64/complex128.
+  const bool ok = DispatchFloatInt(out.dtype(), loop) || DispatchComplex(out.dtype(), loop);
+  if (!ok) {
+    return UnsupportedDType(ctx, out.dtype(),
+                            "float16, bfloat16, float32, float64, int32, int64, complex64, "
+                            "complex128");
+  }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

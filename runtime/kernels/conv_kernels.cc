@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -34,23 +35,24 @@ using tf::FusedEpilogue;
 using tf::SpatialDim;
 using tf::Window2D;
 
-// Runs typed(T{}, out) for float32/float64 (the types these kernels have) and sets `out` as
-// output 0. With `skip_empty`, an empty output is set as it is, without the dtype check (the
-// kernels compute nothing for it).
+// Runs typed(T{}, out) for float32/float64 (the types these kernels have; int64 too for the
+// convolutions' int32, widened by WidenedConv) and sets `out` as output 0. With `skip_empty`, an
+// empty output is set as it is, without the dtype check (the kernels compute nothing for it).
 template <typename Typed>
 absl::Status RunFloatOrDouble(KernelContext& ctx, DType dtype, Tensor out, bool skip_empty,
                               const Typed& typed) {
   absl::Status status = absl::OkStatus();
   if (!skip_empty || out.num_elements() > 0) {
     bool supported = false;
-    DispatchFloat(dtype, [&](auto tag) {
+    DispatchFloatInt(dtype, [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, int64_t>) {
         supported = true;
         status = typed(T{}, out);
       }
     });
-    if (!supported) return UnsupportedDType(ctx, dtype, "float32, float64");
+    if (!supported) return UnsupportedDType(ctx, dtype, "float16, bfloat16, float32, float64");
   }
   TFJIT_RETURN_IF_ERROR(status);
   ctx.set_output(0, std::move(out));
@@ -227,8 +229,26 @@ absl::Status ConvTyped(KernelContext& ctx, const Tensor& input, const tf::ConvGe
 // ---- Entry point of the four convolutions ----
 
 // Conv2D, _FusedConv2D, DepthwiseConv2dNative and FusedDepthwiseConv2dNative.
+// The dtypes TF's CPU convolutions have beyond float32/float64 (float16, bfloat16; int32 for
+// Conv2D and its input gradient) run `kernel` widened (kernel_util.h, RunWidened); nullopt for
+// the others, which the kernel runs itself.
+std::optional<absl::Status> WidenedConv(KernelContext& ctx, KernelFn kernel, DType dtype,
+                                        bool with_int32) {
+  if (Is16BitFloat(dtype)) return RunWidened(ctx, kernel, dtype, DType::kFloat32);
+  if (with_int32 && dtype == DType::kInt32) {
+    return RunWidened(ctx, kernel, DType::kInt32, DType::kInt64);
+  }
+  return std::nullopt;
+}
+
 absl::Status ConvKernel(KernelContext& ctx) {
   const std::string& op = ctx.node().op();
+  if (ctx.num_inputs() >= 1) {
+    const bool conv2d = op == "Conv2D" || op == "_FusedConv2D";
+    if (auto widened = WidenedConv(ctx, &ConvKernel, ctx.input(0).dtype(), conv2d)) {
+      return *widened;
+    }
+  }
   const bool depthwise = op == "DepthwiseConv2dNative" || op == "FusedDepthwiseConv2dNative";
   if (ctx.num_inputs() < 2) return KernelError(ctx, "needs input and filter");
   const bool fused = op == "_FusedConv2D" || op == "FusedDepthwiseConv2dNative";
@@ -304,6 +324,9 @@ absl::Status BackpropInputTyped(KernelContext& ctx, const Window2D& window, cons
 
 absl::Status BackpropInputKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  if (auto widened = WidenedConv(ctx, &BackpropInputKernel, ctx.input(2).dtype(), true)) {
+    return *widened;
+  }
   TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
                          tf::ReadConvAttrs(ctx.node(), tf::Layouts::kNhwcOrNchw));
   std::vector<int64_t> sizes;

@@ -263,11 +263,16 @@ struct TruncateModOp : IntDivBase {
     }
   }
 };
+// Integers, and (as TF registers from 2.16 on) floats: the quotient rounded toward zero.
 struct TruncateDivOp : IntDivBase {
-  static constexpr TypeSet kTypes = TypeSet::kInt;
+  static constexpr TypeSet kTypes = TypeSet::kReal;
   template <typename C>
   static C Apply(C a, C b) {
-    return TruncQuot(a, b);
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::trunc(a / b);
+    } else {
+      return TruncQuot(a, b);
+    }
   }
 };
 struct Atan2Op : BinaryBase {

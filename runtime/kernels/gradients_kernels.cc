@@ -44,8 +44,9 @@ void MapGrad(const KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor&
   });
 }
 
-// Runs `make_fn(T{})` (which returns the scalar functor for T) over inputs 0 and 1.
-template <TypeSet S, GradShape kShape, typename MakeFn>
+// Runs `make_fn(T{})` (which returns the scalar functor for T) over inputs 0 and 1; with
+// kComplex, complex64/complex128 too (TF registers the math gradients for them).
+template <TypeSet S, GradShape kShape, bool kComplex = false, typename MakeFn>
 absl::Status GradKernelImpl(KernelContext& ctx, MakeFn make_fn) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   const Tensor& a = ctx.input(0);
@@ -69,13 +70,29 @@ absl::Status GradKernelImpl(KernelContext& ctx, MakeFn make_fn) {
                        a.num_elements(), b.num_elements(), a.ShapeString(), b.ShapeString());
   }
   Tensor out(a.dtype(), a.dims());
-  const bool ok = DispatchSet<S>(a.dtype(), [&](auto tag) {
+  const auto map = [&](auto tag) {
     using T = decltype(tag);
     MapGrad<T>(ctx, a, b, out, make_fn(tag));
-  });
-  if (!ok) return UnsupportedDType(ctx, a.dtype(), TypeSetName(S));
+  };
+  bool ok = DispatchSet<S>(a.dtype(), map);
+  if constexpr (kComplex) ok = ok || DispatchComplex(a.dtype(), map);
+  if (!ok) {
+    return UnsupportedDType(ctx, a.dtype(), kComplex ? absl::StrCat(TypeSetName(S),
+                                                                    ", complex64, complex128")
+                                                     : std::string(TypeSetName(S)));
+  }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
+}
+
+// The complex conjugate (TF's complex math gradients use it); the value itself for reals.
+template <typename C>
+C Conjugate(C v) {
+  if constexpr (IsComplexType<C>) {
+    return std::conj(v);
+  } else {
+    return v;
+  }
 }
 
 // A constant of the op's dtype T (rounded to T first, as TF's functors hold it), in C.
@@ -154,7 +171,7 @@ absl::Status SoftsignGradKernel(KernelContext& ctx) {
 }
 // dy * y * (1 - y).
 absl::Status SigmoidGradKernel(KernelContext& ctx) {
-  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount, true>(ctx, [](auto) {
     return [](auto y, auto dy) {
       using C = decltype(y);
       return dy * y * (C(1) - y);
@@ -163,35 +180,39 @@ absl::Status SigmoidGradKernel(KernelContext& ctx) {
 }
 // dy * (1 - y * y).
 absl::Status TanhGradKernel(KernelContext& ctx) {
-  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount, true>(ctx, [](auto) {
     return [](auto y, auto dy) {
       using C = decltype(y);
       return dy * (C(1) - y * y);
     };
   });
 }
-// 0.5 * dy / y.
+// 0.5 * dy / conj(y) (conj: complex values' gradients, as TF's functors).
 absl::Status SqrtGradKernel(KernelContext& ctx) {
-  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount, true>(ctx, [](auto) {
     return [](auto y, auto dy) {
       using C = decltype(y);
-      return C(0.5) * dy / y;
+      return C(0.5) * dy / Conjugate(y);
     };
   });
 }
-// -0.5 * y^3 * dy.
+// -0.5 * conj(y)^3 * dy.
 absl::Status RsqrtGradKernel(KernelContext& ctx) {
-  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount, true>(ctx, [](auto) {
     return [](auto y, auto dy) {
       using C = decltype(y);
-      return C(-0.5) * (y * y * y) * dy;
+      const C yc = Conjugate(y);
+      return C(-0.5) * (yc * yc * yc) * dy;
     };
   });
 }
-// -dy * y * y (ReciprocalGrad and its older name InvGrad).
+// -dy * conj(y)^2 (ReciprocalGrad and its older name InvGrad).
 absl::Status ReciprocalGradKernel(KernelContext& ctx) {
-  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount>(ctx, [](auto) {
-    return [](auto y, auto dy) { return -dy * y * y; };
+  return GradKernelImpl<TypeSet::kFloat, GradShape::kSameCount, true>(ctx, [](auto) {
+    return [](auto y, auto dy) {
+      const auto yc = Conjugate(y);
+      return -dy * yc * yc;
+    };
   });
 }
 
@@ -218,7 +239,7 @@ absl::Status BiasAddGradKernel(KernelContext& ctx) {
   for (int d = 0; d < channel_dim; ++d) outer *= in.dim(d);
   for (int d = channel_dim + 1; d < in.rank(); ++d) inner *= in.dim(d);
   Tensor out(in.dtype(), {channels});
-  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+  const auto sum = [&](auto tag) {
     using T = decltype(tag);
     using Acc = std::conditional_t<kIsInt<T>, uint64_t, ComputeType<T>>;
     const T* src = in.data<T>();
@@ -233,8 +254,13 @@ absl::Status BiasAddGradKernel(KernelContext& ctx) {
         dst[c] = static_cast<T>(acc);
       }
     });
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  };
+  // TF registers BiasAddGrad for every number type, complex included.
+  const bool ok = DispatchReal(in.dtype(), sum) || DispatchComplex(in.dtype(), sum);
+  if (!ok) {
+    return UnsupportedDType(ctx, in.dtype(),
+                            absl::StrCat(TypeSetName(TypeSet::kReal), ", complex64, complex128"));
+  }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -657,7 +683,7 @@ absl::Status MirrorPadGradKernel(KernelContext& ctx) {
   for (int d = rank - 2; d >= 0; --d) {
     row[static_cast<size_t>(d)] = row[static_cast<size_t>(d) + 1] * out_dims[static_cast<size_t>(d) + 1];
   }
-  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+  const auto sum_into = [&](auto tag) {
     using T = decltype(tag);
     // (bool is compiled but never dispatched: DispatchReal skips it.)
     using Acc = std::conditional_t<kIsInt<T> || std::is_same_v<T, bool>, uint64_t, ComputeType<T>>;
@@ -678,8 +704,13 @@ absl::Status MirrorPadGradKernel(KernelContext& ctx) {
     }
     T* y = out.data<T>();
     for (size_t k = 0; k < acc.size(); ++k) y[k] = static_cast<T>(acc[k]);
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  };
+  // TF registers MirrorPadGrad on CPU for every number type, complex included.
+  const bool ok = DispatchReal(in.dtype(), sum_into) || DispatchComplex(in.dtype(), sum_into);
+  if (!ok) {
+    return UnsupportedDType(ctx, in.dtype(),
+                            absl::StrCat(TypeSetName(TypeSet::kReal), ", complex64, complex128"));
+  }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

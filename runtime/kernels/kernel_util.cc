@@ -21,6 +21,52 @@ absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype, absl::strin
                      ctx.node().op(), DTypeName(dtype), supported);
 }
 
+namespace {
+
+// `t` as `to`, element by element (16-bit floats through float; integers by wrapping).
+Tensor ConvertTensor(KernelContext& ctx, const Tensor& t, DType to) {
+  Tensor out(to, t.dims());
+  DispatchNumeric(t.dtype(), [&](auto from_tag) {
+    using From = decltype(from_tag);
+    DispatchNumeric(to, [&](auto to_tag) {
+      using To = decltype(to_tag);
+      const From* src = t.data<From>();
+      To* dst = out.data<To>();
+      ParallelFor(ctx, t.num_elements(), 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          if constexpr (std::is_same_v<To, half> || std::is_same_v<To, bfloat16>) {
+            dst[i] = To(static_cast<float>(src[i]));
+          } else {
+            dst[i] = static_cast<To>(static_cast<ComputeType<From>>(src[i]));
+          }
+        }
+      });
+    });
+  });
+  return out;
+}
+
+}  // namespace
+
+absl::Status RunWidened(KernelContext& ctx, KernelFn kernel, DType narrow, DType wide) {
+  std::vector<Tensor> inputs;
+  inputs.reserve(static_cast<size_t>(ctx.num_inputs()));
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const Tensor& in = ctx.input(i);
+    inputs.push_back(in.dtype() == narrow ? ConvertTensor(ctx, in, wide) : in);
+  }
+  KernelContext inner(ctx.node(), inputs, ctx.pool());
+  inner.set_state_store(ctx.state_store());
+  inner.set_device(ctx.device(), ctx.resources());
+  TFJIT_RETURN_IF_ERROR(kernel(inner));
+  for (size_t i = 0; i < inner.outputs().size(); ++i) {
+    Tensor& out = inner.outputs()[i];
+    ctx.set_output(static_cast<int>(i), out.dtype() == wide ? ConvertTensor(ctx, out, narrow)
+                                                             : std::move(out));
+  }
+  return absl::OkStatus();
+}
+
 std::string DimsString(const std::vector<int64_t>& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }

@@ -82,6 +82,13 @@ absl::Status CheckOutputShape(const KernelContext& ctx, DType dtype,
 // Canonicalises `axis` in [-rank, rank) to [0, rank); INVALID_ARGUMENT otherwise.
 absl::Status CanonicalAxis(const KernelContext& ctx, int64_t axis, int rank, int64_t* out);
 
+// Runs `kernel` on the node's inputs with every input of dtype `narrow` converted to `wide`,
+// then converts its outputs of dtype `wide` back to `narrow`: the dtypes TF registers for ops
+// whose arithmetic tfjit has only in a wider type. float16/bfloat16 convolutions accumulate in
+// float32 as TF's CPU kernels do (Eigen's 16-bit GEMM works in float); int32 sums formed in
+// int64 wrap to the same int32 values.
+absl::Status RunWidened(KernelContext& ctx, KernelFn kernel, DType narrow, DType wide);
+
 // 16-bit floats are computed in float (as TF's CPU kernels effectively do); others as is.
 template <typename T>
 using ComputeType =

@@ -329,9 +329,11 @@ absl::Status MatrixSetDiagKernel(KernelContext& ctx) {
 
 bool IsDiagType(DType t) {
   return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 ||
-         t == DType::kFloat64 || t == DType::kInt32 || t == DType::kInt64;
+         t == DType::kFloat64 || t == DType::kInt32 || t == DType::kInt64 ||
+         IsComplexDType(t);
 }
-constexpr char kDiagTypes[] = "bfloat16, float16, float32, float64, int32, int64";
+constexpr char kDiagTypes[] =
+    "bfloat16, float16, float32, float64, int32, int64, complex64, complex128";
 
 absl::Status DiagKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));

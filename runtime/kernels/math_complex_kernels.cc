@@ -145,7 +145,8 @@ absl::Status ComplexCompare(KernelContext& ctx) {
 // ---- Unary ops ----
 
 enum class UnOp { kNeg, kSquare, kExp, kExpm1, kLog, kLog1p, kSqrt, kRsqrt, kReciprocal, kSign,
-                  kSin, kCos, kTan, kSinh, kCosh, kTanh, kSigmoid, kConj, kOnesLike };
+                  kSin, kCos, kTan, kSinh, kCosh, kTanh, kSigmoid, kConj, kOnesLike, kAcos,
+                  kAsin, kAtan, kAcosh, kAsinh, kAtanh };
 
 template <UnOp Op>
 absl::Status ComplexUnary(KernelContext& ctx) {
@@ -183,6 +184,13 @@ absl::Status ComplexUnary(KernelContext& ctx) {
         if constexpr (Op == UnOp::kSigmoid) r = T(1) / (T(1) + std::exp(-v));
         if constexpr (Op == UnOp::kConj) r = std::conj(v);
         if constexpr (Op == UnOp::kOnesLike) r = T(1);
+        // The principal branches of C's complex functions (TF's Eigen kernels call the same).
+        if constexpr (Op == UnOp::kAcos) r = std::acos(v);
+        if constexpr (Op == UnOp::kAsin) r = std::asin(v);
+        if constexpr (Op == UnOp::kAtan) r = std::atan(v);
+        if constexpr (Op == UnOp::kAcosh) r = std::acosh(v);
+        if constexpr (Op == UnOp::kAsinh) r = std::asinh(v);
+        if constexpr (Op == UnOp::kAtanh) r = std::atanh(v);
         y[i] = r;
       }
     });
@@ -608,6 +616,12 @@ constexpr Wrapped kWrapped[] = {
     {"Tanh", &ComplexUnary<UnOp::kTanh>},
     {"Sigmoid", &ComplexUnary<UnOp::kSigmoid>},
     {"OnesLike", &ComplexUnary<UnOp::kOnesLike>},
+    {"Acos", &ComplexUnary<UnOp::kAcos>},
+    {"Asin", &ComplexUnary<UnOp::kAsin>},
+    {"Atan", &ComplexUnary<UnOp::kAtan>},
+    {"Acosh", &ComplexUnary<UnOp::kAcosh>},
+    {"Asinh", &ComplexUnary<UnOp::kAsinh>},
+    {"Atanh", &ComplexUnary<UnOp::kAtanh>},
     {"Cast", &ComplexCast},
     {"AddN", &ComplexAddN},
     {"Sum", &ComplexReduce<RedOp::kSum>},

@@ -45,6 +45,7 @@ absl::Status CheckIndexDType(const KernelContext& ctx, const Tensor& t, absl::st
   return absl::OkStatus();
 }
 
+// (Complex values have no order: ApplyRows refuses min/max for them before this runs.)
 template <typename C>
 C Combine(UpdateOp op, C a, C b) {
   switch (op) {
@@ -53,8 +54,12 @@ C Combine(UpdateOp op, C a, C b) {
     case UpdateOp::kSub: return a - b;
     case UpdateOp::kMul: return a * b;
     case UpdateOp::kDiv: return a / b;
-    case UpdateOp::kMin: return b < a ? b : a;
-    case UpdateOp::kMax: return b > a ? b : a;
+    case UpdateOp::kMin:
+      if constexpr (!IsComplexType<C>) return b < a ? b : a;
+      break;
+    case UpdateOp::kMax:
+      if constexpr (!IsComplexType<C>) return b > a ? b : a;
+      break;
   }
   return a;
 }
@@ -67,15 +72,19 @@ absl::Status ApplyRows(const KernelContext& ctx, Tensor& out, const std::vector<
     return KernelError(ctx, "updates must have dtype %s, got %s", DTypeName(out.dtype()),
                        DTypeName(updates.dtype()));
   }
-  if (out.dtype() == DType::kBool && op != UpdateOp::kAssign) {
+  // bool assigns, and adds as TF's bool ScatterNd does (Eigen's bool +, a logical or).
+  if (out.dtype() == DType::kBool && op != UpdateOp::kAssign && op != UpdateOp::kAdd) {
     return UnsupportedDType(ctx, out.dtype(), "numeric types");
+  }
+  if (IsComplexDType(out.dtype()) && (op == UpdateOp::kMin || op == UpdateOp::kMax)) {
+    return UnsupportedDType(ctx, out.dtype(), "real number types (complex values have no order)");
   }
   if (IsIntegerDType(out.dtype()) && op == UpdateOp::kDiv) {
     for (int64_t i = 0; i < updates.num_elements(); ++i) {
       if (ElementAsInt64(updates, i) == 0) return KernelError(ctx, "Integer division by zero");
     }
   }
-  const bool ok = DispatchNumeric(out.dtype(), [&](auto tag) {
+  const auto apply = [&](auto tag) {
     using T = decltype(tag);
     using C = ComputeType<T>;
     T* o = out.data<T>();
@@ -85,13 +94,15 @@ absl::Status ApplyRows(const KernelContext& ctx, Tensor& out, const std::vector<
       const T* src = scalar_update ? u : u + static_cast<int64_t>(i) * slice;
       for (int64_t s = 0; s < slice; ++s) {
         if constexpr (std::is_same_v<T, bool>) {
-          dst[s] = scalar_update ? src[0] : src[s];
+          const bool v = scalar_update ? src[0] : src[s];
+          dst[s] = op == UpdateOp::kAdd ? (dst[s] || v) : v;
         } else {
           dst[s] = static_cast<T>(Combine<C>(op, C(dst[s]), C(scalar_update ? src[0] : src[s])));
         }
       }
     }
-  });
+  };
+  const bool ok = DispatchNumeric(out.dtype(), apply) || DispatchComplex(out.dtype(), apply);
   if (!ok) return UnsupportedDType(ctx, out.dtype(), "numeric types");
   return absl::OkStatus();
 }
@@ -316,8 +327,10 @@ absl::Status VariableScatterKernel(KernelContext& ctx) {
 enum class Reduce { kSum, kMean, kProd, kMax, kMin };
 
 // The identity of `r` over T, as its compute type (the extremes are T's, not float's).
+// (Complex values take only sum, mean and product: the kernels refuse max/min for them.)
 template <typename T, typename C = ComputeType<T>>
 C Identity(Reduce r) {
+  if constexpr (IsComplexType<T>) return r == Reduce::kProd ? C(1) : C(0);
   switch (r) {
     case Reduce::kProd: return C(1);
     case Reduce::kMax: return C(std::numeric_limits<T>::lowest());
@@ -330,10 +343,15 @@ template <typename C>
 C Accumulate(Reduce r, C a, C b) {
   switch (r) {
     case Reduce::kProd: return a * b;
-    case Reduce::kMax: return b > a ? b : a;
-    case Reduce::kMin: return b < a ? b : a;
+    case Reduce::kMax:
+      if constexpr (!IsComplexType<C>) return b > a ? b : a;
+      break;
+    case Reduce::kMin:
+      if constexpr (!IsComplexType<C>) return b < a ? b : a;
+      break;
     default: return a + b;
   }
+  return a;
 }
 
 // out[seg[i]] (+)= data row i for every i with seg[i] >= 0, over `rows` output rows of `slice`
@@ -341,7 +359,7 @@ C Accumulate(Reduce r, C a, C b) {
 // by the count. The extreme identities are TF's (lowest/highest finite value).
 void SegmentReduce(const Tensor& data, const std::vector<int64_t>& seg, int64_t slice,
                    Reduce r, bool empty_is_zero, Tensor& out) {
-  DispatchNumeric(data.dtype(), [&](auto tag) {
+  const auto reduce = [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
       using C = ComputeType<T>;
@@ -367,10 +385,16 @@ void SegmentReduce(const Tensor& data, const std::vector<int64_t>& seg, int64_t 
         }
       }
     }
-  });
+  };
+  DispatchNumeric(data.dtype(), reduce) || DispatchComplex(data.dtype(), reduce);
 }
 
-bool ReduceDTypeOk(DType t) { return t != DType::kBool && IsNumericDType(t); }
+// The real number types, and complex for the reductions that need no order (TF registers
+// complex sum, mean and product segment kernels).
+bool ReduceDTypeOk(DType t, Reduce r) {
+  if (IsComplexDType(t)) return r == Reduce::kSum || r == Reduce::kMean || r == Reduce::kProd;
+  return t != DType::kBool && IsNumericDType(t);
+}
 
 template <Reduce kR>
 absl::Status SegmentKernel(KernelContext& ctx) {
@@ -378,7 +402,11 @@ absl::Status SegmentKernel(KernelContext& ctx) {
   const Tensor& data = ctx.input(0);
   const Tensor& ids = ctx.input(1);
   TFJIT_RETURN_IF_ERROR(CheckIndexDType(ctx, ids, "segment_ids"));
-  if (!ReduceDTypeOk(data.dtype())) return UnsupportedDType(ctx, data.dtype(), "real types");
+  if (!ReduceDTypeOk(data.dtype(), kR)) {
+    return UnsupportedDType(ctx, data.dtype(),
+                            kR == Reduce::kMax || kR == Reduce::kMin ? "real types"
+                                                                     : "real and complex types");
+  }
   if (data.rank() < 1) return KernelError(ctx, "input must be at least rank 1");
   if (ids.rank() != 1) return KernelError(ctx, "segment_ids should be a vector.");
   const int64_t n = ids.num_elements();
@@ -420,7 +448,11 @@ absl::Status UnsortedSegmentKernel(KernelContext& ctx) {
   const Tensor& num = ctx.input(2);
   TFJIT_RETURN_IF_ERROR(CheckIndexDType(ctx, ids, "segment_ids"));
   TFJIT_RETURN_IF_ERROR(CheckIndexDType(ctx, num, "num_segments"));
-  if (!ReduceDTypeOk(data.dtype())) return UnsupportedDType(ctx, data.dtype(), "real types");
+  if (!ReduceDTypeOk(data.dtype(), kR)) {
+    return UnsupportedDType(ctx, data.dtype(),
+                            kR == Reduce::kMax || kR == Reduce::kMin ? "real types"
+                                                                     : "real and complex types");
+  }
   if (num.rank() != 0) {
     return KernelError(ctx, "num_segments should be a scalar, not shape %s",
                        DimsString(num.dims()));
@@ -597,7 +629,7 @@ absl::Status SparseTensorDenseAddKernel(KernelContext& ctx) {
     }
     offsets[static_cast<size_t>(i)] = off;
   }
-  const bool ok = DispatchReal(b.dtype(), [&](auto tag) {
+  const auto add = [&](auto tag) {
     using T = decltype(tag);
     using C = ComputeType<T>;
     T* o = out.data<T>();
@@ -606,8 +638,9 @@ absl::Status SparseTensorDenseAddKernel(KernelContext& ctx) {
       T& slot = o[offsets[static_cast<size_t>(i)]];
       slot = static_cast<T>(C(slot) + C(v[i]));
     }
-  });
-  if (!ok) return UnsupportedDType(ctx, b.dtype(), "real number types");
+  };
+  const bool ok = DispatchReal(b.dtype(), add) || DispatchComplex(b.dtype(), add);
+  if (!ok) return UnsupportedDType(ctx, b.dtype(), "number types");
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -678,8 +711,9 @@ absl::Status RaggedRangeKernel(KernelContext& ctx) {
         DispatchFloat(values.dtype(), [&](auto tag) {
           using T = decltype(tag);
           values.data<T>()[pos] = k == 0 ? static_cast<T>(s)
-                                         : static_cast<T>(static_cast<ComputeType<T>>(
-                                               values.data<T>()[pos - 1]) + static_cast<T>(d));
+                                         : static_cast<T>(
+                                               static_cast<ComputeType<T>>(values.data<T>()[pos - 1]) +
+                                               static_cast<ComputeType<T>>(static_cast<T>(d)));
         });
       } else if (values.dtype() == DType::kInt32) {
         values.data<int32_t>()[pos] = static_cast<int32_t>(si + k * di);

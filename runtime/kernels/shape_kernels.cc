@@ -337,8 +337,12 @@ absl::Status RangeKernel(KernelContext& ctx) {
       return RangeTyped<float>(ctx);
     case DType::kFloat64:
       return RangeTyped<double>(ctx);
+    case DType::kFloat16:
+      return RangeTyped<half>(ctx);
+    case DType::kBFloat16:
+      return RangeTyped<bfloat16>(ctx);
     default:
-      return UnsupportedDType(ctx, t, "int32, int64, float32, float64");
+      return UnsupportedDType(ctx, t, "int32, int64, float16, bfloat16, float32, float64");
   }
 }
 

@@ -3,8 +3,6 @@
 // every op XLA compiles has a lowering, unless tests/data/ops_allowlist.tsv names the op, the
 // missing part and the reason. An allowlist entry for something that now exists fails too, so
 // the list only shrinks.
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,29 +10,14 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/test_data.h"
 #include "tfjit/ops.h"
 
 namespace tfjit {
 namespace {
 
-std::vector<std::vector<std::string>> ReadTsv(const std::string& name) {
-  // ctest sets TFJIT_SOURCE_DIR for every test; the build's own path is the fallback for a
-  // binary run by hand.
-  const char* root = std::getenv("TFJIT_SOURCE_DIR");
-  const std::string path =
-      std::string(root != nullptr ? root : TFJIT_SOURCE_DIR) + "/tests/data/" + name;
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << "cannot read " << path;
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    rows.push_back(absl::StrSplit(line, '\t'));
-  }
-  return rows;
-}
+using ::tfjit::testing::ReadTestDataTsv;
 
 struct Allowed {
   std::string reason;
@@ -45,14 +28,14 @@ TEST(OpCoverageTest, EveryTargetOpRunsAndEveryXlaOpCompiles) {
   for (OpSupport& op : ListOps()) ops[op.name] = op;
   // (op, part) -> reason; part is "kernel" or "lowering".
   std::map<std::pair<std::string, std::string>, std::string> allowed;
-  for (const auto& row : ReadTsv("ops_allowlist.tsv")) {
+  for (const auto& row : ReadTestDataTsv("ops_allowlist.tsv")) {
     ASSERT_EQ(row.size(), 3u) << "ops_allowlist.tsv rows are: op, kernel|lowering, reason: "
                               << absl::StrJoin(row, "|");
     ASSERT_TRUE(row[1] == "kernel" || row[1] == "lowering") << absl::StrJoin(row, "|");
     ASSERT_FALSE(row[2].empty()) << "an allowlist entry needs its reason: " << row[0];
     allowed[{row[0], row[1]}] = row[2];
   }
-  const auto target = ReadTsv("ops_target.tsv");
+  const auto target = ReadTestDataTsv("ops_target.tsv");
   ASSERT_GT(target.size(), 400u);
   std::vector<std::string> missing_kernel, missing_lowering, stale;
   int kernels = 0, lowerings = 0, xla = 0;

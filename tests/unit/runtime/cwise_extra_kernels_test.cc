@@ -120,8 +120,12 @@ TEST(CwiseExtraKernelsTest, TruncatingOpsFollowTheDividendSign) {
   auto fmod = Binary("Mod", F64({2}, {-7.5, 7.5}), F64({2}, {2, -2}));
   ASSERT_TRUE(fmod.ok());
   EXPECT_THAT(Values(*fmod), ElementsAre(-1.5, 1.5));
-  TFJIT_EXPECT_ERROR(Binary("TruncateDiv", F32({1}, {1}), F32({1}, {1})),
-                     absl::StatusCode::kInvalidArgument, "no TruncateDiv kernel for dtype float32");
+  // Floats (TF registers them from 2.16 on): the quotient rounded toward zero.
+  auto fdiv = Binary("TruncateDiv", F32({3}, {7, -7, 1}), F32({3}, {2, 2, 0}));
+  ASSERT_TRUE(fdiv.ok());
+  EXPECT_THAT(Values(*fdiv), ElementsAre(3, -3, std::numeric_limits<double>::infinity()));
+  TFJIT_EXPECT_ERROR(Binary("TruncateDiv", Tensor(DType::kBool, {1}), Tensor(DType::kBool, {1})),
+                     absl::StatusCode::kInvalidArgument, "no TruncateDiv kernel for dtype bool");
 }
 
 TEST(CwiseExtraKernelsTest, IntegerDivisionByZeroFails) {
