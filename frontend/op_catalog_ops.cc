@@ -245,8 +245,9 @@ void AddNnOps(std::vector<OpDef>* ops) {
 
 // Image, space/batch and index ops of detection and pose models (TF's image_ops.cc,
 // array_ops.cc, sparse_ops.cc). Sizes, block shapes and paddings/crops are compile-time
-// constants as in TF's XLA kernels; NMS and SparseToDense never compile (data-dependent
-// output shapes), so their inputs need not be.
+// constants as in TF's XLA kernels; of the NMS forms only NonMaxSuppressionV4 compiles (padded,
+// as in tf2xla, with max_output_size a constant); the others' output sizes depend on input
+// values.
 void AddImageOps(std::vector<OpDef>* ops) {
   ops->push_back(Op("ResizeBilinear").In("images: T").In("size: int32")
                      .Out("resized_images: float").Attr("align_corners", B(false))
@@ -283,17 +284,13 @@ void AddImageOps(std::vector<OpDef>* ops) {
                      .In("score_threshold: T_threshold").Out("selected_indices: int32")
                      .Out("valid_outputs: int32").Attr("T", T(tensorflow::DT_FLOAT))
                      .Attr("T_threshold", T(tensorflow::DT_FLOAT))
-                     .Attr("pad_to_max_output_size", B(false)).Build());
+                     .Attr("pad_to_max_output_size", B(false)).Const({2}).Build());
   ops->push_back(Op("NonMaxSuppressionV5").In("boxes: T").In("scores: T")
                      .In("max_output_size: int32").In("iou_threshold: T")
                      .In("score_threshold: T").In("soft_nms_sigma: T")
                      .Out("selected_indices: int32").Out("selected_scores: T")
                      .Out("valid_outputs: int32").Attr("T", T(tensorflow::DT_FLOAT))
                      .Attr("pad_to_max_output_size", B(false)).Build());
-  ops->push_back(Op("SparseToDense").In("sparse_indices: Tindices")
-                     .In("output_shape: Tindices").In("sparse_values: T")
-                     .In("default_value: T").Out("dense: T").Attr("validate_indices", B(true))
-                     .Build());
 }
 
 void AddGraphOps(std::vector<OpDef>* ops) {

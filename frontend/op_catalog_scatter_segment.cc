@@ -107,6 +107,14 @@ void AddScatterSegmentOps(std::vector<OpDef>* ops) {
                      .Types("T", {DType::kInt32, DType::kInt64, DType::kFloat32,
                                   DType::kFloat64})
                      .Build());
+  // The dense tensor of output_shape holding sparse_values at sparse_indices and default_value
+  // elsewhere (TF's sparse_ops.cc); output_shape is a compile-time constant when compiled, as
+  // in tf2xla.
+  ops->push_back(Op("SparseToDense").In("sparse_indices: Tindices")
+                     .In("output_shape: Tindices").In("sparse_values: T")
+                     .In("default_value: T").Out("dense: T").Attr("validate_indices", B(true))
+                     .Types("T", PodTypes()).Types("Tindices", IndexTypes()).Const({1})
+                     .Build());
   // b plus a sparse tensor given by (indices, values, shape) (TF's sparse_ops.cc).
   ops->push_back(Op("SparseTensorDenseAdd").In("a_indices: Tindices").In("a_values: T")
                      .In("a_shape: Tindices").In("b: T").Out("output: T")

@@ -68,6 +68,8 @@ OpSupport Describe(const tf::OpDef& def) {
   op.family = def.family;
   op.kernel = Kernels().Find(def.name) != nullptr || RunByTheExecutor(def.name);
   const tf2hlo::OpLowering* lowering = tf2hlo::FindOpLowering(def.name);
+  // An entry that only keeps the op in the runtime, with a reason for `explain`, is no lowering.
+  if (lowering != nullptr && lowering->fn == &tf2hlo::KernelOnlyLowering) lowering = nullptr;
   const tf2hlo::OpLowering* complex = tf2hlo::FindComplexLowering(def.name);
   op.cpu = lowering != nullptr || complex != nullptr;
   op.gpu = op.cpu;

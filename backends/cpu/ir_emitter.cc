@@ -23,6 +23,7 @@
 #include "core/random_fill.h"
 #include "core/run_control.h"
 #include "core/status.h"
+#include "core/nms.h"
 #include "core/top_k.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -75,6 +76,26 @@ bool IsTopK(const Instruction& inst) {
   return k >= 0 && k <= n && n <= INT32_MAX &&
          s.tuple_shape(0) == hlo::Shape(in.element_type(), dims) &&
          s.tuple_shape(1) == hlo::Shape(DType::kInt32, dims);
+}
+
+// tfjit.non_max_suppression: boxes f32[n, 4], scores f32[n], two f32[] thresholds ->
+// (s32[k], s32[]).
+bool IsNms(const Instruction& inst) {
+  if (inst.attrs().custom_call_target != nms::kNmsTarget || inst.operand_count() != 4) {
+    return false;
+  }
+  const hlo::Shape& boxes = inst.operand(0)->shape();
+  const hlo::Shape& s = inst.shape();
+  if (!boxes.IsArray() || boxes.element_type() != DType::kFloat32 || boxes.rank() != 2 ||
+      boxes.dims()[1] != 4 || !s.IsTuple() || s.tuple_shapes().size() != 2) {
+    return false;
+  }
+  const hlo::Shape& idx = s.tuple_shape(0);
+  return inst.operand(1)->shape() == hlo::Shape(DType::kFloat32, {boxes.dims()[0]}) &&
+         inst.operand(2)->shape() == hlo::Shape(DType::kFloat32, {}) &&
+         inst.operand(3)->shape() == hlo::Shape(DType::kFloat32, {}) && idx.IsArray() &&
+         idx.element_type() == DType::kInt32 && idx.rank() == 1 &&
+         s.tuple_shape(1) == hlo::Shape(DType::kInt32, {});
 }
 
 // tfjit.linalg.<op>.<flags> (core/linalg.h) on the shapes its routine takes.
@@ -137,7 +158,7 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
         }
         break;
       case Opcode::kCustomCall:
-        if (!IsRandomFill(*inst) && !IsTopK(*inst) && !IsLinalg(*inst)) {
+        if (!IsRandomFill(*inst) && !IsTopK(*inst) && !IsLinalg(*inst) && !IsNms(*inst)) {
           return Unimplemented("cpu backend: opcode 'custom-call' is not supported (instruction "
                                "'%s'): target \"%s\" with this shape has no implementation",
                                inst->name(), inst->attrs().custom_call_target);
@@ -287,6 +308,7 @@ class CpuIrEmitter {
   absl::Status EmitCall(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitCustomCall(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitTopK(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitNms(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitLinalg(const Instruction& inst, const FramePlan& frame);
   // Plans and emits `computation` on `params`, then copies its result into `out`.
   absl::Status EmitCalledInto(const hlo::Computation& computation, std::vector<Leaves> params,
@@ -943,11 +965,13 @@ absl::Status CpuIrEmitter::EmitCall(const Instruction& inst, const FramePlan& fr
   return EmitCalledInto(*inst.to_apply(), std::move(params), frame.leaves(&inst));
 }
 
-// A Philox fill (core/random_fill.h) or a top-k (core/top_k.h): one runtime call from the entry
+// A Philox fill (core/random_fill.h), a top-k (core/top_k.h), a decomposition (core/linalg.h)
+// or a non-max suppression (core/nms.h): one runtime call from the entry
 // function, which shards the work across the pool itself (CheckSequenced accepted the target
 // and shapes).
 absl::Status CpuIrEmitter::EmitCustomCall(const Instruction& inst, const FramePlan& frame) {
   if (inst.attrs().custom_call_target == topk::kTopKTarget) return EmitTopK(inst, frame);
+  if (inst.attrs().custom_call_target == nms::kNmsTarget) return EmitNms(inst, frame);
   if (linalg::CallOfTarget(inst.attrs().custom_call_target)) return EmitLinalg(inst, frame);
   const int64_t n = inst.shape().num_elements();
   if (n == 0) return absl::OkStatus();
@@ -981,6 +1005,24 @@ absl::Status CpuIrEmitter::EmitTopK(const Instruction& inst, const FramePlan& fr
   b_.CreateCall(top_k, {run_ctx_, b_.getInt32(static_cast<int32_t>(in.element_type())),
                         Pointer(frame.leaves(inst.operand(0))[0]), Pointer(out[0]),
                         Pointer(out[1]), b_.getInt64(rows), b_.getInt64(n), b_.getInt64(k)});
+  return absl::OkStatus();
+}
+
+// Non-max suppression (core/nms.h, IsNms accepted the shapes): one runtime call.
+absl::Status CpuIrEmitter::EmitNms(const Instruction& inst, const FramePlan& frame) {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::FunctionType* type = llvm::FunctionType::get(
+      b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, ptr, ptr}, false);
+  llvm::FunctionCallee nms_fn = module_->getOrInsertFunction("tfjit_cpu_nms", type);
+  const Leaves& out = frame.leaves(&inst);
+  b_.CreateCall(nms_fn, {Pointer(frame.leaves(inst.operand(0))[0]),
+                         Pointer(frame.leaves(inst.operand(1))[0]),
+                         Pointer(frame.leaves(inst.operand(2))[0]),
+                         Pointer(frame.leaves(inst.operand(3))[0]),
+                         b_.getInt64(inst.operand(0)->shape().dims()[0]),
+                         b_.getInt64(inst.shape().tuple_shape(0).dims()[0]), Pointer(out[0]),
+                         Pointer(out[1])});
   return absl::OkStatus();
 }
 

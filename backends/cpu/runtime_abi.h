@@ -120,6 +120,13 @@ void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,
 void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* values,
                      int32_t* indices, int64_t rows, int64_t n, int64_t k);
 
+// The custom-call tfjit.non_max_suppression (core/nms.h, HLO.md): the padded selection among
+// boxes[n, 4] and scores[n] (float32) at *iou_threshold and *score_threshold, into
+// indices[max_output] (zeros after the selection) and *valid.
+void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_threshold,
+                   const float* score_threshold, int64_t n, int64_t max_output, int32_t* indices,
+                   int32_t* valid);
+
 // The custom-calls tfjit.linalg.<op>.<flags> (core/linalg.h, HLO.md): `kind` and `flags` of the
 // linalg::Call, `dtype` a tfjit::DType value, the problem sizes, the operands (in1 null for
 // one) and the results (unused ones null); the batch split across ctx->pool when present.

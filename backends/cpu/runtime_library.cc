@@ -1,6 +1,7 @@
 // Implementations of the runtime ABI (runtime_abi.h): parallel-for over tfjit::ThreadPool,
 // Eigen-backed batched GEMM, NHWC convolutions (core/conv2d.h, shared with the fallback
-// kernels), the Philox fills of core/random_fill.h and the top-k of core/top_k.h.
+// kernels), the Philox fills of core/random_fill.h, the top-k of core/top_k.h and the non-max
+// suppression of core/nms.h.
 #include "backends/cpu/runtime_abi.h"
 
 #include "core/conv2d.h"
@@ -8,6 +9,7 @@
 #include "core/random_fill.h"
 #include "core/run_control.h"
 #include "core/thread_pool.h"
+#include "core/nms.h"
 #include "core/top_k.h"
 
 namespace tfjit::cpu {
@@ -239,6 +241,13 @@ void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* value
   });
 }
 
+void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_threshold,
+                   const float* score_threshold, int64_t n, int64_t max_output, int32_t* indices,
+                   int32_t* valid) {
+  nms::SelectPadded(boxes, scores, n, max_output, *iou_threshold, *score_threshold, indices,
+                    valid);
+}
+
 void tfjit_cpu_linalg(RunContext* ctx, int32_t kind, int32_t flags, int32_t dtype, int64_t batch,
                       int64_t m, int64_t n, int64_t k, const void* in0, const void* in1,
                       void* out0, void* out1, void* out2) {
@@ -280,6 +289,7 @@ std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
       {"tfjit_cpu_philox_fill", reinterpret_cast<void*>(&tfjit_cpu_philox_fill)},
       {"tfjit_cpu_top_k", reinterpret_cast<void*>(&tfjit_cpu_top_k)},
       {"tfjit_cpu_linalg", reinterpret_cast<void*>(&tfjit_cpu_linalg)},
+      {"tfjit_cpu_nms", reinterpret_cast<void*>(&tfjit_cpu_nms)},
   };
 }
 

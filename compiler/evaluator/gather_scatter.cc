@@ -11,6 +11,7 @@
 #include "core/linalg.h"
 #include "core/random_fill.h"
 #include "core/status.h"
+#include "core/nms.h"
 #include "core/top_k.h"
 
 namespace tfjit::hlo::eval {
@@ -256,6 +257,41 @@ absl::StatusOr<Literal> EvalLinalg(const Instruction& inst, const linalg::Call& 
   return Literal::MakeTuple(std::move(parts));
 }
 
+// tfjit.non_max_suppression (core/nms.h): boxes f32[n, 4], scores f32[n], iou_threshold and
+// score_threshold f32[] → (s32[max_output_size], s32[]), the fallback kernel's selection.
+bool IsNmsShape(const Operands& ops, const Shape& s) {
+  if (ops.size() != 4 || !s.IsTuple() || s.tuple_shapes().size() != 2) return false;
+  const Shape& boxes = ops[0]->shape();
+  if (!boxes.IsArray() || boxes.element_type() != DType::kFloat32 || boxes.rank() != 2 ||
+      boxes.dims()[1] != 4) {
+    return false;
+  }
+  const int64_t n = boxes.dims()[0];
+  const Shape& idx = s.tuple_shape(0);
+  return ops[1]->shape() == Shape(DType::kFloat32, {n}) &&
+         ops[2]->shape() == Shape(DType::kFloat32, {}) &&
+         ops[3]->shape() == Shape(DType::kFloat32, {}) && idx.IsArray() &&
+         idx.element_type() == DType::kInt32 && idx.rank() == 1 &&
+         s.tuple_shape(1) == Shape(DType::kInt32, {});
+}
+
+absl::StatusOr<Literal> EvalNms(const Instruction& inst, const Operands& ops) {
+  const Shape& s = inst.shape();
+  if (!IsNmsShape(ops, s)) {
+    return InvalidArgument("%s: custom-call \"%s\" takes boxes f32[n, 4], scores f32[n] and two "
+                           "f32[] thresholds and returns (s32[k], s32[]), not %d operand(s) -> %s",
+                           inst.name(), nms::kNmsTarget, static_cast<int>(ops.size()),
+                           s.ToString());
+  }
+  std::vector<Literal> parts;
+  parts.emplace_back(s.tuple_shape(0));
+  parts.emplace_back(s.tuple_shape(1));
+  nms::SelectPadded(ops[0]->data<float>(), ops[1]->data<float>(), ops[0]->shape().dims()[0],
+                    s.tuple_shape(0).dims()[0], ops[2]->data<float>()[0],
+                    ops[3]->data<float>()[0], parts[0].data<int32_t>(), parts[1].data<int32_t>());
+  return Literal::MakeTuple(std::move(parts));
+}
+
 }  // namespace
 
 // Philox fills (core/random_fill.h): operand u64[3] = [key, counter_lo, counter_hi], result
@@ -263,6 +299,7 @@ absl::StatusOr<Literal> EvalLinalg(const Instruction& inst, const linalg::Call& 
 absl::StatusOr<Literal> EvalCustomCall(const Instruction& inst, const Operands& ops) {
   const std::string& target = inst.attrs().custom_call_target;
   if (target == topk::kTopKTarget) return EvalTopK(inst, ops);
+  if (target == nms::kNmsTarget) return EvalNms(inst, ops);
   if (const std::optional<linalg::Call> call = linalg::CallOfTarget(target)) {
     return EvalLinalg(inst, *call, ops);
   }

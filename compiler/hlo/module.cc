@@ -29,7 +29,10 @@ std::string RuntimeCheck::Message(const std::vector<int64_t>& result) const {
   std::string value = vector_value ? absl::StrCat("[", absl::StrJoin(components, ", "), "]")
                       : components.empty() ? std::string("?")
                                            : absl::StrCat(components[0]);
-  return absl::StrReplaceAll(message_template, {{"{pos}", pos}, {"{value}", value}});
+  // "{index}": the components as TF's sparse ops print an index, "[3,2]".
+  const std::string index = absl::StrCat("[", absl::StrJoin(components, ","), "]");
+  return absl::StrReplaceAll(message_template,
+                             {{"{pos}", pos}, {"{value}", value}, {"{index}", index}});
 }
 
 Computation* Module::AddComputation(const std::string& name) {

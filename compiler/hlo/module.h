@@ -21,8 +21,9 @@ struct RuntimeCheck {
   std::string tf_node;
   std::string tf_op;
   // The error text with "{pos}" (the position: "[7]" for a flat position, or a multi-index
-  // over position_dims, e.g. "[1,2]") and "{value}" (one component "7", or "[4,0]" when
-  // vector_value) substituted.
+  // over position_dims, e.g. "[1,2]"), "{value}" (one component "7", or "[4, 0]" when
+  // vector_value) and "{index}" (the components as TF's sparse ops print them, "[4,0]")
+  // substituted.
   std::string message_template;
   bool flat_position = true;
   std::vector<int64_t> position_dims;

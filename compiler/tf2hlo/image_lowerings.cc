@@ -1,9 +1,10 @@
 // Lowerings of the image ops (NHWC): ResizeBilinear as gathers and lerps along W then H (TF's
 // arithmetic), DepthToSpace/SpaceToDepth and SpaceToBatchND/BatchToSpaceND as
-// pad/reshape/transpose/slice. Ops whose output shape depends on input values (NMS,
-// SparseToDense) get entries that keep them in the runtime with a reason for `tfjit explain`.
-// (Pooling lowers in nn_lowerings.cc, GatherNd and Where in array_lowerings.cc, TopKV2 with the
-// other reductions in math_lowerings.cc.)
+// pad/reshape/transpose/slice; NonMaxSuppressionV4 with pad_to_max_output_size as the custom-call
+// tfjit.non_max_suppression. The other NMS forms, whose output size depends on input values, get
+// entries that keep them in the runtime with a reason for `tfjit explain`. (Pooling lowers in nn_lowerings.cc,
+// GatherNd and Where in array_lowerings.cc, TopKV2 with the other reductions in
+// reduction_lowerings.cc, SparseToDense with the scatters in scatter_segment_lowerings.cc.)
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +17,7 @@
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
+#include "core/nms.h"
 #include "core/run_control.h"
 #include "core/status.h"
 #include "frontend/attr.h"
@@ -303,6 +305,94 @@ absl::Status LowerBatchToSpaceND(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// ---- NonMaxSuppressionV4 (padded) ----
+
+// XLA compiles NonMaxSuppressionV4 only with pad_to_max_output_size, whose output shape is
+// static; the others stay in the runtime.
+bool NmsPadded(const tf::Node& node, std::string* why) {
+  absl::StatusOr<bool> pad = tf::GetBoolAttrOr(node, "pad_to_max_output_size", false);
+  if (pad.ok() && *pad) return true;
+  *why = absl::StrCat("op ", node.op(), " stays in the runtime: its output size depends on "
+                      "input values unless pad_to_max_output_size is set (as XLA requires)");
+  return false;
+}
+
+// The custom-call tfjit.non_max_suppression (core/nms.h, the kernel's selection) on float32
+// boxes and scores; max_output_size a compile-time constant (as in tf2xla); the kernel's shape
+// checks, and its iou_threshold range check (at compile time when constant, else at run time).
+absl::Status LowerNmsV4Padded(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * boxes, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * scores, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Tensor max_t, ctx.ConstantInput(node, 2));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * iou, ctx.Input(node, 3));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * score_threshold, ctx.Input(node, 4));
+  auto err = [&](const std::string& m) {
+    return InvalidArgument("node %s: %s", node.DebugName(), m);
+  };
+  if (max_t.rank() != 0) {
+    return err(absl::StrCat("max_output_size must be 0-D, got shape ", max_t.ShapeString()));
+  }
+  const int64_t max_output = ElementAsInt64(max_t, 0);
+  if (max_output < 0) {
+    return err(absl::StrCat("max_output_size must be non-negative, got ", max_output));
+  }
+  const hlo::Shape& bs = boxes->shape();
+  if (bs.rank() != 2 || bs.dims()[1] != 4) {
+    return err(absl::StrCat("boxes must be 2-D with 4 columns, got ", bs.ToString()));
+  }
+  const int64_t n = bs.dims()[0];
+  if (scores->shape().dims() != std::vector<int64_t>{n}) {
+    return err(absl::StrCat("scores has incompatible shape: ", scores->shape().ToString(),
+                            " for boxes ", bs.ToString()));
+  }
+  if (iou->shape().rank() != 0 || score_threshold->shape().rank() != 0) {
+    return err("iou_threshold and score_threshold must be 0-D");
+  }
+  for (Instruction** x : {&boxes, &scores, &iou, &score_threshold}) {
+    if ((*x)->shape().element_type() != DType::kFloat32) {
+      TFJIT_ASSIGN_OR_RETURN(*x, ctx.b().Convert(*x, DType::kFloat32));
+    }
+  }
+  absl::StatusOr<Tensor> iou_known = ctx.ConstantInput(node, 3);
+  if (iou_known.ok()) {
+    const double v = ElementAsDouble(*iou_known, 0);
+    if (!(v >= 0.0 && v <= 1.0)) {
+      return err(absl::StrCat("iou_threshold must be in [0, 1], got ", v));
+    }
+  } else {
+    if (!ctx.CanAddRuntimeChecks()) {
+      return Unimplemented("node %s: NonMaxSuppressionV4 inside a loop or conditional body "
+                           "compiles only with a constant iou_threshold", node.DebugName());
+    }
+    // 1 when iou_threshold is outside [0, 1] (or NaN), checked against the limit 1.
+    hlo::Builder& b = ctx.b();
+    Instruction* zero = b.ScalarConstant<float>(DType::kFloat32, 0.0f);
+    Instruction* one = b.ScalarConstant<float>(DType::kFloat32, 1.0f);
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ge, b.Compare(hlo::ComparisonDirection::kGe, iou, zero));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * le, b.Compare(hlo::ComparisonDirection::kLe, iou, one));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ok, b.Binary(Opcode::kAnd, ge, le));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * good, b.Convert(ok, DType::kInt32));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * bad,
+                           b.Binary(Opcode::kSubtract, b.ScalarConstant<int32_t>(DType::kInt32, 1),
+                                    good));
+    TFJIT_ASSIGN_OR_RETURN(bad, b.Reshape(bad, {1}));
+    TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(node, bad, {1}, "iou_threshold must be in [0, 1]",
+                                            /*flat_position=*/true, {}, /*vector_value=*/false));
+  }
+  hlo::Attributes attrs;
+  attrs.custom_call_target = nms::kNmsTarget;
+  const hlo::Shape result = hlo::Shape::Tuple(
+      {hlo::Shape(DType::kInt32, {max_output}), hlo::Shape(DType::kInt32, {})});
+  TFJIT_ASSIGN_OR_RETURN(Instruction * call,
+                         ctx.b().Add(Opcode::kCustomCall, {boxes, scores, iou, score_threshold},
+                                     std::move(attrs), {}, result));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.b().GetTupleElement(call, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * valid, ctx.b().GetTupleElement(call, 1));
+  ctx.SetOutput(node, 0, indices);
+  ctx.SetOutput(node, 1, valid);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendImageLowerings(std::vector<OpLowering>* table) {
@@ -314,9 +404,8 @@ void AppendImageLowerings(std::vector<OpLowering>* table) {
       {"BatchToSpaceND", LowerBatchToSpaceND},
       {"NonMaxSuppressionV2", KernelOnlyLowering, false, DataDependentShape},
       {"NonMaxSuppressionV3", KernelOnlyLowering, false, DataDependentShape},
-      {"NonMaxSuppressionV4", KernelOnlyLowering, false, DataDependentShape},
+      {"NonMaxSuppressionV4", LowerNmsV4Padded, false, NmsPadded},
       {"NonMaxSuppressionV5", KernelOnlyLowering, false, DataDependentShape},
-      {"SparseToDense", KernelOnlyLowering, false, DataDependentShape},
   });
 }
 

@@ -1,7 +1,7 @@
 // Lowerings of the scatter_segment ops to HLO (docs/DESIGN.md, "Op families"), with the semantics of
 // TF's CPU kernels where tf2xla's differ: ScatterNd, TensorScatter{Update,Add,Sub,Min,Max},
 // UnsortedSegment{Sum,Prod,Max,Min} and the resource-variable scatters ResourceScatter* and
-// ResourceScatterNd*, each one HLO scatter with the op's combiner.
+// ResourceScatterNd*, each one HLO scatter with the op's combiner, and SparseToDense.
 //
 // HLO's scatter skips out-of-bounds updates where TF's kernels fail, so indices are checked:
 // compile-time-constant ones here (a bad one is a compile error naming the node), fed ones at
@@ -238,6 +238,94 @@ absl::Status LowerTensorScatter(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// ---- SparseToDense ----
+
+// default_value broadcast to output_shape (a compile-time constant, as in tf2xla), then
+// sparse_values assigned at the rows of sparse_indices ([N, R], [N] or a scalar index), with the
+// kernel's shape checks. Constant indices get all of the kernel's checks here, order and
+// repeats included (validate_indices); fed ones are range-checked at run time as the kernel
+// does, their order not (tf2xla checks neither; a repeated index keeps one of its values).
+absl::Status LowerSparseToDense(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * values, ctx.Input(node, 2));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * def, ctx.Input(node, 3));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.ConstantInputAsInts(node, 1));
+  auto err = [&](const std::string& m) {
+    return InvalidArgument("node %s: %s", node.DebugName(), m);
+  };
+  const std::vector<int64_t>& id = indices->shape().dims();
+  if (id.size() > 2) {
+    return err(absl::StrCat("sparse_indices should be a scalar, vector, or matrix, got shape ",
+                            DimsStr(id)));
+  }
+  const int64_t n = id.empty() ? 1 : id[0];
+  const int64_t r = id.size() > 1 ? id[1] : 1;
+  if (static_cast<int64_t>(shape.size()) != r) {
+    return err(absl::StrCat("output_shape has incorrect number of elements: ", shape.size(),
+                            " should be: ", r));
+  }
+  for (int64_t d : shape) {
+    if (d < 0) return err(absl::StrCat("output_shape has a negative dimension: ", DimsStr(shape)));
+  }
+  const std::vector<int64_t>& vd = values->shape().dims();
+  if (!(vd.empty() || (vd.size() == 1 && vd[0] == n))) {
+    return err(absl::StrCat("sparse_values has incorrect shape ", DimsStr(vd),
+                            ", should be [] or [", n, "]"));
+  }
+  if (def->shape().rank() != 0) {
+    return err(absl::StrCat("default_value should be a scalar, got shape ",
+                            DimsStr(def->shape().dims())));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * out, ctx.b().Broadcast(def, shape, {}));
+  int64_t elements = 1;
+  for (int64_t d : shape) elements *= d;
+  if (n == 0 || elements == 0) {
+    ctx.SetOutput(node, 0, out);
+    return absl::OkStatus();
+  }
+  TFJIT_ASSIGN_OR_RETURN(indices, ctx.b().Reshape(indices, {n, r}));
+  absl::StatusOr<Tensor> known = ctx.ConstantInput(node, 0);
+  if (known.ok()) {
+    TFJIT_ASSIGN_OR_RETURN(bool validate, tf::GetBoolAttrOr(node, "validate_indices", true));
+    std::vector<int64_t> prev, cur(static_cast<size_t>(r));
+    for (int64_t i = 0; i < n; ++i) {
+      bool in_bounds = true;
+      for (int64_t d = 0; d < r; ++d) {
+        cur[static_cast<size_t>(d)] = ElementAsInt64(*known, i * r + d);
+        in_bounds = in_bounds && cur[static_cast<size_t>(d)] >= 0 &&
+                    cur[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)];
+      }
+      if (!in_bounds) {
+        return err(absl::StrCat("indices[", i, "] = ", DimsStr(cur),
+                                " is out of bounds: need 0 <= index < ", DimsStr(shape)));
+      }
+      if (validate && i > 0 && cur == prev) {
+        return err(absl::StrCat("indices[", i, "] = ", DimsStr(cur), " is repeated"));
+      }
+      if (validate && i > 0 && cur < prev) {
+        return err(absl::StrCat("indices[", i, "] = ", DimsStr(cur), " is out of order"));
+      }
+      prev = cur;
+    }
+  } else {
+    if (!ctx.CanAddRuntimeChecks()) {
+      return Unimplemented("node %s: SparseToDense inside a loop or conditional body compiles "
+                           "only with compile-time-constant indices", node.DebugName());
+    }
+    TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
+        node, indices, shape,
+        absl::StrCat("indices{pos} = {index} is out of bounds: need 0 <= index < ",
+                     DimsStr(shape)),
+        /*flat_position=*/true, {n}, /*vector_value=*/true));
+  }
+  if (vd.empty()) {
+    TFJIT_ASSIGN_OR_RETURN(values, ctx.b().Broadcast(values, {n}, {}));
+  }
+  TFJIT_ASSIGN_OR_RETURN(out, EmitScatter(ctx, out, indices, values, 1, r, Combiner::kAssign));
+  ctx.SetOutput(node, 0, out);
+  return absl::OkStatus();
+}
+
 // ---- Resource-variable scatters ----
 
 absl::StatusOr<ResourceState*> ScatteredVariable(LoweringContext& ctx, const tf::Node& node) {
@@ -402,6 +490,7 @@ absl::Status LowerUnsortedSegment(LoweringContext& ctx, const tf::Node& node) {
 
 void AppendScatterSegmentLowerings(std::vector<OpLowering>* table) {
   table->push_back({"ScatterNd", LowerScatterNd});
+  table->push_back({"SparseToDense", LowerSparseToDense});
   table->push_back({"TensorScatterUpdate", LowerTensorScatter<Combiner::kAssign>});
   table->push_back({"TensorScatterAdd", LowerTensorScatter<Combiner::kAdd>});
   table->push_back({"TensorScatterSub", LowerTensorScatter<Combiner::kSub>});

@@ -173,14 +173,15 @@ absl::Status WhereKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& in = ctx.input(0);
   std::vector<int64_t> hits;
-  const bool ok = DispatchNumeric(in.dtype(), [&](auto tag) {
+  const auto find = [&](auto tag) {
     using T = decltype(tag);
     const T* p = in.data<T>();
     for (int64_t i = 0; i < in.num_elements(); ++i) {
       if (p[i] != T(0)) hits.push_back(i);
     }
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), "numeric types and bool");
+  };
+  const bool ok = DispatchNumeric(in.dtype(), find) || DispatchComplex(in.dtype(), find);
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), "numeric types, bool and complex");
   const int rank = in.rank();
   Tensor out(DType::kInt64, {static_cast<int64_t>(hits.size()), rank});
   int64_t* dst = out.data<int64_t>();

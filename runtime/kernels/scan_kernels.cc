@@ -214,7 +214,8 @@ absl::Status EuclideanNormKernel(KernelContext& ctx) {
     kept_dims.push_back(reduced[static_cast<size_t>(d)] ? 1 : in.dim(d));
   }
   Tensor out(in.dtype(), keep ? kept_dims : out_dims);
-  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+  // Complex values: sqrt(sum x * conj(x)), real-valued in the complex dtype (TF's reducer).
+  const auto norm = [&](auto tag) {
     using T = decltype(tag);
     std::vector<double> acc(static_cast<size_t>(out.num_elements()), 0.0);
     for (int64_t i = 0; i < in.num_elements(); ++i) {
@@ -224,14 +225,23 @@ absl::Status EuclideanNormKernel(KernelContext& ctx) {
         rest /= in.dim(d);
         if (!reduced[static_cast<size_t>(d)]) at += idx * scale, scale *= in.dim(d);
       }
-      const double x = static_cast<double>(static_cast<ComputeType<T>>(in.data<T>()[i]));
-      acc[static_cast<size_t>(at)] += x * x;
+      if constexpr (IsComplexType<T>) {
+        acc[static_cast<size_t>(at)] += std::norm(complex128(in.data<T>()[i]));
+      } else {
+        const double x = static_cast<double>(static_cast<ComputeType<T>>(in.data<T>()[i]));
+        acc[static_cast<size_t>(at)] += x * x;
+      }
     }
     for (size_t j = 0; j < acc.size(); ++j) {
-      out.data<T>()[j] = static_cast<T>(static_cast<ComputeType<T>>(std::sqrt(acc[j])));
+      if constexpr (IsComplexType<T>) {
+        out.data<T>()[j] = T(static_cast<typename T::value_type>(std::sqrt(acc[j])));
+      } else {
+        out.data<T>()[j] = static_cast<T>(static_cast<ComputeType<T>>(std::sqrt(acc[j])));
+      }
     }
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  };
+  const bool ok = DispatchReal(in.dtype(), norm) || DispatchComplex(in.dtype(), norm);
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), "real and complex types");
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

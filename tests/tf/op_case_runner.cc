@@ -13,37 +13,50 @@
 
 namespace tfjit::optest {
 
+std::vector<std::pair<bool, int>> InputOrder(const OpCase& c) {
+  const int n_in = static_cast<int>(c.inputs.size()), n_const = static_cast<int>(c.consts.size());
+  std::vector<std::pair<bool, int>> order;
+  if (!c.const_positions.empty()) {
+    order.assign(static_cast<size_t>(n_in + n_const), {false, -1});
+    for (int i = 0; i < n_const; ++i) {
+      order[static_cast<size_t>(c.const_positions[static_cast<size_t>(i)])] = {true, i};
+    }
+    int next = 0;
+    for (auto& slot : order) {
+      if (slot.second < 0) slot = {false, next++};
+    }
+    return order;
+  }
+  for (int i = 0; i < n_const && c.consts_first; ++i) order.push_back({true, i});
+  for (int i = 0; i < n_in; ++i) order.push_back({false, i});
+  for (int i = 0; i < n_const && !c.consts_first; ++i) order.push_back({true, i});
+  return order;
+}
+
 std::string GraphText(const OpCase& c) {
   tensorflow::GraphDef g;
   auto* op = g.add_node();
   op->set_name("op");
   op->set_op(c.op);
   const DType in_type = c.input_dtype == DType::kInvalid ? c.dtype : c.input_dtype;
-  auto add_placeholders = [&] {
-    for (size_t i = 0; i < c.inputs.size(); ++i) {
-      auto* p = g.add_node();
-      p->set_name(absl::StrCat("p", i));
-      p->set_op("Placeholder");
-      (*p->mutable_attr())["dtype"] =
-          TypeAttr(i < c.input_dtypes.size() ? c.input_dtypes[i] : in_type);
-      auto* shape = (*p->mutable_attr())["shape"].mutable_shape();
-      for (int64_t d : c.inputs[i]) shape->add_dim()->set_size(d);
-      op->add_input(p->name());
+  for (const auto& [is_const, i] : InputOrder(c)) {
+    const size_t k = static_cast<size_t>(i);
+    auto* n = g.add_node();
+    if (is_const) {
+      n->set_name(absl::StrCat("k", i));
+      n->set_op("Const");
+      (*n->mutable_attr())["dtype"] = TypeAttr(c.consts[k].dtype());
+      *(*n->mutable_attr())["value"].mutable_tensor() = tf::TensorToProto(c.consts[k]);
+    } else {
+      n->set_name(absl::StrCat("p", i));
+      n->set_op("Placeholder");
+      (*n->mutable_attr())["dtype"] =
+          TypeAttr(k < c.input_dtypes.size() ? c.input_dtypes[k] : in_type);
+      auto* shape = (*n->mutable_attr())["shape"].mutable_shape();
+      for (int64_t d : c.inputs[k]) shape->add_dim()->set_size(d);
     }
-  };
-  auto add_consts = [&] {
-    for (size_t i = 0; i < c.consts.size(); ++i) {
-      auto* k = g.add_node();
-      k->set_name(absl::StrCat("k", i));
-      k->set_op("Const");
-      (*k->mutable_attr())["dtype"] = TypeAttr(c.consts[i].dtype());
-      *(*k->mutable_attr())["value"].mutable_tensor() = tf::TensorToProto(c.consts[i]);
-      op->add_input(k->name());
-    }
-  };
-  if (c.consts_first) add_consts();
-  add_placeholders();
-  if (!c.consts_first) add_consts();
+    op->add_input(n->name());
+  }
   if (c.has_t) (*op->mutable_attr())["T"] = TypeAttr(c.dtype);
   for (const auto& [k, v] : c.attrs) (*op->mutable_attr())[k] = v;
   std::string text;

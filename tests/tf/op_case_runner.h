@@ -4,6 +4,7 @@
 #define TFJIT_TESTS_TF_OP_CASE_RUNNER_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -12,6 +13,9 @@
 #include "tfjit/session.h"
 
 namespace tfjit::optest {
+
+// The op's inputs in order: (true, i) for const i, (false, i) for placeholder i.
+std::vector<std::pair<bool, int>> InputOrder(const OpCase& c);
 
 // The case as a GraphDef in text form: placeholders p0.., consts k0.., the op named "op".
 std::string GraphText(const OpCase& c);

@@ -731,6 +731,7 @@ std::vector<OpCase> AllCases() {
   for (OpCase& c : NnMoreCases()) all.push_back(std::move(c));
   for (OpCase& c : FftCases()) all.push_back(std::move(c));
   for (OpCase& c : XlaCases()) all.push_back(std::move(c));
+  for (OpCase& c : BasicMoreCases()) all.push_back(std::move(c));
   return all;
 }
 

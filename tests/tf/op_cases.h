@@ -32,6 +32,9 @@ struct OpCase {
   std::vector<Tensor> feed_values;   // fixed feeds instead of random ones (shapes from these)
   int output = 0;                    // which output of the op is fetched
   bool consts_first = false;         // consts are the op's first inputs (Concat, Split)
+  // The op's input position of each const, when consts and fed inputs interleave (overrides
+  // consts_first); the placeholders fill the other positions in order.
+  std::vector<int> const_positions;
   RefFn reference;                   // independent expected value (see RefFn)
   // Ops XLA does not compile (ops-target.md "XLA compiles: —"): the kernel is checked against
   // `reference` alone, and must-compile mode must refuse the op with a clear error.
@@ -109,6 +112,9 @@ std::vector<OpCase> ImageMoreCases();  // op_cases_image_more.cc
 std::vector<OpCase> NnMoreCases();  // op_cases_nn_more.cc
 std::vector<OpCase> FftCases();  // op_cases_fft.cc
 std::vector<OpCase> XlaCases();  // op_cases_xla.cc
+// Basic ops that had no case: comparisons, logical ops, Gather, Where, the NonMaxSuppression
+// family, the stateless random family, ... (op_cases_basic_more.cc).
+std::vector<OpCase> BasicMoreCases();
 
 }  // namespace tfjit::optest
 

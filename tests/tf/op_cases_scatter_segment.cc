@@ -485,6 +485,70 @@ void AddRaggedRangeCases(std::vector<OpCase>& cases) {
 
 }  // namespace
 
+// SparseToDense: sparse_values at the rows of sparse_indices, default_value elsewhere; the
+// output shape a constant (input 1). Indices constant (checked when compiled) and fed (checked
+// at run time), as a matrix, a vector and a scalar; one value for all or one per row.
+void AddSparseToDenseCases(std::vector<OpCase>& cases) {
+  // Reference: the default everywhere, then each row's value at its index.
+  auto ref = [](Dims shape) {
+    return [shape](const std::vector<Tensor>& in) {
+      // Inputs in the op's order: indices, shape, values, default.
+      const Tensor& idx = in[0];
+      const Tensor& values = in[2];
+      const int64_t r = static_cast<int64_t>(shape.size());
+      const int64_t n = idx.rank() == 0 ? 1 : idx.dim(0);
+      Tensor out = Build(values.dtype(), shape, [&](const Dims&) { return At(in[3], {}); });
+      for (int64_t i = 0; i < n; ++i) {
+        Dims at(static_cast<size_t>(r));
+        for (int64_t d = 0; d < r; ++d) at[static_cast<size_t>(d)] = ElementAsInt64(idx, i * r + d);
+        SetFromDouble(out, Ravel(at, shape),
+                      values.rank() == 0 ? At(values, {}) : At(values, {i}));
+      }
+      return out;
+    };
+  };
+  const Tensor idx = Ints({0, 1, 2, 0, 3, 2}).Reshaped({3, 2});
+  {
+    // Constant indices and shape; values and default fed.
+    OpCase k{"SparseToDense_const_indices", "SparseToDense", DType::kFloat32, {{3}, {}},
+             {idx, Ints({4, 3})}};
+    k.consts_first = true;
+    k.attrs["Tindices"] = TypeAttr(DType::kInt32);
+    k.feed_values = {Floats(DType::kFloat32, {3}, {1, 2, 3}), Floats(DType::kFloat32, {}, {-1.5})};
+    const RefFn r = ref({4, 3});
+    k.reference = [r](const std::vector<Tensor>& in) {  // in: values, default, idx, shape
+      return r({in[2], in[3], in[0], in[1]});
+    };
+    cases.push_back(k);
+  }
+  struct Fed { const char* name; Tensor indices; Dims shape; Tensor values; };
+  const std::vector<Fed> fed = {
+      {"matrix", Tensor::FromVector<int64_t>(DType::kInt64, {3, 2}, {3, 2, 0, 1, 2, 0}), {4, 3},
+       Floats(DType::kFloat32, {3}, {5, 6, 7})},
+      {"vector_scalar_value", Tensor::FromVector<int64_t>(DType::kInt64, {3}, {6, 1, 4}), {7},
+       Floats(DType::kFloat32, {}, {2.5})},
+      {"scalar_index", Tensor::FromVector<int64_t>(DType::kInt64, {}, {2}), {5},
+       Floats(DType::kFloat32, {}, {9})},
+      {"no_rows", Tensor(DType::kInt64, {0, 2}), {2, 2}, Floats(DType::kFloat32, {0}, {})}};
+  for (const Fed& f : fed) {
+    std::vector<int64_t> shape64(f.shape.begin(), f.shape.end());
+    OpCase k{absl::StrCat("SparseToDense_fed_", f.name), "SparseToDense", DType::kFloat32,
+             {f.indices.dims(), f.values.dims(), {}},
+             {Tensor::FromVector<int64_t>(DType::kInt64,
+                                          {static_cast<int64_t>(shape64.size())}, shape64)}};
+    k.const_positions = {1};
+    k.input_dtypes = {DType::kInt64, DType::kFloat32, DType::kFloat32};
+    k.attrs["Tindices"] = TypeAttr(DType::kInt64);
+    k.attrs["validate_indices"] = BoolAttr(false);
+    k.feed_values = {f.indices, f.values, Floats(DType::kFloat32, {}, {-1})};
+    const RefFn r = ref(f.shape);
+    k.reference = [r](const std::vector<Tensor>& in) {  // in: idx, values, default, shape
+      return r({in[0], in[3], in[1], in[2]});
+    };
+    cases.push_back(k);
+  }
+}
+
 std::vector<OpCase> ScatterSegmentCases() {
   std::vector<OpCase> cases;
   AddScatterNdCases(cases);
@@ -496,6 +560,7 @@ std::vector<OpCase> ScatterSegmentCases() {
   AddBincountCases(cases);
   AddSparseTensorDenseAddCases(cases);
   AddRaggedRangeCases(cases);
+  AddSparseToDenseCases(cases);
   return cases;
 }
 

@@ -168,6 +168,59 @@ absl::Status RunKernel(const OpCase& c) {
   return r.status;
 }
 
+// SparseToDense compiles with a constant output_shape: constant indices are checked when it
+// compiles (order and repeats too, validate_indices), fed ones at run time, each with the
+// kernel's message.
+TEST(OpLoweringErrors, SparseToDenseChecksItsIndicesAsTheKernelDoes) {
+  OpCase order{"SparseToDense_order", "SparseToDense", DType::kFloat32, {{}, {}},
+               {Ints({2, 1}).Reshaped({2, 1}), Ints({4})}};
+  order.consts_first = true;
+  order.attrs["Tindices"] = TypeAttr(DType::kInt32);
+  order.feed_values = {Floats(DType::kFloat32, {}, {1}), Floats(DType::kFloat32, {}, {0})};
+  absl::Status s = RunAll(order);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "indices[1] = [1] is out of order")) << s;
+  EXPECT_TRUE(absl::StrContains(RunKernel(order).message(), "indices[1] = [1] is out of order"));
+  OpCase fed{"SparseToDense_fed_oob", "SparseToDense", DType::kFloat32, {{2, 2}, {}, {}},
+             {Ints({3, 3})}};
+  fed.const_positions = {1};
+  fed.input_dtypes = {DType::kInt32, DType::kFloat32, DType::kFloat32};
+  fed.attrs["Tindices"] = TypeAttr(DType::kInt32);
+  fed.feed_values = {Ints({0, 1, 2, 3}).Reshaped({2, 2}), Floats(DType::kFloat32, {}, {1}),
+                     Floats(DType::kFloat32, {}, {0})};
+  s = RunAll(fed);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(),
+                                "indices[1] = [2,3] is out of bounds: need 0 <= index < [3,3]"))
+      << s;
+  EXPECT_TRUE(absl::StrContains(RunKernel(fed).message(),
+                                "indices[1] = [2,3] is out of bounds: need 0 <= index < [3,3]"));
+}
+
+// NonMaxSuppressionV4 compiles padded (XLA's form); a fed iou_threshold outside [0, 1] fails
+// at run time as the kernel does, and the unpadded form stays in the runtime, saying why.
+TEST(OpLoweringErrors, PaddedNonMaxSuppressionChecksItsThreshold) {
+  OpCase nms{"NMSV4_bad_iou", "NonMaxSuppressionV4", DType::kFloat32, {{2, 4}, {2}, {}},
+             {Ints({2}, true)}};
+  nms.const_positions = {2};
+  nms.inputs.push_back({});
+  nms.input_dtypes = {DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kFloat32};
+  nms.attrs["pad_to_max_output_size"] = BoolAttr(true);
+  nms.feed_values = {Floats(DType::kFloat32, {2, 4}, {0, 0, 1, 1, 0, 0, 1, 1}),
+                     Floats(DType::kFloat32, {2}, {0.5, 0.7}), Floats(DType::kFloat32, {}, {1.5}),
+                     Floats(DType::kFloat32, {}, {0})};
+  absl::Status s = RunAll(nms);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "iou_threshold must be in [0, 1]")) << s;
+  EXPECT_TRUE(absl::StrContains(RunKernel(nms).message(), "iou_threshold must be in [0, 1]"));
+  nms.feed_values[2] = Floats(DType::kFloat32, {}, {0.5});
+  EXPECT_TRUE(RunAll(nms).ok()) << RunAll(nms);
+  nms.attrs["pad_to_max_output_size"] = BoolAttr(false);
+  s = RunAll(nms);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.message(), "unless pad_to_max_output_size is set")) << s;
+}
+
 // TF's FFT kernels' checks: an input shorter than fft_length is an error (tf.signal pads
 // first), fft_length must be non-negative with one entry per transformed dim, and lengths
 // whose output cannot exist fail cleanly.

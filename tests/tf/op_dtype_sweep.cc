@@ -118,20 +118,22 @@ SweepCase RetypedCase(const OpCase& c, const tf::OpDef& def, const std::string& 
   }
   r.reference = nullptr;  // written for the case's own dtypes
   const std::vector<bool> of_attr = InputsOf(c, def, attr, to);
-  const size_t n_in = c.inputs.size(), n_const = c.consts.size();
-  const size_t first_in = c.consts_first ? n_const : 0, first_const = c.consts_first ? 0 : n_in;
   const DType in_type = c.input_dtype == DType::kInvalid ? c.dtype : c.input_dtype;
-  r.input_dtypes.resize(n_in);
+  r.input_dtypes.resize(c.inputs.size());
   r.input_dtype = DType::kInvalid;
-  for (size_t i = 0; i < n_in; ++i) {
-    const DType was = i < c.input_dtypes.size() ? c.input_dtypes[i] : in_type;
-    const bool follows = first_in + i < of_attr.size() && of_attr[first_in + i];
-    r.input_dtypes[i] = follows ? to : was;
-    if (follows && i < r.feed_values.size()) r.feed_values[i] = Retype(r.feed_values[i], to);
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    r.input_dtypes[i] = i < c.input_dtypes.size() ? c.input_dtypes[i] : in_type;
   }
-  for (size_t i = 0; i < n_const; ++i) {
-    if (first_const + i < of_attr.size() && of_attr[first_const + i]) {
-      r.consts[i] = Retype(r.consts[i], to);
+  const std::vector<std::pair<bool, int>> order = InputOrder(c);
+  for (size_t pos = 0; pos < order.size() && pos < of_attr.size(); ++pos) {
+    if (!of_attr[pos]) continue;
+    const auto [is_const, i] = order[pos];
+    const size_t k = static_cast<size_t>(i);
+    if (is_const) {
+      r.consts[k] = Retype(r.consts[k], to);
+    } else {
+      r.input_dtypes[k] = to;
+      if (k < r.feed_values.size()) r.feed_values[k] = Retype(r.feed_values[k], to);
     }
   }
   return {std::move(r), attr};
@@ -297,3 +299,21 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, OpDtypeSweepTest, ::testing::ValuesIn(SweepCase
 
 }  // namespace
 }  // namespace tfjit
+namespace tfjit {
+namespace {
+TEST(TmpSweepReport, Report) {
+  std::set<std::string> with_case, swept;
+  for (const optest::OpCase& c : optest::AllCases()) with_case.insert(c.op);
+  for (const SweepCase& s : SweepCases()) swept.insert(s.c.op + ":" + s.attr);
+  for (const std::string& op : tf::KnownOps()) {
+    const tf::OpDef* def = tf::LookupOpDef(op);
+    std::set<std::string> attrs;
+    for (auto& a : def->inputs) if (!a.type_attr.empty()) attrs.insert(a.type_attr);
+    for (auto& a : def->outputs) if (!a.type_attr.empty()) attrs.insert(a.type_attr);
+    std::string line;
+    for (auto& a : attrs) if (!swept.count(op + ":" + a)) line += " " + a;
+    std::printf("OPREPORT %s case=%d unswept:%s\n", op.c_str(), (int)with_case.count(op), line.c_str());
+  }
+}
+}
+}
