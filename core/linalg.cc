@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <limits>
 
@@ -41,8 +42,25 @@ Dims With(Dims batch, std::initializer_list<int64_t> tail) {
   return batch;
 }
 
-// Flips the sign of column `c` of `m` (and of column `c` of `follow`, when given) so that its
-// first largest-magnitude entry is positive.
+template <typename T>
+using Real = typename Eigen::NumTraits<T>::Real;
+template <typename T>
+constexpr bool kComplex = Eigen::NumTraits<T>::IsComplex;
+
+// The unit-modulus factor w that makes w * v real and positive (1 for v = 0); for real v,
+// the sign flip (+1 or -1).
+template <typename T>
+T UnitToPositive(T v) {
+  if constexpr (kComplex<T>) {
+    const Real<T> m = std::abs(v);
+    return m > Real<T>(0) ? std::conj(v) / m : T(1);
+  } else {
+    return v < T(0) ? T(-1) : T(1);
+  }
+}
+
+// Scales column `c` of `m` (and of column `c` of `follow`, when given) by a unit factor so that
+// its first largest-magnitude entry is positive (real, for complex values).
 template <typename T>
 void FixColumnSign(Mat<T>& m, int64_t c, Mat<T>* follow) {
   if (m.rows() == 0) return;
@@ -50,9 +68,28 @@ void FixColumnSign(Mat<T>& m, int64_t c, Mat<T>* follow) {
   for (int64_t r = 1; r < m.rows(); ++r) {
     if (std::abs(m(r, c)) > std::abs(m(best, c))) best = r;
   }
-  if (m(best, c) < T(0)) {
-    m.col(c) *= T(-1);
-    if (follow != nullptr) follow->col(c) *= T(-1);
+  const T w = UnitToPositive(m(best, c));
+  if (w != T(1)) {
+    m.col(c) *= w;
+    if (follow != nullptr) follow->col(c) *= w;
+  }
+}
+
+template <typename T>
+T Conj(T v) {
+  if constexpr (kComplex<T>) {
+    return std::conj(v);
+  } else {
+    return v;
+  }
+}
+
+template <typename T>
+bool IsNaNValue(T v) {
+  if constexpr (kComplex<T>) {
+    return std::isnan(v.real()) || std::isnan(v.imag());
+  } else {
+    return std::isnan(v);
   }
 }
 
@@ -62,7 +99,8 @@ bool RunOne(const Call& call, const Problem& p, const void* const* ins, void* co
   const int64_t m = p.m, n = p.n, k = p.k;
   const T* a_ptr = static_cast<const T*>(ins[0]) + i * m * n;
   const bool adjoint = (call.flags & kAdjoint) != 0;
-  constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
+  using R = Real<T>;
+  const T kNaN = T(std::numeric_limits<R>::quiet_NaN());
   switch (call.kind) {
     case Kind::kCholesky: {
       Map<T> l(static_cast<T*>(outs[0]) + i * n * n, n, n);
@@ -82,18 +120,18 @@ bool RunOne(const Call& call, const Problem& p, const void* const* ins, void* co
       if (n == 0 || k == 0) return true;
       const bool lower = (call.flags & kLower) != 0;
       if (lower && !adjoint) x = a.template triangularView<Eigen::Lower>().solve(b);
-      if (lower && adjoint) x = a.transpose().template triangularView<Eigen::Upper>().solve(b);
+      if (lower && adjoint) x = a.adjoint().template triangularView<Eigen::Upper>().solve(b);
       if (!lower && !adjoint) x = a.template triangularView<Eigen::Upper>().solve(b);
-      if (!lower && adjoint) x = a.transpose().template triangularView<Eigen::Lower>().solve(b);
-      return a.diagonal().cwiseAbs().minCoeff() > T(0);
+      if (!lower && adjoint) x = a.adjoint().template triangularView<Eigen::Lower>().solve(b);
+      return a.diagonal().cwiseAbs().minCoeff() > R(0);
     }
     case Kind::kInverse:
     case Kind::kSolve: {
       if (n == 0) return true;
       Mat<T> a = ConstMap<T>(a_ptr, n, n);
-      if (adjoint) a.transposeInPlace();
+      if (adjoint) a = a.adjoint().eval();
       Eigen::PartialPivLU<Mat<T>> lu(a);
-      const bool ok = lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0);
+      const bool ok = lu.matrixLU().diagonal().cwiseAbs().minCoeff() > R(0);
       if (call.kind == Kind::kInverse) {
         Map<T>(static_cast<T*>(outs[0]) + i * n * n, n, n) = lu.inverse();
       } else {
@@ -104,19 +142,25 @@ bool RunOne(const Call& call, const Problem& p, const void* const* ins, void* co
     }
     case Kind::kLogDeterminant:
     case Kind::kDeterminant: {
+      // Complex values: the sign is the product of the pivots' unit phases (TF's), the log of
+      // the modulus is real (held in T).
       T sign = T(1), log_abs = T(0);
       if (n > 0) {
         Eigen::PartialPivLU<Mat<T>> lu(ConstMap<T>(a_ptr, n, n));
-        sign = static_cast<T>(lu.permutationP().determinant());
+        sign = static_cast<T>(static_cast<R>(lu.permutationP().determinant()));
         for (int64_t d = 0; d < n; ++d) {
           const T v = lu.matrixLU()(d, d);
-          if (v == T(0) || std::isnan(v)) {
+          if (v == T(0) || IsNaNValue(v)) {
             sign = v == T(0) ? T(0) : kNaN;
-            log_abs = v == T(0) ? -std::numeric_limits<T>::infinity() : kNaN;
+            log_abs = v == T(0) ? T(-std::numeric_limits<R>::infinity()) : kNaN;
             break;
           }
-          if (v < T(0)) sign = -sign;
-          log_abs += std::log(std::abs(v));
+          if constexpr (kComplex<T>) {
+            sign *= v / std::abs(v);
+          } else if (v < T(0)) {
+            sign = -sign;
+          }
+          log_abs += T(std::log(std::abs(v)));
         }
       }
       if (call.kind == Kind::kDeterminant) {
@@ -137,7 +181,7 @@ bool RunOne(const Call& call, const Problem& p, const void* const* ins, void* co
       // L * U == a[p] (TF's convention).
       const auto& indices = lu.permutationP().indices();
       for (int64_t r = 0; r < n; ++r) perm[indices(r)] = static_cast<int32_t>(r);
-      return out.diagonal().cwiseAbs().minCoeff() > T(0);
+      return out.diagonal().cwiseAbs().minCoeff() > R(0);
     }
     case Kind::kQr: {
       const int64_t q_cols = (call.flags & kFullMatrices) ? m : std::min(m, n);
@@ -152,9 +196,10 @@ bool RunOne(const Call& call, const Problem& p, const void* const* ins, void* co
       Mat<T> qm = qr.householderQ() * Mat<T>::Identity(m, q_cols);
       Mat<T> rm = qr.matrixQR().topRows(q_cols).template triangularView<Eigen::Upper>();
       for (int64_t d = 0; d < std::min(m, n); ++d) {
-        if (rm(d, d) < T(0)) {
-          rm.row(d) *= T(-1);
-          qm.col(d) *= T(-1);
+        const T w = UnitToPositive(rm(d, d));  // R's diagonal real and nonnegative
+        if (w != T(1)) {
+          rm.row(d) *= w;
+          qm.col(d) *= Conj(w);
         }
       }
       q = qm;
@@ -168,7 +213,7 @@ bool RunOne(const Call& call, const Problem& p, const void* const* ins, void* co
       Eigen::SelfAdjointEigenSolver<Mat<T>> eig(ConstMap<T>(a_ptr, n, n));
       Mat<T> vm = eig.eigenvectors();
       for (int64_t c = 0; c < n; ++c) FixColumnSign<T>(vm, c, nullptr);
-      e = eig.eigenvalues().transpose();
+      e = eig.eigenvalues().transpose().template cast<T>();
       v = vm;
       return eig.info() == Eigen::Success;
     }
@@ -189,7 +234,7 @@ bool RunOne(const Call& call, const Problem& p, const void* const* ins, void* co
                                         : (Eigen::ComputeThinU | Eigen::ComputeThinV));
       Mat<T> um = svd.matrixU(), vm = svd.matrixV();
       for (int64_t c = 0; c < pn; ++c) FixColumnSign<T>(um, c, &vm);
-      s = svd.singularValues().transpose();
+      s = svd.singularValues().transpose().template cast<T>();
       u = um;
       v = vm;
       return true;
@@ -257,7 +302,10 @@ std::optional<Call> CallOfTarget(absl::string_view target) {
   return std::nullopt;
 }
 
-bool IsLinalgDType(DType dtype) { return dtype == DType::kFloat32 || dtype == DType::kFloat64; }
+bool IsLinalgDType(DType dtype) {
+  return dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kComplex64 ||
+         dtype == DType::kComplex128;
+}
 
 std::optional<Problem> MatchShapes(const Call& call, DType dtype,
                                    const std::vector<Dims>& ins,
@@ -323,10 +371,15 @@ bool Run(const Call& call, DType dtype, const Problem& problem, const void* cons
          void* const* outs, int64_t begin, int64_t end) {
   bool ok = true;
   for (int64_t i = begin; i < end; ++i) {
-    if (dtype == DType::kFloat64) {
-      ok = RunOne<double>(call, problem, ins, outs, i) && ok;
-    } else {
-      ok = RunOne<float>(call, problem, ins, outs, i) && ok;
+    switch (dtype) {
+      case DType::kFloat64: ok = RunOne<double>(call, problem, ins, outs, i) && ok; break;
+      case DType::kComplex64:
+        ok = RunOne<std::complex<float>>(call, problem, ins, outs, i) && ok;
+        break;
+      case DType::kComplex128:
+        ok = RunOne<std::complex<double>>(call, problem, ins, outs, i) && ok;
+        break;
+      default: ok = RunOne<float>(call, problem, ins, outs, i) && ok; break;
     }
   }
   return ok;

@@ -43,7 +43,9 @@ struct Call {
 std::string TargetOf(const Call& call);
 std::optional<Call> CallOfTarget(absl::string_view target);
 
-// float32 and float64; callers compute 16-bit floats in float32.
+// float32, float64, complex64 and complex128; callers compute 16-bit floats in float32. For
+// complex values "adjoint" is the conjugate transpose, the eigenvalues and singular values are
+// real (held in the complex dtype), and the sign conventions below fix a unit phase.
 bool IsLinalgDType(DType dtype);
 
 // The problem sizes: `batch` matrices of [m, n]; k columns of right-hand side.
@@ -61,9 +63,11 @@ std::optional<Problem> MatchShapes(const Call& call, DType dtype,
 // buffers in the order of Kind. Returns false when some matrix failed the way TF's CPU kernel
 // reports as an error: Cholesky of a matrix that is not positive definite (its result is then
 // all NaN, as XLA's), a singular matrix for kTriangularSolve, kInverse, kSolve, kLu and
-// kTridiagonalSolve (results are then inf/NaN). Results are always written. Signs: R of kQr has
-// a nonnegative diagonal; every eigenvector and every left singular vector has its
-// largest-magnitude entry (the first such) positive, right singular vectors follow. Thread-safe.
+// kTridiagonalSolve (results are then inf/NaN). Results are always written. Signs (phases, for
+// complex values): R of kQr has a real nonnegative diagonal; every eigenvector and every left
+// singular vector has its largest-magnitude entry (the first such) real and positive, right
+// singular vectors follow. kLogDeterminant of complex values: the sign is the unit-modulus
+// phase of the determinant, the log of its modulus real. Thread-safe.
 bool Run(const Call& call, DType dtype, const Problem& problem, const void* const* ins,
          void* const* outs, int64_t begin, int64_t end);
 

@@ -471,7 +471,7 @@ absl::Status TridiagonalMatMulKernel(KernelContext& ctx) {
   }
   Tensor out(rhs.dtype(), rhs.dims());
   const int64_t batch = m == 0 ? 0 : rhs.num_elements() / std::max<int64_t>(1, m * n);
-  const bool ok = DispatchFloat(rhs.dtype(), [&](auto tag) {
+  const auto product = [&](auto tag) {
     using T = decltype(tag);
     using C = ComputeType<T>;
     const T* sup = ctx.input(0).data<T>();
@@ -490,8 +490,12 @@ absl::Status TridiagonalMatMulKernel(KernelContext& ctx) {
         }
       }
     }
-  });
-  if (!ok) return UnsupportedDType(ctx, rhs.dtype(), "float32, float64");
+  };
+  const bool ok = DispatchFloat(rhs.dtype(), product) || DispatchComplex(rhs.dtype(), product);
+  if (!ok) {
+    return UnsupportedDType(ctx, rhs.dtype(), "float16, bfloat16, float32, float64, complex64, "
+                            "complex128");
+  }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -520,8 +524,8 @@ Tensor FromCompute(const Tensor& t, DType to) {
 
 absl::Status CheckMatrixInput(const KernelContext& ctx, const Tensor& t, int index, bool square) {
   if (t.dtype() != DType::kFloat16 && t.dtype() != DType::kFloat32 &&
-      t.dtype() != DType::kFloat64 && t.dtype() != DType::kBFloat16) {
-    return UnsupportedDType(ctx, t.dtype(), "float16, float32, float64");
+      t.dtype() != DType::kFloat64 && t.dtype() != DType::kBFloat16 && !IsComplexDType(t.dtype())) {
+    return UnsupportedDType(ctx, t.dtype(), "float16, float32, float64, complex64, complex128");
   }
   if (t.rank() < 2) {
     return KernelError(ctx, "Input tensor %d must have rank >= 2, got shape %s", index,
@@ -719,8 +723,9 @@ absl::Status SolveKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckMatrixInput(ctx, a0, 0, !tridiag));
   TFJIT_RETURN_IF_ERROR(CheckMatrixInput(ctx, b0, 1, false));
   if (a0.dtype() != b0.dtype()) return KernelError(ctx, "matrix and rhs dtypes differ");
-  if (tridiag && a0.dtype() != DType::kFloat32 && a0.dtype() != DType::kFloat64) {
-    return UnsupportedDType(ctx, a0.dtype(), "float32, float64");
+  if (tridiag && a0.dtype() != DType::kFloat32 && a0.dtype() != DType::kFloat64 &&
+      !IsComplexDType(a0.dtype())) {
+    return UnsupportedDType(ctx, a0.dtype(), "float32, float64, complex64, complex128");
   }
   const int64_t n = a0.dim(a0.rank() - 1);
   if (tridiag && a0.dim(a0.rank() - 2) != 3) {

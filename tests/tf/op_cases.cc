@@ -723,6 +723,7 @@ std::vector<OpCase> AllCases() {
   for (OpCase& c : GradientsCases()) all.push_back(std::move(c));
   for (OpCase& c : OptimizersCases()) all.push_back(std::move(c));
   for (OpCase& c : LinalgCases()) all.push_back(std::move(c));
+  for (OpCase& c : LinalgComplexCases()) all.push_back(std::move(c));
   for (OpCase& c : ScatterSegmentCases()) all.push_back(std::move(c));
   for (OpCase& c : ArrayMoreCases()) all.push_back(std::move(c));
   for (OpCase& c : SpecialCases()) all.push_back(std::move(c));

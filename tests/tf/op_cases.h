@@ -104,6 +104,7 @@ std::vector<OpCase> GradientsCases();  // op_cases_gradients.cc
 void AddWindowGradientsCases(std::vector<OpCase>* cases);
 std::vector<OpCase> OptimizersCases();  // op_cases_optimizers.cc
 std::vector<OpCase> LinalgCases();  // op_cases_linalg.cc
+std::vector<OpCase> LinalgComplexCases();  // op_cases_linalg_complex.cc
 std::vector<OpCase> ScatterSegmentCases();  // op_cases_scatter_segment.cc
 std::vector<OpCase> ArrayMoreCases();  // op_cases_array_more.cc
 std::vector<OpCase> SpecialCases();  // op_cases_special.cc

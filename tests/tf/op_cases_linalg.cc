@@ -1,9 +1,9 @@
 // Differential cases of the linalg ops (docs/DESIGN.md, "Op families"): kernel vs evaluator
 // vs CPU JIT, each against an independent reference. The structural ops are checked against
 // loops written from TF's op documentation (plus TF's documented examples, hand-copied); the
-// decompositions against textbook algorithms in double written here (Cholesky-Banachiewicz,
-// Gauss elimination with partial pivoting, modified Gram-Schmidt, cyclic Jacobi), which share
-// nothing with core/linalg. Where TF leaves signs free, the reference applies core/linalg.h's
+// decompositions against textbook algorithms in double (Cholesky-Banachiewicz, Gauss
+// elimination with partial pivoting and substitution from tests/tf/linalg_ref.h; modified
+// Gram-Schmidt and cyclic Jacobi here), which share nothing with core/linalg. Where TF leaves signs free, the reference applies core/linalg.h's
 // documented convention (R's diagonal nonnegative; each eigenvector's and left singular
 // vector's largest entry positive).
 #include <algorithm>
@@ -19,21 +19,18 @@
 #include "core/dtype.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/temp_file.h"
+#include "tests/tf/linalg_ref.h"
 #include "tests/tf/op_cases.h"
 #include "tfjit/session.h"
 
 namespace tfjit::optest {
 namespace {
 
-// ---- Small dense matrices in double (row-major) ----
+// ---- Small dense matrices in double (row-major; tests/tf/linalg_ref.h) ----
 
-struct M {
-  int64_t r = 0, c = 0;
-  std::vector<double> v;
-  M(int64_t rows, int64_t cols) : r(rows), c(cols), v(static_cast<size_t>(rows * cols), 0.0) {}
-  double& operator()(int64_t i, int64_t j) { return v[static_cast<size_t>(i * c + j)]; }
-  double operator()(int64_t i, int64_t j) const { return v[static_cast<size_t>(i * c + j)]; }
-};
+using M = linalg_ref::Mat<double>;
+using LuRef = linalg_ref::Lu<double>;
+using linalg_ref::Decompose;
 
 // Matrix `b` of the batch in `t` ([..., r, c]).
 M MatrixOf(const Tensor& t, int64_t b) {
@@ -56,95 +53,11 @@ Dims Cat(Dims d, std::initializer_list<int64_t> tail) {
   return d;
 }
 
-M Transpose(const M& a) {
-  M t(a.c, a.r);
-  for (int64_t i = 0; i < a.r; ++i)
-    for (int64_t j = 0; j < a.c; ++j) t(j, i) = a(i, j);
-  return t;
-}
-
-// Cholesky-Banachiewicz.
-M CholeskyRef(const M& a) {
-  M l(a.r, a.r);
-  for (int64_t i = 0; i < a.r; ++i) {
-    for (int64_t j = 0; j <= i; ++j) {
-      double s = a(i, j);
-      for (int64_t k = 0; k < j; ++k) s -= l(i, k) * l(j, k);
-      l(i, j) = i == j ? std::sqrt(s) : s / l(j, j);
-    }
-  }
-  return l;
-}
-
-// Gauss elimination with partial pivoting: LU in place, perm[i] = the row of `a` at row i.
-struct LuRef {
-  M lu;
-  std::vector<int64_t> perm;
-  int swaps = 0;
-};
-LuRef Decompose(const M& a) {
-  LuRef r{a, {}, 0};
-  r.perm.resize(static_cast<size_t>(a.r));
-  std::iota(r.perm.begin(), r.perm.end(), 0);
-  const int64_t n = a.r;
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t p = k;
-    for (int64_t i = k + 1; i < n; ++i) {
-      if (std::abs(r.lu(i, k)) > std::abs(r.lu(p, k))) p = i;
-    }
-    if (p != k) {
-      for (int64_t j = 0; j < n; ++j) std::swap(r.lu(k, j), r.lu(p, j));
-      std::swap(r.perm[static_cast<size_t>(k)], r.perm[static_cast<size_t>(p)]);
-      ++r.swaps;
-    }
-    for (int64_t i = k + 1; i < n; ++i) {
-      r.lu(i, k) /= r.lu(k, k);
-      for (int64_t j = k + 1; j < n; ++j) r.lu(i, j) -= r.lu(i, k) * r.lu(k, j);
-    }
-  }
-  return r;
-}
-M SolveRef(const M& a, const M& b) {
-  const LuRef f = Decompose(a);
-  const int64_t n = a.r;
-  M x(n, b.c);
-  for (int64_t col = 0; col < b.c; ++col) {
-    std::vector<double> y(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      double s = b(f.perm[static_cast<size_t>(i)], col);
-      for (int64_t k = 0; k < i; ++k) s -= f.lu(i, k) * y[static_cast<size_t>(k)];
-      y[static_cast<size_t>(i)] = s;
-    }
-    for (int64_t i = n - 1; i >= 0; --i) {
-      double s = y[static_cast<size_t>(i)];
-      for (int64_t k = i + 1; k < n; ++k) s -= f.lu(i, k) * x(k, col);
-      x(i, col) = s / f.lu(i, i);
-    }
-  }
-  return x;
-}
-M Identity(int64_t n) {
-  M e(n, n);
-  for (int64_t i = 0; i < n; ++i) e(i, i) = 1;
-  return e;
-}
-
-// Substitution with the lower or upper triangle of `a` (the other triangle is ignored).
-M TriSolveRef(const M& a, const M& b, bool lower) {
-  const int64_t n = a.r;
-  M x(n, b.c);
-  for (int64_t col = 0; col < b.c; ++col) {
-    for (int64_t s = 0; s < n; ++s) {
-      const int64_t i = lower ? s : n - 1 - s;
-      double acc = b(i, col);
-      for (int64_t k = 0; k < n; ++k) {
-        if ((lower && k < i) || (!lower && k > i)) acc -= a(i, k) * x(k, col);
-      }
-      x(i, col) = acc / a(i, i);
-    }
-  }
-  return x;
-}
+M Transpose(const M& a) { return linalg_ref::Adjoint(a); }
+M CholeskyRef(const M& a) { return linalg_ref::Cholesky(a); }
+M SolveRef(const M& a, const M& b) { return linalg_ref::Solve(a, b); }
+M Identity(int64_t n) { return linalg_ref::Identity<double>(n); }
+M TriSolveRef(const M& a, const M& b, bool lower) { return linalg_ref::TriSolve(a, b, lower); }
 
 // Cyclic Jacobi on a symmetric matrix: eigenvalues ascending, eigenvectors as columns.
 void JacobiEig(M a, std::vector<double>* e, M* v) {

@@ -51,8 +51,8 @@ TEST_P(OpDifferentialTest, KernelEvaluatorAndCpuAgree) {
     ASSERT_TRUE(c.reference) << "a kernel-only case needs a reference";
     std::vector<Tensor> inputs = Feeds(c);
     inputs.insert(inputs.end(), c.consts.begin(), c.consts.end());
-    EXPECT_TRUE(SameTensor(c.reference(inputs), kernel.output)) << "reference vs kernel\n"
-                                                                << GraphText(c);
+    EXPECT_TRUE(SameTensor(c.reference(inputs), kernel.output, c.atol))
+        << "reference vs kernel\n" << GraphText(c);
     PathResult all = RunPath(path, c, JitMode::kAll, "interpreter");
     EXPECT_FALSE(all.status.ok()) << "jit all compiled an op XLA does not compile";
     std::filesystem::remove(path);

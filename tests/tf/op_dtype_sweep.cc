@@ -299,21 +299,3 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, OpDtypeSweepTest, ::testing::ValuesIn(SweepCase
 
 }  // namespace
 }  // namespace tfjit
-namespace tfjit {
-namespace {
-TEST(TmpSweepReport, Report) {
-  std::set<std::string> with_case, swept;
-  for (const optest::OpCase& c : optest::AllCases()) with_case.insert(c.op);
-  for (const SweepCase& s : SweepCases()) swept.insert(s.c.op + ":" + s.attr);
-  for (const std::string& op : tf::KnownOps()) {
-    const tf::OpDef* def = tf::LookupOpDef(op);
-    std::set<std::string> attrs;
-    for (auto& a : def->inputs) if (!a.type_attr.empty()) attrs.insert(a.type_attr);
-    for (auto& a : def->outputs) if (!a.type_attr.empty()) attrs.insert(a.type_attr);
-    std::string line;
-    for (auto& a : attrs) if (!swept.count(op + ":" + a)) line += " " + a;
-    std::printf("OPREPORT %s case=%d unswept:%s\n", op.c_str(), (int)with_case.count(op), line.c_str());
-  }
-}
-}
-}
