@@ -607,6 +607,70 @@ absl::Status LowerComplexMatMul(LoweringContext& ctx, const tf::Node& node) {
   return SetComplexOutput(ctx, node, 0, r);
 }
 
+// ---- Gradients of the unary math ops on complex values ----
+
+// The (y, dy) -> z gradients as TF's complex functors (cwise_ops_gradients.h): sigmoid
+// dy * y * (1 - y), tanh dy * (1 - y^2), sqrt 0.5 * dy / conj(y), rsqrt -0.5 * conj(y)^3 * dy,
+// reciprocal -dy * conj(y)^2; dy takes y's shape (equal element counts, as the kernels check).
+enum class MathGrad { kSigmoid, kTanh, kSqrt, kRsqrt, kReciprocal };
+
+template <MathGrad kG>
+absl::Status LowerComplexMathGrad(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts y, ComplexInput(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts dy, ComplexInput(ctx, node, 1));
+  if (y.re->shape().num_elements() != dy.re->shape().num_elements()) {
+    return InvalidArgument("node %s: The two arguments to a cwise op must have same number of "
+                           "elements, got %d and %d", node.DebugName(),
+                           y.re->shape().num_elements(), dy.re->shape().num_elements());
+  }
+  if (dy.re->shape().dims() != y.re->shape().dims()) {
+    for (Instruction** p : {&dy.re, &dy.im}) {
+      TFJIT_ASSIGN_OR_RETURN(*p, ctx.b().Reshape(*p, y.re->shape().dims()));
+    }
+  }
+  PartMath m{ctx};
+  auto scale = [&](const ComplexParts& z, double k) -> absl::StatusOr<ComplexParts> {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * kk, m.Splat(z.re, k));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, m.Mul(z.re, kk));
+    TFJIT_ASSIGN_OR_RETURN(r.im, m.Mul(z.im, kk));
+    return r;
+  };
+  // 1 - z.
+  auto one_minus = [&](const ComplexParts& z) -> absl::StatusOr<ComplexParts> {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * one, m.Splat(z.re, 1.0));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, m.Sub(one, z.re));
+    TFJIT_ASSIGN_OR_RETURN(r.im, m.Neg(z.im));
+    return r;
+  };
+  ComplexParts yc = y;
+  TFJIT_ASSIGN_OR_RETURN(yc.im, m.Neg(y.im));
+  ComplexParts r;
+  if constexpr (kG == MathGrad::kSigmoid) {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts t, one_minus(y));
+    TFJIT_ASSIGN_OR_RETURN(t, m.Multiply(y, t));
+    TFJIT_ASSIGN_OR_RETURN(r, m.Multiply(dy, t));
+  } else if constexpr (kG == MathGrad::kTanh) {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts t, m.Multiply(y, y));
+    TFJIT_ASSIGN_OR_RETURN(t, one_minus(t));
+    TFJIT_ASSIGN_OR_RETURN(r, m.Multiply(dy, t));
+  } else if constexpr (kG == MathGrad::kSqrt) {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts half, scale(dy, 0.5));
+    TFJIT_ASSIGN_OR_RETURN(r, m.Divide(half, yc));
+  } else if constexpr (kG == MathGrad::kRsqrt) {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts t, m.Multiply(yc, yc));
+    TFJIT_ASSIGN_OR_RETURN(t, m.Multiply(t, yc));
+    TFJIT_ASSIGN_OR_RETURN(t, scale(t, -0.5));
+    TFJIT_ASSIGN_OR_RETURN(r, m.Multiply(t, dy));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts t, m.Multiply(dy, yc));
+    TFJIT_ASSIGN_OR_RETURN(t, m.Multiply(t, yc));
+    TFJIT_ASSIGN_OR_RETURN(r, scale(t, -1.0));
+  }
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
 // ---- Linear ops: the real lowering once per part ----
 
 // The ops whose result's real (imaginary) part is the op applied to the inputs' real
@@ -615,13 +679,23 @@ absl::Status LowerComplexMatMul(LoweringContext& ctx, const tf::Node& node) {
 // other than 0 (OnesLike, Prod) do not.
 // Ops with only real outputs (Shape, Size, Rank, ShapeN, EnsureShape's check) qualify too:
 // they read the parts' dims, which are the TF tensor's.
+// Scatters and segment sums qualify (their combiner adds or assigns; empty rows hold 0), and
+// ops whose fill value is a T input (MatrixDiagV2's padding, OneHot's on/off values,
+// SparseToDense's default) take that input's part in each pass.
 constexpr const char* kComponentwiseOps[] = {
-    "Add", "AddN", "AddV2", "BiasAdd", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "EnsureShape",
-    "ExpandDims", "Fill", "Gather", "GatherNd", "GatherV2", "Identity", "IdentityN", "Mean",
-    "MirrorPad", "Neg", "Pack", "Pad", "PadV2", "Rank", "Reshape", "ReverseV2", "Roll",
-    "Select", "SelectV2", "Shape", "ShapeN", "Size", "Slice", "Snapshot", "Split", "SplitV",
-    "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile", "Transpose", "Unpack",
-    "ZerosLike"};
+    "Add", "AddN", "AddV2", "BatchToSpace", "BatchToSpaceND", "BiasAdd", "BiasAddGrad",
+    "BiasAddV1", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "DepthToSpace", "Diag",
+    "DiagPart", "DynamicStitch", "EnsureShape", "ExpandDims", "Fill", "Gather", "GatherNd",
+    "GatherV2", "Identity", "IdentityN", "MatrixBandPart", "MatrixDiag", "MatrixDiagPart",
+    "MatrixDiagPartV2", "MatrixDiagPartV3", "MatrixDiagV2", "MatrixDiagV3", "MatrixSetDiag",
+    "MatrixSetDiagV2", "MatrixSetDiagV3", "Mean", "MirrorPad", "MirrorPadGrad", "Neg", "OneHot",
+    "Pack", "Pad", "PadV2", "ParallelDynamicStitch", "PreventGradient", "Rank", "Reshape",
+    "Reverse", "ReverseSequence", "ReverseV2", "Roll", "ScatterNd", "Select", "SelectV2", "Shape",
+    "ShapeN", "Size", "Slice", "Snapshot", "SpaceToBatch", "SpaceToBatchND", "SpaceToDepth",
+    "SparseToDense", "Split", "SplitV", "Squeeze", "StopGradient", "StridedSlice",
+    "StridedSliceGrad", "Sub", "Sum", "TensorScatterAdd", "TensorScatterSub",
+    "TensorScatterUpdate", "TensorStridedSliceUpdate", "Tile", "Transpose", "UnsortedSegmentSum",
+    "Unpack", "ZerosLike"};
 
 absl::Status LowerComponentwise(LoweringContext& ctx, const tf::Node& node) {
   const OpLowering* real = FindOpLowering(node.op());
@@ -864,6 +938,12 @@ std::vector<OpLowering> MakeComplexTable() {
       {"Prod", LowerComplexProd},
       {"ConjugateTranspose", LowerComplexConjugateTranspose},
       {"Cumprod", LowerComplexCumprod},
+      {"SigmoidGrad", LowerComplexMathGrad<MathGrad::kSigmoid>},
+      {"TanhGrad", LowerComplexMathGrad<MathGrad::kTanh>},
+      {"SqrtGrad", LowerComplexMathGrad<MathGrad::kSqrt>},
+      {"RsqrtGrad", LowerComplexMathGrad<MathGrad::kRsqrt>},
+      {"ReciprocalGrad", LowerComplexMathGrad<MathGrad::kReciprocal>},
+      {"InvGrad", LowerComplexMathGrad<MathGrad::kReciprocal>},
   };
   for (const char* op : kComponentwiseOps) {
     const OpLowering* real = FindOpLowering(op);

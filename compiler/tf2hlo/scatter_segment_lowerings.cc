@@ -36,7 +36,10 @@ std::string DimsStr(const std::vector<int64_t>& d) {
 // The scalar computation combining an operand element (p0) with an update (p1).
 hlo::Computation* CombinerComputation(hlo::Module* module, Combiner c, DType t) {
   switch (c) {
-    case Combiner::kAdd: return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kAdd, t);
+    case Combiner::kAdd:
+      // bool adds as TF's bool ScatterNd does: a logical or.
+      return hlo::GetOrAddScalarBinaryComputation(
+          module, t == DType::kBool ? Opcode::kOr : Opcode::kAdd, t);
     case Combiner::kSub:
       return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kSubtract, t);
     case Combiner::kMul:
