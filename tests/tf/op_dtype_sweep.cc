@@ -1,8 +1,9 @@
-// The dtype sweep: every op runs with every dtype its catalog entry allows for "T" (TF's
-// OpDef allowed_values, which is what TF registers CPU kernels for), not only the dtypes its
-// hand-written cases use. For each op, one of its cases is retyped to each allowed dtype: the
-// fallback kernel must accept it (a refusal is a missing dtype, not a data error), and where
-// the op compiles, --jit auto on the CPU backend must give the kernel's answer.
+// The dtype sweep: every op runs with every dtype TF's registry or its catalog entry allows for
+// each of its type attrs, not only the dtypes its hand-written cases use. For each op, one of its
+// cases is retyped to each allowed dtype: the fallback kernel must accept it (a refusal is a
+// missing dtype, not a data error), and where the op compiles, must-compile mode on the CPU
+// backend must compile it and give the kernel's answer. tests/data/dtype_exceptions.tsv lists
+// what is refused (by TF's kernels too, or by tfjit's) and what only runs on the kernel.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -180,18 +181,26 @@ std::map<AttrKey, std::vector<DType>> TfTypes() {
   return types;
 }
 
-// (op or op:attr, dtype) -> why tfjit's kernel refuses it (tests/data/dtype_exceptions.tsv).
-const std::map<std::pair<std::string, DType>, std::string>& Exceptions() {
+// An entry of tests/data/dtype_exceptions.tsv: "tf" and "tfjit" (the kernel refuses the dtype)
+// or "kernel-only" (the kernel runs it, compiled code does not), and why.
+struct Exception {
+  std::string kind;
+  std::string reason;
+};
+
+// (op or op:attr, dtype) -> its entry.
+const std::map<std::pair<std::string, DType>, Exception>& Exceptions() {
   static const auto* exceptions = [] {
-    auto* m = new std::map<std::pair<std::string, DType>, std::string>;
+    auto* m = new std::map<std::pair<std::string, DType>, Exception>;
     for (const std::vector<std::string>& row : ReadTestDataTsv("dtype_exceptions.tsv")) {
       EXPECT_EQ(row.size(), 4u) << "dtype_exceptions.tsv: op, dtypes, kind, reason";
       if (row.size() != 4) continue;
-      EXPECT_TRUE(row[2] == "tf" || row[2] == "tfjit") << "dtype_exceptions.tsv kind: " << row[2];
+      EXPECT_TRUE(row[2] == "tf" || row[2] == "tfjit" || row[2] == "kernel-only")
+          << "dtype_exceptions.tsv kind: " << row[2];
       for (absl::string_view n : absl::StrSplit(row[1], ',')) {
         const DType d = FromTfName(n);
         EXPECT_NE(d, DType::kInvalid) << "dtype_exceptions.tsv: unknown dtype " << n;
-        (*m)[{row[0], d}] = row[2] + ": " + row[3];
+        (*m)[{row[0], d}] = Exception{row[2], row[3]};
       }
     }
     return m;
@@ -262,10 +271,12 @@ TEST_P(OpDtypeSweepTest, KernelTakesTheDtypeAndCompiledCodeAgrees) {
   PathResult kernel = RunPath(path, c, JitMode::kNone, "cpu");
   auto exception =
       Exceptions().find({attr == "T" ? c.op : absl::StrCat(c.op, ":", attr), to});
-  if (exception != Exceptions().end()) {
+  const bool refused =
+      exception != Exceptions().end() && exception->second.kind != "kernel-only";
+  if (refused) {
     // Refused, naming the dtype, never a wrong answer.
     EXPECT_FALSE(kernel.status.ok()) << "dtype_exceptions.tsv lists " << c.name << " ("
-                                     << exception->second
+                                     << exception->second.reason
                                      << "), but the kernel runs it: remove the entry";
     EXPECT_TRUE(absl::StrContains(kernel.status.message(), DTypeName(to)))
         << StatusToString(kernel.status);
@@ -275,15 +286,28 @@ TEST_P(OpDtypeSweepTest, KernelTakesTheDtypeAndCompiledCodeAgrees) {
   EXPECT_FALSE(!kernel.status.ok() && RefusesDtype(kernel.status))
       << "fallback kernel refuses " << attr << "=" << DTypeName(to) << ": " << StatusToString(kernel.status)
       << "\n" << GraphText(c);
-  if (!c.kernel_only) {
-    PathResult compiled = RunPath(path, c, JitMode::kAuto, "cpu");
-    EXPECT_EQ(kernel.status.ok(), compiled.status.ok())
-        << "kernel: " << StatusToString(kernel.status)
-        << "\ncompiled: " << StatusToString(compiled.status);
-    if (kernel.status.ok() && compiled.status.ok()) {
-      EXPECT_TRUE(SameTensor(kernel.output, compiled.output, c.atol)) << "kernel vs compiled\n"
-                                                                    << GraphText(c);
-    }
+  if (c.kernel_only) {
+    std::filesystem::remove(path);
+    return;
+  }
+  // The op compiles in the case's own dtype (the differential test checks that): in this one
+  // too, in must-compile mode, unless the exceptions list it as kernel-only, which must-compile
+  // mode must then refuse (and --jit auto runs on the kernel).
+  const bool kernel_only_dtype = exception != Exceptions().end();
+  PathResult compiled = RunPath(path, c, kernel_only_dtype ? JitMode::kAuto : JitMode::kAll, "cpu");
+  EXPECT_EQ(kernel.status.ok(), compiled.status.ok())
+      << "kernel: " << StatusToString(kernel.status)
+      << "\ncompiled (" << (kernel_only_dtype ? "--jit auto" : "--jit all")
+      << "): " << StatusToString(compiled.status) << "\n" << GraphText(c);
+  if (kernel.status.ok() && compiled.status.ok()) {
+    EXPECT_TRUE(SameTensor(kernel.output, compiled.output, c.atol)) << "kernel vs compiled\n"
+                                                                  << GraphText(c);
+  }
+  if (kernel_only_dtype && kernel.status.ok()) {
+    PathResult all = RunPath(path, c, JitMode::kAll, "cpu");
+    EXPECT_FALSE(all.status.ok()) << "dtype_exceptions.tsv lists " << c.name << " as kernel-only ("
+                                  << exception->second.reason
+                                  << "), but it compiles: remove the entry";
   }
   std::filesystem::remove(path);
 }
