@@ -336,6 +336,10 @@ absl::Status LowerNmsV4Padded(LoweringContext& ctx, const tf::Node& node) {
   if (max_output < 0) {
     return err(absl::StrCat("max_output_size must be non-negative, got ", max_output));
   }
+  if (max_output > std::numeric_limits<int32_t>::max()) {
+    return err(absl::StrCat("max_output_size ", max_output, " is more than the int32 indices "
+                            "of the padded output can hold"));
+  }
   const hlo::Shape& bs = boxes->shape();
   if (bs.rank() != 2 || bs.dims()[1] != 4) {
     return err(absl::StrCat("boxes must be 2-D with 4 columns, got ", bs.ToString()));

@@ -286,6 +286,16 @@ absl::Status LowerSparseToDense(LoweringContext& ctx, const tf::Node& node) {
     ctx.SetOutput(node, 0, out);
     return absl::OkStatus();
   }
+  if (r == 0) {
+    // A scalar output that every (empty) index addresses: the last value wins, as in the
+    // kernel.
+    if (!vd.empty()) {
+      TFJIT_ASSIGN_OR_RETURN(values, ctx.b().Slice(values, {{n - 1, n, 1}}));
+      TFJIT_ASSIGN_OR_RETURN(values, ctx.b().Reshape(values, {}));
+    }
+    ctx.SetOutput(node, 0, values);
+    return absl::OkStatus();
+  }
   TFJIT_ASSIGN_OR_RETURN(indices, ctx.b().Reshape(indices, {n, r}));
   absl::StatusOr<Tensor> known = ctx.ConstantInput(node, 0);
   if (known.ok()) {

@@ -529,7 +529,9 @@ void AddSparseToDenseCases(std::vector<OpCase>& cases) {
        Floats(DType::kFloat32, {}, {2.5})},
       {"scalar_index", Tensor::FromVector<int64_t>(DType::kInt64, {}, {2}), {5},
        Floats(DType::kFloat32, {}, {9})},
-      {"no_rows", Tensor(DType::kInt64, {0, 2}), {2, 2}, Floats(DType::kFloat32, {0}, {})}};
+      {"no_rows", Tensor(DType::kInt64, {0, 2}), {2, 2}, Floats(DType::kFloat32, {0}, {})},
+      // A scalar output every empty index addresses: the last value wins.
+      {"scalar_output", Tensor(DType::kInt64, {2, 0}), {}, Floats(DType::kFloat32, {2}, {4, 5})}};
   for (const Fed& f : fed) {
     std::vector<int64_t> shape64(f.shape.begin(), f.shape.end());
     OpCase k{absl::StrCat("SparseToDense_fed_", f.name), "SparseToDense", DType::kFloat32,
