@@ -516,11 +516,15 @@ int DemoCommand(Args args) {
 
 std::string Yes(bool b) { return b ? "yes" : "-"; }
 
+// The catalog's constraints, then (for the attrs it leaves open) TF's registry's lists.
 std::string DTypesText(const OpSupport& op) {
   std::vector<std::string> parts;
-  for (const auto& [attr, types] : op.dtypes) {
-    parts.push_back(absl::StrCat(op.dtypes.size() > 1 ? absl::StrCat(attr, "=") : "",
-                                 absl::StrJoin(types, ",")));
+  const size_t attrs = op.dtypes.size() + op.registry_dtypes.size();
+  for (const auto* list : {&op.dtypes, &op.registry_dtypes}) {
+    for (const auto& [attr, types] : *list) {
+      parts.push_back(absl::StrCat(attrs > 1 ? absl::StrCat(attr, "=") : "",
+                                   absl::StrJoin(types, ",")));
+    }
   }
   return parts.empty() ? "(not constrained)" : absl::StrJoin(parts, " ");
 }
@@ -541,7 +545,13 @@ int OpsCommand(int argc, char** argv) {
     for (const auto& [attr, types] : op->dtypes) {
       std::printf("  dtypes:   %s in {%s}\n", attr.c_str(), absl::StrJoin(types, ", ").c_str());
     }
-    if (op->dtypes.empty()) std::printf("  dtypes:   not constrained by the catalog\n");
+    for (const auto& [attr, types] : op->registry_dtypes) {
+      std::printf("  dtypes:   %s in {%s} (TF's registry)\n", attr.c_str(),
+                  absl::StrJoin(types, ", ").c_str());
+    }
+    if (op->dtypes.empty() && op->registry_dtypes.empty()) {
+      std::printf("  dtypes:   not constrained by the catalog\n");
+    }
     for (const auto& [name, value] : op->attr_defaults) {
       std::printf("  attr:     %s = %s (default)\n", name.c_str(), value.c_str());
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "frontend/proto/graph.pb.h"
 #include "tfjit/dtype.h"
 
@@ -55,6 +56,17 @@ struct OpDef {
   std::vector<int> host_memory_outputs;
   bool is_stateful = false;
 };
+
+// One type attr of an op in TF's registry (TF 2.4's ops.pbtxt): the dtypes it allows, in TF's
+// spelling, comma-separated ("half,float,double"), or "*" for any.
+struct RegistryTypes {
+  const char* op;
+  const char* attr;
+  const char* allowed;
+};
+// Every type attr of the catalog's ops that TF 2.4's registry has (op_registry_types.cc).
+// Information, not a load-time check: newer TF versions allow more dtypes for some ops.
+absl::Span<const RegistryTypes> TfRegistryTypes();
 
 // The built-in op table (op_catalog_ops.cc); LookupOpDef indexes it once.
 std::vector<OpDef> BuiltinOpDefs();

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -92,6 +93,22 @@ OpSupport Describe(const tf::OpDef& def) {
     std::vector<std::string> names;
     for (DType t : c.allowed) names.push_back(DTypeName(t));
     op.dtypes.push_back({c.attr, names});
+  }
+  for (const tf::RegistryTypes& r : tf::TfRegistryTypes()) {
+    if (r.op != def.name) continue;
+    bool constrained = false;
+    for (const tf::TypeConstraint& c : def.type_constraints) constrained |= c.attr == r.attr;
+    if (constrained) continue;
+    std::vector<std::string> names;
+    for (absl::string_view n : absl::StrSplit(r.allowed, ',')) {
+      // TF's spelling, with tfjit's names for the float types.
+      names.push_back(n == "*"        ? "any"
+                      : n == "half"   ? "float16"
+                      : n == "float"  ? "float32"
+                      : n == "double" ? "float64"
+                                      : std::string(n));
+    }
+    op.registry_dtypes.push_back({r.attr, names});
   }
   for (const tf::ArgDef& a : def.inputs) op.inputs.push_back(ArgText(a));
   for (const tf::ArgDef& a : def.outputs) op.outputs.push_back(ArgText(a));

@@ -26,6 +26,10 @@ struct OpSupport {
   std::string compile_note;
   // The dtypes TF registers for each constrained type attr ("T": float16, bfloat16, ...).
   std::vector<std::pair<std::string, std::vector<std::string>>> dtypes;
+  // For type attrs the catalog does not constrain: the dtypes TF 2.4's op registry allows
+  // ("any" when it allows every type), as information (newer TF allows more for some ops). The
+  // fallback kernels run each numeric one (tests/tf/op_dtype_sweep.cc).
+  std::vector<std::pair<std::string, std::vector<std::string>>> registry_dtypes;
   // Signature, as in TF's REGISTER_OP: "features: T", "values: N * T", "shape: int32".
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;

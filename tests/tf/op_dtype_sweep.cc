@@ -1,5 +1,5 @@
-// The dtype sweep: every op runs with every dtype TF's registry or its catalog entry allows for
-// each of its type attrs, not only the dtypes its hand-written cases use. For each op, one of its
+// The dtype sweep: every op runs with every dtype TF's registry (tf::TfRegistryTypes) or its
+// catalog entry allows for each of its type attrs, not only the dtypes its hand-written cases use. For each op, one of its
 // cases is retyped to each allowed dtype: the fallback kernel must accept it (a refusal is a
 // missing dtype, not a data error), and where the op compiles, must-compile mode on the CPU
 // backend must compile it and give the kernel's answer. tests/data/dtype_exceptions.tsv lists
@@ -156,15 +156,14 @@ DType FromTfName(absl::string_view n) {
   return it == names.end() ? DType::kInvalid : it->second;
 }
 
-// The dtypes TF's registry allows per (op, type attr) (tests/data/tf_op_dtypes.tsv; "*" is
-// every sweepable dtype).
+// The dtypes TF's registry allows per (op, type attr) (tf::TfRegistryTypes; "*" is every
+// sweepable dtype).
 using AttrKey = std::pair<std::string, std::string>;
 std::map<AttrKey, std::vector<DType>> TfTypes() {
   std::map<AttrKey, std::vector<DType>> types;
-  for (const std::vector<std::string>& row : ReadTestDataTsv("tf_op_dtypes.tsv")) {
-    if (row.size() < 3 || row[1] == "-") continue;
-    std::vector<DType>& list = types[{row[0], row[1]}];
-    if (row[2] == "*") {
+  for (const tf::RegistryTypes& row : tf::TfRegistryTypes()) {
+    std::vector<DType>& list = types[{row.op, row.attr}];
+    if (absl::string_view(row.allowed) == "*") {
       for (DType d : {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
                       DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64, DType::kUInt8,
                       DType::kUInt16, DType::kUInt32, DType::kUInt64, DType::kBool,
@@ -173,7 +172,7 @@ std::map<AttrKey, std::vector<DType>> TfTypes() {
       }
       continue;
     }
-    for (absl::string_view n : absl::StrSplit(row[2], ',')) {
+    for (absl::string_view n : absl::StrSplit(row.allowed, ',')) {
       const DType d = FromTfName(n);
       if (d != DType::kInvalid) list.push_back(d);
     }
