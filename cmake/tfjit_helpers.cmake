@@ -9,14 +9,21 @@ function(tfjit_add_subdirs)
   endforeach()
 endfunction()
 
+# tfjit_use_shared_llvm(TARGET...): link these executables against libLLVM.so instead of LLVM's
+# static archives (backends/llvm/CMakeLists.txt says why tests do).
+function(tfjit_use_shared_llvm)
+  set_target_properties(${ARGN} PROPERTIES TFJIT_SHARED_LLVM ON)
+endfunction()
+
 # tfjit_add_gtest(NAME SOURCES a.cc b.cc LIBS x y): a gtest executable that ctest runs as 3
-# gtest shards (NAME_shard0..2): every process start loads the statically linked LLVM, and
+# gtest shards (NAME_shard0..2): every process start loads LLVM and the whole runtime, and
 # one process per gtest case (about 4700 of them) cost minutes of a CI run in process starts
 # alone. -DTFJIT_CTEST_PER_CASE=ON (normal builds) makes every gtest case its own ctest test
 # instead, discovered before the test run. Either way, GTEST_FILTER selects cases.
 function(tfjit_add_gtest name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
+  tfjit_use_shared_llvm(${name})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE TFJIT_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
   # Label = the folder under tests/ (unit, tf, ...): `ctest -L unit` selects a family, and the
