@@ -3,6 +3,9 @@
 
 #include <array>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
 namespace tfjit {
 namespace {
 
@@ -101,6 +104,10 @@ complex128 ElementAsComplex(const Tensor& t, int64_t i) {
   if (t.dtype() == DType::kComplex64) return complex128(t.data<complex64>()[i]);
   if (t.dtype() == DType::kComplex128) return t.data<complex128>()[i];
   return complex128(ElementAsDouble(t, i), 0.0);
+}
+
+std::string DimsString(absl::Span<const int64_t> dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
 }  // namespace tfjit

@@ -3,10 +3,13 @@
 #define TFJIT_CORE_DTYPE_H_
 
 #include <complex>
-#include <type_traits>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <type_traits>
+
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 #include "Eigen/Core"
 #include "tfjit/dtype.h"
@@ -109,6 +112,9 @@ bool DispatchComplex(DType dtype, F&& f) {
 double ElementAsDouble(const Tensor& t, int64_t i);
 int64_t ElementAsInt64(const Tensor& t, int64_t i);
 complex128 ElementAsComplex(const Tensor& t, int64_t i);
+
+// Dims as error messages print them: "[2,3]", "[]" for a scalar.
+std::string DimsString(absl::Span<const int64_t> dims);
 
 }  // namespace tfjit
 

@@ -9,15 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 
 namespace tfjit::tf {
 namespace {
-
-std::string Dims(const std::vector<int64_t>& dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
-}
 
 absl::StatusOr<Padding> ReadPadding(const Node& node) {
   TFJIT_ASSIGN_OR_RETURN(std::string padding, GetStringAttr(node, "padding"));
@@ -88,14 +85,14 @@ absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node, Layouts layouts) {
   for (const auto* list : {&a.strides, &a.dilations}) {
     const char* what = list == &a.strides ? "strides" : "dilations";
     if (list->size() != 4) {
-      return NodeInvalid(node, "%s must have 4 entries (NHWC), got %s", what, Dims(*list));
+      return NodeInvalid(node, "%s must have 4 entries (NHWC), got %s", what, DimsString(*list));
     }
     if ((*list)[0] != 1 || (*list)[3] != 1) {
       return NodeInvalid(node, "%s in the batch and depth dimensions must be 1, got %s", what,
-                         Dims(*list));
+                         DimsString(*list));
     }
     if ((*list)[1] < 1 || (*list)[2] < 1) {
-      return NodeInvalid(node, "%s must be >= 1, got %s", what, Dims(*list));
+      return NodeInvalid(node, "%s must be >= 1, got %s", what, DimsString(*list));
     }
   }
   if (a.padding == Padding::kExplicit) {
@@ -107,7 +104,7 @@ absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node, Layouts layouts) {
       return NodeInvalid(node,
                          "explicit_paddings must have 8 non-negative entries with zero batch "
                          "and depth padding, got %s",
-                         Dims(p));
+                         DimsString(p));
     }
   }
   return a;
@@ -119,7 +116,7 @@ absl::StatusOr<WindowAttrs> ReadPoolAttrs(const Node& node,
   WindowAttrs a;
   TFJIT_ASSIGN_OR_RETURN(a.nchw, ReadLayout(node, layouts, absl::StatusCode::kUnimplemented));
   if (input_dims.size() != 4) {
-    return NodeInvalid(node, "input must be 4-dimensional, got %s", Dims(input_dims));
+    return NodeInvalid(node, "input must be 4-dimensional, got %s", DimsString(input_dims));
   }
   TFJIT_ASSIGN_OR_RETURN(a.ksize, GetIntListAttr(node, "ksize"));
   TFJIT_ASSIGN_OR_RETURN(a.strides, GetIntListAttr(node, "strides"));
@@ -140,7 +137,7 @@ absl::StatusOr<WindowAttrs> ReadPoolAttrs(const Node& node,
     return NodeInvalid(node,
                        "%s does not pool across the depth dimension (ksize[3] and strides[3] "
                        "must be 1), got ksize %s strides %s",
-                       node.op(), Dims(a.ksize), Dims(a.strides));
+                       node.op(), DimsString(a.ksize), DimsString(a.strides));
   }
   for (int d = 1; d <= 2; ++d) {
     const int64_t k = a.ksize[static_cast<size_t>(d)], s = a.strides[static_cast<size_t>(d)];
@@ -215,14 +212,14 @@ absl::StatusOr<ConvGeometry> Conv2DGeometry(const Node& node, const WindowAttrs&
   const std::vector<int64_t>& x = input_dims;
   const std::vector<int64_t>& f = filter_dims;
   if (x.size() != 4 || f.size() != 4) {
-    return NodeInvalid(node, "input must be 4-D (NHWC) and filter 4-D, got %s and %s", Dims(x),
-                       Dims(f));
+    return NodeInvalid(node, "input must be 4-D (NHWC) and filter 4-D, got %s and %s", DimsString(x),
+                       DimsString(f));
   }
   ConvGeometry g;
   if (depthwise) {
     if (f[2] != x[3]) {
-      return NodeInvalid(node, "filter %s must be [h, w, %d, multiplier] for input %s", Dims(f),
-                         x[3], Dims(x));
+      return NodeInvalid(node, "filter %s must be [h, w, %d, multiplier] for input %s", DimsString(f),
+                         x[3], DimsString(x));
     }
     g.groups = x[3];
     g.out_channels = x[3] * f[3];
@@ -231,7 +228,7 @@ absl::StatusOr<ConvGeometry> Conv2DGeometry(const Node& node, const WindowAttrs&
       return NodeInvalid(node,
                          "input depth must be evenly divisible by filter depth, and the "
                          "filter's output depth by the group count: input %s, filter %s",
-                         Dims(x), Dims(f));
+                         DimsString(x), DimsString(f));
     }
     g.groups = x[3] / f[2];
     g.out_channels = f[3];
@@ -251,7 +248,7 @@ absl::StatusOr<Window2D> BackpropInputGeometry(const Node& node, const WindowAtt
     return NodeInvalid(node,
                        "input_sizes must have 4 entries, filter and out_backprop must be 4-D; "
                        "got input_sizes %s, filter %s, out_backprop %s",
-                       Dims(x), Dims(f), Dims(dy));
+                       DimsString(x), DimsString(f), DimsString(dy));
   }
   if (*std::min_element(x.begin(), x.end()) < 0 || x[3] != f[2] || dy[0] != x[0] ||
       dy[3] != f[3]) {
@@ -259,14 +256,14 @@ absl::StatusOr<Window2D> BackpropInputGeometry(const Node& node, const WindowAtt
                        "input_sizes %s, filter %s and out_backprop %s disagree: need input "
                        "depth = filter in_channels, out_backprop depth = filter out_channels, "
                        "equal batch",
-                       Dims(x), Dims(f), Dims(dy));
+                       DimsString(x), DimsString(f), DimsString(dy));
   }
   TFJIT_ASSIGN_OR_RETURN(Window2D w, ComputeWindow(node, attrs, x[1], x[2], f[0], f[1]));
   if (w.h.out != dy[1] || w.w.out != dy[2]) {
     return NodeInvalid(node,
                        "Conv2DBackpropInput: out_backprop %s does not match the forward output "
                        "size [%d, %d] computed from input_sizes %s and the filter",
-                       Dims(dy), w.h.out, w.w.out, Dims(x));
+                       DimsString(dy), w.h.out, w.w.out, DimsString(x));
   }
   return w;
 }
@@ -333,7 +330,7 @@ absl::StatusOr<bool> PreluAlphaIsScalar(const Node& node, const std::vector<int6
   if (leading_ones && alpha_dims.back() == channels) return false;
   return NodeStatus(absl::StatusCode::kUnimplemented, node,
                     "prelu alpha %s must hold one value or one per output channel (%d)",
-                    Dims(alpha_dims), channels);
+                    DimsString(alpha_dims), channels);
 }
 
 }  // namespace tfjit::tf

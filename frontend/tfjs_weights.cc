@@ -18,10 +18,6 @@
 namespace tfjit::tf {
 namespace {
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
-}
-
 std::string Where(const tfjs::WeightSpec& spec) {
   return absl::StrCat("weight '", spec.name(), "'");
 }
@@ -40,7 +36,7 @@ absl::StatusOr<int64_t> NumElements(const tfjs::WeightSpec& spec) {
   for (int64_t d : spec.shape()) {
     if (d < 0) {
       return InvalidArgument("%s has a negative dimension in its manifest shape %s", Where(spec),
-                             ShapeText({spec.shape().begin(), spec.shape().end()}));
+                             DimsString(spec.shape()));
     }
   }
   for (int64_t d : spec.shape()) {
@@ -49,7 +45,7 @@ absl::StatusOr<int64_t> NumElements(const tfjs::WeightSpec& spec) {
   for (int64_t d : spec.shape()) {
     if (__builtin_mul_overflow(n, d, &n)) {
       return InvalidArgument("%s: manifest shape %s has too many elements", Where(spec),
-                             ShapeText({spec.shape().begin(), spec.shape().end()}));
+                             DimsString(spec.shape()));
     }
   }
   return n;
@@ -64,7 +60,7 @@ absl::StatusOr<const char*> Take(const tfjs::WeightSpec& spec, absl::string_view
     return DataLoss(
         "%s (%s %s) needs %d bytes at byte %d of its group, but %s hold only %d bytes in "
         "all: a shard is truncated or does not belong to this model.json",
-        Where(spec), spec.dtype(), ShapeText({spec.shape().begin(), spec.shape().end()}),
+        Where(spec), spec.dtype(), DimsString(spec.shape()),
         static_cast<int64_t>(count) * static_cast<int64_t>(elem_size),
         static_cast<int64_t>(*offset), std::string(source), static_cast<int64_t>(bytes.size()));
   }
@@ -292,7 +288,7 @@ absl::StatusOr<tensorflow::TensorProto> TfjsWeightToTensorProto(
     if (dims.ok() && !unknown_rank && *dims != weight.shape) {
       return InvalidArgument("weight '%s' has shape %s in the weightsManifest but its Const "
                              "node declares %s",
-                             weight.name, ShapeText(weight.shape), ShapeText(*dims));
+                             weight.name, DimsString(weight.shape), DimsString(*dims));
     }
   }
   tensorflow::TensorProto proto;

@@ -6,17 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
+#include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 #include "frontend/proto/xla_data.pb.h"
 
 namespace tfjit::tf {
 namespace {
-
-std::string Dims(const std::vector<int64_t>& dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
-}
 
 // The serialized proto in the node's `dimension_numbers` attr.
 template <typename Proto>
@@ -100,7 +96,7 @@ absl::StatusOr<XlaDotPlan> PlanXlaDot(const Node& node, const std::vector<int64_
       return NodeInvalid(node, "For contracting dimension %d which is lhs dimension %d and rhs "
                          "dimension %d: Dimensions must be equal, but are %d and %d (lhs %s, "
                          "rhs %s)", i, l, r, lhs_dims[static_cast<size_t>(l)],
-                         rhs_dims[static_cast<size_t>(r)], Dims(lhs_dims), Dims(rhs_dims));
+                         rhs_dims[static_cast<size_t>(r)], DimsString(lhs_dims), DimsString(rhs_dims));
     }
   }
   for (size_t i = 0; i < p.lhs_batch.size(); ++i) {
@@ -109,7 +105,7 @@ absl::StatusOr<XlaDotPlan> PlanXlaDot(const Node& node, const std::vector<int64_
       return NodeInvalid(node, "For batch dimension %d which is lhs dimension %d and rhs "
                          "dimension %d: Dimensions must be equal, but are %d and %d (lhs %s, "
                          "rhs %s)", i, l, r, lhs_dims[static_cast<size_t>(l)],
-                         rhs_dims[static_cast<size_t>(r)], Dims(lhs_dims), Dims(rhs_dims));
+                         rhs_dims[static_cast<size_t>(r)], DimsString(lhs_dims), DimsString(rhs_dims));
     }
     p.out_dims.push_back(lhs_dims[static_cast<size_t>(l)]);
   }
@@ -158,7 +154,7 @@ absl::StatusOr<XlaConvPlan> PlanXlaConv(const Node& node, const std::vector<int6
   if (static_cast<int64_t>(lhs_dims.size()) != rank ||
       static_cast<int64_t>(rhs_dims.size()) != rank) {
     return NodeInvalid(node, "the input %s and kernel %s must have rank %d (batch, feature and "
-                       "%d spatial dims)", Dims(lhs_dims), Dims(rhs_dims), rank, n);
+                       "%d spatial dims)", DimsString(lhs_dims), DimsString(rhs_dims), rank, n);
   }
   std::vector<int64_t> in = {p.input_batch, p.input_feature};
   in.insert(in.end(), p.input_spatial.begin(), p.input_spatial.end());

@@ -326,8 +326,6 @@ absl::Status LowerRange(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
-std::string Dims(const std::vector<int64_t>& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
-
 // ---- GatherNd ----
 
 // As GatherV2 (slice_lowerings.cc EmitGather): HLO's gather clamps out-of-range indices where
@@ -359,7 +357,7 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
     std::vector<int64_t> limits(ps.dims().begin(), ps.dims().begin() + k);
     TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
         node, indices, limits,
-        absl::StrCat("indices{pos} = {value} does not index into param shape ", Dims(ps.dims())),
+        absl::StrCat("indices{pos} = {value} does not index into param shape ", DimsString(ps.dims())),
         /*flat_position=*/true, {}, /*vector_value=*/true));
   }
   for (int64_t r = 0; known.ok() && k > 0 && r < known->num_elements() / k; ++r) {
@@ -369,7 +367,7 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
         std::vector<int64_t> idx;
         for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(*known, r * k + q));
         return InvalidArgument("node %s: indices[%d] = [%s] does not index into param shape %s",
-                               node.DebugName(), r, absl::StrJoin(idx, ", "), Dims(ps.dims()));
+                               node.DebugName(), r, absl::StrJoin(idx, ", "), DimsString(ps.dims()));
       }
     }
   }

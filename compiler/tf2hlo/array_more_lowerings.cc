@@ -25,12 +25,6 @@ using hlo::ComparisonDirection;
 using hlo::Instruction;
 using hlo::Opcode;
 
-std::string DimsText(const std::vector<int64_t>& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) absl::StrAppend(&s, i ? "," : "", d[i]);
-  return s + "]";
-}
-
 // x[start:limit] along `dim`, every other dim whole.
 absl::StatusOr<Instruction*> SliceDim(LoweringContext& ctx, Instruction* x, int64_t dim,
                                       int64_t start, int64_t limit) {
@@ -135,7 +129,7 @@ absl::Status LowerReverseSequence(LoweringContext& ctx, const tf::Node& node) {
   }
   if (lens->shape().rank() != 1 || lens->shape().dim(0) != dims[static_cast<size_t>(batch_dim)]) {
     return InvalidArgument("node %s: Length of seq_lengths != input.dims(%d), (%s vs. %s)",
-                           node.DebugName(), batch_dim, lens->shape().ToString(), DimsText(dims));
+                           node.DebugName(), batch_dim, lens->shape().ToString(), DimsString(dims));
   }
   int64_t count = 1;
   for (int64_t d : dims) count *= d;
@@ -248,7 +242,7 @@ absl::Status LowerBroadcastArgs(LoweringContext& ctx, const tf::Node& node) {
   absl::StatusOr<std::vector<int64_t>> r = BroadcastDims(s0, s1);
   if (!r.ok()) {
     return InvalidArgument("node %s: Incompatible shapes: %s vs. %s", node.DebugName(),
-                           DimsText(s0), DimsText(s1));
+                           DimsString(s0), DimsString(s1));
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * in, ctx.Input(node, 0));
   const DType t = in->shape().element_type();
@@ -433,7 +427,7 @@ absl::Status LowerBitcast(LoweringContext& ctx, const tf::Node& node) {
     const int64_t k = static_cast<int64_t>(out_size / in_size);
     if (dims.empty() || dims.back() != k) {
       return InvalidArgument("node %s: Cannot bitcast from %s to %s: shape %s", node.DebugName(),
-                             DTypeName(from), DTypeName(to), DimsText(dims));
+                             DTypeName(from), DTypeName(to), DimsString(dims));
     }
     TFJIT_ASSIGN_OR_RETURN(Instruction * wide, ctx.b().Convert(u, uo));
     const int64_t last = static_cast<int64_t>(dims.size()) - 1;
@@ -613,7 +607,7 @@ absl::StatusOr<std::vector<int64_t>> ReadV1Block(LoweringContext& ctx, const tf:
   for (int64_t p : pads) {
     if (p < 0) {
       return InvalidArgument("node %s: paddings/crops must be non-negative, got %s",
-                             node.DebugName(), DimsText(pads));
+                             node.DebugName(), DimsString(pads));
     }
   }
   return pads;
@@ -662,7 +656,7 @@ absl::Status LowerBatchToSpace(LoweringContext& ctx, const tf::Node& node) {
   const int64_t n = s.dim(0) / (b * b), h = s.dim(1) * b, w = s.dim(2) * b, c = s.dim(3);
   if (p[0] + p[1] > h || p[2] + p[3] > w) {
     return InvalidArgument("node %s: Cropped size must be non-negative: crops %s, size [%d, %d]",
-                           node.DebugName(), DimsText(p), h, w);
+                           node.DebugName(), DimsString(p), h, w);
   }
   TFJIT_ASSIGN_OR_RETURN(x, Shuffle(ctx, x, {b, b, n, s.dim(1), s.dim(2), c}, {2, 3, 0, 4, 1, 5},
                                     {n, h, w, c}));
@@ -903,7 +897,7 @@ absl::StatusOr<NudgedValues> VarsNudge(LoweringContext& ctx, const tf::Node& nod
       per_channel ? std::vector<int64_t>{dims.empty() ? -1 : dims.back()} : std::vector<int64_t>{};
   if (min->shape().dims() != want || max->shape().dims() != want) {
     return InvalidArgument("node %s: min and max must have shape %s, got %s and %s",
-                           node.DebugName(), DimsText(want), min->shape().ToString(),
+                           node.DebugName(), DimsString(want), min->shape().ToString(),
                            max->shape().ToString());
   }
   return NudgeInHlo(ctx, min, max, q, dims);

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
@@ -28,8 +27,6 @@ namespace {
 
 using hlo::Instruction;
 using hlo::Opcode;
-
-std::string Dims(const std::vector<int64_t>& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
 
 // ---- ResizeBilinear ----
 
@@ -106,11 +103,11 @@ absl::Status LowerResizeBilinear(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ctx.ConstantInputAsInts(node, 1));
   if (size.size() != 2) {
     return InvalidArgument("node %s: shape_t must be 1-dimensional with 2 elements, got %s",
-                           node.DebugName(), Dims(size));
+                           node.DebugName(), DimsString(size));
   }
   if (size[0] <= 0 || size[1] <= 0) {
     return InvalidArgument("node %s: output dimensions must be positive, got %s",
-                           node.DebugName(), Dims(size));
+                           node.DebugName(), DimsString(size));
   }
   if (s.dim(1) <= 0 || s.dim(2) <= 0) {
     return InvalidArgument("node %s: input image must be of non-zero size, got %s",
@@ -125,7 +122,7 @@ absl::Status LowerResizeBilinear(LoweringContext& ctx, const tf::Node& node) {
     int64_t bytes = -1;
     if (!TensorBytes(DType::kFloat32, dims, &bytes)) bytes = -1;
     TFJIT_RETURN_IF_ERROR(CheckAllocation(
-        bytes, absl::StrCat(what, " ", Dims(dims), " of size ", Dims(size)), node.DebugName()));
+        bytes, absl::StrCat(what, " ", DimsString(dims), " of size ", DimsString(size)), node.DebugName()));
   }
   if (s.element_type() != DType::kFloat32) {
     TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, DType::kFloat32));
@@ -212,14 +209,14 @@ absl::StatusOr<BlockArgs> ReadBlockArgs(LoweringContext& ctx, const tf::Node& no
   for (int64_t b : a.block) {
     if (b < 1) {
       return InvalidArgument("node %s: All values in block_shape must be positive, got %s",
-                             node.DebugName(), Dims(a.block));
+                             node.DebugName(), DimsString(a.block));
     }
     a.block_count *= b;
   }
   for (int64_t p : a.pads) {
     if (p < 0) {
       return InvalidArgument("node %s: All values in %s must be non-negative, got %s",
-                             node.DebugName(), pad_name, Dims(a.pads));
+                             node.DebugName(), pad_name, DimsString(a.pads));
     }
   }
   return a;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/evaluator/evaluator.h"
 #include "core/dtype.h"
@@ -194,6 +195,12 @@ absl::Status LoweringContext::AddIndexCheck(const tf::Node& node, hlo::Instructi
   const int64_t k = static_cast<int64_t>(limits.size());
   const int64_t total = indices->shape().num_elements();
   if (k == 0 || total == 0) return absl::OkStatus();  // nothing that can be out of range
+  if (!index_checks_
+           .insert(absl::StrCat(node.name(), "\n", message_template, "\n",
+                                absl::StrJoin(limits, ",")))
+           .second) {
+    return absl::OkStatus();
+  }
   const int64_t n = total / k;
   const DType s64 = DType::kInt64;
   hlo::Builder& b = builder_;

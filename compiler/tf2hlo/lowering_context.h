@@ -89,7 +89,9 @@ class LoweringContext {
   // components: row r is bad when some component j is outside [0, limits[j]). The compiled
   // cluster returns the first bad row and its components (hlo::RuntimeCheck), and the runtime
   // fails with `message_template` ("{pos}" = the row, "{value}" = its components; see
-  // hlo::RuntimeCheck for `flat_position`/`position_dims`/`vector_value`).
+  // hlo::RuntimeCheck for `flat_position`/`position_dims`/`vector_value`). A second call for the
+  // same node, message and limits adds nothing: the complex lowerings run a node's real
+  // lowering once per part, and its indices are the same in both.
   absl::Status AddIndexCheck(const tf::Node& node, hlo::Instruction* indices,
                              const std::vector<int64_t>& limits, std::string message_template,
                              bool flat_position, std::vector<int64_t> position_dims,
@@ -149,6 +151,7 @@ class LoweringContext {
   LoweringOptions* options_;
   LoweringOptions default_options_;
   std::string last_list_bound_reason_;
+  absl::flat_hash_set<std::string> index_checks_;  // AddIndexCheck's (node, message, limits)
   absl::flat_hash_map<const tf::Node*, std::vector<hlo::Instruction*>> values_;
   absl::flat_hash_map<const hlo::Instruction*, Tensor> known_parameters_;
   absl::flat_hash_map<std::pair<const tf::Node*, int>, std::shared_ptr<ResourceState>>

@@ -98,12 +98,6 @@ std::string ArgName(const tf::Node& node, int i) {
   return absl::StrCat("input ", i);
 }
 
-std::string DimsText(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) absl::StrAppend(&s, i ? "," : "", dims[i]);
-  return s + "]";
-}
-
 // Reads the variables and checks shapes with tf2xla's messages; `grad` is the gradient's
 // input index. The scalar inputs come back broadcast (through `ew`).
 absl::StatusOr<Operands> ReadOperands(LoweringContext& ctx, const tf::Node& node, int num_vars,
@@ -119,8 +113,8 @@ absl::StatusOr<Operands> ReadOperands(LoweringContext& ctx, const tf::Node& node
     if (i > 0 && var->value->shape().dims() != ops.w[0]->shape().dims()) {
       return InvalidArgument("node %s: var and %s do not have the same shape%s %s",
                              node.DebugName(), ArgName(node, i),
-                             DimsText(ops.w[0]->shape().dims()),
-                             DimsText(var->value->shape().dims()));
+                             DimsString(ops.w[0]->shape().dims()),
+                             DimsString(var->value->shape().dims()));
     }
     ops.vars.push_back(var);
     ops.w.push_back(var->value);
@@ -132,13 +126,13 @@ absl::StatusOr<Operands> ReadOperands(LoweringContext& ctx, const tf::Node& node
       if (dims != ops.w[0]->shape().dims()) {
         return InvalidArgument("node %s: var and %s do not have the same shape%s %s",
                                node.DebugName(), ArgName(node, i),
-                               DimsText(ops.w[0]->shape().dims()), DimsText(dims));
+                               DimsString(ops.w[0]->shape().dims()), DimsString(dims));
       }
       ops.in.push_back(x);
     } else {
       if (!dims.empty()) {
         return InvalidArgument("node %s: %s is not a scalar: %s", node.DebugName(),
-                               ArgName(node, i), DimsText(dims));
+                               ArgName(node, i), DimsString(dims));
       }
       ops.in.push_back(ew.Splat(x));
     }

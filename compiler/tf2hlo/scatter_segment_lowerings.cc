@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/attr.h"
+#include "frontend/sparse_to_dense_rule.h"
 
 namespace tfjit::tf2hlo {
 namespace {
@@ -28,10 +28,6 @@ using hlo::Instruction;
 using hlo::Opcode;
 
 enum class Combiner { kAssign, kAdd, kSub, kMul, kDiv, kMin, kMax };
-
-std::string DimsStr(const std::vector<int64_t>& d) {
-  return absl::StrCat("[", absl::StrJoin(d, ","), "]");
-}
 
 // The scalar computation combining an operand element (p0) with an update (p1).
 hlo::Computation* CombinerComputation(hlo::Module* module, Combiner c, DType t) {
@@ -93,7 +89,7 @@ absl::Status CheckNdShapes(const tf::Node& node, const std::vector<int64_t>& sha
   auto err = [&](const std::string& m) {
     return InvalidArgument("node %s: %s", node.DebugName(), m);
   };
-  const std::string is = DimsStr(id), us = DimsStr(ud), ss = DimsStr(shape);
+  const std::string is = DimsString(id), us = DimsString(ud), ss = DimsString(shape);
   const int rank = static_cast<int>(shape.size());
   const int irank = static_cast<int>(id.size()), urank = static_cast<int>(ud.size());
   auto count = [](const std::vector<int64_t>& d) {
@@ -167,7 +163,7 @@ absl::Status CheckNdIndices(LoweringContext& ctx, const tf::Node& node, int inpu
   const std::vector<int64_t>& id = indices->shape().dims();
   std::vector<int64_t> pos_dims(id.begin(), id.end() - 1);
   std::vector<int64_t> limits(shape.begin(), shape.begin() + k);
-  const std::string tail = absl::StrCat(" does not index into shape ", DimsStr(shape));
+  const std::string tail = absl::StrCat(" does not index into shape ", DimsString(shape));
   absl::StatusOr<Tensor> known = ctx.ConstantInput(node, input);
   if (known.ok()) {
     hlo::RuntimeCheck msg;
@@ -253,32 +249,14 @@ absl::Status LowerSparseToDense(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * values, ctx.Input(node, 2));
   TFJIT_ASSIGN_OR_RETURN(Instruction * def, ctx.Input(node, 3));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.ConstantInputAsInts(node, 1));
-  auto err = [&](const std::string& m) {
-    return InvalidArgument("node %s: %s", node.DebugName(), m);
+  auto err = [&](const absl::Status& s) {
+    return InvalidArgument("node %s: %s", node.DebugName(), s.message());
   };
-  const std::vector<int64_t>& id = indices->shape().dims();
-  if (id.size() > 2) {
-    return err(absl::StrCat("sparse_indices should be a scalar, vector, or matrix, got shape ",
-                            DimsStr(id)));
-  }
-  const int64_t n = id.empty() ? 1 : id[0];
-  const int64_t r = id.size() > 1 ? id[1] : 1;
-  if (static_cast<int64_t>(shape.size()) != r) {
-    return err(absl::StrCat("output_shape has incorrect number of elements: ", shape.size(),
-                            " should be: ", r));
-  }
-  for (int64_t d : shape) {
-    if (d < 0) return err(absl::StrCat("output_shape has a negative dimension: ", DimsStr(shape)));
-  }
+  absl::StatusOr<tf::SparseIndexRows> rows = tf::CheckSparseToDenseShapes(
+      indices->shape().dims(), shape, values->shape().dims(), def->shape().dims());
+  if (!rows.ok()) return err(rows.status());
+  const int64_t n = rows->num, r = rows->rank;
   const std::vector<int64_t>& vd = values->shape().dims();
-  if (!(vd.empty() || (vd.size() == 1 && vd[0] == n))) {
-    return err(absl::StrCat("sparse_values has incorrect shape ", DimsStr(vd),
-                            ", should be [] or [", n, "]"));
-  }
-  if (def->shape().rank() != 0) {
-    return err(absl::StrCat("default_value should be a scalar, got shape ",
-                            DimsStr(def->shape().dims())));
-  }
   TFJIT_ASSIGN_OR_RETURN(Instruction * out, ctx.b().Broadcast(def, shape, {}));
   int64_t elements = 1;
   for (int64_t d : shape) elements *= d;
@@ -300,26 +278,8 @@ absl::Status LowerSparseToDense(LoweringContext& ctx, const tf::Node& node) {
   absl::StatusOr<Tensor> known = ctx.ConstantInput(node, 0);
   if (known.ok()) {
     TFJIT_ASSIGN_OR_RETURN(bool validate, tf::GetBoolAttrOr(node, "validate_indices", true));
-    std::vector<int64_t> prev, cur(static_cast<size_t>(r));
-    for (int64_t i = 0; i < n; ++i) {
-      bool in_bounds = true;
-      for (int64_t d = 0; d < r; ++d) {
-        cur[static_cast<size_t>(d)] = ElementAsInt64(*known, i * r + d);
-        in_bounds = in_bounds && cur[static_cast<size_t>(d)] >= 0 &&
-                    cur[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)];
-      }
-      if (!in_bounds) {
-        return err(absl::StrCat("indices[", i, "] = ", DimsStr(cur),
-                                " is out of bounds: need 0 <= index < ", DimsStr(shape)));
-      }
-      if (validate && i > 0 && cur == prev) {
-        return err(absl::StrCat("indices[", i, "] = ", DimsStr(cur), " is repeated"));
-      }
-      if (validate && i > 0 && cur < prev) {
-        return err(absl::StrCat("indices[", i, "] = ", DimsStr(cur), " is out of order"));
-      }
-      prev = cur;
-    }
+    absl::Status indices_ok = tf::CheckSparseToDenseIndices(*known, *rows, shape, validate);
+    if (!indices_ok.ok()) return err(indices_ok);
   } else {
     if (!ctx.CanAddRuntimeChecks()) {
       return Unimplemented("node %s: SparseToDense inside a loop or conditional body compiles "
@@ -328,7 +288,7 @@ absl::Status LowerSparseToDense(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
         node, indices, shape,
         absl::StrCat("indices{pos} = {index} is out of bounds: need 0 <= index < ",
-                     DimsStr(shape)),
+                     DimsString(shape)),
         /*flat_position=*/true, {n}, /*vector_value=*/true));
   }
   if (vd.empty()) {
@@ -374,7 +334,7 @@ absl::Status LowerResourceScatter(LoweringContext& ctx, const tf::Node& node) {
   const std::vector<int64_t>& id = indices->shape().dims();
   if (pd.empty()) {
     return InvalidArgument("node %s: params must be at least 1-D, got shape %s",
-                           node.DebugName(), DimsStr(pd));
+                           node.DebugName(), DimsString(pd));
   }
   std::vector<int64_t> want = id;
   want.insert(want.end(), pd.begin() + 1, pd.end());
@@ -383,7 +343,7 @@ absl::Status LowerResourceScatter(LoweringContext& ctx, const tf::Node& node) {
     return InvalidArgument("node %s: Must have updates.shape = indices.shape + params.shape[1:] "
                            "or updates.shape = [], got updates.shape %s, indices.shape %s, "
                            "params.shape %s", node.DebugName(),
-                           DimsStr(updates->shape().dims()), DimsStr(id), DimsStr(pd));
+                           DimsString(updates->shape().dims()), DimsString(id), DimsString(pd));
   }
   if (scalar) {
     TFJIT_ASSIGN_OR_RETURN(updates, ctx.b().Broadcast(updates, want, {}));
@@ -437,13 +397,13 @@ absl::Status LowerUnsortedSegment(LoweringContext& ctx, const tf::Node& node) {
   const std::vector<int64_t>& sd = ids->shape().dims();
   if (num.rank() != 0) {
     return InvalidArgument("node %s: num_segments should be a scalar, not shape %s",
-                           node.DebugName(), DimsStr(num.dims()));
+                           node.DebugName(), DimsString(num.dims()));
   }
   bool prefix = sd.size() <= dd.size();
   for (size_t d = 0; prefix && d < sd.size(); ++d) prefix = sd[d] == dd[d];
   if (!prefix) {
     return InvalidArgument("node %s: data.shape = %s does not start with segment_ids.shape = %s",
-                           node.DebugName(), DimsStr(dd), DimsStr(sd));
+                           node.DebugName(), DimsString(dd), DimsString(sd));
   }
   const int64_t segments = ElementAsInt64(num, 0);
   if (segments < 0) {

@@ -2,7 +2,6 @@
 #include "runtime/kernels/kernel_util.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "core/run_control.h"
 #include "core/thread_pool.h"
 #include "frontend/attr.h"
@@ -65,10 +64,6 @@ absl::Status RunWidened(KernelContext& ctx, KernelFn kernel, DType narrow, DType
                                                              : std::move(out));
   }
   return absl::OkStatus();
-}
-
-std::string DimsString(const std::vector<int64_t>& dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
 absl::Status CheckNumInputs(const KernelContext& ctx, int n) {

@@ -33,9 +33,6 @@ absl::Status KernelError(const KernelContext& ctx, const absl::FormatSpec<Args..
 // The standard "this op has no kernel for that dtype" error, listing what is supported.
 absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype, absl::string_view supported);
 
-// "[2,3]" (dims only) for messages about shape-valued inputs.
-std::string DimsString(const std::vector<int64_t>& dims);
-
 // Checks that the kernel received `n` inputs (INTERNAL otherwise: the executor's bug).
 absl::Status CheckNumInputs(const KernelContext& ctx, int n);
 

@@ -94,7 +94,7 @@ absl::Status TensorListPushBackKernel(KernelContext& ctx) {
     return KernelError(ctx,
                        "Tried to append a tensor with incompatible shape to a list. Op element "
                        "shape: %s list shape: %s",
-                       ShapeText(item.dims()), l->element_shape.ToString());
+                       DimsString(item.dims()), l->element_shape.ToString());
   }
   TFJIT_RETURN_IF_ERROR(CheckListDType(ctx, *l));
   if (l->max_num_elements != -1 &&
@@ -189,7 +189,7 @@ absl::Status TensorListSetItemKernel(KernelContext& ctx) {
     return KernelError(ctx,
                        "Tried to set a tensor with incompatible shape at a list index. Item "
                        "element shape: %s list shape: %s",
-                       ShapeText(value.dims()), l->element_shape.ToString());
+                       DimsString(value.dims()), l->element_shape.ToString());
   }
   std::shared_ptr<TensorList> out = CopyList(*l);
   if (index >= size) out->items.resize(static_cast<size_t>(index) + 1);
@@ -422,12 +422,12 @@ absl::Status TensorListFromTensorKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(ShapeInput(ctx, 1, &list->element_shape));
   if (t.rank() == 0) {
     return KernelError(ctx, "Tensor must be at least a vector, but saw shape: %s",
-                       ShapeText(t.dims()));
+                       DimsString(t.dims()));
   }
   const std::vector<int64_t> item_dims(t.dims().begin() + 1, t.dims().end());
   if (!ShapeCompatibleWithDims(list->element_shape, item_dims)) {
     return KernelError(ctx, "Specified a list with shape %s from a tensor with shape %s",
-                       list->element_shape.ToString(), ShapeText(item_dims));
+                       list->element_shape.ToString(), DimsString(item_dims));
   }
   list->element_dtype = t.dtype();
   for (int64_t i = 0; i < t.dim(0); ++i) list->items.push_back(SliceRow(t, i));
@@ -440,7 +440,7 @@ absl::Status ReadScatterIndices(const KernelContext& ctx, int i, std::vector<int
   const Tensor& indices = ctx.input(i);
   if (indices.rank() != 1) {
     return KernelError(ctx, "Expected indices to be a vector, but received shape: %s",
-                       ShapeText(indices.dims()));
+                       DimsString(indices.dims()));
   }
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, indices, "indices", out));
   for (int64_t index : *out) {
@@ -467,12 +467,12 @@ absl::Status TensorListScatterKernel(KernelContext& ctx) {
   }
   if (t.rank() == 0) {
     return KernelError(ctx, "Tensor must be at least a vector, but saw shape: %s",
-                       ShapeText(t.dims()));
+                       DimsString(t.dims()));
   }
   const std::vector<int64_t> item_dims(t.dims().begin() + 1, t.dims().end());
   if (!ShapeCompatibleWithDims(list->element_shape, item_dims)) {
     return KernelError(ctx, "Specified a list with shape %s from a tensor with shape %s",
-                       list->element_shape.ToString(), ShapeText(item_dims));
+                       list->element_shape.ToString(), DimsString(item_dims));
   }
   std::vector<int64_t> indices;
   TFJIT_RETURN_IF_ERROR(ReadScatterIndices(ctx, 1, &indices));
@@ -508,14 +508,14 @@ absl::Status TensorListScatterIntoExistingListKernel(KernelContext& ctx) {
   }
   if (t.rank() == 0) {
     return KernelError(ctx, "Tensor must be at least a vector, but saw shape: %s",
-                       ShapeText(t.dims()));
+                       DimsString(t.dims()));
   }
   const std::vector<int64_t> item_dims(t.dims().begin() + 1, t.dims().end());
   if (!ShapeCompatibleWithDims(l->element_shape, item_dims)) {
     return KernelError(ctx,
                        "Tried to set a tensor with incompatible shape at a list index. Item "
                        "element shape: %s list shape: %s",
-                       ShapeText(item_dims), l->element_shape.ToString());
+                       DimsString(item_dims), l->element_shape.ToString());
   }
   std::vector<int64_t> indices;
   TFJIT_RETURN_IF_ERROR(ReadScatterIndices(ctx, 2, &indices));
@@ -544,12 +544,12 @@ absl::Status CheckSplitShape(const KernelContext& ctx, const Tensor& t,
   }
   if (t.rank() == 0) {
     return KernelError(ctx, "Tensor must be at least a vector, but saw shape: %s",
-                       ShapeText(t.dims()));
+                       DimsString(t.dims()));
   }
   const std::vector<int64_t> rest(t.dims().begin() + 1, t.dims().end());
   if (!ShapesCompatible(DropFirstDim(shape), KnownShape(rest))) {
     return KernelError(ctx, "tensor shape %s is not compatible with element_shape %s",
-                       ShapeText(t.dims()), shape.ToString());
+                       DimsString(t.dims()), shape.ToString());
   }
   return absl::OkStatus();
 }
@@ -563,7 +563,7 @@ absl::Status TensorListSplitKernel(KernelContext& ctx) {
   const Tensor& lengths_t = ctx.input(2);
   if (lengths_t.rank() != 1) {
     return KernelError(ctx, "Expected lengths to be a vector, received shape: %s",
-                       ShapeText(lengths_t.dims()));
+                       DimsString(lengths_t.dims()));
   }
   std::vector<int64_t> lengths;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, lengths_t, "lengths", &lengths));

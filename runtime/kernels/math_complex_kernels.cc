@@ -19,7 +19,6 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernel.h"
@@ -31,10 +30,6 @@ namespace {
 template <typename T>
 inline constexpr bool kIsComplex =
     std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
-
-std::string DimsString(const std::vector<int64_t>& d) {
-  return absl::StrCat("[", absl::StrJoin(d, ","), "]");
-}
 
 DType OutType(const KernelContext& ctx, int i = 0) {
   const std::vector<DType>& t = ctx.node().output_types();

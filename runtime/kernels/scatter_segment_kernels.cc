@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "frontend/attr.h"
+#include "frontend/sparse_to_dense_rule.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/resource_mgr.h"
 
@@ -741,59 +742,30 @@ absl::Status SparseToDenseKernel(KernelContext& ctx) {
   if (idx.dtype() != DType::kInt32 && idx.dtype() != DType::kInt64) {
     return KernelError(ctx, "sparse_indices must be int32 or int64, got %s", DTypeName(idx.dtype()));
   }
-  if (idx.rank() > 2) {
-    return KernelError(ctx, "sparse_indices should be a scalar, vector, or matrix, got shape %s",
-                       idx.ShapeString());
-  }
-  const int64_t num_elems = idx.rank() > 0 ? idx.dim(0) : 1;
-  const int64_t num_dims = idx.rank() > 1 ? idx.dim(1) : 1;
   if (shape_t.rank() != 1) {
     return KernelError(ctx, "output_shape should be a vector, got shape %s", shape_t.ShapeString());
   }
   std::vector<int64_t> dims;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, shape_t, "output_shape", &dims));
-  if (static_cast<int64_t>(dims.size()) != num_dims) {
-    return KernelError(ctx, "output_shape has incorrect number of elements: %d should be: %d",
-                       dims.size(), num_dims);
-  }
-  for (int64_t d : dims) {
-    if (d < 0) return KernelError(ctx, "output_shape has a negative dimension: %s", DimsString(dims));
-  }
-  if (!(values.rank() == 0 || (values.rank() == 1 && values.dim(0) == num_elems))) {
-    return KernelError(ctx, "sparse_values has incorrect shape %s, should be [] or [%d]",
-                       values.ShapeString(), num_elems);
-  }
-  if (def.rank() != 0) {
-    return KernelError(ctx, "default_value should be a scalar, got shape %s", def.ShapeString());
-  }
+  absl::StatusOr<tf::SparseIndexRows> rows =
+      tf::CheckSparseToDenseShapes(idx.dims(), dims, values.dims(), def.dims());
+  if (!rows.ok()) return NodeError(ctx, rows.status().message());
   if (values.dtype() != def.dtype() || DTypeSize(values.dtype()) == 0) {
     return UnsupportedDType(ctx, values.dtype(), "numeric types (sparse_values and "
                             "default_value of one type)");
   }
   TFJIT_ASSIGN_OR_RETURN(bool validate, tf::GetBoolAttrOr(ctx.node(), "validate_indices", true));
+  absl::Status indices_ok = tf::CheckSparseToDenseIndices(idx, *rows, dims, validate);
+  if (!indices_ok.ok()) return NodeError(ctx, indices_ok.message());
   Tensor out(values.dtype(), dims);
   const size_t elem = DTypeSize(values.dtype());
   char* y = static_cast<char*>(out.raw_data());
   for (int64_t i = 0; i < out.num_elements(); ++i) std::memcpy(y + i * elem, def.raw_data(), elem);
-  std::vector<int64_t> prev, cur(static_cast<size_t>(num_dims));
-  for (int64_t i = 0; i < num_elems; ++i) {
+  for (int64_t i = 0; i < rows->num; ++i) {
     int64_t flat = 0;
-    bool in_bounds = true;
-    for (int64_t d = 0; d < num_dims; ++d) {
-      cur[static_cast<size_t>(d)] = ElementAsInt64(idx, i * num_dims + d);
-      const int64_t v = cur[static_cast<size_t>(d)];
-      in_bounds = in_bounds && v >= 0 && v < dims[static_cast<size_t>(d)];
-      flat = flat * dims[static_cast<size_t>(d)] + v;
+    for (int64_t d = 0; d < rows->rank; ++d) {
+      flat = flat * dims[static_cast<size_t>(d)] + ElementAsInt64(idx, i * rows->rank + d);
     }
-    if (!in_bounds) {
-      return KernelError(ctx, "indices[%d] = %s is out of bounds: need 0 <= index < %s", i,
-                         DimsString(cur), DimsString(dims));
-    }
-    if (validate && i > 0) {
-      if (cur == prev) return KernelError(ctx, "indices[%d] = %s is repeated", i, DimsString(cur));
-      if (cur < prev) return KernelError(ctx, "indices[%d] = %s is out of order", i, DimsString(cur));
-    }
-    prev = cur;
     const char* src = static_cast<const char*>(values.raw_data()) +
                       (values.rank() == 0 ? 0 : static_cast<size_t>(i) * elem);
     std::memcpy(y + static_cast<size_t>(flat) * elem, src, elem);

@@ -17,7 +17,6 @@
 namespace tfjit::runtime {
 
 using lists::KnownShape;
-using lists::ShapeText;
 
 TensorArray::TensorArray(Options options)
     : name_(std::move(options.name)), dtype_(options.dtype),
@@ -60,7 +59,7 @@ absl::Status TensorArray::WriteLocked(int64_t index, const Tensor& value) {
         "TensorArray %s: Could not write to TensorArray index %d because the value shape is %s "
         "which is incompatible with the TensorArray's inferred element shape: %s (consider "
         "setting infer_shape=False).",
-        name_, index, ShapeText(value.dims()), element_shape_.ToString());
+        name_, index, DimsString(value.dims()), element_shape_.ToString());
   }
   if (identical_element_shapes_ && !element_shape_.IsFullyDefined()) {
     element_shape_ = KnownShape(value.dims());
@@ -199,7 +198,7 @@ absl::Status IndexVector(const KernelContext& ctx, int i, absl::string_view what
   const Tensor& t = ctx.input(i);
   if (t.rank() != 1) {
     return KernelError(ctx, "Expected %s to be a vector, but received shape: %s", what,
-                       ShapeText(t.dims()));
+                       DimsString(t.dims()));
   }
   return ReadIndexVector(ctx, t, what, out);
 }
@@ -222,7 +221,7 @@ absl::Status TensorArrayV3Kernel(KernelContext& ctx) {
   const Tensor& size = ctx.input(0);
   if (size.rank() != 0 || (size.dtype() != DType::kInt32 && size.dtype() != DType::kInt64)) {
     return KernelError(ctx, "TensorArray size must be scalar, but had shape: %s",
-                       ShapeText(size.dims()));
+                       DimsString(size.dims()));
   }
   TensorArray::Options o;
   o.size = ElementAsInt64(size, 0);
@@ -339,7 +338,7 @@ absl::Status TensorArrayGatherV3Kernel(KernelContext& ctx) {
       return KernelError(ctx,
                          "TensorArray has inconsistent shapes.  Index 0 has shape: %s but index "
                          "%d has shape: %s",
-                         ShapeText(values[0].dims()), i, ShapeText(values[i].dims()));
+                         DimsString(values[0].dims()), i, DimsString(values[i].dims()));
     }
   }
   std::vector<int64_t> dims = values[0].dims();
@@ -398,7 +397,7 @@ absl::Status TensorArrayConcatV3Kernel(KernelContext& ctx) {
                          "TensorArray has inconsistent shapes.  Index 0 has (excepting "
                          "dimension 0) shape: %s but index %d has (excepting dimension 0) "
                          "shape: %s",
-                         ShapeText(Except0(values[0])), i, ShapeText(Except0(values[i])));
+                         DimsString(Except0(values[0])), i, DimsString(Except0(values[i])));
     }
     lengths.push_back(values[i].dim(0));
   }
@@ -420,7 +419,7 @@ absl::Status TensorArrayScatterV3Kernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckWriteDType(ctx, *ta, value));
   if (value.rank() == 0) {
     return KernelError(ctx, "Expected value to be at least a vector, but received shape: %s",
-                       ShapeText(value.dims()));
+                       DimsString(value.dims()));
   }
   std::vector<int64_t> indices;
   TFJIT_RETURN_IF_ERROR(IndexVector(ctx, 1, "indices", &indices));
@@ -451,13 +450,13 @@ absl::Status TensorArraySplitV3Kernel(KernelContext& ctx) {
   const Tensor& lengths_t = ctx.input(2);
   if (lengths_t.rank() != 1) {
     return KernelError(ctx, "Expected lengths to be a vector, received shape: %s",
-                       ShapeText(lengths_t.dims()));
+                       DimsString(lengths_t.dims()));
   }
   std::vector<int64_t> lengths;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, lengths_t, "lengths", &lengths));
   if (value.rank() == 0) {
     return KernelError(ctx, "Expected value to be at least a vector, but received shape: %s",
-                       ShapeText(value.dims()));
+                       DimsString(value.dims()));
   }
   int64_t total = 0;
   for (int64_t n : lengths) {
@@ -468,7 +467,7 @@ absl::Status TensorArraySplitV3Kernel(KernelContext& ctx) {
     return KernelError(ctx,
                        "Expected sum of lengths to be equal to values.shape[0], but sum of "
                        "lengths is: %d and value's shape is: %s",
-                       total, ShapeText(value.dims()));
+                       total, DimsString(value.dims()));
   }
   int64_t size = 0;
   TFJIT_RETURN_IF_ERROR(Located(ctx, ta->Size(&size)));

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/kernel_util.h"
@@ -106,10 +105,6 @@ absl::Status MergeShapes(const tf::PartialShape& a, const tf::PartialShape& b,
 
 tf::PartialShape KnownShape(const std::vector<int64_t>& dims) { return tf::PartialShape{dims, false}; }
 
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
-}
-
 void CopyInto(const Tensor& src, Tensor& dst, size_t offset) {
   if (src.byte_size() == 0) return;
   std::memcpy(static_cast<char*>(dst.raw_data()) + offset, src.raw_data(), src.byte_size());
@@ -146,7 +141,7 @@ absl::Status Located(const KernelContext& ctx, const absl::Status& status) {
 absl::Status GetInputList(const KernelContext& ctx, int i, const TensorList** out) {
   const Tensor& t = ctx.input(i);
   if (t.rank() != 0) {
-    return KernelError(ctx, "Input list must be a scalar saw: %s", ShapeText(t.dims()));
+    return KernelError(ctx, "Input list must be a scalar saw: %s", DimsString(t.dims()));
   }
   *out = t.object_as<TensorList>();
   if (*out == nullptr) {
@@ -228,7 +223,7 @@ absl::StatusOr<Tensor> StackItems(const KernelContext& ctx, const TensorList& l,
     if (!t.valid()) continue;
     if (t.dims() != element_dims) {
       return KernelError(ctx, "Incompatible shapes: list element %d has shape %s, expected %s",
-                         indices[k], ShapeText(t.dims()), ShapeText(element_dims));
+                         indices[k], DimsString(t.dims()), DimsString(element_dims));
     }
     CopyInto(t, out, k * item_bytes);
   }

@@ -57,9 +57,6 @@ absl::Status MergeShapes(const tf::PartialShape& a, const tf::PartialShape& b,
                          tf::PartialShape* out);
 tf::PartialShape KnownShape(const std::vector<int64_t>& dims);
 
-// "[2,3]" / "[]" for a concrete shape, as TF's TensorShape::DebugString.
-std::string ShapeText(const std::vector<int64_t>& dims);
-
 // Copies `src` (row-major, any dtype with a byte width) into `dst` starting at byte `offset`.
 void CopyInto(const Tensor& src, Tensor& dst, size_t offset);
 // Row `i` of `t` along dim 0, as a new tensor with `t`'s dims minus the first.

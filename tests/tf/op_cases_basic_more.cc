@@ -16,12 +16,6 @@
 namespace tfjit::optest {
 namespace {
 
-Tensor Bools(const Dims& dims, const std::vector<bool>& v) {
-  Tensor t(DType::kBool, dims);
-  for (size_t k = 0; k < v.size(); ++k) t.data<bool>()[k] = v[k];
-  return t;
-}
-
 // Element-wise with broadcasting, the result in `out` (BinaryRef keeps the input's dtype).
 RefFn CompareRef(std::function<bool(double, double)> f) {
   return [f](const std::vector<Tensor>& in) {

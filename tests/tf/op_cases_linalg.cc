@@ -12,6 +12,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -20,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "tests/testlib/temp_file.h"
 #include "tests/tf/linalg_ref.h"
+#include "tests/tf/linalg_tensor_ref.h"
 #include "tests/tf/op_cases.h"
 #include "tfjit/session.h"
 
@@ -32,25 +34,17 @@ using M = linalg_ref::Mat<double>;
 using LuRef = linalg_ref::Lu<double>;
 using linalg_ref::Decompose;
 
-// Matrix `b` of the batch in `t` ([..., r, c]).
-M MatrixOf(const Tensor& t, int64_t b) {
-  const int64_t r = t.dim(t.rank() - 2), c = t.dim(t.rank() - 1);
-  M m(r, c);
-  for (int64_t k = 0; k < r * c; ++k) m.v[static_cast<size_t>(k)] = ElementAsDouble(t, b * r * c + k);
-  return m;
-}
-int64_t BatchOf(const Tensor& t) {
-  int64_t b = 1;
-  for (int i = 0; i + 2 < t.rank(); ++i) b *= t.dim(i);
-  return b;
-}
-void Store(Tensor& t, int64_t at, const M& m) {
-  for (size_t k = 0; k < m.v.size(); ++k) SetFromDouble(t, at + static_cast<int64_t>(k), m.v[k]);
-}
-Dims BatchDims(const Tensor& t) { return Dims(t.dims().begin(), t.dims().end() - 2); }
-Dims Cat(Dims d, std::initializer_list<int64_t> tail) {
-  d.insert(d.end(), tail.begin(), tail.end());
-  return d;
+using linalg_ref::BatchCount;
+using linalg_ref::BatchDims;
+using linalg_ref::NoTail;
+using linalg_ref::RhsTail;
+using linalg_ref::SquareTail;
+using linalg_ref::StoreAt;
+using linalg_ref::VecTail;
+using linalg_ref::WithTail;
+M MatrixOf(const Tensor& t, int64_t b) { return linalg_ref::MatrixAt<double>(t, b); }
+RefFn Batched(linalg_ref::TailFn tail, linalg_ref::PerMatrix<double> f) {
+  return linalg_ref::Batched<double>(std::move(tail), std::move(f));
 }
 
 M Transpose(const M& a) { return linalg_ref::Adjoint(a); }
@@ -157,7 +151,7 @@ void SvdRef(const M& a, std::vector<double>* s, M* u, M* v) {
 
 // A symmetric positive definite [..., n, n]: B B^T + n I with B from a fixed pattern.
 Tensor Spd(DType t, const Dims& batch, int64_t n, int seed) {
-  Tensor out(t, Cat(batch, {n, n}));
+  Tensor out(t, WithTail(batch, {n, n}));
   int64_t count = 1;
   for (int64_t d : batch) count *= d;
   for (int64_t b = 0; b < count; ++b) {
@@ -171,13 +165,13 @@ Tensor Spd(DType t, const Dims& batch, int64_t n, int seed) {
         // error grows as eps * |A| / gap), within the differential test's tolerance on any ISA.
         if (i == j) a(i, j) += 4.0 * static_cast<double>(n) * static_cast<double>(i + 1);
       }
-    Store(out, b * n * n, a);
+    StoreAt(out, b * n * n, a);
   }
   return out;
 }
 // A general well-conditioned [..., r, c] (diagonally dominant where square).
 Tensor General(DType t, const Dims& batch, int64_t r, int64_t c, int seed) {
-  return Build(t, Cat(batch, {r, c}), [&](const Dims& i) {
+  return Build(t, WithTail(batch, {r, c}), [&](const Dims& i) {
     const size_t k = i.size();
     double b = 0;
     for (size_t d = 0; d + 2 < k; ++d) b = b * 5 + static_cast<double>(i[d]);
@@ -191,7 +185,7 @@ Tensor General(DType t, const Dims& batch, int64_t r, int64_t c, int seed) {
 // `t` with row 0 of every matrix negated (a negative determinant).
 Tensor NegateRow0(Tensor t) {
   const int64_t r = t.dim(t.rank() - 2), c = t.dim(t.rank() - 1);
-  for (int64_t b = 0; b < BatchOf(t); ++b) {
+  for (int64_t b = 0; b < BatchCount(t); ++b) {
     for (int64_t j = 0; j < c; ++j) SetFromDouble(t, b * r * c + j, -ElementAsDouble(t, b * r * c + j));
   }
   return t;
@@ -528,14 +522,14 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
   for (DType t : {DType::kFloat32, DType::kFloat64}) {
     for (const auto& [batch, m, n] : std::vector<std::tuple<Dims, int64_t, int64_t>>{
              {{}, 5, 3}, {{2}, 4, 1}, {{2, 2}, 1, 2}, {{}, 3, 0}}) {
-      const Dims diag = Cat(batch, {1, m}), rhs = Cat(batch, {m, n});
+      const Dims diag = WithTail(batch, {1, m}), rhs = WithTail(batch, {m, n});
       OpCase c{absl::StrCat("TridiagonalMatMul_", DTypeName(t), "_", DimsName(rhs)),
                "TridiagonalMatMul", t, {diag, diag, diag, rhs}};
       c.reference = [](const std::vector<Tensor>& in) {
         const Tensor& x = in[3];
         Tensor out(x.dtype(), x.dims());
         const int64_t m = x.dim(x.rank() - 2), n = x.dim(x.rank() - 1);
-        for (int64_t b = 0; b < BatchOf(x); ++b) {
+        for (int64_t b = 0; b < BatchCount(x); ++b) {
           for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j) {
               double s = 0;
@@ -556,49 +550,28 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
 
 // ---- Decompositions and solvers ----
 
-// Output of a per-matrix reference applied to every matrix of in[0] (and in[1]).
-using PerMatrix = std::function<M(const M& a, const M& b)>;
-RefFn Batched(Dims (*out_tail)(const Tensor& a, const Tensor* b), PerMatrix f) {
-  return [=](const std::vector<Tensor>& in) {
-    const Tensor* b = in.size() > 1 ? &in[1] : nullptr;
-    const Dims tail = out_tail(in[0], b);
-    Dims dims = BatchDims(in[0]);
-    dims.insert(dims.end(), tail.begin(), tail.end());
-    Tensor out(in[0].dtype(), dims);
-    int64_t per = 1;
-    for (int64_t d : tail) per *= d;
-    for (int64_t i = 0; i < BatchOf(in[0]); ++i) {
-      const M r = f(MatrixOf(in[0], i), b != nullptr ? MatrixOf(*b, i) : M(0, 0));
-      Store(out, i * per, r);
-    }
-    return out;
-  };
-}
-Dims SameTail(const Tensor& a, const Tensor*) { return {a.dim(a.rank() - 2), a.dim(a.rank() - 1)}; }
-Dims RhsTail(const Tensor&, const Tensor* b) { return {b->dim(b->rank() - 2), b->dim(b->rank() - 1)}; }
-Dims VecTail(const Tensor& a, const Tensor*) { return {a.dim(a.rank() - 1)}; }
-Dims NoTail(const Tensor&, const Tensor*) { return {}; }
-
 void AddDecompositionCases(std::vector<OpCase>& cases) {
   const std::vector<std::pair<Dims, int64_t>> shapes = {{{}, 1}, {{}, 4}, {{2, 3}, 3}, {{2}, 7}};
   for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16}) {
     for (const auto& [batch, n] : shapes) {
-      const std::string tag = absl::StrCat(DTypeName(t), "_", DimsName(Cat(batch, {n, n})));
+      const std::string tag = absl::StrCat(DTypeName(t), "_", DimsName(WithTail(batch, {n, n})));
       if (t == DType::kFloat16 && n > 4) continue;
       cases.push_back(Case("Cholesky_" + tag, "Cholesky", t, {Spd(t, batch, n, 1)},
-                           Batched(SameTail, [](const M& a, const M&) { return CholeskyRef(a); })));
+                           Batched(SquareTail, [](const M& a, const M*) {
+                             return CholeskyRef(a);
+                           })));
       for (int adjoint = 0; adjoint < 2; ++adjoint) {
         OpCase inv = Case(absl::StrCat("MatrixInverse_", tag, "_adj", adjoint), "MatrixInverse",
                           t, {General(t, batch, n, n, 2)},
-                          Batched(SameTail, [adjoint](const M& a, const M&) {
+                          Batched(SquareTail, [adjoint](const M& a, const M*) {
                             return SolveRef(adjoint ? Transpose(a) : a, Identity(a.r));
                           }));
         inv.attrs["adjoint"] = BoolAttr(adjoint);
         cases.push_back(inv);
         OpCase solve = Case(absl::StrCat("MatrixSolve_", tag, "_adj", adjoint), "MatrixSolve", t,
                             {General(t, batch, n, n, 3), General(t, batch, n, 2, 4)},
-                            Batched(RhsTail, [adjoint](const M& a, const M& b) {
-                              return SolveRef(adjoint ? Transpose(a) : a, b);
+                            Batched(RhsTail, [adjoint](const M& a, const M* b) {
+                              return SolveRef(adjoint ? Transpose(a) : a, *b);
                             }));
         solve.attrs["adjoint"] = BoolAttr(adjoint);
         cases.push_back(solve);
@@ -607,10 +580,10 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
                                          lower),
                             "MatrixTriangularSolve", t,
                             {General(t, batch, n, n, 5), General(t, batch, n, 3, 6)},
-                            Batched(RhsTail, [adjoint, lower](const M& a, const M& b) {
+                            Batched(RhsTail, [adjoint, lower](const M& a, const M* b) {
                               // adjoint solves with the transpose of the chosen triangle.
-                              return adjoint ? TriSolveRef(Transpose(a), b, !lower)
-                                             : TriSolveRef(a, b, lower);
+                              return adjoint ? TriSolveRef(Transpose(a), *b, !lower)
+                                             : TriSolveRef(a, *b, lower);
                             }));
           tri.attrs["lower"] = BoolAttr(lower);
           tri.attrs["adjoint"] = BoolAttr(adjoint);
@@ -619,7 +592,7 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
       }
       cases.push_back(Case("MatrixDeterminant_" + tag, "MatrixDeterminant", t,
                            {General(t, batch, n, n, 7)},
-                           Batched(NoTail, [](const M& a, const M&) {
+                           Batched(NoTail, [](const M& a, const M*) {
                              const LuRef f = Decompose(a);
                              double det = f.swaps % 2 ? -1 : 1;
                              for (int64_t i = 0; i < a.r; ++i) det *= f.lu(i, i);
@@ -630,7 +603,7 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
       for (int output = 0; output < 2; ++output) {
         cases.push_back(Case(absl::StrCat("LogMatrixDeterminant_", tag, "_out", output),
                              "LogMatrixDeterminant", t, {NegateRow0(General(t, batch, n, n, 8))},
-                             Batched(NoTail, [output](const M& a, const M&) {
+                             Batched(NoTail, [output](const M& a, const M*) {
                                const LuRef f = Decompose(a);
                                double sign = f.swaps % 2 ? -1 : 1, log_abs = 0;
                                for (int64_t i = 0; i < a.r; ++i) {
@@ -645,7 +618,9 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
       }
       // Lu: the packed factors and the permutation, for both index types.
       cases.push_back(Case("Lu_" + tag + "_lu", "Lu", t, {General(t, batch, n, n, 9)},
-                           Batched(SameTail, [](const M& a, const M&) { return Decompose(a).lu; })));
+                           Batched(SquareTail, [](const M& a, const M*) {
+                             return Decompose(a).lu;
+                           })));
       if (t != DType::kFloat16) {
         for (DType idx : {DType::kInt32, DType::kInt64}) {
           OpCase p = Case(absl::StrCat("Lu_", tag, "_p_", DTypeName(idx)), "Lu", t,
@@ -653,8 +628,8 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
           p.attrs["output_idx_type"] = TypeAttr(idx);
           p.reference = [idx](const std::vector<Tensor>& in) {
             const int64_t n = in[0].dim(in[0].rank() - 1);
-            Tensor out(idx, Cat(BatchDims(in[0]), {n}));
-            for (int64_t b = 0; b < BatchOf(in[0]); ++b) {
+            Tensor out(idx, WithTail(BatchDims(in[0]), {n}));
+            for (int64_t b = 0; b < BatchCount(in[0]); ++b) {
               const LuRef f = Decompose(MatrixOf(in[0], b));
               for (int64_t i = 0; i < n; ++i) {
                 SetFromDouble(out, b * n + i, static_cast<double>(f.perm[static_cast<size_t>(i)]));
@@ -670,8 +645,8 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
         if (t == DType::kFloat16 && output == 1) continue;
         cases.push_back(Case(absl::StrCat("SelfAdjointEigV2_", tag, "_out", output),
                              "SelfAdjointEigV2", t, {Spd(t, batch, n, 11)},
-                             Batched(output == 0 ? VecTail : SameTail,
-                                     [output](const M& a, const M&) {
+                             Batched(output == 0 ? VecTail : SquareTail,
+                                     [output](const M& a, const M*) {
                                        std::vector<double> e;
                                        M v(0, 0);
                                        JacobiEig(a, &e, &v);
@@ -705,7 +680,7 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
                         Tensor out(DType::kFloat32, {2, 3, 3, 2});
                         for (int64_t i = 0; i < 2; ++i)
                           for (int64_t j = 0; j < 3; ++j) {
-                            Store(out, (i * 3 + j) * 6,
+                            StoreAt(out, (i * 3 + j) * 6,
                                   TriSolveRef(MatrixOf(in[0], i), MatrixOf(in[1], j), true));
                           }
                         return out;
@@ -717,7 +692,7 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
       {{}, 4, 4}, {{2}, 5, 3}, {{}, 3, 5}, {{2, 2}, 2, 2}, {{}, 1, 3}};
   for (DType t : {DType::kFloat32, DType::kFloat64}) {
     for (const auto& [batch, m, n] : rect) {
-      const std::string tag = absl::StrCat(DTypeName(t), "_", DimsName(Cat(batch, {m, n})));
+      const std::string tag = absl::StrCat(DTypeName(t), "_", DimsName(WithTail(batch, {m, n})));
       for (int full = 0; full < 2; ++full) {
         if (full && m > n) continue;  // Q's extra columns are not unique
         for (int output = 0; output < 2; ++output) {
@@ -727,10 +702,10 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
                              const int64_t m = in[0].dim(in[0].rank() - 2);
                              const int64_t n = in[0].dim(in[0].rank() - 1);
                              const int64_t p = full ? m : std::min(m, n);
-                             Tensor out(in[0].dtype(), Cat(BatchDims(in[0]),
+                             Tensor out(in[0].dtype(), WithTail(BatchDims(in[0]),
                                                            {output == 0 ? m : p,
                                                             output == 0 ? p : n}));
-                             for (int64_t b = 0; b < BatchOf(in[0]); ++b) {
+                             for (int64_t b = 0; b < BatchCount(in[0]); ++b) {
                                const M a = MatrixOf(in[0], b);
                                M q(m, p), r(p, n);  // modified Gram-Schmidt on a's columns
                                M w = a;
@@ -746,7 +721,7 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
                                    for (int64_t i = 0; i < m; ++i) w(i, k) -= dot * q(i, j);
                                  }
                                }
-                               Store(out, b * out.num_elements() / BatchOf(in[0]),
+                               StoreAt(out, b * out.num_elements() / BatchCount(in[0]),
                                      output == 0 ? q : r);
                              }
                              return out;
@@ -769,8 +744,8 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
                             Dims dims = BatchDims(in[0]);
                             dims.insert(dims.end(), tail.begin(), tail.end());
                             Tensor out(in[0].dtype(), dims);
-                            const int64_t per = out.num_elements() / BatchOf(in[0]);
-                            for (int64_t b = 0; b < BatchOf(in[0]); ++b) {
+                            const int64_t per = out.num_elements() / BatchCount(in[0]);
+                            for (int64_t b = 0; b < BatchCount(in[0]); ++b) {
                               std::vector<double> s;
                               M u(0, 0), v(0, 0);
                               SvdRef(MatrixOf(in[0], b), &s, &u, &v);
@@ -779,7 +754,7 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
                                   SetFromDouble(out, b * per + i, s[static_cast<size_t>(i)]);
                                 }
                               } else {
-                                Store(out, b * per, output == 1 ? u : v);
+                                StoreAt(out, b * per, output == 1 ? u : v);
                               }
                             }
                             return out;
@@ -801,13 +776,13 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
     for (int pivot = 0; pivot < 2; ++pivot) {
       for (const auto& [batch, n, k] : std::vector<std::tuple<Dims, int64_t, int64_t>>{
                {{}, 5, 2}, {{2}, 1, 3}, {{3}, 4, 1}}) {
-        Tensor diags = Build(t, Cat(batch, {3, n}), [&](const Dims& i) {
+        Tensor diags = Build(t, WithTail(batch, {3, n}), [&](const Dims& i) {
           const size_t r = i.size() - 2;
           const double j = static_cast<double>(i[r + 1]);
           if (i[r] == 1) return pivot ? 0.25 * std::sin(j + 1) : 4 + j;
           return std::cos(1.3 * j + static_cast<double>(i[r]));
         });
-        OpCase c = Case(absl::StrCat("TridiagonalSolve_", DTypeName(t), "_", DimsName(Cat(batch, {n, k})),
+        OpCase c = Case(absl::StrCat("TridiagonalSolve_", DTypeName(t), "_", DimsName(WithTail(batch, {n, k})),
                                      "_pivot", pivot),
                         "TridiagonalSolve", t, {diags, General(t, batch, n, k, 18)},
                         [](const std::vector<Tensor>& in) {
@@ -815,14 +790,14 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
                           const int64_t n = d.dim(d.rank() - 1);
                           const int64_t k = in[1].dim(in[1].rank() - 1);
                           Tensor out(in[1].dtype(), in[1].dims());
-                          for (int64_t b = 0; b < BatchOf(d); ++b) {
+                          for (int64_t b = 0; b < BatchCount(d); ++b) {
                             M a(n, n);
                             for (int64_t i = 0; i < n; ++i) {
                               a(i, i) = ElementAsDouble(d, (b * 3 + 1) * n + i);
                               if (i + 1 < n) a(i, i + 1) = ElementAsDouble(d, b * 3 * n + i);
                               if (i > 0) a(i, i - 1) = ElementAsDouble(d, (b * 3 + 2) * n + i);
                             }
-                            Store(out, b * n * k, SolveRef(a, MatrixOf(in[1], b)));
+                            StoreAt(out, b * n * k, SolveRef(a, MatrixOf(in[1], b)));
                           }
                           return out;
                         });

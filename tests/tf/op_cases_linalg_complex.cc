@@ -12,11 +12,13 @@
 #include <complex>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/dtype.h"
 #include "tests/tf/linalg_ref.h"
+#include "tests/tf/linalg_tensor_ref.h"
 #include "tests/tf/op_cases.h"
 
 namespace tfjit::optest {
@@ -31,33 +33,15 @@ using linalg_ref::Decompose;
 using linalg_ref::Solve;
 using linalg_ref::TriSolve;
 
-int64_t BatchCount(const Tensor& t) {
-  int64_t b = 1;
-  for (int i = 0; i + 2 < t.rank(); ++i) b *= t.dim(i);
-  return b;
-}
-Dims BatchOf(const Tensor& t) { return Dims(t.dims().begin(), t.dims().end() - 2); }
-Dims With(Dims d, std::initializer_list<int64_t> tail) {
-  d.insert(d.end(), tail.begin(), tail.end());
-  return d;
-}
-
-CM MatrixAt(const Tensor& t, int64_t b) {
-  const int64_t r = t.dim(t.rank() - 2), c = t.dim(t.rank() - 1);
-  CM m(r, c);
-  for (int64_t k = 0; k < r * c; ++k) m.v[static_cast<size_t>(k)] = ElementAsComplex(t, b * r * c + k);
-  return m;
-}
-void SetComplex(Tensor& t, int64_t k, C v) {
-  if (t.dtype() == DType::kComplex64) {
-    t.data<complex64>()[k] = complex64(static_cast<float>(v.real()), static_cast<float>(v.imag()));
-  } else {
-    t.data<complex128>()[k] = v;
-  }
-}
-void StoreAt(Tensor& t, int64_t at, const CM& m) {
-  for (size_t k = 0; k < m.v.size(); ++k) SetComplex(t, at + static_cast<int64_t>(k), m.v[k]);
-}
+using linalg_ref::BatchCount;
+using linalg_ref::NoTail;
+using linalg_ref::RhsTail;
+using linalg_ref::SquareTail;
+using linalg_ref::StoreAt;
+using linalg_ref::WithTail;
+Dims BatchOf(const Tensor& t) { return linalg_ref::BatchDims(t); }
+CM MatrixAt(const Tensor& t, int64_t b) { return linalg_ref::MatrixAt<C>(t, b); }
+void SetComplex(Tensor& t, int64_t k, C v) { linalg_ref::SetElement(t, k, v); }
 
 CM Mul(const CM& a, const CM& b) {
   CM p(a.r, b.c);
@@ -119,7 +103,7 @@ CM Unitary(int64_t n, int seed) {
 
 // A well-conditioned general complex [..., r, c] (diagonally dominant where square).
 Tensor General(DType t, const Dims& batch, int64_t r, int64_t c, int seed) {
-  Tensor out(t, With(batch, {r, c}));
+  Tensor out(t, WithTail(batch, {r, c}));
   for (int64_t k = 0; k < out.num_elements(); ++k) {
     const int64_t col = k % c, row = (k / c) % r, b = k / (r * c);
     C v(std::cos(2.3 * row + 1.1 * col * col + seed + 0.7 * b),
@@ -165,28 +149,9 @@ Tensor SvdKnown(DType t, int64_t m, int64_t n, int seed) {
   return out;
 }
 
-// A reference that maps each matrix of input 0 (and of input 1, when given) to one result
-// matrix of dims batch + tail.
-using PerMatrix = std::function<CM(const CM& a, const CM* b)>;
-RefFn Batched(std::function<Dims(const Tensor& a, const Tensor* b)> tail, PerMatrix f) {
-  return [tail, f](const std::vector<Tensor>& in) {
-    const Tensor* b = in.size() > 1 ? &in[1] : nullptr;
-    const Dims t = tail(in[0], b);
-    Dims dims = BatchOf(in[0]);
-    dims.insert(dims.end(), t.begin(), t.end());
-    Tensor out(in[0].dtype(), dims);
-    int64_t per = 1;
-    for (int64_t d : t) per *= d;
-    for (int64_t k = 0; k < BatchCount(in[0]); ++k) {
-      const CM bm = b != nullptr ? MatrixAt(*b, k) : CM(0, 0);
-      StoreAt(out, k * per, f(MatrixAt(in[0], k), b != nullptr ? &bm : nullptr));
-    }
-    return out;
-  };
+RefFn Batched(linalg_ref::TailFn tail, linalg_ref::PerMatrix<C> f) {
+  return linalg_ref::Batched<C>(std::move(tail), std::move(f));
 }
-Dims Square(const Tensor& a, const Tensor*) { return {a.dim(a.rank() - 1), a.dim(a.rank() - 1)}; }
-Dims Rhs(const Tensor&, const Tensor* b) { return {b->dim(b->rank() - 2), b->dim(b->rank() - 1)}; }
-Dims None(const Tensor&, const Tensor*) { return {}; }
 
 OpCase Make(const std::string& name, const std::string& op, DType t, std::vector<Tensor> feeds,
             RefFn ref, int output = 0) {
@@ -217,20 +182,22 @@ std::vector<OpCase> LinalgComplexCases() {
   const std::vector<std::pair<Dims, int64_t>> shapes = {{{}, 1}, {{}, 3}, {{2}, 4}};
   for (DType t : {DType::kComplex64, DType::kComplex128}) {
     for (const auto& [batch, n] : shapes) {
-      const std::string tag = DimsName(With(batch, {n, n}));
+      const std::string tag = DimsName(WithTail(batch, {n, n}));
       cases.push_back(Make("Cholesky_" + tag, "Cholesky", t, {Hpd(t, batch, n, 1)},
-                           Batched(Square, [](const CM& a, const CM*) { return Cholesky(a); })));
+                           Batched(SquareTail, [](const CM& a, const CM*) {
+                             return Cholesky(a);
+                           })));
       for (int adjoint = 0; adjoint < 2; ++adjoint) {
         OpCase inv = Make(absl::StrCat("MatrixInverse_", tag, "_adj", adjoint), "MatrixInverse",
                           t, {General(t, batch, n, n, 2)},
-                          Batched(Square, [adjoint](const CM& a, const CM*) {
+                          Batched(SquareTail, [adjoint](const CM& a, const CM*) {
                             return Solve(adjoint ? Adjoint(a) : a, Eye(a.r));
                           }));
         inv.attrs["adjoint"] = BoolAttr(adjoint);
         cases.push_back(inv);
         OpCase solve = Make(absl::StrCat("MatrixSolve_", tag, "_adj", adjoint), "MatrixSolve",
                             t, {General(t, batch, n, n, 3), General(t, batch, n, 2, 4)},
-                            Batched(Rhs, [adjoint](const CM& a, const CM* b) {
+                            Batched(RhsTail, [adjoint](const CM& a, const CM* b) {
                               return Solve(adjoint ? Adjoint(a) : a, *b);
                             }));
         solve.attrs["adjoint"] = BoolAttr(adjoint);
@@ -240,7 +207,7 @@ std::vector<OpCase> LinalgComplexCases() {
                                          "_lower", lower),
                             "MatrixTriangularSolve", t,
                             {General(t, batch, n, n, 5), General(t, batch, n, 3, 6)},
-                            Batched(Rhs, [adjoint, lower](const CM& a, const CM* b) {
+                            Batched(RhsTail, [adjoint, lower](const CM& a, const CM* b) {
                               // adjoint: the conjugate transpose of the chosen triangle.
                               return adjoint ? TriSolve(Adjoint(a), *b, !lower)
                                              : TriSolve(a, *b, lower);
@@ -252,7 +219,7 @@ std::vector<OpCase> LinalgComplexCases() {
       }
       cases.push_back(Make("MatrixDeterminant_" + tag, "MatrixDeterminant", t,
                            {General(t, batch, n, n, 7)},
-                           Batched(None, [](const CM& a, const CM*) {
+                           Batched(NoTail, [](const CM& a, const CM*) {
                              const linalg_ref::Lu<C> f = Decompose(a);
                              C det = f.swaps % 2 ? -1.0 : 1.0;
                              for (int64_t i = 0; i < a.r; ++i) det *= f.lu(i, i);
@@ -262,7 +229,7 @@ std::vector<OpCase> LinalgComplexCases() {
       for (int output = 0; output < 2; ++output) {
         cases.push_back(Make(absl::StrCat("LogMatrixDeterminant_", tag, "_out", output),
                              "LogMatrixDeterminant", t, {General(t, batch, n, n, 8)},
-                             Batched(None, [output](const CM& a, const CM*) {
+                             Batched(NoTail, [output](const CM& a, const CM*) {
                                const linalg_ref::Lu<C> f = Decompose(a);
                                C det = f.swaps % 2 ? -1.0 : 1.0;
                                for (int64_t i = 0; i < a.r; ++i) det *= f.lu(i, i);
@@ -272,11 +239,13 @@ std::vector<OpCase> LinalgComplexCases() {
                              output));
       }
       cases.push_back(Make("Lu_" + tag + "_lu", "Lu", t, {General(t, batch, n, n, 9)},
-                           Batched(Square, [](const CM& a, const CM*) { return Decompose(a).lu; })));
+                           Batched(SquareTail, [](const CM& a, const CM*) {
+                             return Decompose(a).lu;
+                           })));
       OpCase perm = Make("Lu_" + tag + "_p", "Lu", t, {General(t, batch, n, n, 10)}, nullptr, 1);
       perm.reference = [](const std::vector<Tensor>& in) {
         const int64_t n = in[0].dim(in[0].rank() - 1);
-        Tensor out(DType::kInt32, With(BatchOf(in[0]), {n}));
+        Tensor out(DType::kInt32, WithTail(BatchOf(in[0]), {n}));
         for (int64_t b = 0; b < BatchCount(in[0]); ++b) {
           const linalg_ref::Lu<C> f = Decompose(MatrixAt(in[0], b));
           for (int64_t i = 0; i < n; ++i) {

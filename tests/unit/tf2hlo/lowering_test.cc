@@ -3,6 +3,7 @@
 #include "compiler/tf2hlo/lowering.h"
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/printer.h"
 #include "compiler/hlo/verifier.h"
@@ -126,6 +127,33 @@ TEST(LoweringTest, CanLowerExplainsRefusals) {
   std::string why;
   EXPECT_FALSE(CanLower(*g->FindNode("c"), &why));
   EXPECT_TRUE(absl::StrContains(why, "CheckNumerics")) << why;
+}
+
+// ScatterNd over complex values runs the real lowering once per part; the range check of its
+// fed indices is one check all the same, as for a real ScatterNd.
+TEST(LoweringTest, FedScatterIndicesAreCheckedOnceForComplexValues) {
+  for (const char* t : {"DT_FLOAT", "DT_COMPLEX64"}) {
+    auto g = BuildGraph(absl::StrReplaceAll(R"pb(
+      node { name: "i" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+      node { name: "u" op: "Placeholder" attr { key: "dtype" value { type: TYPE } } }
+      node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+             attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                    int_val: 4 } } } }
+      node { name: "s" op: "ScatterNd" input: "i" input: "u" input: "shape"
+             attr { key: "T" value { type: TYPE } } attr { key: "Tindices" value { type: DT_INT32 } } }
+    )pb", {{"TYPE", t}}));
+    ASSERT_NE(g, nullptr);
+    ClusterSpec spec;
+    spec.name = "test";
+    spec.inputs = {*g->FindOutput("i"), *g->FindOutput("u")};
+    spec.nodes = {g->FindNode("shape"), g->FindNode("s")};
+    spec.outputs = {*g->FindOutput("s")};
+    const DType values = std::string(t) == "DT_FLOAT" ? DType::kFloat32 : DType::kComplex64;
+    auto module = LowerCluster(spec, {{DType::kInt32, {3, 1}, {}}, {values, {3}, {}}});
+    ASSERT_TRUE(module.ok()) << t << ": " << module.status();
+    ASSERT_EQ((*module)->runtime_checks().size(), 1u) << t;
+    EXPECT_EQ((*module)->runtime_checks()[0].tf_node, "s");
+  }
 }
 
 }  // namespace
