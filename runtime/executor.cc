@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <condition_variable>
 #include <fstream>
 #include <functional>
@@ -32,6 +33,19 @@
 
 namespace tfjit::runtime {
 namespace {
+
+// The first `rows` rows of `t` (a cluster output padded to its static size), in a buffer of
+// their own.
+absl::StatusOr<Tensor> LeadingRows(const Tensor& t, int64_t rows) {
+  if (rows < 0 || rows > t.dim(0)) {
+    return Internal("a padded cluster output %s reports %d real rows", t.ShapeString(), rows);
+  }
+  std::vector<int64_t> dims = t.dims();
+  dims[0] = rows;
+  Tensor out = Tensor::Uninitialized(t.dtype(), std::move(dims));
+  if (out.byte_size() > 0) std::memcpy(out.raw_data(), t.raw_data(), out.byte_size());
+  return out;
+}
 
 using OutputKey = std::pair<const tf::Node*, int>;
 
@@ -954,14 +968,18 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   const size_t num_outputs = cluster.spec.outputs.size();
   const std::vector<int>& updates = resource_updates_[index];
   const std::vector<hlo::RuntimeCheck>& checks = (*exe)->module().runtime_checks();
-  if (outputs->size() != num_outputs + updates.size() + rng.size() + checks.size()) {
+  const std::vector<int64_t>& row_counted = (*exe)->module().row_counted_outputs();
+  if (outputs->size() !=
+      num_outputs + updates.size() + rng.size() + row_counted.size() + checks.size()) {
     return Internal("%s returned %d results, expected %d outputs, %d variable updates, %d "
-                    "random states and %d run-time checks", cluster.spec.name, outputs->size(),
-                    num_outputs, updates.size(), rng.size(), checks.size());
+                    "random states, %d row counts and %d run-time checks", cluster.spec.name,
+                    outputs->size(), num_outputs, updates.size(), rng.size(),
+                    row_counted.size(), checks.size());
   }
   // Run-time checks (the last results) first: a failing run installs no state, as the
   // kernel's error would have stopped the graph before the writes.
-  const size_t first_check = num_outputs + updates.size() + rng.size();
+  const size_t first_count = num_outputs + updates.size() + rng.size();
+  const size_t first_check = first_count + row_counted.size();
   for (size_t c = 0; c < checks.size(); ++c) {
     const Tensor& r = (*outputs)[first_check + c];
     if (r.dtype() != DType::kInt64 || r.num_elements() < 1) {
@@ -980,6 +998,17 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   }
   for (size_t k = 0; k < rng.size(); ++k) {
     rng[k].Commit((*outputs)[num_outputs + updates.size() + k]);
+  }
+  // Outputs padded to their static size (Where's rows) keep their real leading rows.
+  for (size_t k = 0; k < row_counted.size(); ++k) {
+    const Tensor& count = (*outputs)[first_count + k];
+    const size_t o = static_cast<size_t>(row_counted[k]);
+    if (o >= num_outputs || count.dtype() != DType::kInt64 || count.num_elements() != 1 ||
+        (*outputs)[o].rank() == 0) {
+      return Internal("%s: row count %d (output %d) came back as %s", cluster.spec.name, k, o,
+                      count.ShapeString());
+    }
+    TFJIT_ASSIGN_OR_RETURN((*outputs)[o], LeadingRows((*outputs)[o], count.data<int64_t>()[0]));
   }
   outputs->resize(num_outputs);
   // Complex outputs come back as (real, imag) pairs in a last dim of 2.

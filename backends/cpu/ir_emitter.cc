@@ -25,6 +25,7 @@
 #include "core/status.h"
 #include "core/nms.h"
 #include "core/top_k.h"
+#include "core/where.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -98,6 +99,19 @@ bool IsNms(const Instruction& inst) {
          s.tuple_shape(1) == hlo::Shape(DType::kInt32, {});
 }
 
+// tfjit.where: pred[d...] -> (s64[n, rank], s64[]), n the operand's element count.
+bool IsWhere(const Instruction& inst) {
+  if (inst.attrs().custom_call_target != where::kWhereTarget || inst.operand_count() != 1) {
+    return false;
+  }
+  const hlo::Shape& in = inst.operand(0)->shape();
+  const hlo::Shape& s = inst.shape();
+  return in.IsArray() && in.element_type() == DType::kBool && s.IsTuple() &&
+         s.tuple_shapes().size() == 2 &&
+         s.tuple_shape(0) == hlo::Shape(DType::kInt64, {in.num_elements(), in.rank()}) &&
+         s.tuple_shape(1) == hlo::Shape(DType::kInt64, {});
+}
+
 // tfjit.linalg.<op>.<flags> (core/linalg.h) on the shapes its routine takes.
 bool IsLinalg(const Instruction& inst) {
   const std::optional<linalg::Call> call =
@@ -158,7 +172,8 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
         }
         break;
       case Opcode::kCustomCall:
-        if (!IsRandomFill(*inst) && !IsTopK(*inst) && !IsLinalg(*inst) && !IsNms(*inst)) {
+        if (!IsRandomFill(*inst) && !IsTopK(*inst) && !IsLinalg(*inst) && !IsNms(*inst) &&
+            !IsWhere(*inst)) {
           return Unimplemented("cpu backend: opcode 'custom-call' is not supported (instruction "
                                "'%s'): target \"%s\" with this shape has no implementation",
                                inst->name(), inst->attrs().custom_call_target);
@@ -309,6 +324,7 @@ class CpuIrEmitter {
   absl::Status EmitCustomCall(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitTopK(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitNms(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitWhere(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitLinalg(const Instruction& inst, const FramePlan& frame);
   // Plans and emits `computation` on `params`, then copies its result into `out`.
   absl::Status EmitCalledInto(const hlo::Computation& computation, std::vector<Leaves> params,
@@ -972,6 +988,7 @@ absl::Status CpuIrEmitter::EmitCall(const Instruction& inst, const FramePlan& fr
 absl::Status CpuIrEmitter::EmitCustomCall(const Instruction& inst, const FramePlan& frame) {
   if (inst.attrs().custom_call_target == topk::kTopKTarget) return EmitTopK(inst, frame);
   if (inst.attrs().custom_call_target == nms::kNmsTarget) return EmitNms(inst, frame);
+  if (inst.attrs().custom_call_target == where::kWhereTarget) return EmitWhere(inst, frame);
   if (linalg::CallOfTarget(inst.attrs().custom_call_target)) return EmitLinalg(inst, frame);
   const int64_t n = inst.shape().num_elements();
   if (n == 0) return absl::OkStatus();
@@ -1023,6 +1040,26 @@ absl::Status CpuIrEmitter::EmitNms(const Instruction& inst, const FramePlan& fra
                          b_.getInt64(inst.operand(0)->shape().dims()[0]),
                          b_.getInt64(inst.shape().tuple_shape(0).dims()[0]), Pointer(out[0]),
                          Pointer(out[1])});
+  return absl::OkStatus();
+}
+
+// Where's coordinates (core/where.h, IsWhere accepted the shapes): one runtime call, the
+// operand's dims a constant array of the module.
+absl::Status CpuIrEmitter::EmitWhere(const Instruction& inst, const FramePlan& frame) {
+  const hlo::Shape& in = inst.operand(0)->shape();
+  llvm::Type* ptr = b_.getPtrTy();
+  std::vector<uint64_t> dims(in.dims().begin(), in.dims().end());
+  dims.push_back(0);  // never an empty array
+  llvm::Constant* init = llvm::ConstantDataArray::get(module_->getContext(), dims);
+  auto* dims_global = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
+                                               llvm::GlobalValue::PrivateLinkage, init,
+                                               "where_dims");
+  llvm::FunctionType* type =
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, b_.getInt32Ty(), ptr, ptr}, false);
+  llvm::FunctionCallee where_fn = module_->getOrInsertFunction("tfjit_cpu_where", type);
+  const Leaves& out = frame.leaves(&inst);
+  b_.CreateCall(where_fn, {Pointer(frame.leaves(inst.operand(0))[0]), dims_global,
+                           b_.getInt32(in.rank()), Pointer(out[0]), Pointer(out[1])});
   return absl::OkStatus();
 }
 

@@ -127,6 +127,12 @@ void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_thr
                    const float* score_threshold, int64_t n, int64_t max_output, int32_t* indices,
                    int32_t* valid);
 
+// The custom-call tfjit.where (core/where.h, HLO.md): the coordinates of the true elements of
+// mask[dims[0], ..., dims[rank-1]] into coords[n, rank] (n the mask's element count; zero rows
+// after them) and their number into *count.
+void tfjit_cpu_where(const bool* mask, const int64_t* dims, int32_t rank, int64_t* coords,
+                     int64_t* count);
+
 // The custom-calls tfjit.linalg.<op>.<flags> (core/linalg.h, HLO.md): `kind` and `flags` of the
 // linalg::Call, `dtype` a tfjit::DType value, the problem sizes, the operands (in1 null for
 // one) and the results (unused ones null); the batch split across ctx->pool when present.

@@ -11,6 +11,7 @@
 #include "core/thread_pool.h"
 #include "core/nms.h"
 #include "core/top_k.h"
+#include "core/where.h"
 
 namespace tfjit::cpu {
 namespace {
@@ -248,6 +249,13 @@ void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_thr
                     valid);
 }
 
+void tfjit_cpu_where(const bool* mask, const int64_t* dims, int32_t rank, int64_t* coords,
+                     int64_t* count) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < rank; ++d) n *= dims[d];
+  *count = where::TrueCoordinates(mask, dims, rank, n, coords);
+}
+
 void tfjit_cpu_linalg(RunContext* ctx, int32_t kind, int32_t flags, int32_t dtype, int64_t batch,
                       int64_t m, int64_t n, int64_t k, const void* in0, const void* in1,
                       void* out0, void* out1, void* out2) {
@@ -290,6 +298,7 @@ std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
       {"tfjit_cpu_top_k", reinterpret_cast<void*>(&tfjit_cpu_top_k)},
       {"tfjit_cpu_linalg", reinterpret_cast<void*>(&tfjit_cpu_linalg)},
       {"tfjit_cpu_nms", reinterpret_cast<void*>(&tfjit_cpu_nms)},
+      {"tfjit_cpu_where", reinterpret_cast<void*>(&tfjit_cpu_where)},
   };
 }
 

@@ -386,6 +386,9 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
     } else if (mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
                !tf2hlo::ControlFlowIsStaticallyCompilable(*node, &why)) {
       // While/If that would fail to compile stay in the runtime; kAll reports the exact error.
+    } else if (mode == JitMode::kAuto && tf2hlo::HasRowCountedOutput(*node)) {
+      why = absl::StrCat("output shape depends on input values (", node->op(), "'s row count); "
+                         "it compiles in must-compile code, padded, as its cluster's output");
     } else if (mode == JitMode::kAuto && node->op() == "Range" &&
                !std::all_of(node->inputs().begin(), node->inputs().end(),
                             [](const tf::Output& in) { return DerivesFromConstants(in); })) {
@@ -420,8 +423,15 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
   // may then need several clusters, merged as in auto mode to avoid cycles through a call.
   bool has_calls = false;
   UnitGraph units(n);
+  // Per unit representative: its nodes whose output leaves the cluster padded (Where); their
+  // consumers never join their unit.
+  std::vector<std::vector<const tf::Node*>> row_counted(static_cast<size_t>(n));
   for (const tf::Node* node : graph.topological_order()) {
     if (!considered(node)) continue;
+    if (candidate[node->id()] && tf2hlo::HasRowCountedOutput(*node)) {
+      row_counted[static_cast<size_t>(node->id())].push_back(node);
+      has_calls = true;  // kAll then needs several clusters, merged cycle-safely
+    }
     has_calls |= node->called_function() != nullptr || kept_lists;
     // A node that stays out but sits between compiled nodes (e.g. a tf.group NoOp) could
     // close a cycle through one all-in cluster: merge cycle-safely then.
@@ -457,9 +467,23 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
               options.max_cluster_size) {
         continue;
       }
+      // A padded output's reader stays out of its producer's unit.
+      auto reads_padded = [&](int from, int to) {
+        for (const tf::Node* p : row_counted[static_cast<size_t>(from)]) {
+          for (const auto& [c, slot] : p->data_consumers()) {
+            if (units.Find(c->id()) == to) return true;
+          }
+        }
+        return false;
+      };
+      if (reads_padded(a, b) || reads_padded(b, a)) continue;
       if ((options.mode == JitMode::kAll && !has_calls) || !units.HasIndirectPath(a, b)) {
         units.Merge(a, b);  // a stays the representative
         unit_size[static_cast<size_t>(a)] += unit_size[static_cast<size_t>(b)];
+        std::vector<const tf::Node*>& moved = row_counted[static_cast<size_t>(b)];
+        row_counted[static_cast<size_t>(a)].insert(row_counted[static_cast<size_t>(a)].end(),
+                                                   moved.begin(), moved.end());
+        moved.clear();
       }
     }
   }

@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "core/nms.h"
 #include "core/top_k.h"
+#include "core/where.h"
 
 namespace tfjit::hlo::eval {
 namespace {
@@ -292,6 +293,32 @@ absl::StatusOr<Literal> EvalNms(const Instruction& inst, const Operands& ops) {
   return Literal::MakeTuple(std::move(parts));
 }
 
+// tfjit.where (core/where.h): pred[d...] → (s64[n, rank], s64[]), n the operand's element
+// count: the true elements' coordinates padded with zero rows, and their number.
+absl::StatusOr<Literal> EvalWhere(const Instruction& inst, const Operands& ops) {
+  const Shape& s = inst.shape();
+  const bool ok = ops.size() == 1 && ops[0]->shape().IsArray() &&
+                  ops[0]->shape().element_type() == DType::kBool && s.IsTuple() &&
+                  s.tuple_shapes().size() == 2 &&
+                  s.tuple_shape(0) == Shape(DType::kInt64, {ops[0]->shape().num_elements(),
+                                                            ops[0]->shape().rank()}) &&
+                  s.tuple_shape(1) == Shape(DType::kInt64, {});
+  if (!ok) {
+    return InvalidArgument("%s: custom-call \"%s\" takes one pred array of n elements and rank r "
+                           "and returns (s64[n, r], s64[]), not %d operand(s) -> %s",
+                           inst.name(), where::kWhereTarget, static_cast<int>(ops.size()),
+                           s.ToString());
+  }
+  std::vector<Literal> parts;
+  parts.emplace_back(s.tuple_shape(0));
+  parts.emplace_back(s.tuple_shape(1));
+  const Shape& in = ops[0]->shape();
+  parts[1].data<int64_t>()[0] =
+      where::TrueCoordinates(ops[0]->data<bool>(), in.dims().data(), in.rank(),
+                             in.num_elements(), parts[0].data<int64_t>());
+  return Literal::MakeTuple(std::move(parts));
+}
+
 }  // namespace
 
 // Philox fills (core/random_fill.h): operand u64[3] = [key, counter_lo, counter_hi], result
@@ -300,6 +327,7 @@ absl::StatusOr<Literal> EvalCustomCall(const Instruction& inst, const Operands& 
   const std::string& target = inst.attrs().custom_call_target;
   if (target == topk::kTopKTarget) return EvalTopK(inst, ops);
   if (target == nms::kNmsTarget) return EvalNms(inst, ops);
+  if (target == where::kWhereTarget) return EvalWhere(inst, ops);
   if (const std::optional<linalg::Call> call = linalg::CallOfTarget(target)) {
     return EvalLinalg(inst, *call, ops);
   }

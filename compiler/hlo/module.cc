@@ -129,6 +129,7 @@ std::unique_ptr<Module> Module::Clone() const {
   }
   if (entry_ != nullptr) clone->set_entry(comp_map.at(entry_));
   clone->runtime_checks_ = runtime_checks_;
+  clone->row_counted_outputs_ = row_counted_outputs_;
   return clone;
 }
 

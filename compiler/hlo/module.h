@@ -66,6 +66,13 @@ class Module {
   void AddRuntimeCheck(RuntimeCheck check) { runtime_checks_.push_back(std::move(check)); }
   const std::vector<RuntimeCheck>& runtime_checks() const { return runtime_checks_; }
 
+  // ROOT tuple elements (by index) whose leading dimension is known only at run time (Where's
+  // rows): each is returned padded to its static size, and one s64[] element per entry, in
+  // this order just before the run-time checks, holds how many leading rows are real. The
+  // runtime slices the result to them. Not printed, as the checks.
+  void AddRowCountedOutput(int64_t index) { row_counted_outputs_.push_back(index); }
+  const std::vector<int64_t>& row_counted_outputs() const { return row_counted_outputs_; }
+
  private:
   std::string name_;
   std::vector<std::unique_ptr<Computation>> computations_;
@@ -75,6 +82,7 @@ class Module {
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
   int64_t next_instruction_id_ = 0;
   std::vector<RuntimeCheck> runtime_checks_;
+  std::vector<int64_t> row_counted_outputs_;
 };
 
 }  // namespace tfjit::hlo

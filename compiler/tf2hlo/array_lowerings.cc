@@ -1,18 +1,21 @@
 // Lowerings of TF's array ops: constants, identities, reshapes, transposes, squeeze, concat,
 // pack, shape queries (Shape, ShapeN, Size, Rank), BroadcastTo and constant Range; GatherNd as
-// gather. Where stays in the runtime (its output shape depends on input values).
+// gather; Where as the custom-call tfjit.where, its output padded with a run-time row count.
 #include <cmath>
 #include <cstdlib>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/dtype.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/complex_values.h"
+#include "compiler/tf2hlo/lowering_context.h"
 #include "compiler/tf2hlo/op_lowerings.h"
-#include "frontend/reshape_rule.h"
+#include "core/dtype.h"
 #include "core/status.h"
+#include "core/where.h"
 #include "frontend/attr.h"
+#include "frontend/reshape_rule.h"
 
 namespace tfjit::tf2hlo {
 namespace {
@@ -401,13 +404,59 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// ---- Where ----
+
+// The custom-call tfjit.where (core/where.h, the kernel's routine) on the input's nonzero mask
+// (a complex element is nonzero when either part is): the coordinates padded to one row per
+// element, and the real row count, which LowerCluster returns beside the output for the
+// runtime to cut it to. The count is known only at run time, so the output may only leave the
+// cluster (clustering keeps its consumers out), and only from the ENTRY computation, as XLA's
+// bounded dynamic dimension would, without one in tfjit's static-shape HLO.
+absl::Status LowerWhere(LoweringContext& ctx, const tf::Node& node) {
+  if (!ctx.CanAddRuntimeChecks()) {
+    return Unimplemented("node %s: Where inside a loop or conditional body does not compile: its "
+                         "row count is known only at run time", node.DebugName());
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  Instruction* mask = nullptr;
+  if (IsComplexDType(node.input_types()[0])) {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts z, SplitComplex(ctx, x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(z.re->shape().element_type(), 0.0,
+                                                         z.re->shape().dims()));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * re, ctx.b().Compare(hlo::ComparisonDirection::kNe,
+                                                             z.re, zero));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * im, ctx.b().Compare(hlo::ComparisonDirection::kNe,
+                                                             z.im, zero));
+    TFJIT_ASSIGN_OR_RETURN(mask, ctx.b().Binary(Opcode::kOr, re, im));
+  } else if (x->shape().element_type() == DType::kBool) {
+    mask = x;
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(x->shape().element_type(), 0.0,
+                                                         x->shape().dims()));
+    TFJIT_ASSIGN_OR_RETURN(mask, ctx.b().Compare(hlo::ComparisonDirection::kNe, x, zero));
+  }
+  const hlo::Shape& ms = mask->shape();
+  const hlo::Shape coords(DType::kInt64, {ms.num_elements(), ms.rank()});
+  hlo::Attributes attrs;
+  attrs.custom_call_target = where::kWhereTarget;
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * call,
+      ctx.b().Add(Opcode::kCustomCall, {mask}, std::move(attrs), {},
+                  hlo::Shape::Tuple({coords, hlo::Shape(DType::kInt64, {})})));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * rows, ctx.b().GetTupleElement(call, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * count, ctx.b().GetTupleElement(call, 1));
+  ctx.SetOutput(node, 0, rows);
+  ctx.options()->row_counts[{&node, 0}] = count;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendArrayLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
       {"Const", LowerConst},
       {"GatherNd", LowerGatherNd},
-      {"Where", KernelOnlyLowering, false, DataDependentShape},
+      {"Where", LowerWhere},
       // Identities pass TensorLists (HLO tuples) through as they are.
       {"Identity", LowerIdentity, false, nullptr, true, true},
       {"IdentityN", LowerIdentity, false, nullptr, true, true},

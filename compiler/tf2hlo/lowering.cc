@@ -105,6 +105,8 @@ const OpLowering* LoweringFor(const tf::Node& node) {
   return HasComplexValues(node) ? FindComplexLowering(node.op()) : FindOpLowering(node.op());
 }
 
+bool HasRowCountedOutput(const tf::Node& node) { return node.op() == "Where"; }
+
 hlo::Shape ParameterShape(DType dtype, std::vector<int64_t> dims) {
   if (IsComplexDType(dtype)) dims.push_back(2);
   return hlo::Shape(ComplexPartDType(dtype), std::move(dims));
@@ -349,9 +351,26 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
                         node->name(), node->op());
     }
   }
+  // An output with a run-time row count (Where) is padded: no node of the cluster may read it.
+  for (const auto& [out, count] : options.row_counts) {
+    for (const auto& [consumer, slot] : out.first->data_consumers()) {
+      if (consumer->input(slot).index == out.second &&
+          std::find(cluster.nodes.begin(), cluster.nodes.end(), consumer) !=
+              cluster.nodes.end()) {
+        return Internal("cluster '%s': %s reads the padded output of %s, whose row count is "
+                        "known only at run time (clustering must keep it out)", cluster.name,
+                        consumer->DebugName(), out.first->DebugName());
+      }
+    }
+  }
   std::vector<hlo::Instruction*> results;
+  std::vector<hlo::Instruction*> row_counts;
   for (const tf::Output& out : cluster.outputs) {
     TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * v, ctx.Value(out));
+    if (auto it = options.row_counts.find({out.node, out.index}); it != options.row_counts.end()) {
+      module->AddRowCountedOutput(static_cast<int64_t>(results.size()));
+      row_counts.push_back(it->second);
+    }
     results.push_back(v);
   }
   for (int i : ResourceUpdateInputs(cluster)) {
@@ -372,8 +391,9 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
     }
     results.push_back(next);
   }
-  // Run-time checks (gather index ranges) last: the runtime reads them before it installs
-  // any variable update or random state.
+  // Row counts of padded outputs, then the run-time checks (gather index ranges) last: the
+  // runtime reads the checks before it installs any variable update or random state.
+  for (hlo::Instruction* count : row_counts) results.push_back(count);
   if (options.runtime_checks.size() != module->runtime_checks().size()) {
     return Internal("cluster '%s': %d run-time check values for %d checks", cluster.name,
                     options.runtime_checks.size(), module->runtime_checks().size());

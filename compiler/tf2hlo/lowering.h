@@ -85,6 +85,10 @@ hlo::Shape ParameterShape(DType dtype, std::vector<int64_t> dims);
 // On false, `*why` says why in one phrase.
 bool CanLower(const tf::Node& node, std::string* why);
 
+// Whether `node`'s output compiles padded, with its row count known only at run time (Where):
+// no node of its cluster may read it, so clustering puts its consumers in another cluster.
+bool HasRowCountedOutput(const tf::Node& node);
+
 // Indices of `cluster.inputs` whose values must be known when compiling because they feed
 // (through ops inside the cluster) an input that must be a compile-time constant.
 std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster);

@@ -54,6 +54,11 @@ struct LoweringOptions {
   // Values of the run-time checks (hlo::RuntimeCheck, recorded in the module in this order);
   // LowerCluster appends them to the ROOT tuple.
   std::vector<hlo::Instruction*> runtime_checks;
+  // Node outputs whose leading dim is known only at run time (Where's rows): the lowering
+  // binds the output padded to its static size and records here the s64[] count of real rows.
+  // Such an output may only leave the cluster (clustering keeps its consumers out;
+  // hlo::Module::row_counted_outputs).
+  absl::flat_hash_map<std::pair<const tf::Node*, int>, hlo::Instruction*> row_counts;
 };
 
 class LoweringContext {

@@ -954,6 +954,8 @@ std::vector<OpLowering> MakeComplexTable() {
     l.float_only = false;
     t.push_back(l);
   }
+  // Where reads a complex input itself (an element is nonzero when either part is).
+  if (const OpLowering* where = FindOpLowering("Where")) t.push_back(*where);
   AppendFftComplexLowerings(&t);
   return t;
 }

@@ -2,10 +2,12 @@
 // Out-of-range gather indices fail as TF's CPU kernel does ("indices[i] = v is not in
 // [0, n)"); they are never clamped.
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "core/where.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -172,26 +174,19 @@ absl::Status OneHotKernel(KernelContext& ctx) {
 absl::Status WhereKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& in = ctx.input(0);
-  std::vector<int64_t> hits;
-  const auto find = [&](auto tag) {
+  const int64_t n = in.num_elements();
+  std::unique_ptr<bool[]> mask(new bool[static_cast<size_t>(n)]);
+  const auto nonzero = [&](auto tag) {
     using T = decltype(tag);
     const T* p = in.data<T>();
-    for (int64_t i = 0; i < in.num_elements(); ++i) {
-      if (p[i] != T(0)) hits.push_back(i);
-    }
+    for (int64_t i = 0; i < n; ++i) mask[static_cast<size_t>(i)] = p[i] != T(0);
   };
-  const bool ok = DispatchNumeric(in.dtype(), find) || DispatchComplex(in.dtype(), find);
+  const bool ok = DispatchNumeric(in.dtype(), nonzero) || DispatchComplex(in.dtype(), nonzero);
   if (!ok) return UnsupportedDType(ctx, in.dtype(), "numeric types, bool and complex");
-  const int rank = in.rank();
-  Tensor out(DType::kInt64, {static_cast<int64_t>(hits.size()), rank});
-  int64_t* dst = out.data<int64_t>();
-  for (size_t h = 0; h < hits.size(); ++h) {
-    int64_t flat = hits[h];
-    for (int d = rank; d-- > 0;) {
-      dst[static_cast<int64_t>(h) * rank + d] = flat % in.dim(d);
-      flat /= in.dim(d);
-    }
-  }
+  // The rows of core/where.h's routine, which the compiled custom-call tfjit.where shares.
+  const int64_t count = where::CountTrue(mask.get(), n);
+  Tensor out(DType::kInt64, {count, in.rank()});
+  where::TrueCoordinates(mask.get(), in.dims().data(), in.rank(), count, out.data<int64_t>());
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

@@ -1,10 +1,12 @@
 // Dynamic dims: a -1 batch is resolved from each feed; every new shape compiles once and is
 // cached, and the Shape -> StridedSlice -> Pack -> Reshape chain compiles inside the cluster.
+// Where's row count, known only at run time, ends its cluster in must-compile mode.
 #include <algorithm>
 #include <filesystem>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
@@ -60,6 +62,62 @@ TEST_P(DynamicBatchTest, EachBatchSizeCompilesOnceAndMatches) {
 INSTANTIATE_TEST_SUITE_P(Jit, DynamicBatchTest,
                          ::testing::Values(JitMode::kNone, JitMode::kOff, JitMode::kAuto,
                                            JitMode::kAll));
+
+// tf.boolean_mask's core: w = Where(x > 0) (the coordinates of the positive elements, int64
+// [n, 2]) and y = GatherNd(x, w) (their values), n known only when x is.
+constexpr char kMaskGraph[] = R"pb(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0 } } } }
+  node { name: "gt" op: "Greater" input: "x" input: "zero" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "w" op: "Where" input: "gt" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "y" op: "GatherNd" input: "x" input: "w"
+         attr { key: "Tparams" value { type: DT_FLOAT } } attr { key: "Tindices" value { type: DT_INT64 } } }
+)pb";
+
+class WhereRowsTest : public ::testing::TestWithParam<JitMode> {};
+
+// Every mode gives the hand-computed rows. Must-compile mode compiles every node, Where as the
+// padded output of its own cluster and GatherNd in a second one, compiled once per row count;
+// auto-clustering leaves Where to its kernel.
+TEST_P(WhereRowsTest, MaskRowsMatchInEveryMode) {
+  const std::string path = testing::WriteTempFile("where_rows.pbtxt", kMaskGraph);
+  SessionOptions options;
+  options.jit = GetParam();
+  auto session = Session::Load(path, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  const std::vector<std::vector<float>> inputs = {
+      {1, -2, 3, 0, 5, -6}, {-1, -2, -3, 0, 0, -6}, {1, 2, 3, 4, 5, 6}, {0, 7, 0, 0, 0, 8}};
+  for (const std::vector<float>& x : inputs) {
+    std::vector<int64_t> want_w;
+    std::vector<float> want_y;
+    for (int64_t k = 0; k < 6; ++k) {
+      if (x[static_cast<size_t>(k)] <= 0) continue;
+      want_w.insert(want_w.end(), {k / 3, k % 3});
+      want_y.push_back(x[static_cast<size_t>(k)]);
+    }
+    const int64_t n = static_cast<int64_t>(want_y.size());
+    RunStats stats;
+    auto out = (*session)->Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {2, 3}, x)}},
+                               {"w", "y"}, &stats);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ((*out)[0].ShapeString(), Tensor(DType::kInt64, {n, 2}).ShapeString());
+    ASSERT_EQ((*out)[1].ShapeString(), Tensor(DType::kFloat32, {n}).ShapeString());
+    EXPECT_EQ(std::vector<int64_t>((*out)[0].data<int64_t>(), (*out)[0].data<int64_t>() + 2 * n),
+              want_w);
+    EXPECT_EQ(std::vector<float>((*out)[1].data<float>(), (*out)[1].data<float>() + n), want_y);
+    if (GetParam() == JitMode::kAll) {
+      EXPECT_EQ(stats.nodes_compiled, stats.nodes_total) << "n = " << n;
+      EXPECT_EQ(stats.clusters, 2) << "n = " << n;
+    } else if (GetParam() == JitMode::kAuto) {
+      EXPECT_LT(stats.nodes_compiled, stats.nodes_total) << "n = " << n;
+    }
+  }
+  std::filesystem::remove(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Jit, WhereRowsTest,
+                         ::testing::Values(JitMode::kNone, JitMode::kAuto, JitMode::kAll));
 
 }  // namespace
 }  // namespace tfjit

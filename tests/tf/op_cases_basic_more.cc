@@ -118,7 +118,7 @@ void ArrayAndGraphCases(std::vector<OpCase>* cases) {
     const Dims& d = in[0].dims();
     std::vector<Dims> hits;
     for (int64_t k = 0; k < in[0].num_elements(); ++k) {
-      if (ElementAsDouble(in[0], k) != 0) hits.push_back(Unravel(k, d));
+      if (ElementAsComplex(in[0], k) != complex128(0, 0)) hits.push_back(Unravel(k, d));
     }
     Tensor out(DType::kInt64, {static_cast<int64_t>(hits.size()), static_cast<int64_t>(d.size())});
     for (size_t h = 0; h < hits.size(); ++h) {
@@ -126,20 +126,31 @@ void ArrayAndGraphCases(std::vector<OpCase>* cases) {
     }
     return out;
   };
-  // XLA compiles Where with a bounded dynamic output dim, which tfjit's static-shape HLO does
-  // not model (tests/data/ops_allowlist.tsv): it runs on its kernel, and must-compile mode
-  // refuses it, which kernel_only checks.
-  for (const Dims& d : std::vector<Dims>{{7}, {3, 5}, {2, 0}, {2, 3, 4}}) {
+  // Where compiles as the custom-call tfjit.where, its output padded and cut to the run-time
+  // row count by the runtime (XLA: a bounded dynamic dim).
+  for (const Dims& d : std::vector<Dims>{{7}, {3, 5}, {2, 0}, {2, 3, 4}, {}}) {
     OpCase k{absl::StrCat("Where_bool_", DimsName(d)), "Where", DType::kBool, {d}};
     k.reference = where_ref;
-    k.kernel_only = true;
     cases->push_back(k);
   }
   OpCase wf{"Where_float_zeros", "Where", DType::kFloat32, {{2, 4}}};
   wf.feed_values = {Floats(DType::kFloat32, {2, 4}, {0, 1.5, 0, -2, 0, 0, 3, -0.0})};
   wf.reference = where_ref;
-  wf.kernel_only = true;
   cases->push_back(wf);
+  for (DType t : {DType::kInt32, DType::kFloat64, DType::kUInt8, DType::kBFloat16}) {
+    OpCase k{absl::StrCat("Where_", DTypeName(t), "_3x4"), "Where", t, {{3, 4}}};
+    k.reference = where_ref;
+    cases->push_back(k);
+  }
+  // A complex element is nonzero when either part is.
+  OpCase wc{"Where_complex64_parts", "Where", DType::kComplex64, {{5}}};
+  Tensor zc(DType::kComplex64, {5});
+  zc.data<complex64>()[1] = complex64(0, 2);
+  zc.data<complex64>()[3] = complex64(-1, 0);
+  zc.data<complex64>()[4] = complex64(0, -0.0f);
+  wc.feed_values = {zc};
+  wc.reference = where_ref;
+  cases->push_back(wc);
   // EuclideanNorm: sqrt of the sum of squares over the axes (a reduction XLA leaves to TF).
   for (bool keep : {false, true}) {
     OpCase k{absl::StrCat("EuclideanNorm_axis1", keep ? "_keep" : ""), "EuclideanNorm",
