@@ -4,9 +4,8 @@
 // series (BesselI0e/I1e), series and continued fractions in fixed-count while loops
 // (Igamma(c), Betainc), Euler-Maclaurin (Zeta, Polygamma). Every type computes in f64, where
 // the CPU backend calls libm, so compiled code agrees with the kernels to a few ulps; lgamma
-// is Lanczos' (g = 7, 9 terms). Also the lowerings of Erfc, Lgamma and Digamma, special ops
-// whose kernels live in cwise_extra_kernels.cc. The domains where the fixed counts are exact to double
-// precision: Igamma(c) a <~ 1000, Betainc a, b <~ 1000, Zeta and Polygamma q > -2.
+// is Lanczos' (g = 7, 9 terms). Also the lowerings of Erfc, Lgamma and Digamma. The domains
+// where the fixed counts are exact to double precision: Igamma(c) a <~ 1000, Betainc a, b <~ 1000, Zeta and Polygamma q > -2.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -510,8 +509,8 @@ absl::Status LowerNdtri(LoweringContext& ctx, const tf::Node& node) {
   });
 }
 
-// Erfc, Lgamma and Digamma: their catalog entries and kernels predate this file
-// (cwise_extra_kernels.cc); these are their lowerings.
+// Erfc, Lgamma and Digamma: their catalog entries and kernels predate this file; these are
+// their lowerings.
 Instruction* ErfcOp(Math& m, Instruction* x) { return Erfc(m, x); }
 Instruction* LgammaOp(Math& m, Instruction* x) {
   Instruction* pole = m.Or(m.And(m.Le(x, 0.0), m.Eq(x, m.Floor(x))), m.Eq(m.Abs(x), kInf));

@@ -1,4 +1,4 @@
-// The elementwise kernel templates shared by cwise_kernels.cc and cwise_extra_kernels.cc:
+// The elementwise kernel templates shared by the math_cwise, special and nn kernels:
 // dtype sets mirroring TF's registrations, UnaryKernel<Op> over Eigen arrays and
 // BinaryKernel<Op> over a broadcast plan (with per-op right-hand-side validation).
 #ifndef TFJIT_RUNTIME_KERNELS_CWISE_OPS_H_
@@ -87,6 +87,28 @@ absl::Status UnaryKernel(KernelContext& ctx) {
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
+
+// TFJIT_SCALAR_FN(Name, expr): a scalar functor Name whose operator()(C x) returns expr.
+#define TFJIT_SCALAR_FN(Name, expr) \
+  struct Name {                     \
+    template <typename C>           \
+    C operator()(C x) const {       \
+      return expr;                  \
+    }                               \
+  };
+
+// A unary op of a scalar functor F (applied in ComputeType) over the dtypes of S; FloatUnary
+// over the floating-point types.
+template <TypeSet S, typename F>
+struct ScalarUnary {
+  static constexpr TypeSet kTypes = S;
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.unaryExpr(F{});
+  }
+};
+template <typename F>
+using FloatUnary = ScalarUnary<TypeSet::kFloat, F>;
 
 // Binary ops: Apply combines two ComputeType scalars.
 // Validate<T>(rhs) returns an error message for right-hand values TF rejects, or "".

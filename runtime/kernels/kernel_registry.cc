@@ -16,12 +16,12 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterVariableKernels(registry);
   RegisterListKernels(registry);
   RegisterTensorArrayKernels(registry);
-  RegisterCwiseExtraKernels(registry);
+  RegisterMathCwiseMoreKernels(registry);
   RegisterSliceKernels(registry);
   RegisterShapeKernels(registry);
   RegisterGatherKernels(registry);
-  RegisterScanKernels(registry);
-  RegisterBatchMatMulKernels(registry);
+  RegisterReductionScanKernels(registry);
+  RegisterLinalgMatmulKernels(registry);
   RegisterImageKernels(registry);
   RegisterNmsKernels(registry);
   RegisterConvKernels(registry);

@@ -171,21 +171,21 @@ void ParallelFor(const KernelContext& ctx, int64_t n, int64_t cost_per_unit,
 // permutation of [0, rank) (callers validate user input). Implemented in array_kernels.cc.
 Tensor TransposeTensor(const KernelContext& ctx, const Tensor& in, const std::vector<int>& perm);
 
-// Registration of the families inside RegisterMathKernels (cwise_kernels.cc,
-// reduction_kernels.cc) and the elementwise helpers nn_kernels.cc reuses.
-void RegisterCwiseKernels(KernelRegistry& registry);
+// Registration of the families inside RegisterMathKernels (math_cwise_kernels.cc,
+// reduction_kernels.cc).
+void RegisterMathCwiseKernels(KernelRegistry& registry);
 void RegisterReductionKernels(KernelRegistry& registry);
 
 // ConcatV2 (array_kernels.cc); Concat (v1) runs it on reordered inputs.
 absl::Status ConcatV2Kernel(KernelContext& ctx);
 
 // Families registered from kernel_registry.cc (one file each).
-void RegisterCwiseExtraKernels(KernelRegistry& registry);   // cwise_extra_kernels.cc
+void RegisterMathCwiseMoreKernels(KernelRegistry& registry);  // math_cwise_more_kernels.cc
 void RegisterSliceKernels(KernelRegistry& registry);        // slice_kernels.cc
 void RegisterShapeKernels(KernelRegistry& registry);        // shape_kernels.cc
 void RegisterGatherKernels(KernelRegistry& registry);       // gather_kernels.cc
-void RegisterScanKernels(KernelRegistry& registry);         // scan_kernels.cc
-void RegisterBatchMatMulKernels(KernelRegistry& registry);  // batch_matmul_kernels.cc
+void RegisterReductionScanKernels(KernelRegistry& registry);  // reduction_scan_kernels.cc
+void RegisterLinalgMatmulKernels(KernelRegistry& registry);  // linalg_matmul_kernels.cc
 void RegisterConvKernels(KernelRegistry& registry);         // conv_kernels.cc
 void RegisterGradientsKernels(KernelRegistry& registry);             // gradients_kernels.cc
 void RegisterGradientsWindowKernels(KernelRegistry& registry);  // gradients_window_kernels.cc

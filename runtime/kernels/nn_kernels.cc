@@ -1,9 +1,10 @@
-// NN kernels: Relu, Relu6, BiasAdd (NHWC/NCHW), Softmax and LogSoftmax over the last axis.
+// NN kernels: Relu, Relu6, BiasAdd (NHWC/NCHW), Softmax and LogSoftmax over the last axis, the
+// activations Elu, Selu, Softsign, Softplus and LeakyRelu, and L2Loss.
 #include <cmath>
 #include <type_traits>
 
 #include "frontend/attr.h"
-#include "runtime/kernels/cwise.h"
+#include "runtime/kernels/cwise_ops.h"
 
 namespace tfjit::runtime {
 namespace {
@@ -119,6 +120,85 @@ absl::Status SoftmaxKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// ---- The activations Elu, Selu, Softsign, Softplus and LeakyRelu ----
+TFJIT_SCALAR_FN(SoftsignFn, x / (C(1) + std::abs(x)))
+TFJIT_SCALAR_FN(EluFn, x < C(0) ? std::expm1(x) : x)
+
+// Selu with TF's constants: scale * (x < 0 ? alpha * expm1(x) : x).
+struct SeluFn {
+  template <typename C>
+  C operator()(C x) const {
+    constexpr double kAlpha = 1.6732632423543772848170429916717;
+    constexpr double kScale = 1.0507009873554804934193349852946;
+    return x < C(0) ? C(kScale * kAlpha) * std::expm1(x) : C(kScale) * x;
+  }
+};
+
+// Softplus exactly as TF's functor: with th = log(epsilon of T) + 2, x > -th gives x, x < th
+// gives exp(x), anything else log1p(exp(x)). T's epsilon, though 16-bit types compute in float.
+template <typename T>
+struct SoftplusFn {
+  template <typename C>
+  C operator()(C x) const {
+    const C threshold = C(std::log(static_cast<double>(std::numeric_limits<T>::epsilon())) + 2);
+    if (x > -threshold) return x;
+    if (x < threshold) return std::exp(x);
+    return std::log1p(std::exp(x));
+  }
+};
+
+absl::Status SoftplusKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  Tensor out(in.dtype(), in.dims());
+  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    MapUnary<T>(ctx, in, out, 20, [](const auto& x) { return x.unaryExpr(SoftplusFn<T>{}); });
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// LeakyRelu: x > 0 ? x : x * alpha, alpha (float attr, default 0.2) converted to T's compute
+// type first as TF's functor does.
+absl::Status LeakyReluKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  TFJIT_ASSIGN_OR_RETURN(float alpha, tf::GetFloatAttrOr(ctx.node(), "alpha", 0.2f));
+  const Tensor& in = ctx.input(0);
+  Tensor out(in.dtype(), in.dims());
+  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    MapUnary<T>(ctx, in, out, 2, [alpha](const auto& x) {
+      using C = typename std::decay_t<decltype(x)>::Scalar;
+      const C a = static_cast<C>(alpha);
+      return x.unaryExpr([a](C v) { return v > C(0) ? v : v * a; });
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// L2Loss: sum(t^2) / 2 over every element, a scalar (accumulated in double).
+absl::Status L2LossKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  const Tensor& in = ctx.input(0);
+  Tensor out(in.dtype(), {});
+  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    double sum = 0;
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      const double x = static_cast<double>(static_cast<ComputeType<T>>(in.data<T>()[i]));
+      sum += x * x;
+    }
+    out.data<T>()[0] = static_cast<T>(static_cast<ComputeType<T>>(sum / 2));
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kFloat));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterNnKernels(KernelRegistry& registry) {
@@ -128,6 +208,12 @@ void RegisterNnKernels(KernelRegistry& registry) {
   registry.Register("BiasAddV1", &BiasAddKernel);
   registry.Register("Softmax", &SoftmaxKernel<false>);
   registry.Register("LogSoftmax", &SoftmaxKernel<true>);
+  registry.Register("Elu", &UnaryKernel<FloatUnary<EluFn>>);
+  registry.Register("Selu", &UnaryKernel<FloatUnary<SeluFn>>);
+  registry.Register("Softsign", &UnaryKernel<FloatUnary<SoftsignFn>>);
+  registry.Register("Softplus", &SoftplusKernel);
+  registry.Register("LeakyRelu", &LeakyReluKernel);
+  registry.Register("L2Loss", &L2LossKernel);
 }
 
 }  // namespace tfjit::runtime

@@ -337,9 +337,58 @@ absl::Status BetaincKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// ---- Erf, Erfc, Lgamma and Digamma (the C library's, and a series for Digamma), Xdivy and
+// Xlogy: elementwise in ComputeType. ----
+TFJIT_SCALAR_FN(ErfFn, std::erf(x))
+TFJIT_SCALAR_FN(ErfcFn, std::erfc(x))
+TFJIT_SCALAR_FN(LgammaFn, std::lgamma(x))
+
+// Digamma: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic
+// series; the reflection formula for negative x (poles give NaN like Eigen's digamma).
+struct DigammaFn {
+  template <typename C>
+  C operator()(C x) const {
+    double v = static_cast<double>(x);
+    if (std::isnan(v)) return x;
+    if (v <= 0 && std::floor(v) == v) return std::numeric_limits<C>::quiet_NaN();
+    double shift = 0;
+    if (v < 0) {  // psi(1 - v) - psi(v) = pi / tan(pi v)
+      shift = -M_PI / std::tan(M_PI * v);
+      v = 1 - v;
+    }
+    double acc = 0;
+    while (v < 10) acc -= 1 / v, v += 1;
+    const double r = 1 / (v * v);
+    const double tail = 1.0 / 240 - r * (1.0 / 132 - r * 691.0 / 32760);
+    const double series = r * (1.0 / 12 - r * (1.0 / 120 - r * (1.0 / 252 - r * tail)));
+    return static_cast<C>(std::log(v) - 0.5 / v - series + acc + shift);
+  }
+};
+
+struct XdivyOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  template <typename C>
+  static C Apply(C a, C b) {
+    return a == C(0) ? C(0) : a / b;
+  }
+};
+struct XlogyOp : BinaryBase {
+  static constexpr TypeSet kTypes = TypeSet::kFloat;
+  template <typename C>
+  static C Apply(C a, C b) {
+    return a == C(0) ? C(0) : a * std::log(b);
+  }
+};
+
 }  // namespace
 
 void RegisterSpecialKernels(KernelRegistry& registry) {
+  registry.Register("Erf", &UnaryKernel<FloatUnary<ErfFn>>);
+  registry.Register("Erfc", &UnaryKernel<FloatUnary<ErfcFn>>);
+  registry.Register("Lgamma", &UnaryKernel<FloatUnary<LgammaFn>>);
+  registry.Register("Digamma", &UnaryKernel<FloatUnary<DigammaFn>>);
+  registry.Register("Xdivy", &BinaryKernel<XdivyOp>);
+  registry.Register("Xlogy", &BinaryKernel<XlogyOp>);
   registry.Register("Erfinv", &UnaryKernel<UnarySpecial<special::Erfinv>>);
   registry.Register("Ndtri", &UnaryKernel<UnarySpecial<special::Ndtri>>);
   registry.Register("BesselI0e", &UnaryKernel<UnarySpecial<I0e>>);

@@ -714,7 +714,7 @@ std::vector<OpCase> AllCases() {
   std::vector<OpCase> all;
   for (auto cases : {BinaryCases(), UnaryCases(), MatMulCases(), ReductionCases(), ArrayCases(),
                      ElementwiseCases(), MathCases(), SliceCases(), ShapeOpCases(),
-                     MoreArrayCases(), MiscCases(), NnCases()}) {
+                     MoreArrayCases(), MiscCases(), NnCases(), BatchMatMulCases()}) {
     all.insert(all.end(), cases.begin(), cases.end());
   }
   for (OpCase& c : ImageCases()) all.push_back(std::move(c));

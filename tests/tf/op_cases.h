@@ -49,7 +49,7 @@ struct OpCase {
 // gtest prints the case by name in failure messages and test lists.
 void PrintTo(const OpCase& c, std::ostream* os);
 
-// Every case: the basic families (op_cases.cc) and the later ones (op_cases_more.cc).
+// Every case: the basic families (op_cases.cc) and the later ones (op_cases_<family>*.cc).
 std::vector<OpCase> AllCases();
 
 // Shared by the two case files (op_cases.cc).
@@ -69,7 +69,7 @@ int64_t Ravel(const Dims& idx, const Dims& dims);
 void SetFromDouble(Tensor& t, int64_t k, double v);
 double FloorMod(double x, double y);
 
-// More helpers of op_cases.cc used by op_cases_more.cc.
+// More helpers of op_cases.cc used by the other op_cases_*.cc.
 double At(const Tensor& t, const Dims& idx);
 std::vector<int64_t> PySlice(int64_t b, int64_t e, int64_t s, int64_t dim, bool bmask,
                              bool emask);
@@ -90,14 +90,15 @@ std::vector<OpCase> ReductionCases();
 std::vector<OpCase> ArrayCases();
 std::vector<OpCase> ElementwiseCases();
 std::vector<OpCase> MathCases();
-std::vector<OpCase> SliceCases();
+std::vector<OpCase> SliceCases();  // op_cases_array_slice.cc, with the next three
 std::vector<OpCase> ShapeOpCases();
 std::vector<OpCase> MoreArrayCases();
 std::vector<OpCase> MiscCases();
-std::vector<OpCase> NnCases();
+std::vector<OpCase> NnCases();           // op_cases_nn_more.cc
+std::vector<OpCase> BatchMatMulCases();  // op_cases_linalg.cc
 std::vector<OpCase> ImageCases();  // op_cases_image.cc
 std::vector<OpCase> ConvCases();   // op_cases_conv.cc
-std::vector<OpCase> TopKCases();   // op_cases_topk.cc
+std::vector<OpCase> TopKCases();   // op_cases_reduction_topk.cc
 std::vector<OpCase> GradientsCases();  // op_cases_gradients.cc
 // The window ops' gradients (pooling, convolution, resize, batch norm, LRN, Dilation2D), which
 // GradientsCases appends; op_cases_gradients_window.cc.

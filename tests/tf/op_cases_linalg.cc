@@ -17,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "core/dtype.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/temp_file.h"
@@ -809,6 +810,129 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
 }
 
 }  // namespace
+
+// BatchMatMulV2/V3 and Einsum (linalg_matmul_kernels.cc), each against explicit sums.
+std::vector<OpCase> BatchMatMulCases() {
+  std::vector<OpCase> cases;
+  // BatchMatMulV2 (broadcast batch dims, adjoints) and Einsum: reference by explicit sums.
+  struct BM { Dims x, y; bool ax, ay; };
+  for (const BM& m : std::vector<BM>{{{2, 3, 4}, {2, 4, 5}, false, false},
+                                     {{2, 4, 3}, {4, 5}, true, false},
+                                     {{1, 3, 4}, {3, 5, 4}, false, true},
+                                     {{2, 1, 2, 3}, {3, 3, 2}, false, false},
+                                     {{0, 2, 3}, {3, 4}, false, false}}) {
+    for (const char* op : {"BatchMatMulV2", "BatchMatMulV3"}) {
+      OpCase c{absl::StrCat(op, "_", DimsName(m.x), "_", DimsName(m.y), m.ax ? "_ax" : "",
+                            m.ay ? "_ay" : ""),
+               op, DType::kFloat32, {m.x, m.y}};
+      c.attrs["adj_x"] = BoolAttr(m.ax);
+      c.attrs["adj_y"] = BoolAttr(m.ay);
+      if (std::string(op) == "BatchMatMulV3") {
+        c.has_t = false;
+        c.attrs["Ta"] = TypeAttr(DType::kFloat32);
+        c.attrs["Tb"] = TypeAttr(DType::kFloat32);
+        c.attrs["Tout"] = TypeAttr(DType::kFloat32);
+      }
+      const bool ax = m.ax, ay = m.ay;
+      c.reference = [ax, ay](const std::vector<Tensor>& in) {
+        Dims x = in[0].dims(), y = in[1].dims();
+        const size_t rank = std::max(x.size(), y.size());
+        x.insert(x.begin(), rank - x.size(), 1);
+        y.insert(y.begin(), rank - y.size(), 1);
+        Dims out(rank);
+        for (size_t k = 0; k + 2 < rank; ++k) out[k] = std::max(x[k], y[k]);
+        const int64_t rows = ax ? x[rank - 1] : x[rank - 2];
+        const int64_t inner = ax ? x[rank - 2] : x[rank - 1];
+        out[rank - 2] = rows;
+        out[rank - 1] = ay ? y[rank - 2] : y[rank - 1];
+        if (std::find(x.begin(), x.end() - 2, 0) != x.end() - 2) out[0] = 0;
+        return Build(DType::kFloat32, out, [&](const Dims& o) {
+          double sum = 0;
+          for (int64_t k = 0; k < inner; ++k) {
+            Dims xi(rank), yi(rank);
+            for (size_t b = 0; b + 2 < rank; ++b) {
+              xi[b] = x[b] == 1 ? 0 : o[b];
+              yi[b] = y[b] == 1 ? 0 : o[b];
+            }
+            xi[rank - 2] = ax ? k : o[rank - 2];
+            xi[rank - 1] = ax ? o[rank - 2] : k;
+            yi[rank - 2] = ay ? o[rank - 1] : k;
+            yi[rank - 1] = ay ? k : o[rank - 1];
+            Dims xs(xi.end() - static_cast<int64_t>(in[0].rank()), xi.end());
+            Dims ys(yi.end() - static_cast<int64_t>(in[1].rank()), yi.end());
+            sum += At(in[0], xs) * At(in[1], ys);
+          }
+          return sum;
+        });
+      };
+      cases.push_back(c);
+    }
+  }
+  struct E { std::string eq; std::vector<Dims> in; };
+  for (const E& e : std::vector<E>{{"ij,jk->ik", {{3, 4}, {4, 5}}},
+                                   {"bij,bjk->bik", {{2, 3, 4}, {2, 4, 5}}},
+                                   {"ij,kj->ik", {{3, 4}, {5, 4}}},
+                                   {"i,i->", {{7}, {7}}},
+                                   {"i,j->ij", {{3}, {4}}},
+                                   {"bij,jk->kbi", {{2, 3, 4}, {4, 5}}},
+                                   {"abc,cd->abd", {{2, 3, 4}, {4, 2}}},
+                                   {"ij->ji", {{3, 4}}},
+                                   {"ij->i", {{3, 4}}},
+                                   {"ijk,k->ij", {{2, 3, 4}, {4}}},
+                                   {"ik,jkl->ijl", {{2, 3}, {4, 3, 5}}},
+                                   {"...ij,...jk->...ik", {{2, 3, 4}, {2, 4, 5}}}}) {
+    std::string name = e.eq;
+    for (char& ch : name) {
+      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    }
+    OpCase c{absl::StrCat("Einsum_", name), "Einsum", DType::kFloat32, e.in};
+    c.attrs["N"] = IntAttr(static_cast<int64_t>(e.in.size()));
+    c.attrs["equation"] = StringAttr(e.eq);
+    const std::string eq = e.eq;
+    c.reference = [eq](const std::vector<Tensor>& in) {
+      // Brute force over all label values (no ellipsis after this rewrite: '...' -> 'Z').
+      // absl::StrReplaceAll instead of a find/replace loop: GCC 12 misreads the loop's
+      // std::string::replace as an oversized memcpy (-Wstringop-overflow).
+      const std::string q = absl::StrReplaceAll(eq, {{"...", "Z"}});
+      const size_t arrow = q.find("->");
+      const std::string out = q.substr(arrow + 2);
+      std::vector<std::string> terms = absl::StrSplit(q.substr(0, arrow), ',');
+      std::map<char, int64_t> size;
+      for (size_t t = 0; t < terms.size(); ++t) {
+        for (size_t k = 0; k < terms[t].size(); ++k) size[terms[t][k]] = in[t].dims()[k];
+      }
+      Dims od;
+      for (char l : out) od.push_back(size[l]);
+      std::string sum_labels;
+      for (auto [l, n] : size) {
+        if (out.find(l) == std::string::npos) sum_labels.push_back(l);
+      }
+      Dims sd;
+      for (char l : sum_labels) sd.push_back(size[l]);
+      int64_t sn = 1;
+      for (int64_t d : sd) sn *= d;
+      return Build(DType::kFloat32, od, [&](const Dims& o) {
+        double total = 0;
+        for (int64_t s = 0; s < sn; ++s) {
+          Dims si = Unravel(s, sd);
+          std::map<char, int64_t> v;
+          for (size_t k = 0; k < out.size(); ++k) v[out[k]] = o[k];
+          for (size_t k = 0; k < sum_labels.size(); ++k) v[sum_labels[k]] = si[k];
+          double prod = 1;
+          for (size_t t = 0; t < terms.size(); ++t) {
+            Dims ti;
+            for (char l : terms[t]) ti.push_back(v[l]);
+            prod *= At(in[t], ti);
+          }
+          total += prod;
+        }
+        return total;
+      });
+    };
+    cases.push_back(c);
+  }
+  return cases;
+}
 
 std::vector<OpCase> LinalgCases() {
   std::vector<OpCase> cases;

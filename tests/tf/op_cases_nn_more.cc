@@ -842,6 +842,29 @@ TEST(NnMoreErrors, KernelAndLoweringRejectBadNodes) {
 
 }  // namespace
 
+// LogSoftmax (reference: the kernel's formula, op_cases.cc's default) and L2Loss.
+std::vector<OpCase> NnCases() {
+  std::vector<OpCase> cases;
+  for (Dims d : std::vector<Dims>{{3, 7}, {1, 1}, {2, 3, 17}, {0, 4}}) {
+    for (DType t : {DType::kFloat32, DType::kFloat64}) {
+      cases.push_back({absl::StrCat("LogSoftmax_", DTypeName(t), "_", DimsName(d)),
+                       "LogSoftmax", t, {d}});
+    }
+  }
+  for (Dims d : std::vector<Dims>{{3, 7}, {}, {0}}) {
+    OpCase c{absl::StrCat("L2Loss_", DimsName(d)), "L2Loss", DType::kFloat32, {d}};
+    c.reference = [](const std::vector<Tensor>& in) {
+      double sum = 0;
+      for (int64_t k = 0; k < in[0].num_elements(); ++k) {
+        sum += ElementAsDouble(in[0], k) * ElementAsDouble(in[0], k);
+      }
+      return Build(in[0].dtype(), {}, [&](const Dims&) { return sum / 2; });
+    };
+    cases.push_back(c);
+  }
+  return cases;
+}
+
 std::vector<OpCase> NnMoreCases() {
   std::vector<OpCase> cases;
   AddConvCases(cases);

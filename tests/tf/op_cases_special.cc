@@ -49,7 +49,7 @@ const std::vector<double> kZetaOut = {1.6449340668482264, 8.41439832211716, 0.64
 const std::vector<std::vector<double>> kPolygammaIn = {{0.0, 1.0, 2.0, 3.0, 1.0, 0.0, 4.0, 0.0, 1.5, -1.0, 2.0, 0.0}, {1.5, 1.0, 3.5, 0.25, -1.5, -0.5, 10.0, 0.0, 2.0, 2.0, 0.75, 30.0}};
 const std::vector<double> kPolygammaOut = {0.03648997397857652, 1.6449340668482264, -0.1082040516417274, 1538.7821440091884, 9.379246644989124, 0.03648997397857652, -0.0007299311682352867, kNaN, kNaN, kNaN, -5.3026332163376395, 3.384438132685525};
 
-// Erfc, Lgamma and Digamma (kernels in cwise_extra_kernels.cc, lowerings in
+// Erfc, Lgamma and Digamma (kernels in special_kernels.cc, lowerings in
 // special_lowerings.cc).
 const std::vector<double> kErfcIn = {0.0, 0.5, -0.5, 1.5, -1.25, 2.0, 3.75, 5.0, 9.5, -3.0, 0.0078125, 26.0};
 const std::vector<double> kErfcOut = {1.0, 0.4795001221869535, 1.5204998778130465, 0.033894853524689274, 1.9229001282564582, 0.004677734981047266, 1.1372725656979665e-07, 1.537459794428035e-12, 3.7692144856548797e-41, 1.9999779095030015, 0.9911847171048208, 5.663192408856143e-296};

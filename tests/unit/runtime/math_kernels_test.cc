@@ -1,5 +1,5 @@
-// Tests for runtime/kernels/math_kernels.cc: MatMul (transposes, dtypes, pool, errors) and
-// Cast (truncation, bool, float16, out-of-range values).
+// Tests for runtime/kernels/math_kernels.cc: Cast (truncation, bool, float16, out-of-range
+// values), and MatMul (transposes, dtypes, pool, errors; linalg_matmul_kernels.cc since).
 #include <cmath>
 #include <limits>
 

@@ -1,6 +1,6 @@
-// Kernels that walk one axis: ArgMax/ArgMin (ties pick the first index), Cumsum/Cumprod
-// (exclusive, reverse), TopKV2 (stable: equal values keep index order) and the full
-// reductions L2Loss and EuclideanNorm.
+// The reduction family's kernels that walk one axis: ArgMax/ArgMin (ties pick the first
+// index), Cumsum/Cumprod (exclusive, reverse), TopKV2 (stable: equal values keep index order)
+// and EuclideanNorm. (The plain reductions are in reduction_kernels.cc.)
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -176,25 +176,6 @@ absl::Status TopKKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// L2Loss: sum(t^2) / 2 over every element, a scalar (accumulated in double).
-absl::Status L2LossKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  const Tensor& in = ctx.input(0);
-  Tensor out(in.dtype(), {});
-  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    double sum = 0;
-    for (int64_t i = 0; i < in.num_elements(); ++i) {
-      const double x = static_cast<double>(static_cast<ComputeType<T>>(in.data<T>()[i]));
-      sum += x * x;
-    }
-    out.data<T>()[0] = static_cast<T>(static_cast<ComputeType<T>>(sum / 2));
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kFloat));
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 // EuclideanNorm: sqrt(sum(x^2)) over reduction_indices, with keep_dims.
 absl::Status EuclideanNormKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
@@ -248,13 +229,12 @@ absl::Status EuclideanNormKernel(KernelContext& ctx) {
 
 }  // namespace
 
-void RegisterScanKernels(KernelRegistry& registry) {
+void RegisterReductionScanKernels(KernelRegistry& registry) {
   registry.Register("ArgMax", &ArgKernel<true>);
   registry.Register("ArgMin", &ArgKernel<false>);
   registry.Register("Cumsum", &CumKernel<false>);
   registry.Register("Cumprod", &CumKernel<true>);
   registry.Register("TopKV2", &TopKKernel);
-  registry.Register("L2Loss", &L2LossKernel);
   registry.Register("EuclideanNorm", &EuclideanNormKernel);
 }
 

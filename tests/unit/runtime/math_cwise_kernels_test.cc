@@ -1,4 +1,4 @@
-// Tests for the elementwise kernels (runtime/kernels/cwise_kernels.cc): broadcasting binary
+// Tests for the elementwise kernels (runtime/kernels/math_cwise_kernels.cc): broadcasting binary
 // ops, unary math, comparisons, Select, dtype variants and error paths.
 #include <cmath>
 #include <limits>

@@ -342,7 +342,7 @@ absl::Status SelectV2Kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void RegisterCwiseKernels(KernelRegistry& registry) {
+void RegisterMathCwiseKernels(KernelRegistry& registry) {
   registry.Register("Neg", &UnaryKernel<NegOp>);
   registry.Register("Abs", &UnaryKernel<AbsOp>);
   registry.Register("Exp", &UnaryKernel<ExpOp>);

@@ -1,6 +1,6 @@
-// Tests for runtime/kernels/cwise_extra_kernels.cc: rounding, predicates, floor/truncating
-// division and modulus signs, integer division by zero, *NoNan ops, bitwise ops and shifts,
-// activations, AddN and ClipByValue, with hand-computed values.
+// Tests for runtime/kernels/math_cwise_more_kernels.cc: rounding, predicates, floor/truncating
+// division and modulus signs, integer division by zero, *NoNan ops, bitwise ops and shifts, AddN
+// and ClipByValue; and the activations (nn_kernels.cc) that file once held. Hand-computed values.
 #include <cmath>
 #include <limits>
 

@@ -1,4 +1,4 @@
-// Op cases of TopKV2 (image_lowerings.cc: the custom-call tfjit.top_k of core/top_k.h). The
+// Op cases of TopKV2 (reduction_lowerings.cc: the custom-call tfjit.top_k of core/top_k.h). The
 // reference is a naive stable sort of each row written here (NaN first, then larger values,
 // equal values in column order), independent of core/top_k, which the fallback kernel, the
 // evaluator and the CPU runtime share. Feeds with many ties, NaN, infinities and signed zeros

@@ -1,5 +1,5 @@
-// Tests for runtime/kernels/scan_kernels.cc: ArgMax/ArgMin ties and NaN, Cumsum/Cumprod
-// exclusive/reverse, TopKV2 stability and errors, L2Loss and EuclideanNorm.
+// Tests for runtime/kernels/reduction_scan_kernels.cc: ArgMax/ArgMin ties and NaN, Cumsum/Cumprod
+// exclusive/reverse, TopKV2 stability and errors, EuclideanNorm; L2Loss (nn_kernels.cc).
 #include <cmath>
 #include <limits>
 

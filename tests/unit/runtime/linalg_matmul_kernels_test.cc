@@ -1,5 +1,6 @@
-// Tests for runtime/kernels/batch_matmul_kernels.cc: BatchMatMul{,V2,V3} (broadcast batch
-// dims, adjoints, shape errors) and Einsum (matmul, trace, diagonal, ellipsis, implicit output).
+// Tests for runtime/kernels/linalg_matmul_kernels.cc: BatchMatMul{,V2,V3} (broadcast batch dims,
+// adjoints, shape errors) and Einsum (matmul, trace, diagonal, ellipsis, implicit output); its
+// MatMul is tested in math_kernels_test.cc, from when math_kernels.cc held it.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/runtime/kernel_test_util.h"

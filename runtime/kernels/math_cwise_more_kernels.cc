@@ -13,23 +13,6 @@
 namespace tfjit::runtime {
 namespace {
 
-// ---- Unary ops built from a scalar functor F (applied in ComputeType). ----
-template <TypeSet S, typename F>
-struct ScalarUnary {
-  static constexpr TypeSet kTypes = S;
-  template <typename X>
-  static auto Apply(const X& x) {
-    return x.unaryExpr(F{});
-  }
-};
-
-#define TFJIT_SCALAR_FN(Name, expr) \
-  struct Name {                     \
-    template <typename C>           \
-    C operator()(C x) const {       \
-      return expr;                  \
-    }                               \
-  };
 TFJIT_SCALAR_FN(CeilFn, std::ceil(x))
 TFJIT_SCALAR_FN(RintFn, std::nearbyint(x))  // half to even under the default rounding mode
 TFJIT_SCALAR_FN(SinFn, std::sin(x))
@@ -43,15 +26,9 @@ TFJIT_SCALAR_FN(CoshFn, std::cosh(x))
 TFJIT_SCALAR_FN(AsinhFn, std::asinh(x))
 TFJIT_SCALAR_FN(AcoshFn, std::acosh(x))
 TFJIT_SCALAR_FN(AtanhFn, std::atanh(x))
-TFJIT_SCALAR_FN(ErfFn, std::erf(x))
-TFJIT_SCALAR_FN(ErfcFn, std::erfc(x))
 TFJIT_SCALAR_FN(Expm1Fn, std::expm1(x))
 TFJIT_SCALAR_FN(Log1pFn, std::log1p(x))
-TFJIT_SCALAR_FN(LgammaFn, std::lgamma(x))
 TFJIT_SCALAR_FN(ReciprocalFn, C(1) / x)
-TFJIT_SCALAR_FN(SoftsignFn, x / (C(1) + std::abs(x)))
-TFJIT_SCALAR_FN(EluFn, x < C(0) ? std::expm1(x) : x)
-#undef TFJIT_SCALAR_FN
 
 // Round: half to even for floats (TF's round functor), the identity for integers.
 struct RoundFn {
@@ -76,51 +53,6 @@ struct SignFn {
   }
 };
 
-// Selu with TF's constants: scale * (x < 0 ? alpha * expm1(x) : x).
-struct SeluFn {
-  template <typename C>
-  C operator()(C x) const {
-    constexpr double kAlpha = 1.6732632423543772848170429916717;
-    constexpr double kScale = 1.0507009873554804934193349852946;
-    return x < C(0) ? C(kScale * kAlpha) * std::expm1(x) : C(kScale) * x;
-  }
-};
-
-// Digamma: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic
-// series; the reflection formula for negative x (poles give NaN like Eigen's digamma).
-struct DigammaFn {
-  template <typename C>
-  C operator()(C x) const {
-    double v = static_cast<double>(x);
-    if (std::isnan(v)) return x;
-    if (v <= 0 && std::floor(v) == v) return std::numeric_limits<C>::quiet_NaN();
-    double shift = 0;
-    if (v < 0) {  // psi(1 - v) - psi(v) = pi / tan(pi v)
-      shift = -M_PI / std::tan(M_PI * v);
-      v = 1 - v;
-    }
-    double acc = 0;
-    while (v < 10) acc -= 1 / v, v += 1;
-    const double r = 1 / (v * v);
-    const double tail = 1.0 / 240 - r * (1.0 / 132 - r * 691.0 / 32760);
-    const double series = r * (1.0 / 12 - r * (1.0 / 120 - r * (1.0 / 252 - r * tail)));
-    return static_cast<C>(std::log(v) - 0.5 / v - series + acc + shift);
-  }
-};
-
-// Softplus exactly as TF's functor: with th = log(epsilon of T) + 2, x > -th gives x, x < th
-// gives exp(x), anything else log1p(exp(x)). T's epsilon, though 16-bit types compute in float.
-template <typename T>
-struct SoftplusFn {
-  template <typename C>
-  C operator()(C x) const {
-    const C threshold = C(std::log(static_cast<double>(std::numeric_limits<T>::epsilon())) + 2);
-    if (x > -threshold) return x;
-    if (x < threshold) return std::exp(x);
-    return std::log1p(std::exp(x));
-  }
-};
-
 // Bitwise not of integers (the cast undoes the promotion of narrow types).
 struct InvertFn {
   template <typename C>
@@ -128,39 +60,6 @@ struct InvertFn {
     return static_cast<C>(~x);
   }
 };
-
-absl::Status SoftplusKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  const Tensor& in = ctx.input(0);
-  Tensor out(in.dtype(), in.dims());
-  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    MapUnary<T>(ctx, in, out, 20, [](const auto& x) { return x.unaryExpr(SoftplusFn<T>{}); });
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kFloat));
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
-// LeakyRelu: x > 0 ? x : x * alpha, alpha (float attr, default 0.2) converted to T's compute
-// type first as TF's functor does.
-absl::Status LeakyReluKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  TFJIT_ASSIGN_OR_RETURN(float alpha, tf::GetFloatAttrOr(ctx.node(), "alpha", 0.2f));
-  const Tensor& in = ctx.input(0);
-  Tensor out(in.dtype(), in.dims());
-  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    MapUnary<T>(ctx, in, out, 2, [alpha](const auto& x) {
-      using C = typename std::decay_t<decltype(x)>::Scalar;
-      const C a = static_cast<C>(alpha);
-      return x.unaryExpr([a](C v) { return v > C(0) ? v : v * a; });
-    });
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kFloat));
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
 
 // IsNan / IsInf / IsFinite: floating-point input, bool output.
 template <int kWhich>  // 0 IsNan, 1 IsInf, 2 IsFinite
@@ -296,20 +195,6 @@ struct MulNoNanOp : BinaryBase {
     return b == C(0) ? C(0) : a * b;
   }
 };
-struct XdivyOp : BinaryBase {
-  static constexpr TypeSet kTypes = TypeSet::kFloat;
-  template <typename C>
-  static C Apply(C a, C b) {
-    return a == C(0) ? C(0) : a / b;
-  }
-};
-struct XlogyOp : BinaryBase {
-  static constexpr TypeSet kTypes = TypeSet::kFloat;
-  template <typename C>
-  static C Apply(C a, C b) {
-    return a == C(0) ? C(0) : a * std::log(b);
-  }
-};
 template <char kOp>
 struct BitwiseOp : BinaryBase {
   static constexpr TypeSet kTypes = TypeSet::kInt;
@@ -410,12 +295,9 @@ absl::Status ClipByValueKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-template <typename F>
-using FloatUnary = ScalarUnary<TypeSet::kFloat, F>;
-
 }  // namespace
 
-void RegisterCwiseExtraKernels(KernelRegistry& registry) {
+void RegisterMathCwiseMoreKernels(KernelRegistry& registry) {
   registry.Register("Ceil", &UnaryKernel<FloatUnary<CeilFn>>);
   registry.Register("Rint", &UnaryKernel<FloatUnary<RintFn>>);
   registry.Register("Round", &UnaryKernel<ScalarUnary<TypeSet::kReal, RoundFn>>);
@@ -431,20 +313,11 @@ void RegisterCwiseExtraKernels(KernelRegistry& registry) {
   registry.Register("Asinh", &UnaryKernel<FloatUnary<AsinhFn>>);
   registry.Register("Acosh", &UnaryKernel<FloatUnary<AcoshFn>>);
   registry.Register("Atanh", &UnaryKernel<FloatUnary<AtanhFn>>);
-  registry.Register("Erf", &UnaryKernel<FloatUnary<ErfFn>>);
-  registry.Register("Erfc", &UnaryKernel<FloatUnary<ErfcFn>>);
   registry.Register("Expm1", &UnaryKernel<FloatUnary<Expm1Fn>>);
   registry.Register("Log1p", &UnaryKernel<FloatUnary<Log1pFn>>);
-  registry.Register("Lgamma", &UnaryKernel<FloatUnary<LgammaFn>>);
-  registry.Register("Digamma", &UnaryKernel<FloatUnary<DigammaFn>>);
   registry.Register("Reciprocal", &UnaryKernel<FloatUnary<ReciprocalFn>>);
   registry.Register("Inv", &UnaryKernel<FloatUnary<ReciprocalFn>>);
   registry.Register("Invert", &UnaryKernel<ScalarUnary<TypeSet::kInt, InvertFn>>);
-  registry.Register("Elu", &UnaryKernel<FloatUnary<EluFn>>);
-  registry.Register("Selu", &UnaryKernel<FloatUnary<SeluFn>>);
-  registry.Register("Softsign", &UnaryKernel<FloatUnary<SoftsignFn>>);
-  registry.Register("Softplus", &SoftplusKernel);
-  registry.Register("LeakyRelu", &LeakyReluKernel);
   registry.Register("IsNan", &PredicateKernel<0>);
   registry.Register("IsInf", &PredicateKernel<1>);
   registry.Register("IsFinite", &PredicateKernel<2>);
@@ -456,8 +329,6 @@ void RegisterCwiseExtraKernels(KernelRegistry& registry) {
   registry.Register("Atan2", &BinaryKernel<Atan2Op>);
   registry.Register("DivNoNan", &BinaryKernel<DivNoNanOp>);
   registry.Register("MulNoNan", &BinaryKernel<MulNoNanOp>);
-  registry.Register("Xdivy", &BinaryKernel<XdivyOp>);
-  registry.Register("Xlogy", &BinaryKernel<XlogyOp>);
   registry.Register("BitwiseAnd", &BinaryKernel<BitwiseOp<'&'>>);
   registry.Register("BitwiseOr", &BinaryKernel<BitwiseOp<'|'>>);
   registry.Register("BitwiseXor", &BinaryKernel<BitwiseOp<'^'>>);
