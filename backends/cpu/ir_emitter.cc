@@ -325,6 +325,7 @@ class CpuIrEmitter {
   absl::Status EmitTopK(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitNms(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitWhere(const Instruction& inst, const FramePlan& frame);
+  absl::Status EmitScan(const ScanShape& scan, const Instruction& inst, const FramePlan& frame);
   absl::Status EmitLinalg(const Instruction& inst, const FramePlan& frame);
   // Plans and emits `computation` on `params`, then copies its result into `out`.
   absl::Status EmitCalledInto(const hlo::Computation& computation, std::vector<Leaves> params,
@@ -841,6 +842,9 @@ absl::Status CpuIrEmitter::EmitInstruction(const Instruction& inst, const FrameP
       return EmitCall(inst, frame);
     case Opcode::kCustomCall:
       return EmitCustomCall(inst, frame);
+    case Opcode::kReduceWindow:
+      if (const std::optional<ScanShape> scan = MatchScan(inst)) return EmitScan(*scan, inst, frame);
+      return EmitKernelCall(inst, frame);
     default:
       return EmitKernelCall(inst, frame);
   }
@@ -1040,6 +1044,23 @@ absl::Status CpuIrEmitter::EmitNms(const Instruction& inst, const FramePlan& fra
                          b_.getInt64(inst.operand(0)->shape().dims()[0]),
                          b_.getInt64(inst.shape().tuple_shape(0).dims()[0]), Pointer(out[0]),
                          Pointer(out[1])});
+  return absl::OkStatus();
+}
+
+// A prefix-scan reduce-window (MatchScan): one runtime call, O(n) per line, in order.
+absl::Status CpuIrEmitter::EmitScan(const ScanShape& scan, const Instruction& inst,
+                                    const FramePlan& frame) {
+  if (inst.shape().num_elements() == 0) return absl::OkStatus();
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::FunctionType* type =
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, i32, i32, ptr, ptr, i64, i64, i64}, false);
+  llvm::FunctionCallee fn = module_->getOrInsertFunction("tfjit_cpu_scan", type);
+  b_.CreateCall(fn, {run_ctx_, b_.getInt32(scan.multiply ? 1 : 0),
+                     b_.getInt32(static_cast<int32_t>(scan.type)),
+                     Pointer(frame.leaves(inst.operand(0))[0]), Pointer(frame.leaves(&inst)[0]),
+                     b_.getInt64(scan.outer), b_.getInt64(scan.n), b_.getInt64(scan.inner)});
   return absl::OkStatus();
 }
 

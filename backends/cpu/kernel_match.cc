@@ -39,6 +39,54 @@ const Instruction* ColumnReduction(const Instruction& inst) {
   return reduced >= 16 ? r : nullptr;
 }
 
+std::optional<ScanShape> MatchScan(const Instruction& inst) {
+  if (inst.opcode() != Opcode::kReduceWindow || inst.operand_count() != 2 ||
+      !inst.shape().IsArray() || inst.operand(0)->shape() != inst.shape()) {
+    return std::nullopt;
+  }
+  ScanShape s;
+  s.type = inst.shape().element_type();
+  if (s.type != DType::kFloat32 && s.type != DType::kFloat64 && s.type != DType::kInt32 &&
+      s.type != DType::kInt64) {
+    return std::nullopt;
+  }
+  const hlo::Computation& f = *inst.to_apply();
+  const Instruction* root = f.root();
+  if (f.instructions().size() != 3 || root->operand_count() != 2 ||
+      (root->opcode() != Opcode::kAdd && root->opcode() != Opcode::kMultiply) ||
+      root->operand(0)->opcode() != Opcode::kParameter ||
+      root->operand(1)->opcode() != Opcode::kParameter ||
+      root->operand(0) == root->operand(1)) {
+    return std::nullopt;
+  }
+  s.multiply = root->opcode() == Opcode::kMultiply;
+  const Instruction* init = inst.operand(1);
+  if (init->opcode() != Opcode::kConstant || !init->shape().IsScalar() ||
+      ElementAsDouble(init->literal().tensor(), 0) != (s.multiply ? 1.0 : 0.0)) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t>& dims = inst.shape().dims();
+  const std::vector<hlo::WindowDim>& window = inst.attrs().window;
+  if (window.size() != dims.size()) return std::nullopt;
+  int axis = -1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const hlo::WindowDim& w = window[d];
+    if (w.stride != 1 || w.lhs_dilate != 1 || w.rhs_dilate != 1 || w.pad_hi != 0) {
+      return std::nullopt;
+    }
+    if (w.size == 1 && w.pad_lo == 0) continue;
+    if (axis >= 0 || w.size != dims[d] || w.pad_lo != dims[d] - 1) return std::nullopt;
+    axis = static_cast<int>(d);
+  }
+  if (axis < 0) return std::nullopt;
+  for (int d = 0; d < static_cast<int>(dims.size()); ++d) {
+    if (d < axis) s.outer *= dims[static_cast<size_t>(d)];
+    if (d > axis) s.inner *= dims[static_cast<size_t>(d)];
+  }
+  s.n = dims[static_cast<size_t>(axis)];
+  return s;
+}
+
 // The dot or convolution of an output fusion's computation, or null.
 const Instruction* OutputFusionHero(const hlo::Computation& fused) {
   for (const Instruction* i : fused.instructions()) {

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "backends/gemm_match.h"
 #include "compiler/hlo/computation.h"
 #include "core/conv2d.h"
+#include "core/dtype.h"
 
 namespace tfjit::cpu {
 
@@ -31,6 +33,17 @@ bool IsOutputFusion(const hlo::Instruction& inst);
 // A reduce, or an input fusion rooted at one, that keeps its operand's innermost dim and
 // reduces at least 16 elements per output: the reduce, or null.
 const hlo::Instruction* ColumnReduction(const hlo::Instruction& inst);
+
+// A reduce-window that is an inclusive prefix scan along one dim (the form tf2hlo gives
+// Cumsum and Cumprod: window = the dim's size, padded size - 1 low, init the combiner's
+// identity, every other dim a window of 1): the runtime library scans each line in order in
+// O(n) (tfjit_cpu_scan) where the elemental loop would reduce a whole window per element.
+struct ScanShape {
+  bool multiply = false;  // the combiner: add or multiply
+  DType type = DType::kInvalid;
+  int64_t outer = 1, n = 1, inner = 1;  // the operand viewed as [outer, n, inner]
+};
+std::optional<ScanShape> MatchScan(const hlo::Instruction& inst);
 
 }  // namespace tfjit::cpu
 

@@ -127,6 +127,13 @@ void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_thr
                    const float* score_threshold, int64_t n, int64_t max_output, int32_t* indices,
                    int32_t* valid);
 
+// An inclusive prefix scan (kernel_match.h, MatchScan): in and out [outer, n, inner] of `dtype`
+// (float32, float64, int32 or int64, a tfjit::DType value), out[o, i, j] = out[o, i-1, j] op
+// in[o, i, j] in order from the op's identity (integers wrap), op = multiply or add; rows
+// split across ctx->pool when present. `out` may be `in`.
+void tfjit_cpu_scan(RunContext* ctx, int32_t multiply, int32_t dtype, const void* in, void* out,
+                    int64_t outer, int64_t n, int64_t inner);
+
 // The custom-call tfjit.where (core/where.h, HLO.md): the coordinates of the true elements of
 // mask[dims[0], ..., dims[rank-1]] into coords[n, rank] (n the mask's element count; zero rows
 // after them) and their number into *count.

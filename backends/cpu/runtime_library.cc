@@ -1,8 +1,10 @@
 // Implementations of the runtime ABI (runtime_abi.h): parallel-for over tfjit::ThreadPool,
 // Eigen-backed batched GEMM, NHWC convolutions (core/conv2d.h, shared with the fallback
-// kernels), the Philox fills of core/random_fill.h, the top-k of core/top_k.h and the non-max
-// suppression of core/nms.h.
+// kernels), the Philox fills of core/random_fill.h, the top-k of core/top_k.h, the non-max
+// suppression of core/nms.h, Where's rows (core/where.h) and prefix scans.
 #include "backends/cpu/runtime_abi.h"
+
+#include <type_traits>
 
 #include "core/conv2d.h"
 #include "core/linalg.h"
@@ -249,6 +251,71 @@ void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_thr
                     valid);
 }
 
+void tfjit_cpu_scan(RunContext* ctx, int32_t multiply, int32_t dtype, const void* in, void* out,
+                    int64_t outer, int64_t n, int64_t inner) {
+  auto scan = [&](auto tag, auto op) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(in);
+    T* y = static_cast<T*>(out);
+    const T identity = static_cast<T>(multiply != 0 ? 1 : 0);
+    auto rows = [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o) {
+        const T* xo = x + o * n * inner;
+        T* yo = y + o * n * inner;
+        if (inner == 1) {  // one line: the running value stays in a register
+          T acc = identity;
+          for (int64_t i = 0; i < n; ++i) yo[i] = acc = op(acc, xo[i]);
+          continue;
+        }
+        for (int64_t j = 0; j < inner; ++j) yo[j] = op(identity, xo[j]);
+        for (int64_t i = 1; i < n; ++i) {
+          for (int64_t j = 0; j < inner; ++j) {
+            yo[i * inner + j] = op(yo[(i - 1) * inner + j], xo[i * inner + j]);
+          }
+        }
+      }
+    };
+    if (ctx == nullptr || ctx->pool == nullptr || outer == 1) {
+      rows(0, outer);
+    } else {
+      ctx->pool->ParallelFor(outer, n * inner, rows);
+    }
+  };
+  // Integers wrap as HLO's add and multiply do: computed unsigned.
+  auto add = [](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      return a + b;
+    }
+  };
+  auto mul = [](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+      return a * b;
+    }
+  };
+  auto run = [&](auto tag) {
+    if (multiply != 0) {
+      scan(tag, mul);
+    } else {
+      scan(tag, add);
+    }
+  };
+  switch (static_cast<DType>(dtype)) {
+    case DType::kFloat32: run(float{}); break;
+    case DType::kFloat64: run(double{}); break;
+    case DType::kInt32: run(int32_t{}); break;
+    case DType::kInt64: run(int64_t{}); break;
+    default: break;  // MatchScan accepts only these
+  }
+}
+
 void tfjit_cpu_where(const bool* mask, const int64_t* dims, int32_t rank, int64_t* coords,
                      int64_t* count) {
   int64_t n = 1;
@@ -299,6 +366,7 @@ std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
       {"tfjit_cpu_linalg", reinterpret_cast<void*>(&tfjit_cpu_linalg)},
       {"tfjit_cpu_nms", reinterpret_cast<void*>(&tfjit_cpu_nms)},
       {"tfjit_cpu_where", reinterpret_cast<void*>(&tfjit_cpu_where)},
+      {"tfjit_cpu_scan", reinterpret_cast<void*>(&tfjit_cpu_scan)},
   };
 }
 

@@ -1,12 +1,15 @@
 // Differential tests of reduce-window on the CPU backend (elemental_window.cc) against the
 // evaluator: pooling windows (SAME/VALID, strides 1 and 2, 3x3 and global 128x128), dilations,
-// padding cells that contribute a non-identity init, empty inputs and several dtypes.
+// padding cells that contribute a non-identity init, empty inputs and several dtypes; and the
+// prefix scans the backend computes by the runtime library's in-order scan (MatchScan).
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/cpu/kernel_match.h"
+#include "compiler/hlo/parser.h"
 #include "gtest/gtest.h"
 #include "tests/unit/backends/backend_test_util.h"
 
@@ -142,6 +145,21 @@ std::vector<Case> Cases() {
                    kExact});
   cases.push_back({"sum_all_padding_input_empty",
                    WindowModule("f32", {0}, {Win{2, 1, 2, 1}}, "add", ""), kSum});
+  // Inclusive prefix scans (Cumsum, Cumprod): the runtime library's in-order scan (MatchScan).
+  cases.push_back({"scan_sum_f32_last_axis",
+                   WindowModule("f32", {5, 700}, {Win{1}, Win{700, 1, 699, 0}}, "add", "0"),
+                   kSum});
+  cases.push_back({"scan_prod_f64_outer_axis",
+                   WindowModule("f64", {40, 3, 4}, {Win{40, 1, 39, 0}, Win{1}, Win{1}},
+                                "multiply", "1"),
+                   kSum});
+  cases.push_back({"scan_sum_s32_middle_axis",
+                   WindowModule("s32", {3, 500, 2}, {Win{1}, Win{500, 1, 499, 0}, Win{1}}, "add",
+                                "0"),
+                   kExact});
+  cases.push_back({"scan_prod_s64_wraps",
+                   WindowModule("s64", {2, 90}, {Win{1}, Win{90, 1, 89, 0}}, "multiply", "1"),
+                   kExact});
   return cases;
 }
 
@@ -150,6 +168,30 @@ class CpuWindowTest : public ::testing::TestWithParam<Case> {};
 TEST_P(CpuWindowTest, MatchesEvaluator) {
   const Case& c = GetParam();
   EXPECT_TRUE(RunAndCompare(c.hlo, {1, 2, 3}, c.spec)) << c.hlo;
+}
+
+// Which reduce-windows the CPU backend computes as an in-order scan: the Cumsum/Cumprod form
+// only (a window of the whole dim padded size - 1 low, init the combiner's identity).
+TEST(CpuWindowScanTest, MatchScanTakesOnlyThePrefixScanForm) {
+  auto scan = [](const std::string& hlo) -> std::optional<cpu::ScanShape> {
+    auto m = hlo::ParseModule(hlo);
+    EXPECT_TRUE(m.ok()) << m.status();
+    return m.ok() ? cpu::MatchScan(*(*m)->entry()->root()) : std::nullopt;
+  };
+  const std::optional<cpu::ScanShape> s =
+      scan(WindowModule("f32", {3, 500, 2}, {Win{1}, Win{500, 1, 499, 0}, Win{1}}, "add", "0"));
+  ASSERT_TRUE(s.has_value());
+  EXPECT_FALSE(s->multiply);
+  EXPECT_EQ(s->type, DType::kFloat32);
+  EXPECT_EQ(s->outer, 3);
+  EXPECT_EQ(s->n, 500);
+  EXPECT_EQ(s->inner, 2);
+  EXPECT_TRUE(scan(WindowModule("s64", {9}, {Win{9, 1, 8, 0}}, "multiply", "1")).has_value());
+  // Not a prefix scan: a shorter window, a non-identity init, another combiner, a 16-bit type.
+  EXPECT_FALSE(scan(WindowModule("f32", {9}, {Win{8, 1, 7, 0}}, "add", "0")).has_value());
+  EXPECT_FALSE(scan(WindowModule("f32", {9}, {Win{9, 1, 8, 0}}, "add", "1")).has_value());
+  EXPECT_FALSE(scan(WindowModule("f32", {9}, {Win{9, 1, 8, 0}}, "maximum", "0")).has_value());
+  EXPECT_FALSE(scan(WindowModule("f16", {9}, {Win{9, 1, 8, 0}}, "add", "0")).has_value());
 }
 
 INSTANTIATE_TEST_SUITE_P(ReduceWindow, CpuWindowTest, ::testing::ValuesIn(Cases()),
