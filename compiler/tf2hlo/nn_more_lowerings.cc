@@ -392,10 +392,20 @@ absl::Status LowerLrn(LoweringContext& ctx, const tf::Node& node) {
                          ctx.b().Add(Opcode::kReduceWindow, {sq, zero}, std::move(attrs), {add}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.Splat(DType::kFloat32, alpha, dims));
   TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.Splat(DType::kFloat32, bias, dims));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * nb, ctx.Splat(DType::kFloat32, -beta, dims));
   TFJIT_ASSIGN_OR_RETURN(Instruction * scaled, ctx.b().Binary(Opcode::kMultiply, sum, a));
   TFJIT_ASSIGN_OR_RETURN(Instruction * base, ctx.b().Binary(Opcode::kAdd, scaled, b));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * pw, ctx.b().Binary(Opcode::kPower, base, nb));
+  // base^-beta. TF's default beta = 0.5 is rsqrt (sqrt and a division, which vectorize; pow is
+  // a libm call per element); beta = 1 a division. Both round within an ulp of pow's result.
+  Instruction* pw = nullptr;
+  if (beta == 0.5f) {
+    TFJIT_ASSIGN_OR_RETURN(pw, ctx.b().Unary(Opcode::kRsqrt, base));
+  } else if (beta == 1.0f) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * one, ctx.Splat(DType::kFloat32, 1.0, dims));
+    TFJIT_ASSIGN_OR_RETURN(pw, ctx.b().Binary(Opcode::kDivide, one, base));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * nb, ctx.Splat(DType::kFloat32, -beta, dims));
+    TFJIT_ASSIGN_OR_RETURN(pw, ctx.b().Binary(Opcode::kPower, base, nb));
+  }
   TFJIT_ASSIGN_OR_RETURN(Instruction * y, ctx.b().Binary(Opcode::kMultiply, xf, pw));
   TFJIT_ASSIGN_OR_RETURN(y, ctx.b().Convert(y, t));
   ctx.SetOutput(node, 0, y);
