@@ -1,10 +1,110 @@
 // Matching HLO instructions to the CPU backend's library calls and special kernels.
 #include "backends/cpu/kernel_match.h"
 
+#include <climits>
+#include <vector>
+
+#include "core/linalg.h"
+#include "core/nms.h"
+#include "core/random_fill.h"
+#include "core/top_k.h"
+#include "core/where.h"
+
 namespace tfjit::cpu {
 
 using hlo::Instruction;
 using hlo::Opcode;
+
+namespace {
+
+// The custom-calls the runtime library implements, with the shapes it accepts (HLO.md).
+bool IsRandomFill(const Instruction& inst) {
+  return random::RandomDistributionOfTarget(inst.attrs().custom_call_target).has_value() &&
+         inst.shape().IsArray() && random::IsRandomFillDType(inst.shape().element_type()) &&
+         inst.operand_count() == 1 &&
+         inst.operand(0)->shape() == hlo::Shape(DType::kUInt64, {3});
+}
+
+// tfjit.top_k: T[..., n] -> (T[..., k], s32[..., k]) with k <= n < 2^31.
+bool IsTopK(const Instruction& inst) {
+  if (inst.attrs().custom_call_target != topk::kTopKTarget || inst.operand_count() != 1) {
+    return false;
+  }
+  const hlo::Shape& in = inst.operand(0)->shape();
+  const hlo::Shape& s = inst.shape();
+  if (!in.IsArray() || in.rank() < 1 || !topk::IsTopKDType(in.element_type()) || !s.IsTuple() ||
+      s.tuple_shapes().size() != 2 || !s.tuple_shape(0).IsArray()) {
+    return false;
+  }
+  std::vector<int64_t> dims = in.dims();
+  const int64_t n = dims.back();
+  const int64_t k = s.tuple_shape(0).dims().empty() ? -1 : s.tuple_shape(0).dims().back();
+  dims.back() = k;
+  return k >= 0 && k <= n && n <= INT32_MAX &&
+         s.tuple_shape(0) == hlo::Shape(in.element_type(), dims) &&
+         s.tuple_shape(1) == hlo::Shape(DType::kInt32, dims);
+}
+
+// tfjit.non_max_suppression: boxes f32[n, 4], scores f32[n], two f32[] thresholds ->
+// (s32[k], s32[]).
+bool IsNms(const Instruction& inst) {
+  if (inst.attrs().custom_call_target != nms::kNmsTarget || inst.operand_count() != 4) {
+    return false;
+  }
+  const hlo::Shape& boxes = inst.operand(0)->shape();
+  const hlo::Shape& s = inst.shape();
+  if (!boxes.IsArray() || boxes.element_type() != DType::kFloat32 || boxes.rank() != 2 ||
+      boxes.dims()[1] != 4 || !s.IsTuple() || s.tuple_shapes().size() != 2) {
+    return false;
+  }
+  const hlo::Shape& idx = s.tuple_shape(0);
+  return inst.operand(1)->shape() == hlo::Shape(DType::kFloat32, {boxes.dims()[0]}) &&
+         inst.operand(2)->shape() == hlo::Shape(DType::kFloat32, {}) &&
+         inst.operand(3)->shape() == hlo::Shape(DType::kFloat32, {}) && idx.IsArray() &&
+         idx.element_type() == DType::kInt32 && idx.rank() == 1 &&
+         s.tuple_shape(1) == hlo::Shape(DType::kInt32, {});
+}
+
+// tfjit.where: pred[d...] -> (s64[n, rank], s64[]), n the operand's element count.
+bool IsWhere(const Instruction& inst) {
+  if (inst.attrs().custom_call_target != where::kWhereTarget || inst.operand_count() != 1) {
+    return false;
+  }
+  const hlo::Shape& in = inst.operand(0)->shape();
+  const hlo::Shape& s = inst.shape();
+  return in.IsArray() && in.element_type() == DType::kBool && s.IsTuple() &&
+         s.tuple_shapes().size() == 2 &&
+         s.tuple_shape(0) == hlo::Shape(DType::kInt64, {in.num_elements(), in.rank()}) &&
+         s.tuple_shape(1) == hlo::Shape(DType::kInt64, {});
+}
+
+// tfjit.linalg.<op>.<flags> (core/linalg.h) on the shapes its routine takes.
+bool IsLinalg(const Instruction& inst) {
+  const std::optional<linalg::Call> call =
+      linalg::CallOfTarget(inst.attrs().custom_call_target);
+  if (!call.has_value() || inst.operand_count() < 1 || inst.operand_count() > 2 ||
+      !inst.shape().IsTuple() || inst.shape().tuple_shapes().size() > 3) {
+    return false;
+  }
+  std::vector<std::vector<int64_t>> ins;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    if (!inst.operand(i)->shape().IsArray()) return false;
+    ins.push_back(inst.operand(i)->shape().dims());
+  }
+  std::vector<std::pair<DType, std::vector<int64_t>>> outs;
+  for (const hlo::Shape& t : inst.shape().tuple_shapes()) {
+    if (!t.IsArray()) return false;
+    outs.push_back({t.element_type(), t.dims()});
+  }
+  return linalg::MatchShapes(*call, inst.operand(0)->shape().element_type(), ins, outs)
+      .has_value();
+}
+
+}  // namespace
+
+bool IsLibraryCustomCall(const Instruction& inst) {
+  return IsRandomFill(inst) || IsTopK(inst) || IsLinalg(inst) || IsNms(inst) || IsWhere(inst);
+}
 
 // A dot or convolution whose elementwise consumers may run as an epilogue of its library call
 // (CpuFusionPolicy): the call must report finished rows of the result as laid out, [rows,

@@ -1,6 +1,7 @@
 // Which HLO instructions the CPU backend computes by a runtime-library call (GEMM-shaped dots,
-// NHWC convolutions) or by a special kernel (output fusions, column reductions), and the
-// parameters of those calls. Shared by the IR emitter and the fusion policy.
+// NHWC convolutions, its custom-calls, prefix scans) or by a special kernel (output fusions,
+// column reductions), and the parameters of those calls. Shared by the IR emitter and the
+// fusion policy.
 #ifndef TFJIT_BACKENDS_CPU_KERNEL_MATCH_H_
 #define TFJIT_BACKENDS_CPU_KERNEL_MATCH_H_
 
@@ -33,6 +34,10 @@ bool IsOutputFusion(const hlo::Instruction& inst);
 // A reduce, or an input fusion rooted at one, that keeps its operand's innermost dim and
 // reduces at least 16 elements per output: the reduce, or null.
 const hlo::Instruction* ColumnReduction(const hlo::Instruction& inst);
+
+// A custom-call the runtime library implements (Philox fills, top-k, linalg, non-max
+// suppression, Where's rows), with operand and result shapes its routine takes (HLO.md).
+bool IsLibraryCustomCall(const hlo::Instruction& inst);
 
 // A reduce-window that is an inclusive prefix scan along one dim (the form tf2hlo gives
 // Cumsum and Cumprod: window = the dim's size, padded size - 1 low, init the combiner's
