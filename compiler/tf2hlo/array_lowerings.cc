@@ -12,6 +12,7 @@
 #include "compiler/tf2hlo/lowering_context.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
+#include "core/range.h"
 #include "core/status.h"
 #include "core/where.h"
 #include "frontend/attr.h"
@@ -277,34 +278,6 @@ absl::Status LowerBroadcastTo(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
-// Range(start, limit, delta) with constant inputs: TF's kernel accumulates `value += delta`
-// in the output type, so the constant is built the same way (not start + i * delta).
-template <typename T>
-absl::StatusOr<Tensor> RangeValues(const tf::Node& node, T start, T limit, T delta) {
-  if (delta == T(0)) return InvalidArgument("node %s: Requires delta != 0", node.DebugName());
-  if (delta > T(0) ? start > limit : start < limit) {
-    return InvalidArgument("node %s: Requires start %s limit when delta %s 0: %s/%s",
-                           node.DebugName(), delta > T(0) ? "<=" : ">=",
-                           delta > T(0) ? ">" : "<", absl::StrCat(start), absl::StrCat(limit));
-  }
-  int64_t size = 0;
-  if constexpr (std::is_integral_v<T>) {
-    const int64_t span = std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));
-    const int64_t step = std::abs(static_cast<int64_t>(delta));
-    size = (span + step - 1) / step;
-  } else {
-    size = static_cast<int64_t>(std::ceil(std::abs((static_cast<double>(limit) - start) /
-                                                   static_cast<double>(delta))));
-  }
-  Tensor t(DTypeOf<T>::value, {size});
-  T value = start;
-  for (int64_t i = 0; i < size; ++i) {
-    t.data<T>()[i] = value;
-    value += delta;
-  }
-  return t;
-}
-
 absl::Status LowerRange(LoweringContext& ctx, const tf::Node& node) {
   std::vector<Tensor> in;
   for (int i = 0; i < 3; ++i) {
@@ -315,13 +288,23 @@ absl::Status LowerRange(LoweringContext& ctx, const tf::Node& node) {
     }
     in.push_back(std::move(t));
   }
+  // The kernel's dtypes (core/range.h); the folded constant is the kernel's own values.
   absl::StatusOr<Tensor> out = InvalidArgument("node %s: Range of %s is not supported",
                                                node.DebugName(), DTypeName(in[0].dtype()));
   DispatchNumeric(in[0].dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool> && (std::is_integral_v<T> ||
-                                               std::is_floating_point_v<T>)) {
-      out = RangeValues<T>(node, *in[0].data<T>(), *in[1].data<T>(), *in[2].data<T>());
+    if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+                  std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+      const T start = *in[0].data<T>();
+      absl::StatusOr<int64_t> n = range::Size(start, *in[1].data<T>(), *in[2].data<T>());
+      if (!n.ok()) {
+        out = InvalidArgument("node %s: %s", node.DebugName(), n.status().message());
+        return;
+      }
+      Tensor t(DTypeOf<T>::value, {*n});
+      range::Fill(start, *in[2].data<T>(), *n, t.data<T>());
+      out = std::move(t);
     }
   });
   if (!out.ok()) return out.status();

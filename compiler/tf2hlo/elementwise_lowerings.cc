@@ -172,14 +172,57 @@ absl::Status LowerCosh(LoweringContext& ctx, const tf::Node& node) {
   return LowerHyperbolic(ctx, node, true);
 }
 
+// Beyond this |x|, x^2 + 1 == x^2 in the type: asinh and acosh take the log(|x|) + log(2) form
+// (past 2^(mantissa bits / 2 + 1)).
+double InverseHyperbolicFar(DType t) { return t == DType::kFloat64 ? 1e8 : 1e4; }
+
+// log(|x|) + log(2): asinh(|x|) and acosh(x) beyond InverseHyperbolicFar.
+absl::StatusOr<Instruction*> FarInverseHyperbolic(LoweringContext& ctx, Instruction* x) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ax, ctx.b().Unary(Opcode::kAbs, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * log_ax, ctx.b().Unary(Opcode::kLog, ax));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ln2,
+                         ctx.Splat(x->shape().element_type(), std::log(2.0), x->shape().dims()));
+  return ctx.b().Binary(Opcode::kAdd, log_ax, ln2);
+}
+
+}  // namespace
+
+// Asinh(x) => sign(x) * log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), log(|x|) + log(2) far out.
+absl::StatusOr<Instruction*> AsinhValue(LoweringContext& ctx, Instruction* x) {
+  const DType t = x->shape().element_type();
+  const std::vector<int64_t>& dims = x->shape().dims();
+  hlo::Builder& b = ctx.b();
+  auto k = [&](double v) { return ctx.Splat(t, v, dims); };
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one, k(1.0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ax, b.Unary(Opcode::kAbs, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * far, FarInverseHyperbolic(ctx, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * big_k, k(InverseHyperbolicFar(t)));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * is_big, b.Compare(ComparisonDirection::kGt, ax, big_k));
+  // Clamp first so the unused branch cannot overflow to inf * 0 = NaN.
+  TFJIT_ASSIGN_OR_RETURN(Instruction * c, b.Binary(Opcode::kMinimum, ax, big_k));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * c2, b.Binary(Opcode::kMultiply, c, c));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * c2p1, b.Binary(Opcode::kAdd, c2, one));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, b.Unary(Opcode::kSqrt, c2p1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * den, b.Binary(Opcode::kAdd, r, one));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * frac, b.Binary(Opcode::kDivide, c2, den));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * arg, b.Binary(Opcode::kAdd, c, frac));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * near, b.Unary(Opcode::kLog1p, arg));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mag, b.Select(is_big, far, near));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * sign, b.Unary(Opcode::kSign, x));
+  // sign(±0) = ±0 keeps asinh(-0) = -0; NaN stays NaN through the sign.
+  return b.Binary(Opcode::kMultiply, sign, mag);
+}
+
+namespace {
+
 // The inverse hyperbolic functions, written so small |x| keeps full relative accuracy and
-// large |x| does not overflow through x^2 (past 2^(mantissa bits / 2 + 1), x^2 + 1 == x^2 and
-// the result is log(|x|) + log(2)):
-//   Asinh(x) => sign(x) * log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))
+// large |x| does not overflow through x^2:
+//   Asinh(x) => AsinhValue
 //   Acosh(x) => log1p((x - 1) + sqrt((x - 1) * (x + 1)))    (NaN below 1, through the sqrt)
 //   Atanh(x) => 0.5 * log1p(2x / (1 - x))                   (NaN beyond ±1, ±inf at ±1)
 absl::Status LowerInverseHyperbolic(LoweringContext& ctx, const tf::Node& node, char which) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  if (which == 's') return Done(ctx, node, AsinhValue(ctx, x));
   const DType t = x->shape().element_type();
   const std::vector<int64_t>& dims = x->shape().dims();
   hlo::Builder& b = ctx.b();
@@ -193,37 +236,15 @@ absl::Status LowerInverseHyperbolic(LoweringContext& ctx, const tf::Node& node, 
     TFJIT_ASSIGN_OR_RETURN(Instruction * half, k(0.5));
     return Done(ctx, node, b.Binary(Opcode::kMultiply, l, half));
   }
-  // Beyond `big`, x^2 no longer changes by adding 1: the log(|x|) + log(2) form takes over.
-  const double big = t == DType::kFloat64 ? 1e8 : 1e4;
-  TFJIT_ASSIGN_OR_RETURN(Instruction * ax, b.Unary(Opcode::kAbs, x));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * log_ax, b.Unary(Opcode::kLog, ax));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * ln2, k(std::log(2.0)));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * far, b.Binary(Opcode::kAdd, log_ax, ln2));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * big_k, k(big));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * is_big, b.Compare(ComparisonDirection::kGt, ax, big_k));
-  Instruction* near = nullptr;
-  if (which == 's') {
-    // Clamp first so the unused branch cannot overflow to inf * 0 = NaN.
-    TFJIT_ASSIGN_OR_RETURN(Instruction * c, b.Binary(Opcode::kMinimum, ax, big_k));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * c2, b.Binary(Opcode::kMultiply, c, c));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * c2p1, b.Binary(Opcode::kAdd, c2, one));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * r, b.Unary(Opcode::kSqrt, c2p1));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * den, b.Binary(Opcode::kAdd, r, one));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * frac, b.Binary(Opcode::kDivide, c2, den));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * arg, b.Binary(Opcode::kAdd, c, frac));
-    TFJIT_ASSIGN_OR_RETURN(near, b.Unary(Opcode::kLog1p, arg));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * mag, b.Select(is_big, far, near));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * sign, b.Unary(Opcode::kSign, x));
-    // sign(±0) = ±0 keeps asinh(-0) = -0; NaN stays NaN through the sign.
-    return Done(ctx, node, b.Binary(Opcode::kMultiply, sign, mag));
-  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * far, FarInverseHyperbolic(ctx, x));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * big_k, k(InverseHyperbolicFar(t)));
   TFJIT_ASSIGN_OR_RETURN(Instruction * c, b.Binary(Opcode::kMinimum, x, big_k));
   TFJIT_ASSIGN_OR_RETURN(Instruction * cm1, b.Binary(Opcode::kSubtract, c, one));
   TFJIT_ASSIGN_OR_RETURN(Instruction * cp1, b.Binary(Opcode::kAdd, c, one));
   TFJIT_ASSIGN_OR_RETURN(Instruction * prod, b.Binary(Opcode::kMultiply, cm1, cp1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, b.Unary(Opcode::kSqrt, prod));
   TFJIT_ASSIGN_OR_RETURN(Instruction * arg, b.Binary(Opcode::kAdd, cm1, r));
-  TFJIT_ASSIGN_OR_RETURN(near, b.Unary(Opcode::kLog1p, arg));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * near, b.Unary(Opcode::kLog1p, arg));
   TFJIT_ASSIGN_OR_RETURN(Instruction * is_big_pos,
                          b.Compare(ComparisonDirection::kGt, x, big_k));
   return Done(ctx, node, b.Select(is_big_pos, far, near));
@@ -269,23 +290,28 @@ absl::Status LowerSquaredDifference(LoweringContext& ctx, const tf::Node& node) 
   return Done(ctx, node, ctx.b().Binary(Opcode::kMultiply, d, d));
 }
 
-// Integer division, modulus and power: TF's kernels fail at run time on a zero divisor (or a
-// negative exponent), which compiled code cannot report. A compile-time-constant right-hand
-// side is checked here, with the kernel's message. Otherwise the op compiles as TF's XLA
-// bridge compiles it, and such elements get HLO's defined results (x / 0 = -1, x % 0 = x,
-// negative exponents 0 except for bases ±1) where the kernel would fail.
+// Integer division, modulus and power: TF's kernels fail on a zero divisor (or a negative
+// exponent), with these messages. A compile-time-constant right-hand side is checked here; any
+// other is checked at run time (AddConditionCheck) in a cluster's ENTRY computation. Inside a
+// loop or branch body, where no run-time check can be carried out, the op compiles as TF's XLA
+// bridge compiles it: such elements get HLO's defined results (x / 0 = -1, x % 0 = x, negative
+// exponents 0 except for bases ±1) where the kernel would fail.
 absl::Status CheckIntegerRhs(LoweringContext& ctx, const tf::Node& node, bool is_pow) {
+  const char* message = is_pow ? "Integers to negative integer powers are not allowed"
+                               : "Integer division by zero";
   absl::StatusOr<Tensor> rhs = ctx.ConstantInput(node, 1);
-  if (!rhs.ok()) return absl::OkStatus();
+  if (!rhs.ok()) {
+    if (!ctx.CanAddRuntimeChecks()) return absl::OkStatus();
+    TFJIT_ASSIGN_OR_RETURN(Instruction * y, ctx.Input(node, 1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Zeros(ctx, y));
+    TFJIT_ASSIGN_OR_RETURN(
+        Instruction * bad,
+        ctx.b().Compare(is_pow ? ComparisonDirection::kLt : ComparisonDirection::kEq, y, zero));
+    return ctx.AddConditionCheck(node, bad, message);
+  }
   for (int64_t k = 0; k < rhs->num_elements(); ++k) {
     const int64_t v = ElementAsInt64(*rhs, k);
-    if (is_pow && v < 0) {
-      return InvalidArgument("node %s: Integers to negative integer powers are not allowed",
-                             node.DebugName());
-    }
-    if (!is_pow && v == 0) {
-      return InvalidArgument("node %s: Integer division by zero", node.DebugName());
-    }
+    if (is_pow ? v < 0 : v == 0) return InvalidArgument("node %s: %s", node.DebugName(), message);
   }
   return absl::OkStatus();
 }
@@ -302,12 +328,26 @@ absl::Status LowerPow(LoweringContext& ctx, const tf::Node& node) {
   return LowerBinaryOp(ctx, node, Opcode::kPower);
 }
 
-// Div, TruncateDiv: floats divide; integers truncate toward zero.
+// Div: floats divide; integers truncate toward zero.
 absl::Status LowerDiv(LoweringContext& ctx, const tf::Node& node) {
   if (IsIntegerOp(node)) {
     TFJIT_RETURN_IF_ERROR(CheckIntegerRhs(ctx, node, false));
   }
   return LowerBinaryOp(ctx, node, Opcode::kDivide);
+}
+
+// TruncateDiv: integers as Div; floats (TF's kernels from 2.16) trunc(x / y), the quotient
+// rounded toward zero: ceil below zero, floor otherwise (trunc(-0.5) = -0, NaN stays NaN).
+absl::Status LowerTruncateDiv(LoweringContext& ctx, const tf::Node& node) {
+  if (IsIntegerOp(node)) return LowerDiv(ctx, node);
+  TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * q, ctx.b().Binary(Opcode::kDivide, ab.first, ab.second));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Zeros(ctx, q));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * negative,
+                         ctx.b().Compare(ComparisonDirection::kLt, q, zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * up, ctx.b().Unary(Opcode::kCeil, q));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * down, ctx.b().Unary(Opcode::kFloor, q));
+  return Done(ctx, node, ctx.b().Select(negative, up, down));
 }
 
 // Mod, TruncateMod: the remainder has the dividend's sign (C's % and fmod).
@@ -446,7 +486,7 @@ void AppendElementwiseLowerings(std::vector<OpLowering>* table) {
       {"Invert", LowerInvert, false, IntegerInput},
       {"SquaredDifference", LowerSquaredDifference},
       {"Pow", LowerPow},
-      {"Div", LowerDiv},               {"TruncateDiv", LowerDiv, false, IntegerInput},
+      {"Div", LowerDiv},               {"TruncateDiv", LowerTruncateDiv},
       {"Mod", LowerTruncateMod},       {"TruncateMod", LowerTruncateMod},
       {"FloorDiv", LowerFloorDiv},     {"FloorMod", LowerFloorMod},
       {"Atan2", LowerAtan2, kFloat},

@@ -365,20 +365,15 @@ absl::Status LowerNmsV4Padded(LoweringContext& ctx, const tf::Node& node) {
       return Unimplemented("node %s: NonMaxSuppressionV4 inside a loop or conditional body "
                            "compiles only with a constant iou_threshold", node.DebugName());
     }
-    // 1 when iou_threshold is outside [0, 1] (or NaN), checked against the limit 1.
+    // iou_threshold outside [0, 1] (or NaN) fails at run time.
     hlo::Builder& b = ctx.b();
     Instruction* zero = b.ScalarConstant<float>(DType::kFloat32, 0.0f);
     Instruction* one = b.ScalarConstant<float>(DType::kFloat32, 1.0f);
     TFJIT_ASSIGN_OR_RETURN(Instruction * ge, b.Compare(hlo::ComparisonDirection::kGe, iou, zero));
     TFJIT_ASSIGN_OR_RETURN(Instruction * le, b.Compare(hlo::ComparisonDirection::kLe, iou, one));
     TFJIT_ASSIGN_OR_RETURN(Instruction * ok, b.Binary(Opcode::kAnd, ge, le));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * good, b.Convert(ok, DType::kInt32));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * bad,
-                           b.Binary(Opcode::kSubtract, b.ScalarConstant<int32_t>(DType::kInt32, 1),
-                                    good));
-    TFJIT_ASSIGN_OR_RETURN(bad, b.Reshape(bad, {1}));
-    TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(node, bad, {1}, "iou_threshold must be in [0, 1]",
-                                            /*flat_position=*/true, {}, /*vector_value=*/false));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * bad, b.Unary(Opcode::kNot, ok));
+    TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(node, bad, "iou_threshold must be in [0, 1]"));
   }
   hlo::Attributes attrs;
   attrs.custom_call_target = nms::kNmsTarget;

@@ -119,6 +119,10 @@ absl::StatusOr<hlo::Instruction*> LoweringContext::Input(const tf::Node& node, i
     return InvalidArgument("node %s has %d inputs, input %d requested", node.DebugName(),
                            node.num_inputs(), i);
   }
+  if (override_node_ == &node && static_cast<size_t>(i) < override_values_.size() &&
+      override_values_[static_cast<size_t>(i)] != nullptr) {
+    return override_values_[static_cast<size_t>(i)];
+  }
   return Value(node.input(i));
 }
 
@@ -176,6 +180,14 @@ absl::StatusOr<std::vector<int64_t>> LoweringContext::ConstantInputAsInts(const 
 
 bool LoweringContext::CanAddRuntimeChecks() const {
   return options_ != nullptr && builder_.computation() == module_->entry();
+}
+
+absl::Status LoweringContext::AddConditionCheck(const tf::Node& node, hlo::Instruction* bad,
+                                                std::string message) {
+  TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * flags, builder_.Convert(bad, DType::kInt32));
+  TFJIT_ASSIGN_OR_RETURN(flags, builder_.Reshape(flags, {flags->shape().num_elements()}));
+  return AddIndexCheck(node, flags, {1}, std::move(message), /*flat_position=*/true, {},
+                       /*vector_value=*/false);
 }
 
 // In HLO: bad[r, j] = !(0 <= rows[r, j] < limits[j]); first = min over bad of r (INT64_MAX if

@@ -102,14 +102,30 @@ class LoweringContext {
                              bool flat_position, std::vector<int64_t> position_dims,
                              bool vector_value);
 
+  // Run-time check that no element of the pred value `bad` is true, else the runtime fails with
+  // `message` (an AddIndexCheck of bad as 0/1 against the limit 1; ENTRY computation only).
+  absl::Status AddConditionCheck(const tf::Node& node, hlo::Instruction* bad,
+                                 std::string message);
+
   // Binds a TF tensor to an HLO value (cluster parameters, node outputs).
   void Bind(const tf::Output& output, hlo::Instruction* value);
   // Records the host value of a parameter whose value is known at compile time.
   void BindConstantValue(hlo::Instruction* parameter, Tensor value);
   absl::StatusOr<hlo::Instruction*> Value(const tf::Output& output) const;
 
-  // The HLO value of data input `i` of `node`.
+  // The HLO value of data input `i` of `node` (the overriding value, while one is set).
   absl::StatusOr<hlo::Instruction*> Input(const tf::Node& node, int i) const;
+  // Until cleared, Input(node, i) returns values[i] where it is not null. The complex
+  // lowerings run a node's real lowering once per part this way: each input gets its own
+  // part even when two inputs are one tensor, and no other node's value is rebound.
+  void OverrideInputs(const tf::Node& node, std::vector<hlo::Instruction*> values) {
+    override_node_ = &node;
+    override_values_ = std::move(values);
+  }
+  void ClearInputOverride() {
+    override_node_ = nullptr;
+    override_values_.clear();
+  }
   // Input `i` evaluated at compile time, or TF's compile-time-constant error (known issue F).
   absl::StatusOr<Tensor> ConstantInput(const tf::Node& node, int i) const;
   // ConstantInput as int64 values (any integer dtype).
@@ -159,6 +175,8 @@ class LoweringContext {
   absl::flat_hash_set<std::string> index_checks_;  // AddIndexCheck's (node, message, limits)
   absl::flat_hash_map<const tf::Node*, std::vector<hlo::Instruction*>> values_;
   absl::flat_hash_map<const hlo::Instruction*, Tensor> known_parameters_;
+  const tf::Node* override_node_ = nullptr;
+  std::vector<hlo::Instruction*> override_values_;
   absl::flat_hash_map<std::pair<const tf::Node*, int>, std::shared_ptr<ResourceState>>
       resources_;
   absl::flat_hash_set<const hlo::Instruction*> not_constant_;

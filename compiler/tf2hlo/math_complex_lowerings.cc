@@ -179,6 +179,16 @@ struct PartMath {
     TFJIT_ASSIGN_OR_RETURN(Instruction * im0, Cmp(hlo::ComparisonDirection::kEq, z.im, 0.0));
     return ctx.b().Binary(Opcode::kAnd, re0, im0);
   }
+  // x < 0, or x is -0: the sign bit of a non-NaN value (1 / -0 = -inf).
+  absl::StatusOr<Instruction*> SignBit(Instruction* x) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * lt, Cmp(hlo::ComparisonDirection::kLt, x, 0.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * eq, Cmp(hlo::ComparisonDirection::kEq, x, 0.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * one, Splat(x, 1.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * inv, Div(one, x));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * inv_neg, Cmp(hlo::ComparisonDirection::kLt, inv, 0.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * neg_zero, ctx.b().Binary(Opcode::kAnd, eq, inv_neg));
+    return ctx.b().Binary(Opcode::kOr, lt, neg_zero);
+  }
   absl::StatusOr<ComplexParts> SelectParts(Instruction* pred, const ComplexParts& t,
                                            const ComplexParts& f) {
     ComplexParts r;
@@ -230,8 +240,9 @@ struct PartMath {
     TFJIT_ASSIGN_OR_RETURN(one.im, Splat(z.re, 0.0));
     return Divide(one, z);
   }
-  // The principal square root (libstdc++'s csqrt): t = sqrt((|a| + |z|) / 2); a >= 0 gives
-  // (t, b / 2t), a < 0 gives (|b| / 2t, t with b's sign); sqrt(0) = 0.
+  // The principal square root (C99's csqrt): t = sqrt((|a| + |z|) / 2); a >= 0 gives
+  // (t, b / 2t), a < 0 gives (|b| / 2t, t with b's sign, a zero's too: sqrt(-4 - 0i) = -2i,
+  // the side of the branch cut the inverse trigonometry below relies on); sqrt(0) = 0.
   absl::StatusOr<ComplexParts> Sqrt(const ComplexParts& z) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * mag, Magnitude(z));
     TFJIT_ASSIGN_OR_RETURN(Instruction * abs_a, Abs(z.re));
@@ -243,7 +254,7 @@ struct PartMath {
     TFJIT_ASSIGN_OR_RETURN(Instruction * abs_b, Abs(z.im));
     TFJIT_ASSIGN_OR_RETURN(Instruction * abs_b_over, Div(abs_b, two_t));
     TFJIT_ASSIGN_OR_RETURN(Instruction * neg_t, Neg(t));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * b_neg, Cmp(hlo::ComparisonDirection::kLt, z.im, 0.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * b_neg, SignBit(z.im));
     TFJIT_ASSIGN_OR_RETURN(Instruction * signed_t, ctx.b().Select(b_neg, neg_t, t));
     TFJIT_ASSIGN_OR_RETURN(Instruction * a_pos, Cmp(hlo::ComparisonDirection::kGe, z.re, 0.0));
     ComplexParts r;
@@ -273,6 +284,118 @@ struct PartMath {
     TFJIT_ASSIGN_OR_RETURN(limit.re, Un(Opcode::kSign, z.re));
     TFJIT_ASSIGN_OR_RETURN(limit.im, Splat(z.re, 0.0));
     return SelectParts(big, limit, r);
+  }
+
+  // ---- Inverse trigonometry (Kahan, "Branch cuts for complex elementary functions", 1987) ----
+  // Built from the principal square roots of 1 ± z and z ± 1, whose signed zeros put each
+  // branch cut's two sides where C99's casin & co. (the kernel's std::asin) put them. 1 - z is
+  // (1 - a, -b), not (1 - a, 0 - b), so that a +0 imaginary part turns into -0.
+
+  // (k + s a, s b): k + z (s = 1) or k - z (s = -1).
+  absl::StatusOr<ComplexParts> Offset(const ComplexParts& z, double k, double s) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * kk, Splat(z.re, k));
+    ComplexParts r;
+    if (s > 0) {
+      TFJIT_ASSIGN_OR_RETURN(r.re, Add(z.re, kk));
+      r.im = z.im;
+    } else {
+      TFJIT_ASSIGN_OR_RETURN(r.re, Sub(kk, z.re));
+      TFJIT_ASSIGN_OR_RETURN(r.im, Neg(z.im));
+    }
+    return r;
+  }
+  // sqrt(1 - z) and sqrt(1 + z) (asin, acos), or sqrt(z - 1) and sqrt(z + 1) (acosh).
+  absl::StatusOr<std::pair<ComplexParts, ComplexParts>> Roots(const ComplexParts& z,
+                                                              bool one_minus_z) {
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts lo,
+                           one_minus_z ? Offset(z, 1.0, -1.0) : Offset(z, -1.0, 1.0));
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts hi, Offset(z, 1.0, 1.0));
+    TFJIT_ASSIGN_OR_RETURN(lo, Sqrt(lo));
+    TFJIT_ASSIGN_OR_RETURN(hi, Sqrt(hi));
+    return std::make_pair(lo, hi);
+  }
+  // a b + s c d, s = ±1.
+  absl::StatusOr<Instruction*> Cross(Instruction* a, Instruction* b, Instruction* c,
+                                     Instruction* d, double s) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ab, Mul(a, b));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * cd, Mul(c, d));
+    return s > 0 ? Add(ab, cd) : Sub(ab, cd);
+  }
+  // asin z = atan2(a, Re(sqrt(1 - z) sqrt(1 + z))) + i asinh(Im(conj(sqrt(1 - z)) sqrt(1 + z))).
+  absl::StatusOr<ComplexParts> Asin(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(auto roots, Roots(z, true));
+    const auto& [s1, s2] = roots;
+    TFJIT_ASSIGN_OR_RETURN(Instruction * den, Cross(s1.re, s2.re, s1.im, s2.im, -1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * arg, Cross(s1.re, s2.im, s1.im, s2.re, -1));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, Atan2(z.re, den));
+    TFJIT_ASSIGN_OR_RETURN(r.im, AsinhValue(ctx, arg));
+    return r;
+  }
+  // acos z = 2 atan2(Re sqrt(1 - z), Re sqrt(1 + z)) + i asinh(Im(conj(sqrt(1 + z)) sqrt(1 - z))).
+  absl::StatusOr<ComplexParts> Acos(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(auto roots, Roots(z, true));
+    const auto& [s1, s2] = roots;
+    TFJIT_ASSIGN_OR_RETURN(Instruction * angle, Atan2(s1.re, s2.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * arg, Cross(s2.re, s1.im, s2.im, s1.re, -1));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, Scale(angle, 2.0));
+    TFJIT_ASSIGN_OR_RETURN(r.im, AsinhValue(ctx, arg));
+    return r;
+  }
+  // acosh z = asinh(Re(conj(sqrt(z - 1)) sqrt(z + 1))) + i 2 atan2(Im sqrt(z - 1), Re sqrt(z + 1)).
+  absl::StatusOr<ComplexParts> Acosh(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(auto roots, Roots(z, false));
+    const auto& [s1, s2] = roots;
+    TFJIT_ASSIGN_OR_RETURN(Instruction * arg, Cross(s1.re, s2.re, s1.im, s2.im, 1));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * angle, Atan2(s1.im, s2.re));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, AsinhValue(ctx, arg));
+    TFJIT_ASSIGN_OR_RETURN(r.im, Scale(angle, 2.0));
+    return r;
+  }
+  // atanh z = (log1p(z) - log1p(-z)) / 2: the real part (log|1 + z| - log|1 - z|) / 2 keeps
+  // small |z| accurate through log1p, and the imaginary part's atan2s take the cut's side from
+  // the sign of b's zero.
+  absl::StatusOr<ComplexParts> Atanh(const ComplexParts& z) {
+    ComplexParts nz;
+    TFJIT_ASSIGN_OR_RETURN(nz.re, Neg(z.re));
+    TFJIT_ASSIGN_OR_RETURN(nz.im, Neg(z.im));
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts p, Log1p(z));
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts q, Log1p(nz));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(Instruction * dre, Sub(p.re, q.re));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * dim, Sub(p.im, q.im));
+    TFJIT_ASSIGN_OR_RETURN(r.re, Scale(dre, 0.5));
+    TFJIT_ASSIGN_OR_RETURN(r.im, Scale(dim, 0.5));
+    return r;
+  }
+  // (log1p(2a + a^2 + b^2) / 2, atan2(b, 1 + a)).
+  absl::StatusOr<ComplexParts> Log1p(const ComplexParts& z) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * two, Splat(z.re, 2.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * t, Add(two, z.re));
+    TFJIT_ASSIGN_OR_RETURN(t, Mul(z.re, t));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * bb, Mul(z.im, z.im));
+    TFJIT_ASSIGN_OR_RETURN(t, Add(t, bb));
+    TFJIT_ASSIGN_OR_RETURN(t, Un(Opcode::kLog1p, t));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * one, Splat(z.re, 1.0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * a1, Add(one, z.re));
+    ComplexParts r;
+    TFJIT_ASSIGN_OR_RETURN(r.re, Scale(t, 0.5));
+    TFJIT_ASSIGN_OR_RETURN(r.im, Atan2(z.im, a1));
+    return r;
+  }
+  // f(iz) rotated back by -i: asinh z = -i asin(iz), atan z = -i atanh(iz).
+  template <typename F>
+  absl::StatusOr<ComplexParts> Rotated(const ComplexParts& z, F f) {
+    ComplexParts iz;
+    TFJIT_ASSIGN_OR_RETURN(iz.re, Neg(z.im));
+    iz.im = z.re;
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts w, f(iz));
+    ComplexParts r;
+    r.re = w.im;
+    TFJIT_ASSIGN_OR_RETURN(r.im, Neg(w.re));
+    return r;
   }
 };
 
@@ -397,7 +520,8 @@ absl::Status LowerComplexSquare(LoweringContext& ctx, const tf::Node& node) {
 
 // The complex unary functions, each in PartMath's formulas.
 enum class Fn { kReciprocal, kExp, kLog, kSqrt, kRsqrt, kSign, kTanh, kTan, kSin, kCos, kSinh,
-                kCosh, kExpm1, kLog1p, kSigmoid, kOnesLike };
+                kCosh, kExpm1, kLog1p, kSigmoid, kOnesLike, kAsin, kAcos, kAtan, kAsinh, kAcosh,
+                kAtanh };
 
 absl::StatusOr<ComplexParts> Apply(PartMath& m, Fn fn, const ComplexParts& z) {
   switch (fn) {
@@ -472,20 +596,15 @@ absl::StatusOr<ComplexParts> Apply(PartMath& m, Fn fn, const ComplexParts& z) {
       TFJIT_ASSIGN_OR_RETURN(r.im, m.Mul(e, sb));
       return r;
     }
-    case Fn::kLog1p: {  // (log1p(2a + a^2 + b^2) / 2, atan2(b, 1 + a))
-      TFJIT_ASSIGN_OR_RETURN(Instruction * two, m.Splat(z.re, 2.0));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * t, m.Add(two, z.re));
-      TFJIT_ASSIGN_OR_RETURN(t, m.Mul(z.re, t));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * bb, m.Mul(z.im, z.im));
-      TFJIT_ASSIGN_OR_RETURN(t, m.Add(t, bb));
-      TFJIT_ASSIGN_OR_RETURN(t, m.Un(Opcode::kLog1p, t));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * one, m.Splat(z.re, 1.0));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * a1, m.Add(one, z.re));
-      ComplexParts r;
-      TFJIT_ASSIGN_OR_RETURN(r.re, m.Scale(t, 0.5));
-      TFJIT_ASSIGN_OR_RETURN(r.im, m.Atan2(z.im, a1));
-      return r;
-    }
+    case Fn::kLog1p: return m.Log1p(z);
+    case Fn::kAsin: return m.Asin(z);
+    case Fn::kAcos: return m.Acos(z);
+    case Fn::kAcosh: return m.Acosh(z);
+    case Fn::kAtanh: return m.Atanh(z);
+    case Fn::kAsinh:
+      return m.Rotated(z, [&](const ComplexParts& w) { return m.Asin(w); });
+    case Fn::kAtan:
+      return m.Rotated(z, [&](const ComplexParts& w) { return m.Atanh(w); });
     case Fn::kSigmoid: {  // 1 / (1 + e^-z)
       ComplexParts nz;
       TFJIT_ASSIGN_OR_RETURN(nz.re, m.Neg(z.re));
@@ -697,39 +816,46 @@ constexpr const char* kComponentwiseOps[] = {
     "TensorScatterUpdate", "TensorStridedSliceUpdate", "Tile", "Transpose", "UnsortedSegmentSum",
     "Unpack", "ZerosLike"};
 
+// Runs `node`'s real lowering with input i read as inputs[i] (null: its own value) and returns
+// the node's outputs.
+absl::StatusOr<std::vector<Instruction*>> RealPass(LoweringContext& ctx, const tf::Node& node,
+                                                   const OpLowering& real,
+                                                   std::vector<Instruction*> inputs) {
+  ctx.OverrideInputs(node, std::move(inputs));
+  const absl::Status status = real.fn(ctx, node);
+  ctx.ClearInputOverride();
+  TFJIT_RETURN_IF_ERROR(status);
+  std::vector<Instruction*> outs;
+  for (int o = 0; o < node.num_outputs(); ++o) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * v,
+                           ctx.Value(tf::Output{const_cast<tf::Node*>(&node), o}));
+    outs.push_back(v);
+  }
+  return outs;
+}
+
+const OpLowering* RealLowering(const tf::Node& node) { return FindOpLowering(node.op()); }
+
 absl::Status LowerComponentwise(LoweringContext& ctx, const tf::Node& node) {
-  const OpLowering* real = FindOpLowering(node.op());
+  const OpLowering* real = RealLowering(node);
   if (real == nullptr) return Internal("tf2hlo: no real lowering of %s", node.op());
-  std::vector<std::pair<int, Instruction*>> held;  // complex inputs and their values
-  std::vector<ComplexParts> parts;
-  for (int i = 0; i < node.num_inputs(); ++i) {
-    if (!IsComplexDType(node.input_types()[static_cast<size_t>(i)])) continue;
-    TFJIT_ASSIGN_OR_RETURN(Instruction * z, ctx.Input(node, i));
-    TFJIT_ASSIGN_OR_RETURN(ComplexParts p, SplitComplex(ctx, z));
-    held.push_back({i, z});
-    parts.push_back(p);
+  const size_t n = static_cast<size_t>(node.num_inputs());
+  std::vector<Instruction*> part_inputs[2] = {std::vector<Instruction*>(n, nullptr),
+                                              std::vector<Instruction*>(n, nullptr)};
+  for (size_t i = 0; i < n; ++i) {
+    if (!IsComplexDType(node.input_types()[i])) continue;
+    TFJIT_ASSIGN_OR_RETURN(ComplexParts p, ComplexInput(ctx, node, static_cast<int>(i)));
+    part_inputs[0][i] = p.re;
+    part_inputs[1][i] = p.im;
   }
   // Ops with only real outputs (Shape, Size, Rank, ...) read the dims, which both parts share:
   // one pass is enough.
   bool complex_out = false;
   for (DType t : node.output_types()) complex_out |= IsComplexDType(t);
-  const int passes = complex_out ? 2 : 1;
   std::vector<Instruction*> outs[2];
-  absl::Status status;
-  for (int part = 0; part < passes && status.ok(); ++part) {
-    for (size_t k = 0; k < held.size(); ++k) {
-      ctx.Bind(node.input(held[k].first), part == 0 ? parts[k].re : parts[k].im);
-    }
-    status = real->fn(ctx, node);
-    for (int o = 0; o < node.num_outputs() && status.ok(); ++o) {
-      absl::StatusOr<Instruction*> v = ctx.Value(tf::Output{const_cast<tf::Node*>(&node), o});
-      if (!v.ok()) status = v.status();
-      if (status.ok()) outs[part].push_back(*v);
-    }
+  for (int part = 0; part < (complex_out ? 2 : 1); ++part) {
+    TFJIT_ASSIGN_OR_RETURN(outs[part], RealPass(ctx, node, *real, part_inputs[part]));
   }
-  // The inputs are other nodes' outputs: give them back their complex values.
-  for (const auto& [i, z] : held) ctx.Bind(node.input(i), z);
-  TFJIT_RETURN_IF_ERROR(status);
   for (int o = 0; o < node.num_outputs(); ++o) {
     const size_t k = static_cast<size_t>(o);
     if (IsComplexDType(node.output_types()[k])) {
@@ -738,6 +864,52 @@ absl::Status LowerComponentwise(LoweringContext& ctx, const tf::Node& node) {
       ctx.SetOutput(node, o, outs[0][k]);
     }
   }
+  return absl::OkStatus();
+}
+
+// Einsum: one operand is linear (a transpose, diagonal or sum per part); two are bilinear, so
+// the real contraction E runs four times: E(a, b) = E(ar, br) - E(ai, bi) + i (E(ar, bi) +
+// E(ai, br)), as the complex MatMul's products.
+absl::Status LowerComplexEinsum(LoweringContext& ctx, const tf::Node& node) {
+  if (node.num_inputs() != 2) return LowerComponentwise(ctx, node);
+  const OpLowering* real = RealLowering(node);
+  if (real == nullptr) return Internal("tf2hlo: no real lowering of %s", node.op());
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts a, ComplexInput(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts b, ComplexInput(ctx, node, 1));
+  auto product = [&](Instruction* x, Instruction* y) -> absl::StatusOr<Instruction*> {
+    TFJIT_ASSIGN_OR_RETURN(std::vector<Instruction*> outs, RealPass(ctx, node, *real, {x, y}));
+    return outs[0];
+  };
+  TFJIT_ASSIGN_OR_RETURN(Instruction * rr, product(a.re, b.re));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ii, product(a.im, b.im));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ri, product(a.re, b.im));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ir, product(a.im, b.re));
+  PartMath m{ctx};
+  ComplexParts r;
+  TFJIT_ASSIGN_OR_RETURN(r.re, m.Sub(rr, ii));
+  TFJIT_ASSIGN_OR_RETURN(r.im, m.Add(ri, ir));
+  return SetComplexOutput(ctx, node, 0, r);
+}
+
+// ApproximateEqual: |x - y| < tolerance, the modulus compared in the parts' type (the kernel's
+// std::abs of the complex difference).
+absl::Status LowerComplexApproximateEqual(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts x, ComplexInput(ctx, node, 0));
+  TFJIT_ASSIGN_OR_RETURN(ComplexParts y, ComplexInput(ctx, node, 1));
+  if (x.re->shape().dims() != y.re->shape().dims()) {
+    return InvalidArgument("node %s: x and y must be of the same shape. x shape: %s y shape: %s",
+                           node.DebugName(), DimsString(x.re->shape().dims()),
+                           DimsString(y.re->shape().dims()));
+  }
+  TFJIT_ASSIGN_OR_RETURN(float tol, tf::GetFloatAttrOr(node, "tolerance", 1e-5f));
+  PartMath m{ctx};
+  ComplexParts d;
+  TFJIT_ASSIGN_OR_RETURN(d.re, m.Sub(x.re, y.re));
+  TFJIT_ASSIGN_OR_RETURN(d.im, m.Sub(x.im, y.im));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * mag, m.Magnitude(d));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                         m.Cmp(hlo::ComparisonDirection::kLt, mag, static_cast<double>(tol)));
+  ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }
 
@@ -924,6 +1096,12 @@ std::vector<OpLowering> MakeComplexTable() {
       {"Log1p", LowerComplexUnary<Fn::kLog1p>},
       {"Sigmoid", LowerComplexUnary<Fn::kSigmoid>},
       {"OnesLike", LowerComplexUnary<Fn::kOnesLike>},
+      {"Asin", LowerComplexUnary<Fn::kAsin>},
+      {"Acos", LowerComplexUnary<Fn::kAcos>},
+      {"Atan", LowerComplexUnary<Fn::kAtan>},
+      {"Asinh", LowerComplexUnary<Fn::kAsinh>},
+      {"Acosh", LowerComplexUnary<Fn::kAcosh>},
+      {"Atanh", LowerComplexUnary<Fn::kAtanh>},
       {"Pow", LowerComplexXBinary<Bin::kPow>},
       {"Xdivy", LowerComplexXBinary<Bin::kXdivy>},
       {"Xlogy", LowerComplexXBinary<Bin::kXlogy>},
@@ -938,6 +1116,8 @@ std::vector<OpLowering> MakeComplexTable() {
       {"Prod", LowerComplexProd},
       {"ConjugateTranspose", LowerComplexConjugateTranspose},
       {"Cumprod", LowerComplexCumprod},
+      {"Einsum", LowerComplexEinsum},
+      {"ApproximateEqual", LowerComplexApproximateEqual},
       {"SigmoidGrad", LowerComplexMathGrad<MathGrad::kSigmoid>},
       {"TanhGrad", LowerComplexMathGrad<MathGrad::kTanh>},
       {"SqrtGrad", LowerComplexMathGrad<MathGrad::kSqrt>},

@@ -62,6 +62,10 @@ absl::StatusOr<hlo::Instruction*> BatchMatMulValues(LoweringContext& ctx, const 
                                                     hlo::Instruction* x, hlo::Instruction* y,
                                                     bool adj_x, bool adj_y);
 
+// asinh of a real floating-point value, full relative accuracy near 0 and no overflow through
+// x^2 for large |x| (elementwise_lowerings.cc; the complex inverse trigonometry uses it too).
+absl::StatusOr<hlo::Instruction*> AsinhValue(LoweringContext& ctx, hlo::Instruction* x);
+
 // nullptr when the op has no lowering.
 const OpLowering* FindOpLowering(absl::string_view op);
 // The lowering of an op for complex values (complex_values.h), or nullptr.

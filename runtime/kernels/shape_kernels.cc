@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "core/range.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/gather_util.h"
 
@@ -284,36 +285,17 @@ absl::Status PreventGradientKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// Range(start, limit, delta): TF's kernel accumulates value += delta in the output type.
+// Range(start, limit, delta): core/range.h, shared with the lowering.
 template <typename T>
 absl::Status RangeTyped(KernelContext& ctx) {
   const T start = ctx.input(0).data<T>()[0];
   const T limit = ctx.input(1).data<T>()[0];
   const T delta = ctx.input(2).data<T>()[0];
-  if (delta == T(0)) return KernelError(ctx, "Requires delta != 0: %g", static_cast<double>(delta));
-  if (delta > T(0) ? start > limit : start < limit) {
-    return KernelError(ctx, "Requires start %s limit when delta %s 0: %g/%g",
-                       delta > T(0) ? "<=" : ">=", delta > T(0) ? ">" : "<",
-                       static_cast<double>(start), static_cast<double>(limit));
-  }
-  int64_t n;
-  if constexpr (std::is_integral_v<T>) {
-    const int64_t span = std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));
-    const int64_t step = std::abs(static_cast<int64_t>(delta));
-    n = (span + step - 1) / step;
-  } else {
-    const double size = std::ceil(std::abs(
-        (static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta)));
-    if (!(size < 9.2e18)) return KernelError(ctx, "Requires the range size to be finite");
-    n = static_cast<int64_t>(size);
-  }
-  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, DTypeOf<T>::value, {n}));
-  Tensor out(DTypeOf<T>::value, {n});
-  T value = start;
-  for (int64_t i = 0; i < n; ++i) {
-    out.data<T>()[i] = value;
-    value = static_cast<T>(value + delta);
-  }
+  absl::StatusOr<int64_t> n = range::Size(start, limit, delta);
+  if (!n.ok()) return KernelError(ctx, "%s", n.status().message());
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, DTypeOf<T>::value, {*n}));
+  Tensor out(DTypeOf<T>::value, {*n});
+  range::Fill(start, delta, *n, out.data<T>());
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

@@ -42,6 +42,12 @@ tensorflow::AttrValue IntAttr(int64_t i) {
   a.set_i(i);
   return a;
 }
+tensorflow::AttrValue FloatAttr(float f) {
+  tensorflow::AttrValue a;
+  a.set_f(f);
+  return a;
+}
+
 tensorflow::AttrValue StringAttr(const std::string& s) {
   tensorflow::AttrValue a;
   a.set_s(s);
@@ -439,6 +445,15 @@ std::vector<OpCase> ElementwiseCases() {
     for (const B& b : fbin) {
       if (std::string(b.op) == op) c.reference = BinaryRef(b.f);
     }
+    cases.push_back(c);
+  }
+  // Float TruncateDiv (TF's kernels from 2.16): the quotient rounded toward zero, both signs,
+  // halves, a division by zero.
+  for (DType t : {DType::kFloat16, DType::kFloat32, DType::kFloat64}) {
+    OpCase c{absl::StrCat("TruncateDiv_", DTypeName(t), "_signs"), "TruncateDiv", t, {{8}, {8}}};
+    c.feed_values = {Floats(t, {8}, {-7, 7, -0.5, 0.5, 7.5, -7.5, 1, -3}),
+                     Floats(t, {8}, {2, -2, 1, 1, 2, 2, 0, 0.25})};
+    c.reference = BinaryRef([](double x, double y) { return std::trunc(x / y); });
     cases.push_back(c);
   }
   // Integer division and modulus: a constant divisor (negative values included).

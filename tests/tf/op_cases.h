@@ -57,6 +57,7 @@ tensorflow::AttrValue TypeAttr(DType t);
 tensorflow::AttrValue BoolAttr(bool b);
 tensorflow::AttrValue IntAttr(int64_t i);
 tensorflow::AttrValue StringAttr(const std::string& s);
+tensorflow::AttrValue FloatAttr(float f);
 Tensor Ints(const std::vector<int32_t>& v, bool scalar = false);
 std::string DimsName(const Dims& d);
 Tensor Build(DType dtype, const Dims& dims, const std::function<double(const Dims&)>& f);
@@ -68,6 +69,9 @@ Dims Unravel(int64_t k, const Dims& dims);
 int64_t Ravel(const Dims& idx, const Dims& dims);
 void SetFromDouble(Tensor& t, int64_t k, double v);
 double FloorMod(double x, double y);
+// Einsum's value by explicit sums over every label absent from the output (any number type,
+// complex included; '...' as one label), op_cases_linalg.cc.
+RefFn EinsumRef(const std::string& equation);
 
 // More helpers of op_cases.cc used by the other op_cases_*.cc.
 double At(const Tensor& t, const Dims& idx);

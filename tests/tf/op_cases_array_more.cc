@@ -33,12 +33,6 @@ tensorflow::AttrValue FloatListAttr(const std::vector<float>& v) {
   for (float x : v) a.mutable_list()->add_f(x);
   return a;
 }
-tensorflow::AttrValue FloatAttr(float f) {
-  tensorflow::AttrValue a;
-  a.set_f(f);
-  return a;
-}
-
 Tensor Bools(const std::vector<bool>& v) {
   return Build(DType::kBool, {static_cast<int64_t>(v.size())},
                [&](const Dims& i) { return v[static_cast<size_t>(i[0])] ? 1.0 : 0.0; });

@@ -460,7 +460,10 @@ std::vector<OpCase> MiscCases() {
   struct Rg { DType t; double start, limit, delta; };
   for (const Rg& r : std::vector<Rg>{{DType::kInt32, 0, 10, 3}, {DType::kInt32, 5, -4, -2},
                                      {DType::kInt64, 3, 3, 1}, {DType::kFloat32, 0, 1, 0.1},
-                                     {DType::kFloat64, -1, 2, 0.3}}) {
+                                     {DType::kFloat64, -1, 2, 0.3},
+                                     // 16-bit floats accumulate in their own rounding.
+                                     {DType::kFloat16, 0, 2, 0.1},
+                                     {DType::kBFloat16, 1, 5, 0.3}}) {
     OpCase c{absl::StrCat("Range_", DTypeName(r.t), "_", r.start, "_", r.limit, "_",
                           r.delta),
              "Range", r.t, {},

@@ -39,12 +39,6 @@ tensorflow::AttrValue StringList(const std::vector<std::string>& v) {
   for (const std::string& s : v) a.mutable_list()->add_s(s);
   return a;
 }
-tensorflow::AttrValue FloatAttr(float f) {
-  tensorflow::AttrValue a;
-  a.set_f(f);
-  return a;
-}
-
 struct Window {
   int64_t sh = 1, sw = 1, dh = 1, dw = 1;
   std::string padding = "SAME";

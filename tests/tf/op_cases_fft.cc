@@ -267,7 +267,7 @@ bool CompilesComplex(const std::string& op) {
       "Div", "RealDiv", "DivNoNan", "MulNoNan", "SquaredDifference", "Square", "Reciprocal",
       "Inv", "Exp", "Log", "Sqrt", "Rsqrt", "Sign", "Tanh", "Tan", "Sin", "Cos", "Sinh", "Cosh",
       "Expm1", "Log1p", "Sigmoid", "OnesLike", "Pow", "Xdivy", "Xlogy", "Equal", "NotEqual", "Prod",
-      "Cumprod",
+      "Cumprod", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Einsum", "ApproximateEqual",
       "Cast", "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3",
       // Linear: the real lowering once per part.
       "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "ExpandDims",
@@ -453,6 +453,72 @@ std::vector<OpCase> FftCases() {
     for (const auto& [op, f] : more_unaries) {
       OpCase k{absl::StrCat(op, "_", DTypeName(c), "_7"), op, c, {{7}}};
       k.reference = ComplexUnaryRef(f);
+      cases.push_back(Kernel(k));
+    }
+    // Inverse trigonometry (and the square root and log it is built on): random values, then
+    // both sides of every branch cut (C99: a zero imaginary part's sign picks the side; the
+    // cuts lie on the real axis beyond ±1 or below 1 and on the imaginary axis beyond ±i),
+    // the points ±1 and ±i, zero and large values.
+    const std::vector<std::pair<const char*, std::function<C(C)>>> inverse = {
+        {"Asin", [](C x) { return std::asin(x); }},   {"Acos", [](C x) { return std::acos(x); }},
+        {"Atan", [](C x) { return std::atan(x); }},   {"Asinh", [](C x) { return std::asinh(x); }},
+        {"Acosh", [](C x) { return std::acosh(x); }}, {"Atanh", [](C x) { return std::atanh(x); }},
+        {"Sqrt", [](C x) { return std::sqrt(x); }},   {"Log", [](C x) { return std::log(x); }}};
+    const double nz = -0.0;
+    const std::vector<C> cut_points = {
+        C(2, 0),    C(2, nz),    C(-2, 0),   C(-2, nz),   C(0.5, 0),  C(0.5, nz), C(-0.5, nz),
+        C(0, 2),    C(nz, 2),    C(0, -2),   C(nz, -2),   C(0, 0.5),  C(1, 0),    C(-1, 0),
+        C(0, 1),    C(0, -1),    C(0, 0),    C(nz, nz),   C(3, 4),    C(-3, -4),  C(1e-4, -2e-4),
+        C(120, -75), C(-0.9, 1e-3), C(1.5, -1e-6)};
+    for (const auto& [op, f] : inverse) {
+      if (std::string(op) != "Sqrt" && std::string(op) != "Log") {
+        OpCase k{absl::StrCat(op, "_", DTypeName(c), "_3x5"), op, c, {{3, 5}}};
+        k.reference = ComplexUnaryRef(f);
+        cases.push_back(Kernel(k));
+      }
+      OpCase cut{absl::StrCat(op, "_", DTypeName(c), "_branch_cuts"), op, c,
+                 {{static_cast<int64_t>(cut_points.size())}}};
+      Tensor v(c, {static_cast<int64_t>(cut_points.size())});
+      for (size_t i = 0; i < cut_points.size(); ++i) SetC(v, static_cast<int64_t>(i), cut_points[i]);
+      cut.feed_values = {v};
+      cut.reference = ComplexUnaryRef(f);
+      cases.push_back(Kernel(cut));
+    }
+    {
+      // ApproximateEqual: |x - y| < tolerance on the modulus, values just inside and outside.
+      OpCase k{absl::StrCat("ApproximateEqual_", DTypeName(c)), "ApproximateEqual", c,
+               {{6}, {6}}};
+      Tensor a(c, {6}), b(c, {6});
+      const std::vector<C> xs = {C(1, 1), C(1, 1), C(0, 0), C(-2, 3), C(5, 5), C(0, 0)};
+      const std::vector<C> ys = {C(1.3, 1.35), C(1.2, 1.2), C(0.25, 0.4), C(-2, 3.6),
+                                 C(5.3, 5.39), C(0, 0.5)};
+      for (int64_t i = 0; i < 6; ++i) {
+        SetC(a, i, xs[static_cast<size_t>(i)]);
+        SetC(b, i, ys[static_cast<size_t>(i)]);
+      }
+      k.feed_values = {a, b};
+      k.attrs["tolerance"] = FloatAttr(0.5f);
+      k.reference = [](const std::vector<Tensor>& in) {
+        Tensor y(DType::kBool, in[0].dims());
+        for (int64_t i = 0; i < y.num_elements(); ++i) {
+          y.data<bool>()[i] = std::abs(GetC(in[0], i) - GetC(in[1], i)) < 0.5;
+        }
+        return y;
+      };
+      cases.push_back(Kernel(k));
+    }
+    // Einsum: two operands (the bilinear form, four real contractions; a batch dim, a summed
+    // label present in one operand only) and one (linear: a transpose, a sum).
+    struct Es { const char* name; const char* eq; std::vector<Dims> in; };
+    for (const Es& e : std::vector<Es>{{"matmul", "ij,jk->ik", {{2, 3}, {3, 4}}},
+                                       {"batch", "bij,bkj->bik", {{2, 3, 4}, {2, 5, 4}}},
+                                       {"outer_sum", "ij,k->jk", {{3, 2}, {4}}},
+                                       {"transpose", "ij->ji", {{3, 4}}},
+                                       {"sum", "ij->j", {{3, 4}}}}) {
+      OpCase k{absl::StrCat("Einsum_", DTypeName(c), "_", e.name), "Einsum", c, e.in};
+      k.attrs["equation"] = StringAttr(e.eq);
+      k.attrs["N"] = IntAttr(static_cast<int64_t>(e.in.size()));
+      k.reference = EinsumRef(e.eq);
       cases.push_back(Kernel(k));
     }
     {

@@ -578,12 +578,6 @@ void AddMaxPoolGradGradCases(std::vector<OpCase>* cases) {
 
 // ---- LRNGrad ----
 
-tensorflow::AttrValue FloatAttrV(float f) {
-  tensorflow::AttrValue a;
-  a.set_f(f);
-  return a;
-}
-
 // TF's lrn_op.cc formula in double (see gradients_kernels.cc): in = {input_grads, input_image,
 // output_image}.
 RefFn LrnGradRef(int64_t r, double bias, double alpha, double beta) {
@@ -633,9 +627,9 @@ void AddLrnGradCases(std::vector<OpCase>* cases) {
       OpCase c{absl::StrCat("LRNGrad_", l.name, "_", DTypeHloName(t)), "LRNGrad", t, {l.d, l.d, l.d}};
       if (!l.defaults) {
         c.attrs["depth_radius"] = IntAttr(l.r);
-        c.attrs["bias"] = FloatAttrV(l.bias);
-        c.attrs["alpha"] = FloatAttrV(l.alpha);
-        c.attrs["beta"] = FloatAttrV(l.beta);
+        c.attrs["bias"] = FloatAttr(l.bias);
+        c.attrs["alpha"] = FloatAttr(l.alpha);
+        c.attrs["beta"] = FloatAttr(l.beta);
       }
       c.reference = LrnGradRef(l.r, l.bias, l.alpha, l.beta);
       cases->push_back(c);

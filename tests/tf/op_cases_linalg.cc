@@ -888,50 +888,64 @@ std::vector<OpCase> BatchMatMulCases() {
     OpCase c{absl::StrCat("Einsum_", name), "Einsum", DType::kFloat32, e.in};
     c.attrs["N"] = IntAttr(static_cast<int64_t>(e.in.size()));
     c.attrs["equation"] = StringAttr(e.eq);
-    const std::string eq = e.eq;
-    c.reference = [eq](const std::vector<Tensor>& in) {
-      // Brute force over all label values (no ellipsis after this rewrite: '...' -> 'Z').
-      // absl::StrReplaceAll instead of a find/replace loop: GCC 12 misreads the loop's
-      // std::string::replace as an oversized memcpy (-Wstringop-overflow).
-      const std::string q = absl::StrReplaceAll(eq, {{"...", "Z"}});
-      const size_t arrow = q.find("->");
-      const std::string out = q.substr(arrow + 2);
-      std::vector<std::string> terms = absl::StrSplit(q.substr(0, arrow), ',');
-      std::map<char, int64_t> size;
-      for (size_t t = 0; t < terms.size(); ++t) {
-        for (size_t k = 0; k < terms[t].size(); ++k) size[terms[t][k]] = in[t].dims()[k];
-      }
-      Dims od;
-      for (char l : out) od.push_back(size[l]);
-      std::string sum_labels;
-      for (auto [l, n] : size) {
-        if (out.find(l) == std::string::npos) sum_labels.push_back(l);
-      }
-      Dims sd;
-      for (char l : sum_labels) sd.push_back(size[l]);
-      int64_t sn = 1;
-      for (int64_t d : sd) sn *= d;
-      return Build(DType::kFloat32, od, [&](const Dims& o) {
-        double total = 0;
-        for (int64_t s = 0; s < sn; ++s) {
-          Dims si = Unravel(s, sd);
-          std::map<char, int64_t> v;
-          for (size_t k = 0; k < out.size(); ++k) v[out[k]] = o[k];
-          for (size_t k = 0; k < sum_labels.size(); ++k) v[sum_labels[k]] = si[k];
-          double prod = 1;
-          for (size_t t = 0; t < terms.size(); ++t) {
-            Dims ti;
-            for (char l : terms[t]) ti.push_back(v[l]);
-            prod *= At(in[t], ti);
-          }
-          total += prod;
-        }
-        return total;
-      });
-    };
+    c.reference = EinsumRef(e.eq);
     cases.push_back(c);
   }
   return cases;
+}
+
+RefFn EinsumRef(const std::string& eq) {
+  return [eq](const std::vector<Tensor>& in) {
+    // Brute force over all label values (no ellipsis after this rewrite: '...' -> 'Z'), in
+    // complex<double> for real and complex operands alike.
+    // absl::StrReplaceAll instead of a find/replace loop: GCC 12 misreads the loop's
+    // std::string::replace as an oversized memcpy (-Wstringop-overflow).
+    const std::string q = absl::StrReplaceAll(eq, {{"...", "Z"}});
+    const size_t arrow = q.find("->");
+    const std::string out = q.substr(arrow + 2);
+    std::vector<std::string> terms = absl::StrSplit(q.substr(0, arrow), ',');
+    std::map<char, int64_t> size;
+    for (size_t t = 0; t < terms.size(); ++t) {
+      for (size_t k = 0; k < terms[t].size(); ++k) size[terms[t][k]] = in[t].dims()[k];
+    }
+    Dims od;
+    for (char l : out) od.push_back(size[l]);
+    std::string sum_labels;
+    for (auto [l, n] : size) {
+      if (out.find(l) == std::string::npos) sum_labels.push_back(l);
+    }
+    Dims sd;
+    for (char l : sum_labels) sd.push_back(size[l]);
+    int64_t sn = 1;
+    for (int64_t d : sd) sn *= d;
+    Tensor y(in[0].dtype(), od);
+    for (int64_t k = 0; k < y.num_elements(); ++k) {
+      const Dims o = Unravel(k, od);
+      complex128 total = 0;
+      for (int64_t s = 0; s < sn; ++s) {
+        Dims si = Unravel(s, sd);
+        std::map<char, int64_t> v;
+        for (size_t j = 0; j < out.size(); ++j) v[out[j]] = o[j];
+        for (size_t j = 0; j < sum_labels.size(); ++j) v[sum_labels[j]] = si[j];
+        complex128 prod = 1;
+        for (size_t t = 0; t < terms.size(); ++t) {
+          Dims ti;
+          for (char l : terms[t]) ti.push_back(v[l]);
+          prod *= ElementAsComplex(in[t], Ravel(ti, in[t].dims()));
+        }
+        total += prod;
+      }
+      if (y.dtype() == DType::kComplex64) {
+        y.data<complex64>()[k] = complex64(static_cast<float>(total.real()),
+                                           static_cast<float>(total.imag()));
+      } else if (y.dtype() == DType::kComplex128) {
+        y.data<complex128>()[k] = total;
+      } else {
+        SetFromDouble(y, k, total.real());
+      }
+    }
+    return y;
+  };
 }
 
 std::vector<OpCase> LinalgCases() {

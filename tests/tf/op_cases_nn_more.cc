@@ -28,12 +28,6 @@ tensorflow::AttrValue IntList(const std::vector<int64_t>& v) {
   for (int64_t x : v) a.mutable_list()->add_i(x);
   return a;
 }
-tensorflow::AttrValue FloatAttr(float f) {
-  tensorflow::AttrValue a;
-  a.set_f(f);
-  return a;
-}
-
 // out.dim(k) == x.dim(perm[k]).
 Tensor Permute(const Tensor& x, const std::vector<int>& perm) {
   Dims out;
