@@ -395,20 +395,20 @@ absl::StatusOr<Instruction*> BitcastTo(LoweringContext& ctx, Instruction* x, DTy
   return ctx.b().Add(Opcode::kBitcastConvert, {x}, {}, {}, hlo::Shape(t, x->shape().dims()));
 }
 
-// Bitcast: equal widths reinterpret; a wider input splits into little-endian pieces along a
-// new last dim; a narrower one joins its last dim's pieces.
-absl::Status LowerBitcast(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  TFJIT_ASSIGN_OR_RETURN(DType to, tf::GetTypeAttr(node, "type"));
+// The bytes of the real value x as element type `to` with dims `out` (the same byte count):
+// equal widths reinterpret; a wider input splits into little-endian pieces along a new last
+// dim; a narrower one, viewed as out + [k], joins its last dim's k pieces.
+absl::StatusOr<Instruction*> ReinterpretBytes(LoweringContext& ctx, Instruction* x, DType to,
+                                              const std::vector<int64_t>& out) {
   const DType from = x->shape().element_type();
   const size_t in_size = DTypeSize(from), out_size = DTypeSize(to);
   const DType ui = UnsignedOfWidth(in_size), uo = UnsignedOfWidth(out_size);
-  std::vector<int64_t> dims = x->shape().dims();
   TFJIT_ASSIGN_OR_RETURN(Instruction * u, BitcastTo(ctx, x, ui));
   Instruction* r = nullptr;
   if (in_size == out_size) {
     r = u;
   } else if (in_size > out_size) {
+    const std::vector<int64_t> dims = u->shape().dims();
     const int64_t k = static_cast<int64_t>(in_size / out_size);
     std::vector<int64_t> wide = dims, kept;
     wide.push_back(k);
@@ -425,17 +425,15 @@ absl::Status LowerBitcast(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(piece, uo));
   } else {
     const int64_t k = static_cast<int64_t>(out_size / in_size);
-    if (dims.empty() || dims.back() != k) {
-      return InvalidArgument("node %s: Cannot bitcast from %s to %s: shape %s", node.DebugName(),
-                             DTypeName(from), DTypeName(to), DimsString(dims));
-    }
+    std::vector<int64_t> pieces = out;
+    pieces.push_back(k);
+    TFJIT_ASSIGN_OR_RETURN(u, ctx.b().Reshape(u, pieces));
     TFJIT_ASSIGN_OR_RETURN(Instruction * wide, ctx.b().Convert(u, uo));
-    const int64_t last = static_cast<int64_t>(dims.size()) - 1;
-    std::vector<int64_t> out_dims(dims.begin(), dims.end() - 1);
+    const int64_t last = static_cast<int64_t>(out.size());
     for (int64_t j = 0; j < k; ++j) {
       TFJIT_ASSIGN_OR_RETURN(Instruction * piece, SliceDim(ctx, wide, last, j, j + 1));
-      TFJIT_ASSIGN_OR_RETURN(piece, ctx.b().Reshape(piece, out_dims));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * amount, UConst(ctx, uo, j * in_size * 8, out_dims));
+      TFJIT_ASSIGN_OR_RETURN(piece, ctx.b().Reshape(piece, out));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * amount, UConst(ctx, uo, j * in_size * 8, out));
       TFJIT_ASSIGN_OR_RETURN(piece, ctx.b().Binary(Opcode::kShiftLeft, piece, amount));
       if (r == nullptr) {
         r = piece;
@@ -444,7 +442,40 @@ absl::Status LowerBitcast(LoweringContext& ctx, const tf::Node& node) {
       }
     }
   }
-  TFJIT_ASSIGN_OR_RETURN(r, BitcastTo(ctx, r, to));
+  if (r->shape().dims() != out) {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, out));
+  }
+  return BitcastTo(ctx, r, to);
+}
+
+// Bitcast, TF's shape rule: equal widths keep the dims; a wider input gains a last dim of
+// in/out pieces; a narrower one must end in a dim of out/in pieces, which goes. Complex values
+// (either side) are held as (real, imaginary) pairs, the bytes of std::complex
+// (complex_values.h), so the reinterpretation runs on the held parts: the complex table lists
+// this lowering too.
+absl::Status LowerBitcast(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(DType to, tf::GetTypeAttr(node, "type"));
+  const DType from = node.input_types()[0];
+  std::vector<int64_t> dims = x->shape().dims();
+  if (IsComplexDType(from)) dims.pop_back();
+  const size_t in_size = DTypeSize(from), out_size = DTypeSize(to);
+  std::vector<int64_t> out = dims;
+  if (in_size > out_size) {
+    out.push_back(static_cast<int64_t>(in_size / out_size));
+  } else if (in_size < out_size) {
+    if (dims.empty() || dims.back() != static_cast<int64_t>(out_size / in_size)) {
+      return InvalidArgument("node %s: Cannot bitcast from %s to %s: shape %s", node.DebugName(),
+                             DTypeName(from), DTypeName(to), DimsString(dims));
+    }
+    out.pop_back();
+  }
+  DType held = to;
+  if (IsComplexDType(to)) {
+    out.push_back(2);
+    held = ComplexPartDType(to);
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ReinterpretBytes(ctx, x, held, out));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }

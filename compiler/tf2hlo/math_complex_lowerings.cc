@@ -1134,8 +1134,11 @@ std::vector<OpLowering> MakeComplexTable() {
     l.float_only = false;
     t.push_back(l);
   }
-  // Where reads a complex input itself (an element is nonzero when either part is).
-  if (const OpLowering* where = FindOpLowering("Where")) t.push_back(*where);
+  // Where reads a complex input itself (an element is nonzero when either part is); Bitcast
+  // reinterprets the held parts' bytes, which are std::complex's.
+  for (const char* op : {"Where", "Bitcast"}) {
+    if (const OpLowering* l = FindOpLowering(op)) t.push_back(*l);
+  }
   AppendFftComplexLowerings(&t);
   return t;
 }

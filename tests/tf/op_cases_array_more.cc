@@ -339,7 +339,16 @@ void AddBitCases(std::vector<OpCase>& cases) {
                   {"int64_to_f64", DType::kInt64, DType::kFloat64, {4}},
                   {"int16_to_int8", DType::kInt16, DType::kInt8, {}},
                   {"int8_to_int64", DType::kInt8, DType::kInt64, {2, 8}},
-                  {"bf16_to_int16", DType::kBFloat16, DType::kInt16, {0, 3}}};
+                  {"bf16_to_int16", DType::kBFloat16, DType::kInt16, {0, 3}},
+                  // Complex values, held as (real, imaginary) parts, on either side.
+                  {"c64_to_f32", DType::kComplex64, DType::kFloat32, {3}},
+                  {"c64_to_int64", DType::kComplex64, DType::kInt64, {2, 3}},
+                  {"c64_to_c128", DType::kComplex64, DType::kComplex128, {3, 2}},
+                  {"c128_to_uint8", DType::kComplex128, DType::kUInt8, {2}},
+                  {"c128_to_c64", DType::kComplex128, DType::kComplex64, {2}},
+                  {"f32_to_c64", DType::kFloat32, DType::kComplex64, {4, 2}},
+                  {"int8_to_c64", DType::kInt8, DType::kComplex64, {3, 8}},
+                  {"uint16_to_c128", DType::kUInt16, DType::kComplex128, {8}}};
   for (const B& b : bs) {
     OpCase c{absl::StrCat("Bitcast_", b.name), "Bitcast", b.from, {b.dims}};
     c.attrs["type"] = TypeAttr(b.to);

@@ -173,11 +173,14 @@ TEST(OpLoweringErrors, StridedSliceShrinkOutOfRange) {
 TEST(OpLoweringErrors, ComplexValuesCompileOnlyInTheirOwnLowerings) {
   OpCase add{"Add_complex_all", "Add", DType::kComplex64, {{3}, {3}}};
   EXPECT_TRUE(RunAll(add).ok()) << RunAll(add);
-  OpCase bitcast{"Bitcast_complex_all", "Bitcast", DType::kComplex128, {{3}}};
-  bitcast.attrs["type"] = TypeAttr(DType::kFloat64);
-  absl::Status s = RunAll(bitcast);
+  OpCase prod{"UnsortedSegmentProd_complex_all", "UnsortedSegmentProd", DType::kComplex128,
+              {{4}}, {Ints({0, 1, 0, 1}), Ints({2}, true)}};
+  prod.attrs["Tindices"] = TypeAttr(DType::kInt32);
+  prod.attrs["Tnumsegments"] = TypeAttr(DType::kInt32);
+  absl::Status s = RunAll(prod);
   EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(absl::StrContains(s.message(), "complex128 values of op Bitcast run on kernels"))
+  EXPECT_TRUE(absl::StrContains(s.message(),
+                                "complex128 values of op UnsortedSegmentProd run on kernels"))
       << s;
   // A transform length with a prime factor above 1024 stays on the kernel, with the reason.
   OpCase fft{"FFT_prime_all", "FFT", DType::kComplex64, {{1031}}};
