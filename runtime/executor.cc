@@ -34,14 +34,17 @@
 namespace tfjit::runtime {
 namespace {
 
-// The first `rows` rows of `t` (a cluster output padded to its static size), in a buffer of
-// their own.
+// The first `rows` rows of `t` (a cluster output padded to its static size). Rows are
+// contiguous from the buffer's start, so when at least a quarter of them are real the result
+// is a view of the padded buffer (no copy; at most 4x its bytes held); fewer get a buffer of
+// their own, so a large padded buffer is not kept alive for a few rows.
 absl::StatusOr<Tensor> LeadingRows(const Tensor& t, int64_t rows) {
   if (rows < 0 || rows > t.dim(0)) {
     return Internal("a padded cluster output %s reports %d real rows", t.ShapeString(), rows);
   }
   std::vector<int64_t> dims = t.dims();
   dims[0] = rows;
+  if (4 * rows >= t.dim(0)) return t.BitcastView(t.dtype(), std::move(dims));
   Tensor out = Tensor::Uninitialized(t.dtype(), std::move(dims));
   if (out.byte_size() > 0) std::memcpy(out.raw_data(), t.raw_data(), out.byte_size());
   return out;
