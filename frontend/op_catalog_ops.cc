@@ -305,7 +305,9 @@ void AddGraphOps(std::vector<OpDef>* ops) {
                      .Attr("message", S("")).Build());
   ops->push_back(Op("IdentityN").In("input: [T]").Out("output: [T]").Build());
   // Stateful in TF so that it is never constant-folded away.
-  ops->push_back(Op("CheckNumerics").In("tensor: T").Out("output: T").Stateful().Build());
+  for (const char* name : {"CheckNumerics", "CheckNumericsV2"}) {
+    ops->push_back(Op(name).In("tensor: T").Out("output: T").Stateful().Build());
+  }
   ops->push_back(Op("_Arg").Out("output: T").Stateful().Build());
   ops->push_back(Op("_Retval").In("input: T").Stateful().Build());
 }
@@ -497,7 +499,8 @@ const std::pair<const char*, const char*> kFamilyOverrides[] = {
     {"Erf", "special"},      {"Erfc", "special"},     {"Xlogy", "special"},
     {"Xdivy", "special"},    {"MatMul", "linalg"},    {"BatchMatMul", "linalg"},
     {"BatchMatMulV2", "linalg"}, {"BatchMatMulV3", "linalg"}, {"Einsum", "linalg"},
-    {"TopKV2", "reduction"}, {"CheckNumerics", "graph"}, {"GatherNd", "array"},
+    {"TopKV2", "reduction"}, {"CheckNumerics", "graph"}, {"CheckNumericsV2", "graph"},
+    {"GatherNd", "array"},
 };
 
 }  // namespace

@@ -90,6 +90,7 @@ absl::Span<const RegistryTypes> TfRegistryTypes() {
       {"Cast", "SrcT", "*"},
       {"Ceil", "T", "bfloat16,half,float,double"},
       {"CheckNumerics", "T", "bfloat16,half,float,double"},
+      {"CheckNumericsV2", "T", "bfloat16,half,float,double"},
       {"Cholesky", "T", "double,float,half,complex64,complex128"},
       {"ClipByValue", "T", "float,double,int32,uint8,int16,int8,complex64,int64,qint8,quint8,qint32,bfloat16,uint16,complex128,half,uint32,uint64"},
       {"CompareAndBitpack", "T", "bool,half,float,double,int8,int16,int32,int64"},

@@ -1,5 +1,12 @@
 // Tests for runtime/kernels/array_kernels.cc: Const, Identity family, Placeholder, Reshape,
-// Transpose, ConcatV2, Pack, Shape, Squeeze, ExpandDims, Fill, ZerosLike, OnesLike.
+// Transpose, ConcatV2, Pack, Shape, Squeeze, ExpandDims, Fill, ZerosLike, OnesLike; and
+// debug_kernels.cc's CheckNumerics/CheckNumericsV2 messages (TF's check_numerics_op.cc text).
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/runtime/kernel_test_util.h"
@@ -241,6 +248,35 @@ TEST(ArrayKernelsTest, FillZerosOnes) {
   auto ones = OpRunner("OnesLike").T(DType::kFloat16).Input(F16({2}, {5, 6})).Run0();
   ASSERT_TRUE(ones.ok()) << ones.status();
   EXPECT_THAT(Values(*ones), ElementsAre(1, 1));
+}
+
+TEST(DebugKernelsTest, CheckNumericsNamesWhatTheTensorHeldAsTfDoes) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto run = [](const char* op, std::vector<float> v) {
+    const int64_t n = static_cast<int64_t>(v.size());
+    return OpRunner(op).T(DType::kFloat32).Str("message", "check").Input(F32({n}, v)).Run0();
+  };
+  struct Want { std::vector<float> v; const char* v1; const char* v2; };
+  for (const Want& w : std::vector<Want>{
+           {{1, nan}, "NaN", "NaN"},
+           {{inf, 2}, "Inf", "+Inf"},
+           {{-inf, 2}, "Inf", "-Inf"},
+           {{nan, -inf}, "Inf and NaN", "-Inf and NaN"},
+           {{inf, -inf}, "Inf", "-Inf and +Inf"},
+           {{nan, inf, -inf}, "Inf and NaN", "-Inf, +Inf, and NaN"}}) {
+    for (const char* op : {"CheckNumerics", "CheckNumericsV2"}) {
+      auto out = run(op, w.v);
+      ASSERT_FALSE(out.ok()) << op;
+      const std::string want = absl::StrCat(
+          "check : Tensor had ", std::string(op) == "CheckNumerics" ? w.v1 : w.v2, " values");
+      EXPECT_TRUE(absl::StrContains(out.status().message(), want))
+          << op << ": " << out.status() << " wants " << want;
+    }
+  }
+  auto fine = run("CheckNumericsV2", {1, -2, 0});
+  ASSERT_TRUE(fine.ok()) << fine.status();
+  EXPECT_THAT(Values(*fine), ElementsAre(1, -2, 0));
 }
 
 }  // namespace
