@@ -121,6 +121,10 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
 
   TFJIT_RETURN_IF_ERROR(CheckCpuSupport(*module));
 
+  IrEmitterOptions emit_options;
+  emit_options.parallel = options_.parallel;
+  emit_options.parallel_min_elements = options_.parallel_min_elements;
+
   // The disk cache, keyed by the optimized module.
   start = std::chrono::steady_clock::now();
   std::optional<ObjectCache> cache;
@@ -130,7 +134,10 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     key = ObjectCache::Key(*module, absl::StrCat("opt=", options_.opt_level,
                                                  " parallel=", options_.parallel, " min=",
                                                  options_.parallel_min_elements));
-    if (std::optional<CachedObject> hit = cache->Load(key, *module)) {
+    // A dump compiles: a hit would skip the LLVM IR it asks for.
+    std::optional<CachedObject> hit;
+    if (!dumps) hit = cache->Load(key, *module);
+    if (hit.has_value()) {
       absl::StatusOr<LinkedObject> linked = LinkObject(hit->object);
       if (linked.ok()) {
         hit->stats.optimize_ms = stats.optimize_ms;
@@ -143,9 +150,6 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     }
   }
 
-  IrEmitterOptions emit_options;
-  emit_options.parallel = options_.parallel;
-  emit_options.parallel_min_elements = options_.parallel_min_elements;
   TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, emit_options));
   stats.num_kernels = emitted.num_kernels;
   stats.temp_bytes = emitted.plan.arena_bytes();

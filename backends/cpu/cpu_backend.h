@@ -25,7 +25,8 @@ struct CpuBackendOptions {
   int64_t cache_max_bytes = int64_t{1} << 30;
   // XLA-style dumps (XLA_FLAGS=--xla_dump_to): with both set, each compiled module's HLO after
   // every pass whose name matches `dump_pass_regex` and its optimized LLVM IR are written to
-  // `dump_dir` as <module>.<N>.<NN>_<pass>.hlo and <module>.<N>.ll.
+  // `dump_dir` as <module>.<N>.<NN>_<pass>.hlo and <module>.<N>.ll. A dump compiles: the disk
+  // cache is not read then (a hit would skip the LLVM IR asked for).
   std::string dump_dir;
   std::string dump_pass_regex;
 };

@@ -2,6 +2,9 @@
 # CLI behaviour: exit codes (0 ok, 1 error with "CODE: message" on stderr, 2 usage), printed
 # summaries, output files, and agreement of --jit none/auto/all on the demo model.
 set -u
+# What a first compile prints (compile times, per-cluster lines) is checked here: no disk cache
+# of compiled code, even when the user's environment names one.
+unset TFJIT_CACHE_DIR
 tfjit="$1"; src="$2"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 fails=0; passes=0

@@ -181,6 +181,24 @@ TEST(TfFlagsTest, DumpsEachMatchingPassAndTheLlvmIr) {
   EXPECT_GT(fusion, 0);
   EXPECT_GT(ir, 0);
   EXPECT_EQ(other_pass, 0) << "only the fusion pass matches";
+  // With a disk cache that already holds the module, a dump still compiles and writes the IR
+  // (a cache hit would skip it).
+  const std::string cache = testing::TestTempDir() + "/xla_dump_cache";
+  const std::string again = testing::TestTempDir() + "/xla_dump_again";
+  std::filesystem::create_directories(again);
+  for (const std::string& to : {dir, again}) {
+    SessionOptions cached = *options;
+    cached.dump_dir = to;
+    cached.compile_cache_dir = cache;
+    auto s = Session::Load(Graph("matmul.pbtxt"), cached);
+    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_TRUE((*s)->Run(feeds, (*s)->DefaultFetches()).ok());
+  }
+  int again_ir = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(again)) {
+    if (absl::EndsWith(entry.path().string(), ".ll")) ++again_ir;
+  }
+  EXPECT_GT(again_ir, 0) << "a warm disk cache swallowed the LLVM IR dump";
   SessionOptions bad;
   bad.dump_dir = dir;
   bad.dump_hlo_pass_regex = "(";
