@@ -367,15 +367,91 @@ std::optional<Problem> MatchShapes(const Call& call, DType dtype,
   return p;
 }
 
+namespace {
+
+// Elements per matrix of each operand and each result (Kind's shapes), and which results are
+// s32 (kLu's permutation).
+struct Layout {
+  std::vector<int64_t> ins, outs;
+  std::vector<bool> out_s32;
+};
+
+Layout LayoutOf(const Call& call, const Problem& p) {
+  const int64_t m = p.m, n = p.n, k = p.k, pn = std::min(m, n);
+  const bool full = (call.flags & kFullMatrices) != 0;
+  Layout l;
+  l.ins = {m * n};
+  switch (call.kind) {
+    case Kind::kCholesky:
+    case Kind::kInverse: l.outs = {n * n}; break;
+    case Kind::kTriangularSolve:
+    case Kind::kSolve:
+    case Kind::kTridiagonalSolve:
+      l.ins.push_back(n * k);
+      l.outs = {n * k};
+      break;
+    case Kind::kLogDeterminant: l.outs = {1, 1}; break;
+    case Kind::kDeterminant: l.outs = {1}; break;
+    case Kind::kLu: l.outs = {n * n, n}; break;
+    case Kind::kQr: {
+      const int64_t qc = full ? m : pn;
+      l.outs = {m * qc, qc * n};
+      break;
+    }
+    case Kind::kEig: l.outs = {n, n * n}; break;
+    case Kind::kSvd: l.outs = {pn, m * (full ? m : pn), n * (full ? n : pn)}; break;
+  }
+  l.out_s32.assign(l.outs.size(), false);
+  if (call.kind == Kind::kLu) l.out_s32[1] = true;
+  return l;
+}
+
+// complex64 matrix `i` computed in complex128: its operands widened, the decomposition run,
+// the results rounded back. Eigen's decompositions for complex<float> compiled into a third of
+// this file's build time, and complex64 linear algebra is rare; the widened results are the
+// more accurate ones.
+bool RunWidened(const Call& call, const Problem& p, const void* const* ins, void* const* outs,
+                int64_t i) {
+  using Narrow = std::complex<float>;
+  using Wide = std::complex<double>;
+  const Layout l = LayoutOf(call, p);
+  std::vector<std::vector<Wide>> wide_ins(l.ins.size()), wide_outs(l.outs.size());
+  std::vector<const void*> in_ptrs;
+  std::vector<void*> out_ptrs;
+  for (size_t j = 0; j < l.ins.size(); ++j) {
+    const Narrow* src = static_cast<const Narrow*>(ins[j]) + i * l.ins[j];
+    wide_ins[j].assign(src, src + l.ins[j]);
+    in_ptrs.push_back(wide_ins[j].data());
+  }
+  for (size_t j = 0; j < l.outs.size(); ++j) {
+    if (l.out_s32[j]) {
+      out_ptrs.push_back(static_cast<int32_t*>(outs[j]) + i * l.outs[j]);
+    } else {
+      wide_outs[j].resize(static_cast<size_t>(l.outs[j]));
+      out_ptrs.push_back(wide_outs[j].data());
+    }
+  }
+  const bool ok = RunOne<Wide>(call, p, in_ptrs.data(), out_ptrs.data(), 0);
+  for (size_t j = 0; j < l.outs.size(); ++j) {
+    if (l.out_s32[j]) continue;
+    Narrow* dst = static_cast<Narrow*>(outs[j]) + i * l.outs[j];
+    for (int64_t e = 0; e < l.outs[j]; ++e) {
+      const Wide w = wide_outs[j][static_cast<size_t>(e)];
+      dst[e] = Narrow(static_cast<float>(w.real()), static_cast<float>(w.imag()));
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
 bool Run(const Call& call, DType dtype, const Problem& problem, const void* const* ins,
          void* const* outs, int64_t begin, int64_t end) {
   bool ok = true;
   for (int64_t i = begin; i < end; ++i) {
     switch (dtype) {
       case DType::kFloat64: ok = RunOne<double>(call, problem, ins, outs, i) && ok; break;
-      case DType::kComplex64:
-        ok = RunOne<std::complex<float>>(call, problem, ins, outs, i) && ok;
-        break;
+      case DType::kComplex64: ok = RunWidened(call, problem, ins, outs, i) && ok; break;
       case DType::kComplex128:
         ok = RunOne<std::complex<double>>(call, problem, ins, outs, i) && ok;
         break;

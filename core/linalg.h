@@ -43,7 +43,8 @@ struct Call {
 std::string TargetOf(const Call& call);
 std::optional<Call> CallOfTarget(absl::string_view target);
 
-// float32, float64, complex64 and complex128; callers compute 16-bit floats in float32. For
+// float32, float64, complex64 and complex128; callers compute 16-bit floats in float32, and
+// complex64 is computed in complex128 (each matrix widened, its results rounded back). For
 // complex values "adjoint" is the conjugate transpose, the eigenvalues and singular values are
 // real (held in the complex dtype), and the sign conventions below fix a unit phase.
 bool IsLinalgDType(DType dtype);
