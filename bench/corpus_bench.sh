@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Latency of the real-model corpus (tests/models/models.tsv): tfjit with --jit off and
-# --jit auto at 1 and 2 threads (`tfjit bench`), and TF.js's WASM backend (XNNPACK, one thread)
-# in the same run, as a markdown table.
+# --jit auto at 1 and 2 threads (`tfjit bench`), TF.js's WASM backend (XNNPACK, one thread) and
+# ONNX Runtime's CPU EP at 1 and 2 threads (the models converted by shared/tools/ort, whose
+# README says how; models it cannot convert get "-"), model by model in the same run, as a
+# markdown table headed by the CPU and its vector ISA.
 #
 #   bench/corpus_bench.sh [REPORT.md]       (default: build/corpus-bench.md)
 #
 # Environment: TFJIT_MODEL_CACHE (default ~/.cache/tfjit/models), TFJIT_MODELS (comma-separated
 # ids, default all), TFJIT_BENCH_REPEAT (timed runs per mode, default 20), TFJIT_BIN (default
-# build/bin/tfjit). Inputs: random; -1 dims are 1, except the image sizes models.tsv gives.
+# build/bin/tfjit), TFJIT_ORT_TOOLS (default ../shared/tools/ort beside the project). Inputs: random; -1 dims are 1, except the image sizes models.tsv gives.
 # Speed ratios are medians; this machine's runs vary by 10-30% (docs/PERFORMANCE.md).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,12 +19,46 @@ BIN=${TFJIT_BIN:-$HERE/build/bin/tfjit}
 REPEAT=${TFJIT_BENCH_REPEAT:-20}
 PEAK=270  # GFLOP/s: one core's float32 FMA peak here (shared toolchain notes)
 
+ORT_TOOLS=${TFJIT_ORT_TOOLS:-$HERE/../shared/tools/ort}
+ORT_DIR=$CACHE/ort-tools  # a copy of the tools with their npm packages, and the converted models
+
 [ -x "$BIN" ] || { echo "corpus_bench: build first ($BIN is missing)"; exit 1; }
 "$HERE/tests/models/fetch_models.sh" "$CACHE" >/dev/null || { echo "corpus_bench: cannot fetch the corpus"; exit 1; }
 if [ ! -f "$CACHE/node_modules/@tensorflow/tfjs-backend-wasm/package.json" ]; then
   npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error \
     "@tensorflow/tfjs-backend-wasm@4.22.0" >/dev/null || { echo "corpus_bench: npm failed"; exit 1; }
 fi
+
+# ONNX Runtime: the shared tools copied into the cache (Node resolves their packages from there;
+# the shared folder stays read-only) and `npm install`ed, once. Without them, no ORT columns.
+ort_ok=0
+if [ -f "$ORT_TOOLS/ort_latency.mjs" ]; then
+  mkdir -p "$ORT_DIR/onnx"
+  cp "$ORT_TOOLS"/*.mjs "$ORT_TOOLS"/*.proto "$ORT_TOOLS"/package*.json "$ORT_DIR"/
+  if [ -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ] ||
+     (cd "$ORT_DIR" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund \
+        --loglevel=error >/dev/null); then
+    ort_ok=1
+  else
+    echo "corpus_bench: npm install of the ORT tools failed; no ORT columns"
+  fi
+else
+  echo "corpus_bench: $ORT_TOOLS not found; no ORT columns"
+fi
+# ORT's median ms for model id $1 (converted once, with the --shape arguments $3...) at $2
+# threads; empty when it cannot be converted or run.
+ort_ms() {
+  local id=$1 threads=$2; shift 2
+  local onnx="$ORT_DIR/onnx/$id.onnx"
+  [ "$ort_ok" = 1 ] || return 0
+  if [ ! -f "$onnx" ] && [ ! -f "$onnx.failed" ]; then
+    node "$ORT_DIR/tfjs_to_onnx.mjs" --model "$path" --out "$onnx" "$@" >/dev/null 2>&1 ||
+      { rm -f "$onnx"; touch "$onnx.failed"; }
+  fi
+  [ -f "$onnx" ] || return 0
+  node "$ORT_DIR/ort_latency.mjs" --model "$onnx" --threads "$threads" --runs "$REPEAT" \
+    2>/dev/null | sed -n 's/.*"median_ms":\([0-9.]*\).*/\1/p' | tail -1
+}
 
 # The first value after `key` in a line of `tfjit bench` output.
 field() { sed -n "s/.* $2 *\([0-9.][0-9.]*\) ms.*/\1/p" <<<" $1" | head -1; }
@@ -77,6 +113,14 @@ PY
   rm -rf "$tmp"
   wasm=$(node "$HERE/bench/tfjs_wasm_latency.mjs" --cache "$CACHE" --model "$model" \
            --runs 10 --warmup 2 "${tfjs_args[@]}" 2>/dev/null | sed -n 's/.*"median_ms":\([0-9.]*\).*/\1/p')
+  ort_shapes=()
+  set -- $extra
+  while [ $# -ge 2 ]; do
+    [ "$1" = --shape ] && ort_shapes+=(--shape "$2")
+    shift 2
+  done
+  ort1=$(ort_ms "$id" 1 "${ort_shapes[@]}")
+  ort2=$(ort_ms "$id" 2 "${ort_shapes[@]}")
   off1=$(field "$(grep '^jit=off' <<<"$one")" median)
   auto1=$(field "$(grep '^jit=auto' <<<"$one")" median)
   compile=$(field "$(grep '^jit=auto' <<<"$one")" compile)
@@ -89,9 +133,9 @@ PY
     continue
   fi
   python3 - "$id" "${gflop:-0}" "$off1" "$auto1" "$off2" "$auto2" "${wasm:-}" "$compile" "$PEAK" \
-    "${warm:-0}" >>"$rows" <<'PY'
+    "${warm:-0}" "${ort1:-}" "${ort2:-}" >>"$rows" <<'PY'
 import sys
-id_, gflop, off1, auto1, off2, auto2, wasm, compile_ms, peak, warm = sys.argv[1:]
+id_, gflop, off1, auto1, off2, auto2, wasm, compile_ms, peak, warm, ort1, ort2 = sys.argv[1:]
 gflop, off1, auto1, off2, auto2, compile_ms, peak, warm = map(
     float, (gflop, off1, auto1, off2, auto2, compile_ms, peak, warm))
 w = float(wasm) if wasm else None
@@ -100,12 +144,16 @@ cells = [id_, f"{gflop:.3f}", f"{off1:.2f}", f"{auto1:.2f}", f"{off2:.2f}", f"{a
          f"{w:.2f}" if w else "-", f"{w / auto1:.2f}x" if w else "-", f"{w / auto2:.2f}x" if w else "-",
          f"{off1 / auto1:.2f}x", f"{rate:.0f} ({100 * rate / peak:.0f}%)", f"{compile_ms:.0f}",
          f"{warm:.0f} ({100 * warm / compile_ms:.0f}%)" if compile_ms > 0 else "-"]
+for ort, auto in ((ort1, auto1), (ort2, auto2)):
+    cells.append(f"{float(ort):.2f}" if ort else "-")
+for ort, auto in ((ort1, auto1), (ort2, auto2)):
+    cells.append(f"{float(ort) / auto:.2f}x" if ort else "-")
 print("| " + " | ".join(cells) + " |")
 PY
 done 3<"$HERE/tests/models/models.tsv"
 
 {
-  echo "# Corpus latency: tfjit vs TF.js WASM"
+  echo "# Corpus latency: tfjit vs TF.js WASM and ONNX Runtime"
   echo
   echo "Written by \`bench/corpus_bench.sh\` on $(date -u +%Y-%m-%d) ($(nproc) cores). Medians of"
   echo "$REPEAT runs (tfjit, after the first run and 2 warm-ups) and of 10 runs (TF.js 4.22.0 WASM,"
@@ -115,8 +163,31 @@ done 3<"$HERE/tests/models/models.tsv"
   echo "Compile: cold, into an empty disk cache (\`--cache-dir\`); warm: a second process loading"
   echo "it (lowering, HLO passes, key, load and link), and its share of cold."
   echo
-  echo "| model | GFLOP | off 1T ms | auto 1T ms | off 2T ms | auto 2T ms | WASM ms | WASM / auto 1T | WASM / auto 2T | auto vs off 1T | GFLOP/s 1T | compile ms | warm start ms |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "ONNX Runtime: onnxruntime-node (shared/tools/ort, CPU EP, graph optimization 'all'),"
+  echo "median of $REPEAT runs after 3 warm-ups; ORT / auto above 1 means tfjit is faster."
+  echo
+  echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), family" \
+       "$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1);" \
+       "ISA: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+              grep -xE 'avx2|fma|avx512f|avx512_vnni|avx512_bf16|amx_tile' | sort -u | tr '\n' ' ')"
+  echo
+  echo "| model | GFLOP | off 1T ms | auto 1T ms | off 2T ms | auto 2T ms | WASM ms | WASM / auto 1T | WASM / auto 2T | auto vs off 1T | GFLOP/s 1T | compile ms | warm start ms | ORT 1T ms | ORT 2T ms | ORT / auto 1T | ORT / auto 2T |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   cat "$rows"
+  echo
+  python3 - "$rows" <<'PY'
+import statistics, sys
+r1, r2 = [], []
+for line in open(sys.argv[1]):
+    cells = [c.strip() for c in line.strip().strip('|').split('|')]
+    if len(cells) >= 17:
+        for col, out in ((15, r1), (16, r2)):
+            if cells[col].endswith('x'):
+                out.append(float(cells[col][:-1]))
+for name, r in (('1 thread', r1), ('2 threads', r2)):
+    if r:
+        print(f"ORT / auto, {name}: {len(r)} models, median {statistics.median(r):.2f}, "
+              f"min {min(r):.2f}, max {max(r):.2f}; tfjit faster on {sum(x > 1 for x in r)}.  ")
+PY
 } >"$REPORT"
 echo "report written to $REPORT"
