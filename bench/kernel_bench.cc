@@ -5,12 +5,16 @@
 // - Conv/*: the convolution shapes of the corpus through core/conv2d.h (what the fallback
 //   kernels and compiled clusters run) vs native XNNPACK's NHWC convolution operator when
 //   libxnnpack-dev is installed (bench only; tfjit never links it).
+// - FmaPeak: one core's float32 FMA peak, measured: the yardstick of every "% of peak"
+//   (bench/corpus_bench.sh reads it).
 #include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <immintrin.h>
 
 #include "Eigen/Core"
 #include "benchmark/benchmark.h"
@@ -75,6 +79,63 @@ void GemmArgs(benchmark::internal::Benchmark* b) {
   }
 }
 BENCHMARK(BM_Gemm)->Apply(GemmArgs);
+
+// One core's float32 FMA peak: 12 independent chains of fused multiply-adds (more than FMA
+// latency x pipes on current x86 cores, so the pipes never wait) in the widest vectors the CPU
+// has: zmm with AVX-512F, else ymm with AVX2+FMA. 2 FLOP per lane per FMA.
+constexpr int kChains = 12;
+
+// `seed` comes from outside each call, so nothing can be folded or hoisted out of the timing.
+__attribute__((target("avx512f"), noinline)) float FmaChains512(float seed, int64_t steps) {
+  __m512 acc[kChains];
+  for (int k = 0; k < kChains; ++k) acc[k] = _mm512_set1_ps(seed * static_cast<float>(k));
+  const __m512 a = _mm512_set1_ps(0.9999999f), b = _mm512_set1_ps(seed);
+  for (int64_t s = 0; s < steps; ++s) {
+#pragma GCC unroll 12
+    for (int k = 0; k < kChains; ++k) acc[k] = _mm512_fmadd_ps(acc[k], a, b);
+  }
+  __m512 sum = acc[0];
+  for (int k = 1; k < kChains; ++k) sum = _mm512_add_ps(sum, acc[k]);
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, sum);
+  float total = 0;
+  for (float v : lanes) total += v;
+  return total;
+}
+
+__attribute__((target("avx2,fma"), noinline)) float FmaChains256(float seed, int64_t steps) {
+  __m256 acc[kChains];
+  for (int k = 0; k < kChains; ++k) acc[k] = _mm256_set1_ps(seed * static_cast<float>(k));
+  const __m256 a = _mm256_set1_ps(0.9999999f), b = _mm256_set1_ps(seed);
+  for (int64_t s = 0; s < steps; ++s) {
+#pragma GCC unroll 12
+    for (int k = 0; k < kChains; ++k) acc[k] = _mm256_fmadd_ps(acc[k], a, b);
+  }
+  __m256 sum = acc[0];
+  for (int k = 1; k < kChains; ++k) sum = _mm256_add_ps(sum, acc[k]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  float total = 0;
+  for (float v : lanes) total += v;
+  return total;
+}
+
+void BM_FmaPeak(benchmark::State& state) {
+  const bool zmm = __builtin_cpu_supports("avx512f");
+  if (!zmm && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+    state.SkipWithError("no FMA unit: this CPU has neither AVX-512F nor AVX2+FMA");
+    return;
+  }
+  constexpr int64_t kSteps = 1 << 16;
+  float seed = 1e-7f;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(seed);
+    benchmark::DoNotOptimize(zmm ? FmaChains512(seed, kSteps) : FmaChains256(seed, kSteps));
+  }
+  SetFlops(state, 2.0 * (zmm ? 16 : 8) * kChains * static_cast<double>(kSteps));
+  state.SetLabel(zmm ? "avx512f, zmm" : "avx2+fma, ymm");
+}
+BENCHMARK(BM_FmaPeak);
 
 // ---- Convolutions of the corpus (NHWC, SAME padding, batch 1) ----
 
