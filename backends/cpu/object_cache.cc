@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/frame_plan.h"
 #include "backends/llvm/target.h"
@@ -307,12 +308,44 @@ absl::Status ObjectCache::Store(const std::string& key, const hlo::Module& modul
     fs::remove(temp, error);
     return FailedPrecondition("cannot rename the disk cache file '%s' to '%s'", temp, path);
   }
-  Evict();
+  Evict(static_cast<int64_t>(file.out().size()));
   return absl::OkStatus();
 }
 
-void ObjectCache::Evict() const {
+namespace {
+
+// What this process knows of a cache directory's size: its bytes at the last scan plus what
+// it stored since. Scanning stats every entry, which in a folder of 10,000 entries costs more
+// than the compile it follows, so a store scans only when this estimate passes the cap, or
+// after kRescanEvery stores (other processes write to the folder too).
+struct DirectoryTally {
+  bool scanned = false;
+  int64_t bytes = 0;
+  int stores_since_scan = 0;
+};
+constexpr int kRescanEvery = 256;
+
+absl::Mutex& TallyMutex() {
+  static absl::Mutex* mu = new absl::Mutex();
+  return *mu;
+}
+absl::flat_hash_map<std::string, DirectoryTally>& Tallies() {
+  static auto* tallies = new absl::flat_hash_map<std::string, DirectoryTally>();
+  return *tallies;
+}
+
+}  // namespace
+
+void ObjectCache::Evict(int64_t stored_bytes) const {
   if (max_bytes_ <= 0) return;
+  absl::MutexLock lock(&TallyMutex());
+  DirectoryTally& tally = Tallies()[dir_];
+  if (tally.scanned && tally.stores_since_scan < kRescanEvery &&
+      tally.bytes + stored_bytes <= max_bytes_) {
+    tally.bytes += stored_bytes;
+    ++tally.stores_since_scan;
+    return;
+  }
   struct File {
     fs::file_time_type time;
     int64_t bytes;
@@ -330,12 +363,15 @@ void ObjectCache::Evict() const {
     files.push_back({time, static_cast<int64_t>(size), e.path()});
     total += static_cast<int64_t>(size);
   }
-  if (total <= max_bytes_) return;
-  std::sort(files.begin(), files.end(), [](const File& a, const File& b) { return a.time < b.time; });
-  for (const File& f : files) {
-    if (total <= max_bytes_) break;
-    if (fs::remove(f.path, error)) total -= f.bytes;
+  if (total > max_bytes_) {
+    std::sort(files.begin(), files.end(),
+              [](const File& a, const File& b) { return a.time < b.time; });
+    for (const File& f : files) {
+      if (total <= max_bytes_) break;
+      if (fs::remove(f.path, error)) total -= f.bytes;
+    }
   }
+  tally = DirectoryTally{true, total, 0};
 }
 
 }  // namespace tfjit::cpu

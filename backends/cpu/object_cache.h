@@ -10,7 +10,8 @@
 // A file that is missing, truncated, corrupt or of another format is a miss, and is replaced
 // after compiling. Writes go to a temporary file renamed into place, so concurrent processes
 // never read half a file. When the directory's entries pass max_bytes, the least recently
-// used are deleted (a hit refreshes its file's time).
+// used are deleted (a hit refreshes its file's time); the directory is scanned for that only
+// when this process's tally of its bytes passes the cap, and every 256 stores.
 #ifndef TFJIT_BACKENDS_CPU_OBJECT_CACHE_H_
 #define TFJIT_BACKENDS_CPU_OBJECT_CACHE_H_
 
@@ -52,7 +53,9 @@ class ObjectCache {
   std::string PathOf(const std::string& key) const;
 
  private:
-  void Evict() const;
+  // After storing `stored_bytes`: deletes the least recently used entries while the directory
+  // is over max_bytes (scanning it only when this process's tally says it may be).
+  void Evict(int64_t stored_bytes) const;
 
   std::string dir_;
   int64_t max_bytes_;
