@@ -28,6 +28,17 @@ struct CompileStats {
   bool loaded_from_disk_cache = false;
 };
 
+// One compiled kernel's share of a profiled run (Executable::RunProfiled): a loop nest or a
+// library call the code generator sequenced, fused epilogue included.
+struct KernelTiming {
+  std::string name;   // the HLO instruction it computes (a fusion's name)
+  std::string ops;    // its HLO ops (hlo::OpsSummary), e.g. "convolution+add+clamp"
+  int64_t calls = 0;  // more than 1 inside loops
+  double ms = 0;      // wall time, summed over the calls
+  int64_t bytes = 0;  // bytes of its operands and results, per call (hlo::InstructionBytes)
+  int64_t flops = 0;  // of its dots and convolutions, per call (hlo::InstructionFlops)
+};
+
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -36,6 +47,15 @@ class Executable {
   // for a tuple root. Thread-safe: Run may be called concurrently. `pool` may be null.
   virtual absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& args,
                                                   ThreadPool* pool) const = 0;
+  // Run, timing each kernel: `kernels` gets one entry per kernel that ran, in the order they
+  // first ran (entries of one instruction emitted twice are summed). A backend that cannot
+  // time its kernels leaves it empty.
+  virtual absl::StatusOr<std::vector<Tensor>> RunProfiled(const std::vector<Tensor>& args,
+                                                          ThreadPool* pool,
+                                                          std::vector<KernelTiming>* kernels) const {
+    kernels->clear();
+    return Run(args, pool);
+  }
   virtual const CompileStats& stats() const = 0;
   // The optimized module that was compiled (for dumps and explain).
   virtual const hlo::Module& module() const = 0;

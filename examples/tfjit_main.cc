@@ -36,7 +36,8 @@ constexpr char kUsage[] =
     "            [--logical-cpus N] [--threads N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
     "            [--backend cpu|interpreter] [--signature NAME] [--tags serve,...]\n"
     "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR] [--profile]\n"
-    "            --profile: each cluster's and kernel's time and bytes in the last run\n"
+    "            --profile: the last run's time and bytes per cluster, per kernel node, and\n"
+    "                       per compiled kernel inside clusters (with GFLOP/s and GB/s)\n"
     "  tfjit explain MODEL [--jit none|off|auto|all] [--fetch NAME]... [--random-inputs SEED]\n"
     "            [--input NAME=FILE.npy]... [--shape NAME=d0,..]...\n"
     "            [--format text|dot|svg] [--output FILE]\n"
@@ -260,8 +261,9 @@ absl::StatusOr<Outcome> RunRepeated(Session& session, const Args& args,
   return outcome;
 }
 
-// --profile: the last run's units, slowest first (at most 25 lines, then the rest summed),
-// and how the run's time splits between compiled clusters and everything else.
+// --profile: the last run's units, slowest first (at most 25 lines, then the rest summed), the
+// kernels inside the five slowest compiled clusters (20 lines each), and how the run's time
+// splits between compiled clusters and everything else.
 void PrintProfile(const RunStats& stats) {
   double cluster_ms = 0, kernel_ms = 0;
   for (const UnitProfile& p : stats.profile) (p.compiled ? cluster_ms : kernel_ms) += p.ms;
@@ -282,6 +284,36 @@ void PrintProfile(const RunStats& stats) {
                 p.input_bytes / 1e6, p.output_bytes / 1e6, p.kind.c_str(), p.name.c_str());
   }
   if (rest > 0) std::printf("  %8.3f %6.1f  (%d more units)\n", rest_ms, 100 * rest_ms / run_ms, rest);
+  // Inside the slowest compiled clusters: their kernels, slowest first (XLA's HLO profile).
+  int clusters_shown = 0;
+  for (const UnitProfile& p : stats.profile) {
+    if (p.kernels.empty() || clusters_shown == 5) continue;
+    ++clusters_shown;
+    double kernels_ms = 0;
+    for (const KernelProfile& k : p.kernels) kernels_ms += k.ms;
+    std::printf("  kernels of %s (%.3f ms, %zu kernels; %.3f ms outside them: the call's "
+                "setup, copies, loop control):\n", p.name.c_str(), p.ms, p.kernels.size(),
+                std::max(0.0, p.ms - kernels_ms));
+    std::printf("    %8s %6s %6s %9s %8s %8s  %-18s %s\n", "ms", "%", "calls", "MB", "GFLOP/s",
+                "GB/s", "kernel", "ops");
+    double rest_kernel_ms = 0;
+    for (size_t i = 0; i < p.kernels.size(); ++i) {
+      const KernelProfile& k = p.kernels[i];
+      if (i >= 20) {
+        rest_kernel_ms += k.ms;
+        continue;
+      }
+      const double seconds = std::max(k.ms, 1e-9) / 1e3;
+      std::string gflops = k.flops > 0 ? absl::StrFormat("%.1f", k.flops / seconds / 1e9) : "-";
+      std::printf("    %8.3f %6.1f %6lld %9.3f %8s %8.1f  %-18s %s\n", k.ms, 100 * k.ms / run_ms,
+                  static_cast<long long>(k.calls), k.bytes / 1e6, gflops.c_str(),
+                  k.bytes / seconds / 1e9, k.name.c_str(), k.ops.c_str());
+    }
+    if (p.kernels.size() > 20) {
+      std::printf("    %8.3f %6.1f  (%zu more kernels)\n", rest_kernel_ms,
+                  100 * rest_kernel_ms / run_ms, p.kernels.size() - 20);
+    }
+  }
   const double outside = std::max(0.0, stats.run_ms - cluster_ms);
   std::printf("  compiled clusters %.3f ms (%.1f%%), kernels %.3f ms (%.1f%%), outside compiled "
               "code %.3f ms (%.1f%%: kernels, scheduling, feeds and fetches)\n",

@@ -620,15 +620,18 @@ absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext&
   inputs.reserve(unit.input_slots.size());
   for (int s : unit.input_slots) inputs.push_back(state.slots[s]);
   std::vector<Tensor> outputs;
+  std::vector<KernelProfile> kernels;  // a profiled compiled cluster's
   const auto start = ctx.profile ? std::chrono::steady_clock::now()
                                  : std::chrono::steady_clock::time_point();
   if (unit.node != nullptr) {
     TFJIT_RETURN_IF_ERROR(RunKernel(*unit.node, inputs, ctx, &outputs, &state));
   } else {
-    TFJIT_RETURN_IF_ERROR(RunCluster(unit.cluster, inputs, ctx, &outputs, state));
+    TFJIT_RETURN_IF_ERROR(RunCluster(unit.cluster, inputs, ctx, &outputs, state,
+                                     ctx.profile ? &kernels : nullptr));
   }
   if (ctx.profile) {
     UnitProfile p;
+    p.kernels = std::move(kernels);
     p.ms = MsSince(start);
     p.calls = 1;
     if (unit.node != nullptr) {
@@ -838,7 +841,7 @@ absl::Status Plan::ReadClusterVariables(int index, std::vector<Tensor>& inputs,
 
 absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
                               const ExecContext& ctx, std::vector<Tensor>* outputs,
-                              RunState& state) const {
+                              RunState& state, std::vector<KernelProfile>* kernels) const {
   const cluster::Cluster& cluster = clustering_.clusters[index];
   // Variables the cluster writes stay locked from their read to their write-back, so a
   // concurrent run's update cannot be lost between the two.
@@ -951,7 +954,22 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
       dims.push_back(2);
       inputs[i] = inputs[i].BitcastView(ComplexPartDType(inputs[i].dtype()), std::move(dims));
     }
-    absl::StatusOr<std::vector<Tensor>> ran = (*exe)->Run(inputs, ctx.intra_op);
+    std::vector<backends::KernelTiming> timings;
+    absl::StatusOr<std::vector<Tensor>> ran =
+        kernels != nullptr ? (*exe)->RunProfiled(inputs, ctx.intra_op, &timings)
+                           : (*exe)->Run(inputs, ctx.intra_op);
+    if (kernels != nullptr) {
+      for (backends::KernelTiming& t : timings) {
+        KernelProfile k;
+        k.name = std::move(t.name);
+        k.ops = std::move(t.ops);
+        k.calls = t.calls;
+        k.ms = t.ms;
+        k.bytes = t.bytes * t.calls;
+        k.flops = t.flops * t.calls;
+        kernels->push_back(std::move(k));
+      }
+    }
     if (!ran.ok()) {
       const absl::StatusCode code = ran.status().code();
       if (code != absl::StatusCode::kDeadlineExceeded && code != absl::StatusCode::kCancelled &&

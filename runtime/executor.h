@@ -150,8 +150,11 @@ class Plan {
   // Every other node: its fallback kernel.
   absl::Status RunKernelFn(const tf::Node& node, const std::vector<Tensor>& inputs,
                            const ExecContext& ctx, std::vector<Tensor>* outputs) const;
+  // `kernels`, when not null (a profiled run): the compiled kernels' timings, empty when the
+  // cluster ran on kernels.
   absl::Status RunCluster(int index, const std::vector<Tensor>& inputs, const ExecContext& ctx,
-                          std::vector<Tensor>* outputs, RunState& state) const;
+                          std::vector<Tensor>* outputs, RunState& state,
+                          std::vector<KernelProfile>* kernels = nullptr) const;
   // Reads the variables behind a cluster's resource inputs (checking TF's rule that a
   // cluster touches only variables on its own device), and writes back updated ones.
   absl::Status ReadClusterVariables(int index, std::vector<Tensor>& inputs,

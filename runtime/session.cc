@@ -30,27 +30,47 @@
 namespace tfjit {
 namespace {
 
-// One entry per unit (name and kind), calls and totals summed, slowest first.
-void MergeProfile(std::vector<UnitProfile>& profile) {
-  absl::flat_hash_map<std::pair<std::string, std::string>, size_t> index;
-  std::vector<UnitProfile> merged;
-  for (UnitProfile& p : profile) {
-    auto [it, inserted] = index.emplace(std::make_pair(p.name, p.kind), merged.size());
+// One entry per key(entry), later entries added into the first with add(first, later),
+// slowest first.
+template <typename Entry, typename KeyFn, typename AddFn>
+void MergeSlowestFirst(std::vector<Entry>& entries, KeyFn key, AddFn add) {
+  absl::flat_hash_map<decltype(key(entries[0])), size_t> index;
+  std::vector<Entry> merged;
+  for (Entry& e : entries) {
+    auto [it, inserted] = index.emplace(key(e), merged.size());
     if (inserted) {
-      merged.push_back(std::move(p));
-      continue;
+      merged.push_back(std::move(e));
+    } else {
+      Entry& m = merged[it->second];
+      m.calls += e.calls;
+      m.ms += e.ms;
+      add(m, e);
     }
-    UnitProfile& m = merged[it->second];
-    m.calls += p.calls;
-    m.ms += p.ms;
-    m.input_bytes += p.input_bytes;
-    m.output_bytes += p.output_bytes;
   }
   std::stable_sort(merged.begin(), merged.end(),
-                   [](const UnitProfile& a, const UnitProfile& b) { return a.ms > b.ms; });
-  profile = std::move(merged);
+                   [](const Entry& a, const Entry& b) { return a.ms > b.ms; });
+  entries = std::move(merged);
 }
 
+// One entry per unit (name and kind), and per kernel name inside a unit: calls and totals
+// summed, slowest first.
+void MergeProfile(std::vector<UnitProfile>& profile) {
+  MergeSlowestFirst(
+      profile, [](const UnitProfile& p) { return std::make_pair(p.name, p.kind); },
+      [](UnitProfile& m, UnitProfile& p) {
+        m.input_bytes += p.input_bytes;
+        m.output_bytes += p.output_bytes;
+        for (KernelProfile& k : p.kernels) m.kernels.push_back(std::move(k));
+      });
+  for (UnitProfile& m : profile) {
+    MergeSlowestFirst(
+        m.kernels, [](const KernelProfile& k) { return k.name; },
+        [](KernelProfile& m, const KernelProfile& k) {
+          m.bytes += k.bytes;
+          m.flops += k.flops;
+        });
+  }
+}
 
 cluster::JitMode ToClusterMode(JitMode mode) {
   switch (mode) {

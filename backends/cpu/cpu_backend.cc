@@ -79,7 +79,8 @@ class CpuBackend : public backends::Backend {
   // JIT-links a relocatable object file of an emitted module.
   absl::StatusOr<LinkedObject> LinkObject(const std::string& object) const;
   std::unique_ptr<backends::Executable> MakeExecutable(
-      std::unique_ptr<hlo::Module> module, BufferPlan plan, LinkedObject linked,
+      std::unique_ptr<hlo::Module> module, BufferPlan plan,
+      std::vector<std::string> profile_units, LinkedObject linked,
       backends::CompileStats stats, std::chrono::steady_clock::time_point start,
       bool from_cache) const;
 
@@ -141,8 +142,9 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
       absl::StatusOr<LinkedObject> linked = LinkObject(hit->object);
       if (linked.ok()) {
         hit->stats.optimize_ms = stats.optimize_ms;
-        return MakeExecutable(std::move(module), std::move(hit->plan), std::move(*linked),
-                              hit->stats, start, /*from_cache=*/true);
+        return MakeExecutable(std::move(module), std::move(hit->plan),
+                              std::move(hit->profile_units), std::move(*linked), hit->stats,
+                              start, /*from_cache=*/true);
       }
       // An entry that does not link is a miss: compile, and the new entry replaces it.
       Log(LogLevel::kWarning, "disk cache: '%s' does not link (%s); compiling instead",
@@ -168,7 +170,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   }
   TFJIT_ASSIGN_OR_RETURN(std::string object, llvm_ir::EmitObjectFile(*emitted.module, *tm));
   if (cache.has_value()) {
-    CachedObject entry{stats, emitted.plan, object};
+    CachedObject entry{stats, emitted.plan, emitted.profile_units, object};
     entry.stats.codegen_ms = MillisSince(start);
     absl::Status stored = cache->Store(key, *module, entry);
     if (!stored.ok()) {
@@ -180,8 +182,9 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   if (const char* env = std::getenv("TFJIT_PERF_MAP"); env != nullptr && env[0] == '1') {
     WritePerfMap(*linked.jit, module->name(), emitted.kernel_names);
   }
-  return MakeExecutable(std::move(module), std::move(emitted.plan), std::move(linked), stats,
-                        start, /*from_cache=*/false);
+  return MakeExecutable(std::move(module), std::move(emitted.plan),
+                        std::move(emitted.profile_units), std::move(linked), stats, start,
+                        /*from_cache=*/false);
 }
 
 absl::StatusOr<CpuBackend::LinkedObject> CpuBackend::LinkObject(const std::string& object) const {
@@ -194,13 +197,15 @@ absl::StatusOr<CpuBackend::LinkedObject> CpuBackend::LinkObject(const std::strin
 }
 
 std::unique_ptr<backends::Executable> CpuBackend::MakeExecutable(
-    std::unique_ptr<hlo::Module> module, BufferPlan plan, LinkedObject linked,
+    std::unique_ptr<hlo::Module> module, BufferPlan plan,
+    std::vector<std::string> profile_units, LinkedObject linked,
     backends::CompileStats stats, std::chrono::steady_clock::time_point start,
     bool from_cache) const {
   stats.codegen_ms = MillisSince(start);
   stats.loaded_from_disk_cache = from_cache;
-  return std::unique_ptr<backends::Executable>(new CpuExecutable(
-      std::move(module), std::move(plan), std::move(linked.jit), linked.entry, stats));
+  return std::unique_ptr<backends::Executable>(
+      new CpuExecutable(std::move(module), std::move(plan), std::move(profile_units),
+                        std::move(linked.jit), linked.entry, stats));
 }
 
 }  // namespace

@@ -1,13 +1,17 @@
 // CpuExecutable::Run: argument checks, output and arena allocation, the call into JIT code,
-// and copies for outputs no kernel wrote in place (parameters, constants, repeated values).
+// and copies for outputs no kernel wrote in place (parameters, constants, repeated values);
+// RunProfiled turns the entry's per-kernel counters into named kernel timings.
 #include "backends/cpu/cpu_executable.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
-#include "backends/cpu/orc_jit.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/orc_jit.h"
+#include "compiler/hlo/computation.h"
+#include "compiler/hlo/cost.h"
 #include "core/dtype.h"
 #include "core/run_control.h"
 #include "core/status.h"
@@ -15,10 +19,30 @@
 namespace tfjit::cpu {
 
 CpuExecutable::CpuExecutable(std::unique_ptr<hlo::Module> module, BufferPlan plan,
+                             std::vector<std::string> profile_units,
                              std::unique_ptr<OrcJit> jit, EntryFn entry,
                              backends::CompileStats stats)
     : module_(std::move(module)), plan_(std::move(plan)), jit_(std::move(jit)), entry_(entry),
-      stats_(stats) {}
+      stats_(stats) {
+  absl::flat_hash_map<absl::string_view, const hlo::Instruction*> by_name;
+  for (const hlo::Computation* c : module_->computations()) {
+    for (const hlo::Instruction* inst : c->instructions()) by_name.emplace(inst->name(), inst);
+  }
+  absl::flat_hash_map<std::string, size_t> entry_of;
+  for (const std::string& name : profile_units) {
+    auto [it, inserted] = entry_of.emplace(name, unit_kernels_.size());
+    unit_entry_.push_back(it->second);
+    if (!inserted) continue;
+    backends::KernelTiming k;
+    k.name = name;
+    if (auto inst = by_name.find(name); inst != by_name.end()) {
+      k.ops = hlo::OpsSummary(*inst->second);
+      k.bytes = hlo::InstructionBytes(*inst->second);
+      k.flops = hlo::InstructionFlops(*inst->second);
+    }
+    unit_kernels_.push_back(std::move(k));
+  }
+}
 
 CpuExecutable::~CpuExecutable() {
   for (void* arena : free_arenas_) std::free(arena);
@@ -26,6 +50,35 @@ CpuExecutable::~CpuExecutable() {
 
 absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>& args,
                                                        ThreadPool* pool) const {
+  return RunWith(args, pool, nullptr);
+}
+
+absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunProfiled(
+    const std::vector<Tensor>& args, ThreadPool* pool,
+    std::vector<backends::KernelTiming>* kernels) const {
+  kernels->clear();
+  KernelCounters counters(unit_entry_.size());
+  absl::StatusOr<std::vector<Tensor>> outputs = RunWith(args, pool, &counters);
+  // Entries in the order their kernels first ran (emission order), units of one instruction
+  // summed; kernels that never ran (an untaken branch's) left out.
+  std::vector<int> position(unit_kernels_.size(), -1);
+  for (size_t u = 0; u < unit_entry_.size(); ++u) {
+    if (counters.calls[u] == 0) continue;
+    const size_t e = unit_entry_[u];
+    if (position[e] < 0) {
+      position[e] = static_cast<int>(kernels->size());
+      kernels->push_back(unit_kernels_[e]);
+    }
+    backends::KernelTiming& k = (*kernels)[static_cast<size_t>(position[e])];
+    k.calls += counters.calls[u];
+    k.ms += static_cast<double>(counters.ns[u]) / 1e6;
+  }
+  return outputs;
+}
+
+absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Tensor>& args,
+                                                           ThreadPool* pool,
+                                                           KernelCounters* counters) const {
   TFJIT_RETURN_IF_ERROR(backends::CheckArguments(*module_, args));
   std::vector<void*> table(static_cast<size_t>(plan_.num_slots()), nullptr);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -100,6 +153,7 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>
   RunContext ctx;
   ctx.pool = pool;
   ctx.control = control;
+  ctx.profile = counters;
   CallEntry(entry_, table.data(), &ctx);
   if (ctx.stopped != 0) {  // a While loop stopped early: the results are not the module's
     return control->Check(absl::StrCat("a While loop of compiled module '", module_->name(),

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "backends/backend.h"
@@ -18,20 +19,32 @@ class OrcJit;
 
 class CpuExecutable : public backends::Executable {
  public:
-  // `entry` lives in `jit`; the plan refers to instructions of `module`.
-  CpuExecutable(std::unique_ptr<hlo::Module> module, BufferPlan plan, std::unique_ptr<OrcJit> jit,
+  // `entry` lives in `jit`; the plan and `profile_units` (EmittedModule::profile_units) refer
+  // to instructions of `module`.
+  CpuExecutable(std::unique_ptr<hlo::Module> module, BufferPlan plan,
+                std::vector<std::string> profile_units, std::unique_ptr<OrcJit> jit,
                 EntryFn entry, backends::CompileStats stats);
   ~CpuExecutable() override;
 
   // INVALID_ARGUMENT when the argument count, a dtype or dims differ from the parameters.
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& args,
                                           ThreadPool* pool) const override;
+  absl::StatusOr<std::vector<Tensor>> RunProfiled(
+      const std::vector<Tensor>& args, ThreadPool* pool,
+      std::vector<backends::KernelTiming>* kernels) const override;
   const backends::CompileStats& stats() const override { return stats_; }
   const hlo::Module& module() const override { return *module_; }
 
  private:
+  absl::StatusOr<std::vector<Tensor>> RunWith(const std::vector<Tensor>& args, ThreadPool* pool,
+                                              KernelCounters* counters) const;
+
   std::unique_ptr<hlo::Module> module_;
   BufferPlan plan_;
+  // Per profile unit: its kernel's name, ops, bytes and flops (calls and time 0), and the
+  // index of its entry in a profile (units of one instruction share an entry).
+  std::vector<backends::KernelTiming> unit_kernels_;
+  std::vector<size_t> unit_entry_;
   std::unique_ptr<OrcJit> jit_;
   EntryFn entry_;
   backends::CompileStats stats_;

@@ -185,6 +185,7 @@ class CpuIrEmitter {
   absl::Status EmitEntry(const hlo::Computation& entry);
   int num_kernels() const { return num_kernels_; }
   const std::vector<std::string>& kernel_names() const { return kernel_names_; }
+  const std::vector<std::string>& profile_units() const { return profile_units_; }
 
  private:
   // ---- Kernels (module-level functions). ----
@@ -232,6 +233,8 @@ class CpuIrEmitter {
   // ---- Sequencing (at the insertion point in tfjit_entry). ----
   absl::Status EmitFrame(const FramePlan& frame);
   absl::Status EmitInstruction(const Instruction& inst, const FramePlan& frame);
+  // A kernel (loop nest, library call or custom call) between the profile hooks.
+  absl::Status EmitProfiledUnit(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitKernelCall(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitOutputFusion(const Instruction& inst, const FramePlan& frame);
   absl::Status EmitWhile(const Instruction& inst, const FramePlan& frame);
@@ -267,8 +270,11 @@ class CpuIrEmitter {
   llvm::Value* buffers_ = nullptr;  // tfjit_entry's buffer table
   llvm::Value* run_ctx_ = nullptr;  // tfjit_entry's RunContext
   llvm::FunctionCallee parallel_for_;
+  llvm::FunctionCallee profile_begin_;
+  llvm::FunctionCallee profile_end_;
   int num_kernels_ = 0;
   std::vector<std::string> kernel_names_;
+  std::vector<std::string> profile_units_;
 };
 
 llvm::Function* CpuIrEmitter::NewFunction(const std::string& name, llvm::FunctionType* type,
@@ -756,14 +762,27 @@ absl::Status CpuIrEmitter::EmitInstruction(const Instruction& inst, const FrameP
       return EmitConditional(inst, frame);
     case Opcode::kCall:
       return EmitCall(inst, frame);
-    case Opcode::kCustomCall:
-      return EmitCustomCall(inst, frame);
-    case Opcode::kReduceWindow:
-      if (const std::optional<ScanShape> scan = MatchScan(inst)) return EmitScan(*scan, inst, frame);
-      return EmitKernelCall(inst, frame);
     default:
-      return EmitKernelCall(inst, frame);
+      return EmitProfiledUnit(inst, frame);
   }
+}
+
+absl::Status CpuIrEmitter::EmitProfiledUnit(const Instruction& inst, const FramePlan& frame) {
+  const int32_t unit = static_cast<int32_t>(profile_units_.size());
+  profile_units_.push_back(inst.name());
+  b_.CreateCall(profile_begin_, {run_ctx_});
+  absl::Status emitted;
+  if (inst.opcode() == Opcode::kCustomCall) {
+    emitted = EmitCustomCall(inst, frame);
+  } else if (std::optional<ScanShape> scan;
+             inst.opcode() == Opcode::kReduceWindow && (scan = MatchScan(inst)).has_value()) {
+    emitted = EmitScan(*scan, inst, frame);
+  } else {
+    emitted = EmitKernelCall(inst, frame);
+  }
+  TFJIT_RETURN_IF_ERROR(emitted);
+  b_.CreateCall(profile_end_, {run_ctx_, b_.getInt32(unit)});
+  return absl::OkStatus();
 }
 
 absl::Status CpuIrEmitter::EmitKernelCall(const Instruction& inst, const FramePlan& frame) {
@@ -1068,6 +1087,11 @@ absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
   parallel_for_ = module_->getOrInsertFunction(
       "tfjit_cpu_parallel_for",
       llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, i64, i64}, false));
+  profile_begin_ = module_->getOrInsertFunction(
+      "tfjit_cpu_profile_begin", llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false));
+  profile_end_ = module_->getOrInsertFunction(
+      "tfjit_cpu_profile_end",
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, b_.getInt32Ty()}, false));
   buffers_ = fn->getArg(0);
   run_ctx_ = fn->getArg(1);
   std::vector<Leaves> params;
@@ -1117,6 +1141,7 @@ absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module,
   result.plan.Finalize();
   result.num_kernels = emitter.num_kernels();
   result.kernel_names = emitter.kernel_names();
+  result.profile_units = emitter.profile_units();
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (llvm::verifyModule(*result.module, &os)) {

@@ -1,7 +1,8 @@
 // CPU IR emission: one LLVM module per HLO module, with one function per kernel (fixed kernel
 // ABI: buffer table, run context, partition range; see runtime_abi.h) and an entry function
 // that runs the kernels in order, splitting large ones across the thread pool, with while and
-// conditional as loops and branches around their computations' kernels.
+// conditional as loops and branches around their computations' kernels. Each kernel the entry
+// runs sits between two profile hooks (a call each, which returns at once unless profiled).
 #ifndef TFJIT_BACKENDS_CPU_IR_EMITTER_H_
 #define TFJIT_BACKENDS_CPU_IR_EMITTER_H_
 
@@ -41,6 +42,10 @@ struct EmittedModule {
   int num_kernels = 0;
   // The HLO instruction each kernel function "kernel.<i>" computes (for profiles).
   std::vector<std::string> kernel_names;
+  // The HLO instruction of each kernel the entry function sequences between the profile hooks
+  // (runtime_abi.h, tfjit_cpu_profile_end's `unit`), in emission order; an instruction emitted
+  // in several places (a computation called twice) appears once per place.
+  std::vector<std::string> profile_units;
 };
 
 // OK iff every instruction the entry computation and its callees contain can be emitted;

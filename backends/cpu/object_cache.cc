@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'T', 'F', 'J', 'I', 'T', 'O', 'B', 'J'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: the profile units after the plan
 constexpr char kSuffix[] = ".tfjit-obj";
 
 // The module's array constants in a fixed order (module order of computations, post order
@@ -256,9 +256,18 @@ std::optional<CachedObject> ObjectCache::Load(const std::string& key,
   int64_t kernels = 0;
   if (!p.F64(s.optimize_ms) || !p.F64(s.codegen_ms) || !p.I64(kernels) || !p.I64(s.flops) ||
       !p.I64(s.temp_bytes) || !p.I64(s.temp_bytes_unshared) ||
-      !PlanCodec::Read(p, module, entry.plan) || !p.Str(entry.object) || !p.done()) {
+      !PlanCodec::Read(p, module, entry.plan)) {
     return damaged("malformed payload");
   }
+  int64_t units = 0;
+  if (!p.I64(units) || units < 0 || static_cast<uint64_t>(units) > payload.size()) {
+    return damaged("malformed payload");
+  }
+  entry.profile_units.resize(static_cast<size_t>(units));
+  for (std::string& unit : entry.profile_units) {
+    if (!p.Str(unit)) return damaged("malformed payload");
+  }
+  if (!p.Str(entry.object) || !p.done()) return damaged("malformed payload");
   s.num_kernels = static_cast<int>(kernels);
   // Least recently used eviction: a hit makes the file recent.
   std::error_code ignored;
@@ -277,6 +286,8 @@ absl::Status ObjectCache::Store(const std::string& key, const hlo::Module& modul
   p.I64(s.temp_bytes);
   p.I64(s.temp_bytes_unshared);
   TFJIT_RETURN_IF_ERROR(PlanCodec::Write(entry.plan, module, p));
+  p.I64(static_cast<int64_t>(entry.profile_units.size()));
+  for (const std::string& unit : entry.profile_units) p.Str(unit);
   p.Str(entry.object);
   Writer file;
   file.out().append(kMagic, sizeof(kMagic));

@@ -6,7 +6,8 @@
 // time, codegen_id.h), LLVM's version, the host triple, CPU and features, the backend options,
 // the optimized module's canonical text with the values of its array constants left out, and
 // those constants' bytes. Entries: DIR/<32 hex digits>.tfjit-obj holding magic, format version,
-// key, then a payload (compile stats, buffer plan, relocatable object file) and its CRC32C.
+// key, then a payload (compile stats, buffer plan, profile units, relocatable object file) and
+// its CRC32C.
 // A file that is missing, truncated, corrupt or of another format is a miss, and is replaced
 // after compiling. Writes go to a temporary file renamed into place, so concurrent processes
 // never read half a file. When the directory's entries pass max_bytes, the least recently
@@ -31,6 +32,7 @@ namespace tfjit::cpu {
 struct CachedObject {
   backends::CompileStats stats;  // of the compilation that produced it
   BufferPlan plan;
+  std::vector<std::string> profile_units;  // EmittedModule::profile_units
   std::string object;  // relocatable object file for the host (ELF)
 };
 

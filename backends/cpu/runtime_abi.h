@@ -14,6 +14,15 @@ class ThreadPool;
 
 namespace tfjit::cpu {
 
+// Per-kernel times of one profiled Run (CpuExecutable::RunProfiled): the entry function calls
+// tfjit_cpu_profile_begin/end around each sequenced kernel, which add to these when present.
+struct KernelCounters {
+  explicit KernelCounters(size_t units) : ns(units, 0), calls(units, 0) {}
+  int64_t start_ns = 0;  // of the kernel running now
+  std::vector<int64_t> ns;     // per profiled unit (EmittedModule::profile_units)
+  std::vector<int64_t> calls;
+};
+
 // Per-Run state handed to the entry function and on to every runtime call. Opaque to IR.
 struct RunContext {
   ThreadPool* pool = nullptr;  // may be null: everything runs on the calling thread
@@ -23,6 +32,7 @@ struct RunContext {
   const RunControl* control = nullptr;
   int32_t stopped = 0;
   uint32_t polls = 0;
+  KernelCounters* profile = nullptr;  // null: not profiled (the hooks return at once)
 };
 
 // Kernel ABI: runs the partition [begin, end) of the kernel's outermost loop; `buffers` is the
@@ -53,6 +63,12 @@ extern "C" {
 // Called at the head of every compiled While iteration: 1 when the run was cancelled or
 // passed its deadline (the loop then exits), else 0. Reads the clock every 256th call only.
 int32_t tfjit_cpu_poll(RunContext* ctx);
+
+// Around each kernel the entry function sequences (a loop nest, a library call with its
+// epilogue, a custom call): with ctx->profile set, the kernel's time and call count go to its
+// counters (`unit`, its index in EmittedModule::profile_units); otherwise they return at once.
+void tfjit_cpu_profile_begin(RunContext* ctx);
+void tfjit_cpu_profile_end(RunContext* ctx, int32_t unit);
 
 // Splits [0, n) across ctx->pool (when present) in shards and runs kernel on each; runs inline
 // when there is no pool. `cost_per_unit` is the estimated cycles per unit of n.

@@ -4,6 +4,7 @@
 // suppression of core/nms.h, Where's rows (core/where.h) and prefix scans.
 #include "backends/cpu/runtime_abi.h"
 
+#include <chrono>
 #include <type_traits>
 
 #include "core/conv2d.h"
@@ -351,9 +352,30 @@ int32_t tfjit_cpu_poll(RunContext* ctx) {
   return ctx->stopped;
 }
 
+namespace {
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void tfjit_cpu_profile_begin(RunContext* ctx) {
+  if (ctx->profile != nullptr) ctx->profile->start_ns = NowNs();
+}
+
+void tfjit_cpu_profile_end(RunContext* ctx, int32_t unit) {
+  KernelCounters* counters = ctx->profile;
+  if (counters == nullptr || unit < 0 || static_cast<size_t>(unit) >= counters->ns.size()) return;
+  counters->ns[static_cast<size_t>(unit)] += NowNs() - counters->start_ns;
+  counters->calls[static_cast<size_t>(unit)] += 1;
+}
+
 std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
   return {
       {"tfjit_cpu_poll", reinterpret_cast<void*>(&tfjit_cpu_poll)},
+      {"tfjit_cpu_profile_begin", reinterpret_cast<void*>(&tfjit_cpu_profile_begin)},
+      {"tfjit_cpu_profile_end", reinterpret_cast<void*>(&tfjit_cpu_profile_end)},
       {"tfjit_cpu_parallel_for", reinterpret_cast<void*>(&tfjit_cpu_parallel_for)},
       {"tfjit_cpu_matmul_f32", reinterpret_cast<void*>(&tfjit_cpu_matmul_f32)},
       {"tfjit_cpu_matmul_f64", reinterpret_cast<void*>(&tfjit_cpu_matmul_f64)},

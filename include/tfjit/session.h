@@ -123,9 +123,21 @@ struct RunOptions {
   int64_t timeout_ms = 0;
   // Optional; shared so the canceller may outlive or predate the run.
   std::shared_ptr<const CancellationToken> cancel;
-  // Time every unit of the run (each compiled cluster and each node run by a kernel) into
-  // RunStats::profile. Costs two clock reads per unit.
+  // Time every unit of the run (each compiled cluster and each node run by a kernel), and
+  // each kernel inside compiled clusters, into RunStats::profile. Costs two clock reads per
+  // unit and per compiled kernel.
   bool profile = false;
+};
+
+// One kernel of a compiled cluster in a profiled run (UnitProfile::kernels): a loop nest or
+// library call of the generated code, with what it fused.
+struct KernelProfile {
+  std::string name;   // the HLO instruction it computes ("fusion.12", "convolution.3")
+  std::string ops;    // its HLO ops ("convolution+add+clamp")
+  int64_t calls = 0;  // more than 1 inside compiled loops
+  double ms = 0;      // wall time, summed over the calls
+  int64_t bytes = 0;  // its operands and results, summed over the calls
+  int64_t flops = 0;  // of its dots and convolutions (2 per multiply-add), summed over the calls
 };
 
 // One unit's share of a profiled run (RunOptions::profile).
@@ -137,6 +149,9 @@ struct UnitProfile {
   double ms = 0;       // wall time, summed over the calls
   int64_t input_bytes = 0;   // bytes of the tensors it read
   int64_t output_bytes = 0;  // bytes of the tensors it wrote
+  // A compiled cluster's kernels (CPU), slowest first; their times leave out what runs
+  // between kernels (loop control, copies, the call's setup).
+  std::vector<KernelProfile> kernels;
 };
 
 // A graph input (Placeholder): its tensor name, dtype and dims (-1 = any size).

@@ -51,10 +51,13 @@ if ls "$tmp/xla_dump" | grep -q '_fusion\.hlo$' && ls "$tmp/xla_dump" | grep -q 
 else
   echo "FAIL xla-dump-files: $(ls "$tmp/xla_dump" | head)"; fails=$((fails+1))
 fi
-# run --profile: the last run's units and the split between compiled code and the rest.
+# run --profile: the last run's units, the kernels inside its clusters (a dot among them), and
+# the split between compiled code and the rest.
 check profile 0 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1 --repeat 2 --profile
 expect_in profile-header "$tmp/out" '^profile of the last run'
 expect_in profile-cluster "$tmp/out" ' cluster +cluster_[0-9]'
+expect_in profile-kernels "$tmp/out" '^  kernels of cluster_[0-9]+ \([0-9.]+ ms, [0-9]+ kernels'
+expect_in profile-kernel-dot "$tmp/out" '^ +[0-9.]+ +[0-9.]+ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+  [a-z_.0-9]+ +[a-z+-]*dot'
 expect_in profile-split "$tmp/out" 'compiled clusters .* ms \([0-9.]+%\), kernels .* outside compiled code'
 # explain --format dot|svg: the clusters as coloured boxes, left-out nodes with their reason.
 cat > "$tmp/left.pbtxt" <<'PBTXT'

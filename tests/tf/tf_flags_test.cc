@@ -214,7 +214,7 @@ namespace tfjit {
 namespace {
 
 // RunOptions::profile: every unit that ran, once per name, slowest first, clusters marked
-// compiled, bytes counted; without it, nothing is recorded.
+// compiled with their kernels, bytes counted; without it, nothing is recorded.
 TEST(ProfileTest, RecordsEveryUnitOfTheRun) {
   for (JitMode mode : {JitMode::kAuto, JitMode::kNone}) {
     SessionOptions options;
@@ -232,8 +232,23 @@ TEST(ProfileTest, RecordsEveryUnitOfTheRun) {
     ASSERT_TRUE((*session)->Run(run_options, feeds, (*session)->DefaultFetches(), {}, &stats).ok());
     ASSERT_FALSE(stats.profile.empty());
     int clusters = 0;
+    int64_t kernel_flops = 0;
     for (size_t i = 0; i < stats.profile.size(); ++i) {
       const UnitProfile& p = stats.profile[i];
+      // A compiled cluster's kernels: slowest first, inside the cluster's time; their dots'
+      // flops add up to the run's (no loops here, so each counts once).
+      EXPECT_EQ(p.compiled, !p.kernels.empty()) << p.name;
+      double kernels_ms = 0;
+      for (size_t k = 0; k < p.kernels.size(); ++k) {
+        if (k > 0) {
+          EXPECT_LE(p.kernels[k].ms, p.kernels[k - 1].ms);
+        }
+        EXPECT_EQ(p.kernels[k].calls, 1) << p.kernels[k].name;
+        EXPECT_FALSE(p.kernels[k].ops.empty()) << p.kernels[k].name;
+        kernels_ms += p.kernels[k].ms;
+        kernel_flops += p.kernels[k].flops;
+      }
+      EXPECT_LE(kernels_ms, p.ms) << p.name;
       if (i > 0) {
         EXPECT_LE(p.ms, stats.profile[i - 1].ms);
       }
@@ -246,6 +261,10 @@ TEST(ProfileTest, RecordsEveryUnitOfTheRun) {
       }
     }
     EXPECT_EQ(clusters, stats.clusters) << JitModeName(mode);
+    EXPECT_EQ(kernel_flops, stats.flops) << JitModeName(mode);
+    if (mode == JitMode::kAuto) {
+      EXPECT_EQ(stats.flops, 4 * 2 * 5 * 3 * 7);  // the four 5x7 by 7x3 MatMuls
+    }
   }
 }
 

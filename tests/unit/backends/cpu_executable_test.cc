@@ -1,5 +1,8 @@
 // CPU executable behaviour: argument validation, unsupported opcodes, fusion and stats,
-// concurrent Run, and parallel vs inline execution giving identical bits.
+// concurrent Run, parallel vs inline execution giving identical bits, and profiled runs.
+#include <cstring>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -158,6 +161,93 @@ TEST(CpuExecutableTest, ElementwiseChainFusesIntoOneKernel) {
     fusions += inst->opcode() == hlo::Opcode::kFusion;
   }
   EXPECT_EQ(fusions, 1);
+}
+
+// A dot with a fused epilogue, then a loop whose body runs an elementwise kernel 5 times.
+const char kProfiled[] = R"(HloModule profiled
+
+%cond (s: (s32[], f32[64,32])) -> pred[] {
+  %s = (s32[], f32[64,32]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] constant(5)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+
+%body (p: (s32[], f32[64,32])) -> (s32[], f32[64,32]) {
+  %p = (s32[], f32[64,32]) parameter(0)
+  %bi = s32[] get-tuple-element(%p), index=0
+  %bx = f32[64,32] get-tuple-element(%p), index=1
+  %one = s32[] constant(1)
+  %next = s32[] add(%bi, %one)
+  %t = f32[64,32] tanh(%bx)
+  %half = f32[] constant(0.5)
+  %hb = f32[64,32] broadcast(%half), dimensions={}
+  %y = f32[64,32] multiply(%t, %hb)
+  ROOT %r = (s32[], f32[64,32]) tuple(%next, %y)
+}
+
+ENTRY %main (x: f32[64,128], w: f32[128,32], b: f32[32]) -> f32[64,32] {
+  %x = f32[64,128] parameter(0)
+  %w = f32[128,32] parameter(1)
+  %b = f32[32] parameter(2)
+  %d = f32[64,32] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %bb = f32[64,32] broadcast(%b), dimensions={1}
+  %a = f32[64,32] add(%d, %bb)
+  %zero = s32[] constant(0)
+  %init = (s32[], f32[64,32]) tuple(%zero, %a)
+  %loop = (s32[], f32[64,32]) while(%init), condition=%cond, body=%body
+  ROOT %out = f32[64,32] get-tuple-element(%loop), index=1
+}
+)";
+
+// RunProfiled: the same bits as Run, and one timing per kernel that ran, named by an
+// instruction of the compiled module, with its ops, flops and call count.
+TEST(CpuExecutableTest, ProfiledRunTimesEachKernel) {
+  auto module = hlo::ParseAndVerifyModule(kProfiled);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Tensor> args;
+  for (const hlo::Literal& l : testlib::RandomArgs(**module, 5)) args.push_back(l.tensor());
+  auto exe = CompileCpu(kProfiled);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto plain = (*exe)->Run(args, nullptr);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  std::vector<backends::KernelTiming> kernels;
+  auto profiled = (*exe)->RunProfiled(args, nullptr, &kernels);
+  ASSERT_TRUE(profiled.ok()) << profiled.status();
+  ASSERT_EQ(profiled->size(), 1u);
+  EXPECT_EQ(std::memcmp((*profiled)[0].raw_data(), (*plain)[0].raw_data(),
+                        (*plain)[0].byte_size()), 0);
+
+  std::set<std::string> names;
+  for (const hlo::Computation* c : (*exe)->module().computations()) {
+    for (const hlo::Instruction* inst : c->instructions()) names.insert(inst->name());
+  }
+  const backends::KernelTiming* dot = nullptr;
+  const backends::KernelTiming* tanh = nullptr;
+  double total_ms = 0;
+  for (const backends::KernelTiming& k : kernels) {
+    EXPECT_TRUE(names.count(k.name)) << k.name << " is not an instruction of the module";
+    EXPECT_GE(k.ms, 0.0) << k.name;
+    EXPECT_GT(k.bytes, 0) << k.name;
+    total_ms += k.ms;
+    if (k.ops.find("dot") != std::string::npos) dot = &k;
+    if (k.ops.find("tanh") != std::string::npos) tanh = &k;
+  }
+  EXPECT_GT(total_ms, 0.0);
+  ASSERT_NE(dot, nullptr) << "no kernel computes the dot";
+  EXPECT_EQ(dot->calls, 1);
+  EXPECT_EQ(dot->flops, 2 * 64 * 32 * 128);
+  EXPECT_NE(dot->ops.find("add"), std::string::npos) << dot->ops << ": the epilogue is fused";
+  EXPECT_GE(dot->bytes, (64 * 128 + 128 * 32 + 32 + 64 * 32) * 4);
+  ASSERT_NE(tanh, nullptr) << "no kernel computes the loop body's tanh";
+  EXPECT_EQ(tanh->calls, 5);
+  EXPECT_EQ(tanh->flops, 0);
+
+  // Profiling again adds nothing to the first profile: counters are per run.
+  std::vector<backends::KernelTiming> again;
+  ASSERT_TRUE((*exe)->RunProfiled(args, nullptr, &again).ok());
+  ASSERT_EQ(again.size(), kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) EXPECT_EQ(again[i].calls, kernels[i].calls);
 }
 
 // Runs `text` with and without a pool, in parallel and inline builds: all bits identical and

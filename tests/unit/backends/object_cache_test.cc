@@ -126,8 +126,24 @@ TEST(ObjectCacheTest, SecondBackendLoadsWhatTheFirstCompiled) {
   EXPECT_EQ(second.exe->stats().num_kernels, first.exe->stats().num_kernels);
   EXPECT_EQ(second.exe->stats().flops, first.exe->stats().flops);
   EXPECT_EQ(second.exe->stats().temp_bytes, first.exe->stats().temp_bytes);
-  // The loaded code is also right, not only equal: the evaluator agrees.
+  // Its profile names the same kernels, with the same counts (the units travel in the entry).
   auto module = hlo::ParseAndVerifyModule(text);
+  ASSERT_TRUE(module.ok());
+  std::vector<Tensor> args;
+  for (const hlo::Literal& l : testlib::RandomArgs(**module, 11)) args.push_back(l.tensor());
+  std::vector<backends::KernelTiming> compiled, loaded;
+  ASSERT_TRUE(first.exe->RunProfiled(args, nullptr, &compiled).ok());
+  ASSERT_TRUE(second.exe->RunProfiled(args, nullptr, &loaded).ok());
+  ASSERT_FALSE(compiled.empty());
+  ASSERT_EQ(loaded.size(), compiled.size());
+  for (size_t i = 0; i < compiled.size(); ++i) {
+    EXPECT_EQ(loaded[i].name, compiled[i].name);
+    EXPECT_EQ(loaded[i].ops, compiled[i].ops);
+    EXPECT_EQ(loaded[i].calls, compiled[i].calls);
+    EXPECT_EQ(loaded[i].flops, compiled[i].flops);
+  }
+  // The loaded code is also right, not only equal: the evaluator agrees.
+  module = hlo::ParseAndVerifyModule(text);
   ASSERT_TRUE(module.ok());
   auto expected = hlo::Evaluate(**module, testlib::RandomArgs(**module, 11));
   ASSERT_TRUE(expected.ok()) << expected.status();
