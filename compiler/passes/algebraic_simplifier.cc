@@ -175,15 +175,7 @@ absl::StatusOr<bool> SimplifyOnce(hlo::Computation& c) {
 
 absl::StatusOr<bool> AlgebraicSimplifierPass::Run(hlo::Module& module) {
   constexpr int kMaxSweeps = 16;  // every rule shrinks the graph, so this is never reached
-  bool changed = false;
-  for (hlo::Computation* computation : module.computations()) {
-    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
-      TFJIT_ASSIGN_OR_RETURN(bool changed_now, SimplifyOnce(*computation));
-      if (!changed_now) break;
-      changed = true;
-    }
-  }
-  return changed;
+  return SweepToFixedPoint(module, kMaxSweeps, SimplifyOnce);
 }
 
 }  // namespace tfjit::passes

@@ -64,4 +64,18 @@ absl::StatusOr<bool> PassPipeline::Run(hlo::Module& module) {
   return changed;
 }
 
+absl::StatusOr<bool> SweepToFixedPoint(
+    hlo::Module& module, int max_sweeps,
+    const std::function<absl::StatusOr<bool>(hlo::Computation&)>& sweep) {
+  bool changed = false;
+  for (hlo::Computation* computation : module.computations()) {
+    for (int i = 0; i < max_sweeps; ++i) {
+      TFJIT_ASSIGN_OR_RETURN(bool changed_now, sweep(*computation));
+      if (!changed_now) break;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 }  // namespace tfjit::passes

@@ -3,6 +3,7 @@
 #ifndef TFJIT_COMPILER_PASSES_PASS_H_
 #define TFJIT_COMPILER_PASSES_PASS_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -60,6 +61,12 @@ class PassPipeline {
   std::vector<std::pair<std::string, double>> timings_;
   std::optional<std::regex> dump_regex_;  // dump_after_regex, compiled on the first Run
 };
+
+// Runs `sweep` (one pass over a computation; whether it changed it) on each computation of
+// `module` until a sweep changes nothing or `max_sweeps` have run. Whether anything changed.
+absl::StatusOr<bool> SweepToFixedPoint(
+    hlo::Module& module, int max_sweeps,
+    const std::function<absl::StatusOr<bool>(hlo::Computation&)>& sweep);
 
 }  // namespace tfjit::passes
 

@@ -6,11 +6,15 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/fusion.h"
+#include "compiler/passes/transpose_sinking.h"
 
 namespace tfjit::passes {
 
 void AddStandardPasses(PassPipeline& pipeline, const FusionPolicy* policy) {
   pipeline.AddPass<AlgebraicSimplifierPass>();
+  // Before folding, which folds the transposes of constants it adds; the simplifier after
+  // it cancels the transposes it brings together.
+  pipeline.AddPass<TransposeSinkingPass>();
   pipeline.AddPass<ConstantFoldingPass>();
   // Again: folding makes operands constant that rules ask about (a convolution's filter, once
   // its transposes and reshapes are folded, lets a zero pad move into the window).
