@@ -93,10 +93,11 @@ void GemmRows(int64_t rows, int64_t n, int64_t k, const T* lhs, int64_t lda, con
 // images still spread over the threads; they run through `parallel_for`. done(first_row,
 // count) runs once the rows are final (for a fused epilogue): per chunk, right after its GEMM
 // when columns were not split, or per chunk after the loop when they were.
+// `packed`, when not null: the weights packed by gemm::Pack (one block [k, n], float only).
 template <typename T, typename Fill, typename Done>
 void PatchGemm(const ParallelForFn& parallel_for, int64_t rows, int64_t k, int64_t n,
                const T* weights, int64_t ldw, T* out, int64_t ldo, const T* direct,
-               const Fill& fill, const Done& done) {
+               const Fill& fill, const Done& done, const T* packed = nullptr) {
   // About 64K patch values per chunk: the buffer stays in L2 while the GEMM streams it.
   const int64_t chunk = std::max<int64_t>(8, 65536 / std::max<int64_t>(k, 1));
   const int64_t chunks = (rows + chunk - 1) / chunk;
@@ -120,7 +121,15 @@ void PatchGemm(const ParallelForFn& parallel_for, int64_t rows, int64_t k, int64
         fill(r0, count, patches.data());
         lhs = patches.data();
       }
-      GemmRows<T>(count, cols, k, lhs, k, weights + j0, ldw, out + r0 * ldo + j0, ldo);
+      if constexpr (std::is_same_v<T, float>) {
+        if (packed != nullptr) {
+          gemm::GemmF32Packed(count, cols, k, lhs, k, packed, n, j0, out + r0 * ldo + j0, ldo);
+        } else {
+          GemmRows<T>(count, cols, k, lhs, k, weights + j0, ldw, out + r0 * ldo + j0, ldo);
+        }
+      } else {
+        GemmRows<T>(count, cols, k, lhs, k, weights + j0, ldw, out + r0 * ldo + j0, ldo);
+      }
       if (col_blocks == 1) done(r0, count);
     }
   });
@@ -157,7 +166,8 @@ inline void CopyRun(const T* src, int64_t n, T* dst) {
 // once the output pixels [r0, r0 + count) hold every group's features.
 template <typename T, typename Done>
 void Conv2DPatchGemm(const Conv2DParams& p, const T* x, const T* f, T* y,
-                     const ParallelForFn& parallel_for, const Done& done) {
+                     const ParallelForFn& parallel_for, const Done& done,
+                     const T* packed = nullptr) {
   const int64_t group_c = p.in_per_group(), group_out = p.out_per_group();
   const int64_t rows = p.batch * p.out_h * p.out_w;
   const int64_t k = p.k_h * p.k_w * group_c;
@@ -208,7 +218,7 @@ void Conv2DPatchGemm(const Conv2DParams& p, const T* x, const T* f, T* y,
     PatchGemm<T>(parallel_for, rows, k, group_out, f + g * group_out, p.out_c, y + g * group_out,
                  p.out_c, p.pointwise() ? x : nullptr, fill, [&](int64_t r0, int64_t count) {
                    if (last_group) done(r0, count);
-                 });
+                 }, p.groups == 1 ? packed : nullptr);
   }
 }
 
@@ -293,9 +303,12 @@ void DepthwiseConv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
 // out_c]), accumulated over kh. No patch buffer is written (the patch gather was half of a
 // 3-channel stem's time); edge pixels, whose taps leave the row, take the part of the filter
 // row inside it. One task per output row; done() runs on each finished row.
+// `packed`, when not null: the filter packed by gemm::Pack(FilterPackingOf(p)), one block per
+// kernel row, all of it finite.
 template <typename Done>
 void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float* y,
-                   const ParallelForFn& parallel_for, const Done& done) {
+                   const ParallelForFn& parallel_for, const Done& done,
+                   const float* packed = nullptr) {
   const int64_t run = p.k_w * p.in_c, lda = p.stride_w * p.in_c, oc = p.out_c;
   // Pixels whose taps are all inside the row: [lo, hi).
   const int64_t lo = std::min(p.out_w, (std::max<int64_t>(p.pad_left, 0) + p.stride_w - 1) /
@@ -304,7 +317,9 @@ void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float*
   const int64_t hi = last < 0 ? lo : std::clamp(last / p.stride_w + 1, lo, p.out_w);
   const int64_t rows = p.batch * p.out_h;
   const int64_t cost = p.out_w * oc * p.k_h * run * 2 + 1;
+  const int64_t packed_block = packed != nullptr ? gemm::PackedBlockFloats(run, oc) : 0;
   parallel_for(rows, cost, [&](int64_t begin, int64_t end) {
+    std::vector<float> padded_row;
     for (int64_t r = begin; r < end; ++r) {
       const int64_t n = r / p.out_h, oy = r % p.out_h;
       float* out = y + r * p.out_w * oc;
@@ -315,7 +330,28 @@ void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float*
         if (iy < 0) continue;
         const float* in = x + (n * p.in_h + iy) * p.in_w * p.in_c;
         const float* b = f + kh * run * oc;
-        if (hi > lo) {
+        if (packed != nullptr && (lo > 0 || hi < p.out_w)) {
+          // Edge pixels too: the row with its padding made explicit (zeros), so the whole
+          // row is one GEMM on the packed filter (small images have many edge pixels, and a
+          // one-pixel GEMM is a slow matrix-vector product). The zeros add exact zeros: the
+          // filter is finite (the code generator packs only finite filters).
+          const int64_t x0 = -p.pad_left;
+          const int64_t width = (p.out_w - 1) * p.stride_w + p.k_w;
+          padded_row.assign(static_cast<size_t>(width * p.in_c), 0.0f);
+          const int64_t from = std::max<int64_t>(x0, 0), to = std::min(x0 + width, p.in_w);
+          if (to > from) {
+            std::copy_n(in + from * p.in_c, (to - from) * p.in_c,
+                        padded_row.data() + (from - x0) * p.in_c);
+          }
+          gemm::GemmF32Packed(p.out_w, oc, run, padded_row.data(), lda,
+                              packed + kh * packed_block, oc, 0, out, oc, !first);
+          first = false;
+          continue;
+        }
+        if (hi > lo && packed != nullptr) {
+          gemm::GemmF32Packed(hi - lo, oc, run, in + (lo * p.stride_w - p.pad_left) * p.in_c,
+                              lda, packed + kh * packed_block, oc, 0, out + lo * oc, oc, !first);
+        } else if (hi > lo) {
           gemm::GemmF32(hi - lo, oc, run, in + (lo * p.stride_w - p.pad_left) * p.in_c, lda, b,
                         oc, out + lo * oc, oc, !first);
         }
@@ -340,19 +376,44 @@ void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float*
   });
 }
 
-// Any convolution of `p`: depthwise directly, everything else by patch GEMM.
+// Whether a float convolution of `p` runs as a sum of row GEMMs (Conv2DRowGemm).
+inline bool UsesRowGemm(const Conv2DParams& p) {
+  return p.groups == 1 && p.lhs_dilate_h == 1 && p.lhs_dilate_w == 1 && p.rhs_dilate_w == 1 &&
+         !p.pointwise();
+}
+
+// How a float convolution of `p` reads its filter packed once (gemm::Pack): one block
+// [k_w * in_c, out_c] per kernel row for row GEMMs, the whole [k_h * k_w * in_c, out_c] for a
+// one-group patch GEMM; nothing for depthwise and grouped convolutions.
+inline gemm::Packing FilterPackingOf(const Conv2DParams& p) {
+  gemm::Packing packing;
+  if (p.depthwise() || p.groups != 1) return packing;
+  if (UsesRowGemm(p)) {
+    packing.blocks = p.k_h;
+    packing.k = p.k_w * p.in_c;
+    packing.stride = packing.k * p.out_c;
+  } else {
+    packing.blocks = 1;
+    packing.k = p.k_h * p.k_w * p.in_c;
+  }
+  packing.n = p.out_c;
+  if (gemm::PackedBlockFloats(packing.k, packing.n) == 0) return gemm::Packing{};
+  return packing;
+}
+
+// Any convolution of `p`: depthwise directly, everything else by patch GEMM. `packed`, when
+// not null: the float filter packed by gemm::Pack(FilterPackingOf(p)), every element finite.
 template <typename T, typename Done>
 void Conv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
-            const ParallelForFn& parallel_for, const Done& done) {
+            const ParallelForFn& parallel_for, const Done& done, const T* packed = nullptr) {
   if (p.batch * p.out_h * p.out_w * p.out_c == 0) return;
   if (p.depthwise()) {
     DepthwiseConv2D<T>(p, x, f, y, parallel_for, done);
   } else if constexpr (std::is_same_v<T, float>) {
-    if (p.groups == 1 && p.lhs_dilate_h == 1 && p.lhs_dilate_w == 1 && p.rhs_dilate_w == 1 &&
-        !p.pointwise()) {
-      Conv2DRowGemm(p, x, f, y, parallel_for, done);
+    if (UsesRowGemm(p)) {
+      Conv2DRowGemm(p, x, f, y, parallel_for, done, packed);
     } else {
-      Conv2DPatchGemm<T>(p, x, f, y, parallel_for, done);
+      Conv2DPatchGemm<T>(p, x, f, y, parallel_for, done, packed);
     }
   } else {
     Conv2DPatchGemm<T>(p, x, f, y, parallel_for, done);

@@ -146,25 +146,52 @@ TFJIT_AVX512 void PackPanel(int64_t kc, const float* b, int64_t ldb, int64_t col
   }
 }
 
+// Packs b[k, n] (leading dim ldb) k block after k block: block k0 holds `panels` panels of
+// kc rows, panel p at (k0 * panels + p * kc) * kNr floats, kc rows of 32 floats (16 for a
+// last panel of at most 16 columns), zero past the columns.
+TFJIT_AVX512 void PackAllPanels(int64_t k, int64_t n, const float* b, int64_t ldb,
+                                float* packed) {
+  const int64_t panels = (n + kNr - 1) / kNr;
+  for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+    const int64_t kc = std::min(kKc, k - k0);
+    for (int64_t p = 0; p < panels; ++p) {
+      const int64_t j = p * kNr, cols = std::min(kNr, n - j);
+      PackPanel(kc, b + k0 * ldb + j, ldb, cols, cols > 16 ? 32 : 16,
+                packed + (k0 * panels + p * kc) * kNr);
+    }
+  }
+}
+
+// c (+)= a * b for columns [j0, j0 + n) of b[k, n_total]: b is read from `prepacked`
+// (PackAllPanels of the whole b) when given, else packed here one k block at a time.
 TFJIT_AVX512 void GemmAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                              const float* b, int64_t ldb, float* c, int64_t ldc,
-                             bool accumulate_all) {
+                             bool accumulate_all, const float* prepacked = nullptr,
+                             int64_t n_total = 0, int64_t j0 = 0) {
   // The k block of b, packed panel after panel (reused by every row of a).
   thread_local std::vector<float> packed;
   const int64_t panels = (n + kNr - 1) / kNr;
-  packed.resize(static_cast<size_t>(std::min(kKc, k) * panels * kNr));
+  const int64_t all_panels = (n_total + kNr - 1) / kNr;
+  if (prepacked == nullptr) packed.resize(static_cast<size_t>(std::min(kKc, k) * panels * kNr));
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
     const bool accumulate = accumulate_all || k0 > 0;
-    for (int64_t p = 0; p < panels; ++p) {
-      const int64_t j = p * kNr, cols = std::min(kNr, n - j);
-      PackPanel(kc, b + k0 * ldb + j, ldb, cols, cols > 16 ? 32 : 16, packed.data() + p * kc * kNr);
+    const float* block = nullptr;
+    if (prepacked != nullptr) {
+      block = prepacked + (k0 * all_panels + (j0 / kNr) * kc) * kNr;
+    } else {
+      for (int64_t p = 0; p < panels; ++p) {
+        const int64_t j = p * kNr, cols = std::min(kNr, n - j);
+        PackPanel(kc, b + k0 * ldb + j, ldb, cols, cols > 16 ? 32 : 16,
+                  packed.data() + p * kc * kNr);
+      }
+      block = packed.data();
     }
     for (int64_t i0 = 0; i0 < m; i0 += kMc) {
       const int64_t i_end = std::min(m, i0 + kMc);
       for (int64_t p = 0; p < panels; ++p) {
         const int64_t j = p * kNr, cols = std::min(kNr, n - j);
-        const float* panel = packed.data() + p * kc * kNr;
+        const float* panel = block + p * kc * kNr;
         for (int64_t i = i0; i < i_end; i += kMr) {
           const int64_t rows = std::min(kMr, i_end - i);
           const float* ap = a + i * lda + k0;
@@ -407,6 +434,43 @@ void GemmF32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const
   }
 #endif
   GemmGeneric(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+}
+
+int64_t PackedBlockFloats(int64_t k, int64_t n) {
+#if TFJIT_GEMM_X86
+  if (UseAvx512() && k > 0 && n > 0) return k * ((n + kNr - 1) / kNr) * kNr;
+#endif
+  (void)k;
+  (void)n;
+  return 0;
+}
+
+void Pack(const Packing& p, const float* src, float* dst) {
+  const int64_t block = PackedBlockFloats(p.k, p.n);
+  if (block == 0) return;
+#if TFJIT_GEMM_X86
+  for (int64_t i = 0; i < p.blocks; ++i) {
+    PackAllPanels(p.k, p.n, src + i * p.stride, p.n, dst + i * block);
+  }
+#endif
+}
+
+void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                   const float* packed, int64_t n_total, int64_t j0, float* c, int64_t ldc,
+                   bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  if (k == 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
+    }
+    return;
+  }
+#if TFJIT_GEMM_X86
+  // Packed blocks exist only where this CPU runs the AVX-512 path (PackedBlockFloats).
+  GemmAvx512(m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, packed, n_total, j0);
+#else
+  (void)a, (void)lda, (void)packed, (void)n_total, (void)j0, (void)c, (void)ldc;
+#endif
 }
 
 void DepthwiseRowF32(const DepthwiseRow& r) {

@@ -23,6 +23,29 @@ void SetIsaForTesting(Isa isa);
 void GemmF32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
              int64_t ldb, float* c, int64_t ldc, bool accumulate = false);
 
+// Weights packed once (a constant filter or matrix, at compile time): `blocks` matrices
+// b[k, n], row-major with leading dim n, `stride` floats apart in the source, each laid out in
+// the panels GemmF32Packed reads (the AVX-512 path's, every k block), one after another.
+struct Packing {
+  int64_t blocks = 0;  // 0: nothing packed
+  int64_t k = 0, n = 0, stride = 0;
+};
+// Floats of one packed block [k, n]; 0 when this CPU's path does not pack (GemmF32 then reads
+// b where it is).
+int64_t PackedBlockFloats(int64_t k, int64_t n);
+// Floats of the whole packed form (0: not packed).
+inline int64_t PackedFloats(const Packing& p) {
+  return p.blocks > 0 ? p.blocks * PackedBlockFloats(p.k, p.n) : 0;
+}
+// Writes the packed form of `src` (PackedFloats(p) floats) to `dst`.
+void Pack(const Packing& p, const float* src, float* dst);
+// c[m, n] (+)= a[m, k] * columns [j0, j0 + n) of a block b[k, n_total] packed by Pack
+// (`packed` points at the block). j0 is a multiple of 32, and n reaches n_total or is a
+// multiple of 32. Only for blocks PackedBlockFloats sized nonzero.
+void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                   const float* packed, int64_t n_total, int64_t j0, float* c, int64_t ldc,
+                   bool accumulate = false);
+
 // One output row of a depthwise convolution with channel multiplier 1:
 //   out[ox, c] = sum over taps t of x_rows[t][ix(ox, t), c] * filter[t, c]
 // for ox in [0, out_w), c in [0, channels). The caller resolves the rows: `rows[kh]` is the

@@ -44,6 +44,26 @@ int BufferPlan::AddConstant(const hlo::Instruction* constant) {
   return it->second;
 }
 
+Tensor BufferPlan::PackConstant(const hlo::Instruction* constant, const gemm::Packing& packing) {
+  Tensor packed(DType::kFloat32, {gemm::PackedFloats(packing)});
+  gemm::Pack(packing, constant->literal().tensor().data<float>(), packed.data<float>());
+  return packed;
+}
+
+int BufferPlan::AddPackedConstant(const hlo::Instruction* constant, const gemm::Packing& packing) {
+  auto [it, inserted] = packed_slots_.try_emplace(
+      std::make_tuple(constant, packing.blocks, packing.k, packing.n, packing.stride), -1);
+  if (!inserted) return it->second;
+  Buffer b;
+  b.is_constant = true;
+  b.constant_inst = constant;
+  b.constant = PackConstant(constant, packing);
+  b.packing = packing;
+  buffers_.push_back(std::move(b));
+  it->second = num_slots() - 1;
+  return it->second;
+}
+
 void BufferPlan::DropBuffer(int slot) { buffer(slot).bytes = 0; }
 
 void BufferPlan::PlaceInOutput(int slot, int k) { buffer(slot).output = k; }

@@ -14,10 +14,12 @@
 #define TFJIT_BACKENDS_CPU_BUFFER_PLAN_H_
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "compiler/hlo/module.h"
+#include "core/gemm.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit::cpu {
@@ -53,7 +55,12 @@ class BufferPlan {
   // module, which makes compiling and caching it cheaper. One slot per constant, however
   // often asked.
   int AddConstant(const hlo::Instruction* constant);
-  // The constant behind `slot`, or null for any other slot.
+  // The read-only slot holding the float32 array constant `constant` packed for the GEMM
+  // micro-kernel (gemm::Pack with `packing`, which must be nonempty): done here, once, at
+  // compile time (and again when a disk-cache entry is loaded). One slot per constant and
+  // packing.
+  int AddPackedConstant(const hlo::Instruction* constant, const gemm::Packing& packing);
+  // The constant behind `slot` (packed, for a packed slot), or null for any other slot.
   const Tensor* constant_of(int slot) const {
     return IsParameterSlot(slot) || !buffer(slot).is_constant ? nullptr : &buffer(slot).constant;
   }
@@ -96,7 +103,10 @@ class BufferPlan {
     bool is_constant = false;  // AddConstant: no memory of its own
     const hlo::Instruction* constant_inst = nullptr;
     Tensor constant;
+    gemm::Packing packing;  // AddPackedConstant: `constant` holds the packed form
   };
+  // The packed form of `constant` (AddPackedConstant).
+  static Tensor PackConstant(const hlo::Instruction* constant, const gemm::Packing& packing);
   friend struct PlanCodec;  // the disk cache's serialization (object_cache.cc)
   const Buffer& buffer(int slot) const {
     return buffers_[static_cast<size_t>(slot - num_parameters_)];
@@ -111,6 +121,9 @@ class BufferPlan {
   int64_t step_ = 0;
   std::vector<int64_t> loop_starts_;
   absl::flat_hash_map<const hlo::Instruction*, int> constant_slots_;
+  absl::flat_hash_map<std::tuple<const hlo::Instruction*, int64_t, int64_t, int64_t, int64_t>,
+                      int>
+      packed_slots_;
 };
 
 }  // namespace tfjit::cpu

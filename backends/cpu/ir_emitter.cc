@@ -7,6 +7,7 @@
 #include "backends/cpu/ir_emitter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -223,12 +224,16 @@ class CpuIrEmitter {
                                const IrArray& out, bool in_place, KernelInfo& info);
   // Library calls; `epilogue` (a kernel) and `buffers` (its buffer table) are null pointers
   // unless the call runs an output fusion's epilogue.
+  // `packed` is the rhs packed once (PackedRhsSlot's slot) or a null pointer.
   void EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,
-                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx, llvm::Value* epilogue,
-                    llvm::Value* buffers);
+                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* packed, llvm::Value* ctx,
+                    llvm::Value* epilogue, llvm::Value* buffers);
   void EmitConvBody(const Instruction& inst, const conv::Conv2DParams& p, llvm::Value* out,
-                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx, llvm::Value* epilogue,
-                    llvm::Value* buffers);
+                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* packed, llvm::Value* ctx,
+                    llvm::Value* epilogue, llvm::Value* buffers);
+  // The slot of the packed form (gemm::Pack) of `rhs` when it is the constant float32 weights
+  // of the dot or convolution `hero` and the runtime reads them packed; else -1.
+  int PackedRhsSlot(const Instruction& hero, const ValueLocation& rhs);
 
   // ---- Sequencing (at the insertion point in tfjit_entry). ----
   absl::Status EmitFrame(const FramePlan& frame);
@@ -316,6 +321,16 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
     if (it == slots.end()) slots.push_back(operand_loc[i].slot);
   }
 
+  // A dot's or convolution's constant weights packed once: one more slot the kernel reads.
+  int packed_arg = -1;
+  if (inst.opcode() == Opcode::kDot || inst.opcode() == Opcode::kConvolution) {
+    const int packed_slot = PackedRhsSlot(inst, unresolved[1]);
+    if (packed_slot >= 0) {
+      packed_arg = static_cast<int>(num_outs + slots.size());
+      slots.push_back(packed_slot);
+    }
+  }
+
   // Body: void(ptr noalias out..., ptr noalias in..., ptr ctx, i64 begin, i64 end).
   std::vector<llvm::Type*> params(num_outs + slots.size() + 1, ptr);
   params.push_back(b_.getInt64Ty());
@@ -370,11 +385,13 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   } else if (const Instruction* reduce = ColumnReduction(inst)) {
     TFJIT_RETURN_IF_ERROR(EmitColumnReductionBody(inst, {reduce}, ops, outs, info));
   } else if (gemm.has_value()) {
-    EmitGemmBody(inst, *gemm, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx, null,
-                 null);
+    llvm::Value* packed = packed_arg >= 0 ? body->getArg(static_cast<unsigned>(packed_arg)) : null;
+    EmitGemmBody(inst, *gemm, body->getArg(0), operand_ptrs[0], operand_ptrs[1], packed, run_ctx,
+                 null, null);
   } else if (conv2d.has_value()) {
-    EmitConvBody(inst, *conv2d, body->getArg(0), operand_ptrs[0], operand_ptrs[1], run_ctx, null,
-                 null);
+    llvm::Value* packed = packed_arg >= 0 ? body->getArg(static_cast<unsigned>(packed_arg)) : null;
+    EmitConvBody(inst, *conv2d, body->getArg(0), operand_ptrs[0], operand_ptrs[1], packed,
+                 run_ctx, null, null);
   } else if (inst.opcode() == Opcode::kScatter) {
     TFJIT_RETURN_IF_ERROR(EmitScatterBody(inst, ops, out, in_place, info));
   } else if (in_place) {
@@ -603,9 +620,39 @@ absl::Status CpuIrEmitter::EmitEpilogueBody(const Instruction& inst,
   return EmitRootLoop(dims, llvm_ir::LoopShape::kNested, dims.size() - 1, root, out, begin, end);
 }
 
+int CpuIrEmitter::PackedRhsSlot(const Instruction& hero, const ValueLocation& rhs) {
+  if (rhs.constant == nullptr || hero.shape().element_type() != DType::kFloat32 ||
+      rhs.constant->shape().element_type() != DType::kFloat32) {
+    return -1;
+  }
+  gemm::Packing packing;
+  if (hero.opcode() == Opcode::kDot) {
+    // The runtime's Matmul reads a packed rhs for one GEMM with neither operand transposed.
+    const std::optional<GemmShape> g = MatchGemm(hero);
+    if (!g.has_value() || g->rhs_outer > 0 || g->batch != 1 || g->transpose_lhs ||
+        g->transpose_rhs || gemm::PackedBlockFloats(g->k, g->n) == 0) {
+      return -1;
+    }
+    packing = gemm::Packing{1, g->k, g->n, 0};
+  } else if (hero.opcode() == Opcode::kConvolution) {
+    // Packed filters must be finite: the runtime then multiplies padding zeros by them
+    // instead of skipping those taps (0 * inf would be NaN).
+    const std::optional<conv::Conv2DParams> p = MatchConv2D(hero);
+    if (!p.has_value()) return -1;
+    const Tensor& filter = rhs.constant->literal().tensor();
+    const float* w = filter.data<float>();
+    for (int64_t i = 0; i < filter.num_elements(); ++i) {
+      if (!std::isfinite(w[i])) return -1;
+    }
+    packing = conv::FilterPackingOf(*p);
+  }
+  if (packing.blocks == 0) return -1;
+  return plan_.AddPackedConstant(rhs.constant, packing);
+}
+
 void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,
-                                llvm::Value* lhs, llvm::Value* rhs, llvm::Value* ctx,
-                                llvm::Value* epilogue, llvm::Value* buffers) {
+                                llvm::Value* lhs, llvm::Value* rhs, llvm::Value* packed,
+                                llvm::Value* ctx, llvm::Value* epilogue, llvm::Value* buffers) {
   const bool f32 = inst.shape().element_type() == DType::kFloat32;
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i64 = b_.getInt64Ty();
@@ -622,9 +669,10 @@ void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llv
   }
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
       f32 ? "tfjit_cpu_matmul_f32" : "tfjit_cpu_matmul_f64",
-      llvm::FunctionType::get(b_.getVoidTy(),
-                              {ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32, i32, ptr, ptr}, false));
-  b_.CreateCall(fn, {ctx, out, lhs, rhs, b_.getInt64(g.batch), b_.getInt64(g.m),
+      llvm::FunctionType::get(
+          b_.getVoidTy(), {ptr, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32, i32, ptr, ptr},
+          false));
+  b_.CreateCall(fn, {ctx, out, lhs, rhs, packed, b_.getInt64(g.batch), b_.getInt64(g.m),
                      b_.getInt64(g.n), b_.getInt64(g.k), b_.getInt32(g.transpose_lhs ? 1 : 0),
                      b_.getInt32(g.transpose_rhs ? 1 : 0), epilogue, buffers});
 }
@@ -632,11 +680,12 @@ void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llv
 // One call; the runtime splits the convolution across the pool itself.
 void CpuIrEmitter::EmitConvBody(const Instruction& inst, const conv::Conv2DParams& p,
                                 llvm::Value* out, llvm::Value* lhs, llvm::Value* rhs,
-                                llvm::Value* ctx, llvm::Value* epilogue, llvm::Value* buffers) {
+                                llvm::Value* packed, llvm::Value* ctx, llvm::Value* epilogue,
+                                llvm::Value* buffers) {
   const bool f32 = inst.shape().element_type() == DType::kFloat32;
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i64 = b_.getInt64Ty();
-  std::vector<llvm::Type*> params = {ptr, ptr, ptr, ptr};
+  std::vector<llvm::Type*> params = {ptr, ptr, ptr, ptr, ptr};
   const std::vector<int64_t> values = {
       p.batch,    p.in_h,     p.in_w,         p.in_c,         p.k_h,          p.k_w,
       p.out_c,    p.out_h,    p.out_w,        p.stride_h,     p.stride_w,     p.pad_top,
@@ -647,7 +696,7 @@ void CpuIrEmitter::EmitConvBody(const Instruction& inst, const conv::Conv2DParam
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
       f32 ? "tfjit_cpu_conv2d_f32" : "tfjit_cpu_conv2d_f64",
       llvm::FunctionType::get(b_.getVoidTy(), params, false));
-  std::vector<llvm::Value*> args = {ctx, out, lhs, rhs};
+  std::vector<llvm::Value*> args = {ctx, out, lhs, rhs, packed};
   for (int64_t v : values) args.push_back(b_.getInt64(v));
   args.push_back(epilogue);
   args.push_back(buffers);
@@ -830,12 +879,15 @@ absl::Status CpuIrEmitter::EmitOutputFusion(const Instruction& inst, const Frame
   llvm::Value* out_ptr = Pointer(out);
   llvm::Value* lhs = Pointer(hero_operand[0]);
   llvm::Value* rhs = Pointer(hero_operand[1]);
+  const int packed_slot = PackedRhsSlot(*hero, hero_operand[1]);
+  llvm::Value* packed = packed_slot >= 0 ? Pointer(ValueLocation{packed_slot, nullptr})
+                                         : llvm::ConstantPointerNull::get(b_.getPtrTy());
   if (hero->opcode() == Opcode::kDot) {
-    EmitGemmBody(*hero, *MatchGemm(*hero), out_ptr, lhs, rhs, run_ctx_, epilogue.function,
-                 buffers_);
+    EmitGemmBody(*hero, *MatchGemm(*hero), out_ptr, lhs, rhs, packed, run_ctx_,
+                 epilogue.function, buffers_);
   } else {
-    EmitConvBody(*hero, *MatchConv2D(*hero), out_ptr, lhs, rhs, run_ctx_, epilogue.function,
-                 buffers_);
+    EmitConvBody(*hero, *MatchConv2D(*hero), out_ptr, lhs, rhs, packed, run_ctx_,
+                 epilogue.function, buffers_);
   }
   return absl::OkStatus();
 }

@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'T', 'F', 'J', 'I', 'T', 'O', 'B', 'J'};
-constexpr uint32_t kFormatVersion = 2;  // 2: the profile units after the plan
+constexpr uint32_t kFormatVersion = 3;  // 2: profile units; 3: packed constants
 constexpr char kSuffix[] = ".tfjit-obj";
 
 // The module's array constants in a fixed order (module order of computations, post order
@@ -132,6 +132,10 @@ struct PlanCodec {
       w.I64(b.output);
       TFJIT_ASSIGN_OR_RETURN(int64_t c, constant_index(b.is_constant ? b.constant_inst : nullptr));
       w.I64(c);
+      w.I64(b.packing.blocks);
+      w.I64(b.packing.k);
+      w.I64(b.packing.n);
+      w.I64(b.packing.stride);
     }
     w.I64(plan.arena_bytes_);
     w.I64(plan.unshared_bytes_);
@@ -168,13 +172,28 @@ struct PlanCodec {
     for (int64_t i = 0; i < num_buffers; ++i) {
       BufferPlan::Buffer b;
       int64_t output = 0, c = 0;
+      gemm::Packing& pk = b.packing;
       if (!r.I64(b.bytes) || !r.I64(b.offset) || !r.I64(output) || !r.I64(c) ||
-          !constant_at(c, b.constant_inst) || b.bytes < 0 || b.offset < 0) {
+          !constant_at(c, b.constant_inst) || b.bytes < 0 || b.offset < 0 ||
+          !r.I64(pk.blocks) || !r.I64(pk.k) || !r.I64(pk.n) || !r.I64(pk.stride)) {
         return false;
       }
       b.output = static_cast<int>(output);
       if (b.output >= static_cast<int>(num_outputs)) return false;
-      if (b.constant_inst != nullptr) {
+      if (pk.blocks != 0) {
+        // Packed again from the module's constant (the layout is this host's, as the key
+        // says): it must read inside the constant and be a packing this CPU does.
+        if (b.constant_inst == nullptr || pk.blocks < 0 || pk.k <= 0 || pk.n <= 0 ||
+            pk.stride < 0 || b.constant_inst->shape().element_type() != DType::kFloat32 ||
+            gemm::PackedBlockFloats(pk.k, pk.n) == 0 ||
+            (pk.blocks - 1) * pk.stride + pk.k * pk.n > b.constant_inst->shape().num_elements()) {
+          return false;
+        }
+        b.is_constant = true;
+        b.constant = BufferPlan::PackConstant(b.constant_inst, pk);
+        plan.packed_slots_[std::make_tuple(b.constant_inst, pk.blocks, pk.k, pk.n, pk.stride)] =
+            plan.num_slots();
+      } else if (b.constant_inst != nullptr) {
         b.is_constant = true;
         b.constant = b.constant_inst->literal().tensor();
         plan.constant_slots_[b.constant_inst] = plan.num_slots();

@@ -81,16 +81,23 @@ void tfjit_cpu_parallel_for(RunContext* ctx, KernelFn kernel, void** buffers, in
 // rewrites those rows in place while they are in cache; calls for disjoint rows may run
 // concurrently.
 
+// Packed weights: `packed_rhs` / `packed_filter` below are null, or (float32 only) the
+// constant rhs or filter laid out once at compile time for the GEMM micro-kernel
+// (gemm::Pack of conv::FilterPackingOf, or of the [k, n] rhs of a batch-1 dot with neither
+// operand transposed); the kernels then read it instead of packing the weights each call.
+
 // out[b] = op(lhs[b]) * op(rhs[b]) for b in [0, batch): row-major, op = transpose when the flag
 // is set. lhs[b] is [m,k] ([k,m] when transposed), rhs[b] is [k,n] ([n,k] when transposed),
 // out[b] is [m,n] (epilogue rows: b * m + row). tfjit's GEMM (core/gemm.h) or Eigen's
 // contraction, on ctx->pool when present.
 void tfjit_cpu_matmul_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
-                          int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                          int32_t transpose_rhs, KernelFn epilogue, void** buffers);
+                          const float* packed_rhs, int64_t batch, int64_t m, int64_t n,
+                          int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
+                          KernelFn epilogue, void** buffers);
 void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const double* rhs,
-                          int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                          int32_t transpose_rhs, KernelFn epilogue, void** buffers);
+                          const double* packed_rhs, int64_t batch, int64_t m, int64_t n,
+                          int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
+                          KernelFn epilogue, void** buffers);
 
 // out[m, outer, n] = op(lhs) * rhs[o] for each o in [0, outer): lhs is [m,k] ([k,m] when
 // transposed), rhs is [outer, k, n]; row-major. The dots of separable resizes; the `outer`
@@ -109,14 +116,14 @@ void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs,
 // core/conv2d.h. Patch gathering + GEMM, or a direct loop when groups == in_c; on ctx->pool
 // when present. Epilogue rows are output pixels (batch, y, x) in row-major order.
 void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const float* filter,
-                          int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
+                          const float* packed_filter, int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
                           int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
                           int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
                           int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
                           int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
                           void** buffers);
 void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const double* filter,
-                          int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
+                          const double* packed_filter, int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
                           int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
                           int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
                           int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,

@@ -29,18 +29,21 @@ struct Epilogue {
   }
 };
 
+// `packed`: null, or (float, batch 1, neither operand transposed) rhs packed by gemm::Pack.
 template <typename T>
 void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, int64_t m,
             int64_t n, int64_t k, bool transpose_lhs, bool transpose_rhs,
-            const Epilogue& epilogue) {
+            const Epilogue& epilogue, const T* packed) {
   using Matrix = conv::RowMajorMatrix<T>;
   if (batch * m * n == 0) return;
   // Parallel units: (batch, block of output rows), each one single-threaded GEMM. Each unit
-  // packs the whole rhs again, so rows are split only in as many blocks as the threads need
-  // (two per thread) and never below 64 rows.
+  // packs the whole rhs again (unless it was packed once), so rows are split only in as many
+  // blocks as the threads need (two per thread) and never below 64 rows (12 when packed).
+  // With the rhs packed once, a unit packs nothing: blocks may be smaller.
   const int64_t threads = ctx != nullptr && ctx->pool != nullptr ? ctx->pool->NumThreads() : 1;
+  const int64_t min_rows = packed != nullptr ? 12 : 64;
   const int64_t row_block =
-      std::min<int64_t>(m, std::max<int64_t>(64, (m + 2 * threads - 1) / (2 * threads)));
+      std::min<int64_t>(m, std::max<int64_t>(min_rows, (m + 2 * threads - 1) / (2 * threads)));
   const int64_t blocks = (m + row_block - 1) / row_block;
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t u = begin; u < end; ++u) {
@@ -55,6 +58,13 @@ void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, 
       // lhs rows r0.. : A[r0:, :] or, transposed, the columns r0.. of the stored [k, m].
       Eigen::Map<const Matrix> a(lhs + b * m * k, transpose_lhs ? k : m, transpose_lhs ? m : k);
       Eigen::Map<const Matrix> c(rhs + b * k * n, transpose_rhs ? n : k, transpose_rhs ? k : n);
+      if constexpr (std::is_same_v<T, float>) {
+        if (packed != nullptr) {
+          gemm::GemmF32Packed(rows, n, k, lhs + b * m * k + r0 * k, k, packed, n, 0, o.data(), n);
+          epilogue(b * m + r0, rows);
+          continue;
+        }
+      }
       if (!transpose_lhs && !transpose_rhs) {
         conv::GemmRows<T>(rows, n, k, lhs + b * m * k + r0 * k, k, rhs + b * k * n, n, o.data(), n);
       } else if (transpose_lhs && transpose_rhs) {
@@ -104,8 +114,8 @@ void MatmulOuter(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t ou
 }
 
 template <typename T>
-void Conv2D(RunContext* ctx, T* out, const T* in, const T* filter, const conv::Conv2DParams& p,
-            const Epilogue& epilogue) {
+void Conv2D(RunContext* ctx, T* out, const T* in, const T* filter, const T* packed,
+            const conv::Conv2DParams& p, const Epilogue& epilogue) {
   ThreadPool* pool = ctx != nullptr ? ctx->pool : nullptr;
   const conv::ParallelForFn parallel_for =
       [pool](int64_t n, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
@@ -115,7 +125,7 @@ void Conv2D(RunContext* ctx, T* out, const T* in, const T* filter, const conv::C
         }
         pool->ParallelFor(n, cost_per_unit, fn);
       };
-  conv::Conv2D<T>(p, in, filter, out, parallel_for, epilogue);
+  conv::Conv2D<T>(p, in, filter, out, parallel_for, epilogue, packed);
 }
 
 conv::Conv2DParams MakeConvParams(int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c,
@@ -163,17 +173,19 @@ void tfjit_cpu_parallel_for(RunContext* ctx, KernelFn kernel, void** buffers, in
 }
 
 void tfjit_cpu_matmul_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
-                          int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                          int32_t transpose_rhs, KernelFn epilogue, void** buffers) {
+                          const float* packed_rhs, int64_t batch, int64_t m, int64_t n, int64_t k,
+                          int32_t transpose_lhs, int32_t transpose_rhs, KernelFn epilogue,
+                          void** buffers) {
   Matmul<float>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0,
-             Epilogue{epilogue, buffers, ctx});
+             Epilogue{epilogue, buffers, ctx}, packed_rhs);
 }
 
 void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const double* rhs,
-                          int64_t batch, int64_t m, int64_t n, int64_t k, int32_t transpose_lhs,
-                          int32_t transpose_rhs, KernelFn epilogue, void** buffers) {
+                          const double* packed_rhs, int64_t batch, int64_t m, int64_t n, int64_t k,
+                          int32_t transpose_lhs, int32_t transpose_rhs, KernelFn epilogue,
+                          void** buffers) {
   Matmul<double>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0,
-             Epilogue{epilogue, buffers, ctx});
+             Epilogue{epilogue, buffers, ctx}, packed_rhs);
 }
 
 void tfjit_cpu_matmul_outer_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
@@ -189,13 +201,13 @@ void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs,
 }
 
 void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const float* filter,
-                          int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
+                          const float* packed_filter, int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
                           int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
                           int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
                           int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
                           int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
                           void** buffers) {
-  Conv2D<float>(ctx, out, in, filter,
+  Conv2D<float>(ctx, out, in, filter, packed_filter,
                 MakeConvParams(batch, in_h, in_w, in_c, k_h, k_w, out_c, out_h, out_w, stride_h,
                                stride_w, pad_top, pad_left, lhs_dilate_h, lhs_dilate_w,
                                rhs_dilate_h, rhs_dilate_w, groups),
@@ -203,13 +215,13 @@ void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const fl
 }
 
 void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const double* filter,
-                          int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
+                          const double* packed_filter, int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
                           int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
                           int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
                           int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
                           int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
                           void** buffers) {
-  Conv2D<double>(ctx, out, in, filter,
+  Conv2D<double>(ctx, out, in, filter, packed_filter,
                  MakeConvParams(batch, in_h, in_w, in_c, k_h, k_w, out_c, out_h, out_w, stride_h,
                                 stride_w, pad_top, pad_left, lhs_dilate_h, lhs_dilate_w,
                                 rhs_dilate_h, rhs_dilate_w, groups),

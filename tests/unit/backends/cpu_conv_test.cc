@@ -4,13 +4,21 @@
 // dilation (atrous), lhs dilation (transposed), feature groups (depthwise), batch 2, odd sizes
 // and other dim_labels, compiled by the JIT and compared with the evaluator on seeded random
 // inputs, also on a thread pool; bias, activation and residual epilogues fused into the
-// convolution and dot calls (output fusions); plus one worked example with hand-computed
-// values.
+// convolution and dot calls (output fusions); constant weights packed once at compile time;
+// plus one worked example with hand-computed values.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "compiler/hlo/module.h"
 #include "core/thread_pool.h"
 #include "gtest/gtest.h"
@@ -274,6 +282,88 @@ TEST(CpuConvRowGemmTest, EdgesPaddingAndStridesMatchEvaluator) {
   for (const std::string& hlo : modules) {
     EXPECT_TRUE(RunAndCompare(hlo, {3, 4}, kConvSpec)) << hlo;
     EXPECT_TRUE(RunAndCompare(hlo, {5}, kConvSpec, false, {}, &pool)) << hlo;
+  }
+}
+
+// `hlo` with its parameter 1 (%k, the weights) made a constant of seeded values in [-1, 1),
+// the first of them `first` when given: compiled code reads constant float weights packed once
+// at compile time (gemm::Pack), where they are finite.
+std::string WithConstantWeights(std::string hlo, uint32_t seed,
+                                std::optional<float> first = std::nullopt) {
+  const size_t line = hlo.find("  %k = ");
+  const size_t open = hlo.find('[', line), close = hlo.find(']', line);
+  std::vector<int64_t> dims;
+  for (absl::string_view d : absl::StrSplit(hlo.substr(open + 1, close - open - 1), ',')) {
+    EXPECT_TRUE(absl::SimpleAtoi(d, &dims.emplace_back())) << hlo;
+  }
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  bool at_first = true;
+  // The literal's text: nested braces, one level per dim.
+  std::function<std::string(size_t)> nested = [&](size_t level) {
+    std::vector<std::string> parts;
+    for (int64_t i = 0; i < dims[level]; ++i) {
+      if (level + 1 < dims.size()) {
+        parts.push_back(nested(level + 1));
+        continue;
+      }
+      const float v = at_first && first.has_value() ? *first : u(rng);
+      at_first = false;
+      parts.push_back(std::isinf(v) ? (v > 0 ? "inf" : "-inf") : absl::StrCat(v));
+    }
+    return absl::StrCat("{", absl::StrJoin(parts, ", "), "}");
+  };
+  const size_t param = hlo.find("parameter(1)", line);
+  hlo.replace(param, 12, absl::StrCat("constant(", nested(0), ")"));
+  const size_t sig = hlo.find(", k: ");
+  const size_t sig_end = std::min(hlo.find(')', sig), hlo.find(", ", sig + 2));
+  hlo.erase(sig, sig_end - sig);
+  // Later parameters (an epilogue's) move down one.
+  for (int i = 2; i < 5; ++i) {
+    const std::string from = absl::StrCat("parameter(", i, ")");
+    if (const size_t at = hlo.find(from); at != std::string::npos) {
+      hlo.replace(at, from.size(), absl::StrCat("parameter(", i - 1, ")"));
+    }
+  }
+  return hlo;
+}
+
+// Constant weights, packed once: the row-GEMM convolutions of small images (edge pixels
+// through the padded row), strides, a crop, pointwise convolutions split into column blocks,
+// epilogues, and dots; a filter with an infinite weight is not packed (its padding taps are
+// skipped, not multiplied by zero). Compared with the evaluator, inline and on a pool.
+TEST(CpuConvPackedWeightsTest, ConstantWeightsMatchEvaluator) {
+  ThreadPool pool(3);
+  const std::string dot =
+      "HloModule dot\n\nENTRY %main (x: f32[7,300], k: f32[300,70]) -> f32[7,70] {\n"
+      "  %x = f32[7,300] parameter(0)\n  %k = f32[300,70] parameter(1)\n"
+      "  ROOT %d = f32[7,70] dot(%x, %k), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+  const std::string gemv =
+      "HloModule gemv\n\nENTRY %main (x: f32[1,64], k: f32[64,33]) -> f32[1,33] {\n"
+      "  %x = f32[1,64] parameter(0)\n  %k = f32[64,33] parameter(1)\n"
+      "  ROOT %d = f32[1,33] dot(%x, %k), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+  const std::vector<std::string> modules = {
+      // 13x13, SAME 3x3, stride 1 and 2: two edge pixels of thirteen in every row.
+      WithConstantWeights(Conv2DModule("f32", 1, 13, 13, 32, W(3, 1, 1, 1), W(3, 1, 1, 1), 40), 1),
+      WithConstantWeights(Conv2DModule("f32", 1, 26, 26, 16, W(3, 2, 1, 1), W(3, 2, 1, 1), 33), 2),
+      // Every pixel an edge; a crop on the left; stride 3 with a 5x5 kernel.
+      WithConstantWeights(Conv2DModule("f32", 1, 9, 2, 6, W(3, 1, 1, 1), W(5, 1, 2, 2), 8), 3),
+      WithConstantWeights(Conv2DModule("f32", 1, 12, 14, 3, W(3, 1, 0, 0), W(3, 1, -1, 1), 5), 4),
+      WithConstantWeights(Conv2DModule("f32", 1, 40, 41, 8, W(5, 3, 2, 2), W(5, 3, 2, 2), 40), 5),
+      // Pointwise with 130 outputs over few pixels: the patch GEMM splits columns.
+      WithConstantWeights(Conv2DModule("f32", 2, 5, 6, 37, W(1), W(1), 130), 6),
+      // A 3x3 convolution with an epilogue (the output fusion reads the packed slot).
+      WithConstantWeights(WithEpilogue(Conv2DModule("f32", 1, 8, 8, 4, W(3, 1, 1, 1),
+                                                    W(3, 1, 1, 1), 6), "f32", 6, 4, "relu"), 7),
+      WithConstantWeights(dot, 8),
+      WithConstantWeights(gemv, 9),
+      // An infinite weight: not packed; NaN where its tap meets the input, inf elsewhere.
+      WithConstantWeights(Conv2DModule("f32", 1, 7, 7, 3, W(3, 1, 1, 1), W(3, 1, 1, 1), 4), 10,
+                          std::numeric_limits<float>::infinity()),
+  };
+  for (const std::string& hlo : modules) {
+    EXPECT_TRUE(RunAndCompare(hlo, {3, 4}, kConvSpec)) << hlo.substr(0, 400);
+    EXPECT_TRUE(RunAndCompare(hlo, {5}, kConvSpec, false, {}, &pool)) << hlo.substr(0, 400);
   }
 }
 

@@ -1,5 +1,6 @@
-// Tests for core/gemm: GemmF32 and DepthwiseRowF32, both implementations (generic and AVX-512,
-// the latter skipped with a message on CPUs without it), against naive double-precision
+// Tests for core/gemm: GemmF32, weights packed once (Pack, GemmF32Packed) and DepthwiseRowF32,
+// both implementations (generic and AVX-512, the latter skipped with a message on CPUs without
+// it; nothing is packed on the generic path), against naive double-precision
 // references: register-block and k-block edges, column tails, leading dims larger than the
 // width (nothing outside the output may be written), k = 0, padding, strides and dilations.
 #include "core/gemm.h"
@@ -102,6 +103,61 @@ TEST_P(GemmTest, KZeroWritesZeros) {
   std::vector<float> c(12, kSentinel);
   GemmF32(3, 4, 0, nullptr, 0, nullptr, 4, c.data(), 4);
   for (float x : c) EXPECT_EQ(x, 0.0f);
+}
+
+// ---- Weights packed once ----
+
+// Pack then GemmF32Packed over column blocks [j0, j0 + cols) of a b[k, n] that is block 1 of
+// two (the packing's stride), against GemmF32 on the unpacked b: bitwise where GemmF32 runs
+// the same micro-kernel (m >= 6), within the reference bound otherwise; nothing written
+// outside the block's columns.
+void CheckPacked(int64_t m, int64_t n, int64_t k, int64_t j0, int64_t cols, bool accumulate) {
+  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k << " j0=" << j0
+                                    << " cols=" << cols << " accumulate=" << accumulate);
+  const Packing packing{2, k, n, k * n + 3};
+  const std::vector<float> b = Random(static_cast<size_t>(packing.stride + k * n), 4);
+  std::vector<float> packed(static_cast<size_t>(PackedFloats(packing)));
+  ASSERT_GT(packed.size(), 0u);
+  Pack(packing, b.data(), packed.data());
+  const float* b1 = b.data() + packing.stride;  // block 1, leading dim n
+  const int64_t lda = k + 1;
+  const std::vector<float> a = Random(static_cast<size_t>(std::max<int64_t>(m * lda, 1)), 5);
+  const std::vector<float> c0 = Random(static_cast<size_t>(m * n), 6);
+  std::vector<float> want = c0, got = c0;
+  GemmF32(m, cols, k, a.data(), lda, b1 + j0, n, want.data() + j0, n, accumulate);
+  GemmF32Packed(m, cols, k, a.data(), lda, packed.data() + PackedBlockFloats(k, n), n, j0,
+                got.data() + j0, n, accumulate);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t at = static_cast<size_t>(i * n + j);
+      if (j < j0 || j >= j0 + cols) {
+        ASSERT_EQ(got[at], c0[at]) << "wrote outside the block at row " << i << " col " << j;
+      } else if (m >= 6) {
+        ASSERT_EQ(got[at], want[at]) << "row " << i << " col " << j;
+      } else {
+        ASSERT_NEAR(got[at], want[at], 1e-5 * (k + 1)) << "row " << i << " col " << j;
+      }
+    }
+  }
+}
+
+TEST_P(GemmTest, PackedWeightsMatchUnpacked) {
+  if (PackedBlockFloats(8, 8) == 0) {
+    GTEST_SKIP() << "this path (" << (GetParam() == Isa::kGeneric ? "generic" : "AVX-512")
+                 << ") reads weights where they are: nothing is packed";
+  }
+  for (int64_t m : {1, 5, 6, 13, 100}) {
+    for (int64_t n : {1, 16, 17, 32, 33, 100}) {
+      for (int64_t k : {1, 9, 256, 257, 600}) {
+        CheckPacked(m, n, k, 0, n, false);
+        CheckPacked(m, n, k, 0, n, true);
+      }
+    }
+  }
+  // Column blocks of a wider matrix, as the patch GEMM splits them (j0 a multiple of 32).
+  CheckPacked(40, 100, 300, 32, 64, false);
+  CheckPacked(40, 100, 300, 64, 36, true);
+  CheckPacked(7, 130, 20, 96, 34, false);
 }
 
 // ---- Depthwise rows ----
