@@ -1,11 +1,12 @@
 // GEMM and depthwise kernels: a generic path (Eigen, scalar loops) and AVX-512 paths built with
 // function-level target attributes, so the binary still runs on AVX2-only CPUs.
 //
-// AVX-512 GEMM: register blocks of MR rows x 16*NV columns (at most 6 x 32: 12 zmm
-// accumulators), the k loop broadcasting one `a` value per row and loading NV vectors of a
-// `b` row; k is split into blocks of kKc so the `b` panel of a block stays in L1 while the row
-// blocks pass over it. Column tails use masked loads and stores, so any n works without
-// padding. No packing: `b` rows are read in place (constant stride), `a` rows stream.
+// AVX-512 GEMM: register blocks of MR rows x 16*NV columns (6 x 32: 12 zmm accumulators;
+// 7 or 8 rows for a block that takes a 1- or 2-row tail), the k loop broadcasting one `a`
+// value per row and loading NV vectors of a `b` panel row; k is split into blocks of kKc so
+// the packed `b` panels of a block stay in L1 while the row blocks pass over them. `b` is
+// packed into 32-column panels per k block, by each call or once for constant weights
+// (Pack, GemmF32Packed); column tails use masked loads and stores, so any n works.
 #include "core/gemm.h"
 
 #include <algorithm>
@@ -126,7 +127,9 @@ TFJIT_AVX512 void RowBlock(int64_t rows, int64_t kc, const float* a, int64_t lda
     case 3: return MicroKernel<3, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
     case 4: return MicroKernel<4, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
     case 5: return MicroKernel<5, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    default: return MicroKernel<6, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+    case 6: return MicroKernel<6, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+    case 7: return MicroKernel<7, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+    default: return MicroKernel<8, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
   }
 }
 
@@ -187,13 +190,15 @@ TFJIT_AVX512 void GemmAvx512(int64_t m, int64_t n, int64_t k, const float* a, in
       }
       block = packed.data();
     }
-    for (int64_t i0 = 0; i0 < m; i0 += kMc) {
-      const int64_t i_end = std::min(m, i0 + kMc);
+    for (int64_t i0 = 0, i_end = 0; i0 < m; i0 = i_end) {
+      i_end = m - i0 <= kMc + 2 ? m : i0 + kMc;  // a 1- or 2-row tail stays with its block
       for (int64_t p = 0; p < panels; ++p) {
         const int64_t j = p * kNr, cols = std::min(kNr, n - j);
         const float* panel = block + p * kc * kNr;
-        for (int64_t i = i0; i < i_end; i += kMr) {
-          const int64_t rows = std::min(kMr, i_end - i);
+        for (int64_t i = i0, rows = 0; i < i_end; i += rows) {
+          // A tail of 1 or 2 rows joins the block before it (7 or 8 rows: 14 or 16
+          // accumulators): alone it would wait on the FMA latency with 1-4 chains.
+          rows = i_end - i <= kMr + 2 ? i_end - i : kMr;
           const float* ap = a + i * lda + k0;
           float* cp = c + i * ldc + j;
           if (cols > 16) {

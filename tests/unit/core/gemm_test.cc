@@ -83,9 +83,10 @@ TEST_P(GemmTest, AccumulateAddsToTheOutput) {
 }
 
 TEST_P(GemmTest, MatchesReferenceAcrossBlockEdges) {
-  // Rows around the 6-row register block, columns around the 16/32-wide panels, k around the
+  // Rows around the 6-row register block (7 and 8: one block with a 1- or 2-row tail; 13,
+  // 14, 20: such a block after others), columns around the 16/32-wide panels, k around the
   // 256-deep k block.
-  for (int64_t m : {1, 5, 6, 7, 11, 12, 13, 40, 100}) {
+  for (int64_t m : {1, 5, 6, 7, 8, 11, 12, 13, 14, 20, 40, 100}) {
     for (int64_t n : {1, 15, 16, 17, 32, 33, 70}) {
       for (int64_t k : {1, 7, 256, 257}) CheckGemm(m, n, k);
     }
@@ -94,6 +95,8 @@ TEST_P(GemmTest, MatchesReferenceAcrossBlockEdges) {
 
 TEST_P(GemmTest, LargerShapesAndEmptyK) {
   CheckGemm(97, 130, 600);  // several row blocks of 96, panels and k blocks
+  CheckGemm(98, 40, 300);   // a 2-row tail kept with its 96-row block
+  CheckGemm(99, 40, 30);    // a 3-row tail: a block of its own
   CheckGemm(200, 24, 27);   // a convolution stem: narrow n, odd k
   CheckGemm(9, 20, 0);      // k = 0: zeros
   CheckGemm(0, 5, 5);       // empty output: nothing written
