@@ -7,7 +7,6 @@
 #include "backends/cpu/ir_emitter.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -621,33 +620,9 @@ absl::Status CpuIrEmitter::EmitEpilogueBody(const Instruction& inst,
 }
 
 int CpuIrEmitter::PackedRhsSlot(const Instruction& hero, const ValueLocation& rhs) {
-  if (rhs.constant == nullptr || hero.shape().element_type() != DType::kFloat32 ||
-      rhs.constant->shape().element_type() != DType::kFloat32) {
-    return -1;
-  }
-  gemm::Packing packing;
-  if (hero.opcode() == Opcode::kDot) {
-    // The runtime's Matmul reads a packed rhs for one GEMM with neither operand transposed.
-    const std::optional<GemmShape> g = MatchGemm(hero);
-    if (!g.has_value() || g->rhs_outer > 0 || g->batch != 1 || g->transpose_lhs ||
-        g->transpose_rhs || gemm::PackedBlockFloats(g->k, g->n) == 0) {
-      return -1;
-    }
-    packing = gemm::Packing{1, g->k, g->n, 0};
-  } else if (hero.opcode() == Opcode::kConvolution) {
-    // Packed filters must be finite: the runtime then multiplies padding zeros by them
-    // instead of skipping those taps (0 * inf would be NaN).
-    const std::optional<conv::Conv2DParams> p = MatchConv2D(hero);
-    if (!p.has_value()) return -1;
-    const Tensor& filter = rhs.constant->literal().tensor();
-    const float* w = filter.data<float>();
-    for (int64_t i = 0; i < filter.num_elements(); ++i) {
-      if (!std::isfinite(w[i])) return -1;
-    }
-    packing = conv::FilterPackingOf(*p);
-  }
-  if (packing.blocks == 0) return -1;
-  return plan_.AddPackedConstant(rhs.constant, packing);
+  if (rhs.constant == nullptr) return -1;
+  const gemm::Packing packing = ConstantWeightPacking(hero, *rhs.constant);
+  return packing.blocks == 0 ? -1 : plan_.AddPackedConstant(rhs.constant, packing);
 }
 
 void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,

@@ -2,6 +2,7 @@
 #include "backends/cpu/kernel_match.h"
 
 #include <climits>
+#include <cmath>
 #include <vector>
 
 #include "core/linalg.h"
@@ -206,6 +207,31 @@ bool IsOutputFusion(const Instruction& inst) {
     if (op->opcode() != Opcode::kParameter) return false;
   }
   return true;
+}
+
+gemm::Packing ConstantWeightPacking(const hlo::Instruction& hero,
+                                    const hlo::Instruction& weights) {
+  if (hero.shape().element_type() != DType::kFloat32 ||
+      weights.shape().element_type() != DType::kFloat32) {
+    return {};
+  }
+  if (hero.opcode() == hlo::Opcode::kDot) {
+    const std::optional<GemmShape> g = MatchGemm(hero);
+    if (!g.has_value() || g->rhs_outer > 0 || g->batch != 1 || g->transpose_lhs ||
+        g->transpose_rhs || gemm::PackedBlockFloats(g->k, g->n) == 0) {
+      return {};
+    }
+    return gemm::Packing{1, g->k, g->n, 0};
+  }
+  if (hero.opcode() != hlo::Opcode::kConvolution) return {};
+  const std::optional<conv::Conv2DParams> p = MatchConv2D(hero);
+  if (!p.has_value()) return {};
+  const Tensor& filter = weights.literal().tensor();
+  const float* w = filter.data<float>();
+  for (int64_t i = 0; i < filter.num_elements(); ++i) {
+    if (!std::isfinite(w[i])) return {};
+  }
+  return conv::FilterPackingOf(*p);
 }
 
 }  // namespace tfjit::cpu

@@ -21,6 +21,14 @@ using backends::MatchGemm;
 
 using backends::MatchConv2D;  // the runtime's NHWC convolution (tfjit_cpu_conv2d_*)
 
+// How the runtime reads `weights`, the constant rhs of the dot or convolution `hero`, packed
+// once at compile time (gemm::Pack): a float32 dot with batch 1 and neither operand
+// transposed, or a convolution's filter (conv::FilterPackingOf) when every element is finite
+// (the runtime then multiplies padding zeros by it instead of skipping those taps). Empty
+// (blocks 0) when it reads them unpacked, or this CPU's GEMM does not pack.
+gemm::Packing ConstantWeightPacking(const hlo::Instruction& hero,
+                                    const hlo::Instruction& weights);
+
 // Whether the CPU backend computes `inst` (a dot or convolution) by a library call that can
 // run a fused elementwise epilogue (kOutput fusions; CpuFusionPolicy).
 bool IsEpilogueHero(const hlo::Instruction& inst);
