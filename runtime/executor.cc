@@ -562,10 +562,16 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
           }
         }
       }
+      bool run_over;
       {
         std::lock_guard<std::mutex> lock(state.mu);
         state.in_flight += static_cast<int>(ready.size()) - 1;
+        run_over = state.in_flight == 0;
+        if (run_over) state.cv.notify_all();
       }
+      // Once in_flight reaches 0 the caller may return and destroy `state` and `drive`
+      // (this closure included): touch nothing captured after giving the last token back.
+      if (run_over) return;
       for (size_t i = 0; i < ready.size(); ++i) {
         if (i + 1 == ready.size() || ctx.inter_op == nullptr) {
           work.push_back(ready[i]);
@@ -575,8 +581,6 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
         }
       }
     }
-    std::lock_guard<std::mutex> lock(state.mu);
-    if (state.in_flight == 0) state.cv.notify_all();
   };
 
   state.in_flight = static_cast<int>(initial_ready_.size());
