@@ -22,6 +22,7 @@
 #include "compiler/passes/dce.h"
 #include "compiler/passes/fusion.h"
 #include "compiler/passes/transpose_sinking.h"
+#include "compiler/passes/transposed_conv_split.h"
 #include "compiler/passes/pass.h"
 #include "core/status.h"
 #include "tests/testlib/random_literal.h"
@@ -30,7 +31,8 @@ namespace tfjit {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: tfjit-opt [--passes=simplify,transpose-sinking,constant-folding,cse,dce,fusion]\n"
+    "usage: tfjit-opt [--passes=simplify,transpose-sinking,constant-folding,\n"
+    "                  split-transposed-conv,cse,dce,fusion]\n"
     "                 [--canonical] [--no-verify] [--evaluate-seed=N] [--emit-ptx=sm_80|sm_90|sm_90a]\n"
     "                 [--dump-ir-after=PASS,...|all --dump-dir=DIR] FILE.hlo|-\n";
 
@@ -90,6 +92,8 @@ bool AddPass(passes::PassPipeline& pipeline, const std::string& name) {
   if (name == "simplify") pipeline.AddPass<passes::AlgebraicSimplifierPass>();
   else if (name == "constant-folding") pipeline.AddPass<passes::ConstantFoldingPass>();
   else if (name == "transpose-sinking") pipeline.AddPass<passes::TransposeSinkingPass>();
+  else if (name == "split-transposed-conv")
+    pipeline.AddPass<passes::TransposedConvolutionSplitPass>();
   else if (name == "cse") pipeline.AddPass<passes::CsePass>();
   else if (name == "dce") pipeline.AddPass<passes::DcePass>();
   else if (name == "fusion") pipeline.AddPass<passes::FusionPass>();
@@ -156,7 +160,8 @@ int Main(int argc, char** argv) {
   for (const std::string& name : flags.passes) {
     if (!AddPass(pipeline, name)) {
       return UsageError(absl::StrCat("unknown pass '", name,
-                                     "' (known: simplify, transpose-sinking, constant-folding, cse, dce, fusion)"));
+                                     "' (known: simplify, transpose-sinking, constant-folding, "
+                                     "split-transposed-conv, cse, dce, fusion)"));
     }
   }
   absl::Status status = Run(flags, pipeline);

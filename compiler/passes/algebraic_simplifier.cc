@@ -102,16 +102,6 @@ Instruction* BroadcastIsNoop(Instruction* inst) {
   return inst->operand(0)->shape() == inst->shape() ? inst->operand(0) : nullptr;
 }
 
-// Whether every element of the constant `inst` is finite (no NaN, no infinity).
-bool IsFiniteConstant(const Instruction* inst) {
-  if (inst->opcode() != Opcode::kConstant || !inst->shape().IsArray()) return false;
-  const Tensor& t = inst->literal().tensor();
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    if (!std::isfinite(ElementAsDouble(t, i))) return false;
-  }
-  return true;
-}
-
 // convolution(pad(x, 0), w) => convolution(x, w) with the padding in its window (Keras'
 // ZeroPadding2D before a VALID convolution): only zero padding of the spatial dims, not
 // negative or interior, and without lhs dilation there. Window padding skips taps instead of

@@ -3,12 +3,14 @@
 #include "compiler/passes/pass.h"
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <regex>
 
 #include "absl/strings/str_format.h"
 #include "compiler/hlo/printer.h"
 #include "compiler/hlo/verifier.h"
+#include "core/dtype.h"
 #include "core/status.h"
 
 namespace tfjit::passes {
@@ -76,6 +78,15 @@ absl::StatusOr<bool> SweepToFixedPoint(
     }
   }
   return changed;
+}
+
+bool IsFiniteConstant(const hlo::Instruction* inst) {
+  if (inst->opcode() != hlo::Opcode::kConstant || !inst->shape().IsArray()) return false;
+  const Tensor& t = inst->literal().tensor();
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    if (!std::isfinite(ElementAsDouble(t, i))) return false;
+  }
+  return true;
 }
 
 }  // namespace tfjit::passes

@@ -68,6 +68,10 @@ absl::StatusOr<bool> SweepToFixedPoint(
     hlo::Module& module, int max_sweeps,
     const std::function<absl::StatusOr<bool>(hlo::Computation&)>& sweep);
 
+// Whether `inst` is an array constant whose elements are all finite (no NaN, no infinity):
+// rewrites that skip multiplications by zero (0 * inf is NaN) need it of the other factor.
+bool IsFiniteConstant(const hlo::Instruction* inst);
+
 }  // namespace tfjit::passes
 
 #endif  // TFJIT_COMPILER_PASSES_PASS_H_

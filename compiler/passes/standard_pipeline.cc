@@ -7,6 +7,7 @@
 #include "compiler/passes/dce.h"
 #include "compiler/passes/fusion.h"
 #include "compiler/passes/transpose_sinking.h"
+#include "compiler/passes/transposed_conv_split.h"
 
 namespace tfjit::passes {
 
@@ -16,6 +17,8 @@ void AddStandardPasses(PassPipeline& pipeline, const FusionPolicy* policy) {
   // it cancels the transposes it brings together.
   pipeline.AddPass<TransposeSinkingPass>();
   pipeline.AddPass<ConstantFoldingPass>();
+  // After folding: it needs the filter as a constant (to know its elements are finite).
+  pipeline.AddPass<TransposedConvolutionSplitPass>();
   // Again: folding makes operands constant that rules ask about (a convolution's filter, once
   // its transposes and reshapes are folded, lets a zero pad move into the window).
   pipeline.AddPass<AlgebraicSimplifierPass>();

@@ -360,6 +360,21 @@ TEST(CpuConvPackedWeightsTest, ConstantWeightsMatchEvaluator) {
       // An infinite weight: not packed; NaN where its tap meets the input, inf elsewhere.
       WithConstantWeights(Conv2DModule("f32", 1, 7, 7, 3, W(3, 1, 1, 1), W(3, 1, 1, 1), 4), 10,
                           std::numeric_limits<float>::infinity()),
+      // Transposed convolutions, split into one convolution per output phase
+      // (TransposedConvolutionSplitPass): stride-2 SAME with 3x3 and 4x4 kernels, stride 3
+      // (a phase reading a slice of the input), a transposed depthwise, and an infinite
+      // weight (no NaN: the holes of the dilation contribute no term).
+      WithConstantWeights(Conv2DModule("f32", 1, 13, 11, 16, W(3, 1, 1, 2, 2),
+                                       W(3, 1, 1, 2, 2), 8), 11),
+      WithConstantWeights(Conv2DModule("f32", 1, 9, 10, 16, W(4, 1, 2, 2, 2),
+                                       W(4, 1, 2, 2, 2), 16), 12),
+      WithConstantWeights(Conv2DModule("f32", 2, 5, 4, 6, W(3, 1, 1, 1, 3),
+                                       W(3, 1, 1, 1, 3), 5), 13),
+      WithConstantWeights(Conv2DModule("f32", 1, 6, 5, 3, W(3, 1, 1, 2, 2),
+                                       W(3, 1, 1, 2, 2), 6, 3), 14),
+      WithConstantWeights(Conv2DModule("f32", 1, 5, 5, 4, W(4, 1, 2, 2, 2),
+                                       W(4, 1, 2, 2, 2), 4), 15,
+                          std::numeric_limits<float>::infinity()),
   };
   for (const std::string& hlo : modules) {
     EXPECT_TRUE(RunAndCompare(hlo, {3, 4}, kConvSpec)) << hlo.substr(0, 400);
