@@ -1,7 +1,8 @@
 // Kernel-level benchmarks on one thread, each comparison inside one run (report the ratios):
 //   build/bin/kernel_bench
 // - Gemm/*: core/gemm.h's float32 GEMM (AVX-512 path where the CPU has it) vs Eigen as tfjit
-//   builds it (x86-64-v3) vs Eigen built for x86-64-v4 (bench/eigen_v4_gemm.cc), GFLOP/s.
+//   builds it (x86-64-v3) vs Eigen built for x86-64-v4 (bench/eigen_v4_gemm.cc) vs the
+//   micro-kernels generated through LLVM for AVX2+FMA and for AVX-512 (impl 3, 4), GFLOP/s.
 // - Conv/*: the convolution shapes of the corpus through core/conv2d.h (what the fallback
 //   kernels and compiled clusters run) vs native XNNPACK's NHWC convolution operator when
 //   libxnnpack-dev is installed (bench only; tfjit never links it).
@@ -18,6 +19,7 @@
 
 #include "Eigen/Core"
 #include "benchmark/benchmark.h"
+#include "backends/cpu/gemm_kernels.h"
 #include "bench/eigen_v4_gemm.h"
 #include "core/conv2d.h"
 #include "core/gemm.h"
@@ -44,12 +46,25 @@ void SetFlops(benchmark::State& state, double flops_per_iter) {
 
 // ---- GEMM: m x k times k x n ----
 
-enum GemmImpl { kTfjit = 0, kEigenV3 = 1, kEigenV4 = 2 };
+// kJitAvx2 / kJitAvx512: the micro-kernels generated through LLVM (backends/cpu/gemm_kernels.h)
+// in the same driver; the AVX2 ones also run on AVX-512 hosts.
+enum GemmImpl { kTfjit = 0, kEigenV3 = 1, kEigenV4 = 2, kJitAvx2 = 3, kJitAvx512 = 4 };
 
 void BM_Gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const auto impl = static_cast<GemmImpl>(state.range(3));
   if (impl == kTfjit && !gemm::HostHasAvx512()) state.SetLabel("no AVX-512: generic path");
+  if (impl == kJitAvx2 || impl == kJitAvx512) {
+    const cpu::GemmIsa isa = impl == kJitAvx2 ? cpu::GemmIsa::kAvx2 : cpu::GemmIsa::kAvx512;
+    absl::StatusOr<const gemm::MicroKernelSet*> set = cpu::GetGemmMicroKernels(isa);
+    if (!set.ok()) {
+      state.SkipWithError(std::string(set.status().message()).c_str());
+      return;
+    }
+    gemm::InstallMicroKernels(*set);
+    gemm::SetIsaForTesting(gemm::Isa::kGenerated);
+    state.SetLabel(std::string("generated ") + cpu::GemmIsaName(isa));
+  }
   std::vector<float> a = Random(m * k, 1), b = Random(k * n, 2), c(static_cast<size_t>(m * n));
   using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Eigen::Map<const RowMajor> am(a.data(), m, k), bm(b.data(), k, n);
@@ -59,10 +74,13 @@ void BM_Gemm(benchmark::State& state) {
       case kTfjit: gemm::GemmF32(m, n, k, a.data(), k, b.data(), n, c.data(), n); break;
       case kEigenV3: cm.noalias() = am * bm; break;
       case kEigenV4: bench::EigenV4Gemm(m, n, k, a.data(), b.data(), c.data()); break;
+      case kJitAvx2:
+      case kJitAvx512: gemm::GemmF32(m, n, k, a.data(), k, b.data(), n, c.data(), n); break;
     }
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
   }
+  gemm::SetIsaForTesting(gemm::Isa::kAuto);
   SetFlops(state, 2.0 * m * n * k);
 }
 
@@ -75,7 +93,9 @@ void GemmArgs(benchmark::internal::Benchmark* b) {
       {576, 32, 144},     {144, 192, 32}, {144, 64, 192}, {36, 576, 96},
       {36, 160, 576},     {1, 1000, 1280}, {4096, 16, 96}, {16384, 8, 32}};
   for (const auto& s : shapes) {
-    for (int impl : {kTfjit, kEigenV3, kEigenV4}) b->Args({s[0], s[1], s[2], impl});
+    for (int impl : {kTfjit, kEigenV3, kEigenV4, kJitAvx2, kJitAvx512}) {
+      b->Args({s[0], s[1], s[2], impl});
+    }
   }
 }
 BENCHMARK(BM_Gemm)->Apply(GemmArgs);

@@ -7,6 +7,11 @@
 // the packed `b` panels of a block stay in L1 while the row blocks pass over them. `b` is
 // packed into 32-column panels per k block, by each call or once for constant weights
 // (Pack, GemmF32Packed); column tails use masked loads and stores, so any n works.
+//
+// Generated GEMM: the same blocking (GemmBlocked) with panels 2 * lanes wide, calling the
+// micro-kernels the JIT emitted for the host (InstallMicroKernels; backends/cpu/gemm_kernels.h
+// generates them for AVX2+FMA or AVX-512). Both paths compute each output as one FMA chain
+// per k block in k order, so they agree bit for bit.
 #include "core/gemm.h"
 
 #include <algorithm>
@@ -26,11 +31,26 @@ namespace tfjit::gemm {
 namespace {
 
 std::atomic<Isa> forced_isa{Isa::kAuto};
+std::atomic<const MicroKernelSet*> installed_kernels{nullptr};
 
-bool UseAvx512() {
+// The hand-written AVX-512 GEMM.
+bool UseAvx512Gemm() {
   const Isa isa = forced_isa.load(std::memory_order_relaxed);
-  if (isa == Isa::kGeneric) return false;
-  return HostHasAvx512();
+  return (isa == Isa::kAuto || isa == Isa::kAvx512) && HostHasAvx512();
+}
+
+// The depthwise kernels have no generated form: AVX-512 unless forced generic.
+bool UseAvx512Depthwise() {
+  return forced_isa.load(std::memory_order_relaxed) != Isa::kGeneric && HostHasAvx512();
+}
+
+// The generated micro-kernels, or null.
+const MicroKernelSet* GeneratedKernels() {
+  const Isa isa = forced_isa.load(std::memory_order_relaxed);
+  if (isa == Isa::kGenerated || (isa == Isa::kAuto && !HostHasAvx512())) {
+    return installed_kernels.load(std::memory_order_acquire);
+  }
+  return nullptr;
 }
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -133,11 +153,6 @@ TFJIT_AVX512 void RowBlock(int64_t rows, int64_t kc, const float* a, int64_t lda
   }
 }
 
-constexpr int64_t kMr = 6;    // rows of a register block
-constexpr int64_t kNr = 32;   // columns of a packed panel (two zmm)
-constexpr int64_t kKc = 256;  // k block: a 32 KB panel, which the row blocks reuse from L1
-constexpr int64_t kMc = 96;   // rows whose k block of `a` (96 KB) stays in L2 across panels
-
 // Copies b[kc, cols] (leading dim ldb) into a panel of kc rows of `width` floats, zero-padded.
 TFJIT_AVX512 void PackPanel(int64_t kc, const float* b, int64_t ldb, int64_t cols, int64_t width,
                             float* panel) {
@@ -149,69 +164,115 @@ TFJIT_AVX512 void PackPanel(int64_t kc, const float* b, int64_t ldb, int64_t col
   }
 }
 
-// Packs b[k, n] (leading dim ldb) k block after k block: block k0 holds `panels` panels of
-// kc rows, panel p at (k0 * panels + p * kc) * kNr floats, kc rows of 32 floats (16 for a
-// last panel of at most 16 columns), zero past the columns.
-TFJIT_AVX512 void PackAllPanels(int64_t k, int64_t n, const float* b, int64_t ldb,
-                                float* packed) {
-  const int64_t panels = (n + kNr - 1) / kNr;
+// MR rows (1..8) x 16 * vectors columns of the AVX-512 kernels.
+TFJIT_AVX512 void Avx512RowBlock(int64_t rows, int vectors, int64_t kc, const float* a,
+                                 int64_t lda, const float* panel, float* c, int64_t ldc,
+                                 int64_t cols, bool accumulate) {
+  if (vectors == 2) return RowBlock<2>(rows, kc, a, lda, panel, c, ldc, cols, accumulate);
+  RowBlock<1>(rows, kc, a, lda, panel, c, ldc, cols, accumulate);
+}
+#endif  // TFJIT_GEMM_X86
+
+constexpr int64_t kMr = 6;    // rows of a register block
+constexpr int64_t kKc = 256;  // k block: a 32 KB panel (AVX-512), reused by the row blocks from L1
+constexpr int64_t kMc = 96;   // rows whose k block of `a` (96 KB) stays in L2 across panels
+
+// The same panel copy in portable code (the generated kernels' packing).
+void PackPanelPortable(int64_t kc, const float* b, int64_t ldb, int64_t cols, int64_t width,
+                       float* panel) {
+  const int64_t copied = std::min(cols, width);
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    std::copy_n(b + kk * ldb, copied, panel + kk * width);
+    std::fill(panel + kk * width + copied, panel + (kk + 1) * width, 0.0f);
+  }
+}
+
+// Packs b[k, n] (leading dim ldb) into panels nr = 2 * lanes columns wide, k block after k
+// block: block k0 holds `panels` panels of kc rows, panel p at (k0 * panels + p * kc) * nr
+// floats, kc rows of nr floats (`lanes` for a last panel of at most `lanes` columns), zero
+// past the columns. `pack` copies one panel (PackPanel's signature).
+template <typename PackFn>
+void PackAllPanels(int64_t lanes, int64_t k, int64_t n, const float* b, int64_t ldb,
+                   float* packed, PackFn pack) {
+  const int64_t nr = 2 * lanes, panels = (n + nr - 1) / nr;
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
     for (int64_t p = 0; p < panels; ++p) {
-      const int64_t j = p * kNr, cols = std::min(kNr, n - j);
-      PackPanel(kc, b + k0 * ldb + j, ldb, cols, cols > 16 ? 32 : 16,
-                packed + (k0 * panels + p * kc) * kNr);
+      const int64_t j = p * nr, cols = std::min(nr, n - j);
+      pack(kc, b + k0 * ldb + j, ldb, cols, cols > lanes ? nr : lanes,
+           packed + (k0 * panels + p * kc) * nr);
     }
   }
 }
 
-// c (+)= a * b for columns [j0, j0 + n) of b[k, n_total]: b is read from `prepacked`
-// (PackAllPanels of the whole b) when given, else packed here one k block at a time.
-TFJIT_AVX512 void GemmAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                             const float* b, int64_t ldb, float* c, int64_t ldc,
-                             bool accumulate_all, const float* prepacked = nullptr,
-                             int64_t n_total = 0, int64_t j0 = 0) {
+// c (+)= a * b for columns [j0, j0 + n) of b[k, n_total] through register blocks of up to 8
+// rows by panels of nr = 2 * lanes columns: b is read from `prepacked` (PackAllPanels of the
+// whole b) when given, else packed here one k block at a time with `pack`. `row_block(rows,
+// vectors, kc, a, lda, panel, c, ldc, cols, accumulate)` runs one register block.
+template <typename PackFn, typename RowBlockFn>
+void GemmBlocked(int64_t lanes, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate_all,
+                 const float* prepacked, int64_t n_total, int64_t j0, PackFn pack,
+                 RowBlockFn row_block) {
   // The k block of b, packed panel after panel (reused by every row of a).
   thread_local std::vector<float> packed;
-  const int64_t panels = (n + kNr - 1) / kNr;
-  const int64_t all_panels = (n_total + kNr - 1) / kNr;
-  if (prepacked == nullptr) packed.resize(static_cast<size_t>(std::min(kKc, k) * panels * kNr));
+  const int64_t nr = 2 * lanes;
+  const int64_t panels = (n + nr - 1) / nr;
+  const int64_t all_panels = (n_total + nr - 1) / nr;
+  if (prepacked == nullptr) packed.resize(static_cast<size_t>(std::min(kKc, k) * panels * nr));
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
     const bool accumulate = accumulate_all || k0 > 0;
     const float* block = nullptr;
     if (prepacked != nullptr) {
-      block = prepacked + (k0 * all_panels + (j0 / kNr) * kc) * kNr;
+      block = prepacked + (k0 * all_panels + (j0 / nr) * kc) * nr;
     } else {
       for (int64_t p = 0; p < panels; ++p) {
-        const int64_t j = p * kNr, cols = std::min(kNr, n - j);
-        PackPanel(kc, b + k0 * ldb + j, ldb, cols, cols > 16 ? 32 : 16,
-                  packed.data() + p * kc * kNr);
+        const int64_t j = p * nr, cols = std::min(nr, n - j);
+        pack(kc, b + k0 * ldb + j, ldb, cols, cols > lanes ? nr : lanes,
+             packed.data() + p * kc * nr);
       }
       block = packed.data();
     }
     for (int64_t i0 = 0, i_end = 0; i0 < m; i0 = i_end) {
       i_end = m - i0 <= kMc + 2 ? m : i0 + kMc;  // a 1- or 2-row tail stays with its block
       for (int64_t p = 0; p < panels; ++p) {
-        const int64_t j = p * kNr, cols = std::min(kNr, n - j);
-        const float* panel = block + p * kc * kNr;
+        const int64_t j = p * nr, cols = std::min(nr, n - j);
+        const float* panel = block + p * kc * nr;
         for (int64_t i = i0, rows = 0; i < i_end; i += rows) {
           // A tail of 1 or 2 rows joins the block before it (7 or 8 rows: 14 or 16
           // accumulators): alone it would wait on the FMA latency with 1-4 chains.
           rows = i_end - i <= kMr + 2 ? i_end - i : kMr;
-          const float* ap = a + i * lda + k0;
-          float* cp = c + i * ldc + j;
-          if (cols > 16) {
-            RowBlock<2>(rows, kc, ap, lda, panel, cp, ldc, cols, accumulate);
-          } else {
-            RowBlock<1>(rows, kc, ap, lda, panel, cp, ldc, cols, accumulate);
-          }
+          row_block(rows, cols > lanes ? 2 : 1, kc, a + i * lda + k0, lda, panel,
+                    c + i * ldc + j, ldc, cols, accumulate);
         }
       }
     }
   }
 }
 
+#if TFJIT_GEMM_X86
+void GemmAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                int64_t ldb, float* c, int64_t ldc, bool accumulate_all,
+                const float* prepacked = nullptr, int64_t n_total = 0, int64_t j0 = 0) {
+  GemmBlocked(16, m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked, n_total, j0,
+              PackPanel, Avx512RowBlock);
+}
+#endif  // TFJIT_GEMM_X86
+
+void GemmGenerated(const MicroKernelSet& set, int64_t m, int64_t n, int64_t k, const float* a,
+                   int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+                   bool accumulate_all, const float* prepacked = nullptr, int64_t n_total = 0,
+                   int64_t j0 = 0) {
+  GemmBlocked(set.lanes, m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked, n_total, j0,
+              PackPanelPortable,
+              [&set](int64_t rows, int vectors, int64_t kc, const float* ap, int64_t lda_,
+                     const float* panel, float* cp, int64_t ldc_, int64_t cols, bool acc) {
+                set.kernels[rows][vectors](kc, ap, lda_, panel, cp, ldc_, cols, acc ? 1 : 0);
+              });
+}
+
+#if TFJIT_GEMM_X86
 // kOx output pixels x 16 channels per register block of the depthwise row.
 constexpr int kOx = 8;
 
@@ -428,36 +489,58 @@ bool HostHasAvx512() {
 
 void SetIsaForTesting(Isa isa) { forced_isa.store(isa, std::memory_order_relaxed); }
 
+void InstallMicroKernels(const MicroKernelSet* set) {
+  installed_kernels.store(set, std::memory_order_release);
+}
+
+const MicroKernelSet* InstalledMicroKernels() {
+  return installed_kernels.load(std::memory_order_acquire);
+}
+
 void GemmF32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
              int64_t ldb, float* c, int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
-#if TFJIT_GEMM_X86
   // Fewer rows than a register block: b is read about once either way (memory-bound), and
   // packing it would double that.
-  if (UseAvx512() && m >= kMr && k > 0) {
-    return GemmAvx512(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-  }
+  if (m >= kMr && k > 0) {
+#if TFJIT_GEMM_X86
+    if (UseAvx512Gemm()) return GemmAvx512(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 #endif
+    if (const MicroKernelSet* set = GeneratedKernels()) {
+      return GemmGenerated(*set, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+    }
+  }
   GemmGeneric(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
-int64_t PackedBlockFloats(int64_t k, int64_t n) {
+// Columns of a packed panel on the path in use (0: nothing is packed).
+int64_t PanelWidth() {
 #if TFJIT_GEMM_X86
-  if (UseAvx512() && k > 0 && n > 0) return k * ((n + kNr - 1) / kNr) * kNr;
+  if (UseAvx512Gemm()) return 32;
 #endif
-  (void)k;
-  (void)n;
+  if (const MicroKernelSet* set = GeneratedKernels()) return 2 * set->lanes;
   return 0;
+}
+
+int64_t PackedBlockFloats(int64_t k, int64_t n) {
+  const int64_t nr = PanelWidth();
+  if (nr == 0 || k <= 0 || n <= 0) return 0;
+  return k * ((n + nr - 1) / nr) * nr;
 }
 
 void Pack(const Packing& p, const float* src, float* dst) {
   const int64_t block = PackedBlockFloats(p.k, p.n);
   if (block == 0) return;
-#if TFJIT_GEMM_X86
   for (int64_t i = 0; i < p.blocks; ++i) {
-    PackAllPanels(p.k, p.n, src + i * p.stride, p.n, dst + i * block);
-  }
+#if TFJIT_GEMM_X86
+    if (UseAvx512Gemm()) {
+      PackAllPanels(16, p.k, p.n, src + i * p.stride, p.n, dst + i * block, PackPanel);
+      continue;
+    }
 #endif
+    PackAllPanels(GeneratedKernels()->lanes, p.k, p.n, src + i * p.stride, p.n, dst + i * block,
+                  PackPanelPortable);
+  }
 }
 
 void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
@@ -470,18 +553,21 @@ void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
     }
     return;
   }
+  // Packed blocks exist only where one of the two runs (PackedBlockFloats).
 #if TFJIT_GEMM_X86
-  // Packed blocks exist only where this CPU runs the AVX-512 path (PackedBlockFloats).
-  GemmAvx512(m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, packed, n_total, j0);
-#else
-  (void)a, (void)lda, (void)packed, (void)n_total, (void)j0, (void)c, (void)ldc;
+  if (UseAvx512Gemm()) {
+    return GemmAvx512(m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, packed, n_total, j0);
+  }
 #endif
+  if (const MicroKernelSet* set = GeneratedKernels()) {
+    GemmGenerated(*set, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, packed, n_total, j0);
+  }
 }
 
 void DepthwiseRowF32(const DepthwiseRow& r) {
   if (r.out_w <= 0 || r.channels <= 0) return;
 #if TFJIT_GEMM_X86
-  if (UseAvx512()) return DepthwiseRowAvx512(r);
+  if (UseAvx512Depthwise()) return DepthwiseRowAvx512(r);
 #endif
   DepthwiseRowGeneric(r);
 }

@@ -1,5 +1,6 @@
 // Single-threaded float32 GEMM and depthwise-convolution inner kernels with AVX-512 code paths,
-// chosen at run time from the CPU's features (the rest of tfjit is built for x86-64-v3, AVX2).
+// chosen at run time from the CPU's features (the rest of tfjit is built for x86-64-v3, AVX2),
+// and a GEMM driver for micro-kernels the JIT generates for the host (any vector width).
 //
 // Both compute with the same float32 fused multiply-adds as Eigen's kernels, in the same
 // order over k (so results match Eigen's to rounding). Callers split work across threads.
@@ -10,13 +11,36 @@
 
 namespace tfjit::gemm {
 
-// Which implementation the kernels below use; kAuto picks AVX-512 when the CPU has it.
-enum class Isa { kAuto, kGeneric, kAvx512 };
+// Which implementation the GEMMs below use. kAuto: the hand-written AVX-512 kernels when the
+// CPU has AVX-512, else the installed generated micro-kernels (below) when there are some,
+// else Eigen (kGeneric). kGenerated: the installed micro-kernels (kGeneric if none).
+enum class Isa { kAuto, kGeneric, kAvx512, kGenerated };
 // True when this CPU runs the AVX-512 paths (AVX512F and AVX512VL).
 bool HostHasAvx512();
 // For tests and benchmarks: forces an implementation (kAvx512 without the CPU support is
 // treated as kGeneric). Not thread-safe against running kernels; call it up front.
 void SetIsaForTesting(Isa isa);
+
+// A micro-kernel generated for the host by the JIT (backends/cpu/gemm_kernels.h):
+//   c[rows, cols] (+)= a[rows, kc] * panel[kc, vectors * lanes]
+// where the packed panel holds vectors * lanes floats per k step (zero past `cols`), columns
+// past `cols` are not written, and accumulate != 0 adds to c. Each output is one chain of
+// fused multiply-adds in k order, like the AVX-512 kernels', so the two agree bit for bit.
+using MicroKernelFn = void (*)(int64_t kc, const float* a, int64_t lda, const float* panel,
+                               float* c, int64_t ldc, int64_t cols, int64_t accumulate);
+inline constexpr int kMaxMicroRows = 8;
+struct MicroKernelSet {
+  int lanes = 0;            // floats per vector: 8 (AVX2) or 16 (AVX-512)
+  const char* isa = "";     // "avx2+fma", "avx512"
+  // [rows 1..kMaxMicroRows][vectors 1..2]: panels are 2 * lanes columns wide (the last one
+  // `lanes` when it has no more columns than that).
+  MicroKernelFn kernels[kMaxMicroRows + 1][3] = {};
+};
+// Makes `set` (which must outlive its use; null uninstalls) the generated kernels GemmF32 and
+// the packed GEMM use. Thread-safe; not against packed weights made for another layout
+// (install before compiling).
+void InstallMicroKernels(const MicroKernelSet* set);
+const MicroKernelSet* InstalledMicroKernels();
 
 // c[m, n] = a[m, k] * b[k, n], all row-major with leading dims lda, ldb, ldc (c overwritten,
 // never read; k == 0 writes zeros). With `accumulate`, c[m, n] += a * b instead.
@@ -25,7 +49,8 @@ void GemmF32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const
 
 // Weights packed once (a constant filter or matrix, at compile time): `blocks` matrices
 // b[k, n], row-major with leading dim n, `stride` floats apart in the source, each laid out in
-// the panels GemmF32Packed reads (the AVX-512 path's, every k block), one after another.
+// the panels GemmF32Packed reads (the AVX-512 path's or the generated kernels', every k
+// block), one after another.
 struct Packing {
   int64_t blocks = 0;  // 0: nothing packed
   int64_t k = 0, n = 0, stride = 0;
@@ -41,7 +66,7 @@ inline int64_t PackedFloats(const Packing& p) {
 void Pack(const Packing& p, const float* src, float* dst);
 // c[m, n] (+)= a[m, k] * columns [j0, j0 + n) of a block b[k, n_total] packed by Pack
 // (`packed` points at the block). j0 is a multiple of 32, and n reaches n_total or is a
-// multiple of 32. Only for blocks PackedBlockFloats sized nonzero.
+// multiple of 32 (panels are 32 or, with 8-float vectors, 16 columns wide). Only for blocks PackedBlockFloats sized nonzero.
 void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                    const float* packed, int64_t n_total, int64_t j0, float* c, int64_t ldc,
                    bool accumulate = false);

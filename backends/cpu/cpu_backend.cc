@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/gemm_kernels.h"
 #include "backends/cpu/ir_emitter.h"
 #include "backends/cpu/kernel_match.h"
 #include "backends/cpu/object_cache.h"
@@ -111,6 +113,14 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     std::unique_ptr<hlo::Module> module) const {
   if (module == nullptr || module->entry() == nullptr) {
     return InvalidArgument("cpu backend: Compile needs a module with an entry computation");
+  }
+  // The host's generated GEMM kernels, before anything is packed for them (once per process).
+  if (absl::Status gemm_kernels = InstallHostGemmKernels(); !gemm_kernels.ok()) {
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      Log(LogLevel::kWarning, "cpu backend: generated GEMM kernels unavailable, Eigen's used: %s",
+          gemm_kernels.ToString());
+    });
   }
   backends::CompileStats stats;
   auto start = std::chrono::steady_clock::now();

@@ -51,6 +51,12 @@ const HostTarget& GetHostTarget() {
 
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(int opt_level) {
   const HostTarget& host = GetHostTarget();
+  return CreateTargetMachine(host.cpu, host.features, opt_level);
+}
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(
+    const std::string& cpu, const std::string& features, int opt_level) {
+  const HostTarget& host = GetHostTarget();
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(host.triple, error);
   if (target == nullptr) {
@@ -64,9 +70,9 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(int
                               : (opt_level == 1 ? llvm::CodeGenOptLevel::Less
                                                 : llvm::CodeGenOptLevel::None);
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      host.triple, host.cpu, host.features, options, llvm::Reloc::PIC_, std::nullopt, level,
+      host.triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt, level,
       /*JIT=*/true));
-  if (tm == nullptr) return Internal("cannot create a target machine for '%s'", host.cpu);
+  if (tm == nullptr) return Internal("cannot create a target machine for '%s'", cpu);
   return tm;
 }
 

@@ -31,6 +31,10 @@ const HostTarget& GetHostTarget();
 
 // A TargetMachine for the host with CodeGenOptLevel::Aggressive (opt_level >= 2) or None.
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(int opt_level);
+// The same for the host's triple with another CPU and feature string (e.g. "x86-64-v3" for
+// AVX2+FMA code that a host with AVX-512 also runs).
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(
+    const std::string& cpu, const std::string& features, int opt_level);
 
 // Sets "target-cpu", "target-features" and, on AVX-512 hosts, "prefer-vector-width"="512"
 // (LLVM defaults to 256-bit vectors on Intel AVX-512 parts).

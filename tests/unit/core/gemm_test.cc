@@ -7,11 +7,11 @@
 
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testlib/random_floats.h"
 
 namespace tfjit::gemm {
 namespace {
@@ -19,11 +19,7 @@ namespace {
 constexpr float kSentinel = -12345.0f;
 
 std::vector<float> Random(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
+  return tfjit::testing::RandomFloats(n, seed);
 }
 
 class GemmTest : public ::testing::TestWithParam<Isa> {
