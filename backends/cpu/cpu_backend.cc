@@ -118,8 +118,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   if (absl::Status gemm_kernels = InstallHostGemmKernels(); !gemm_kernels.ok()) {
     static std::once_flag warned;
     std::call_once(warned, [&] {
-      Log(LogLevel::kWarning, "cpu backend: generated GEMM kernels unavailable, Eigen's used: %s",
-          gemm_kernels.ToString());
+      Log(LogLevel::kWarning, "cpu backend: GEMM kernels: %s", gemm_kernels.ToString());
     });
   }
   backends::CompileStats stats;

@@ -330,7 +330,12 @@ absl::Status InstallHostGemmKernels() {
     // =avx2 the AVX2 ones even on an AVX-512 host (both to compare, and to test every ISA's
     // path on one machine); =eigen keeps Eigen's GEMM wherever there is no AVX-512.
     const char* env = std::getenv("TFJIT_GEMM");
-    const std::string mode = env != nullptr ? env : "auto";
+    std::string mode = env != nullptr ? env : "auto";
+    if (mode != "auto" && mode != "generated" && mode != "avx2" && mode != "eigen") {
+      status = absl::InvalidArgumentError(absl::StrCat(
+          "TFJIT_GEMM='", mode, "' is not one of auto, generated, avx2, eigen; using auto"));
+      mode = "auto";
+    }
     if (mode == "eigen") return;
     const bool generated_everywhere = mode == "generated" || mode == "avx2";
     if (gemm::HostHasAvx512() && !generated_everywhere) return;
@@ -339,7 +344,7 @@ absl::Status InstallHostGemmKernels() {
     if (!HostRuns(isa)) return;  // no AVX2+FMA: Eigen's generic code
     absl::StatusOr<const gemm::MicroKernelSet*> set = GetGemmMicroKernels(isa);
     if (!set.ok()) {
-      status = set.status();
+      status = set.status();  // (replaces a note about TFJIT_GEMM: this one matters more)
       return;
     }
     gemm::InstallMicroKernels(*set);

@@ -35,8 +35,9 @@ absl::StatusOr<const gemm::MicroKernelSet*> GetGemmMicroKernels(GemmIsa isa);
 std::string GemmMicroKernelIr(GemmIsa isa, int rows, int vectors);
 
 // What the CPU backend calls once: on a host without AVX-512, installs the AVX2 kernels as
-// gemm::GemmF32's path (hosts with AVX-512 keep the hand-written kernels). Errors are returned,
-// and GemmF32 then keeps Eigen. The environment variable TFJIT_GEMM overrides: "generated"
+// gemm::GemmF32's path (hosts with AVX-512 keep the hand-written kernels). Errors are returned
+// (the backend logs them): kernels that failed to compile (GemmF32 then keeps Eigen), or an
+// unknown TFJIT_GEMM value (treated as auto). The environment variable TFJIT_GEMM overrides: "generated"
 // (the widest generated kernels the host runs, also on AVX-512 hosts), "avx2" (the AVX2 ones),
 // "eigen" (none), "auto" (the default).
 absl::Status InstallHostGemmKernels();
