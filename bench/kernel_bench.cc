@@ -86,12 +86,14 @@ void BM_Gemm(benchmark::State& state) {
 
 void GemmArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"m", "n", "k", "impl"});
-  // 1024^3, then pointwise convolutions and matmuls of the corpus (m = pixels); the last two
-  // are blazepose-lite's narrow outputs on large images.
+  // 1024^3, then pointwise convolutions and matmuls of the corpus (m = pixels); then
+  // blazepose-lite's narrow outputs on large images, and faceres's (MobileNet v1) 14x14 and
+  // 7x7 pointwise convolutions, few rows against wide weights.
   const std::vector<std::vector<int64_t>> shapes = {
       {1024, 1024, 1024}, {2304, 96, 16}, {2304, 24, 96}, {576, 144, 24},
       {576, 32, 144},     {144, 192, 32}, {144, 64, 192}, {36, 576, 96},
-      {36, 160, 576},     {1, 1000, 1280}, {4096, 16, 96}, {16384, 8, 32}};
+      {36, 160, 576},     {1, 1000, 1280}, {4096, 16, 96}, {16384, 8, 32},
+      {196, 512, 512},    {49, 1024, 1024}};
   for (const auto& s : shapes) {
     for (int impl : {kTfjit, kEigenV3, kEigenV4, kJitAvx2, kJitAvx512}) {
       b->Args({s[0], s[1], s[2], impl});

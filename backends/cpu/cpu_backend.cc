@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/gemm_kernels.h"
@@ -79,7 +80,9 @@ class CpuBackend : public backends::Backend {
     EntryFn entry = nullptr;
   };
   // JIT-links a relocatable object file of an emitted module.
-  absl::StatusOr<LinkedObject> LinkObject(const std::string& object) const;
+  absl::StatusOr<LinkedObject> LinkObject(const std::vector<std::string>& objects) const;
+  // Threads LLVM's work on one module is split over (CompileForHostInParts).
+  int CompileThreads() const;
   std::unique_ptr<backends::Executable> MakeExecutable(
       std::unique_ptr<hlo::Module> module, BufferPlan plan,
       std::vector<std::string> profile_units, LinkedObject linked,
@@ -148,7 +151,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     std::optional<CachedObject> hit;
     if (!dumps) hit = cache->Load(key, *module);
     if (hit.has_value()) {
-      absl::StatusOr<LinkedObject> linked = LinkObject(hit->object);
+      absl::StatusOr<LinkedObject> linked = LinkObject(hit->objects);
       if (linked.ok()) {
         hit->stats.optimize_ms = stats.optimize_ms;
         return MakeExecutable(std::move(module), std::move(hit->plan),
@@ -166,20 +169,30 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   stats.temp_bytes = emitted.plan.arena_bytes();
   stats.temp_bytes_unshared = emitted.plan.unshared_bytes();
 
-  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
-                         llvm_ir::CreateHostTargetMachine(options_.opt_level));
-  llvm_ir::ConfigureModuleForTarget(*emitted.module, *tm);
-  llvm_ir::OptimizeModule(*emitted.module, *tm, options_.opt_level);
+  std::vector<std::string> objects;
   if (dumps) {
+    // The dump shows the whole optimised module, so it is compiled in one piece.
+    TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
+                           llvm_ir::CreateHostTargetMachine(options_.opt_level));
+    llvm_ir::ConfigureModuleForTarget(*emitted.module, *tm);
+    llvm_ir::OptimizeModule(*emitted.module, *tm, options_.opt_level);
     const std::string path = absl::StrCat(options_.dump_dir, "/", dump_prefix, "ll");
     std::error_code error;
     llvm::raw_fd_ostream out(path, error);
     if (error) return NotFound("cannot open dump file '%s' for writing", path);
     emitted.module->print(out, nullptr);
+    TFJIT_ASSIGN_OR_RETURN(std::string object, llvm_ir::EmitObjectFile(*emitted.module, *tm));
+    objects.push_back(std::move(object));
+  } else {
+    const int threads = CompileThreads();
+    // Several parts per thread: their costs differ, and a thread that finishes early takes
+    // the next (a part of fewer than 4 kernels saves less than its bitcode round trip).
+    const int parts = std::min(4 * threads, emitted.num_kernels / 4);
+    TFJIT_ASSIGN_OR_RETURN(objects, llvm_ir::CompileForHostInParts(
+                                        *emitted.module, options_.opt_level, parts, threads));
   }
-  TFJIT_ASSIGN_OR_RETURN(std::string object, llvm_ir::EmitObjectFile(*emitted.module, *tm));
   if (cache.has_value()) {
-    CachedObject entry{stats, emitted.plan, emitted.profile_units, object};
+    CachedObject entry{stats, emitted.plan, emitted.profile_units, objects};
     entry.stats.codegen_ms = MillisSince(start);
     absl::Status stored = cache->Store(key, *module, entry);
     if (!stored.ok()) {
@@ -187,7 +200,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
           stored.message());
     }
   }
-  TFJIT_ASSIGN_OR_RETURN(LinkedObject linked, LinkObject(object));
+  TFJIT_ASSIGN_OR_RETURN(LinkedObject linked, LinkObject(objects));
   if (const char* env = std::getenv("TFJIT_PERF_MAP"); env != nullptr && env[0] == '1') {
     WritePerfMap(*linked.jit, module->name(), emitted.kernel_names);
   }
@@ -196,10 +209,16 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
                         /*from_cache=*/false);
 }
 
-absl::StatusOr<CpuBackend::LinkedObject> CpuBackend::LinkObject(const std::string& object) const {
+int CpuBackend::CompileThreads() const {
+  if (options_.compile_threads > 0) return options_.compile_threads;
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 4);
+}
+
+absl::StatusOr<CpuBackend::LinkedObject> CpuBackend::LinkObject(
+    const std::vector<std::string>& objects) const {
   LinkedObject linked;
   TFJIT_ASSIGN_OR_RETURN(linked.jit, OrcJit::Create(options_.opt_level));
-  TFJIT_RETURN_IF_ERROR(linked.jit->AddObject(object));
+  for (const std::string& object : objects) TFJIT_RETURN_IF_ERROR(linked.jit->AddObject(object));
   TFJIT_ASSIGN_OR_RETURN(void* entry, linked.jit->Lookup(kEntryFunctionName));  // links
   linked.entry = reinterpret_cast<EntryFn>(entry);
   return linked;

@@ -17,6 +17,10 @@ struct CpuBackendOptions {
   bool parallel = true;     // split large kernels across the ThreadPool given to Run
   int64_t parallel_min_elements = 1 << 16;  // kernels smaller than this always run inline
   bool verify_passes = true;  // run the HLO verifier after every pass
+  // Threads LLVM's optimisation and code generation of one module are split over (the
+  // module in up to 4 parts per thread, of at least 4 kernels each): 0 = up to 4, as many as
+  // the hardware has; 1 = on the calling thread only.
+  int compile_threads = 0;
   // Persistent cache of compiled code (object_cache.h): compiled modules are stored in this
   // directory and loaded from it by later compilations of the same module, in this process
   // or another, on the same CPU with the same LLVM and tfjit build. Empty: no disk cache.

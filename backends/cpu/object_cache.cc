@@ -30,7 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'T', 'F', 'J', 'I', 'T', 'O', 'B', 'J'};
-constexpr uint32_t kFormatVersion = 3;  // 2: profile units; 3: packed constants
+// 2: profile units; 3: packed constants; 4: several objects (codegen split over threads)
+constexpr uint32_t kFormatVersion = 4;
 constexpr char kSuffix[] = ".tfjit-obj";
 
 // The module's array constants in a fixed order (module order of computations, post order
@@ -85,6 +86,16 @@ class Reader {
     if (!I64(n) || n < 0 || static_cast<uint64_t>(n) > in_.size()) return false;
     s.assign(in_.data(), static_cast<size_t>(n));
     in_.remove_prefix(static_cast<size_t>(n));
+    return true;
+  }
+  // A count (at least `min_count`) and as many strings.
+  bool Strs(std::vector<std::string>& v, int64_t min_count) {
+    int64_t n = 0;
+    if (!I64(n) || n < min_count || static_cast<uint64_t>(n) > in_.size()) return false;
+    v.resize(static_cast<size_t>(n));
+    for (std::string& s : v) {
+      if (!Str(s)) return false;
+    }
     return true;
   }
   bool done() const { return in_.empty(); }
@@ -278,15 +289,9 @@ std::optional<CachedObject> ObjectCache::Load(const std::string& key,
       !PlanCodec::Read(p, module, entry.plan)) {
     return damaged("malformed payload");
   }
-  int64_t units = 0;
-  if (!p.I64(units) || units < 0 || static_cast<uint64_t>(units) > payload.size()) {
+  if (!p.Strs(entry.profile_units, 0) || !p.Strs(entry.objects, 1) || !p.done()) {
     return damaged("malformed payload");
   }
-  entry.profile_units.resize(static_cast<size_t>(units));
-  for (std::string& unit : entry.profile_units) {
-    if (!p.Str(unit)) return damaged("malformed payload");
-  }
-  if (!p.Str(entry.object) || !p.done()) return damaged("malformed payload");
   s.num_kernels = static_cast<int>(kernels);
   // Least recently used eviction: a hit makes the file recent.
   std::error_code ignored;
@@ -307,7 +312,8 @@ absl::Status ObjectCache::Store(const std::string& key, const hlo::Module& modul
   TFJIT_RETURN_IF_ERROR(PlanCodec::Write(entry.plan, module, p));
   p.I64(static_cast<int64_t>(entry.profile_units.size()));
   for (const std::string& unit : entry.profile_units) p.Str(unit);
-  p.Str(entry.object);
+  p.I64(static_cast<int64_t>(entry.objects.size()));
+  for (const std::string& object : entry.objects) p.Str(object);
   Writer file;
   file.out().append(kMagic, sizeof(kMagic));
   file.U32(kFormatVersion);

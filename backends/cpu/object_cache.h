@@ -6,7 +6,7 @@
 // time, codegen_id.h), LLVM's version, the host triple, CPU and features, the backend options,
 // the optimized module's canonical text with the values of its array constants left out, and
 // those constants' bytes. Entries: DIR/<32 hex digits>.tfjit-obj holding magic, format version,
-// key, then a payload (compile stats, buffer plan, profile units, relocatable object file) and
+// key, then a payload (compile stats, buffer plan, profile units, relocatable object files) and
 // its CRC32C.
 // A file that is missing, truncated, corrupt or of another format is a miss, and is replaced
 // after compiling. Writes go to a temporary file renamed into place, so concurrent processes
@@ -33,7 +33,8 @@ struct CachedObject {
   backends::CompileStats stats;  // of the compilation that produced it
   BufferPlan plan;
   std::vector<std::string> profile_units;  // EmittedModule::profile_units
-  std::string object;  // relocatable object file for the host (ELF)
+  // Relocatable object files for the host (ELF), linked into one JIT together.
+  std::vector<std::string> objects;
 };
 
 class ObjectCache {

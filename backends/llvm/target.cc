@@ -1,11 +1,19 @@
 // Host detection, target machines and the O3 pipeline, in one TU (PassBuilder is slow to parse).
 #include "backends/llvm/target.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <mutex>
+#include <thread>
+#include <vector>
 
+#include "core/logging.h"
 #include "core/status.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -17,6 +25,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 namespace tfjit::llvm_ir {
 
@@ -125,6 +134,94 @@ absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMac
   }
   pm.run(module);
   return std::string(buffer.data(), buffer.size());
+}
+
+namespace {
+
+// One part: parsed into its own context, optimised, compiled.
+absl::StatusOr<std::string> CompileBitcode(const std::string& bitcode, int opt_level) {
+  llvm::LLVMContext ctx;
+  llvm::Expected<std::unique_ptr<llvm::Module>> module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), "part"), ctx);
+  if (!module) {
+    return Internal("cannot read back a module part: %s", llvm::toString(module.takeError()));
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
+                         CreateHostTargetMachine(opt_level));
+  ConfigureModuleForTarget(**module, *tm);
+  OptimizeModule(**module, *tm, opt_level);
+  return EmitObjectFile(**module, *tm);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& module,
+                                                               int opt_level, int parts,
+                                                               int threads) {
+  if (parts <= 1 || threads <= 1) {
+    TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
+                           CreateHostTargetMachine(opt_level));
+    ConfigureModuleForTarget(module, *tm);
+    OptimizeModule(module, *tm, opt_level);
+    TFJIT_ASSIGN_OR_RETURN(std::string object, EmitObjectFile(module, *tm));
+    return std::vector<std::string>{std::move(object)};
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
+        .count();
+  };
+  std::vector<std::string> bitcodes;
+  // Round robin: LLVM deals the functions out largest first, so the parts get about equal
+  // amounts of IR.
+  llvm::SplitModule(
+      module, static_cast<unsigned>(parts),
+      [&](std::unique_ptr<llvm::Module> part) {
+        std::string bitcode;
+        llvm::raw_string_ostream os(bitcode);
+        llvm::WriteBitcodeToFile(*part, os);
+        os.flush();
+        bitcodes.push_back(std::move(bitcode));
+      },
+      /*PreserveLocals=*/false, /*RoundRobin=*/true);
+  const double split_ms = ms_since(start);
+  std::vector<absl::StatusOr<std::string>> objects(bitcodes.size(), std::string());
+  std::vector<double> part_ms(bitcodes.size());
+  auto compile = [&](size_t i) {
+    const auto part_start = std::chrono::steady_clock::now();
+    objects[i] = CompileBitcode(bitcodes[i], opt_level);
+    part_ms[i] = ms_since(part_start);
+  };
+  // The parts' costs differ a lot (a vectorised elementwise kernel costs LLVM far more than a
+  // library call of the same size), so `threads` workers take parts one at a time, largest
+  // bitcode first, until none is left.
+  std::vector<size_t> order(bitcodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return bitcodes[a].size() > bitcodes[b].size(); });
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k = next++; k < order.size(); k = next++) compile(order[k]);
+  };
+  std::vector<std::thread> workers;
+  for (int w = 1; w < std::min<int>(threads, static_cast<int>(order.size())); ++w) {
+    workers.emplace_back(work);
+  }
+  work();
+  for (std::thread& t : workers) t.join();
+  std::string parts_text;
+  for (size_t i = 0; i < part_ms.size(); ++i) {
+    parts_text += (i > 0 ? ", " : "") + std::to_string(static_cast<int>(part_ms[i])) + " ms (" +
+                  std::to_string(bitcodes[i].size() / 1024) + " KiB bitcode)";
+  }
+  Log(LogLevel::kDebug, "llvm: split in %.1f ms, %zu parts compiled in parallel: %s", split_ms,
+      part_ms.size(), parts_text);
+  std::vector<std::string> out;
+  for (absl::StatusOr<std::string>& object : objects) {
+    if (!object.ok()) return object.status();
+    out.push_back(std::move(*object));
+  }
+  return out;
 }
 
 }  // namespace tfjit::llvm_ir

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -48,6 +49,17 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine& tm, int opt_level
 
 // Machine code for `module` (configured for `tm`): a relocatable object file, in memory.
 absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMachine& tm);
+
+// Optimises `module` at `opt_level` and compiles it for the host into `parts` relocatable
+// objects on `threads` threads (each takes the next part until none is left): the module is
+// split by function (llvm::SplitModule; what one part uses of another's becomes a hidden
+// global), and each part is optimised and compiled in an LLVMContext of its own (round trip
+// through bitcode; contexts are not shared between threads). The objects are meant to be
+// linked into one JIT together. parts or threads <= 1: one object, on this thread. `module`
+// is consumed (left split up).
+absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& module,
+                                                               int opt_level, int parts,
+                                                               int threads);
 
 }  // namespace tfjit::llvm_ir
 

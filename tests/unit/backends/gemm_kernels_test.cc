@@ -36,7 +36,10 @@ struct Problem {
   std::vector<float> Run(bool accumulate) const {
     std::vector<float> c(static_cast<size_t>(m * ldc), kUntouched);
     for (int64_t i = 0; i < m && accumulate; ++i) {
-      for (int64_t j = 0; j < n; ++j) c[static_cast<size_t>(i * ldc + j)] = c0[static_cast<size_t>(i * ldc + j)];
+      for (int64_t j = 0; j < n; ++j) {
+        const size_t at = static_cast<size_t>(i * ldc + j);
+        c[at] = c0[at];
+      }
     }
     gemm::GemmF32(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, accumulate);
     return c;
@@ -139,15 +142,19 @@ TEST_P(GeneratedGemmTest, PackedWeightsMatchUnpacked) {
   struct Case {
     int64_t m, n, k, j0, cols;
   };
-  for (const Case& t : {Case{6, 17, 9, 0, 17}, Case{13, 100, 300, 0, 100}, Case{40, 100, 300, 32, 64},
-                        Case{40, 100, 300, 64, 36}, Case{7, 130, 20, 96, 34}, Case{99, 8, 600, 0, 8}}) {
+  const std::vector<Case> cases = {{6, 17, 9, 0, 17},       {13, 100, 300, 0, 100},
+                                   {40, 100, 300, 32, 64},  {40, 100, 300, 64, 36},
+                                   {7, 130, 20, 96, 34},    {99, 8, 600, 0, 8}};
+  for (const Case& t : cases) {
     SCOPED_TRACE(::testing::Message() << "m=" << t.m << " n=" << t.n << " k=" << t.k
                                       << " j0=" << t.j0 << " cols=" << t.cols);
     const Problem p(t.m, t.n, t.k);
     // b compacted to leading dim n (Pack's layout), then packed.
     std::vector<float> b(static_cast<size_t>(t.k * t.n));
     for (int64_t q = 0; q < t.k; ++q) {
-      for (int64_t j = 0; j < t.n; ++j) b[static_cast<size_t>(q * t.n + j)] = p.b[static_cast<size_t>(q * p.ldb + j)];
+      for (int64_t j = 0; j < t.n; ++j) {
+        b[static_cast<size_t>(q * t.n + j)] = p.b[static_cast<size_t>(q * p.ldb + j)];
+      }
     }
     const gemm::Packing packing{1, t.k, t.n, 0};
     std::vector<float> packed(static_cast<size_t>(gemm::PackedFloats(packing)));

@@ -82,8 +82,9 @@ struct Compiled {
 
 // Compiles `text` on a fresh backend using `dir` and runs it on seeded inputs.
 Compiled CompileAndRun(const std::string& text, const std::string& dir, int opt_level = 3,
-                       int64_t max_bytes = int64_t{1} << 30) {
+                       int64_t max_bytes = int64_t{1} << 30, int compile_threads = 0) {
   CpuBackendOptions options;
+  options.compile_threads = compile_threads;
   options.cache_dir = dir;
   options.cache_max_bytes = max_bytes;
   options.opt_level = opt_level;
@@ -148,6 +149,45 @@ TEST(ObjectCacheTest, SecondBackendLoadsWhatTheFirstCompiled) {
   auto expected = hlo::Evaluate(**module, testlib::RandomArgs(**module, 11));
   ASSERT_TRUE(expected.ok()) << expected.status();
   EXPECT_TRUE(testlib::LiteralsNear(*expected, second.result, testlib::ErrorSpec{1e-4, 1e-4}));
+}
+
+// 24 outputs of different elementwise chains: 24 kernels, which a backend with 3 compile
+// threads optimises and compiles as 3 modules on 3 threads (CompileForHostInParts) and
+// stores as 3 objects. Same bits as one module compiled on one thread, as the evaluator's
+// within rounding, and as what a second backend loads from the disk cache.
+std::string ManyKernelsModule() {
+  std::string body, shapes, roots;
+  const char* ops[] = {"multiply", "add", "subtract", "maximum"};
+  for (int i = 0; i < 24; ++i) {
+    absl::StrAppend(&body, "  %c", i, " = f32[] constant(", 0.25 * (i + 1), ")\n",
+                    "  %b", i, " = f32[257] broadcast(%c", i, "), dimensions={}\n",
+                    "  %e", i, " = f32[257] ", ops[i % 4], "(%x, %b", i, ")\n",
+                    "  %y", i, " = f32[257] ", i % 3 == 0 ? "tanh" : "exp", "(%e", i,
+                    ")\n");
+    absl::StrAppend(&shapes, i > 0 ? ", " : "", "f32[257]");
+    absl::StrAppend(&roots, i > 0 ? ", " : "", "%y", i);
+  }
+  return absl::StrCat("HloModule many\n\nENTRY %main (x: f32[257]) -> (", shapes, ") {\n",
+                      "  %x = f32[257] parameter(0)\n", body, "  ROOT %r = (", shapes,
+                      ") tuple(", roots, ")\n}\n");
+}
+
+TEST(ObjectCacheTest, ModuleCompiledInPartsMatchesOnePartAndCaches) {
+  const std::string text = ManyKernelsModule();
+  Compiled one = CompileAndRun(text, "", 3, int64_t{1} << 30, /*compile_threads=*/1);
+  ASSERT_GE(one.exe->stats().num_kernels, 24);
+  const std::string dir = FreshDir("cache_parts");
+  Compiled parts = CompileAndRun(text, dir, 3, int64_t{1} << 30, /*compile_threads=*/3);
+  EXPECT_FALSE(parts.exe->stats().loaded_from_disk_cache);
+  EXPECT_TRUE(parts.result.BitwiseEquals(one.result));
+  Compiled loaded = CompileAndRun(text, dir, 3, int64_t{1} << 30, /*compile_threads=*/3);
+  EXPECT_TRUE(loaded.exe->stats().loaded_from_disk_cache);
+  EXPECT_TRUE(loaded.result.BitwiseEquals(one.result));
+  auto module = hlo::ParseAndVerifyModule(text);
+  ASSERT_TRUE(module.ok());
+  auto expected = hlo::Evaluate(**module, testlib::RandomArgs(**module, 11));
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_TRUE(testlib::LiteralsNear(*expected, parts.result, testlib::ErrorSpec{1e-5, 1e-5}));
 }
 
 TEST(ObjectCacheTest, AnotherConstantOrOptionIsAMiss) {
