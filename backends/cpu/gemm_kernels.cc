@@ -22,7 +22,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
 
 namespace tfjit::cpu {
 namespace {
@@ -226,10 +225,16 @@ std::vector<Shape> AllShapes() {
   return shapes;
 }
 
-// The kernels of `shapes` for `isa` as one relocatable object: emitted, verified, optimised
-// and compiled in a context of their own (so several parts compile on several threads).
-absl::StatusOr<std::string> CompilePart(GemmIsa isa, const std::vector<Shape>& shapes) {
+// One ISA's compiled kernels; the JIT owns their code.
+struct Compiled {
+  std::unique_ptr<OrcJit> jit;
+  gemm::MicroKernelSet set;
+};
+
+absl::StatusOr<std::unique_ptr<Compiled>> Compile(GemmIsa isa) {
+  llvm_ir::InitializeLlvm();
   const KernelTarget t = TargetOf(isa);
+  const std::vector<Shape> shapes = AllShapes();
   llvm::LLVMContext ctx;
   llvm::Module module("tfjit_gemm_micro_kernels", ctx);
   for (const Shape& s : shapes) EmitKernel(module, t, s.rows, s.vectors);
@@ -239,41 +244,17 @@ absl::StatusOr<std::string> CompilePart(GemmIsa isa, const std::vector<Shape>& s
     return Internal("generated GEMM micro-kernels for %s fail LLVM's verifier: %s",
                     GemmIsaName(isa), errors);
   }
-  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
-                         llvm_ir::CreateTargetMachine(t.cpu, t.features, /*opt_level=*/3));
-  llvm_ir::ConfigureModuleForTarget(module, *tm);
-  llvm_ir::OptimizeModule(module, *tm, /*opt_level=*/3);
-  return llvm_ir::EmitObjectFile(module, *tm);
-}
-
-// One ISA's compiled kernels; the JIT owns their code.
-struct Compiled {
-  std::unique_ptr<OrcJit> jit;
-  gemm::MicroKernelSet set;
-};
-
-absl::StatusOr<std::unique_ptr<Compiled>> Compile(GemmIsa isa) {
-  llvm_ir::InitializeLlvm();
   // The 16 kernels take about 0.4 s of LLVM on one core of the 2 GHz Xeon: split over up to
-  // 4 threads (the first compile in a process waits for them).
-  const std::vector<Shape> shapes = AllShapes();
-  const size_t parts = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
-  std::vector<std::vector<Shape>> part_shapes(parts);
-  for (size_t i = 0; i < shapes.size(); ++i) part_shapes[i % parts].push_back(shapes[i]);
-  std::vector<absl::StatusOr<std::string>> objects(parts, std::string());
-  std::vector<std::thread> threads;
-  for (size_t p = 1; p < parts; ++p) {
-    threads.emplace_back([&, p] { objects[p] = CompilePart(isa, part_shapes[p]); });
-  }
-  objects[0] = CompilePart(isa, part_shapes[0]);
-  for (std::thread& thread : threads) thread.join();
+  // 4 threads, as the backend splits a cluster's module (the first compile in a process
+  // waits for them).
+  const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 4);
+  TFJIT_ASSIGN_OR_RETURN(std::vector<std::string> objects,
+                         llvm_ir::CompileInParts(module, t.cpu, t.features, /*opt_level=*/3,
+                                                 threads, threads));
   auto compiled = std::make_unique<Compiled>();
   TFJIT_ASSIGN_OR_RETURN(compiled->jit, OrcJit::Create(/*opt_level=*/3));
-  for (const absl::StatusOr<std::string>& object : objects) {
-    if (!object.ok()) return object.status();
-    TFJIT_RETURN_IF_ERROR(compiled->jit->AddObject(*object));
-  }
-  compiled->set.lanes = TargetOf(isa).lanes;
+  for (const std::string& object : objects) TFJIT_RETURN_IF_ERROR(compiled->jit->AddObject(object));
+  compiled->set.lanes = t.lanes;
   compiled->set.isa = GemmIsaName(isa);
   for (const Shape& s : shapes) {
     TFJIT_ASSIGN_OR_RETURN(void* address, compiled->jit->Lookup(KernelName(s.rows, s.vectors)));

@@ -139,7 +139,8 @@ absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMac
 namespace {
 
 // One part: parsed into its own context, optimised, compiled.
-absl::StatusOr<std::string> CompileBitcode(const std::string& bitcode, int opt_level) {
+absl::StatusOr<std::string> CompileBitcode(const std::string& bitcode, const std::string& cpu,
+                                           const std::string& features, int opt_level) {
   llvm::LLVMContext ctx;
   llvm::Expected<std::unique_ptr<llvm::Module>> module = llvm::parseBitcodeFile(
       llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), "part"), ctx);
@@ -147,7 +148,7 @@ absl::StatusOr<std::string> CompileBitcode(const std::string& bitcode, int opt_l
     return Internal("cannot read back a module part: %s", llvm::toString(module.takeError()));
   }
   TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
-                         CreateHostTargetMachine(opt_level));
+                         CreateTargetMachine(cpu, features, opt_level));
   ConfigureModuleForTarget(**module, *tm);
   OptimizeModule(**module, *tm, opt_level);
   return EmitObjectFile(**module, *tm);
@@ -158,9 +159,17 @@ absl::StatusOr<std::string> CompileBitcode(const std::string& bitcode, int opt_l
 absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& module,
                                                                int opt_level, int parts,
                                                                int threads) {
+  const HostTarget& host = GetHostTarget();
+  return CompileInParts(module, host.cpu, host.features, opt_level, parts, threads);
+}
+
+absl::StatusOr<std::vector<std::string>> CompileInParts(llvm::Module& module,
+                                                        const std::string& cpu,
+                                                        const std::string& features,
+                                                        int opt_level, int parts, int threads) {
   if (parts <= 1 || threads <= 1) {
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
-                           CreateHostTargetMachine(opt_level));
+                           CreateTargetMachine(cpu, features, opt_level));
     ConfigureModuleForTarget(module, *tm);
     OptimizeModule(module, *tm, opt_level);
     TFJIT_ASSIGN_OR_RETURN(std::string object, EmitObjectFile(module, *tm));
@@ -189,7 +198,7 @@ absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& mod
   std::vector<double> part_ms(bitcodes.size());
   auto compile = [&](size_t i) {
     const auto part_start = std::chrono::steady_clock::now();
-    objects[i] = CompileBitcode(bitcodes[i], opt_level);
+    objects[i] = CompileBitcode(bitcodes[i], cpu, features, opt_level);
     part_ms[i] = ms_since(part_start);
   };
   // The parts' costs differ a lot (a vectorised elementwise kernel costs LLVM far more than a

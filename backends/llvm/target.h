@@ -60,6 +60,11 @@ absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMac
 absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& module,
                                                                int opt_level, int parts,
                                                                int threads);
+// The same for another CPU and feature string of the host's triple (CreateTargetMachine).
+absl::StatusOr<std::vector<std::string>> CompileInParts(llvm::Module& module,
+                                                        const std::string& cpu,
+                                                        const std::string& features,
+                                                        int opt_level, int parts, int threads);
 
 }  // namespace tfjit::llvm_ir
 
