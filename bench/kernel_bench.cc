@@ -50,20 +50,28 @@ void SetFlops(benchmark::State& state, double flops_per_iter) {
 // in the same driver; the AVX2 ones also run on AVX-512 hosts.
 enum GemmImpl { kTfjit = 0, kEigenV3 = 1, kEigenV4 = 2, kJitAvx2 = 3, kJitAvx512 = 4 };
 
+// Installs and forces the generated kernels of impl kJitAvx2 / kJitAvx512 (false: skipped).
+bool UseGenerated(benchmark::State& state, GemmImpl impl) {
+  const cpu::GemmIsa isa = impl == kJitAvx2 ? cpu::GemmIsa::kAvx2 : cpu::GemmIsa::kAvx512;
+  absl::StatusOr<const gemm::MicroKernelSet*> set = cpu::GetGemmMicroKernels(isa);
+  if (!set.ok()) {
+    state.SkipWithError(std::string(set.status().message()).c_str());
+    return false;
+  }
+  gemm::InstallMicroKernels(*set);
+  gemm::SetIsaForTesting(gemm::Isa::kGenerated);
+  return true;
+}
+
 void BM_Gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const auto impl = static_cast<GemmImpl>(state.range(3));
   if (impl == kTfjit && !gemm::HostHasAvx512()) state.SetLabel("no AVX-512: generic path");
   if (impl == kJitAvx2 || impl == kJitAvx512) {
-    const cpu::GemmIsa isa = impl == kJitAvx2 ? cpu::GemmIsa::kAvx2 : cpu::GemmIsa::kAvx512;
-    absl::StatusOr<const gemm::MicroKernelSet*> set = cpu::GetGemmMicroKernels(isa);
-    if (!set.ok()) {
-      state.SkipWithError(std::string(set.status().message()).c_str());
-      return;
-    }
-    gemm::InstallMicroKernels(*set);
-    gemm::SetIsaForTesting(gemm::Isa::kGenerated);
-    state.SetLabel(std::string("generated ") + cpu::GemmIsaName(isa));
+    if (!UseGenerated(state, impl)) return;
+    state.SetLabel(std::string("generated ") + cpu::GemmIsaName(
+                                                   impl == kJitAvx2 ? cpu::GemmIsa::kAvx2
+                                                                    : cpu::GemmIsa::kAvx512));
   }
   std::vector<float> a = Random(m * k, 1), b = Random(k * n, 2), c(static_cast<size_t>(m * n));
   using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -177,6 +185,9 @@ const ConvShape kConvs[] = {
     {"mobilenet dw 3x3 12x12x576", 12, 12, 576, 3, 576, 1, true},
     {"blazeface dw 5x5 64x64x24", 64, 64, 24, 5, 24, 1, true},
     {"blazepose-lite dw 3x3 128x128x8", 128, 128, 8, 3, 8, 1, true},
+    {"nanodet 3x3 52x52x128->128", 52, 52, 128, 3, 128, 1, false},
+    {"nanodet 3x3 26x26x128->128", 26, 26, 128, 3, 128, 1, false},
+    {"nanodet 3x3 13x13x128->128", 13, 13, 128, 3, 128, 1, false},
 };
 
 conv::Conv2DParams Params(const ConvShape& s) {
@@ -201,22 +212,37 @@ double ConvFlops(const conv::Conv2DParams& p) {
   return 2.0 * p.out_h * p.out_w * p.out_c * p.k_h * p.k_w * p.in_per_group();
 }
 
+// packed = 1: the filter packed once beforehand (gemm::Pack), as compiled clusters run
+// constant filters; 0: packed on every call, as the fallback kernels run. impl: 0 the host's
+// default path (AVX-512 intrinsics where there is AVX-512), 1 the generic one (Eigen GEMM,
+// scalar depthwise loop), 3 / 4 the kernels generated for AVX2 / AVX-512 (GemmImpl).
 void BM_ConvTfjit(benchmark::State& state) {
   const ConvShape& s = kConvs[state.range(0)];
   const conv::Conv2DParams p = Params(s);
+  const auto impl = static_cast<GemmImpl>(state.range(2));
+  if (impl == kEigenV3) gemm::SetIsaForTesting(gemm::Isa::kGeneric);
+  if ((impl == kJitAvx2 || impl == kJitAvx512) && !UseGenerated(state, impl)) return;
   state.SetLabel(s.name);
   std::vector<float> x = Random(p.in_h * p.in_w * p.in_c, 3);
   std::vector<float> f = Random(p.k_h * p.k_w * p.in_per_group() * p.out_c, 4);
   std::vector<float> y(static_cast<size_t>(p.out_h * p.out_w * p.out_c));
+  std::vector<float> packed;
+  const gemm::Packing packing = conv::FilterPackingOf(p);
+  if (state.range(1) == 1 && packing.blocks > 0) {
+    packed.resize(static_cast<size_t>(gemm::PackedFloats(packing)));
+    gemm::Pack(packing, f.data(), packed.data());
+  }
   const conv::ParallelForFn serial = [](int64_t n, int64_t,
                                         const std::function<void(int64_t, int64_t)>& fn) {
     if (n > 0) fn(0, n);
   };
   for (auto _ : state) {
-    conv::Conv2D<float>(p, x.data(), f.data(), y.data(), serial, [](int64_t, int64_t) {});
+    conv::Conv2D<float>(p, x.data(), f.data(), y.data(), serial, [](int64_t, int64_t) {},
+                        packed.empty() ? nullptr : packed.data());
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
+  gemm::SetIsaForTesting(gemm::Isa::kAuto);
   SetFlops(state, ConvFlops(p));
 }
 
@@ -275,7 +301,19 @@ void ConvArgs(benchmark::internal::Benchmark* b) {
     b->Arg(i);
   }
 }
-BENCHMARK(BM_ConvTfjit)->Apply(ConvArgs);
+void ConvImplArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"shape", "packed", "impl"});
+  for (int64_t i = 0; i < static_cast<int64_t>(sizeof(kConvs) / sizeof(kConvs[0])); ++i) {
+    b->Args({i, 0, kTfjit});
+    if (kConvs[i].depthwise) {
+      // Depthwise filters are read where they are: no packing.
+      for (int64_t impl : {kEigenV3, kJitAvx2, kJitAvx512}) b->Args({i, 0, impl});
+      continue;
+    }
+    for (int64_t impl : {kTfjit, kJitAvx2, kJitAvx512}) b->Args({i, 1, impl});
+  }
+}
+BENCHMARK(BM_ConvTfjit)->Apply(ConvImplArgs);
 #ifdef TFJIT_HAVE_XNNPACK
 BENCHMARK(BM_ConvXnnpack)->Apply(ConvArgs);
 #endif

@@ -1,10 +1,13 @@
 # cmake -DROOT=<source dir> -DOUT=<header> -P codegen_id.cmake
 # Writes OUT defining TFJIT_CODEGEN_ID: a SHA-256 over the sources that decide what object
-# code the CPU backend emits for a given HLO module (backends/, compiler/hlo/). It is part of
-# the disk cache's key (backends/cpu/object_cache.h), so code cached by another build of tfjit
-# is never loaded. OUT is rewritten only when the digest changes.
+# code the CPU backend emits for a given HLO module (backends/, compiler/hlo/), and core's
+# GEMM and convolution code, whose layouts (packed weights, the depthwise row that generated
+# tiles read) cached objects depend on. It is part of the disk cache's key
+# (backends/cpu/object_cache.h), so code cached by another build of tfjit is never loaded. OUT
+# is rewritten only when the digest changes.
 file(GLOB_RECURSE files ${ROOT}/backends/*.cc ${ROOT}/backends/*.h ${ROOT}/compiler/hlo/*.cc
      ${ROOT}/compiler/hlo/*.h)
+list(APPEND files ${ROOT}/core/gemm.h ${ROOT}/core/gemm.cc ${ROOT}/core/conv2d.h)
 list(SORT files)
 set(all "")
 foreach(f IN LISTS files)

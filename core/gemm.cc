@@ -12,6 +12,10 @@
 // micro-kernels the JIT emitted for the host (InstallMicroKernels; backends/cpu/gemm_kernels.h
 // generates them for AVX2+FMA or AVX-512). Both paths compute each output as one FMA chain
 // per k block in k order, so they agree bit for bit.
+//
+// Depthwise rows: the AVX-512 row (8-pixel blocks of one channel vector, short tiles with more
+// vectors at edges, a flat path for fewer than 16 channels), or, where the GEMM's kernels are
+// generated, the generated tiles in the same order (DepthwiseRowGenerated), or a scalar loop.
 #include "core/gemm.h"
 
 #include <algorithm>
@@ -39,7 +43,7 @@ bool UseAvx512Gemm() {
   return (isa == Isa::kAuto || isa == Isa::kAvx512) && HostHasAvx512();
 }
 
-// The depthwise kernels have no generated form: AVX-512 unless forced generic.
+// The hand-written AVX-512 depthwise row, where no generated one is in use (below).
 bool UseAvx512Depthwise() {
   return forced_isa.load(std::memory_order_relaxed) != Isa::kGeneric && HostHasAvx512();
 }
@@ -51,6 +55,12 @@ const MicroKernelSet* GeneratedKernels() {
     return installed_kernels.load(std::memory_order_acquire);
   }
   return nullptr;
+}
+
+// The generated kernels when they include depthwise tiles, or null.
+const MicroKernelSet* GeneratedDepthwise() {
+  const MicroKernelSet* set = GeneratedKernels();
+  return set != nullptr && set->depthwise[kDepthwiseFull8x1] != nullptr ? set : nullptr;
 }
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -272,6 +282,39 @@ void GemmGenerated(const MicroKernelSet& set, int64_t m, int64_t n, int64_t k, c
               });
 }
 
+// Output pixels whose taps all fall inside the row: [lo, hi).
+void InteriorPixels(const DepthwiseRow& r, int64_t* lo, int64_t* hi) {
+  const int64_t span = (r.k_w - 1) * r.dilate_w;
+  *lo = std::clamp<int64_t>((r.pad_left + r.stride_w - 1) / r.stride_w, 0, r.out_w);
+  const int64_t last = r.in_w - 1 - span + r.pad_left;  // the last interior ox * stride
+  *hi = last < 0 ? *lo : std::clamp(last / r.stride_w + 1, *lo, r.out_w);
+}
+
+// The depthwise row through generated tiles (MicroKernelSet::depthwise), in the AVX-512
+// row's order: groups of 64 channels, so what a block of pixels reads stays in L1 while the
+// group's channel vectors pass over it; the interior's 8-pixel blocks in one call, short tiles
+// with more channel vectors per pixel for the rest of the interior and the edges.
+void DepthwiseRowGenerated(const MicroKernelSet& set, const DepthwiseRow& r) {
+  const int64_t C = r.channels;
+  int64_t lo = 0, hi = 0;
+  InteriorPixels(r, &lo, &hi);
+  const int64_t full = (hi - lo) / 8 * 8;
+  constexpr int64_t kGroup = 64;
+  for (int64_t g0 = 0; g0 < C; g0 += kGroup) {
+    const int64_t g_end = std::min(C, g0 + kGroup);
+    // Pixels [ox0, ox0 + nox), nox <= 8, through a checked tile.
+    auto tail = [&](int64_t ox0, int64_t nox) {
+      const DepthwiseTile tile =
+          nox <= 2 ? kDepthwise2x4 : (nox <= 4 ? kDepthwise4x2 : kDepthwise8x1);
+      set.depthwise[tile](&r, ox0, nox, g0, g_end);
+    };
+    for (int64_t ox = 0; ox < lo; ox += 2) tail(ox, std::min<int64_t>(2, lo - ox));
+    if (full > 0) set.depthwise[kDepthwiseFull8x1](&r, lo, full, g0, g_end);
+    if (lo + full < hi) tail(lo + full, hi - lo - full);
+    for (int64_t ox = hi; ox < r.out_w; ox += 2) tail(ox, std::min<int64_t>(2, r.out_w - ox));
+  }
+}
+
 #if TFJIT_GEMM_X86
 // kOx output pixels x 16 channels per register block of the depthwise row.
 constexpr int kOx = 8;
@@ -425,13 +468,8 @@ TFJIT_AVX512 void DepthwiseRowAvx512(const DepthwiseRow& r) {
   const int64_t C = r.channels;
   if (C < 16 && 16 % C == 0 && r.stride_w == 1) return DepthwiseRowFlatAvx512(r);
   // Pixels whose taps all fall inside the row: [lo, hi). Edge pixels go one at a time.
-  const int64_t span = (r.k_w - 1) * r.dilate_w;
-  int64_t lo = (r.pad_left + r.stride_w - 1) / r.stride_w;
-  int64_t hi = r.in_w - 1 - span + r.pad_left < 0
-                   ? 0
-                   : (r.in_w - 1 - span + r.pad_left) / r.stride_w + 1;
-  lo = std::min(lo, r.out_w);
-  hi = std::clamp(hi, lo, r.out_w);
+  int64_t lo = 0, hi = 0;
+  InteriorPixels(r, &lo, &hi);
   // Groups of kGroup channels outside, then pixel blocks, then the group's channel blocks:
   // what a pixel block reads (k_h rows of about kOx * stride + k_w pixels of the group) and
   // the group's filter stay in L1 while the group's channel blocks pass over them.
@@ -566,6 +604,7 @@ void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
 
 void DepthwiseRowF32(const DepthwiseRow& r) {
   if (r.out_w <= 0 || r.channels <= 0) return;
+  if (const MicroKernelSet* set = GeneratedDepthwise()) return DepthwiseRowGenerated(*set, r);
 #if TFJIT_GEMM_X86
   if (UseAvx512Depthwise()) return DepthwiseRowAvx512(r);
 #endif

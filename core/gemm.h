@@ -1,6 +1,7 @@
 // Single-threaded float32 GEMM and depthwise-convolution inner kernels with AVX-512 code paths,
 // chosen at run time from the CPU's features (the rest of tfjit is built for x86-64-v3, AVX2),
-// and a GEMM driver for micro-kernels the JIT generates for the host (any vector width).
+// and drivers for GEMM micro-kernels and depthwise tiles the JIT generates for the host (any
+// vector width).
 //
 // Both compute with the same float32 fused multiply-adds as Eigen's kernels, in the same
 // order over k (so results match Eigen's to rounding). Callers split work across threads.
@@ -11,9 +12,10 @@
 
 namespace tfjit::gemm {
 
-// Which implementation the GEMMs below use. kAuto: the hand-written AVX-512 kernels when the
-// CPU has AVX-512, else the installed generated micro-kernels (below) when there are some,
-// else Eigen (kGeneric). kGenerated: the installed micro-kernels (kGeneric if none).
+// Which implementation the GEMMs and depthwise rows below use. kAuto: the hand-written AVX-512
+// kernels when the CPU has AVX-512, else the installed generated kernels (below) when there
+// are some, else Eigen and a scalar loop (kGeneric). kGenerated: the installed kernels
+// (kGeneric, or the AVX-512 depthwise row, where there are none).
 enum class Isa { kAuto, kGeneric, kAvx512, kGenerated };
 // True when this CPU runs the AVX-512 paths (AVX512F and AVX512VL).
 bool HostHasAvx512();
@@ -29,12 +31,31 @@ void SetIsaForTesting(Isa isa);
 using MicroKernelFn = void (*)(int64_t kc, const float* a, int64_t lda, const float* panel,
                                float* c, int64_t ldc, int64_t cols, int64_t accumulate);
 inline constexpr int kMaxMicroRows = 8;
+
+struct DepthwiseRow;
+// Depthwise tiles generated for the host: output pixels [ox0, ox0 + nox) of row `r`
+// (DepthwiseRowF32's contract) for channels [c0, c_end), in blocks of `pixels` x `vectors`
+// vector accumulators (the last channels masked). Each output is one FMA chain over the taps
+// in (kh, kw) order, taps outside the row skipped, like the AVX-512 kernels' (same bits).
+using DepthwiseTileFn = void (*)(const DepthwiseRow* r, int64_t ox0, int64_t nox, int64_t c0,
+                                 int64_t c_end);
+// The tile shapes (pixels x vectors) of a MicroKernelSet's depthwise kernels.
+enum DepthwiseTile {
+  kDepthwiseFull8x1,  // a multiple of 8 pixels, every tap inside the row: no checks
+  kDepthwise8x1,      // up to 8 pixels, taps checked against the row
+  kDepthwise4x2,      // up to 4 pixels (short runs: more independent chains per pixel)
+  kDepthwise2x4,      // up to 2 pixels (row edges)
+  kNumDepthwiseTiles
+};
+
 struct MicroKernelSet {
   int lanes = 0;            // floats per vector: 8 (AVX2) or 16 (AVX-512)
   const char* isa = "";     // "avx2+fma", "avx512"
   // [rows 1..kMaxMicroRows][vectors 1..2]: panels are 2 * lanes columns wide (the last one
   // `lanes` when it has no more columns than that).
   MicroKernelFn kernels[kMaxMicroRows + 1][3] = {};
+  // Depthwise tiles (all or none): DepthwiseRowF32's path where the GEMM's is generated.
+  DepthwiseTileFn depthwise[kNumDepthwiseTiles] = {};
 };
 // Makes `set` (which must outlive its use; null uninstalls) the generated kernels GemmF32 and
 // the packed GEMM use. Thread-safe; not against packed weights made for another layout
@@ -77,6 +98,7 @@ void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
 // input row of kernel row kh, or null when it is padding. Column ix = ox * stride_w +
 // kw * dilate_w - pad_left; out-of-range columns read zero. `filter` is [k_h, k_w, channels],
 // and x rows are [in_w, channels].
+// Generated tiles read the fields at their offsets (backends/cpu/gemm_kernels.cc checks them).
 struct DepthwiseRow {
   const float* const* rows;
   const float* filter;

@@ -118,7 +118,9 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     return InvalidArgument("cpu backend: Compile needs a module with an entry computation");
   }
   // The host's generated GEMM kernels, before anything is packed for them (once per process).
-  if (absl::Status gemm_kernels = InstallHostGemmKernels(); !gemm_kernels.ok()) {
+  if (absl::Status gemm_kernels =
+          InstallHostGemmKernels(options_.cache_dir, options_.cache_max_bytes);
+      !gemm_kernels.ok()) {
     static std::once_flag warned;
     std::call_once(warned, [&] {
       Log(LogLevel::kWarning, "cpu backend: GEMM kernels: %s", gemm_kernels.ToString());

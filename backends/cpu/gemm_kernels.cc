@@ -4,17 +4,22 @@
 #include "backends/cpu/gemm_kernels.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/cpu/object_cache.h"
 #include "backends/cpu/orc_jit.h"
 #include "backends/llvm/target.h"
+#include "core/logging.h"
 #include "core/status.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
@@ -213,6 +218,214 @@ void EmitKernel(llvm::Module& module, const KernelTarget& t, int rows, int vecto
   b.CreateRetVoid();
 }
 
+// ---- Depthwise tiles (gemm::DepthwiseTileFn) ----
+
+struct TileShape {
+  gemm::DepthwiseTile id;
+  const char* name;
+  int pixels, vectors;
+  bool checked;  // nox <= pixels and taps checked against the row; else nox == pixels, inside
+};
+
+constexpr TileShape kTiles[] = {
+    {gemm::kDepthwiseFull8x1, "full8x1", 8, 1, false},
+    {gemm::kDepthwise8x1, "8x1", 8, 1, true},
+    {gemm::kDepthwise4x2, "4x2", 4, 2, true},
+    {gemm::kDepthwise2x4, "2x4", 2, 4, true},
+};
+
+std::string TileName(const TileShape& tile) {
+  return absl::StrCat("tfjit_depthwise_tile_", tile.name);
+}
+
+// void tile(ptr row, i64 ox0, i64 nox, i64 c0, i64 c_end): gemm::DepthwiseTileFn's contract.
+// The function loops over its pixel blocks (the full tile takes any multiple of 8 pixels) and,
+// inside, over the channel steps of [c0, c_end), so one call covers a whole run of a channel
+// group (per-call setup is amortised; the block's input stays in L1 across the channel
+// steps). Accumulators live in allocas that LLVM promotes to registers (their indices are
+// constant). The taps loop (kh, kw) at run time: unrolling 3x3 and 5x5 taps made LLVM hoist
+// and spill one address offset per (kw, pixel), and measured no faster.
+void EmitDepthwiseTile(llvm::Module& module, const KernelTarget& t, const TileShape& tile) {
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* f32 = b.getFloatTy();
+  llvm::Type* ptr = b.getPtrTy();
+  const unsigned lanes = static_cast<unsigned>(t.lanes);
+  llvm::FixedVectorType* vec = llvm::FixedVectorType::get(f32, lanes);
+  llvm::FunctionType* type =
+      llvm::FunctionType::get(b.getVoidTy(), {ptr, i64, i64, i64, i64}, false);
+  llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                              TileName(tile), module);
+  fn->addFnAttr("target-cpu", t.cpu);
+  if (!t.features.empty()) fn->addFnAttr("target-features", t.features);
+  if (t.lanes == 16) fn->addFnAttr("prefer-vector-width", "512");
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value* row_desc = fn->getArg(0);
+  llvm::Value* ox0 = fn->getArg(1);
+  llvm::Value* nox = fn->getArg(2);
+  llvm::Value* c0 = fn->getArg(3);
+  llvm::Value* c_end = fn->getArg(4);
+  const llvm::Align align(4);
+  llvm::Constant* zero = llvm::ConstantAggregateZero::get(vec);
+  const int64_t step = static_cast<int64_t>(tile.vectors) * t.lanes;  // channels per step
+
+  llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  b.SetInsertPoint(entry);
+  auto field = [&](size_t offset, llvm::Type* type_of, const char* name) {
+    return b.CreateAlignedLoad(type_of, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), row_desc,
+                                                                     offset),
+                               llvm::Align(8), name);
+  };
+  llvm::Value* rows = field(offsetof(gemm::DepthwiseRow, rows), ptr, "rows");
+  llvm::Value* filter = field(offsetof(gemm::DepthwiseRow, filter), ptr, "filter");
+  llvm::Value* out = field(offsetof(gemm::DepthwiseRow, out), ptr, "out");
+  llvm::Value* k_h = field(offsetof(gemm::DepthwiseRow, k_h), i64, "k_h");
+  llvm::Value* k_w = field(offsetof(gemm::DepthwiseRow, k_w), i64, "k_w");
+  llvm::Value* in_w = field(offsetof(gemm::DepthwiseRow, in_w), i64, "in_w");
+  llvm::Value* channels = field(offsetof(gemm::DepthwiseRow, channels), i64, "channels");
+  llvm::Value* stride_w = field(offsetof(gemm::DepthwiseRow, stride_w), i64, "stride_w");
+  llvm::Value* dilate_w = field(offsetof(gemm::DepthwiseRow, dilate_w), i64, "dilate_w");
+  llvm::Value* pad_left = field(offsetof(gemm::DepthwiseRow, pad_left), i64, "pad_left");
+  const int num_acc = tile.pixels * tile.vectors;
+  std::vector<llvm::AllocaInst*> acc;
+  for (int i = 0; i < num_acc; ++i) acc.push_back(b.CreateAlloca(vec, nullptr, "acc"));
+  std::vector<llvm::Constant*> lane_ids;
+  for (unsigned l = 0; l < lanes; ++l) lane_ids.push_back(b.getInt32(l));
+  llvm::Constant* lane_vec = llvm::ConstantVector::get(lane_ids);
+  // The full tile: nox / 8 blocks; a checked one: one block of nox pixels.
+  llvm::Value* blocks = tile.checked ? static_cast<llvm::Value*>(b.getInt64(1))
+                                     : b.CreateUDiv(nox, b.getInt64(tile.pixels));
+
+  // for (i = 0; i < n; ++i) body(i, latch): body may branch to latch to continue.
+  auto counted_loop = [&](llvm::Value* start, llvm::Value* n, llvm::Value* by, const char* name,
+                          const auto& body) {
+    llvm::BasicBlock* pre = b.GetInsertBlock();
+    llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx, absl::StrCat(name, "_head"), fn);
+    llvm::BasicBlock* body_block = llvm::BasicBlock::Create(ctx, absl::StrCat(name, "_body"), fn);
+    llvm::BasicBlock* latch = llvm::BasicBlock::Create(ctx, absl::StrCat(name, "_latch"), fn);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, absl::StrCat(name, "_exit"), fn);
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    llvm::PHINode* i = b.CreatePHI(i64, 2, name);
+    i->addIncoming(start, pre);
+    b.CreateCondBr(b.CreateICmpSLT(i, n), body_block, exit);
+    b.SetInsertPoint(body_block);
+    body(i, latch);
+    b.CreateBr(latch);
+    b.SetInsertPoint(latch);
+    i->addIncoming(b.CreateAdd(i, by), latch);
+    b.CreateBr(head);
+    b.SetInsertPoint(exit);
+  };
+  llvm::Value* one = b.getInt64(1);
+
+  counted_loop(b.getInt64(0), blocks, one, "block", [&](llvm::Value* block, llvm::BasicBlock*) {
+    llvm::Value* oxb = b.CreateAdd(ox0, b.CreateMul(block, b.getInt64(tile.pixels)));
+    // Pixels of this block: all of them for the full tile, else nox.
+    llvm::Value* count = tile.checked ? nox : b.getInt64(tile.pixels);
+    counted_loop(c0, c_end, b.getInt64(step), "cstep", [&](llvm::Value* c,
+                                                          llvm::BasicBlock*) {
+      llvm::Value* whole = b.CreateICmpSLE(b.CreateAdd(c, b.getInt64(step)), c_end);
+      llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx, "cstep_done", fn);
+      llvm::BasicBlock* whole_block = llvm::BasicBlock::Create(ctx, "whole", fn);
+      llvm::BasicBlock* masked_block = llvm::BasicBlock::Create(ctx, "masked", fn);
+      b.CreateCondBr(whole, whole_block, masked_block);
+      for (bool masked : {false, true}) {
+        b.SetInsertPoint(masked ? masked_block : whole_block);
+        std::vector<llvm::Value*> masks;  // lanes below c_end: an i32 compare per vector
+        for (int v = 0; v < tile.vectors && masked; ++v) {
+          llvm::Value* left = b.CreateSub(c_end, b.CreateAdd(c, b.getInt64(v * t.lanes)));
+          left = b.CreateTrunc(b.CreateSelect(b.CreateICmpSGT(left, b.getInt64(t.lanes)),
+                                              b.getInt64(t.lanes), left),
+                               b.getInt32Ty());
+          masks.push_back(b.CreateICmpSLT(lane_vec, b.CreateVectorSplat(lanes, left)));
+        }
+        auto load = [&](llvm::Value* at, int v) -> llvm::Value* {
+          if (!masked) return b.CreateAlignedLoad(vec, at, align);
+          return b.CreateMaskedLoad(vec, at, align, masks[static_cast<size_t>(v)], zero);
+        };
+        for (llvm::AllocaInst* a : acc) b.CreateAlignedStore(zero, a, align);
+        // The tap (kh, kw) of input row `row` on every pixel of the block.
+        auto tap = [&](llvm::Value* kh, llvm::Value* kw, llvm::Value* row) {
+          llvm::Value* index = b.CreateAdd(b.CreateMul(kh, k_w), kw);
+          llvm::Value* fp = b.CreateGEP(f32, filter, b.CreateAdd(b.CreateMul(index, channels), c));
+          std::vector<llvm::Value*> f;
+          for (int v = 0; v < tile.vectors; ++v) {
+            f.push_back(load(b.CreateGEP(f32, fp, b.getInt64(v * t.lanes)), v));
+          }
+          llvm::Value* ix0 = b.CreateSub(
+              b.CreateAdd(b.CreateMul(oxb, stride_w), b.CreateMul(kw, dilate_w)), pad_left);
+          for (int j = 0; j < tile.pixels; ++j) {
+            llvm::Value* ix = b.CreateAdd(ix0, b.CreateMul(b.getInt64(j), stride_w));
+            llvm::BasicBlock* after = nullptr;
+            if (tile.checked) {
+              llvm::Value* inside = b.CreateAnd(
+                  b.CreateICmpSLT(b.getInt64(j), count),
+                  b.CreateAnd(b.CreateICmpSGE(ix, b.getInt64(0)), b.CreateICmpSLT(ix, in_w)));
+              llvm::BasicBlock* then = llvm::BasicBlock::Create(ctx, "tap", fn);
+              after = llvm::BasicBlock::Create(ctx, "tap_done", fn);
+              b.CreateCondBr(inside, then, after);
+              b.SetInsertPoint(then);
+            }
+            llvm::Value* px = b.CreateGEP(f32, row, b.CreateAdd(b.CreateMul(ix, channels), c));
+            for (int v = 0; v < tile.vectors; ++v) {
+              llvm::AllocaInst* a = acc[static_cast<size_t>(j * tile.vectors + v)];
+              llvm::Value* x = load(b.CreateGEP(f32, px, b.getInt64(v * t.lanes)), v);
+              llvm::Value* sum = b.CreateIntrinsic(
+                  llvm::Intrinsic::fma, {vec},
+                  {x, f[static_cast<size_t>(v)], b.CreateAlignedLoad(vec, a, align)});
+              b.CreateAlignedStore(sum, a, align);
+            }
+            if (after != nullptr) {
+              b.CreateBr(after);
+              b.SetInsertPoint(after);
+            }
+          }
+        };
+        // The taps in (kh, kw) order; a kernel row in the padding is skipped.
+        counted_loop(b.getInt64(0), k_h, one, "kh", [&](llvm::Value* kh, llvm::BasicBlock* next) {
+          llvm::Value* row = b.CreateAlignedLoad(ptr, b.CreateGEP(ptr, rows, kh), llvm::Align(8));
+          llvm::BasicBlock* has_row = llvm::BasicBlock::Create(ctx, "has_row", fn);
+          b.CreateCondBr(b.CreateIsNull(row), next, has_row);
+          b.SetInsertPoint(has_row);
+          counted_loop(b.getInt64(0), k_w, one, "kw",
+                       [&](llvm::Value* kw, llvm::BasicBlock*) { tap(kh, kw, row); });
+        });
+        // Stores: the block's pixels (the first `count` of a checked tile).
+        for (int j = 0; j < tile.pixels; ++j) {
+          llvm::BasicBlock* after = nullptr;
+          if (tile.checked) {
+            llvm::BasicBlock* then = llvm::BasicBlock::Create(ctx, "store", fn);
+            after = llvm::BasicBlock::Create(ctx, "store_done", fn);
+            b.CreateCondBr(b.CreateICmpSLT(b.getInt64(j), count), then, after);
+            b.SetInsertPoint(then);
+          }
+          llvm::Value* pixel = b.CreateAdd(oxb, b.getInt64(j));
+          llvm::Value* at = b.CreateGEP(f32, out, b.CreateAdd(b.CreateMul(pixel, channels), c));
+          for (int v = 0; v < tile.vectors; ++v) {
+            llvm::Value* value =
+                b.CreateAlignedLoad(vec, acc[static_cast<size_t>(j * tile.vectors + v)], align);
+            llvm::Value* dst = b.CreateGEP(f32, at, b.getInt64(v * t.lanes));
+            if (masked) {
+              b.CreateMaskedStore(value, dst, align, masks[static_cast<size_t>(v)]);
+            } else {
+              b.CreateAlignedStore(value, dst, align);
+            }
+          }
+          if (after != nullptr) {
+            b.CreateBr(after);
+            b.SetInsertPoint(after);
+          }
+        }
+        b.CreateBr(join);
+      }
+      b.SetInsertPoint(join);
+    });
+  });
+  b.CreateRetVoid();
+}
+
 struct Shape {
   int rows, vectors;
 };
@@ -225,45 +438,74 @@ std::vector<Shape> AllShapes() {
   return shapes;
 }
 
-// One ISA's compiled kernels; the JIT owns their code.
-struct Compiled {
-  std::unique_ptr<OrcJit> jit;
-  gemm::MicroKernelSet set;
-};
+// The names of every function in the kernels' module.
+std::vector<std::string> FunctionNames() {
+  std::vector<std::string> names;
+  for (const Shape& s : AllShapes()) names.push_back(KernelName(s.rows, s.vectors));
+  for (const TileShape& tile : kTiles) names.push_back(TileName(tile));
+  return names;
+}
 
-absl::StatusOr<std::unique_ptr<Compiled>> Compile(GemmIsa isa) {
-  llvm_ir::InitializeLlvm();
-  const KernelTarget t = TargetOf(isa);
-  const std::vector<Shape> shapes = AllShapes();
+// The kernels' object files, compiled (about 0.4 s of LLVM on one core of the 2 GHz Xeon,
+// split over up to 4 threads as the backend splits a cluster's module).
+absl::StatusOr<std::vector<std::string>> CompileObjects(GemmIsa isa, const KernelTarget& t) {
   llvm::LLVMContext ctx;
   llvm::Module module("tfjit_gemm_micro_kernels", ctx);
-  for (const Shape& s : shapes) EmitKernel(module, t, s.rows, s.vectors);
+  for (const Shape& s : AllShapes()) EmitKernel(module, t, s.rows, s.vectors);
+  for (const TileShape& tile : kTiles) EmitDepthwiseTile(module, t, tile);
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (llvm::verifyModule(module, &os)) {
     return Internal("generated GEMM micro-kernels for %s fail LLVM's verifier: %s",
                     GemmIsaName(isa), errors);
   }
-  // The 16 kernels take about 0.4 s of LLVM on one core of the 2 GHz Xeon: split over up to
-  // 4 threads, as the backend splits a cluster's module (the first compile in a process
-  // waits for them).
   const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 4);
-  TFJIT_ASSIGN_OR_RETURN(std::vector<std::string> objects,
-                         llvm_ir::CompileInParts(module, t.cpu, t.features, /*opt_level=*/3,
-                                                 threads, threads));
-  auto compiled = std::make_unique<Compiled>();
-  TFJIT_ASSIGN_OR_RETURN(compiled->jit, OrcJit::Create(/*opt_level=*/3));
-  for (const std::string& object : objects) TFJIT_RETURN_IF_ERROR(compiled->jit->AddObject(object));
-  compiled->set.lanes = t.lanes;
-  compiled->set.isa = GemmIsaName(isa);
-  for (const Shape& s : shapes) {
-    TFJIT_ASSIGN_OR_RETURN(void* address, compiled->jit->Lookup(KernelName(s.rows, s.vectors)));
-    compiled->set.kernels[s.rows][s.vectors] = reinterpret_cast<gemm::MicroKernelFn>(address);
-  }
-  return compiled;
+  return llvm_ir::CompileInParts(module, t.cpu, t.features, /*opt_level=*/3, threads, threads);
 }
 
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<GeneratedKernels>> CompileGeneratedKernels(
+    GemmIsa isa, const ObjectCache* cache) {
+  llvm_ir::InitializeLlvm();
+  const KernelTarget t = TargetOf(isa);
+  auto compiled = std::make_unique<GeneratedKernels>();
+  std::string key;
+  std::optional<std::vector<std::string>> objects;
+  if (cache != nullptr) {
+    // What the objects depend on beyond the code generator's sources and LLVM (in the key).
+    key = ObjectCache::ObjectsKey(
+        absl::StrCat("gemm micro-kernels and depthwise tiles for ", GemmIsaName(isa), ": ",
+                     absl::StrJoin(FunctionNames(), " ")),
+        t.cpu, t.features);
+    objects = cache->LoadObjects(key);
+    compiled->from_cache = objects.has_value();
+  }
+  if (!objects.has_value()) {
+    TFJIT_ASSIGN_OR_RETURN(objects, CompileObjects(isa, t));
+    if (cache != nullptr) {
+      if (absl::Status stored = cache->StoreObjects(key, *objects); !stored.ok()) {
+        Log(LogLevel::kWarning, "disk cache: generated GEMM kernels not stored: %s",
+            stored.ToString());
+      }
+    }
+  }
+  TFJIT_ASSIGN_OR_RETURN(compiled->jit, OrcJit::Create(/*opt_level=*/3));
+  for (const std::string& object : *objects) {
+    TFJIT_RETURN_IF_ERROR(compiled->jit->AddObject(object));
+  }
+  compiled->set.lanes = t.lanes;
+  compiled->set.isa = GemmIsaName(isa);
+  for (const Shape& s : AllShapes()) {
+    TFJIT_ASSIGN_OR_RETURN(void* address, compiled->jit->Lookup(KernelName(s.rows, s.vectors)));
+    compiled->set.kernels[s.rows][s.vectors] = reinterpret_cast<gemm::MicroKernelFn>(address);
+  }
+  for (const TileShape& tile : kTiles) {
+    TFJIT_ASSIGN_OR_RETURN(void* address, compiled->jit->Lookup(TileName(tile)));
+    compiled->set.depthwise[tile.id] = reinterpret_cast<gemm::DepthwiseTileFn>(address);
+  }
+  return compiled;
+}
 
 const char* GemmIsaName(GemmIsa isa) { return isa == GemmIsa::kAvx2 ? "avx2+fma" : "avx512"; }
 
@@ -277,17 +519,19 @@ bool HostRuns(GemmIsa isa) {
 #endif
 }
 
-absl::StatusOr<const gemm::MicroKernelSet*> GetGemmMicroKernels(GemmIsa isa) {
+absl::StatusOr<const gemm::MicroKernelSet*> GetGemmMicroKernels(GemmIsa isa,
+                                                                const ObjectCache* cache) {
   if (!HostRuns(isa)) {
     return absl::UnavailableError(
         absl::StrCat("this CPU cannot run GEMM micro-kernels generated for ", GemmIsaName(isa)));
   }
   static std::mutex mu;
   // Never destroyed: kernels may run until the process exits.
-  static auto* compiled = new std::map<GemmIsa, absl::StatusOr<std::unique_ptr<Compiled>>>();
+  static auto* compiled =
+      new std::map<GemmIsa, absl::StatusOr<std::unique_ptr<GeneratedKernels>>>();
   std::lock_guard<std::mutex> lock(mu);
   auto it = compiled->find(isa);
-  if (it == compiled->end()) it = compiled->emplace(isa, Compile(isa)).first;
+  if (it == compiled->end()) it = compiled->emplace(isa, CompileGeneratedKernels(isa, cache)).first;
   if (!it->second.ok()) return it->second.status();
   return &(*it->second)->set;
 }
@@ -303,10 +547,23 @@ std::string GemmMicroKernelIr(GemmIsa isa, int rows, int vectors) {
   return text;
 }
 
-absl::Status InstallHostGemmKernels() {
+std::string DepthwiseTileIr(GemmIsa isa, gemm::DepthwiseTile tile) {
+  llvm_ir::InitializeLlvm();
+  llvm::LLVMContext ctx;
+  llvm::Module module("tfjit_depthwise_tile", ctx);
+  for (const TileShape& shape : kTiles) {
+    if (shape.id == tile) EmitDepthwiseTile(module, TargetOf(isa), shape);
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+absl::Status InstallHostGemmKernels(const std::string& cache_dir, int64_t cache_max_bytes) {
   static std::once_flag once;
   static absl::Status status;
-  std::call_once(once, [] {
+  std::call_once(once, [&] {
     // TFJIT_GEMM=generated uses them also where the hand-written AVX-512 kernels would run,
     // =avx2 the AVX2 ones even on an AVX-512 host (both to compare, and to test every ISA's
     // path on one machine); =eigen keeps Eigen's GEMM wherever there is no AVX-512.
@@ -323,7 +580,10 @@ absl::Status InstallHostGemmKernels() {
     const GemmIsa isa =
         HostRuns(GemmIsa::kAvx512) && mode != "avx2" ? GemmIsa::kAvx512 : GemmIsa::kAvx2;
     if (!HostRuns(isa)) return;  // no AVX2+FMA: Eigen's generic code
-    absl::StatusOr<const gemm::MicroKernelSet*> set = GetGemmMicroKernels(isa);
+    std::optional<ObjectCache> cache;
+    if (!cache_dir.empty()) cache.emplace(cache_dir, cache_max_bytes);
+    absl::StatusOr<const gemm::MicroKernelSet*> set =
+        GetGemmMicroKernels(isa, cache.has_value() ? &*cache : nullptr);
     if (!set.ok()) {
       status = set.status();  // (replaces a note about TFJIT_GEMM: this one matters more)
       return;

@@ -251,19 +251,28 @@ std::string ObjectCache::Key(const hlo::Module& module, absl::string_view option
   return absl::StrFormat("%016x%016x", key.high64, key.low64);
 }
 
+std::string ObjectCache::ObjectsKey(absl::string_view what, absl::string_view cpu,
+                                    absl::string_view features) {
+  const std::string text =
+      absl::StrCat("tfjit-cpu-objects ", kFormatVersion, "\ncodegen ", TFJIT_CODEGEN_ID,
+                   "\nllvm ", LLVM_VERSION_STRING, "\ntriple ", llvm_ir::GetHostTarget().triple,
+                   "\ntarget ", cpu, " ", features, "\n", what);
+  const llvm::XXH128_hash_t key = llvm::xxh3_128bits(Bytes(text));
+  return absl::StrFormat("%016x%016x", key.high64, key.low64);
+}
+
 std::string ObjectCache::PathOf(const std::string& key) const {
   return (fs::path(dir_) / absl::StrCat(key, kSuffix)).string();
 }
 
-std::optional<CachedObject> ObjectCache::Load(const std::string& key,
-                                              const hlo::Module& module) const {
+std::optional<std::string> ObjectCache::LoadBlob(const std::string& key) const {
   const std::string path = PathOf(key);
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;  // not cached (yet)
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string file = std::move(buffer).str();
-  auto damaged = [&](absl::string_view why) -> std::optional<CachedObject> {
+  auto damaged = [&](absl::string_view why) -> std::optional<std::string> {
     Log(LogLevel::kWarning, "disk cache: ignoring '%s' (%s); compiling instead", path, why);
     return std::nullopt;
   };
@@ -280,23 +289,48 @@ std::optional<CachedObject> ObjectCache::Load(const std::string& key,
   }
   if (stored_key != key) return damaged("written for another key");
   if (crc32c::Value(payload) != crc) return damaged("checksum mismatch");
+  // Least recently used eviction: a hit makes the file recent.
+  std::error_code ignored;
+  fs::last_write_time(path, fs::file_time_type::clock::now(), ignored);
+  return payload;
+}
+
+std::optional<CachedObject> ObjectCache::Load(const std::string& key,
+                                              const hlo::Module& module) const {
+  std::optional<std::string> payload = LoadBlob(key);
+  if (!payload.has_value()) return std::nullopt;
+  auto damaged = [&]() -> std::optional<CachedObject> {
+    Log(LogLevel::kWarning, "disk cache: ignoring '%s' (malformed payload); compiling instead",
+        PathOf(key));
+    return std::nullopt;
+  };
   CachedObject entry;
-  Reader p(payload);
+  Reader p(*payload);
   backends::CompileStats& s = entry.stats;
   int64_t kernels = 0;
   if (!p.F64(s.optimize_ms) || !p.F64(s.codegen_ms) || !p.I64(kernels) || !p.I64(s.flops) ||
       !p.I64(s.temp_bytes) || !p.I64(s.temp_bytes_unshared) ||
       !PlanCodec::Read(p, module, entry.plan)) {
-    return damaged("malformed payload");
+    return damaged();
   }
   if (!p.Strs(entry.profile_units, 0) || !p.Strs(entry.objects, 1) || !p.done()) {
-    return damaged("malformed payload");
+    return damaged();
   }
   s.num_kernels = static_cast<int>(kernels);
-  // Least recently used eviction: a hit makes the file recent.
-  std::error_code ignored;
-  fs::last_write_time(path, fs::file_time_type::clock::now(), ignored);
   return entry;
+}
+
+std::optional<std::vector<std::string>> ObjectCache::LoadObjects(const std::string& key) const {
+  std::optional<std::string> payload = LoadBlob(key);
+  if (!payload.has_value()) return std::nullopt;
+  std::vector<std::string> objects;
+  Reader p(*payload);
+  if (!p.Strs(objects, 1) || !p.done()) {
+    Log(LogLevel::kWarning, "disk cache: ignoring '%s' (malformed payload); compiling instead",
+        PathOf(key));
+    return std::nullopt;
+  }
+  return objects;
 }
 
 absl::Status ObjectCache::Store(const std::string& key, const hlo::Module& module,
@@ -314,12 +348,24 @@ absl::Status ObjectCache::Store(const std::string& key, const hlo::Module& modul
   for (const std::string& unit : entry.profile_units) p.Str(unit);
   p.I64(static_cast<int64_t>(entry.objects.size()));
   for (const std::string& object : entry.objects) p.Str(object);
+  return StoreBlob(key, p.out());
+}
+
+absl::Status ObjectCache::StoreObjects(const std::string& key,
+                                       const std::vector<std::string>& objects) const {
+  Writer p;
+  p.I64(static_cast<int64_t>(objects.size()));
+  for (const std::string& object : objects) p.Str(object);
+  return StoreBlob(key, p.out());
+}
+
+absl::Status ObjectCache::StoreBlob(const std::string& key, absl::string_view payload) const {
   Writer file;
   file.out().append(kMagic, sizeof(kMagic));
   file.U32(kFormatVersion);
   file.Str(key);
-  file.Str(p.out());
-  file.U32(crc32c::Value(p.out()));
+  file.Str(payload);
+  file.U32(crc32c::Value(payload));
 
   std::error_code error;
   fs::create_directories(dir_, error);

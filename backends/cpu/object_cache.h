@@ -52,10 +52,24 @@ class ObjectCache {
   absl::Status Store(const std::string& key, const hlo::Module& module,
                      const CachedObject& entry) const;
 
+  // Object files that depend on no module (the generated GEMM micro-kernels): stored under
+  // the key of `what` (a description of the code) compiled for LLVM CPU `cpu` with
+  // `features`, with the same file format, checks and eviction.
+  static std::string ObjectsKey(absl::string_view what, absl::string_view cpu,
+                                absl::string_view features);
+  std::optional<std::vector<std::string>> LoadObjects(const std::string& key) const;
+  absl::Status StoreObjects(const std::string& key, const std::vector<std::string>& objects) const;
+
   // The file of `key` (for tests and messages).
   std::string PathOf(const std::string& key) const;
 
  private:
+  // The payload stored under `key` after checking the file (magic, version, key, CRC32C), or
+  // nullopt (a damaged file logs a warning); a hit refreshes the file's time.
+  std::optional<std::string> LoadBlob(const std::string& key) const;
+  // Writes `payload` under `key` (temporary file renamed into place), then evicts.
+  absl::Status StoreBlob(const std::string& key, absl::string_view payload) const;
+
   // After storing `stored_bytes`: deletes the least recently used entries while the directory
   // is over max_bytes (scanning it only when this process's tally says it may be).
   void Evict(int64_t stored_bytes) const;

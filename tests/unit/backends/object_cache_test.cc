@@ -1,9 +1,10 @@
 // The CPU backend's disk cache (backends/cpu/object_cache.h): a second backend instance loads
 // what the first compiled and gives the same bits; any change to the module or the options is
 // a miss; damaged entries are misses that get replaced; the size cap evicts the least
-// recently used entries.
+// recently used entries. The generated GEMM kernels are cached the same way.
 #include "backends/cpu/object_cache.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,9 +13,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/gemm_kernels.h"
 #include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/parser.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/random_floats.h"
 #include "tests/testlib/random_literal.h"
 #include "tests/testlib/temp_file.h"
 #include "tests/unit/backends/backend_test_util.h"
@@ -247,6 +250,65 @@ TEST(ObjectCacheTest, UnwritableDirectoryStillCompiles) {
   const std::string file = testing::WriteTempFile("not_a_dir", "x");
   Compiled c = CompileAndRun(Module(1.0f), file + "/cache");
   EXPECT_FALSE(c.exe->stats().loaded_from_disk_cache);
+}
+
+// c[20, 37] = a[20, 50] * b[50, 37] and one depthwise row (3x3, 24 channels) through `set`.
+std::vector<float> RunGeneratedKernels(const gemm::MicroKernelSet* set) {
+  const gemm::MicroKernelSet* previous = gemm::InstalledMicroKernels();
+  gemm::InstallMicroKernels(set);
+  gemm::SetIsaForTesting(gemm::Isa::kGenerated);
+  const std::vector<float> a = tfjit::testing::RandomFloats(20 * 50, 1);
+  const std::vector<float> b = tfjit::testing::RandomFloats(50 * 37, 2);
+  std::vector<float> out(20 * 37 + 19 * 24);
+  gemm::GemmF32(20, 37, 50, a.data(), 50, b.data(), 37, out.data(), 37);
+  const std::vector<float> x = tfjit::testing::RandomFloats(3 * 21 * 24, 3);
+  const std::vector<float> f = tfjit::testing::RandomFloats(9 * 24, 4);
+  const float* rows[3] = {x.data(), x.data() + 21 * 24, x.data() + 42 * 24};
+  gemm::DepthwiseRow row{rows, f.data(), out.data() + 20 * 37, 3, 3, 21, 19, 24, 1, 1, 0};
+  gemm::DepthwiseRowF32(row);
+  gemm::InstallMicroKernels(previous);
+  gemm::SetIsaForTesting(gemm::Isa::kAuto);
+  return out;
+}
+
+// The generated GEMM kernels and depthwise tiles: compiled once per machine, then loaded from
+// the cache (same bits); a damaged entry is a miss that gets replaced.
+TEST(ObjectCacheTest, GeneratedKernelsAreCompiledOnceThenLoaded) {
+  if (!HostRuns(GemmIsa::kAvx2)) GTEST_SKIP() << "this CPU cannot run AVX2+FMA code";
+  const std::string dir = FreshDir("cache_generated_kernels");
+  const ObjectCache cache(dir, int64_t{1} << 30);
+  absl::StatusOr<std::unique_ptr<GeneratedKernels>> first =
+      CompileGeneratedKernels(GemmIsa::kAvx2, &cache);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE((*first)->from_cache);
+  ASSERT_EQ(Entries(dir).size(), 1u);
+  const std::vector<float> want = RunGeneratedKernels(&(*first)->set);
+  absl::StatusOr<std::unique_ptr<GeneratedKernels>> second =
+      CompileGeneratedKernels(GemmIsa::kAvx2, &cache);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE((*second)->from_cache);
+  const std::vector<float> got = RunGeneratedKernels(&(*second)->set);
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+  // Another ISA's kernels are another entry.
+  if (HostRuns(GemmIsa::kAvx512)) {
+    absl::StatusOr<std::unique_ptr<GeneratedKernels>> wide =
+        CompileGeneratedKernels(GemmIsa::kAvx512, &cache);
+    ASSERT_TRUE(wide.ok()) << wide.status();
+    EXPECT_FALSE((*wide)->from_cache);
+    EXPECT_EQ(Entries(dir).size(), 2u);
+    fs::remove_all(dir);  // (the AVX2 entry alone again, for the damage below)
+    ASSERT_TRUE(CompileGeneratedKernels(GemmIsa::kAvx2, &cache).ok());
+  }
+  ASSERT_EQ(Entries(dir).size(), 1u);
+  fs::resize_file(Entries(dir)[0], fs::file_size(Entries(dir)[0]) - 5);
+  absl::StatusOr<std::unique_ptr<GeneratedKernels>> damaged =
+      CompileGeneratedKernels(GemmIsa::kAvx2, &cache);
+  ASSERT_TRUE(damaged.ok()) << damaged.status();
+  EXPECT_FALSE((*damaged)->from_cache);
+  absl::StatusOr<std::unique_ptr<GeneratedKernels>> again =
+      CompileGeneratedKernels(GemmIsa::kAvx2, &cache);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE((*again)->from_cache);
 }
 
 }  // namespace
