@@ -166,7 +166,15 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     }
   }
 
+  // Where codegen's time goes (TFJIT_LOG=3): IR emission, LLVM, the cache entry, linking.
+  auto phase_start = std::chrono::steady_clock::now();
+  std::string phases;
+  auto phase = [&](const char* name) {
+    absl::StrAppendFormat(&phases, " %s %.1f", name, MillisSince(phase_start));
+    phase_start = std::chrono::steady_clock::now();
+  };
   TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, emit_options));
+  phase("emit");
   stats.num_kernels = emitted.num_kernels;
   stats.temp_bytes = emitted.plan.arena_bytes();
   stats.temp_bytes_unshared = emitted.plan.unshared_bytes();
@@ -177,12 +185,19 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
                            llvm_ir::CreateHostTargetMachine(options_.opt_level));
     llvm_ir::ConfigureModuleForTarget(*emitted.module, *tm);
+    if (options_.opt_level > 0) llvm_ir::MergeIdenticalFunctions(*emitted.module);
+    // What LLVM is given (after merging identical functions), then what it made of it.
+    auto write = [&](const char* suffix) -> absl::Status {
+      const std::string path = absl::StrCat(options_.dump_dir, "/", dump_prefix, suffix);
+      std::error_code error;
+      llvm::raw_fd_ostream out(path, error);
+      if (error) return NotFound("cannot open dump file '%s' for writing", path);
+      emitted.module->print(out, nullptr);
+      return absl::OkStatus();
+    };
+    TFJIT_RETURN_IF_ERROR(write("unoptimized.ll"));
     llvm_ir::OptimizeModule(*emitted.module, *tm, options_.opt_level);
-    const std::string path = absl::StrCat(options_.dump_dir, "/", dump_prefix, "ll");
-    std::error_code error;
-    llvm::raw_fd_ostream out(path, error);
-    if (error) return NotFound("cannot open dump file '%s' for writing", path);
-    emitted.module->print(out, nullptr);
+    TFJIT_RETURN_IF_ERROR(write("ll"));
     TFJIT_ASSIGN_OR_RETURN(std::string object, llvm_ir::EmitObjectFile(*emitted.module, *tm));
     objects.push_back(std::move(object));
   } else {
@@ -193,6 +208,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     TFJIT_ASSIGN_OR_RETURN(objects, llvm_ir::CompileForHostInParts(
                                         *emitted.module, options_.opt_level, parts, threads));
   }
+  phase("llvm");
   if (cache.has_value()) {
     CachedObject entry{stats, emitted.plan, emitted.profile_units, objects};
     entry.stats.codegen_ms = MillisSince(start);
@@ -202,7 +218,10 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
           stored.message());
     }
   }
+  phase("cache-store");
   TFJIT_ASSIGN_OR_RETURN(LinkedObject linked, LinkObject(objects));
+  phase("link");
+  Log(LogLevel::kDebug, "cpu backend: codegen of module '%s' (ms):%s", module->name(), phases);
   if (const char* env = std::getenv("TFJIT_PERF_MAP"); env != nullptr && env[0] == '1') {
     WritePerfMap(*linked.jit, module->name(), emitted.kernel_names);
   }

@@ -165,7 +165,11 @@ size_t OuterDims(const std::vector<int64_t>& dims) {
   return k;
 }
 
-constexpr int64_t kMaxInlineConstantBytes = 1024;
+// Kernel operands that are array constants of at most this size are globals of the module
+// (LLVM sees their values: index vectors fold); larger ones (weights, biases) are read
+// through the buffer table, so kernels alike but for their constants have identical bodies,
+// which are compiled once (llvm_ir::MergeIdenticalFunctions).
+constexpr int64_t kMaxInlineConstantBytes = 32;
 
 struct KernelInfo {
   llvm::Function* function = nullptr;
@@ -261,7 +265,8 @@ class CpuIrEmitter {
   llvm::Value* Pointer(const ValueLocation& loc);
   // Array constants larger than kMaxInlineConstantBytes are read through a constant slot of
   // the buffer table (BufferPlan::AddConstant) instead of a global of the LLVM module:
-  // emitting megabytes of weights element by element was a large share of compile time.
+  // emitting megabytes of weights element by element was a large share of compile time, and
+  // kernels that differ only in their constants get identical bodies.
   ValueLocation Resolve(const ValueLocation& loc);
   llvm::Value* LoadScalar(const ValueLocation& loc, DType dtype);
   void PlaceOutputs(const FramePlan& entry);
@@ -341,6 +346,10 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   for (size_t i = 0; i < num_outs + slots.size(); ++i) {
     body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
   }
+  // Bodies of identical kernels are merged into one before optimisation
+  // (llvm_ir::MergeIdenticalFunctions); inlined back into each wrapper, they would be optimised
+  // and compiled once per kernel again.
+  body->addFnAttr(llvm::Attribute::NoInline);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", body));
   llvm::Value* run_ctx = body->getArg(static_cast<unsigned>(num_outs + slots.size()));
   llvm::Value* begin = body->getArg(static_cast<unsigned>(num_outs + slots.size() + 1));
@@ -408,6 +417,8 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   // Kept out of tfjit_entry: LLVM would otherwise inline single-use kernels there, growing one
   // function to the whole module (slower to optimise) and hiding kernels from profiles.
   wrapper->addFnAttr(llvm::Attribute::NoInline);
+  // It loads a few pointers and calls the body once: not worth LLVM's optimisation pipeline.
+  wrapper->addFnAttr(llvm::Attribute::OptimizeNone);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
   std::vector<llvm::Value*> args;
   auto load_slot = [&](int slot) {

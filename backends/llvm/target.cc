@@ -21,6 +21,7 @@
 #include "llvm/IR/PassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -97,20 +98,31 @@ void ConfigureModuleForTarget(llvm::Module& module, llvm::TargetMachine& tm) {
   module.setDataLayout(tm.createDataLayout());
 }
 
-void OptimizeModule(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+namespace {
+
+// The new pass manager's four analysis managers, registered with `pb` and cross-linked.
+struct AnalysisManagers {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  explicit AnalysisManagers(llvm::PassBuilder& pb) {
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+  }
+};
+
+}  // namespace
+
+void OptimizeModule(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = opt_level >= 2;
   tuning.SLPVectorization = opt_level >= 2;
   llvm::PassBuilder pb(&tm, tuning);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  AnalysisManagers am(pb);
   llvm::OptimizationLevel level = llvm::OptimizationLevel::O3;
   if (opt_level <= 0) {
     level = llvm::OptimizationLevel::O0;
@@ -122,7 +134,7 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine& tm, int opt_level
   llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
                                     ? pb.buildO0DefaultPipeline(level)
                                     : pb.buildPerModuleDefaultPipeline(level);
-  mpm.run(module, mam);
+  mpm.run(module, am.mam);
 }
 
 absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMachine& tm) {
@@ -163,10 +175,28 @@ absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& mod
   return CompileInParts(module, host.cpu, host.features, opt_level, parts, threads);
 }
 
+int MergeIdenticalFunctions(llvm::Module& module) {
+  const size_t before = module.size();
+  llvm::PassBuilder pb;
+  AnalysisManagers am(pb);
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::MergeFunctionsPass());
+  mpm.run(module, am.mam);
+  return static_cast<int>(before - module.size());
+}
+
 absl::StatusOr<std::vector<std::string>> CompileInParts(llvm::Module& module,
                                                         const std::string& cpu,
                                                         const std::string& features,
                                                         int opt_level, int parts, int threads) {
+  if (opt_level > 0) {
+    const auto merge_start = std::chrono::steady_clock::now();
+    const int merged = MergeIdenticalFunctions(module);
+    Log(LogLevel::kDebug, "llvm: %d identical functions merged in %.1f ms, %zu left", merged,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - merge_start)
+            .count(),
+        module.size());
+  }
   if (parts <= 1 || threads <= 1) {
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
                            CreateTargetMachine(cpu, features, opt_level));

@@ -1,11 +1,18 @@
 // CPU executable behaviour: argument validation, unsupported opcodes, fusion and stats,
 // concurrent Run, parallel vs inline execution giving identical bits, and profiled runs.
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/cpu/cpu_backend.h"
 #include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/parser.h"
 #include "core/thread_pool.h"
@@ -161,6 +168,68 @@ TEST(CpuExecutableTest, ElementwiseChainFusesIntoOneKernel) {
     fusions += inst->opcode() == hlo::Opcode::kFusion;
   }
   EXPECT_EQ(fusions, 1);
+}
+
+// Three conv + bias + tanh kernels alike but for their weights and biases (constants past the
+// size the code generator inlines, so they are read through the buffer table), and one with
+// another activation.
+std::string AlikeKernelsModule() {
+  std::string body, shapes, roots;
+  for (int i = 0; i < 4; ++i) {
+    // w[0][0][r][k] and b[k], different for every i.
+    std::vector<std::string> rows, b;
+    for (int r = 0; r < 16; ++r) {
+      std::vector<std::string> row;
+      for (int k = 0; k < 16; ++k) {
+        row.push_back(absl::StrCat(0.01 * (((r * 16 + k) * 7 + i * 3) % 23) - 0.1));
+      }
+      rows.push_back("{" + absl::StrJoin(row, ", ") + "}");
+    }
+    for (int k = 0; k < 16; ++k) b.push_back(absl::StrCat(0.1 * ((k + i) % 5)));
+    absl::StrAppend(&body, "  %w", i, " = f32[1,1,16,16] constant({{{", absl::StrJoin(rows, ", "));
+    absl::StrAppend(&body, "}}})\n", "  %b", i, " = f32[16] constant({", absl::StrJoin(b, ", "),
+                    "})\n", "  %c", i, " = f32[1,8,8,16] convolution(%x, %w", i,
+                    "), window={size=1x1}, dim_labels=b01f_01io->b01f\n", "  %bb", i,
+                    " = f32[1,8,8,16] broadcast(%b", i, "), dimensions={3}\n", "  %a", i,
+                    " = f32[1,8,8,16] add(%c", i, ", %bb", i, ")\n", "  %y", i, " = f32[1,8,8,16] ",
+                    i == 3 ? "exp" : "tanh", "(%a", i, ")\n");
+    absl::StrAppend(&shapes, i > 0 ? ", " : "", "f32[1,8,8,16]");
+    absl::StrAppend(&roots, i > 0 ? ", " : "", "%y", i);
+  }
+  return absl::StrCat("HloModule alike\n\nENTRY %main (x: f32[1,8,8,16]) -> (", shapes, ") {\n",
+                      "  %x = f32[1,8,8,16] parameter(0)\n", body, "  ROOT %r = (", shapes,
+                      ") tuple(", roots, ")\n}\n");
+}
+
+// Kernels whose bodies are the same but for the buffers they read are optimised and compiled
+// once (llvm_ir::MergeIdenticalFunctions): what LLVM is given (the unoptimised IR dump) holds
+// one body for the three alike kernels, and the results still match the evaluator.
+TEST(CpuExecutableTest, AlikeKernelsShareOneBody) {
+  const std::string hlo = AlikeKernelsModule();
+  const std::string dir = ::testing::TempDir() + "/alike_kernels";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  cpu::CpuBackendOptions options;
+  options.dump_dir = dir;
+  options.dump_pass_regex = "^$";
+  auto exe = CompileCpu(hlo, options);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  ASSERT_EQ((*exe)->stats().num_kernels, 4);
+  std::string ir;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (absl::EndsWith(entry.path().string(), ".unoptimized.ll")) {
+      std::ifstream in(entry.path());
+      ir.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+  }
+  ASSERT_FALSE(ir.empty()) << "no unoptimized.ll in " << dir;
+  int bodies = 0;
+  for (size_t at = ir.find("define "); at != std::string::npos; at = ir.find("define ", at + 1)) {
+    const size_t line_end = ir.find('\n', at);
+    if (ir.substr(at, line_end - at).find(".body(") != std::string::npos) ++bodies;
+  }
+  EXPECT_EQ(bodies, 2) << "the three tanh kernels share a body, the exp one has its own";
+  EXPECT_TRUE(RunAndCompare(hlo, {1, 2}, {1e-5, 1e-5}));
 }
 
 // A dot with a fused epilogue, then a loop whose body runs an elementwise kernel 5 times.
