@@ -188,6 +188,9 @@ const ConvShape kConvs[] = {
     {"nanodet 3x3 52x52x128->128", 52, 52, 128, 3, 128, 1, false},
     {"nanodet 3x3 26x26x128->128", 26, 26, 128, 3, 128, 1, false},
     {"nanodet 3x3 13x13x128->128", 13, 13, 128, 3, 128, 1, false},
+    {"gender 3x3 62x62x8->8", 62, 62, 8, 3, 8, 1, false},
+    {"gender 3x3 64x64x1->8", 64, 64, 1, 3, 8, 1, false},
+    {"antispoof 3x3 64x64x16->16", 64, 64, 16, 3, 16, 1, false},
 };
 
 conv::Conv2DParams Params(const ConvShape& s) {

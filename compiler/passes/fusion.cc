@@ -9,7 +9,8 @@
 //      duplicated). Users are always visited before producers, so membership is final. One
 //      dot or convolution the policy names a hero may join an elementwise group as the hero
 //      of an output fusion when its value reaches the root elementwise; its operands never
-//      join.
+//      join. A producer whose code the group would emit more than kMaxEmissions times
+//      (operands reused along chains) stays out.
 //   3. Outline the group: operands from outside become parameters (in first-use order), the
 //      members are cloned in post order, a fusion replaces the root, and originals left
 //      without users are removed.
@@ -42,6 +43,10 @@ bool IsCheap(const Instruction& inst) {
   }
 }
 
+// The most times a producer's code may be emitted in one fusion (XLA's
+// kAllowedCodeDuplication is the same 15).
+constexpr int64_t kMaxEmissions = 15;
+
 bool HasOutsideUse(const Instruction& inst, const InstSet& group) {
   if (inst.IsRoot()) return true;
   for (const Instruction* user : inst.users()) {
@@ -69,14 +74,24 @@ std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
     return inst.opcode() == Opcode::kBroadcast &&
            inst.shape().num_elements() > inst.operand(0)->shape().num_elements();
   };
+  // How many times the backends' elemental emitters emit each member's code: once for the
+  // root, and for a producer the sum over its users in the group of the user's count times
+  // the operand slots it fills (a concatenate emits each operand once, an elementwise op each
+  // slot: select(x > 0, x, 0.1 * x) emits x three times). Chains of such reuse multiply (a
+  // box decoder reusing its previous stage per coordinate emitted one body of 50K lines of
+  // IR), so a producer past kMaxEmissions stays a buffer, as in XLA's fusion.
+  absl::flat_hash_map<const Instruction*, int64_t> emissions = {{root, 1}};
   *hero = nullptr;
   for (size_t j = root_pos; j-- > 0;) {
     Instruction* p = order[j];
     if (fused.contains(p) || p->opcode() == Opcode::kReduce) continue;
     bool any_user = false, accepted = true, identity_path = true, feeds_hero = false;
     bool read_repeatedly = false;
+    int64_t emitted = 0;
     for (const Instruction* user : p->users()) {
       if (!group.contains(user)) continue;
+      const auto& operands = user->operands();
+      emitted += emissions[user] * std::count(operands.begin(), operands.end(), p);
       any_user = true;
       feeds_hero = feeds_hero || user == *hero;
       accepted = accepted && policy.ShouldFuse(*p, *user);
@@ -87,6 +102,7 @@ std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
     // producer read repeatedly would be recomputed for every read: it stays a buffer too.
     if (!any_user || feeds_hero) continue;
     if (read_repeatedly && policy.IsExpensive(*p)) continue;
+    if (emitted > kMaxEmissions && !IsCheap(*p)) continue;
     const bool same_dims = p->shape().IsArray() && p->shape().dims() == root->shape().dims();
     if (accepted) {
       if (HasOutsideUse(*p, group) && !IsCheap(*p)) continue;
@@ -100,6 +116,7 @@ std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
     }
     group.insert(p);
     members.push_back(p);
+    emissions[p] = std::max<int64_t>(emitted, 1);
     if (read_repeatedly) reused.insert(p);
     if (identity_path && same_dims && hlo::IsElementwise(p->opcode())) identity.insert(p);
   }
