@@ -50,7 +50,8 @@ void SetFlops(benchmark::State& state, double flops_per_iter) {
 // in the same driver; the AVX2 ones also run on AVX-512 hosts.
 enum GemmImpl { kTfjit = 0, kEigenV3 = 1, kEigenV4 = 2, kJitAvx2 = 3, kJitAvx512 = 4 };
 
-// Installs and forces the generated kernels of impl kJitAvx2 / kJitAvx512 (false: skipped).
+// Installs and forces the generated kernels of impl kJitAvx2 / kJitAvx512, labelling the
+// benchmark with their ISA (false: skipped).
 bool UseGenerated(benchmark::State& state, GemmImpl impl) {
   const cpu::GemmIsa isa = impl == kJitAvx2 ? cpu::GemmIsa::kAvx2 : cpu::GemmIsa::kAvx512;
   absl::StatusOr<const gemm::MicroKernelSet*> set = cpu::GetGemmMicroKernels(isa);
@@ -60,6 +61,7 @@ bool UseGenerated(benchmark::State& state, GemmImpl impl) {
   }
   gemm::InstallMicroKernels(*set);
   gemm::SetIsaForTesting(gemm::Isa::kGenerated);
+  state.SetLabel(std::string("generated ") + cpu::GemmIsaName(isa));
   return true;
 }
 
@@ -67,12 +69,7 @@ void BM_Gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const auto impl = static_cast<GemmImpl>(state.range(3));
   if (impl == kTfjit && !gemm::HostHasAvx512()) state.SetLabel("no AVX-512: generic path");
-  if (impl == kJitAvx2 || impl == kJitAvx512) {
-    if (!UseGenerated(state, impl)) return;
-    state.SetLabel(std::string("generated ") + cpu::GemmIsaName(
-                                                   impl == kJitAvx2 ? cpu::GemmIsa::kAvx2
-                                                                    : cpu::GemmIsa::kAvx512));
-  }
+  if ((impl == kJitAvx2 || impl == kJitAvx512) && !UseGenerated(state, impl)) return;
   std::vector<float> a = Random(m * k, 1), b = Random(k * n, 2), c(static_cast<size_t>(m * n));
   using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Eigen::Map<const RowMajor> am(a.data(), m, k), bm(b.data(), k, n);

@@ -536,28 +536,35 @@ absl::StatusOr<const gemm::MicroKernelSet*> GetGemmMicroKernels(GemmIsa isa,
   return &(*it->second)->set;
 }
 
-std::string GemmMicroKernelIr(GemmIsa isa, int rows, int vectors) {
+namespace {
+
+// The text of a module that `emit` fills (before optimisation).
+template <typename Emit>
+std::string ModuleIr(const char* name, const Emit& emit) {
   llvm_ir::InitializeLlvm();
   llvm::LLVMContext ctx;
-  llvm::Module module("tfjit_gemm_micro_kernel", ctx);
-  EmitKernel(module, TargetOf(isa), rows, vectors);
+  llvm::Module module(name, ctx);
+  emit(module);
   std::string text;
   llvm::raw_string_ostream os(text);
   module.print(os, nullptr);
   return text;
 }
 
+}  // namespace
+
+std::string GemmMicroKernelIr(GemmIsa isa, int rows, int vectors) {
+  return ModuleIr("tfjit_gemm_micro_kernel", [&](llvm::Module& module) {
+    EmitKernel(module, TargetOf(isa), rows, vectors);
+  });
+}
+
 std::string DepthwiseTileIr(GemmIsa isa, gemm::DepthwiseTile tile) {
-  llvm_ir::InitializeLlvm();
-  llvm::LLVMContext ctx;
-  llvm::Module module("tfjit_depthwise_tile", ctx);
-  for (const TileShape& shape : kTiles) {
-    if (shape.id == tile) EmitDepthwiseTile(module, TargetOf(isa), shape);
-  }
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module.print(os, nullptr);
-  return text;
+  return ModuleIr("tfjit_depthwise_tile", [&](llvm::Module& module) {
+    for (const TileShape& shape : kTiles) {
+      if (shape.id == tile) EmitDepthwiseTile(module, TargetOf(isa), shape);
+    }
+  });
 }
 
 absl::Status InstallHostGemmKernels(const std::string& cache_dir, int64_t cache_max_bytes) {
