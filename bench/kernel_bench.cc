@@ -98,7 +98,7 @@ void GemmArgs(benchmark::internal::Benchmark* b) {
       {1024, 1024, 1024}, {2304, 96, 16}, {2304, 24, 96}, {576, 144, 24},
       {576, 32, 144},     {144, 192, 32}, {144, 64, 192}, {36, 576, 96},
       {36, 160, 576},     {1, 1000, 1280}, {4096, 16, 96}, {16384, 8, 32},
-      {196, 512, 512},    {49, 1024, 1024}};
+      {196, 512, 512},    {49, 1024, 1024}, {625, 384, 384}};
   for (const auto& s : shapes) {
     for (int impl : {kTfjit, kEigenV3, kEigenV4, kJitAvx2, kJitAvx512}) {
       b->Args({s[0], s[1], s[2], impl});
@@ -106,6 +106,37 @@ void GemmArgs(benchmark::internal::Benchmark* b) {
   }
 }
 BENCHMARK(BM_Gemm)->Apply(GemmArgs);
+
+// The AVX-512 GEMM's blocking: register-block rows and the panel count from which `a` is
+// copied contiguous (1000: never), interleaved in one run to compare them.
+void BM_GemmBlocking(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  if (!gemm::HostHasAvx512()) {
+    state.SkipWithError("no AVX-512");
+    return;
+  }
+  std::vector<float> a = Random(m * k, 1), b = Random(k * n, 2), c(static_cast<size_t>(m * n));
+  gemm::SetBlockingForTesting(state.range(3), state.range(4));
+  for (auto _ : state) {
+    gemm::GemmF32(m, n, k, a.data(), k, b.data(), n, c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  gemm::SetBlockingForTesting(0, 0);
+  SetFlops(state, 2.0 * m * n * k);
+}
+void GemmBlockingArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"m", "n", "k", "mr", "pack_a"});
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1024, 1024, 1024}, {2304, 24, 96}, {576, 144, 24}, {576, 32, 144},
+      {144, 64, 192}, {196, 512, 512}, {49, 1024, 1024}, {625, 384, 384}};
+  for (const auto& s : shapes) {
+    for (int64_t mr : {6, 8, 12}) {
+      for (int64_t pack_a : {1000, 2}) b->Args({s[0], s[1], s[2], mr, pack_a});
+    }
+  }
+}
+BENCHMARK(BM_GemmBlocking)->Apply(GemmBlockingArgs);
 
 // One core's float32 FMA peak: 12 independent chains of fused multiply-adds (more than FMA
 // latency x pipes on current x86 cores, so the pipes never wait) in the widest vectors the CPU
@@ -212,23 +243,15 @@ double ConvFlops(const conv::Conv2DParams& p) {
   return 2.0 * p.out_h * p.out_w * p.out_c * p.k_h * p.k_w * p.in_per_group();
 }
 
-// packed = 1: the filter packed once beforehand (gemm::Pack), as compiled clusters run
-// constant filters; 0: packed on every call, as the fallback kernels run. impl: 0 the host's
-// default path (AVX-512 intrinsics where there is AVX-512), 1 the generic one (Eigen GEMM,
-// scalar depthwise loop), 3 / 4 the kernels generated for AVX2 / AVX-512 (GemmImpl).
-void BM_ConvTfjit(benchmark::State& state) {
-  const ConvShape& s = kConvs[state.range(0)];
-  const conv::Conv2DParams p = Params(s);
-  const auto impl = static_cast<GemmImpl>(state.range(2));
-  if (impl == kEigenV3) gemm::SetIsaForTesting(gemm::Isa::kGeneric);
-  if ((impl == kJitAvx2 || impl == kJitAvx512) && !UseGenerated(state, impl)) return;
-  state.SetLabel(s.name);
+// Times conv::Conv2D of `p` on one thread (random input and filter), the filter packed
+// beforehand when `pack` is set and the path packs.
+void TimeConv(benchmark::State& state, const conv::Conv2DParams& p, bool pack) {
   std::vector<float> x = Random(p.in_h * p.in_w * p.in_c, 3);
   std::vector<float> f = Random(p.k_h * p.k_w * p.in_per_group() * p.out_c, 4);
   std::vector<float> y(static_cast<size_t>(p.out_h * p.out_w * p.out_c));
   std::vector<float> packed;
   const gemm::Packing packing = conv::FilterPackingOf(p);
-  if (state.range(1) == 1 && packing.blocks > 0) {
+  if (pack && packing.blocks > 0) {
     packed.resize(static_cast<size_t>(gemm::PackedFloats(packing)));
     gemm::Pack(packing, f.data(), packed.data());
   }
@@ -242,6 +265,20 @@ void BM_ConvTfjit(benchmark::State& state) {
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
+}
+
+// packed = 1: the filter packed once beforehand (gemm::Pack), as compiled clusters run
+// constant filters; 0: packed on every call, as the fallback kernels run. impl: 0 the host's
+// default path (AVX-512 intrinsics where there is AVX-512), 1 the generic one (Eigen GEMM,
+// scalar depthwise loop), 3 / 4 the kernels generated for AVX2 / AVX-512 (GemmImpl).
+void BM_ConvTfjit(benchmark::State& state) {
+  const ConvShape& s = kConvs[state.range(0)];
+  const conv::Conv2DParams p = Params(s);
+  const auto impl = static_cast<GemmImpl>(state.range(2));
+  if (impl == kEigenV3) gemm::SetIsaForTesting(gemm::Isa::kGeneric);
+  if ((impl == kJitAvx2 || impl == kJitAvx512) && !UseGenerated(state, impl)) return;
+  state.SetLabel(s.name);
+  TimeConv(state, p, state.range(1) == 1);
   gemm::SetIsaForTesting(gemm::Isa::kAuto);
   SetFlops(state, ConvFlops(p));
 }
@@ -314,6 +351,31 @@ void ConvImplArgs(benchmark::internal::Benchmark* b) {
   }
 }
 BENCHMARK(BM_ConvTfjit)->Apply(ConvImplArgs);
+
+// The default path's convolutions (filters packed) under each AVX-512 GEMM blocking
+// (BM_GemmBlocking's two settings).
+void BM_ConvBlocking(benchmark::State& state) {
+  if (!gemm::HostHasAvx512()) {
+    state.SkipWithError("no AVX-512");
+    return;
+  }
+  gemm::SetBlockingForTesting(state.range(1), state.range(2));
+  state.SetLabel(kConvs[state.range(0)].name);
+  const conv::Conv2DParams p = Params(kConvs[state.range(0)]);
+  TimeConv(state, p, /*pack=*/true);
+  gemm::SetBlockingForTesting(0, 0);
+  SetFlops(state, ConvFlops(p));
+}
+void ConvBlockingArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"shape", "mr", "pack_a"});
+  for (int64_t i = 0; i < static_cast<int64_t>(sizeof(kConvs) / sizeof(kConvs[0])); ++i) {
+    if (kConvs[i].depthwise) continue;
+    for (int64_t mr : {6, 12}) {
+      for (int64_t pack_a : {1000, 2}) b->Args({i, mr, pack_a});
+    }
+  }
+}
+BENCHMARK(BM_ConvBlocking)->Apply(ConvBlockingArgs);
 #ifdef TFJIT_HAVE_XNNPACK
 BENCHMARK(BM_ConvXnnpack)->Apply(ConvArgs);
 #endif

@@ -22,6 +22,10 @@ bool HostHasAvx512();
 // For tests and benchmarks: forces an implementation (kAvx512 without the CPU support is
 // treated as kGeneric). Not thread-safe against running kernels; call it up front.
 void SetIsaForTesting(Isa isa);
+// For benchmarks: the AVX-512 GEMM's register-block rows (6..12) and the fewest panels of b
+// for which a k block of `a` is copied contiguous first; 0 restores a default. Call it up
+// front, like SetIsaForTesting.
+void SetBlockingForTesting(int64_t avx512_rows, int64_t pack_a_panels);
 
 // A micro-kernel generated for the host by the JIT (backends/cpu/gemm_kernels.h):
 //   c[rows, cols] (+)= a[rows, kc] * panel[kc, vectors * lanes]

@@ -79,10 +79,11 @@ TEST_P(GemmTest, AccumulateAddsToTheOutput) {
 }
 
 TEST_P(GemmTest, MatchesReferenceAcrossBlockEdges) {
-  // Rows around the 6-row register block (7 and 8: one block with a 1- or 2-row tail; 13,
-  // 14, 20: such a block after others), columns around the 16/32-wide panels, k around the
-  // 256-deep k block.
-  for (int64_t m : {1, 5, 6, 7, 8, 11, 12, 13, 14, 20, 40, 100}) {
+  // Rows around the register blocks (generated: 6 rows, 7 and 8 taking a 1- or 2-row tail;
+  // AVX-512: 12, 13 and 14; then such blocks after others: 15, 20, 26, 27), columns around
+  // the 16/32-wide panels, k around the 256-deep k block. Rows of `a` lie k + 3 apart, so
+  // two panels or more (n = 33, 70) copy each k block of `a` first on the AVX-512 path.
+  for (int64_t m : {1, 5, 6, 7, 8, 11, 12, 13, 14, 15, 20, 26, 27, 40, 100}) {
     for (int64_t n : {1, 15, 16, 17, 32, 33, 70}) {
       for (int64_t k : {1, 7, 256, 257}) CheckGemm(m, n, k);
     }
