@@ -18,6 +18,7 @@
 #include <immintrin.h>
 
 #include "Eigen/Core"
+#include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "backends/cpu/gemm_kernels.h"
 #include "bench/eigen_v4_gemm.h"
@@ -219,6 +220,7 @@ const ConvShape kConvs[] = {
     {"gender 3x3 62x62x8->8", 62, 62, 8, 3, 8, 1, false},
     {"gender 3x3 64x64x1->8", 64, 64, 1, 3, 8, 1, false},
     {"antispoof 3x3 64x64x16->16", 64, 64, 16, 3, 16, 1, false},
+    {"blazepose mask 3x3 256x256x8->1", 256, 256, 8, 3, 1, 1, false},
 };
 
 conv::Conv2DParams Params(const ConvShape& s) {
@@ -376,6 +378,26 @@ void ConvBlockingArgs(benchmark::internal::Benchmark* b) {
   }
 }
 BENCHMARK(BM_ConvBlocking)->Apply(ConvBlockingArgs);
+
+// Convolutions to few features: output pixels in the lanes (narrow = 1, conv::Conv2DNarrow)
+// or the row GEMM (0), on the default path.
+void BM_ConvNarrow(benchmark::State& state) {
+  gemm::SetNarrowConvForTesting(state.range(1) == 1);
+  const conv::Conv2DParams p = Params(kConvs[state.range(0)]);
+  state.SetLabel(absl::StrCat(kConvs[state.range(0)].name,
+                              conv::UsesNarrow(p) ? ", narrow" : ", row GEMM"));
+  TimeConv(state, p, /*pack=*/true);
+  gemm::SetNarrowConvForTesting(true);
+  SetFlops(state, ConvFlops(p));
+}
+void ConvNarrowArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"shape", "narrow"});
+  for (int64_t i = 0; i < static_cast<int64_t>(sizeof(kConvs) / sizeof(kConvs[0])); ++i) {
+    if (kConvs[i].depthwise || kConvs[i].c_out > gemm::kMaxNarrowOutputs) continue;
+    for (int64_t narrow : {0, 1}) b->Args({i, narrow});
+  }
+}
+BENCHMARK(BM_ConvNarrow)->Apply(ConvNarrowArgs);
 #ifdef TFJIT_HAVE_XNNPACK
 BENCHMARK(BM_ConvXnnpack)->Apply(ConvArgs);
 #endif

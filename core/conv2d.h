@@ -12,11 +12,13 @@
 // per-chunk buffer that stays in L2 and multiply it by the filter matrix (core/gemm.h for
 // float, Eigen otherwise); chunks of output pixels (and, for small images, blocks of output
 // features) run in parallel. Depthwise convolutions (one input feature per group) are a direct
-// loop over contiguous channels, register-blocked in core/gemm.h for float.
+// loop over contiguous channels, register-blocked in core/gemm.h for float. Float
+// convolutions to 1-8 features put output pixels in the vector lanes instead (Conv2DNarrow).
 #ifndef TFJIT_CORE_CONV2D_H_
 #define TFJIT_CORE_CONV2D_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <type_traits>
@@ -376,10 +378,103 @@ void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float*
   });
 }
 
-// Whether a float convolution of `p` runs as a sum of row GEMMs (Conv2DRowGemm).
-inline bool UsesRowGemm(const Conv2DParams& p) {
+// Whether a float convolution of `p` runs with output pixels in the vector lanes
+// (Conv2DNarrow): one group, 1-8 output features, at least 4 taps, stride and dilation 1
+// along the row, no lhs dilation, rows of two vectors of pixels or more. A features-in-lanes
+// GEMM would leave 8-15 of 16 lanes (or 0-7 of 8) empty; the planar copy of the input it
+// needs costs less than the taps it serves. Shorter rows would leave the pixel lanes empty
+// instead (emotion's 8x8x256 -> 7 classifier took 0.16 ms this way, 0.09 as a row GEMM).
+inline bool UsesNarrow(const Conv2DParams& p) {
+  return p.groups == 1 && p.out_c <= gemm::kMaxNarrowOutputs && p.k_h * p.k_w >= 4 &&
+         p.stride_w == 1 && p.rhs_dilate_w == 1 && p.lhs_dilate_h == 1 &&
+         p.lhs_dilate_w == 1 && gemm::NarrowConvAvailable() &&
+         p.out_w >= 2 * gemm::NarrowPixelBlock();
+}
+
+// Whether a float convolution of `p` can run as a sum of row GEMMs (Conv2DRowGemm).
+inline bool RowGemmFits(const Conv2DParams& p) {
   return p.groups == 1 && p.lhs_dilate_h == 1 && p.lhs_dilate_w == 1 && p.rhs_dilate_w == 1 &&
          !p.pointwise();
+}
+// Whether it does (narrow ones with a finite filter run in Conv2DNarrow).
+inline bool UsesRowGemm(const Conv2DParams& p) { return RowGemmFits(p) && !UsesNarrow(p); }
+
+// Whether every one of the n floats at f is finite. The narrow path multiplies padding's
+// zeros by the filter; HLO's convolution leaves padding out of the sum (docs/HLO.md), which
+// differs only where a filter element is infinite or NaN.
+inline bool AllFinite(const float* f, int64_t n) {
+  bool finite = true;
+  for (int64_t i = 0; i < n; ++i) finite &= std::isfinite(f[i]);
+  return finite;
+}
+
+// A float convolution with output pixels in the vector lanes (UsesNarrow). Tasks are bands of
+// output rows: a band first lays out the input rows it reads in planar form (each as in_c
+// runs of `pitch` floats, its horizontal padding as zeros: gemm::NarrowConvRow's layout) in a
+// buffer sized to stay in L2, then runs the row kernel on each of its output rows; done()
+// runs on each finished row. (One planar copy of a whole 256x256x8 input, 2 MB, left L2 and
+// took as long as the convolution.)
+template <typename Done>
+void Conv2DNarrow(const Conv2DParams& p, const float* x, const float* f, float* y,
+                  const ParallelForFn& parallel_for, const Done& done) {
+  const int64_t block = gemm::NarrowPixelBlock();
+  const int64_t pitch = (p.out_w + block - 1) / block * block + p.k_w - 1;
+  const int64_t planar_row = p.in_c * pitch;
+  // Input column ix is planar column ix + pad_left (output column ox reads ox + kw); input
+  // columns [ix0, ix1) land inside the run, at planar columns [c0, c1).
+  const int64_t ix0 = std::max<int64_t>(0, -p.pad_left);
+  const int64_t ix1 = std::max(ix0, std::min(p.in_w, pitch - p.pad_left));
+  const int64_t c0 = ix0 + p.pad_left, c1 = ix1 + p.pad_left;
+  // Output rows per band: its input rows' planar form within about 128 KB, and 8 bands or
+  // more per image when the image has the rows.
+  const int64_t span = (p.k_h - 1) * p.rhs_dilate_h + 1;  // input rows one output row reads
+  const int64_t fit = std::max<int64_t>(
+      1, (32768 / std::max<int64_t>(planar_row, 1) - span) / p.stride_h + 1);
+  const int64_t band = std::clamp<int64_t>(p.out_h / 8, 1, fit);
+  const int64_t bands = (p.out_h + band - 1) / band;
+  const int64_t cost =
+      band * (p.out_w * p.out_c * p.k_h * p.k_w * p.in_c * 2 + span * p.in_w * p.in_c) + 1;
+  parallel_for(p.batch * bands, cost, [&](int64_t begin, int64_t end) {
+    std::vector<float> planar;
+    std::vector<const float*> rows(static_cast<size_t>(p.k_h));
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t n = t / bands, oy0 = (t % bands) * band;
+      const int64_t oy1 = std::min(p.out_h, oy0 + band);
+      // The input rows the band reads: [iy0, iy1), clamped to the image.
+      const int64_t iy0 = std::max<int64_t>(0, oy0 * p.stride_h - p.pad_top);
+      const int64_t iy1 = std::min(p.in_h, (oy1 - 1) * p.stride_h - p.pad_top + span);
+      if (iy1 > iy0) planar.resize(static_cast<size_t>((iy1 - iy0) * planar_row));
+      for (int64_t iy = iy0; iy < iy1; ++iy) {
+        float* dst = planar.data() + (iy - iy0) * planar_row;
+        gemm::PlanarizeRow(x + ((n * p.in_h + iy) * p.in_w + ix0) * p.in_c, ix1 - ix0, p.in_c,
+                           dst + c0, pitch);
+        for (int64_t i = 0; i < p.in_c; ++i) {
+          std::fill(dst + i * pitch, dst + i * pitch + c0, 0.0f);
+          std::fill(dst + i * pitch + c1, dst + (i + 1) * pitch, 0.0f);
+        }
+      }
+      for (int64_t oy = oy0; oy < oy1; ++oy) {
+        for (int64_t kh = 0; kh < p.k_h; ++kh) {
+          const int64_t iy = TapSource(oy, kh, p.stride_h, p.rhs_dilate_h, p.pad_top, 1, p.in_h);
+          rows[static_cast<size_t>(kh)] =
+              iy < 0 ? nullptr : planar.data() + (iy - iy0) * planar_row;
+        }
+        const int64_t r = n * p.out_h + oy;
+        gemm::NarrowConvRow row;
+        row.rows = rows.data();
+        row.filter = f;
+        row.out = y + r * p.out_w * p.out_c;
+        row.k_h = p.k_h;
+        row.k_w = p.k_w;
+        row.in_c = p.in_c;
+        row.out_c = p.out_c;
+        row.out_w = p.out_w;
+        row.pitch = pitch;
+        gemm::NarrowConvRowF32(row);
+        done(r * p.out_w, p.out_w);
+      }
+    }
+  });
 }
 
 // How a float convolution of `p` reads its filter packed once (gemm::Pack): one block
@@ -387,7 +482,7 @@ inline bool UsesRowGemm(const Conv2DParams& p) {
 // one-group patch GEMM; nothing for depthwise and grouped convolutions.
 inline gemm::Packing FilterPackingOf(const Conv2DParams& p) {
   gemm::Packing packing;
-  if (p.depthwise() || p.groups != 1) return packing;
+  if (p.depthwise() || p.groups != 1 || UsesNarrow(p)) return packing;
   if (UsesRowGemm(p)) {
     packing.blocks = p.k_h;
     packing.k = p.k_w * p.in_c;
@@ -401,7 +496,8 @@ inline gemm::Packing FilterPackingOf(const Conv2DParams& p) {
   return packing;
 }
 
-// Any convolution of `p`: depthwise directly, everything else by patch GEMM. `packed`, when
+// Any convolution of `p`: depthwise directly; float ones to few features with pixels in the
+// lanes, others by row GEMMs where they fit; everything else by patch GEMM. `packed`, when
 // not null: the float filter packed by gemm::Pack(FilterPackingOf(p)), every element finite.
 template <typename T, typename Done>
 void Conv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
@@ -410,7 +506,9 @@ void Conv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
   if (p.depthwise()) {
     DepthwiseConv2D<T>(p, x, f, y, parallel_for, done);
   } else if constexpr (std::is_same_v<T, float>) {
-    if (UsesRowGemm(p)) {
+    if (UsesNarrow(p) && AllFinite(f, p.k_h * p.k_w * p.in_c * p.out_c)) {
+      Conv2DNarrow(p, x, f, y, parallel_for, done);
+    } else if (RowGemmFits(p)) {  // `packed` is null for a narrow shape (FilterPackingOf)
       Conv2DRowGemm(p, x, f, y, parallel_for, done, packed);
     } else {
       Conv2DPatchGemm<T>(p, x, f, y, parallel_for, done, packed);

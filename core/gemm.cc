@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <vector>
 
@@ -194,6 +195,93 @@ TFJIT_AVX512 void Avx512RowBlock(int64_t rows, int vectors, int64_t kc, const fl
 }
 #endif  // TFJIT_GEMM_X86
 
+#if TFJIT_GEMM_X86
+// ---- Narrow convolutions: output pixels in the vector lanes (core/gemm_narrow.inc) ----
+
+#define TFJIT_AVX2 __attribute__((target("avx2,fma")))
+
+struct Avx2Vec {
+  using T = __m256;
+  static constexpr int kLanes = 8, kRegisters = 16;
+  TFJIT_AVX2 static T Zero() { return _mm256_setzero_ps(); }
+  TFJIT_AVX2 static T Load(const float* p) { return _mm256_loadu_ps(p); }
+  TFJIT_AVX2 static T Splat(float x) { return _mm256_set1_ps(x); }
+  TFJIT_AVX2 static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  TFJIT_AVX2 static void Store(float* p, T v) { _mm256_storeu_ps(p, v); }
+};
+
+struct Avx512Vec {
+  using T = __m512;
+  static constexpr int kLanes = 16, kRegisters = 32;
+  TFJIT_AVX512 static T Zero() { return _mm512_setzero_ps(); }
+  TFJIT_AVX512 static T Load(const float* p) { return _mm512_loadu_ps(p); }
+  TFJIT_AVX512 static T Splat(float x) { return _mm512_set1_ps(x); }
+  TFJIT_AVX512 static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  TFJIT_AVX512 static void Store(float* p, T v) { _mm512_storeu_ps(p, v); }
+};
+
+#define TFJIT_NARROW_TARGET TFJIT_AVX2
+#define TFJIT_NARROW_VEC Avx2Vec
+#define TFJIT_NARROW_ROW NarrowConvRowAvx2
+#define TFJIT_NARROW_NS narrow_avx2
+#include "core/gemm_narrow.inc"
+#undef TFJIT_NARROW_TARGET
+#undef TFJIT_NARROW_VEC
+#undef TFJIT_NARROW_ROW
+#undef TFJIT_NARROW_NS
+
+#define TFJIT_NARROW_TARGET TFJIT_AVX512
+#define TFJIT_NARROW_VEC Avx512Vec
+#define TFJIT_NARROW_ROW NarrowConvRowAvx512
+#define TFJIT_NARROW_NS narrow_avx512
+#include "core/gemm_narrow.inc"
+#undef TFJIT_NARROW_TARGET
+#undef TFJIT_NARROW_VEC
+#undef TFJIT_NARROW_ROW
+#undef TFJIT_NARROW_NS
+
+// Columns [0, in_w) of an NHWC row to planar runs of `pitch` (PlanarizeRow), 8 pixels x 8
+// features at a time through an in-register transpose; the rest one value at a time.
+TFJIT_AVX2 void PlanarizeRowAvx2(const float* src, int64_t in_w, int64_t in_c, float* dst,
+                                 int64_t pitch) {
+  const int64_t groups = in_c / 8;
+  int64_t ix = 0;
+  for (; groups > 0 && ix + 8 <= in_w; ix += 8) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const float* s = src + ix * in_c + g * 8;
+      __m256 r[8], t[8], u[8];
+      for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(s + j * in_c);
+      for (int j = 0; j < 8; j += 2) {
+        t[j] = _mm256_unpacklo_ps(r[j], r[j + 1]);
+        t[j + 1] = _mm256_unpackhi_ps(r[j], r[j + 1]);
+      }
+      for (int j = 0; j < 8; j += 4) {
+        u[j] = _mm256_shuffle_ps(t[j], t[j + 2], 0x44);
+        u[j + 1] = _mm256_shuffle_ps(t[j], t[j + 2], 0xEE);
+        u[j + 2] = _mm256_shuffle_ps(t[j + 1], t[j + 3], 0x44);
+        u[j + 3] = _mm256_shuffle_ps(t[j + 1], t[j + 3], 0xEE);
+      }
+      float* d = dst + g * 8 * pitch + ix;
+      for (int i = 0; i < 4; ++i) {
+        _mm256_storeu_ps(d + i * pitch, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+        _mm256_storeu_ps(d + (i + 4) * pitch, _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
+      }
+    }
+    for (int64_t i = groups * 8; i < in_c; ++i) {
+      for (int64_t j = ix; j < ix + 8; ++j) dst[i * pitch + j] = src[j * in_c + i];
+    }
+  }
+  for (; ix < in_w; ++ix) {
+    for (int64_t i = 0; i < in_c; ++i) dst[i * pitch + ix] = src[ix * in_c + i];
+  }
+}
+
+bool HostHasAvx2Fma() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+#endif  // TFJIT_GEMM_X86
+
 constexpr int64_t kMr = 6;    // rows of a generated register block (AVX2 has 16 registers)
 constexpr int64_t kKc = 256;  // k block: a 32 KB panel (AVX-512), reused by the row blocks from L1
 constexpr int64_t kMc = 96;   // rows whose k block of `a` (96 KB) stays in L2 across panels
@@ -228,6 +316,7 @@ void PackAllPanels(int64_t lanes, int64_t k, int64_t n, const float* b, int64_t 
 
 // SetBlockingForTesting's settings (0: the defaults below).
 std::atomic<int64_t> tuned_rows{0}, tuned_pack_a{0};
+std::atomic<bool> narrow_disabled{false};  // SetNarrowConvForTesting
 // The fewest panels of b for which a k block of `a` is copied contiguous (file comment).
 int64_t PackAPanels() {
   const int64_t v = tuned_pack_a.load(std::memory_order_relaxed);
@@ -563,6 +652,10 @@ bool HostHasAvx512() {
 
 void SetIsaForTesting(Isa isa) { forced_isa.store(isa, std::memory_order_relaxed); }
 
+void SetNarrowConvForTesting(bool enabled) {
+  narrow_disabled.store(!enabled, std::memory_order_relaxed);
+}
+
 void SetBlockingForTesting(int64_t avx512_rows, int64_t pack_a_panels) {
   tuned_rows.store(avx512_rows, std::memory_order_relaxed);
   tuned_pack_a.store(pack_a_panels, std::memory_order_relaxed);
@@ -640,6 +733,56 @@ void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
 #endif
   if (const MicroKernelSet* set = GeneratedKernels()) {
     GemmGenerated(*set, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, packed, n_total, j0);
+  }
+}
+
+bool NarrowConvAvailable() {
+#if TFJIT_GEMM_X86
+  return forced_isa.load(std::memory_order_relaxed) != Isa::kGeneric &&
+         !narrow_disabled.load(std::memory_order_relaxed) && HostHasAvx2Fma();
+#else
+  return false;
+#endif
+}
+
+int64_t NarrowPixelBlock() { return UseAvx512Gemm() ? 16 : 8; }
+
+void PlanarizeRow(const float* src, int64_t in_w, int64_t in_c, float* dst, int64_t pitch) {
+  if (in_c == 1) {
+    std::copy_n(src, in_w, dst);
+    return;
+  }
+#if TFJIT_GEMM_X86
+  if (HostHasAvx2Fma()) return PlanarizeRowAvx2(src, in_w, in_c, dst, pitch);
+#endif
+  for (int64_t ix = 0; ix < in_w; ++ix) {
+    for (int64_t i = 0; i < in_c; ++i) dst[i * pitch + ix] = src[ix * in_c + i];
+  }
+}
+
+void NarrowConvRowF32(const NarrowConvRow& r) {
+  if (r.out_w <= 0 || r.out_c <= 0) return;
+#if TFJIT_GEMM_X86
+  if (NarrowConvAvailable()) {
+    if (UseAvx512Gemm()) return NarrowConvRowAvx512(r);
+    return NarrowConvRowAvx2(r);
+  }
+#endif
+  // Without a vector path: the same chains, one output at a time.
+  for (int64_t ox = 0; ox < r.out_w; ++ox) {
+    for (int64_t o = 0; o < r.out_c; ++o) {
+      float sum = 0.0f;
+      for (int64_t kh = 0; kh < r.k_h; ++kh) {
+        if (r.rows[kh] == nullptr) continue;
+        for (int64_t kw = 0; kw < r.k_w; ++kw) {
+          const float* f = r.filter + (kh * r.k_w + kw) * r.in_c * r.out_c + o;
+          for (int64_t i = 0; i < r.in_c; ++i) {
+            sum = std::fma(r.rows[kh][i * r.pitch + ox + kw], f[i * r.out_c], sum);
+          }
+        }
+      }
+      r.out[ox * r.out_c + o] = sum;
+    }
   }
 }
 

@@ -111,6 +111,36 @@ struct DepthwiseRow {
 };
 void DepthwiseRowF32(const DepthwiseRow& r);
 
+// One output row of a convolution with few output features, output pixels in the vector
+// lanes (a 3x3 convolution to 1-8 features leaves most lanes of a features-in-lanes GEMM
+// empty):
+//   out[ox, o] = sum over kh, kw, i of rows[kh][i * pitch + ox + kw] * filter[kh, kw, i, o]
+// for ox in [0, out_w), o in [0, out_c), out_c <= kMaxNarrowOutputs. The caller lays the input
+// out planar and padded: `rows[kh]` is kernel row kh's input row as in_c runs of `pitch`
+// floats (column ox + kw of the run, zero where the tap is padding), or null when the whole
+// row is padding; pitch >= RoundUp(out_w, NarrowPixelBlock()) + k_w - 1. Each output is one
+// FMA chain over (kh, kw, i) in that order. Stride 1 along the row; the caller resolves
+// vertical stride and dilation by its choice of rows.
+struct NarrowConvRow {
+  const float* const* rows;
+  const float* filter;
+  float* out;
+  int64_t k_h, k_w, in_c, out_c, out_w, pitch;
+};
+inline constexpr int64_t kMaxNarrowOutputs = 8;
+// Whether NarrowConvRowF32 has a vector path here (AVX2+FMA or AVX-512, and the generic
+// implementation not forced).
+bool NarrowConvAvailable();
+// Pixels of one vector of this path (pitch's rounding: the last vector reads past out_w).
+int64_t NarrowPixelBlock();
+// For tests and benchmarks: false makes NarrowConvAvailable() false (the convolutions take
+// the row GEMM); call it up front, like SetIsaForTesting.
+void SetNarrowConvForTesting(bool enabled);
+void NarrowConvRowF32(const NarrowConvRow& r);
+// dst[i * pitch + ix] = src[ix * in_c + i] for ix in [0, in_w), i in [0, in_c): an NHWC row in
+// NarrowConvRow's planar layout (the caller writes the padding columns).
+void PlanarizeRow(const float* src, int64_t in_w, int64_t in_c, float* dst, int64_t pitch);
+
 }  // namespace tfjit::gemm
 
 #endif  // TFJIT_CORE_GEMM_H_

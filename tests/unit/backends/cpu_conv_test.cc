@@ -285,6 +285,29 @@ TEST(CpuConvRowGemmTest, EdgesPaddingAndStridesMatchEvaluator) {
   }
 }
 
+// Float convolutions to 1-8 features run with output pixels in the vector lanes over a
+// planar copy of the input (core/conv2d.h Conv2DNarrow): feature counts, 1, 3, 8 and 9 input
+// features (the 8x8 transposes and the rest), rows of 35-62 pixels (the path needs two
+// vectors), SAME, VALID, wide and negative padding, vertical stride and dilation, batch 2,
+// bands of rows on a pool. Its infinite-weight fallback: CpuConvPackedWeightsTest.
+TEST(CpuConvNarrowTest, FewFeaturesMatchEvaluator) {
+  ThreadPool pool(3);
+  const std::vector<std::string> modules = {
+      Conv2DModule("f32", 1, 10, 62, 8, W(3), W(3), 8),                          // gender's
+      Conv2DModule("f32", 1, 9, 40, 1, W(3, 1, 1, 1), W(3, 1, 1, 1), 8),         // gray input
+      Conv2DModule("f32", 2, 7, 35, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 1),         // a mask head
+      Conv2DModule("f32", 1, 12, 40, 9, W(3, 2, 1, 1), W(3, 1, 1, 1), 3),        // stride 2 rows
+      Conv2DModule("f32", 1, 11, 44, 3, W(3, 1, 2, 2, 1, 2), W(5, 1, 2, 2), 5),  // dilated rows
+      Conv2DModule("f32", 1, 6, 36, 4, W(3, 1, 4, 4), W(3, 1, 4, 4), 2),         // wide padding
+      Conv2DModule("f32", 1, 12, 40, 3, W(3, 1, 0, 0), W(3, 1, -1, 1), 7),       // a crop
+      Conv2DModule("f32", 1, 5, 40, 2, W(2, 1, 0, 1), W(2, 1, 0, 1), 6),         // 2x2 kernel
+  };
+  for (const std::string& hlo : modules) {
+    EXPECT_TRUE(RunAndCompare(hlo, {3, 4}, kConvSpec)) << hlo;
+    EXPECT_TRUE(RunAndCompare(hlo, {5}, kConvSpec, false, {}, &pool)) << hlo;
+  }
+}
+
 // `hlo` with its parameter 1 (%k, the weights) made a constant of seeded values in [-1, 1),
 // the first of them `first` when given: compiled code reads constant float weights packed once
 // at compile time (gemm::Pack), where they are finite.

@@ -1,4 +1,6 @@
-// Tests for core/gemm: GemmF32, weights packed once (Pack, GemmF32Packed) and DepthwiseRowF32,
+// Tests for core/gemm: GemmF32, weights packed once (Pack, GemmF32Packed), DepthwiseRowF32 and
+// the narrow convolution row (NarrowConvRowF32: scalar, AVX2 and AVX-512 paths, bit for bit
+// against the FMA chain) with its planar layout (PlanarizeRow),
 // both implementations (generic and AVX-512, the latter skipped with a message on CPUs without
 // it; nothing is packed on the generic path), against naive double-precision
 // references: register-block and k-block edges, column tails, leading dims larger than the
@@ -238,6 +240,118 @@ TEST_P(GemmTest, DepthwiseRowMatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Isas, GemmTest, ::testing::Values(Isa::kGeneric, Isa::kAvx512),
                          [](const ::testing::TestParamInfo<Isa>& info) {
                            return std::string(info.param == Isa::kGeneric ? "Generic" : "Avx512");
+                         });
+
+// ---- Narrow convolutions: output pixels in the lanes (NarrowConvRowF32, PlanarizeRow) ----
+
+class NarrowConvTest : public ::testing::TestWithParam<Isa> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Isa::kAvx512 && !HostHasAvx512()) {
+      GTEST_SKIP() << "this CPU has no AVX-512F/VL: the AVX-512 path cannot run here";
+    }
+    SetIsaForTesting(GetParam());
+    if (GetParam() != Isa::kGeneric && !NarrowConvAvailable()) {
+      GTEST_SKIP() << "this CPU has no AVX2+FMA: only the scalar narrow path runs here";
+    }
+  }
+  void TearDown() override { SetIsaForTesting(Isa::kAuto); }
+};
+
+// One row of k_h x k_w taps over in_c planar runs to out_c features, out_w pixels, kernel row
+// `hole` (if any) null: every output must equal the FMA chain over (kh, kw, i) computed here
+// in float, bit for bit (all three paths run that chain), and nothing past the row written.
+void CheckNarrowRow(int64_t k_h, int64_t k_w, int64_t in_c, int64_t out_c, int64_t out_w,
+                    int64_t hole) {
+  SCOPED_TRACE(::testing::Message() << "k=" << k_h << "x" << k_w << " in_c=" << in_c
+                                    << " out_c=" << out_c << " out_w=" << out_w
+                                    << " hole=" << hole);
+  const int64_t block = NarrowPixelBlock();
+  const int64_t pitch = (out_w + block - 1) / block * block + k_w - 1 + 3;
+  std::vector<std::vector<float>> planar;
+  std::vector<const float*> rows;
+  for (int64_t kh = 0; kh < k_h; ++kh) {
+    planar.push_back(Random(static_cast<size_t>(in_c * pitch), static_cast<uint32_t>(10 + kh)));
+    rows.push_back(kh == hole ? nullptr : planar.back().data());
+  }
+  const std::vector<float> filter =
+      Random(static_cast<size_t>(k_h * k_w * in_c * out_c), 7);
+  std::vector<float> out(static_cast<size_t>(out_w * out_c + 40), kSentinel);
+  NarrowConvRow r;
+  r.rows = rows.data();
+  r.filter = filter.data();
+  r.out = out.data();
+  r.k_h = k_h;
+  r.k_w = k_w;
+  r.in_c = in_c;
+  r.out_c = out_c;
+  r.out_w = out_w;
+  r.pitch = pitch;
+  NarrowConvRowF32(r);
+  for (int64_t ox = 0; ox < out_w; ++ox) {
+    for (int64_t o = 0; o < out_c; ++o) {
+      float want = 0.0f;
+      for (int64_t kh = 0; kh < k_h; ++kh) {
+        if (kh == hole) continue;
+        for (int64_t kw = 0; kw < k_w; ++kw) {
+          for (int64_t i = 0; i < in_c; ++i) {
+            want = std::fma(planar[static_cast<size_t>(kh)][static_cast<size_t>(i * pitch + ox + kw)],
+                            filter[static_cast<size_t>(((kh * k_w + kw) * in_c + i) * out_c + o)],
+                            want);
+          }
+        }
+      }
+      ASSERT_EQ(out[static_cast<size_t>(ox * out_c + o)], want) << "pixel " << ox << " feature " << o;
+    }
+  }
+  for (size_t i = static_cast<size_t>(out_w * out_c); i < out.size(); ++i) {
+    ASSERT_EQ(out[i], kSentinel) << "wrote past the output row";
+  }
+}
+
+TEST_P(NarrowConvTest, RowMatchesTheFmaChain) {
+  // Every feature count (1-8: the register blocks of 8, 4, 3, 2 and 1 pixel vectors), widths
+  // around the vectors and blocks (1 to 200 pixels: partial last vectors, 2-vector and
+  // single-vector tails), 1, 3, 8 and 9 input features, 3x3, 5x5, 2x2 and 1x7 kernels, a
+  // kernel row in the padding.
+  for (int64_t out_c = 1; out_c <= kMaxNarrowOutputs; ++out_c) {
+    for (int64_t out_w : {1, 7, 8, 15, 16, 17, 31, 33, 64, 130, 200}) {
+      CheckNarrowRow(3, 3, out_c == 1 ? 8 : 3, out_c, out_w, -1);
+    }
+    for (int64_t in_c : {1, 8, 9}) CheckNarrowRow(3, 3, in_c, out_c, 60, 0);
+  }
+  CheckNarrowRow(5, 5, 2, 4, 45, 4);
+  CheckNarrowRow(2, 2, 5, 6, 19, -1);
+  CheckNarrowRow(1, 7, 4, 1, 70, -1);
+}
+
+TEST_P(NarrowConvTest, PlanarizeRowTransposes) {
+  for (int64_t in_c : {1, 2, 7, 8, 9, 16, 17, 24}) {
+    for (int64_t in_w : {1, 7, 8, 9, 16, 23}) {
+      SCOPED_TRACE(::testing::Message() << "in_c=" << in_c << " in_w=" << in_w);
+      const int64_t pitch = in_w + 5;
+      const std::vector<float> src = Random(static_cast<size_t>(in_w * in_c), 3);
+      std::vector<float> dst(static_cast<size_t>(in_c * pitch), kSentinel);
+      PlanarizeRow(src.data(), in_w, in_c, dst.data(), pitch);
+      for (int64_t i = 0; i < in_c; ++i) {
+        for (int64_t x = 0; x < pitch; ++x) {
+          const float got = dst[static_cast<size_t>(i * pitch + x)];
+          ASSERT_EQ(got, x < in_w ? src[static_cast<size_t>(x * in_c + i)] : kSentinel)
+              << "feature " << i << " column " << x;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, NarrowConvTest,
+                         ::testing::Values(Isa::kGeneric, Isa::kGenerated, Isa::kAvx512),
+                         [](const ::testing::TestParamInfo<Isa>& info) {
+                           switch (info.param) {
+                             case Isa::kGeneric: return std::string("Scalar");
+                             case Isa::kGenerated: return std::string("Avx2");
+                             default: return std::string("Avx512");
+                           }
                          });
 
 }  // namespace
