@@ -543,10 +543,19 @@ constexpr int64_t kFlatBlocks = 8;
 
 TFJIT_AVX512 void DepthwiseRowFlatAvx512(const DepthwiseRow& r) {
   const int64_t C = r.channels, total = r.out_w * C, taps = r.k_h * r.k_w;
+  // Each tap's C filter values repeated across the 16 lanes (C is 1, 2, 4 or 8): a masked
+  // load and a lane permute per tap. (Per lane with `l % C`, this setup cost more than a
+  // 128-pixel row's FMAs.)
   thread_local std::vector<float> replicated;
   replicated.resize(static_cast<size_t>(taps * 16));
+  alignas(64) int32_t lanes[16];
+  for (int l = 0; l < 16; ++l) lanes[l] = static_cast<int32_t>(l & (C - 1));
+  const __m512i lane_of = _mm512_load_si512(lanes);
+  const __mmask16 first_c = LaneMask(C);
   for (int64_t t = 0; t < taps; ++t) {
-    for (int64_t l = 0; l < 16; ++l) replicated[static_cast<size_t>(t * 16 + l)] = r.filter[t * C + l % C];
+    const __m512 f = _mm512_maskz_loadu_ps(first_c, r.filter + t * C);
+    _mm512_storeu_ps(replicated.data() + t * 16,
+                     _mm512_maskz_permutexvar_ps(0xFFFF, lane_of, f));
   }
   for (int64_t f0 = 0; f0 < total; f0 += 16 * kFlatBlocks) {
     const int64_t nb = std::min<int64_t>(kFlatBlocks, (total - f0 + 15) / 16);
@@ -562,6 +571,16 @@ TFJIT_AVX512 void DepthwiseRowFlatAvx512(const DepthwiseRow& r) {
         // Output elements whose input pixel is inside the row: [begin, end).
         const int64_t begin = std::max<int64_t>(0, -shift * C);
         const int64_t end = std::min(total, (r.in_w - shift) * C);
+        if (nb == kFlatBlocks && f0 >= begin && f0 + 16 * kFlatBlocks <= end) {
+          // The whole group inside the row (all but the row's first and last groups): no
+          // checks, so the accumulators stay in registers.
+          const float* src = row + f0 + shift * C;
+#pragma GCC unroll 8
+          for (int b = 0; b < kFlatBlocks; ++b) {
+            acc[b] = _mm512_fmadd_ps(_mm512_loadu_ps(src + 16 * b), fv, acc[b]);
+          }
+          continue;
+        }
 #pragma GCC unroll 8
         for (int b = 0; b < kFlatBlocks; ++b) {
           if (b >= nb) break;
