@@ -221,6 +221,7 @@ const ConvShape kConvs[] = {
     {"gender 3x3 64x64x1->8", 64, 64, 1, 3, 8, 1, false},
     {"antispoof 3x3 64x64x16->16", 64, 64, 16, 3, 16, 1, false},
     {"blazepose mask 3x3 256x256x8->1", 256, 256, 8, 3, 1, 1, false},
+    {"antispoof stem 3x3 128x128x3->64", 128, 128, 3, 3, 64, 1, false},
 };
 
 conv::Conv2DParams Params(const ConvShape& s) {
