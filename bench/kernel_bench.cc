@@ -381,21 +381,27 @@ void ConvBlockingArgs(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_ConvBlocking)->Apply(ConvBlockingArgs);
 
 // Convolutions to few features: output pixels in the lanes (narrow = 1, conv::Conv2DNarrow)
-// or the row GEMM (0), on the default path.
+// or the row GEMM (0); impl 0: the host's default path, 3: AVX2 (the generated AVX2 GEMM
+// and the AVX2 narrow row, as an AVX2-only host runs them).
 void BM_ConvNarrow(benchmark::State& state) {
+  const auto impl = static_cast<GemmImpl>(state.range(2));
+  if (impl == kJitAvx2 && !UseGenerated(state, impl)) return;
   gemm::SetNarrowConvForTesting(state.range(1) == 1);
   const conv::Conv2DParams p = Params(kConvs[state.range(0)]);
   state.SetLabel(absl::StrCat(kConvs[state.range(0)].name,
                               conv::UsesNarrow(p) ? ", narrow" : ", row GEMM"));
   TimeConv(state, p, /*pack=*/true);
   gemm::SetNarrowConvForTesting(true);
+  gemm::SetIsaForTesting(gemm::Isa::kAuto);
   SetFlops(state, ConvFlops(p));
 }
 void ConvNarrowArgs(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"shape", "narrow"});
+  b->ArgNames({"shape", "narrow", "impl"});
   for (int64_t i = 0; i < static_cast<int64_t>(sizeof(kConvs) / sizeof(kConvs[0])); ++i) {
     if (kConvs[i].depthwise || kConvs[i].c_out > gemm::kMaxNarrowOutputs) continue;
-    for (int64_t narrow : {0, 1}) b->Args({i, narrow});
+    for (int64_t impl : {kTfjit, kJitAvx2}) {
+      for (int64_t narrow : {0, 1}) b->Args({i, narrow, impl});
+    }
   }
 }
 BENCHMARK(BM_ConvNarrow)->Apply(ConvNarrowArgs);

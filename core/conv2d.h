@@ -379,13 +379,17 @@ void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float*
 }
 
 // Whether a float convolution of `p` runs with output pixels in the vector lanes
-// (Conv2DNarrow): one group, 1-8 output features, at least 4 taps, stride and dilation 1
-// along the row, no lhs dilation, rows of two vectors of pixels or more. A features-in-lanes
-// GEMM would leave 8-15 of 16 lanes (or 0-7 of 8) empty; the planar copy of the input it
-// needs costs less than the taps it serves. Shorter rows would leave the pixel lanes empty
-// instead (emotion's 8x8x256 -> 7 classifier took 0.16 ms this way, 0.09 as a row GEMM).
+// (Conv2DNarrow): one group, at most half a vector of output features (1-8 with AVX-512,
+// 1-4 with AVX2), at least 4 taps, stride and dilation 1 along the row, no lhs dilation, rows
+// of two vectors of pixels or more. A features-in-lanes GEMM would leave half its lanes or
+// more empty; the planar copy of the input costs less than the taps it serves. With 8
+// features on AVX2 the GEMM fills its 8 lanes and measured faster (gender's 3x3 62x62x8 -> 8:
+// 53.5 against 45.8 GFLOP/s, kernel_bench BM_ConvNarrow impl 3). Shorter rows would leave the
+// pixel lanes empty instead (emotion's 8x8x256 -> 7 classifier took 0.16 ms this way, 0.09
+// as a row GEMM).
 inline bool UsesNarrow(const Conv2DParams& p) {
-  return p.groups == 1 && p.out_c <= gemm::kMaxNarrowOutputs && p.k_h * p.k_w >= 4 &&
+  return p.groups == 1 && p.out_c <= gemm::kMaxNarrowOutputs &&
+         p.out_c * 2 <= gemm::NarrowPixelBlock() && p.k_h * p.k_w >= 4 &&
          p.stride_w == 1 && p.rhs_dilate_w == 1 && p.lhs_dilate_h == 1 &&
          p.lhs_dilate_w == 1 && gemm::NarrowConvAvailable() &&
          p.out_w >= 2 * gemm::NarrowPixelBlock();
