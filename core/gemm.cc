@@ -329,7 +329,8 @@ int64_t PackAPanels() {
 // time with `pack`. `row_block(rows, vectors, kc, a, lda, panel, c, ldc, cols, accumulate)`
 // runs one register block.
 template <typename PackFn, typename RowBlockFn>
-void GemmBlocked(int64_t lanes, int64_t mr, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+void GemmBlocked(int64_t lanes, int64_t mr, int64_t m, int64_t n, int64_t k, const float* a,
+                 int64_t lda,
                  const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate_all,
                  const float* prepacked, int64_t n_total, int64_t j0, PackFn pack,
                  RowBlockFn row_block) {
@@ -390,7 +391,8 @@ int64_t Avx512Rows() {
 void GemmAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                 int64_t ldb, float* c, int64_t ldc, bool accumulate_all,
                 const float* prepacked = nullptr, int64_t n_total = 0, int64_t j0 = 0) {
-  GemmBlocked(16, Avx512Rows(), m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked, n_total, j0,
+  GemmBlocked(16, Avx512Rows(), m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked,
+              n_total, j0,
               PackPanel, Avx512RowBlock);
 }
 #endif  // TFJIT_GEMM_X86
@@ -399,7 +401,8 @@ void GemmGenerated(const MicroKernelSet& set, int64_t m, int64_t n, int64_t k, c
                    int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
                    bool accumulate_all, const float* prepacked = nullptr, int64_t n_total = 0,
                    int64_t j0 = 0) {
-  GemmBlocked(set.lanes, kMr, m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked, n_total, j0,
+  GemmBlocked(set.lanes, kMr, m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked,
+              n_total, j0,
               PackPanelPortable,
               [&set](int64_t rows, int vectors, int64_t kc, const float* ap, int64_t lda_,
                      const float* panel, float* cp, int64_t ldc_, int64_t cols, bool acc) {

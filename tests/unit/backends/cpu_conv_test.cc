@@ -287,10 +287,11 @@ TEST(CpuConvRowGemmTest, EdgesPaddingAndStridesMatchEvaluator) {
 
 // Float convolutions to few features (1-8 on AVX-512, 1-4 on AVX2: conv::UsesNarrow) run with
 // output pixels in the vector lanes over a planar copy of the input (Conv2DNarrow; the
-// 5-8-feature cases take the row GEMM under cpu_conv_test_avx2_kernels): feature counts, 1, 3, 8 and 9 input
-// features (the 8x8 transposes and the rest), rows of 35-62 pixels (the path needs two
-// vectors), SAME, VALID, wide and negative padding, vertical stride and dilation, batch 2,
-// bands of rows on a pool. Its infinite-weight fallback: CpuConvPackedWeightsTest.
+// 5-8-feature cases take the row GEMM under cpu_conv_test_avx2_kernels): feature counts; 1,
+// 3, 8 and 9 input features (the 8x8 transposes and the rest); rows of 35-62 pixels (the
+// path needs two vectors); SAME, VALID, wide and negative padding; vertical stride and
+// dilation; batch 2; bands of rows on a pool. Its infinite-weight fallback:
+// CpuConvPackedWeightsTest.
 TEST(CpuConvNarrowTest, FewFeaturesMatchEvaluator) {
   ThreadPool pool(3);
   const std::vector<std::string> modules = {

@@ -296,13 +296,16 @@ void CheckNarrowRow(int64_t k_h, int64_t k_w, int64_t in_c, int64_t out_c, int64
         if (kh == hole) continue;
         for (int64_t kw = 0; kw < k_w; ++kw) {
           for (int64_t i = 0; i < in_c; ++i) {
-            want = std::fma(planar[static_cast<size_t>(kh)][static_cast<size_t>(i * pitch + ox + kw)],
-                            filter[static_cast<size_t>(((kh * k_w + kw) * in_c + i) * out_c + o)],
-                            want);
+            const float x =
+                planar[static_cast<size_t>(kh)][static_cast<size_t>(i * pitch + ox + kw)];
+            const float w =
+                filter[static_cast<size_t>(((kh * k_w + kw) * in_c + i) * out_c + o)];
+            want = std::fma(x, w, want);
           }
         }
       }
-      ASSERT_EQ(out[static_cast<size_t>(ox * out_c + o)], want) << "pixel " << ox << " feature " << o;
+      ASSERT_EQ(out[static_cast<size_t>(ox * out_c + o)], want)
+          << "pixel " << ox << " feature " << o;
     }
   }
   for (size_t i = static_cast<size_t>(out_w * out_c); i < out.size(); ++i) {
