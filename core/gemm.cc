@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <vector>
 
 #include "Eigen/Core"
