@@ -139,6 +139,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   IrEmitterOptions emit_options;
   emit_options.parallel = options_.parallel;
   emit_options.parallel_min_elements = options_.parallel_min_elements;
+  emit_options.small_kernel_elements = options_.small_kernel_elements;
 
   // The disk cache, keyed by the optimized module.
   start = std::chrono::steady_clock::now();
@@ -148,7 +149,8 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     cache.emplace(options_.cache_dir, options_.cache_max_bytes);
     key = ObjectCache::Key(*module, absl::StrCat("opt=", options_.opt_level,
                                                  " parallel=", options_.parallel, " min=",
-                                                 options_.parallel_min_elements));
+                                                 options_.parallel_min_elements, " small=",
+                                                 options_.small_kernel_elements));
     // A dump compiles: a hit would skip the LLVM IR it asks for.
     std::optional<CachedObject> hit;
     if (!dumps) hit = cache->Load(key, *module);

@@ -16,6 +16,9 @@ struct CpuBackendOptions {
   int opt_level = 3;        // LLVM optimisation level (0..3)
   bool parallel = true;     // split large kernels across the ThreadPool given to Run
   int64_t parallel_min_elements = 1 << 16;  // kernels smaller than this always run inline
+  // Kernels outside loops touching at most this many elements are compiled for size
+  // (IrEmitterOptions::small_kernel_elements); 0: none.
+  int64_t small_kernel_elements = 256;
   bool verify_passes = true;  // run the HLO verifier after every pass
   // Threads LLVM's optimisation and code generation of one module are split over (the
   // module in up to 4 parts per thread, of at least 4 kernels each): 0 = up to 4, as many as

@@ -282,6 +282,7 @@ class CpuIrEmitter {
   llvm::FunctionCallee profile_begin_;
   llvm::FunctionCallee profile_end_;
   int num_kernels_ = 0;
+  int loop_depth_ = 0;  // While loops around the instructions being emitted
   std::vector<std::string> kernel_names_;
   std::vector<std::string> profile_units_;
 };
@@ -408,6 +409,15 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
     TFJIT_RETURN_IF_ERROR(EmitElementalBody(inst, ops, out, begin, end, info));
   }
   b_.CreateRetVoid();
+  // A small kernel run once per call of the module is compiled for size (IrEmitterOptions).
+  int64_t elements = inst.shape().num_elements();
+  for (const Instruction* op : inst.operands()) {
+    elements = std::max(elements, op->shape().num_elements());
+  }
+  if (loop_depth_ == 0 && elements <= options_.small_kernel_elements) {
+    body->addFnAttr(llvm::Attribute::MinSize);
+    body->addFnAttr(llvm::Attribute::OptimizeForSize);
+  }
 
   // Wrapper with the kernel ABI: loads the buffer pointers and calls the body.
   llvm::Function* wrapper = NewFunction(
@@ -907,10 +917,12 @@ absl::Status CpuIrEmitter::EmitWhile(const Instruction& inst, const FramePlan& f
   b_.CreateCondBr(b_.CreateICmpNE(b_.CreateCall(poll, {run_ctx_}), b_.getInt32(0)), exit,
                   cond_bb);
   b_.SetInsertPoint(cond_bb);
+  ++loop_depth_;
   TFJIT_RETURN_IF_ERROR(EmitFrame(condition));
   b_.CreateCondBr(LoadScalar(condition.root()[0], DType::kBool), body_bb, exit);
   b_.SetInsertPoint(body_bb);
   TFJIT_RETURN_IF_ERROR(EmitFrame(body));
+  --loop_depth_;
   EmitStateUpdate(state, body.root(), shapes);
   b_.CreateBr(header);
   plan_.EndLoop();

@@ -28,6 +28,13 @@ inline constexpr char kEntryFunctionName[] = "tfjit_entry";
 struct IrEmitterOptions {
   bool parallel = true;                    // emit tfjit_cpu_parallel_for for large kernels
   int64_t parallel_min_elements = 1 << 16;  // smaller kernels always run inline
+  // Kernels outside loops that touch (read or write) at most this many elements are compiled
+  // for size (LLVM's minsize: no vectorisation or unrolling). Scalar code costs such a kernel
+  // well under a microsecond per run; vector code with its remainder loops cost 3-10 ms of
+  // LLVM each (handtrack's post-processing clusters of 8 such kernels: 48 -> 24 ms to
+  // compile). Kernels in loops may run thousands of times per run and keep vector code.
+  // 0: every kernel is compiled for speed.
+  int64_t small_kernel_elements = 256;
 };
 
 struct EmittedModule {

@@ -232,6 +232,92 @@ TEST(CpuExecutableTest, AlikeKernelsShareOneBody) {
   EXPECT_TRUE(RunAndCompare(hlo, {1, 2}, {1e-5, 1e-5}));
 }
 
+// The unoptimised LLVM IR (`.unoptimized.ll`) `hlo` compiles to with `options` (dumps on).
+std::string UnoptimizedIr(const std::string& hlo, cpu::CpuBackendOptions options,
+                          const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  options.dump_dir = dir;
+  options.dump_pass_regex = "^$";
+  auto exe = CompileCpu(hlo, options);
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  std::string ir;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (absl::EndsWith(entry.path().string(), ".unoptimized.ll")) {
+      std::ifstream in(entry.path());
+      ir.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+  }
+  return ir;
+}
+
+// How many kernel bodies of `ir` carry LLVM's minsize attribute (through their attribute
+// group, `define ... @kernel.N.body(...) #G {` and `attributes #G = { ... minsize ... }`).
+int MinSizeBodies(const std::string& ir) {
+  int count = 0;
+  for (size_t at = ir.find("define "); at != std::string::npos; at = ir.find("define ", at + 1)) {
+    const std::string line = ir.substr(at, ir.find('\n', at) - at);
+    const size_t group = line.rfind(" #");
+    if (line.find(".body(") == std::string::npos || group == std::string::npos) continue;
+    const std::string id = line.substr(group + 1, line.find(' ', group + 1) - group - 1);
+    const size_t attrs = ir.find("attributes " + id + " = {");
+    if (attrs == std::string::npos) continue;
+    if (ir.substr(attrs, ir.find('\n', attrs) - attrs).find("minsize") != std::string::npos) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+// A small kernel run once (8 floats), a large one (1024), and a small one in a loop.
+const char kSmallKernels[] = R"(HloModule small_kernels
+
+%cond (s: (s32[], f32[8])) -> pred[] {
+  %s = (s32[], f32[8]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] constant(3)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+
+%body (p: (s32[], f32[8])) -> (s32[], f32[8]) {
+  %p = (s32[], f32[8]) parameter(0)
+  %bi = s32[] get-tuple-element(%p), index=0
+  %bx = f32[8] get-tuple-element(%p), index=1
+  %one = s32[] constant(1)
+  %next = s32[] add(%bi, %one)
+  %t = f32[8] tanh(%bx)
+  ROOT %r = (s32[], f32[8]) tuple(%next, %t)
+}
+
+ENTRY %main (x: f32[8], y: f32[1024]) -> (f32[8], f32[1024], f32[8]) {
+  %x = f32[8] parameter(0)
+  %y = f32[1024] parameter(1)
+  %small = f32[8] exp(%x)
+  %large = f32[1024] tanh(%y)
+  %zero = s32[] constant(0)
+  %init = (s32[], f32[8]) tuple(%zero, %x)
+  %loop = (s32[], f32[8]) while(%init), condition=%cond, body=%body
+  %looped = f32[8] get-tuple-element(%loop), index=1
+  ROOT %out = (f32[8], f32[1024], f32[8]) tuple(%small, %large, %looped)
+}
+)";
+
+// Kernels of at most small_kernel_elements elements outside loops are compiled for size
+// (minsize: scalar code, a fraction of the LLVM time); the large kernel and the kernels of
+// the loop are not. Results match the evaluator either way.
+TEST(CpuExecutableTest, SmallKernelsOutsideLoopsCompileForSize) {
+  cpu::CpuBackendOptions options;
+  EXPECT_EQ(MinSizeBodies(UnoptimizedIr(kSmallKernels, options, "small_kernels")), 1)
+      << "only the 8-element exponential outside the loop";
+  options.small_kernel_elements = 0;
+  EXPECT_EQ(MinSizeBodies(UnoptimizedIr(kSmallKernels, options, "small_kernels_off")), 0);
+  options.small_kernel_elements = 4096;
+  EXPECT_EQ(MinSizeBodies(UnoptimizedIr(kSmallKernels, options, "small_kernels_4096")), 2)
+      << "the exponential and the 1024-element tanh";
+  EXPECT_TRUE(RunAndCompare(kSmallKernels, {1, 2}, {1e-5, 1e-5}));
+}
+
 // A dot with a fused epilogue, then a loop whose body runs an elementwise kernel 5 times.
 const char kProfiled[] = R"(HloModule profiled
 
