@@ -297,6 +297,63 @@ void DepthwiseConv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
   });
 }
 
+// Whether a convolution's kernel rows are short (k_w * in_c < 16 taps: a 3-channel stem's 9)
+// while its window fits one k block of the GEMM. A per-kernel-row GEMM would then have a
+// short k and read and write the output rows once per kernel row; instead its packed filter is
+// one block [k_h * k_w * in_c, out_c] and each output row is one GEMM over the whole window
+// (gemm::GemmF32PackedSegments: the kernel rows are the runs of `a`).
+inline bool ShortKernelRows(const Conv2DParams& p) {
+  return p.k_h > 1 && p.k_w * p.in_c < 16 && p.k_h * p.k_w * p.in_c <= gemm::kMaxSegmentedK;
+}
+
+// Conv2DRowGemm for ShortKernelRows shapes with a packed filter: one segmented GEMM per output
+// row. Its k_h input rows are read in place when every tap of the row is inside the image;
+// otherwise they are copied into a band with the padding as zeros (exact: packed filters are
+// finite), one row of (out_w - 1) * stride_w + k_w pixels per kernel row.
+template <typename Done>
+void Conv2DWindowRows(const Conv2DParams& p, const float* x, float* y,
+                      const ParallelForFn& parallel_for, const Done& done,
+                      const float* packed) {
+  const int64_t run = p.k_w * p.in_c, lda = p.stride_w * p.in_c, oc = p.out_c;
+  const int64_t width = (p.out_w - 1) * p.stride_w + p.k_w;  // input pixels a row reads
+  const int64_t x0 = -p.pad_left;
+  const bool inside_row = x0 >= 0 && x0 + width <= p.in_w;
+  const int64_t row_floats = p.in_w * p.in_c;
+  const int64_t cost = p.out_w * oc * p.k_h * run * 2 + 1;
+  parallel_for(p.batch * p.out_h, cost, [&](int64_t begin, int64_t end) {
+    std::vector<float> band;
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t n = r / p.out_h, oy = r % p.out_h;
+      const float* image = x + n * p.in_h * row_floats;
+      const int64_t iy0 =
+          TapSource(oy, 0, p.stride_h, p.rhs_dilate_h, p.pad_top, p.lhs_dilate_h, p.in_h);
+      const int64_t iy1 = TapSource(oy, p.k_h - 1, p.stride_h, p.rhs_dilate_h, p.pad_top,
+                                    p.lhs_dilate_h, p.in_h);
+      const float* a = nullptr;
+      int64_t seg_stride = 0;
+      if (inside_row && iy0 >= 0 && iy1 >= 0) {  // every kernel row inside the image
+        a = image + iy0 * row_floats + x0 * p.in_c;
+        seg_stride = p.rhs_dilate_h * row_floats;
+      } else {
+        seg_stride = width * p.in_c;
+        band.assign(static_cast<size_t>(p.k_h * seg_stride), 0.0f);
+        const int64_t from = std::max<int64_t>(x0, 0), to = std::min(x0 + width, p.in_w);
+        for (int64_t kh = 0; kh < p.k_h && to > from; ++kh) {
+          const int64_t iy =
+              TapSource(oy, kh, p.stride_h, p.rhs_dilate_h, p.pad_top, p.lhs_dilate_h, p.in_h);
+          if (iy < 0) continue;
+          std::copy_n(image + iy * row_floats + from * p.in_c, (to - from) * p.in_c,
+                      band.data() + kh * seg_stride + (from - x0) * p.in_c);
+        }
+        a = band.data();
+      }
+      gemm::GemmF32PackedSegments(p.out_w, oc, p.k_h, run, seg_stride, a, lda, packed, oc, 0,
+                                  y + r * p.out_w * oc, oc);
+      done(r * p.out_w, p.out_w);
+    }
+  });
+}
+
 // A float convolution with one group and no lhs dilation or horizontal rhs dilation, as a sum
 // over kernel rows of GEMMs that read the input where it is: for kernel row kh, the taps of
 // output pixel ox are the k_w * in_c floats of input row iy from pixel ox * stride - pad_left
@@ -306,11 +363,14 @@ void DepthwiseConv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
 // 3-channel stem's time); edge pixels, whose taps leave the row, take the part of the filter
 // row inside it. One task per output row; done() runs on each finished row.
 // `packed`, when not null: the filter packed by gemm::Pack(FilterPackingOf(p)), one block per
-// kernel row, all of it finite.
+// kernel row (one block for ShortKernelRows shapes: Conv2DWindowRows), all of it finite.
 template <typename Done>
 void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float* y,
                    const ParallelForFn& parallel_for, const Done& done,
                    const float* packed = nullptr) {
+  if (packed != nullptr && ShortKernelRows(p)) {
+    return Conv2DWindowRows(p, x, y, parallel_for, done, packed);
+  }
   const int64_t run = p.k_w * p.in_c, lda = p.stride_w * p.in_c, oc = p.out_c;
   // Pixels whose taps are all inside the row: [lo, hi).
   const int64_t lo = std::min(p.out_w, (std::max<int64_t>(p.pad_left, 0) + p.stride_w - 1) /
@@ -487,7 +547,7 @@ void Conv2DNarrow(const Conv2DParams& p, const float* x, const float* f, float* 
 inline gemm::Packing FilterPackingOf(const Conv2DParams& p) {
   gemm::Packing packing;
   if (p.depthwise() || p.groups != 1 || UsesNarrow(p)) return packing;
-  if (UsesRowGemm(p)) {
+  if (UsesRowGemm(p) && !ShortKernelRows(p)) {
     packing.blocks = p.k_h;
     packing.k = p.k_w * p.in_c;
     packing.stride = packing.k * p.out_c;

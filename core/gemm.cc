@@ -117,10 +117,13 @@ TFJIT_AVX512 inline __mmask16 LaneMask(int64_t cols) {
 }
 
 // c[MR, cols] (+)= a[MR, kc] * panel[kc, 16*NV], where the packed panel holds 16*NV floats per
-// k step (zero past `cols`); columns past `cols` are not written.
-template <int MR, int NV>
+// k step (zero past `cols`); columns past `cols` are not written. With `segs` > 1, `a` is
+// segs runs of kc floats per row, `seg_stride` apart (GemmF32PackedSegments), and the panel
+// segs * kc rows.
+template <int MR, int NV, bool kSegmented>
 TFJIT_AVX512 void MicroKernel(int64_t kc, const float* a, int64_t lda, const float* panel,
-                              float* c, int64_t ldc, int64_t cols, bool accumulate) {
+                              float* c, int64_t ldc, int64_t cols, bool accumulate,
+                              int64_t segs = 1, int64_t seg_stride = 0) {
   // The loops over r and v must unroll, or GCC keeps the accumulators in memory.
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
@@ -128,16 +131,20 @@ TFJIT_AVX512 void MicroKernel(int64_t kc, const float* a, int64_t lda, const flo
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
   }
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    __m512 bv[NV];
+  // One run unless segmented (segs > 1); the plain GEMM keeps its single loop over k.
+  for (int64_t s = 0; s < segs; ++s, a += seg_stride, panel += kc * 16 * NV) {
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      __m512 bv[NV];
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(panel + kk * 16 * NV + 16 * v);
+      for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(panel + kk * 16 * NV + 16 * v);
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r * lda + kk]);
+      for (int r = 0; r < MR; ++r) {
+        const __m512 av = _mm512_set1_ps(a[r * lda + kk]);
 #pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+      }
     }
+    if constexpr (!kSegmented) break;
   }
 #pragma GCC unroll 2
   for (int v = 0; v < NV; ++v) {
@@ -152,25 +159,39 @@ TFJIT_AVX512 void MicroKernel(int64_t kc, const float* a, int64_t lda, const flo
   }
 }
 
-template <int NV>
+template <int NV, bool kSegmented>
 TFJIT_AVX512 void RowBlock(int64_t rows, int64_t kc, const float* a, int64_t lda,
                            const float* panel, float* c, int64_t ldc, int64_t cols,
-                           bool accumulate) {
+                           bool accumulate, int64_t segs = 1, int64_t seg_stride = 0) {
   switch (rows) {
-    case 1: return MicroKernel<1, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 2: return MicroKernel<2, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 3: return MicroKernel<3, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 4: return MicroKernel<4, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 5: return MicroKernel<5, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 6: return MicroKernel<6, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 7: return MicroKernel<7, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 8: return MicroKernel<8, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 9: return MicroKernel<9, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 10: return MicroKernel<10, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 11: return MicroKernel<11, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 12: return MicroKernel<12, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    case 13: return MicroKernel<13, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
-    default: return MicroKernel<14, NV>(kc, a, lda, panel, c, ldc, cols, accumulate);
+    case 1: return MicroKernel<1, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 2: return MicroKernel<2, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 3: return MicroKernel<3, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 4: return MicroKernel<4, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 5: return MicroKernel<5, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 6: return MicroKernel<6, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 7: return MicroKernel<7, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 8: return MicroKernel<8, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 9: return MicroKernel<9, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 10: return MicroKernel<10, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 11: return MicroKernel<11, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 12: return MicroKernel<12, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    case 13: return MicroKernel<13, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
+    default: return MicroKernel<14, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
+                                                       segs, seg_stride);
   }
 }
 
@@ -188,9 +209,18 @@ TFJIT_AVX512 void PackPanel(int64_t kc, const float* b, int64_t ldb, int64_t col
 // MR rows (1..8) x 16 * vectors columns of the AVX-512 kernels.
 TFJIT_AVX512 void Avx512RowBlock(int64_t rows, int vectors, int64_t kc, const float* a,
                                  int64_t lda, const float* panel, float* c, int64_t ldc,
-                                 int64_t cols, bool accumulate) {
-  if (vectors == 2) return RowBlock<2>(rows, kc, a, lda, panel, c, ldc, cols, accumulate);
-  RowBlock<1>(rows, kc, a, lda, panel, c, ldc, cols, accumulate);
+                                 int64_t cols, bool accumulate, int64_t segs = 1,
+                                 int64_t seg_stride = 0) {
+  if (segs > 1) {
+    if (vectors == 2) {
+      return RowBlock<2, true>(rows, kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                               seg_stride);
+    }
+    return RowBlock<1, true>(rows, kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                             seg_stride);
+  }
+  if (vectors == 2) return RowBlock<2, false>(rows, kc, a, lda, panel, c, ldc, cols, accumulate);
+  RowBlock<1, false>(rows, kc, a, lda, panel, c, ldc, cols, accumulate);
 }
 #endif  // TFJIT_GEMM_X86
 
@@ -283,6 +313,7 @@ bool HostHasAvx2Fma() {
 
 constexpr int64_t kMr = 6;    // rows of a generated register block (AVX2 has 16 registers)
 constexpr int64_t kKc = 256;  // k block: a 32 KB panel (AVX-512), reused by the row blocks from L1
+static_assert(kMaxSegmentedK == kKc, "a segmented GEMM is one k block");
 constexpr int64_t kMc = 96;   // rows whose k block of `a` (96 KB) stays in L2 across panels
 
 // The same panel copy in portable code (the generated kernels' packing).
@@ -392,7 +423,11 @@ void GemmAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, co
                 const float* prepacked = nullptr, int64_t n_total = 0, int64_t j0 = 0) {
   GemmBlocked(16, Avx512Rows(), m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked,
               n_total, j0,
-              PackPanel, Avx512RowBlock);
+              PackPanel,
+              [](int64_t rows, int vectors, int64_t kc, const float* ap, int64_t lda_,
+                 const float* panel, float* cp, int64_t ldc_, int64_t cols, bool acc) {
+                Avx512RowBlock(rows, vectors, kc, ap, lda_, panel, cp, ldc_, cols, acc);
+              });
 }
 #endif  // TFJIT_GEMM_X86
 
@@ -754,6 +789,57 @@ void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
 #endif
   if (const MicroKernelSet* set = GeneratedKernels()) {
     GemmGenerated(*set, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, packed, n_total, j0);
+  }
+}
+
+void GemmF32PackedSegments(int64_t m, int64_t n, int64_t segs, int64_t run, int64_t seg_stride,
+                           const float* a, int64_t lda, const float* packed, int64_t n_total,
+                           int64_t j0, float* c, int64_t ldc, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  const int64_t k = segs * run;
+  if (k == 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
+    }
+    return;
+  }
+  // GemmBlocked's loops for one k block (k <= kMaxSegmentedK = kKc) of a prepacked b, the
+  // rows of `a` read in place. row_block(rows, vectors, a, panel, c, cols).
+  auto blocked = [&](int64_t lanes, int64_t mr, const auto& row_block) {
+    const int64_t nr = 2 * lanes, panels = (n + nr - 1) / nr;
+    const float* block = packed + (j0 / nr) * k * nr;
+    for (int64_t i0 = 0, i_end = 0; i0 < m; i0 = i_end) {
+      i_end = m - i0 <= kMc + 2 ? m : i0 + kMc;
+      for (int64_t p = 0; p < panels; ++p) {
+        const int64_t j = p * nr, cols = std::min(nr, n - j);
+        for (int64_t i = i0, rows = 0; i < i_end; i += rows) {
+          rows = i_end - i <= mr + 2 ? i_end - i : mr;
+          row_block(rows, cols > lanes ? 2 : 1, a + i * lda, block + p * k * nr, c + i * ldc + j,
+                    cols);
+        }
+      }
+    }
+  };
+#if TFJIT_GEMM_X86
+  if (UseAvx512Gemm()) {
+    blocked(16, Avx512Rows(), [&](int64_t rows, int vectors, const float* ap,
+                                  const float* panel, float* cp, int64_t cols) {
+      Avx512RowBlock(rows, vectors, run, ap, lda, panel, cp, ldc, cols, accumulate, segs,
+                     seg_stride);
+    });
+    return;
+  }
+#endif
+  if (const MicroKernelSet* set = GeneratedKernels()) {
+    // The generated kernels take one run at a time, adding each to the sum so far.
+    blocked(set->lanes, kMr, [&](int64_t rows, int vectors, const float* ap,
+                                 const float* panel, float* cp, int64_t cols) {
+      const int64_t width = vectors * set->lanes;  // the panel's floats per k step
+      for (int64_t s = 0; s < segs; ++s) {
+        set->kernels[rows][vectors](run, ap + s * seg_stride, lda, panel + s * run * width, cp,
+                                    ldc, cols, accumulate || s > 0 ? 1 : 0);
+      }
+    });
   }
 }
 

@@ -96,6 +96,16 @@ void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                    const float* packed, int64_t n_total, int64_t j0, float* c, int64_t ldc,
                    bool accumulate = false);
 
+// GemmF32Packed with `a` given as `segs` runs of `run` floats per row, `seg_stride` floats
+// apart: column s * run + t of row i is a[i * lda + s * seg_stride + t], and k = segs * run,
+// at most kMaxSegmentedK (one k block). A convolution's kernel rows are the runs: each output
+// row is one GEMM over its whole window, read where it lies (no patch copy). The AVX-512
+// path computes each output as one FMA chain in k order; generated kernels add run by run.
+inline constexpr int64_t kMaxSegmentedK = 256;
+void GemmF32PackedSegments(int64_t m, int64_t n, int64_t segs, int64_t run, int64_t seg_stride,
+                           const float* a, int64_t lda, const float* packed, int64_t n_total,
+                           int64_t j0, float* c, int64_t ldc, bool accumulate = false);
+
 // One output row of a depthwise convolution with channel multiplier 1:
 //   out[ox, c] = sum over taps t of x_rows[t][ix(ox, t), c] * filter[t, c]
 // for ox in [0, out_w), c in [0, channels). The caller resolves the rows: `rows[kh]` is the

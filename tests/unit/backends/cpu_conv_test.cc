@@ -375,6 +375,15 @@ TEST(CpuConvPackedWeightsTest, ConstantWeightsMatchEvaluator) {
       WithConstantWeights(Conv2DModule("f32", 1, 9, 2, 6, W(3, 1, 1, 1), W(5, 1, 2, 2), 8), 3),
       WithConstantWeights(Conv2DModule("f32", 1, 12, 14, 3, W(3, 1, 0, 0), W(3, 1, -1, 1), 5), 4),
       WithConstantWeights(Conv2DModule("f32", 1, 40, 41, 8, W(5, 3, 2, 2), W(5, 3, 2, 2), 40), 5),
+      // Short kernel rows (k_w * in_c < 16: conv::ShortKernelRows), one GEMM per output row
+      // over the whole window: a stem with SAME stride 2 (rows copied into a zero-padded
+      // band), a VALID one (rows read in place), vertical dilation 2 with one channel, a 7x1
+      // kernel over batch 2, and 64 outputs over two column panels.
+      WithConstantWeights(Conv2DModule("f32", 1, 17, 19, 3, W(3, 2, 0, 1), W(3, 2, 0, 1), 32), 15),
+      WithConstantWeights(Conv2DModule("f32", 1, 12, 30, 3, W(3), W(3), 64), 16),
+      WithConstantWeights(Conv2DModule("f32", 1, 14, 20, 1, W(3, 1, 2, 2, 1, 2), W(5, 1, 2, 2),
+                                       24), 17),
+      WithConstantWeights(Conv2DModule("f32", 2, 16, 9, 2, W(7, 1, 3, 3), W(1), 20), 18),
       // Pointwise with 130 outputs over few pixels: the patch GEMM splits columns.
       WithConstantWeights(Conv2DModule("f32", 2, 5, 6, 37, W(1), W(1), 130), 6),
       // A 3x3 convolution with an epilogue (the output fusion reads the packed slot).

@@ -1,4 +1,5 @@
-// Tests for core/gemm: GemmF32, weights packed once (Pack, GemmF32Packed), DepthwiseRowF32 and
+// Tests for core/gemm: GemmF32, weights packed once (Pack, GemmF32Packed, GemmF32PackedSegments),
+// DepthwiseRowF32 and
 // the narrow convolution row (NarrowConvRowF32: scalar, AVX2 and AVX-512 paths, bit for bit
 // against the FMA chain) with its planar layout (PlanarizeRow),
 // both implementations (generic and AVX-512, the latter skipped with a message on CPUs without
@@ -33,6 +34,12 @@ class GemmTest : public ::testing::TestWithParam<Isa> {
     SetIsaForTesting(GetParam());
   }
   void TearDown() override { SetIsaForTesting(Isa::kAuto); }
+  // Why the packed-weight tests cannot run on this path (empty when it packs weights).
+  std::string NothingPacked() const {
+    if (PackedBlockFloats(8, 8) != 0) return "";
+    return std::string("this path (") + (GetParam() == Isa::kGeneric ? "generic" : "AVX-512") +
+           ") reads weights where they are: nothing is packed";
+  }
 };
 
 // c = a * b with lda = k + 3, ldb = n + 5, ldc = n + 7; checks every element against a double
@@ -109,6 +116,26 @@ TEST_P(GemmTest, KZeroWritesZeros) {
 
 // ---- Weights packed once ----
 
+// got against want in columns [j0, j0 + cols) of an m x n output (bit for bit when `exact`,
+// else within a bound of k roundings), and unchanged from c0 outside them.
+void ExpectBlock(const std::vector<float>& got, const std::vector<float>& want,
+                 const std::vector<float>& c0, int64_t m, int64_t n, int64_t j0, int64_t cols,
+                 bool exact, int64_t k) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t at = static_cast<size_t>(i * n + j);
+      if (j < j0 || j >= j0 + cols) {
+        ASSERT_EQ(got[at], c0[at]) << "wrote outside the block at row " << i << " col " << j;
+      } else if (exact) {
+        ASSERT_EQ(got[at], want[at]) << "row " << i << " col " << j;
+      } else {
+        ASSERT_NEAR(got[at], want[at], 1e-5 * (k + 1)) << "row " << i << " col " << j;
+      }
+    }
+  }
+}
+
+
 // Pack then GemmF32Packed over column blocks [j0, j0 + cols) of a b[k, n] that is block 1 of
 // two (the packing's stride), against GemmF32 on the unpacked b: bitwise where GemmF32 runs
 // the same micro-kernel (m >= 6), within the reference bound otherwise; nothing written
@@ -129,25 +156,11 @@ void CheckPacked(int64_t m, int64_t n, int64_t k, int64_t j0, int64_t cols, bool
   GemmF32(m, cols, k, a.data(), lda, b1 + j0, n, want.data() + j0, n, accumulate);
   GemmF32Packed(m, cols, k, a.data(), lda, packed.data() + PackedBlockFloats(k, n), n, j0,
                 got.data() + j0, n, accumulate);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      const size_t at = static_cast<size_t>(i * n + j);
-      if (j < j0 || j >= j0 + cols) {
-        ASSERT_EQ(got[at], c0[at]) << "wrote outside the block at row " << i << " col " << j;
-      } else if (m >= 6) {
-        ASSERT_EQ(got[at], want[at]) << "row " << i << " col " << j;
-      } else {
-        ASSERT_NEAR(got[at], want[at], 1e-5 * (k + 1)) << "row " << i << " col " << j;
-      }
-    }
-  }
+  ExpectBlock(got, want, c0, m, n, j0, cols, /*exact=*/m >= 6, k);
 }
 
 TEST_P(GemmTest, PackedWeightsMatchUnpacked) {
-  if (PackedBlockFloats(8, 8) == 0) {
-    GTEST_SKIP() << "this path (" << (GetParam() == Isa::kGeneric ? "generic" : "AVX-512")
-                 << ") reads weights where they are: nothing is packed";
-  }
+  if (const std::string why = NothingPacked(); !why.empty()) GTEST_SKIP() << why;
   for (int64_t m : {1, 5, 6, 13, 100}) {
     for (int64_t n : {1, 16, 17, 32, 33, 100}) {
       for (int64_t k : {1, 9, 256, 257, 600}) {
@@ -160,6 +173,55 @@ TEST_P(GemmTest, PackedWeightsMatchUnpacked) {
   CheckPacked(40, 100, 300, 32, 64, false);
   CheckPacked(40, 100, 300, 64, 36, true);
   CheckPacked(7, 130, 20, 96, 34, false);
+}
+
+// GemmF32PackedSegments on `segs` runs of `run` floats per row (`seg_stride` apart, rows `lda`
+// apart, overlapping as a convolution's do) against GemmF32Packed on the same rows copied
+// contiguous: bit for bit (the same micro-kernel, one FMA chain in k order); nothing written
+// outside the block's columns.
+void CheckSegments(int64_t m, int64_t n, int64_t segs, int64_t run, int64_t lda, int64_t j0,
+                   int64_t cols, bool accumulate) {
+  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " segs=" << segs << " run="
+                                    << run << " lda=" << lda << " j0=" << j0 << " cols="
+                                    << cols << " accumulate=" << accumulate);
+  const int64_t k = segs * run, seg_stride = m * lda + run + 5;
+  const Packing packing{1, k, n, 0};
+  const std::vector<float> b = Random(static_cast<size_t>(k * n), 7);
+  std::vector<float> packed(static_cast<size_t>(PackedFloats(packing)));
+  Pack(packing, b.data(), packed.data());
+  const std::vector<float> a = Random(static_cast<size_t>(segs * seg_stride), 8);
+  std::vector<float> rows(static_cast<size_t>(m * k));  // row i: its runs one after another
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t s = 0; s < segs; ++s) {
+      for (int64_t t = 0; t < run; ++t) {
+        rows[static_cast<size_t>(i * k + s * run + t)] =
+            a[static_cast<size_t>(i * lda + s * seg_stride + t)];
+      }
+    }
+  }
+  const std::vector<float> c0 = Random(static_cast<size_t>(m * n), 9);
+  std::vector<float> want = c0, got = c0;
+  GemmF32Packed(m, cols, k, rows.data(), k, packed.data(), n, j0, want.data() + j0, n,
+                accumulate);
+  GemmF32PackedSegments(m, cols, segs, run, seg_stride, a.data(), lda, packed.data(), n, j0,
+                        got.data() + j0, n, accumulate);
+  ExpectBlock(got, want, c0, m, n, j0, cols, /*exact=*/true, k);
+}
+
+TEST_P(GemmTest, PackedSegmentsMatchContiguousRows) {
+  if (const std::string why = NothingPacked(); !why.empty()) GTEST_SKIP() << why;
+  for (int64_t m : {1, 6, 13, 14, 126}) {
+    for (int64_t n : {1, 16, 17, 32, 64, 70}) {
+      for (int64_t segs : {2, 3, 7}) {
+        for (int64_t run : {1, 9, 15}) {
+          CheckSegments(m, n, segs, run, 3, 0, n, false);  // a stem's rows: 3 floats apart
+          CheckSegments(m, n, segs, run, run + 2, 0, n, true);
+        }
+      }
+    }
+  }
+  CheckSegments(40, 100, 3, 9, 6, 32, 64, false);  // column blocks, as PatchGemm splits them
+  CheckSegments(40, 100, 16, 16, 16, 64, 36, true);  // k = 256, one whole k block
 }
 
 // ---- Depthwise rows ----
