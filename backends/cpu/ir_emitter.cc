@@ -46,96 +46,6 @@ EmittedModule& EmittedModule::operator=(EmittedModule&&) noexcept = default;
 
 namespace {
 
-absl::Status UnsupportedOpcode(const Instruction& inst) {
-  return Unimplemented("cpu backend: opcode '%s' is not supported (instruction '%s')",
-                       std::string(hlo::OpcodeName(inst.opcode())), inst.name());
-}
-
-// Computations of scalars or fused elements: every instruction has an elemental generator.
-absl::Status CheckElemental(const hlo::Computation& computation) {
-  for (const Instruction* inst : computation.instructions()) {
-    if (inst->opcode() == Opcode::kParameter) continue;
-    if (!llvm_ir::ElementalEmitter::Supports(*inst)) return UnsupportedOpcode(*inst);
-    for (const hlo::Computation* called : inst->called_computations()) {
-      TFJIT_RETURN_IF_ERROR(CheckElemental(*called));
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Computations the entry function sequences: the entry, while conditions and bodies,
-// conditional branches and called computations.
-absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) {
-  for (const Instruction* inst : computation.instructions()) {
-    switch (inst->opcode()) {
-      case Opcode::kParameter:
-        if (is_entry && !inst->shape().IsArray()) {
-          return Unimplemented("cpu backend: tuple-shaped parameters are not supported "
-                               "(instruction '%s')", inst->name());
-        }
-        break;
-      case Opcode::kConstant:
-        if (!inst->shape().IsArray()) return UnsupportedOpcode(*inst);
-        break;
-      case Opcode::kTuple:
-      case Opcode::kGetTupleElement:
-      case Opcode::kReshape:
-        break;
-      case Opcode::kWhile:
-      case Opcode::kConditional:
-      case Opcode::kCall:
-        for (const hlo::Computation* called : inst->called_computations()) {
-          TFJIT_RETURN_IF_ERROR(CheckSequenced(*called, /*is_entry=*/false));
-        }
-        break;
-      case Opcode::kCustomCall:
-        if (!IsLibraryCustomCall(*inst)) {
-          return Unimplemented("cpu backend: opcode 'custom-call' is not supported (instruction "
-                               "'%s'): target \"%s\" with this shape has no implementation",
-                               inst->name(), inst->attrs().custom_call_target);
-        }
-        break;
-      case Opcode::kScatter:
-        if (!inst->shape().IsArray() ||
-            !IsIntegerDType(inst->operand(1)->shape().element_type())) {
-          return UnsupportedOpcode(*inst);
-        }
-        TFJIT_RETURN_IF_ERROR(CheckElemental(*inst->to_apply()));
-        break;
-      case Opcode::kFusion:
-        if (!inst->shape().IsArray()) {  // a multi-output reduce fusion (fusion.h)
-          const Instruction* root = inst->called_computations()[0]->root();
-          if (root->opcode() != Opcode::kTuple) return UnsupportedOpcode(*inst);
-          for (const Instruction* r : root->operands()) {
-            if (r->opcode() != Opcode::kReduce || !llvm_ir::ElementalEmitter::Supports(*r)) {
-              return UnsupportedOpcode(*inst);
-            }
-          }
-          for (const Instruction* i : inst->called_computations()[0]->instructions()) {
-            if (i == root || i->opcode() == Opcode::kParameter) continue;
-            if (!llvm_ir::ElementalEmitter::Supports(*i)) return UnsupportedOpcode(*i);
-            for (const hlo::Computation* called : i->called_computations()) {
-              TFJIT_RETURN_IF_ERROR(CheckElemental(*called));
-            }
-          }
-          break;
-        }
-        if (!llvm_ir::ElementalEmitter::Supports(*inst)) return UnsupportedOpcode(*inst);
-        for (const hlo::Computation* called : inst->called_computations()) {
-          TFJIT_RETURN_IF_ERROR(CheckElemental(*called));
-        }
-        break;
-      default:
-        if (!llvm_ir::ElementalEmitter::Supports(*inst)) return UnsupportedOpcode(*inst);
-        for (const hlo::Computation* called : inst->called_computations()) {
-          TFJIT_RETURN_IF_ERROR(CheckElemental(*called));
-        }
-        break;
-    }
-  }
-  return absl::OkStatus();
-}
-
 // Kernels that only index their operands like their output run as one flat loop (the fastest
 // form for the vectoriser, whatever the inner dimension's size).
 bool IsLinearOp(const Instruction& inst) {
@@ -170,6 +80,14 @@ size_t OuterDims(const std::vector<int64_t>& dims) {
 // through the buffer table, so kernels alike but for their constants have identical bodies,
 // which are compiled once (llvm_ir::MergeIdenticalFunctions).
 constexpr int64_t kMaxInlineConstantBytes = 32;
+
+// The most elements a kernel of `inst` writes or reads through one operand: its work for
+// the parallel split and the small-kernel rule (a fusion's operands count whole).
+int64_t ElementsTouched(const Instruction& inst) {
+  int64_t n = inst.shape().num_elements();
+  for (const Instruction* op : inst.operands()) n = std::max(n, op->shape().num_elements());
+  return n;
+}
 
 struct KernelInfo {
   llvm::Function* function = nullptr;
@@ -410,11 +328,7 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   }
   b_.CreateRetVoid();
   // A small kernel run once per call of the module is compiled for size (IrEmitterOptions).
-  int64_t elements = inst.shape().num_elements();
-  for (const Instruction* op : inst.operands()) {
-    elements = std::max(elements, op->shape().num_elements());
-  }
-  if (loop_depth_ == 0 && elements <= options_.small_kernel_elements) {
+  if (loop_depth_ == 0 && ElementsTouched(inst) <= options_.small_kernel_elements) {
     body->addFnAttr(llvm::Attribute::MinSize);
     body->addFnAttr(llvm::Attribute::OptimizeForSize);
   }
@@ -469,8 +383,7 @@ absl::Status CpuIrEmitter::EmitElementalBody(const Instruction& inst,
   }
   info.extent = llvm_ir::PartitionExtent(loop_dims, loop_shape);
   // Work: every output element, plus every element a reduction or fusion reads.
-  int64_t work = inst.shape().num_elements();
-  for (const Instruction* op : inst.operands()) work = std::max(work, op->shape().num_elements());
+  const int64_t work = ElementsTouched(inst);
   info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;
   info.cost_per_unit = std::max<int64_t>(1, work / std::max<int64_t>(1, info.extent)) * 4;
   return EmitRootLoop(dims, loop_shape, outer, root, out, begin, end);
@@ -1163,26 +1076,6 @@ absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
 }
 
 }  // namespace
-
-absl::Status CheckCpuSupport(const hlo::Module& module) {
-  if (module.entry() == nullptr) return InvalidArgument("module '%s' has no entry", module.name());
-  // A value larger than one tensor may be (a Fill of [2^40, 2^40] folded into the cluster) is
-  // refused before any buffer is planned: offsets and sizes past it would overflow int64.
-  const int64_t max_bytes = MaxTensorBytes();
-  for (const hlo::Computation* c : module.computations()) {
-    for (const hlo::Instruction* inst : c->instructions()) {
-      for (const hlo::Shape& s : LeafShapes(inst->shape())) {
-        if (s.byte_size() > max_bytes) {
-          return ResourceExhausted(
-              "instruction '%s' of module '%s' has shape %s, %d bytes: more than one tensor may "
-              "hold (%d bytes, the machine's memory); check the shapes fed or computed",
-              inst->name(), module.name(), s.ToString(), s.byte_size(), max_bytes);
-        }
-      }
-    }
-  }
-  return CheckSequenced(*module.entry(), /*is_entry=*/true);
-}
 
 absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module,
                                             const IrEmitterOptions& options) {

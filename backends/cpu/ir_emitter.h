@@ -57,7 +57,9 @@ struct EmittedModule {
 
 // OK iff every instruction the entry computation and its callees contain can be emitted;
 // otherwise UNIMPLEMENTED "cpu backend: opcode 'X' is not supported (instruction '%name')".
-absl::Status CheckCpuSupport(const hlo::Module& module);
+absl::Status CheckCpuSupport(const hlo::Module& module);  // cpu_support.cc
+// That UNIMPLEMENTED status for `inst`.
+absl::Status UnsupportedOpcode(const hlo::Instruction& inst);
 
 // Emits `module` (already optimised and fused, and accepted by CheckCpuSupport) and plans its
 // buffer table. The LLVM module has no target set; the caller configures and optimises it.

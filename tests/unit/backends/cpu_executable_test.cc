@@ -201,20 +201,22 @@ std::string AlikeKernelsModule() {
                       ") tuple(", roots, ")\n}\n");
 }
 
-// Kernels whose bodies are the same but for the buffers they read are optimised and compiled
-// once (llvm_ir::MergeIdenticalFunctions): what LLVM is given (the unoptimised IR dump) holds
-// one body for the three alike kernels, and the results still match the evaluator.
-TEST(CpuExecutableTest, AlikeKernelsShareOneBody) {
-  const std::string hlo = AlikeKernelsModule();
-  const std::string dir = ::testing::TempDir() + "/alike_kernels";
+// The unoptimised LLVM IR (`.unoptimized.ll`) `hlo` compiles to with `options` (dumps on); a
+// failure (and "") when it does not compile or writes no such file.
+// With num_kernels >= 0, the compiled module must have that many kernels.
+std::string UnoptimizedIr(const std::string& hlo, cpu::CpuBackendOptions options,
+                          const std::string& name, int num_kernels = -1) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  cpu::CpuBackendOptions options;
   options.dump_dir = dir;
   options.dump_pass_regex = "^$";
   auto exe = CompileCpu(hlo, options);
-  ASSERT_TRUE(exe.ok()) << exe.status();
-  ASSERT_EQ((*exe)->stats().num_kernels, 4);
+  if (!exe.ok()) {
+    ADD_FAILURE() << exe.status();
+    return "";
+  }
+  if (num_kernels >= 0) EXPECT_EQ((*exe)->stats().num_kernels, num_kernels);
   std::string ir;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (absl::EndsWith(entry.path().string(), ".unoptimized.ll")) {
@@ -222,7 +224,17 @@ TEST(CpuExecutableTest, AlikeKernelsShareOneBody) {
       ir.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
   }
-  ASSERT_FALSE(ir.empty()) << "no unoptimized.ll in " << dir;
+  if (ir.empty()) ADD_FAILURE() << "no unoptimized.ll in " << dir;
+  return ir;
+}
+
+// Kernels whose bodies are the same but for the buffers they read are optimised and compiled
+// once (llvm_ir::MergeIdenticalFunctions): what LLVM is given (the unoptimised IR dump) holds
+// one body for the three alike kernels, and the results still match the evaluator.
+TEST(CpuExecutableTest, AlikeKernelsShareOneBody) {
+  const std::string hlo = AlikeKernelsModule();
+  const std::string ir = UnoptimizedIr(hlo, {}, "alike_kernels", /*num_kernels=*/4);
+  ASSERT_FALSE(ir.empty()) << "no unoptimized.ll";
   int bodies = 0;
   for (size_t at = ir.find("define "); at != std::string::npos; at = ir.find("define ", at + 1)) {
     const size_t line_end = ir.find('\n', at);
@@ -230,26 +242,6 @@ TEST(CpuExecutableTest, AlikeKernelsShareOneBody) {
   }
   EXPECT_EQ(bodies, 2) << "the three tanh kernels share a body, the exp one has its own";
   EXPECT_TRUE(RunAndCompare(hlo, {1, 2}, {1e-5, 1e-5}));
-}
-
-// The unoptimised LLVM IR (`.unoptimized.ll`) `hlo` compiles to with `options` (dumps on).
-std::string UnoptimizedIr(const std::string& hlo, cpu::CpuBackendOptions options,
-                          const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/" + name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  options.dump_dir = dir;
-  options.dump_pass_regex = "^$";
-  auto exe = CompileCpu(hlo, options);
-  EXPECT_TRUE(exe.ok()) << exe.status();
-  std::string ir;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (absl::EndsWith(entry.path().string(), ".unoptimized.ll")) {
-      std::ifstream in(entry.path());
-      ir.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
-  }
-  return ir;
 }
 
 // How many kernel bodies of `ir` carry LLVM's minsize attribute (through their attribute
