@@ -269,7 +269,12 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   // (llvm_ir::MergeIdenticalFunctions); inlined back into each wrapper, they would be optimised
   // and compiled once per kernel again.
   body->addFnAttr(llvm::Attribute::NoInline);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", body));
+  // The entry block is the hoist region (ElementalEmitter::OpenHoistRegion): loop-invariant
+  // scalars go there, ahead of the loops in `start`.
+  llvm::BasicBlock* hoist = llvm::BasicBlock::Create(ctx, "entry", body);
+  llvm::BasicBlock* start = llvm::BasicBlock::Create(ctx, "start", body);
+  elemental_.OpenHoistRegion(hoist);
+  b_.SetInsertPoint(start);
   llvm::Value* run_ctx = body->getArg(static_cast<unsigned>(num_outs + slots.size()));
   llvm::Value* begin = body->getArg(static_cast<unsigned>(num_outs + slots.size() + 1));
   llvm::Value* end = body->getArg(static_cast<unsigned>(num_outs + slots.size() + 2));
@@ -327,6 +332,8 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
     TFJIT_RETURN_IF_ERROR(EmitElementalBody(inst, ops, out, begin, end, info));
   }
   b_.CreateRetVoid();
+  b_.SetInsertPoint(elemental_.CloseHoistRegion());
+  b_.CreateBr(start);
   // A small kernel run once per call of the module is compiled for size (IrEmitterOptions).
   if (loop_depth_ == 0 && ElementsTouched(inst) <= options_.small_kernel_elements) {
     body->addFnAttr(llvm::Attribute::MinSize);
@@ -366,7 +373,8 @@ absl::Status CpuIrEmitter::EmitElementalBody(const Instruction& inst,
                                              const std::vector<ElementGenerator>& ops,
                                              const IrArray& out, llvm::Value* begin,
                                              llvm::Value* end, KernelInfo& info) {
-  TFJIT_ASSIGN_OR_RETURN(ElementGenerator root, elemental_.MakeGenerator(inst, ops));
+  TFJIT_ASSIGN_OR_RETURN(ElementGenerator root,
+                         elemental_.MakeGenerator(inst, ops, /*operands_invariant=*/true));
   const llvm_ir::LoopShape loop_shape =
       IsLinearKernel(inst) ? llvm_ir::LoopShape::kFlat : llvm_ir::LoopShape::kNested;
   const std::vector<int64_t>& dims = inst.shape().dims();
@@ -444,7 +452,7 @@ absl::Status CpuIrEmitter::EmitMultiOutputBody(const Instruction& inst,
   std::vector<ElementGenerator> gens;
   for (const Instruction* r : reduces) {
     TFJIT_ASSIGN_OR_RETURN(ElementGenerator g,
-                           elemental_.MakeComputationGenerator(fused, ops, nullptr, r));
+                           elemental_.MakeComputationGenerator(fused, ops, nullptr, r, true));
     gens.push_back(std::move(g));
   }
   info.extent = llvm_ir::PartitionExtent(out_dims, llvm_ir::LoopShape::kNested);
@@ -482,10 +490,10 @@ absl::Status CpuIrEmitter::EmitColumnReductionBody(
     const hlo::Computation& fused = *inst.called_computations()[0];
     TFJIT_ASSIGN_OR_RETURN(ElementGenerator in,
                            elemental_.MakeComputationGenerator(fused, ops, nullptr,
-                                                               r->operand(0)));
+                                                               r->operand(0), true));
     TFJIT_ASSIGN_OR_RETURN(ElementGenerator init,
                            elemental_.MakeComputationGenerator(fused, ops, nullptr,
-                                                               r->operand(1)));
+                                                               r->operand(1), true));
     inputs.push_back(std::move(in));
     inits.push_back(std::move(init));
   }
@@ -546,7 +554,8 @@ absl::Status CpuIrEmitter::EmitEpilogueBody(const Instruction& inst,
     return hero_value.EmitRead(index, b_);
   };
   TFJIT_ASSIGN_OR_RETURN(ElementGenerator root,
-                         elemental_.MakeComputationGenerator(fused, ops, &overrides));
+                         elemental_.MakeComputationGenerator(fused, ops, &overrides,
+                                                             nullptr, true));
   const std::vector<int64_t>& dims = inst.shape().dims();
   info.extent = inst.shape().num_elements() / std::max<int64_t>(1, dims.back());
   info.parallel = false;  // the library call runs it, per finished block of rows

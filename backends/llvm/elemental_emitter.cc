@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "backends/llvm/loop_emitter.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -60,7 +61,8 @@ bool ElementalEmitter::Supports(const Instruction& inst) {
 }
 
 absl::StatusOr<ElementGenerator> ElementalEmitter::MakeGenerator(const Instruction& inst,
-                                                                 Generators ops) {
+                                                                 Generators ops,
+                                                                 bool operands_invariant) {
   if (!Supports(inst)) {
     return Unimplemented("elemental emitter: opcode '%s' is not supported (instruction '%s')",
                          std::string(hlo::OpcodeName(inst.opcode())), inst.name());
@@ -83,7 +85,8 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeGenerator(const Instructi
     case Opcode::kDynamicUpdateSlice: return MakeDynamicUpdateSlice(inst, std::move(ops));
     case Opcode::kGather: return MakeGather(inst, std::move(ops));
     case Opcode::kFusion:
-      return MakeComputationGenerator(*inst.called_computations()[0], std::move(ops));
+      return MakeComputationGenerator(*inst.called_computations()[0], std::move(ops), nullptr,
+                                      nullptr, operands_invariant);
     default: return MakeElementwise(inst, std::move(ops));
   }
 }
@@ -438,8 +441,10 @@ ElementGenerator ElementalEmitter::MakeDot(const Instruction& inst, Generators o
 
 absl::StatusOr<ElementGenerator> ElementalEmitter::MakeComputationGenerator(
     const hlo::Computation& computation, Generators params, const Overrides* overrides,
-    const Instruction* target) {
+    const Instruction* target, bool params_invariant) {
   absl::flat_hash_map<const Instruction*, ElementGenerator> gens;
+  // Instructions whose value depends on an override (a buffer written while the kernel runs).
+  absl::flat_hash_set<const Instruction*> variant;
   for (const Instruction* inst : computation.MakePostOrder()) {
     // What follows the target in post order does not feed it (the root may be a tuple).
     if (target != nullptr && gens.contains(target)) break;
@@ -447,8 +452,12 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeComputationGenerator(
       auto it = overrides->find(inst);
       if (it != overrides->end()) {
         gens[inst] = inst->user_count() > 1 ? Cached(it->second) : it->second;
+        variant.insert(inst);
         continue;
       }
+    }
+    for (const Instruction* op : inst->operands()) {
+      if (variant.contains(op)) variant.insert(inst);
     }
     if (inst->opcode() == Opcode::kParameter) {
       const size_t p = static_cast<size_t>(inst->parameter_number());
@@ -461,7 +470,13 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeComputationGenerator(
     }
     Generators ops;
     for (const Instruction* op : inst->operands()) ops.push_back(gens.at(op));
-    TFJIT_ASSIGN_OR_RETURN(ElementGenerator g, MakeGenerator(*inst, std::move(ops)));
+    TFJIT_ASSIGN_OR_RETURN(ElementGenerator g,
+                           MakeGenerator(*inst, std::move(ops), params_invariant));
+    if (params_invariant && inst->shape().IsArray() && inst->shape().rank() == 0 &&
+        inst != computation.root() && !variant.contains(inst)) {
+      gens[inst] = Hoisted(std::move(g));  // once per kernel, before its loops
+      continue;
+    }
     // Values used by several users are emitted once per index and block.
     gens[inst] = inst->user_count() > 1 ? Cached(std::move(g)) : std::move(g);
   }
@@ -491,6 +506,67 @@ ElementGenerator ElementalEmitter::Cached(ElementGenerator generator) {
     TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, generator(index));
     cache->push_back({b_->GetInsertBlock(), std::move(key), v});
     return v;
+  };
+}
+
+void ElementalEmitter::OpenHoistRegion(llvm::BasicBlock* block) {
+  hoist_block_ = block;
+  in_hoist_region_ = false;
+  ++hoist_region_;
+}
+
+llvm::BasicBlock* ElementalEmitter::CloseHoistRegion() {
+  llvm::BasicBlock* last = hoist_block_;
+  hoist_block_ = nullptr;
+  return last;
+}
+
+ElementGenerator ElementalEmitter::Hoisted(ElementGenerator generator) {
+  struct Placed {  // a value emitted inside the region, available in `block`
+    int64_t region;
+    llvm::BasicBlock* block;
+    llvm::Value* value;
+  };
+  struct Memo {
+    int64_t region = -1;  // the region `value` dominates the kernel's code in
+    llvm::Value* value = nullptr;
+    std::vector<Placed> placed;
+  };
+  auto memo = std::make_shared<Memo>();
+  return [this, memo, generator](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    llvm::BasicBlock* here = b_->GetInsertBlock();
+    if (hoist_block_ == nullptr || here == nullptr ||
+        here->getParent() != hoist_block_->getParent()) {
+      return generator(index);
+    }
+    if (memo->region == hoist_region_) return memo->value;
+    if (in_hoist_region_) {
+      // An operand of a value being hoisted: emitted where that value's code is. In the
+      // region's top-level block it dominates everything after; elsewhere (inside a hoisted
+      // reduce's loop) it is reused only within its block, as Cached does.
+      for (const Placed& p : memo->placed) {
+        if (p.region == hoist_region_ && p.block == here) return p.value;
+      }
+      TFJIT_ASSIGN_OR_RETURN(llvm::Value * value, generator(IrIndex()));
+      if (here == hoist_block_ && b_->GetInsertBlock() == hoist_block_) {
+        memo->region = hoist_region_;
+        memo->value = value;
+      } else {
+        memo->placed.push_back({hoist_region_, b_->GetInsertBlock(), value});
+      }
+      return value;
+    }
+    const llvm::IRBuilderBase::InsertPoint saved = b_->saveIP();
+    b_->SetInsertPoint(hoist_block_);
+    in_hoist_region_ = true;
+    absl::StatusOr<llvm::Value*> value = generator(IrIndex());
+    in_hoist_region_ = false;
+    hoist_block_ = b_->GetInsertBlock();
+    b_->restoreIP(saved);
+    if (!value.ok()) return value.status();
+    memo->region = hoist_region_;
+    memo->value = *value;
+    return *value;
   };
 }
 

@@ -31,17 +31,34 @@ class ElementalEmitter {
   // The generator of `inst`, whose operand values come from `operands` (one per operand).
   // Parameters have no generator of their own (callers supply them); UNIMPLEMENTED for
   // opcodes Supports() rejects.
+  // `operands_invariant`: the operand generators read buffers that stay put while the kernel
+  // runs (the kernel's arguments), so a fused computation's rank-0 values may be hoisted.
   absl::StatusOr<ElementGenerator> MakeGenerator(const hlo::Instruction& inst,
-                                                 std::vector<ElementGenerator> operands);
+                                                 std::vector<ElementGenerator> operands,
+                                                 bool operands_invariant = false);
   // The generator of `computation`'s root, with parameter i read from `params[i]`. Shared
   // subexpressions are emitted once per index within a basic block. An instruction in
   // `overrides` reads its value from that generator instead of computing it (an output
   // fusion's hero, which a library call has already written).
   using Overrides = absl::flat_hash_map<const hlo::Instruction*, ElementGenerator>;
   // `target`: the generator of that instruction of `computation` instead of the root's.
+  // `params_invariant`: as MakeGenerator's `operands_invariant`, for `params`.
   absl::StatusOr<ElementGenerator> MakeComputationGenerator(
       const hlo::Computation& computation, std::vector<ElementGenerator> params,
-      const Overrides* overrides = nullptr, const hlo::Instruction* target = nullptr);
+      const Overrides* overrides = nullptr, const hlo::Instruction* target = nullptr,
+      bool params_invariant = false);
+
+  // Loop-invariant hoisting. While a hoist region is open, the rank-0 values of a computation
+  // whose parameters are invariant (above) are emitted once, at the end of the region, instead
+  // of once per element inside the kernel's loops: one element, whatever the index, computed
+  // from buffers that do not change (a run-time RNG seed's Philox key schedule, a scale
+  // computed from scalar operands). The region starts as `block`, an unterminated block of the
+  // function being emitted that runs before its loops; it may grow into more blocks (a hoisted
+  // reduce brings its loop). CloseHoistRegion returns the block it ends in, still
+  // unterminated: the caller branches from it to the kernel's code. Values generated in
+  // another function (a kernel emitted meanwhile) are not hoisted.
+  void OpenHoistRegion(llvm::BasicBlock* block);
+  llvm::BasicBlock* CloseHoistRegion();
   // Emits a computation of scalars (a reduce combiner) inline on `args`.
   absl::StatusOr<llvm::Value*> EmitScalarComputation(const hlo::Computation& computation,
                                                      const std::vector<llvm::Value*>& args);
@@ -100,6 +117,7 @@ class ElementalEmitter {
   ElementGenerator MakeDynamicUpdateSlice(const hlo::Instruction& inst, Generators ops);
   ElementGenerator MakeGather(const hlo::Instruction& inst, Generators ops);
   ElementGenerator Cached(ElementGenerator generator);
+  ElementGenerator Hoisted(ElementGenerator generator);
 
   // Float helpers (elemental_math.cc): f16/bf16 compute in f32.
   llvm::Value* ToComputeFloat(DType dtype, llvm::Value* x);
@@ -121,6 +139,11 @@ class ElementalEmitter {
   llvm::IRBuilder<>* b_;
   llvm::Module* module_;
   absl::flat_hash_map<const hlo::Instruction*, llvm::GlobalVariable*> constant_globals_;
+  // The open hoist region's last block (null: none open), whether code is being emitted into
+  // it, and a count of regions opened (hoisted values are remembered per region).
+  llvm::BasicBlock* hoist_block_ = nullptr;
+  bool in_hoist_region_ = false;
+  int64_t hoist_region_ = 0;
 };
 
 }  // namespace tfjit::llvm_ir

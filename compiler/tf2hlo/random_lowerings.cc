@@ -240,14 +240,8 @@ absl::StatusOr<Stream> SeedStream(Rng& r, LoweringContext& ctx, const tf::Node& 
     return InvalidArgument("Invalid seed type: %s", DTypeName(t));
   }
   // A seed known at compile time folds the scramble below into constants. A seed computed at
-  // run time would leave the scalar Philox key schedule to be fused into, and re-emitted for,
-  // every element of the output loop (LLVM then needs tens of seconds), so such ops are not
-  // compiled yet: auto-clustering falls back to the kernels (same bits).
-  if (!ctx.ConstantInput(node, i).ok()) {
-    return Unimplemented("%s with a seed computed at run time is not compiled yet; it runs in "
-                         "the runtime (feed the seed as a constant to compile it)",
-                         node.op());
-  }
+  // run time leaves it as scalar HLO: the backends emit such rank-0 values once per launch,
+  // ahead of the output loop (ElementalEmitter's hoist region), not per element.
   Instruction* u = r.Bitcast(t == DType::kInt32 ? r.Cvt(seed, DType::kInt64) : seed,
                              DType::kUInt64);
   Instruction* s0 = r.At(u, 0);

@@ -232,8 +232,7 @@ void RandomCases(std::vector<OpCase>* cases) {
   // The stateless family is a pure function of (shape, seed) or (shape, key, counter, alg):
   // kernel, evaluator and JIT must agree bit for bit.
   const Tensor seed = Tensor::FromVector<int64_t>(DType::kInt64, {2}, {7, 11});
-  // Constant seeds: a seed computed at run time stays in the runtime (known issue E, the
-  // compile-semantics issue), so these compile whole.
+  // Constant seeds (random_ops_test covers seeds computed at run time).
   for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal",
                          "StatelessTruncatedNormal"}) {
     OpCase k{absl::StrCat(op, "_3x5"), op, DType::kInt64, {}, {Ints({3, 5}), seed}};

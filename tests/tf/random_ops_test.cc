@@ -197,21 +197,65 @@ TEST(RandomOpsCompiledTest, CompiledNormalV2GivesTfKnownAnswer) {
   std::filesystem::remove(path);
 }
 
-// A seed fed at run time is not compiled (see SeedStream): auto falls back to the kernels with
-// the same bits; --jit all reports UNIMPLEMENTED naming the op.
-TEST(RandomOpsCompiledTest, FedSeedFallsBackToKernels) {
-  const GraphBuilder g = V1Graph("StatelessRandomUniform", DType::kFloat32, {2, 5}, true);
-  const std::string path = g.Write("uniform_fed_seed");
-  auto ref = RunGraph(g, path, JitMode::kNone, "cpu", {"op"});
-  auto autojit = RunGraph(g, path, JitMode::kAuto, "cpu", {"op"});
-  ASSERT_TRUE(ref.ok() && autojit.ok()) << ref.status() << autojit.status();
-  EXPECT_EQ(std::memcmp((*ref)[0].raw_data(), (*autojit)[0].raw_data(), (*ref)[0].byte_size()),
-            0);
-  auto all = RunGraph(g, path, JitMode::kAll, "cpu", {"op"});
-  EXPECT_EQ(all.status().code(), absl::StatusCode::kUnimplemented) << all.status();
-  EXPECT_TRUE(absl::StrContains(all.status().message(), "seed computed at run time"))
-      << all.status();
-  std::filesystem::remove(path);
+// Seeds computed at run time compile: fed seeds for every distribution, a seed derived from a
+// step counter, and a seed split from another (tf.random.split / fold_in: a FullInt draw whose
+// words seed the next op), all in one cluster and bit-identical with the kernels. The Philox
+// key schedule is computed once per launch (the emitter hoists the scalar work out of the
+// output loop), so a large output compiles as fast as a small one.
+TEST(RandomOpsCompiledTest, FedSeedsCompile) {
+  for (const FloatCase& c : kFloatCases) {
+    ExpectCompiledMatchesKernels(V1Graph(c.op, c.dtype, {33, 31}, true),
+                                 CaseName(c.op, c.dtype, {33, 31}, "_fed_seed"), {"op"});
+  }
+  for (const char* op : {"StatelessRandomUniformFullInt", "StatelessRandomUniformInt"}) {
+    GraphBuilder g;
+    g.Const("shape", ShapeTensor({17, 9}));
+    g.Placeholder("seed", Tensor::FromVector<int64_t>(DType::kInt64, {2}, {1LL << 40, -3}));
+    std::vector<std::string> inputs = {"shape", "seed"};
+    if (absl::EndsWith(op, "Int") && !absl::EndsWith(op, "FullInt")) {
+      g.Const("lo", Tensor::FromVector<int64_t>(DType::kInt64, {}, {-1000}));
+      g.Const("hi", Tensor::FromVector<int64_t>(DType::kInt64, {}, {1LL << 50}));
+      inputs.push_back("lo");
+      inputs.push_back("hi");
+    }
+    auto* n = g.Node("op", op, inputs);
+    GraphBuilder::SetType(n, "dtype", DType::kInt64);
+    GraphBuilder::SetType(n, "T", DType::kInt32);
+    GraphBuilder::SetType(n, "Tseed", DType::kInt64);
+    ExpectCompiledMatchesKernels(g, absl::StrCat(op, "_fed_seed"), {"op"});
+  }
+}
+
+TEST(RandomOpsCompiledTest, SeedsComputedInTheGraphCompile) {
+  GraphBuilder g;
+  // seed = [step * 7 + 1, step]: a seed derived from a training step counter.
+  g.Placeholder("step", Tensor::FromVector<int64_t>(DType::kInt64, {}, {41}));
+  g.Const("seven", Tensor::FromVector<int64_t>(DType::kInt64, {}, {7}));
+  g.Const("one", Tensor::FromVector<int64_t>(DType::kInt64, {}, {1}));
+  GraphBuilder::SetType(g.Node("mul", "Mul", {"step", "seven"}), "T", DType::kInt64);
+  GraphBuilder::SetType(g.Node("add", "AddV2", {"mul", "one"}), "T", DType::kInt64);
+  auto* pack = g.Node("seed", "Pack", {"add", "step"});
+  GraphBuilder::SetType(pack, "T", DType::kInt64);
+  (*pack->mutable_attr())["N"].set_i(2);
+  (*pack->mutable_attr())["axis"].set_i(0);
+  // split: two int64 words drawn from the seed become the seed of the next op (what
+  // tf.random.experimental.stateless_split and stateless_fold_in run).
+  g.Const("two", ShapeTensor({2}));
+  auto* split = g.Node("split", "StatelessRandomUniformFullInt", {"two", "seed"});
+  GraphBuilder::SetType(split, "dtype", DType::kInt64);
+  GraphBuilder::SetType(split, "T", DType::kInt32);
+  GraphBuilder::SetType(split, "Tseed", DType::kInt64);
+  // A large output: 256K floats under a seed known only at run time.
+  g.Const("shape", ShapeTensor({256, 1024}));
+  auto* n = g.Node("op", "StatelessRandomUniform", {"shape", "split"});
+  GraphBuilder::SetType(n, "dtype", DType::kFloat32);
+  GraphBuilder::SetType(n, "T", DType::kInt32);
+  GraphBuilder::SetType(n, "Tseed", DType::kInt64);
+  auto* normal = g.Node("normal", "StatelessRandomNormal", {"two", "split"});
+  GraphBuilder::SetType(normal, "dtype", DType::kFloat32);
+  GraphBuilder::SetType(normal, "T", DType::kInt32);
+  GraphBuilder::SetType(normal, "Tseed", DType::kInt64);
+  ExpectCompiledMatchesKernels(g, "computed_seed", {"op", "normal", "split"});
 }
 
 TEST(RandomOpsCompiledTest, StatelessUniformIntV1) {

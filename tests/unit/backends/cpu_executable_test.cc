@@ -216,7 +216,9 @@ std::string UnoptimizedIr(const std::string& hlo, cpu::CpuBackendOptions options
     ADD_FAILURE() << exe.status();
     return "";
   }
-  if (num_kernels >= 0) EXPECT_EQ((*exe)->stats().num_kernels, num_kernels);
+  if (num_kernels >= 0) {
+    EXPECT_EQ((*exe)->stats().num_kernels, num_kernels);
+  }
   std::string ir;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (absl::EndsWith(entry.path().string(), ".unoptimized.ll")) {
@@ -308,6 +310,75 @@ TEST(CpuExecutableTest, SmallKernelsOutsideLoopsCompileForSize) {
   EXPECT_EQ(MinSizeBodies(UnoptimizedIr(kSmallKernels, options, "small_kernels_4096")), 2)
       << "the exponential and the 1024-element tanh";
   EXPECT_TRUE(RunAndCompare(kSmallKernels, {1, 2}, {1e-5, 1e-5}));
+}
+
+// A loop fusion whose 4096 elements are scaled by scalars computed from its operands: a
+// hash of a u32 scalar (as a run-time RNG seed's key schedule) and the sum of a vector.
+const char kHoistedScalars[] = R"(HloModule hoisted_scalars
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %sum_ab = f32[] add(%a, %b)
+}
+
+%fused (fx: f32[4096], fs: u32[], fv: f32[64]) -> f32[4096] {
+  %fx = f32[4096] parameter(0)
+  %fs = u32[] parameter(1)
+  %fv = f32[64] parameter(2)
+  %m = u32[] constant(2654435769)
+  %k0 = u32[] multiply(%fs, %m)
+  %sh = u32[] constant(13)
+  %k1 = u32[] shift-right-logical(%k0, %sh)
+  %k2 = u32[] xor(%k0, %k1)
+  %kf = f32[] convert(%k2)
+  %scale = f32[] constant(2.3283064e-10)
+  %ks = f32[] multiply(%kf, %scale)
+  %zero = f32[] constant(0)
+  %sum = f32[] reduce(%fv, %zero), dimensions={0}, to_apply=%add
+  %t = f32[] add(%ks, %sum)
+  %tb = f32[4096] broadcast(%t), dimensions={}
+  ROOT %y = f32[4096] multiply(%fx, %tb)
+}
+
+ENTRY %main (x: f32[4096], s: u32[], v: f32[64]) -> f32[4096] {
+  %x = f32[4096] parameter(0)
+  %s = u32[] parameter(1)
+  %v = f32[64] parameter(2)
+  ROOT %f = f32[4096] fusion(%x, %s, %v), kind=kLoop, calls=%fused
+}
+)";
+
+// The kernel's rank-0 values are emitted once, in the body's entry block ahead of the output
+// loop (ElementalEmitter::OpenHoistRegion), not per element: the hash's one xor sits in the
+// entry block, and the 64-element reduce's loop runs before the kernel's. Results match the
+// evaluator.
+TEST(CpuExecutableTest, RankZeroValuesAreHoistedOutOfTheLoop) {
+  const std::string ir = UnoptimizedIr(kHoistedScalars, {}, "hoisted_scalars", 1);
+  ASSERT_FALSE(ir.empty());
+  size_t body = std::string::npos;
+  for (size_t at = ir.find("define "); at != std::string::npos; at = ir.find("define ", at + 1)) {
+    if (ir.substr(at, ir.find('\n', at) - at).find(".body(") != std::string::npos) {
+      body = at;
+      break;
+    }
+  }
+  ASSERT_NE(body, std::string::npos) << ir;
+  const size_t entry = ir.find("\nentry:", body);
+  ASSERT_NE(entry, std::string::npos);
+  const std::string entry_block = ir.substr(entry, ir.find("\n\n", entry) - entry);
+  const std::string function = ir.substr(body, ir.find("\n}\n", body) - body);
+  EXPECT_NE(entry_block.find(" xor i32 "), std::string::npos) << entry_block;
+  int xors = 0;
+  for (size_t at = function.find(" xor i32 "); at != std::string::npos;
+       at = function.find(" xor i32 ", at + 1)) {
+    ++xors;
+  }
+  EXPECT_EQ(xors, 1) << function;
+  EXPECT_TRUE(RunAndCompare(kHoistedScalars, {1, 2, 3}, {1e-5, 1e-5}));
+  cpu::CpuBackendOptions serial;
+  serial.parallel = false;
+  EXPECT_TRUE(RunAndCompare(kHoistedScalars, {4}, {1e-5, 1e-5}, false, serial));
 }
 
 // A dot with a fused epilogue, then a loop whose body runs an elementwise kernel 5 times.
