@@ -474,11 +474,11 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeComputationGenerator(
                            MakeGenerator(*inst, std::move(ops), params_invariant));
     if (params_invariant && inst->shape().IsArray() && inst->shape().rank() == 0 &&
         inst != computation.root() && !variant.contains(inst)) {
-      gens[inst] = Hoisted(std::move(g));  // once per kernel, before its loops
+      gens[inst] = Shared(Hoisted(std::move(g)));  // once per kernel, before its loops
       continue;
     }
     // Values used by several users are emitted once per index and block.
-    gens[inst] = inst->user_count() > 1 ? Cached(std::move(g)) : std::move(g);
+    gens[inst] = Shared(inst->user_count() > 1 ? Cached(std::move(g)) : std::move(g));
   }
   if (target != nullptr) {
     auto it = gens.find(target);
@@ -488,6 +488,14 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeComputationGenerator(
     return it->second;
   }
   return gens.at(computation.root());
+}
+
+// Each generator's closure holds its operands' generators; copied by value, a DAG of shared
+// subexpressions would be copied once per path through it (exponential in the depth of
+// Philox's rounds). Shared copies are a reference count.
+ElementGenerator ElementalEmitter::Shared(ElementGenerator generator) {
+  auto shared = std::make_shared<const ElementGenerator>(std::move(generator));
+  return [shared](const IrIndex& index) { return (*shared)(index); };
 }
 
 ElementGenerator ElementalEmitter::Cached(ElementGenerator generator) {

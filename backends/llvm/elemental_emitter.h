@@ -116,6 +116,7 @@ class ElementalEmitter {
   ElementGenerator MakeDynamicSlice(const hlo::Instruction& inst, Generators ops);
   ElementGenerator MakeDynamicUpdateSlice(const hlo::Instruction& inst, Generators ops);
   ElementGenerator MakeGather(const hlo::Instruction& inst, Generators ops);
+  static ElementGenerator Shared(ElementGenerator generator);
   ElementGenerator Cached(ElementGenerator generator);
   ElementGenerator Hoisted(ElementGenerator generator);
 

@@ -17,6 +17,10 @@
 #include "compiler/passes/fusion.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -81,6 +85,32 @@ std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
   // box decoder reusing its previous stage per coordinate emitted one body of 50K lines of
   // IR), so a producer past kMaxEmissions stays a buffer, as in XLA's fusion.
   absl::flat_hash_map<const Instruction*, int64_t> emissions = {{root, 1}};
+  // Where a member emitted once is read: an id per (index, block) the emitter evaluates it at.
+  // The root has context 0; an elementwise user passes its own index to an operand of its
+  // dims, and a broadcast that expands passes a subset of its coordinates, so readers in one
+  // context read the producer at the same index values. The emitters evaluate a value with
+  // several users once per index and block (ElementalEmitter::Cached), so a producer read only
+  // in one context is emitted once, however many users read it there: Philox's rounds, where
+  // each word feeds two words of the next round, stay one kernel.
+  absl::flat_hash_map<const Instruction*, int64_t> context = {{root, 0}};
+  std::map<std::pair<int64_t, std::vector<int64_t>>, int64_t> broadcast_contexts;
+  int64_t next_context = 1;
+  auto read_context = [&](const Instruction& user, const Instruction& operand) -> int64_t {
+    auto it = context.find(&user);
+    if (it == context.end() || emissions[&user] != 1) return -1;
+    if (hlo::IsElementwise(user.opcode()) && user.shape().dims() == operand.shape().dims()) {
+      return it->second;
+    }
+    if (expands(user)) {
+      std::vector<int64_t> key = user.dimensions();
+      key.push_back(-1);
+      for (int64_t d : operand.shape().dims()) key.push_back(d);
+      auto [at, inserted] = broadcast_contexts.try_emplace({it->second, key}, next_context);
+      if (inserted) ++next_context;
+      return at->second;
+    }
+    return -1;
+  };
   *hero = nullptr;
   for (size_t j = root_pos; j-- > 0;) {
     Instruction* p = order[j];
@@ -88,10 +118,18 @@ std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
     bool any_user = false, accepted = true, identity_path = true, feeds_hero = false;
     bool read_repeatedly = false;
     int64_t emitted = 0;
+    int64_t slots = 0;
+    std::optional<int64_t> one_context;  // the context every read is in, if there is one
+    bool same_context = true;
     for (const Instruction* user : p->users()) {
       if (!group.contains(user)) continue;
       const auto& operands = user->operands();
-      emitted += emissions[user] * std::count(operands.begin(), operands.end(), p);
+      const int64_t reads = std::count(operands.begin(), operands.end(), p);
+      emitted += emissions[user] * reads;
+      slots += reads;
+      const int64_t c = read_context(*user, *p);
+      if (c < 0 || (one_context.has_value() && *one_context != c)) same_context = false;
+      one_context = c;
       any_user = true;
       feeds_hero = feeds_hero || user == *hero;
       accepted = accepted && policy.ShouldFuse(*p, *user);
@@ -101,6 +139,10 @@ std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
     // The hero's operands stay buffers: the backend's library call reads them. An expensive
     // producer read repeatedly would be recomputed for every read: it stays a buffer too.
     if (!any_user || feeds_hero) continue;
+    // Read in one context: emitted once when the emitter caches it (several users), else once
+    // per read slot of its one user.
+    const bool cached = p->user_count() > 1;
+    if (same_context && (cached || slots == 1)) emitted = 1;
     if (read_repeatedly && policy.IsExpensive(*p)) continue;
     if (emitted > kMaxEmissions && !IsCheap(*p)) continue;
     const bool same_dims = p->shape().IsArray() && p->shape().dims() == root->shape().dims();
@@ -117,6 +159,7 @@ std::vector<Instruction*> BuildGroup(const FusionPolicy& policy,
     group.insert(p);
     members.push_back(p);
     emissions[p] = std::max<int64_t>(emitted, 1);
+    context[p] = same_context && emitted == 1 ? *one_context : next_context++;
     if (read_repeatedly) reused.insert(p);
     if (identity_path && same_dims && hlo::IsElementwise(p->opcode())) identity.insert(p);
   }

@@ -22,6 +22,9 @@ bool IsElemental(const hlo::Instruction& inst) {
       return true;
     case Opcode::kConstant:
       return inst.shape().IsScalar();  // bigger constants stay buffers, passed as operands
+    case Opcode::kBitcastConvert:  // the same bits read as another type of the same size
+      return tfjit::DTypeSize(inst.shape().element_type()) ==
+             tfjit::DTypeSize(inst.operand(0)->shape().element_type());
     case Opcode::kGather:  // one operand element per output element, at computed indices
       return tfjit::IsIntegerDType(inst.operand(1)->shape().element_type());
     default:

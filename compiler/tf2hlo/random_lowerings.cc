@@ -117,18 +117,33 @@ class Rng {
   }
 
   // Words k of blocks 0..nb-1 interleaved: element i = words[i % k][i / k], first n of them,
-  // shaped `dims`.
+  // shaped `dims`. Built as a [nb, k] select over the words broadcast along k rather than a
+  // concatenate: every lane of a block reads its words at the same index, so the emitters
+  // evaluate one block's Philox rounds once for all k words (ElementalEmitter::Cached) and
+  // the fusion pass keeps the rounds in one kernel (a concatenate reads each word in a
+  // branch of its own, which would repeat the shared rounds per word).
   Instruction* Interleave(const std::vector<Instruction*>& words, int64_t n, const Dims& dims) {
     if (!ok({})) return nullptr;
-    std::vector<Instruction*> cols;
     for (Instruction* w : words) {
       if (!ok({w})) return nullptr;
-      cols.push_back(Reshape(w, {w->shape().dim(0), 1}));
     }
-    if (!ok({})) return nullptr;
-    Instruction* m = cols.size() == 1 ? cols[0] : Take(ctx_.b().Concatenate(cols, 1));
+    const int64_t nb = words[0]->shape().dim(0);
+    const int64_t k = static_cast<int64_t>(words.size());
+    const Dims grid = {nb, k};
+    Instruction* m = Take(ctx_.b().Broadcast(words.back(), grid, {0}));
+    if (k > 1) {
+      Instruction* lane = Take(ctx_.b().Iota(hlo::Shape(DType::kUInt32, grid), 1));
+      for (int64_t j = k - 1; j-- > 0;) {
+        Instruction* w = Take(ctx_.b().Broadcast(words[static_cast<size_t>(j)], grid, {0}));
+        Instruction* is_j = ok({lane}) ? Take(ctx_.b().Compare(ComparisonDirection::kEq, lane,
+                                                               U32(static_cast<uint32_t>(j),
+                                                                   grid)))
+                                       : nullptr;
+        m = ok({is_j, w, m}) ? Take(ctx_.b().Select(is_j, w, m)) : nullptr;
+      }
+    }
     if (!ok({m})) return nullptr;
-    const int64_t total = m->shape().num_elements();
+    const int64_t total = nb * k;
     Instruction* flat = Reshape(m, {total});
     if (total != n && ok({flat})) flat = Take(ctx_.b().Slice(flat, {{0, n, 1}}));
     return Reshape(flat, dims);
