@@ -63,9 +63,25 @@ struct FunctionBody {
 // Instantiates `name` from `library` with the call's `attrs` (signature attr defaults fill the
 // rest). NOT_FOUND for a missing function; INVALID_ARGUMENT naming function, node and field
 // for bad references, missing attrs or rets; UNIMPLEMENTED for list-valued outputs.
+// `inline_calls`: the body's calls are inlined (InlineCalls), as XLA does for a function it
+// compiles, so that values pass between nested functions inside one compiled unit.
 absl::StatusOr<FunctionBody> InstantiateFunction(const tensorflow::FunctionDefLibrary& library,
                                                  const tensorflow::VersionDef& versions,
-                                                 absl::string_view name, const AttrMap& attrs);
+                                                 absl::string_view name, const AttrMap& attrs,
+                                                 bool inline_calls = false);
+
+// Inlines the call nodes of `def` (PartitionedCall, StatefulPartitionedCall, direct calls) and
+// of the bodies they bring, as XLA's bridge inlines the calls of a function it compiles. A
+// call node "c" becomes the callee's nodes, named "c/<node>"; each input arg an Identity
+// "c/<arg>" of the call's input; and "c" itself an Identity (one output) or IdentityN of the
+// callee's outputs, with the callee's control outputs as control inputs, so every consumer
+// and fetch of "c:k" reads what it read before. The call's control inputs reach the callee's
+// args and its nodes without inputs; its device is theirs when they name none. Calls to a
+// function marked `_XlaMustCompile: false`, and calls that would recurse (a function in
+// `callers` or on the inlining path), stay calls: the runtime runs and reports them.
+absl::Status InlineCalls(const tensorflow::FunctionDefLibrary& library,
+                         const tensorflow::VersionDef& versions,
+                         const std::vector<std::string>& callers, tensorflow::GraphDef* def);
 
 }  // namespace tfjit::tf
 

@@ -67,9 +67,11 @@ absl::StatusOr<std::shared_ptr<const FunctionRuntime::Instance>> FunctionRuntime
   auto instance = std::make_shared<Instance>();
   instance->key = key;
   instance->must_compile = must_compile;
-  TFJIT_ASSIGN_OR_RETURN(instance->body, tf::InstantiateFunction(graph_.library(),
-                                                                 graph_.versions(), name,
-                                                                 call.attrs));
+  // A body that must compile is one unit with the functions it calls (XLA inlines them), so
+  // lists, resources and RNG state pass between them inside the compiled code.
+  TFJIT_ASSIGN_OR_RETURN(instance->body,
+                         tf::InstantiateFunction(graph_.library(), graph_.versions(), name,
+                                                 call.attrs, mode == cluster::JitMode::kAll));
   const tf::Graph& body = *instance->body.graph;
   std::vector<tf::Output> feeds, fetches;
   for (const std::string& in : instance->body.inputs) {

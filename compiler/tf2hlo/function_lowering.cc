@@ -96,8 +96,9 @@ absl::StatusOr<tf::FunctionBody> InstantiateFunctionAttr(const tf::Node& node,
     return Internal("node %s is not part of a graph", node.DebugName());
   }
   const tensorflow::NameAttrList& func = it->second.func();
+  // Compiled bodies hold the functions they call (XLA inlines them).
   return tf::InstantiateFunction(node.graph()->library(), node.graph()->versions(), func.name(),
-                                 func.attr());
+                                 func.attr(), /*inline_calls=*/true);
 }
 
 std::vector<const tf::Node*> NeededBodyNodes(const tf::FunctionBody& body) {

@@ -278,5 +278,79 @@ TEST(FunctionGraphTest, ToutCountMustMatchFunction) {
       << graph.status();
 }
 
+// InlineCalls: a call becomes the callee's nodes under "<call>/", its args Identity nodes of
+// the call's inputs (with the call's control inputs), and the call node itself an Identity or
+// IdentityN of the callee's outputs, so "call:k" still names output k. A function marked
+// `_XlaMustCompile: false` stays a call.
+TEST(FunctionInliningTest, CallsBecomeTheCalleesNodes) {
+  auto def = CallGraph(std::string(kInputs) + R"pb(
+    node { name: "k" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 2 } } } }
+    node { name: "call_multi" op: "PartitionedCall" input: "x" input: "k"
+           attr { key: "f" value { func { name: "multi" } } }
+           attr { key: "Tin" value { list { type: DT_FLOAT type: DT_INT32 } } }
+           attr { key: "Tout" value { list { type: DT_FLOAT type: DT_INT32 type: DT_INT32 } } } }
+    node { name: "call_f" op: "StatefulPartitionedCall" input: "x" input: "y" input: "^k"
+           attr { key: "f" value { func { name: "f" } } }
+           attr { key: "Tin" value { list { type: DT_FLOAT type: DT_FLOAT } } }
+           attr { key: "Tout" value { list { type: DT_FLOAT } } } }
+    node { name: "call_t" op: "templated" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  ASSERT_TRUE(InlineCalls(def.library(), def.versions(), {}, &def).ok());
+  auto graph = Graph::Build(def, "g");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto inputs = [&](const std::string& name) {
+    const Node* n = (*graph)->FindNode(name);
+    std::vector<std::string> in;
+    if (n == nullptr) return in;
+    for (const std::string& i : n->def().input()) in.push_back(i);
+    return in;
+  };
+  const Node* multi = (*graph)->FindNode("call_multi");
+  ASSERT_NE(multi, nullptr);
+  EXPECT_EQ(multi->op(), "IdentityN");
+  EXPECT_EQ(inputs("call_multi"), (std::vector<std::string>{
+                                      "call_multi/unpack:2", "call_multi/idn:1",
+                                      "call_multi/topk:1"}));
+  EXPECT_EQ(multi->output_types(),
+            (std::vector<DType>{DType::kFloat32, DType::kInt32, DType::kInt32}));
+  EXPECT_EQ((*graph)->FindNode("call_multi/v")->op(), "Identity");
+  EXPECT_EQ(inputs("call_multi/v"), std::vector<std::string>{"x"});
+  EXPECT_EQ((*graph)->FindNode("call_f")->op(), "Identity");
+  EXPECT_EQ(inputs("call_f"), std::vector<std::string>{"call_f/add:0"});
+  EXPECT_EQ(inputs("call_f/x"), (std::vector<std::string>{"x", "^k"}));
+  EXPECT_EQ(inputs("call_f/add"),
+            (std::vector<std::string>{"call_f/mul:0", "call_f/x:0", "^call_f/y"}));
+  EXPECT_EQ((*graph)->FindNode("call_t")->op(), "templated") << "_XlaMustCompile: false";
+  EXPECT_EQ((*graph)->FindNode("call_t/cast"), nullptr);
+}
+
+// A function that calls itself is inlined once; the inner call stays a call (the runtime
+// reports the recursion when it runs).
+TEST(FunctionInliningTest, RecursionStopsAtTheRepeatedFunction) {
+  auto def = ParseTextProto<tensorflow::GraphDef>(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "c" op: "PartitionedCall" input: "x"
+           attr { key: "f" value { func { name: "rec" } } }
+           attr { key: "Tin" value { list { type: DT_FLOAT } } }
+           attr { key: "Tout" value { list { type: DT_FLOAT } } } }
+    library { function {
+      signature { name: "rec" input_arg { name: "a" type: DT_FLOAT }
+                  output_arg { name: "b" type: DT_FLOAT } }
+      node_def { name: "again" op: "PartitionedCall" input: "a"
+                 attr { key: "f" value { func { name: "rec" } } }
+                 attr { key: "Tin" value { list { type: DT_FLOAT } } }
+                 attr { key: "Tout" value { list { type: DT_FLOAT } } } }
+      ret { key: "b" value: "again:output:0" } } }
+  )pb");
+  ASSERT_TRUE(InlineCalls(def.library(), def.versions(), {}, &def).ok());
+  auto graph = Graph::Build(def, "g");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ((*graph)->FindNode("c")->op(), "Identity");
+  ASSERT_NE((*graph)->FindNode("c/again"), nullptr);
+  EXPECT_EQ((*graph)->FindNode("c/again")->op(), "PartitionedCall");
+  EXPECT_EQ((*graph)->FindNode("c/again/again"), nullptr);
+}
+
 }  // namespace
 }  // namespace tfjit::tf
