@@ -20,6 +20,7 @@
 #include "core/status.h"
 #include "frontend/attr.h"
 #include "frontend/function.h"
+#include "frontend/functionalize.h"
 #include "frontend/model.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/device.h"
@@ -140,6 +141,38 @@ struct Session::Impl {
   // SessionOptions::memory_limit_bytes; null without a cap. Shared with the deleters of the
   // tensors it was charged for, which may outlive the session.
   std::shared_ptr<MemoryBudget> memory;
+  // TF1 loops turned into While nodes (auto and all modes), and the frames left as they were
+  // with why (explain prints them).
+  int functionalized_loops = 0;
+  std::vector<std::pair<std::string, std::string>> loops_left;
+
+  // Auto and all modes compile TF1 loops as XLA does: each frame becomes a functional While
+  // (frontend/functionalize.h) before clustering. Frames that cannot be functionalized, and
+  // --jit none/off, keep the frame executor. A graph the rewrite would break keeps its frames.
+  absl::Status FunctionalizeTf1Loops() {
+    bool has_frames = false;
+    for (const auto& node : graph->nodes()) {
+      has_frames = has_frames || node->op() == "Enter" || node->op() == "RefEnter";
+    }
+    if (!has_frames) return absl::OkStatus();
+    tensorflow::GraphDef def;
+    for (const auto& node : graph->nodes()) *def.add_node() = node->def();
+    *def.mutable_library() = graph->library();
+    *def.mutable_versions() = graph->versions();
+    TFJIT_ASSIGN_OR_RETURN(tf::FunctionalizeResult result, tf::FunctionalizeLoops(&def));
+    loops_left = result.left;
+    if (result.loops == 0) return absl::OkStatus();
+    absl::StatusOr<std::unique_ptr<tf::Graph>> rewritten = tf::Graph::Build(def,
+                                                                            graph->source());
+    if (!rewritten.ok()) {
+      loops_left.push_back({"", absl::StrCat("the functionalized graph did not build (",
+                                             rewritten.status().message(), ")")});
+      return absl::OkStatus();
+    }
+    graph = std::move(*rewritten);
+    functionalized_loops = result.loops;
+    return absl::OkStatus();
+  }
 
   runtime::ExecContext Context() const {
     runtime::ExecContext ctx;
@@ -348,6 +381,9 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   TFJIT_ASSIGN_OR_RETURN(tf::LoadedModel model, tf::LoadModel(model_path, load_options));
   impl->graph = std::move(model.graph);
   impl->signatures = std::move(model.signatures);
+  if (options.jit == JitMode::kAuto || options.jit == JitMode::kAll) {
+    TFJIT_RETURN_IF_ERROR(impl->FunctionalizeTf1Loops());
+  }
   {
     tf::LoadedModel view;  // SelectSignature only reads the signatures and the path
     view.path = model_path;
@@ -749,11 +785,19 @@ StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetche
 
 StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) const {
   TFJIT_ASSIGN_OR_RETURN(ExplainInputs in, impl_->ForExplain(fetches));
+  std::string loops;
+  if (impl_->functionalized_loops > 0) {
+    absl::StrAppend(&loops, "TF1 loops turned into While nodes: ", impl_->functionalized_loops,
+                    "\n");
+  }
+  for (const auto& [frame, why] : impl_->loops_left) {
+    absl::StrAppend(&loops, "TF1 loop frame '", frame, "' stays in the runtime: ", why, "\n");
+  }
   // The top level keeps its own errors (an all-mode graph that cannot compile).
   TFJIT_RETURN_IF_ERROR(runtime::Plan::Build(*impl_->graph, in.feeds, in.fetches, in.mode,
                                              impl_->placement())
                             .status());
-  std::string out;
+  std::string out = loops;
   ExplainPlan(*impl_->graph, in.feeds, in.fetches, in.mode, in.mode,
               in.mode == cluster::JitMode::kAll, impl_->placement(), "", 0, &out);
   return out;

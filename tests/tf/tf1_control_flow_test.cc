@@ -1,7 +1,9 @@
 // TF1 control flow (Switch/Merge deadness, Enter/Exit/NextIteration frames) through the
 // Session, on graphs shaped as TF 1.x exports tf.while_loop and tf.cond, against values
-// computed by hand. Such graphs run in the runtime in every jit mode but "all", which
-// reports them with TF's unsupported-operations message.
+// computed by hand. --jit none and off run them in the frame executor; auto and all first
+// turn each loop frame into a functional While (frontend/functionalize.h), which compiles,
+// and leave what cannot be turned (conditionals inside loops) to the frame executor; all
+// then reports those with TF's unsupported-operations message.
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -46,8 +48,9 @@ TEST(Tf1ControlFlowTest, WhileLoopWithLoopConstantsAndTwoExits) {
   }
 }
 
-// The part of a TF1 graph that depends on no control flow compiles ahead of the frames; the
-// loop reads its outputs (data and control edges) as feeds.
+// The part of a TF1 graph that depends on no control flow compiles ahead of the frames in
+// --jit off's frame executor; in auto the functionalized loop compiles with it and the tail
+// as one cluster.
 TEST(Tf1ControlFlowTest, StaticPrefixCompilesAheadOfTheLoop) {
   const std::vector<float> x = {-0.5f, 0.0f, 0.25f, 1.0f};
   float s = 0.0f;
@@ -72,10 +75,10 @@ TEST(Tf1ControlFlowTest, StaticPrefixCompilesAheadOfTheLoop) {
         EXPECT_NEAR((*out)[1].data<float>()[i], tanh_x[i], 1e-6f);
       }
       if (mode == JitMode::kAuto) {
-        // The prefix (mul, add, tanh, sum and their constants), and after the loop's Exit
-        // the root-frame tail (acc, post/sum, post/two, out), which the frame executor runs.
-        EXPECT_EQ(stats.clusters, 2);
-        EXPECT_GE(stats.nodes_compiled, 8);
+        // The prefix (mul, add, tanh, sum and their constants), the While the loop became,
+        // and the tail after its Exit (acc, post/sum, post/two, out): one cluster.
+        EXPECT_EQ(stats.clusters, 1);
+        EXPECT_GE(stats.nodes_compiled, 12);
       } else {
         EXPECT_EQ(stats.clusters, 0);
       }
@@ -157,17 +160,77 @@ TEST(Tf1ControlFlowTest, FetchingADeadTensorIsAnError) {
   EXPECT_TRUE(absl::StrContains(out.status().message(), "is dead")) << out.status();
 }
 
-TEST(Tf1ControlFlowTest, MustCompileReportsTheFrameOps) {
+// --jit all compiles a functionalized loop whole (XLA's bridge functionalizes TF1 loops the
+// same way); a frame that stays TF1 (a conditional inside the loop) is reported with TF's
+// unsupported-operations message naming the frame ops.
+TEST(Tf1ControlFlowTest, MustCompileCompilesLoopsAndReportsFramesLeft) {
   auto session = Load("while_loop.pbtxt", JitMode::kAll);
   ASSERT_NE(session, nullptr);
+  RunStats stats;
   auto out = session->Run({{"x", Scalar(1.0f)},
                            {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{2})}},
-                          {"acc"});
-  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StartsWith(out.status().message(),
+                          {"acc"}, &stats);
+  ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+  EXPECT_EQ((*out)[0].data<float>()[0], (1.0f * 2.0f + 0.0f) * 2.0f + 1.0f);
+  EXPECT_EQ(stats.clusters, 1);
+
+  auto left = Load("cond_in_loop.pbtxt", JitMode::kAll);
+  ASSERT_NE(left, nullptr);
+  auto bad = left->Run({{"x", Scalar(1.0f)},
+                        {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{2})}},
+                       {"acc"});
+  ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(bad.status().message(),
                                "Detected unsupported operations when trying to compile graph"))
-      << out.status();
-  EXPECT_TRUE(absl::StrContains(out.status().message(), "Enter")) << out.status();
+      << bad.status();
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "Enter")) << bad.status();
+}
+
+// Nested loops: the inner frame becomes a While inside the outer loop's body, then the outer
+// one a While; every mode gives the hand-computed values, auto and all in one cluster.
+TEST(Tf1ControlFlowTest, NestedLoopsFunctionalizeInnermostFirst) {
+  for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
+    auto session = Load("nested_loops.pbtxt", mode);
+    ASSERT_NE(session, nullptr);
+    for (int n : {0, 1, 4}) {
+      RunStats stats;
+      auto out = session->Run({{"x", Scalar(0.75f)},
+                               {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+                              {"acc", "outer/Exit"}, &stats);
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      float acc = 0.75f;
+      for (int i = 0; i < n; ++i) {
+        float t = acc;
+        for (int j = 0; j < i; ++j) t = t * 2.0f + 1.0f;
+        acc = t + 0.5f;
+      }
+      EXPECT_EQ((*out)[0].data<float>()[0], acc) << "n=" << n;
+      EXPECT_EQ((*out)[1].data<int32_t>()[0], n);
+      const bool compiles = mode == JitMode::kAuto || mode == JitMode::kAll;
+      EXPECT_EQ(stats.clusters, compiles ? 1 : 0) << JitModeName(mode);
+    }
+  }
+  SessionOptions options;
+  options.jit = JitMode::kAuto;
+  auto session = Session::Load(Tf1Graph("nested_loops.pbtxt"), options);
+  ASSERT_TRUE(session.ok());
+  auto text = (*session)->Explain({"acc"});
+  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
+  EXPECT_TRUE(absl::StrContains(*text, "TF1 loops turned into While nodes: 2")) << *text;
+}
+
+// A loop holding a TF1 conditional stays in the frame executor, and explain says why.
+TEST(Tf1ControlFlowTest, ExplainSaysWhyAFrameStaysTf1) {
+  SessionOptions options;
+  options.jit = JitMode::kAuto;
+  auto session = Session::Load(Tf1Graph("cond_in_loop.pbtxt"), options);
+  ASSERT_TRUE(session.ok());
+  auto text = (*session)->Explain({"acc"});
+  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
+  EXPECT_TRUE(absl::StrContains(*text, "TF1 loop frame 'while/while_context' stays in the "
+                                       "runtime: Merge 'while/cond/Merge' is a TF1 "
+                                       "conditional's"))
+      << *text;
 }
 
 }  // namespace
