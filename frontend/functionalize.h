@@ -26,7 +26,8 @@ namespace tfjit::tf {
 
 struct FunctionalizeResult {
   int loops = 0;  // frames that became While nodes
-  // Frames left as they were: (frame name, why).
+  int conds = 0;  // TF1 conditionals (Switch/Merge of one predicate) that became If nodes
+  // What was left as it was: ("loop frame 'name'" or "conditional at Merge 'name'", why).
   std::vector<std::pair<std::string, std::string>> left;
 };
 

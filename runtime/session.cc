@@ -141,9 +141,10 @@ struct Session::Impl {
   // SessionOptions::memory_limit_bytes; null without a cap. Shared with the deleters of the
   // tensors it was charged for, which may outlive the session.
   std::shared_ptr<MemoryBudget> memory;
-  // TF1 loops turned into While nodes (auto and all modes), and the frames left as they were
-  // with why (explain prints them).
+  // TF1 loops and conditionals turned into While and If nodes (auto and all modes), and what
+  // was left as it was, with why (explain prints them).
   int functionalized_loops = 0;
+  int functionalized_conds = 0;
   std::vector<std::pair<std::string, std::string>> loops_left;
 
   // Auto and all modes compile TF1 loops as XLA does: each frame becomes a functional While
@@ -152,7 +153,8 @@ struct Session::Impl {
   absl::Status FunctionalizeTf1Loops() {
     bool has_frames = false;
     for (const auto& node : graph->nodes()) {
-      has_frames = has_frames || node->op() == "Enter" || node->op() == "RefEnter";
+      has_frames = has_frames || node->op() == "Enter" || node->op() == "RefEnter" ||
+                   node->op() == "Switch" || node->op() == "RefSwitch";
     }
     if (!has_frames) return absl::OkStatus();
     tensorflow::GraphDef def;
@@ -161,16 +163,17 @@ struct Session::Impl {
     *def.mutable_versions() = graph->versions();
     TFJIT_ASSIGN_OR_RETURN(tf::FunctionalizeResult result, tf::FunctionalizeLoops(&def));
     loops_left = result.left;
-    if (result.loops == 0) return absl::OkStatus();
+    if (result.loops == 0 && result.conds == 0) return absl::OkStatus();
     absl::StatusOr<std::unique_ptr<tf::Graph>> rewritten = tf::Graph::Build(def,
                                                                             graph->source());
     if (!rewritten.ok()) {
-      loops_left.push_back({"", absl::StrCat("the functionalized graph did not build (",
+      loops_left.push_back({"graph", absl::StrCat("the functionalized graph did not build (",
                                              rewritten.status().message(), ")")});
       return absl::OkStatus();
     }
     graph = std::move(*rewritten);
     functionalized_loops = result.loops;
+    functionalized_conds = result.conds;
     return absl::OkStatus();
   }
 
@@ -790,8 +793,12 @@ StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) 
     absl::StrAppend(&loops, "TF1 loops turned into While nodes: ", impl_->functionalized_loops,
                     "\n");
   }
-  for (const auto& [frame, why] : impl_->loops_left) {
-    absl::StrAppend(&loops, "TF1 loop frame '", frame, "' stays in the runtime: ", why, "\n");
+  if (impl_->functionalized_conds > 0) {
+    absl::StrAppend(&loops, "TF1 conditionals turned into If nodes: ",
+                    impl_->functionalized_conds, "\n");
+  }
+  for (const auto& [what, why] : impl_->loops_left) {
+    absl::StrAppend(&loops, "TF1 ", what, " stays in the runtime: ", why, "\n");
   }
   // The top level keeps its own errors (an all-mode graph that cannot compile).
   TFJIT_RETURN_IF_ERROR(runtime::Plan::Build(*impl_->graph, in.feeds, in.fetches, in.mode,

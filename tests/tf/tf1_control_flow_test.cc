@@ -123,16 +123,22 @@ TEST(Tf1ControlFlowTest, NeverDeadRootFrameNodesAfterCondAndLoopCompile) {
   }
 }
 
+// The frame executor skips the dead branch's loop; auto and all turn the loop into a While and
+// the conditional (both Merges of one predicate) into one If whose else branch holds it.
 TEST(Tf1ControlFlowTest, CondTakesOneBranchAndALoopInTheUntakenBranchEndsDead) {
-  auto session = Load("cond.pbtxt", JitMode::kAuto);
-  ASSERT_NE(session, nullptr);
-  for (bool p : {true, false}) {
-    auto out = session->Run({{"x", Scalar(1.5f)},
-                             {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}},
-                            {"out", "looped"});
-    ASSERT_TRUE(out.ok()) << StatusToString(out.status());
-    EXPECT_EQ((*out)[0].data<float>()[0], p ? 4.5f : 2.5f) << "p=" << p;
-    EXPECT_EQ((*out)[1].data<float>()[0], p ? 1.5f : 12.0f) << "p=" << p;
+  for (JitMode mode : {JitMode::kNone, JitMode::kAuto, JitMode::kAll}) {
+    auto session = Load("cond.pbtxt", mode);
+    ASSERT_NE(session, nullptr);
+    for (bool p : {true, false}) {
+      RunStats stats;
+      auto out = session->Run({{"x", Scalar(1.5f)},
+                               {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}},
+                              {"out", "looped"}, &stats);
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      EXPECT_EQ((*out)[0].data<float>()[0], p ? 4.5f : 2.5f) << "p=" << p;
+      EXPECT_EQ((*out)[1].data<float>()[0], p ? 1.5f : 12.0f) << "p=" << p;
+      EXPECT_EQ(stats.clusters, mode == JitMode::kNone ? 0 : 1) << JitModeName(mode);
+    }
   }
 }
 
@@ -161,7 +167,7 @@ TEST(Tf1ControlFlowTest, FetchingADeadTensorIsAnError) {
 }
 
 // --jit all compiles a functionalized loop whole (XLA's bridge functionalizes TF1 loops the
-// same way); a frame that stays TF1 (a conditional inside the loop) is reported with TF's
+// same way); a frame that stays TF1 (its conditional's Merge:1 is read) is reported with TF's
 // unsupported-operations message naming the frame ops.
 TEST(Tf1ControlFlowTest, MustCompileCompilesLoopsAndReportsFramesLeft) {
   auto session = Load("while_loop.pbtxt", JitMode::kAll);
@@ -174,7 +180,7 @@ TEST(Tf1ControlFlowTest, MustCompileCompilesLoopsAndReportsFramesLeft) {
   EXPECT_EQ((*out)[0].data<float>()[0], (1.0f * 2.0f + 0.0f) * 2.0f + 1.0f);
   EXPECT_EQ(stats.clusters, 1);
 
-  auto left = Load("cond_in_loop.pbtxt", JitMode::kAll);
+  auto left = Load("cond_value_index_in_loop.pbtxt", JitMode::kAll);
   ASSERT_NE(left, nullptr);
   auto bad = left->Run({{"x", Scalar(1.0f)},
                         {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{2})}},
@@ -219,18 +225,41 @@ TEST(Tf1ControlFlowTest, NestedLoopsFunctionalizeInnermostFirst) {
   EXPECT_TRUE(absl::StrContains(*text, "TF1 loops turned into While nodes: 2")) << *text;
 }
 
-// A loop holding a TF1 conditional stays in the frame executor, and explain says why.
-TEST(Tf1ControlFlowTest, ExplainSaysWhyAFrameStaysTf1) {
+// A conditional inside a loop becomes an If, then the loop a While: one cluster in auto, and
+// explain counts both. One whose Merge:1 is read stays TF1 with the loop holding it, and
+// explain says why for each; the frame executor still gives the values.
+TEST(Tf1ControlFlowTest, ExplainSaysWhatWasFunctionalizedAndWhy) {
   SessionOptions options;
   options.jit = JitMode::kAuto;
   auto session = Session::Load(Tf1Graph("cond_in_loop.pbtxt"), options);
   ASSERT_TRUE(session.ok());
   auto text = (*session)->Explain({"acc"});
   ASSERT_TRUE(text.ok()) << StatusToString(text.status());
+  EXPECT_TRUE(absl::StrContains(*text, "TF1 loops turned into While nodes: 1")) << *text;
+  EXPECT_TRUE(absl::StrContains(*text, "TF1 conditionals turned into If nodes: 1")) << *text;
+  EXPECT_TRUE(absl::StrContains(*text, "jit mode: auto, 1 cluster(s)")) << *text;
+
+  auto left = Session::Load(Tf1Graph("cond_value_index_in_loop.pbtxt"), options);
+  ASSERT_TRUE(left.ok());
+  text = (*left)->Explain({"acc"});
+  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
+  EXPECT_TRUE(absl::StrContains(*text, "TF1 conditional at Merge 'while/cond/Merge' stays in the "
+                                       "runtime: node 'while/cond/which' reads Merge "
+                                       "'while/cond/Merge''s value_index"))
+      << *text;
   EXPECT_TRUE(absl::StrContains(*text, "TF1 loop frame 'while/while_context' stays in the "
                                        "runtime: Merge 'while/cond/Merge' is a TF1 "
                                        "conditional's"))
       << *text;
+  for (int n : {0, 3}) {
+    auto out = (*left)->Run({{"x", Scalar(0.75f)},
+                             {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+                            {"acc"});
+    ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+    float acc = 0.75f;
+    for (int i = 0; i < n; ++i) acc = i % 2 == 0 ? acc + 1.0f : acc * 2.0f;
+    EXPECT_EQ((*out)[0].data<float>()[0], acc) << "n=" << n;
+  }
 }
 
 }  // namespace
