@@ -971,6 +971,7 @@ class CondRewriter {
 // One conditional of `def` turned into an If, if any can be; `left` collects those that
 // cannot (by their first Merge's name).
 absl::StatusOr<bool> FunctionalizeOneCond(tensorflow::GraphDef* def, const FrameAnalysis& frames,
+                                          const FunctionalizeOptions& options,
                                           std::set<std::string>* given_up,
                                           FunctionalizeResult* result) {
   Deadness dead(*def, frames);
@@ -979,6 +980,7 @@ absl::StatusOr<bool> FunctionalizeOneCond(tensorflow::GraphDef* def, const Frame
   std::map<std::pair<int, Literals>, std::pair<std::vector<int>, std::vector<int>>> groups;
   for (int i = 0; i < def->node_size(); ++i) {
     if (!Is(def->node(i), "Merge") || given_up->contains(def->node(i).name())) continue;
+    if (!options.conditionals_outside_loops && frames.frame_of(i) == 0) continue;
     if (std::optional<Deadness::CondMerge> c = dead.AsCondMerge(i)) {
       auto& g = groups[{c->pred, c->rest}];
       g.first.push_back(i);
@@ -1002,7 +1004,8 @@ absl::StatusOr<bool> FunctionalizeOneCond(tensorflow::GraphDef* def, const Frame
 
 }  // namespace
 
-absl::StatusOr<FunctionalizeResult> FunctionalizeLoops(tensorflow::GraphDef* def) {
+absl::StatusOr<FunctionalizeResult> FunctionalizeLoops(tensorflow::GraphDef* def,
+                                                       const FunctionalizeOptions& options) {
   FunctionalizeResult result;
   std::set<std::string> left;             // frames given up on, by name
   std::set<std::string> conds_given_up;   // conditionals given up on, by Merge name
@@ -1016,7 +1019,8 @@ absl::StatusOr<FunctionalizeResult> FunctionalizeLoops(tensorflow::GraphDef* def
     // Conditionals first (a loop holding one cannot be functionalized before), then the
     // deepest loop; then again, until neither changes anything.
     TFJIT_ASSIGN_OR_RETURN(bool changed,
-                           FunctionalizeOneCond(def, frames, &conds_given_up, &result));
+                           FunctionalizeOneCond(def, frames, options, &conds_given_up,
+                                                &result));
     if (changed) continue;
     int pick = -1;
     for (size_t f = 1; f < frames.frames().size(); ++f) {

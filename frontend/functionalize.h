@@ -31,9 +31,19 @@ struct FunctionalizeResult {
   std::vector<std::pair<std::string, std::string>> left;
 };
 
+struct FunctionalizeOptions {
+  // Whether conditionals outside loops become If nodes too. Inside a loop a conditional must
+  // (the loop cannot become a While otherwise). Outside, auto-clustering already compiles
+  // around a TF1 conditional, while a compiled If needs both branches to return the same
+  // shapes (a model that resizes in one branch only would fall back whole): auto mode leaves
+  // them, all mode (everything must compile) turns them.
+  bool conditionals_outside_loops = true;
+};
+
 // Rewrites `def` in place (its library gains the cond and body functions). On an error the
 // graph may be half rewritten: callers work on a copy.
-absl::StatusOr<FunctionalizeResult> FunctionalizeLoops(tensorflow::GraphDef* def);
+absl::StatusOr<FunctionalizeResult> FunctionalizeLoops(tensorflow::GraphDef* def,
+                                                       const FunctionalizeOptions& options = {});
 
 }  // namespace tfjit::tf
 

@@ -161,7 +161,10 @@ struct Session::Impl {
     for (const auto& node : graph->nodes()) *def.add_node() = node->def();
     *def.mutable_library() = graph->library();
     *def.mutable_versions() = graph->versions();
-    TFJIT_ASSIGN_OR_RETURN(tf::FunctionalizeResult result, tf::FunctionalizeLoops(&def));
+    tf::FunctionalizeOptions functionalize;
+    functionalize.conditionals_outside_loops = options.jit == JitMode::kAll;
+    TFJIT_ASSIGN_OR_RETURN(tf::FunctionalizeResult result,
+                           tf::FunctionalizeLoops(&def, functionalize));
     loops_left = result.left;
     if (result.loops == 0 && result.conds == 0) return absl::OkStatus();
     absl::StatusOr<std::unique_ptr<tf::Graph>> rewritten = tf::Graph::Build(def,
