@@ -27,6 +27,9 @@ namespace tfjit::tf {
 struct FunctionalizeResult {
   int loops = 0;  // frames that became While nodes
   int conds = 0;  // TF1 conditionals (Switch/Merge of one predicate) that became If nodes
+  // TF1 TensorArrays (TensorArrayV3 and its Read/Write/Gather/Scatter/Size/Close) turned into
+  // TensorList ops, whose list the flow tensor now carries (XLA represents them the same way).
+  int tensor_arrays = 0;
   // What was left as it was: ("loop frame 'name'" or "conditional at Merge 'name'", why).
   std::vector<std::pair<std::string, std::string>> left;
 };

@@ -145,6 +145,7 @@ struct Session::Impl {
   // was left as it was, with why (explain prints them).
   int functionalized_loops = 0;
   int functionalized_conds = 0;
+  int functionalized_tensor_arrays = 0;
   std::vector<std::pair<std::string, std::string>> loops_left;
 
   // Auto and all modes compile TF1 loops as XLA does: each frame becomes a functional While
@@ -154,7 +155,8 @@ struct Session::Impl {
     bool has_frames = false;
     for (const auto& node : graph->nodes()) {
       has_frames = has_frames || node->op() == "Enter" || node->op() == "RefEnter" ||
-                   node->op() == "Switch" || node->op() == "RefSwitch";
+                   node->op() == "Switch" || node->op() == "RefSwitch" ||
+                   node->op() == "TensorArrayV3";
     }
     if (!has_frames) return absl::OkStatus();
     tensorflow::GraphDef def;
@@ -166,7 +168,9 @@ struct Session::Impl {
     TFJIT_ASSIGN_OR_RETURN(tf::FunctionalizeResult result,
                            tf::FunctionalizeLoops(&def, functionalize));
     loops_left = result.left;
-    if (result.loops == 0 && result.conds == 0) return absl::OkStatus();
+    if (result.loops == 0 && result.conds == 0 && result.tensor_arrays == 0) {
+      return absl::OkStatus();
+    }
     absl::StatusOr<std::unique_ptr<tf::Graph>> rewritten = tf::Graph::Build(def,
                                                                             graph->source());
     if (!rewritten.ok()) {
@@ -177,6 +181,7 @@ struct Session::Impl {
     graph = std::move(*rewritten);
     functionalized_loops = result.loops;
     functionalized_conds = result.conds;
+    functionalized_tensor_arrays = result.tensor_arrays;
     return absl::OkStatus();
   }
 
@@ -795,6 +800,10 @@ StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) 
   if (impl_->functionalized_loops > 0) {
     absl::StrAppend(&loops, "TF1 loops turned into While nodes: ", impl_->functionalized_loops,
                     "\n");
+  }
+  if (impl_->functionalized_tensor_arrays > 0) {
+    absl::StrAppend(&loops, "TF1 TensorArrays turned into TensorLists: ",
+                    impl_->functionalized_tensor_arrays, "\n");
   }
   if (impl_->functionalized_conds > 0) {
     absl::StrAppend(&loops, "TF1 conditionals turned into If nodes: ",

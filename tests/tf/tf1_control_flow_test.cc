@@ -263,5 +263,38 @@ TEST(Tf1ControlFlowTest, ExplainSaysWhatWasFunctionalizedAndWhy) {
   }
 }
 
+// A TF1 TensorArray written in a TF1 loop and stacked after it: auto and all turn it into
+// TensorList ops whose list the flow carries (as XLA represents TensorArrays), so --jit all
+// compiles the loop, the writes and the gather as one cluster. Every mode gives rows x * i.
+TEST(Tf1ControlFlowTest, TensorArrayInALoopBecomesATensorList) {
+  const std::vector<float> x = {1.5f, -2.0f};
+  for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
+    auto session = Load("tensor_array_loop.pbtxt", mode);
+    ASSERT_NE(session, nullptr);
+    RunStats stats;
+    auto out = session->Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {2}, x)}},
+                            {"out", "TensorArraySize"}, &stats);
+    ASSERT_TRUE(out.ok()) << JitModeName(mode) << ": " << StatusToString(out.status());
+    ASSERT_EQ((*out)[0].ShapeString(), "float32[4,2]");
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 2; ++j) {
+        EXPECT_EQ((*out)[0].data<float>()[i * 2 + j], x[static_cast<size_t>(j)] *
+                                                          static_cast<float>(i));
+      }
+    }
+    EXPECT_EQ((*out)[1].data<int32_t>()[0], 4);
+    if (mode == JitMode::kAll) {
+      EXPECT_EQ(stats.clusters, 1);
+    }
+  }
+  SessionOptions options;
+  options.jit = JitMode::kAll;
+  auto session = Session::Load(Tf1Graph("tensor_array_loop.pbtxt"), options);
+  ASSERT_TRUE(session.ok());
+  auto text = (*session)->Explain({"out"});
+  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
+  EXPECT_TRUE(absl::StrContains(*text, "TF1 TensorArrays turned into TensorLists: 1")) << *text;
+}
+
 }  // namespace
 }  // namespace tfjit
