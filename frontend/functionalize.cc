@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -600,44 +601,25 @@ class TensorArrayRewriter {
     }
     // The handle reaches TensorArray ops (slot 0) through forwarding nodes only.
     std::set<int> handle_nodes, ops;
-    std::vector<std::pair<int, int>> work = {{ta, 0}};
-    while (!work.empty()) {
-      auto [n, port] = work.back();
-      work.pop_back();
-      for (const Use& u : DataUses(n, port)) {
-        const tensorflow::NodeDef& c = def_->node(u.first);
-        if (IsForwarding(c) && TypeAttr(c) == tensorflow::DT_RESOURCE) {
-          if (handle_nodes.insert(u.first).second) {
-            for (int p = 0; p < Outputs(c); ++p) work.push_back({u.first, p});
-          }
-        } else if (u.second == 0 && kListForm.contains(c.op())) {
-          ops.insert(u.first);
-        } else {
-          return false;
-        }
-      }
+    if (!Reach({{ta, 0}}, tensorflow::DT_RESOURCE, &handle_nodes, [&](int c, int slot) {
+          if (slot != 0 || !kListForm.contains(def_->node(c).op())) return false;
+          ops.insert(c);
+          return true;
+        })) {
+      return false;
     }
     // The flow: from the TensorArray and the ops that write, through forwarding nodes, into
     // the ops' flow inputs only.
     std::set<int> flow_nodes;
-    work = {{ta, 1}};
+    std::vector<std::pair<int, int>> flows = {{ta, 1}};
     for (int op : ops) {
       const std::string& o = def_->node(op).op();
-      if (o == "TensorArrayWriteV3" || o == "TensorArrayScatterV3") work.push_back({op, 0});
+      if (o == "TensorArrayWriteV3" || o == "TensorArrayScatterV3") flows.push_back({op, 0});
     }
-    while (!work.empty()) {
-      auto [n, port] = work.back();
-      work.pop_back();
-      for (const Use& u : DataUses(n, port)) {
-        const tensorflow::NodeDef& c = def_->node(u.first);
-        if (IsForwarding(c) && TypeAttr(c) == tensorflow::DT_FLOAT) {
-          if (flow_nodes.insert(u.first).second) {
-            for (int p = 0; p < Outputs(c); ++p) work.push_back({u.first, p});
-          }
-        } else if (!ops.contains(u.first) || u.second != FlowSlot(c.op())) {
-          return false;
-        }
-      }
+    if (!Reach(flows, tensorflow::DT_FLOAT, &flow_nodes, [&](int c, int slot) {
+          return ops.contains(c) && slot == FlowSlot(def_->node(c).op());
+        })) {
+      return false;
     }
     // Rewrite: the TensorArray becomes TensorListReserve; its flow output is the list.
     const tensorflow::DataType dtype = node.attr().at("dtype").type();
@@ -663,8 +645,29 @@ class TensorArrayRewriter {
     for (int f : flow_nodes) {
       (*def_->mutable_node(f)->mutable_attr())["T"].set_type(tensorflow::DT_VARIANT);
     }
-    for (int op : ops) RewriteOp(op, dtype, shape);
+    for (int op : ops) RewriteOp(op, shape);
     dead_handles_.insert(handle_nodes.begin(), handle_nodes.end());
+    return true;
+  }
+
+  // Follows the outputs `starts` (node, output) through forwarding nodes of `type` (collected
+  // in `forwarding`); every other consumer must satisfy `accept(consumer, input slot)`.
+  bool Reach(std::vector<std::pair<int, int>> work, tensorflow::DataType type,
+             std::set<int>* forwarding, const std::function<bool(int, int)>& accept) const {
+    while (!work.empty()) {
+      auto [n, port] = work.back();
+      work.pop_back();
+      for (const Use& u : DataUses(n, port)) {
+        const tensorflow::NodeDef& c = def_->node(u.first);
+        if (IsForwarding(c) && TypeAttr(c) == type) {
+          if (forwarding->insert(u.first).second) {
+            for (int p = 0; p < Outputs(c); ++p) work.push_back({u.first, p});
+          }
+        } else if (!accept(u.first, u.second)) {
+          return false;
+        }
+      }
+    }
     return true;
   }
 
@@ -702,7 +705,7 @@ class TensorArrayRewriter {
     return name;
   }
 
-  void RewriteOp(int i, tensorflow::DataType dtype, const tensorflow::TensorShapeProto& shape) {
+  void RewriteOp(int i, const tensorflow::TensorShapeProto& shape) {
     tensorflow::NodeDef& n = *def_->mutable_node(i);
     std::vector<std::string> data, controls;
     for (const std::string& in : n.input()) {
@@ -740,7 +743,6 @@ class TensorArrayRewriter {
     } else {  // TensorArrayCloseV3: nothing to release
       out.set_op("NoOp");
     }
-    (void)dtype;
     for (const std::string& c : controls) out.add_input(c);
     n = std::move(out);
   }

@@ -143,17 +143,24 @@ TEST(Tf1ControlFlowTest, CondTakesOneBranchAndALoopInTheUntakenBranchEndsDead) {
   }
 }
 
-TEST(Tf1ControlFlowTest, CondInsideALoopTakesItsBranchInEveryIteration) {
-  auto session = Load("cond_in_loop.pbtxt", JitMode::kAuto);
-  ASSERT_NE(session, nullptr);
-  for (int n : {0, 1, 2, 5}) {
-    auto out = session->Run({{"x", Scalar(0.75f)},
-                             {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
-                            {"acc"});
+// cond_in_loop.pbtxt's acc for x = 0.75 against the hand-computed value, for each n.
+void ExpectCondInLoopValues(Session& session, const std::vector<int>& ns) {
+  for (int n : ns) {
+    auto out = session.Run({{"x", Scalar(0.75f)},
+                            {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+                           {"acc"});
     ASSERT_TRUE(out.ok()) << StatusToString(out.status());
     float acc = 0.75f;
     for (int i = 0; i < n; ++i) acc = i % 2 == 0 ? acc + 1.0f : acc * 2.0f;
     EXPECT_EQ((*out)[0].data<float>()[0], acc) << "n=" << n;
+  }
+}
+
+TEST(Tf1ControlFlowTest, CondInsideALoopTakesItsBranchInEveryIteration) {
+  for (JitMode mode : {JitMode::kNone, JitMode::kAuto, JitMode::kAll}) {
+    auto session = Load("cond_in_loop.pbtxt", mode);
+    ASSERT_NE(session, nullptr);
+    ExpectCondInLoopValues(*session, {0, 1, 2, 5});
   }
 }
 
@@ -252,15 +259,7 @@ TEST(Tf1ControlFlowTest, ExplainSaysWhatWasFunctionalizedAndWhy) {
                                        "runtime: Merge 'while/cond/Merge' is a TF1 "
                                        "conditional's"))
       << *text;
-  for (int n : {0, 3}) {
-    auto out = (*left)->Run({{"x", Scalar(0.75f)},
-                             {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
-                            {"acc"});
-    ASSERT_TRUE(out.ok()) << StatusToString(out.status());
-    float acc = 0.75f;
-    for (int i = 0; i < n; ++i) acc = i % 2 == 0 ? acc + 1.0f : acc * 2.0f;
-    EXPECT_EQ((*out)[0].data<float>()[0], acc) << "n=" << n;
-  }
+  ExpectCondInLoopValues(**left, {0, 3});
 }
 
 // A TF1 TensorArray written in a TF1 loop and stacked after it: auto and all turn it into
