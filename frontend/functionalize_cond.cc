@@ -1,6 +1,7 @@
 // TF1 conditionals as If nodes (functionalize.h): a deadness analysis over Switch outputs
 // finds each conditional's Merges and branches; the branches become library functions.
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -193,6 +194,9 @@ class CondRewriter {
       : def_(def), frames_(frames), dead_(dead), pred_(pred), rest_(std::move(rest)),
         merges_(std::move(merges)), then_inputs_(std::move(then_inputs)) {}
 
+  // The Merges of the conditional Run took (or tried).
+  const std::vector<int>& merges() const { return merges_; }
+
   // false: not (yet) possible; `why` empty when an inner conditional or loop must go first.
   bool Run(std::string* why) {
     why->clear();
@@ -245,13 +249,15 @@ class CondRewriter {
       }
       branch_[i] = *port;
     }
+    KeepFirstConditional();
     // Nothing outside reads the branches or Merge:1; Switches are read only by the branches.
+    const std::set<int> kept(merges_.begin(), merges_.end());
     for (int i = 0; i < def_->node_size(); ++i) {
       if (branch_.contains(i)) continue;
       for (const std::string& in : node(i).input()) {
         const Ref r = ParseRef(in);
         const int p = frames_.index(r.node);
-        const bool merge = merges.contains(i);
+        const bool merge = kept.contains(i);
         if (branch_.contains(p) && !merge) {
           return Fail(why, absl::StrCat("node '", node(i).name(), "' reads '", r.node,
                                         "' of a branch without a Merge"));
@@ -260,13 +266,55 @@ class CondRewriter {
           return Fail(why, absl::StrCat("node '", node(i).name(), "' reads Switch '", r.node,
                                         "' outside the branches"));
         }
-        if (merges.contains(p) && !r.control && r.port != 0) {
+        if (kept.contains(p) && !r.control && r.port != 0) {
           return Fail(why, absl::StrCat("node '", node(i).name(), "' reads Merge '", r.node,
                                         "''s value_index"));
         }
       }
     }
     return true;
+  }
+
+  // Conditionals on one predicate are separate Ifs unless their branches or Switches are
+  // connected: batch norms chained on one `is_training` feed each other through their Merges,
+  // and one If for all of them would read its own output. Keeps the first Merge's conditional
+  // (its Merges, Switches and branch nodes); later rounds take the others.
+  void KeepFirstConditional() {
+    absl::flat_hash_map<int, int> parent;
+    std::function<int(int)> find = [&](int x) {
+      auto it = parent.find(x);
+      if (it == parent.end() || it->second == x) return x;
+      return it->second = find(it->second);
+    };
+    auto member = [&](int i) {
+      return branch_.contains(i) || switch_arg_.contains(i) ||
+             std::find(merges_.begin(), merges_.end(), i) != merges_.end();
+    };
+    for (int i = 0; i < def_->node_size(); ++i) {
+      if (!member(i) || switch_arg_.contains(i)) continue;
+      for (const std::string& in : node(i).input()) {
+        const int p = frames_.index(ParseRef(in).node);
+        if (p >= 0 && member(p)) parent[find(i)] = find(p);
+      }
+    }
+    const int first = find(merges_[0]);
+    std::vector<int> merges, then_inputs, switches;
+    for (size_t k = 0; k < merges_.size(); ++k) {
+      if (find(merges_[k]) != first) continue;
+      merges.push_back(merges_[k]);
+      then_inputs.push_back(then_inputs_[k]);
+    }
+    for (int s : switches_) {
+      if (find(s) == first) switches.push_back(s);
+    }
+    for (auto it = branch_.begin(); it != branch_.end();) {
+      it = find(it->first) == first ? std::next(it) : branch_.erase(it);
+    }
+    merges_ = std::move(merges);
+    then_inputs_ = std::move(then_inputs);
+    switches_ = std::move(switches);
+    switch_arg_.clear();
+    for (size_t k = 0; k < switches_.size(); ++k) switch_arg_[switches_[k]] = k;
   }
 
   static std::string ArgName(size_t k) { return absl::StrCat("_tfjit_in_", k); }
@@ -431,8 +479,8 @@ class CondRewriter {
   const Deadness& dead_;
   const int pred_;
   const Literals rest_;
-  const std::vector<int> merges_;
-  const std::vector<int> then_inputs_;  // per Merge: its data input from the true branch
+  std::vector<int> merges_;
+  std::vector<int> then_inputs_;  // per Merge: its data input from the true branch
   std::vector<int> switches_;
   absl::flat_hash_map<int, size_t> switch_arg_;
   std::map<int, int> branch_;  // node -> the Switch output it is live on
@@ -468,9 +516,9 @@ absl::StatusOr<bool> FunctionalizeOneCond(tensorflow::GraphDef* def, const Frame
       return true;
     }
     if (!why.empty()) {
-      for (int m : merges.first) given_up->insert(def->node(m).name());
+      for (int m : rewriter.merges()) given_up->insert(def->node(m).name());
       result->left.push_back({absl::StrCat("conditional at Merge '",
-                                           def->node(merges.first[0]).name(), "'"), why});
+                                           def->node(rewriter.merges()[0]).name(), "'"), why});
     }
   }
   return false;

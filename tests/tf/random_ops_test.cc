@@ -258,6 +258,22 @@ TEST(RandomOpsCompiledTest, SeedsComputedInTheGraphCompile) {
   ExpectCompiledMatchesKernels(g, "computed_seed", {"op", "normal", "split"});
 }
 
+// TF 2.x's tf.random.stateless_uniform with a seed tensor: StatelessRandomGetKeyCounter on a
+// fed seed, feeding the V2 ops, compiled in one cluster.
+TEST(RandomOpsCompiledTest, FedSeedThroughGetKeyCounterCompiles) {
+  for (const char* op : {"StatelessRandomUniformV2", "StatelessRandomNormalV2"}) {
+    GraphBuilder g;
+    g.Placeholder("seed", Tensor::FromVector<int64_t>(DType::kInt64, {2}, {-8, 1234567}));
+    g.Node("kc", "StatelessRandomGetKeyCounter", {"seed"});
+    g.Const("shape", ShapeTensor({64, 33}));
+    g.Const("alg", Tensor::FromVector<int32_t>(DType::kInt32, {}, {1}));
+    auto* n = g.Node("op", op, {"shape", "kc:0", "kc:1", "alg"});
+    GraphBuilder::SetType(n, "dtype", DType::kFloat32);
+    GraphBuilder::SetType(n, "Tshape", DType::kInt32);
+    ExpectCompiledMatchesKernels(g, absl::StrCat(op, "_fed_seed_kc"), {"op", "kc:0", "kc:1"});
+  }
+}
+
 TEST(RandomOpsCompiledTest, StatelessUniformIntV1) {
   for (DType t : {DType::kInt32, DType::kInt64}) {
     for (const Dims& d : Shapes()) {

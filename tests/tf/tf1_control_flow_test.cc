@@ -295,5 +295,34 @@ TEST(Tf1ControlFlowTest, TensorArrayInALoopBecomesATensorList) {
   EXPECT_TRUE(absl::StrContains(*text, "TF1 TensorArrays turned into TensorLists: 1")) << *text;
 }
 
+// Conditionals on one predicate chained through their Merges (batch norms on one
+// is_training feed) are separate Ifs: one If for both would read its own output. --jit all
+// compiles both; every mode gives the hand values.
+TEST(Tf1ControlFlowTest, ChainedConditionalsOnOnePredicateAreSeparateIfs) {
+  for (JitMode mode : {JitMode::kNone, JitMode::kAuto, JitMode::kAll}) {
+    auto session = Load("chained_conds.pbtxt", mode);
+    ASSERT_NE(session, nullptr);
+    for (bool p : {true, false}) {
+      RunStats stats;
+      auto out = session->Run({{"x", Scalar(1.5f)},
+                               {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}},
+                              {"out"}, &stats);
+      ASSERT_TRUE(out.ok()) << JitModeName(mode) << ": " << StatusToString(out.status());
+      EXPECT_EQ((*out)[0].data<float>()[0], p ? 1.5f * 2.0f * 3.0f : 1.5f + 1.0f - 1.0f)
+          << JitModeName(mode) << " p=" << p;
+      if (mode == JitMode::kAll) {
+        EXPECT_EQ(stats.clusters, 1);
+      }
+    }
+  }
+  SessionOptions options;
+  options.jit = JitMode::kAll;
+  auto session = Session::Load(Tf1Graph("chained_conds.pbtxt"), options);
+  ASSERT_TRUE(session.ok());
+  auto text = (*session)->Explain({"out"});
+  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
+  EXPECT_TRUE(absl::StrContains(*text, "TF1 conditionals turned into If nodes: 2")) << *text;
+}
+
 }  // namespace
 }  // namespace tfjit
