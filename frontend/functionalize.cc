@@ -113,8 +113,8 @@ class LoopRewriter {
                                       "functionalized yet)"));
       }
       if (vars_[var->second].sw >= 0) {
-        return Fail(why, absl::StrCat("loop variable Merge '", node(vars_[var->second].merge).name(),
-                                      "' has two Switch nodes"));
+        const std::string merge = node(vars_[var->second].merge).name();
+        return Fail(why, absl::StrCat("loop variable Merge '", merge, "' has two Switch nodes"));
       }
       vars_[var->second].sw = s;
       var_of_switch_[s] = var->second;
@@ -411,8 +411,8 @@ absl::StatusOr<FunctionalizeResult> FunctionalizeLoops(tensorflow::GraphDef* def
     // Conditionals first (a loop holding one cannot be functionalized before), then the
     // deepest loop; then again, until neither changes anything.
     TFJIT_ASSIGN_OR_RETURN(bool changed,
-                           functionalize_internal::FunctionalizeOneCond(def, frames, options, &conds_given_up,
-                                                &result));
+                           functionalize_internal::FunctionalizeOneCond(
+                               def, frames, options, &conds_given_up, &result));
     if (changed) continue;
     int pick = -1;
     for (size_t f = 1; f < frames.frames().size(); ++f) {

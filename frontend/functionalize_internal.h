@@ -125,7 +125,8 @@ class FrameAnalysis {
       auto [it, inserted] = child_.try_emplace({parent, frame_name}, 0);
       if (inserted) {
         it->second = static_cast<int>(frames_.size());
-        frames_.push_back(Frame{frame_name, parent, frames_[static_cast<size_t>(parent)].depth + 1});
+        const int depth = frames_[static_cast<size_t>(parent)].depth + 1;
+        frames_.push_back(Frame{frame_name, parent, depth});
       }
       frame = it->second;
     } else if (Is(node, "Exit") && !in.empty()) {

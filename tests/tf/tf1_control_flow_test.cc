@@ -31,6 +31,18 @@ std::unique_ptr<Session> Load(const std::string& name, JitMode mode) {
 
 Tensor Scalar(float v) { return Tensor::FromVector(DType::kFloat32, {}, std::vector<float>{v}); }
 
+// `tfjit explain`'s text for tf1 graph `name` under `mode`, explaining `fetch`.
+std::string ExplainText(const std::string& name, JitMode mode, const std::string& fetch) {
+  SessionOptions options;
+  options.jit = mode;
+  auto session = Session::Load(Tf1Graph(name), options);
+  EXPECT_TRUE(session.ok()) << StatusToString(session.status());
+  if (!session.ok()) return "";
+  auto text = (*session)->Explain({fetch});
+  EXPECT_TRUE(text.ok()) << StatusToString(text.status());
+  return text.ok() ? *text : "";
+}
+
 TEST(Tf1ControlFlowTest, WhileLoopWithLoopConstantsAndTwoExits) {
   for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAuto}) {
     auto session = Load("while_loop.pbtxt", mode);
@@ -224,42 +236,31 @@ TEST(Tf1ControlFlowTest, NestedLoopsFunctionalizeInnermostFirst) {
       EXPECT_EQ(stats.clusters, compiles ? 1 : 0) << JitModeName(mode);
     }
   }
-  SessionOptions options;
-  options.jit = JitMode::kAuto;
-  auto session = Session::Load(Tf1Graph("nested_loops.pbtxt"), options);
-  ASSERT_TRUE(session.ok());
-  auto text = (*session)->Explain({"acc"});
-  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
-  EXPECT_TRUE(absl::StrContains(*text, "TF1 loops turned into While nodes: 2")) << *text;
+  std::string text = ExplainText("nested_loops.pbtxt", JitMode::kAuto, "acc");
+  EXPECT_TRUE(absl::StrContains(text, "TF1 loops turned into While nodes: 2")) << text;
 }
 
 // A conditional inside a loop becomes an If, then the loop a While: one cluster in auto, and
 // explain counts both. One whose Merge:1 is read stays TF1 with the loop holding it, and
 // explain says why for each; the frame executor still gives the values.
 TEST(Tf1ControlFlowTest, ExplainSaysWhatWasFunctionalizedAndWhy) {
-  SessionOptions options;
-  options.jit = JitMode::kAuto;
-  auto session = Session::Load(Tf1Graph("cond_in_loop.pbtxt"), options);
-  ASSERT_TRUE(session.ok());
-  auto text = (*session)->Explain({"acc"});
-  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
-  EXPECT_TRUE(absl::StrContains(*text, "TF1 loops turned into While nodes: 1")) << *text;
-  EXPECT_TRUE(absl::StrContains(*text, "TF1 conditionals turned into If nodes: 1")) << *text;
-  EXPECT_TRUE(absl::StrContains(*text, "jit mode: auto, 1 cluster(s)")) << *text;
+  std::string text = ExplainText("cond_in_loop.pbtxt", JitMode::kAuto, "acc");
+  EXPECT_TRUE(absl::StrContains(text, "TF1 loops turned into While nodes: 1")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "TF1 conditionals turned into If nodes: 1")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "jit mode: auto, 1 cluster(s)")) << text;
 
-  auto left = Session::Load(Tf1Graph("cond_value_index_in_loop.pbtxt"), options);
-  ASSERT_TRUE(left.ok());
-  text = (*left)->Explain({"acc"});
-  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
-  EXPECT_TRUE(absl::StrContains(*text, "TF1 conditional at Merge 'while/cond/Merge' stays in the "
-                                       "runtime: node 'while/cond/which' reads Merge "
-                                       "'while/cond/Merge''s value_index"))
-      << *text;
-  EXPECT_TRUE(absl::StrContains(*text, "TF1 loop frame 'while/while_context' stays in the "
-                                       "runtime: Merge 'while/cond/Merge' is a TF1 "
-                                       "conditional's"))
-      << *text;
-  ExpectCondInLoopValues(**left, {0, 3});
+  text = ExplainText("cond_value_index_in_loop.pbtxt", JitMode::kAuto, "acc");
+  EXPECT_TRUE(absl::StrContains(text, "TF1 conditional at Merge 'while/cond/Merge' stays in the "
+                                      "runtime: node 'while/cond/which' reads Merge "
+                                      "'while/cond/Merge''s value_index"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "TF1 loop frame 'while/while_context' stays in the "
+                                      "runtime: Merge 'while/cond/Merge' is a TF1 "
+                                      "conditional's"))
+      << text;
+  auto left = Load("cond_value_index_in_loop.pbtxt", JitMode::kAuto);
+  ASSERT_NE(left, nullptr);
+  ExpectCondInLoopValues(*left, {0, 3});
 }
 
 // A TF1 TensorArray written in a TF1 loop and stacked after it: auto and all turn it into
@@ -286,13 +287,8 @@ TEST(Tf1ControlFlowTest, TensorArrayInALoopBecomesATensorList) {
       EXPECT_EQ(stats.clusters, 1);
     }
   }
-  SessionOptions options;
-  options.jit = JitMode::kAll;
-  auto session = Session::Load(Tf1Graph("tensor_array_loop.pbtxt"), options);
-  ASSERT_TRUE(session.ok());
-  auto text = (*session)->Explain({"out"});
-  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
-  EXPECT_TRUE(absl::StrContains(*text, "TF1 TensorArrays turned into TensorLists: 1")) << *text;
+  std::string text = ExplainText("tensor_array_loop.pbtxt", JitMode::kAll, "out");
+  EXPECT_TRUE(absl::StrContains(text, "TF1 TensorArrays turned into TensorLists: 1")) << text;
 }
 
 // Conditionals on one predicate chained through their Merges (batch norms on one
@@ -315,13 +311,8 @@ TEST(Tf1ControlFlowTest, ChainedConditionalsOnOnePredicateAreSeparateIfs) {
       }
     }
   }
-  SessionOptions options;
-  options.jit = JitMode::kAll;
-  auto session = Session::Load(Tf1Graph("chained_conds.pbtxt"), options);
-  ASSERT_TRUE(session.ok());
-  auto text = (*session)->Explain({"out"});
-  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
-  EXPECT_TRUE(absl::StrContains(*text, "TF1 conditionals turned into If nodes: 2")) << *text;
+  std::string text = ExplainText("chained_conds.pbtxt", JitMode::kAll, "out");
+  EXPECT_TRUE(absl::StrContains(text, "TF1 conditionals turned into If nodes: 2")) << text;
 }
 
 }  // namespace
