@@ -250,6 +250,9 @@ class CondRewriter {
       branch_[i] = *port;
     }
     KeepFirstConditional();
+    if (switches_.empty()) {
+      return Fail(why, absl::StrCat("Merge '", node(merges_[0]).name(), "' joins no Switch"));
+    }
     // Nothing outside reads the branches or Merge:1; Switches are read only by the branches.
     const std::set<int> kept(merges_.begin(), merges_.end());
     for (int i = 0; i < def_->node_size(); ++i) {
