@@ -45,13 +45,12 @@ class Deadness {
   Deadness(const tensorflow::GraphDef& def, const FrameAnalysis& frames) : def_(def),
                                                                            frames_(frames) {}
 
-  bool Run(std::string* why) {
+  // Over the frame analysis's order (a GraphDef it accepted).
+  void Run() {
     const int n = def_.node_size();
     base_.assign(static_cast<size_t>(n), {});
     pred_.assign(static_cast<size_t>(n), -1);
-    std::vector<int> order;
-    if (!Order(&order, why)) return false;
-    for (int i : order) {
+    for (int i : frames_.order()) {
       const tensorflow::NodeDef& node = def_.node(i);
       if (Is(node, "Switch") && node.input_size() >= 2) {
         pred_[static_cast<size_t>(i)] = CanonicalPred(ParseRef(node.input(1)));
@@ -72,7 +71,6 @@ class Deadness {
       }
       base_[static_cast<size_t>(i)] = std::move(acc);
     }
-    return true;
   }
 
   // The literals of what `r` reads.
@@ -125,36 +123,6 @@ class Deadness {
   }
 
  private:
-  bool Order(std::vector<int>* order, std::string* why) const {
-    const int n = def_.node_size();
-    std::vector<std::vector<int>> consumers(static_cast<size_t>(n));
-    std::vector<int> pending(static_cast<size_t>(n), 0);
-    for (int i = 0; i < n; ++i) {
-      for (const std::string& in : def_.node(i).input()) {
-        const int p = frames_.index(ParseRef(in).node);
-        if (Is(def_.node(i), "Merge") && Is(def_.node(p), "NextIteration")) continue;
-        consumers[static_cast<size_t>(p)].push_back(i);
-        ++pending[static_cast<size_t>(i)];
-      }
-    }
-    std::deque<int> ready;
-    for (int i = 0; i < n; ++i) {
-      if (pending[static_cast<size_t>(i)] == 0) ready.push_back(i);
-    }
-    while (!ready.empty()) {
-      const int i = ready.front();
-      ready.pop_front();
-      order->push_back(i);
-      for (int c : consumers[static_cast<size_t>(i)]) {
-        if (--pending[static_cast<size_t>(c)] == 0) ready.push_back(c);
-      }
-    }
-    if (static_cast<int>(order->size()) != n) {
-      *why = "the graph has a cycle other than loops' NextIteration -> Merge edges";
-      return false;
-    }
-    return true;
-  }
   int CanonicalPred(Ref r) const {
     for (int depth = 0; depth < 64; ++depth) {
       const int p = frames_.index(r.node);
@@ -500,8 +468,8 @@ absl::StatusOr<bool> FunctionalizeOneCond(tensorflow::GraphDef* def, const Frame
                                           std::set<std::string>* given_up,
                                           FunctionalizeResult* result) {
   Deadness dead(*def, frames);
+  dead.Run();
   std::string why;
-  if (!dead.Run(&why)) return false;
   std::map<std::pair<int, Literals>, std::pair<std::vector<int>, std::vector<int>>> groups;
   for (int i = 0; i < def->node_size(); ++i) {
     if (!Is(def->node(i), "Merge") || given_up->contains(def->node(i).name())) continue;

@@ -85,17 +85,17 @@ class FrameAnalysis {
     for (int i = 0; i < n; ++i) {
       if (pending[static_cast<size_t>(i)] == 0) ready.push_back(i);
     }
-    int visited = 0;
+    order_.clear();
     while (!ready.empty()) {
       const int i = ready.front();
       ready.pop_front();
-      ++visited;
+      order_.push_back(i);
       if (!Assign(def, i, why)) return false;
       for (int c : consumers[static_cast<size_t>(i)]) {
         if (--pending[static_cast<size_t>(c)] == 0) ready.push_back(c);
       }
     }
-    if (visited != n) {
+    if (static_cast<int>(order_.size()) != n) {
       *why = "the graph has a cycle other than loops' NextIteration -> Merge edges";
       return false;
     }
@@ -103,6 +103,8 @@ class FrameAnalysis {
   }
 
   int frame_of(int node) const { return frame_of_[static_cast<size_t>(node)]; }
+  // The nodes in a topological order that leaves out NextIteration -> Merge back edges.
+  const std::vector<int>& order() const { return order_; }
   const std::vector<Frame>& frames() const { return frames_; }
   int index(const std::string& name) const {
     auto it = index_.find(name);
@@ -158,6 +160,7 @@ class FrameAnalysis {
   std::vector<std::vector<int>> inputs_;
   std::vector<Frame> frames_;
   std::vector<int> frame_of_;
+  std::vector<int> order_;
   std::map<std::pair<int, std::string>, int> child_;
 };
 

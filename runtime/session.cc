@@ -152,13 +152,13 @@ struct Session::Impl {
   // (frontend/functionalize.h) before clustering. Frames that cannot be functionalized, and
   // --jit none/off, keep the frame executor. A graph the rewrite would break keeps its frames.
   absl::Status FunctionalizeTf1Loops() {
-    bool has_frames = false;
+    bool has_tf1 = false;
     for (const auto& node : graph->nodes()) {
-      has_frames = has_frames || node->op() == "Enter" || node->op() == "RefEnter" ||
-                   node->op() == "Switch" || node->op() == "RefSwitch" ||
-                   node->op() == "TensorArrayV3";
+      has_tf1 = has_tf1 || node->op() == "Enter" || node->op() == "RefEnter" ||
+                node->op() == "Switch" || node->op() == "RefSwitch" ||
+                node->op() == "TensorArrayV3";
     }
-    if (!has_frames) return absl::OkStatus();
+    if (!has_tf1) return absl::OkStatus();
     tensorflow::GraphDef def;
     for (const auto& node : graph->nodes()) *def.add_node() = node->def();
     *def.mutable_library() = graph->library();
