@@ -81,11 +81,16 @@ Selection Select(const float* box_data, const float* scores, int64_t n, int64_t 
 }
 
 void SelectPadded(const float* boxes, const float* scores, int64_t n, int64_t max_output,
-                  float iou_threshold, float score_threshold, int32_t* indices, int32_t* valid) {
-  const Selection s = Select(boxes, scores, n, max_output, iou_threshold, score_threshold, 0.0f);
+                  float iou_threshold, float score_threshold, float sigma, int32_t* indices,
+                  int32_t* valid, float* selected_scores) {
+  const Selection s = Select(boxes, scores, n, max_output, iou_threshold, score_threshold, sigma);
   std::fill(indices, indices + max_output, 0);
   std::copy(s.indices.begin(), s.indices.end(), indices);
   *valid = static_cast<int32_t>(s.indices.size());
+  if (selected_scores != nullptr) {
+    std::fill(selected_scores, selected_scores + max_output, 0.0f);
+    std::copy(s.scores.begin(), s.scores.end(), selected_scores);
+  }
 }
 
 }  // namespace tfjit::nms

@@ -12,7 +12,8 @@
 namespace tfjit::nms {
 
 // Custom-call target: operands boxes f32[n, 4], scores f32[n], iou_threshold f32[],
-// score_threshold f32[] → (s32[max_output_size], s32[]) (HLO.md).
+// score_threshold f32[] → (s32[k], s32[]); with a fifth operand soft_nms_sigma f32[] →
+// (s32[k], s32[], f32[k]), the selected boxes' decayed scores third (HLO.md).
 inline constexpr char kNmsTarget[] = "tfjit.non_max_suppression";
 
 struct Selection {
@@ -28,10 +29,12 @@ struct Selection {
 Selection Select(const float* boxes, const float* scores, int64_t n, int64_t max_output,
                  float iou_threshold, float score_threshold, float sigma);
 
-// The padded form (NonMaxSuppressionV4 with pad_to_max_output_size): indices[max_output] with
-// the selection first and zeros after it, *valid the selection's size.
+// The padded form (the custom-call's): indices[max_output] with the selection first and zeros
+// after it, *valid the selection's size, and when selected_scores is not null their scores
+// the same way (zeros after them).
 void SelectPadded(const float* boxes, const float* scores, int64_t n, int64_t max_output,
-                  float iou_threshold, float score_threshold, int32_t* indices, int32_t* valid);
+                  float iou_threshold, float score_threshold, float sigma, int32_t* indices,
+                  int32_t* valid, float* selected_scores);
 
 }  // namespace tfjit::nms
 

@@ -245,9 +245,9 @@ void AddNnOps(std::vector<OpDef>* ops) {
 
 // Image, space/batch and index ops of detection and pose models (TF's image_ops.cc,
 // array_ops.cc, sparse_ops.cc). Sizes, block shapes and paddings/crops are compile-time
-// constants as in TF's XLA kernels; of the NMS forms only NonMaxSuppressionV4 compiles (padded,
-// as in tf2xla, with max_output_size a constant); the others' output sizes depend on input
-// values.
+// constants as in TF's XLA kernels. Every NMS form compiles with max_output_size a constant
+// (tf2xla's V4 rule): padded to max_output_size with pad_to_max_output_size, else padded to
+// min(max_output_size, boxes) with the selection's size carried as a row count.
 void AddImageOps(std::vector<OpDef>* ops) {
   ops->push_back(Op("ResizeBilinear").In("images: T").In("size: int32")
                      .Out("resized_images: float").Attr("align_corners", B(false))
@@ -269,16 +269,16 @@ void AddImageOps(std::vector<OpDef>* ops) {
   ops->push_back(Op("NonMaxSuppressionV2").In("boxes: T").In("scores: T")
                      .In("max_output_size: int32").In("iou_threshold: T_threshold")
                      .Out("selected_indices: int32").Attr("T", T(tensorflow::DT_FLOAT))
-                     .Attr("T_threshold", T(tensorflow::DT_FLOAT)).Build());
+                     .Attr("T_threshold", T(tensorflow::DT_FLOAT)).Const({2}).Build());
   ops->push_back(Op("NonMaxSuppressionV3").In("boxes: T").In("scores: T")
                      .In("max_output_size: int32").In("iou_threshold: T_threshold")
                      .In("score_threshold: T_threshold").Out("selected_indices: int32")
                      .Attr("T", T(tensorflow::DT_FLOAT))
-                     .Attr("T_threshold", T(tensorflow::DT_FLOAT)).Build());
+                     .Attr("T_threshold", T(tensorflow::DT_FLOAT)).Const({2}).Build());
   // The first form: float boxes and scores, iou_threshold an attr (TF's image_ops.cc).
   ops->push_back(Op("NonMaxSuppression").In("boxes: float").In("scores: float")
                      .In("max_output_size: int32").Out("selected_indices: int32")
-                     .Attr("iou_threshold", F(0.5f)).Build());
+                     .Attr("iou_threshold", F(0.5f)).Const({2}).Build());
   ops->push_back(Op("NonMaxSuppressionV4").In("boxes: T").In("scores: T")
                      .In("max_output_size: int32").In("iou_threshold: T_threshold")
                      .In("score_threshold: T_threshold").Out("selected_indices: int32")
@@ -290,7 +290,7 @@ void AddImageOps(std::vector<OpDef>* ops) {
                      .In("score_threshold: T").In("soft_nms_sigma: T")
                      .Out("selected_indices: int32").Out("selected_scores: T")
                      .Out("valid_outputs: int32").Attr("T", T(tensorflow::DT_FLOAT))
-                     .Attr("pad_to_max_output_size", B(false)).Build());
+                     .Attr("pad_to_max_output_size", B(false)).Const({2}).Build());
 }
 
 void AddGraphOps(std::vector<OpDef>* ops) {

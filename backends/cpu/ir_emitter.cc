@@ -941,16 +941,20 @@ absl::Status CpuIrEmitter::EmitNms(const Instruction& inst, const FramePlan& fra
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i64 = b_.getInt64Ty();
   llvm::FunctionType* type = llvm::FunctionType::get(
-      b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, ptr, ptr}, false);
+      b_.getVoidTy(), {ptr, ptr, ptr, ptr, ptr, i64, i64, ptr, ptr, ptr}, false);
   llvm::FunctionCallee nms_fn = module_->getOrInsertFunction("tfjit_cpu_nms", type);
   const Leaves& out = frame.leaves(&inst);
+  // The soft-NMS form has a fifth operand (sigma) and a third result (the selected scores).
+  const bool soft = inst.operand_count() == 5;
+  llvm::Value* null = llvm::ConstantPointerNull::get(llvm::PointerType::get(b_.getContext(), 0));
   b_.CreateCall(nms_fn, {Pointer(frame.leaves(inst.operand(0))[0]),
                          Pointer(frame.leaves(inst.operand(1))[0]),
                          Pointer(frame.leaves(inst.operand(2))[0]),
                          Pointer(frame.leaves(inst.operand(3))[0]),
+                         soft ? Pointer(frame.leaves(inst.operand(4))[0]) : null,
                          b_.getInt64(inst.operand(0)->shape().dims()[0]),
                          b_.getInt64(inst.shape().tuple_shape(0).dims()[0]), Pointer(out[0]),
-                         Pointer(out[1])});
+                         Pointer(out[1]), soft ? Pointer(out[2]) : null});
   return absl::OkStatus();
 }
 

@@ -47,23 +47,27 @@ bool IsTopK(const Instruction& inst) {
 }
 
 // tfjit.non_max_suppression: boxes f32[n, 4], scores f32[n], two f32[] thresholds ->
-// (s32[k], s32[]).
+// (s32[k], s32[]); with a fifth f32[] operand (soft-NMS sigma) -> (s32[k], s32[], f32[k]).
 bool IsNms(const Instruction& inst) {
-  if (inst.attrs().custom_call_target != nms::kNmsTarget || inst.operand_count() != 4) {
+  const int64_t operands = inst.operand_count();
+  if (inst.attrs().custom_call_target != nms::kNmsTarget || (operands != 4 && operands != 5)) {
     return false;
   }
   const hlo::Shape& boxes = inst.operand(0)->shape();
   const hlo::Shape& s = inst.shape();
   if (!boxes.IsArray() || boxes.element_type() != DType::kFloat32 || boxes.rank() != 2 ||
-      boxes.dims()[1] != 4 || !s.IsTuple() || s.tuple_shapes().size() != 2) {
+      boxes.dims()[1] != 4 || !s.IsTuple() ||
+      static_cast<int64_t>(s.tuple_shapes().size()) != operands - 2) {
     return false;
   }
+  for (int64_t i = 2; i < operands; ++i) {
+    if (inst.operand(i)->shape() != hlo::Shape(DType::kFloat32, {})) return false;
+  }
   const hlo::Shape& idx = s.tuple_shape(0);
+  if (!idx.IsArray() || idx.element_type() != DType::kInt32 || idx.rank() != 1) return false;
   return inst.operand(1)->shape() == hlo::Shape(DType::kFloat32, {boxes.dims()[0]}) &&
-         inst.operand(2)->shape() == hlo::Shape(DType::kFloat32, {}) &&
-         inst.operand(3)->shape() == hlo::Shape(DType::kFloat32, {}) && idx.IsArray() &&
-         idx.element_type() == DType::kInt32 && idx.rank() == 1 &&
-         s.tuple_shape(1) == hlo::Shape(DType::kInt32, {});
+         s.tuple_shape(1) == hlo::Shape(DType::kInt32, {}) &&
+         (operands == 4 || s.tuple_shape(2) == hlo::Shape(DType::kFloat32, idx.dims()));
 }
 
 // tfjit.where: pred[d...] -> (s64[n, rank], s64[]), n the operand's element count.

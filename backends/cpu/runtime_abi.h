@@ -144,11 +144,12 @@ void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* value
                      int32_t* indices, int64_t rows, int64_t n, int64_t k);
 
 // The custom-call tfjit.non_max_suppression (core/nms.h, HLO.md): the padded selection among
-// boxes[n, 4] and scores[n] (float32) at *iou_threshold and *score_threshold, into
-// indices[max_output] (zeros after the selection) and *valid.
+// boxes[n, 4] and scores[n] (float32) at *iou_threshold and *score_threshold (soft-NMS with
+// *sigma when sigma is not null), into indices[max_output] (zeros after the selection), *valid
+// and, when not null, selected_scores[max_output].
 void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_threshold,
-                   const float* score_threshold, int64_t n, int64_t max_output, int32_t* indices,
-                   int32_t* valid);
+                   const float* score_threshold, const float* sigma, int64_t n,
+                   int64_t max_output, int32_t* indices, int32_t* valid, float* selected_scores);
 
 // An inclusive prefix scan (kernel_match.h, MatchScan): in and out [outer, n, inner] of `dtype`
 // (float32, float64, int32 or int64, a tfjit::DType value), out[o, i, j] = out[o, i-1, j] op

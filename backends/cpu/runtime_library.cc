@@ -258,10 +258,10 @@ void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* value
 }
 
 void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_threshold,
-                   const float* score_threshold, int64_t n, int64_t max_output, int32_t* indices,
-                   int32_t* valid) {
-  nms::SelectPadded(boxes, scores, n, max_output, *iou_threshold, *score_threshold, indices,
-                    valid);
+                   const float* score_threshold, const float* sigma, int64_t n,
+                   int64_t max_output, int32_t* indices, int32_t* valid, float* selected_scores) {
+  nms::SelectPadded(boxes, scores, n, max_output, *iou_threshold, *score_threshold,
+                    sigma != nullptr ? *sigma : 0.0f, indices, valid, selected_scores);
 }
 
 void tfjit_cpu_scan(RunContext* ctx, int32_t multiply, int32_t dtype, const void* in, void* out,

@@ -423,8 +423,8 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
   // may then need several clusters, merged as in auto mode to avoid cycles through a call.
   bool has_calls = false;
   UnitGraph units(n);
-  // Per unit representative: its nodes whose output leaves the cluster padded (Where); their
-  // consumers never join their unit.
+  // Per unit representative: its nodes whose outputs leave the cluster padded (Where, NMS
+  // without padding); the readers of those outputs never join their unit.
   std::vector<std::vector<const tf::Node*>> row_counted(static_cast<size_t>(n));
   for (const tf::Node* node : graph.topological_order()) {
     if (!considered(node)) continue;
@@ -470,8 +470,13 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
       // A padded output's reader stays out of its producer's unit.
       auto reads_padded = [&](int from, int to) {
         for (const tf::Node* p : row_counted[static_cast<size_t>(from)]) {
+          const std::vector<int> padded = tf2hlo::RowCountedOutputs(*p);
           for (const auto& [c, slot] : p->data_consumers()) {
-            if (units.Find(c->id()) == to) return true;
+            const int index = c->input(slot).index;
+            if (units.Find(c->id()) == to &&
+                std::find(padded.begin(), padded.end(), index) != padded.end()) {
+              return true;
+            }
           }
         }
         return false;

@@ -259,37 +259,46 @@ absl::StatusOr<Literal> EvalLinalg(const Instruction& inst, const linalg::Call& 
 }
 
 // tfjit.non_max_suppression (core/nms.h): boxes f32[n, 4], scores f32[n], iou_threshold and
-// score_threshold f32[] → (s32[max_output_size], s32[]), the fallback kernel's selection.
+// score_threshold f32[] → (s32[max_output_size], s32[]); with a fifth operand soft_nms_sigma
+// f32[] → (s32[max_output_size], s32[], f32[max_output_size]): the fallback kernel's selection.
 bool IsNmsShape(const Operands& ops, const Shape& s) {
-  if (ops.size() != 4 || !s.IsTuple() || s.tuple_shapes().size() != 2) return false;
+  if ((ops.size() != 4 && ops.size() != 5) || !s.IsTuple() ||
+      s.tuple_shapes().size() != ops.size() - 2) {
+    return false;
+  }
   const Shape& boxes = ops[0]->shape();
   if (!boxes.IsArray() || boxes.element_type() != DType::kFloat32 || boxes.rank() != 2 ||
       boxes.dims()[1] != 4) {
     return false;
   }
+  for (size_t i = 2; i < ops.size(); ++i) {
+    if (ops[i]->shape() != Shape(DType::kFloat32, {})) return false;
+  }
   const int64_t n = boxes.dims()[0];
   const Shape& idx = s.tuple_shape(0);
-  return ops[1]->shape() == Shape(DType::kFloat32, {n}) &&
-         ops[2]->shape() == Shape(DType::kFloat32, {}) &&
-         ops[3]->shape() == Shape(DType::kFloat32, {}) && idx.IsArray() &&
+  return ops[1]->shape() == Shape(DType::kFloat32, {n}) && idx.IsArray() &&
          idx.element_type() == DType::kInt32 && idx.rank() == 1 &&
-         s.tuple_shape(1) == Shape(DType::kInt32, {});
+         s.tuple_shape(1) == Shape(DType::kInt32, {}) &&
+         (ops.size() == 4 || s.tuple_shape(2) == Shape(DType::kFloat32, idx.dims()));
 }
 
 absl::StatusOr<Literal> EvalNms(const Instruction& inst, const Operands& ops) {
   const Shape& s = inst.shape();
   if (!IsNmsShape(ops, s)) {
-    return InvalidArgument("%s: custom-call \"%s\" takes boxes f32[n, 4], scores f32[n] and two "
-                           "f32[] thresholds and returns (s32[k], s32[]), not %d operand(s) -> %s",
-                           inst.name(), nms::kNmsTarget, static_cast<int>(ops.size()),
+    return InvalidArgument("%s: custom-call \"%s\" takes boxes f32[n, 4], scores f32[n], two "
+                           "f32[] thresholds and an optional f32[] sigma and returns (s32[k], "
+                           "s32[]) or, with sigma, (s32[k], s32[], f32[k]); not %d operand(s) -> "
+                           "%s", inst.name(), nms::kNmsTarget, static_cast<int>(ops.size()),
                            s.ToString());
   }
+  const bool soft = ops.size() == 5;
   std::vector<Literal> parts;
-  parts.emplace_back(s.tuple_shape(0));
-  parts.emplace_back(s.tuple_shape(1));
+  for (const Shape& part : s.tuple_shapes()) parts.emplace_back(part);
   nms::SelectPadded(ops[0]->data<float>(), ops[1]->data<float>(), ops[0]->shape().dims()[0],
                     s.tuple_shape(0).dims()[0], ops[2]->data<float>()[0],
-                    ops[3]->data<float>()[0], parts[0].data<int32_t>(), parts[1].data<int32_t>());
+                    ops[3]->data<float>()[0], soft ? ops[4]->data<float>()[0] : 0.0f,
+                    parts[0].data<int32_t>(), parts[1].data<int32_t>(),
+                    soft ? parts[2].data<float>() : nullptr);
   return Literal::MakeTuple(std::move(parts));
 }
 

@@ -396,7 +396,7 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
 // cluster (clustering keeps its consumers out), and only from the ENTRY computation, as XLA's
 // bounded dynamic dimension would, without one in tfjit's static-shape HLO.
 absl::Status LowerWhere(LoweringContext& ctx, const tf::Node& node) {
-  if (!ctx.CanAddRuntimeChecks()) {
+  if (!ctx.IsEntry()) {
     return Unimplemented("node %s: Where inside a loop or conditional body does not compile: its "
                          "row count is known only at run time", node.DebugName());
   }

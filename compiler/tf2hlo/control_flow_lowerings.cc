@@ -209,8 +209,11 @@ absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
       });
       known[static_cast<size_t>(v)] = value;
     }
+    std::vector<LoweringContext::PendingCheck> checks;
     TFJIT_ASSIGN_OR_RETURN(state, LowerFunctionBodyInline(ctx.module(), ctx.b().computation(),
-                                                          body, state, known, ctx.options()));
+                                                          body, state, known, ctx.options(),
+                                                          &checks));
+    for (LoweringContext::PendingCheck& c : checks) ctx.AddCheckValue(std::move(c.check), c.value);
   }
   for (size_t i = 0; i < state.size(); ++i) {
     SetResult(ctx, node, static_cast<int>(i), static_cast<int>(i), state[i]);
@@ -256,6 +259,94 @@ absl::Status ShapeListsFromBody(LoweringContext& ctx, const tf::FunctionBody& bo
   return absl::OkStatus();
 }
 
+// A check value that passed: s64[like's size] = [-1, 0, ...] (hlo::RuntimeCheck's layout).
+Instruction* PassedCheck(hlo::Builder& b, const Instruction* like) {
+  const int64_t size = like->shape().num_elements();
+  std::vector<int64_t> v(static_cast<size_t>(size), 0);
+  v[0] = -1;
+  return b.Constant(hlo::Literal::FromTensor(Tensor::FromVector<int64_t>(DType::kInt64, {size},
+                                                                         v)));
+}
+
+// pred && every check in `checks` passed (its position is negative).
+absl::StatusOr<Instruction*> AndChecksPassed(hlo::Builder& b, Instruction* pred,
+                                             const std::vector<Instruction*>& checks) {
+  for (Instruction* check : checks) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * position, b.Slice(check, {{0, 1, 1}}));
+    TFJIT_ASSIGN_OR_RETURN(position, b.Reshape(position, {}));
+    Instruction* zero = b.ScalarConstant<int64_t>(DType::kInt64, 0);
+    TFJIT_ASSIGN_OR_RETURN(Instruction * passed,
+                           b.Compare(hlo::ComparisonDirection::kLt, position, zero));
+    TFJIT_ASSIGN_OR_RETURN(pred, b.Binary(Opcode::kAnd, pred, passed));
+  }
+  return pred;
+}
+
+// Run-time checks inside a loop (a gather with run-time indices in the body, as TF's kernel
+// checks them): each body check is one more element of the loop state, starting passed; the
+// condition also asks that every carried check passed, so the loop stops at the first
+// failure, and the state it stops with goes out of the While to the enclosing computation's
+// checks (the runtime then fails the run with the kernel's error before installing any state).
+// A check in the condition itself stops the loop the same way, and the condition is lowered
+// once more on the final state (where it failed, or the state that ended the loop) to carry
+// that check out. Returns the While (its first n results are the loop variables).
+absl::StatusOr<Instruction*> LowerCheckedWhile(LoweringContext& ctx,
+                                               const tf::FunctionBody& cond,
+                                               const std::vector<std::optional<Tensor>>& known,
+                                               std::vector<Instruction*> init,
+                                               LoweredBody& c, Instruction* pred,
+                                               LoweredBody& b) {
+  const size_t n = init.size();
+  std::vector<hlo::Shape> state_shapes;
+  for (Instruction* v : init) state_shapes.push_back(v->shape());
+  for (const LoweringContext::PendingCheck& check : b.checks) {
+    state_shapes.push_back(check.value->shape());
+    init.push_back(PassedCheck(ctx.b(), check.value));
+  }
+  const hlo::Shape state_shape = hlo::Shape::Tuple(state_shapes);
+  c.parameter->set_shape(state_shape);
+  b.parameter->set_shape(state_shape);
+  hlo::Builder cb(c.computation);
+  std::vector<Instruction*> cond_checks;
+  for (size_t j = 0; j < b.checks.size(); ++j) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * carried,
+                           cb.GetTupleElement(c.parameter, static_cast<int64_t>(n + j)));
+    cond_checks.push_back(carried);
+  }
+  for (const LoweringContext::PendingCheck& check : c.checks) cond_checks.push_back(check.value);
+  TFJIT_ASSIGN_OR_RETURN(pred, AndChecksPassed(cb, pred, cond_checks));
+  c.computation->set_root(pred);
+  std::vector<Instruction*> next = b.outputs;
+  for (const LoweringContext::PendingCheck& check : b.checks) next.push_back(check.value);
+  hlo::Builder bb(b.computation);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * root, bb.Tuple(next));
+  b.computation->set_root(root);
+  TFJIT_ASSIGN_OR_RETURN(Instruction * state, ctx.b().Tuple(init));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * loop, ctx.b().Add(Opcode::kWhile, {state}, {},
+                                                         {c.computation, b.computation}));
+  for (size_t j = 0; j < b.checks.size(); ++j) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * carried,
+                           ctx.b().GetTupleElement(loop, static_cast<int64_t>(n + j)));
+    ctx.AddCheckValue(b.checks[j].check, carried);
+  }
+  if (!c.checks.empty()) {
+    std::vector<Instruction*> final_state;
+    for (size_t i = 0; i < n; ++i) {
+      TFJIT_ASSIGN_OR_RETURN(Instruction * v,
+                             ctx.b().GetTupleElement(loop, static_cast<int64_t>(i)));
+      final_state.push_back(v);
+    }
+    std::vector<LoweringContext::PendingCheck> checks;
+    TFJIT_RETURN_IF_ERROR(LowerFunctionBodyInline(ctx.module(), ctx.b().computation(), cond,
+                                                  final_state, known, ctx.options(), &checks)
+                              .status());
+    for (LoweringContext::PendingCheck& check : checks) {
+      ctx.AddCheckValue(std::move(check.check), check.value);
+    }
+  }
+  return loop;
+}
+
 absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(tf::FunctionBody cond, InstantiateFunctionAttr(node, "cond"));
   TFJIT_ASSIGN_OR_RETURN(tf::FunctionBody body, InstantiateFunctionAttr(node, "body"));
@@ -294,13 +385,17 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(LoweredBody b, LowerFunctionBody(ctx.module(), body, shapes, known,
                                                           body.graph->source(), ctx.options()));
   TFJIT_RETURN_IF_ERROR(CheckLoopInvariantShapes(node, body, shapes, b.outputs));
-  hlo::Builder bb(b.computation);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * next, bb.Tuple(b.outputs));
-  b.computation->set_root(next);
-
-  TFJIT_ASSIGN_OR_RETURN(Instruction * state, ctx.b().Tuple(init));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * loop, ctx.b().Add(Opcode::kWhile, {state}, {},
-                                                         {c.computation, b.computation}));
+  Instruction* loop = nullptr;
+  if (!b.checks.empty() || !c.checks.empty()) {
+    TFJIT_ASSIGN_OR_RETURN(loop, LowerCheckedWhile(ctx, cond, known, init, c, pred, b));
+  } else {
+    hlo::Builder bb(b.computation);
+    TFJIT_ASSIGN_OR_RETURN(Instruction * next, bb.Tuple(b.outputs));
+    b.computation->set_root(next);
+    TFJIT_ASSIGN_OR_RETURN(Instruction * state, ctx.b().Tuple(init));
+    TFJIT_ASSIGN_OR_RETURN(loop, ctx.b().Add(Opcode::kWhile, {state}, {},
+                                             {c.computation, b.computation}));
+  }
   for (size_t i = 0; i < n; ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * out,
                            ctx.b().GetTupleElement(loop, static_cast<int64_t>(i)));
@@ -329,17 +424,32 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
   }
   const std::vector<std::optional<Tensor>> known = KnownInputs(
       ctx, node, 1, Or(BodyInputsNeedingConstants(then_fn), BodyInputsNeedingConstants(else_fn)));
-  std::vector<hlo::Computation*> branches;
-  std::vector<std::vector<Instruction*>> results;
+  std::vector<LoweredBody> lowered_branches;
   for (const tf::FunctionBody* fn : {&then_fn, &else_fn}) {
     TFJIT_ASSIGN_OR_RETURN(LoweredBody lowered, LowerFunctionBody(ctx.module(), *fn, shapes,
                                                                   known, fn->graph->source(),
                                                                   ctx.options()));
+    lowered_branches.push_back(std::move(lowered));
+  }
+  // Each branch's run-time checks leave the conditional as results after the variables; the
+  // branch not taken returns them passed.
+  std::vector<LoweringContext::PendingCheck> checks = lowered_branches[0].checks;
+  checks.insert(checks.end(), lowered_branches[1].checks.begin(),
+                lowered_branches[1].checks.end());
+  std::vector<hlo::Computation*> branches;
+  std::vector<std::vector<Instruction*>> results;
+  for (size_t br = 0; br < 2; ++br) {
+    LoweredBody& lowered = lowered_branches[br];
     // A branch returns its outputs and then the final value of each variable it was given,
     // so assignments inside a branch reach the variable.
     std::vector<Instruction*> roots = lowered.outputs;
     for (int v : variables) roots.push_back(lowered.final_variables[static_cast<size_t>(v)]);
     hlo::Builder builder(lowered.computation);
+    const size_t own_first = br == 0 ? 0 : lowered_branches[0].checks.size();
+    for (size_t j = 0; j < checks.size(); ++j) {
+      const bool own = j >= own_first && j < own_first + lowered.checks.size();
+      roots.push_back(own ? checks[j].value : PassedCheck(builder, checks[j].value));
+    }
     TFJIT_ASSIGN_OR_RETURN(Instruction * root, builder.Tuple(roots));
     lowered.computation->set_root(root);
     branches.push_back(lowered.computation);
@@ -374,6 +484,12 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, variables[j] + 1));
     var->value = value;
     var->written = true;
+  }
+  for (size_t j = 0; j < checks.size(); ++j) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * value, ctx.b().GetTupleElement(
+                                                    cases, static_cast<int64_t>(
+                                                               m + variables.size() + j)));
+    ctx.AddCheckValue(std::move(checks[j].check), value);
   }
   return absl::OkStatus();
 }

@@ -315,20 +315,26 @@ absl::StatusOr<LoweredBody> LowerFunctionBody(
   };
   TFJIT_ASSIGN_OR_RETURN(lowered.outputs, LowerInto(ctx, body, input, known_values,
                                                     &lowered.final_variables));
+  lowered.checks = ctx.pending_checks();
   return lowered;
 }
 
 absl::StatusOr<std::vector<hlo::Instruction*>> LowerFunctionBodyInline(
     hlo::Module* module, hlo::Computation* computation, const tf::FunctionBody& body,
     const std::vector<hlo::Instruction*>& inputs,
-    const std::vector<std::optional<Tensor>>& known_values, LoweringOptions* options) {
+    const std::vector<std::optional<Tensor>>& known_values, LoweringOptions* options,
+    std::vector<LoweringContext::PendingCheck>* checks) {
   if (inputs.size() != body.inputs.size()) {
     return InvalidArgument("function '%s' takes %d input(s), %d given", body.graph->source(),
                            body.inputs.size(), inputs.size());
   }
   LoweringContext ctx(module, computation, options);
   auto input = [&](size_t i) -> absl::StatusOr<hlo::Instruction*> { return inputs[i]; };
-  return LowerInto(ctx, body, input, known_values);
+  TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::Instruction*> outputs,
+                         LowerInto(ctx, body, input, known_values));
+  const auto& pending = ctx.pending_checks();
+  checks->insert(checks->end(), pending.begin(), pending.end());
+  return outputs;
 }
 
 }  // namespace tfjit::tf2hlo

@@ -60,6 +60,10 @@ struct LoweredBody {
   // Per body input: for a variable (resource input), its value when the body ends (after the
   // body's assignments); nullptr for other inputs.
   std::vector<hlo::Instruction*> final_variables;
+  // Run-time checks of the body (gathers with run-time indices, ...): values s64[1 + k] in
+  // `computation`, position -1 when the check passed. The caller carries them out (a While in
+  // its state, an If in its results) and adds them to its own context (AddCheckValue).
+  std::vector<LoweringContext::PendingCheck> checks;
 };
 
 // Lowers `body` into a new computation of `module` named after `name`. Input i of the body
@@ -76,10 +80,12 @@ absl::StatusOr<LoweredBody> LowerFunctionBody(
 // Lowers `body` inline into `computation` (after its existing instructions): input i is
 // inputs[i], or the constant known_values[i] when set. Returns one value per body output.
 // Used to unroll loops (the auto-fix of known issue F).
+// The body's run-time checks, when `computation` is not ENTRY, go to *checks.
 absl::StatusOr<std::vector<hlo::Instruction*>> LowerFunctionBodyInline(
     hlo::Module* module, hlo::Computation* computation, const tf::FunctionBody& body,
     const std::vector<hlo::Instruction*>& inputs,
-    const std::vector<std::optional<Tensor>>& known_values, LoweringOptions* options);
+    const std::vector<std::optional<Tensor>>& known_values, LoweringOptions* options,
+    std::vector<LoweringContext::PendingCheck>* checks);
 
 }  // namespace tfjit::tf2hlo
 

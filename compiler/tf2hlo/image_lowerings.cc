@@ -1,8 +1,8 @@
 // Lowerings of the image ops (NHWC): ResizeBilinear as gathers and lerps along W then H (TF's
 // arithmetic), DepthToSpace/SpaceToDepth and SpaceToBatchND/BatchToSpaceND as
-// pad/reshape/transpose/slice; NonMaxSuppressionV4 with pad_to_max_output_size as the custom-call
-// tfjit.non_max_suppression. The other NMS forms, whose output size depends on input values, get
-// entries that keep them in the runtime with a reason for `tfjit explain`. (Pooling lowers in nn_lowerings.cc,
+// pad/reshape/transpose/slice; the NonMaxSuppression forms as the custom-call
+// tfjit.non_max_suppression, padded (their output size depends on input values unless
+// pad_to_max_output_size is set, so they carry it as a row count). (Pooling lowers in nn_lowerings.cc,
 // GatherNd and Where in array_lowerings.cc, TopKV2 with the other reductions in
 // reduction_lowerings.cc, SparseToDense with the scatters in scatter_segment_lowerings.cc.)
 #include <algorithm>
@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/nms.h"
@@ -302,27 +303,33 @@ absl::Status LowerBatchToSpaceND(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
-// ---- NonMaxSuppressionV4 (padded) ----
+// ---- NonMaxSuppression, V2-V5 ----
 
-// XLA compiles NonMaxSuppressionV4 only with pad_to_max_output_size, whose output shape is
-// static; the others stay in the runtime.
-bool NmsPadded(const tf::Node& node, std::string* why) {
+// The NMS version of `node`'s op: 1 for NonMaxSuppression, else the V number.
+int NmsVersion(const tf::Node& node) {
+  const std::string& op = node.op();
+  return op == "NonMaxSuppression" ? 1 : op.back() - '0';
+}
+
+bool NmsPads(const tf::Node& node) {
+  if (NmsVersion(node) < 4) return false;
   absl::StatusOr<bool> pad = tf::GetBoolAttrOr(node, "pad_to_max_output_size", false);
-  if (pad.ok() && *pad) return true;
-  *why = absl::StrCat("op ", node.op(), " stays in the runtime: its output size depends on "
-                      "input values unless pad_to_max_output_size is set (as XLA requires)");
-  return false;
+  return pad.ok() && *pad;
 }
 
 // The custom-call tfjit.non_max_suppression (core/nms.h, the kernel's selection) on float32
-// boxes and scores; max_output_size a compile-time constant (as in tf2xla); the kernel's shape
-// checks, and its iou_threshold range check (at compile time when constant, else at run time).
-absl::Status LowerNmsV4Padded(LoweringContext& ctx, const tf::Node& node) {
+// boxes and scores; max_output_size a compile-time constant (as in tf2xla). With
+// pad_to_max_output_size (V4, V5) the outputs have max_output_size rows as in TF; otherwise
+// (as XLA does with a dynamic dimension) they are padded to min(max_output_size, n) rows and
+// carry the selection's size as their row count, cut at the cluster's edge. The kernel's shape
+// checks, and its range checks of iou_threshold and soft_nms_sigma (at compile time when
+// constant, else at run time).
+absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
+  const int version = NmsVersion(node);
+  const bool pad = NmsPads(node);
   TFJIT_ASSIGN_OR_RETURN(Instruction * boxes, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * scores, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(Tensor max_t, ctx.ConstantInput(node, 2));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * iou, ctx.Input(node, 3));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * score_threshold, ctx.Input(node, 4));
   auto err = [&](const std::string& m) {
     return InvalidArgument("node %s: %s", node.DebugName(), m);
   };
@@ -335,7 +342,7 @@ absl::Status LowerNmsV4Padded(LoweringContext& ctx, const tf::Node& node) {
   }
   if (max_output > std::numeric_limits<int32_t>::max()) {
     return err(absl::StrCat("max_output_size ", max_output, " is more than the int32 indices "
-                            "of the padded output can hold"));
+                            "of the output can hold"));
   }
   const hlo::Shape& bs = boxes->shape();
   if (bs.rank() != 2 || bs.dims()[1] != 4) {
@@ -346,46 +353,107 @@ absl::Status LowerNmsV4Padded(LoweringContext& ctx, const tf::Node& node) {
     return err(absl::StrCat("scores has incompatible shape: ", scores->shape().ToString(),
                             " for boxes ", bs.ToString()));
   }
-  if (iou->shape().rank() != 0 || score_threshold->shape().rank() != 0) {
-    return err("iou_threshold and score_threshold must be 0-D");
+  if (!pad && !ctx.IsEntry()) {
+    return Unimplemented("node %s: %s inside a loop or conditional body does not compile "
+                         "without pad_to_max_output_size: its output size is known only at "
+                         "run time", node.DebugName(), node.op());
   }
-  for (Instruction** x : {&boxes, &scores, &iou, &score_threshold}) {
-    if ((*x)->shape().element_type() != DType::kFloat32) {
-      TFJIT_ASSIGN_OR_RETURN(*x, ctx.b().Convert(*x, DType::kFloat32));
-    }
-  }
-  absl::StatusOr<Tensor> iou_known = ctx.ConstantInput(node, 3);
-  if (iou_known.ok()) {
-    const double v = ElementAsDouble(*iou_known, 0);
-    if (!(v >= 0.0 && v <= 1.0)) {
-      return err(absl::StrCat("iou_threshold must be in [0, 1], got ", v));
-    }
+  const DType scores_type = scores->shape().element_type();
+  hlo::Builder& b = ctx.b();
+  // The scalar operands: iou_threshold (an attr in V1), score_threshold (from V3; TF's V1 and
+  // V2 keep every box: the lowest float), soft_nms_sigma (V5).
+  struct Scalar {
+    int input;  // -1: the value below
+    float value;
+    const char* what;
+  };
+  std::vector<Scalar> scalars;
+  if (version == 1) {
+    TFJIT_ASSIGN_OR_RETURN(float iou, tf::GetFloatAttrOr(node, "iou_threshold", 0.5f));
+    scalars.push_back({-1, iou, "iou_threshold"});
   } else {
-    if (!ctx.CanAddRuntimeChecks()) {
-      return Unimplemented("node %s: NonMaxSuppressionV4 inside a loop or conditional body "
-                           "compiles only with a constant iou_threshold", node.DebugName());
-    }
-    // iou_threshold outside [0, 1] (or NaN) fails at run time.
-    hlo::Builder& b = ctx.b();
-    Instruction* zero = b.ScalarConstant<float>(DType::kFloat32, 0.0f);
-    Instruction* one = b.ScalarConstant<float>(DType::kFloat32, 1.0f);
-    TFJIT_ASSIGN_OR_RETURN(Instruction * ge, b.Compare(hlo::ComparisonDirection::kGe, iou, zero));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * le, b.Compare(hlo::ComparisonDirection::kLe, iou, one));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * ok, b.Binary(Opcode::kAnd, ge, le));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * bad, b.Unary(Opcode::kNot, ok));
-    TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(node, bad, "iou_threshold must be in [0, 1]"));
+    scalars.push_back({3, 0.0f, "iou_threshold"});
   }
+  if (version >= 3) {
+    scalars.push_back({4, 0.0f, "score_threshold"});
+  } else {
+    scalars.push_back({-1, std::numeric_limits<float>::lowest(), "score_threshold"});
+  }
+  if (version == 5) scalars.push_back({5, 0.0f, "soft_nms_sigma"});
+  std::vector<Instruction*> operands = {boxes, scores};
+  for (const Scalar& sc : scalars) {
+    Instruction* v = nullptr;
+    // The kernel's range checks: iou_threshold in [0, 1], soft_nms_sigma >= 0 (NaN fails).
+    const bool is_iou = absl::string_view(sc.what) == "iou_threshold";
+    const bool is_sigma = absl::string_view(sc.what) == "soft_nms_sigma";
+    auto in_range = [&](double x) { return is_iou ? x >= 0.0 && x <= 1.0 : !is_sigma || x >= 0.0; };
+    const std::string range = is_iou ? "must be in [0, 1]" : "must be non-negative";
+    if (sc.input < 0) {
+      if (!in_range(sc.value)) return err(absl::StrCat(sc.what, " ", range, ", got ", sc.value));
+      v = b.ScalarConstant<float>(DType::kFloat32, sc.value);
+      operands.push_back(v);
+      continue;
+    }
+    TFJIT_ASSIGN_OR_RETURN(v, ctx.Input(node, sc.input));
+    if (v->shape().rank() != 0) {
+      return err(absl::StrCat(sc.what, " must be 0-D, got ", v->shape().ToString()));
+    }
+    if (v->shape().element_type() != DType::kFloat32) {
+      TFJIT_ASSIGN_OR_RETURN(v, b.Convert(v, DType::kFloat32));
+    }
+    operands.push_back(v);
+    if (!is_iou && !is_sigma) continue;
+    absl::StatusOr<Tensor> known = ctx.ConstantInput(node, sc.input);
+    if (known.ok()) {
+      const double x = ElementAsDouble(*known, 0);
+      if (!in_range(x)) return err(absl::StrCat(sc.what, " ", range, ", got ", x));
+      continue;
+    }
+    if (!ctx.CanAddRuntimeChecks()) {
+      return Unimplemented("node %s: %s inside a loop or conditional body compiles only with a "
+                           "constant %s", node.DebugName(), node.op(), sc.what);
+    }
+    // Out of range (or NaN) fails at run time.
+    Instruction* zero = b.ScalarConstant<float>(DType::kFloat32, 0.0f);
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ok, b.Compare(hlo::ComparisonDirection::kGe, v, zero));
+    if (is_iou) {
+      Instruction* one = b.ScalarConstant<float>(DType::kFloat32, 1.0f);
+      TFJIT_ASSIGN_OR_RETURN(Instruction * le, b.Compare(hlo::ComparisonDirection::kLe, v, one));
+      TFJIT_ASSIGN_OR_RETURN(ok, b.Binary(Opcode::kAnd, ok, le));
+    }
+    TFJIT_ASSIGN_OR_RETURN(Instruction * bad, b.Unary(Opcode::kNot, ok));
+    TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(node, bad, absl::StrCat(sc.what, " ", range)));
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    if (operands[i]->shape().element_type() != DType::kFloat32) {
+      TFJIT_ASSIGN_OR_RETURN(operands[i], b.Convert(operands[i], DType::kFloat32));
+    }
+  }
+  const int64_t rows = pad ? max_output : std::min(max_output, n);
+  std::vector<hlo::Shape> parts = {hlo::Shape(DType::kInt32, {rows}),
+                                   hlo::Shape(DType::kInt32, {})};
+  if (version == 5) parts.push_back(hlo::Shape(DType::kFloat32, {rows}));
   hlo::Attributes attrs;
   attrs.custom_call_target = nms::kNmsTarget;
-  const hlo::Shape result = hlo::Shape::Tuple(
-      {hlo::Shape(DType::kInt32, {max_output}), hlo::Shape(DType::kInt32, {})});
-  TFJIT_ASSIGN_OR_RETURN(Instruction * call,
-                         ctx.b().Add(Opcode::kCustomCall, {boxes, scores, iou, score_threshold},
-                                     std::move(attrs), {}, result));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.b().GetTupleElement(call, 0));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * valid, ctx.b().GetTupleElement(call, 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * call, b.Add(Opcode::kCustomCall, operands,
+                                                   std::move(attrs), {},
+                                                   hlo::Shape::Tuple(std::move(parts))));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, b.GetTupleElement(call, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * valid, b.GetTupleElement(call, 1));
   ctx.SetOutput(node, 0, indices);
-  ctx.SetOutput(node, 1, valid);
+  int next = 1;
+  if (version == 5) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * selected, b.GetTupleElement(call, 2));
+    if (scores_type != DType::kFloat32) {
+      TFJIT_ASSIGN_OR_RETURN(selected, b.Convert(selected, scores_type));
+    }
+    ctx.SetOutput(node, next++, selected);
+  }
+  if (version >= 4) ctx.SetOutput(node, next, valid);
+  if (!pad) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * count, b.Convert(valid, DType::kInt64));
+    for (int out : RowCountedOutputs(node)) ctx.options()->row_counts[{&node, out}] = count;
+  }
   return absl::OkStatus();
 }
 
@@ -398,10 +466,11 @@ void AppendImageLowerings(std::vector<OpLowering>* table) {
       {"SpaceToDepth", LowerDepthSpace<false>},
       {"SpaceToBatchND", LowerSpaceToBatchND},
       {"BatchToSpaceND", LowerBatchToSpaceND},
-      {"NonMaxSuppressionV2", KernelOnlyLowering, false, DataDependentShape},
-      {"NonMaxSuppressionV3", KernelOnlyLowering, false, DataDependentShape},
-      {"NonMaxSuppressionV4", LowerNmsV4Padded, false, NmsPadded},
-      {"NonMaxSuppressionV5", KernelOnlyLowering, false, DataDependentShape},
+      {"NonMaxSuppression", LowerNms},
+      {"NonMaxSuppressionV2", LowerNms},
+      {"NonMaxSuppressionV3", LowerNms},
+      {"NonMaxSuppressionV4", LowerNms},
+      {"NonMaxSuppressionV5", LowerNms},
   });
 }
 

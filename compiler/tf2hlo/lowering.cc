@@ -12,6 +12,7 @@
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "frontend/attr.h"
 
 namespace tfjit::tf2hlo {
 namespace {
@@ -105,7 +106,22 @@ const OpLowering* LoweringFor(const tf::Node& node) {
   return HasComplexValues(node) ? FindComplexLowering(node.op()) : FindOpLowering(node.op());
 }
 
-bool HasRowCountedOutput(const tf::Node& node) { return node.op() == "Where"; }
+std::vector<int> RowCountedOutputs(const tf::Node& node) {
+  const std::string& op = node.op();
+  if (op == "Where") return {0};
+  if (op == "NonMaxSuppression" || op == "NonMaxSuppressionV2" || op == "NonMaxSuppressionV3") {
+    return {0};
+  }
+  if (op == "NonMaxSuppressionV4" || op == "NonMaxSuppressionV5") {
+    absl::StatusOr<bool> pad = tf::GetBoolAttrOr(node, "pad_to_max_output_size", false);
+    if (pad.ok() && *pad) return {};
+    // V5: selected_indices and selected_scores; valid_outputs is a scalar.
+    return op == "NonMaxSuppressionV5" ? std::vector<int>{0, 1} : std::vector<int>{0};
+  }
+  return {};
+}
+
+bool HasRowCountedOutput(const tf::Node& node) { return !RowCountedOutputs(node).empty(); }
 
 hlo::Shape ParameterShape(DType dtype, std::vector<int64_t> dims) {
   if (IsComplexDType(dtype)) dims.push_back(2);

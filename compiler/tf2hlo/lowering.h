@@ -85,8 +85,10 @@ hlo::Shape ParameterShape(DType dtype, std::vector<int64_t> dims);
 // On false, `*why` says why in one phrase.
 bool CanLower(const tf::Node& node, std::string* why);
 
-// Whether `node`'s output compiles padded, with its row count known only at run time (Where):
-// no node of its cluster may read it, so clustering puts its consumers in another cluster.
+// The outputs of `node` that compile padded, with their row count known only at run time
+// (Where; the NonMaxSuppression forms without pad_to_max_output_size): no node of their
+// cluster may read them, so clustering puts their readers in another cluster.
+std::vector<int> RowCountedOutputs(const tf::Node& node);
 bool HasRowCountedOutput(const tf::Node& node);
 
 // Indices of `cluster.inputs` whose values must be known when compiling because they feed

@@ -178,8 +178,19 @@ absl::StatusOr<std::vector<int64_t>> LoweringContext::ConstantInputAsInts(const 
   return out;
 }
 
-bool LoweringContext::CanAddRuntimeChecks() const {
+bool LoweringContext::CanAddRuntimeChecks() const { return options_ != nullptr; }
+
+bool LoweringContext::IsEntry() const {
   return options_ != nullptr && builder_.computation() == module_->entry();
+}
+
+void LoweringContext::AddCheckValue(hlo::RuntimeCheck check, hlo::Instruction* value) {
+  if (IsEntry()) {
+    module_->AddRuntimeCheck(std::move(check));
+    options_->runtime_checks.push_back(value);
+  } else {
+    pending_checks_.push_back({std::move(check), value});
+  }
 }
 
 absl::Status LoweringContext::AddConditionCheck(const tf::Node& node, hlo::Instruction* bad,
@@ -199,7 +210,7 @@ absl::Status LoweringContext::AddIndexCheck(const tf::Node& node, hlo::Instructi
                                             std::vector<int64_t> position_dims,
                                             bool vector_value) {
   if (!CanAddRuntimeChecks()) {
-    return Internal("node %s: run-time checks exist only in a cluster's ENTRY computation",
+    return Internal("node %s: run-time checks exist only in a cluster's computations",
                     node.DebugName());
   }
   using hlo::ComparisonDirection;
@@ -254,8 +265,7 @@ absl::Status LoweringContext::AddIndexCheck(const tf::Node& node, hlo::Instructi
   check.flat_position = flat_position;
   check.position_dims = std::move(position_dims);
   check.vector_value = vector_value;
-  module_->AddRuntimeCheck(std::move(check));
-  options_->runtime_checks.push_back(result);
+  AddCheckValue(std::move(check), result);
   return absl::OkStatus();
 }
 

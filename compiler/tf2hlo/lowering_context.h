@@ -86,10 +86,22 @@ class LoweringContext {
   hlo::Module* module() { return module_; }
   hlo::Builder& b() { return builder_; }
 
-  // Whether AddIndexCheck works here: only in the ENTRY computation of a LowerCluster (a check
-  // inside a loop or branch body would have to be carried out of it); elsewhere lowerings keep
-  // requiring compile-time-constant indices.
+  // Whether AddIndexCheck works here: in a LowerCluster, in its ENTRY computation and in the
+  // bodies of its While and If (a body's checks are carried out of it: LoweredBody::checks).
   bool CanAddRuntimeChecks() const;
+  // Whether this context lowers the cluster's ENTRY computation (where outputs with a run-time
+  // row count, Where's, may be produced).
+  bool IsEntry() const;
+  // A check value s64[1 + k] of `check` computed in this context's computation (a body's
+  // check carried out of its While or If): recorded for the cluster in ENTRY, else kept for
+  // the enclosing body's caller (pending_checks).
+  void AddCheckValue(hlo::RuntimeCheck check, hlo::Instruction* value);
+  // The checks a body context collected (empty in ENTRY).
+  struct PendingCheck {
+    hlo::RuntimeCheck check;
+    hlo::Instruction* value;
+  };
+  const std::vector<PendingCheck>& pending_checks() const { return pending_checks_; }
   // Run-time range check of `node`'s integer `indices`, read as rows of k = limits.size()
   // components: row r is bad when some component j is outside [0, limits[j]). The compiled
   // cluster returns the first bad row and its components (hlo::RuntimeCheck), and the runtime
@@ -173,6 +185,7 @@ class LoweringContext {
   LoweringOptions default_options_;
   std::string last_list_bound_reason_;
   absl::flat_hash_set<std::string> index_checks_;  // AddIndexCheck's (node, message, limits)
+  std::vector<PendingCheck> pending_checks_;
   absl::flat_hash_map<const tf::Node*, std::vector<hlo::Instruction*>> values_;
   absl::flat_hash_map<const hlo::Instruction*, Tensor> known_parameters_;
   const tf::Node* override_node_ = nullptr;

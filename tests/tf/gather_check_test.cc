@@ -1,8 +1,8 @@
 // Gathers whose indices are computed at run time compile with a run-time range check (the
 // cluster returns the first bad index; the executor raises the kernel's INVALID_ARGUMENT).
 // Every mode must agree with the uncompiled run (--jit none): the values for good indices,
-// and the error code, message and node for bad ones. Inside a compiled While body indices
-// must still be compile-time constants.
+// and the error code, message and node for bad ones. Inside compiled While and If bodies the
+// checks are carried out of the body.
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -209,9 +209,6 @@ TEST(GatherCheckTest, GatherNdComputedIndices) {
   std::filesystem::remove(path);
 }
 
-// While body: s += table[i] for i in range(n), table = [5, 7, 11, 13] a body constant and i a
-// loop variable. No run-time check can leave a loop body, so the body's gather still needs
-// constant indices: --jit all fails with UNIMPLEMENTED naming that, auto runs it on kernels.
 // The executor reads a cluster's checks before it writes back variables: a failing run leaves
 // the variable as it was, as the kernels do (the update runs after the gather).
 TEST(GatherCheckTest, FailedCheckLeavesVariablesUnchanged) {
@@ -247,7 +244,9 @@ TEST(GatherCheckTest, FailedCheckLeavesVariablesUnchanged) {
   }
 }
 
-TEST(GatherCheckTest, GatherInWhileBodyNeedsConstantIndices) {
+// While body: s += table[i] for i in range(n), table = [5, 7, 11, 13] a body constant and i a
+// loop variable: the body's gather compiles with a run-time check carried out of the loop.
+TEST(GatherCheckTest, GatherInWhileBodyChecksItsIndices) {
   std::ifstream in(std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "control_flow" /
                    "while_sum.pbtxt");
   std::stringstream buffer;
@@ -270,23 +269,109 @@ TEST(GatherCheckTest, GatherInWhileBodyNeedsConstantIndices) {
                attr { key: "batch_dims" value { i: 0 } } }
     node_def { name: "add_1" op: "AddV2" input: "placeholder_1" input: "pick:output:0")"}});
   const std::string path = WriteGraph(text, "while");
-  const Tensor n = Tensor::FromVector<int32_t>(DType::kInt32, {}, {4});
-  for (JitMode jit : {JitMode::kNone, JitMode::kAuto}) {
-    auto s = Open(path, jit);
-    ASSERT_NE(s, nullptr);
-    auto out = s->Run({{"n", n}}, {"Identity"});
+  auto run = [&](JitMode jit, const char* backend, int n) {
+    auto s = Open(path, jit, backend);
+    EXPECT_NE(s, nullptr);
+    RunStats stats;
+    auto out = s->Run({{"n", Tensor::FromVector<int32_t>(DType::kInt32, {}, {n})}},
+                      {"Identity"}, &stats);
+    if (jit != JitMode::kNone && out.ok()) {
+      EXPECT_EQ(stats.fallbacks, 0);
+      EXPECT_GE(stats.clusters, 1);
+    }
+    return out;
+  };
+  // n = 4: every index is good.
+  for (const Mode& mode : kCompiledModes) {
+    SCOPED_TRACE(absl::StrCat("jit mode ", static_cast<int>(mode.jit), " on ", mode.backend));
+    auto out = run(mode.jit, mode.backend, 4);
     ASSERT_TRUE(out.ok()) << StatusToString(out.status());
     EXPECT_EQ((*out)[0].data<int32_t>()[0], 5 + 7 + 11 + 13);
   }
-  auto all = Open(path, JitMode::kAll);
-  ASSERT_NE(all, nullptr);
-  auto out = all->Run({{"n", n}}, {"Identity"});
-  ASSERT_EQ(out.status().code(), absl::StatusCode::kUnimplemented)
-      << StatusToString(out.status());
-  EXPECT_TRUE(absl::StrContains(out.status().message(),
-                                "inside a loop or conditional body compiles only with "
-                                "compile-time-constant indices"))
-      << out.status().message();
+  // n = 5: the fifth iteration's index 4 is out of range; the check is carried out of the
+  // loop (which stops there) and the run fails with the kernel's error.
+  auto ref = run(JitMode::kNone, "cpu", 5);
+  ASSERT_EQ(ref.status().code(), absl::StatusCode::kInvalidArgument) << ref.status();
+  EXPECT_TRUE(absl::StrContains(ref.status().message(), "indices = 4 is not in [0, 4)"))
+      << ref.status();
+  for (const Mode& mode : kCompiledModes) {
+    SCOPED_TRACE(absl::StrCat("jit mode ", static_cast<int>(mode.jit), " on ", mode.backend));
+    auto out = run(mode.jit, mode.backend, 5);
+    ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
+    EXPECT_TRUE(absl::StrContains(out.status().message(), "indices = 4 is not in [0, 4)"))
+        << out.status();
+    EXPECT_EQ(NodeOfError(out.status()).first, "pick") << out.status();
+  }
+  std::filesystem::remove(path);
+}
+
+// If branch: out = p ? table[i] : 0. The then branch's check leaves the conditional as a result
+// (passed when the else branch runs), so a bad index fails only when its branch is taken.
+constexpr char kGatherInIfGraph[] = R"pb(
+node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } }
+       attr { key: "shape" value { shape { } } } }
+node { name: "i" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "shape" value { shape { } } } }
+node { name: "cond" op: "If" input: "p" input: "i"
+       attr { key: "Tcond" value { type: DT_BOOL } }
+       attr { key: "Tin" value { list { type: DT_INT32 } } }
+       attr { key: "Tout" value { list { type: DT_INT32 } } }
+       attr { key: "output_shapes" value { list { shape { } } } }
+       attr { key: "then_branch" value { func { name: "pick" } } }
+       attr { key: "else_branch" value { func { name: "zero" } } } }
+node { name: "out" op: "Identity" input: "cond" attr { key: "T" value { type: DT_INT32 } } }
+library {
+  function {
+    signature { name: "pick" input_arg { name: "i" type: DT_INT32 }
+                output_arg { name: "y" type: DT_INT32 } }
+    node_def { name: "table" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32
+                 tensor_shape { dim { size: 4 } } int_val: [5, 7, 11, 13] } } } }
+    node_def { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+    node_def { name: "g" op: "GatherV2" input: "table:output:0" input: "i" input: "axis:output:0"
+               attr { key: "Tparams" value { type: DT_INT32 } }
+               attr { key: "Tindices" value { type: DT_INT32 } }
+               attr { key: "Taxis" value { type: DT_INT32 } }
+               attr { key: "batch_dims" value { i: 0 } } }
+    ret { key: "y" value: "g:output:0" }
+  }
+  function {
+    signature { name: "zero" input_arg { name: "i" type: DT_INT32 }
+                output_arg { name: "y" type: DT_INT32 } }
+    node_def { name: "z" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+    ret { key: "y" value: "z:output:0" }
+  }
+}
+)pb";
+
+TEST(GatherCheckTest, GatherInIfBranchChecksItsIndices) {
+  const std::string path = WriteGraph(kGatherInIfGraph, "if");
+  auto feeds = [](bool p, int i) {
+    return std::vector<std::pair<std::string, Tensor>>{
+        {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})},
+        {"i", Tensor::FromVector<int32_t>(DType::kInt32, {}, {i})}};
+  };
+  std::vector<std::pair<JitMode, const char*>> modes = {{JitMode::kNone, "cpu"}};
+  for (const Mode& mode : kCompiledModes) modes.push_back({mode.jit, mode.backend});
+  for (const auto& [jit, backend] : modes) {
+    SCOPED_TRACE(absl::StrCat("jit mode ", static_cast<int>(jit), " on ", backend));
+    auto s = Open(path, jit, backend);
+    ASSERT_NE(s, nullptr);
+    RunStats stats;
+    auto taken = s->Run(feeds(true, 2), {"out"}, &stats);
+    ASSERT_TRUE(taken.ok()) << StatusToString(taken.status());
+    EXPECT_EQ((*taken)[0].data<int32_t>()[0], 11);
+    if (jit != JitMode::kNone) EXPECT_EQ(stats.fallbacks, 0);
+    auto not_taken = s->Run(feeds(false, 9), {"out"});
+    ASSERT_TRUE(not_taken.ok()) << StatusToString(not_taken.status());
+    EXPECT_EQ((*not_taken)[0].data<int32_t>()[0], 0);
+    auto bad = s->Run(feeds(true, 9), {"out"});
+    ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << bad.status();
+    EXPECT_TRUE(absl::StrContains(bad.status().message(), "indices = 9 is not in [0, 4)"))
+        << bad.status();
+  }
   std::filesystem::remove(path);
 }
 

@@ -197,7 +197,9 @@ void ImageCases(std::vector<OpCase>* cases) {
       return Ints(v);
     };
   };
-  // XLA compiles only NonMaxSuppressionV4 with pad_to_max_output_size (a static shape).
+  // Every form compiles with max_output_size a constant: padded to it with
+  // pad_to_max_output_size, else padded to min(max_output_size, boxes) and cut to the
+  // selection's size at the cluster's edge (the selection's size is a row count).
   {
     OpCase k{"NonMaxSuppression_v1", "NonMaxSuppression", DType::kFloat32, {{5, 4}, {5}},
              {Ints({3}, true)}};
@@ -205,7 +207,6 @@ void ImageCases(std::vector<OpCase>* cases) {
     k.feed_values = {boxes, scores};
     k.attrs["iou_threshold"] = [] { tensorflow::AttrValue a; a.set_f(0.5f); return a; }();
     k.reference = index_ref(3, 3);
-    k.kernel_only = true;
     cases->push_back(k);
   }
   for (const char* op : {"NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
@@ -222,8 +223,72 @@ void ImageCases(std::vector<OpCase>* cases) {
       if (pad) k.attrs["pad_to_max_output_size"] = BoolAttr(true);
       // Padded: max_output_size entries, the unused ones 0.
       k.reference = index_ref(3, pad ? 4 : 3);
-      k.kernel_only = !(pad && name == "NonMaxSuppressionV4");
       cases->push_back(k);
+      if (name == "NonMaxSuppressionV5") {
+        // selected_scores: the selected boxes' scores (greedy: unchanged), zeros after them.
+        OpCase sc = k;
+        sc.name = absl::StrCat(k.name, "_scores");
+        sc.output = 1;
+        sc.reference = [pad](const std::vector<Tensor>&) {
+          std::vector<double> v = {0.95, 0.9, 0.3};
+          if (pad) v.push_back(0.0);
+          return Floats(DType::kFloat32, {static_cast<int64_t>(v.size())}, v);
+        };
+        cases->push_back(sc);
+      }
+    }
+  }
+  // max_output_size above the number of boxes: the unpadded bound is the box count.
+  {
+    OpCase k{"NonMaxSuppressionV3_max_above_n", "NonMaxSuppressionV3", DType::kFloat32,
+             {{5, 4}, {5}}, {Ints({10}, true), Floats(DType::kFloat32, {}, {0.5}),
+                             Floats(DType::kFloat32, {}, {0.5})}};
+    k.feed_values = {boxes, scores};
+    k.reference = index_ref(2, 2);  // box 4 (0.3) is not above score_threshold 0.5
+    cases->push_back(k);
+  }
+  // Soft-NMS (V5, sigma 0.5): an overlap below iou_threshold scales a score by
+  // exp(-iou^2 / (2 sigma)) and the box re-enters the queue. IoU(0, 1) = 0.9 / 1.1,
+  // IoU(2, 3) = 0.8 / 1.2; box 2 is scaled once (by box 3), box 1 once (by box 0).
+  const double iou01 = 0.9 / 1.1, iou23 = 0.8 / 1.2;
+  const double s2 = 0.7 * std::exp(-iou23 * iou23), s1 = 0.8 * std::exp(-iou01 * iou01);
+  struct Soft {
+    const char* name;
+    double iou, threshold;
+    std::vector<int32_t> indices;
+    std::vector<double> scores;
+  };
+  // iou_threshold 1 (tf.image.non_max_suppression_with_scores' default): nothing is dropped,
+  // only rescored. iou_threshold 0.7 drops box 1 (IoU 0.82 with box 0); score_threshold 0.35
+  // drops box 4.
+  for (const Soft& soft : {Soft{"keep", 1.0, 0.0, {3, 0, 2, 1, 4}, {0.95, 0.9, s2, s1, 0.3}},
+                           Soft{"drop", 0.7, 0.35, {3, 0, 2}, {0.95, 0.9, s2}}}) {
+    for (bool pad : {false, true}) {
+      for (int output : {0, 1}) {
+        OpCase k{absl::StrCat("NonMaxSuppressionV5_soft_", soft.name, pad ? "_padded" : "",
+                              output == 1 ? "_scores" : ""),
+                 "NonMaxSuppressionV5", DType::kFloat32, {{5, 4}, {5}},
+                 {Ints({5}, true), Floats(DType::kFloat32, {}, {soft.iou}),
+                  Floats(DType::kFloat32, {}, {soft.threshold}),
+                  Floats(DType::kFloat32, {}, {0.5})}};
+        k.feed_values = {boxes, scores};
+        if (pad) k.attrs["pad_to_max_output_size"] = BoolAttr(true);
+        k.output = output;
+        k.atol = 1e-6;
+        const size_t size = pad ? 5 : soft.indices.size();
+        if (output == 0) {
+          std::vector<int32_t> v = soft.indices;
+          v.resize(size, 0);
+          k.reference = [v](const std::vector<Tensor>&) { return Ints(v); };
+        } else {
+          std::vector<double> v = soft.scores;
+          v.resize(size, 0.0);
+          k.reference = [v](const std::vector<Tensor>&) {
+            return Floats(DType::kFloat32, {static_cast<int64_t>(v.size())}, v);
+          };
+        }
+        cases->push_back(k);
+      }
     }
   }
 }

@@ -173,9 +173,9 @@ std::vector<OpCase> ImageCases() {
 
 }  // namespace tfjit::optest
 
-// NMS has a data-dependent output shape: must-compile mode refuses it, naming the reason
-// `tfjit explain` prints, and auto-clustering leaves it to the kernel (here fed by a compiled
-// Relu, so the graph has a cluster and a kernel node).
+// NMS has a data-dependent output shape: must-compile mode compiles it padded, its size a row
+// count, and cuts it at the cluster's edge; auto-clustering leaves it to the kernel (here fed
+// by a compiled Relu, so the graph has a cluster and a kernel node), naming the reason.
 namespace tfjit {
 namespace {
 
@@ -195,28 +195,35 @@ node { name: "nms" op: "NonMaxSuppressionV3" input: "boxes" input: "relu" input:
        input: "iou" input: "thr" attr { key: "T" value { type: DT_FLOAT } } }
 )pb";
 
-TEST(ImageOpsRuntimeOnly, NmsStaysInTheRuntimeWithAReason) {
+TEST(ImageOpsRuntimeOnly, NmsCompilesPaddedAndAutoLeavesItOut) {
   const std::string path = WriteTempFile("image_nms.pbtxt", kNmsGraph);
   const Tensor boxes = Tensor::FromVector<float>(
       DType::kFloat32, {4, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 10, 1, 11, 0, 20, 1, 21});
   const Tensor scores = Tensor::FromVector<float>(DType::kFloat32, {4}, {0.9f, 0.8f, -1, 0.7f});
-  auto run = [&](JitMode jit) -> StatusOr<std::vector<Tensor>> {
+  auto run = [&](JitMode jit, std::string* explain) -> StatusOr<std::vector<Tensor>> {
     SessionOptions options;
     options.jit = jit;
     auto session = Session::Load(path, options);
     if (!session.ok()) return session.status();
+    if (explain != nullptr) {
+      auto text = (*session)->Explain({"nms"});
+      if (!text.ok()) return text.status();
+      *explain = *text;
+    }
     return (*session)->Run({{"boxes", boxes}, {"scores", scores}}, {"nms"});
   };
-  auto all = run(JitMode::kAll);
-  ASSERT_FALSE(all.ok());
-  EXPECT_TRUE(absl::StrContains(all.status().message(), "output shape depends on input values"))
-      << all.status();
-  auto auto_mode = run(JitMode::kAuto);
-  ASSERT_TRUE(auto_mode.ok()) << auto_mode.status();
   // Box 1 overlaps box 0 (IoU 0.82); box 2's relu'd score 0 is not above the threshold.
-  ASSERT_EQ((*auto_mode)[0].ShapeString(), "int32[2]");
-  EXPECT_EQ((*auto_mode)[0].data<int32_t>()[0], 0);
-  EXPECT_EQ((*auto_mode)[0].data<int32_t>()[1], 3);
+  for (JitMode jit : {JitMode::kAll, JitMode::kAuto}) {
+    std::string explain;
+    auto out = run(jit, &explain);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ((*out)[0].ShapeString(), "int32[2]");
+    EXPECT_EQ((*out)[0].data<int32_t>()[0], 0);
+    EXPECT_EQ((*out)[0].data<int32_t>()[1], 3);
+    if (jit == JitMode::kAuto) {
+      EXPECT_TRUE(absl::StrContains(explain, "NonMaxSuppressionV3's row count")) << explain;
+    }
+  }
   std::filesystem::remove(path);
 }
 

@@ -229,8 +229,9 @@ TEST(OpLoweringErrors, SparseToDenseChecksItsIndicesAsTheKernelDoes) {
                                 "indices[1] = [2,3] is out of bounds: need 0 <= index < [3,3]"));
 }
 
-// NonMaxSuppressionV4 compiles padded (XLA's form); a fed iou_threshold outside [0, 1] fails
-// at run time as the kernel does, and the unpadded form stays in the runtime, saying why.
+// NonMaxSuppressionV4 compiles padded (XLA's form) and unpadded (with a row count); a fed
+// iou_threshold outside [0, 1], or a fed soft_nms_sigma below 0 (V5), fails at run time as the
+// kernel does.
 TEST(OpLoweringErrors, PaddedNonMaxSuppressionChecksItsThreshold) {
   OpCase nms{"NMSV4_bad_iou", "NonMaxSuppressionV4", DType::kFloat32, {{2, 4}, {2}, {}},
              {Ints({2}, true)}};
@@ -248,9 +249,25 @@ TEST(OpLoweringErrors, PaddedNonMaxSuppressionChecksItsThreshold) {
   nms.feed_values[2] = Floats(DType::kFloat32, {}, {0.5});
   EXPECT_TRUE(RunAll(nms).ok()) << RunAll(nms);
   nms.attrs["pad_to_max_output_size"] = BoolAttr(false);
-  s = RunAll(nms);
-  EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(absl::StrContains(s.message(), "unless pad_to_max_output_size is set")) << s;
+  EXPECT_TRUE(RunAll(nms).ok()) << RunAll(nms);
+  nms.feed_values[2] = Floats(DType::kFloat32, {}, {std::nanf("")});
+  EXPECT_TRUE(absl::StrContains(RunAll(nms).message(), "iou_threshold must be in [0, 1]"))
+      << RunAll(nms);
+  OpCase v5{"NMSV5_bad_sigma", "NonMaxSuppressionV5", DType::kFloat32, {{2, 4}, {2}, {}, {}, {}},
+            {Ints({2}, true)}};
+  v5.const_positions = {2};
+  v5.input_dtypes = std::vector<DType>(5, DType::kFloat32);
+  v5.feed_values = {nms.feed_values[0], nms.feed_values[1], Floats(DType::kFloat32, {}, {0.5}),
+                    Floats(DType::kFloat32, {}, {0}), Floats(DType::kFloat32, {}, {-1})};
+  for (bool pad : {false, true}) {
+    v5.attrs["pad_to_max_output_size"] = BoolAttr(pad);
+    s = RunAll(v5);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), "soft_nms_sigma must be non-negative")) << s;
+    EXPECT_TRUE(absl::StrContains(RunKernel(v5).message(), "soft_nms_sigma must be non-negative"));
+  }
+  v5.feed_values[4] = Floats(DType::kFloat32, {}, {0.5});
+  EXPECT_TRUE(RunAll(v5).ok()) << RunAll(v5);
 }
 
 // TF's FFT kernels' checks: an input shorter than fft_length is an error (tf.signal pads
