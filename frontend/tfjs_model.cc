@@ -387,6 +387,14 @@ absl::StatusOr<LoadedModel> LoadTfjsModel(const std::string& path) {
   tensorflow::GraphDef* graph_def = json.mutable_model_topology();
   TFJIT_RETURN_IF_ERROR(FillConstValues(graph_def, weights, path));
   weights.clear();
+  // TF.js ignores `device`. What a converted graph carries is where the converter's grappler
+  // pass ran ("/device:CPU:0" on every _FusedConv2D of nsfwjs' MobileNet), not a placement
+  // its author chose: honoring it put 35 of that model's convolutions on CPU:0 under
+  // --device gpu:0. The session's device places the whole graph, as in TF.js.
+  for (tensorflow::NodeDef& node : *graph_def->mutable_node()) node.clear_device();
+  for (tensorflow::FunctionDef& fn : *graph_def->mutable_library()->mutable_function()) {
+    for (tensorflow::NodeDef& node : *fn.mutable_node_def()) node.clear_device();
+  }
 
   LoadedModel model;
   model.format = "tfjs";

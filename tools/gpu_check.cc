@@ -124,8 +124,13 @@ int Model(const std::string& path, int runs) {
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (r == 0) {
-        std::printf("RESULT model device=%s first_run_ms=%.1f clusters=%d nodes_compiled=%d/%d\n",
-                    devices[k], ms, stats.clusters, stats.nodes_compiled, stats.nodes_total);
+        std::printf("RESULT model device=%s first_run_ms=%.1f clusters=%d nodes_compiled=%d/%d "
+                    "fallbacks=%d\n", devices[k], ms, stats.clusters, stats.nodes_compiled,
+                    stats.nodes_total, stats.fallbacks);
+        // Where the clusters are and why nodes stay out (the log, not the RESULT lines).
+        if (auto explain = (*session)->Explain(fetches); explain.ok()) {
+          std::fprintf(stderr, "explain on %s:\n%s\n", devices[k], explain->c_str());
+        }
         outputs[k] = std::move(*out);
         continue;
       }

@@ -175,7 +175,16 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatBinary(Opcode opcode, ll
     case Opcode::kSubtract: return b_->CreateFSub(x, y);
     case Opcode::kMultiply: return b_->CreateFMul(x, y);
     case Opcode::kDivide: return b_->CreateFDiv(x, y);
-    case Opcode::kRemainder: return b_->CreateFRem(x, y);
+    case Opcode::kRemainder: {
+      // fmod(±inf, y) is NaN for every y. NVPTX lowers frem as x - y * trunc(x / y) and
+      // returns x when y is infinite, so fmod(-inf, -inf) came out -inf on a GPU (found on an
+      // H200 by the differential suite); the select costs nothing next to fmodf on the CPU.
+      llvm::Value* r = b_->CreateFRem(x, y);
+      llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
+      llvm::Value* x_inf =
+          b_->CreateFCmpOEQ(b_->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), inf);
+      return b_->CreateSelect(x_inf, llvm::ConstantFP::getNaN(x->getType()), r);
+    }
     case Opcode::kMaximum: return EmitNanPropagatingMinMax(true, x, y);
     case Opcode::kMinimum: return EmitNanPropagatingMinMax(false, x, y);
     case Opcode::kPower: return CallLibm2("pow", x, y);

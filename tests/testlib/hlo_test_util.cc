@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/parser.h"
@@ -42,8 +43,9 @@ bool FloatsNear(double e, double a, const ErrorSpec& spec) {
     std::string ev, av;
     if (is_float) {
       ok = FloatsNear(ElementAsDouble(e, i), ElementAsDouble(a, i), spec);
-      ev = absl::StrCat(ElementAsDouble(e, i));
-      av = absl::StrCat(ElementAsDouble(a, i));
+      // Every digit a float64 needs: values an ulp apart must print differently.
+      ev = absl::StrFormat("%.17g", ElementAsDouble(e, i));
+      av = absl::StrFormat("%.17g", ElementAsDouble(a, i));
     } else {
       // Bits, so u64 values above INT64_MAX compare exactly too.
       ok = ElementAsInt64(e, i) == ElementAsInt64(a, i);

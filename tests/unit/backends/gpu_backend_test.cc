@@ -696,14 +696,16 @@ ENTRY %main (x: f32[4], k: )", pred ? "pred[]" : "s32[]", R"() -> f32[4] {
 }
 
 // Instructions that run on the host between device steps (their results must equal the CPU's
-// bit for bit): top-k, the Philox normal fill, rng-bit-generator.
+// bit for bit): top-k, the Philox normal fill, rng-bit-generator. The device steps around them
+// are exact (a square, a negation): an exp there differs from the evaluator's by an ulp on a
+// GPU (HLO.md's bound), which the first run on an H200 showed.
 TEST(GpuDifferentialTest, HostSteps) {
   GpuOrCompile check;
   EXPECT_TRUE(check.Check(R"(HloModule topk
 
 ENTRY %main (x: f32[4,50]) -> (f32[4,5], s32[4,5]) {
   %x = f32[4,50] parameter(0)
-  %e = f32[4,50] exp(%x)
+  %e = f32[4,50] multiply(%x, %x)
   %t = (f32[4,5], s32[4,5]) custom-call(%e), custom_call_target="tfjit.top_k"
   %v = f32[4,5] get-tuple-element(%t), index=0
   %i = s32[4,5] get-tuple-element(%t), index=1

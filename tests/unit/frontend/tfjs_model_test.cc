@@ -294,6 +294,18 @@ TEST(TfjsModelTest, InputsOnlySignatureInfersOutputsFromSinks) {
   EXPECT_EQ(outputs, (std::vector<std::string>{"y:0", "z:0"}));
 }
 
+// mm1 carries "device": "/device:CPU:0", as converted graphs do (where the converter ran):
+// TF.js ignores it, and so does the loader, so the session's --device places every node.
+TEST(TfjsModelTest, ConverterDevicesAreDropped) {
+  ModelFiles m;
+  StatusOr<LoadedModel> model = LoadModel(WriteModel(m));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Node* mm1 = model->graph->FindNode("mm1");
+  ASSERT_NE(mm1, nullptr);
+  EXPECT_EQ(mm1->requested_device(), "");
+  for (const auto& node : model->graph->nodes()) EXPECT_EQ(node->requested_device(), "");
+}
+
 TEST(TfjsModelTest, NoSignatureUsesPlaceholdersAndSinks) {
   ModelFiles m;
   std::unique_ptr<Session> session = LoadSession(WriteModel(m));
