@@ -942,8 +942,10 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   // the advanced state the cluster returns is installed).
   std::vector<CompiledRandomState> rng;
   for (const tf::Node* node : tf2hlo::StatefulRandomNodes(cluster.spec)) {
+    // A While/If drawing in its bodies has no kernel stream to continue: XLA's unseeded one.
+    const bool honour_seeds = ctx.autofix && tf2hlo::IsStatefulRandomOp(node->op());
     TFJIT_ASSIGN_OR_RETURN(CompiledRandomState s,
-                           AcquireCompiledRandomState(ctx.kernel_state, *node, ctx.autofix));
+                           AcquireCompiledRandomState(ctx.kernel_state, *node, honour_seeds));
     inputs.push_back(s.state());
     rng.push_back(std::move(s));
   }

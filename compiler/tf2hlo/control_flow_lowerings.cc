@@ -11,6 +11,7 @@
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/list_lowering.h"
+#include "compiler/tf2hlo/lowering.h"
 #include "compiler/tf2hlo/loop_analysis.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
@@ -179,7 +180,8 @@ void SetResult(LoweringContext& ctx, const tf::Node& node, int k, int operand,
 // when its trip count is provable and at most kMaxUnrolledIterations; each copy of the body
 // sees that iteration's control-variable values as constants. false: not unrolled.
 absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
-                                const tf::FunctionBody& body, std::vector<Instruction*> state) {
+                                const tf::FunctionBody& body, std::vector<Instruction*> state,
+                                Instruction* random_state) {
   std::vector<std::optional<double>> initial;
   for (const tf::Output& in : node.inputs()) initial.push_back(ctx.KnownScalar(in));
   std::string why;
@@ -210,14 +212,16 @@ absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
       known[static_cast<size_t>(v)] = value;
     }
     std::vector<LoweringContext::PendingCheck> checks;
-    TFJIT_ASSIGN_OR_RETURN(state, LowerFunctionBodyInline(ctx.module(), ctx.b().computation(),
-                                                          body, state, known, ctx.options(),
-                                                          &checks));
+    TFJIT_ASSIGN_OR_RETURN(state, LowerFunctionBodyInline(
+                                      ctx.module(), ctx.b().computation(), body, state, known,
+                                      ctx.options(), &checks,
+                                      random_state != nullptr ? &random_state : nullptr));
     for (LoweringContext::PendingCheck& c : checks) ctx.AddCheckValue(std::move(c.check), c.value);
   }
   for (size_t i = 0; i < state.size(); ++i) {
     SetResult(ctx, node, static_cast<int>(i), static_cast<int>(i), state[i]);
   }
+  if (random_state != nullptr) ctx.SetNextRandomState(node, random_state);
   Log(LogLevel::kWarning, "autofix F: unrolled %s (%d iterations of '%s') so that its loop "
       "variables are compile-time constants in each copy of the body", node.DebugName(),
       trace->trip_count, body.graph->source());
@@ -370,21 +374,38 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
     varying_constant |= wanted[i] && !invariant[i];
     wanted[i] = wanted[i] && invariant[i];
   }
+  // Stateful random ops in the functions draw from one Philox state the loop carries.
+  const bool draws = BodiesDrawRandom(node);
+  Instruction* random_state = nullptr;
+  if (draws) {
+    TFJIT_ASSIGN_OR_RETURN(random_state, ctx.RandomStateFor(node));
+  }
   if (varying_constant && ctx.autofix()) {
-    absl::StatusOr<bool> unrolled = UnrollLoop(ctx, node, body, init);
+    absl::StatusOr<bool> unrolled = UnrollLoop(ctx, node, body, init, random_state);
     if (!unrolled.ok() || *unrolled) return unrolled.status();
   }
   const std::vector<std::optional<Tensor>> known = KnownInputs(ctx, node, 0, wanted);
   TFJIT_RETURN_IF_ERROR(ShapeListsFromBody(ctx, body, known, init, shapes));
 
   TFJIT_ASSIGN_OR_RETURN(LoweredBody c, LowerFunctionBody(ctx.module(), cond, shapes, known,
-                                                          cond.graph->source(), ctx.options()));
+                                                          cond.graph->source(), ctx.options(),
+                                                          draws));
+  if (c.random_out != c.random_in) {
+    return Unimplemented("node %s: condition '%s' draws random numbers; a compiled While carries "
+                         "its random state through the body only (draw in the body)",
+                         node.DebugName(), cond.graph->source());
+  }
   hlo::Builder cb(c.computation);
   TFJIT_ASSIGN_OR_RETURN(Instruction * pred, ToPred(cb, c.outputs[0]));
   c.computation->set_root(pred);
   TFJIT_ASSIGN_OR_RETURN(LoweredBody b, LowerFunctionBody(ctx.module(), body, shapes, known,
-                                                          body.graph->source(), ctx.options()));
+                                                          body.graph->source(), ctx.options(),
+                                                          draws));
   TFJIT_RETURN_IF_ERROR(CheckLoopInvariantShapes(node, body, shapes, b.outputs));
+  if (draws) {  // the state is the loop's element n
+    init.push_back(random_state);
+    b.outputs.push_back(b.random_out);
+  }
   Instruction* loop = nullptr;
   if (!b.checks.empty() || !c.checks.empty()) {
     TFJIT_ASSIGN_OR_RETURN(loop, LowerCheckedWhile(ctx, cond, known, init, c, pred, b));
@@ -400,6 +421,11 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * out,
                            ctx.b().GetTupleElement(loop, static_cast<int64_t>(i)));
     SetResult(ctx, node, static_cast<int>(i), static_cast<int>(i), out);
+  }
+  if (draws) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * next,
+                           ctx.b().GetTupleElement(loop, static_cast<int64_t>(n)));
+    ctx.SetNextRandomState(node, next);
   }
   return absl::OkStatus();
 }
@@ -424,11 +450,18 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
   }
   const std::vector<std::optional<Tensor>> known = KnownInputs(
       ctx, node, 1, Or(BodyInputsNeedingConstants(then_fn), BodyInputsNeedingConstants(else_fn)));
+  // Stateful random ops in the branches draw from one Philox state, an operand element after
+  // the branch inputs, returned after the variables.
+  const bool draws = BodiesDrawRandom(node);
+  if (draws) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * random_state, ctx.RandomStateFor(node));
+    args.push_back(random_state);
+  }
   std::vector<LoweredBody> lowered_branches;
   for (const tf::FunctionBody* fn : {&then_fn, &else_fn}) {
     TFJIT_ASSIGN_OR_RETURN(LoweredBody lowered, LowerFunctionBody(ctx.module(), *fn, shapes,
                                                                   known, fn->graph->source(),
-                                                                  ctx.options()));
+                                                                  ctx.options(), draws));
     lowered_branches.push_back(std::move(lowered));
   }
   // Each branch's run-time checks leave the conditional as results after the variables; the
@@ -444,6 +477,7 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
     // so assignments inside a branch reach the variable.
     std::vector<Instruction*> roots = lowered.outputs;
     for (int v : variables) roots.push_back(lowered.final_variables[static_cast<size_t>(v)]);
+    if (draws) roots.push_back(lowered.random_out);
     hlo::Builder builder(lowered.computation);
     const size_t own_first = br == 0 ? 0 : lowered_branches[0].checks.size();
     for (size_t j = 0; j < checks.size(); ++j) {
@@ -485,10 +519,15 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
     var->value = value;
     var->written = true;
   }
+  const size_t first_check = m + variables.size() + (draws ? 1 : 0);
+  if (draws) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * next, ctx.b().GetTupleElement(
+                                                   cases, static_cast<int64_t>(first_check - 1)));
+    ctx.SetNextRandomState(node, next);
+  }
   for (size_t j = 0; j < checks.size(); ++j) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * value, ctx.b().GetTupleElement(
-                                                    cases, static_cast<int64_t>(
-                                                               m + variables.size() + j)));
+                                                    cases, static_cast<int64_t>(first_check + j)));
     ctx.AddCheckValue(std::move(checks[j].check), value);
   }
   return absl::OkStatus();

@@ -300,7 +300,7 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerInto(
 absl::StatusOr<LoweredBody> LowerFunctionBody(
     hlo::Module* module, const tf::FunctionBody& body, const std::vector<hlo::Shape>& param_shapes,
     const std::vector<std::optional<Tensor>>& known_values, const std::string& name,
-    LoweringOptions* options) {
+    LoweringOptions* options, bool random_state) {
   const std::string& function = body.graph->source();
   if (param_shapes.size() != body.inputs.size()) {
     return InvalidArgument("function '%s' takes %d input(s), %d given", function,
@@ -309,13 +309,20 @@ absl::StatusOr<LoweredBody> LowerFunctionBody(
   LoweredBody lowered;
   lowered.computation = module->AddComputation(name);
   LoweringContext ctx(module, lowered.computation, options);
-  lowered.parameter = ctx.b().Parameter(0, hlo::Shape::Tuple(param_shapes), "state");
+  std::vector<hlo::Shape> shapes = param_shapes;
+  if (random_state) shapes.push_back(hlo::Shape(DType::kUInt64, {3}));
+  lowered.parameter = ctx.b().Parameter(0, hlo::Shape::Tuple(shapes), "state");
   auto input = [&](size_t i) {
     return ctx.b().GetTupleElement(lowered.parameter, static_cast<int64_t>(i));
   };
+  if (random_state) {
+    TFJIT_ASSIGN_OR_RETURN(lowered.random_in, input(param_shapes.size()));
+    ctx.set_body_random_state(lowered.random_in);
+  }
   TFJIT_ASSIGN_OR_RETURN(lowered.outputs, LowerInto(ctx, body, input, known_values,
                                                     &lowered.final_variables));
   lowered.checks = ctx.pending_checks();
+  lowered.random_out = ctx.body_random_state();
   return lowered;
 }
 
@@ -323,17 +330,19 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerFunctionBodyInline(
     hlo::Module* module, hlo::Computation* computation, const tf::FunctionBody& body,
     const std::vector<hlo::Instruction*>& inputs,
     const std::vector<std::optional<Tensor>>& known_values, LoweringOptions* options,
-    std::vector<LoweringContext::PendingCheck>* checks) {
+    std::vector<LoweringContext::PendingCheck>* checks, hlo::Instruction** random_state) {
   if (inputs.size() != body.inputs.size()) {
     return InvalidArgument("function '%s' takes %d input(s), %d given", body.graph->source(),
                            body.inputs.size(), inputs.size());
   }
   LoweringContext ctx(module, computation, options);
   auto input = [&](size_t i) -> absl::StatusOr<hlo::Instruction*> { return inputs[i]; };
+  if (random_state != nullptr) ctx.set_body_random_state(*random_state);
   TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::Instruction*> outputs,
                          LowerInto(ctx, body, input, known_values));
   const auto& pending = ctx.pending_checks();
   checks->insert(checks->end(), pending.begin(), pending.end());
+  if (random_state != nullptr) *random_state = ctx.body_random_state();
   return outputs;
 }
 

@@ -64,6 +64,11 @@ struct LoweredBody {
   // `computation`, position -1 when the check passed. The caller carries them out (a While in
   // its state, an If in its results) and adds them to its own context (AddCheckValue).
   std::vector<LoweringContext::PendingCheck> checks;
+  // With random_state: the u64[3] Philox state the body receives (the parameter's element
+  // after the body's inputs) and the state after its draws (the same value when it draws
+  // none); the caller carries it.
+  hlo::Instruction* random_in = nullptr;
+  hlo::Instruction* random_out = nullptr;
 };
 
 // Lowers `body` into a new computation of `module` named after `name`. Input i of the body
@@ -72,20 +77,25 @@ struct LoweredBody {
 // operand). Errors raised inside the body keep their first line and name the body node and
 // the function on an appended line.
 // `options` (may be null) are the enclosing cluster's.
+// With random_state, the parameter has one more element, u64[3], after the body's inputs: the
+// Philox state its stateful random ops (and While/If inside) draw from in turn.
 absl::StatusOr<LoweredBody> LowerFunctionBody(
     hlo::Module* module, const tf::FunctionBody& body, const std::vector<hlo::Shape>& param_shapes,
     const std::vector<std::optional<Tensor>>& known_values, const std::string& name,
-    LoweringOptions* options = nullptr);
+    LoweringOptions* options = nullptr, bool random_state = false);
 
 // Lowers `body` inline into `computation` (after its existing instructions): input i is
 // inputs[i], or the constant known_values[i] when set. Returns one value per body output.
 // Used to unroll loops (the auto-fix of known issue F).
-// The body's run-time checks, when `computation` is not ENTRY, go to *checks.
+// The body's run-time checks, when `computation` is not ENTRY, go to *checks. When
+// random_state is not null its stateful random ops draw from *random_state, which ends as the
+// state after their draws.
 absl::StatusOr<std::vector<hlo::Instruction*>> LowerFunctionBodyInline(
     hlo::Module* module, hlo::Computation* computation, const tf::FunctionBody& body,
     const std::vector<hlo::Instruction*>& inputs,
     const std::vector<std::optional<Tensor>>& known_values, LoweringOptions* options,
-    std::vector<LoweringContext::PendingCheck>* checks);
+    std::vector<LoweringContext::PendingCheck>* checks,
+    hlo::Instruction** random_state = nullptr);
 
 }  // namespace tfjit::tf2hlo
 

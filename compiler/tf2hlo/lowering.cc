@@ -258,10 +258,27 @@ bool IsStatefulRandomOp(absl::string_view op) {
          op == "RandomUniformInt" || op == "Multinomial";
 }
 
+bool BodiesDrawRandom(const tf::Node& node) {
+  static thread_local int depth = 0;
+  if (!IsFunctionalControlFlow(node.op()) || depth > 32) return false;
+  ++depth;
+  bool draws = false;
+  for (const char* attr : {"cond", "body", "then_branch", "else_branch"}) {
+    if (!node.def().attr().contains(attr)) continue;
+    absl::StatusOr<tf::FunctionBody> body = InstantiateFunctionAttr(node, attr);
+    if (!body.ok()) continue;
+    for (const tf::Node* inner : NeededBodyNodes(*body)) {
+      draws |= IsStatefulRandomOp(inner->op()) || BodiesDrawRandom(*inner);
+    }
+  }
+  --depth;
+  return draws;
+}
+
 std::vector<const tf::Node*> StatefulRandomNodes(const ClusterSpec& cluster) {
   std::vector<const tf::Node*> result;
   for (const tf::Node* node : cluster.nodes) {
-    if (IsStatefulRandomOp(node->op())) result.push_back(node);
+    if (IsStatefulRandomOp(node->op()) || BodiesDrawRandom(*node)) result.push_back(node);
   }
   return result;
 }

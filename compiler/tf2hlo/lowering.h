@@ -48,11 +48,17 @@ std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster);
 // Stateful random ops (RandomUniform, RandomStandardNormal, TruncatedNormal,
 // RandomUniformInt): auto-clustering keeps them out as TF does; must-compile code compiles them.
 bool IsStatefulRandomOp(absl::string_view op);
-// The stateful random nodes of the cluster, in cluster order (known issue E). Each gets one
-// extra ENTRY parameter u64[3] (its Philox state [key, counter_lo, counter_hi] at launch) after
-// the cluster inputs, and one extra result u64[3] (the state after its draws: the counter
+// The stateful random nodes of the cluster, in cluster order (known issue E), and its While
+// and If nodes whose functions draw from one (BodiesDrawRandom). Each gets one extra ENTRY
+// parameter u64[3] (its Philox state [key, counter_lo, counter_hi] at launch) after the
+// cluster inputs, and one extra result u64[3] (the state after its draws: the counter
 // advanced by 256 blocks per output, as TF's kernel reserves) after the variable updates.
+// A While or If carries its state through its bodies, whose random ops draw from it in turn
+// (XLA's semantics: one stream, seeds ignored).
 std::vector<const tf::Node*> StatefulRandomNodes(const ClusterSpec& cluster);
+
+// Whether the functions of the While/If `node` contain a stateful random op, at any depth.
+bool BodiesDrawRandom(const tf::Node& node);
 
 // Builds the module: ENTRY parameters are the cluster inputs, then the states of
 // StatefulRandomNodes; the ROOT is a tuple of the cluster outputs, then the updated variables

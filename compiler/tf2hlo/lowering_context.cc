@@ -184,6 +184,27 @@ bool LoweringContext::IsEntry() const {
   return options_ != nullptr && builder_.computation() == module_->entry();
 }
 
+absl::StatusOr<hlo::Instruction*> LoweringContext::RandomStateFor(const tf::Node& node) {
+  auto it = options()->random_states.find(&node);
+  if (it != options()->random_states.end() && it->second.state != nullptr) {
+    return it->second.state;
+  }
+  if (body_random_state_ != nullptr) return body_random_state_;
+  return Unimplemented("%s draws random numbers in a function body (While/If) that carries no "
+                       "random state here (a While condition, or a body lowered outside a "
+                       "cluster); call it outside the loop or use tf.random.stateless_*",
+                       node.DebugName());
+}
+
+void LoweringContext::SetNextRandomState(const tf::Node& node, hlo::Instruction* next) {
+  auto it = options()->random_states.find(&node);
+  if (it != options()->random_states.end() && it->second.state != nullptr) {
+    it->second.next = next;
+  } else {
+    body_random_state_ = next;
+  }
+}
+
 void LoweringContext::AddCheckValue(hlo::RuntimeCheck check, hlo::Instruction* value) {
   if (IsEntry()) {
     module_->AddRuntimeCheck(std::move(check));

@@ -102,6 +102,17 @@ class LoweringContext {
     hlo::Instruction* value;
   };
   const std::vector<PendingCheck>& pending_checks() const { return pending_checks_; }
+
+  // In a While/If body that carries a Philox state (known issue E): the state the body's next
+  // stateful random op draws from; each draw replaces it with the advanced state. Null where
+  // no state is carried (ENTRY: each random node has its own, LoweringOptions::random_states).
+  hlo::Instruction* body_random_state() const { return body_random_state_; }
+  void set_body_random_state(hlo::Instruction* state) { body_random_state_ = state; }
+  // The state a stateful random op or a While/If drawing inside draws from: its own cluster
+  // parameter in ENTRY, else the body's carried state (UNIMPLEMENTED when there is none).
+  absl::StatusOr<hlo::Instruction*> RandomStateFor(const tf::Node& node);
+  // Records the state after `node`'s draws (its cluster result, or the body's next state).
+  void SetNextRandomState(const tf::Node& node, hlo::Instruction* next);
   // Run-time range check of `node`'s integer `indices`, read as rows of k = limits.size()
   // components: row r is bad when some component j is outside [0, limits[j]). The compiled
   // cluster returns the first bad row and its components (hlo::RuntimeCheck), and the runtime
@@ -186,6 +197,7 @@ class LoweringContext {
   std::string last_list_bound_reason_;
   absl::flat_hash_set<std::string> index_checks_;  // AddIndexCheck's (node, message, limits)
   std::vector<PendingCheck> pending_checks_;
+  hlo::Instruction* body_random_state_ = nullptr;
   absl::flat_hash_map<const tf::Node*, std::vector<hlo::Instruction*>> values_;
   absl::flat_hash_map<const hlo::Instruction*, Tensor> known_parameters_;
   const tf::Node* override_node_ = nullptr;

@@ -744,17 +744,18 @@ std::string IgnoredSeedsWarning(const tf::Node& node) {
                       "reproducible behavior is desired. ", node.name());
 }
 
-// The node's state parameter (LowerCluster) as a stream, and the next state: the counter
-// advanced by 256 blocks per output (TF's ReserveRandomOutputs), a 128-bit add on u64 words.
+// The node's state (its LowerCluster parameter, or its While/If body's carried state) as a
+// stream, and the next state: the counter advanced by 256 blocks per output (TF's
+// ReserveRandomOutputs), a 128-bit add on u64 words.
 absl::StatusOr<Stream> StatefulStream(Rng& r, LoweringContext& ctx, const tf::Node& node,
                                       int64_t n) {
-  auto it = ctx.options()->random_states.find(&node);
-  if (it == ctx.options()->random_states.end() || it->second.state == nullptr) {
-    return Unimplemented("%s inside a function body (While/If) of a compiled cluster is not "
-                         "compiled yet; call it outside the loop or use tf.random.stateless_*",
-                         node.op());
-  }
-  if (ctx.autofix()) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * state, ctx.RandomStateFor(node));
+  const bool in_body = ctx.body_random_state() == state;
+  if (ctx.autofix() && in_body) {
+    Log(LogLevel::kWarning, "autofix E: %s draws from its loop's or conditional's stream in "
+        "compiled code (XLA's semantics); its seeds (if any) hold only outside compiled "
+        "While/If bodies", node.DebugName());
+  } else if (ctx.autofix()) {
     TFJIT_ASSIGN_OR_RETURN(int64_t seed, tf::GetIntAttrOr(node, "seed", 0));
     TFJIT_ASSIGN_OR_RETURN(int64_t seed2, tf::GetIntAttrOr(node, "seed2", 0));
     Log(LogLevel::kWarning, "autofix E: %s honours its seeds (seed=%d, seed2=%d) in compiled "
@@ -763,7 +764,6 @@ absl::StatusOr<Stream> StatefulStream(Rng& r, LoweringContext& ctx, const tf::No
   } else {
     Log(LogLevel::kWarning, "%s", IgnoredSeedsWarning(node));
   }
-  Instruction* state = it->second.state;
   Instruction* key = r.At(state, 0);
   Instruction* c0 = r.At(state, 1);
   Instruction* c1 = r.At(state, 2);
@@ -772,8 +772,9 @@ absl::StatusOr<Stream> StatefulStream(Rng& r, LoweringContext& ctx, const tf::No
   Instruction* lo = r.Bin(Opcode::kAdd, c0, r.U64(advance, {}));
   Instruction* carry = r.Cvt(r.Lt(lo, c0), DType::kUInt64);
   Instruction* hi = r.Bin(Opcode::kAdd, c1, carry);
-  it->second.next = r.Concat({r.Reshape(key, {1}), r.Reshape(lo, {1}), r.Reshape(hi, {1})}, 0);
+  Instruction* next = r.Concat({r.Reshape(key, {1}), r.Reshape(lo, {1}), r.Reshape(hi, {1})}, 0);
   TFJIT_RETURN_IF_ERROR(r.status());
+  ctx.SetNextRandomState(node, next);
   return Stream{{r.Lo32(key), r.Hi32(key)}, {r.Lo32(c0), r.Hi32(c0), r.Lo32(c1), r.Hi32(c1)}};
 }
 

@@ -1,7 +1,8 @@
 // Stateful random ops in compiled code (known issue E), through the Session on both backends:
 // by default they ignore their seeds as XLA does (a new stream per run, the same first run in
 // every new session, TF's warning); with autofix they continue the runtime kernel's stream
-// exactly; auto-clustering keeps them out of clusters as TF does.
+// exactly; auto-clustering keeps them out of clusters as TF does. Inside compiled While and
+// If bodies they draw from a state the loop or conditional carries.
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -205,6 +206,157 @@ TEST(CompiledRandomTest, AutoClusteringKeepsStatefulOpsOut) {
     ASSERT_TRUE(explain.ok()) << explain.status();
     EXPECT_TRUE(absl::StrContains(*explain, "stateful op RandomUniform stays in the runtime"))
         << *explain;
+  }
+  std::filesystem::remove(path);
+}
+
+// A While whose body draws (b <- uniform, a <- the previous b, two iterations) and an If whose
+// then branch adds a draw: in must-compile mode the loop and the conditional carry one Philox
+// state through their bodies (XLA's semantics: seeds ignored, TF's warning), so the two
+// iterations draw different numbers, a new session's first run is the same on both backends,
+// and each run draws anew. Auto-clustering leaves them to the runtime, as it does the ops.
+constexpr char kRandomInBodiesGraph[] = R"pb(
+node { name: "i0" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+node { name: "z" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } }
+                                            float_val: 0 } } } }
+node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } }
+       attr { key: "shape" value { shape { } } } }
+node { name: "loop" op: "While" input: "i0" input: "z" input: "z"
+       attr { key: "T" value { list { type: DT_INT32 type: DT_FLOAT type: DT_FLOAT } } }
+       attr { key: "cond" value { func { name: "cond" } } }
+       attr { key: "body" value { func { name: "body" } } }
+       attr { key: "output_shapes" value { list { shape { } shape { dim { size: 3 } } shape { dim { size: 3 } } } } }
+       attr { key: "parallel_iterations" value { i: 10 } } }
+node { name: "a" op: "Identity" input: "loop:1" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "b" op: "Identity" input: "loop:2" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "pick" op: "If" input: "p" input: "z"
+       attr { key: "Tcond" value { type: DT_BOOL } }
+       attr { key: "Tin" value { list { type: DT_FLOAT } } }
+       attr { key: "Tout" value { list { type: DT_FLOAT } } }
+       attr { key: "output_shapes" value { list { shape { dim { size: 3 } } } } }
+       attr { key: "then_branch" value { func { name: "draw" } } }
+       attr { key: "else_branch" value { func { name: "keep" } } } }
+node { name: "c" op: "Identity" input: "pick" attr { key: "T" value { type: DT_FLOAT } } }
+library {
+  function {
+    signature { name: "cond" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "a" type: DT_FLOAT } input_arg { name: "b" type: DT_FLOAT }
+                output_arg { name: "c" type: DT_BOOL } }
+    node_def { name: "two" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 2 } } } }
+    node_def { name: "less" op: "Less" input: "i" input: "two:output:0"
+               attr { key: "T" value { type: DT_INT32 } } }
+    ret { key: "c" value: "less:z:0" }
+  }
+  function {
+    signature { name: "body" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "a" type: DT_FLOAT } input_arg { name: "b" type: DT_FLOAT }
+                output_arg { name: "i2" type: DT_INT32 } output_arg { name: "a2" type: DT_FLOAT }
+                output_arg { name: "b2" type: DT_FLOAT } }
+    node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+    node_def { name: "next" op: "AddV2" input: "i" input: "one:output:0"
+               attr { key: "T" value { type: DT_INT32 } } }
+    node_def { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                                    int_val: 3 } } } }
+    node_def { name: "u" op: "RandomUniform" input: "shape:output:0"
+               attr { key: "dtype" value { type: DT_FLOAT } }
+               attr { key: "T" value { type: DT_INT32 } }
+               attr { key: "seed" value { i: 5 } } attr { key: "seed2" value { i: 7 } } }
+    node_def { name: "prev" op: "Identity" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "i2" value: "next:z:0" }
+    ret { key: "a2" value: "prev:output:0" }
+    ret { key: "b2" value: "u:output:0" }
+  }
+  function {
+    signature { name: "draw" input_arg { name: "x" type: DT_FLOAT }
+                output_arg { name: "y" type: DT_FLOAT } }
+    node_def { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                                    int_val: 3 } } } }
+    node_def { name: "u" op: "RandomUniform" input: "shape:output:0"
+               attr { key: "dtype" value { type: DT_FLOAT } }
+               attr { key: "T" value { type: DT_INT32 } } }
+    node_def { name: "add" op: "AddV2" input: "x" input: "u:output:0"
+               attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "y" value: "add:z:0" }
+  }
+  function {
+    signature { name: "keep" input_arg { name: "x" type: DT_FLOAT }
+                output_arg { name: "y" type: DT_FLOAT } }
+    node_def { name: "same" op: "Identity" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "y" value: "same:output:0" }
+  }
+}
+)pb";
+
+std::vector<float> Values(const Tensor& t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
+}
+
+TEST(CompiledRandomTest, LoopsAndConditionalsCarryTheStateThroughTheirBodies) {
+  const std::string path = WriteTempFile("random_in_bodies.pbtxt", kRandomInBodiesGraph);
+  const std::vector<std::string> fetches = {"a", "b", "c"};
+  auto run = [&](Session& s, bool p, RunStats* stats = nullptr, std::string* log = nullptr) {
+    if (log != nullptr) ::testing::internal::CaptureStderr();
+    auto r = s.Run({{"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}}, fetches, stats);
+    if (log != nullptr) *log = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *std::move(r) : std::vector<Tensor>();
+  };
+  auto in_unit_range = [](const Tensor& t) {
+    for (float v : Values(t)) {
+      if (!(v >= 0.0f && v < 1.0f)) return false;
+    }
+    return true;
+  };
+  std::vector<Tensor> first_cpu;
+  for (const char* backend : {"cpu", "interpreter"}) {
+    SCOPED_TRACE(backend);
+    auto s = Open(path, JitMode::kAll, backend, false);
+    ASSERT_NE(s, nullptr);
+    RunStats stats;
+    std::string log;
+    const std::vector<Tensor> first = run(*s, true, &stats, &log);
+    ASSERT_EQ(first.size(), 3u);
+    EXPECT_EQ(stats.fallbacks, 0);
+    EXPECT_EQ(stats.nodes_compiled, stats.nodes_total);
+    EXPECT_TRUE(absl::StrContains(log, "will ignore seeds")) << log;
+    EXPECT_TRUE(in_unit_range(first[0]) && in_unit_range(first[1]) && in_unit_range(first[2]));
+    EXPECT_NE(Values(first[0]), Values(first[1])) << "each iteration draws anew";
+    EXPECT_NE(Values(first[1]), Values(first[2])) << "the If draws after the loop";
+    const std::vector<Tensor> second = run(*s, true);
+    ASSERT_EQ(second.size(), 3u);
+    EXPECT_FALSE(Same(first[0], second[0])) << "each run draws a new stream";
+    // The branch not taken draws nothing: c is z.
+    const std::vector<Tensor> not_taken = run(*s, false);
+    ASSERT_EQ(not_taken.size(), 3u);
+    EXPECT_EQ(Values(not_taken[2]), (std::vector<float>{0, 0, 0}));
+    if (first_cpu.empty()) {
+      first_cpu = first;
+    } else {
+      for (size_t k = 0; k < 3; ++k) {
+        EXPECT_TRUE(Same(first_cpu[k], first[k])) << "fetch " << k << ": the JIT and the "
+                                                   << "evaluator draw the same first run";
+      }
+    }
+  }
+  // The kernels (the runtime's While/If) and auto-clustering, which keeps them out.
+  for (JitMode jit : {JitMode::kNone, JitMode::kAuto}) {
+    auto s = Open(path, jit, "cpu", false);
+    ASSERT_NE(s, nullptr);
+    const std::vector<Tensor> out = run(*s, true);
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_TRUE(in_unit_range(out[0]) && in_unit_range(out[1]) && in_unit_range(out[2]));
+    if (jit == JitMode::kAuto) {
+      auto explain = s->Explain(fetches);
+      ASSERT_TRUE(explain.ok()) << explain.status();
+      EXPECT_TRUE(absl::StrContains(*explain, "stateful op RandomUniform stays in the runtime"))
+          << *explain;
+    }
   }
   std::filesystem::remove(path);
 }
