@@ -19,8 +19,9 @@ bool IsForwarding(const tensorflow::NodeDef& n) {
 
 // TensorArrayV3 and its ops become the TensorList ops XLA also represents them with: the
 // handle's uses go away and the float "flow", which already orders the ops, carries the list.
-// A TensorArray is left as it is when it grows (dynamic_size), or when its handle or flow
-// reaches an op without a list form (Concat, Split, gradients, or anything else).
+// Concat and Split become TensorListConcatV2 and TensorListSplit (a split's list replaces the
+// array's). A TensorArray is left as it is when it grows (dynamic_size), or when its handle or
+// flow reaches an op without a list form (gradients, or anything else).
 class TensorArrayRewriter {
  public:
   explicit TensorArrayRewriter(tensorflow::GraphDef* def) : def_(def) {
@@ -81,7 +82,10 @@ class TensorArrayRewriter {
     std::vector<std::pair<int, int>> flows = {{ta, 1}};
     for (int op : ops) {
       const std::string& o = def_->node(op).op();
-      if (o == "TensorArrayWriteV3" || o == "TensorArrayScatterV3") flows.push_back({op, 0});
+      if (o == "TensorArrayWriteV3" || o == "TensorArrayScatterV3" ||
+          o == "TensorArraySplitV3") {
+        flows.push_back({op, 0});
+      }
     }
     if (!Reach(flows, tensorflow::DT_FLOAT, &flow_nodes, [&](int c, int slot) {
           return ops.contains(c) && slot == FlowSlot(def_->node(c).op());
@@ -139,28 +143,37 @@ class TensorArrayRewriter {
   }
 
   static int FlowSlot(const std::string& op) {
-    if (op == "TensorArrayWriteV3" || op == "TensorArrayScatterV3") return 3;
+    if (op == "TensorArrayWriteV3" || op == "TensorArrayScatterV3" ||
+        op == "TensorArraySplitV3") {
+      return 3;
+    }
     if (op == "TensorArrayReadV3" || op == "TensorArrayGatherV3") return 2;
-    if (op == "TensorArraySizeV3") return 1;
+    if (op == "TensorArraySizeV3" || op == "TensorArrayConcatV3") return 1;
     return -1;
   }
 
-  // A Const holding `shape` as TensorList ops take it (-1: unknown), ordered after `after`
-  // (so that it sits in that node's loop frame).
-  std::string AddElementShape(const std::string& base, const tensorflow::TensorShapeProto& shape,
-                              const std::string& after) {
-    std::string name = absl::StrCat(base, "/element_shape");
-    for (int k = 1; index_.contains(name); ++k) {
-      name = absl::StrCat(base, "/element_shape_", k);
-    }
+  // A new Const named after `base` + `suffix`, ordered after `after` (so that it sits in that
+  // node's loop frame); returns it for its value to be filled in.
+  tensorflow::NodeDef& AddConst(const std::string& base, const std::string& suffix,
+                                const std::string& after, tensorflow::DataType dtype) {
+    std::string name = absl::StrCat(base, "/", suffix);
+    for (int k = 1; index_.contains(name); ++k) name = absl::StrCat(base, "/", suffix, "_", k);
     index_[name] = -1;
     tensorflow::NodeDef c;
     c.set_name(name);
     c.set_op("Const");
     if (!after.empty()) c.add_input(absl::StrCat("^", after));
-    (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+    (*c.mutable_attr())["dtype"].set_type(dtype);
+    (*c.mutable_attr())["value"].mutable_tensor()->set_dtype(dtype);
+    added_.push_back(std::move(c));
+    return added_.back();
+  }
+
+  // A Const holding `shape` as TensorList ops take it (-1: unknown), ordered after `after`.
+  std::string AddElementShape(const std::string& base, const tensorflow::TensorShapeProto& shape,
+                              const std::string& after) {
+    tensorflow::NodeDef& c = AddConst(base, "element_shape", after, tensorflow::DT_INT32);
     tensorflow::TensorProto* t = (*c.mutable_attr())["value"].mutable_tensor();
-    t->set_dtype(tensorflow::DT_INT32);
     if (shape.unknown_rank()) {
       t->mutable_tensor_shape();
       t->add_int_val(-1);
@@ -168,8 +181,7 @@ class TensorArrayRewriter {
       t->mutable_tensor_shape()->add_dim()->set_size(shape.dim_size());
       for (const auto& d : shape.dim()) t->add_int_val(static_cast<int32_t>(d.size()));
     }
-    added_.push_back(std::move(c));
-    return name;
+    return c.name();
   }
 
   void RewriteOp(int i, const tensorflow::TensorShapeProto& shape) {
@@ -207,6 +219,37 @@ class TensorArrayRewriter {
     } else if (op == "TensorArraySizeV3") {
       out.set_op("TensorListLength");
       out.add_input(data[1]);
+    } else if (op == "TensorArrayConcatV3") {
+      // (value, lengths) as TensorArrayConcatV3's; the element shape is [?] + except0.
+      out.set_op("TensorListConcatV2");
+      tensorflow::TensorShapeProto es;
+      if (auto a = n.attr().find("element_shape_except0");
+          a != n.attr().end() && !a->second.shape().unknown_rank()) {
+        es.add_dim()->set_size(-1);
+        for (const auto& d : a->second.shape().dim()) *es.add_dim() = d;
+      } else {
+        es.set_unknown_rank(true);
+      }
+      out.add_input(data[1]);
+      out.add_input(AddElementShape(n.name(), es, flow_node));
+      tensorflow::NodeDef& leading = AddConst(n.name(), "leading_dims", flow_node,
+                                              tensorflow::DT_INT64);
+      (*leading.mutable_attr())["value"].mutable_tensor()->mutable_tensor_shape()->add_dim()
+          ->set_size(0);
+      out.add_input(leading.name());
+      element_dtype(n.attr().at("dtype").type());
+      (*out.mutable_attr())["shape_type"].set_type(tensorflow::DT_INT32);
+    } else if (op == "TensorArraySplitV3") {
+      // A new list of the pieces replaces the array's; it stays ordered after the flow in.
+      out.set_op("TensorListSplit");
+      tensorflow::TensorShapeProto es = shape;
+      if (!es.unknown_rank() && es.dim_size() > 0) es.mutable_dim(0)->set_size(-1);
+      out.add_input(data[1]);
+      out.add_input(AddElementShape(n.name(), es, flow_node));
+      out.add_input(data[2]);
+      out.add_input(absl::StrCat("^", flow_node));
+      element_dtype(n.attr().at("T").type());
+      (*out.mutable_attr())["shape_type"].set_type(tensorflow::DT_INT32);
     } else {  // TensorArrayCloseV3: nothing to release
       out.set_op("NoOp");
     }
@@ -225,8 +268,8 @@ class TensorArrayRewriter {
   }
 
   inline static const std::set<std::string> kListForm = {
-      "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
-      "TensorArrayScatterV3", "TensorArraySizeV3", "TensorArrayCloseV3"};
+      "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3", "TensorArrayScatterV3",
+      "TensorArraySizeV3", "TensorArrayCloseV3", "TensorArrayConcatV3", "TensorArraySplitV3"};
 
   tensorflow::GraphDef* def_;
   absl::flat_hash_map<std::string, int> index_;

@@ -291,6 +291,34 @@ TEST(Tf1ControlFlowTest, TensorArrayInALoopBecomesATensorList) {
   EXPECT_TRUE(absl::StrContains(text, "TF1 TensorArrays turned into TensorLists: 1")) << text;
 }
 
+// TensorArraySplitV3 before a loop that reads the pieces, TensorArrayConcatV3 after it: both
+// have list forms (TensorListSplit, TensorListConcatV2), so --jit all compiles the whole graph
+// in one cluster; every mode gives the hand values.
+TEST(Tf1ControlFlowTest, TensorArraySplitAndConcatAroundALoop) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  for (JitMode mode : {JitMode::kNone, JitMode::kAuto, JitMode::kAll}) {
+    auto session = Load("tensor_array_split_concat.pbtxt", mode);
+    ASSERT_NE(session, nullptr);
+    RunStats stats;
+    auto out = session->Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {6}, x)}},
+                            {"out", "out_lengths"}, &stats);
+    ASSERT_TRUE(out.ok()) << JitModeName(mode) << ": " << StatusToString(out.status());
+    ASSERT_EQ((*out)[0].ShapeString(), "float32[6]");
+    for (int i = 0; i < 6; ++i) {
+      EXPECT_EQ((*out)[0].data<float>()[i], x[static_cast<size_t>(i)] * static_cast<float>(i / 2 + 1))
+          << JitModeName(mode) << " element " << i;
+    }
+    ASSERT_EQ((*out)[1].ShapeString(), "int64[3]");
+    for (int i = 0; i < 3; ++i) EXPECT_EQ((*out)[1].data<int64_t>()[i], 2);
+    if (mode == JitMode::kAll) {
+      EXPECT_EQ(stats.clusters, 1);
+      EXPECT_EQ(stats.nodes_compiled, stats.nodes_total);
+    }
+  }
+  std::string text = ExplainText("tensor_array_split_concat.pbtxt", JitMode::kAll, "out");
+  EXPECT_TRUE(absl::StrContains(text, "TF1 TensorArrays turned into TensorLists: 2")) << text;
+}
+
 // Conditionals on one predicate chained through their Merges (batch norms on one
 // is_training feed) are separate Ifs: one If for both would read its own output. --jit all
 // compiles both; every mode gives the hand values.
