@@ -3,6 +3,7 @@
 #ifndef TFJIT_COMPILER_TF2HLO_LIST_LOWERING_H_
 #define TFJIT_COMPILER_TF2HLO_LIST_LOWERING_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -19,6 +20,14 @@ std::string ListWriteKey(const tf::Node& node);
 
 // UNIMPLEMENTED "TensorArrays with dynamic size are not supported by XLA." (known issue D).
 absl::Status DynamicSizeError(const tf::Node& node);
+
+// The TensorListReserve or TensorListFromTensor whose length the TensorList `list` still has:
+// followed back through ops that keep the length (writes that do not resize, scatters into
+// the list, identities, and While loops whose body passes that loop variable through such
+// ops); nullopt when some op on the way may change it. The length is then known when the
+// list's cluster compiles (TF1 TensorArraySizeV3 after functionalization: the stacks after a
+// tf.map_fn take their Range bounds from it).
+std::optional<tf::Output> ListLengthOrigin(const tf::Output& list);
 
 }  // namespace tfjit::tf2hlo
 

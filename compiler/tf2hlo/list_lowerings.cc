@@ -2,8 +2,12 @@
 // [max_elements, element dims...] of the element type, length an s32[] (the next PushBack
 // index), as XLA represents TF2's TensorArrays. Sizes and element shapes must be known when
 // compiling; a list without a bound is known issue C, a list that may grow is known issue D.
+#include <limits>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/list_lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
@@ -273,9 +277,27 @@ absl::Status LowerTensorListFromTensor(LoweringContext& ctx, const tf::Node& nod
   return SetList(ctx, node, 0, list).status();
 }
 
+// A list whose length its origin fixes (ListLengthOrigin) has a constant length, so a Range
+// or a shape computed from it compiles; any other list's length is its run-time value.
 absl::Status LowerTensorListLength(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
-  ctx.SetOutput(node, 0, list.length);
+  std::optional<int64_t> known;
+  if (const std::optional<tf::Output> origin = ListLengthOrigin(node.input(0))) {
+    if (origin->node->op() == "TensorListReserve") {
+      if (std::optional<double> n = ctx.KnownScalar(origin->node->input(1))) {
+        known = static_cast<int64_t>(*n);
+      }
+    } else if (absl::StatusOr<hlo::Instruction*> t = ctx.Value(origin->node->input(0));
+               t.ok() && (*t)->shape().rank() > 0) {
+      known = (*t)->shape().dims()[0];
+    }
+  }
+  if (known.has_value() && *known >= 0 && *known <= std::numeric_limits<int32_t>::max()) {
+    ctx.SetOutput(node, 0,
+                  ctx.b().ScalarConstant<int32_t>(DType::kInt32, static_cast<int32_t>(*known)));
+  } else {
+    ctx.SetOutput(node, 0, list.length);
+  }
   return absl::OkStatus();
 }
 
@@ -472,6 +494,63 @@ void AppendListLowerings(std::vector<OpLowering>* table) {
   add("TensorListScatterIntoExistingList", LowerTensorListScatterIntoExistingList);
   add("TensorListConcatV2", LowerTensorListConcatV2);
   add("TensorListSplit", LowerTensorListSplit);
+}
+
+
+namespace {
+
+bool KeepsListLength(const tf::Node& node) {
+  const std::string& op = node.op();
+  if (op == "TensorListSetItem") {
+    return !tf::GetBoolAttrOr(node, "resize_if_index_out_of_bounds", false).value_or(true);
+  }
+  return op == "TensorListScatterIntoExistingList" || op == "Identity" || op == "StopGradient" ||
+         op == "Snapshot";
+}
+
+std::optional<tf::Output> ListLengthOriginAt(const tf::Output& list, int depth) {
+  for (tf::Output at = list; depth < 256; ++depth) {
+    const tf::Node& node = *at.node;
+    const std::string& op = node.op();
+    if (op == "TensorListReserve" || op == "TensorListFromTensor") {
+      if (node.num_inputs() < 2) return std::nullopt;
+      return at;
+    }
+    if (op == "IdentityN" && at.index < node.num_inputs()) {
+      at = node.input(at.index);
+      continue;
+    }
+    if (KeepsListLength(node) && node.num_inputs() > 0) {
+      at = node.input(0);
+      continue;
+    }
+    if (!IsFunctionalWhile(op) || at.index >= node.num_inputs()) return std::nullopt;
+    // Loop variable k keeps its length when the body returns its input k through
+    // length-keeping ops.
+    absl::StatusOr<tf::FunctionBody> body = InstantiateFunctionAttr(node, "body");
+    if (!body.ok() || at.index >= static_cast<int>(body->outputs.size()) ||
+        at.index >= static_cast<int>(body->inputs.size())) {
+      return std::nullopt;
+    }
+    absl::StatusOr<tf::Output> arg = body->graph->FindOutput(body->inputs[at.index]);
+    absl::StatusOr<tf::Output> ret = body->graph->FindOutput(body->outputs[at.index]);
+    if (!arg.ok() || !ret.ok()) return std::nullopt;
+    tf::Output inner = *ret;
+    for (int steps = 0; !(inner.node == arg->node && inner.index == arg->index); ++steps) {
+      if (steps > 256 || !KeepsListLength(*inner.node) || inner.node->num_inputs() == 0) {
+        return std::nullopt;
+      }
+      inner = inner.node->input(0);
+    }
+    at = node.input(at.index);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<tf::Output> ListLengthOrigin(const tf::Output& list) {
+  return ListLengthOriginAt(list, 0);
 }
 
 }  // namespace tfjit::tf2hlo

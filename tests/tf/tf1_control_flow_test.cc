@@ -21,9 +21,10 @@ std::string Tf1Graph(const std::string& name) {
   return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "tf1" / name).string();
 }
 
-std::unique_ptr<Session> Load(const std::string& name, JitMode mode) {
+std::unique_ptr<Session> Load(const std::string& name, JitMode mode, bool autofix = false) {
   SessionOptions options;
   options.jit = mode;
+  options.autofix = autofix;
   auto session = Session::Load(Tf1Graph(name), options);
   EXPECT_TRUE(session.ok()) << StatusToString(session.status());
   return session.ok() ? std::move(*session) : nullptr;
@@ -289,6 +290,60 @@ TEST(Tf1ControlFlowTest, TensorArrayInALoopBecomesATensorList) {
   }
   std::string text = ExplainText("tensor_array_loop.pbtxt", JitMode::kAll, "out");
   EXPECT_TRUE(absl::StrContains(text, "TF1 TensorArrays turned into TensorLists: 1")) << text;
+}
+
+// ta.stack() as TF 1.x exports it: Range(0, TensorArraySizeV3(ta)) indexes the gather. The
+// array's size is its constant reserve, carried unchanged through the loop, so the Range
+// compiles; with --autofix auto-clustering then compiles the whole stack (loop, size, range,
+// gather) as one cluster. `head` gathers the first k rows, k fed: that Range stays in the
+// runtime, so the list would cross a cluster's edge; with --autofix the nodes on that edge stay
+// in the runtime with the list (they used to fail every cluster with known issue B and run
+// all of them on kernels). Every mode gives the hand values (--jit all fetches `out` only).
+TEST(Tf1ControlFlowTest, StackRangeFromTheArraySizeCompiles) {
+  const std::vector<float> x = {1.5f, -2.0f};
+  const std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"x", Tensor::FromVector<float>(DType::kFloat32, {2}, x)},
+      {"k", Tensor::FromVector<int32_t>(DType::kInt32, {}, {3})}};
+  struct Mode {
+    JitMode jit;
+    bool autofix;
+  };
+  for (const Mode& mode : {Mode{JitMode::kNone, false}, Mode{JitMode::kAuto, false},
+                           Mode{JitMode::kAuto, true}, Mode{JitMode::kAll, false}}) {
+    SCOPED_TRACE(absl::StrCat(JitModeName(mode.jit), mode.autofix ? " autofix" : ""));
+    auto session = Load("tensor_array_stack_range.pbtxt", mode.jit, mode.autofix);
+    ASSERT_NE(session, nullptr);
+    for (const std::vector<std::string>& fetches :
+         {std::vector<std::string>{"out"}, std::vector<std::string>{"out", "head"}}) {
+      // (--jit all: head's Range bound is a fed argument, known issue F.)
+      if (mode.jit == JitMode::kAll && fetches.size() == 2) continue;
+      RunStats stats;
+      auto out = session->Run(fetches == std::vector<std::string>{"out"}
+                                  ? std::vector<std::pair<std::string, Tensor>>{feeds[0]}
+                                  : feeds,
+                              fetches, &stats);
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      ASSERT_EQ((*out)[0].ShapeString(), "float32[4,2]");
+      for (int i = 0; i < 8; ++i) {
+        EXPECT_EQ((*out)[0].data<float>()[i], x[static_cast<size_t>(i % 2)] *
+                                                  static_cast<float>(i / 2));
+      }
+      if (fetches.size() == 2) {
+        ASSERT_EQ((*out)[1].ShapeString(), "float32[3,2]");
+        for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[1].data<float>()[i], (*out)[0].data<float>()[i]);
+      }
+      if (mode.jit != JitMode::kNone) EXPECT_EQ(stats.fallbacks, 0);
+      if (mode.jit == JitMode::kAuto && mode.autofix && fetches.size() == 1) {
+        EXPECT_EQ(stats.clusters, 1);
+        EXPECT_EQ(stats.nodes_compiled, stats.nodes_total);
+      }
+    }
+  }
+  auto session = Load("tensor_array_stack_range.pbtxt", JitMode::kAuto, true);
+  ASSERT_NE(session, nullptr);
+  auto text = session->Explain({"out", "head"});
+  ASSERT_TRUE(text.ok()) << StatusToString(text.status());
+  EXPECT_TRUE(absl::StrContains(*text, "would cross a cluster's edge")) << *text;
 }
 
 // TensorArraySplitV3 before a loop that reads the pieces, TensorArrayConcatV3 after it: both
