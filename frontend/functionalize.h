@@ -36,10 +36,9 @@ struct FunctionalizeResult {
 
 struct FunctionalizeOptions {
   // Whether conditionals outside loops become If nodes too. Inside a loop a conditional must
-  // (the loop cannot become a While otherwise). Outside, auto-clustering already compiles
-  // around a TF1 conditional, while a compiled If needs both branches to return the same
-  // shapes (a model that resizes in one branch only would fall back whole): auto mode leaves
-  // them, all mode (everything must compile) turns them.
+  // (the loop cannot become a While otherwise). The session turns them in auto and all mode:
+  // a compiled If needs both branches to return the same shapes, and one that does not fails
+  // its auto cluster once and is then left to the runtime (runtime::LearnedExclusions).
   bool conditionals_outside_loops = true;
 };
 

@@ -333,6 +333,8 @@ absl::Status Plan::BuildFrameClusters(const tf::Graph& graph,
   copts.min_cluster_size = placement.min_cluster_size;
   copts.max_cluster_size = placement.max_cluster_size;
   copts.excluded = FrameClusterExclusions(graph, plan->needed_, fed);
+  if (placement.learned != nullptr) placement.learned->AddTo(&graph, &copts.excluded);
+  plan->learned_ = placement.learned;
   TFJIT_ASSIGN_OR_RETURN(cluster::ClusteringResult frame, cluster::FindClusters(graph, copts));
   // One clustering for the whole plan (explain, RunCluster's per-cluster tables): the
   // prefix's clusters first, renumbered frame clusters after them.
@@ -364,6 +366,27 @@ absl::Status Plan::RunFrameCluster(int index, const std::vector<Tensor>& inputs,
   return absl::OkStatus();
 }
 
+bool LearnedExclusions::Add(const tf::Graph* graph, const tf::Node& node, std::string why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (excluded_.size() >= 64) return false;
+  if (!excluded_.insert({{graph, node.id()}, std::move(why)}).second) return false;
+  ++generation_;
+  return true;
+}
+
+void LearnedExclusions::AddTo(const tf::Graph* graph,
+                              absl::flat_hash_map<int, std::string>* excluded) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [key, why] : excluded_) {
+    if (key.first == graph) excluded->insert({key.second, why});
+  }
+}
+
+int LearnedExclusions::generation() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return generation_;
+}
+
 absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
                                                   const std::vector<tf::Output>& feeds,
                                                   const std::vector<tf::Output>& fetches,
@@ -372,6 +395,7 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
                                                   const std::vector<const tf::Node*>& targets) {
   auto plan = std::unique_ptr<Plan>(new Plan());
   plan->graph_ = &graph;
+  plan->learned_ = placement.learned;
   plan->device_of_ = PlaceNodes(graph, placement);
   absl::flat_hash_set<OutputKey> fed;
   for (const tf::Output& f : feeds) fed.insert({f.node, f.index});
@@ -413,6 +437,7 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
   copts.autofix = placement.autofix;
   copts.min_cluster_size = placement.min_cluster_size;
   copts.max_cluster_size = placement.max_cluster_size;
+  if (placement.learned != nullptr) placement.learned->AddTo(&graph, &copts.excluded);
   TFJIT_ASSIGN_OR_RETURN(plan->clustering_, cluster::FindClusters(graph, copts));
   if (plan->has_frames_) {
     for (auto& [id, why] : plan->clustering_.why_not) {
@@ -926,6 +951,18 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
       if (!hit) {
         Log(LogLevel::kWarning, "%s falls back to CPU kernels: %s", cluster.spec.name,
             s.message());
+        // The node the error names stays out of the session's next plans (when it is a node
+        // of this cluster), so the rest of the cluster compiles from the next run on.
+        const std::string failed = NodeOfError(s).first;
+        for (const tf::Node* node : cluster.spec.nodes) {
+          if (learned_ == nullptr || node->name() != failed) continue;
+          const std::string first_line(s.message().substr(0, s.message().find('\n')));
+          if (learned_->Add(graph_, *node, absl::StrCat("its cluster failed to compile, so it "
+                                                         "runs in the runtime: ", first_line))) {
+            Log(LogLevel::kWarning, "%s stays out of clusters from the next run on; the rest "
+                "of %s compiles then", node->DebugName(), cluster.spec.name);
+          }
+        }
       }
       {
         std::lock_guard<std::mutex> lock(state.mu);

@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -68,6 +70,25 @@ absl::Status CheckRunControl(const ExecContext& ctx, const tf::Node& node);
 
 // Where nodes run: the default device for nodes that ask for none (full TF name) and the
 // number of logical CPUs that exist.
+// Nodes whose auto cluster failed to compile (a lowering error naming them that clustering
+// could not foresee: an If whose branches return different shapes, a list op the compiler
+// refuses): the session's next plans keep them out of clusters, so one such node costs its
+// cluster one fallback to kernels, not every run. Thread-safe; shared by a session's plans.
+class LearnedExclusions {
+ public:
+  // Records `node` of `graph` with `why`; false when it was known or the cap (64) is reached.
+  bool Add(const tf::Graph* graph, const tf::Node& node, std::string why);
+  // Adds this graph's exclusions to `excluded` (node id -> why).
+  void AddTo(const tf::Graph* graph, absl::flat_hash_map<int, std::string>* excluded) const;
+  // Grows with every Add that took effect: plans built before are out of date.
+  int generation() const;
+
+ private:
+  mutable std::mutex mu_;
+  absl::flat_hash_map<std::pair<const tf::Graph*, int>, std::string> excluded_;
+  int generation_ = 0;
+};
+
 struct Placement {
   Placement() = default;
   // Implicit: a device name alone means one logical CPU.
@@ -79,6 +100,8 @@ struct Placement {
   // SessionOptions::min_cluster_size / max_cluster_size (auto-clustering's limits).
   int min_cluster_size = 1;
   int max_cluster_size = 0;
+  // The session's learned exclusions (null: none are learned, e.g. nested function plans).
+  std::shared_ptr<LearnedExclusions> learned;
 };
 
 // Adds what a nested run (a function body, a loop's iterations) did to the outer statistics.
@@ -170,6 +193,7 @@ class Plan {
   std::vector<std::vector<int>> resource_updates_;  // per cluster: ResourceUpdateInputs
   std::vector<std::string> device_of_;          // per node id: full device name
   std::unique_ptr<std::atomic<bool>[]> autofix_logged_;  // per cluster
+  std::shared_ptr<LearnedExclusions> learned_;  // Placement::learned
   std::vector<Unit> units_;
   int num_slots_ = 0;
   std::vector<int> feed_slots_;

@@ -137,7 +137,11 @@ struct Session::Impl {
   std::unique_ptr<ThreadPool> intra_op;
   std::unique_ptr<runtime::FunctionRuntime> functions;  // bodies of called functions
   std::mutex plans_mu;
-  absl::flat_hash_map<std::string, std::shared_ptr<runtime::Plan>> plans;
+  // Per feed/fetch/target key: the plan and the learned-exclusions generation it was built at.
+  absl::flat_hash_map<std::string, std::pair<std::shared_ptr<runtime::Plan>, int>> plans;
+  // Nodes whose auto cluster failed to compile (runtime::LearnedExclusions).
+  std::shared_ptr<runtime::LearnedExclusions> learned =
+      std::make_shared<runtime::LearnedExclusions>();
   // SessionOptions::memory_limit_bytes; null without a cap. Shared with the deleters of the
   // tensors it was charged for, which may outlive the session.
   std::shared_ptr<MemoryBudget> memory;
@@ -164,7 +168,9 @@ struct Session::Impl {
     *def.mutable_library() = graph->library();
     *def.mutable_versions() = graph->versions();
     tf::FunctionalizeOptions functionalize;
-    functionalize.conditionals_outside_loops = options.jit == JitMode::kAll;
+    // Auto too: an If a cluster cannot compile (branches of different shapes) fails its
+    // cluster once and is then left to the runtime (runtime::LearnedExclusions).
+    functionalize.conditionals_outside_loops = true;
     TFJIT_ASSIGN_OR_RETURN(tf::FunctionalizeResult result,
                            tf::FunctionalizeLoops(&def, functionalize));
     loops_left = result.left;
@@ -296,6 +302,7 @@ struct Session::Impl {
     p.autofix = options.autofix;
     p.min_cluster_size = options.min_cluster_size;
     p.max_cluster_size = options.max_cluster_size;
+    p.learned = learned;
     return p;
   }
 
@@ -322,13 +329,15 @@ struct Session::Impl {
                                    absl::StrJoin(fetch_names, ","), "^",
                                    absl::StrJoin(target_names, ","));
     std::lock_guard<std::mutex> lock(plans_mu);
+    // A plan built before a cluster failed to compile is rebuilt without the failing node.
+    const int generation = learned->generation();
     auto it = plans.find(key);
-    if (it != plans.end()) return it->second;
+    if (it != plans.end() && it->second.second == generation) return it->second.first;
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Plan> plan,
                            runtime::Plan::Build(*graph, feeds, fetches, ToClusterMode(options.jit),
                                                 placement(), targets));
     std::shared_ptr<runtime::Plan> shared = std::move(plan);
-    plans[key] = shared;
+    plans[key] = {shared, generation};
     return shared;
   }
 

@@ -219,10 +219,14 @@ ModeResult RunMode(const ModelRow& row, const Reference& ref, JitMode jit, const
     }
     if (i == 0) {
       r.first_ms = ms;
-      r.stats = stats;
-      outputs = *std::move(result);
     } else {
       times.push_back(ms);
+    }
+    // The last run's outputs and statistics: the steady state (a first run may compile, or
+    // fall back to kernels for a cluster the session then splits).
+    if (i == runs) {
+      r.stats = stats;
+      outputs = *std::move(result);
     }
   }
   std::sort(times.begin(), times.end());

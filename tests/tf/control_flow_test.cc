@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -274,6 +275,91 @@ TEST(ControlFlowArgumentTest, LoopInvariantShapeFromAnArgumentCompiles) {
       }
     }
   }
+}
+
+// An If whose branches return different shapes, without output_shapes (so clustering cannot
+// tell), inside an auto cluster with a Relu, a Mul and an Exp: the first run's cluster fails
+// to compile at the If and runs on kernels; the session learns the node, and from the second
+// run on the If runs in the runtime while the rest compiles. Every run gives the kernels'
+// values.
+constexpr char kUnequalBranchesGraph[] = R"pb(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } }
+       attr { key: "shape" value { shape { } } } }
+node { name: "r" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "cond" op: "If" input: "p" input: "r"
+       attr { key: "Tcond" value { type: DT_BOOL } }
+       attr { key: "Tin" value { list { type: DT_FLOAT } } }
+       attr { key: "Tout" value { list { type: DT_FLOAT } } }
+       attr { key: "then_branch" value { func { name: "same" } } }
+       attr { key: "else_branch" value { func { name: "twice" } } } }
+node { name: "m" op: "Mul" input: "cond" input: "cond" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "out" op: "Exp" input: "m" attr { key: "T" value { type: DT_FLOAT } } }
+library {
+  function {
+    signature { name: "same" input_arg { name: "a" type: DT_FLOAT }
+                output_arg { name: "y" type: DT_FLOAT } }
+    node_def { name: "id" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "y" value: "id:output:0" }
+  }
+  function {
+    signature { name: "twice" input_arg { name: "a" type: DT_FLOAT }
+                output_arg { name: "y" type: DT_FLOAT } }
+    node_def { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+    node_def { name: "cat" op: "ConcatV2" input: "a" input: "a" input: "axis:output:0"
+               attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } }
+               attr { key: "Tidx" value { type: DT_INT32 } } }
+    ret { key: "y" value: "cat:output:0" }
+  }
+}
+)pb";
+
+TEST(ControlFlowTest, AClusterThatFailsAtOneNodeLeavesItOutFromTheNextRun) {
+  const std::string path = WriteTempFile("unequal_branches.pbtxt", kUnequalBranchesGraph);
+  auto feeds = [](bool p) {
+    return std::vector<std::pair<std::string, Tensor>>{
+        {"x", Tensor::FromVector<float>(DType::kFloat32, {2}, {0.5f, -1.0f})},
+        {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}};
+  };
+  SessionOptions none_options;
+  none_options.jit = JitMode::kNone;
+  auto reference = Session::Load(path, none_options);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  SessionOptions options;
+  options.jit = JitMode::kAuto;
+  auto session = Session::Load(path, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  for (int run = 0; run < 3; ++run) {
+    for (bool p : {true, false}) {
+      SCOPED_TRACE(absl::StrCat("run ", run, " p=", p));
+      auto want = (*reference)->Run(feeds(p), {"out"});
+      ASSERT_TRUE(want.ok()) << want.status();
+      RunStats stats;
+      auto got = (*session)->Run(feeds(p), {"out"}, &stats);
+      ASSERT_TRUE(got.ok()) << got.status();
+      ASSERT_EQ((*got)[0].ShapeString(), (*want)[0].ShapeString());
+      for (int64_t i = 0; i < (*want)[0].num_elements(); ++i) {
+        EXPECT_FLOAT_EQ((*got)[0].data<float>()[i], (*want)[0].data<float>()[i]);
+      }
+      if (run == 0 && p) {
+        EXPECT_EQ(stats.fallbacks, 1);  // the whole cluster, once
+      } else {
+        EXPECT_EQ(stats.fallbacks, 0);
+        // Relu, Mul and Exp compile (in two clusters, either side of the If; the runtime's
+        // If adds the else branch's ConcatV2 when it runs).
+        EXPECT_EQ(stats.clusters, p ? 2 : 3);
+        EXPECT_EQ(stats.nodes_compiled, p ? 3 : 5) << stats.nodes_total << " nodes in all";
+      }
+    }
+  }
+  auto explain = (*session)->Explain({"out"});
+  ASSERT_TRUE(explain.ok()) << explain.status();
+  EXPECT_TRUE(absl::StrContains(*explain, "its cluster failed to compile, so it runs in the "
+                                          "runtime"))
+      << *explain;
+  std::filesystem::remove(path);
 }
 
 }  // namespace
