@@ -488,6 +488,10 @@ void AddTensorArrayOps(std::vector<OpDef>* ops) {
   ops->push_back(Op("TensorArraySizeV3").In("handle: resource").In("flow_in: float")
                      .Out("size: int32").Stateful().Build());
   ops->push_back(Op("TensorArrayCloseV3").In("handle: resource").Stateful().Build());
+  // The gradient array of a TF1 gradient loop (tf.gradients through a TensorArray).
+  ops->push_back(Op("TensorArrayGradV3").In("handle: resource").In("flow_in: float")
+                     .Out("grad_handle: resource").Out("flow_out: float").Attr("source", S(""))
+                     .Stateful().Build());
 }
 
 // Ops whose catalog entry sits in a section of this file named for another family.

@@ -1,11 +1,13 @@
 // TF1 TensorArray kernels: TensorArrayV3 creates a fresh array; Write/Read/Gather/Scatter/
-// Concat/Split/Size/Close V3 act on it through the handle, with TF's messages. Flow inputs
+// Concat/Split/Size/Close V3 act on it through the handle, with TF's messages; GradV3 gives
+// its gradient array (writes aggregate). Flow inputs
 // only order the ops in the graph; flow outputs pass the input flow through.
 #include "runtime/kernels/tensor_array_kernels.h"
 
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "core/run_control.h"
@@ -22,6 +24,7 @@ TensorArray::TensorArray(Options options)
     : name_(std::move(options.name)), dtype_(options.dtype),
       dynamic_size_(options.dynamic_size), clear_after_read_(options.clear_after_read),
       identical_element_shapes_(options.identical_element_shapes),
+      multiple_writes_aggregate_(options.multiple_writes_aggregate),
       element_shape_(std::move(options.element_shape)),
       slots_(static_cast<size_t>(options.size)) {}
 
@@ -69,6 +72,35 @@ absl::Status TensorArray::WriteLocked(int64_t index, const Tensor& value) {
         "TensorArray %s: Could not write to TensorArray index %d because it has already been "
         "read.",
         name_, index);
+  }
+  if (slot.written && multiple_writes_aggregate_) {
+    // A gradient array adds a second write to the first (TF's AddToTensor).
+    if (slot.shape != value.dims()) {
+      return InvalidArgument(
+          "TensorArray %s: Could not aggregate to TensorArray index %d because the existing "
+          "shape is %s but the new input shape is %s.",
+          name_, index, DimsString(slot.shape), DimsString(value.dims()));
+    }
+    Tensor sum(dtype_, slot.shape);
+    const bool added = DispatchNumeric(dtype_, [&](auto tag) {
+      using T = decltype(tag);
+      const T* a = slot.tensor.data<T>();
+      const T* b = value.data<T>();
+      T* out = sum.data<T>();
+      for (int64_t i = 0; i < sum.num_elements(); ++i) {
+        if constexpr (std::is_arithmetic_v<T>) {
+          out[i] = static_cast<T>(a[i] + b[i]);
+        } else {  // 16-bit floats add in float
+          out[i] = static_cast<T>(static_cast<float>(a[i]) + static_cast<float>(b[i]));
+        }
+      }
+    });
+    if (!added) {
+      return InvalidArgument("TensorArray %s: cannot aggregate writes of %s", name_,
+                             lists::TfTypeString(dtype_));
+    }
+    slot.tensor = std::move(sum);
+    return absl::OkStatus();
   }
   if (slot.written) {
     return InvalidArgument(
@@ -172,6 +204,24 @@ void TensorArray::Close() {
   closed_ = true;
 }
 
+absl::StatusOr<std::shared_ptr<TensorArray>> TensorArray::GradientArray(
+    const std::string& source) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TFJIT_RETURN_IF_ERROR(CheckOpenLocked());
+  std::shared_ptr<TensorArray>& grad = gradients_[source];
+  if (grad == nullptr) {
+    Options o;
+    o.name = absl::StrCat(name_, "@", source);
+    o.dtype = dtype_;
+    o.element_shape = element_shape_;
+    o.size = static_cast<int64_t>(slots_.size());
+    o.identical_element_shapes = identical_element_shapes_;
+    o.multiple_writes_aggregate = true;
+    grad = std::make_shared<TensorArray>(std::move(o));
+  }
+  return grad;
+}
+
 std::string TensorArrayHandle::DebugString() const {
   return absl::StrCat("TensorArray '", array_->name(), "' of ", DTypeName(array_->dtype()));
 }
@@ -244,6 +294,28 @@ absl::Status TensorArrayV3Kernel(KernelContext& ctx) {
   auto handle = std::make_shared<TensorArrayHandle>(std::make_shared<TensorArray>(std::move(o)));
   ctx.set_output(0, Tensor::FromObject(DType::kResource, std::move(handle)));
   ctx.set_output(1, Tensor::FromVector<float>(DType::kFloat32, {}, {0.0f}));
+  return absl::OkStatus();
+}
+
+// TensorArrayGradV3(handle, flow_in; source) -> (grad_handle, flow_out): the forward array's
+// gradient array for `source`, made once (TF's TensorArrayGradOp).
+absl::Status TensorArrayGradV3Kernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const TensorArrayHandle* h = ctx.input(0).object_as<TensorArrayHandle>();
+  if (h == nullptr) {
+    return KernelError(ctx, "Input handle is not a TensorArray. Saw: '%s'",
+                       ctx.input(0).ShapeString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::string source, tf::GetStringAttrOr(ctx.node(), "source", ""));
+  if (source.empty()) {
+    return KernelError(ctx, "TensorArrayGrad: the source attr must be set (TF's "
+                            "tf.gradients sets it to the gradient's name scope)");
+  }
+  absl::StatusOr<std::shared_ptr<TensorArray>> grad = h->array()->GradientArray(source);
+  if (!grad.ok()) return KernelError(ctx, "%s", grad.status().message());
+  auto handle = std::make_shared<TensorArrayHandle>(*std::move(grad));
+  ctx.set_output(0, Tensor::FromObject(DType::kResource, std::move(handle)));
+  ctx.set_output(1, ctx.input(1));
   return absl::OkStatus();
 }
 
@@ -501,6 +573,7 @@ void RegisterTensorArrayKernels(KernelRegistry& registry) {
   registry.Register("TensorArrayCloseV3", TensorArrayCloseV3Kernel);
   registry.Register("TensorArrayGatherV3", TensorArrayGatherV3Kernel);
   registry.Register("TensorArrayConcatV3", TensorArrayConcatV3Kernel);
+  registry.Register("TensorArrayGradV3", TensorArrayGradV3Kernel);
   registry.Register("TensorArrayScatterV3", TensorArrayScatterV3Kernel);
   registry.Register("TensorArraySplitV3", TensorArraySplitV3Kernel);
 }

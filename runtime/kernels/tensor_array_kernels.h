@@ -4,6 +4,7 @@
 #define TFJIT_RUNTIME_KERNELS_TENSOR_ARRAY_KERNELS_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "frontend/tensor_proto.h"
 #include "tfjit/tensor.h"
 
@@ -29,6 +31,8 @@ class TensorArray {
     bool dynamic_size = false;
     bool clear_after_read = true;
     bool identical_element_shapes = false;
+    // A gradient array's (TensorArrayGradV3): a second write to a slot adds to it.
+    bool multiple_writes_aggregate = false;
   };
   explicit TensorArray(Options options);
 
@@ -47,6 +51,10 @@ class TensorArray {
   absl::Status MergeElementShape(const tf::PartialShape& shape);
   // Drops every slot; later operations fail with "has already been closed".
   void Close();
+  // The gradient array for `source` (TensorArrayGradV3): made on the first call, with this
+  // array's current size, dtype and element shape, and writes that aggregate; the same array
+  // for every later call with that source.
+  absl::StatusOr<std::shared_ptr<TensorArray>> GradientArray(const std::string& source);
 
  private:
   struct Slot {
@@ -65,7 +73,9 @@ class TensorArray {
   const bool dynamic_size_;
   const bool clear_after_read_;
   const bool identical_element_shapes_;
+  const bool multiple_writes_aggregate_;
   mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<TensorArray>> gradients_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   tf::PartialShape element_shape_ ABSL_GUARDED_BY(mu_);
   std::vector<Slot> slots_ ABSL_GUARDED_BY(mu_);
@@ -76,6 +86,7 @@ class TensorArrayHandle : public TensorObject {
  public:
   explicit TensorArrayHandle(std::shared_ptr<TensorArray> array) : array_(std::move(array)) {}
   TensorArray* array() const { return array_.get(); }
+  const std::shared_ptr<TensorArray>& shared_array() const { return array_; }
   // "TensorArray 'ta_0' of float32".
   std::string DebugString() const override;
 

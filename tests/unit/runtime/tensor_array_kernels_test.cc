@@ -1,5 +1,5 @@
 // Tests for runtime/kernels/tensor_array_kernels.cc: TF1 TensorArrayV3 and its Write/Read/
-// Gather/Scatter/Concat/Split/Size/Close ops, with hand-computed values and TF's errors.
+// Gather/Scatter/Concat/Split/Size/Close/Grad ops, with hand-computed values and TF's errors.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/kernels/tensor_array_kernels.h"
@@ -207,6 +207,42 @@ TEST(TensorArrayKernelsTest, ClosedArraysRejectEverything) {
   EXPECT_THAT(std::string(s.message()), HasSubstr(" has already been closed."));
   TFJIT_EXPECT_ERROR(ListOp("TensorArraySizeV3").Input(h).Input(Flow()).Run0(), kInvalid,
                      "has already been closed.");
+}
+
+// TensorArrayGradV3: one gradient array per (array, source), sized like the forward array at
+// that time, with its element shape; a second write to a slot adds to it (TF's gradient
+// arrays aggregate), a write of another shape fails; unwritten slots read as zeros.
+TEST(TensorArrayKernelsTest, GradientArraysAggregateWrites) {
+  const Tensor h = NewArray({.size = 3, .element_shape = {2}, .unknown_shape = false})[0];
+  ASSERT_TRUE(Write(h, 0, F32({2}, {1, 2})).ok());
+  auto grad = [&](const std::string& source) {
+    return ListOp("TensorArrayGradV3").Str("source", source).Input(h).Input(Flow()).Run();
+  };
+  absl::StatusOr<std::vector<Tensor>> g = grad("gradients");
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->size(), 2u);
+  const Tensor gh = (*g)[0];
+  EXPECT_EQ((*g)[1].ShapeString(), "float32[]");  // the flow passes through
+  EXPECT_EQ(Size(gh), 3);
+  ASSERT_TRUE(Write(gh, 1, F32({2}, {0.5, 1})).ok());
+  ASSERT_TRUE(Write(gh, 1, F32({2}, {2, -4})).ok());
+  TFJIT_EXPECT_ERROR(Write(gh, 1, F32({3}, {1, 1, 1})), kInvalid,
+                     "incompatible with the TensorArray's inferred element shape: [2]");
+  // The same source gives the same array (its sum so far); another source a fresh one.
+  absl::StatusOr<std::vector<Tensor>> again = grad("gradients");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)[0].object_as<TensorArrayHandle>()->array(),
+            gh.object_as<TensorArrayHandle>()->array());
+  EXPECT_THAT(Values(*Read(gh, 1)), ElementsAre(2.5, -3));
+  EXPECT_THAT(Values(*Read(gh, 0)), ElementsAre(0, 0));
+  absl::StatusOr<std::vector<Tensor>> other = grad("gradients_1");
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_NE((*other)[0].object_as<TensorArrayHandle>()->array(),
+            gh.object_as<TensorArrayHandle>()->array());
+  // The forward array still refuses a second write.
+  TFJIT_EXPECT_ERROR(Write(h, 0, F32({2}, {1, 2})), kInvalid, "has already been written to");
+  TFJIT_EXPECT_ERROR(ListOp("TensorArrayGradV3").Input(h).Input(Flow()).Run(), kInvalid,
+                     "the source attr must be set");
 }
 
 }  // namespace
