@@ -250,10 +250,11 @@ absl::Status ShapeListsFromBody(LoweringContext& ctx, const tf::FunctionBody& bo
     for (const tf::Node* write : ListChain(body, static_cast<int>(i))) {
       auto it = probe.probed_items.find(ListWriteKey(*write));
       if (it == probe.probed_items.end()) continue;
+      // Zeros of the buffer the writes need ([capacity, element...], or for a list of lists
+      // its elements' parts stacked the same way).
       const hlo::Shape& buffer = init[i]->shape().tuple_shape(0);
-      std::vector<int64_t> dims = {buffer.dims()[0]};
-      dims.insert(dims.end(), it->second.begin(), it->second.end());
-      TFJIT_ASSIGN_OR_RETURN(Instruction * zeros, ctx.Splat(buffer.element_type(), 0, dims));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * zeros,
+                             StackedListZeros(ctx, buffer.dims()[0], it->second));
       TFJIT_ASSIGN_OR_RETURN(Instruction * length, ctx.b().GetTupleElement(init[i], 1));
       TFJIT_ASSIGN_OR_RETURN(init[i], ctx.b().Tuple({zeros, length}));
       shapes[i] = init[i]->shape();

@@ -7,9 +7,22 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "compiler/hlo/shape.h"
 #include "frontend/graph.h"
 
+namespace tfjit::hlo {
+class Instruction;
+}  // namespace tfjit::hlo
+
 namespace tfjit::tf2hlo {
+
+class LoweringContext;
+
+// Zeros of a list buffer holding `capacity` elements of shape `element`: [capacity, dims...],
+// or for a list of lists (an element that is a (buffer, length) tuple) each part stacked so.
+absl::StatusOr<hlo::Instruction*> StackedListZeros(LoweringContext& ctx, int64_t capacity,
+                                                   const hlo::Shape& element);
 
 // INVALID_ARGUMENT "XLA compilation requires a fixed tensor list size. ..." (known issue C);
 // `reserve` selects TensorListReserve's wording ("Set the number of elements.").

@@ -40,17 +40,62 @@ absl::Status DynamicSizeError(const tf::Node& node) {
 
 namespace {
 
-// The list's (buffer, length) from input `i`.
+// The leading dim of the first array in `s` (a list's capacity, whatever its elements).
+int64_t LeadingDim(const hlo::Shape& s) {
+  return s.IsTuple() ? LeadingDim(s.tuple_shape(0)) : s.dims()[0];
+}
+
+// The list's (buffer, length) from input `i`. A list of lists (element_dtype variant) keeps
+// its elements stacked: the buffer is the elements' (buffer, length) tuple with a leading
+// capacity dim on every part (XLA's nested TensorList: [outer, inner, element...] and the
+// inner lengths as s32[outer]).
 struct ListValue {
   hlo::Instruction* tuple = nullptr;  // the (buffer, length) value it was read from
   hlo::Instruction* buffer = nullptr;
   hlo::Instruction* length = nullptr;
-  int64_t capacity() const { return buffer->shape().dims()[0]; }
+  int64_t capacity() const { return LeadingDim(buffer->shape()); }
+  bool nested() const { return buffer->shape().IsTuple(); }
   std::vector<int64_t> element_dims() const {
     const std::vector<int64_t>& d = buffer->shape().dims();
     return std::vector<int64_t>(d.begin() + 1, d.end());
   }
 };
+
+// The buffer shape of `capacity` elements of shape `element` (a tuple for lists of lists).
+hlo::Shape StackedShape(int64_t capacity, const hlo::Shape& element) {
+  if (element.IsTuple()) {
+    std::vector<hlo::Shape> parts;
+    for (const hlo::Shape& part : element.tuple_shapes()) {
+      parts.push_back(StackedShape(capacity, part));
+    }
+    return hlo::Shape::Tuple(std::move(parts));
+  }
+  std::vector<int64_t> dims = {capacity};
+  dims.insert(dims.end(), element.dims().begin(), element.dims().end());
+  return hlo::Shape(element.element_type(), std::move(dims));
+}
+
+// Zeros of StackedShape(capacity, element).
+absl::StatusOr<hlo::Instruction*> StackedZeros(LoweringContext& ctx, int64_t capacity,
+                                               const hlo::Shape& element) {
+  if (!element.IsTuple()) {
+    const hlo::Shape s = StackedShape(capacity, element);
+    return ctx.Splat(s.element_type(), 0, s.dims());
+  }
+  std::vector<hlo::Instruction*> parts;
+  for (const hlo::Shape& part : element.tuple_shapes()) {
+    TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * z, StackedZeros(ctx, capacity, part));
+    parts.push_back(z);
+  }
+  return ctx.b().Tuple(parts);
+}
+
+// A list op that needs array elements (Stack, Gather, Concat, ...) on a list of lists.
+absl::Status NestedListUnsupported(const tf::Node& node) {
+  return Unimplemented("node %s: %s on a list of lists does not compile (its elements are "
+                       "lists; push, pop, set, get and length do)", node.DebugName(),
+                       node.op());
+}
 
 absl::StatusOr<ListValue> InputList(LoweringContext& ctx, const tf::Node& node, int i) {
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * list, ctx.Input(node, i));
@@ -97,9 +142,22 @@ absl::Status UnknownElementShape(const tf::Node& node) {
                        "the TensorArray an element_shape)", node.DebugName());
 }
 
+// A list of lists (element_dtype variant) starts unshaped: its first write decides the
+// structure of its elements (their buffer and length), as the first write decides a plain
+// list's element shape when it is not known.
+bool ElementsAreLists(const tf::Node& node) {
+  return tf::GetTypeAttr(node, "element_dtype").value_or(DType::kInvalid) == DType::kVariant;
+}
+
 absl::StatusOr<ListValue> NewList(LoweringContext& ctx, const tf::Node& node, int64_t capacity,
                                   const std::vector<int64_t>& element_dims, int64_t length) {
   TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "element_dtype"));
+  if (dtype == DType::kVariant) {  // a placeholder until the first write (ElementsAreLists)
+    ListValue v;
+    TFJIT_ASSIGN_OR_RETURN(v.buffer, ctx.Splat(DType::kInt32, 0, {capacity}));
+    v.length = ctx.b().ScalarConstant<int32_t>(DType::kInt32, static_cast<int32_t>(length));
+    return v;
+  }
   if (!IsNumericDType(dtype)) {
     return Unimplemented("node %s: lists of %s do not compile", node.DebugName(),
                          DTypeName(dtype));
@@ -125,7 +183,7 @@ absl::Status LowerEmptyTensorList(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> element,
                          StaticElementShape(ctx, node, 0));
   TFJIT_ASSIGN_OR_RETURN(ListValue v, NewList(ctx, node, capacity, element.value_or(Dims{}), 0));
-  return SetList(ctx, node, 0, v, !element.has_value()).status();
+  return SetList(ctx, node, 0, v, !element.has_value() || ElementsAreLists(node)).status();
 }
 
 absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) {
@@ -149,7 +207,7 @@ absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) 
                          StaticElementShape(ctx, node, 0));
   TFJIT_ASSIGN_OR_RETURN(ListValue v,
                          NewList(ctx, node, capacity, element.value_or(Dims{}), capacity));
-  return SetList(ctx, node, 0, v, !element.has_value()).status();
+  return SetList(ctx, node, 0, v, !element.has_value() || ElementsAreLists(node)).status();
 }
 
 // [index, 0, 0, ...] start indices for a row of the buffer.
@@ -172,45 +230,75 @@ absl::StatusOr<hlo::Instruction*> ScalarIndex(LoweringContext& ctx, const tf::No
   return index;
 }
 
-// buffer with `item` written at row `index`.
-absl::StatusOr<hlo::Instruction*> WriteRow(LoweringContext& ctx, const tf::Node& node,
-                                           ListValue list, hlo::Instruction* index,
-                                           hlo::Instruction* item) {
-  if (ctx.options()->probing) {  // only learning what the loop body writes
-    ctx.options()->probed_items[ListWriteKey(node)] = item->shape().dims();
-    if (item->shape().dims() != list.element_dims()) return list.buffer;
-  } else if (IsUnshaped(ctx, list)) {  // the first write decides the element shape
-    std::vector<int64_t> dims = {list.capacity()};
-    dims.insert(dims.end(), item->shape().dims().begin(), item->shape().dims().end());
-    TFJIT_ASSIGN_OR_RETURN(list.buffer, ctx.Splat(item->shape().element_type(), 0, dims));
-  }
-  const std::vector<int64_t> element = list.element_dims();
-  if (item->shape().dims() != element ||
-      item->shape().element_type() != list.buffer->shape().element_type()) {
-    return InvalidArgument("node %s: item %s does not match the list's elements %s",
-                           node.DebugName(), item->shape().ToString(),
-                           hlo::Shape(list.buffer->shape().element_type(), element).ToString());
+// `stacked` (an array [capacity, element...], or a tuple of such for lists of lists) with
+// `item` written at row `index`, part by part.
+absl::StatusOr<hlo::Instruction*> WriteAt(LoweringContext& ctx, hlo::Instruction* stacked,
+                                          hlo::Instruction* index, hlo::Instruction* item) {
+  if (stacked->shape().IsTuple()) {
+    std::vector<hlo::Instruction*> parts;
+    for (int64_t k = 0; k < static_cast<int64_t>(stacked->shape().tuple_shapes().size()); ++k) {
+      TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * s, ctx.b().GetTupleElement(stacked, k));
+      TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * v, ctx.b().GetTupleElement(item, k));
+      TFJIT_ASSIGN_OR_RETURN(s, WriteAt(ctx, s, index, v));
+      parts.push_back(s);
+    }
+    return ctx.b().Tuple(parts);
   }
   std::vector<int64_t> row = {1};
-  row.insert(row.end(), element.begin(), element.end());
+  row.insert(row.end(), item->shape().dims().begin(), item->shape().dims().end());
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * update, ctx.b().Reshape(item, row));
-  std::vector<hlo::Instruction*> operands = {list.buffer, update};
+  std::vector<hlo::Instruction*> operands = {stacked, update};
   for (hlo::Instruction* s : RowStarts(ctx, index, row.size())) operands.push_back(s);
   return ctx.b().Add(hlo::Opcode::kDynamicUpdateSlice, operands);
 }
 
-absl::StatusOr<hlo::Instruction*> ReadRow(LoweringContext& ctx, const ListValue& list,
-                                          hlo::Instruction* index) {
-  const std::vector<int64_t> element = list.element_dims();
+// Row `index` of `stacked`, part by part (a list value for lists of lists).
+absl::StatusOr<hlo::Instruction*> ReadAt(LoweringContext& ctx, hlo::Instruction* stacked,
+                                         hlo::Instruction* index) {
+  if (stacked->shape().IsTuple()) {
+    std::vector<hlo::Instruction*> parts;
+    for (int64_t k = 0; k < static_cast<int64_t>(stacked->shape().tuple_shapes().size()); ++k) {
+      TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * s, ctx.b().GetTupleElement(stacked, k));
+      TFJIT_ASSIGN_OR_RETURN(s, ReadAt(ctx, s, index));
+      parts.push_back(s);
+    }
+    return ctx.b().Tuple(parts);
+  }
+  const std::vector<int64_t>& dims = stacked->shape().dims();
+  const std::vector<int64_t> element(dims.begin() + 1, dims.end());
   std::vector<int64_t> row = {1};
   row.insert(row.end(), element.begin(), element.end());
-  std::vector<hlo::Instruction*> operands = {list.buffer};
+  std::vector<hlo::Instruction*> operands = {stacked};
   for (hlo::Instruction* s : RowStarts(ctx, index, row.size())) operands.push_back(s);
   hlo::Attributes attrs;
   attrs.dynamic_slice_sizes = row;
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * slice,
                          ctx.b().Add(hlo::Opcode::kDynamicSlice, operands, attrs));
   return ctx.b().Reshape(slice, element);
+}
+
+// buffer with `item` written at row `index`.
+absl::StatusOr<hlo::Instruction*> WriteRow(LoweringContext& ctx, const tf::Node& node,
+                                           ListValue list, hlo::Instruction* index,
+                                           hlo::Instruction* item) {
+  const hlo::Shape want = StackedShape(list.capacity(), item->shape());
+  if (ctx.options()->probing) {  // only learning what the loop body writes
+    ctx.options()->probed_items[ListWriteKey(node)] = item->shape();
+    if (want != list.buffer->shape()) return list.buffer;
+  } else if (IsUnshaped(ctx, list)) {  // the first write decides the element shape
+    TFJIT_ASSIGN_OR_RETURN(list.buffer, StackedZeros(ctx, list.capacity(), item->shape()));
+  }
+  if (want != list.buffer->shape()) {
+    return InvalidArgument("node %s: item %s does not match the list's elements (buffer %s)",
+                           node.DebugName(), item->shape().ToString(),
+                           list.buffer->shape().ToString());
+  }
+  return WriteAt(ctx, list.buffer, index, item);
+}
+
+absl::StatusOr<hlo::Instruction*> ReadRow(LoweringContext& ctx, const ListValue& list,
+                                          hlo::Instruction* index) {
+  return ReadAt(ctx, list.buffer, index);
 }
 
 absl::Status LowerTensorListSetItem(LoweringContext& ctx, const tf::Node& node) {
@@ -260,6 +348,7 @@ absl::Status LowerTensorListPopBack(LoweringContext& ctx, const tf::Node& node) 
 absl::Status LowerTensorListStack(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
   if (IsUnshaped(ctx, list)) return UnknownElementShape(node);
+  if (list.nested()) return NestedListUnsupported(node);
   ctx.SetOutput(node, 0, list.buffer);
   return absl::OkStatus();
 }
@@ -303,6 +392,7 @@ absl::Status LowerTensorListLength(LoweringContext& ctx, const tf::Node& node) {
 
 absl::Status LowerTensorListElementShape(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  if (list.nested()) return NestedListUnsupported(node);
   TFJIT_ASSIGN_OR_RETURN(DType shape_type, tf::GetTypeAttr(node, "shape_type"));
   const std::vector<int64_t> element = list.element_dims();
   Tensor t(shape_type, {static_cast<int64_t>(element.size())});
@@ -342,6 +432,7 @@ absl::StatusOr<hlo::Instruction*> IndexVector(LoweringContext& ctx, const tf::No
 absl::Status LowerTensorListGather(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
   if (IsUnshaped(ctx, list)) return UnknownElementShape(node);
+  if (list.nested()) return NestedListUnsupported(node);
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * indices, IndexVector(ctx, node, 1));
   std::vector<int64_t> row = {1};
   for (int64_t d : list.element_dims()) row.push_back(d);
@@ -367,6 +458,7 @@ absl::Status LowerTensorListGather(LoweringContext& ctx, const tf::Node& node) {
 // Scatter into an existing list: one dynamic-update-slice per row of `tensor`.
 absl::Status LowerTensorListScatterIntoExistingList(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
+  if (list.nested() || ElementsAreLists(node)) return NestedListUnsupported(node);
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * tensor, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * indices, IndexVector(ctx, node, 2));
   const int64_t n = indices->shape().dims()[0];
@@ -388,6 +480,7 @@ absl::Status LowerTensorListScatterIntoExistingList(LoweringContext& ctx, const 
 absl::Status LowerTensorListConcatV2(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
   if (IsUnshaped(ctx, list)) return UnknownElementShape(node);
+  if (list.nested()) return NestedListUnsupported(node);
   const std::vector<int64_t> element = list.element_dims();
   if (element.empty()) {
     return InvalidArgument("node %s: Concat requires elements to be at least vectors, found "
@@ -551,6 +644,11 @@ std::optional<tf::Output> ListLengthOriginAt(const tf::Output& list, int depth) 
 
 std::optional<tf::Output> ListLengthOrigin(const tf::Output& list) {
   return ListLengthOriginAt(list, 0);
+}
+
+absl::StatusOr<hlo::Instruction*> StackedListZeros(LoweringContext& ctx, int64_t capacity,
+                                                   const hlo::Shape& element) {
+  return StackedZeros(ctx, capacity, element);
 }
 
 }  // namespace tfjit::tf2hlo

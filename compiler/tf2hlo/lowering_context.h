@@ -42,7 +42,7 @@ struct LoweringOptions {
   // Set while a loop body is lowered only to learn the shapes its list writes store
   // (probed_items, by "function/node"); writes then record instead of storing.
   bool probing = false;
-  absl::flat_hash_map<std::string, std::vector<int64_t>> probed_items;
+  absl::flat_hash_map<std::string, hlo::Shape> probed_items;
   // Stateful random nodes of the cluster (StatefulRandomNodes, known issue E): `state` is the
   // u64[3] Philox-state parameter LowerCluster gives each; the node's lowering sets `next`,
   // the state after its draws, which the cluster returns for the runtime to install.

@@ -282,5 +282,35 @@ TEST(TensorListSessionTest, AutofixGrowsAutoClustersOverLists) {
   EXPECT_GT(compiled[1], compiled[0]) << "autofix should compile the list ops too";
 }
 
+// A list of lists (lists/list_of_lists.pbtxt): the outer list's buffer stacks its inner lists'
+// buffers and lengths; push in a compiled loop, pop and stack after it. Every mode and both
+// backends give the hand values.
+TEST(TensorListSessionTest, ListsOfListsCompile) {
+  const std::string path = (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "lists" /
+                            "list_of_lists.pbtxt").string();
+  const float x = 1.5f;
+  for (const char* backend : {"cpu", "interpreter"}) {
+    for (JitMode mode : {JitMode::kNone, JitMode::kAll}) {
+      SCOPED_TRACE(std::string(backend) + " mode " + std::to_string(static_cast<int>(mode)));
+      SessionOptions options;
+      options.jit = mode;
+      options.backend = backend;
+      auto session = Session::Load(path, options);
+      ASSERT_TRUE(session.ok()) << session.status();
+      RunStats stats;
+      auto out = (*session)->Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {}, {x})}},
+                                 {"last", "mid", "left"}, &stats);
+      ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+      EXPECT_EQ(Values((*out)[0]), (std::vector<double>{x * 2, x + 2}));
+      EXPECT_EQ(Values((*out)[1]), (std::vector<double>{x, x + 1}));
+      EXPECT_EQ((*out)[2].data<int32_t>()[0], 1);
+      if (mode == JitMode::kAll) {
+        EXPECT_EQ(stats.clusters, 1);
+        EXPECT_EQ(stats.fallbacks, 0);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tfjit
