@@ -407,9 +407,6 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
     } else if (mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
                !tf2hlo::ControlFlowIsStaticallyCompilable(*node, &why)) {
       // While/If that would fail to compile stay in the runtime; kAll reports the exact error.
-    } else if (mode == JitMode::kAuto && tf2hlo::HasRowCountedOutput(*node)) {
-      why = absl::StrCat("output shape depends on input values (", node->op(), "'s row count); "
-                         "it compiles in must-compile code, padded, as its cluster's output");
     } else if (mode == JitMode::kAuto && node->op() == "Range" &&
                !std::all_of(node->inputs().begin(), node->inputs().end(),
                             [](const tf::Output& in) { return DerivesFromConstants(in); })) {

@@ -173,9 +173,9 @@ std::vector<OpCase> ImageCases() {
 
 }  // namespace tfjit::optest
 
-// NMS has a data-dependent output shape: must-compile mode compiles it padded, its size a row
-// count, and cuts it at the cluster's edge; auto-clustering leaves it to the kernel (here fed
-// by a compiled Relu, so the graph has a cluster and a kernel node), naming the reason.
+// NMS has a data-dependent output shape: must-compile and auto mode compile it padded, its size
+// a row count, and cut it at the cluster's edge (here after a Relu: one cluster, the NMS its
+// output).
 namespace tfjit {
 namespace {
 
@@ -195,7 +195,7 @@ node { name: "nms" op: "NonMaxSuppressionV3" input: "boxes" input: "relu" input:
        input: "iou" input: "thr" attr { key: "T" value { type: DT_FLOAT } } }
 )pb";
 
-TEST(ImageOpsRuntimeOnly, NmsCompilesPaddedAndAutoLeavesItOut) {
+TEST(ImageOpsRuntimeOnly, NmsCompilesPaddedAsItsClustersOutput) {
   const std::string path = WriteTempFile("image_nms.pbtxt", kNmsGraph);
   const Tensor boxes = Tensor::FromVector<float>(
       DType::kFloat32, {4, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 10, 1, 11, 0, 20, 1, 21});
@@ -220,9 +220,8 @@ TEST(ImageOpsRuntimeOnly, NmsCompilesPaddedAndAutoLeavesItOut) {
     ASSERT_EQ((*out)[0].ShapeString(), "int32[2]");
     EXPECT_EQ((*out)[0].data<int32_t>()[0], 0);
     EXPECT_EQ((*out)[0].data<int32_t>()[1], 3);
-    if (jit == JitMode::kAuto) {
-      EXPECT_TRUE(absl::StrContains(explain, "NonMaxSuppressionV3's row count")) << explain;
-    }
+    EXPECT_TRUE(absl::StrContains(explain, "cluster_0: 5 nodes")) << explain;
+    EXPECT_TRUE(absl::StrContains(explain, "'nms' (NonMaxSuppressionV3)")) << explain;
   }
   std::filesystem::remove(path);
 }
