@@ -1,5 +1,6 @@
 // TF1 TensorArrays as TensorLists (functionalize.h): TensorArrayV3 and its ops rewritten to
 // the list ops XLA also represents them with, before loops become While nodes.
+#include <algorithm>
 #include <functional>
 #include <set>
 #include <string>
@@ -118,6 +119,43 @@ class TensorArrayRewriter {
     }
     for (int op : ops) RewriteOp(op, shape);
     dead_handles_.insert(handle_nodes.begin(), handle_nodes.end());
+    // A split replaces the array's list: when nothing reads the reserved list any more, it
+    // goes (a list nobody reads would be a graph output, and leave its compiled cluster: known
+    // issue B), and what was ordered after it is ordered after its inputs instead.
+    bool read = false;
+    for (int i = 0; i < def_->node_size() && !read; ++i) {
+      if (dead_handles_.contains(i)) continue;  // forwarded the handle; removed at the end
+      for (const std::string& in : def_->node(i).input()) {
+        const Ref r = ParseRef(in);
+        read |= !r.control && r.node == name;
+      }
+    }
+    if (!read) {
+      tensorflow::NodeDef& reserve = *def_->mutable_node(ta);
+      // Its element-shape Const (input 0, added above) goes too.
+      const std::string element_shape = reserve.input(0);
+      added_.erase(std::remove_if(added_.begin(), added_.end(),
+                                  [&](const tensorflow::NodeDef& c) {
+                                    return c.name() == element_shape;
+                                  }),
+                   added_.end());
+      std::vector<std::string> after;
+      for (int k = 1; k < reserve.input_size(); ++k) {
+        after.push_back(absl::StrCat("^", ParseRef(reserve.input(k)).node));
+      }
+      const std::string control = absl::StrCat("^", name);
+      auto reorder = [&](tensorflow::NodeDef& n) {
+        for (int k = 0; k < n.input_size(); ++k) {
+          if (n.input(k) != control) continue;
+          n.mutable_input()->erase(n.mutable_input()->begin() + k);
+          for (const std::string& a : after) n.add_input(a);
+          return;
+        }
+      };
+      for (int i = 0; i < def_->node_size(); ++i) reorder(*def_->mutable_node(i));
+      for (tensorflow::NodeDef& c : added_) reorder(c);
+      dead_handles_.insert(ta);
+    }
     return true;
   }
 
