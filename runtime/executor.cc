@@ -953,7 +953,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
             s.message());
         // The node the error names stays out of the session's next plans (when it is a node
         // of this cluster), so the rest of the cluster compiles from the next run on.
-        const std::string failed = NodeOfError(s).first;
+        const std::string failed = tf2hlo::ClusterNodeOfError(s);
         for (const tf::Node* node : cluster.spec.nodes) {
           if (learned_ == nullptr || node->name() != failed) continue;
           const std::string first_line(s.message().substr(0, s.message().find('\n')));

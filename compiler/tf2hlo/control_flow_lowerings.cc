@@ -234,7 +234,7 @@ absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
 absl::Status ShapeListsFromBody(LoweringContext& ctx, const tf::FunctionBody& body,
                                 const std::vector<std::optional<Tensor>>& known,
                                 std::vector<Instruction*>& init,
-                                std::vector<hlo::Shape>& shapes) {
+                                std::vector<hlo::Shape>& shapes, bool random_state) {
   std::vector<size_t> unshaped;
   for (size_t i = 0; i < init.size(); ++i) {
     if (ctx.options()->unshaped_lists.contains(init[i])) unshaped.push_back(i);
@@ -245,7 +245,7 @@ absl::Status ShapeListsFromBody(LoweringContext& ctx, const tf::FunctionBody& bo
   probe.probing = true;
   probe.probed_items.clear();
   // Errors surface again, with their context, when the body is lowered for real.
-  (void)LowerFunctionBody(&scratch, body, shapes, known, "probe", &probe);
+  (void)LowerFunctionBody(&scratch, body, shapes, known, "probe", &probe, random_state);
   for (size_t i : unshaped) {
     for (const tf::Node* write : ListChain(body, static_cast<int>(i))) {
       auto it = probe.probed_items.find(ListWriteKey(*write));
@@ -295,10 +295,11 @@ absl::StatusOr<Instruction*> AndChecksPassed(hlo::Builder& b, Instruction* pred,
 // A check in the condition itself stops the loop the same way, and the condition is lowered
 // once more on the final state (where it failed, or the state that ended the loop) to carry
 // that check out. Returns the While (its first n results are the loop variables).
+// `init` holds the loop variables (the first num_vars) and the random state, if carried.
 absl::StatusOr<Instruction*> LowerCheckedWhile(LoweringContext& ctx,
                                                const tf::FunctionBody& cond,
                                                const std::vector<std::optional<Tensor>>& known,
-                                               std::vector<Instruction*> init,
+                                               std::vector<Instruction*> init, size_t num_vars,
                                                LoweredBody& c, Instruction* pred,
                                                LoweredBody& b) {
   const size_t n = init.size();
@@ -336,7 +337,7 @@ absl::StatusOr<Instruction*> LowerCheckedWhile(LoweringContext& ctx,
   }
   if (!c.checks.empty()) {
     std::vector<Instruction*> final_state;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < num_vars; ++i) {
       TFJIT_ASSIGN_OR_RETURN(Instruction * v,
                              ctx.b().GetTupleElement(loop, static_cast<int64_t>(i)));
       final_state.push_back(v);
@@ -386,7 +387,7 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
     if (!unrolled.ok() || *unrolled) return unrolled.status();
   }
   const std::vector<std::optional<Tensor>> known = KnownInputs(ctx, node, 0, wanted);
-  TFJIT_RETURN_IF_ERROR(ShapeListsFromBody(ctx, body, known, init, shapes));
+  TFJIT_RETURN_IF_ERROR(ShapeListsFromBody(ctx, body, known, init, shapes, draws));
 
   TFJIT_ASSIGN_OR_RETURN(LoweredBody c, LowerFunctionBody(ctx.module(), cond, shapes, known,
                                                           cond.graph->source(), ctx.options(),
@@ -409,7 +410,7 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
   }
   Instruction* loop = nullptr;
   if (!b.checks.empty() || !c.checks.empty()) {
-    TFJIT_ASSIGN_OR_RETURN(loop, LowerCheckedWhile(ctx, cond, known, init, c, pred, b));
+    TFJIT_ASSIGN_OR_RETURN(loop, LowerCheckedWhile(ctx, cond, known, init, n, c, pred, b));
   } else {
     hlo::Builder bb(b.computation);
     TFJIT_ASSIGN_OR_RETURN(Instruction * next, bb.Tuple(b.outputs));

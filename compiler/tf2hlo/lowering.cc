@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/function_lowering.h"
@@ -104,6 +105,11 @@ bool HasComplexValues(const tf::Node& node) {
 
 const OpLowering* LoweringFor(const tf::Node& node) {
   return HasComplexValues(node) ? FindComplexLowering(node.op()) : FindOpLowering(node.op());
+}
+
+std::string ClusterNodeOfError(const absl::Status& status) {
+  auto payload = status.GetPayload(kClusterNodePayloadUrl);
+  return payload.has_value() ? std::string(*payload) : std::string();
 }
 
 std::vector<int> RowCountedOutputs(const tf::Node& node) {
@@ -378,10 +384,13 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
   for (const tf::Node* node : cluster.nodes) {
     absl::Status s = LowerNode(ctx, *node);
     if (!s.ok()) {
-      return AttachNode(AppendContext(s, absl::StrCat("[[{{node ", node->name(), "}}]] while "
-                                                     "lowering ", node->DebugName(), " in ",
-                                                     cluster.name)),
-                        node->name(), node->op());
+      s = AttachNode(AppendContext(s, absl::StrCat("[[{{node ", node->name(), "}}]] while "
+                                                  "lowering ", node->DebugName(), " in ",
+                                                  cluster.name)),
+                     node->name(), node->op());
+      // The cluster's own node (AttachNode keeps the innermost: a While body's node).
+      s.SetPayload(kClusterNodePayloadUrl, absl::Cord(node->name()));
+      return s;
     }
   }
   // An output with a run-time row count (Where) is padded: no node of the cluster may read it.

@@ -91,6 +91,11 @@ hlo::Shape ParameterShape(DType dtype, std::vector<int64_t> dims);
 // On false, `*why` says why in one phrase.
 bool CanLower(const tf::Node& node, std::string* why);
 
+// The node of the cluster whose lowering failed (a LowerCluster error), or "": for an error
+// inside a While/If body, the While/If, where NodeOfError names the body's node.
+inline constexpr char kClusterNodePayloadUrl[] = "tfjit/cluster_node";
+std::string ClusterNodeOfError(const absl::Status& status);
+
 // The outputs of `node` that compile padded, with their row count known only at run time
 // (Where; the NonMaxSuppression forms without pad_to_max_output_size): no node of their
 // cluster may read them, so clustering puts their readers in another cluster.

@@ -361,5 +361,78 @@ TEST(CompiledRandomTest, LoopsAndConditionalsCarryTheStateThroughTheirBodies) {
   std::filesystem::remove(path);
 }
 
+// A loop that draws into a TensorList made without an element shape (dropout into a TF2
+// TensorArray): the element shape is learned by lowering the body once, which must carry the
+// loop's random state too.
+constexpr char kRandomIntoUnshapedListGraph[] = R"pb(
+node { name: "es" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: -1 } } } }
+node { name: "n" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 3 } } } }
+node { name: "list" op: "TensorListReserve" input: "es" input: "n"
+       attr { key: "element_dtype" value { type: DT_FLOAT } }
+       attr { key: "shape_type" value { type: DT_INT32 } } }
+node { name: "i0" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+node { name: "loop" op: "While" input: "i0" input: "list"
+       attr { key: "T" value { list { type: DT_INT32 type: DT_VARIANT } } }
+       attr { key: "cond" value { func { name: "cond" } } }
+       attr { key: "body" value { func { name: "body" } } } }
+node { name: "es2" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                            int_val: 2 } } } }
+node { name: "rows" op: "TensorListStack" input: "loop:1" input: "es2"
+       attr { key: "element_dtype" value { type: DT_FLOAT } }
+       attr { key: "num_elements" value { i: -1 } } }
+library {
+  function {
+    signature { name: "cond" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "l" type: DT_VARIANT } output_arg { name: "c" type: DT_BOOL } }
+    node_def { name: "three" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 3 } } } }
+    node_def { name: "less" op: "Less" input: "i" input: "three:output:0"
+               attr { key: "T" value { type: DT_INT32 } } }
+    ret { key: "c" value: "less:z:0" }
+  }
+  function {
+    signature { name: "body" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "l" type: DT_VARIANT } output_arg { name: "i2" type: DT_INT32 }
+                output_arg { name: "l2" type: DT_VARIANT } }
+    node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+    node_def { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                                    int_val: 2 } } } }
+    node_def { name: "u" op: "RandomUniform" input: "shape:output:0"
+               attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "T" value { type: DT_INT32 } } }
+    node_def { name: "set" op: "TensorListSetItem" input: "l" input: "i" input: "u:output:0"
+               attr { key: "element_dtype" value { type: DT_FLOAT } } }
+    node_def { name: "next" op: "AddV2" input: "i" input: "one:output:0"
+               attr { key: "T" value { type: DT_INT32 } } }
+    ret { key: "i2" value: "next:z:0" }
+    ret { key: "l2" value: "set:output_handle:0" }
+  }
+}
+)pb";
+
+TEST(CompiledRandomTest, LoopDrawingIntoAnUnshapedListCompiles) {
+  const std::string path = WriteTempFile("random_unshaped_list.pbtxt", kRandomIntoUnshapedListGraph);
+  for (const char* backend : {"cpu", "interpreter"}) {
+    SCOPED_TRACE(backend);
+    auto s = Open(path, JitMode::kAll, backend, false);
+    ASSERT_NE(s, nullptr);
+    RunStats stats;
+    auto out = s->Run({}, {"rows"}, &stats);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(stats.fallbacks, 0);
+    ASSERT_EQ((*out)[0].ShapeString(), "float32[3,2]");
+    const std::vector<float> v = Values((*out)[0]);
+    for (float x : v) EXPECT_TRUE(x >= 0.0f && x < 1.0f) << x;
+    EXPECT_NE(std::vector<float>(v.begin(), v.begin() + 2),
+              std::vector<float>(v.begin() + 2, v.begin() + 4)) << "each iteration draws anew";
+  }
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace tfjit
