@@ -336,6 +336,7 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerFunctionBodyInline(
                            body.inputs.size(), inputs.size());
   }
   LoweringContext ctx(module, computation, options);
+  ctx.set_inlined_body();
   auto input = [&](size_t i) -> absl::StatusOr<hlo::Instruction*> { return inputs[i]; };
   if (random_state != nullptr) ctx.set_body_random_state(*random_state);
   TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::Instruction*> outputs,

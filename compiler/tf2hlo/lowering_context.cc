@@ -181,7 +181,7 @@ absl::StatusOr<std::vector<int64_t>> LoweringContext::ConstantInputAsInts(const 
 bool LoweringContext::CanAddRuntimeChecks() const { return options_ != nullptr; }
 
 bool LoweringContext::IsEntry() const {
-  return options_ != nullptr && builder_.computation() == module_->entry();
+  return options_ != nullptr && !inlined_body_ && builder_.computation() == module_->entry();
 }
 
 absl::StatusOr<hlo::Instruction*> LoweringContext::RandomStateFor(const tf::Node& node) {
@@ -206,7 +206,7 @@ void LoweringContext::SetNextRandomState(const tf::Node& node, hlo::Instruction*
 }
 
 void LoweringContext::AddCheckValue(hlo::RuntimeCheck check, hlo::Instruction* value) {
-  if (IsEntry()) {
+  if (options_ != nullptr && builder_.computation() == module_->entry()) {
     module_->AddRuntimeCheck(std::move(check));
     options_->runtime_checks.push_back(value);
   } else {

@@ -89,9 +89,11 @@ class LoweringContext {
   // Whether AddIndexCheck works here: in a LowerCluster, in its ENTRY computation and in the
   // bodies of its While and If (a body's checks are carried out of it: LoweredBody::checks).
   bool CanAddRuntimeChecks() const;
-  // Whether this context lowers the cluster's ENTRY computation (where outputs with a run-time
-  // row count, Where's, may be produced).
+  // Whether this context lowers the cluster's own nodes in its ENTRY computation (where
+  // outputs with a run-time row count, Where's, may be produced): not a loop body inlined
+  // there (set_inlined_body), whose nodes would read the padded rows.
   bool IsEntry() const;
+  void set_inlined_body() { inlined_body_ = true; }
   // A check value s64[1 + k] of `check` computed in this context's computation (a body's
   // check carried out of its While or If): recorded for the cluster in ENTRY, else kept for
   // the enclosing body's caller (pending_checks).
@@ -198,6 +200,7 @@ class LoweringContext {
   absl::flat_hash_set<std::string> index_checks_;  // AddIndexCheck's (node, message, limits)
   std::vector<PendingCheck> pending_checks_;
   hlo::Instruction* body_random_state_ = nullptr;
+  bool inlined_body_ = false;
   absl::flat_hash_map<const tf::Node*, std::vector<hlo::Instruction*>> values_;
   absl::flat_hash_map<const hlo::Instruction*, Tensor> known_parameters_;
   const tf::Node* override_node_ = nullptr;
