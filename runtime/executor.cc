@@ -318,6 +318,22 @@ absl::Status Plan::BuildStaticPrefix(const tf::Graph& graph, const std::vector<t
   return absl::OkStatus();
 }
 
+void Plan::BuildClusterTables() {
+  const size_t n = clustering_.clusters.size();
+  const_inputs_.clear();
+  cluster_keys_.clear();
+  resource_updates_.clear();
+  random_nodes_.clear();
+  for (const cluster::Cluster& c : clustering_.clusters) {
+    const_inputs_.push_back(tf2hlo::MustBeConstantInputs(c.spec));
+    cluster_keys_.push_back(ClusterSignature(c.spec));
+    resource_updates_.push_back(tf2hlo::ResourceUpdateInputs(c.spec));
+    // Instantiates the bodies of the cluster's While/If nodes: once per plan, not per run.
+    random_nodes_.push_back(tf2hlo::StatefulRandomNodes(c.spec));
+  }
+  autofix_logged_.reset(new std::atomic<bool>[n]());
+}
+
 absl::Status Plan::BuildFrameClusters(const tf::Graph& graph,
                                       const absl::flat_hash_set<OutputKey>& fed,
                                       cluster::JitMode mode, const Placement& placement,
@@ -348,12 +364,7 @@ absl::Status Plan::BuildFrameClusters(const tf::Graph& graph,
     all.clusters.push_back(std::move(c));
   }
   for (auto& [id, why] : frame.why_not) all.why_not[id] = std::move(why);
-  for (const cluster::Cluster& c : all.clusters) {
-    plan->const_inputs_.push_back(tf2hlo::MustBeConstantInputs(c.spec));
-    plan->cluster_keys_.push_back(ClusterSignature(c.spec));
-    plan->resource_updates_.push_back(tf2hlo::ResourceUpdateInputs(c.spec));
-  }
-  plan->autofix_logged_.reset(new std::atomic<bool>[all.clusters.size()]());
+  plan->BuildClusterTables();
   return absl::OkStatus();
 }
 
@@ -382,10 +393,7 @@ void LearnedExclusions::AddTo(const tf::Graph* graph,
   }
 }
 
-int LearnedExclusions::generation() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return generation_;
-}
+int LearnedExclusions::generation() const { return generation_.load(); }
 
 absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
                                                   const std::vector<tf::Output>& feeds,
@@ -445,12 +453,7 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
             "runtime";
     }
   }
-  for (const cluster::Cluster& c : plan->clustering_.clusters) {
-    plan->const_inputs_.push_back(tf2hlo::MustBeConstantInputs(c.spec));
-    plan->cluster_keys_.push_back(ClusterSignature(c.spec));
-    plan->resource_updates_.push_back(tf2hlo::ResourceUpdateInputs(c.spec));
-  }
-  plan->autofix_logged_.reset(new std::atomic<bool>[plan->clustering_.clusters.size()]());
+  plan->BuildClusterTables();
 
   // Units in topological order of their first node.
   std::vector<int> unit_of(graph.num_nodes(), -1);
@@ -978,7 +981,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   // (random_kernels.h: XLA's unseeded stream, or with --autofix the kernel's own, locked until
   // the advanced state the cluster returns is installed).
   std::vector<CompiledRandomState> rng;
-  for (const tf::Node* node : tf2hlo::StatefulRandomNodes(cluster.spec)) {
+  for (const tf::Node* node : random_nodes_[index]) {
     // A While/If drawing in its bodies has no kernel stream to continue: XLA's unseeded one.
     const bool honour_seeds = ctx.autofix && tf2hlo::IsStatefulRandomOp(node->op());
     TFJIT_ASSIGN_OR_RETURN(CompiledRandomState s,

@@ -86,7 +86,7 @@ class LearnedExclusions {
  private:
   mutable std::mutex mu_;
   absl::flat_hash_map<std::pair<const tf::Graph*, int>, std::string> excluded_;
-  int generation_ = 0;
+  std::atomic<int> generation_{0};  // read on every Run without the lock
 };
 
 struct Placement {
@@ -185,12 +185,16 @@ class Plan {
                                     const ExecContext& ctx) const;
   absl::Status RunClusterWithKernels(int index, const std::vector<Tensor>& inputs,
                                      const ExecContext& ctx, std::vector<Tensor>* outputs) const;
+  // The per-cluster tables below (const inputs, keys, variable updates, random nodes) from
+  // clustering_.
+  void BuildClusterTables();
 
   const tf::Graph* graph_ = nullptr;
   cluster::ClusteringResult clustering_;
   std::vector<std::vector<int>> const_inputs_;  // per cluster
   std::vector<std::string> cluster_keys_;       // per cluster: stable signature
   std::vector<std::vector<int>> resource_updates_;  // per cluster: ResourceUpdateInputs
+  std::vector<std::vector<const tf::Node*>> random_nodes_;  // per cluster: StatefulRandomNodes
   std::vector<std::string> device_of_;          // per node id: full device name
   std::unique_ptr<std::atomic<bool>[]> autofix_logged_;  // per cluster
   std::shared_ptr<LearnedExclusions> learned_;  // Placement::learned

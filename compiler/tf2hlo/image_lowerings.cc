@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -317,6 +318,47 @@ bool NmsPads(const tf::Node& node) {
   return pad.ok() && *pad;
 }
 
+// The range TF's NMS kernel requires of a scalar operand (NaN fails too).
+struct NmsRange {
+  double lo, hi;
+  const char* text;
+};
+
+// Scalar input `input` of an NMS node as f32[], with the kernel's range check when `range` is
+// set: at compile time when the value is constant, else at run time.
+absl::StatusOr<Instruction*> NmsScalar(LoweringContext& ctx, const tf::Node& node, int input,
+                                       const char* what, std::optional<NmsRange> range) {
+  hlo::Builder& b = ctx.b();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.Input(node, input));
+  if (v->shape().rank() != 0) {
+    return InvalidArgument("node %s: %s must be 0-D, got %s", node.DebugName(), what,
+                           v->shape().ToString());
+  }
+  if (v->shape().element_type() != DType::kFloat32) {
+    TFJIT_ASSIGN_OR_RETURN(v, b.Convert(v, DType::kFloat32));
+  }
+  if (!range.has_value()) return v;
+  if (absl::StatusOr<Tensor> known = ctx.ConstantInput(node, input); known.ok()) {
+    const double x = ElementAsDouble(*known, 0);
+    if (!(x >= range->lo && x <= range->hi)) {
+      return InvalidArgument("node %s: %s %s, got %g", node.DebugName(), what, range->text, x);
+    }
+    return v;
+  }
+  if (!ctx.CanAddRuntimeChecks()) {
+    return Unimplemented("node %s: %s compiles here only with a constant %s", node.DebugName(),
+                         node.op(), what);
+  }
+  Instruction* lo = b.ScalarConstant<float>(DType::kFloat32, static_cast<float>(range->lo));
+  Instruction* hi = b.ScalarConstant<float>(DType::kFloat32, static_cast<float>(range->hi));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ge, b.Compare(hlo::ComparisonDirection::kGe, v, lo));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * le, b.Compare(hlo::ComparisonDirection::kLe, v, hi));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ok, b.Binary(Opcode::kAnd, ge, le));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * bad, b.Unary(Opcode::kNot, ok));
+  TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(node, bad, absl::StrCat(what, " ", range->text)));
+  return v;
+}
+
 // The custom-call tfjit.non_max_suppression (core/nms.h, the kernel's selection) on float32
 // boxes and scores; max_output_size a compile-time constant (as in tf2xla). With
 // pad_to_max_output_size (V4, V5) the outputs have max_output_size rows as in TF; otherwise
@@ -360,69 +402,35 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
   }
   const DType scores_type = scores->shape().element_type();
   hlo::Builder& b = ctx.b();
-  // The scalar operands: iou_threshold (an attr in V1), score_threshold (from V3; TF's V1 and
-  // V2 keep every box: the lowest float), soft_nms_sigma (V5).
-  struct Scalar {
-    int input;  // -1: the value below
-    float value;
-    const char* what;
-  };
-  std::vector<Scalar> scalars;
+  // iou_threshold (an attr in V1), score_threshold (from V3; V1 and V2 keep every box: the
+  // lowest float, as TF's kernel), soft_nms_sigma (V5).
+  std::vector<Instruction*> operands = {boxes, scores};
   if (version == 1) {
     TFJIT_ASSIGN_OR_RETURN(float iou, tf::GetFloatAttrOr(node, "iou_threshold", 0.5f));
-    scalars.push_back({-1, iou, "iou_threshold"});
+    if (!(iou >= 0.0f && iou <= 1.0f)) {
+      return err(absl::StrCat("iou_threshold must be in [0, 1], got ", iou));
+    }
+    operands.push_back(b.ScalarConstant<float>(DType::kFloat32, iou));
   } else {
-    scalars.push_back({3, 0.0f, "iou_threshold"});
+    TFJIT_ASSIGN_OR_RETURN(Instruction * iou,
+                           NmsScalar(ctx, node, 3, "iou_threshold", NmsRange{0.0, 1.0,
+                                                                             "must be in [0, 1]"}));
+    operands.push_back(iou);
   }
   if (version >= 3) {
-    scalars.push_back({4, 0.0f, "score_threshold"});
+    TFJIT_ASSIGN_OR_RETURN(Instruction * threshold,
+                           NmsScalar(ctx, node, 4, "score_threshold", std::nullopt));
+    operands.push_back(threshold);
   } else {
-    scalars.push_back({-1, std::numeric_limits<float>::lowest(), "score_threshold"});
+    operands.push_back(
+        b.ScalarConstant<float>(DType::kFloat32, std::numeric_limits<float>::lowest()));
   }
-  if (version == 5) scalars.push_back({5, 0.0f, "soft_nms_sigma"});
-  std::vector<Instruction*> operands = {boxes, scores};
-  for (const Scalar& sc : scalars) {
-    Instruction* v = nullptr;
-    // The kernel's range checks: iou_threshold in [0, 1], soft_nms_sigma >= 0 (NaN fails).
-    const bool is_iou = absl::string_view(sc.what) == "iou_threshold";
-    const bool is_sigma = absl::string_view(sc.what) == "soft_nms_sigma";
-    auto in_range = [&](double x) { return is_iou ? x >= 0.0 && x <= 1.0 : !is_sigma || x >= 0.0; };
-    const std::string range = is_iou ? "must be in [0, 1]" : "must be non-negative";
-    if (sc.input < 0) {
-      if (!in_range(sc.value)) return err(absl::StrCat(sc.what, " ", range, ", got ", sc.value));
-      v = b.ScalarConstant<float>(DType::kFloat32, sc.value);
-      operands.push_back(v);
-      continue;
-    }
-    TFJIT_ASSIGN_OR_RETURN(v, ctx.Input(node, sc.input));
-    if (v->shape().rank() != 0) {
-      return err(absl::StrCat(sc.what, " must be 0-D, got ", v->shape().ToString()));
-    }
-    if (v->shape().element_type() != DType::kFloat32) {
-      TFJIT_ASSIGN_OR_RETURN(v, b.Convert(v, DType::kFloat32));
-    }
-    operands.push_back(v);
-    if (!is_iou && !is_sigma) continue;
-    absl::StatusOr<Tensor> known = ctx.ConstantInput(node, sc.input);
-    if (known.ok()) {
-      const double x = ElementAsDouble(*known, 0);
-      if (!in_range(x)) return err(absl::StrCat(sc.what, " ", range, ", got ", x));
-      continue;
-    }
-    if (!ctx.CanAddRuntimeChecks()) {
-      return Unimplemented("node %s: %s inside a loop or conditional body compiles only with a "
-                           "constant %s", node.DebugName(), node.op(), sc.what);
-    }
-    // Out of range (or NaN) fails at run time.
-    Instruction* zero = b.ScalarConstant<float>(DType::kFloat32, 0.0f);
-    TFJIT_ASSIGN_OR_RETURN(Instruction * ok, b.Compare(hlo::ComparisonDirection::kGe, v, zero));
-    if (is_iou) {
-      Instruction* one = b.ScalarConstant<float>(DType::kFloat32, 1.0f);
-      TFJIT_ASSIGN_OR_RETURN(Instruction * le, b.Compare(hlo::ComparisonDirection::kLe, v, one));
-      TFJIT_ASSIGN_OR_RETURN(ok, b.Binary(Opcode::kAnd, ok, le));
-    }
-    TFJIT_ASSIGN_OR_RETURN(Instruction * bad, b.Unary(Opcode::kNot, ok));
-    TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(node, bad, absl::StrCat(sc.what, " ", range)));
+  if (version == 5) {
+    TFJIT_ASSIGN_OR_RETURN(
+        Instruction * sigma,
+        NmsScalar(ctx, node, 5, "soft_nms_sigma",
+                  NmsRange{0.0, std::numeric_limits<double>::infinity(), "must be non-negative"}));
+    operands.push_back(sigma);
   }
   for (size_t i = 0; i < 2; ++i) {
     if (operands[i]->shape().element_type() != DType::kFloat32) {

@@ -24,6 +24,22 @@ std::vector<double> Values(const Tensor& t) {
   return out;
 }
 
+// Loads tests/tf/lists/<name> with `mode` on `backend` and runs it once.
+StatusOr<std::vector<Tensor>> RunListGraph(const std::string& name, const char* backend,
+                                           JitMode mode,
+                                           const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                           const std::vector<std::string>& fetches,
+                                           RunStats* stats) {
+  SessionOptions options;
+  options.jit = mode;
+  options.backend = backend;
+  auto session = Session::Load(
+      (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "lists" / name).string(),
+      options);
+  if (!session.ok()) return session.status();
+  return (*session)->Run(feeds, fetches, stats);
+}
+
 // x: float[2] fed. l = Reserve([2], 3); l[0] = [1,2]; l[2] = x; push [7,8]; pop it back.
 // Fetches: the stack of the final list, its length, item 1 (unset: zeros), the popped item.
 constexpr char kListGraph[] = R"pb(
@@ -145,8 +161,6 @@ TEST(TensorArraySessionTest, WriteThenGather) {
 // Gather, scatter and concat of lists inside a jit function, compiled (cpu and interpreter
 // backends) and uncompiled, against the rows of x picked by hand.
 TEST(TensorListSessionTest, CompiledGatherScatterConcat) {
-  const std::string path = (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "lists" /
-                            "gather_scatter_concat.pbtxt").string();
   std::vector<float> x(12);
   for (int i = 0; i < 12; ++i) x[i] = static_cast<float>(i) * 0.5f - 1.0f;
   std::vector<double> gathered, scattered(12, 0.0), concat;
@@ -161,14 +175,10 @@ TEST(TensorListSessionTest, CompiledGatherScatterConcat) {
   for (const char* backend : {"cpu", "interpreter"}) {
     for (JitMode mode : {JitMode::kNone, JitMode::kOff, JitMode::kAll}) {
       SCOPED_TRACE(std::string(backend) + " mode " + std::to_string(static_cast<int>(mode)));
-      SessionOptions options;
-      options.jit = mode;
-      options.backend = backend;
-      auto session = Session::Load(path, options);
-      ASSERT_TRUE(session.ok()) << session.status();
       RunStats stats;
-      auto out = (*session)->Run({{"x", Tensor::FromVector(DType::kFloat32, {4, 3}, x)}},
-                                 {"gathered", "scattered", "concat"}, &stats);
+      auto out = RunListGraph("gather_scatter_concat.pbtxt", backend, mode,
+                              {{"x", Tensor::FromVector(DType::kFloat32, {4, 3}, x)}},
+                              {"gathered", "scattered", "concat"}, &stats);
       ASSERT_TRUE(out.ok()) << StatusToString(out.status());
       EXPECT_EQ(Values((*out)[0]), gathered);
       EXPECT_EQ((*out)[1].dims(), (std::vector<int64_t>{4, 3}));
@@ -286,20 +296,14 @@ TEST(TensorListSessionTest, AutofixGrowsAutoClustersOverLists) {
 // buffers and lengths; push in a compiled loop, pop and stack after it. Every mode and both
 // backends give the hand values.
 TEST(TensorListSessionTest, ListsOfListsCompile) {
-  const std::string path = (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "lists" /
-                            "list_of_lists.pbtxt").string();
   const float x = 1.5f;
   for (const char* backend : {"cpu", "interpreter"}) {
     for (JitMode mode : {JitMode::kNone, JitMode::kAll}) {
       SCOPED_TRACE(std::string(backend) + " mode " + std::to_string(static_cast<int>(mode)));
-      SessionOptions options;
-      options.jit = mode;
-      options.backend = backend;
-      auto session = Session::Load(path, options);
-      ASSERT_TRUE(session.ok()) << session.status();
       RunStats stats;
-      auto out = (*session)->Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {}, {x})}},
-                                 {"last", "mid", "left"}, &stats);
+      auto out = RunListGraph("list_of_lists.pbtxt", backend, mode,
+                              {{"x", Tensor::FromVector<float>(DType::kFloat32, {}, {x})}},
+                              {"last", "mid", "left"}, &stats);
       ASSERT_TRUE(out.ok()) << StatusToString(out.status());
       EXPECT_EQ(Values((*out)[0]), (std::vector<double>{x * 2, x + 2}));
       EXPECT_EQ(Values((*out)[1]), (std::vector<double>{x, x + 1}));
