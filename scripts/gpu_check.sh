@@ -73,6 +73,11 @@ fi
   echo "RESULT date $(date -u +%FT%TZ)"
   echo "RESULT gpu $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
   echo "RESULT cublas ${TFJIT_CUBLAS:-libcublas.so.13 from the loader path}"
+  # The host CPU beside the GPU (its CPU:0 figures are a ratio's other side).
+  isa=avx2
+  grep -q avx512f /proc/cpuinfo && isa=avx512f
+  grep -q avx2 /proc/cpuinfo || isa=sse
+  echo "RESULT host_cpu $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') cores=$(nproc) isa=$isa"
 } >>"$results"
 cd "$root" || exit 1
 status=0
