@@ -21,6 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/list_lowering.h"
 #include "core/logging.h"
@@ -106,6 +107,13 @@ bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why, bool must
                                    : std::vector<const char*>{"then_branch", "else_branch"}) {
     absl::StatusOr<tf::FunctionBody> body = tf2hlo::InstantiateFunctionAttr(node, attr);
     if (!body.ok()) continue;  // CanLower says why
+    // Sizes known only at run time (Where, NMS) must end inside the body (tf2hlo's dynamic
+    // sizes: read by ops that know padding, ending in Shape or a pad to a static size).
+    if (std::optional<std::string> dynamic = tf2hlo::UnresolvedDynamicSize(*body)) {
+      *why = absl::StrCat("function '", body->graph->source(), "' (", attr, "): ", *dynamic);
+      stays = true;
+      break;
+    }
     for (const tf::Node* inner : tf2hlo::NeededBodyNodes(*body)) {
       std::string inner_why;
       bool resource = false;
@@ -115,10 +123,6 @@ bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why, bool must
         inner_why = "resource operations inside While/If functions stay in the runtime";
       } else if (must_compile && tf2hlo::IsStatefulRandomOp(inner->op())) {
         continue;  // drawn from the loop's carried state (known issue E), as at top level
-      } else if (tf2hlo::HasRowCountedOutput(*inner)) {
-        // No row count can leave a body (tf2hlo: Where and unpadded NMS compile in ENTRY).
-        inner_why = absl::StrCat(inner->op(), "'s output size depends on input values, and "
-                                 "inside a While/If body it cannot be padded and cut");
       } else if (!StaysInRuntime(*inner, &inner_why, must_compile)) {
         continue;
       }

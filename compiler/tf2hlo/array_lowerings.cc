@@ -3,11 +3,13 @@
 // gather; Where as the custom-call tfjit.where, its output padded with a run-time row count.
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/complex_values.h"
 #include "compiler/tf2hlo/lowering_context.h"
 #include "compiler/tf2hlo/op_lowerings.h"
@@ -115,10 +117,47 @@ absl::Status LowerConcatV2(LoweringContext& ctx, const tf::Node& node) {
   return LowerConcatInputs(ctx, node, 0, n, n);
 }
 
+// A constant integer tensor of `dtype` (int32 or int64) holding `values`.
+Instruction* IntConstant(LoweringContext& ctx, DType dtype, const std::vector<int64_t>& values,
+                         bool scalar) {
+  Tensor t(dtype, scalar ? std::vector<int64_t>{}
+                         : std::vector<int64_t>{static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtype == DType::kInt32) {
+      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    } else {
+      t.data<int64_t>()[i] = values[i];
+    }
+  }
+  return ctx.b().Constant(hlo::Literal::FromTensor(t));
+}
+
 absl::Status LowerShape(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   const DType out = node.output_types()[0];
   const std::vector<int64_t>& dims = x->shape().dims();
+  if (const DynamicDim* d = ctx.DynamicInput(node, 0)) {
+    // A padded dim: its run-time size, the others constants (and their expressions).
+    std::vector<SymExpr> exprs(dims.size());
+    std::vector<Instruction*> parts;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      Instruction* dim = nullptr;
+      if (static_cast<int>(i) == d->dim) {
+        exprs[i] = d->size;
+        TFJIT_ASSIGN_OR_RETURN(dim, ctx.SizeValue(d->size));
+        TFJIT_ASSIGN_OR_RETURN(dim, ctx.b().Convert(dim, out));
+        TFJIT_ASSIGN_OR_RETURN(dim, ctx.b().Reshape(dim, {1}));
+      } else {
+        exprs[i].constant = dims[i];
+        dim = IntConstant(ctx, out, {dims[i]}, /*scalar=*/false);
+      }
+      parts.push_back(dim);
+    }
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Concatenate(parts, 0));
+    ctx.SetOutput(node, 0, r);
+    ctx.SetSymbolic({const_cast<tf::Node*>(&node), 0}, std::move(exprs));
+    return absl::OkStatus();
+  }
   Tensor t(out, {static_cast<int64_t>(dims.size())});
   for (size_t i = 0; i < dims.size(); ++i) {
     if (out == DType::kInt32) {
@@ -198,6 +237,10 @@ absl::Status LowerSqueeze(LoweringContext& ctx, const tf::Node& node) {
   std::vector<bool> squeeze(static_cast<size_t>(s.rank()), axes.empty());
   for (int64_t a : axes) {
     TFJIT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, s.rank(), "squeeze_dims entry"));
+    if (const DynamicDim* padded = ctx.DynamicInput(node, 0); padded && padded->dim == axis) {
+      return Unimplemented("node %s: squeezes dim %d, whose size is known only at run time",
+                           node.DebugName(), axis);
+    }
     if (s.dim(static_cast<int>(axis)) != 1) {
       return InvalidArgument("node %s: Can not squeeze dim[%d], expected a dimension of 1, got "
                              "%d (input is %s)", node.DebugName(), axis,
@@ -206,32 +249,44 @@ absl::Status LowerSqueeze(LoweringContext& ctx, const tf::Node& node) {
     squeeze[static_cast<size_t>(axis)] = true;
   }
   std::vector<int64_t> dims;
+  const DynamicDim* padded = ctx.DynamicInput(node, 0);
+  std::optional<DynamicDim> out_padded;
   for (int d = 0; d < s.rank(); ++d) {
-    if (!(squeeze[static_cast<size_t>(d)] && s.dim(d) == 1)) dims.push_back(s.dim(d));
+    const bool dropped = squeeze[static_cast<size_t>(d)] && s.dim(d) == 1;
+    if (padded != nullptr && padded->dim == d) {
+      if (dropped) {
+        return Unimplemented("node %s: squeezes dim %d, whose size is known only at run time "
+                             "(padded to 1): name the dims to squeeze in squeeze_dims",
+                             node.DebugName(), d);
+      }
+      out_padded = DynamicDim{static_cast<int>(dims.size()), padded->size};
+    }
+    if (!dropped) dims.push_back(s.dim(d));
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Reshape(x, dims));
   ctx.SetOutput(node, 0, r);
+  if (out_padded.has_value()) ctx.SetDynamic({const_cast<tf::Node*>(&node), 0}, *out_padded);
   return absl::OkStatus();
 }
 
-// A constant integer tensor of `dtype` (int32 or int64) holding `values`.
-Instruction* IntConstant(LoweringContext& ctx, DType dtype, const std::vector<int64_t>& values,
-                         bool scalar) {
-  Tensor t(dtype, scalar ? std::vector<int64_t>{}
-                         : std::vector<int64_t>{static_cast<int64_t>(values.size())});
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DType::kInt32) {
-      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    } else {
-      t.data<int64_t>()[i] = values[i];
-    }
-  }
-  return ctx.b().Constant(hlo::Literal::FromTensor(t));
-}
-
-// Size and Rank depend only on the static shape.
+// Size and Rank depend only on the static shape, and Size on a padded dim's run-time size.
 absl::Status LowerSize(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  if (const DynamicDim* d = ctx.DynamicInput(node, 0)) {
+    int64_t others = 1;
+    for (int i = 0; i < x->shape().rank(); ++i) {
+      if (i != d->dim) others *= x->shape().dim(i);
+    }
+    SymExpr size;
+    for (const auto& [atom, coef] : d->size.terms) size.terms.push_back({atom, coef * others});
+    size.constant = d->size.constant * others;
+    if (others == 0) size = SymExpr();
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.SizeValue(size));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, node.output_types()[0]));
+    ctx.SetOutput(node, 0, r);
+    ctx.SetSymbolic({const_cast<tf::Node*>(&node), 0}, {size});
+    return absl::OkStatus();
+  }
   ctx.SetOutput(node, 0,
                 IntConstant(ctx, node.output_types()[0], {x->shape().num_elements()}, true));
   return absl::OkStatus();
@@ -390,16 +445,11 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
 // ---- Where ----
 
 // The custom-call tfjit.where (core/where.h, the kernel's routine) on the input's nonzero mask
-// (a complex element is nonzero when either part is): the coordinates padded to one row per
-// element, and the real row count, which LowerCluster returns beside the output for the
-// runtime to cut it to. The count is known only at run time, so the output may only leave the
-// cluster (clustering keeps its consumers out), and only from the ENTRY computation, as XLA's
-// bounded dynamic dimension would, without one in tfjit's static-shape HLO.
+// (a complex element is nonzero when either part is): the coordinates padded with zero rows to
+// one row per element, and the real row count, known only at run time: XLA's bounded dynamic
+// dimension (dynamic_sizes.h). Read on inside the cluster by the ops that know padding, or cut
+// to its rows by the runtime when it leaves an ENTRY computation.
 absl::Status LowerWhere(LoweringContext& ctx, const tf::Node& node) {
-  if (!ctx.IsEntry()) {
-    return Unimplemented("node %s: Where inside a loop or conditional body does not compile: its "
-                         "row count is known only at run time", node.DebugName());
-  }
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   Instruction* mask = nullptr;
   if (IsComplexDType(node.input_types()[0])) {
@@ -429,7 +479,8 @@ absl::Status LowerWhere(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * rows, ctx.b().GetTupleElement(call, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * count, ctx.b().GetTupleElement(call, 1));
   ctx.SetOutput(node, 0, rows);
-  ctx.options()->row_counts[{&node, 0}] = count;
+  ctx.SetDynamic({const_cast<tf::Node*>(&node), 0},
+                 DynamicDim{0, ctx.NewSizeAtom(count, coords.dim(0))});
   return absl::OkStatus();
 }
 

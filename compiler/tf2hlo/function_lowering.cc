@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/lowering.h"
 #include "compiler/tf2hlo/lowering_context.h"
 #include "compiler/tf2hlo/op_lowerings.h"
@@ -73,7 +74,8 @@ absl::Status LowerBodyNode(LoweringContext& ctx, const tf::Node& node) {
   meta.tf_node = node.name();
   meta.tf_op = node.op();
   ctx.b().set_metadata(std::move(meta));
-  return lowering->fn(ctx, node);
+  TFJIT_RETURN_IF_ERROR(lowering->fn(ctx, node));
+  return PropagateDynamicSizes(ctx, node);
 }
 
 }  // namespace
@@ -283,6 +285,11 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerInto(
       continue;
     }
     TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * v, ctx.Value(o));
+    if (const DynamicDim* d = ctx.DynamicOf(o)) {
+      return Unimplemented("function '%s' returns %s, whose dim %d has a size known only at run "
+                           "time; a body's results need static shapes (pad it to a fixed size "
+                           "inside the body)", function, out, d->dim);
+    }
     outputs.push_back(v);
   }
   if (final_variables != nullptr) {
@@ -336,7 +343,6 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerFunctionBodyInline(
                            body.inputs.size(), inputs.size());
   }
   LoweringContext ctx(module, computation, options);
-  ctx.set_inlined_body();
   auto input = [&](size_t i) -> absl::StatusOr<hlo::Instruction*> { return inputs[i]; };
   if (random_state != nullptr) ctx.set_body_random_state(*random_state);
   TFJIT_ASSIGN_OR_RETURN(std::vector<hlo::Instruction*> outputs,

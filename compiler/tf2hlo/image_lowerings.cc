@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
@@ -395,11 +396,6 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
     return err(absl::StrCat("scores has incompatible shape: ", scores->shape().ToString(),
                             " for boxes ", bs.ToString()));
   }
-  if (!pad && !ctx.IsEntry()) {
-    return Unimplemented("node %s: %s inside a loop or conditional body does not compile "
-                         "without pad_to_max_output_size: its output size is known only at "
-                         "run time", node.DebugName(), node.op());
-  }
   const DType scores_type = scores->shape().element_type();
   hlo::Builder& b = ctx.b();
   // iou_threshold (an attr in V1), score_threshold (from V3; V1 and V2 keep every box: the
@@ -437,6 +433,17 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
       TFJIT_ASSIGN_OR_RETURN(operands[i], b.Convert(operands[i], DType::kFloat32));
     }
   }
+  // Padded boxes or scores (a Where's rows gathered, dynamic_sizes.h): the padding rows get a
+  // score of -inf, which no threshold keeps (the kernel keeps score > score_threshold).
+  for (int i = 0; i < 2; ++i) {
+    if (const DynamicDim* d = ctx.DynamicInput(node, i)) {
+      TFJIT_ASSIGN_OR_RETURN(
+          operands[1],
+          MaskBeyond(ctx, operands[1], 0, d->size,
+                     b.ScalarConstant<float>(DType::kFloat32,
+                                             -std::numeric_limits<float>::infinity())));
+    }
+  }
   const int64_t rows = pad ? max_output : std::min(max_output, n);
   std::vector<hlo::Shape> parts = {hlo::Shape(DType::kInt32, {rows}),
                                    hlo::Shape(DType::kInt32, {})};
@@ -460,7 +467,10 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
   if (version >= 4) ctx.SetOutput(node, next, valid);
   if (!pad) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * count, b.Convert(valid, DType::kInt64));
-    for (int out : RowCountedOutputs(node)) ctx.options()->row_counts[{&node, out}] = count;
+    const SymExpr size = ctx.NewSizeAtom(count, rows);
+    for (int out : RowCountedOutputs(node)) {
+      ctx.SetDynamic({const_cast<tf::Node*>(&node), out}, DynamicDim{0, size});
+    }
   }
   return absl::OkStatus();
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
@@ -60,7 +61,8 @@ absl::Status LowerNode(LoweringContext& ctx, const tf::Node& node) {
   meta.tf_node = node.name();
   meta.tf_op = node.op();
   ctx.b().set_metadata(std::move(meta));
-  return lowering->fn(ctx, node);
+  TFJIT_RETURN_IF_ERROR(lowering->fn(ctx, node));
+  return PropagateDynamicSizes(ctx, node);
 }
 
 }  // namespace
@@ -393,25 +395,23 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
       return s;
     }
   }
-  // An output with a run-time row count (Where) is padded: no node of the cluster may read it.
-  for (const auto& [out, count] : options.row_counts) {
-    for (const auto& [consumer, slot] : out.first->data_consumers()) {
-      if (consumer->input(slot).index == out.second &&
-          std::find(cluster.nodes.begin(), cluster.nodes.end(), consumer) !=
-              cluster.nodes.end()) {
-        return Internal("cluster '%s': %s reads the padded output of %s, whose row count is "
-                        "known only at run time (clustering must keep it out)", cluster.name,
-                        consumer->DebugName(), out.first->DebugName());
-      }
-    }
-  }
+  // An output padded along dim 0 (Where's rows, and what reads them on: dynamic_sizes.h)
+  // leaves with its row count, which the runtime cuts it to.
   std::vector<hlo::Instruction*> results;
   std::vector<hlo::Instruction*> row_counts;
   for (const tf::Output& out : cluster.outputs) {
     TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * v, ctx.Value(out));
-    if (auto it = options.row_counts.find({out.node, out.index}); it != options.row_counts.end()) {
+    if (const DynamicDim* d = ctx.DynamicOf(out)) {
+      if (d->dim != 0) {
+        return AttachNode(Unimplemented("cluster '%s': output %s:%d has a size known only at "
+                                        "run time in dim %d; only a leading dim can be cut "
+                                        "at the cluster's edge",
+                                        cluster.name, out.node->name(), out.index, d->dim),
+                          out.node->name(), out.node->op());
+      }
       module->AddRowCountedOutput(static_cast<int64_t>(results.size()));
-      row_counts.push_back(it->second);
+      TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * count, ctx.SizeValue(d->size));
+      row_counts.push_back(count);
     }
     results.push_back(v);
   }

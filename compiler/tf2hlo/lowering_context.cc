@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/evaluator/evaluator.h"
+#include "compiler/tf2hlo/dynamic_sizes.h"
 #include "core/dtype.h"
 #include "core/status.h"
 
@@ -123,7 +124,82 @@ absl::StatusOr<hlo::Instruction*> LoweringContext::Input(const tf::Node& node, i
       override_values_[static_cast<size_t>(i)] != nullptr) {
     return override_values_[static_cast<size_t>(i)];
   }
+  if (const DynamicDim* d = DynamicOf(node.input(i));
+      d != nullptr && DynamicReadOf(node.op()) == DynamicRead::kNone) {
+    return AttachNode(PaddedReadError(node, i, *d), node.name(), node.op());
+  }
   return Value(node.input(i));
+}
+
+SymExpr LoweringContext::NewSizeAtom(hlo::Instruction* value, int64_t bound) {
+  atoms_.push_back({value, bound});
+  SymExpr e;
+  e.terms.push_back({static_cast<int>(atoms_.size()) - 1, 1});
+  return e;
+}
+
+int64_t LoweringContext::UpperBound(const SymExpr& e) const {
+  int64_t bound = e.constant;
+  for (const auto& [atom, coef] : e.terms) {
+    if (coef > 0) bound += coef * atoms_[static_cast<size_t>(atom)].bound;
+  }
+  return bound;
+}
+
+absl::StatusOr<hlo::Instruction*> LoweringContext::SizeValue(const SymExpr& e) {
+  if (e.constant == 0 && e.terms.size() == 1 && e.terms[0].second == 1) {
+    return atoms_[static_cast<size_t>(e.terms[0].first)].value;
+  }
+  hlo::Instruction* sum = builder_.ScalarConstant<int64_t>(DType::kInt64, e.constant);
+  for (const auto& [atom, coef] : e.terms) {
+    hlo::Instruction* term = atoms_[static_cast<size_t>(atom)].value;
+    if (coef != 1) {
+      TFJIT_ASSIGN_OR_RETURN(term, builder_.Binary(hlo::Opcode::kMultiply, term,
+                                                   builder_.ScalarConstant<int64_t>(
+                                                       DType::kInt64, coef)));
+    }
+    TFJIT_ASSIGN_OR_RETURN(sum, builder_.Binary(hlo::Opcode::kAdd, sum, term));
+  }
+  return sum;
+}
+
+const DynamicDim* LoweringContext::DynamicOf(const tf::Output& output) const {
+  auto it = dynamic_.find(std::make_pair(static_cast<const tf::Node*>(output.node),
+                                         output.index));
+  return it == dynamic_.end() ? nullptr : &it->second;
+}
+
+const DynamicDim* LoweringContext::DynamicInput(const tf::Node& node, int i) const {
+  if (i >= node.num_inputs()) return nullptr;
+  if (override_node_ == &node && static_cast<size_t>(i) < override_values_.size() &&
+      override_values_[static_cast<size_t>(i)] != nullptr) {
+    return nullptr;
+  }
+  return DynamicOf(node.input(i));
+}
+
+std::optional<std::vector<SymExpr>> LoweringContext::SymbolicInput(const tf::Node& node,
+                                                                   int i) const {
+  if (i >= node.num_inputs()) return std::nullopt;
+  const tf::Output in = node.input(i);
+  auto it = symbolic_.find(std::make_pair(static_cast<const tf::Node*>(in.node), in.index));
+  if (it != symbolic_.end() && override_node_ != &node) return it->second;
+  absl::StatusOr<hlo::Instruction*> value = Input(node, i);
+  if (!value.ok() || !IsIntegerDType((*value)->shape().element_type())) return std::nullopt;
+  absl::StatusOr<Tensor> t = TryEvaluate(*value);
+  if (!t.ok()) return std::nullopt;
+  std::vector<SymExpr> out(static_cast<size_t>(t->num_elements()));
+  for (int64_t k = 0; k < t->num_elements(); ++k) out[k].constant = ElementAsInt64(*t, k);
+  return out;
+}
+
+std::vector<hlo::Instruction*> LoweringContext::OutputsOf(const tf::Node& node) const {
+  auto it = values_.find(&node);
+  return it == values_.end() ? std::vector<hlo::Instruction*>{} : it->second;
+}
+
+void LoweringContext::RestoreOutputs(const tf::Node& node, std::vector<hlo::Instruction*> values) {
+  values_[&node] = std::move(values);
 }
 
 absl::StatusOr<Tensor> LoweringContext::TryEvaluate(hlo::Instruction* value) const {
@@ -179,10 +255,6 @@ absl::StatusOr<std::vector<int64_t>> LoweringContext::ConstantInputAsInts(const 
 }
 
 bool LoweringContext::CanAddRuntimeChecks() const { return options_ != nullptr; }
-
-bool LoweringContext::IsEntry() const {
-  return options_ != nullptr && !inlined_body_ && builder_.computation() == module_->entry();
-}
 
 absl::StatusOr<hlo::Instruction*> LoweringContext::RandomStateFor(const tf::Node& node) {
   auto it = options()->random_states.find(&node);

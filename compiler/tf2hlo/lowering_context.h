@@ -54,11 +54,22 @@ struct LoweringOptions {
   // Values of the run-time checks (hlo::RuntimeCheck, recorded in the module in this order);
   // LowerCluster appends them to the ROOT tuple.
   std::vector<hlo::Instruction*> runtime_checks;
-  // Node outputs whose leading dim is known only at run time (Where's rows): the lowering
-  // binds the output padded to its static size and records here the s64[] count of real rows.
-  // Such an output may only leave the cluster (clustering keeps its consumers out;
-  // hlo::Module::row_counted_outputs).
-  absl::flat_hash_map<std::pair<const tf::Node*, int>, hlo::Instruction*> row_counts;
+};
+
+// Bounded dynamic sizes (dynamic_sizes.h). A size known only at run time is an affine
+// expression in "atoms": the run-time sizes of this computation (a Where's row count, a
+// NonMaxSuppression's selection count), each a non-negative s64[] value with a static bound.
+struct SymExpr {
+  int64_t constant = 0;
+  std::vector<std::pair<int, int64_t>> terms;  // (atom, coefficient), by atom, no zero ones
+  bool IsConstant() const { return terms.empty(); }
+  bool operator==(const SymExpr&) const = default;
+};
+// A value whose dim `dim` is padded to its static size: only its first `size` entries along
+// that dim are real (the rest are don't-care). At most one such dim per value.
+struct DynamicDim {
+  int dim = 0;
+  SymExpr size;
 };
 
 class LoweringContext {
@@ -89,11 +100,6 @@ class LoweringContext {
   // Whether AddIndexCheck works here: in a LowerCluster, in its ENTRY computation and in the
   // bodies of its While and If (a body's checks are carried out of it: LoweredBody::checks).
   bool CanAddRuntimeChecks() const;
-  // Whether this context lowers the cluster's own nodes in its ENTRY computation (where
-  // outputs with a run-time row count, Where's, may be produced): not a loop body inlined
-  // there (set_inlined_body), whose nodes would read the padded rows.
-  bool IsEntry() const;
-  void set_inlined_body() { inlined_body_ = true; }
   // A check value s64[1 + k] of `check` computed in this context's computation (a body's
   // check carried out of its While or If): recorded for the cluster in ENTRY, else kept for
   // the enclosing body's caller (pending_checks).
@@ -131,6 +137,38 @@ class LoweringContext {
   // `message` (an AddIndexCheck of bad as 0/1 against the limit 1; ENTRY computation only).
   absl::Status AddConditionCheck(const tf::Node& node, hlo::Instruction* bad,
                                  std::string message);
+
+  // ---- Bounded dynamic sizes (dynamic_sizes.h) ----
+  // A new atom: `value` (s64[] in this computation), at most `bound`.
+  SymExpr NewSizeAtom(hlo::Instruction* value, int64_t bound);
+  // The largest value `e` can take (atoms between 0 and their bounds).
+  int64_t UpperBound(const SymExpr& e) const;
+  // `e` as an s64[] value in this computation.
+  absl::StatusOr<hlo::Instruction*> SizeValue(const SymExpr& e);
+  void SetDynamic(const tf::Output& output, DynamicDim dim) {
+    dynamic_[{output.node, output.index}] = std::move(dim);
+  }
+  const DynamicDim* DynamicOf(const tf::Output& output) const;
+  // The padded dim of data input `i` of `node` (nullptr when none, or while overridden).
+  const DynamicDim* DynamicInput(const tf::Node& node, int i) const;
+  // Integer tensors whose elements are sizes known only at run time (Shape of a padded value,
+  // and arithmetic on it): one expression per element, row-major.
+  void SetSymbolic(const tf::Output& output, std::vector<SymExpr> elements) {
+    symbolic_[{output.node, output.index}] = std::move(elements);
+  }
+  bool HasSymbolic(const tf::Output& output) const {
+    return symbolic_.contains(std::make_pair(output.node, output.index));
+  }
+  // The elements of integer input `i` as expressions: recorded ones, or the constants of a
+  // compile-time-constant input; nullopt otherwise.
+  std::optional<std::vector<SymExpr>> SymbolicInput(const tf::Node& node, int i) const;
+  // `value` evaluated at compile time when it depends only on constants (FAILED_PRECONDITION
+  // otherwise).
+  absl::StatusOr<Tensor> Evaluate(hlo::Instruction* value) const { return TryEvaluate(value); }
+  // The values bound to `node`'s outputs, and rebinding them (a lowering run again on
+  // stand-in inputs to learn where its output elements come from: dynamic_sizes.cc).
+  std::vector<hlo::Instruction*> OutputsOf(const tf::Node& node) const;
+  void RestoreOutputs(const tf::Node& node, std::vector<hlo::Instruction*> values);
 
   // Binds a TF tensor to an HLO value (cluster parameters, node outputs).
   void Bind(const tf::Output& output, hlo::Instruction* value);
@@ -200,7 +238,6 @@ class LoweringContext {
   absl::flat_hash_set<std::string> index_checks_;  // AddIndexCheck's (node, message, limits)
   std::vector<PendingCheck> pending_checks_;
   hlo::Instruction* body_random_state_ = nullptr;
-  bool inlined_body_ = false;
   absl::flat_hash_map<const tf::Node*, std::vector<hlo::Instruction*>> values_;
   absl::flat_hash_map<const hlo::Instruction*, Tensor> known_parameters_;
   const tf::Node* override_node_ = nullptr;
@@ -208,6 +245,13 @@ class LoweringContext {
   absl::flat_hash_map<std::pair<const tf::Node*, int>, std::shared_ptr<ResourceState>>
       resources_;
   absl::flat_hash_set<const hlo::Instruction*> not_constant_;
+  struct Atom {
+    hlo::Instruction* value;
+    int64_t bound;
+  };
+  std::vector<Atom> atoms_;
+  absl::flat_hash_map<std::pair<const tf::Node*, int>, DynamicDim> dynamic_;
+  absl::flat_hash_map<std::pair<const tf::Node*, int>, std::vector<SymExpr>> symbolic_;
 };
 
 // TF's broadcast shape of two operand shapes, or INVALID_ARGUMENT naming both.

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -319,8 +320,62 @@ absl::Status LowerGatherV2(LoweringContext& ctx, const tf::Node& node) {
                            node.DebugName());
   }
   TFJIT_ASSIGN_OR_RETURN(int64_t axis, Axis(node, axis_v, params->shape().rank()));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, EmitGather(ctx, node, params, 1, axis));
-  ctx.SetOutput(node, 0, r);
+  const DynamicDim* padded_params = ctx.DynamicInput(node, 0);
+  const DynamicDim* padded_indices = ctx.DynamicInput(node, 1);
+  if (padded_params == nullptr && padded_indices == nullptr) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r, EmitGather(ctx, node, params, 1, axis));
+    ctx.SetOutput(node, 0, r);
+    return absl::OkStatus();
+  }
+  // Padded operands (dynamic_sizes.h). Padding rows of the indices become 0 (the real rows
+  // alone are range-checked, as TF's kernel sees only them) and pad the output on; indices
+  // into a padded params dim are checked against its run-time size; a padded params dim
+  // elsewhere pads the output on.
+  TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.Input(node, 1));
+  const int irank = indices->shape().rank();
+  std::optional<DynamicDim> out;
+  Instruction* real_rows = nullptr;  // pred: the index is a real one
+  if (padded_indices != nullptr) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero,
+                           ctx.Splat(indices->shape().element_type(), 0.0, {}));
+    TFJIT_ASSIGN_OR_RETURN(indices, MaskBeyond(ctx, indices, padded_indices->dim,
+                                               padded_indices->size, zero));
+    out = DynamicDim{static_cast<int>(axis) + padded_indices->dim, padded_indices->size};
+    TFJIT_ASSIGN_OR_RETURN(Instruction * iota,
+                           ctx.b().Iota(hlo::Shape(DType::kInt64, indices->shape().dims()),
+                                        padded_indices->dim));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * count, ctx.SizeValue(padded_indices->size));
+    TFJIT_ASSIGN_OR_RETURN(count, ctx.b().Broadcast(count, indices->shape().dims(), {}));
+    TFJIT_ASSIGN_OR_RETURN(real_rows,
+                           ctx.b().Compare(hlo::ComparisonDirection::kLt, iota, count));
+  }
+  if (padded_params != nullptr && padded_params->dim == axis) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * wide, ctx.b().Convert(indices, DType::kInt64));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * size, ctx.SizeValue(padded_params->size));
+    TFJIT_ASSIGN_OR_RETURN(size, ctx.b().Broadcast(size, indices->shape().dims(), {}));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * bad,
+                           ctx.b().Compare(hlo::ComparisonDirection::kGe, wide, size));
+    if (real_rows != nullptr) {
+      TFJIT_ASSIGN_OR_RETURN(bad, ctx.b().Binary(Opcode::kAnd, bad, real_rows));
+    }
+    TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(
+        node, bad, absl::StrCat("indices are not in [0, n), n the run-time size of dim ", axis,
+                                " of params (a padded value, at most ",
+                                params->shape().dim(static_cast<int>(axis)), ")")));
+  } else if (padded_params != nullptr) {
+    if (out.has_value()) {
+      return Unimplemented("node %s: params and indices both have a size known only at run "
+                           "time, in different output dims", node.DebugName());
+    }
+    const int d = padded_params->dim;
+    out = DynamicDim{d < axis ? d : d + irank - 1, padded_params->size};
+  }
+  ctx.OverrideInputs(node, {nullptr, indices});
+  absl::StatusOr<Instruction*> r = EmitGather(ctx, node, params, 1, axis);
+  ctx.ClearInputOverride();
+  if (!r.ok()) return r.status();
+  ctx.SetOutput(node, 0, *r);
+  if (out.has_value()) ctx.SetDynamic({const_cast<tf::Node*>(&node), 0}, *out);
   return absl::OkStatus();
 }
 
@@ -444,6 +499,9 @@ absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> Paddings(LoweringContex
 // Pad(x, paddings) pads with 0; PadV2 with its scalar constant_values input.
 absl::Status LowerPad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  if (ctx.DynamicInput(node, 0) != nullptr || ctx.HasSymbolic(node.input(1))) {
+    return LowerDynamicPad(ctx, node);
+  }
   TFJIT_ASSIGN_OR_RETURN(auto pads, Paddings(ctx, node, x->shape().rank()));
   Instruction* value = nullptr;
   if (node.num_inputs() > 2) {

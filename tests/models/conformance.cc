@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -169,12 +170,13 @@ double Millis(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-ModeResult RunMode(const ModelRow& row, const Reference& ref, JitMode jit, const char* name,
-                   int runs) {
+ModeResult RunMode(const ModelRow& row, const Reference& ref, JitMode jit, bool autofix,
+                   const char* name, int runs) {
   ModeResult r;
   r.mode = name;
   SessionOptions options;
   options.jit = jit;
+  options.autofix = autofix;
   auto session = Session::Load(row.model, options);
   if (!session.ok()) {
     r.error = absl::StrCat("load: ", StatusToString(session.status()));
@@ -300,7 +302,8 @@ int Main(int argc, char** argv) {
     else if (flag == "--runs" && absl::SimpleAtoi(v, &runs) && runs >= 0) continue;
     else {
       std::fprintf(stderr, "usage: model_conformance --list LIST --report FILE [--jit off,auto] "
-                           "[--runs N]\n");
+                           "[--runs N]\n  a mode may end in +autofix (auto+autofix: the "
+                           "beyond-TF fixes on)\n");
       return 2;
     }
   }
@@ -314,7 +317,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   std::string table = absl::StrCat(
-      "| model | nodes | clusters | % nodes compiled | max normErr (", absl::StrJoin(modes, " / "),
+      "| model | nodes | clusters (", absl::StrJoin(modes, " / "), ") | % nodes compiled (",
+      absl::StrJoin(modes, " / "), ") | max normErr (", absl::StrJoin(modes, " / "),
       ") | tolerance | latency ms (", absl::StrJoin(modes, " / "),
       ") | first run ms (", absl::StrJoin(modes, " / "), ") | TF.js cpu ms | result |\n"
       "|---|---|---|---|---|---|---|---|---|---|\n");
@@ -328,30 +332,36 @@ int Main(int argc, char** argv) {
       r.error = std::string(ref.status().message());
       results.push_back(r);
     } else {
-      for (const std::string& m : modes) {
+      for (const std::string& mode : modes) {
+        // "auto+autofix": the mode with the beyond-TF fixes on.
+        const bool autofix = absl::EndsWith(mode, "+autofix");
+        const std::string m = autofix ? mode.substr(0, mode.size() - 8) : mode;
         const JitMode jit = m == "none" ? JitMode::kNone
                             : m == "off" ? JitMode::kOff
                             : m == "all" ? JitMode::kAll
                                          : JitMode::kAuto;
-        results.push_back(RunMode(row, *ref, jit, m.c_str(), runs));
+        results.push_back(RunMode(row, *ref, jit, autofix, mode.c_str(), runs));
       }
     }
     bool ok = true;
-    std::vector<std::string> errs, lat, first;
-    const ModeResult* compiled = &results.back();
+    std::vector<std::string> errs, lat, first, clusters, share;
+    int nodes = 0;
     for (const ModeResult& r : results) {
+      const RunStats& s = r.stats;
+      nodes = std::max(nodes, s.nodes_total);
+      clusters.push_back(absl::StrCat(s.clusters));
+      share.push_back(s.nodes_total > 0
+                          ? absl::StrFormat("%.1f", 100.0 * s.nodes_compiled / s.nodes_total)
+                          : "-");
       ok = ok && r.ok;
       errs.push_back(r.ok || r.max_norm_err > 0 ? absl::StrFormat("%.2g", r.max_norm_err) : "-");
       lat.push_back(r.median_ms > 0 ? absl::StrFormat("%.1f", r.median_ms) : "-");
       first.push_back(r.first_ms > 0 ? absl::StrFormat("%.0f", r.first_ms) : "-");
       if (!r.ok) absl::StrAppend(&failures, "- ", row.id, " (", r.mode, "): ", r.error, "\n");
     }
-    const RunStats& s = compiled->stats;
     absl::StrAppend(
-        &table, "| ", row.id, " | ", s.nodes_total, " | ", s.clusters, " | ",
-        s.nodes_total > 0 ? absl::StrFormat("%.0f", 100.0 * s.nodes_compiled / s.nodes_total)
-                          : "-",
-        " | ", absl::StrJoin(errs, " / "), " | ", absl::StrFormat("%.0e", row.tolerance), " | ",
+        &table, "| ", row.id, " | ", nodes, " | ", absl::StrJoin(clusters, " / "), " | ",
+        absl::StrJoin(share, " / "), " | ", absl::StrJoin(errs, " / "), " | ", absl::StrFormat("%.0e", row.tolerance), " | ",
         absl::StrJoin(lat, " / "), " | ", absl::StrJoin(first, " / "), " | ",
         ref.ok() ? absl::StrFormat("%.0f", ref->tfjs_ms) : "-", " | ",
         ok ? "pass" : "FAIL", " |\n");

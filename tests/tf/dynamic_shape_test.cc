@@ -1,8 +1,12 @@
 // Dynamic dims: a -1 batch is resolved from each feed; every new shape compiles once and is
 // cached, and the Shape -> StridedSlice -> Pack -> Reshape chain compiles inside the cluster.
-// Where's row count, known only at run time, ends its cluster.
+// Where's row count, known only at run time, ends its cluster in ENTRY, and inside a loop body
+// is carried padded to its bound until a Pad gives the value a static size again.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -117,6 +121,113 @@ TEST_P(WhereRowsTest, MaskRowsMatchInEveryMode) {
 
 INSTANTIATE_TEST_SUITE_P(Jit, WhereRowsTest,
                          ::testing::Values(JitMode::kNone, JitMode::kAuto, JitMode::kAll));
+
+std::string ControlFlowGraph(const std::string& name) {
+  std::ifstream in(std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "control_flow" /
+                   name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// boxes [3, 6, 4] as [ymin, xmin, ymax, xmax] in the unit square, heavily overlapping, and
+// scores [3, 6] in [0, 1): the score threshold 0.3 keeps a varying number of rows per image.
+// `all_low` / `all_high` make every score fail / pass it (Where's zero and full row counts).
+std::pair<Tensor, Tensor> NmsInputs(uint32_t seed, bool all_low, bool all_high) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<float> boxes, scores;
+  for (int k = 0; k < 18; ++k) {
+    const float y = u(rng) * 0.5f, x = u(rng) * 0.5f;
+    boxes.insert(boxes.end(), {y, x, y + 0.2f + u(rng) * 0.3f, x + 0.2f + u(rng) * 0.3f});
+    scores.push_back(all_low ? u(rng) * 0.3f : all_high ? 0.31f + u(rng) * 0.6f : u(rng));
+  }
+  return {Tensor::FromVector<float>(DType::kFloat32, {3, 6, 4}, boxes),
+          Tensor::FromVector<float>(DType::kFloat32, {3, 6}, scores)};
+}
+
+absl::StatusOr<Tensor> RunNmsLoop(const std::string& path, JitMode jit,
+                                  const std::pair<Tensor, Tensor>& in, RunStats* stats) {
+  SessionOptions options;
+  options.jit = jit;
+  auto session = Session::Load(path, options);
+  if (!session.ok()) return session.status();
+  auto out = (*session)->Run({{"boxes", in.first}, {"scores", in.second}}, {"out"}, stats);
+  if (!out.ok()) return out.status();
+  return (*out)[0];
+}
+
+class WhileNmsPadTest : public ::testing::TestWithParam<JitMode> {};
+
+// The OD API's batched-NMS loop (while_nms_pad.pbtxt: Where, gathers, NMS and a pad back to a
+// static size in the body) compiles whole, and gives the fallback kernels' answer for row
+// counts from none to all.
+TEST_P(WhileNmsPadTest, CompilesWholeAndMatchesTheKernels) {
+  const std::string path = testing::WriteTempFile("while_nms_pad.pbtxt",
+                                                  ControlFlowGraph("while_nms_pad.pbtxt"));
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    const auto in = NmsInputs(seed, seed == 5, seed == 6);
+    RunStats reference_stats, stats;
+    absl::StatusOr<Tensor> want = RunNmsLoop(path, JitMode::kNone, in, &reference_stats);
+    ASSERT_TRUE(want.ok()) << want.status();
+    absl::StatusOr<Tensor> got = RunNmsLoop(path, GetParam(), in, &stats);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->ShapeString(), want->ShapeString());
+    for (int k = 0; k < 4; ++k) {
+      EXPECT_NEAR(got->data<float>()[k], want->data<float>()[k], 1e-6) << "seed " << seed;
+    }
+    if (seed == 5) EXPECT_EQ(want->data<float>()[0], 0.0f);  // nothing kept anywhere
+    EXPECT_EQ(stats.clusters, 1) << "seed " << seed;
+    EXPECT_EQ(stats.nodes_compiled, stats.nodes_total) << "seed " << seed;
+  }
+  std::filesystem::remove(path);
+}
+
+// Replaces the first `from` in `text` by `to` (the test fails when it is missing).
+void ReplaceOnce(std::string* text, const std::string& from, const std::string& to) {
+  const size_t at = text->find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text->replace(at, from.size(), to);
+}
+
+// With constant paddings the Pad keeps the run-time size (its output stays padded), and the
+// Sum after it does not compile on a padded value: auto mode leaves the loop to the runtime
+// (TF's answer still), must-compile mode fails naming the node.
+TEST_P(WhileNmsPadTest, APaddedValueReachingAnotherOpStaysOut) {
+  std::string text = ControlFlowGraph("while_nms_pad.pbtxt");
+  ReplaceOnce(&text, R"(input: "neg:y:0" input: "pads:output:0")",
+              R"(input: "neg:y:0" input: "fixed_pads:output:0")");
+  ReplaceOnce(&text, R"(name: "scaled" op: "Mul" input: "padded:output:0" input: "fi:y:0")",
+              R"(name: "scaled" op: "Sum" input: "padded:output:0" input: "zero:output:0"
+               attr { key: "Tidx" value { type: DT_INT32 } })");
+  ReplaceOnce(&text, R"(input: "acc" input: "scaled:z:0")",
+              R"(input: "acc" input: "scaled:output:0")");
+  ReplaceOnce(&text, R"(    ret { key: "counter_out")", R"(    node_def { name: "fixed_pads" op: "Const"
+               attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32
+                 tensor_shape { dim { size: 1 } dim { size: 2 } } int_val: 0 int_val: 1 } } } }
+    ret { key: "counter_out")");
+  const std::string path = testing::WriteTempFile("while_nms_padded.pbtxt", text);
+  const auto in = NmsInputs(3, false, false);
+  RunStats stats, reference_stats;
+  absl::StatusOr<Tensor> got = RunNmsLoop(path, GetParam(), in, &stats);
+  if (GetParam() == JitMode::kAll) {
+    ASSERT_FALSE(got.ok());
+    EXPECT_NE(got.status().message().find("'scaled' (Sum)"), std::string::npos) << got.status();
+    EXPECT_NE(got.status().message().find("known only at run time"), std::string::npos)
+        << got.status();
+  } else {
+    ASSERT_TRUE(got.ok()) << got.status();
+    absl::StatusOr<Tensor> want = RunNmsLoop(path, JitMode::kNone, in, &reference_stats);
+    ASSERT_TRUE(want.ok()) << want.status();
+    for (int k = 0; k < 4; ++k) EXPECT_FLOAT_EQ(got->data<float>()[k], want->data<float>()[k]);
+    EXPECT_LT(stats.nodes_compiled, stats.nodes_total);
+  }
+  std::filesystem::remove(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Jit, WhileNmsPadTest,
+                         ::testing::Values(JitMode::kAuto, JitMode::kAll));
 
 }  // namespace
 }  // namespace tfjit
