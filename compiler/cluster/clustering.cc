@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -61,7 +62,11 @@ bool StaysInRuntime(const tf::Node& node, std::string* why, bool must_compile = 
     *why = "graph inputs are fed, not compiled";
     return true;
   }
-  if (op == "NoOp") {
+  // A NoOp between two nodes (a control dependency, e.g. what an Assert leaves in a converted
+  // graph) compiles to nothing, as XLA's NoOp; one that is fetched or ends the graph (tf.group,
+  // an init op) stays, so running it by name keeps its meaning.
+  if (op == "NoOp" && (node.control_consumers().empty() ||
+                       (node.num_inputs() == 0 && node.control_inputs().empty()))) {
     *why = "NoOp carries no data";
     return true;
   }
@@ -190,6 +195,22 @@ bool DerivesFromConstants(const tf::Output& out, int depth) {
     if (!DerivesFromConstants(in, depth + 1)) return false;
   }
   return true;
+}
+
+// True when `out` is computed from a value padded with a size known only at run time (a
+// Where's or NMS's): a Range to it compiles padded to its bound (tf2hlo/dynamic_sizes.h).
+bool DerivesFromPadded(const tf::Output& out) {
+  absl::flat_hash_set<const tf::Node*> seen;
+  std::vector<const tf::Node*> work = {out.node};
+  while (!work.empty() && seen.size() < 4096) {
+    const tf::Node* node = work.back();
+    work.pop_back();
+    if (!seen.insert(node).second) continue;
+    if (tf2hlo::HasRowCountedOutput(*node)) return true;
+    if (node->called_function() != nullptr) continue;
+    for (const tf::Output& in : node->inputs()) work.push_back(in.node);
+  }
+  return false;
 }
 
 // The node's `_XlaScope` attr ("" when absent): nodes of different scopes never merge.
@@ -413,7 +434,9 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
       // While/If that would fail to compile stay in the runtime; kAll reports the exact error.
     } else if (mode == JitMode::kAuto && node->op() == "Range" &&
                !std::all_of(node->inputs().begin(), node->inputs().end(),
-                            [](const tf::Output& in) { return DerivesFromConstants(in); })) {
+                            [](const tf::Output& in) { return DerivesFromConstants(in); }) &&
+               !(node->num_inputs() == 3 && DerivesFromConstants(node->input(0)) &&
+                 DerivesFromConstants(node->input(2)) && DerivesFromPadded(node->input(1)))) {
       why = "output shape depends on input values (Range bounds computed at run time)";
     } else if (!tf2hlo::CanLower(*node, &why)) {
       if (mode == JitMode::kAll) {
@@ -445,15 +468,16 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
   // may then need several clusters, merged as in auto mode to avoid cycles through a call.
   bool has_calls = false;
   UnitGraph units(n);
-  // Per unit representative: its nodes whose outputs leave the cluster padded (Where, NMS
-  // without padding); the readers of those outputs never join their unit.
-  std::vector<std::vector<const tf::Node*>> row_counted(static_cast<size_t>(n));
+  // Values padded to a bound with a size known only at run time (Where, NMS without padding,
+  // and what reads them on: tf2hlo/dynamic_sizes.h): a reader that does not compile on one
+  // never joins its producer's unit (the producer's cluster cuts it at its edge instead).
+  std::vector<const tf::Node*> order(graph.topological_order().begin(),
+                                     graph.topological_order().end());
+  const tf2hlo::PaddedAnalysis padded = tf2hlo::AnalyzePadded(
+      order, [&](const tf::Node& node) { return considered(&node) && candidate[node.id()]; });
+  has_calls |= !padded.padded.empty();  // kAll then needs several clusters, merged cycle-safely
   for (const tf::Node* node : graph.topological_order()) {
     if (!considered(node)) continue;
-    if (candidate[node->id()] && tf2hlo::HasRowCountedOutput(*node)) {
-      row_counted[static_cast<size_t>(node->id())].push_back(node);
-      has_calls = true;  // kAll then needs several clusters, merged cycle-safely
-    }
     has_calls |= node->called_function() != nullptr || kept_lists;
     // A node that stays out but sits between compiled nodes (e.g. a tf.group NoOp) could
     // close a cycle through one all-in cluster: merge cycle-safely then.
@@ -489,28 +513,18 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
               options.max_cluster_size) {
         continue;
       }
-      // A padded output's reader stays out of its producer's unit.
-      auto reads_padded = [&](int from, int to) {
-        for (const tf::Node* p : row_counted[static_cast<size_t>(from)]) {
-          const std::vector<int> padded = tf2hlo::RowCountedOutputs(*p);
-          for (const auto& [c, slot] : p->data_consumers()) {
-            const int index = c->input(slot).index;
-            if (units.Find(c->id()) == to &&
-                std::find(padded.begin(), padded.end(), index) != padded.end()) {
-              return true;
-            }
-          }
+      // A refused read of a padded value stays across units.
+      auto refused = [&]() {
+        for (const auto& [producer, reader] : padded.refused) {
+          const int p = units.Find(producer->id()), r = units.Find(reader->id());
+          if ((p == a && r == b) || (p == b && r == a)) return true;
         }
         return false;
       };
-      if (reads_padded(a, b) || reads_padded(b, a)) continue;
+      if (refused()) continue;
       if ((options.mode == JitMode::kAll && !has_calls) || !units.HasIndirectPath(a, b)) {
         units.Merge(a, b);  // a stays the representative
         unit_size[static_cast<size_t>(a)] += unit_size[static_cast<size_t>(b)];
-        std::vector<const tf::Node*>& moved = row_counted[static_cast<size_t>(b)];
-        row_counted[static_cast<size_t>(a)].insert(row_counted[static_cast<size_t>(a)].end(),
-                                                   moved.begin(), moved.end());
-        moved.clear();
       }
     }
   }

@@ -250,6 +250,12 @@ absl::Status LowerSqueeze(LoweringContext& ctx, const tf::Node& node) {
   }
   std::vector<int64_t> dims;
   const DynamicDim* padded = ctx.DynamicInput(node, 0);
+  if (padded != nullptr && axes.empty()) {
+    // TF squeezes every dim whose run-time size is 1, which would change the rank with it.
+    return Unimplemented("node %s: squeezes every size-1 dim of a value whose dim %d has a size "
+                         "known only at run time; name the dims in squeeze_dims",
+                         node.DebugName(), padded->dim);
+  }
   std::optional<DynamicDim> out_padded;
   for (int d = 0; d < s.rank(); ++d) {
     const bool dropped = squeeze[static_cast<size_t>(d)] && s.dim(d) == 1;
@@ -442,6 +448,9 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// NoOp: a control dependency inside the cluster, which its order already keeps.
+absl::Status LowerNoOp(LoweringContext&, const tf::Node&) { return absl::OkStatus(); }
+
 // ---- Where ----
 
 // The custom-call tfjit.where (core/where.h, the kernel's routine) on the input's nonzero mask
@@ -511,6 +520,7 @@ void AppendArrayLowerings(std::vector<OpLowering>* table) {
       {"ShapeN", LowerShapeN},
       {"Concat", LowerConcat},
       {"BroadcastTo", LowerBroadcastTo},
+      {"NoOp", LowerNoOp},
       {"Range", LowerRange},
   });
 }

@@ -12,9 +12,13 @@
 #ifndef TFJIT_COMPILER_TF2HLO_DYNAMIC_SIZES_H_
 #define TFJIT_COMPILER_TF2HLO_DYNAMIC_SIZES_H_
 
+#include <functional>
 #include <optional>
+#include <utility>
+#include <vector>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -32,9 +36,26 @@ enum class DynamicRead {
   kResolves,    // its output has a static size (Shape, Size, NMS; Pad with run-time paddings)
 };
 DynamicRead DynamicReadOf(absl::string_view op);
+// The same for input `i` of `node` (its data inputs only: not a shape or axis argument, and
+// no complex values).
+DynamicRead DynamicReadOf(const tf::Node& node, int i);
 
 // The error of a node whose op does not compile on padded input `i`.
 absl::Status PaddedReadError(const tf::Node& node, int i, const DynamicDim& dim);
+
+// Which tensors of a graph are padded, and which hold values computed from padded ones (sizes,
+// counts), when the nodes `in_scope` (in topological `order`) compile together; `refused`
+// lists the (producer, reader) pairs that may not share a cluster: a reader that does not
+// compile on the padded value, or needs a value computed from one when compiling. Clustering
+// keeps those pairs apart; MustBeConstantInputs never asks a computed size for its value.
+struct PaddedAnalysis {
+  // Tensor -> the Where/NMS whose run-time size it carries or comes from.
+  absl::flat_hash_map<std::pair<const tf::Node*, int>, const tf::Node*> padded, dependent;
+  std::vector<std::pair<const tf::Node*, const tf::Node*>> refused;
+  std::string first_problem;  // the first refused read, said for a user
+};
+PaddedAnalysis AnalyzePadded(const std::vector<const tf::Node*>& order,
+                             const std::function<bool(const tf::Node&)>& in_scope);
 
 // Whether every padded value made inside `body` (a While/If function) is read only by ops that
 // compile on it and ends before the function's results; else why not, naming the node. The
@@ -42,10 +63,18 @@ absl::Status PaddedReadError(const tf::Node& node, int i, const DynamicDim& dim)
 // the rest (a Pad whose paddings do not give a static size fails there, naming the Pad).
 std::optional<std::string> UnresolvedDynamicSize(const tf::FunctionBody& body);
 
+// Run before each node's lowering: lowers the ops whose padded inputs need more than their
+// plain lowering (reductions, TopKV2, ConcatV2 along the padded dim, Reshape, Slice, Where)
+// and those that make a padded value from sizes computed at run time (Range with a bounded
+// limit, Slice, Fill); false when the plain lowering applies.
+absl::StatusOr<bool> LowerPaddedNode(LoweringContext& ctx, const tf::Node& node);
+
 // Run after each node's lowering: carries a padded dim through shape-preserving unary ops, and
 // the run-time sizes through the integer ops that compute with shapes (StridedSlice, Pack,
 // Sub, ...), so a Pad can tell that `bound - size` pads to a static size.
-absl::Status PropagateDynamicSizes(LoweringContext& ctx, const tf::Node& node);
+// `lowered_padded`: LowerPaddedNode lowered the node (its outputs' padding is set).
+absl::Status PropagateDynamicSizes(LoweringContext& ctx, const tf::Node& node,
+                                   bool lowered_padded);
 
 // `x` with the entries at index >= `limit` along `dim` replaced by the scalar `fill`.
 absl::StatusOr<hlo::Instruction*> MaskBeyond(LoweringContext& ctx, hlo::Instruction* x, int dim,

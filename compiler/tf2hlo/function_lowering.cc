@@ -74,8 +74,9 @@ absl::Status LowerBodyNode(LoweringContext& ctx, const tf::Node& node) {
   meta.tf_node = node.name();
   meta.tf_op = node.op();
   ctx.b().set_metadata(std::move(meta));
-  TFJIT_RETURN_IF_ERROR(lowering->fn(ctx, node));
-  return PropagateDynamicSizes(ctx, node);
+  TFJIT_ASSIGN_OR_RETURN(bool padded, LowerPaddedNode(ctx, node));
+  if (!padded) TFJIT_RETURN_IF_ERROR(lowering->fn(ctx, node));
+  return PropagateDynamicSizes(ctx, node, padded);
 }
 
 }  // namespace

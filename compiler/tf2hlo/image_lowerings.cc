@@ -435,6 +435,25 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
   }
   // Padded boxes or scores (a Where's rows gathered, dynamic_sizes.h): the padding rows get a
   // score of -inf, which no threshold keeps (the kernel keeps score > score_threshold).
+  const DynamicDim* padded_boxes = ctx.DynamicInput(node, 0);
+  const DynamicDim* padded_scores = ctx.DynamicInput(node, 1);
+  if (padded_boxes != nullptr || padded_scores != nullptr) {
+    // TF: "scores has incompatible shape" unless both hold the same number of boxes.
+    const SymExpr nb = padded_boxes != nullptr ? padded_boxes->size : SymExpr{n, {}};
+    const SymExpr ns = padded_scores != nullptr ? padded_scores->size : SymExpr{n, {}};
+    if ((padded_boxes != nullptr && padded_boxes->dim != 0) ||
+        (padded_scores != nullptr && padded_scores->dim != 0)) {
+      return Unimplemented("node %s: boxes or scores padded in a dim other than 0",
+                           node.DebugName());
+    }
+    if (!(nb == ns)) {
+      TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.SizeValue(nb));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * c, ctx.SizeValue(ns));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * bad, b.Compare(hlo::ComparisonDirection::kNe, a, c));
+      TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(
+          node, bad, "scores has incompatible shape (its run-time size differs from boxes')"));
+    }
+  }
   for (int i = 0; i < 2; ++i) {
     if (const DynamicDim* d = ctx.DynamicInput(node, i)) {
       TFJIT_ASSIGN_OR_RETURN(

@@ -61,8 +61,9 @@ absl::Status LowerNode(LoweringContext& ctx, const tf::Node& node) {
   meta.tf_node = node.name();
   meta.tf_op = node.op();
   ctx.b().set_metadata(std::move(meta));
-  TFJIT_RETURN_IF_ERROR(lowering->fn(ctx, node));
-  return PropagateDynamicSizes(ctx, node);
+  TFJIT_ASSIGN_OR_RETURN(bool padded, LowerPaddedNode(ctx, node));
+  if (!padded) TFJIT_RETURN_IF_ERROR(lowering->fn(ctx, node));
+  return PropagateDynamicSizes(ctx, node, padded);
 }
 
 }  // namespace
@@ -233,6 +234,10 @@ std::vector<int> ControlFlowConstantInputs(const tf::Node& node) {
 std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
   absl::flat_hash_set<const tf::Node*> in_cluster(cluster.nodes.begin(), cluster.nodes.end());
   absl::flat_hash_set<std::pair<const tf::Node*, int>> needed_outputs;
+  // Values computed from a size known only at run time (dynamic_sizes.h) are never constants:
+  // the lowering takes them as expressions or bounds, or fails naming the node.
+  const PaddedAnalysis padded = AnalyzePadded(
+      cluster.nodes, [&](const tf::Node& n) { return in_cluster.contains(&n); });
   // Walk backwards: a needed output produced inside the cluster makes its producer's inputs
   // needed, except for Shape-like ops whose value depends only on the (static) input shape.
   std::vector<tf::Output> work;
@@ -247,6 +252,10 @@ std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
     work.pop_back();
     if (!needed_outputs.insert({out.node, out.index}).second) continue;
     if (!in_cluster.contains(out.node)) continue;
+    if (padded.dependent.contains(std::make_pair(static_cast<const tf::Node*>(out.node),
+                                                 out.index))) {
+      continue;
+    }
     const std::string& op = out.node->op();
     if (op == "Shape" || op == "Size" || op == "Rank" || op == "Const") continue;
     for (const tf::Output& in : out.node->inputs()) work.push_back(in);

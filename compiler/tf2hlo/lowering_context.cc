@@ -125,7 +125,7 @@ absl::StatusOr<hlo::Instruction*> LoweringContext::Input(const tf::Node& node, i
     return override_values_[static_cast<size_t>(i)];
   }
   if (const DynamicDim* d = DynamicOf(node.input(i));
-      d != nullptr && DynamicReadOf(node.op()) == DynamicRead::kNone) {
+      d != nullptr && DynamicReadOf(node, i) == DynamicRead::kNone) {
     return AttachNode(PaddedReadError(node, i, *d), node.name(), node.op());
   }
   return Value(node.input(i));
@@ -144,6 +144,32 @@ int64_t LoweringContext::UpperBound(const SymExpr& e) const {
     if (coef > 0) bound += coef * atoms_[static_cast<size_t>(atom)].bound;
   }
   return bound;
+}
+
+void LoweringContext::SetDynamic(const tf::Output& output, DynamicDim dim) {
+  if (dim.size.IsConstant()) {
+    absl::StatusOr<hlo::Instruction*> value = Value(output);
+    if (value.ok() && dim.dim < (*value)->shape().rank() && dim.size.constant >= 0 &&
+        dim.size.constant <= (*value)->shape().dim(dim.dim)) {
+      if (dim.size.constant == (*value)->shape().dim(dim.dim)) return;
+      std::vector<hlo::SliceDim> slice;
+      for (int64_t d : (*value)->shape().dims()) slice.push_back({0, d, 1});
+      slice[static_cast<size_t>(dim.dim)].limit = dim.size.constant;
+      absl::StatusOr<hlo::Instruction*> cut = builder_.Slice(*value, slice);
+      if (cut.ok()) {
+        Bind(output, *cut);
+        return;
+      }
+    }
+  }
+  dynamic_[{output.node, output.index}] = std::move(dim);
+}
+
+std::optional<int64_t> LoweringContext::AtomBound(const hlo::Instruction* value) const {
+  for (const Atom& a : atoms_) {
+    if (a.value == value) return a.bound;
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<hlo::Instruction*> LoweringContext::SizeValue(const SymExpr& e) {

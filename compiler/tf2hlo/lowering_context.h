@@ -143,11 +143,13 @@ class LoweringContext {
   SymExpr NewSizeAtom(hlo::Instruction* value, int64_t bound);
   // The largest value `e` can take (atoms between 0 and their bounds).
   int64_t UpperBound(const SymExpr& e) const;
+  // The bound of `value` when it is an atom's value.
+  std::optional<int64_t> AtomBound(const hlo::Instruction* value) const;
   // `e` as an s64[] value in this computation.
   absl::StatusOr<hlo::Instruction*> SizeValue(const SymExpr& e);
-  void SetDynamic(const tf::Output& output, DynamicDim dim) {
-    dynamic_[{output.node, output.index}] = std::move(dim);
-  }
+  // Marks the value bound to `output` as padded in `dim` (a size that turns out constant makes
+  // it static instead: the value is cut to it).
+  void SetDynamic(const tf::Output& output, DynamicDim dim);
   const DynamicDim* DynamicOf(const tf::Output& output) const;
   // The padded dim of data input `i` of `node` (nullptr when none, or while overridden).
   const DynamicDim* DynamicInput(const tf::Node& node, int i) const;

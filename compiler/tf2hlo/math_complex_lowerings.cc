@@ -821,6 +821,12 @@ constexpr const char* kComponentwiseOps[] = {
 absl::StatusOr<std::vector<Instruction*>> RealPass(LoweringContext& ctx, const tf::Node& node,
                                                    const OpLowering& real,
                                                    std::vector<Instruction*> inputs) {
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    if (const DynamicDim* d = ctx.DynamicOf(node.input(i))) {
+      return Unimplemented("node %s: complex values whose size is known only at run time (dim "
+                           "%d of input %d) do not compile", node.DebugName(), d->dim, i);
+    }
+  }
   ctx.OverrideInputs(node, std::move(inputs));
   const absl::Status status = real.fn(ctx, node);
   ctx.ClearInputOverride();

@@ -499,7 +499,8 @@ absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> Paddings(LoweringContex
 // Pad(x, paddings) pads with 0; PadV2 with its scalar constant_values input.
 absl::Status LowerPad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  if (ctx.DynamicInput(node, 0) != nullptr || ctx.HasSymbolic(node.input(1))) {
+  if (ctx.DynamicInput(node, 0) != nullptr ||
+      (ctx.HasSymbolic(node.input(1)) && !ctx.ConstantInput(node, 1).ok())) {
     return LowerDynamicPad(ctx, node);
   }
   TFJIT_ASSIGN_OR_RETURN(auto pads, Paddings(ctx, node, x->shape().rank()));

@@ -191,15 +191,14 @@ void ReplaceOnce(std::string* text, const std::string& from, const std::string& 
 }
 
 // With constant paddings the Pad keeps the run-time size (its output stays padded), and the
-// Sum after it does not compile on a padded value: auto mode leaves the loop to the runtime
+// L2Loss after it does not compile on a padded value: auto mode leaves the loop to the runtime
 // (TF's answer still), must-compile mode fails naming the node.
 TEST_P(WhileNmsPadTest, APaddedValueReachingAnotherOpStaysOut) {
   std::string text = ControlFlowGraph("while_nms_pad.pbtxt");
   ReplaceOnce(&text, R"(input: "neg:y:0" input: "pads:output:0")",
               R"(input: "neg:y:0" input: "fixed_pads:output:0")");
   ReplaceOnce(&text, R"(name: "scaled" op: "Mul" input: "padded:output:0" input: "fi:y:0")",
-              R"(name: "scaled" op: "Sum" input: "padded:output:0" input: "zero:output:0"
-               attr { key: "Tidx" value { type: DT_INT32 } })");
+              R"(name: "scaled" op: "L2Loss" input: "padded:output:0")");
   ReplaceOnce(&text, R"(input: "acc" input: "scaled:z:0")",
               R"(input: "acc" input: "scaled:output:0")");
   ReplaceOnce(&text, R"(    ret { key: "counter_out")", R"(    node_def { name: "fixed_pads" op: "Const"
@@ -213,7 +212,8 @@ TEST_P(WhileNmsPadTest, APaddedValueReachingAnotherOpStaysOut) {
   absl::StatusOr<Tensor> got = RunNmsLoop(path, GetParam(), in, &stats);
   if (GetParam() == JitMode::kAll) {
     ASSERT_FALSE(got.ok());
-    EXPECT_NE(got.status().message().find("'scaled' (Sum)"), std::string::npos) << got.status();
+    EXPECT_NE(got.status().message().find("'scaled' (L2Loss)"), std::string::npos)
+        << got.status();
     EXPECT_NE(got.status().message().find("known only at run time"), std::string::npos)
         << got.status();
   } else {
@@ -225,6 +225,114 @@ TEST_P(WhileNmsPadTest, APaddedValueReachingAnotherOpStaysOut) {
   }
   std::filesystem::remove(path);
 }
+
+// Detection post-processing at the top level (graphs/padded_postprocess.pbtxt): Where, NMS,
+// TopKV2 with a run-time k, a Range to a count, a Slice of a run-time size, Fill and ConcatV2
+// of run-time sizes, then a pad to a static size, all in one cluster, compiled once for every
+// row count, with the kernels' answers; `ss`, still padded, leaves cut to its rows.
+class PaddedPostprocessTest : public ::testing::TestWithParam<JitMode> {};
+
+TEST_P(PaddedPostprocessTest, OneClusterOneCompileForEveryRowCount) {
+  SessionOptions options;
+  options.jit = GetParam();
+  auto session = Session::Load(GraphPath("padded_postprocess.pbtxt"), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  SessionOptions reference_options;
+  reference_options.jit = JitMode::kNone;
+  auto reference = Session::Load(GraphPath("padded_postprocess.pbtxt"), reference_options);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  int compiles = 0;
+  std::vector<int64_t> row_counts;
+  for (uint32_t seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    std::vector<float> scores, boxes;
+    for (int k = 0; k < 8; ++k) {
+      // seed 9: nothing passes the 0.2 threshold; seed 10: every score passes.
+      scores.push_back(seed == 9 ? u(rng) * 0.2f : seed == 10 ? 0.21f + u(rng) * 0.7f : u(rng));
+      const float y = u(rng) * 0.6f, x = u(rng) * 0.6f;
+      boxes.insert(boxes.end(), {y, x, y + 0.1f + u(rng) * 0.4f, x + 0.1f + u(rng) * 0.4f});
+    }
+    const std::vector<std::pair<std::string, Tensor>> feeds = {
+        {"scores", Tensor::FromVector<float>(DType::kFloat32, {8}, scores)},
+        {"boxes", Tensor::FromVector<float>(DType::kFloat32, {8, 4}, boxes)}};
+    RunStats stats, reference_stats;
+    auto got = (*session)->Run(feeds, {"out", "cat", "ss"}, &stats);
+    ASSERT_TRUE(got.ok()) << got.status();
+    auto want = (*reference)->Run(feeds, {"out", "cat", "ss"}, &reference_stats);
+    ASSERT_TRUE(want.ok()) << want.status();
+    for (size_t o = 0; o < 3; ++o) {
+      ASSERT_EQ((*got)[o].ShapeString(), (*want)[o].ShapeString()) << "seed " << seed;
+      for (int64_t k = 0; k < (*want)[o].num_elements(); ++k) {
+        EXPECT_FLOAT_EQ((*got)[o].data<float>()[k], (*want)[o].data<float>()[k])
+            << "seed " << seed << " output " << o << " element " << k;
+      }
+    }
+    row_counts.push_back((*want)[2].num_elements());
+    EXPECT_EQ(stats.clusters, 1) << "seed " << seed;
+    EXPECT_EQ(stats.nodes_compiled, stats.nodes_total) << "seed " << seed;
+    EXPECT_EQ(stats.fallbacks, 0) << "seed " << seed;
+    compiles += stats.compile_ms > 0 && stats.cache_hits == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(compiles, 1);  // every row count runs the first compile's code
+  std::sort(row_counts.begin(), row_counts.end());
+  EXPECT_EQ(row_counts.front(), 0);
+  EXPECT_GT(row_counts.back(), 1);  // the seeds reach several NMS selection sizes
+}
+
+// A padded value meeting a static shape: Reshape to a constant [3] and an Add with a [3]
+// constant need the run-time row count to be 3, as TF's kernels do: the count is checked at
+// run time, and the same INVALID_ARGUMENT comes back when it is not.
+constexpr char kStaticMeetGraph[] = R"pb(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0 } } } }
+  node { name: "gt" op: "Greater" input: "x" input: "zero" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "w" op: "Where" input: "gt" attr { key: "T" value { type: DT_BOOL } } }
+  node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 3 } } } }
+  node { name: "r" op: "Reshape" input: "w" input: "shape"
+         attr { key: "T" value { type: DT_INT64 } } attr { key: "Tshape" value { type: DT_INT32 } } }
+  node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
+         attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { dim { size: 3 } }
+                                              int64_val: 10 int64_val: 20 int64_val: 30 } } } }
+  node { name: "w1" op: "Squeeze" input: "w" attr { key: "T" value { type: DT_INT64 } }
+         attr { key: "squeeze_dims" value { list { i: 1 } } } }
+  node { name: "y" op: "AddV2" input: "r" input: "c" attr { key: "T" value { type: DT_INT64 } } }
+  node { name: "z" op: "AddV2" input: "w1" input: "c" attr { key: "T" value { type: DT_INT64 } } }
+)pb";
+
+TEST_P(PaddedPostprocessTest, PaddedMeetsAStaticShape) {
+  const std::string path = testing::WriteTempFile("static_meet.pbtxt", kStaticMeetGraph);
+  SessionOptions options, reference_options;
+  options.jit = GetParam();
+  reference_options.jit = JitMode::kNone;
+  auto session = Session::Load(path, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto reference = Session::Load(path, reference_options);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  for (const std::vector<float>& x : std::vector<std::vector<float>>{
+           {1, -1, 2, 0, 3, -2}, {1, -1, 2, 0, -3, -2}, {0, 5, 0, 6, 7, 0}, {1, 1, 1, 1, 0, 0}}) {
+    const std::vector<std::pair<std::string, Tensor>> feeds = {
+        {"x", Tensor::FromVector<float>(DType::kFloat32, {6}, x)}};
+    for (const char* fetch : {"y", "z"}) {
+      auto got = (*session)->Run(feeds, {fetch});
+      auto want = (*reference)->Run(feeds, {fetch});
+      ASSERT_EQ(got.ok(), want.ok()) << fetch << ": " << (got.ok() ? want.status() : got.status());
+      if (!want.ok()) {
+        EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << got.status();
+        continue;
+      }
+      EXPECT_EQ(std::vector<int64_t>((*got)[0].data<int64_t>(), (*got)[0].data<int64_t>() + 3),
+                std::vector<int64_t>((*want)[0].data<int64_t>(),
+                                     (*want)[0].data<int64_t>() + 3));
+    }
+  }
+  std::filesystem::remove(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Jit, PaddedPostprocessTest,
+                         ::testing::Values(JitMode::kAuto, JitMode::kAll));
 
 INSTANTIATE_TEST_SUITE_P(Jit, WhileNmsPadTest,
                          ::testing::Values(JitMode::kAuto, JitMode::kAll));
