@@ -954,12 +954,18 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
       if (!hit) {
         Log(LogLevel::kWarning, "%s falls back to CPU kernels: %s", cluster.spec.name,
             s.message());
-        // The node the error names stays out of the session's next plans (when it is a node
-        // of this cluster), so the rest of the cluster compiles from the next run on.
-        const std::string failed = tf2hlo::ClusterNodeOfError(s);
+        // The nodes the error names (each that failed on its own) stay out of the session's
+        // next plans, so the rest of the cluster compiles from the next run on.
+        const std::vector<std::string> failing = tf2hlo::ClusterNodesOfError(s);
         for (const tf::Node* node : cluster.spec.nodes) {
-          if (learned_ == nullptr || node->name() != failed) continue;
-          const std::string first_line(s.message().substr(0, s.message().find('\n')));
+          if (learned_ == nullptr ||
+              std::find(failing.begin(), failing.end(), node->name()) == failing.end()) {
+            continue;
+          }
+          const std::string first_line =
+              node->name() == failing.front()
+                  ? std::string(s.message().substr(0, s.message().find('\n')))
+                  : std::string("it failed to compile there as well as the first node named");
           if (learned_->Add(graph_, *node, absl::StrCat("its cluster failed to compile, so it "
                                                          "runs in the runtime: ", first_line))) {
             Log(LogLevel::kWarning, "%s stays out of clusters from the next run on; the rest "

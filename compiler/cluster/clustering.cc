@@ -62,11 +62,12 @@ bool StaysInRuntime(const tf::Node& node, std::string* why, bool must_compile = 
     *why = "graph inputs are fed, not compiled";
     return true;
   }
-  // A NoOp between two nodes (a control dependency, e.g. what an Assert leaves in a converted
-  // graph) compiles to nothing, as XLA's NoOp; one that is fetched or ends the graph (tf.group,
-  // an init op) stays, so running it by name keeps its meaning.
-  if (op == "NoOp" && (node.control_consumers().empty() ||
-                       (node.num_inputs() == 0 && node.control_inputs().empty()))) {
+  // A NoOp that orders nodes after others (what an Assert leaves in a converted graph, a
+  // function's inlined input/output control nodes) compiles to nothing, as XLA's NoOp, so it
+  // does not split a cluster. One with nothing before it or nothing after it stays: tf.group
+  // and init ops, fetched by name.
+  if (op == "NoOp" && ((node.num_inputs() == 0 && node.control_inputs().empty()) ||
+                       node.control_consumers().empty())) {
     *why = "NoOp carries no data";
     return true;
   }

@@ -459,8 +459,19 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * random_state, ctx.RandomStateFor(node));
     args.push_back(random_state);
   }
+  // A predicate known when compiling (from constants, or from inputs whose values the cache
+  // key holds: a downsample ratio the branches resize by) takes its branch only, as a call
+  // that the call inliner inlines: the other is not lowered, and the branches may return
+  // different shapes (rvm's `tf.cond(ratio < 1, resize, identity)`).
+  std::optional<size_t> taken;
+  if (absl::StatusOr<Tensor> known_pred = ctx.Evaluate(pred); known_pred.ok()) {
+    taken = known_pred->data<bool>()[0] ? 0 : 1;
+  }
+  const tf::FunctionBody* fns[2] = {&then_fn, &else_fn};
   std::vector<LoweredBody> lowered_branches;
-  for (const tf::FunctionBody* fn : {&then_fn, &else_fn}) {
+  for (size_t br = 0; br < 2; ++br) {
+    if (taken.has_value() && br != *taken) continue;
+    const tf::FunctionBody* fn = fns[br];
     TFJIT_ASSIGN_OR_RETURN(LoweredBody lowered, LowerFunctionBody(ctx.module(), *fn, shapes,
                                                                   known, fn->graph->source(),
                                                                   ctx.options(), draws));
@@ -468,30 +479,31 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
   }
   // Each branch's run-time checks leave the conditional as results after the variables; the
   // branch not taken returns them passed.
-  std::vector<LoweringContext::PendingCheck> checks = lowered_branches[0].checks;
-  checks.insert(checks.end(), lowered_branches[1].checks.begin(),
-                lowered_branches[1].checks.end());
+  std::vector<LoweringContext::PendingCheck> checks;
+  for (const LoweredBody& lowered : lowered_branches) {
+    checks.insert(checks.end(), lowered.checks.begin(), lowered.checks.end());
+  }
   std::vector<hlo::Computation*> branches;
   std::vector<std::vector<Instruction*>> results;
-  for (size_t br = 0; br < 2; ++br) {
-    LoweredBody& lowered = lowered_branches[br];
+  size_t own_first = 0;
+  for (LoweredBody& lowered : lowered_branches) {
     // A branch returns its outputs and then the final value of each variable it was given,
     // so assignments inside a branch reach the variable.
     std::vector<Instruction*> roots = lowered.outputs;
     for (int v : variables) roots.push_back(lowered.final_variables[static_cast<size_t>(v)]);
     if (draws) roots.push_back(lowered.random_out);
     hlo::Builder builder(lowered.computation);
-    const size_t own_first = br == 0 ? 0 : lowered_branches[0].checks.size();
     for (size_t j = 0; j < checks.size(); ++j) {
       const bool own = j >= own_first && j < own_first + lowered.checks.size();
       roots.push_back(own ? checks[j].value : PassedCheck(builder, checks[j].value));
     }
+    own_first += lowered.checks.size();
     TFJIT_ASSIGN_OR_RETURN(Instruction * root, builder.Tuple(roots));
     lowered.computation->set_root(root);
     branches.push_back(lowered.computation);
     results.push_back(roots);
   }
-  for (size_t k = 0; k < results[0].size(); ++k) {
+  for (size_t k = 0; branches.size() == 2 && k < results[0].size(); ++k) {
     if (results[0][k]->shape() == results[1][k]->shape()) continue;
     return AttachNode(InvalidArgument("node %s: output %d is %s in then_branch '%s' but %s in "
                                       "else_branch '%s'; a compiled If needs both branches to "
@@ -502,9 +514,13 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
                       node.name(), node.op());
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * operand, ctx.b().Tuple(args));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * cases, ctx.b().Add(Opcode::kConditional,
-                                                          {pred, operand, operand}, {},
-                                                          branches));
+  Instruction* cases = nullptr;
+  if (branches.size() == 1) {
+    TFJIT_ASSIGN_OR_RETURN(cases, ctx.b().Add(Opcode::kCall, {operand}, {}, {branches[0]}));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(cases, ctx.b().Add(Opcode::kConditional, {pred, operand, operand},
+                                              {}, branches));
+  }
   for (size_t k = 0; k < m; ++k) {
     if (node.output_types()[k] == DType::kResource) {
       return Unimplemented("node %s: output %d is a variable handle; compiled If branches "

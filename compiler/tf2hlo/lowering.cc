@@ -8,6 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/function_lowering.h"
@@ -112,7 +114,15 @@ const OpLowering* LoweringFor(const tf::Node& node) {
 
 std::string ClusterNodeOfError(const absl::Status& status) {
   auto payload = status.GetPayload(kClusterNodePayloadUrl);
-  return payload.has_value() ? std::string(*payload) : std::string();
+  if (!payload.has_value()) return std::string();
+  const std::string names(*payload);
+  return names.substr(0, names.find('\n'));
+}
+
+std::vector<std::string> ClusterNodesOfError(const absl::Status& status) {
+  auto payload = status.GetPayload(kClusterNodePayloadUrl);
+  if (!payload.has_value()) return {};
+  return absl::StrSplit(std::string(*payload), '\n', absl::SkipEmpty());
 }
 
 std::vector<int> RowCountedOutputs(const tf::Node& node) {
@@ -392,17 +402,38 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
         static_cast<int64_t>(args.size() + k), hlo::Shape(DType::kUInt64, {3}),
         absl::StrCat("rng_state", k));
   }
+  // A node that fails does not end the lowering: the nodes that do not depend on it go on, so
+  // one error names every node of the cluster that fails on its own (the runtime leaves them
+  // all out of the next plan at once, not one per run). The first error is returned.
+  absl::Status first_error;
+  std::vector<std::string> failing;
+  absl::flat_hash_set<const tf::Node*> failed;
   for (const tf::Node* node : cluster.nodes) {
+    bool after_failure = false;
+    for (const tf::Output& in : node->inputs()) after_failure |= failed.contains(in.node);
+    for (const tf::Node* c : node->control_inputs()) after_failure |= failed.contains(c);
+    if (after_failure) {
+      failed.insert(node);
+      continue;
+    }
     absl::Status s = LowerNode(ctx, *node);
     if (!s.ok()) {
-      s = AttachNode(AppendContext(s, absl::StrCat("[[{{node ", node->name(), "}}]] while "
-                                                  "lowering ", node->DebugName(), " in ",
-                                                  cluster.name)),
-                     node->name(), node->op());
-      // The cluster's own node (AttachNode keeps the innermost: a While body's node).
-      s.SetPayload(kClusterNodePayloadUrl, absl::Cord(node->name()));
-      return s;
+      failed.insert(node);
+      failing.push_back(node->name());
+      if (first_error.ok()) {
+        first_error = AttachNode(AppendContext(s, absl::StrCat("[[{{node ", node->name(),
+                                                               "}}]] while lowering ",
+                                                               node->DebugName(), " in ",
+                                                               cluster.name)),
+                                 node->name(), node->op());
+      }
+      if (s.code() == absl::StatusCode::kInternal) break;  // our own bug: stop there
     }
+  }
+  if (!first_error.ok()) {
+    // The cluster's own nodes (AttachNode keeps the innermost: a While body's node).
+    first_error.SetPayload(kClusterNodePayloadUrl, absl::Cord(absl::StrJoin(failing, "\n")));
+    return first_error;
   }
   // An output padded along dim 0 (Where's rows, and what reads them on: dynamic_sizes.h)
   // leaves with its row count, which the runtime cuts it to.

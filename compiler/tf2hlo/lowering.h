@@ -95,6 +95,9 @@ bool CanLower(const tf::Node& node, std::string* why);
 // inside a While/If body, the While/If, where NodeOfError names the body's node.
 inline constexpr char kClusterNodePayloadUrl[] = "tfjit/cluster_node";
 std::string ClusterNodeOfError(const absl::Status& status);
+// Every cluster node the error names: LowerCluster goes on past a failing node with the nodes
+// that do not depend on it, and names each that fails on its own, the first first.
+std::vector<std::string> ClusterNodesOfError(const absl::Status& status);
 
 // The outputs of `node` that compile padded, with their row count known only at run time
 // (Where; the NonMaxSuppression forms without pad_to_max_output_size): no node of their

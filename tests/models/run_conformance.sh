@@ -52,10 +52,10 @@ while IFS=$'\t' read -r id model tol extra; do
   printf '%s\t%s\t%s\t%s\n' "$id" "$path" "$ref" "$tol" >>"$list"
 done <"$HERE/models.tsv"
 
-# faceboxes and handtrack (a TF1 batch-NMS loop, and NMS post-processing) compile every node
-# with the beyond-TF fixes (issue 21).
+# faceboxes, handtrack and rvm (a TF1 batch-NMS loop, NMS post-processing, TF1 conds whose
+# branches differ in shape) compile every node with the beyond-TF fixes (issue 21).
 "$BIN" --list "$list" --report "$REPORT.table" --jit "${TFJIT_MODEL_JIT:-off,auto,auto+autofix}" \
-  --expect-whole faceboxes,handtrack || status=1
+  --expect-whole faceboxes,handtrack,rvm || status=1
 {
   echo "# Real-model conformance: tfjit vs TensorFlow.js 4.22.0 (CPU backend)"
   echo

@@ -133,6 +133,32 @@ TEST_P(ControlFlowTest, IfChoosesTheBranchByTfTruthiness) {
   }
 }
 
+// Branches of different shapes whose predicate's value is part of the compile (k also tiles):
+// the If compiles as its taken branch, once per k, in every mode; hand-computed answers.
+TEST_P(ControlFlowTest, IfWithBranchesOfDifferentShapesTakesItsKnownBranch) {
+  auto session = Load(GraphPath("if_shapes.pbtxt"));
+  ASSERT_NE(session, nullptr);
+  const std::vector<float> x = {1.5f, -2.0f, 3.0f};
+  for (int k : {2, 0, 3, -1, 2}) {
+    SCOPED_TRACE(::testing::Message() << "k=" << k);
+    RunStats stats;
+    auto out = session->Run({{"k", Scalar(DType::kInt32, k)},
+                             {"x", Tensor::FromVector(DType::kFloat32, {3}, x)}},
+                            {"y"}, &stats);
+    TFJIT_SKIP_IF_CPU_CANNOT_COMPILE_YET(out.status());
+    ASSERT_TRUE(out.ok()) << StatusToString(out.status());
+    const Tensor& y = (*out)[0];
+    ASSERT_EQ(y.num_elements(), k > 0 ? 3 * k : 3);
+    for (int64_t i = 0; i < y.num_elements(); ++i) {
+      EXPECT_FLOAT_EQ(y.data<float>()[i], k > 0 ? x[static_cast<size_t>(i % 3)] : 3 * x[i]);
+    }
+    if (mode() == JitMode::kAuto || mode() == JitMode::kAll) {
+      EXPECT_EQ(stats.nodes_compiled, stats.nodes_total);
+      EXPECT_EQ(stats.fallbacks, 0);
+    }
+  }
+}
+
 TEST_P(ControlFlowTest, LoopNestedInIfBranch) {
   auto session = Load(GraphPath("if_loop.pbtxt"));
   ASSERT_NE(session, nullptr);
