@@ -61,8 +61,8 @@ done <"$HERE/models.tsv"
   echo
   echo "Written by \`tests/models/run_conformance.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores;"
   echo "inputs: seed $SEED, \`-1\` dims = $FILL. normErr = max |tfjit - TF.js| / max |TF.js| over"
-  echo "all compared outputs. clusters and % compiled are each jit mode's first run; latency is"
-  echo "the median of 3 runs after it, first run includes compilation. TF.js cpu ms"
+  echo "all compared outputs. clusters and % compiled are each jit mode's last run (the steady"
+  echo "state); latency is the median of 3 runs after the first, which includes compilation. TF.js cpu ms"
   echo "is its pure-JS reference backend's first run (a correctness oracle, not a speed peer)."
   echo
   cat "$REPORT.table"
