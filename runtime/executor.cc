@@ -956,7 +956,8 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
             s.message());
         // The nodes the error names (each that failed on its own) stay out of the session's
         // next plans, so the rest of the cluster compiles from the next run on.
-        const std::vector<std::string> failing = tf2hlo::ClusterNodesOfError(s);
+        std::vector<std::string> failing = tf2hlo::ClusterNodesOfError(s);
+        if (failing.size() > 16) failing.resize(16);  // the session learns at most 64 nodes
         for (const tf::Node* node : cluster.spec.nodes) {
           if (learned_ == nullptr ||
               std::find(failing.begin(), failing.end(), node->name()) == failing.end()) {

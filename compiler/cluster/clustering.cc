@@ -477,6 +477,12 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
   const tf2hlo::PaddedAnalysis padded = tf2hlo::AnalyzePadded(
       order, [&](const tf::Node& node) { return considered(&node) && candidate[node.id()]; });
   has_calls |= !padded.padded.empty();  // kAll then needs several clusters, merged cycle-safely
+  // Per unit representative: how many of its nodes are in a refused pair.
+  std::vector<int> refused_nodes(static_cast<size_t>(n), 0);
+  for (const auto& [producer, reader] : padded.refused) {
+    ++refused_nodes[static_cast<size_t>(producer->id())];
+    ++refused_nodes[static_cast<size_t>(reader->id())];
+  }
   for (const tf::Node* node : graph.topological_order()) {
     if (!considered(node)) continue;
     has_calls |= node->called_function() != nullptr || kept_lists;
@@ -514,8 +520,13 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
               options.max_cluster_size) {
         continue;
       }
-      // A refused read of a padded value stays across units.
+      // A refused read of a padded value stays across units (only units holding one of its
+      // nodes are searched).
       auto refused = [&]() {
+        if (refused_nodes[static_cast<size_t>(a)] == 0 ||
+            refused_nodes[static_cast<size_t>(b)] == 0) {
+          return false;
+        }
         for (const auto& [producer, reader] : padded.refused) {
           const int p = units.Find(producer->id()), r = units.Find(reader->id());
           if ((p == a && r == b) || (p == b && r == a)) return true;
@@ -526,6 +537,7 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
       if ((options.mode == JitMode::kAll && !has_calls) || !units.HasIndirectPath(a, b)) {
         units.Merge(a, b);  // a stays the representative
         unit_size[static_cast<size_t>(a)] += unit_size[static_cast<size_t>(b)];
+        refused_nodes[static_cast<size_t>(a)] += refused_nodes[static_cast<size_t>(b)];
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -326,14 +327,27 @@ std::optional<Interval> Checked(__int128 lo, __int128 hi) {
 }
 
 // Bounds of every element of the integer (or pred) value `v`; nullopt when unknown.
+using RangeCache = absl::flat_hash_map<const Instruction*, std::optional<Interval>>;
+std::optional<Interval> ValueRangeUncached(const LoweringContext& ctx, const Instruction* v,
+                                           RangeCache& cache, int depth);
+
+// Memoized: a value shared by several users is bounded once.
 std::optional<Interval> ValueRange(const LoweringContext& ctx, const Instruction* v,
-                                   int depth = 0) {
+                                   RangeCache& cache, int depth = 0) {
+  if (auto it = cache.find(v); it != cache.end()) return it->second;
+  std::optional<Interval> r = ValueRangeUncached(ctx, v, cache, depth);
+  cache[v] = r;
+  return r;
+}
+
+std::optional<Interval> ValueRangeUncached(const LoweringContext& ctx, const Instruction* v,
+                                           RangeCache& cache, int depth) {
   if (depth > 48) return std::nullopt;
   if (std::optional<int64_t> bound = ctx.AtomBound(v)) return Interval{0, *bound};
   const DType t = v->shape().element_type();
   if (t == DType::kBool) return Interval{0, 1};
   if (!IsIntegerDType(t)) return std::nullopt;
-  auto range = [&](int i) { return ValueRange(ctx, v->operand(i), depth + 1); };
+  auto range = [&](int i) { return ValueRange(ctx, v->operand(i), cache, depth + 1); };
   switch (v->opcode()) {
     case hlo::Opcode::kConstant: {
       const Tensor& c = v->literal().tensor();
@@ -362,9 +376,11 @@ std::optional<Interval> ValueRange(const LoweringContext& ctx, const Instruction
     case hlo::Opcode::kMinimum: {
       const int first = v->opcode() == hlo::Opcode::kSelect ? 1 : 0;
       std::optional<Interval> r;
+      bool unknown = false;
       for (int i = first; i < v->operand_count(); ++i) {
         std::optional<Interval> x = range(i);
         if (!x.has_value()) {
+          unknown = true;
           if (v->opcode() == hlo::Opcode::kMinimum) continue;  // min <= the known one
           return std::nullopt;
         }
@@ -378,8 +394,7 @@ std::optional<Interval> ValueRange(const LoweringContext& ctx, const Instruction
           r = Interval{std::min(r->lo, x->lo), std::max(r->hi, x->hi)};
         }
       }
-      if (v->opcode() == hlo::Opcode::kMinimum && r.has_value() && v->operand_count() == 2 &&
-          (!range(0).has_value() || !range(1).has_value())) {
+      if (v->opcode() == hlo::Opcode::kMinimum && r.has_value() && unknown) {
         r->lo = std::numeric_limits<int64_t>::min();  // only the upper bound is known
       }
       return r;
@@ -447,6 +462,33 @@ absl::Status CheckSameSize(LoweringContext& ctx, const tf::Node& node, const Sym
   return ctx.AddConditionCheck(node, bad, absl::StrCat("Incompatible shapes: ", what));
 }
 
+// The smallest value `e` can take (atoms between 0 and their bounds).
+int64_t LowerBound(const LoweringContext& ctx, const SymExpr& e) {
+  return -ctx.UpperBound(Scaled(e, -1));
+}
+
+// A run-time check that lo <= e <= hi (parts that hold for every value of the atoms are left
+// out), with TF's kernel error `message` otherwise.
+absl::Status CheckBetween(LoweringContext& ctx, const tf::Node& node, const SymExpr& e,
+                          const SymExpr& lo, const SymExpr& hi, const std::string& message) {
+  Instruction* bad = nullptr;
+  for (const auto& [a, b] : {std::pair<SymExpr, SymExpr>{lo, e}, {e, hi}}) {
+    const SymExpr gap = Sum(b, Scaled(a, -1));  // must be >= 0
+    if (LowerBound(ctx, gap) >= 0) continue;
+    TFJIT_ASSIGN_OR_RETURN(Instruction * g, ctx.SizeValue(gap));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Scalar64(ctx, 0));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * neg,
+                           ctx.b().Compare(hlo::ComparisonDirection::kLt, g, zero));
+    if (bad == nullptr) {
+      bad = neg;
+    } else {
+      TFJIT_ASSIGN_OR_RETURN(bad, ctx.b().Binary(hlo::Opcode::kOr, bad, neg));
+    }
+  }
+  if (bad == nullptr) return absl::OkStatus();
+  return ctx.AddConditionCheck(node, bad, message);
+}
+
 // `x` padded in `dim` made static with extent `n`, which TF's kernel requires the run-time size
 // to be (checked at run time): cut or padded to n.
 absl::StatusOr<Instruction*> MakeStatic(LoweringContext& ctx, const tf::Node& node,
@@ -467,15 +509,24 @@ absl::StatusOr<Instruction*> MakeStatic(LoweringContext& ctx, const tf::Node& no
   return ctx.b().Add(hlo::Opcode::kPad, {x, zero}, attrs);
 }
 
-double HighestValue(DType t) {
-  switch (t) {
-    case DType::kInt8: return std::numeric_limits<int8_t>::max();
-    case DType::kInt16: return std::numeric_limits<int16_t>::max();
-    case DType::kInt32: return std::numeric_limits<int32_t>::max();
-    case DType::kInt64: return static_cast<double>(std::numeric_limits<int64_t>::max());
-    case DType::kUInt8: return std::numeric_limits<uint8_t>::max();
-    default: return IsFloatingDType(t) ? std::numeric_limits<double>::infinity() : 0.0;
+// The largest (or lowest) value of `t` as a scalar, exact for 64-bit and unsigned integers
+// (a double would round INT64_MAX up past it): +-inf for floats.
+absl::StatusOr<Instruction*> Extreme(LoweringContext& ctx, DType t, bool highest) {
+  if (IsFloatingDType(t)) {
+    return ctx.Splat(t, highest ? std::numeric_limits<double>::infinity()
+                                : -std::numeric_limits<double>::infinity(), {});
   }
+  if (t == DType::kBool) return ctx.Splat(t, highest ? 1.0 : 0.0, {});
+  absl::StatusOr<Instruction*> out = Unimplemented("no extreme value of %s", DTypeName(t));
+  DispatchNumeric(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      Tensor c(t, {});
+      *c.data<T>() = highest ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+      out = ctx.b().Constant(hlo::Literal::FromTensor(c));
+    }
+  });
+  return out;
 }
 
 // Sum/Prod/Max/Min/Any/All: the padding becomes the reduction's identity first; the output
@@ -494,11 +545,12 @@ absl::StatusOr<bool> LowerPaddedReduction(LoweringContext& ctx, const tf::Node& 
   }
   const absl::string_view op = node.op();
   const DType t = x->shape().element_type();
-  double identity = 0.0;
-  if (op == "Prod" || op == "All") identity = 1.0;
-  if (op == "Max") identity = LowestValue(t);
-  if (op == "Min") identity = HighestValue(t);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * fill, ctx.Splat(t, identity, {}));
+  Instruction* fill = nullptr;
+  if (op == "Max" || op == "Min") {
+    TFJIT_ASSIGN_OR_RETURN(fill, Extreme(ctx, t, /*highest=*/op == "Min"));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(fill, ctx.Splat(t, op == "Prod" || op == "All" ? 1.0 : 0.0, {}));
+  }
   TFJIT_ASSIGN_OR_RETURN(Instruction * masked, MaskBeyond(ctx, x, d.dim, d.size, fill));
   TFJIT_RETURN_IF_ERROR(LowerWith(ctx, node, {masked}));
   if (!reduced) {
@@ -529,8 +581,7 @@ absl::StatusOr<bool> LowerPaddedTopK(LoweringContext& ctx, const tf::Node& node)
   std::vector<Instruction*> overrides(2, nullptr);
   if (d != nullptr) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * lowest,
-                           ctx.Splat(x->shape().element_type(),
-                                     LowestValue(x->shape().element_type()), {}));
+                           Extreme(ctx, x->shape().element_type(), /*highest=*/false));
     TFJIT_ASSIGN_OR_RETURN(overrides[0], MaskBeyond(ctx, x, last, d->size, lowest));
     // TF: "input must have at least k columns".
     if (!(kk == d->size)) {
@@ -543,6 +594,9 @@ absl::StatusOr<bool> LowerPaddedTopK(LoweringContext& ctx, const tf::Node& node)
     }
   }
   if (!kk.IsConstant()) {
+    TFJIT_RETURN_IF_ERROR(CheckBetween(
+        ctx, node, kk, Constant(0), d != nullptr ? d->size : Constant(n),
+        "input must have at least k columns, and k >= 0 (k computed at run time)"));
     const DType kt = node.input_types()[1];
     TFJIT_ASSIGN_OR_RETURN(overrides[1], ctx.Splat(kt, static_cast<double>(k_bound), {}));
   }
@@ -744,8 +798,16 @@ absl::StatusOr<bool> LowerPaddedSlice(LoweringContext& ctx, const tf::Node& node
     if (n.has_value() && n->IsConstant()) {  // -1: the rest
       out_size = Sum(in_size, Constant(-b.constant));
       if (out_size.IsConstant()) continue;  // a static dim: {b, bound}
+      TFJIT_RETURN_IF_ERROR(CheckBetween(
+          ctx, node, out_size, Constant(0), in_size,
+          absl::StrCat("Expected begin[", e, "] in [0, the input's run-time size], but got ",
+                       b.constant)));
     } else if (n.has_value()) {
       out_size = *n;
+      TFJIT_RETURN_IF_ERROR(CheckBetween(
+          ctx, node, out_size, Constant(0), Sum(in_size, Constant(-b.constant)),
+          absl::StrCat("Expected size[", e, "] in [0, the input's size - ", b.constant,
+                       "] (computed at run time)")));
     } else {
       hlo::Builder& hb = ctx.b();
       TFJIT_ASSIGN_OR_RETURN(Instruction * v, hb.Convert(element, DType::kInt64));
@@ -794,7 +856,8 @@ absl::StatusOr<bool> LowerPaddedRange(LoweringContext& ctx, const tf::Node& node
   }
   const int64_t s0 = (*start)[0].constant, step = (*delta)[0].constant;
   TFJIT_ASSIGN_OR_RETURN(Instruction * lim, ctx.Input(node, 1));
-  std::optional<Interval> range = ValueRange(ctx, lim);
+  RangeCache cache;
+  std::optional<Interval> range = ValueRange(ctx, lim, cache);
   if (!range.has_value() || range->hi == std::numeric_limits<int64_t>::max()) return false;
   const int64_t bound = std::max<int64_t>(0, (range->hi - s0 + step - 1) / step);
   if (bound > (int64_t{1} << 31)) return false;
@@ -842,6 +905,8 @@ absl::StatusOr<bool> LowerPaddedFill(LoweringContext& ctx, const tf::Node& node)
                            node.DebugName());
     }
     out = DynamicDim{static_cast<int>(i), e};
+    TFJIT_RETURN_IF_ERROR(CheckBetween(ctx, node, e, Constant(0), Constant(ctx.UpperBound(e)),
+                                       "dims must be non-negative (computed at run time)"));
     bounds.push_back(ctx.UpperBound(e));
   }
   if (!out.has_value()) return false;
@@ -1067,8 +1132,13 @@ PaddedAnalysis AnalyzePadded(const std::vector<const tf::Node*>& order,
           }
           continue;
         }
-        const bool pad_on = (node->op() == "Pad" || node->op() == "PadV2") && i == 0 &&
-                            node->input(1).node->op() == "Const";
+        // A Pad whose paddings come from constants keeps the run-time size (padded on); one
+        // whose paddings are computed from run-time sizes makes it static (pad to a bound).
+        const tf::Output pads = node->num_inputs() > 1 ? node->input(1) : in;
+        const bool pad_on =
+            (node->op() == "Pad" || node->op() == "PadV2") && i == 0 &&
+            !a.dependent.contains(std::make_pair(static_cast<const tf::Node*>(pads.node),
+                                                 pads.index));
         if ((read == DynamicRead::kPropagates && !ReducesLeadingDim(*node)) || pad_on) {
           mark(a.padded, node, source);
         }

@@ -443,11 +443,14 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
     TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * v, ctx.Value(out));
     if (const DynamicDim* d = ctx.DynamicOf(out)) {
       if (d->dim != 0) {
-        return AttachNode(Unimplemented("cluster '%s': output %s:%d has a size known only at "
-                                        "run time in dim %d; only a leading dim can be cut "
-                                        "at the cluster's edge",
-                                        cluster.name, out.node->name(), out.index, d->dim),
-                          out.node->name(), out.node->op());
+        absl::Status s = AttachNode(
+            Unimplemented("cluster '%s': output %s:%d has a size known only at run time in dim "
+                          "%d; only a leading dim can be cut at the cluster's edge",
+                          cluster.name, out.node->name(), out.index, d->dim),
+            out.node->name(), out.node->op());
+        // Auto mode leaves the node out from the next run on (its input is cut instead).
+        s.SetPayload(kClusterNodePayloadUrl, absl::Cord(out.node->name()));
+        return s;
       }
       module->AddRowCountedOutput(static_cast<int64_t>(results.size()));
       TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * count, ctx.SizeValue(d->size));

@@ -282,7 +282,8 @@ TEST_P(PaddedPostprocessTest, OneClusterOneCompileForEveryRowCount) {
 
 // A padded value meeting a static shape: Reshape to a constant [3] and an Add with a [3]
 // constant need the run-time row count to be 3, as TF's kernels do: the count is checked at
-// run time, and the same INVALID_ARGUMENT comes back when it is not.
+// run time, and the same INVALID_ARGUMENT comes back when it is not. Min and Max of Where's
+// int64 rows see only real rows (the padding is int64's own extreme, exactly).
 constexpr char kStaticMeetGraph[] = R"pb(
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
   node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
@@ -300,6 +301,12 @@ constexpr char kStaticMeetGraph[] = R"pb(
          attr { key: "squeeze_dims" value { list { i: 1 } } } }
   node { name: "y" op: "AddV2" input: "r" input: "c" attr { key: "T" value { type: DT_INT64 } } }
   node { name: "z" op: "AddV2" input: "w1" input: "c" attr { key: "T" value { type: DT_INT64 } } }
+  node { name: "axis0" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+  node { name: "mn" op: "Min" input: "w" input: "axis0" attr { key: "T" value { type: DT_INT64 } }
+         attr { key: "Tidx" value { type: DT_INT32 } } }
+  node { name: "mx" op: "Max" input: "w" input: "axis0" attr { key: "T" value { type: DT_INT64 } }
+         attr { key: "Tidx" value { type: DT_INT32 } } }
 )pb";
 
 TEST_P(PaddedPostprocessTest, PaddedMeetsAStaticShape) {
@@ -315,7 +322,7 @@ TEST_P(PaddedPostprocessTest, PaddedMeetsAStaticShape) {
            {1, -1, 2, 0, 3, -2}, {1, -1, 2, 0, -3, -2}, {0, 5, 0, 6, 7, 0}, {1, 1, 1, 1, 0, 0}}) {
     const std::vector<std::pair<std::string, Tensor>> feeds = {
         {"x", Tensor::FromVector<float>(DType::kFloat32, {6}, x)}};
-    for (const char* fetch : {"y", "z"}) {
+    for (const char* fetch : {"y", "z", "mn", "mx"}) {
       auto got = (*session)->Run(feeds, {fetch});
       auto want = (*reference)->Run(feeds, {fetch});
       ASSERT_EQ(got.ok(), want.ok()) << fetch << ": " << (got.ok() ? want.status() : got.status());
@@ -323,9 +330,12 @@ TEST_P(PaddedPostprocessTest, PaddedMeetsAStaticShape) {
         EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << got.status();
         continue;
       }
-      EXPECT_EQ(std::vector<int64_t>((*got)[0].data<int64_t>(), (*got)[0].data<int64_t>() + 3),
+      ASSERT_EQ((*got)[0].ShapeString(), (*want)[0].ShapeString()) << fetch;
+      const int64_t n = (*want)[0].num_elements();
+      EXPECT_EQ(std::vector<int64_t>((*got)[0].data<int64_t>(), (*got)[0].data<int64_t>() + n),
                 std::vector<int64_t>((*want)[0].data<int64_t>(),
-                                     (*want)[0].data<int64_t>() + 3));
+                                     (*want)[0].data<int64_t>() + n))
+          << fetch;
     }
   }
   std::filesystem::remove(path);
