@@ -1,8 +1,10 @@
-// tfjit: the model-runner CLI (run, explain, bench, demo, ops). See README.md for usage.
+// tfjit: the model-runner CLI (run, train, explain, bench, demo, ops). See README.md for usage.
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -48,6 +50,14 @@ constexpr char kUsage[] =
     "            [--random-inputs SEED] [--shape NAME=d0,..]... [--fetch NAME]...\n"
     "            [--cache-dir DIR]\n"
     "            median latency, --jit off vs auto\n"
+    "  tfjit train MODEL --steps N [--signature train | --target OP]... [--init OP]...\n"
+    "            [--input NAME=FILE.npy]... [--batches NAME=FILE.npy]... [--fetch LOSS]...\n"
+    "            [--every K] [--save PREFIX] [--jit ...] [--autofix] [--threads N]\n"
+    "            runs N training steps in one session (variables persist): --input feeds the\n"
+    "            same batch every step, --batches feeds step s the slice s (mod its first\n"
+    "            dim); every K steps a line with the step, each scalar output (the loss),\n"
+    "            steps/s and examples/s; --save writes a SavedModel's trained variables as\n"
+    "            a TF checkpoint (copy it over DIR/variables/variables)\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
     "  tfjit ops [OP]      every op tfjit knows: family, fallback kernel, compiles for CPU and\n"
     "                      GPU, dtypes; with OP, its signature, attributes and constant inputs\n"
@@ -65,6 +75,11 @@ constexpr char kUsage[] =
 struct Args {
   std::string command, model;
   std::vector<std::pair<std::string, std::string>> inputs;
+  // train: NAME=FILE.npy whose first dim indexes the steps' batches.
+  std::vector<std::pair<std::string, std::string>> batches;
+  int64_t steps = 0;  // train: --steps
+  int64_t every = 0;  // train: --every (0: about ten lines)
+  std::string save;   // train: --save PREFIX (a SavedModel's variables, after the steps)
   std::optional<uint64_t> random_seed;
   std::vector<std::string> fetches;
   std::vector<std::string> targets;  // nodes run with every run (e.g. a variable update)
@@ -113,6 +128,20 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       const size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0) return "--input takes NAME=FILE.npy";
       args->inputs.push_back({v.substr(0, eq), v.substr(eq + 1)});
+    } else if (flag == "--batches") {
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) return "--batches takes NAME=FILE.npy";
+      args->batches.push_back({v.substr(0, eq), v.substr(eq + 1)});
+    } else if (flag == "--save") {
+      args->save = v;
+    } else if (flag == "--steps") {
+      if (!absl::SimpleAtoi(v, &args->steps) || args->steps < 1) {
+        return "--steps takes a positive integer";
+      }
+    } else if (flag == "--every") {
+      if (!absl::SimpleAtoi(v, &args->every) || args->every < 1) {
+        return "--every takes a positive integer";
+      }
     } else if (flag == "--random-inputs") {
       uint64_t seed;
       if (!absl::SimpleAtoi(v, &seed)) return "--random-inputs takes an integer seed";
@@ -349,6 +378,101 @@ void PrintCompiles(const RunStats& stats) {
                 c.from_disk_cache ? "loaded from the disk cache in" : "codegen", c.codegen_ms,
                 c.kernels);
   }
+}
+
+// Row `row` of `t` along its first dim (a copy), for --batches.
+absl::StatusOr<Tensor> Row(const Tensor& t, int64_t row, const std::string& name) {
+  if (t.rank() < 1 || t.dim(0) < 1 || DTypeSize(t.dtype()) == 0) {
+    return InvalidArgument("--batches %s: the file must hold a numeric tensor whose first dim "
+                           "indexes the steps' batches, got %s", name, t.ShapeString());
+  }
+  std::vector<int64_t> dims(t.dims().begin() + 1, t.dims().end());
+  Tensor out(t.dtype(), dims);
+  const size_t bytes = out.byte_size();
+  std::memcpy(out.raw_data(), static_cast<const char*>(t.raw_data()) + bytes * row, bytes);
+  return out;
+}
+
+// tfjit train: N steps of the train signature (or --target ops) in one session.
+int TrainCommand(const Args& args) {
+  if (args.steps < 1) return UsageError("train needs --steps N");
+  if (args.targets.empty() && args.options.signature.empty() && args.fetches.empty()) {
+    return UsageError("train needs the step to run: --signature train (a SavedModel's train "
+                      "signature) or --target OP (a TF1 graph's train op)");
+  }
+  auto session = Session::Load(args.model, args.options);
+  if (!session.ok()) return Fail(session.status());
+  auto fixed = MakeFeeds(args, **session);
+  if (!fixed.ok()) return Fail(fixed.status());
+  std::vector<std::pair<std::string, Tensor>> per_step;
+  for (const auto& [name, file] : args.batches) {
+    absl::StatusOr<Tensor> t = runtime::ReadNpy(file);
+    if (!t.ok()) return Fail(t.status());
+    per_step.push_back({name, *t});
+  }
+  std::vector<std::string> fetches = args.fetches;
+  if (fetches.empty() && args.targets.empty()) fetches = (*session)->DefaultFetches();
+  if (!args.inits.empty()) {
+    absl::Status s = (*session)->Run(*fixed, {}, args.inits).status();
+    if (!s.ok()) return Fail(s);
+  }
+  const int64_t every = args.every > 0 ? args.every : std::max<int64_t>(1, args.steps / 10);
+  int64_t examples_per_step = 0;  // the first fed tensor's first dim
+  const auto start = std::chrono::steady_clock::now();
+  auto last_line = start;
+  int64_t last_step = 0;
+  RunStats first;
+  for (int64_t step = 1; step <= args.steps; ++step) {
+    std::vector<std::pair<std::string, Tensor>> feeds = *fixed;
+    for (const auto& [name, all] : per_step) {
+      absl::StatusOr<Tensor> row = Row(all, (step - 1) % std::max<int64_t>(1, all.dim(0)), name);
+      if (!row.ok()) return Fail(row.status());
+      feeds.push_back({name, *row});
+    }
+    if (examples_per_step == 0 && !feeds.empty() && feeds[0].second.rank() > 0) {
+      examples_per_step = feeds[0].second.dim(0);
+    }
+    RunStats stats;
+    auto out = (*session)->Run(RunOptions(), feeds, fetches, args.targets, &stats);
+    if (!out.ok()) {
+      return Fail(AppendContext(out.status(), absl::StrCat("at training step ", step)));
+    }
+    if (step == 1) first = stats;
+    if (step % every != 0 && step != args.steps) continue;
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_line).count();
+    const double rate = seconds > 0 ? (step - last_step) / seconds : 0;
+    std::string values;
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      const Tensor& t = (*out)[i];
+      if (t.num_elements() != 1 || !(t.dtype() == DType::kFloat32 ||
+                                     t.dtype() == DType::kFloat64)) {
+        continue;
+      }
+      const double v = t.dtype() == DType::kFloat32 ? t.data<float>()[0] : t.data<double>()[0];
+      absl::StrAppend(&values, "  ", fetches[i], " ", absl::StrFormat("%.6g", v));
+    }
+    std::printf("step %lld/%lld%s  %.1f steps/s  %.0f examples/s\n",
+                static_cast<long long>(step), static_cast<long long>(args.steps),
+                values.c_str(), rate, rate * static_cast<double>(examples_per_step));
+    std::fflush(stdout);
+    last_line = now;
+    last_step = step;
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                           .count();
+  std::printf("trained %lld steps in %.2f s (%.1f steps/s); jit=%s clusters=%d "
+              "nodes_compiled=%d/%d compile_ms=%.1f (first step)\n",
+              static_cast<long long>(args.steps), total, args.steps / std::max(total, 1e-9),
+              JitModeName(args.options.jit), first.clusters, first.nodes_compiled,
+              first.nodes_total, first.compile_ms);
+  if (!args.save.empty()) {
+    absl::Status s = (*session)->SaveVariables(args.save);
+    if (!s.ok()) return Fail(s);
+    std::printf("saved the variables to %s.index and %s.data-00000-of-00001\n",
+                args.save.c_str(), args.save.c_str());
+  }
+  return 0;
 }
 
 int RunCommand(const Args& args) {
@@ -650,6 +774,7 @@ int main(int argc, char** argv) {
   const std::string error = ParseArgs(argc, argv, &args);
   if (!error.empty()) return UsageError(error);
   if (args.command == "run") return RunCommand(args);
+  if (args.command == "train") return TrainCommand(args);
   if (args.command == "explain") return ExplainCommand(args);
   if (args.command == "demo") return DemoCommand(args);
   if (args.command == "bench") return BenchCommand(args);

@@ -47,12 +47,21 @@ struct InitRun {
 // outputs.
 inline constexpr char kLoaderNodeSuffix[] = "/_tfjit_restore";
 
+// A SavedModel's checkpoint as loaded: its prefix, and per variable its checkpoint key and the
+// tensor (a read node the loader adds) holding the variable's current value, so a session can
+// write the trained values back (Session::SaveVariables).
+struct CheckpointVariables {
+  std::string prefix;  // "<dir>/variables/variables"
+  std::vector<std::pair<std::string, std::string>> keys_and_tensors;
+};
+
 struct LoadedModel {
   std::unique_ptr<Graph> graph;
   std::string format;  // "graphdef", "saved_model" or "tfjs"
   std::string path;    // what the user gave
   std::vector<Signature> signatures;  // in the file's order (sorted by name for SavedModel)
   std::vector<InitRun> init;
+  CheckpointVariables checkpoint;  // SavedModels with variables
 };
 
 struct ModelLoadOptions {

@@ -1,7 +1,7 @@
 // Catalog entries of the optimizers ops (docs/DESIGN.md, "Op families"): TF's arg names, type
 // attrs, allowed dtypes and attr defaults (from TF's op registry), compile-time-constant and
 // host-memory inputs, statefulness. Also the TF1 training graphs' state ops that have no other
-// home yet (Variable, SaveV2, RestoreV2), filed under family "state".
+// home yet (Variable, SaveV2, RestoreV2, MergeV2Checkpoints), filed under family "state".
 #include <string>
 
 #include "frontend/op_catalog_builder.h"
@@ -87,6 +87,9 @@ void AddTrainingStateOps(std::vector<OpDef>* ops) {
   state.push_back(Op("RestoreV2").In("prefix: string").In("tensor_names: string")
                       .In("shape_and_slices: string").Out("tensors: [dtypes]").Stateful()
                       .Build());
+  state.push_back(Op("MergeV2Checkpoints").In("checkpoint_prefixes: string")
+                      .In("destination_prefix: string").Attr("delete_old_dirs", B(true))
+                      .Attr("allow_missing_files", B(false)).Stateful().Build());
   for (OpDef& op : state) {
     op.family = "state";
     ops->push_back(std::move(op));

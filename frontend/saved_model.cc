@@ -268,6 +268,7 @@ absl::StatusOr<LoadedModel> LoadSavedModel(const std::string& given,
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> bundle, BundleReader::Open(prefix));
     TFJIT_ASSIGN_OR_RETURN(auto keys, CheckpointKeys(*mg, variables, *bundle));
     restore.what = absl::StrCat("restore variables from '", prefix, "'");
+    loaded.checkpoint.prefix = prefix;
     for (const VariableNode& v : variables) {
       const std::string& key = keys.at(v.name);
       absl::StatusOr<Tensor> value = bundle->Lookup(key);
@@ -283,6 +284,7 @@ absl::StatusOr<LoadedModel> LoadSavedModel(const std::string& given,
       const std::string placeholder = AddRestoreNodes(v, value->dims(), &graph_def);
       restore.feeds.emplace_back(absl::StrCat(placeholder, ":0"), *std::move(value));
       restore.targets.push_back(absl::StrCat(placeholder, "/assign"));
+      loaded.checkpoint.keys_and_tensors.emplace_back(key, absl::StrCat(placeholder, "/read:0"));
     }
   }
   TFJIT_ASSIGN_OR_RETURN(loaded.graph, Graph::Build(graph_def, path));

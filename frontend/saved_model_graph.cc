@@ -359,14 +359,22 @@ std::string AddRestoreNodes(const VariableNode& variable, const std::vector<int6
   assign->set_name(absl::StrCat(placeholder, "/assign"));
   assign->add_input(variable.name);
   assign->add_input(placeholder);
+  // The variable's current value, for writing the checkpoint back (Session::SaveVariables).
+  tensorflow::NodeDef* read = graph_def->add_node();
+  read->set_name(absl::StrCat(placeholder, "/read"));
+  read->add_input(variable.name);
   if (variable.op == "VarHandleOp") {
     assign->set_op("AssignVariableOp");
     (*assign->mutable_attr())["dtype"].set_type(tf_dtype);
+    read->set_op("ReadVariableOp");
+    (*read->mutable_attr())["dtype"].set_type(tf_dtype);
   } else {
     assign->set_op("Assign");
     (*assign->mutable_attr())["T"].set_type(tf_dtype);
     (*assign->mutable_attr())["validate_shape"].set_b(true);
     (*assign->mutable_attr())["use_locking"].set_b(true);
+    read->set_op("Identity");
+    (*read->mutable_attr())["T"].set_type(tf_dtype);
   }
   return placeholder;
 }

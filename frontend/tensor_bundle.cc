@@ -1,6 +1,11 @@
 // Tensor bundle reader (see tensor_bundle.h and shared/docs/formats.md section 2).
 #include "frontend/tensor_bundle.h"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -16,6 +21,8 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/table.h"
+#include "leveldb/table_builder.h"
+#include "core/string_tensor.h"
 
 namespace tfjit::tf {
 namespace {
@@ -195,7 +202,7 @@ absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(const std::stri
 }
 
 std::string BundleReader::DataPath(int shard) const {
-  return absl::StrFormat("%s.data-%05d-of-%05d", prefix_, shard, header_.num_shards());
+  return BundleDataPath(prefix_, shard, header_.num_shards());
 }
 
 std::vector<std::string> BundleReader::ListKeys() const {
@@ -338,7 +345,9 @@ absl::StatusOr<std::vector<std::string>> BundleReader::LookupStrings(
     }
     lengths.push_back(len);
   }
-  if (n > 0) {
+  // TF writes the checksum for every string tensor, empty ones included.
+  const bool has_checksum = n > 0 || bytes.size() - pos >= 4;
+  if (has_checksum) {
     if (bytes.size() - pos < 4) return corrupt("the length checksum is missing");
     if (crc32c::Mask(length_crc) != LoadLe32(bytes.data() + pos)) {
       return corrupt("the element lengths fail their checksum");
@@ -347,7 +356,7 @@ absl::StatusOr<std::vector<std::string>> BundleReader::LookupStrings(
   // The whole-record CRC runs over the lengths (as above), the 4 stored checksum bytes and
   // then the element bytes.
   uint32_t record_crc = length_crc;
-  if (n > 0) {
+  if (has_checksum) {
     record_crc = crc32c::Extend(record_crc, bytes.data() + pos, 4);
     pos += 4;
   }
@@ -363,6 +372,154 @@ absl::StatusOr<std::vector<std::string>> BundleReader::LookupStrings(
     return corrupt("the record fails its CRC32C check");
   }
   return out;
+}
+
+std::string BundleDataPath(const std::string& prefix, int shard, int num_shards) {
+  return absl::StrFormat("%s.data-%05d-of-%05d", prefix, shard, num_shards);
+}
+
+namespace {
+
+void PutVarint64(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+void PutLe32(std::string* out, uint32_t v) {
+  char b[4];
+  std::memcpy(b, &v, 4);
+  out->append(b, 4);
+}
+
+// A string tensor's record (formats.md 2.5, TF's WriteStringTensor): the lengths as varints,
+// the masked CRC32C of the lengths (each as a little-endian uint32, or uint64 past 2^32), then
+// the bytes. Returns the record's CRC: one running CRC over the lengths, the 4 stored bytes
+// and the bytes.
+uint32_t AppendStringRecord(const std::vector<std::string>& values, std::string* out) {
+  uint32_t crc = 0;
+  for (const std::string& v : values) {
+    const uint64_t len = v.size();
+    PutVarint64(out, len);
+    if (len > 0xffffffffu) {
+      crc = crc32c::Extend(crc, &len, sizeof(len));
+    } else {
+      const uint32_t len32 = static_cast<uint32_t>(len);
+      crc = crc32c::Extend(crc, &len32, sizeof(len32));
+    }
+  }
+  const uint32_t masked = crc32c::Mask(crc);
+  PutLe32(out, masked);
+  crc = crc32c::Extend(crc, &masked, sizeof(masked));
+  for (const std::string& v : values) {
+    out->append(v);
+    crc = crc32c::Extend(crc, v.data(), v.size());
+  }
+  return crc;
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    return InvalidArgument("checkpoint '%s': cannot create the file: %s (is the folder there "
+                           "and writable?)", path, std::strerror(errno));
+  }
+  const size_t written = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), f);
+  const int closed = std::fclose(f);
+  if (written != bytes.size() || closed != 0) {
+    std::remove(path.c_str());
+    return InvalidArgument("checkpoint '%s': writing %d bytes failed (is the disk full?)", path,
+                           bytes.size());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Rename(const std::string& from, const std::string& to) {
+  if (std::rename(from.c_str(), to.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(from.c_str());
+    return InvalidArgument("checkpoint '%s': cannot rename '%s' to it: %s", to, from, why);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status BundleWriter::Add(const std::string& key, const Tensor& tensor) {
+  if (key.empty()) {
+    return InvalidArgument("checkpoint '%s': a tensor's key must not be empty (\"\" holds the "
+                           "header)", prefix_);
+  }
+  if (entries_.count(key) != 0) {
+    return InvalidArgument("checkpoint '%s': tensor '%s' is added twice", prefix_, key);
+  }
+  tensorflow::BundleEntryProto entry;
+  entry.set_dtype(static_cast<tensorflow::DataType>(DTypeToTfEnum(tensor.dtype())));
+  *entry.mutable_shape() = ShapeToProto(tensor.dims());
+  entry.set_shard_id(0);
+  entry.set_offset(static_cast<int64_t>(data_.size()));
+  uint32_t crc = 0;
+  if (const std::vector<std::string>* strings = StringValues(tensor)) {
+    crc = AppendStringRecord(*strings, &data_);
+  } else if (DTypeSize(tensor.dtype()) > 0 && tensor.valid()) {
+    const char* bytes = static_cast<const char*>(tensor.raw_data());
+    data_.append(bytes, tensor.byte_size());
+    crc = crc32c::Value(bytes, tensor.byte_size());
+  } else {
+    return InvalidArgument("checkpoint '%s': tensor '%s' is %s, which a checkpoint cannot hold",
+                           prefix_, key, tensor.ShapeString());
+  }
+  entry.set_size(static_cast<int64_t>(data_.size()) - entry.offset());
+  entry.set_crc32c(crc32c::Mask(crc));
+  entries_.emplace(key, std::move(entry));
+  return absl::OkStatus();
+}
+
+absl::Status BundleWriter::Finish() {
+  const std::string data_path = BundleDataPath(prefix_, 0, 1);
+  const std::string index_path = absl::StrCat(prefix_, ".index");
+  // Temporary names in the same folder, so the renames stay on one file system.
+  static std::atomic<int> counter{0};
+  const std::string suffix =
+      absl::StrFormat(".tempstate%d_%d", static_cast<int>(getpid()), counter.fetch_add(1));
+  const std::string data_tmp = data_path + suffix, index_tmp = index_path + suffix;
+  TFJIT_RETURN_IF_ERROR(WriteFile(data_tmp, data_));
+
+  tensorflow::BundleHeaderProto header;
+  header.set_num_shards(1);
+  header.set_endianness(tensorflow::BundleHeaderProto::LITTLE);
+  header.mutable_version()->set_producer(1);
+  leveldb::Env* env = leveldb::Env::Default();
+  leveldb::WritableFile* raw_file = nullptr;
+  leveldb::Status s = env->NewWritableFile(index_tmp, &raw_file);
+  if (!s.ok()) {
+    std::remove(data_tmp.c_str());
+    return InvalidArgument("checkpoint '%s': cannot create the index: %s", index_path,
+                           s.ToString());
+  }
+  std::unique_ptr<leveldb::WritableFile> file(raw_file);
+  leveldb::Options options;
+  options.compression = leveldb::kNoCompression;  // TF's BundleWriter (formats.md 2.3)
+  options.block_restart_interval = 16;
+  options.block_size = 262144;
+  {
+    leveldb::TableBuilder builder(options, file.get());
+    builder.Add("", header.SerializeAsString());
+    for (const auto& [key, entry] : entries_) builder.Add(key, entry.SerializeAsString());
+    s = builder.Finish();
+  }
+  if (s.ok()) s = file->Sync();
+  if (s.ok()) s = file->Close();
+  if (!s.ok()) {
+    std::remove(data_tmp.c_str());
+    std::remove(index_tmp.c_str());
+    return InvalidArgument("checkpoint '%s': writing the index failed: %s (is the disk full?)",
+                           index_path, s.ToString());
+  }
+  TFJIT_RETURN_IF_ERROR(Rename(data_tmp, data_path));
+  return Rename(index_tmp, index_path);
 }
 
 }  // namespace tfjit::tf

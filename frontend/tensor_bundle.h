@@ -59,6 +59,33 @@ class BundleReader {
   std::map<std::string, tensorflow::BundleEntryProto> entries_;
 };
 
+// Writing a checkpoint as TF's BundleWriter does (shared/docs/formats.md section 2): one data
+// file `<prefix>.data-00000-of-00001` with the records in the order they were added (numeric
+// tensors as their little-endian bytes, strings as varint lengths, a masked CRC32C of the
+// lengths and the bytes), and `<prefix>.index`, a LevelDB table (LevelDB's TableBuilder:
+// uncompressed blocks, restart interval 16) holding the BundleHeaderProto under "" and a
+// BundleEntryProto per key, sorted. Both files are written under temporary names and renamed
+// at Finish, so a failed save leaves no half-written checkpoint behind.
+class BundleWriter {
+ public:
+  explicit BundleWriter(std::string prefix) : prefix_(std::move(prefix)) {}
+
+  // Adds `tensor` (numeric, bool or string) under `key`. INVALID_ARGUMENT for an empty or
+  // repeated key and for resource/variant tensors, naming the key.
+  absl::Status Add(const std::string& key, const Tensor& tensor);
+  // Writes both files. INVALID_ARGUMENT naming the path when a file cannot be created or
+  // written (a missing folder, no permission, a full disk).
+  absl::Status Finish();
+
+ private:
+  std::string prefix_;
+  std::string data_;  // the data file's bytes, in Add order
+  std::map<std::string, tensorflow::BundleEntryProto> entries_;
+};
+
+// The data file of shard `shard` of `num_shards` for a checkpoint prefix (TF's naming).
+std::string BundleDataPath(const std::string& prefix, int shard, int num_shards);
+
 }  // namespace tfjit::tf
 
 #endif  // TFJIT_FRONTEND_TENSOR_BUNDLE_H_

@@ -128,18 +128,22 @@ class Model {
   explicit Model(std::unique_ptr<Session> session) : session_(std::move(session)) {}
 
   // {fetch: array} for `feeds`; fetches default to the signature's outputs (or the graph's
-  // sinks).
-  py::dict Run(const py::dict& feeds, std::optional<std::vector<std::string>> fetches) {
+  // sinks) unless targets are given; targets are run for their effect (a TF1 train op).
+  py::dict Run(const py::dict& feeds, std::optional<std::vector<std::string>> fetches,
+               std::optional<std::vector<std::string>> targets) {
     std::vector<std::pair<std::string, Tensor>> inputs;
     for (const auto& [key, value] : feeds) {
       const std::string name = py::str(key);
       inputs.emplace_back(name, ToTensor(name, py::array::ensure(value)));
     }
-    const std::vector<std::string> names = fetches.value_or(session_->DefaultFetches());
+    const std::vector<std::string> run_targets = targets.value_or(std::vector<std::string>{});
+    const std::vector<std::string> names =
+        fetches.value_or(run_targets.empty() ? session_->DefaultFetches()
+                                             : std::vector<std::string>{});
     std::vector<Tensor> outputs;
     {
       py::gil_scoped_release release;  // other Python threads run while tfjit computes
-      StatusOr<std::vector<Tensor>> out = session_->Run(inputs, names);
+      StatusOr<std::vector<Tensor>> out = session_->Run(inputs, names, run_targets);
       if (!out.ok()) {
         py::gil_scoped_acquire acquire;
         Raise(out.status());
@@ -167,6 +171,15 @@ class Model {
   std::vector<std::string> Signatures() const { return session_->SignatureNames(); }
   std::string Signature() const { return session_->SignatureName(); }
   std::vector<std::string> Outputs() const { return session_->DefaultFetches(); }
+
+  void SaveVariables(const std::string& prefix) {
+    absl::Status s;
+    {
+      py::gil_scoped_release release;
+      s = session_->SaveVariables(prefix);
+    }
+    if (!s.ok()) Raise(s);
+  }
 
   std::string Explain(std::optional<std::vector<std::string>> fetches) const {
     return Check(session_->Explain(fetches.value_or(session_->DefaultFetches())));
@@ -219,7 +232,12 @@ PYBIND11_MODULE(tfjit, m) {
         "XLA_FLAGS apply; these arguments override them.");
   py::class_<Model>(m, "Model")
       .def("run", &Model::Run, py::arg("feeds"), py::arg("fetches") = py::none(),
-           "Runs the model on {input name: array}; returns {output name: array}.")
+           py::arg("targets") = py::none(),
+           "Runs the model on {input name: array}; returns {output name: array}. targets: "
+           "nodes run for their effect (a TF1 train op); variables persist across runs.")
+      .def("save_variables", &Model::SaveVariables, py::arg("prefix"),
+           "Writes a SavedModel's current variables as a TF checkpoint at prefix (.index, "
+           ".data-00000-of-00001).")
       .def_property_readonly("inputs", &Model::Inputs, "[(name, dtype, shape)], -1 = any size")
       .def_property_readonly("outputs", &Model::Outputs, "the default fetches")
       .def_property_readonly("signatures", &Model::Signatures)

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -18,10 +19,13 @@
 #include "core/dtype.h"
 #include "core/run_control.h"
 #include "core/status.h"
+#include "core/string_tensor.h"
 #include "frontend/attr.h"
 #include "frontend/function.h"
 #include "frontend/functionalize.h"
 #include "frontend/model.h"
+#include "frontend/tensor_bundle.h"
+#include "frontend/tensor_proto.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
@@ -151,6 +155,8 @@ struct Session::Impl {
   int functionalized_conds = 0;
   int functionalized_tensor_arrays = 0;
   std::vector<std::pair<std::string, std::string>> loops_left;
+  // A SavedModel's checkpoint: keys and the tensors reading the variables (SaveVariables).
+  tf::CheckpointVariables checkpoint;
 
   // Auto and all modes compile TF1 loops as XLA does: each frame becomes a functional While
   // (frontend/functionalize.h) before clustering. Frames that cannot be functionalized, and
@@ -245,12 +251,19 @@ struct Session::Impl {
   absl::Status CheckFeed(const tf::Output& out, const std::string& name, const Tensor& value) {
     const DType expected = out.node->output_types()[out.index];
     if (expected == DType::kString) {
+      // A string value (a checkpoint path for a Saver's save/Const) feeds the kernels that
+      // read strings; a numeric one cannot stand in for it.
+      if (value.valid() && value.dtype() == DType::kString && StringValues(value) != nullptr) {
+        return absl::OkStatus();
+      }
       const std::string sig = signature == nullptr ? std::string()
                               : absl::StrCat(" of signature '", signature->name, "'");
-      return AttachNode(Unimplemented("feed '%s'%s is a string tensor (e.g. serialized "
-                                      "tf.Example protos); tfjit runs numeric tensors only: use "
-                                      "a signature with numeric inputs%s",
-                                      name, sig, OtherSignaturesHint()),
+      return AttachNode(InvalidArgument("feed '%s'%s is a string tensor (e.g. serialized "
+                                        "tf.Example protos, a checkpoint path), got %s: feed a "
+                                        "string tensor (tfjit::MakeStringTensor)%s",
+                                        name, sig,
+                                        value.valid() ? value.ShapeString() : "an empty tensor",
+                                        OtherSignaturesHint()),
                         out.node->name(), out.node->op());
     }
     if (!value.valid() || value.dtype() != expected) {
@@ -401,6 +414,7 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   TFJIT_ASSIGN_OR_RETURN(tf::LoadedModel model, tf::LoadModel(model_path, load_options));
   impl->graph = std::move(model.graph);
   impl->signatures = std::move(model.signatures);
+  impl->checkpoint = std::move(model.checkpoint);
   if (options.jit == JitMode::kAuto || options.jit == JitMode::kAll) {
     TFJIT_RETURN_IF_ERROR(impl->FunctionalizeTf1Loops());
   }
@@ -591,6 +605,42 @@ std::vector<InputInfo> Session::Inputs() const {
     inputs.push_back(std::move(info));
   }
   return inputs;
+}
+
+Status Session::SaveVariables(const std::string& prefix) {
+  const tf::CheckpointVariables& ckpt = impl_->checkpoint;
+  if (ckpt.keys_and_tensors.empty()) {
+    return FailedPrecondition("SaveVariables: this model has no SavedModel variables to save "
+                              "(a GraphDef saves through its own Saver ops: SaveV2)");
+  }
+  std::vector<std::string> tensors;
+  for (const auto& [key, tensor] : ckpt.keys_and_tensors) tensors.push_back(tensor);
+  TFJIT_ASSIGN_OR_RETURN(std::vector<Tensor> values, Run({}, tensors));
+  tf::BundleWriter writer(prefix);
+  absl::flat_hash_set<std::string> written;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const std::string& key = ckpt.keys_and_tensors[k].first;
+    TFJIT_RETURN_IF_ERROR(writer.Add(key, values[k]));
+    written.insert(key);
+  }
+  // Everything else the loaded checkpoint held (the object graph, counters, optimizer state
+  // no graph node reads), unchanged.
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<tf::BundleReader> original,
+                         tf::BundleReader::Open(ckpt.prefix));
+  for (const std::string& key : original->ListKeys()) {
+    if (written.contains(key)) continue;
+    TFJIT_ASSIGN_OR_RETURN(const tensorflow::BundleEntryProto* entry, original->Entry(key));
+    if (entry->dtype() == tensorflow::DT_STRING) {
+      TFJIT_ASSIGN_OR_RETURN(std::vector<std::string> strings, original->LookupStrings(key));
+      TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, tf::ShapeFromProto(entry->shape()));
+      TFJIT_RETURN_IF_ERROR(writer.Add(key, MakeStringTensor(std::move(dims),
+                                                             std::move(strings))));
+    } else {
+      TFJIT_ASSIGN_OR_RETURN(Tensor value, original->Lookup(key));
+      TFJIT_RETURN_IF_ERROR(writer.Add(key, value));
+    }
+  }
+  return writer.Finish();
 }
 
 std::vector<std::string> Session::DefaultFetches() const {

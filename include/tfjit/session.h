@@ -238,6 +238,15 @@ class Session {
                                     const std::vector<std::string>& targets,
                                     RunStats* stats = nullptr);
 
+  // Writes the current values of a SavedModel's variables as a TF checkpoint at `prefix`
+  // (`prefix.index`, `prefix.data-00000-of-00001`), under the keys of the checkpoint the model
+  // was loaded from; every other entry of that checkpoint (its object graph, counters) is
+  // copied unchanged. Written over `<dir>/variables/variables`, it makes the trained SavedModel,
+  // which TF and tfjit load. FAILED_PRECONDITION for a model that is not a SavedModel with
+  // variables; INVALID_ARGUMENT naming the path when it cannot be written (nothing is left
+  // half-written).
+  Status SaveVariables(const std::string& prefix);
+
   // With SessionOptions::memory_limit_bytes: bytes of tensors that this session's runs
   // allocated and that are still alive (see the option); 0 without a cap.
   int64_t MemoryInUse() const;

@@ -35,6 +35,7 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterImageMoreKernels(registry);
   RegisterNnMoreKernels(registry);
   RegisterStateMoreKernels(registry);
+  RegisterCheckpointKernels(registry);
   RegisterFftKernels(registry);
   RegisterXlaKernels(registry);
   RegisterMathComplexKernels(registry);  // last: wraps earlier kernels with complex paths

@@ -199,6 +199,7 @@ void RegisterSpecialKernels(KernelRegistry& registry);               // special_
 void RegisterRandomMoreKernels(KernelRegistry& registry);            // random_more_kernels.cc
 void RegisterImageMoreKernels(KernelRegistry& registry);             // image_more_kernels.cc
 void RegisterStateMoreKernels(KernelRegistry& registry);  // state_more_kernels.cc
+void RegisterCheckpointKernels(KernelRegistry& registry);  // checkpoint_kernels.cc
 void RegisterNnMoreKernels(KernelRegistry& registry);                // nn_more_kernels.cc
 void RegisterFftKernels(KernelRegistry& registry);                   // fft_kernels.cc
 void RegisterXlaKernels(KernelRegistry& registry);                   // xla_kernels.cc

@@ -278,5 +278,42 @@ for mode in none auto; do
   expect_in "assert-msg-$mode" "$tmp/err" "^INVALID_ARGUMENT: node 'assert' \(Assert\): assertion failed: \[x must be above the bound\] \[1.5 2.5\]"
 done
 
+# tfjit train: TF-written training graphs (shared/data/training) fed y = 0.1 x + 0.3, the same
+# batch every step (--input) or one of 5 per step (--batches); the loss printed every K steps
+# falls to ~0 (GradientDescent(0.5) on an exact linear fit), in both jit modes.
+training="$src/../shared/data/training"
+/usr/bin/python3 - "$tmp" <<'PY'
+import sys
+import numpy as np
+rng = np.random.default_rng(7)
+x = rng.random(100, dtype=np.float32)
+np.save(f"{sys.argv[1]}/tx.npy", x)
+np.save(f"{sys.argv[1]}/ty.npy", (0.1 * x + 0.3).astype(np.float32))
+np.save(f"{sys.argv[1]}/bx.npy", x.reshape(5, 20))
+np.save(f"{sys.argv[1]}/by.npy", (0.1 * x + 0.3).astype(np.float32).reshape(5, 20))
+PY
+for mode in none auto; do
+  check "train-tf1-$mode" 0 "$tfjit" train "$training/tf1_regression/model.pb" --steps 200 --every 50 \
+    --init init --target train --fetch Mean --input x="$tmp/tx.npy" --input y="$tmp/ty.npy" --jit "$mode"
+  expect_in "train-tf1-line-$mode" "$tmp/out" '^step 50/200  Mean [0-9.e+-]+  [0-9.]+ steps/s  [0-9]+ examples/s$'
+  expect_in "train-tf1-converged-$mode" "$tmp/out" '^step 200/200  Mean [0-9.]+e-(0[6-9]|[1-9][0-9])'
+  expect_in "train-tf1-summary-$mode" "$tmp/out" "^trained 200 steps in .* jit=$mode"
+  check "train-tf2-batches-$mode" 0 "$tfjit" train "$training/tf2_regression_savedmodel" --steps 300 \
+    --signature train --batches x="$tmp/bx.npy" --batches y="$tmp/by.npy" --jit "$mode"
+  expect_in "train-tf2-converged-$mode" "$tmp/out" '^step 300/300  loss [0-9.]+e-(0[6-9]|[1-9][0-9])'
+  expect_in "train-tf2-examples-$mode" "$tmp/out" ' steps/s  [0-9]+ examples/s$'
+done
+# --save writes the trained variables back: the copied SavedModel then holds w ~ 0.1.
+mkdir -p "$tmp/trained/variables"
+cp "$training/tf2_regression_savedmodel/saved_model.pb" "$tmp/trained/"
+check train-save 0 "$tfjit" train "$training/tf2_regression_savedmodel" --steps 300 \
+  --signature train --input x="$tmp/tx.npy" --input y="$tmp/ty.npy" --save "$tmp/trained/variables/variables"
+expect_in train-save-msg "$tmp/out" '^saved the variables to .*trained/variables/variables.index'
+check train-saved-w 0 "$tfjit" run "$tmp/trained" --signature w
+expect_in train-saved-w-value "$tmp/out" '^output float32\[1\] .* sum=0\.(09[5-9]|10[0-4])'
+check train-needs-steps 2 "$tfjit" train "$training/tf1_regression/model.pb" --target train
+check train-bad-batches 1 "$tfjit" train "$training/tf2_regression_savedmodel" --steps 2 \
+  --signature train --batches x="$tmp/tx.npy" --input y="$tmp/ty.npy"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

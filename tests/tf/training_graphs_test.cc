@@ -17,6 +17,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/status.h"
+#include "core/string_tensor.h"
+#include "frontend/tensor_bundle.h"
 #include "frontend/proto/graph.pb.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -613,6 +615,68 @@ TEST(TrainingGraphTest, Tf1RegressionCheckpointGraphTrains) {
   TrainRegression("tf1_regression_checkpoint/model.pb");
 }
 
+// tf1_regression_checkpoint's Saver: SaveV2 writes w and b (the checkpoint path fed to
+// save/Const, as tf.train.Saver.save feeds it), BundleReader reads them back, and a new
+// session whose variables start elsewhere restores them through RestoreV2 + Assign
+// (save/restore_all), with --jit none and auto (--jit all refuses TF1 reference variables with
+// TF's "Detected unsupported operations", as XLA does).
+TEST(TrainingGraphTest, Tf1CheckpointSavesAndRestores) {
+  const std::string seeded = Seeded(DataPath("tf1_regression_checkpoint/model.pb"),
+                                    "seeded_ckpt.pb");
+  const std::vector<float> xs = RegressionX();
+  std::vector<float> ys;
+  for (float x : xs) ys.push_back(0.1f * x + 0.3f);
+  const Tensor x = Tensor::FromVector(DType::kFloat32, {100}, xs);
+  const Tensor y = Tensor::FromVector(DType::kFloat32, {100}, ys);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tfjit_ckpt_test";
+  std::filesystem::create_directories(dir);
+  for (JitMode mode : {JitMode::kNone, JitMode::kAuto}) {
+    SCOPED_TRACE(JitModeName(mode));
+    const std::string prefix = (dir / absl::StrCat("model_", JitModeName(mode))).string();
+    const Tensor path = MakeStringTensor({}, {prefix});
+    SessionOptions options;
+    options.jit = mode;
+    auto trainer = Session::Load(seeded, options);
+    ASSERT_TRUE(trainer.ok()) << StatusToString(trainer.status());
+    absl::Status st = (*trainer)->Run({}, {}, {"init"}).status();
+    ASSERT_TRUE(st.ok()) << StatusToString(st);
+    for (int step = 0; step < 5; ++step) {
+      st = (*trainer)->Run({{"x", x}, {"y", y}}, {}, {"train"}).status();
+      ASSERT_TRUE(st.ok()) << StatusToString(st);
+    }
+    auto trained = (*trainer)->Run({}, {"w", "b"});
+    ASSERT_TRUE(trained.ok()) << StatusToString(trained.status());
+    auto saved = (*trainer)->Run({{"save/Const", path}}, {"save/control_dependency"});
+    ASSERT_TRUE(saved.ok()) << StatusToString(saved.status());
+    // The checkpoint, read without the session: TF1 Saver keys are the variable names.
+    auto bundle = tf::BundleReader::Open(prefix);
+    ASSERT_TRUE(bundle.ok()) << StatusToString(bundle.status());
+    EXPECT_EQ((*bundle)->ListKeys(), (std::vector<std::string>{"b", "w"}));
+    for (const auto& [key, value] : {std::pair<std::string, const Tensor*>{"w", &(*trained)[0]},
+                                     {"b", &(*trained)[1]}}) {
+      auto stored = (*bundle)->Lookup(key);
+      ASSERT_TRUE(stored.ok()) << StatusToString(stored.status());
+      EXPECT_EQ(stored->data<float>()[0], value->data<float>()[0]) << key;
+    }
+    // A fresh session: init draws other values (another seed), restore brings the trained ones.
+    auto fresh = Session::Load(DataPath("tf1_regression_checkpoint/model.pb"), options);
+    ASSERT_TRUE(fresh.ok()) << StatusToString(fresh.status());
+    st = (*fresh)->Run({}, {}, {"init"}).status();
+    ASSERT_TRUE(st.ok()) << StatusToString(st);
+    auto restored = (*fresh)->Run({{"save/Const", path}}, {}, {"save/restore_all"});
+    ASSERT_TRUE(restored.ok()) << StatusToString(restored.status());
+    auto wb = (*fresh)->Run({}, {"w", "b"});
+    ASSERT_TRUE(wb.ok()) << StatusToString(wb.status());
+    EXPECT_EQ((*wb)[0].data<float>()[0], (*trained)[0].data<float>()[0]);
+    EXPECT_EQ((*wb)[1].data<float>()[0], (*trained)[1].data<float>()[0]);
+    // Restoring from a path with no checkpoint names it.
+    const Tensor missing = MakeStringTensor({}, {(dir / "no_such_ckpt").string()});
+    auto bad = (*fresh)->Run({{"save/Const", missing}}, {}, {"save/restore_all"});
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kNotFound) << StatusToString(bad.status());
+    EXPECT_NE(bad.status().message().find("no_such_ckpt.index"), std::string::npos);
+  }
+}
+
 // tf2_regression_savedmodel: the `train` signature (GradientTape + Keras SGD(0.5), i.e.
 // ResourceApplyGradientDescent in a tf.function) drives the loss to zero on exact data, and
 // jit none and auto agree step by step.
@@ -659,6 +723,57 @@ TEST(TrainingGraphTest, Tf2SavedModelTrainSignature) {
 // tf1_train_iris: two dense layers, softmax cross-entropy and GradientDescent(0.001). On an
 // iris-shaped problem (4 features, 3 well-separated classes) the loss falls at every step, and
 // jit none and auto agree step by step from the same (seeded) initial weights.
+// tf2_regression_savedmodel trained, then written back: SaveVariables keeps the original
+// checkpoint's keys (w, b, the optimizer's iteration, the object graph) with w and b
+// trained; the SavedModel copied with that checkpoint loads with the trained values (its `w`
+// and `b` signatures), in both modes. A GraphDef has no SavedModel variables to save.
+TEST(TrainingGraphTest, Tf2SavedModelVariablesAreWrittenBack) {
+  namespace fs = std::filesystem;
+  const std::vector<float> xs = RegressionX();
+  std::vector<float> ys;
+  for (float x : xs) ys.push_back(0.1f * x + 0.3f);
+  const Tensor x = Tensor::FromVector(DType::kFloat32, {100}, xs);
+  const Tensor y = Tensor::FromVector(DType::kFloat32, {100}, ys);
+  const std::string original = DataPath("tf2_regression_savedmodel");
+  for (JitMode mode : {JitMode::kNone, JitMode::kAuto}) {
+    SCOPED_TRACE(JitModeName(mode));
+    SessionOptions options;
+    options.jit = mode;
+    options.signature = "train";
+    auto session = Session::Load(original, options);
+    ASSERT_TRUE(session.ok()) << StatusToString(session.status());
+    for (int step = 0; step < 100; ++step) {
+      ASSERT_TRUE((*session)->Run({{"x", x}, {"y", y}}, {"loss"}).ok());
+    }
+    const fs::path copy = fs::temp_directory_path() / absl::StrCat("tfjit_trained_",
+                                                                   JitModeName(mode));
+    fs::remove_all(copy);
+    fs::create_directories(copy / "variables");
+    fs::copy_file(fs::path(original) / "saved_model.pb", copy / "saved_model.pb");
+    const std::string prefix = (copy / "variables" / "variables").string();
+    absl::Status saved = (*session)->SaveVariables(prefix);
+    ASSERT_TRUE(saved.ok()) << StatusToString(saved);
+    auto before = tf::BundleReader::Open(original + "/variables/variables");
+    auto after = tf::BundleReader::Open(prefix);
+    ASSERT_TRUE(before.ok() && after.ok());
+    EXPECT_EQ((*after)->ListKeys(), (*before)->ListKeys());
+    for (const char* sig : {"w", "b"}) {
+      SessionOptions read_options;
+      read_options.jit = mode;
+      read_options.signature = sig;
+      auto trained = Session::Load(copy.string(), read_options);
+      ASSERT_TRUE(trained.ok()) << StatusToString(trained.status());
+      auto value = (*trained)->Run({}, {"output"});
+      ASSERT_TRUE(value.ok()) << StatusToString(value.status());
+      EXPECT_NEAR(value->at(0).data<float>()[0], sig == std::string("w") ? 0.1f : 0.3f, 2e-3)
+          << sig;
+    }
+  }
+  auto graph = Session::Load(DataPath("tf1_regression/model.pb"));
+  ASSERT_TRUE(graph.ok());
+  EXPECT_EQ((*graph)->SaveVariables("/tmp/unused").code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(TrainingGraphTest, Tf1IrisLossFallsInEveryMode) {
   const std::string seeded = Seeded(DataPath("tf1_train_iris.pbtxt"), "seeded_iris.pb");
   std::vector<float> features, labels;
