@@ -723,6 +723,65 @@ TEST(TrainingGraphTest, Tf2SavedModelTrainSignature) {
 // tf1_train_iris: two dense layers, softmax cross-entropy and GradientDescent(0.001). On an
 // iris-shaped problem (4 features, 3 well-separated classes) the loss falls at every step, and
 // jit none and auto agree step by step from the same (seeded) initial weights.
+// A sharded save as tf.train.Saver(sharded=True) does it: two SaveV2 into temporary prefixes,
+// then MergeV2Checkpoints into the final one, which holds both tensors while the shards'
+// files are gone.
+constexpr char kShardedSaveGraph[] = R"pb(
+  node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } }
+                                              float_val: 1.5 float_val: -2 } } } }
+  node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 7 } } } }
+  node { name: "p1" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } }
+  node { name: "p2" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } }
+  node { name: "prefixes" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } }
+  node { name: "dest" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } }
+  node { name: "names1" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+         attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } }
+                                              string_val: "a" } } } }
+  node { name: "names2" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+         attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } }
+                                              string_val: "b" } } } }
+  node { name: "slices" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+         attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } }
+                                              string_val: "" } } } }
+  node { name: "save1" op: "SaveV2" input: "p1" input: "names1" input: "slices" input: "a"
+         attr { key: "dtypes" value { list { type: DT_FLOAT } } } }
+  node { name: "save2" op: "SaveV2" input: "p2" input: "names2" input: "slices" input: "b"
+         attr { key: "dtypes" value { list { type: DT_INT32 } } } }
+  node { name: "merge" op: "MergeV2Checkpoints" input: "prefixes" input: "dest"
+         input: "^save1" input: "^save2" attr { key: "delete_old_dirs" value { b: true } } }
+)pb";
+
+TEST(TrainingGraphTest, ShardedSaveMergesIntoOneCheckpoint) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tfjit_sharded_save";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "tmp_shards");
+  const std::string path = WriteTempFile("sharded_save.pbtxt", kShardedSaveGraph);
+  auto session = Session::Load(path);
+  ASSERT_TRUE(session.ok()) << StatusToString(session.status());
+  const std::string s1 = (dir / "tmp_shards" / "part-00000-of-00002").string();
+  const std::string s2 = (dir / "tmp_shards" / "part-00001-of-00002").string();
+  const std::string dest = (dir / "model").string();
+  auto run = (*session)->Run({{"p1", MakeStringTensor({}, {s1})},
+                              {"p2", MakeStringTensor({}, {s2})},
+                              {"prefixes", MakeStringTensor({2}, {s1, s2})},
+                              {"dest", MakeStringTensor({}, {dest})}},
+                             {}, {"merge"});
+  ASSERT_TRUE(run.ok()) << StatusToString(run.status());
+  auto merged = tf::BundleReader::Open(dest);
+  ASSERT_TRUE(merged.ok()) << StatusToString(merged.status());
+  EXPECT_EQ((*merged)->ListKeys(), (std::vector<std::string>{"a", "b"}));
+  auto a = (*merged)->Lookup("a");
+  auto b = (*merged)->Lookup("b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->data<float>()[1], -2.0f);
+  EXPECT_EQ(b->data<int32_t>()[0], 7);
+  EXPECT_FALSE(fs::exists(s1 + ".index"));
+  EXPECT_FALSE(fs::exists(dir / "tmp_shards"));  // delete_old_dirs: the empty folder goes too
+}
+
 // tf2_regression_savedmodel trained, then written back: SaveVariables keeps the original
 // checkpoint's keys (w, b, the optimizer's iteration, the object graph) with w and b
 // trained; the SavedModel copied with that checkpoint loads with the trained values (its `w`
