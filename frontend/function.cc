@@ -410,7 +410,8 @@ std::string FunctionInstanceKey(absl::string_view name, const AttrMap& attrs) {
 absl::StatusOr<FunctionBody> InstantiateFunction(const tensorflow::FunctionDefLibrary& library,
                                                  const tensorflow::VersionDef& versions,
                                                  absl::string_view name, const AttrMap& attrs,
-                                                 bool inline_calls) {
+                                                 bool inline_calls,
+                                                 bool keep_must_compile_calls) {
   const tensorflow::FunctionDef* fn = FindFunction(library, name);
   if (fn == nullptr) {
     return NotFound("function '%s' is not in the graph's function library (%d function(s))",
@@ -430,7 +431,8 @@ absl::StatusOr<FunctionBody> InstantiateFunction(const tensorflow::FunctionDefLi
   BodyBuilder builder(library, *fn, std::move(merged));
   TFJIT_RETURN_IF_ERROR(builder.Run(&def, &body));
   if (inline_calls) {
-    TFJIT_RETURN_IF_ERROR(InlineCalls(library, versions, {std::string(name)}, &def));
+    TFJIT_RETURN_IF_ERROR(InlineCalls(library, versions, {std::string(name)}, &def,
+                                      keep_must_compile_calls));
   }
   TFJIT_ASSIGN_OR_RETURN(body.graph, Graph::Build(def, name));
   body.must_compile = MustCompileAttr(*fn).value_or(false);

@@ -65,10 +65,14 @@ struct FunctionBody {
 // for bad references, missing attrs or rets; UNIMPLEMENTED for list-valued outputs.
 // `inline_calls`: the body's calls are inlined (InlineCalls), as XLA does for a function it
 // compiles, so that values pass between nested functions inside one compiled unit.
+// `keep_must_compile_calls`: calls to must-compile functions stay calls (auto-clustering
+// inlines plain calls as TF's function inlining does, but a jit_compile function keeps its
+// own all-or-error semantics).
 absl::StatusOr<FunctionBody> InstantiateFunction(const tensorflow::FunctionDefLibrary& library,
                                                  const tensorflow::VersionDef& versions,
                                                  absl::string_view name, const AttrMap& attrs,
-                                                 bool inline_calls = false);
+                                                 bool inline_calls = false,
+                                                 bool keep_must_compile_calls = false);
 
 // Inlines the call nodes of `def` (PartitionedCall, StatefulPartitionedCall, direct calls) and
 // of the bodies they bring, as XLA's bridge inlines the calls of a function it compiles. A
@@ -81,7 +85,8 @@ absl::StatusOr<FunctionBody> InstantiateFunction(const tensorflow::FunctionDefLi
 // `callers` or on the inlining path), stay calls: the runtime runs and reports them.
 absl::Status InlineCalls(const tensorflow::FunctionDefLibrary& library,
                          const tensorflow::VersionDef& versions,
-                         const std::vector<std::string>& callers, tensorflow::GraphDef* def);
+                         const std::vector<std::string>& callers, tensorflow::GraphDef* def,
+                         bool keep_must_compile_calls = false);
 
 }  // namespace tfjit::tf
 

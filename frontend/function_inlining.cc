@@ -33,6 +33,29 @@ const tensorflow::FunctionDef* CalledFunction(const tensorflow::FunctionDefLibra
   return fn;
 }
 
+// Whether `from` calls, directly or through other functions, one of `targets`.
+bool CallsAnyOf(const tensorflow::FunctionDefLibrary& library, const std::string& from,
+                const std::vector<std::string>& targets) {
+  absl::flat_hash_set<std::string> seen;
+  std::vector<std::string> work = {from};
+  while (!work.empty()) {
+    const std::string name = work.back();
+    work.pop_back();
+    if (!seen.insert(name).second) continue;
+    const tensorflow::FunctionDef* fn = FindFunction(library, name);
+    if (fn == nullptr) continue;
+    for (const tensorflow::NodeDef& node : fn->node_def()) {
+      AttrMap attrs;
+      const tensorflow::FunctionDef* callee = CalledFunction(library, node, &attrs);
+      if (callee == nullptr) continue;
+      const std::string& callee_name = callee->signature().name();
+      if (std::find(targets.begin(), targets.end(), callee_name) != targets.end()) return true;
+      work.push_back(callee_name);
+    }
+  }
+  return false;
+}
+
 // "x:k" or "^x" of the callee, as named once inlined under `prefix`.
 std::string Prefixed(absl::string_view prefix, absl::string_view ref) {
   if (!ref.empty() && ref.front() == '^') return absl::StrCat("^", prefix, ref.substr(1));
@@ -47,7 +70,8 @@ absl::string_view NodeOf(absl::string_view tensor) {
 
 absl::Status InlineCalls(const tensorflow::FunctionDefLibrary& library,
                          const tensorflow::VersionDef& versions,
-                         const std::vector<std::string>& callers, tensorflow::GraphDef* def) {
+                         const std::vector<std::string>& callers, tensorflow::GraphDef* def,
+                         bool keep_must_compile_calls) {
   absl::flat_hash_set<std::string> names;
   for (const tensorflow::NodeDef& n : def->node()) names.insert(n.name());
   // Per node: the functions it was inlined from, outermost first (recursion stops there).
@@ -57,9 +81,19 @@ absl::Status InlineCalls(const tensorflow::FunctionDefLibrary& library,
     AttrMap attrs;
     const tensorflow::FunctionDef* fn = CalledFunction(library, def->node(i), &attrs);
     if (fn == nullptr || MustCompileAttr(*fn) == std::optional<bool>(false)) continue;
+    if (keep_must_compile_calls) {
+      auto call_attr = def->node(i).attr().find("_XlaMustCompile");
+      const bool call_must = call_attr != def->node(i).attr().end() &&
+                             call_attr->second.value_case() == tensorflow::AttrValue::kB &&
+                             call_attr->second.b();
+      if (MustCompileAttr(*fn).value_or(false) || call_must) continue;
+    }
     const std::string& callee = fn->signature().name();
     std::vector<std::string> path = paths[static_cast<size_t>(i)];
     if (std::find(path.begin(), path.end(), callee) != path.end()) continue;
+    // A callee on a cycle back to the path stays a call too, so the runtime's recursion error
+    // names the whole cycle ("fa -> fb -> fa").
+    if (CallsAnyOf(library, callee, path)) continue;
     path.push_back(callee);
     const tensorflow::NodeDef call = def->node(i);
     absl::StatusOr<FunctionBody> body = InstantiateFunction(library, versions, callee, attrs);

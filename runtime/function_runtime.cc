@@ -68,10 +68,16 @@ absl::StatusOr<std::shared_ptr<const FunctionRuntime::Instance>> FunctionRuntime
   instance->key = key;
   instance->must_compile = must_compile;
   // A body that must compile is one unit with the functions it calls (XLA inlines them), so
-  // lists, resources and RNG state pass between them inside the compiled code.
+  // lists, resources and RNG state pass between them inside the compiled code. Auto mode
+  // inlines plain calls too, as TF's function inlining does before auto-clustering (a
+  // tf.function training step's forward, backward and update become one graph, clustered
+  // together); calls to jit_compile functions stay calls, with their own semantics.
   TFJIT_ASSIGN_OR_RETURN(instance->body,
                          tf::InstantiateFunction(graph_.library(), graph_.versions(), name,
-                                                 call.attrs, mode == cluster::JitMode::kAll));
+                                                 call.attrs,
+                                                 mode == cluster::JitMode::kAll ||
+                                                     mode == cluster::JitMode::kAuto,
+                                                 mode == cluster::JitMode::kAuto));
   const tf::Graph& body = *instance->body.graph;
   std::vector<tf::Output> feeds, fetches;
   for (const std::string& in : instance->body.inputs) {

@@ -695,11 +695,15 @@ void ExplainPlan(const tf::Graph& graph, const std::vector<tf::Output>& feeds,
     absl::StatusOr<tf::FunctionCall> call = tf::GetFunctionCall(node);
     if (!call.ok()) continue;
     const std::string& name = call->function->signature().name();
-    absl::StatusOr<tf::FunctionBody> body =
-        tf::InstantiateFunction(graph.library(), graph.versions(), name, call->attrs);
-    if (!body.ok()) continue;
     const cluster::JitMode body_mode = runtime::FunctionBodyMode(
         session_mode, tf::CallMustCompileAttr(node), caller_must_compile);
+    // As FunctionRuntime instantiates it: calls inlined in all and auto modes (auto keeps
+    // calls to must-compile functions).
+    absl::StatusOr<tf::FunctionBody> body = tf::InstantiateFunction(
+        graph.library(), graph.versions(), name, call->attrs,
+        body_mode == cluster::JitMode::kAll || body_mode == cluster::JitMode::kAuto,
+        body_mode == cluster::JitMode::kAuto);
+    if (!body.ok()) continue;
     std::vector<tf::Output> body_feeds, body_fetches;
     for (const std::string& in : body->inputs) {
       if (auto o = body->graph->FindOutput(in); o.ok()) body_feeds.push_back(*o);

@@ -330,10 +330,27 @@ std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster) {
       }
     }
   }
+  // A handle reaches the writer through Identities inside the cluster (an inlined call's
+  // argument): the variable written is the cluster input they start from.
+  const absl::flat_hash_set<const tf::Node*> inside(cluster.nodes.begin(), cluster.nodes.end());
+  absl::flat_hash_set<std::pair<const tf::Node*, int>> sources;
+  for (std::pair<const tf::Node*, int> w : written) {
+    for (int hops = 0; hops < 64 && inside.contains(w.first); ++hops) {
+      const std::string& op = w.first->op();
+      if (op == "Identity" || op == "Snapshot") {
+        w = {w.first->input(0).node, w.first->input(0).index};
+      } else if (op == "IdentityN" && w.second < w.first->num_inputs()) {
+        w = {w.first->input(w.second).node, w.first->input(w.second).index};
+      } else {
+        break;
+      }
+    }
+    sources.insert(w);
+  }
   std::vector<int> result;
   for (size_t i = 0; i < cluster.inputs.size(); ++i) {
     const tf::Output& in = cluster.inputs[i];
-    if (written.contains(std::pair<const tf::Node*, int>(in.node, in.index))) {
+    if (sources.contains(std::pair<const tf::Node*, int>(in.node, in.index))) {
       result.push_back(static_cast<int>(i));
     }
   }

@@ -698,8 +698,9 @@ TEST(TrainingGraphTest, Tf2SavedModelTrainSignature) {
     }
     ASSERT_TRUE(session.ok()) << StatusToString(session.status());
     int compiled = 0;
+    RunStats stats;
     for (int step = 0; step < 200; ++step) {
-      RunStats stats;
+      stats = RunStats();
       auto loss = (*session)->Run({{"x", x}, {"y", y}}, {"loss"}, &stats);
       std::string skip;
       if (!loss.ok() && MissingOp(loss.status(), &skip)) GTEST_SKIP() << skip;
@@ -709,6 +710,10 @@ TEST(TrainingGraphTest, Tf2SavedModelTrainSignature) {
     }
     if (mode == JitMode::kAuto) {
       EXPECT_GT(compiled, 0) << "the train function should compile";
+      // The tf.function's calls (forward, backward) are inlined as TF inlines them before
+      // auto-clustering: forward, gradients and the SGD update are one cluster.
+      EXPECT_EQ(stats.clusters, 1);
+      EXPECT_EQ(stats.fallbacks, 0);
     }
     EXPECT_LT(trace[mode].back(), 1e-6);
     EXPECT_LT(trace[mode].back(), trace[mode].front());
