@@ -374,6 +374,17 @@ absl::StatusOr<std::vector<std::string>> BundleReader::LookupStrings(
   return out;
 }
 
+absl::StatusOr<Tensor> BundleReader::LookupAny(const std::string& key) const {
+  TFJIT_ASSIGN_OR_RETURN(const tensorflow::BundleEntryProto* entry, Entry(key));
+  if (entry->dtype() != tensorflow::DT_STRING) return Lookup(key);
+  TFJIT_ASSIGN_OR_RETURN(std::vector<std::string> values, LookupStrings(key));
+  absl::StatusOr<std::vector<int64_t>> dims = ShapeFromProto(entry->shape());
+  if (!dims.ok()) {
+    return DataLoss("checkpoint index '%s': tensor '%s' has a bad shape", index_path_, key);
+  }
+  return MakeStringTensor(*std::move(dims), std::move(values));
+}
+
 std::string BundleDataPath(const std::string& prefix, int shard, int num_shards) {
   return absl::StrFormat("%s.data-%05d-of-%05d", prefix, shard, num_shards);
 }

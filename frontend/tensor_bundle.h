@@ -45,6 +45,8 @@ class BundleReader {
   // Reads a DT_STRING tensor's elements in row-major order (e.g. the checkpoint's
   // _CHECKPOINTABLE_OBJECT_GRAPH), with the same checks as Lookup.
   absl::StatusOr<std::vector<std::string>> LookupStrings(const std::string& key) const;
+  // Lookup, or for a DT_STRING entry a string tensor (core/string_tensor.h) of its shape.
+  absl::StatusOr<Tensor> LookupAny(const std::string& key) const;
 
  private:
   BundleReader() = default;

@@ -25,7 +25,6 @@
 #include "frontend/functionalize.h"
 #include "frontend/model.h"
 #include "frontend/tensor_bundle.h"
-#include "frontend/tensor_proto.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
@@ -629,16 +628,8 @@ Status Session::SaveVariables(const std::string& prefix) {
                          tf::BundleReader::Open(ckpt.prefix));
   for (const std::string& key : original->ListKeys()) {
     if (written.contains(key)) continue;
-    TFJIT_ASSIGN_OR_RETURN(const tensorflow::BundleEntryProto* entry, original->Entry(key));
-    if (entry->dtype() == tensorflow::DT_STRING) {
-      TFJIT_ASSIGN_OR_RETURN(std::vector<std::string> strings, original->LookupStrings(key));
-      TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, tf::ShapeFromProto(entry->shape()));
-      TFJIT_RETURN_IF_ERROR(writer.Add(key, MakeStringTensor(std::move(dims),
-                                                             std::move(strings))));
-    } else {
-      TFJIT_ASSIGN_OR_RETURN(Tensor value, original->Lookup(key));
-      TFJIT_RETURN_IF_ERROR(writer.Add(key, value));
-    }
+    TFJIT_ASSIGN_OR_RETURN(Tensor value, original->LookupAny(key));
+    TFJIT_RETURN_IF_ERROR(writer.Add(key, value));
   }
   return writer.Finish();
 }

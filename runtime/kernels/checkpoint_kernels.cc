@@ -93,14 +93,7 @@ absl::Status RestoreV2(KernelContext& ctx) {
                          "dtype %s (checkpoint '%s')", names[k], DTypeName(dtypes[k]),
                          tf::TfDataTypeName(entry->dtype()), (*reader)->index_path());
     }
-    if (dtypes[k] == DType::kString) {
-      TFJIT_ASSIGN_OR_RETURN(std::vector<std::string> values,
-                             (*reader)->LookupStrings(names[k]));
-      TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, tf::ShapeFromProto(entry->shape()));
-      ctx.set_output(static_cast<int>(k), MakeStringTensor(std::move(dims), std::move(values)));
-      continue;
-    }
-    absl::StatusOr<Tensor> t = (*reader)->Lookup(names[k]);
+    absl::StatusOr<Tensor> t = (*reader)->LookupAny(names[k]);
     if (!t.ok()) return WithNode(ctx, t.status());
     ctx.set_output(static_cast<int>(k), *std::move(t));
   }
@@ -132,18 +125,9 @@ absl::Status MergeV2Checkpoints(KernelContext& ctx) {
       return WithNode(ctx, reader.status());
     }
     for (const std::string& key : (*reader)->ListKeys()) {
-      TFJIT_ASSIGN_OR_RETURN(const tensorflow::BundleEntryProto* entry, (*reader)->Entry(key));
-      Tensor t;
-      if (entry->dtype() == tensorflow::DT_STRING) {
-        TFJIT_ASSIGN_OR_RETURN(std::vector<std::string> values, (*reader)->LookupStrings(key));
-        TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, tf::ShapeFromProto(entry->shape()));
-        t = MakeStringTensor(std::move(dims), std::move(values));
-      } else {
-        absl::StatusOr<Tensor> value = (*reader)->Lookup(key);
-        if (!value.ok()) return WithNode(ctx, value.status());
-        t = *std::move(value);
-      }
-      TFJIT_RETURN_IF_ERROR(WithNode(ctx, writer.Add(key, t)));
+      absl::StatusOr<Tensor> t = (*reader)->LookupAny(key);
+      if (!t.ok()) return WithNode(ctx, t.status());
+      TFJIT_RETURN_IF_ERROR(WithNode(ctx, writer.Add(key, *t)));
     }
     for (const std::string& file : BundleFiles(**reader)) merged_files.push_back(file);
   }
