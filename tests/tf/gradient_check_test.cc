@@ -1,4 +1,5 @@
-// Gradient ops against central finite differences of their forward ops, in float64 (issue 22:
+// Gradient ops (elementwise, BiasAddGrad, Conv2D's input and filter gradients, MaxPool's and
+// AvgPool's) against central finite differences of their forward ops, in float64 (issue 22:
 // checks that do not trust tfjit's formulas). For a forward op y = F(x) and an upstream
 // gradient dy, the gradient op must give d<dy, F(x)>/dx, which is estimated here as
 // (<dy, F(x + h e_i)> - <dy, F(x - h e_i)>) / 2h from F alone. Both the forward evaluations and
@@ -43,6 +44,72 @@ std::string GradOf(const std::string& op, const std::string& a, const std::strin
                       R"(" attr { key: "T" value { type: DT_DOUBLE } } })");
 }
 
+// A Const node of `dtype` ("DT_DOUBLE" or "DT_INT32") holding `values` in `dims`.
+std::string ConstNode(const std::string& name, const std::string& dtype,
+                      const std::vector<int64_t>& dims, const std::vector<double>& values) {
+  std::string shape, vals;
+  for (int64_t d : dims) absl::StrAppend(&shape, "dim { size: ", d, " } ");
+  const bool is_int = dtype == "DT_INT32";
+  for (double v : values) {
+    absl::StrAppend(&vals, is_int ? "int_val: " : "double_val: ",
+                    is_int ? absl::StrCat(static_cast<int>(v)) : absl::StrCat(v), " ");
+  }
+  return absl::StrCat("node { name: \"", name, "\" op: \"Const\" attr { key: \"dtype\" value { ",
+                      "type: ", dtype, " } } attr { key: \"value\" value { tensor { dtype: ",
+                      dtype, " tensor_shape { ", shape, "} ", vals, "} } } }\n");
+}
+
+std::vector<double> Seeded(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(rng);
+  return v;
+}
+
+constexpr char kConvAttrs[] = R"(attr { key: "T" value { type: DT_DOUBLE } }
+    attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
+    attr { key: "padding" value { s: "SAME" } })";
+constexpr char kPoolAttrs[] = R"(attr { key: "T" value { type: DT_DOUBLE } }
+    attr { key: "ksize" value { list { i: 1 i: 2 i: 2 i: 1 } } }
+    attr { key: "strides" value { list { i: 1 i: 2 i: 2 i: 1 } } }
+    attr { key: "padding" value { s: "VALID" } })";
+
+// The windowed gradients: Conv2D's input and filter gradients, MaxPool's and AvgPool's.
+void AddWindowCases(std::vector<GradCase>* cases) {
+  const std::string filter = ConstNode("w", "DT_DOUBLE", {3, 3, 2, 3}, Seeded(54, 3));
+  const std::string image = ConstNode("img", "DT_DOUBLE", {1, 5, 5, 2}, Seeded(50, 4));
+  cases->push_back(
+      {"Conv2DBackpropInput",
+       filter + absl::StrCat(R"(node { name: "y" op: "Conv2D" input: "x" input: "w" )",
+                             kConvAttrs, "}"),
+       ConstNode("in_sizes", "DT_INT32", {4}, {1, 5, 5, 2}) +
+           absl::StrCat(R"(node { name: "g" op: "Conv2DBackpropInput" input: "in_sizes" )",
+                        R"(input: "w" input: "dy" )", kConvAttrs, "}"),
+       {1, 5, 5, 2}, {1, 5, 5, 3}});
+  cases->push_back(
+      {"Conv2DBackpropFilter",
+       image + absl::StrCat(R"(node { name: "y" op: "Conv2D" input: "img" input: "x" )",
+                            kConvAttrs, "}"),
+       ConstNode("f_sizes", "DT_INT32", {4}, {3, 3, 2, 3}) +
+           absl::StrCat(R"(node { name: "g" op: "Conv2DBackpropFilter" input: "img" )",
+                        R"(input: "f_sizes" input: "dy" )", kConvAttrs, "}"),
+       {3, 3, 2, 3}, {1, 5, 5, 3}});
+  cases->push_back(
+      {"MaxPoolGrad",
+       absl::StrCat(R"(node { name: "y" op: "MaxPool" input: "x" )", kPoolAttrs, "}"),
+       absl::StrCat(R"(node { name: "g" op: "MaxPoolGrad" input: "x" input: "y" input: "dy" )",
+                    kPoolAttrs, "}"),
+       {1, 4, 4, 2}, {1, 2, 2, 2}});
+  cases->push_back(
+      {"AvgPoolGrad",
+       absl::StrCat(R"(node { name: "y" op: "AvgPool" input: "x" )", kPoolAttrs, "}"),
+       ConstNode("x_shape", "DT_INT32", {4}, {1, 4, 4, 2}) +
+           absl::StrCat(R"(node { name: "g" op: "AvgPoolGrad" input: "x_shape" input: "dy" )",
+                        kPoolAttrs, "}"),
+       {1, 4, 4, 2}, {1, 2, 2, 2}});
+}
+
 std::vector<GradCase> Cases() {
   std::vector<GradCase> cases = {
       {"Relu", Unary("Relu"), GradOf("ReluGrad", "dy", "x"), {3, 4}, {3, 4}, -2, 2, {0}},
@@ -73,6 +140,7 @@ std::vector<GradCase> Cases() {
        R"(node { name: "g" op: "BiasAddGrad" input: "dy"
                  attr { key: "T" value { type: DT_DOUBLE } } })",
        {4}, {3, 4}});
+  AddWindowCases(&cases);
   return cases;
 }
 
