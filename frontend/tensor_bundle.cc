@@ -431,18 +431,20 @@ uint32_t AppendStringRecord(const std::vector<std::string>& values, std::string*
   return crc;
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& bytes) {
+// Writes `bytes` to `path` (a temporary name), naming `final_path` in errors.
+absl::Status WriteFile(const std::string& path, const std::string& bytes,
+                       const std::string& final_path) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) {
     return InvalidArgument("checkpoint '%s': cannot create the file: %s (is the folder there "
-                           "and writable?)", path, std::strerror(errno));
+                           "and writable?)", final_path, std::strerror(errno));
   }
   const size_t written = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), f);
   const int closed = std::fclose(f);
   if (written != bytes.size() || closed != 0) {
     std::remove(path.c_str());
-    return InvalidArgument("checkpoint '%s': writing %d bytes failed (is the disk full?)", path,
-                           bytes.size());
+    return InvalidArgument("checkpoint '%s': writing %d bytes failed (is the disk full?)",
+                           final_path, bytes.size());
   }
   return absl::OkStatus();
 }
@@ -496,7 +498,7 @@ absl::Status BundleWriter::Finish() {
   const std::string suffix =
       absl::StrFormat(".tempstate%d_%d", static_cast<int>(getpid()), counter.fetch_add(1));
   const std::string data_tmp = data_path + suffix, index_tmp = index_path + suffix;
-  TFJIT_RETURN_IF_ERROR(WriteFile(data_tmp, data_));
+  TFJIT_RETURN_IF_ERROR(WriteFile(data_tmp, data_, data_path));
 
   tensorflow::BundleHeaderProto header;
   header.set_num_shards(1);
