@@ -283,10 +283,7 @@ absl::Status LowerSize(LoweringContext& ctx, const tf::Node& node) {
     for (int i = 0; i < x->shape().rank(); ++i) {
       if (i != d->dim) others *= x->shape().dim(i);
     }
-    SymExpr size;
-    for (const auto& [atom, coef] : d->size.terms) size.terms.push_back({atom, coef * others});
-    size.constant = d->size.constant * others;
-    if (others == 0) size = SymExpr();
+    const SymExpr size = Scaled(d->size, others);
     TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.SizeValue(size));
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, node.output_types()[0]));
     ctx.SetOutput(node, 0, r);

@@ -24,10 +24,16 @@
 #include "absl/strings/string_view.h"
 #include "compiler/hlo/instruction.h"
 #include "compiler/tf2hlo/lowering_context.h"
+#include "compiler/tf2hlo/op_lowerings.h"
 #include "frontend/function.h"
 #include "frontend/graph.h"
 
 namespace tfjit::tf2hlo {
+
+// Affine expressions of run-time sizes (LoweringContext's SymExpr): c, a * k, a + b.
+SymExpr Constant(int64_t c);
+SymExpr Scaled(const SymExpr& a, int64_t k);
+SymExpr Sum(const SymExpr& a, const SymExpr& b);
 
 // How an op's lowering treats an input with a padded dim.
 enum class DynamicRead {
@@ -63,16 +69,19 @@ PaddedAnalysis AnalyzePadded(const std::vector<const tf::Node*>& order,
 // the rest (a Pad whose paddings do not give a static size fails there, naming the Pad).
 std::optional<std::string> UnresolvedDynamicSize(const tf::FunctionBody& body);
 
-// Run before each node's lowering: lowers the ops whose padded inputs need more than their
-// plain lowering (reductions, TopKV2, ConcatV2 along the padded dim, Reshape, Slice, Where)
-// and those that make a padded value from sizes computed at run time (Range with a bounded
-// limit, Slice, Fill); false when the plain lowering applies.
-absl::StatusOr<bool> LowerPaddedNode(LoweringContext& ctx, const tf::Node& node);
+// Lowers `node` with its op's `lowering` and carries sizes known only at run time through it
+// (padded_lowerings.cc). A node reading a padded value or a run-time size is lowered by its
+// padded lowering where it has one (reductions, TopKV2, ConcatV2 along the padded dim,
+// Reshape, Slice, Range, Fill, Where, elementwise ops meeting a static extent), else plainly;
+// any other node plainly, and only when that fails is a Range, Slice, Fill or TopKV2 tried
+// again with a run-time size bounded by value ranges. Then PropagateDynamicSizes.
+absl::Status LowerNodeWithSizes(LoweringContext& ctx, const tf::Node& node,
+                                const OpLowering& lowering);
 
-// Run after each node's lowering: carries a padded dim through shape-preserving unary ops, and
-// the run-time sizes through the integer ops that compute with shapes (StridedSlice, Pack,
-// Sub, ...), so a Pad can tell that `bound - size` pads to a static size.
-// `lowered_padded`: LowerPaddedNode lowered the node (its outputs' padding is set).
+// After a node's lowering: carries a padded dim through shape-preserving unary ops (unless
+// `lowered_padded`: its padded lowering set its outputs), and the run-time sizes through the
+// integer ops that compute with shapes (StridedSlice, Pack, Sub, ...), so a Pad can tell that
+// `bound - size` pads to a static size.
 absl::Status PropagateDynamicSizes(LoweringContext& ctx, const tf::Node& node,
                                    bool lowered_padded);
 

@@ -67,18 +67,6 @@ std::vector<bool> NestedWantedInputs(const tf::Node& node) {
   return wanted;
 }
 
-absl::Status LowerBodyNode(LoweringContext& ctx, const tf::Node& node) {
-  const OpLowering* lowering = LoweringFor(node);
-  if (lowering == nullptr) return Unimplemented("no HLO lowering for op %s", node.op());
-  hlo::Metadata meta;
-  meta.tf_node = node.name();
-  meta.tf_op = node.op();
-  ctx.b().set_metadata(std::move(meta));
-  TFJIT_ASSIGN_OR_RETURN(bool padded, LowerPaddedNode(ctx, node));
-  if (!padded) TFJIT_RETURN_IF_ERROR(lowering->fn(ctx, node));
-  return PropagateDynamicSizes(ctx, node, padded);
-}
-
 }  // namespace
 
 bool IsFunctionalWhile(absl::string_view op) { return op == "While" || op == "StatelessWhile"; }
@@ -268,7 +256,7 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerInto(
     ctx.Bind(in, value);
   }
   for (const tf::Node* node : NeededBodyNodes(body)) {
-    absl::Status s = LowerBodyNode(ctx, *node);
+    absl::Status s = LowerNode(ctx, *node);
     if (!s.ok()) {
       return AttachNode(AppendContext(s, absl::StrCat("[[{{node ", node->name(),
                                                       "}}]] while lowering ", node->DebugName(),

@@ -54,6 +54,8 @@ const std::vector<OpLowering>& LoweringTable() {
   return *table;
 }
 
+}  // namespace
+
 absl::Status LowerNode(LoweringContext& ctx, const tf::Node& node) {
   const OpLowering* lowering = LoweringFor(node);
   if (lowering == nullptr) {
@@ -63,12 +65,8 @@ absl::Status LowerNode(LoweringContext& ctx, const tf::Node& node) {
   meta.tf_node = node.name();
   meta.tf_op = node.op();
   ctx.b().set_metadata(std::move(meta));
-  TFJIT_ASSIGN_OR_RETURN(bool padded, LowerPaddedNode(ctx, node));
-  if (!padded) TFJIT_RETURN_IF_ERROR(lowering->fn(ctx, node));
-  return PropagateDynamicSizes(ctx, node, padded);
+  return LowerNodeWithSizes(ctx, node, *lowering);
 }
-
-}  // namespace
 
 double LowestValue(DType t) {
   switch (t) {

@@ -75,6 +75,12 @@ bool HasComplexValues(const tf::Node& node);
 // The lowering `node` uses: its op's complex lowering when it has complex values, else the
 // op's lowering; nullptr when there is none.
 const OpLowering* LoweringFor(const tf::Node& node);
+// The scalar padding value of Pad (zero) or PadV2 (its third input, which must be a scalar).
+absl::StatusOr<hlo::Instruction*> PadConstantValue(LoweringContext& ctx, const tf::Node& node,
+                                                   DType type);
+// Lowers one node of a cluster or a function body with its LoweringFor (metadata set, sizes
+// known only at run time carried through: dynamic_sizes.h's LowerNodeWithSizes).
+absl::Status LowerNode(LoweringContext& ctx, const tf::Node& node);
 
 // Families (each defined in its own file).
 void AppendMathLowerings(std::vector<OpLowering>* table);   // math_lowerings.cc

@@ -496,6 +496,21 @@ absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> Paddings(LoweringContex
   return pads;
 }
 
+}  // namespace
+
+absl::StatusOr<Instruction*> PadConstantValue(LoweringContext& ctx, const tf::Node& node,
+                                              DType type) {
+  if (node.num_inputs() <= 2) return ctx.Splat(type, 0.0, {});
+  TFJIT_ASSIGN_OR_RETURN(Instruction * value, ctx.Input(node, 2));
+  if (value->shape().rank() != 0) {
+    return InvalidArgument("node %s: constant_values must be a scalar, got %s", node.DebugName(),
+                           value->shape().ToString());
+  }
+  return value;
+}
+
+namespace {
+
 // Pad(x, paddings) pads with 0; PadV2 with its scalar constant_values input.
 absl::Status LowerPad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
@@ -504,16 +519,8 @@ absl::Status LowerPad(LoweringContext& ctx, const tf::Node& node) {
     return LowerDynamicPad(ctx, node);
   }
   TFJIT_ASSIGN_OR_RETURN(auto pads, Paddings(ctx, node, x->shape().rank()));
-  Instruction* value = nullptr;
-  if (node.num_inputs() > 2) {
-    TFJIT_ASSIGN_OR_RETURN(value, ctx.Input(node, 2));
-    if (value->shape().rank() != 0) {
-      return InvalidArgument("node %s: constant_values must be a scalar, got %s",
-                             node.DebugName(), value->shape().ToString());
-    }
-  } else {
-    TFJIT_ASSIGN_OR_RETURN(value, ctx.Splat(x->shape().element_type(), 0.0, {}));
-  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * value,
+                         PadConstantValue(ctx, node, x->shape().element_type()));
   hlo::Attributes attrs;
   for (const auto& [lo, hi] : pads) attrs.padding.push_back({lo, hi, 0});
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Add(Opcode::kPad, {x, value}, attrs));
