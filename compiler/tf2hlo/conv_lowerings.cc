@@ -227,10 +227,14 @@ absl::Status LowerConv2DBackpropInput(LoweringContext& ctx, const tf::Node& node
     d.pad_hi = s->in - 1 - (s->out - 1) * s->stride + s->pad_before;
     a.window.push_back(d);
   }
-  a.conv = Nhwc(/*kernel_in=*/3, /*kernel_out=*/2, attrs.nchw);  // the filter's io swap
+  // The filter reversed in space with its in/out features swapped ([KH, KW, O, C]) by an
+  // explicit transpose (filter-sized, cheap), so the convolution has the forward layout that
+  // the backends' convolution library calls take (backends/gemm_match.h).
+  a.conv = Nhwc(/*kernel_in=*/2, /*kernel_out=*/3, attrs.nchw);
   hlo::Attributes rev;
   rev.dimensions = {0, 1};
   TFJIT_ASSIGN_OR_RETURN(Instruction * fr, ctx.b().Add(Opcode::kReverse, {f}, std::move(rev)));
+  TFJIT_ASSIGN_OR_RETURN(fr, ctx.b().Transpose(fr, {0, 1, 3, 2}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Add(Opcode::kConvolution, {dy, fr}, a));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();

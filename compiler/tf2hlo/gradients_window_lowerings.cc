@@ -384,8 +384,13 @@ absl::StatusOr<Instruction*> TapInput(LoweringContext& ctx, Instruction* xp, con
                             {0, p.x[3], 1}});
 }
 
-// Per filter tap: the tap's input values contracted with out_backprop over (N, OH, OW)
-// (depthwise: multiplied channel by channel and summed), in f32 for 16-bit types; the taps
+// Past this size the filter gradient's patches are not built; each tap makes its own GEMM.
+constexpr int64_t kMaxPatchBytes = int64_t{128} << 20;
+
+// The patches (each output position's window of input values, [N*OH*OW, KH*KW*C]) times
+// out_backprop [N*OH*OW, O] in one GEMM; when the patches would pass kMaxPatchBytes, and for
+// depthwise filters, per filter tap: the tap's input values contracted with out_backprop over
+// (N, OH, OW) (depthwise: multiplied channel by channel and summed); in f32 for 16-bit types; the taps
 // concatenated into [KH, KW, C, O] (depthwise [KH, KW, C, M]).
 absl::Status LowerConvBackpropFilter(LoweringContext& ctx, const tf::Node& node) {
   const bool depthwise = node.op() == "DepthwiseConv2dNativeBackpropFilter";
@@ -420,6 +425,39 @@ absl::Status LowerConvBackpropFilter(LoweringContext& ctx, const tf::Node& node)
     TFJIT_ASSIGN_OR_RETURN(dy_split, ctx.b().Reshape(dy, split));
   }
   hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, ct);
+  // Rows of the GEMMs below: every output position of every example.
+  const int64_t rows = p.x[0] * p.w.h.out * p.w.w.out;
+  Instruction* dy_rows = nullptr;
+  if (!depthwise) {
+    TFJIT_ASSIGN_OR_RETURN(dy_rows, ctx.b().Reshape(dy, {rows, m}));
+  }
+  const int64_t taps_count = p.w.h.k * p.w.w.k;
+  const int64_t patch_bytes = rows * taps_count * c * static_cast<int64_t>(DTypeSize(ct));
+  if (!depthwise && taps_count > 1 && patch_bytes <= kMaxPatchBytes) {
+    // One GEMM: the patches transposed, [KH*KW*C, rows] (im2col in the filter's (kh, kw, c)
+    // order; each tap's input values transposed to [C, rows] and stacked along the major
+    // dim, so the copy's inner loop runs along one tap's rows), times dy [rows, O].
+    std::vector<Instruction*> cols;
+    for (int64_t i = 0; i < p.w.h.k; ++i) {
+      for (int64_t j = 0; j < p.w.w.k; ++j) {
+        TFJIT_ASSIGN_OR_RETURN(Instruction * xt, TapInput(ctx, xp, p, i, j));
+        TFJIT_ASSIGN_OR_RETURN(xt, ctx.b().Transpose(xt, {3, 0, 1, 2}));
+        TFJIT_ASSIGN_OR_RETURN(xt, ctx.b().Reshape(xt, {c, rows}));
+        cols.push_back(xt);
+      }
+    }
+    TFJIT_ASSIGN_OR_RETURN(Instruction * patches, ctx.b().Concatenate(cols, 0));
+    hlo::DotDims dd;
+    dd.lhs_contracting = {1};
+    dd.rhs_contracting = {0};
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Dot(patches, dy_rows, dd));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, fsizes));
+    if (ct != t) {
+      TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
+    }
+    ctx.SetOutput(node, 0, r);
+    return absl::OkStatus();
+  }
   std::vector<Instruction*> taps;
   for (int64_t i = 0; i < p.w.h.k; ++i) {
     for (int64_t j = 0; j < p.w.w.k; ++j) {
@@ -429,11 +467,12 @@ absl::Status LowerConvBackpropFilter(LoweringContext& ctx, const tf::Node& node)
         TFJIT_ASSIGN_OR_RETURN(Instruction * xb, ctx.b().Broadcast(xt, split, {0, 1, 2, 3}));
         TFJIT_ASSIGN_OR_RETURN(Instruction * prod, ctx.b().Binary(Opcode::kMultiply, xb, dy_split));
         TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Reduce(prod, zero, {0, 1, 2}, add));
-      } else {
+      } else {  // the tap's [rows, C]^T x dy [rows, O], a GEMM
+        TFJIT_ASSIGN_OR_RETURN(xt, ctx.b().Reshape(xt, {rows, c}));
         hlo::DotDims dd;
-        dd.lhs_contracting = {0, 1, 2};
-        dd.rhs_contracting = {0, 1, 2};
-        TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Dot(xt, dy, dd));
+        dd.lhs_contracting = {0};
+        dd.rhs_contracting = {0};
+        TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Dot(xt, dy_rows, dd));
       }
       TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Reshape(g, {1, fsizes[2], fsizes[3]}));
       taps.push_back(g);
