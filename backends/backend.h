@@ -57,6 +57,10 @@ class Executable {
     return Run(args, pool);
   }
   virtual const CompileStats& stats() const = 0;
+  // Bytes each Run copies, on the host, into results that no kernel wrote (a parameter or a
+  // constant returned as it is). A variable update computed by a kernel is written straight
+  // into its result's buffer and costs none.
+  virtual int64_t copied_output_bytes() const { return 0; }
   // The optimized module that was compiled (for dumps and explain).
   virtual const hlo::Module& module() const = 0;
 };

@@ -54,6 +54,34 @@ void MemoryBudget::UpdatePeak(int64_t now) {
   }
 }
 
+void UndoLog::Record(const void* key, std::function<void()> restore,
+                     std::function<bool()> still_ours) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Entry& e : entries_) {
+    if (e.key == key) {
+      e.still_ours = std::move(still_ours);
+      return;
+    }
+  }
+  entries_.push_back({key, std::move(restore), std::move(still_ours)});
+}
+
+void UndoLog::Rollback() {
+  std::vector<Entry> entries;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries.swap(entries_);
+  }
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+    if (it->still_ours()) it->restore();
+  }
+}
+
+bool UndoLog::empty() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.empty();
+}
+
 RunControl::RunControl(int64_t timeout_ms, std::shared_ptr<const CancellationToken> cancel,
                        std::shared_ptr<MemoryBudget> memory)
     : start_(std::chrono::steady_clock::now()),

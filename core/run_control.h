@@ -9,7 +9,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -46,8 +48,32 @@ class MemoryBudget {
   std::atomic<int64_t> peak_{0};
 };
 
-// One run's deadline, cancellation token and memory budget. Immutable after construction
-// apart from the stop flag, so any thread may poll it.
+// What a run changed that outlives it (the session's variables), kept so that a run that
+// fails can put it back: Session::Run rolls back on any error, so a step's updates land all
+// together or not at all. Thread-safe (a run's kernels record from several threads).
+class UndoLog {
+ public:
+  // `key` (a variable) was changed by the run. The first call for a key keeps `restore`
+  // (which puts back the value from before the run); every call replaces `still_ours` (whether
+  // the key's current value is still the one this run gave it last).
+  void Record(const void* key, std::function<void()> restore, std::function<bool()> still_ours);
+  // Newest first, restores each key whose current value is still this run's: a concurrent
+  // run's later assignment is never undone. Forgets the records.
+  void Rollback();
+  bool empty() const;
+
+ private:
+  struct Entry {
+    const void* key;
+    std::function<void()> restore;
+    std::function<bool()> still_ours;
+  };
+  mutable std::mutex mu_;
+  std::vector<Entry> entries_;
+};
+
+// One run's deadline, cancellation token and memory budget, and its undo log. Immutable after
+// construction apart from the stop flag and the log, so any thread may poll it.
 class RunControl {
  public:
   // timeout_ms <= 0: no deadline. `cancel` and `memory` may be null.
@@ -63,6 +89,7 @@ class RunControl {
   int64_t timeout_ms() const { return timeout_ms_; }
   MemoryBudget* memory() const { return memory_.get(); }
   const std::shared_ptr<MemoryBudget>& shared_memory() const { return memory_; }
+  UndoLog* undo() const { return &undo_; }
 
  private:
   const std::chrono::steady_clock::time_point start_;
@@ -71,6 +98,7 @@ class RunControl {
   const std::shared_ptr<const CancellationToken> cancel_;
   const std::shared_ptr<MemoryBudget> memory_;
   mutable std::atomic<bool> stopped_{false};
+  mutable UndoLog undo_;
 };
 
 // Thrown by Tensor's constructor, only while a ScopedRunControl in kThrowOnRefusal mode is

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,8 +41,8 @@ constexpr char kUsage[] =
     "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR] [--profile]\n"
     "            --profile: the last run's time and bytes per cluster, per kernel node, and\n"
     "                       per compiled kernel inside clusters (with GFLOP/s and GB/s)\n"
-    "  tfjit explain MODEL [--jit none|off|auto|all] [--fetch NAME]... [--random-inputs SEED]\n"
-    "            [--input NAME=FILE.npy]... [--shape NAME=d0,..]...\n"
+    "  tfjit explain MODEL [--jit none|off|auto|all] [--fetch NAME]... [--target OP]...\n"
+    "            [--random-inputs SEED] [--input NAME=FILE.npy]... [--shape NAME=d0,..]...\n"
     "            [--format text|dot|svg] [--output FILE]\n"
     "            dot/svg: the graph with its clusters coloured, every node left out\n"
     "            labelled with its reason (svg needs Graphviz)\n"
@@ -52,12 +53,13 @@ constexpr char kUsage[] =
     "            median latency, --jit off vs auto\n"
     "  tfjit train MODEL --steps N [--signature train | --target OP]... [--init OP]...\n"
     "            [--input NAME=FILE.npy]... [--batches NAME=FILE.npy]... [--fetch LOSS]...\n"
-    "            [--every K] [--save PREFIX] [--jit ...] [--autofix] [--threads N]\n"
+    "            [--every K] [--save PREFIX] [--profile] [--jit ...] [--autofix] [--threads N]\n"
     "            runs N training steps in one session (variables persist): --input feeds the\n"
     "            same batch every step, --batches feeds step s the slice s (mod its first\n"
     "            dim); every K steps a line with the step, each scalar output (the loss),\n"
     "            steps/s and examples/s; --save writes a SavedModel's trained variables as\n"
-    "            a TF checkpoint (copy it over DIR/variables/variables)\n"
+    "            a TF checkpoint (copy it over DIR/variables/variables); --profile: the last\n"
+    "            step's clusters and kernels, bytes copied and peak tensor memory\n"
     "  tfjit demo DIR      run DIR/demo_mlp.pbtxt uncompiled and compiled, compare\n"
     "  tfjit ops [OP]      every op tfjit knows: family, fallback kernel, compiles for CPU and\n"
     "                      GPU, dtypes; with OP, its signature, attributes and constant inputs\n"
@@ -400,7 +402,13 @@ int TrainCommand(const Args& args) {
     return UsageError("train needs the step to run: --signature train (a SavedModel's train "
                       "signature) or --target OP (a TF1 graph's train op)");
   }
-  auto session = Session::Load(args.model, args.options);
+  SessionOptions options = args.options;
+  // --profile reports the last step's peak tensor memory, which the session measures only
+  // under a cap: without --memory-limit, one no run reaches.
+  if (args.profile && options.memory_limit_bytes == 0) {
+    options.memory_limit_bytes = std::numeric_limits<int64_t>::max() / 4;
+  }
+  auto session = Session::Load(args.model, options);
   if (!session.ok()) return Fail(session.status());
   auto fixed = MakeFeeds(args, **session);
   if (!fixed.ok()) return Fail(fixed.status());
@@ -421,7 +429,7 @@ int TrainCommand(const Args& args) {
   const auto start = std::chrono::steady_clock::now();
   auto last_line = start;
   int64_t last_step = 0;
-  RunStats first;
+  RunStats first, last;
   for (int64_t step = 1; step <= args.steps; ++step) {
     std::vector<std::pair<std::string, Tensor>> feeds = *fixed;
     for (const auto& [name, all] : per_step) {
@@ -433,11 +441,14 @@ int TrainCommand(const Args& args) {
       examples_per_step = feeds[0].second.dim(0);
     }
     RunStats stats;
-    auto out = (*session)->Run(RunOptions(), feeds, fetches, args.targets, &stats);
+    RunOptions run_options;
+    run_options.profile = args.profile && step == args.steps;
+    auto out = (*session)->Run(run_options, feeds, fetches, args.targets, &stats);
     if (!out.ok()) {
       return Fail(AppendContext(out.status(), absl::StrCat("at training step ", step)));
     }
     if (step == 1) first = stats;
+    if (step == args.steps) last = std::move(stats);
     if (step % every != 0 && step != args.steps) continue;
     const auto now = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(now - last_line).count();
@@ -466,6 +477,12 @@ int TrainCommand(const Args& args) {
               static_cast<long long>(args.steps), total, args.steps / std::max(total, 1e-9),
               JitModeName(args.options.jit), first.clusters, first.nodes_compiled,
               first.nodes_total, first.compile_ms);
+  if (args.profile) {
+    PrintProfile(last);
+    std::printf("last step: %lld bytes copied by compiled clusters (variables updated by the "
+                "kernels that compute them), peak tensor memory %.3f MB\n",
+                static_cast<long long>(last.bytes_copied), last.peak_memory_bytes / 1e6);
+  }
   if (!args.save.empty()) {
     absl::Status s = (*session)->SaveVariables(args.save);
     if (!s.ok()) return Fail(s);
@@ -535,15 +552,18 @@ int ExplainCommand(Args args) {
   auto session = Session::Load(args.model, args.options);
   if (!session.ok()) return Fail(session.status());
   std::vector<std::string> fetches = args.fetches;
-  if (fetches.empty()) fetches = (*session)->DefaultFetches();
+  if (fetches.empty() && args.targets.empty()) fetches = (*session)->DefaultFetches();
+  // Targets (a training step's "train" op) are planned with the fetches, as Run plans them.
+  std::vector<std::string> planned = fetches;
+  for (const std::string& t : args.targets) planned.push_back("^" + t);
   if (args.format != "text") {
-    auto dot = (*session)->ExplainDot(fetches);
+    auto dot = (*session)->ExplainDot(planned);
     if (!dot.ok()) return Fail(dot.status());
     absl::Status written = args.format == "dot" ? WriteText(args.output, *dot)
                                                 : WriteSvg(*dot, args.output);
     return written.ok() ? 0 : Fail(written);
   }
-  auto report = (*session)->Explain(fetches);
+  auto report = (*session)->Explain(planned);
   if (!report.ok()) return Fail(report.status());
   absl::Status written = WriteText(args.output, *report);
   if (!written.ok()) return Fail(written);

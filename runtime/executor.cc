@@ -1068,7 +1068,8 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
                       check.tf_node, check.tf_op);
   }
   for (size_t k = 0; k < updates.size(); ++k) {
-    handles[updates[k]].object_as<ResourceHandle>()->var()->Set((*outputs)[num_outputs + k]);
+    handles[updates[k]].object_as<ResourceHandle>()->var()->Set((*outputs)[num_outputs + k],
+                                                                 ctx.control);
   }
   for (size_t k = 0; k < rng.size(); ++k) {
     rng[k].Commit((*outputs)[num_outputs + updates.size() + k]);
@@ -1119,6 +1120,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     state.stats.compiles.push_back(std::move(c));
   }
   state.stats.flops += (*exe)->stats().flops;
+  state.stats.bytes_copied += (*exe)->copied_output_bytes();
   return absl::OkStatus();
 }
 

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "core/run_control.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit::runtime {
@@ -18,7 +19,7 @@ namespace tfjit::runtime {
 // A resource variable. Values are immutable tensors swapped under the lock: an assignment
 // installs a new tensor, so a value read earlier (a ReadVariableOp output, a cluster's
 // snapshot) never changes underneath its reader.
-class Var {
+class Var : public std::enable_shared_from_this<Var> {
  public:
   explicit Var(DType dtype) : dtype_(dtype) {}
   DType dtype() const { return dtype_; }
@@ -27,8 +28,12 @@ class Var {
     std::lock_guard<std::mutex> lock(mu_);
     return value_;
   }
-  void Set(Tensor value) {
+  // Installs `value`. With a run (by default the one installed on this thread around kernels,
+  // core/run_control.h), the assignment goes in the run's undo log, so that a run that fails
+  // puts the variable back (Session::Run: all of a step's updates, or none).
+  void Set(Tensor value, const RunControl* run = CurrentRunControl()) {
     std::lock_guard<std::mutex> lock(mu_);
+    if (run != nullptr) Journal(*run, value);
     value_ = std::move(value);
   }
   bool initialized() const {
@@ -39,6 +44,28 @@ class Var {
   std::mutex& update_mu() const { return update_mu_; }
 
  private:
+  // Records in `run`'s undo log the value before the run (first assignment) and `next` as this
+  // run's latest; the restore holds the variable weakly (a variable destroyed meanwhile stays
+  // destroyed). Called under mu_.
+  void Journal(const RunControl& run, const Tensor& next) {
+    std::weak_ptr<Var> self = weak_from_this();
+    if (self.expired()) return;  // not owned by a shared_ptr: nothing outlives the run
+    run.undo()->Record(
+        this,
+        [self, old = value_] {
+          if (auto v = self.lock()) {
+            std::lock_guard<std::mutex> lock(v->mu_);
+            v->value_ = old;
+          }
+        },
+        [self, next] {
+          auto v = self.lock();
+          if (v == nullptr) return false;
+          std::lock_guard<std::mutex> lock(v->mu_);
+          return v->value_.SharesBufferWith(next) && v->value_.dims() == next.dims();
+        });
+  }
+
   const DType dtype_;
   mutable std::mutex mu_;
   mutable std::mutex update_mu_;

@@ -117,9 +117,11 @@ StatusOr<JitMode> ParseJitMode(const std::string& text) {
   return FromClusterMode(mode);
 }
 
-// What explain plans: the fetches, every Placeholder as a feed, the session's jit mode.
+// What explain plans: the fetches and targets, every Placeholder as a feed, the session's jit
+// mode.
 struct ExplainInputs {
   std::vector<tf::Output> fetches;
+  std::vector<const tf::Node*> targets;
   std::vector<tf::Output> feeds;
   cluster::JitMode mode;
 };
@@ -301,7 +303,12 @@ struct Session::Impl {
 
   absl::StatusOr<ExplainInputs> ForExplain(const std::vector<std::string>& fetch_names) const {
     ExplainInputs in;
-    TFJIT_ASSIGN_OR_RETURN(in.fetches, ResolveAll(fetch_names, "fetch"));
+    std::vector<std::string> fetches, targets;
+    for (const std::string& name : fetch_names) {
+      (name.size() > 1 && name[0] == '^' ? targets : fetches).push_back(name);
+    }
+    TFJIT_ASSIGN_OR_RETURN(in.fetches, ResolveAll(fetches, "fetch"));
+    TFJIT_ASSIGN_OR_RETURN(in.targets, ResolveTargets(targets));
     for (const auto& node : graph->nodes()) {
       if (node->op() == "Placeholder") in.feeds.push_back({node.get(), 0});
     }
@@ -550,6 +557,8 @@ StatusOr<std::vector<Tensor>> Session::Impl::Run(
   ctx.control = &control;
   ctx.profile = run_options != nullptr && run_options->profile && stats != nullptr;
   absl::StatusOr<std::vector<Tensor>> results = plan->Run(feed_values, ctx, stats);
+  // A failed run puts back the variables it assigned: all of a step's updates land, or none.
+  if (!results.ok()) control.undo()->Rollback();
   if (stats != nullptr && memory != nullptr) stats->peak_memory_bytes = memory->peak();
   if (ctx.profile) MergeProfile(stats->profile);
   return results;
@@ -659,9 +668,9 @@ void ExplainPlan(const tf::Graph& graph, const std::vector<tf::Output>& feeds,
                  const std::vector<tf::Output>& fetches, cluster::JitMode session_mode,
                  cluster::JitMode mode, bool caller_must_compile,
                  const runtime::Placement& placement, const std::string& indent, int depth,
-                 std::string* out) {
+                 std::string* out, const std::vector<const tf::Node*>& targets = {}) {
   absl::StatusOr<std::unique_ptr<runtime::Plan>> plan =
-      runtime::Plan::Build(graph, feeds, fetches, mode, placement);
+      runtime::Plan::Build(graph, feeds, fetches, mode, placement, targets);
   if (!plan.ok()) {
     absl::StrAppend(out, indent, "does not compile: ", StatusToString(plan.status()), "\n");
     return;
@@ -759,7 +768,8 @@ StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetche
   const cluster::JitMode mode = in.mode;
   TFJIT_ASSIGN_OR_RETURN(
       std::unique_ptr<runtime::Plan> plan,
-      runtime::Plan::Build(*impl_->graph, in.feeds, in.fetches, mode, impl_->placement()));
+      runtime::Plan::Build(*impl_->graph, in.feeds, in.fetches, mode, impl_->placement(),
+                           in.targets));
   const cluster::ClusteringResult& r = plan->clustering();
   const tf::Graph& graph = *impl_->graph;
   // Pastel fills and darker borders, cycled over the clusters.
@@ -868,11 +878,11 @@ StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) 
   }
   // The top level keeps its own errors (an all-mode graph that cannot compile).
   TFJIT_RETURN_IF_ERROR(runtime::Plan::Build(*impl_->graph, in.feeds, in.fetches, in.mode,
-                                             impl_->placement())
+                                             impl_->placement(), in.targets)
                             .status());
   std::string out = loops;
   ExplainPlan(*impl_->graph, in.feeds, in.fetches, in.mode, in.mode,
-              in.mode == cluster::JitMode::kAll, impl_->placement(), "", 0, &out);
+              in.mode == cluster::JitMode::kAll, impl_->placement(), "", 0, &out, in.targets);
   return out;
 }
 

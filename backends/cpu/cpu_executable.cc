@@ -76,6 +76,14 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunProfiled(
   return outputs;
 }
 
+int64_t CpuExecutable::copied_output_bytes() const {
+  int64_t bytes = 0;
+  for (const OutputSource& source : plan_.outputs()) {
+    if (!source.written_by_kernel) bytes += source.shape.byte_size();
+  }
+  return bytes;
+}
+
 absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Tensor>& args,
                                                            ThreadPool* pool,
                                                            KernelCounters* counters) const {

@@ -33,6 +33,7 @@ class CpuExecutable : public backends::Executable {
       const std::vector<Tensor>& args, ThreadPool* pool,
       std::vector<backends::KernelTiming>* kernels) const override;
   const backends::CompileStats& stats() const override { return stats_; }
+  int64_t copied_output_bytes() const override;
   const hlo::Module& module() const override { return *module_; }
 
  private:

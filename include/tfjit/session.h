@@ -193,6 +193,11 @@ struct RunStats {
   // not count, so with --jit off this is 0.
   int64_t flops = 0;
   int fallbacks = 0;         // clusters that fell back to kernels (UNIMPLEMENTED lowering)
+  // Bytes the compiled clusters copied into their results from their inputs or constants (a
+  // value passed through unchanged). A variable update is written by the kernel that computes
+  // it into the new value's buffer, which replaces the old one: a compiled training step
+  // copies none of its variables (tfjit train --profile shows this per step).
+  int64_t bytes_copied = 0;
   // With SessionOptions::memory_limit_bytes: the session's tensor bytes in use, at most, while
   // this run went (0 without a cap).
   int64_t peak_memory_bytes = 0;
@@ -227,10 +232,10 @@ class Session {
                                     RunStats* stats = nullptr);
   // As above, with a deadline and/or a cancellation token. A run stops between nodes and at
   // every loop iteration (runtime loops, TF1 frames, and While loops compiled into clusters):
-  // DEADLINE_EXCEEDED (elapsed time, limit, the node where it stopped) or CANCELLED. Nodes
-  // that ran before the stop keep their effects (variables they assigned stay assigned, as in
-  // TF); a compiled cluster that stops installs none of its variable updates. The session
-  // stays usable. One kernel is not interrupted in the middle. `targets` has no default, so
+  // DEADLINE_EXCEEDED (elapsed time, limit, the node where it stopped) or CANCELLED. A run that
+  // fails or stops, in any jit mode, puts back every variable it assigned: a training step's
+  // updates land all together or not at all (TF keeps those of the nodes that ran). The
+  // session stays usable. One kernel is not interrupted in the middle. `targets` has no default, so
   // that `Run({}, {}, {"init"})` stays the overload above.
   StatusOr<std::vector<Tensor>> Run(const RunOptions& run_options,
                                     const std::vector<std::pair<std::string, Tensor>>& feeds,
@@ -262,7 +267,8 @@ class Session {
   std::string SignatureName() const;
   std::vector<std::string> SignatureNames() const;
   // Human-readable clustering report for these fetches: each cluster with its nodes, and every
-  // node left out with the reason.
+  // node left out with the reason. A fetch written "^node" is a target, run for its effect (a
+  // training step's "train" op), as in Run's `targets`.
   StatusOr<std::string> Explain(const std::vector<std::string>& fetches) const;
   // The same as a Graphviz graph (DOT text): every node the fetches need, each cluster a
   // coloured box around its nodes, every node left out white with its reason, data edges

@@ -176,7 +176,9 @@ TEST_P(WhileNmsPadTest, CompilesWholeAndMatchesTheKernels) {
     for (int k = 0; k < 4; ++k) {
       EXPECT_NEAR(got->data<float>()[k], want->data<float>()[k], 1e-6) << "seed " << seed;
     }
-    if (seed == 5) EXPECT_EQ(want->data<float>()[0], 0.0f);  // nothing kept anywhere
+    if (seed == 5) {
+      EXPECT_EQ(want->data<float>()[0], 0.0f);  // nothing kept anywhere
+    }
     EXPECT_EQ(stats.clusters, 1) << "seed " << seed;
     EXPECT_EQ(stats.nodes_compiled, stats.nodes_total) << "seed " << seed;
   }

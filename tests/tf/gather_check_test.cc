@@ -363,7 +363,9 @@ TEST(GatherCheckTest, GatherInIfBranchChecksItsIndices) {
     auto taken = s->Run(feeds(true, 2), {"out"}, &stats);
     ASSERT_TRUE(taken.ok()) << StatusToString(taken.status());
     EXPECT_EQ((*taken)[0].data<int32_t>()[0], 11);
-    if (jit != JitMode::kNone) EXPECT_EQ(stats.fallbacks, 0);
+    if (jit != JitMode::kNone) {
+      EXPECT_EQ(stats.fallbacks, 0);
+    }
     auto not_taken = s->Run(feeds(false, 9), {"out"});
     ASSERT_TRUE(not_taken.ok()) << StatusToString(not_taken.status());
     EXPECT_EQ((*not_taken)[0].data<int32_t>()[0], 0);

@@ -152,7 +152,9 @@ TEST(Tf1ControlFlowTest, CondTakesOneBranchAndALoopInTheUntakenBranchEndsDead) {
       EXPECT_EQ((*out)[0].data<float>()[0], p ? 4.5f : 2.5f) << "p=" << p;
       EXPECT_EQ((*out)[1].data<float>()[0], p ? 1.5f : 12.0f) << "p=" << p;
       EXPECT_EQ(stats.clusters, mode == JitMode::kNone ? 0 : 1) << JitModeName(mode);
-      if (mode != JitMode::kNone) EXPECT_EQ(stats.fallbacks, 0) << JitModeName(mode);
+      if (mode != JitMode::kNone) {
+        EXPECT_EQ(stats.fallbacks, 0) << JitModeName(mode);
+      }
     }
   }
 }
@@ -333,7 +335,9 @@ TEST(Tf1ControlFlowTest, StackRangeFromTheArraySizeCompiles) {
         ASSERT_EQ((*out)[1].ShapeString(), "float32[3,2]");
         for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[1].data<float>()[i], (*out)[0].data<float>()[i]);
       }
-      if (mode.jit != JitMode::kNone) EXPECT_EQ(stats.fallbacks, 0);
+      if (mode.jit != JitMode::kNone) {
+        EXPECT_EQ(stats.fallbacks, 0);
+      }
       if (mode.jit == JitMode::kAuto && mode.autofix && fetches.size() == 1) {
         EXPECT_EQ(stats.clusters, 1);
         EXPECT_EQ(stats.nodes_compiled, stats.nodes_total);
