@@ -7,6 +7,7 @@
 // BM_ConvPass times the conv net's second convolution forward (Conv2D) and its two backward
 // convolutions (Conv2DBackpropInput, Conv2DBackpropFilter) compiled, with their FLOP rates:
 //   build/bin/train_bench --benchmark_filter=ConvPass
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -43,6 +44,11 @@ std::unique_ptr<Session> LoadGraph(const tensorflow::GraphDef& graph, const std:
   {
     std::ofstream out(path, std::ios::binary);
     graph.SerializeToOstream(&out);
+  }
+  // TFJIT_TRAIN_BENCH_GRAPHS=DIR keeps each graph as DIR/<tag>.pb (for tfjit train --profile).
+  if (const char* dir = std::getenv("TFJIT_TRAIN_BENCH_GRAPHS")) {
+    std::filesystem::copy_file(path, std::filesystem::path(dir) / absl::StrCat(tag, ".pb"),
+                               std::filesystem::copy_options::overwrite_existing);
   }
   SessionOptions options;
   options.jit = jit;

@@ -36,7 +36,8 @@ void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, 
             const Epilogue& epilogue, const T* packed) {
   using Matrix = conv::RowMajorMatrix<T>;
   if (batch * m * n == 0) return;
-  // Parallel units: (batch, block of output rows), each one single-threaded GEMM. Each unit
+  // Parallel units: (batch, block of output rows[, block of columns]), each one
+  // single-threaded GEMM. Each unit
   // packs the whole rhs again (unless it was packed once), so rows are split only in as many
   // blocks as the threads need (two per thread) and never below 64 rows (12 when packed).
   // With the rhs packed once, a unit packs nothing: blocks may be smaller.
@@ -45,14 +46,29 @@ void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, 
   const int64_t row_block =
       std::min<int64_t>(m, std::max<int64_t>(min_rows, (m + 2 * threads - 1) / (2 * threads)));
   const int64_t blocks = (m + row_block - 1) / row_block;
+  // Too few row blocks for the threads (a small batch: m = 64 rows is one block): the columns
+  // split too, in chunks of at least 64 (a multiple of 16), each unit packing only its own
+  // columns of the rhs. The epilogue, which works on whole rows, then runs once every chunk of
+  // its rows is done. Not with the rhs packed once (its layout spans all columns).
+  int64_t col_chunk = n;
+  if (packed == nullptr && batch * blocks < threads && n >= 128) {
+    const int64_t chunks =
+        std::min<int64_t>(n / 64, (2 * threads + batch * blocks - 1) / (batch * blocks));
+    col_chunk = std::min<int64_t>(n, ((n + chunks - 1) / chunks + 15) / 16 * 16);
+  }
+  const int64_t col_blocks = (n + col_chunk - 1) / col_chunk;
+  const bool split_columns = col_blocks > 1;
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t u = begin; u < end; ++u) {
-      const int64_t b = u / blocks, r0 = (u % blocks) * row_block;
+      const int64_t cb = u % col_blocks, rb = u / col_blocks;
+      const int64_t b = rb / blocks, r0 = (rb % blocks) * row_block;
       const int64_t rows = std::min(row_block, m - r0);
-      Eigen::Map<Matrix> o(out + b * m * n + r0 * n, rows, n);
+      const int64_t c0 = cb * col_chunk, cols = std::min(col_chunk, n - c0);
+      Eigen::Map<Matrix, 0, Eigen::OuterStride<>> o(out + b * m * n + r0 * n + c0, rows, cols,
+                                                   Eigen::OuterStride<>(n));
       if (k == 0) {
         o.setZero();
-        epilogue(b * m + r0, rows);
+        if (!split_columns) epilogue(b * m + r0, rows);
         continue;
       }
       // lhs rows r0.. : A[r0:, :] or, transposed, the columns r0.. of the stored [k, m].
@@ -66,22 +82,36 @@ void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, 
         }
       }
       if (!transpose_lhs && !transpose_rhs) {
-        conv::GemmRows<T>(rows, n, k, lhs + b * m * k + r0 * k, k, rhs + b * k * n, n, o.data(), n);
+        conv::GemmRows<T>(rows, cols, k, lhs + b * m * k + r0 * k, k, rhs + b * k * n + c0, n,
+                          o.data(), n);
       } else if (transpose_lhs && transpose_rhs) {
-        o.noalias() = a.middleCols(r0, rows).transpose() * c.transpose();
+        o.noalias() = a.middleCols(r0, rows).transpose() * c.middleRows(c0, cols).transpose();
       } else if (transpose_lhs) {
-        o.noalias() = a.middleCols(r0, rows).transpose() * c;
+        o.noalias() = a.middleCols(r0, rows).transpose() * c.middleCols(c0, cols);
       } else {
-        o.noalias() = a.middleRows(r0, rows) * c.transpose();
+        o.noalias() = a.middleRows(r0, rows) * c.middleRows(c0, cols).transpose();
       }
-      epilogue(b * m + r0, rows);
+      if (!split_columns) epilogue(b * m + r0, rows);
     }
   };
-  const int64_t units = batch * blocks;
+  const int64_t units = batch * blocks * col_blocks;
   if (ctx == nullptr || ctx->pool == nullptr || units == 1) {
     run(0, units);
   } else {
-    ctx->pool->ParallelFor(units, row_block * n * k * 2 + 1, run);
+    ctx->pool->ParallelFor(units, row_block * col_chunk * k * 2 + 1, run);
+  }
+  if (split_columns) {
+    auto finish = [&](int64_t begin, int64_t end) {
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t b = u / blocks, r0 = (u % blocks) * row_block;
+        epilogue(b * m + r0, std::min(row_block, m - r0));
+      }
+    };
+    if (ctx == nullptr || ctx->pool == nullptr || batch * blocks == 1) {
+      finish(0, batch * blocks);
+    } else {
+      ctx->pool->ParallelFor(batch * blocks, row_block * n + 1, finish);
+    }
   }
 }
 
