@@ -815,8 +815,27 @@ absl::Status Plan::ReadClusterVariables(int index, std::vector<Tensor>& inputs,
                                         const ExecContext& ctx) const {
   const cluster::Cluster& cluster = clustering_.clusters[index];
   absl::flat_hash_map<const Var*, int> seen;
+  const std::vector<int>& updates = resource_updates_[index];
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].dtype() != DType::kResource) {
+      const VarRef* ref = inputs[i].object_as<VarRef>();
+      if (ref != nullptr &&
+          std::find(updates.begin(), updates.end(), static_cast<int>(i)) != updates.end()) {
+        // A TF1 variable the cluster updates (--autofix): passed like a resource variable.
+        // Uninitialized (an init op's Assign): a dummy of dims [0], as for resources; a read
+        // before the cluster assigns it fails with TF's message (tf2hlo).
+        Tensor value = ref->var()->Get();
+        const bool initialized = value.valid();
+        if (!initialized) value = Tensor(ref->var()->dtype(), {0});
+        if (!seen.insert({ref->var(), static_cast<int>(i)}).second) {
+          return Unimplemented("Duplicate variable passed to XLA cluster: '%s' enters %s "
+                               "through two references (inputs %d and %d)",
+                               ref->name(), cluster.spec.name, seen[ref->var()], i);
+        }
+        args[i].variable = tf2hlo::VariableInfo{ref->name(), "", initialized, /*ref=*/true};
+        inputs[i] = value;
+        continue;
+      }
       TFJIT_ASSIGN_OR_RETURN(inputs[i], Deref(inputs[i]));  // a TF1 variable's value
       continue;
     }
@@ -880,6 +899,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   std::vector<Var*> written;
   for (int i : resource_updates_[index]) {
     if (const ResourceHandle* h = handles[i].object_as<ResourceHandle>()) written.push_back(h->var());
+    if (const VarRef* r = handles[i].object_as<VarRef>()) written.push_back(r->var());
   }
   std::sort(written.begin(), written.end());
   written.erase(std::unique(written.begin(), written.end()), written.end());
@@ -1068,8 +1088,10 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
                       check.tf_node, check.tf_op);
   }
   for (size_t k = 0; k < updates.size(); ++k) {
-    handles[updates[k]].object_as<ResourceHandle>()->var()->Set((*outputs)[num_outputs + k],
-                                                                 ctx.control);
+    const Tensor& handle = handles[updates[k]];
+    Var* var = handle.dtype() == DType::kResource ? handle.object_as<ResourceHandle>()->var()
+                                                  : handle.object_as<VarRef>()->var();
+    var->Set((*outputs)[num_outputs + k], ctx.control);
   }
   for (size_t k = 0; k < rng.size(); ++k) {
     rng[k].Commit((*outputs)[num_outputs + updates.size() + k]);

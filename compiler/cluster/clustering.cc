@@ -25,6 +25,7 @@
 #include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/list_lowering.h"
+#include "compiler/tf2hlo/lowering.h"
 #include "core/logging.h"
 #include "core/status.h"
 #include "frontend/attr.h"
@@ -52,6 +53,24 @@ bool IsCompilableResourceOp(const tf::Node& node) {
 }
 
 bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why, bool must_compile);
+
+bool IsRefVariable(const tf::Node& node) {
+  return node.op() == "VariableV2" || node.op() == "Variable";
+}
+
+// --autofix, beyond TF (whose XLA compiles no reference-variable op): a TF1 variable update
+// (Assign*, Apply*) compiles like its resource form when every reference it updates comes
+// straight from a VariableV2 (not through RefSwitch/RefEnter/RefIdentity) and nothing reads
+// its output reference as data (TF1 groups optimizer updates with control edges). The cluster
+// then receives the variable itself and writes it back (tf2hlo::CompilableRefUpdateInputs).
+bool CompilableRefUpdate(const tf::Node& node) {
+  const int refs = tf2hlo::CompilableRefUpdateInputs(node.op());
+  if (refs == 0 || node.num_inputs() < refs) return false;
+  for (int i = 0; i < refs; ++i) {
+    if (!IsRefVariable(*node.input(i).node)) return false;
+  }
+  return node.data_consumers().empty();
+}
 
 // Ops that TF's auto-clustering keeps in the runtime even where XLA could compile them.
 // `must_compile`: the node is in a must-compile unit, where While/If bodies may hold resource
@@ -417,12 +436,17 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
       return AppendContext(tf2hlo::DynamicSizeError(*node),
                            absl::StrCat("[[{{node ", node->name(), "}}]] TF1 TensorArrayV3 with "
                                         "dynamic_size=true; give it a fixed size"));
+    } else if (options.autofix && CompilableRefUpdate(*node) && tf2hlo::CanLower(*node, &why)) {
+      candidate[node->id()] = true;
+      continue;
     } else if (StaysInRuntime(*node, &why, mode == JitMode::kAll) &&
                // Must-compile code compiles stateful RNG (known issue E); auto mode does not.
                !(mode == JitMode::kAll && tf2hlo::IsStatefulRandomOp(node->op()))) {
+      // Variables' handles come from the runtime (with --autofix, TF1 references too).
       if (mode == JitMode::kAll && node->op() != "Placeholder" &&
           node->op() != "PlaceholderWithDefault" && node->op() != "NoOp" &&
-          node->op() != "VarHandleOp" && node->called_function() == nullptr) {
+          node->op() != "VarHandleOp" && !(options.autofix && IsRefVariable(*node)) &&
+          node->called_function() == nullptr) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
       }
     } else if (mode == JitMode::kAuto && !options.autofix && TouchesTensorList(*node)) {

@@ -327,6 +327,10 @@ std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster) {
         }
       }
     }
+    // TF1 reference-variable updates (--autofix): their leading reference inputs.
+    for (int i = 0; i < std::min(CompilableRefUpdateInputs(op), node->num_inputs()); ++i) {
+      written.insert({node->input(i).node, node->input(i).index});
+    }
   }
   // A handle reaches the writer through Identities inside the cluster (an inlined call's
   // argument): the variable written is the cluster input they start from.
@@ -406,6 +410,7 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
       var.dtype = args[i].dtype;
       var.arg_index = static_cast<int>(i);
       var.value = args[i].variable->initialized ? param : nullptr;
+      var.ref = args[i].variable->ref;
       ctx.BindResource(in, std::move(var));
     } else {
       ctx.Bind(in, param);

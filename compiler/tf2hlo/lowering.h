@@ -33,6 +33,9 @@ struct VariableInfo {
   std::string name;
   std::string container;
   bool initialized = false;  // false: the parameter is a dummy of dims [0]
+  // A TF1 reference variable (VariableV2) entering a cluster that updates it (--autofix):
+  // the cluster's other readers of the reference read its current value.
+  bool ref = false;
 };
 struct ArgInfo {
   DType dtype = DType::kInvalid;
@@ -44,6 +47,11 @@ struct ArgInfo {
 // Indices of the cluster's resource inputs that nodes inside the cluster assign, in input
 // order. Their final values follow the cluster outputs in the module's result tuple.
 std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster);
+// How many of `op`'s leading inputs are TF1 variable references it updates and tfjit can
+// compile (behind --autofix; TF's XLA compiles no reference-variable op): Assign, AssignAdd,
+// AssignSub (1) and the Apply* optimizers whose ResourceApply* form compiles (its variable
+// count); 0 for every other op.
+int CompilableRefUpdateInputs(const std::string& op);
 
 // Stateful random ops (RandomUniform, RandomStandardNormal, TruncatedNormal,
 // RandomUniformInt): auto-clustering keeps them out as TF does; must-compile code compiles them.

@@ -55,6 +55,15 @@ void LoweringContext::BindConstantValue(hlo::Instruction* parameter, Tensor valu
 }
 
 absl::StatusOr<hlo::Instruction*> LoweringContext::Value(const tf::Output& output) const {
+  // A TF1 variable reference that the cluster updates: its readers see its current value, as
+  // the runtime dereferences a reference when each consumer runs.
+  if (auto r = resources_.find({output.node, output.index});
+      r != resources_.end() && r->second->ref) {
+    if (r->second->value == nullptr) {
+      return FailedPrecondition("Attempting to use uninitialized value %s", r->second->name);
+    }
+    return r->second->value;
+  }
   auto it = values_.find(output.node);
   if (it == values_.end() || static_cast<size_t>(output.index) >= it->second.size() ||
       it->second[output.index] == nullptr) {

@@ -26,6 +26,9 @@ struct ResourceState {
   int arg_index = -1;      // the cluster input holding the handle
   hlo::Instruction* value = nullptr;  // current value; nullptr while uninitialized
   bool written = false;    // assigned inside the cluster
+  // A TF1 reference variable (VariableInfo::ref): reading its cluster input as a value gives
+  // the current value (LoweringContext::Value).
+  bool ref = false;
 };
 
 // Options of one LowerCluster, shared by the contexts of nested function bodies.

@@ -3,10 +3,13 @@
 // cluster, computes the update elementwise and installs the new values (written back by the
 // executor after the launch, as for AssignVariableOp). The TF1 Apply* forms take Ref(T) inputs
 // and stay in the runtime, as in TF.
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/tf2hlo/lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/status.h"
@@ -318,7 +321,9 @@ const Optimizer* FindOptimizer(const std::string& op) {
 }
 
 absl::Status LowerResourceApply(LoweringContext& ctx, const tf::Node& node) {
-  const Optimizer* opt = FindOptimizer(node.op());
+  // The TF1 form (Apply*, reference-variable inputs, --autofix) updates as ResourceApply*.
+  const bool ref = !absl::StartsWith(node.op(), "Resource");
+  const Optimizer* opt = FindOptimizer(ref ? absl::StrCat("Resource", node.op()) : node.op());
   if (opt == nullptr) return Internal("node %s: no optimizer rule", node.DebugName());
   TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "T"));
   TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, 0));
@@ -332,6 +337,7 @@ absl::Status LowerResourceApply(LoweringContext& ctx, const tf::Node& node) {
     ops.vars[i]->value = ops.w[i];
     ops.vars[i]->written = true;
   }
+  if (ref) ctx.AliasResource({const_cast<tf::Node*>(&node), 0}, node.input(0));  // var's reference
   return absl::OkStatus();
 }
 
@@ -352,7 +358,19 @@ void AppendOptimizersLowerings(std::vector<OpLowering>* table) {
     l.can_lower = FloatT;
     l.takes_resource = true;
     table->push_back(l);
+    // The TF1 reference form, "Apply*" (clustered only with --autofix).
+    OpLowering r{o.op + std::strlen("Resource"), LowerResourceApply};
+    r.can_lower = FloatT;
+    table->push_back(r);
   }
+}
+
+int CompilableRefUpdateInputs(const std::string& op) {
+  if (op == "Assign" || op == "AssignAdd" || op == "AssignSub") return 1;
+  if (absl::StartsWith(op, "Apply")) {
+    if (const Optimizer* o = FindOptimizer(absl::StrCat("Resource", op))) return o->vars;
+  }
+  return 0;
 }
 
 }  // namespace tfjit::tf2hlo

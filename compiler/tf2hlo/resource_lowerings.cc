@@ -91,9 +91,22 @@ absl::Status LowerVariableShape(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// TF1 reference-variable updates (Assign, AssignAdd, AssignSub; --autofix only, see
+// CompilableRefUpdateInputs): the variable's cluster input is bound like a resource, and the
+// op's output, the reference again, reads the updated value.
+template <LoweringFn kUpdate>
+absl::Status LowerRefUpdate(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_RETURN_IF_ERROR(kUpdate(ctx, node));
+  ctx.AliasResource({const_cast<tf::Node*>(&node), 0}, node.input(0));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AppendResourceLowerings(std::vector<OpLowering>* table) {
+  table->push_back({"Assign", LowerRefUpdate<LowerAssignVariableOp>});
+  table->push_back({"AssignAdd", LowerRefUpdate<LowerAssignUpdate<hlo::Opcode::kAdd>>});
+  table->push_back({"AssignSub", LowerRefUpdate<LowerAssignUpdate<hlo::Opcode::kSubtract>>});
   auto add = [&](const char* op, LoweringFn fn) {
     OpLowering l{op, fn};
     l.takes_resource = true;

@@ -303,6 +303,16 @@ for mode in none auto; do
   expect_in "train-tf2-converged-$mode" "$tmp/out" '^step 300/300  loss [0-9.]+e-(0[6-9]|[1-9][0-9])'
   expect_in "train-tf2-examples-$mode" "$tmp/out" ' steps/s  [0-9]+ examples/s$'
 done
+# --autofix compiles the TF1 step's reference-variable updates: the whole step is one cluster,
+# in --jit all too (which fails without it, as TF's XLA does).
+check train-tf1-all-autofix 0 "$tfjit" train "$training/tf1_regression/model.pb" --steps 200 \
+  --every 100 --init init --target train --fetch Mean --input x="$tmp/tx.npy" \
+  --input y="$tmp/ty.npy" --jit all --autofix
+expect_in train-tf1-all-autofix-converged "$tmp/out" '^step 200/200  Mean [0-9.]+e-(0[6-9]|[1-9][0-9])'
+expect_in train-tf1-all-autofix-one-cluster "$tmp/out" 'jit=all clusters=1 nodes_compiled=78/81'
+check train-tf1-all-refused 1 "$tfjit" train "$training/tf1_regression/model.pb" --steps 1 \
+  --init init --target train --fetch Mean --input x="$tmp/tx.npy" --input y="$tmp/ty.npy" --jit all
+expect_in train-tf1-all-refused-msg "$tmp/err" 'Detected unsupported operations'
 # --save writes the trained variables back: the copied SavedModel then holds w ~ 0.1.
 mkdir -p "$tmp/trained/variables"
 cp "$training/tf2_regression_savedmodel/saved_model.pb" "$tmp/trained/"

@@ -16,6 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/match.h"
 #include "core/status.h"
 #include "core/string_tensor.h"
 #include "frontend/tensor_bundle.h"
@@ -521,9 +523,10 @@ std::string Seeded(const std::string& path, const std::string& out_name) {
 }
 
 std::unique_ptr<Session> LoadOrSkipReason(const std::string& path, JitMode mode,
-                                          std::string* skip) {
+                                          std::string* skip, bool autofix = false) {
   SessionOptions options;
   options.jit = mode;
+  options.autofix = autofix;
   auto session = Session::Load(path, options);
   if (!session.ok()) {
     if (session.status().code() == absl::StatusCode::kUnimplemented) {
@@ -534,6 +537,35 @@ std::unique_ptr<Session> LoadOrSkipReason(const std::string& path, JitMode mode,
     return nullptr;
   }
   return std::move(*session);
+}
+
+// The modes the TF1 graphs train in: TF's (none, auto: the reference-variable updates stay in
+// the runtime), and with --autofix, where they compile (auto and all: the whole step is one
+// cluster).
+struct TrainMode {
+  JitMode jit;
+  bool autofix;
+  std::string Name() const { return absl::StrCat(JitModeName(jit), autofix ? "+autofix" : ""); }
+};
+const std::vector<TrainMode> kTf1Modes = {
+    {JitMode::kNone, false}, {JitMode::kAuto, false}, {JitMode::kAuto, true},
+    {JitMode::kAll, true}};
+
+// With --autofix, the step `target` is one cluster holding every node but the variables, the
+// placeholders and the NoOp `target` itself (explain lists what is left out).
+void ExpectWholeStepCompiled(Session& session, const std::string& target, const TrainMode& m) {
+  if (!m.autofix) return;
+  auto report = session.Explain({"^" + target});
+  ASSERT_TRUE(report.ok()) << StatusToString(report.status());
+  EXPECT_NE(report->find("1 cluster(s)"), std::string::npos) << *report;
+  const std::string left = report->substr(report->find("not compiled:"));
+  for (absl::string_view line : absl::StrSplit(left, '\n', absl::SkipEmpty())) {
+    if (line == "not compiled:") continue;
+    EXPECT_TRUE(absl::StrContains(line, "(VariableV2)") || absl::StrContains(line, "(Variable)") ||
+                absl::StrContains(line, "(NoOp)") || absl::StrContains(line, "(Placeholder)") ||
+                absl::StrContains(line, "(Const)"))
+        << m.Name() << ": " << line;
+  }
 }
 
 // Run errors that say an op is missing (no kernel or lowering yet) skip the graph.
@@ -564,13 +596,15 @@ void TrainRegression(const std::string& model) {
   for (float x : xs) ys.push_back(0.1f * x + 0.3f);
   const Tensor x = Tensor::FromVector(DType::kFloat32, {100}, xs);
   const Tensor y = Tensor::FromVector(DType::kFloat32, {100}, ys);
-  std::map<JitMode, std::vector<float>> trace;
-  for (JitMode mode : {JitMode::kNone, JitMode::kAuto}) {
-    SCOPED_TRACE(JitModeName(mode));
+  std::map<std::string, std::vector<float>> trace;
+  for (const TrainMode& m : kTf1Modes) {
+    const std::string mode = m.Name();
+    SCOPED_TRACE(mode);
     std::string skip;
-    auto session = LoadOrSkipReason(seeded, mode, &skip);
+    auto session = LoadOrSkipReason(seeded, m.jit, &skip, m.autofix);
     if (session == nullptr && !skip.empty()) GTEST_SKIP() << model << ": " << skip;
     ASSERT_NE(session, nullptr);
+    ExpectWholeStepCompiled(*session, "train", m);
     absl::Status st = session->Run({}, {}, {"init"}).status();
     if (MissingOp(st, &skip)) GTEST_SKIP() << model << ": " << skip;
     ASSERT_TRUE(st.ok()) << StatusToString(st);
@@ -599,11 +633,13 @@ void TrainRegression(const std::string& model) {
     EXPECT_NEAR(b, 0.3, 1e-3);
     EXPECT_LT(trace[mode].back(), 1e-6);
   }
-  ASSERT_EQ(trace[JitMode::kNone].size(), trace[JitMode::kAuto].size());
-  for (size_t i = 0; i < trace[JitMode::kNone].size(); ++i) {
-    EXPECT_NEAR(trace[JitMode::kNone][i], trace[JitMode::kAuto][i],
-                1e-5 * (1 + trace[JitMode::kNone][i]))
-        << "loss at step " << i;
+  for (const TrainMode& m : kTf1Modes) {
+    const std::vector<float>& ref = trace["none"];
+    ASSERT_EQ(ref.size(), trace[m.Name()].size());
+    for (size_t i = 0; i < ref.size(); ++i) {
+      EXPECT_NEAR(ref[i], trace[m.Name()][i], 1e-5 * (1 + ref[i]))
+          << m.Name() << ": loss at step " << i;
+    }
   }
 }
 
@@ -854,13 +890,15 @@ TEST(TrainingGraphTest, Tf1IrisLossFallsInEveryMode) {
   const Tensor x = Tensor::FromVector(DType::kFloat32, {30, 4}, features);
   const Tensor y = Tensor::FromVector(DType::kFloat32, {30, 3}, labels);
   const std::string loss_name = "softmax_cross_entropy_loss/value";
-  std::map<JitMode, std::vector<float>> trace;
-  for (JitMode mode : {JitMode::kNone, JitMode::kAuto}) {
-    SCOPED_TRACE(JitModeName(mode));
+  std::map<std::string, std::vector<float>> trace;
+  for (const TrainMode& m : kTf1Modes) {
+    const std::string mode = m.Name();
+    SCOPED_TRACE(mode);
     std::string skip;
-    auto session = LoadOrSkipReason(seeded, mode, &skip);
+    auto session = LoadOrSkipReason(seeded, m.jit, &skip, m.autofix);
     if (session == nullptr && !skip.empty()) GTEST_SKIP() << skip;
     ASSERT_NE(session, nullptr);
+    ExpectWholeStepCompiled(*session, "GradientDescent", m);
     absl::Status st = session->Run({}, {}, {"init"}).status();
     if (MissingOp(st, &skip)) GTEST_SKIP() << skip;
     ASSERT_TRUE(st.ok()) << StatusToString(st);
@@ -880,10 +918,13 @@ TEST(TrainingGraphTest, Tf1IrisLossFallsInEveryMode) {
     }
     EXPECT_LT(trace[mode].back(), trace[mode].front() - 0.002);
   }
-  for (size_t i = 0; i < trace[JitMode::kNone].size(); ++i) {
-    EXPECT_NEAR(trace[JitMode::kNone][i], trace[JitMode::kAuto][i],
-                1e-4 * (1 + trace[JitMode::kNone][i]))
-        << "loss at step " << i;
+  for (const TrainMode& m : kTf1Modes) {
+    const std::vector<float>& ref = trace["none"];
+    ASSERT_EQ(ref.size(), trace[m.Name()].size());
+    for (size_t i = 0; i < ref.size(); ++i) {
+      EXPECT_NEAR(ref[i], trace[m.Name()][i], 1e-4 * (1 + ref[i]))
+          << m.Name() << ": loss at step " << i;
+    }
   }
 }
 
