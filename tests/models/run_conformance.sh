@@ -12,21 +12,10 @@ set -uo pipefail
 BIN=${1:?usage: run_conformance.sh MODEL_CONFORMANCE REPORT}
 REPORT=${2:?usage: run_conformance.sh MODEL_CONFORMANCE REPORT}
 HERE=$(cd "$(dirname "$0")" && pwd)
-CACHE=${TFJIT_MODEL_CACHE:-${HOME:-/root}/.cache/tfjit/models}
 SEED=${TFJIT_MODEL_SEED:-1}
 FILL=${TFJIT_MODEL_FILL_DIM:-1}
-
-command -v node >/dev/null || { echo "SKIPPED: node is not installed (scripts/deps.sh installs it)"; exit 77; }
-command -v npm >/dev/null || { echo "SKIPPED: npm is not installed (scripts/deps.sh installs it)"; exit 77; }
-# A fresh HOME has no ~/.cache: the cache and its log's folder are made here.
-if ! mkdir -p "$CACHE"; then
-  echo "FAILED: cannot create the model cache '$CACHE' (set TFJIT_MODEL_CACHE to a writable folder)"
-  exit 1
-fi
-if ! "$HERE/fetch_models.sh" "$CACHE" >"$CACHE.fetch.log" 2>&1; then
-  echo "FAILED: node and npm are installed but the model corpus could not be fetched into $CACHE:"
-  tail -5 "$CACHE.fetch.log"; exit 1
-fi
+# shellcheck source=model_cache.sh
+source "$HERE/model_cache.sh"
 
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
