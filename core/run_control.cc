@@ -54,16 +54,16 @@ void MemoryBudget::UpdatePeak(int64_t now) {
   }
 }
 
-void UndoLog::Record(const void* key, std::function<void()> restore,
-                     std::function<bool()> still_ours) {
+std::shared_ptr<void> UndoLog::Record(const void* key, std::shared_ptr<void> cell,
+                                       std::function<void()> undo) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (Entry& e : entries_) {
-    if (e.key == key) {
-      e.still_ours = std::move(still_ours);
-      return;
-    }
+  // A step assigns each variable once or twice: the newest records are the likely match.
+  for (size_t i = keys_.size(); i-- > 0;) {
+    if (keys_[i] == key) return entries_[i].cell;
   }
-  entries_.push_back({key, std::move(restore), std::move(still_ours)});
+  keys_.push_back(key);
+  entries_.push_back({cell, std::move(undo)});
+  return cell;
 }
 
 void UndoLog::Rollback() {
@@ -71,10 +71,9 @@ void UndoLog::Rollback() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     entries.swap(entries_);
+    keys_.clear();
   }
-  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-    if (it->still_ours()) it->restore();
-  }
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) it->undo();
 }
 
 bool UndoLog::empty() const {

@@ -53,23 +53,24 @@ class MemoryBudget {
 // together or not at all. Thread-safe (a run's kernels record from several threads).
 class UndoLog {
  public:
-  // `key` (a variable) was changed by the run. The first call for a key keeps `restore`
-  // (which puts back the value from before the run); every call replaces `still_ours` (whether
-  // the key's current value is still the one this run gave it last).
-  void Record(const void* key, std::function<void()> restore, std::function<bool()> still_ours);
-  // Newest first, restores each key whose current value is still this run's: a concurrent
-  // run's later assignment is never undone. Forgets the records.
+  // `key` (a variable) was changed by the run. The first call for a key records `cell` (what
+  // its undo reads: the value this run installed last, which the caller keeps current through
+  // the returned cell) and `undo` (puts back the value from before the run unless another run
+  // changed it since, checked and done atomically). Later calls return the first cell.
+  std::shared_ptr<void> Record(const void* key, std::shared_ptr<void> cell,
+                               std::function<void()> undo);
+  // Runs the undos, newest first, and forgets them.
   void Rollback();
   bool empty() const;
 
  private:
   struct Entry {
-    const void* key;
-    std::function<void()> restore;
-    std::function<bool()> still_ours;
+    std::shared_ptr<void> cell;
+    std::function<void()> undo;
   };
   mutable std::mutex mu_;
   std::vector<Entry> entries_;
+  std::vector<const void*> keys_;  // entries_[i]'s key; searched from the newest
 };
 
 // One run's deadline, cancellation token and memory budget, and its undo log. Immutable after

@@ -45,25 +45,25 @@ class Var : public std::enable_shared_from_this<Var> {
 
  private:
   // Records in `run`'s undo log the value before the run (first assignment) and `next` as this
-  // run's latest; the restore holds the variable weakly (a variable destroyed meanwhile stays
-  // destroyed). Called under mu_.
+  // run's latest (the record's cell). The undo, under the update lock and then mu_ (the order
+  // every read-modify-write takes them in), puts the old value back only while the variable
+  // still holds this run's latest, so a concurrent run's later assignment stays; it holds the
+  // variable weakly (one destroyed meanwhile stays destroyed). Called under mu_.
   void Journal(const RunControl& run, const Tensor& next) {
     std::weak_ptr<Var> self = weak_from_this();
     if (self.expired()) return;  // not owned by a shared_ptr: nothing outlives the run
-    run.undo()->Record(
-        this,
-        [self, old = value_] {
-          if (auto v = self.lock()) {
-            std::lock_guard<std::mutex> lock(v->mu_);
-            v->value_ = old;
-          }
-        },
-        [self, next] {
-          auto v = self.lock();
-          if (v == nullptr) return false;
-          std::lock_guard<std::mutex> lock(v->mu_);
-          return v->value_.SharesBufferWith(next) && v->value_.dims() == next.dims();
-        });
+    auto mine = std::make_shared<Tensor>(next);
+    auto undo = [self, old = value_, mine] {
+      auto v = self.lock();
+      if (v == nullptr) return;
+      std::lock_guard<std::mutex> update(v->update_mu_);
+      std::lock_guard<std::mutex> lock(v->mu_);
+      if (v->value_.SharesBufferWith(*mine) && v->value_.dims() == mine->dims()) {
+        v->value_ = old;
+      }
+    };
+    auto cell = std::static_pointer_cast<Tensor>(run.undo()->Record(this, mine, undo));
+    *cell = next;  // under mu_, where the undo reads it
   }
 
   const DType dtype_;

@@ -63,14 +63,9 @@ bool IsRefVariable(const tf::Node& node) {
 // straight from a VariableV2 (not through RefSwitch/RefEnter/RefIdentity) and nothing reads
 // its output reference as data (TF1 groups optimizer updates with control edges). The cluster
 // then receives the variable itself and writes it back (tf2hlo::CompilableRefUpdateInputs).
-bool CompilableRefUpdate(const tf::Node& node) {
-  const int refs = tf2hlo::CompilableRefUpdateInputs(node.op());
-  if (refs == 0 || node.num_inputs() < refs) return false;
-  for (int i = 0; i < refs; ++i) {
-    if (!IsRefVariable(*node.input(i).node)) return false;
-  }
-  return node.data_consumers().empty();
-}
+// Defined after DeviceOf: the variable must live on the update's device (known issue A's rule,
+// as for resource variables), and _XlaCompile=false keeps the node out as everywhere.
+bool CompilableRefUpdate(const ClusteringOptions& options, const tf::Node& node);
 
 // Ops that TF's auto-clustering keeps in the runtime even where XLA could compile them.
 // `must_compile`: the node is in a must-compile unit, where While/If bodies may hold resource
@@ -185,6 +180,18 @@ bool VariableOnOtherDevice(const ClusteringOptions& options, const tf::Node& nod
   *why = absl::StrCat("its variable '", handle->name(), "' lives on ", var_device,
                       ", the node runs on ", DeviceOf(options, node),
                       " (a cluster touches only variables on its own device)");
+  return true;
+}
+
+bool CompilableRefUpdate(const ClusteringOptions& options, const tf::Node& node) {
+  const int refs = tf2hlo::CompilableRefUpdateInputs(node.op());
+  if (refs == 0 || node.num_inputs() < refs || !node.data_consumers().empty()) return false;
+  absl::StatusOr<bool> hint = tf::GetBoolAttrOr(node, "_XlaCompile", true);
+  if (hint.ok() && !*hint) return false;
+  for (int i = 0; i < refs; ++i) {
+    const tf::Node& var = *node.input(i).node;
+    if (!IsRefVariable(var) || DeviceOf(options, var) != DeviceOf(options, node)) return false;
+  }
   return true;
 }
 
@@ -436,7 +443,8 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
       return AppendContext(tf2hlo::DynamicSizeError(*node),
                            absl::StrCat("[[{{node ", node->name(), "}}]] TF1 TensorArrayV3 with "
                                         "dynamic_size=true; give it a fixed size"));
-    } else if (options.autofix && CompilableRefUpdate(*node) && tf2hlo::CanLower(*node, &why)) {
+    } else if (options.autofix && CompilableRefUpdate(options, *node) &&
+               tf2hlo::CanLower(*node, &why)) {
       candidate[node->id()] = true;
       continue;
     } else if (StaysInRuntime(*node, &why, mode == JitMode::kAll) &&

@@ -327,7 +327,10 @@ absl::Status LowerResourceApply(LoweringContext& ctx, const tf::Node& node) {
   if (opt == nullptr) return Internal("node %s: no optimizer rule", node.DebugName());
   TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, "T"));
   TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, 0));
-  if (var->value == nullptr) return VariableNotFoundError(var->container, var->name);
+  if (var->value == nullptr) {
+    if (ref) return FailedPrecondition("Attempting to use uninitialized value %s", var->name);
+    return VariableNotFoundError(var->container, var->name);
+  }
   Ew ew(ctx, dtype, var->value->shape().dims());
   TFJIT_ASSIGN_OR_RETURN(Operands ops,
                          ReadOperands(ctx, node, opt->vars, opt->grad, dtype, ew));

@@ -96,6 +96,20 @@ absl::Status LowerVariableShape(LoweringContext& ctx, const tf::Node& node) {
 // op's output, the reference again, reads the updated value.
 template <LoweringFn kUpdate>
 absl::Status LowerRefUpdate(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, 0));
+  if (node.op() == "Assign") {
+    // The kernel's rule: an initialized variable keeps its shape unless validate_shape=false.
+    TFJIT_ASSIGN_OR_RETURN(bool validate, tf::GetBoolAttrOr(node, "validate_shape", true));
+    TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * value, ctx.Input(node, 1));
+    if (validate && var->value != nullptr &&
+        var->value->shape().dims() != value->shape().dims()) {
+      return InvalidArgument("node %s: Assign requires shapes of both tensors to match. lhs "
+                             "shape= %s rhs shape= %s", node.DebugName(),
+                             var->value->shape().ToString(), value->shape().ToString());
+    }
+  } else if (var->value == nullptr) {
+    return FailedPrecondition("Attempting to use uninitialized value %s", var->name);
+  }
   TFJIT_RETURN_IF_ERROR(kUpdate(ctx, node));
   ctx.AliasResource({const_cast<tf::Node*>(&node), 0}, node.input(0));
   return absl::OkStatus();

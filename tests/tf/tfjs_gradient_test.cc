@@ -76,7 +76,7 @@ TEST(TfjsGradientTest, GradientOpsMatchTfjsKernels) {
   }
   const std::vector<Case> cases = ReadCases(path);
   // Every case tfjs_gradients.mjs writes: 16 TF.js gradient kernels, some in two settings.
-  ASSERT_EQ(cases.size(), 21u) << path;
+  ASSERT_EQ(cases.size(), 23u) << path;
   for (const Case& c : cases) {
     ASSERT_TRUE(c.expect.valid()) << c.name;
     double scale = 1;

@@ -70,6 +70,20 @@ for (const [pad, s, x, f] of [['SAME', 2, [2, 7, 6, 3], [3, 3, 3, 4]],
       { inputShape: x, strides: [s, s], pad: pad.toLowerCase(), dataFormat: 'NHWC' });
 }
 
+// The same in NCHW (tfjit's NCHW path; TF's CPU kernels take NHWC only).
+{
+  const x = [1, 3, 6, 5], f = [3, 3, 3, 4], dyShape = [1, 4, 6, 5];
+  const xv = seeded(x, 14), fv = seeded(f, 15), dy = seeded(dyShape, 16);
+  const a = [T, attr('strides', list([1, 1, 1, 1])), attr('padding', 's: "SAME"'),
+             attr('data_format', 's: "NCHW"')];
+  add('Conv2DBackpropFilter_NCHW', [ints('sizes', f), node('Conv2DBackpropFilter', ['a', 'sizes', 'b'], a)],
+      { a: xv, b: dy }, 'Conv2DBackpropFilter', { x: xv, dy },
+      { strides: [1, 1], pad: 'same', dataFormat: 'NCHW', filterShape: f });
+  add('Conv2DBackpropInput_NCHW', [ints('sizes', x), node('Conv2DBackpropInput', ['sizes', 'a', 'b'], a)],
+      { a: fv, b: dy }, 'Conv2DBackpropInput', { dy, filter: fv },
+      { inputShape: x, strides: [1, 1], pad: 'same', dataFormat: 'NCHW' });
+}
+
 // Depthwise convolution's gradients (channel multiplier 2).
 {
   const x = [1, 6, 5, 2], f = [3, 3, 2, 2];

@@ -196,10 +196,14 @@ TEST_P(TrainingStepTest, OneStepLowersTheLossAsItsGradientPredicts) {
     ASSERT_TRUE(after.ok() && loss_down.ok() && loss_up.ok());
     double g2 = 0;
     for (size_t v = 0; v < reads.size(); ++v) {
+      double v2 = 0;
       for (int64_t i = 0; i < (*before)[v].num_elements(); ++i) {
         const double d = (*after)[v].data<float>()[i] - (*before)[v].data<float>()[i];
-        g2 += d * d;
+        v2 += d * d;
       }
+      // A gradient lost on the way (zero) would leave the total check standing.
+      EXPECT_GT(v2, 0) << c.name << ": " << reads[v] << " did not move";
+      g2 += v2;
     }
     g2 /= static_cast<double>(kStep) * kStep;
     const double predicted = kStep * g2;
