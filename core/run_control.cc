@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "tfjit/session.h"
+#include "tfjit/cancellation.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "tfjit/cancellation.h"
 #include "tfjit/status.h"
 #include "tfjit/tensor.h"
 
@@ -104,18 +105,6 @@ StatusOr<SessionOptions> SessionOptionsFromEnvironment(SessionOptions base = {})
 // The same from the variables' values (empty: unset).
 StatusOr<SessionOptions> ApplyTfFlags(SessionOptions base, const std::string& tf_xla_flags,
                                       const std::string& xla_flags);
-
-// Cancels runs from another thread: pass it in RunOptions, call Cancel(); the runs using it
-// stop at their next node or loop iteration with CANCELLED. Thread-safe. A token stays
-// cancelled: use a fresh one for later runs.
-class CancellationToken {
- public:
-  void Cancel() { cancelled_.store(true, std::memory_order_release); }
-  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
-
- private:
-  std::atomic<bool> cancelled_{false};
-};
 
 // Per-run limits (Session::Run's RunOptions overload).
 struct RunOptions {
