@@ -69,8 +69,8 @@ constexpr char kUsage[] =
     "TensorFlow's environment switches apply, and flags given here override them:\n"
     "  TF_XLA_FLAGS='--tf_xla_auto_jit=2 --tf_xla_min_cluster_size=4\n"
     "                --tf_xla_max_cluster_size=N --tf_xla_cpu_global_jit'\n"
-    "  XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=REGEX'  (HLO after each pass,\n"
-    "                LLVM IR, PTX)\n"
+    "  XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=REGEX'  (the lowered HLO, HLO\n"
+    "                after each pass, LLVM IR, PTX)\n"
     "  XLA_FLAGS='--xla_backend_optimization_level=0..3'  (LLVM's level for CPU clusters;\n"
     "                default 3, lower compiles faster)\n";
 

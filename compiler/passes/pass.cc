@@ -29,6 +29,11 @@ absl::Status DumpModule(const hlo::Module& module, const std::string& dir,
 
 absl::StatusOr<bool> PassPipeline::Run(hlo::Module& module) {
   timings_.clear();
+  if (!options_.dump_dir.empty() &&
+      (!options_.dump_after.empty() || !options_.dump_after_regex.empty())) {
+    TFJIT_RETURN_IF_ERROR(DumpModule(module, options_.dump_dir, options_.dump_prefix, 0,
+                                     "before_optimizations"));
+  }
   if (!options_.dump_after_regex.empty() && !dump_regex_.has_value()) {
     try {
       dump_regex_.emplace(options_.dump_after_regex, std::regex::ECMAScript);

@@ -28,7 +28,10 @@ class Pass {
 
 struct PipelineOptions {
   bool verify = true;                         // run the verifier after each pass
-  std::string dump_dir;                       // where NN_<pass>.hlo files go ("" = no dumps)
+  // Where NN_<pass>.hlo files go ("" = no dumps). With dump_after or dump_after_regex set,
+  // the module as the pipeline receives it goes first, as 00_before_optimizations.hlo (XLA's
+  // name): for a lowered cluster, what tf2hlo made of the TF graph.
+  std::string dump_dir;
   std::string dump_prefix;                    // prepended to those names ("" = none)
   absl::flat_hash_set<std::string> dump_after;  // pass names, or "all"
   std::string dump_after_regex;  // also dump after passes whose whole name this matches

@@ -5,7 +5,7 @@
 // held-out accuracy with batch norm in inference mode (its moving averages).
 //
 //   build/bin/train_convnet [--steps 400] [--jit auto] [--threads 0] [--seed 1]
-//                           [--write-graph FILE.pbtxt]
+//                           [--learning-rate 0.02] [--write-graph FILE.pbtxt]
 //
 // Stated result (docs/USER_GUIDE.md, checked by training_example_test): at least 90% held-out
 // accuracy after 400 steps of batch 32 (learning rate 0.02, momentum 0.9) in every jit mode,
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   }
   if ((argc - 1) % 2 != 0) {
     std::fprintf(stderr, "usage: train_convnet [--steps N] [--jit MODE] [--threads N] "
-                         "[--seed S] [--write-graph FILE]\n");
+                         "[--seed S] [--learning-rate LR] [--write-graph FILE]\n");
     return 2;
   }
 

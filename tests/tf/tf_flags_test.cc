@@ -170,15 +170,21 @@ TEST(TfFlagsTest, DumpsEachMatchingPassAndTheLlvmIr) {
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (const InputInfo& in : (*session)->Inputs()) feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
   ASSERT_TRUE((*session)->Run(feeds, (*session)->DefaultFetches()).ok());
-  int fusion = 0, other_pass = 0, ir = 0;
+  int fusion = 0, before = 0, other_pass = 0, ir = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    if (absl::EndsWith(name, "_fusion.hlo")) ++fusion;
-    else if (absl::StrContains(name, "_") && absl::EndsWith(name, ".hlo") &&
-             absl::StrContains(name, ".0")) ++other_pass;
+    if (absl::EndsWith(name, "_fusion.hlo")) {
+      ++fusion;
+    } else if (absl::EndsWith(name, ".00_before_optimizations.hlo")) {
+      ++before;  // the lowered module, which every dump starts with
+    } else if (absl::StrContains(name, "_") && absl::EndsWith(name, ".hlo") &&
+               absl::StrContains(name, ".0")) {
+      ++other_pass;
+    }
     if (absl::EndsWith(name, ".ll")) ++ir;
   }
   EXPECT_GT(fusion, 0);
+  EXPECT_GT(before, 0);
   EXPECT_GT(ir, 0);
   EXPECT_EQ(other_pass, 0) << "only the fusion pass matches";
   // With a disk cache that already holds the module, a dump still compiles and writes the IR

@@ -127,6 +127,11 @@ TEST(PassPipelineTest, DumpsAfterNamedPassesOrAll) {
   text << in.rdbuf();
   EXPECT_EQ(text.str(), hlo::PrintModule(*m));
   EXPECT_EQ(text.str().find("negate"), std::string::npos);
+  // The module as the pipeline received it comes first, dead negate and all.
+  std::ifstream before(dir / "00_before_optimizations.hlo");
+  std::stringstream before_text;
+  before_text << before.rdbuf();
+  EXPECT_NE(before_text.str().find("negate"), std::string::npos) << before_text.str();
 
   PipelineOptions all = options;
   all.dump_after = {"all"};
