@@ -18,3 +18,4 @@ def _tool(name):
 
 config.substitutions.append((_tool("tfjit"), config.tfjit))
 config.substitutions.append((_tool("FileCheck"), config.filecheck))
+config.substitutions.append((_tool("not"), config.not_tool))
