@@ -21,6 +21,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/fusion.h"
+#include "compiler/passes/liveness.h"
 #include "compiler/passes/transpose_sinking.h"
 #include "compiler/passes/transposed_conv_split.h"
 #include "compiler/passes/pass.h"
@@ -34,6 +35,7 @@ constexpr char kUsage[] =
     "usage: tfjit-opt [--passes=simplify,transpose-sinking,constant-folding,\n"
     "                  split-transposed-conv,cse,dce,fusion]\n"
     "                 [--canonical] [--no-verify] [--evaluate-seed=N] [--emit-ptx=sm_80|sm_90|sm_90a]\n"
+    "                 [--print-liveness]\n"
     "                 [--dump-ir-after=PASS,...|all --dump-dir=DIR] FILE.hlo|-\n";
 
 struct Flags {
@@ -46,6 +48,7 @@ struct Flags {
   std::vector<std::string> dump_after;  // pass names or "all"
   std::string dump_dir;
   std::string ptx_sm;  // --emit-ptx: print PTX for this compute capability instead of HLO
+  bool liveness = false;  // --print-liveness: each computation's schedule and live ranges
 };
 
 int UsageError(const std::string& why) {
@@ -65,6 +68,8 @@ std::string ParseFlags(int argc, char** argv, Flags& flags) {
       flags.canonical = true;
     } else if (arg == "--no-verify") {
       flags.verify = false;
+    } else if (arg == "--print-liveness") {
+      flags.liveness = true;
     } else if (arg.rfind("--emit-ptx=", 0) == 0) {
       flags.ptx_sm = arg.substr(11);
     } else if (arg.rfind("--evaluate-seed=", 0) == 0) {
@@ -135,6 +140,10 @@ absl::Status Run(const Flags& flags, passes::PassPipeline& pipeline) {
     TFJIT_ASSIGN_OR_RETURN(hlo::Literal result,
                            hlo::Evaluate(*module, testlib::RandomArgs(*module, flags.seed)));
     std::cout << LiteralToString(result) << "\n";
+    return absl::OkStatus();
+  }
+  if (flags.liveness) {
+    std::cout << passes::ModuleLiveness(*module).ToString();
     return absl::OkStatus();
   }
   if (!flags.ptx_sm.empty()) {
