@@ -57,11 +57,8 @@ void MemoryBudget::UpdatePeak(int64_t now) {
 std::shared_ptr<void> UndoLog::Record(const void* key, std::shared_ptr<void> cell,
                                        std::function<void()> undo) {
   std::lock_guard<std::mutex> lock(mu_);
-  // A step assigns each variable once or twice: the newest records are the likely match.
-  for (size_t i = keys_.size(); i-- > 0;) {
-    if (keys_[i] == key) return entries_[i].cell;
-  }
-  keys_.push_back(key);
+  auto [it, inserted] = index_.try_emplace(key, entries_.size());
+  if (!inserted) return entries_[it->second].cell;
   entries_.push_back({cell, std::move(undo)});
   return cell;
 }
@@ -71,7 +68,7 @@ void UndoLog::Rollback() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     entries.swap(entries_);
-    keys_.clear();
+    index_.clear();
   }
   for (auto it = entries.rbegin(); it != entries.rend(); ++it) it->undo();
 }

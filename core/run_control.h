@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -70,7 +71,8 @@ class UndoLog {
   };
   mutable std::mutex mu_;
   std::vector<Entry> entries_;
-  std::vector<const void*> keys_;  // entries_[i]'s key; searched from the newest
+  std::unordered_map<const void*, size_t> index_;  // key -> its entry (a step may assign
+                                                   // thousands of variables)
 };
 
 // One run's deadline, cancellation token and memory budget, and its undo log. Immutable after

@@ -98,6 +98,7 @@ void AppendConvLowerings(std::vector<OpLowering>* table);         // conv_loweri
 void AppendImageLowerings(std::vector<OpLowering>* table);        // image_lowerings.cc
 void AppendGradientsLowerings(std::vector<OpLowering>* table);       // gradients_lowerings.cc
 void AppendGradientsWindowLowerings(std::vector<OpLowering>* table);  // gradients_window_lowerings.cc
+void AppendGradients3dLowerings(std::vector<OpLowering>* table);  // gradients_3d_lowerings.cc
 void AppendOptimizersLowerings(std::vector<OpLowering>* table);      // optimizers_lowerings.cc
 void AppendLinalgLowerings(std::vector<OpLowering>* table);          // linalg_lowerings.cc
 void AppendScatterSegmentLowerings(std::vector<OpLowering>* table);  // scatter_segment_lowerings.cc
