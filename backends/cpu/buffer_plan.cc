@@ -3,18 +3,9 @@
 // are disjoint.
 #include "backends/cpu/buffer_plan.h"
 
-#include <algorithm>
-#include <limits>
-#include <numeric>
+#include "absl/strings/str_cat.h"
 
 namespace tfjit::cpu {
-namespace {
-
-int64_t AlignUp(int64_t x) { return (x + 63) / 64 * 64; }
-
-constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
-
-}  // namespace
 
 BufferPlan::BufferPlan(int num_parameters, std::vector<hlo::Shape> output_shapes)
     : num_parameters_(num_parameters) {
@@ -25,10 +16,11 @@ BufferPlan::BufferPlan(int num_parameters, std::vector<hlo::Shape> output_shapes
   }
 }
 
-int BufferPlan::AddBuffer(int64_t bytes) {
+int BufferPlan::AddBuffer(int64_t bytes, std::string label) {
   Buffer b;
   b.bytes = bytes;
   buffers_.push_back(b);
+  arena_.Add(bytes, std::move(label));
   return num_slots() - 1;
 }
 
@@ -40,6 +32,7 @@ int BufferPlan::AddConstant(const hlo::Instruction* constant) {
   b.constant_inst = constant;
   b.constant = constant->literal().tensor();
   buffers_.push_back(std::move(b));
+  arena_.Exclude(arena_.Add(0, absl::StrCat("%", constant->name(), " (constant)")));
   it->second = num_slots() - 1;
   return it->second;
 }
@@ -60,20 +53,25 @@ int BufferPlan::AddPackedConstant(const hlo::Instruction* constant, const gemm::
   b.constant = PackConstant(constant, packing);
   b.packing = packing;
   buffers_.push_back(std::move(b));
+  arena_.Exclude(arena_.Add(0, absl::StrCat("%", constant->name(), " (packed constant)")));
   it->second = num_slots() - 1;
   return it->second;
 }
 
-void BufferPlan::DropBuffer(int slot) { buffer(slot).bytes = 0; }
+void BufferPlan::DropBuffer(int slot) {
+  buffer(slot).bytes = 0;
+  arena_.Exclude(slot - num_parameters_);
+}
 
-void BufferPlan::PlaceInOutput(int slot, int k) { buffer(slot).output = k; }
+void BufferPlan::PlaceInOutput(int slot, int k) {
+  buffer(slot).output = k;
+  arena_.Exclude(slot - num_parameters_);
+}
 
 void BufferPlan::Touch(int slot) {
   if (slot < num_parameters_ || slot >= num_slots()) return;  // parameters are not planned
-  Buffer& b = buffer(slot);
-  if (b.is_constant) return;
-  if (b.first < 0) b.first = step_;
-  b.last = std::max(b.last, step_);
+  if (buffer(slot).is_constant) return;
+  arena_.Touch(slot - num_parameters_, step_);
 }
 
 void BufferPlan::EndLoop() {
@@ -81,62 +79,23 @@ void BufferPlan::EndLoop() {
   const int64_t start = loop_starts_.back();
   loop_starts_.pop_back();
   ++step_;  // the loop's back edge: later steps start after it
-  for (Buffer& b : buffers_) {
-    if (b.first < 0 || b.last < start) continue;  // not used inside the loop
-    b.first = std::min(b.first, start);
-    b.last = std::max(b.last, step_);
-  }
+  arena_.Loop(start, step_);
   ++step_;
 }
 
 void BufferPlan::Finalize() {
   // Buffers Run copies into an output after the compiled code returns are read after every
-  // step; a buffer no access was reported for gets memory of its own, conservatively.
+  // step.
   for (const OutputSource& source : outputs_) {
-    const int slot = source.copy_from.slot;
+    const int slot = source.copy_from.id;
     if (source.written_by_kernel || slot < num_parameters_ || slot >= num_slots()) continue;
-    Buffer& b = buffer(slot);
-    if (b.first < 0) b.first = 0;
-    b.last = kForever;
+    if (!buffer(slot).is_constant) arena_.KeepToEnd(slot - num_parameters_);
   }
-  std::vector<size_t> order;
-  unshared_bytes_ = 0;
+  arena_.Finalize(kCpuArenaAlignment);
+  arena_bytes_ = arena_.arena_bytes();
+  unshared_bytes_ = arena_.unshared_bytes();
   for (size_t i = 0; i < buffers_.size(); ++i) {
-    Buffer& b = buffers_[i];
-    b.offset = 0;
-    if (b.output >= 0 || b.bytes == 0 || b.is_constant) continue;
-    if (b.first < 0) {
-      b.first = 0;
-      b.last = kForever;
-    }
-    unshared_bytes_ += AlignUp(b.bytes);
-    order.push_back(i);
-  }
-  // First fit, largest first: each buffer goes to the lowest offset that overlaps no placed
-  // buffer live at the same time.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return buffers_[a].bytes > buffers_[b].bytes;
-  });
-  std::vector<size_t> placed;
-  std::vector<std::pair<int64_t, int64_t>> busy;  // [offset, end) of live-overlapping buffers
-  arena_bytes_ = 0;
-  for (size_t i : order) {
-    Buffer& b = buffers_[i];
-    busy.clear();
-    for (size_t j : placed) {
-      const Buffer& o = buffers_[j];
-      if (o.first <= b.last && b.first <= o.last) busy.emplace_back(o.offset, o.offset + AlignUp(o.bytes));
-    }
-    std::sort(busy.begin(), busy.end());
-    int64_t offset = 0;
-    const int64_t size = AlignUp(b.bytes);
-    for (const auto& [begin, end] : busy) {
-      if (begin >= offset + size) break;
-      offset = std::max(offset, end);
-    }
-    b.offset = offset;
-    arena_bytes_ = std::max(arena_bytes_, offset + size);
-    placed.push_back(i);
+    buffers_[i].offset = arena_.offset(static_cast<int>(i));
   }
 }
 

@@ -1,39 +1,39 @@
 // BufferPlan: the buffer table compiled code indexes and where each slot's memory comes from
 // when the CPU executable runs. The table is [entry parameters | buffers]; a buffer lives in a
-// 64-byte aligned per-Run arena, or directly in an output tensor. FramePlan (frame_plan.h)
-// decides which values share which buffers; the IR emitter adds the buffers as it goes.
+// 64-byte aligned per-Run arena, or directly in an output tensor. Which values share which
+// buffers is the shared buffer assignment's (compiler/passes/buffer_assignment.h; FramePlan
+// applies it with the CPU's policy); the IR emitter adds the buffers as it goes.
 //
-// Arena buffers share memory by liveness. The emitter reports every access to a slot (Touch)
-// at a step of the emitted program order (NextStep, one per instruction), and brackets loops
-// (BeginLoop/EndLoop): a slot used inside a loop is live for the whole loop, since an
-// iteration may read what the previous one wrote. Two buffers may overlap in the arena only
-// when their [first, last] step intervals are disjoint, so compiled code never sees a buffer
-// change under it. A buffer never touched keeps memory of its own; a buffer Run copies into
-// an output after the compiled code returns stays live to the end.
+// Arena buffers share memory by liveness, through the shared ArenaAssignment: the emitter
+// reports every access to a slot (Touch) at a step of the emitted program order (NextStep,
+// one per instruction), and brackets loops (BeginLoop/EndLoop): a slot used inside a loop is
+// live for the whole loop, since an iteration may read what the previous one wrote. Two
+// buffers may overlap in the arena only when their [first, last] step intervals are disjoint,
+// so compiled code never sees a buffer change under it. A buffer never touched keeps memory of
+// its own; a buffer Run copies into an output after the compiled code returns stays live to
+// the end. The CPU's own parts are the output tensors and the read-only constant slots.
 #ifndef TFJIT_BACKENDS_CPU_BUFFER_PLAN_H_
 #define TFJIT_BACKENDS_CPU_BUFFER_PLAN_H_
 
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "compiler/hlo/module.h"
+#include "compiler/passes/buffer_assignment.h"
 #include "core/gemm.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit::cpu {
 
-// Where an array value lives: a slot of the buffer table, or an array constant (a global of
-// the compiled module).
-struct ValueLocation {
-  int slot = -1;                                // buffer table index, or -1
-  const hlo::Instruction* constant = nullptr;   // when the value is a constant's literal
+// Where an array value lives: a slot of the buffer table (`id`), or an array constant (a
+// global of the compiled module, or a read-only slot AddConstant gives).
+using ValueLocation = passes::BufferRef;
 
-  bool operator==(const ValueLocation& o) const {
-    return slot == o.slot && constant == o.constant;
-  }
-};
+// The arena's alignment: a cache line, and the widest vector.
+inline constexpr int64_t kCpuArenaAlignment = 64;
 
 // What Run does for output k after the compiled code returns.
 struct OutputSource {
@@ -48,8 +48,9 @@ class BufferPlan {
   // A plan with `num_parameters` read-only parameter slots and one output per shape.
   BufferPlan(int num_parameters, std::vector<hlo::Shape> output_shapes);
 
-  // A new buffer slot of `bytes` bytes (arena memory unless PlaceInOutput is called).
-  int AddBuffer(int64_t bytes);
+  // A new buffer slot of `bytes` bytes (arena memory unless PlaceInOutput is called);
+  // `label` names it in the printed assignment.
+  int AddBuffer(int64_t bytes, std::string label = "");
   // The read-only slot through which compiled code reads the array constant `constant` (the
   // executable points it at the literal's bytes): large constants stay out of the LLVM
   // module, which makes compiling and caching it cheaper. One slot per constant, however
@@ -75,8 +76,11 @@ class BufferPlan {
   void BeginLoop() { loop_starts_.push_back(step_); }
   void EndLoop();
   // After the last AddBuffer: the arena layout, buffers with disjoint live ranges sharing
-  // memory (first fit, largest buffers first).
+  // memory (ArenaAssignment::Finalize).
   void Finalize();
+  // The arena's buffers as the shared assignment prints them (after Finalize, before the plan
+  // is copied or cached: a plan read from the disk cache has offsets only).
+  const passes::ArenaAssignment& arena() const { return arena_; }
 
   bool IsParameterSlot(int slot) const { return slot >= 0 && slot < num_parameters_; }
   int num_parameters() const { return num_parameters_; }
@@ -98,8 +102,6 @@ class BufferPlan {
     int64_t bytes = 0;
     int64_t offset = 0;
     int output = -1;
-    int64_t first = -1;  // live range in steps; -1: never touched
-    int64_t last = -1;
     bool is_constant = false;  // AddConstant: no memory of its own
     const hlo::Instruction* constant_inst = nullptr;
     Tensor constant;
@@ -120,6 +122,7 @@ class BufferPlan {
   int64_t unshared_bytes_ = 0;
   int64_t step_ = 0;
   std::vector<int64_t> loop_starts_;
+  passes::ArenaAssignment arena_;  // one entry per buffer (constants excluded)
   absl::flat_hash_map<const hlo::Instruction*, int> constant_slots_;
   absl::flat_hash_map<std::tuple<const hlo::Instruction*, int64_t, int64_t, int64_t, int64_t>,
                       int>

@@ -172,7 +172,7 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Ten
     if (source.written_by_kernel) continue;
     const void* from = source.copy_from.constant != nullptr
                            ? source.copy_from.constant->literal().tensor().raw_data()
-                           : table[static_cast<size_t>(source.copy_from.slot)];
+                           : table[static_cast<size_t>(source.copy_from.id)];
     if (outputs[k].byte_size() > 0) std::memcpy(outputs[k].raw_data(), from, outputs[k].byte_size());
   }
   return outputs;

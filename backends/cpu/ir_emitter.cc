@@ -238,10 +238,10 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   std::vector<int> slots;
   std::vector<int> operand_arg(operand_loc.size(), -1);
   for (size_t i = 0; i < operand_loc.size(); ++i) {
-    if (operand_loc[i].slot < 0 || (in_place && i == 0)) continue;
-    auto it = std::find(slots.begin(), slots.end(), operand_loc[i].slot);
+    if (operand_loc[i].id < 0 || (in_place && i == 0)) continue;
+    auto it = std::find(slots.begin(), slots.end(), operand_loc[i].id);
     operand_arg[i] = static_cast<int>(it - slots.begin() + num_outs);
-    if (it == slots.end()) slots.push_back(operand_loc[i].slot);
+    if (it == slots.end()) slots.push_back(operand_loc[i].id);
   }
 
   // A dot's or convolution's constant weights packed once: one more slot the kernel reads.
@@ -358,7 +358,7 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
                                                    static_cast<uint64_t>(slot));
     return b_.CreateAlignedLoad(ptr, p, llvm::Align(8));
   };
-  for (const ValueLocation& out_loc : out_locs) args.push_back(load_slot(out_loc.slot));
+  for (const ValueLocation& out_loc : out_locs) args.push_back(load_slot(out_loc.id));
   for (int slot : slots) args.push_back(load_slot(slot));
   args.push_back(wrapper->getArg(1));
   args.push_back(wrapper->getArg(2));
@@ -677,9 +677,9 @@ absl::Status CpuIrEmitter::EmitScatterBody(const Instruction& inst,
 llvm::Value* CpuIrEmitter::Pointer(const ValueLocation& unresolved) {
   const ValueLocation loc = Resolve(unresolved);
   if (loc.constant != nullptr) return elemental_.ConstantGlobal(*loc.constant);
-  plan_.Touch(loc.slot);
+  plan_.Touch(loc.id);
   llvm::Type* ptr = b_.getPtrTy();
-  llvm::Value* p = b_.CreateConstInBoundsGEP1_64(ptr, buffers_, static_cast<uint64_t>(loc.slot));
+  llvm::Value* p = b_.CreateConstInBoundsGEP1_64(ptr, buffers_, static_cast<uint64_t>(loc.id));
   return b_.CreateAlignedLoad(ptr, p, llvm::Align(8));
 }
 
@@ -819,10 +819,10 @@ absl::Status CpuIrEmitter::EmitWhile(const Instruction& inst, const FramePlan& f
   for (size_t i = 0; i < state.size(); ++i) EmitCopy(state[i], init[i], shapes[i].byte_size());
   TFJIT_ASSIGN_OR_RETURN(
       FramePlan condition,
-      FramePlan::Build(*inst.called_computations()[0], {state}, /*params_writable=*/false, plan_));
+      PlanFrame(*inst.called_computations()[0], {state}, /*params_writable=*/false, plan_));
   TFJIT_ASSIGN_OR_RETURN(
       FramePlan body,
-      FramePlan::Build(*inst.called_computations()[1], {state}, /*params_writable=*/true, plan_));
+      PlanFrame(*inst.called_computations()[1], {state}, /*params_writable=*/true, plan_));
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = module_->getContext();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx, "while.cond", fn);
@@ -1031,7 +1031,7 @@ absl::Status CpuIrEmitter::EmitLinalg(const Instruction& inst, const FramePlan& 
 // into the caller's buffers (`out`), which nothing else writes.
 absl::Status CpuIrEmitter::EmitCalledInto(const hlo::Computation& computation,
                                           std::vector<Leaves> params, const Leaves& out) {
-  TFJIT_ASSIGN_OR_RETURN(FramePlan callee, FramePlan::Build(computation, std::move(params),
+  TFJIT_ASSIGN_OR_RETURN(FramePlan callee, PlanFrame(computation, std::move(params),
                                                             /*params_writable=*/false, plan_));
   TFJIT_RETURN_IF_ERROR(EmitFrame(callee));
   const std::vector<hlo::Shape> shapes = LeafShapes(computation.root()->shape());
@@ -1045,8 +1045,8 @@ void CpuIrEmitter::PlaceOutputs(const FramePlan& entry) {
   const Leaves& root = entry.root();
   for (size_t k = 0; k < root.size(); ++k) {
     OutputSource& source = plan_.mutable_outputs()[k];
-    if (entry.owns(root[k]) && plan_.output_of(root[k].slot) < 0) {
-      plan_.PlaceInOutput(root[k].slot, static_cast<int>(k));
+    if (entry.owns(root[k]) && plan_.output_of(root[k].id) < 0) {
+      plan_.PlaceInOutput(root[k].id, static_cast<int>(k));
       source.written_by_kernel = true;
     } else {
       source.copy_from = root[k];
@@ -1080,7 +1080,7 @@ absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
   run_ctx_ = fn->getArg(1);
   std::vector<Leaves> params;
   for (int i = 0; i < entry.num_parameters(); ++i) params.push_back({ValueLocation{i, nullptr}});
-  TFJIT_ASSIGN_OR_RETURN(FramePlan frame, FramePlan::Build(entry, std::move(params),
+  TFJIT_ASSIGN_OR_RETURN(FramePlan frame, PlanFrame(entry, std::move(params),
                                                            /*params_writable=*/false, plan_));
   PlaceOutputs(frame);
   TFJIT_RETURN_IF_ERROR(EmitFrame(frame));
@@ -1113,6 +1113,17 @@ absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module,
                     os.str());
   }
   return result;
+}
+
+absl::StatusOr<std::string> EmitCpuModuleText(const hlo::Module& module,
+                                              const IrEmitterOptions& options) {
+  TFJIT_RETURN_IF_ERROR(CheckCpuSupport(module));
+  TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(module, options));
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  emitted.module->print(out, nullptr);
+  out.flush();
+  return text;
 }
 
 }  // namespace tfjit::cpu

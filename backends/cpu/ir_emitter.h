@@ -66,6 +66,11 @@ absl::Status UnsupportedOpcode(const hlo::Instruction& inst);
 absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module,
                                             const IrEmitterOptions& options);
 
+// EmitCpuModule's LLVM IR as text, before any LLVM pass (`tfjit-opt --emit-llvm`, the
+// tests/hlo/cpu FileCheck suite); CheckCpuSupport's error first.
+absl::StatusOr<std::string> EmitCpuModuleText(const hlo::Module& module,
+                                              const IrEmitterOptions& options);
+
 }  // namespace tfjit::cpu
 
 #endif  // TFJIT_BACKENDS_CPU_IR_EMITTER_H_

@@ -132,7 +132,7 @@ struct PlanCodec {
     w.I64(static_cast<int64_t>(plan.outputs_.size()));
     for (const OutputSource& o : plan.outputs_) {
       w.I64(o.written_by_kernel ? 1 : 0);
-      w.I64(o.copy_from.slot);
+      w.I64(o.copy_from.id);
       TFJIT_ASSIGN_OR_RETURN(int64_t c, constant_index(o.copy_from.constant));
       w.I64(c);
     }
@@ -177,7 +177,7 @@ struct PlanCodec {
         return false;
       }
       o.written_by_kernel = written != 0;
-      o.copy_from.slot = static_cast<int>(slot);
+      o.copy_from.id = static_cast<int>(slot);
     }
     if (!r.I64(num_buffers) || num_buffers < 0 || num_buffers > (int64_t{1} << 24)) return false;
     for (int64_t i = 0; i < num_buffers; ++i) {
@@ -217,7 +217,7 @@ struct PlanCodec {
     // Every slot compiled code or Run will index must exist, and arena buffers fit the arena.
     for (const OutputSource& o : plan.outputs_) {
       if (!o.written_by_kernel && o.copy_from.constant == nullptr &&
-          (o.copy_from.slot < 0 || o.copy_from.slot >= plan.num_slots())) {
+          (o.copy_from.id < 0 || o.copy_from.id >= plan.num_slots())) {
         return false;
       }
     }

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/passes/buffer_assignment.h"
 #include "core/status.h"
 
 namespace tfjit::gpu {
@@ -15,7 +16,7 @@ namespace {
 using hlo::Instruction;
 using hlo::Opcode;
 
-constexpr int64_t kAlignment = 256;  // cuBLAS's and the widest vector loads' alignment
+constexpr int64_t kAlignment = kGpuArenaAlignment;  // cuBLAS's and the widest vector loads' alignment
 
 int64_t AlignUp(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
@@ -52,49 +53,24 @@ std::optional<conv::Conv2DParams> CublasConv(const Instruction& inst) {
   return c;
 }
 
-// Arena buffers of [first, last] live steps, placed first fit, largest first: two share bytes
-// only when their live ranges are disjoint.
-struct Interval {
-  int slot;
-  int64_t bytes, first, last, offset = 0;
-};
-
-int64_t PlaceIntervals(std::vector<Interval>& intervals) {
-  std::vector<Interval*> order;
-  for (Interval& i : intervals) order.push_back(&i);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Interval* a, const Interval* b) { return a->bytes > b->bytes; });
-  std::vector<const Interval*> placed;
-  int64_t end = 0;
-  for (Interval* cur : order) {
-    std::vector<std::pair<int64_t, int64_t>> taken;  // [begin, end) of live-overlapping buffers
-    for (const Interval* p : placed) {
-      if (p->first <= cur->last && cur->first <= p->last) {
-        taken.emplace_back(p->offset, p->offset + p->bytes);
-      }
-    }
-    std::sort(taken.begin(), taken.end());
-    int64_t offset = 0;
-    for (const auto& [b, e] : taken) {
-      if (offset + cur->bytes <= b) break;
-      offset = std::max(offset, AlignUp(e));
-    }
-    cur->offset = offset;
-    end = std::max(end, offset + cur->bytes);
-    placed.push_back(cur);
-  }
-  return AlignUp(end);
-}
-
 // Builds a program's steps computation by computation. A value is the slots of an array (one)
-// or of a tuple's elements. Steps are numbered in emission order across nested computations;
-// a buffer's live range is the steps between its definition and its last use, and a buffer
-// used inside a loop but defined before it stays live to the loop's end.
-class ProgramBuilder {
+// or of a tuple's elements. Which slots a computation's values take, and which updates go in
+// place, is the shared buffer assignment's (compiler/passes/buffer_assignment.h) with the
+// GPU's policy: the builder is its BufferSource. Steps are numbered in emission order across
+// nested computations; the shared ArenaAssignment places the arena slots by the steps that
+// touch them (a slot touched inside a loop is live for the whole loop).
+class ProgramBuilder : public passes::BufferSource {
  public:
   explicit ProgramBuilder(GpuProgram& program) : program_(program) {}
 
   using Value = std::vector<int>;
+
+  // BufferSource: a computation's values get arena slots, defined when their step runs.
+  int NewBuffer(const Instruction& value, const hlo::Shape& leaf) override {
+    return NewArenaSlot(ArrayBytes(leaf), absl::StrCat("%", value.name()));
+  }
+  void DropBuffer(int slot) override { arena_.Exclude(arena_of_.at(slot)); }
+  bool MayWrite(int slot) const override { return arena_of_.contains(slot); }
 
   // Emits `computation`'s steps into `steps`, its parameter i bound to params[i]; returns the
   // root's value.
@@ -104,34 +80,40 @@ class ProgramBuilder {
   absl::StatusOr<Value> Emit(const hlo::Computation& computation,
                              const std::vector<Value>& params, std::vector<GpuStep>& steps,
                              Role role = Role::kOther) {
-    absl::flat_hash_map<const Instruction*, Value> value_of;
-    const Role saved = role_;
-    role_ = role;
-    for (const Instruction* inst : computation.MakePostOrder()) {
-      absl::StatusOr<Value> v = EmitInstruction(*inst, value_of, params, steps);
-      if (!v.ok()) {
-        role_ = saved;
-        return v.status();
-      }
-      value_of[inst] = std::move(*v);
+    std::vector<passes::Leaves> param_leaves;
+    for (const Value& v : params) {
+      passes::Leaves leaves;
+      for (int slot : v) leaves.push_back(passes::BufferRef{slot, nullptr});
+      param_leaves.push_back(std::move(leaves));
     }
-    role_ = saved;
+    // A loop body's parameter is the loop's state, which its result replaces: it may be
+    // updated in place, as may the entry's where the policy says so.
+    const passes::BufferPolicy policy = GpuBufferPolicy();
+    TFJIT_ASSIGN_OR_RETURN(
+        passes::FrameAssignment frame,
+        passes::FrameAssignment::Build(
+            computation, std::move(param_leaves),
+            role == Role::kLoopBody || (role == Role::kEntry && policy.entry_parameters_writable),
+            policy, *this));
+    absl::flat_hash_map<const Instruction*, Value> value_of;
+    for (const Instruction* inst : frame.order()) {
+      TFJIT_ASSIGN_OR_RETURN(Value v, EmitInstruction(*inst, frame, value_of, steps));
+      value_of[inst] = std::move(v);
+    }
     return value_of.at(computation.root());
   }
 
-  int AddArenaSlot(int64_t bytes, int64_t step) {
-    const int slot = static_cast<int>(program_.slots.size());
-    program_.slots.push_back(GpuSlot{GpuSlot::Kind::kArena, 0, bytes});
-    interval_of_[slot] = intervals_.size();
-    intervals_.push_back(Interval{slot, std::max<int64_t>(bytes, 1), step, step});
+  // A scratch slot of the program's own (a patch matrix, a copy's temporary), defined at
+  // `step`.
+  int AddArenaSlot(int64_t bytes, int64_t step, std::string label) {
+    const int slot = NewArenaSlot(bytes, std::move(label));
+    Use(slot, step);
     return slot;
   }
 
   void Use(int slot, int64_t step) {
-    auto it = interval_of_.find(slot);
-    if (it != interval_of_.end()) {
-      intervals_[it->second].last = std::max(intervals_[it->second].last, step);
-    }
+    auto it = arena_of_.find(slot);
+    if (it != arena_of_.end()) arena_.Touch(it->second, step);
   }
 
   int64_t step() const { return step_; }
@@ -139,22 +121,46 @@ class ProgramBuilder {
 
   // After the last step: the arena layout.
   void Finish() {
-    for (const Interval& i : intervals_) program_.arena_bytes_unshared += AlignUp(i.bytes);
-    program_.arena_bytes = PlaceIntervals(intervals_);
-    for (const Interval& i : intervals_) {
-      program_.slots[static_cast<size_t>(i.slot)].offset = i.offset;
+    arena_.Finalize(kAlignment);
+    program_.arena_bytes = arena_.arena_bytes();
+    program_.arena_bytes_unshared = arena_.unshared_bytes();
+    for (const auto& [slot, id] : arena_of_) {
+      program_.slots[static_cast<size_t>(slot)].offset = arena_.offset(id);
     }
+    program_.assignment = arena_.ToString();
   }
 
  private:
+  int NewArenaSlot(int64_t bytes, std::string label) {
+    const int slot = static_cast<int>(program_.slots.size());
+    program_.slots.push_back(GpuSlot{GpuSlot::Kind::kArena, 0, bytes});
+    arena_of_[slot] = arena_.Add(std::max<int64_t>(bytes, 1), std::move(label));
+    return slot;
+  }
+
+  // The slots of a value as the frame assigned them: constants' slots, and the GEMM output
+  // standing for a bias epilogue's fusion.
+  Value SlotsOf(const passes::Leaves& leaves) const {
+    Value v;
+    for (const passes::BufferRef& ref : leaves) {
+      if (ref.constant != nullptr) {
+        v.push_back(constant_slot_.at(ref.constant));
+        continue;
+      }
+      auto absorbed = absorbed_.find(ref.id);
+      v.push_back(absorbed == absorbed_.end() ? ref.id : absorbed->second);
+    }
+    return v;
+  }
+
   absl::StatusOr<Value> EmitInstruction(const Instruction& inst,
+                                        const passes::FrameAssignment& frame,
                                         const absl::flat_hash_map<const Instruction*, Value>& value_of,
-                                        const std::vector<Value>& params,
                                         std::vector<GpuStep>& steps) {
     auto operand = [&](int i) -> const Value& { return value_of.at(inst.operand(i)); };
     switch (inst.opcode()) {
       case Opcode::kParameter:
-        return params.at(static_cast<size_t>(inst.parameter_number()));
+        return SlotsOf(frame.leaves(&inst));
       case Opcode::kConstant: {
         if (!inst.shape().IsArray()) {
           return Unimplemented("gpu backend: tuple constant '%s'", inst.name());
@@ -164,26 +170,25 @@ class ProgramBuilder {
         program_.slots.push_back(
             GpuSlot{GpuSlot::Kind::kConstant, program_.constant_bytes, bytes, &inst});
         program_.constant_bytes += AlignUp(std::max<int64_t>(bytes, 1));
+        constant_slot_[&inst] = slot;
         return Value{slot};
       }
       case Opcode::kTuple: {
-        Value v;
         for (int i = 0; i < inst.operand_count(); ++i) {
           if (operand(i).size() != 1) {
             return Unimplemented("gpu backend: nested tuple '%s'", inst.name());
           }
-          v.push_back(operand(i)[0]);
         }
-        return v;
+        return SlotsOf(frame.leaves(&inst));
       }
       case Opcode::kGetTupleElement:
-        return Value{operand(0).at(static_cast<size_t>(inst.attrs().tuple_index))};
+        return SlotsOf(frame.leaves(&inst));
       case Opcode::kWhile:
-        return EmitWhile(inst, operand(0), steps);
+        return EmitWhile(inst, operand(0), SlotsOf(frame.leaves(&inst)), steps);
       case Opcode::kConditional:
-        return EmitConditional(inst, value_of, steps);
+        return EmitConditional(inst, value_of, SlotsOf(frame.leaves(&inst)), steps);
       case Opcode::kCustomCall: case Opcode::kRngBitGenerator:
-        return EmitHost(inst, value_of, steps);
+        return EmitHost(inst, value_of, SlotsOf(frame.leaves(&inst)), steps);
       case Opcode::kCall:
         return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
                              "'%s')", std::string(hlo::OpcodeName(inst.opcode())), inst.name());
@@ -204,14 +209,18 @@ class ProgramBuilder {
       }
       s.operands.push_back(operand(i)[0]);
     }
+    const int own = frame.leaves(&inst).at(0).id;
     if (int gemm = BiasEpilogueGemm(inst, value_of, steps); gemm >= 0) {
-      // The bias joins the GEMM that computed the fusion's other operand (its only reader).
+      // The bias joins the GEMM that computed the fusion's other operand (its only reader):
+      // the fusion's slot is the GEMM's output.
       GpuStep& g = steps[static_cast<size_t>(gemm)];
       g.bias = s.operands[BiasOperand(inst)];
       Use(g.bias, step_ - 1);
+      DropBuffer(own);
+      absorbed_[own] = g.output;
       return Value{g.output};
     }
-    if (UpdatesInPlace(inst)) {
+    if (frame.in_place(&inst)) {
       // The update goes into the operand's buffer, which becomes the result's.
       s.kind = GpuStep::Kind::kKernel;
       s.in_place = true;
@@ -225,7 +234,8 @@ class ProgramBuilder {
       ++step_;
       return Value{output};
     }
-    s.output = AddArenaSlot(ArrayBytes(inst.shape()), step_);
+    s.output = own;
+    Use(own, step_);
     if (std::optional<backends::GemmShape> g = CublasGemm(inst)) {
       s.kind = GpuStep::Kind::kGemm;
       s.gemm = *g;
@@ -246,7 +256,8 @@ class ProgramBuilder {
         patches.elements = s.gemm.m * s.gemm.k;
         patches.operands = {s.operands[0]};
         patches.output = AddArenaSlot(
-            patches.elements * static_cast<int64_t>(DTypeSize(s.type)), step_);
+            patches.elements * static_cast<int64_t>(DTypeSize(s.type)), step_,
+            absl::StrCat("%", inst.name(), " (patches)"));
         kernels_.push_back(KernelSpec{&inst, /*patches=*/true});
         Use(patches.operands[0], step_);
         steps.push_back(patches);
@@ -312,52 +323,10 @@ class ProgramBuilder {
     return static_cast<int>(steps.size()) - 1;
   }
 
-  // Whether dynamic-update-slice `dus` may write its update into its operand's buffer:
-  // nothing else reads the operand's value. That holds for a value computed by a step that
-  // only `dus` reads, an entry parameter only `dus` reads (the run's own copy), and a while
-  // body's state element that only `dus` reads and whose new value is `dus` itself (the
-  // update then stays in the loop's buffer, with no copy).
-  bool UpdatesInPlace(const Instruction& dus) const {
-    if (dus.opcode() != Opcode::kDynamicUpdateSlice ||
-        dus.operand(1)->shape().num_elements() == 0) {
-      return false;
-    }
-    const Instruction* op = dus.operand(0);
-    auto only_reader_is = [](const Instruction& value, const Instruction& reader) {
-      return value.user_count() == 1 && value.users()[0] == &reader;
-    };
-    switch (op->opcode()) {
-      case Opcode::kParameter:
-        return role_ == Role::kEntry && only_reader_is(*op, dus);
-      case Opcode::kConstant: case Opcode::kTuple: case Opcode::kWhile:
-      case Opcode::kConditional: case Opcode::kCustomCall: case Opcode::kRngBitGenerator:
-        return false;
-      case Opcode::kGetTupleElement: {
-        const Instruction* state = op->operand(0);
-        if (role_ != Role::kLoopBody || state->opcode() != Opcode::kParameter) return false;
-        const int64_t element = op->attrs().tuple_index;
-        for (const Instruction* user : state->users()) {
-          if (user->opcode() != Opcode::kGetTupleElement) return false;
-          if (user->attrs().tuple_index == element && !only_reader_is(*user, dus)) return false;
-        }
-        const Instruction* root = dus.users().empty() ? nullptr : dus.users()[0];
-        if (root == nullptr || !only_reader_is(dus, *root) || root->opcode() != Opcode::kTuple ||
-            !root->IsRoot()) {
-          return false;
-        }
-        int uses = 0;
-        for (const Instruction* o : root->operands()) uses += o == &dus;
-        return uses == 1 && root->operand(static_cast<int>(element)) == &dus;
-      }
-      default:
-        return only_reader_is(*op, dus) && !op->IsRoot();
-    }
-  }
-
   // A step that runs `inst` on the host.
   absl::StatusOr<Value> EmitHost(const Instruction& inst,
                                  const absl::flat_hash_map<const Instruction*, Value>& value_of,
-                                 std::vector<GpuStep>& steps) {
+                                 Value results, std::vector<GpuStep>& steps) {
     GpuStep host;
     host.kind = GpuStep::Kind::kHost;
     host.inst = &inst;
@@ -367,7 +336,7 @@ class ProgramBuilder {
       host.operands.push_back(v[0]);
       Use(v[0], step_);
     }
-    TFJIT_ASSIGN_OR_RETURN(Value results, FreshSlots(inst, inst.shape()));
+    for (int slot : results) Use(slot, step_);
     host.results = results;
     host.output = results.at(0);
     steps.push_back(std::move(host));
@@ -388,17 +357,6 @@ class ProgramBuilder {
     ++step_;
   }
 
-  // Fresh slots for a value of `shape` (an array or a tuple of arrays), defined now.
-  absl::StatusOr<Value> FreshSlots(const Instruction& inst, const hlo::Shape& shape) {
-    Value v;
-    if (shape.IsArray()) return Value{AddArenaSlot(ArrayBytes(shape), step_)};
-    for (const hlo::Shape& element : shape.tuple_shapes()) {
-      if (!element.IsArray()) return Unimplemented("gpu backend: nested tuple in '%s'", inst.name());
-      v.push_back(AddArenaSlot(ArrayBytes(element), step_));
-    }
-    return v;
-  }
-
   // Copies `from` into `to` element by element; elements that are themselves among `to`'s
   // slots (a body passing state element i on as element j) go through a fresh slot first, so
   // no copy overwrites what a later one reads.
@@ -408,8 +366,8 @@ class ProgramBuilder {
     for (size_t j = 0; j < sources.size(); ++j) {
       if (sources[j] == to[j]) continue;
       if (std::find(to.begin(), to.end(), sources[j]) != to.end()) {
-        const int temp =
-            AddArenaSlot(program_.slots[static_cast<size_t>(sources[j])].bytes, step_);
+        const int temp = AddArenaSlot(program_.slots[static_cast<size_t>(sources[j])].bytes,
+                                      step_, absl::StrCat("%", inst.name(), " (temporary)"));
         EmitCopy(inst, sources[j], temp, steps);
         sources[j] = temp;
       }
@@ -419,11 +377,10 @@ class ProgramBuilder {
     }
   }
 
-  absl::StatusOr<Value> EmitWhile(const Instruction& inst, const Value& init,
+  absl::StatusOr<Value> EmitWhile(const Instruction& inst, const Value& init, Value state,
                                   std::vector<GpuStep>& steps) {
     const hlo::Computation* cond = inst.called_computations().at(0);
     const hlo::Computation* body = inst.called_computations().at(1);
-    TFJIT_ASSIGN_OR_RETURN(Value state, FreshSlots(inst, inst.shape()));
     EmitParallelCopy(inst, init, state, steps);
     GpuStep loop;
     loop.kind = GpuStep::Kind::kWhile;
@@ -439,11 +396,8 @@ class ProgramBuilder {
       return Internal("while '%s': the body's result does not match the state", inst.name());
     }
     EmitParallelCopy(inst, next, state, loop.nested[1]);
-    const int64_t end = step_;
-    // What the loop reads of the values defined before it stays until its last iteration.
-    for (Interval& i : intervals_) {
-      if (i.first < start && i.last >= start) i.last = std::max(i.last, end);
-    }
+    // What the loop touches stays live for all its iterations.
+    arena_.Loop(start, step_);
     steps.push_back(std::move(loop));
     ++step_;
     return state;
@@ -451,8 +405,7 @@ class ProgramBuilder {
 
   absl::StatusOr<Value> EmitConditional(
       const Instruction& inst, const absl::flat_hash_map<const Instruction*, Value>& value_of,
-      std::vector<GpuStep>& steps) {
-    TFJIT_ASSIGN_OR_RETURN(Value result, FreshSlots(inst, inst.shape()));
+      Value result, std::vector<GpuStep>& steps) {
     GpuStep branch_step;
     branch_step.kind = GpuStep::Kind::kConditional;
     branch_step.inst = &inst;
@@ -477,14 +430,21 @@ class ProgramBuilder {
   }
 
   GpuProgram& program_;
-  Role role_ = Role::kOther;
-  std::vector<Interval> intervals_;
-  absl::flat_hash_map<int, size_t> interval_of_;
+  passes::ArenaAssignment arena_;
+  absl::flat_hash_map<int, int> arena_of_;  // arena slot -> its ArenaAssignment id
+  absl::flat_hash_map<const Instruction*, int> constant_slot_;
+  absl::flat_hash_map<int, int> absorbed_;  // a bias fusion's slot -> the GEMM output it is
   std::vector<KernelSpec> kernels_;
   int64_t step_ = 0;
 };
 
 }  // namespace
+
+passes::BufferPolicy GpuBufferPolicy() {
+  passes::BufferPolicy policy;
+  policy.entry_parameters_writable = true;  // the run's copies in the arena
+  return policy;
+}
 
 absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std::string& sm) {
   const hlo::Computation* entry = module.entry();
@@ -498,7 +458,9 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
     if (!shape.IsArray()) {
       return Unimplemented("gpu backend: tuple parameter %d of module '%s'", i, module.name());
     }
-    const int slot = builder.AddArenaSlot(ArrayBytes(shape), -1);
+    const int slot = builder.AddArenaSlot(ArrayBytes(shape), -1,
+                                          absl::StrCat("%", entry->parameter(i)->name(),
+                                                       " (parameter)"));
     program.parameter_slots.push_back(slot);
     params.push_back({slot});
   }

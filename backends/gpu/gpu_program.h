@@ -13,8 +13,12 @@
 #include "backends/gemm_match.h"
 #include "backends/gpu/ptx_emitter.h"
 #include "compiler/hlo/module.h"
+#include "compiler/passes/buffer_assignment.h"
 
 namespace tfjit::gpu {
+
+// The arena's alignment: cuBLAS's and the widest vector loads'.
+inline constexpr int64_t kGpuArenaAlignment = 256;
 
 // Where a value's bytes are on the device.
 struct GpuSlot {
@@ -79,10 +83,18 @@ struct GpuProgram {
   int64_t arena_bytes = 0;          // parameters' copies and temporaries, shared by liveness
   int64_t arena_bytes_unshared = 0;
   int64_t constant_bytes = 0;  // the constants' device copy, uploaded once
+  // The arena as the shared buffer assignment placed it (ArenaAssignment::ToString).
+  std::string assignment;
 
   // One line per step, e.g. "gemm dot.3 <- [p0 s1] -> s2 (arena 0+4096)" (tests, logs).
   std::string Describe() const;
 };
+
+// The GPU's sharing rules for the shared buffer assignment (compiler/passes/
+// buffer_assignment.h): a reshape is a kernel of its own and a scatter writes a fresh buffer;
+// a dynamic-update-slice goes in place where its operand's old value is dead; the entry's
+// parameters are the run's own copies in the arena, so they may be written.
+passes::BufferPolicy GpuBufferPolicy();
 
 // Builds the program of an optimized module (fusion done) for PTX target `sm`: dots cuBLAS
 // can compute (float32/float64 batched GEMMs) are GEMM steps, every other non-plumbing entry

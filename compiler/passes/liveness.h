@@ -1,6 +1,7 @@
-// Liveness of each computation's values over its schedule: the first piece of the buffer
-// assignment that both backends are to share (issue 23; today the CPU finds liveness while it
-// emits LLVM IR, the GPU while it builds its program).
+// Liveness of each computation's values over its schedule, per computation: the value-level
+// view (`tfjit-opt --print-liveness`). The buffers that hold the values, and their live
+// intervals over the emitted program's steps with nested computations and loops in place,
+// are buffer_assignment.h's, which both backends read.
 //
 // A computation's schedule is its post order (Computation::MakePostOrder), one step per
 // instruction. A value is an instruction's result. It lives from the step that defines it (-1

@@ -4,7 +4,7 @@ import lit.formats
 
 config.name = "tfjit-hlo"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".hlo"]
+config.suffixes = [".hlo", ".pbtxt"]
 config.excludes = ["corpus", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
 config.test_source_root = config.tfjit_src_root
 config.test_exec_root = config.tfjit_obj_root

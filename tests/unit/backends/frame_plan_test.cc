@@ -43,7 +43,7 @@ Planned Plan(const std::string& text, bool writable) {
   Planned p{std::move(*module), BufferPlan(0, {}), FramePlan()};
   for (int i = 0; i < 3; ++i) p.buffers.AddBuffer(32);
   Leaves state = {ValueLocation{0, nullptr}, ValueLocation{1, nullptr}, ValueLocation{2, nullptr}};
-  auto frame = FramePlan::Build(*p.module->entry(), {state}, writable, p.buffers);
+  auto frame = PlanFrame(*p.module->entry(), {state}, writable, p.buffers);
   EXPECT_TRUE(frame.ok()) << frame.status();
   p.frame = std::move(*frame);
   return p;
