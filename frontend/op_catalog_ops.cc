@@ -505,6 +505,14 @@ const std::pair<const char*, const char*> kFamilyOverrides[] = {
     {"BatchMatMulV2", "linalg"}, {"BatchMatMulV3", "linalg"}, {"Einsum", "linalg"},
     {"TopKV2", "reduction"}, {"CheckNumerics", "graph"}, {"CheckNumericsV2", "graph"},
     {"GatherNd", "array"},
+    // The stateful random ops sit with the variables (they draw from a per-node state); their
+    // family is random's, as the stateless ones'.
+    {"RandomUniform", "random"},
+    {"RandomStandardNormal", "random"},
+    {"TruncatedNormal", "random"},
+    {"RandomUniformInt", "random"},
+    // A convolution's input gradient, like every backprop (docs/DESIGN.md, "Op families").
+    {"Conv2DBackpropInput", "gradients"},
 };
 
 }  // namespace
