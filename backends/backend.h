@@ -5,8 +5,8 @@
 
 #include <memory>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
 #include "compiler/hlo/module.h"
@@ -17,10 +17,10 @@
 namespace tfjit::backends {
 
 struct CompileStats {
-  double optimize_ms = 0;  // HLO passes
-  double codegen_ms = 0;   // IR emission + LLVM optimisation + JIT link
-  int num_kernels = 0;     // loops / library calls emitted
-  int64_t flops = 0;       // of the convolutions and dots, hlo::MatmulFlops
+  double optimize_ms = 0;           // HLO passes
+  double codegen_ms = 0;            // IR emission + LLVM optimisation + JIT link
+  int num_kernels = 0;              // loops / library calls emitted
+  int64_t flops = 0;                // of the convolutions and dots, hlo::MatmulFlops
   int64_t temp_bytes = 0;           // temporaries per run, buffers shared by liveness
   int64_t temp_bytes_unshared = 0;  // what they would take without sharing
   // The code came from a persistent cache of compiled code instead of LLVM (codegen_ms is
@@ -50,9 +50,8 @@ class Executable {
   // Run, timing each kernel: `kernels` gets one entry per kernel that ran, in the order they
   // first ran (entries of one instruction emitted twice are summed). A backend that cannot
   // time its kernels leaves it empty.
-  virtual absl::StatusOr<std::vector<Tensor>> RunProfiled(const std::vector<Tensor>& args,
-                                                          ThreadPool* pool,
-                                                          std::vector<KernelTiming>* kernels) const {
+  virtual absl::StatusOr<std::vector<Tensor>> RunProfiled(
+      const std::vector<Tensor>& args, ThreadPool* pool, std::vector<KernelTiming>* kernels) const {
     kernels->clear();
     return Run(args, pool);
   }

@@ -45,11 +45,11 @@ std::string Placeholder(const std::string& name) {
 
 // A GraphDef (text) with placeholders x, w and the convolution "y".
 std::string GraphText(const ConvCase& c) {
-  const std::string strides = absl::StrCat("attr { key: \"strides\" value { list { i: 1 i: ",
-                                           c.stride, " i: ", c.stride, " i: 1 } } } ");
-  const std::string common = absl::StrCat(
-      "attr { key: \"T\" value { type: DT_FLOAT } } ", strides,
-      "attr { key: \"padding\" value { s: \"SAME\" } } ");
+  const std::string strides =
+      absl::StrCat("attr { key: \"strides\" value { list { i: 1 i: ", c.stride, " i: ", c.stride,
+                   " i: 1 } } } ");
+  const std::string common = absl::StrCat("attr { key: \"T\" value { type: DT_FLOAT } } ", strides,
+                                          "attr { key: \"padding\" value { s: \"SAME\" } } ");
   std::string text = Placeholder("x") + Placeholder("w");
   if (c.op == "Conv2DBackpropInput") {
     std::string sizes;
@@ -63,8 +63,8 @@ std::string GraphText(const ConvCase& c) {
                     "\"w\" input: \"x\" ",
                     common, "}\n");
   } else {
-    absl::StrAppend(&text, "node { name: \"y\" op: \"", c.op,
-                    "\" input: \"x\" input: \"w\" ", common, "}\n");
+    absl::StrAppend(&text, "node { name: \"y\" op: \"", c.op, "\" input: \"x\" input: \"w\" ",
+                    common, "}\n");
   }
   return text;
 }

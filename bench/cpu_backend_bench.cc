@@ -57,8 +57,7 @@ std::vector<hlo::Literal> Args(const hlo::Module& module) {
 }
 
 // mode 0: JIT inline, 1: JIT on a 2-thread pool, 2: evaluator.
-void RunModule(benchmark::State& state, const std::string& text, int64_t bytes,
-               int64_t flops) {
+void RunModule(benchmark::State& state, const std::string& text, int64_t bytes, int64_t flops) {
   auto module = hlo::ParseAndVerifyModule(text);
   if (!module.ok()) return state.SkipWithError(std::string(module.status().message()).c_str());
   std::vector<hlo::Literal> args = Args(**module);
@@ -71,13 +70,14 @@ void RunModule(benchmark::State& state, const std::string& text, int64_t bytes,
     std::vector<Tensor> tensors;
     for (const hlo::Literal& a : args) tensors.push_back(a.tensor());
     ThreadPool pool(2);
-    for (auto _ : state) benchmark::DoNotOptimize((*exe)->Run(tensors, mode == 1 ? &pool : nullptr));
+    for (auto _ : state)
+      benchmark::DoNotOptimize((*exe)->Run(tensors, mode == 1 ? &pool : nullptr));
   }
   state.SetBytesProcessed(state.iterations() * bytes);
   if (flops > 0) {
-    state.counters["GFLOP/s"] = benchmark::Counter(static_cast<double>(flops) * state.iterations(),
-                                                   benchmark::Counter::kIsRate,
-                                                   benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(static_cast<double>(flops) * state.iterations(),
+                           benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
   }
   state.SetLabel(mode == 0 ? "jit" : mode == 1 ? "jit-pool2" : "evaluator");
 }
@@ -88,7 +88,8 @@ void BM_ElementwiseChain(benchmark::State& state) {
 }
 BENCHMARK(BM_ElementwiseChain)
     ->ArgsProduct({{1 << 10, 1 << 16, 1 << 20, 1 << 24}, {0, 1, 2}})
-    ->UseRealTime()->Unit(benchmark::kMicrosecond);
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // The bandwidth bar for BM_ElementwiseChain (which also reads two arrays and writes one): a
 // STREAM triad a = b + s * c, compiled into this binary, one thread. The fraction of triad
@@ -115,7 +116,10 @@ void BM_Matmul(benchmark::State& state) {
   const int64_t n = state.range(0);
   RunModule(state, MatmulModule(n), 3 * n * n * 4, 2 * n * n * n);
 }
-BENCHMARK(BM_Matmul)->ArgsProduct({{64, 256, 1024}, {0, 1, 2}})->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Matmul)
+    ->ArgsProduct({{64, 256, 1024}, {0, 1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_CompileChain(benchmark::State& state) {
   const std::string text = ChainModule(1 << 16);

@@ -8,8 +8,8 @@
 //   libxnnpack-dev is installed (bench only; tfjit never links it).
 // - FmaPeak: one core's float32 FMA peak, measured: the yardstick of every "% of peak"
 //   (bench/corpus_bench.sh reads it).
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -19,9 +19,9 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
-#include "benchmark/benchmark.h"
 #include "backends/cpu/gemm_kernels.h"
 #include "bench/eigen_v4_gemm.h"
+#include "benchmark/benchmark.h"
 #include "core/conv2d.h"
 #include "core/gemm.h"
 
@@ -41,8 +41,8 @@ std::vector<float> Random(int64_t n, uint32_t seed) {
 }
 
 void SetFlops(benchmark::State& state, double flops_per_iter) {
-  state.counters["GFLOP/s"] = benchmark::Counter(flops_per_iter * 1e-9 * state.iterations(),
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops_per_iter * 1e-9 * state.iterations(), benchmark::Counter::kIsRate);
 }
 
 // ---- GEMM: m x k times k x n ----
@@ -77,11 +77,19 @@ void BM_Gemm(benchmark::State& state) {
   Eigen::Map<RowMajor> cm(c.data(), m, n);
   for (auto _ : state) {
     switch (impl) {
-      case kTfjit: gemm::GemmF32(m, n, k, a.data(), k, b.data(), n, c.data(), n); break;
-      case kEigenV3: cm.noalias() = am * bm; break;
-      case kEigenV4: bench::EigenV4Gemm(m, n, k, a.data(), b.data(), c.data()); break;
+      case kTfjit:
+        gemm::GemmF32(m, n, k, a.data(), k, b.data(), n, c.data(), n);
+        break;
+      case kEigenV3:
+        cm.noalias() = am * bm;
+        break;
+      case kEigenV4:
+        bench::EigenV4Gemm(m, n, k, a.data(), b.data(), c.data());
+        break;
       case kJitAvx2:
-      case kJitAvx512: gemm::GemmF32(m, n, k, a.data(), k, b.data(), n, c.data(), n); break;
+      case kJitAvx512:
+        gemm::GemmF32(m, n, k, a.data(), k, b.data(), n, c.data(), n);
+        break;
     }
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
@@ -96,10 +104,9 @@ void GemmArgs(benchmark::internal::Benchmark* b) {
   // blazepose-lite's narrow outputs on large images, and faceres's (MobileNet v1) 14x14 and
   // 7x7 pointwise convolutions, few rows against wide weights.
   const std::vector<std::vector<int64_t>> shapes = {
-      {1024, 1024, 1024}, {2304, 96, 16}, {2304, 24, 96}, {576, 144, 24},
-      {576, 32, 144},     {144, 192, 32}, {144, 64, 192}, {36, 576, 96},
-      {36, 160, 576},     {1, 1000, 1280}, {4096, 16, 96}, {16384, 8, 32},
-      {196, 512, 512},    {49, 1024, 1024}, {625, 384, 384}};
+      {1024, 1024, 1024}, {2304, 96, 16}, {2304, 24, 96},  {576, 144, 24},   {576, 32, 144},
+      {144, 192, 32},     {144, 64, 192}, {36, 576, 96},   {36, 160, 576},   {1, 1000, 1280},
+      {4096, 16, 96},     {16384, 8, 32}, {196, 512, 512}, {49, 1024, 1024}, {625, 384, 384}};
   for (const auto& s : shapes) {
     for (int impl : {kTfjit, kEigenV3, kEigenV4, kJitAvx2, kJitAvx512}) {
       b->Args({s[0], s[1], s[2], impl});
@@ -129,8 +136,8 @@ void BM_GemmBlocking(benchmark::State& state) {
 void GemmBlockingArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"m", "n", "k", "mr", "pack_a"});
   const std::vector<std::vector<int64_t>> shapes = {
-      {1024, 1024, 1024}, {2304, 24, 96}, {576, 144, 24}, {576, 32, 144},
-      {144, 64, 192}, {196, 512, 512}, {49, 1024, 1024}, {625, 384, 384}};
+      {1024, 1024, 1024}, {2304, 24, 96},  {576, 144, 24},   {576, 32, 144},
+      {144, 64, 192},     {196, 512, 512}, {49, 1024, 1024}, {625, 384, 384}};
   for (const auto& s : shapes) {
     for (int64_t mr : {6, 8, 12}) {
       for (int64_t pack_a : {1000, 2}) b->Args({s[0], s[1], s[2], mr, pack_a});
@@ -263,8 +270,9 @@ void TimeConv(benchmark::State& state, const conv::Conv2DParams& p, bool pack) {
     if (n > 0) fn(0, n);
   };
   for (auto _ : state) {
-    conv::Conv2D<float>(p, x.data(), f.data(), y.data(), serial, [](int64_t, int64_t) {},
-                        packed.empty() ? nullptr : packed.data());
+    conv::Conv2D<float>(
+        p, x.data(), f.data(), y.data(), serial, [](int64_t, int64_t) {},
+        packed.empty() ? nullptr : packed.data());
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
@@ -318,8 +326,7 @@ void BM_ConvXnnpack(benchmark::State& state) {
     return;
   }
   st = xnn_setup_convolution2d_nhwc_f32(op, 1, static_cast<size_t>(p.in_h),
-                                        static_cast<size_t>(p.in_w), x.data(), y.data(),
-                                        nullptr);
+                                        static_cast<size_t>(p.in_w), x.data(), y.data(), nullptr);
   if (st != xnn_status_success) {
     state.SkipWithError("xnn_setup_convolution2d_nhwc_f32 failed");
     xnn_delete_operator(op);
@@ -388,8 +395,8 @@ void BM_ConvNarrow(benchmark::State& state) {
   if (impl == kJitAvx2 && !UseGenerated(state, impl)) return;
   gemm::SetNarrowConvForTesting(state.range(1) == 1);
   const conv::Conv2DParams p = Params(kConvs[state.range(0)]);
-  state.SetLabel(absl::StrCat(kConvs[state.range(0)].name,
-                              conv::UsesNarrow(p) ? ", narrow" : ", row GEMM"));
+  state.SetLabel(
+      absl::StrCat(kConvs[state.range(0)].name, conv::UsesNarrow(p) ? ", narrow" : ", row GEMM"));
   TimeConv(state, p, /*pack=*/true);
   gemm::SetNarrowConvForTesting(true);
   gemm::SetIsaForTesting(gemm::Isa::kAuto);

@@ -22,8 +22,7 @@ std::string DemoPath() {
 void RunDemo(benchmark::State& state, JitMode jit) {
   SessionOptions options;
   options.jit = jit;
-  auto session = Session::Load(DemoPath(),
-                               options);
+  auto session = Session::Load(DemoPath(), options);
   if (!session.ok()) {
     state.SkipWithError(std::string(session.status().message()).c_str());
     return;
@@ -96,9 +95,17 @@ void RunReduceSum(benchmark::State& state, JitMode jit) {
 }
 void BM_ReduceSumOpByOp(benchmark::State& state) { RunReduceSum(state, JitMode::kNone); }
 void BM_ReduceSumCompiled(benchmark::State& state) { RunReduceSum(state, JitMode::kAll); }
-BENCHMARK(BM_ReduceSumOpByOp)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()
+BENCHMARK(BM_ReduceSumOpByOp)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ReduceSumCompiled)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()
+BENCHMARK(BM_ReduceSumCompiled)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
 // Compile time of the demo's clusters (a fresh session each iteration: no cache).
@@ -106,8 +113,7 @@ void BM_DemoCompile(benchmark::State& state) {
   std::vector<std::pair<std::string, Tensor>> feeds = {
       {"input", cli::RandomTensor(DType::kFloat32, {64, 256}, 1)}};
   for (auto _ : state) {
-    auto session =
-        Session::Load(DemoPath());
+    auto session = Session::Load(DemoPath());
     RunStats stats;
     auto out = (*session)->Run(feeds, {"output"}, &stats);
     state.counters["compile_ms"] = stats.compile_ms;

@@ -67,8 +67,8 @@ std::unique_ptr<Session> LoadGraph(const tensorflow::GraphDef& graph, const std:
 void BM_Step(benchmark::State& state, JitMode jit) {
   const train::TrainingGraph model = Model(state.range(0));
   const int threads = static_cast<int>(state.range(1));
-  auto session = LoadGraph(model.graph, absl::StrCat(model.name, "_", static_cast<int>(jit)),
-                           jit, threads, state);
+  auto session = LoadGraph(model.graph, absl::StrCat(model.name, "_", static_cast<int>(jit)), jit,
+                           threads, state);
   if (!session) return;
   if (auto r = session->Run({}, {}, {"init"}); !r.ok()) {
     state.SkipWithError(std::string(r.status().message()).c_str());
@@ -77,7 +77,8 @@ void BM_Step(benchmark::State& state, JitMode jit) {
   const int64_t batch = model.input_dims[0];
   Tensor labels(DType::kFloat32, {batch, model.classes});
   for (int64_t i = 0; i < labels.num_elements(); ++i) labels.data<float>()[i] = 0;
-  for (int64_t e = 0; e < batch; ++e) labels.data<float>()[e * model.classes + e % model.classes] = 1;
+  for (int64_t e = 0; e < batch; ++e)
+    labels.data<float>()[e * model.classes + e % model.classes] = 1;
   const std::vector<std::pair<std::string, Tensor>> feeds = {
       {"x", cli::RandomTensor(DType::kFloat32, model.input_dims, 1)}, {"labels", labels}};
   // Warm-up: compiles outside the timed loop.
@@ -100,8 +101,8 @@ void BM_Step(benchmark::State& state, JitMode jit) {
   state.SetItemsProcessed(state.iterations() * batch);
   state.counters["clusters"] = stats.clusters;
   state.counters["compiled_nodes"] = stats.nodes_compiled;
-  state.SetLabel(absl::StrCat(model.name, " ", model.parameters, " params, ", threads,
-                              " thread", threads > 1 ? "s" : ""));
+  state.SetLabel(absl::StrCat(model.name, " ", model.parameters, " params, ", threads, " thread",
+                              threads > 1 ? "s" : ""));
 }
 
 void BM_StepUncompiled(benchmark::State& state) { BM_Step(state, JitMode::kNone); }
@@ -170,9 +171,8 @@ void BM_ConvPass(benchmark::State& state) {
   }
   // The same multiply-adds in all three: 2 * |y| * kh * kw * cin.
   const double flops = 2.0 * kY[0] * kY[1] * kY[2] * kY[3] * kW[0] * kW[1] * kW[2];
-  state.counters["FLOP/s"] =
-      benchmark::Counter(flops * static_cast<double>(state.iterations()),
-                         benchmark::Counter::kIsRate);
+  state.counters["FLOP/s"] = benchmark::Counter(flops * static_cast<double>(state.iterations()),
+                                                benchmark::Counter::kIsRate);
   state.SetLabel(kOps[which]);
 }
 BENCHMARK(BM_ConvPass)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -48,9 +48,8 @@ struct Conv2DParams {
 };
 
 // Runs fn(begin, end) over a partition of [0, n); `cost_per_unit` is in cycles per unit.
-using ParallelForFn =
-    std::function<void(int64_t n, int64_t cost_per_unit,
-                       const std::function<void(int64_t, int64_t)>& fn)>;
+using ParallelForFn = std::function<void(int64_t n, int64_t cost_per_unit,
+                                         const std::function<void(int64_t, int64_t)>& fn)>;
 
 // Input element read by output coordinate `o` at tap `k`, or -1 for padding and lhs holes.
 inline int64_t TapSource(int64_t o, int64_t k, int64_t stride, int64_t rhs_dilate, int64_t pad,
@@ -198,8 +197,8 @@ void Conv2DPatchGemm(const Conv2DParams& p, const T* x, const T* f, T* y,
             continue;
           }
           for (int64_t kw = 0; kw < p.k_w; ++kw, dst += group_c) {
-            const int64_t ix = TapSource(ox, kw, p.stride_w, p.rhs_dilate_w, p.pad_left,
-                                         p.lhs_dilate_w, p.in_w);
+            const int64_t ix =
+                TapSource(ox, kw, p.stride_w, p.rhs_dilate_w, p.pad_left, p.lhs_dilate_w, p.in_w);
             if (ix < 0) {
               std::fill_n(dst, group_c, T(0));
             } else {
@@ -217,10 +216,13 @@ void Conv2DPatchGemm(const Conv2DParams& p, const T* x, const T* f, T* y,
       }
     };
     // The epilogue needs every group's features: it runs with the last group.
-    PatchGemm<T>(parallel_for, rows, k, group_out, f + g * group_out, p.out_c, y + g * group_out,
-                 p.out_c, p.pointwise() ? x : nullptr, fill, [&](int64_t r0, int64_t count) {
-                   if (last_group) done(r0, count);
-                 }, p.groups == 1 ? packed : nullptr);
+    PatchGemm<T>(
+        parallel_for, rows, k, group_out, f + g * group_out, p.out_c, y + g * group_out, p.out_c,
+        p.pointwise() ? x : nullptr, fill,
+        [&](int64_t r0, int64_t count) {
+          if (last_group) done(r0, count);
+        },
+        p.groups == 1 ? packed : nullptr);
   }
 }
 
@@ -277,8 +279,8 @@ void DepthwiseConv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
         for (int64_t kw = 0; kw < p.k_w; ++kw) {
           const T* pf = f + (kh * p.k_w + kw) * out_c;
           for (int64_t ox = 0; ox < p.out_w; ++ox) {
-            const int64_t ix = TapSource(ox, kw, p.stride_w, p.rhs_dilate_w, p.pad_left,
-                                         p.lhs_dilate_w, p.in_w);
+            const int64_t ix =
+                TapSource(ox, kw, p.stride_w, p.rhs_dilate_w, p.pad_left, p.lhs_dilate_w, p.in_w);
             if (ix < 0) continue;
             const T* px = x_row + ix * in_c;
             T* acc = row + ox * out_c;
@@ -312,8 +314,7 @@ inline bool ShortKernelRows(const Conv2DParams& p) {
 // finite), one row of (out_w - 1) * stride_w + k_w pixels per kernel row.
 template <typename Done>
 void Conv2DWindowRows(const Conv2DParams& p, const float* x, float* y,
-                      const ParallelForFn& parallel_for, const Done& done,
-                      const float* packed) {
+                      const ParallelForFn& parallel_for, const Done& done, const float* packed) {
   const int64_t run = p.k_w * p.in_c, lda = p.stride_w * p.in_c, oc = p.out_c;
   const int64_t width = (p.out_w - 1) * p.stride_w + p.k_w;  // input pixels a row reads
   const int64_t x0 = -p.pad_left;
@@ -327,8 +328,8 @@ void Conv2DWindowRows(const Conv2DParams& p, const float* x, float* y,
       const float* image = x + n * p.in_h * row_floats;
       const int64_t iy0 =
           TapSource(oy, 0, p.stride_h, p.rhs_dilate_h, p.pad_top, p.lhs_dilate_h, p.in_h);
-      const int64_t iy1 = TapSource(oy, p.k_h - 1, p.stride_h, p.rhs_dilate_h, p.pad_top,
-                                    p.lhs_dilate_h, p.in_h);
+      const int64_t iy1 =
+          TapSource(oy, p.k_h - 1, p.stride_h, p.rhs_dilate_h, p.pad_top, p.lhs_dilate_h, p.in_h);
       const float* a = nullptr;
       int64_t seg_stride = 0;
       if (inside_row && iy0 >= 0 && iy1 >= 0) {  // every kernel row inside the image
@@ -373,8 +374,8 @@ void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float*
   }
   const int64_t run = p.k_w * p.in_c, lda = p.stride_w * p.in_c, oc = p.out_c;
   // Pixels whose taps are all inside the row: [lo, hi).
-  const int64_t lo = std::min(p.out_w, (std::max<int64_t>(p.pad_left, 0) + p.stride_w - 1) /
-                                           p.stride_w);
+  const int64_t lo =
+      std::min(p.out_w, (std::max<int64_t>(p.pad_left, 0) + p.stride_w - 1) / p.stride_w);
   const int64_t last = p.in_w - p.k_w + p.pad_left;  // the last interior ox * stride
   const int64_t hi = last < 0 ? lo : std::clamp(last / p.stride_w + 1, lo, p.out_w);
   const int64_t rows = p.batch * p.out_h;
@@ -405,17 +406,17 @@ void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float*
             std::copy_n(in + from * p.in_c, (to - from) * p.in_c,
                         padded_row.data() + (from - x0) * p.in_c);
           }
-          gemm::GemmF32Packed(p.out_w, oc, run, padded_row.data(), lda,
-                              packed + kh * packed_block, oc, 0, out, oc, !first);
+          gemm::GemmF32Packed(p.out_w, oc, run, padded_row.data(), lda, packed + kh * packed_block,
+                              oc, 0, out, oc, !first);
           first = false;
           continue;
         }
         if (hi > lo && packed != nullptr) {
-          gemm::GemmF32Packed(hi - lo, oc, run, in + (lo * p.stride_w - p.pad_left) * p.in_c,
-                              lda, packed + kh * packed_block, oc, 0, out + lo * oc, oc, !first);
+          gemm::GemmF32Packed(hi - lo, oc, run, in + (lo * p.stride_w - p.pad_left) * p.in_c, lda,
+                              packed + kh * packed_block, oc, 0, out + lo * oc, oc, !first);
         } else if (hi > lo) {
-          gemm::GemmF32(hi - lo, oc, run, in + (lo * p.stride_w - p.pad_left) * p.in_c, lda, b,
-                        oc, out + lo * oc, oc, !first);
+          gemm::GemmF32(hi - lo, oc, run, in + (lo * p.stride_w - p.pad_left) * p.in_c, lda, b, oc,
+                        out + lo * oc, oc, !first);
         }
         auto edge = [&](int64_t ox) {
           const int64_t ix0 = ox * p.stride_w - p.pad_left;
@@ -449,10 +450,9 @@ void Conv2DRowGemm(const Conv2DParams& p, const float* x, const float* f, float*
 // as a row GEMM).
 inline bool UsesNarrow(const Conv2DParams& p) {
   return p.groups == 1 && p.out_c <= gemm::kMaxNarrowOutputs &&
-         p.out_c * 2 <= gemm::NarrowPixelBlock() && p.k_h * p.k_w >= 4 &&
-         p.stride_w == 1 && p.rhs_dilate_w == 1 && p.lhs_dilate_h == 1 &&
-         p.lhs_dilate_w == 1 && gemm::NarrowConvAvailable() &&
-         p.out_w >= 2 * gemm::NarrowPixelBlock();
+         p.out_c * 2 <= gemm::NarrowPixelBlock() && p.k_h * p.k_w >= 4 && p.stride_w == 1 &&
+         p.rhs_dilate_w == 1 && p.lhs_dilate_h == 1 && p.lhs_dilate_w == 1 &&
+         gemm::NarrowConvAvailable() && p.out_w >= 2 * gemm::NarrowPixelBlock();
 }
 
 // Whether a float convolution of `p` can run as a sum of row GEMMs (Conv2DRowGemm).
@@ -492,8 +492,8 @@ void Conv2DNarrow(const Conv2DParams& p, const float* x, const float* f, float* 
   // Output rows per band: its input rows' planar form within about 128 KB, and 8 bands or
   // more per image when the image has the rows.
   const int64_t span = (p.k_h - 1) * p.rhs_dilate_h + 1;  // input rows one output row reads
-  const int64_t fit = std::max<int64_t>(
-      1, (32768 / std::max<int64_t>(planar_row, 1) - span) / p.stride_h + 1);
+  const int64_t fit =
+      std::max<int64_t>(1, (32768 / std::max<int64_t>(planar_row, 1) - span) / p.stride_h + 1);
   const int64_t band = std::clamp<int64_t>(p.out_h / 8, 1, fit);
   const int64_t bands = (p.out_h + band - 1) / band;
   const int64_t cost =
@@ -564,8 +564,8 @@ inline gemm::Packing FilterPackingOf(const Conv2DParams& p) {
 // lanes, others by row GEMMs where they fit; everything else by patch GEMM. `packed`, when
 // not null: the float filter packed by gemm::Pack(FilterPackingOf(p)), every element finite.
 template <typename T, typename Done>
-void Conv2D(const Conv2DParams& p, const T* x, const T* f, T* y,
-            const ParallelForFn& parallel_for, const Done& done, const T* packed = nullptr) {
+void Conv2D(const Conv2DParams& p, const T* x, const T* f, T* y, const ParallelForFn& parallel_for,
+            const Done& done, const T* packed = nullptr) {
   if (p.batch * p.out_h * p.out_w * p.out_c == 0) return;
   if (p.depthwise()) {
     DepthwiseConv2D<T>(p, x, f, y, parallel_for, done);

@@ -73,8 +73,7 @@ bool IsSignedIntegerDType(DType d) {
   return d == DType::kInt8 || d == DType::kInt16 || d == DType::kInt32 || d == DType::kInt64;
 }
 bool IsUnsignedIntegerDType(DType d) {
-  return d == DType::kUInt8 || d == DType::kUInt16 || d == DType::kUInt32 ||
-         d == DType::kUInt64;
+  return d == DType::kUInt8 || d == DType::kUInt16 || d == DType::kUInt32 || d == DType::kUInt64;
 }
 bool IsNumericDType(DType d) { return d >= DType::kBool && d <= DType::kFloat64; }
 

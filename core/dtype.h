@@ -52,57 +52,134 @@ inline DType ComplexPartDType(DType d) {
 inline bool IsNumericOrComplexDType(DType d) { return IsNumericDType(d) || IsComplexDType(d); }
 
 // C++ type <-> DType.
-template <typename T> struct DTypeOf;
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
-template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kInt8; };
-template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::kInt16; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kInt32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kUInt8; };
-template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::kUInt16; };
-template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::kUInt32; };
-template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::kUInt64; };
-template <> struct DTypeOf<half> { static constexpr DType value = DType::kFloat16; };
-template <> struct DTypeOf<bfloat16> { static constexpr DType value = DType::kBFloat16; };
-template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
-template <> struct DTypeOf<complex64> { static constexpr DType value = DType::kComplex64; };
-template <> struct DTypeOf<complex128> { static constexpr DType value = DType::kComplex128; };
+template <typename T>
+struct DTypeOf;
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::kInt8;
+};
+template <>
+struct DTypeOf<int16_t> {
+  static constexpr DType value = DType::kInt16;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::kInt32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::kInt64;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::kUInt8;
+};
+template <>
+struct DTypeOf<uint16_t> {
+  static constexpr DType value = DType::kUInt16;
+};
+template <>
+struct DTypeOf<uint32_t> {
+  static constexpr DType value = DType::kUInt32;
+};
+template <>
+struct DTypeOf<uint64_t> {
+  static constexpr DType value = DType::kUInt64;
+};
+template <>
+struct DTypeOf<half> {
+  static constexpr DType value = DType::kFloat16;
+};
+template <>
+struct DTypeOf<bfloat16> {
+  static constexpr DType value = DType::kBFloat16;
+};
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::kFloat32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::kFloat64;
+};
+template <>
+struct DTypeOf<complex64> {
+  static constexpr DType value = DType::kComplex64;
+};
+template <>
+struct DTypeOf<complex128> {
+  static constexpr DType value = DType::kComplex128;
+};
 
 // Calls f(T{}) with the C++ type of a numeric dtype; returns false for non-numeric types.
 // Usage: DispatchNumeric(dtype, [&](auto tag) { using T = decltype(tag); ... });
 template <typename F>
 bool DispatchNumeric(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::kBool: f(bool{}); return true;
-    case DType::kInt8: f(int8_t{}); return true;
-    case DType::kInt16: f(int16_t{}); return true;
-    case DType::kInt32: f(int32_t{}); return true;
-    case DType::kInt64: f(int64_t{}); return true;
-    case DType::kUInt8: f(uint8_t{}); return true;
-    case DType::kUInt16: f(uint16_t{}); return true;
-    case DType::kUInt32: f(uint32_t{}); return true;
-    case DType::kUInt64: f(uint64_t{}); return true;
-    case DType::kFloat16: f(half{}); return true;
-    case DType::kBFloat16: f(bfloat16{}); return true;
-    case DType::kFloat32: f(float{}); return true;
-    case DType::kFloat64: f(double{}); return true;
-    default: return false;
+    case DType::kBool:
+      f(bool{});
+      return true;
+    case DType::kInt8:
+      f(int8_t{});
+      return true;
+    case DType::kInt16:
+      f(int16_t{});
+      return true;
+    case DType::kInt32:
+      f(int32_t{});
+      return true;
+    case DType::kInt64:
+      f(int64_t{});
+      return true;
+    case DType::kUInt8:
+      f(uint8_t{});
+      return true;
+    case DType::kUInt16:
+      f(uint16_t{});
+      return true;
+    case DType::kUInt32:
+      f(uint32_t{});
+      return true;
+    case DType::kUInt64:
+      f(uint64_t{});
+      return true;
+    case DType::kFloat16:
+      f(half{});
+      return true;
+    case DType::kBFloat16:
+      f(bfloat16{});
+      return true;
+    case DType::kFloat32:
+      f(float{});
+      return true;
+    case DType::kFloat64:
+      f(double{});
+      return true;
+    default:
+      return false;
   }
 }
 
 // Whether a C++ element type is complex64 / complex128.
 template <typename T>
-inline constexpr bool IsComplexType =
-    std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+inline constexpr bool IsComplexType = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
 
 // Calls f(T{}) with complex64 / complex128; returns false for other types.
 template <typename F>
 bool DispatchComplex(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::kComplex64: f(complex64{}); return true;
-    case DType::kComplex128: f(complex128{}); return true;
-    default: return false;
+    case DType::kComplex64:
+      f(complex64{});
+      return true;
+    case DType::kComplex128:
+      f(complex128{});
+      return true;
+    default:
+      return false;
   }
 }
 

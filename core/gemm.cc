@@ -121,9 +121,9 @@ TFJIT_AVX512 inline __mmask16 LaneMask(int64_t cols) {
 // segs runs of kc floats per row, `seg_stride` apart (GemmF32PackedSegments), and the panel
 // segs * kc rows.
 template <int MR, int NV, bool kSegmented>
-TFJIT_AVX512 void MicroKernel(int64_t kc, const float* a, int64_t lda, const float* panel,
-                              float* c, int64_t ldc, int64_t cols, bool accumulate,
-                              int64_t segs = 1, int64_t seg_stride = 0) {
+TFJIT_AVX512 void MicroKernel(int64_t kc, const float* a, int64_t lda, const float* panel, float* c,
+                              int64_t ldc, int64_t cols, bool accumulate, int64_t segs = 1,
+                              int64_t seg_stride = 0) {
   // The loops over r and v must unroll, or GCC keeps the accumulators in memory.
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
@@ -161,37 +161,51 @@ TFJIT_AVX512 void MicroKernel(int64_t kc, const float* a, int64_t lda, const flo
 
 template <int NV, bool kSegmented>
 TFJIT_AVX512 void RowBlock(int64_t rows, int64_t kc, const float* a, int64_t lda,
-                           const float* panel, float* c, int64_t ldc, int64_t cols,
-                           bool accumulate, int64_t segs = 1, int64_t seg_stride = 0) {
+                           const float* panel, float* c, int64_t ldc, int64_t cols, bool accumulate,
+                           int64_t segs = 1, int64_t seg_stride = 0) {
   switch (rows) {
-    case 1: return MicroKernel<1, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 2: return MicroKernel<2, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 3: return MicroKernel<3, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 4: return MicroKernel<4, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 5: return MicroKernel<5, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 6: return MicroKernel<6, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 7: return MicroKernel<7, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 8: return MicroKernel<8, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 9: return MicroKernel<9, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 10: return MicroKernel<10, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 11: return MicroKernel<11, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 12: return MicroKernel<12, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    case 13: return MicroKernel<13, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
-    default: return MicroKernel<14, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate,
-                                                       segs, seg_stride);
+    case 1:
+      return MicroKernel<1, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                            seg_stride);
+    case 2:
+      return MicroKernel<2, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                            seg_stride);
+    case 3:
+      return MicroKernel<3, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                            seg_stride);
+    case 4:
+      return MicroKernel<4, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                            seg_stride);
+    case 5:
+      return MicroKernel<5, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                            seg_stride);
+    case 6:
+      return MicroKernel<6, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                            seg_stride);
+    case 7:
+      return MicroKernel<7, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                            seg_stride);
+    case 8:
+      return MicroKernel<8, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                            seg_stride);
+    case 9:
+      return MicroKernel<9, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                            seg_stride);
+    case 10:
+      return MicroKernel<10, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                             seg_stride);
+    case 11:
+      return MicroKernel<11, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                             seg_stride);
+    case 12:
+      return MicroKernel<12, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                             seg_stride);
+    case 13:
+      return MicroKernel<13, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                             seg_stride);
+    default:
+      return MicroKernel<14, NV, kSegmented>(kc, a, lda, panel, c, ldc, cols, accumulate, segs,
+                                             seg_stride);
   }
 }
 
@@ -207,17 +221,14 @@ TFJIT_AVX512 void PackPanel(int64_t kc, const float* b, int64_t ldb, int64_t col
 }
 
 // MR rows (1..8) x 16 * vectors columns of the AVX-512 kernels.
-TFJIT_AVX512 void Avx512RowBlock(int64_t rows, int vectors, int64_t kc, const float* a,
-                                 int64_t lda, const float* panel, float* c, int64_t ldc,
-                                 int64_t cols, bool accumulate, int64_t segs = 1,
-                                 int64_t seg_stride = 0) {
+TFJIT_AVX512 void Avx512RowBlock(int64_t rows, int vectors, int64_t kc, const float* a, int64_t lda,
+                                 const float* panel, float* c, int64_t ldc, int64_t cols,
+                                 bool accumulate, int64_t segs = 1, int64_t seg_stride = 0) {
   if (segs > 1) {
     if (vectors == 2) {
-      return RowBlock<2, true>(rows, kc, a, lda, panel, c, ldc, cols, accumulate, segs,
-                               seg_stride);
+      return RowBlock<2, true>(rows, kc, a, lda, panel, c, ldc, cols, accumulate, segs, seg_stride);
     }
-    return RowBlock<1, true>(rows, kc, a, lda, panel, c, ldc, cols, accumulate, segs,
-                             seg_stride);
+    return RowBlock<1, true>(rows, kc, a, lda, panel, c, ldc, cols, accumulate, segs, seg_stride);
   }
   if (vectors == 2) return RowBlock<2, false>(rows, kc, a, lda, panel, c, ldc, cols, accumulate);
   RowBlock<1, false>(rows, kc, a, lda, panel, c, ldc, cols, accumulate);
@@ -314,7 +325,7 @@ bool HostHasAvx2Fma() {
 constexpr int64_t kMr = 6;    // rows of a generated register block (AVX2 has 16 registers)
 constexpr int64_t kKc = 256;  // k block: a 32 KB panel (AVX-512), reused by the row blocks from L1
 static_assert(kMaxSegmentedK == kKc, "a segmented GEMM is one k block");
-constexpr int64_t kMc = 96;   // rows whose k block of `a` (96 KB) stays in L2 across panels
+constexpr int64_t kMc = 96;  // rows whose k block of `a` (96 KB) stays in L2 across panels
 
 // The same panel copy in portable code (the generated kernels' packing).
 void PackPanelPortable(int64_t kc, const float* b, int64_t ldb, int64_t cols, int64_t width,
@@ -331,8 +342,8 @@ void PackPanelPortable(int64_t kc, const float* b, int64_t ldb, int64_t cols, in
 // floats, kc rows of nr floats (`lanes` for a last panel of at most `lanes` columns), zero
 // past the columns. `pack` copies one panel (PackPanel's signature).
 template <typename PackFn>
-void PackAllPanels(int64_t lanes, int64_t k, int64_t n, const float* b, int64_t ldb,
-                   float* packed, PackFn pack) {
+void PackAllPanels(int64_t lanes, int64_t k, int64_t n, const float* b, int64_t ldb, float* packed,
+                   PackFn pack) {
   const int64_t nr = 2 * lanes, panels = (n + nr - 1) / nr;
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
@@ -360,10 +371,9 @@ int64_t PackAPanels() {
 // runs one register block.
 template <typename PackFn, typename RowBlockFn>
 void GemmBlocked(int64_t lanes, int64_t mr, int64_t m, int64_t n, int64_t k, const float* a,
-                 int64_t lda,
-                 const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate_all,
-                 const float* prepacked, int64_t n_total, int64_t j0, PackFn pack,
-                 RowBlockFn row_block) {
+                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+                 bool accumulate_all, const float* prepacked, int64_t n_total, int64_t j0,
+                 PackFn pack, RowBlockFn row_block) {
   // The k block of b, packed panel after panel (reused by every row of a).
   thread_local std::vector<float> packed;
   thread_local std::vector<float> a_copy;
@@ -421,9 +431,8 @@ int64_t Avx512Rows() {
 void GemmAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                 int64_t ldb, float* c, int64_t ldc, bool accumulate_all,
                 const float* prepacked = nullptr, int64_t n_total = 0, int64_t j0 = 0) {
-  GemmBlocked(16, Avx512Rows(), m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked,
-              n_total, j0,
-              PackPanel,
+  GemmBlocked(16, Avx512Rows(), m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked, n_total,
+              j0, PackPanel,
               [](int64_t rows, int vectors, int64_t kc, const float* ap, int64_t lda_,
                  const float* panel, float* cp, int64_t ldc_, int64_t cols, bool acc) {
                 Avx512RowBlock(rows, vectors, kc, ap, lda_, panel, cp, ldc_, cols, acc);
@@ -435,9 +444,8 @@ void GemmGenerated(const MicroKernelSet& set, int64_t m, int64_t n, int64_t k, c
                    int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
                    bool accumulate_all, const float* prepacked = nullptr, int64_t n_total = 0,
                    int64_t j0 = 0) {
-  GemmBlocked(set.lanes, kMr, m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked,
-              n_total, j0,
-              PackPanelPortable,
+  GemmBlocked(set.lanes, kMr, m, n, k, a, lda, b, ldb, c, ldc, accumulate_all, prepacked, n_total,
+              j0, PackPanelPortable,
               [&set](int64_t rows, int vectors, int64_t kc, const float* ap, int64_t lda_,
                      const float* panel, float* cp, int64_t ldc_, int64_t cols, bool acc) {
                 set.kernels[rows][vectors](kc, ap, lda_, panel, cp, ldc_, cols, acc ? 1 : 0);
@@ -484,8 +492,8 @@ constexpr int kOx = 8;
 // Output pixels [ox0, ox0 + nox), nox <= kOx, for the channels of c0 under `mask`. With
 // `interior`, every tap of these pixels is inside the row (no checks in the loop).
 template <bool kInterior>
-TFJIT_AVX512 inline void DepthwiseBlock(const DepthwiseRow& r, int64_t ox0, int64_t nox,
-                                        int64_t c0, __mmask16 mask) {
+TFJIT_AVX512 inline void DepthwiseBlock(const DepthwiseRow& r, int64_t ox0, int64_t nox, int64_t c0,
+                                        __mmask16 mask) {
   const int64_t C = r.channels;
   __m512 acc[kOx];
 #pragma GCC unroll 8
@@ -520,8 +528,8 @@ TFJIT_AVX512 inline void DepthwiseBlock(const DepthwiseRow& r, int64_t ox0, int6
 // vector waited on the FMA latency for every tap). Channels [c0, c0 + 16 * nvec), masked
 // past r.channels.
 template <bool kInterior, int P, int V>
-TFJIT_AVX512 inline void DepthwiseTile(const DepthwiseRow& r, int64_t ox0, int64_t nox,
-                                       int64_t c0, int64_t nvec) {
+TFJIT_AVX512 inline void DepthwiseTile(const DepthwiseRow& r, int64_t ox0, int64_t nox, int64_t c0,
+                                       int64_t nvec) {
   const int64_t C = r.channels;
   __mmask16 mask[V];
   __m512 acc[P][V];
@@ -591,8 +599,7 @@ TFJIT_AVX512 void DepthwiseRowFlatAvx512(const DepthwiseRow& r) {
   const __mmask16 first_c = LaneMask(C);
   for (int64_t t = 0; t < taps; ++t) {
     const __m512 f = _mm512_maskz_loadu_ps(first_c, r.filter + t * C);
-    _mm512_storeu_ps(replicated.data() + t * 16,
-                     _mm512_maskz_permutexvar_ps(0xFFFF, lane_of, f));
+    _mm512_storeu_ps(replicated.data() + t * 16, _mm512_maskz_permutexvar_ps(0xFFFF, lane_of, f));
   }
   for (int64_t f0 = 0; f0 < total; f0 += 16 * kFlatBlocks) {
     const int64_t nb = std::min<int64_t>(kFlatBlocks, (total - f0 + 15) / 16);
@@ -822,24 +829,26 @@ void GemmF32PackedSegments(int64_t m, int64_t n, int64_t segs, int64_t run, int6
   };
 #if TFJIT_GEMM_X86
   if (UseAvx512Gemm()) {
-    blocked(16, Avx512Rows(), [&](int64_t rows, int vectors, const float* ap,
-                                  const float* panel, float* cp, int64_t cols) {
-      Avx512RowBlock(rows, vectors, run, ap, lda, panel, cp, ldc, cols, accumulate, segs,
-                     seg_stride);
-    });
+    blocked(16, Avx512Rows(),
+            [&](int64_t rows, int vectors, const float* ap, const float* panel, float* cp,
+                int64_t cols) {
+              Avx512RowBlock(rows, vectors, run, ap, lda, panel, cp, ldc, cols, accumulate, segs,
+                             seg_stride);
+            });
     return;
   }
 #endif
   if (const MicroKernelSet* set = GeneratedKernels()) {
     // The generated kernels take one run at a time, adding each to the sum so far.
-    blocked(set->lanes, kMr, [&](int64_t rows, int vectors, const float* ap,
-                                 const float* panel, float* cp, int64_t cols) {
-      const int64_t width = vectors * set->lanes;  // the panel's floats per k step
-      for (int64_t s = 0; s < segs; ++s) {
-        set->kernels[rows][vectors](run, ap + s * seg_stride, lda, panel + s * run * width, cp,
-                                    ldc, cols, accumulate || s > 0 ? 1 : 0);
-      }
-    });
+    blocked(set->lanes, kMr,
+            [&](int64_t rows, int vectors, const float* ap, const float* panel, float* cp,
+                int64_t cols) {
+              const int64_t width = vectors * set->lanes;  // the panel's floats per k step
+              for (int64_t s = 0; s < segs; ++s) {
+                set->kernels[rows][vectors](run, ap + s * seg_stride, lda, panel + s * run * width,
+                                            cp, ldc, cols, accumulate || s > 0 ? 1 : 0);
+              }
+            });
   }
 }
 

@@ -53,8 +53,8 @@ enum DepthwiseTile {
 };
 
 struct MicroKernelSet {
-  int lanes = 0;            // floats per vector: 8 (AVX2) or 16 (AVX-512)
-  const char* isa = "";     // "avx2+fma", "avx512"
+  int lanes = 0;         // floats per vector: 8 (AVX2) or 16 (AVX-512)
+  const char* isa = "";  // "avx2+fma", "avx512"
   // [rows 1..kMaxMicroRows][vectors 1..2]: panels are 2 * lanes columns wide (the last one
   // `lanes` when it has no more columns than that).
   MicroKernelFn kernels[kMaxMicroRows + 1][3] = {};
@@ -91,7 +91,8 @@ inline int64_t PackedFloats(const Packing& p) {
 void Pack(const Packing& p, const float* src, float* dst);
 // c[m, n] (+)= a[m, k] * columns [j0, j0 + n) of a block b[k, n_total] packed by Pack
 // (`packed` points at the block). j0 is a multiple of 32, and n reaches n_total or is a
-// multiple of 32 (panels are 32 or, with 8-float vectors, 16 columns wide). Only for blocks PackedBlockFloats sized nonzero.
+// multiple of 32 (panels are 32 or, with 8-float vectors, 16 columns wide). Only for blocks
+// PackedBlockFloats sized nonzero.
 void GemmF32Packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                    const float* packed, int64_t n_total, int64_t j0, float* c, int64_t ldc,
                    bool accumulate = false);

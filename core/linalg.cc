@@ -15,9 +15,9 @@
 namespace tfjit::linalg {
 namespace {
 
-constexpr const char* kNames[] = {"cholesky", "triangular_solve", "inverse",  "solve",
-                                  "log_determinant", "lu", "qr", "eig", "svd",
-                                  "tridiagonal_solve", "determinant"};
+constexpr const char* kNames[] = {
+    "cholesky", "triangular_solve",  "inverse",    "solve", "log_determinant", "lu", "qr", "eig",
+    "svd",      "tridiagonal_solve", "determinant"};
 constexpr int kNumKinds = static_cast<int>(sizeof(kNames) / sizeof(kNames[0]));
 
 template <typename T>
@@ -245,8 +245,7 @@ bool RunOne(const Call& call, const Problem& p, const void* const* ins, void* co
       x = ConstMap<T>(static_cast<const T*>(ins[1]) + i * n * k, n, k);
       if (n == 0) return true;
       const bool pivot = (call.flags & kPartialPivoting) != 0;
-      std::vector<T> du(diags, diags + n), d(diags + n, diags + 2 * n), dl(n, T(0)),
-          du2(n, T(0));
+      std::vector<T> du(diags, diags + n), d(diags + n, diags + 2 * n), dl(n, T(0)), du2(n, T(0));
       for (int64_t j = 0; j + 1 < n; ++j) dl[j] = diags[2 * n + j + 1];
       bool ok = true;
       for (int64_t j = 0; j + 1 < n; ++j) {
@@ -307,8 +306,7 @@ bool IsLinalgDType(DType dtype) {
          dtype == DType::kComplex128;
 }
 
-std::optional<Problem> MatchShapes(const Call& call, DType dtype,
-                                   const std::vector<Dims>& ins,
+std::optional<Problem> MatchShapes(const Call& call, DType dtype, const std::vector<Dims>& ins,
                                    const std::vector<std::pair<DType, Dims>>& outs) {
   if (!IsLinalgDType(dtype) || ins.empty()) return std::nullopt;
   Problem p;
@@ -318,8 +316,8 @@ std::optional<Problem> MatchShapes(const Call& call, DType dtype,
   p.n = ins[0].back();
   std::vector<Dims> want_in = {ins[0]};
   std::vector<std::pair<DType, Dims>> want_out;
-  const bool square = call.kind != Kind::kQr && call.kind != Kind::kSvd &&
-                      call.kind != Kind::kTridiagonalSolve;
+  const bool square =
+      call.kind != Kind::kQr && call.kind != Kind::kSvd && call.kind != Kind::kTridiagonalSolve;
   if (square && p.m != p.n) return std::nullopt;
   const bool full = (call.flags & kFullMatrices) != 0;
   const int64_t pn = std::min(p.m, p.n);
@@ -383,23 +381,35 @@ Layout LayoutOf(const Call& call, const Problem& p) {
   l.ins = {m * n};
   switch (call.kind) {
     case Kind::kCholesky:
-    case Kind::kInverse: l.outs = {n * n}; break;
+    case Kind::kInverse:
+      l.outs = {n * n};
+      break;
     case Kind::kTriangularSolve:
     case Kind::kSolve:
     case Kind::kTridiagonalSolve:
       l.ins.push_back(n * k);
       l.outs = {n * k};
       break;
-    case Kind::kLogDeterminant: l.outs = {1, 1}; break;
-    case Kind::kDeterminant: l.outs = {1}; break;
-    case Kind::kLu: l.outs = {n * n, n}; break;
+    case Kind::kLogDeterminant:
+      l.outs = {1, 1};
+      break;
+    case Kind::kDeterminant:
+      l.outs = {1};
+      break;
+    case Kind::kLu:
+      l.outs = {n * n, n};
+      break;
     case Kind::kQr: {
       const int64_t qc = full ? m : pn;
       l.outs = {m * qc, qc * n};
       break;
     }
-    case Kind::kEig: l.outs = {n, n * n}; break;
-    case Kind::kSvd: l.outs = {pn, m * (full ? m : pn), n * (full ? n : pn)}; break;
+    case Kind::kEig:
+      l.outs = {n, n * n};
+      break;
+    case Kind::kSvd:
+      l.outs = {pn, m * (full ? m : pn), n * (full ? n : pn)};
+      break;
   }
   l.out_s32.assign(l.outs.size(), false);
   if (call.kind == Kind::kLu) l.out_s32[1] = true;
@@ -450,12 +460,18 @@ bool Run(const Call& call, DType dtype, const Problem& problem, const void* cons
   bool ok = true;
   for (int64_t i = begin; i < end; ++i) {
     switch (dtype) {
-      case DType::kFloat64: ok = RunOne<double>(call, problem, ins, outs, i) && ok; break;
-      case DType::kComplex64: ok = RunWidened(call, problem, ins, outs, i) && ok; break;
+      case DType::kFloat64:
+        ok = RunOne<double>(call, problem, ins, outs, i) && ok;
+        break;
+      case DType::kComplex64:
+        ok = RunWidened(call, problem, ins, outs, i) && ok;
+        break;
       case DType::kComplex128:
         ok = RunOne<std::complex<double>>(call, problem, ins, outs, i) && ok;
         break;
-      default: ok = RunOne<float>(call, problem, ins, outs, i) && ok; break;
+      default:
+        ok = RunOne<float>(call, problem, ins, outs, i) && ok;
+        break;
     }
   }
   return ok;
@@ -463,8 +479,8 @@ bool Run(const Call& call, DType dtype, const Problem& problem, const void* cons
 
 int64_t CostPerMatrix(const Call& call, const Problem& p) {
   const int64_t big = std::max(p.m, p.n);
-  const int64_t work = call.kind == Kind::kTridiagonalSolve ? p.n * (p.k + 1) * 8
-                                                            : big * big * (big + p.k) * 4;
+  const int64_t work =
+      call.kind == Kind::kTridiagonalSolve ? p.n * (p.k + 1) * 8 : big * big * (big + p.k) * 4;
   return std::max<int64_t>(work, 100);
 }
 

@@ -17,17 +17,17 @@
 namespace tfjit::linalg {
 
 enum class Kind : int32_t {
-  kCholesky = 0,       // a[B,n,n] -> l[B,n,n]
-  kTriangularSolve,    // a[B,n,n], b[B,n,k] -> x[B,n,k]   (kLower, kAdjoint)
-  kInverse,            // a[B,n,n] -> inv[B,n,n]           (kAdjoint)
-  kSolve,              // a[B,n,n], b[B,n,k] -> x[B,n,k]   (kAdjoint)
-  kLogDeterminant,     // a[B,n,n] -> (sign[B], log_abs_det[B])
-  kLu,                 // a[B,n,n] -> (lu[B,n,n], p s32[B,n])
-  kQr,                 // a[B,m,n] -> (q[B,m,m|p], r[B,m|p,n])  (kFullMatrices), p = min(m,n)
-  kEig,                // a[B,n,n] -> (e[B,n], v[B,n,n])  (self-adjoint; lower triangle read)
-  kSvd,                // a[B,m,n] -> (s[B,p], u[B,m,p|m], v[B,n,p|n])  (kFullMatrices)
-  kTridiagonalSolve,   // d[B,3,n], b[B,n,k] -> x[B,n,k]   (kPartialPivoting)
-  kDeterminant,        // a[B,n,n] -> det[B] (sign * exp(log_abs_det) of kLogDeterminant)
+  kCholesky = 0,      // a[B,n,n] -> l[B,n,n]
+  kTriangularSolve,   // a[B,n,n], b[B,n,k] -> x[B,n,k]   (kLower, kAdjoint)
+  kInverse,           // a[B,n,n] -> inv[B,n,n]           (kAdjoint)
+  kSolve,             // a[B,n,n], b[B,n,k] -> x[B,n,k]   (kAdjoint)
+  kLogDeterminant,    // a[B,n,n] -> (sign[B], log_abs_det[B])
+  kLu,                // a[B,n,n] -> (lu[B,n,n], p s32[B,n])
+  kQr,                // a[B,m,n] -> (q[B,m,m|p], r[B,m|p,n])  (kFullMatrices), p = min(m,n)
+  kEig,               // a[B,n,n] -> (e[B,n], v[B,n,n])  (self-adjoint; lower triangle read)
+  kSvd,               // a[B,m,n] -> (s[B,p], u[B,m,p|m], v[B,n,p|n])  (kFullMatrices)
+  kTridiagonalSolve,  // d[B,3,n], b[B,n,k] -> x[B,n,k]   (kPartialPivoting)
+  kDeterminant,       // a[B,n,n] -> det[B] (sign * exp(log_abs_det) of kLogDeterminant)
 };
 inline constexpr int kLower = 1;
 inline constexpr int kAdjoint = 2;

@@ -59,8 +59,8 @@ Selection Select(const float* box_data, const float* scores, int64_t n, int64_t 
     bool suppressed = false;
     // Most recently selected boxes first: overlapping boxes tend to have close scores.
     for (size_t j = r.indices.size(); j-- > c.checked;) {
-      const float iou = IoU(boxes[static_cast<size_t>(c.index)],
-                            boxes[static_cast<size_t>(r.indices[j])]);
+      const float iou =
+          IoU(boxes[static_cast<size_t>(c.index)], boxes[static_cast<size_t>(r.indices[j])]);
       if (iou >= iou_threshold) {
         suppressed = true;
         break;

@@ -56,9 +56,7 @@ PhiloxState StateFromKeyCounter(uint64_t key, uint64_t counter0, uint64_t counte
   return s;
 }
 
-uint64_t KeyAsU64(const PhiloxKey& key) {
-  return key[0] | (static_cast<uint64_t>(key[1]) << 32);
-}
+uint64_t KeyAsU64(const PhiloxKey& key) { return key[0] | (static_cast<uint64_t>(key[1]) << 32); }
 
 void CounterAsU64(const PhiloxCounter& c, uint64_t out[2]) {
   out[0] = c[0] | (static_cast<uint64_t>(c[1]) << 32);
@@ -73,8 +71,7 @@ float Uint32ToFloat(uint32_t x) {
 }
 
 double Uint64ToDouble(uint32_t x0, uint32_t x1) {
-  const uint64_t bits =
-      (uint64_t{1023} << 52) | (static_cast<uint64_t>(x0 & 0xfffffu) << 32) | x1;
+  const uint64_t bits = (uint64_t{1023} << 52) | (static_cast<uint64_t>(x0 & 0xfffffu) << 32) | x1;
   double d;
   std::memcpy(&d, &bits, sizeof(d));
   return d - 1.0;
@@ -99,8 +96,7 @@ void BoxMullerFloat(uint32_t x0, uint32_t x1, float* f0, float* f1) {
   *f1 *= u2;
 }
 
-void BoxMullerDouble(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double* d0,
-                     double* d1) {
+void BoxMullerDouble(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double* d0, double* d1) {
   constexpr double kEpsilon = 1.0e-7;
   double u1 = Uint64ToDouble(x0, x1);
   if (u1 < kEpsilon) u1 = kEpsilon;

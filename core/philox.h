@@ -59,8 +59,7 @@ float Uint32ToBfloat16Value(uint32_t x);
 // Box-Muller as TF computes it on Linux: u1 floored at 1e-7, v1 = 2*pi*u2 in double then
 // narrowed, radius via libm log/sqrt, sin and cos via sincos.
 void BoxMullerFloat(uint32_t x0, uint32_t x1, float* f0, float* f1);
-void BoxMullerDouble(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double* d0,
-                     double* d1);
+void BoxMullerDouble(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double* d0, double* d1);
 
 // Truncated normal (|x| < 2, rejection): output group `group` of TF's variable-sample fill.
 // Float groups hold 4 outputs (also used for half/bfloat16), double groups 2.

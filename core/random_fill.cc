@@ -104,9 +104,15 @@ void FillTyped(RandomDistribution dist, const PhiloxState& s, void* out, int64_t
                int64_t end) {
   T* data = static_cast<T*>(out);
   switch (dist) {
-    case RandomDistribution::kUniform: FillUniform<T>(s, data, begin, end); break;
-    case RandomDistribution::kNormal: FillNormal<T>(s, data, begin, end); break;
-    case RandomDistribution::kTruncatedNormal: FillTruncatedNormal<T>(s, data, begin, end); break;
+    case RandomDistribution::kUniform:
+      FillUniform<T>(s, data, begin, end);
+      break;
+    case RandomDistribution::kNormal:
+      FillNormal<T>(s, data, begin, end);
+      break;
+    case RandomDistribution::kTruncatedNormal:
+      FillTruncatedNormal<T>(s, data, begin, end);
+      break;
   }
 }
 
@@ -120,19 +126,31 @@ bool IsRandomFillDType(DType dtype) {
 void FillRandom(RandomDistribution dist, DType dtype, const PhiloxState& state, void* out,
                 int64_t begin, int64_t end) {
   switch (dtype) {
-    case DType::kFloat16: FillTyped<half>(dist, state, out, begin, end); break;
-    case DType::kBFloat16: FillTyped<bfloat16>(dist, state, out, begin, end); break;
-    case DType::kFloat32: FillTyped<float>(dist, state, out, begin, end); break;
-    case DType::kFloat64: FillTyped<double>(dist, state, out, begin, end); break;
-    default: break;
+    case DType::kFloat16:
+      FillTyped<half>(dist, state, out, begin, end);
+      break;
+    case DType::kBFloat16:
+      FillTyped<bfloat16>(dist, state, out, begin, end);
+      break;
+    case DType::kFloat32:
+      FillTyped<float>(dist, state, out, begin, end);
+      break;
+    case DType::kFloat64:
+      FillTyped<double>(dist, state, out, begin, end);
+      break;
+    default:
+      break;
   }
 }
 
 int64_t RandomFillCostPerElement(RandomDistribution dist) {
   switch (dist) {
-    case RandomDistribution::kUniform: return 20;
-    case RandomDistribution::kNormal: return 80;
-    case RandomDistribution::kTruncatedNormal: return 120;
+    case RandomDistribution::kUniform:
+      return 20;
+    case RandomDistribution::kNormal:
+      return 80;
+    case RandomDistribution::kTruncatedNormal:
+      return 120;
   }
   return 100;
 }
@@ -146,9 +164,12 @@ std::optional<RandomDistribution> RandomDistributionOfTarget(absl::string_view t
 
 const char* RandomFillTarget(RandomDistribution dist) {
   switch (dist) {
-    case RandomDistribution::kUniform: return kPhiloxUniformTarget;
-    case RandomDistribution::kNormal: return kPhiloxNormalTarget;
-    case RandomDistribution::kTruncatedNormal: return kPhiloxTruncatedNormalTarget;
+    case RandomDistribution::kUniform:
+      return kPhiloxUniformTarget;
+    case RandomDistribution::kNormal:
+      return kPhiloxNormalTarget;
+    case RandomDistribution::kTruncatedNormal:
+      return kPhiloxTruncatedNormalTarget;
   }
   return "";
 }

@@ -24,9 +24,9 @@ absl::StatusOr<int64_t> Size(T start, T limit, T delta) {
   const double d = static_cast<double>(delta);
   if (d == 0) return absl::InvalidArgumentError(absl::StrFormat("Requires delta != 0: %g", d));
   if (d > 0 ? s > l : s < l) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "Requires start %s limit when delta %s 0: %g/%g", d > 0 ? "<=" : ">=",
-        d > 0 ? ">" : "<", s, l));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("Requires start %s limit when delta %s 0: %g/%g",
+                        d > 0 ? "<=" : ">=", d > 0 ? ">" : "<", s, l));
   }
   if constexpr (std::is_integral_v<T>) {
     const int64_t span = std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));

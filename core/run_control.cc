@@ -55,7 +55,7 @@ void MemoryBudget::UpdatePeak(int64_t now) {
 }
 
 std::shared_ptr<void> UndoLog::Record(const void* key, std::shared_ptr<void> cell,
-                                       std::function<void()> undo) {
+                                      std::function<void()> undo) {
   std::lock_guard<std::mutex> lock(mu_);
   auto [it, inserted] = index_.try_emplace(key, entries_.size());
   if (!inserted) return entries_[it->second].cell;
@@ -144,8 +144,7 @@ int64_t MaxTensorBytes() {
   return max_bytes;
 }
 
-std::shared_ptr<MemoryBudget> ChargeTensorAllocation(DType dtype,
-                                                     const std::vector<int64_t>& dims,
+std::shared_ptr<MemoryBudget> ChargeTensorAllocation(DType dtype, const std::vector<int64_t>& dims,
                                                      int64_t bytes) {
   const RunControl* control = current_control;
   if (control == nullptr) return nullptr;
@@ -159,8 +158,8 @@ std::shared_ptr<MemoryBudget> ChargeTensorAllocation(DType dtype,
   MemoryBudget* budget = control->memory();
   if (bytes < 0 || bytes > MaxTensorBytes()) {
     if (may_throw) {
-      throw AllocationRefused{bytes, MaxTensorBytes(), budget != nullptr ? budget->in_use() : 0,
-                              true, dtype, dims};
+      throw AllocationRefused{
+          bytes, MaxTensorBytes(), budget != nullptr ? budget->in_use() : 0, true, dtype, dims};
     }
     return nullptr;
   }
@@ -175,23 +174,22 @@ std::shared_ptr<MemoryBudget> ChargeTensorAllocation(DType dtype,
 }
 
 absl::Status AllocationRefusedStatus(const AllocationRefused& r, absl::string_view where) {
-  const std::string shape =
-      absl::StrCat(DTypeName(r.dtype), "[", absl::StrJoin(r.dims, ","), "]");
+  const std::string shape = absl::StrCat(DTypeName(r.dtype), "[", absl::StrJoin(r.dims, ","), "]");
   if (r.bytes < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": cannot allocate a tensor of shape ", shape,
-        ": the element count overflows int64; check the shape inputs"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": cannot allocate a tensor of shape ", shape,
+                     ": the element count overflows int64; check the shape inputs"));
   }
   if (r.ceiling) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        where, ": OOM when allocating tensor with shape ", shape, ": ", Bytes(r.bytes),
-        " is more than one tensor may take (", Bytes(r.limit),
-        ", the machine's memory or 2^40 bytes); check the shape inputs"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat(where, ": OOM when allocating tensor with shape ", shape, ": ", Bytes(r.bytes),
+                     " is more than one tensor may take (", Bytes(r.limit),
+                     ", the machine's memory or 2^40 bytes); check the shape inputs"));
   }
-  return absl::ResourceExhaustedError(absl::StrCat(
-      where, ": OOM when allocating tensor with shape ", shape, ": ", Bytes(r.bytes),
-      " requested, ", Bytes(r.in_use), " in use, memory limit ", Bytes(r.limit),
-      "; raise SessionOptions::memory_limit_bytes (tfjit --memory-limit BYTES)"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat(where, ": OOM when allocating tensor with shape ", shape, ": ", Bytes(r.bytes),
+                   " requested, ", Bytes(r.in_use), " in use, memory limit ", Bytes(r.limit),
+                   "; raise SessionOptions::memory_limit_bytes (tfjit --memory-limit BYTES)"));
 }
 
 absl::Status CheckAllocation(int64_t bytes, absl::string_view what, absl::string_view where) {
@@ -206,10 +204,10 @@ absl::Status CheckAllocation(int64_t bytes, absl::string_view what, absl::string
   const RunControl* control = current_control;
   MemoryBudget* budget = control != nullptr ? control->memory() : nullptr;
   if (budget == nullptr || budget->Fits(bytes)) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
-      where, ": OOM when allocating ", what, ": ", Bytes(bytes), " requested, ",
-      Bytes(budget->in_use()), " in use, memory limit ", Bytes(budget->limit()),
-      "; raise SessionOptions::memory_limit_bytes (tfjit --memory-limit BYTES)"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat(where, ": OOM when allocating ", what, ": ", Bytes(bytes), " requested, ",
+                   Bytes(budget->in_use()), " in use, memory limit ", Bytes(budget->limit()),
+                   "; raise SessionOptions::memory_limit_bytes (tfjit --memory-limit BYTES)"));
 }
 
 }  // namespace tfjit

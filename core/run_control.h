@@ -109,17 +109,17 @@ class RunControl {
 // RESOURCE_EXHAUSTED): a kernel cannot return a status from a constructor, and its output
 // must not be allocated at all.
 struct AllocationRefused {
-  int64_t bytes = -1;  // -1: the element count overflows int64
-  int64_t limit = 0;   // the cap it would pass (the session's, or the per-tensor ceiling)
-  int64_t in_use = 0;  // the session's bytes in use then
+  int64_t bytes = -1;    // -1: the element count overflows int64
+  int64_t limit = 0;     // the cap it would pass (the session's, or the per-tensor ceiling)
+  int64_t in_use = 0;    // the session's bytes in use then
   bool ceiling = false;  // refused by the per-tensor ceiling rather than the session's cap
   DType dtype = DType::kInvalid;
   std::vector<int64_t> dims;
 };
 
 enum class AllocationMode {
-  kCharge,           // charge the budget even past the cap (allocations checked beforehand)
-  kThrowOnRefusal,   // refuse with AllocationRefused (the executor's kernel call)
+  kCharge,          // charge the budget even past the cap (allocations checked beforehand)
+  kThrowOnRefusal,  // refuse with AllocationRefused (the executor's kernel call)
 };
 
 // Installs `control` as the thread's current run (null: none) for the scope's lifetime.

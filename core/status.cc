@@ -11,18 +11,16 @@ namespace tfjit {
 absl::Status WithContext(const absl::Status& status, absl::string_view context) {
   if (status.ok()) return status;
   absl::Status out(status.code(), absl::StrCat(context, ": ", status.message()));
-  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
-    out.SetPayload(url, payload);
-  });
+  status.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
   return out;
 }
 
 absl::Status AppendContext(const absl::Status& status, absl::string_view context) {
   if (status.ok()) return status;
   absl::Status out(status.code(), absl::StrCat(status.message(), "\n\t", context));
-  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
-    out.SetPayload(url, payload);
-  });
+  status.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
   return out;
 }
 
@@ -48,11 +46,12 @@ std::string StatusToString(const absl::Status& status) {
 }
 
 absl::Status VariableNotFoundError(absl::string_view container, absl::string_view name) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      "Could not find variable ", name, ". This could mean that the variable has been deleted. "
-      "In TF1, it can also mean the variable is uninitialized. Debug info: container=",
-      container, ", status error message=Resource ", container, "/", name,
-      "/N10tensorflow3VarE does not exist."));
+  return absl::FailedPreconditionError(
+      absl::StrCat("Could not find variable ", name,
+                   ". This could mean that the variable has been deleted. "
+                   "In TF1, it can also mean the variable is uninitialized. Debug info: container=",
+                   container, ", status error message=Resource ", container, "/", name,
+                   "/N10tensorflow3VarE does not exist."));
 }
 
 }  // namespace tfjit

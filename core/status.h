@@ -3,8 +3,8 @@
 #define TFJIT_CORE_STATUS_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -17,10 +17,10 @@ namespace tfjit {
 // INVALID_ARGUMENT = the user's graph/feed/option is wrong; UNIMPLEMENTED = valid TF we do not
 // support; NOT_FOUND = missing file/node/function; FAILED_PRECONDITION = state;
 // INTERNAL = our bug.
-#define TFJIT_DEFINE_STATUS_BUILDER(Name, code)                                 \
-  template <typename... Args>                                                   \
+#define TFJIT_DEFINE_STATUS_BUILDER(Name, code)                                     \
+  template <typename... Args>                                                       \
   absl::Status Name(const absl::FormatSpec<Args...>& format, const Args&... args) { \
-    return absl::Status(code, absl::StrFormat(format, args...));                \
+    return absl::Status(code, absl::StrFormat(format, args...));                    \
   }
 TFJIT_DEFINE_STATUS_BUILDER(InvalidArgument, absl::StatusCode::kInvalidArgument)
 TFJIT_DEFINE_STATUS_BUILDER(Unimplemented, absl::StatusCode::kUnimplemented)

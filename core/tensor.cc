@@ -1,7 +1,7 @@
 // Implementation of the public Tensor: aligned buffers (large ones reused), reshape views and
 // printing.
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <list>
 #include <map>

@@ -169,11 +169,13 @@ void ThreadPool::Schedule(std::function<void()> fn) {
 
 int64_t ThreadPool::NumShards(int64_t n, int64_t cost_per_unit) const {
   if (impl_->parallelism <= 1 || n <= 1) return 1;
-  const double total = static_cast<double>(n) * static_cast<double>(std::max<int64_t>(cost_per_unit, 1));
+  const double total =
+      static_cast<double>(n) * static_cast<double>(std::max<int64_t>(cost_per_unit, 1));
   if (total < 2.0 * kMinShardCycles) return 1;
   const double by_cost = total / kMinShardCycles;
   const int64_t cap = std::min<int64_t>(n, impl_->parallelism * kShardsPerThread);
-  return by_cost >= static_cast<double>(cap) ? cap : std::max<int64_t>(2, static_cast<int64_t>(by_cost));
+  return by_cost >= static_cast<double>(cap) ? cap
+                                             : std::max<int64_t>(2, static_cast<int64_t>(by_cost));
 }
 
 void ThreadPool::ParallelFor(int64_t n, int64_t cost_per_unit,

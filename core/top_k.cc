@@ -28,8 +28,8 @@ template <typename T>
 using KeyOf = std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16>, float, T>;
 
 template <typename T>
-void TopKTyped(const T* input, int64_t n, int64_t k, T* values, int32_t* indices,
-               int64_t row_begin, int64_t row_end) {
+void TopKTyped(const T* input, int64_t n, int64_t k, T* values, int32_t* indices, int64_t row_begin,
+               int64_t row_end) {
   using K = KeyOf<T>;
   if (k == 0) return;
   std::vector<K> converted;
@@ -82,18 +82,16 @@ void TopKTyped(const T* input, int64_t n, int64_t k, T* values, int32_t* indices
 
 }  // namespace
 
-bool IsTopKDType(DType dtype) {
-  return dtype != DType::kBool && IsNumericDType(dtype);
-}
+bool IsTopKDType(DType dtype) { return dtype != DType::kBool && IsNumericDType(dtype); }
 
-void TopKRows(DType dtype, const void* input, int64_t n, int64_t k, void* values,
-              int32_t* indices, int64_t row_begin, int64_t row_end) {
+void TopKRows(DType dtype, const void* input, int64_t n, int64_t k, void* values, int32_t* indices,
+              int64_t row_begin, int64_t row_end) {
   if (!IsTopKDType(dtype) || k < 0 || k > n || row_begin >= row_end) return;
   DispatchNumeric(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
-      TopKTyped<T>(static_cast<const T*>(input), n, k, static_cast<T*>(values), indices,
-                   row_begin, row_end);
+      TopKTyped<T>(static_cast<const T*>(input), n, k, static_cast<T*>(values), indices, row_begin,
+                   row_end);
     }
   });
 }

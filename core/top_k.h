@@ -26,8 +26,8 @@ bool IsTopKDType(DType dtype);
 //     comparator is not a strict weak order once a NaN is present).
 // Requires 0 <= k <= n < 2^31. Does nothing for a dtype IsTopKDType rejects. Thread-safe: rows
 // are independent, so any split of the rows gives the same result.
-void TopKRows(DType dtype, const void* input, int64_t n, int64_t k, void* values,
-              int32_t* indices, int64_t row_begin, int64_t row_end);
+void TopKRows(DType dtype, const void* input, int64_t n, int64_t k, void* values, int32_t* indices,
+              int64_t row_begin, int64_t row_end);
 
 // Rough cycles per row of n columns, for sharding rows across a pool.
 int64_t TopKCostPerRow(int64_t n, int64_t k);

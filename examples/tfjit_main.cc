@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
-#include <optional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,9 +17,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/str_format.h"
 #include "core/dtype.h"
 #include "core/status.h"
 #include "examples/cli_output.h"
@@ -91,7 +91,7 @@ struct Args {
   std::string output;           // explain: the file to write ("" = standard output)
   SessionOptions options;
   int repeat = 1;
-  bool profile = false;  // run: time every cluster and kernel of the last run
+  bool profile = false;     // run: time every cluster and kernel of the last run
   int64_t unknown_dim = 1;  // size given to -1 dims of random inputs
   // --shape NAME=d0,d1,...: the whole shape of a random input (empty: a scalar).
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
@@ -150,7 +150,8 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       args->random_seed = seed;
     } else if (flag == "--shape") {
       const size_t eq = v.rfind('=');
-      if (eq == std::string::npos || eq == 0) return "--shape takes NAME=d0,d1,... (empty: a scalar)";
+      if (eq == std::string::npos || eq == 0)
+        return "--shape takes NAME=d0,d1,... (empty: a scalar)";
       std::vector<int64_t> dims;
       for (absl::string_view d : absl::StrSplit(v.substr(eq + 1), ',', absl::SkipEmpty())) {
         int64_t x;
@@ -251,10 +252,10 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> MakeFeeds(const Args
 
 struct Outcome {
   std::vector<Tensor> outputs;
-  RunStats first;        // the first run (includes compilation)
-  RunStats profiled;     // with --profile: the last run
+  RunStats first;     // the first run (includes compilation)
+  RunStats profiled;  // with --profile: the last run
   double median_run_ms = 0, min_run_ms = 0;
-  int64_t flops = 0;     // RunStats::flops of the last run
+  int64_t flops = 0;  // RunStats::flops of the last run
 };
 
 absl::StatusOr<Outcome> RunRepeated(Session& session, const Args& args,
@@ -300,8 +301,8 @@ void PrintProfile(const RunStats& stats) {
   for (const UnitProfile& p : stats.profile) (p.compiled ? cluster_ms : kernel_ms) += p.ms;
   const double run_ms = std::max(stats.run_ms, 1e-9);
   std::printf("profile of the last run (%.3f ms):\n", stats.run_ms);
-  std::printf("  %8s %6s %6s %10s %10s  %-10s %s\n", "ms", "%", "calls", "in MB", "out MB",
-              "kind", "name");
+  std::printf("  %8s %6s %6s %10s %10s  %-10s %s\n", "ms", "%", "calls", "in MB", "out MB", "kind",
+              "name");
   double rest_ms = 0;
   int rest = 0;
   for (size_t i = 0; i < stats.profile.size(); ++i) {
@@ -314,7 +315,8 @@ void PrintProfile(const RunStats& stats) {
     std::printf("  %8.3f %6.1f %6d %10.3f %10.3f  %-10s %s\n", p.ms, 100 * p.ms / run_ms, p.calls,
                 p.input_bytes / 1e6, p.output_bytes / 1e6, p.kind.c_str(), p.name.c_str());
   }
-  if (rest > 0) std::printf("  %8.3f %6.1f  (%d more units)\n", rest_ms, 100 * rest_ms / run_ms, rest);
+  if (rest > 0)
+    std::printf("  %8.3f %6.1f  (%d more units)\n", rest_ms, 100 * rest_ms / run_ms, rest);
   // Inside the slowest compiled clusters: their kernels, slowest first (XLA's HLO profile).
   int clusters_shown = 0;
   for (const UnitProfile& p : stats.profile) {
@@ -322,9 +324,10 @@ void PrintProfile(const RunStats& stats) {
     ++clusters_shown;
     double kernels_ms = 0;
     for (const KernelProfile& k : p.kernels) kernels_ms += k.ms;
-    std::printf("  kernels of %s (%.3f ms, %zu kernels; %.3f ms outside them: the call's "
-                "setup, copies, loop control):\n", p.name.c_str(), p.ms, p.kernels.size(),
-                std::max(0.0, p.ms - kernels_ms));
+    std::printf(
+        "  kernels of %s (%.3f ms, %zu kernels; %.3f ms outside them: the call's "
+        "setup, copies, loop control):\n",
+        p.name.c_str(), p.ms, p.kernels.size(), std::max(0.0, p.ms - kernels_ms));
     std::printf("    %8s %6s %6s %9s %8s %8s  %-18s %s\n", "ms", "%", "calls", "MB", "GFLOP/s",
                 "GB/s", "kernel", "ops");
     double rest_kernel_ms = 0;
@@ -346,10 +349,11 @@ void PrintProfile(const RunStats& stats) {
     }
   }
   const double outside = std::max(0.0, stats.run_ms - cluster_ms);
-  std::printf("  compiled clusters %.3f ms (%.1f%%), kernels %.3f ms (%.1f%%), outside compiled "
-              "code %.3f ms (%.1f%%: kernels, scheduling, feeds and fetches)\n",
-              cluster_ms, 100 * cluster_ms / run_ms, kernel_ms, 100 * kernel_ms / run_ms,
-              outside, 100 * outside / run_ms);
+  std::printf(
+      "  compiled clusters %.3f ms (%.1f%%), kernels %.3f ms (%.1f%%), outside compiled "
+      "code %.3f ms (%.1f%%: kernels, scheduling, feeds and fetches)\n",
+      cluster_ms, 100 * cluster_ms / run_ms, kernel_ms, 100 * kernel_ms / run_ms, outside,
+      100 * outside / run_ms);
 }
 
 // The run's totals, then each cluster's compile time ("cluster_0:12.3", ":disk" when it was
@@ -357,16 +361,15 @@ void PrintProfile(const RunStats& stats) {
 std::string SummaryLine(const Outcome& o, JitMode jit) {
   std::string line = absl::StrFormat(
       "summary: jit=%s clusters=%d nodes_compiled=%d/%d compile_ms=%.2f run_ms=%.4f",
-      JitModeName(jit), o.first.clusters, o.first.nodes_compiled,
-      o.first.nodes_total, o.first.compile_ms, o.median_run_ms);
+      JitModeName(jit), o.first.clusters, o.first.nodes_compiled, o.first.nodes_total,
+      o.first.compile_ms, o.median_run_ms);
   if (!o.first.compiles.empty()) {
-    absl::StrAppend(&line, " cluster_compile_ms=",
-                    absl::StrJoin(o.first.compiles, ",",
-                                  [](std::string* out, const ClusterCompile& c) {
-                                    absl::StrAppend(out, c.cluster, ":",
-                                                    absl::StrFormat("%.1f", c.compile_ms),
-                                                    c.from_disk_cache ? ":disk" : "");
-                                  }));
+    absl::StrAppend(
+        &line, " cluster_compile_ms=",
+        absl::StrJoin(o.first.compiles, ",", [](std::string* out, const ClusterCompile& c) {
+          absl::StrAppend(out, c.cluster, ":", absl::StrFormat("%.1f", c.compile_ms),
+                          c.from_disk_cache ? ":disk" : "");
+        }));
   }
   return line;
 }
@@ -374,19 +377,21 @@ std::string SummaryLine(const Outcome& o, JitMode jit) {
 // One line per cluster compiled by a run: its compile time and where it went.
 void PrintCompiles(const RunStats& stats) {
   for (const ClusterCompile& c : stats.compiles) {
-    std::printf("compiled %s (%d nodes) in %.1f ms: lowering %.1f ms, HLO passes %.1f ms, "
-                "%s %.1f ms, %d kernels\n",
-                c.cluster.c_str(), c.nodes, c.compile_ms, c.lowering_ms, c.passes_ms,
-                c.from_disk_cache ? "loaded from the disk cache in" : "codegen", c.codegen_ms,
-                c.kernels);
+    std::printf(
+        "compiled %s (%d nodes) in %.1f ms: lowering %.1f ms, HLO passes %.1f ms, "
+        "%s %.1f ms, %d kernels\n",
+        c.cluster.c_str(), c.nodes, c.compile_ms, c.lowering_ms, c.passes_ms,
+        c.from_disk_cache ? "loaded from the disk cache in" : "codegen", c.codegen_ms, c.kernels);
   }
 }
 
 // Row `row` of `t` along its first dim (a copy), for --batches.
 absl::StatusOr<Tensor> Row(const Tensor& t, int64_t row, const std::string& name) {
   if (t.rank() < 1 || t.dim(0) < 1 || DTypeSize(t.dtype()) == 0) {
-    return InvalidArgument("--batches %s: the file must hold a numeric tensor whose first dim "
-                           "indexes the steps' batches, got %s", name, t.ShapeString());
+    return InvalidArgument(
+        "--batches %s: the file must hold a numeric tensor whose first dim "
+        "indexes the steps' batches, got %s",
+        name, t.ShapeString());
   }
   std::vector<int64_t> dims(t.dims().begin() + 1, t.dims().end());
   Tensor out(t.dtype(), dims);
@@ -399,8 +404,9 @@ absl::StatusOr<Tensor> Row(const Tensor& t, int64_t row, const std::string& name
 int TrainCommand(const Args& args) {
   if (args.steps < 1) return UsageError("train needs --steps N");
   if (args.targets.empty() && args.options.signature.empty() && args.fetches.empty()) {
-    return UsageError("train needs the step to run: --signature train (a SavedModel's train "
-                      "signature) or --target OP (a TF1 graph's train op)");
+    return UsageError(
+        "train needs the step to run: --signature train (a SavedModel's train "
+        "signature) or --target OP (a TF1 graph's train op)");
   }
   SessionOptions options = args.options;
   // --profile reports the last step's peak tensor memory, which the session measures only
@@ -456,38 +462,40 @@ int TrainCommand(const Args& args) {
     std::string values;
     for (size_t i = 0; i < fetches.size(); ++i) {
       const Tensor& t = (*out)[i];
-      if (t.num_elements() != 1 || !(t.dtype() == DType::kFloat32 ||
-                                     t.dtype() == DType::kFloat64)) {
+      if (t.num_elements() != 1 ||
+          !(t.dtype() == DType::kFloat32 || t.dtype() == DType::kFloat64)) {
         continue;
       }
       const double v = t.dtype() == DType::kFloat32 ? t.data<float>()[0] : t.data<double>()[0];
       absl::StrAppend(&values, "  ", fetches[i], " ", absl::StrFormat("%.6g", v));
     }
-    std::printf("step %lld/%lld%s  %.1f steps/s  %.0f examples/s\n",
-                static_cast<long long>(step), static_cast<long long>(args.steps),
-                values.c_str(), rate, rate * static_cast<double>(examples_per_step));
+    std::printf("step %lld/%lld%s  %.1f steps/s  %.0f examples/s\n", static_cast<long long>(step),
+                static_cast<long long>(args.steps), values.c_str(), rate,
+                rate * static_cast<double>(examples_per_step));
     std::fflush(stdout);
     last_line = now;
     last_step = step;
   }
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                           .count();
-  std::printf("trained %lld steps in %.2f s (%.1f steps/s); jit=%s clusters=%d "
-              "nodes_compiled=%d/%d compile_ms=%.1f (first step)\n",
-              static_cast<long long>(args.steps), total, args.steps / std::max(total, 1e-9),
-              JitModeName(args.options.jit), first.clusters, first.nodes_compiled,
-              first.nodes_total, first.compile_ms);
+  const double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf(
+      "trained %lld steps in %.2f s (%.1f steps/s); jit=%s clusters=%d "
+      "nodes_compiled=%d/%d compile_ms=%.1f (first step)\n",
+      static_cast<long long>(args.steps), total, args.steps / std::max(total, 1e-9),
+      JitModeName(args.options.jit), first.clusters, first.nodes_compiled, first.nodes_total,
+      first.compile_ms);
   if (args.profile) {
     PrintProfile(last);
-    std::printf("last step: %lld bytes copied by compiled clusters (variables updated by the "
-                "kernels that compute them), peak tensor memory %.3f MB\n",
-                static_cast<long long>(last.bytes_copied), last.peak_memory_bytes / 1e6);
+    std::printf(
+        "last step: %lld bytes copied by compiled clusters (variables updated by the "
+        "kernels that compute them), peak tensor memory %.3f MB\n",
+        static_cast<long long>(last.bytes_copied), last.peak_memory_bytes / 1e6);
   }
   if (!args.save.empty()) {
     absl::Status s = (*session)->SaveVariables(args.save);
     if (!s.ok()) return Fail(s);
-    std::printf("saved the variables to %s.index and %s.data-00000-of-00001\n",
-                args.save.c_str(), args.save.c_str());
+    std::printf("saved the variables to %s.index and %s.data-00000-of-00001\n", args.save.c_str(),
+                args.save.c_str());
   }
   return 0;
 }
@@ -525,15 +533,16 @@ absl::Status WriteText(const std::string& path, const std::string& text) {
   if (f == nullptr) return tfjit::NotFound("cannot open '%s' for writing", path);
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   return std::fclose(f) == 0 && ok ? absl::OkStatus()
-                                    : tfjit::Internal("writing '%s' failed", path);
+                                   : tfjit::Internal("writing '%s' failed", path);
 }
 
 // The DOT text drawn as SVG by Graphviz's dot, into `path` ("" = standard output).
 absl::Status WriteSvg(const std::string& dot, const std::string& path) {
   if (std::system("command -v dot >/dev/null 2>&1") != 0) {
-    return tfjit::FailedPrecondition("explain --format svg needs Graphviz's dot, which is not "
-                                     "installed (Debian: apt-get install graphviz); "
-                                     "--format dot writes the graph for another renderer");
+    return tfjit::FailedPrecondition(
+        "explain --format svg needs Graphviz's dot, which is not "
+        "installed (Debian: apt-get install graphviz); "
+        "--format dot writes the graph for another renderer");
   }
   char dot_path[] = "/tmp/tfjit-explain-XXXXXX";
   const int fd = mkstemp(dot_path);
@@ -559,8 +568,8 @@ int ExplainCommand(Args args) {
   if (args.format != "text") {
     auto dot = (*session)->ExplainDot(planned);
     if (!dot.ok()) return Fail(dot.status());
-    absl::Status written = args.format == "dot" ? WriteText(args.output, *dot)
-                                                : WriteSvg(*dot, args.output);
+    absl::Status written =
+        args.format == "dot" ? WriteText(args.output, *dot) : WriteSvg(*dot, args.output);
     return written.ok() ? 0 : Fail(written);
   }
   auto report = (*session)->Explain(planned);
@@ -586,11 +595,12 @@ int BenchCommand(Args args) {
   const int threads = args.options.intra_op_threads > 0
                           ? args.options.intra_op_threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  std::printf("tfjit bench: %s, %d thread%s, median of %d runs after %d warm-up runs, "
-              "inputs: %s\n",
-              args.model.c_str(), threads, threads == 1 ? "" : "s", args.repeat, kWarmup,
-              args.inputs.empty() ? absl::StrCat("random, seed ", *args.random_seed).c_str()
-                                  : "from --input, others random");
+  std::printf(
+      "tfjit bench: %s, %d thread%s, median of %d runs after %d warm-up runs, "
+      "inputs: %s\n",
+      args.model.c_str(), threads, threads == 1 ? "" : "s", args.repeat, kWarmup,
+      args.inputs.empty() ? absl::StrCat("random, seed ", *args.random_seed).c_str()
+                          : "from --input, others random");
   const JitMode modes[2] = {JitMode::kOff, JitMode::kAuto};
   Outcome outcomes[2];
   double min_ms[2] = {0, 0};
@@ -616,13 +626,14 @@ int BenchCommand(Args args) {
   const Outcome& on = outcomes[1];
   std::printf("jit=off   median %9.3f ms  min %9.3f ms  first run %9.1f ms\n", off.median_run_ms,
               min_ms[0], off.first.run_ms);
-  std::printf("jit=auto  median %9.3f ms  min %9.3f ms  first run %9.1f ms  compile %.1f ms%s  "
-              "clusters %d  nodes compiled %d/%d\n",
-              on.median_run_ms, min_ms[1], on.first.run_ms, on.first.compile_ms,
-              on.first.disk_cache_hits > 0
-                  ? absl::StrFormat(" (%d from the disk cache)", on.first.disk_cache_hits).c_str()
-                  : "",
-              on.first.clusters, on.first.nodes_compiled, on.first.nodes_total);
+  std::printf(
+      "jit=auto  median %9.3f ms  min %9.3f ms  first run %9.1f ms  compile %.1f ms%s  "
+      "clusters %d  nodes compiled %d/%d\n",
+      on.median_run_ms, min_ms[1], on.first.run_ms, on.first.compile_ms,
+      on.first.disk_cache_hits > 0
+          ? absl::StrFormat(" (%d from the disk cache)", on.first.disk_cache_hits).c_str()
+          : "",
+      on.first.clusters, on.first.nodes_compiled, on.first.nodes_total);
   PrintCompiles(on.first);
   double max_abs = 0, max_ref = 0;
   for (size_t i = 0; i < off.outputs.size(); ++i) {
@@ -641,10 +652,11 @@ int BenchCommand(Args args) {
               off.median_run_ms / std::max(on.median_run_ms, 1e-9),
               max_ref > 0 ? max_abs / max_ref : max_abs);
   if (on.flops > 0) {
-    std::printf("compiled convolutions and dots: %.4f GFLOP per run, %.1f GFLOP/s at the "
-                "auto median\n",
-                static_cast<double>(on.flops) * 1e-9,
-                static_cast<double>(on.flops) * 1e-6 / std::max(on.median_run_ms, 1e-9));
+    std::printf(
+        "compiled convolutions and dots: %.4f GFLOP per run, %.1f GFLOP/s at the "
+        "auto median\n",
+        static_cast<double>(on.flops) * 1e-9,
+        static_cast<double>(on.flops) * 1e-6 / std::max(on.median_run_ms, 1e-9));
   }
   return 0;
 }
@@ -698,8 +710,8 @@ std::string DTypesText(const OpSupport& op) {
   const size_t attrs = op.dtypes.size() + op.registry_dtypes.size();
   for (const auto* list : {&op.dtypes, &op.registry_dtypes}) {
     for (const auto& [attr, types] : *list) {
-      parts.push_back(absl::StrCat(attrs > 1 ? absl::StrCat(attr, "=") : "",
-                                   absl::StrJoin(types, ",")));
+      parts.push_back(
+          absl::StrCat(attrs > 1 ? absl::StrCat(attr, "=") : "", absl::StrJoin(types, ",")));
     }
   }
   return parts.empty() ? "(not constrained)" : absl::StrJoin(parts, " ");
@@ -714,10 +726,10 @@ int OpsCommand(int argc, char** argv) {
     if (!op.ok()) return Fail(op.status());
     std::printf("%s (family %s%s)\n", op->name.c_str(), op->family.c_str(),
                 op->stateful ? ", stateful" : "");
-    std::printf("  inputs:   %s\n", op->inputs.empty() ? "(none)"
-                                                       : absl::StrJoin(op->inputs, ", ").c_str());
-    std::printf("  outputs:  %s\n", op->outputs.empty() ? "(none)"
-                                                        : absl::StrJoin(op->outputs, ", ").c_str());
+    std::printf("  inputs:   %s\n",
+                op->inputs.empty() ? "(none)" : absl::StrJoin(op->inputs, ", ").c_str());
+    std::printf("  outputs:  %s\n",
+                op->outputs.empty() ? "(none)" : absl::StrJoin(op->outputs, ", ").c_str());
     for (const auto& [attr, types] : op->dtypes) {
       std::printf("  dtypes:   %s in {%s}\n", attr.c_str(), absl::StrJoin(types, ", ").c_str());
     }
@@ -733,15 +745,17 @@ int OpsCommand(int argc, char** argv) {
     }
     std::printf("  kernel:   %s\n", op->kernel ? "yes (runs uncompiled: --jit none/off, and "
                                                  "outside clusters)"
-                                              : "no");
+                                               : "no");
     std::printf("  compiles: %s\n",
-                op->cpu ? absl::StrCat("yes, CPU and GPU", op->compile_note.empty() ? ""
-                                           : absl::StrCat(" (", op->compile_note, ")"))
-                              .c_str()
-                        : "no (with --jit auto it runs on its kernel; --jit all fails)");
-    std::printf("  compile-time constant inputs: %s\n",
-                op->constant_inputs.empty() ? "none"
-                                            : absl::StrJoin(op->constant_inputs, ", ").c_str());
+                op->cpu
+                    ? absl::StrCat(
+                          "yes, CPU and GPU",
+                          op->compile_note.empty() ? "" : absl::StrCat(" (", op->compile_note, ")"))
+                          .c_str()
+                    : "no (with --jit auto it runs on its kernel; --jit all fails)");
+    std::printf(
+        "  compile-time constant inputs: %s\n",
+        op->constant_inputs.empty() ? "none" : absl::StrJoin(op->constant_inputs, ", ").c_str());
     if (!op->host_memory.empty()) {
       std::printf("  host memory on GPU: %s\n", absl::StrJoin(op->host_memory, ", ").c_str());
     }
@@ -749,8 +763,7 @@ int OpsCommand(int argc, char** argv) {
   }
   const std::vector<OpSupport> ops = ListOps();
   int kernels = 0, compiled = 0;
-  std::printf("%-44s %-16s %-6s %-4s %-4s %s\n", "op", "family", "kernel", "cpu", "gpu",
-              "dtypes");
+  std::printf("%-44s %-16s %-6s %-4s %-4s %s\n", "op", "family", "kernel", "cpu", "gpu", "dtypes");
   for (const OpSupport& op : ops) {
     kernels += op.kernel;
     compiled += op.cpu;
@@ -758,9 +771,10 @@ int OpsCommand(int argc, char** argv) {
                 Yes(op.kernel).c_str(), Yes(op.cpu).c_str(), Yes(op.gpu).c_str(),
                 DTypesText(op).c_str());
   }
-  std::printf("%zu ops: %d with a fallback kernel, %d compile (CPU and GPU); "
-              "'tfjit ops OP' shows one\n",
-              ops.size(), kernels, compiled);
+  std::printf(
+      "%zu ops: %d with a fallback kernel, %d compile (CPU and GPU); "
+      "'tfjit ops OP' shows one\n",
+      ops.size(), kernels, compiled);
   return 0;
 }
 
@@ -782,8 +796,8 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2 && std::string(argv[1]) == "ops") return OpsCommand(argc, argv);
   if (argc >= 3 && argv[2][0] == '-') {
-    return UsageError(absl::StrCat("expected a model path after '", argv[1], "', got the flag '",
-                                   argv[2], "'"));
+    return UsageError(
+        absl::StrCat("expected a model path after '", argv[1], "', got the flag '", argv[2], "'"));
   }
   Args args;
   // TF's TF_XLA_FLAGS and XLA_FLAGS first; the command line's flags override them.

@@ -40,11 +40,12 @@ absl::StatusOr<const AttrValue*> GetAttrOfKind(const NodeDef& def, absl::string_
     return AttrError(def, InvalidArgument("attr '%s' is missing", std::string(name)));
   }
   const std::string actual = AttrKindName(*value);
-  const bool empty_list = value->value_case() == AttrValue::kList && ListKind(value->list()).empty();
+  const bool empty_list =
+      value->value_case() == AttrValue::kList && ListKind(value->list()).empty();
   const bool ok = actual == kind || (empty_list && absl::StartsWith(kind, "list("));
   if (!ok) {
-    return AttrError(def, InvalidArgument("attr '%s' has type %s, expected %s",
-                                          std::string(name), actual, std::string(kind)));
+    return AttrError(def, InvalidArgument("attr '%s' has type %s, expected %s", std::string(name),
+                                          actual, std::string(kind)));
   }
   return value;
 }
@@ -75,16 +76,26 @@ std::string AttrKindName(const AttrValue& value) {
       const std::string kind = ListKind(value.list());
       return kind.empty() ? "list(empty)" : absl::StrCat("list(", kind, ")");
     }
-    case AttrValue::kS: return "string";
-    case AttrValue::kI: return "int";
-    case AttrValue::kF: return "float";
-    case AttrValue::kB: return "bool";
-    case AttrValue::kType: return "type";
-    case AttrValue::kShape: return "shape";
-    case AttrValue::kTensor: return "tensor";
-    case AttrValue::kPlaceholder: return "placeholder";
-    case AttrValue::kFunc: return "func";
-    case AttrValue::VALUE_NOT_SET: return "none";
+    case AttrValue::kS:
+      return "string";
+    case AttrValue::kI:
+      return "int";
+    case AttrValue::kF:
+      return "float";
+    case AttrValue::kB:
+      return "bool";
+    case AttrValue::kType:
+      return "type";
+    case AttrValue::kShape:
+      return "shape";
+    case AttrValue::kTensor:
+      return "tensor";
+    case AttrValue::kPlaceholder:
+      return "placeholder";
+    case AttrValue::kFunc:
+      return "func";
+    case AttrValue::VALUE_NOT_SET:
+      return "none";
   }
   return "none";
 }
@@ -150,8 +161,7 @@ absl::StatusOr<PartialShape> GetShapeAttr(const Node& node, absl::string_view na
   TFJIT_ASSIGN_OR_RETURN(const AttrValue* v, GetAttrOfKind(node.def(), name, "shape"));
   absl::StatusOr<PartialShape> shape = PartialShapeFromProto(v->shape());
   if (!shape.ok()) {
-    return AttrError(node.def(),
-                     WithContext(shape.status(), absl::StrCat("attr '", name, "'")));
+    return AttrError(node.def(), WithContext(shape.status(), absl::StrCat("attr '", name, "'")));
   }
   return shape;
 }
@@ -163,8 +173,7 @@ absl::StatusOr<std::vector<PartialShape>> GetShapeListAttr(const Node& node,
   for (const tensorflow::TensorShapeProto& proto : v->list().shape()) {
     absl::StatusOr<PartialShape> shape = PartialShapeFromProto(proto);
     if (!shape.ok()) {
-      return AttrError(node.def(),
-                       WithContext(shape.status(), absl::StrCat("attr '", name, "'")));
+      return AttrError(node.def(), WithContext(shape.status(), absl::StrCat("attr '", name, "'")));
     }
     out.push_back(*std::move(shape));
   }
@@ -175,20 +184,18 @@ absl::StatusOr<Tensor> GetTensorAttr(const Node& node, absl::string_view name) {
   TFJIT_ASSIGN_OR_RETURN(const AttrValue* v, GetAttrOfKind(node.def(), name, "tensor"));
   absl::StatusOr<Tensor> tensor = TensorFromProto(v->tensor());
   if (!tensor.ok()) {
-    return AttrError(node.def(),
-                     WithContext(tensor.status(), absl::StrCat("attr '", name, "'")));
+    return AttrError(node.def(), WithContext(tensor.status(), absl::StrCat("attr '", name, "'")));
   }
   return tensor;
 }
 
 absl::StatusOr<const tensorflow::NameAttrList*> GetFuncAttr(const Node& node,
-                                                           absl::string_view name) {
+                                                            absl::string_view name) {
   TFJIT_ASSIGN_OR_RETURN(const AttrValue* v, GetAttrOfKind(node.def(), name, "func"));
   return &v->func();
 }
 
-absl::StatusOr<bool> GetBoolAttrOr(const Node& node, absl::string_view name,
-                                   bool default_value) {
+absl::StatusOr<bool> GetBoolAttrOr(const Node& node, absl::string_view name, bool default_value) {
   if (FindAttr(node, name) == nullptr) return default_value;
   return GetBoolAttr(node, name);
 }

@@ -25,8 +25,8 @@ namespace tfjit::tf {
 template <typename... Args>
 absl::Status NodeStatus(absl::StatusCode code, const Node& node,
                         const absl::FormatSpec<Args...>& format, const Args&... args) {
-  absl::Status status(code, absl::StrCat("node ", node.DebugName(), ": ",
-                                         absl::StrFormat(format, args...)));
+  absl::Status status(
+      code, absl::StrCat("node ", node.DebugName(), ": ", absl::StrFormat(format, args...)));
   return AttachNode(std::move(status), node.name(), node.op());
 }
 template <typename... Args>
@@ -58,14 +58,13 @@ absl::StatusOr<std::vector<PartialShape>> GetShapeListAttr(const Node& node,
 absl::StatusOr<Tensor> GetTensorAttr(const Node& node, absl::string_view name);
 // A func attr (While.body, PartitionedCall.f); the pointer lives as long as the node.
 absl::StatusOr<const tensorflow::NameAttrList*> GetFuncAttr(const Node& node,
-                                                           absl::string_view name);
+                                                            absl::string_view name);
 
 // Optional attrs: `default_value` when absent; still an error when present with a wrong type.
 absl::StatusOr<bool> GetBoolAttrOr(const Node& node, absl::string_view name, bool default_value);
 absl::StatusOr<int64_t> GetIntAttrOr(const Node& node, absl::string_view name,
                                      int64_t default_value);
-absl::StatusOr<float> GetFloatAttrOr(const Node& node, absl::string_view name,
-                                     float default_value);
+absl::StatusOr<float> GetFloatAttrOr(const Node& node, absl::string_view name, float default_value);
 absl::StatusOr<std::string> GetStringAttrOr(const Node& node, absl::string_view name,
                                             absl::string_view default_value);
 

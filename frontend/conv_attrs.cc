@@ -54,13 +54,9 @@ std::vector<int64_t> PairsToNhwc(const std::vector<int64_t>& p, bool nchw) {
 
 }  // namespace
 
-std::vector<int64_t> NchwToNhwc(const std::vector<int64_t>& v) {
-  return {v[0], v[2], v[3], v[1]};
-}
+std::vector<int64_t> NchwToNhwc(const std::vector<int64_t>& v) { return {v[0], v[2], v[3], v[1]}; }
 
-std::vector<int64_t> NhwcToNchw(const std::vector<int64_t>& v) {
-  return {v[0], v[3], v[1], v[2]};
-}
+std::vector<int64_t> NhwcToNchw(const std::vector<int64_t>& v) { return {v[0], v[3], v[1], v[2]}; }
 
 absl::Status CheckNhwc(const Node& node, absl::StatusCode code) {
   TFJIT_ASSIGN_OR_RETURN(std::string format, GetStringAttrOr(node, "data_format", "NHWC"));
@@ -110,8 +106,7 @@ absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node, Layouts layouts) {
   return a;
 }
 
-absl::StatusOr<WindowAttrs> ReadPoolAttrs(const Node& node,
-                                          const std::vector<int64_t>& input_dims,
+absl::StatusOr<WindowAttrs> ReadPoolAttrs(const Node& node, const std::vector<int64_t>& input_dims,
                                           Layouts layouts) {
   WindowAttrs a;
   TFJIT_ASSIGN_OR_RETURN(a.nchw, ReadLayout(node, layouts, absl::StatusCode::kUnimplemented));
@@ -212,14 +207,14 @@ absl::StatusOr<ConvGeometry> Conv2DGeometry(const Node& node, const WindowAttrs&
   const std::vector<int64_t>& x = input_dims;
   const std::vector<int64_t>& f = filter_dims;
   if (x.size() != 4 || f.size() != 4) {
-    return NodeInvalid(node, "input must be 4-D (NHWC) and filter 4-D, got %s and %s", DimsString(x),
-                       DimsString(f));
+    return NodeInvalid(node, "input must be 4-D (NHWC) and filter 4-D, got %s and %s",
+                       DimsString(x), DimsString(f));
   }
   ConvGeometry g;
   if (depthwise) {
     if (f[2] != x[3]) {
-      return NodeInvalid(node, "filter %s must be [h, w, %d, multiplier] for input %s", DimsString(f),
-                         x[3], DimsString(x));
+      return NodeInvalid(node, "filter %s must be [h, w, %d, multiplier] for input %s",
+                         DimsString(f), x[3], DimsString(x));
     }
     g.groups = x[3];
     g.out_channels = x[3] * f[3];
@@ -250,8 +245,7 @@ absl::StatusOr<Window2D> BackpropInputGeometry(const Node& node, const WindowAtt
                        "got input_sizes %s, filter %s, out_backprop %s",
                        DimsString(x), DimsString(f), DimsString(dy));
   }
-  if (*std::min_element(x.begin(), x.end()) < 0 || x[3] != f[2] || dy[0] != x[0] ||
-      dy[3] != f[3]) {
+  if (*std::min_element(x.begin(), x.end()) < 0 || x[3] != f[2] || dy[0] != x[0] || dy[3] != f[3]) {
     return NodeInvalid(node,
                        "input_sizes %s, filter %s and out_backprop %s disagree: need input "
                        "depth = filter in_channels, out_backprop depth = filter out_channels, "
@@ -298,9 +292,9 @@ absl::StatusOr<FusedEpilogue> ParseFusedOps(const Node& node) {
   }
   if (ops.size() == 2) {
     static constexpr std::pair<const char*, FusedActivation> kActivations[] = {
-        {"relu", FusedActivation::kRelu},           {"relu6", FusedActivation::kRelu6},
-        {"elu", FusedActivation::kElu},             {"leakyrelu", FusedActivation::kLeakyRelu},
-        {"sigmoid", FusedActivation::kSigmoid},     {"tanh", FusedActivation::kTanh},
+        {"relu", FusedActivation::kRelu},       {"relu6", FusedActivation::kRelu6},
+        {"elu", FusedActivation::kElu},         {"leakyrelu", FusedActivation::kLeakyRelu},
+        {"sigmoid", FusedActivation::kSigmoid}, {"tanh", FusedActivation::kTanh},
         {"prelu", FusedActivation::kPrelu}};
     const auto* it = std::find_if(std::begin(kActivations), std::end(kActivations),
                                   [&](const auto& p) { return ops[1] == p.first; });

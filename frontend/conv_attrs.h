@@ -23,8 +23,7 @@ namespace tfjit::tf {
 
 // OK when data_format (default NHWC) is NHWC; otherwise `code` (UNIMPLEMENTED by default; TF's
 // CPU pooling and depth-to-space kernels say INVALID_ARGUMENT) naming the format.
-absl::Status CheckNhwc(const Node& node,
-                       absl::StatusCode code = absl::StatusCode::kUnimplemented);
+absl::Status CheckNhwc(const Node& node, absl::StatusCode code = absl::StatusCode::kUnimplemented);
 
 enum class Padding { kValid, kSame, kExplicit };
 
@@ -56,8 +55,7 @@ absl::StatusOr<WindowAttrs> ReadConvAttrs(const Node& node, Layouts layouts = La
 
 // MaxPool / AvgPool on an input of `input_dims`: data_format, the input's rank (4), ksize,
 // strides, padding, explicit_paddings. Pooling across the batch or depth dim is rejected.
-absl::StatusOr<WindowAttrs> ReadPoolAttrs(const Node& node,
-                                          const std::vector<int64_t>& input_dims,
+absl::StatusOr<WindowAttrs> ReadPoolAttrs(const Node& node, const std::vector<int64_t>& input_dims,
                                           Layouts layouts = Layouts::kNhwc);
 
 // One spatial dim of a window: the input size, window (filter) size, stride and dilation, and
@@ -116,8 +114,8 @@ struct FusedEpilogue {
   bool batch_norm = false;  // FusedBatchNorm: (y - mean) * scale / sqrt(variance + eps) + offset
   FusedActivation activation = FusedActivation::kNone;
   int num_args = 0;
-  float epsilon = 1e-4f;          // attr "epsilon"
-  float leakyrelu_alpha = 0.2f;   // attr "leakyrelu_alpha"
+  float epsilon = 1e-4f;         // attr "epsilon"
+  float leakyrelu_alpha = 0.2f;  // attr "leakyrelu_alpha"
   bool empty() const { return !bias && !batch_norm && activation == FusedActivation::kNone; }
 };
 

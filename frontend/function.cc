@@ -37,9 +37,10 @@ absl::Status Substitute(AttrValue* value, const AttrMap& attrs, const std::strin
   if (value->value_case() == AttrValue::kPlaceholder) {
     const AttrValue* bound = FindIn(attrs, value->placeholder());
     if (bound == nullptr) {
-      return InvalidArgument("function '%s': node '%s' attr '%s' takes the value of function "
-                             "attr '%s', which the call does not set", function, node, attr,
-                             value->placeholder());
+      return InvalidArgument(
+          "function '%s': node '%s' attr '%s' takes the value of function "
+          "attr '%s', which the call does not set",
+          function, node, attr, value->placeholder());
     }
     *value = *bound;
     return absl::OkStatus();
@@ -109,9 +110,11 @@ absl::StatusOr<std::vector<int>> BodyBuilder::ArgTypes(const tensorflow::OpDef::
                   const char* kind_name) -> absl::StatusOr<const AttrValue*> {
     const AttrValue* v = FindIn(attrs_, attr_name);
     if (v == nullptr || v->value_case() != kind) {
-      return InvalidArgument("function '%s': input arg '%s' needs attr '%s' (%s), which the "
-                             "call %s", name_, arg.name(), attr_name, kind_name,
-                             v == nullptr ? "does not set" : "sets to another kind");
+      return InvalidArgument(
+          "function '%s': input arg '%s' needs attr '%s' (%s), which the "
+          "call %s",
+          name_, arg.name(), attr_name, kind_name,
+          v == nullptr ? "does not set" : "sets to another kind");
     }
     return v;
   };
@@ -200,8 +203,10 @@ absl::Status BodyBuilder::AddNodes() {
       }
     }
     if (args_.contains(node->name()) || !nodes_.emplace(node->name(), BodyNode{node, op}).second) {
-      return InvalidArgument("function '%s': node name '%s' is used twice (node names and "
-                             "input arg names must be unique)", name_, node->name());
+      return InvalidArgument(
+          "function '%s': node name '%s' is used twice (node names and "
+          "input arg names must be unique)",
+          name_, node->name());
     }
   }
   return absl::OkStatus();
@@ -216,8 +221,10 @@ absl::Status BodyBuilder::RewriteInputs(tensorflow::NodeDef* node) {
       auto arg = args_.find(target);
       if (arg == args_.end()) {
         if (!nodes_.contains(target)) {
-          return InvalidArgument("function '%s': node '%s' control input %d '%s' names no node "
-                                 "of the body", name_, node->name(), i, ref);
+          return InvalidArgument(
+              "function '%s': node '%s' control input %d '%s' names no node "
+              "of the body",
+              name_, node->name(), i, ref);
         }
         rewritten.push_back(ref);
         continue;
@@ -227,9 +234,8 @@ absl::Status BodyBuilder::RewriteInputs(tensorflow::NodeDef* node) {
       }
       continue;
     }
-    TFJIT_ASSIGN_OR_RETURN(
-        std::vector<std::string> tensors,
-        Resolve(ref, absl::StrCat("node '", node->name(), "' input ", i)));
+    TFJIT_ASSIGN_OR_RETURN(std::vector<std::string> tensors,
+                           Resolve(ref, absl::StrCat("node '", node->name(), "' input ", i)));
     rewritten.insert(rewritten.end(), tensors.begin(), tensors.end());
   }
   node->clear_input();
@@ -257,7 +263,8 @@ absl::StatusOr<std::vector<std::string>> BodyBuilder::Resolve(const std::string&
   }
   auto node = nodes_.find(parts[0]);
   if (node == nodes_.end()) {
-    return bad(absl::StrCat("refers to '", parts[0], "', which is neither an input arg nor a "
+    return bad(absl::StrCat("refers to '", parts[0],
+                            "', which is neither an input arg nor a "
                             "node of the body"));
   }
   if (parts.size() == 1) return std::vector<std::string>{parts[0]};
@@ -270,8 +277,8 @@ absl::StatusOr<std::vector<std::string>> BodyBuilder::Resolve(const std::string&
   if (node->second.op == nullptr) return std::vector<std::string>{parts[0]};
   absl::StatusOr<int> flat = FlatOutputIndex(*node->second.op, *node->second.def, parts[1], index);
   if (!flat.ok()) {
-    return WithContext(flat.status(), absl::StrCat("function '", name_, "': ", where, " '", ref,
-                                                   "'"));
+    return WithContext(flat.status(),
+                       absl::StrCat("function '", name_, "': ", where, " '", ref, "'"));
   }
   return std::vector<std::string>{absl::StrCat(parts[0], ":", *flat)};
 }
@@ -279,8 +286,10 @@ absl::StatusOr<std::vector<std::string>> BodyBuilder::Resolve(const std::string&
 absl::Status BodyBuilder::AddRets(FunctionBody* body) {
   for (const tensorflow::OpDef::ArgDef& out : fn_.signature().output_arg()) {
     if (!out.number_attr().empty() || !out.type_list_attr().empty()) {
-      return Unimplemented("function '%s': output arg '%s' is a list; tfjit supports functions "
-                           "whose outputs are single tensors", name_, out.name());
+      return Unimplemented(
+          "function '%s': output arg '%s' is a list; tfjit supports functions "
+          "whose outputs are single tensors",
+          name_, out.name());
     }
     auto ret = fn_.ret().find(out.name());
     if (ret == fn_.ret().end()) {
@@ -344,8 +353,8 @@ OpDef FunctionOpDef(const tensorflow::FunctionDef& function) {
     arg.number_attr = a.number_attr();
     arg.type_list_attr = a.type_list_attr();
     if (a.type() != 0) {
-      arg.fixed_type = DTypeFromTfEnum(a.type() >= 100 ? a.type() - 100 : a.type())
-                           .value_or(DType::kInvalid);
+      arg.fixed_type =
+          DTypeFromTfEnum(a.type() >= 100 ? a.type() - 100 : a.type()).value_or(DType::kInvalid);
     }
     return arg;
   };
@@ -403,15 +412,13 @@ std::optional<bool> CallMustCompileAttr(const Node& node) {
 std::string FunctionInstanceKey(absl::string_view name, const AttrMap& attrs) {
   std::map<std::string, std::string> sorted;
   for (const auto& [k, v] : attrs) sorted[k] = v.ShortDebugString();
-  return absl::StrCat(name, "{",
-                      absl::StrJoin(sorted, ",", absl::PairFormatter("=")), "}");
+  return absl::StrCat(name, "{", absl::StrJoin(sorted, ",", absl::PairFormatter("=")), "}");
 }
 
 absl::StatusOr<FunctionBody> InstantiateFunction(const tensorflow::FunctionDefLibrary& library,
                                                  const tensorflow::VersionDef& versions,
                                                  absl::string_view name, const AttrMap& attrs,
-                                                 bool inline_calls,
-                                                 bool keep_must_compile_calls) {
+                                                 bool inline_calls, bool keep_must_compile_calls) {
   const tensorflow::FunctionDef* fn = FindFunction(library, name);
   if (fn == nullptr) {
     return NotFound("function '%s' is not in the graph's function library (%d function(s))",
@@ -419,8 +426,7 @@ absl::StatusOr<FunctionBody> InstantiateFunction(const tensorflow::FunctionDefLi
   }
   AttrMap merged = attrs;
   for (const auto& a : fn->signature().attr()) {
-    if (!merged.contains(a.name()) &&
-        a.default_value().value_case() != AttrValue::VALUE_NOT_SET) {
+    if (!merged.contains(a.name()) && a.default_value().value_case() != AttrValue::VALUE_NOT_SET) {
       merged[a.name()] = a.default_value();
     }
   }
@@ -431,8 +437,8 @@ absl::StatusOr<FunctionBody> InstantiateFunction(const tensorflow::FunctionDefLi
   BodyBuilder builder(library, *fn, std::move(merged));
   TFJIT_RETURN_IF_ERROR(builder.Run(&def, &body));
   if (inline_calls) {
-    TFJIT_RETURN_IF_ERROR(InlineCalls(library, versions, {std::string(name)}, &def,
-                                      keep_must_compile_calls));
+    TFJIT_RETURN_IF_ERROR(
+        InlineCalls(library, versions, {std::string(name)}, &def, keep_must_compile_calls));
   }
   TFJIT_ASSIGN_OR_RETURN(body.graph, Graph::Build(def, name));
   body.must_compile = MustCompileAttr(*fn).value_or(false);

@@ -50,7 +50,7 @@ std::string FunctionInstanceKey(absl::string_view name, const AttrMap& attrs);
 // A function body as a standalone graph: one Placeholder per (flat) input arg, the body
 // nodes with GraphDef-style inputs and attr placeholders substituted.
 struct FunctionBody {
-  std::unique_ptr<Graph> graph;  // graph->source() is the function name
+  std::unique_ptr<Graph> graph;              // graph->source() is the function name
   std::vector<std::string> inputs;           // placeholder tensor names, flat input order
   std::vector<std::string> outputs;          // tensors, in signature output order
   std::vector<std::string> control_outputs;  // node names, in signature order

@@ -62,9 +62,7 @@ std::string Prefixed(absl::string_view prefix, absl::string_view ref) {
   return absl::StrCat(prefix, ref);
 }
 
-absl::string_view NodeOf(absl::string_view tensor) {
-  return tensor.substr(0, tensor.find(':'));
-}
+absl::string_view NodeOf(absl::string_view tensor) { return tensor.substr(0, tensor.find(':')); }
 
 }  // namespace
 
@@ -136,8 +134,8 @@ absl::Status InlineCalls(const tensorflow::FunctionDefLibrary& library,
         const DType type = node->output_types()[0];
         inlined.set_op("Identity");
         inlined.clear_attr();
-        (*inlined.mutable_attr())["T"].set_type(static_cast<tensorflow::DataType>(
-            DTypeToTfEnum(type)));
+        (*inlined.mutable_attr())["T"].set_type(
+            static_cast<tensorflow::DataType>(DTypeToTfEnum(type)));
         inlined.add_input(data_inputs[arg->second]);
       } else {
         for (const std::string& in : node->def().input()) inlined.add_input(Prefixed(prefix, in));

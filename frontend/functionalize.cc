@@ -58,8 +58,8 @@ class LoopRewriter {
       members_.insert(i);
       const tensorflow::NodeDef& n = node(i);
       if (Is(n, "Exit")) {
-        return Fail(why, absl::StrCat("it holds a loop that stays in the runtime (Exit '",
-                                      n.name(), "')"));
+        return Fail(
+            why, absl::StrCat("it holds a loop that stays in the runtime (Exit '", n.name(), "')"));
       }
       if (Is(n, "Enter")) {
         enters_.push_back(i);
@@ -90,7 +90,8 @@ class LoopRewriter {
         if (Is(node(p), "NextIteration") && frames_.frame_of(p) == f_) v.next = p;
       }
       if (data != 2 || v.enter < 0 || v.next < 0) {
-        return Fail(why, absl::StrCat("Merge '", node(m).name(), "' is a TF1 conditional's, not "
+        return Fail(why, absl::StrCat("Merge '", node(m).name(),
+                                      "' is a TF1 conditional's, not "
                                       "a loop variable's (conditionals inside loops are not "
                                       "functionalized yet)"));
       }
@@ -104,11 +105,12 @@ class LoopRewriter {
       for (const std::string& in : n.input()) {
         if (Ref r = ParseRef(in); !r.control) data.push_back(r);
       }
-      auto var = data.size() == 2 ? var_of_merge_.find(frames_.index(data[0].node))
-                                  : var_of_merge_.end();
+      auto var =
+          data.size() == 2 ? var_of_merge_.find(frames_.index(data[0].node)) : var_of_merge_.end();
       if (var == var_of_merge_.end() || data[0].port != 0 ||
           frames_.index(data[1].node) != loopcond_) {
-        return Fail(why, absl::StrCat("Switch '", n.name(), "' is a TF1 conditional's, not a "
+        return Fail(why, absl::StrCat("Switch '", n.name(),
+                                      "' is a TF1 conditional's, not a "
                                       "loop variable's (conditionals inside loops are not "
                                       "functionalized yet)"));
       }
@@ -121,8 +123,8 @@ class LoopRewriter {
     }
     for (const Var& v : vars_) {
       if (v.sw < 0) {
-        return Fail(why, absl::StrCat("loop variable Merge '", node(v.merge).name(),
-                                      "' has no Switch"));
+        return Fail(why,
+                    absl::StrCat("loop variable Merge '", node(v.merge).name(), "' has no Switch"));
       }
     }
     absl::flat_hash_set<int> var_enters;
@@ -146,7 +148,8 @@ class LoopRewriter {
       if (!members_.contains(p)) continue;
       auto var = var_of_switch_.find(p);
       if (var == var_of_switch_.end() || r.port != 0) {
-        return Fail(why, absl::StrCat("Exit '", n.name(), "' does not read a loop variable's "
+        return Fail(why, absl::StrCat("Exit '", n.name(),
+                                      "' does not read a loop variable's "
                                       "Switch"));
       }
       vars_[var->second].exits.push_back(i);
@@ -399,8 +402,8 @@ absl::StatusOr<FunctionalizeResult> FunctionalizeLoops(tensorflow::GraphDef* def
                                                        const FunctionalizeOptions& options) {
   FunctionalizeResult result;
   result.tensor_arrays = functionalize_internal::RewriteTensorArrays(def);
-  std::set<std::string> left;             // frames given up on, by name
-  std::set<std::string> conds_given_up;   // conditionals given up on, by Merge name
+  std::set<std::string> left;            // frames given up on, by name
+  std::set<std::string> conds_given_up;  // conditionals given up on, by Merge name
   for (;;) {
     FrameAnalysis frames;
     std::string why;
@@ -410,9 +413,8 @@ absl::StatusOr<FunctionalizeResult> FunctionalizeLoops(tensorflow::GraphDef* def
     }
     // Conditionals first (a loop holding one cannot be functionalized before), then the
     // deepest loop; then again, until neither changes anything.
-    TFJIT_ASSIGN_OR_RETURN(bool changed,
-                           functionalize_internal::FunctionalizeOneCond(
-                               def, frames, options, &conds_given_up, &result));
+    TFJIT_ASSIGN_OR_RETURN(bool changed, functionalize_internal::FunctionalizeOneCond(
+                                             def, frames, options, &conds_given_up, &result));
     if (changed) continue;
     int pick = -1;
     for (size_t f = 1; f < frames.frames().size(); ++f) {

@@ -17,7 +17,7 @@
 namespace tfjit::tf::functionalize_internal {
 namespace {
 
-using Literal = std::pair<int, int>;  // (Switch node, output): live only if that output is
+using Literal = std::pair<int, int>;    // (Switch node, output): live only if that output is
 using Literals = std::vector<Literal>;  // sorted
 
 Literals Union(const Literals& a, const Literals& b) {
@@ -42,8 +42,8 @@ Literals Difference(const Literals& a, const Literals& b) {
 // drops its loop's Switch literals; any other node unions its inputs'.
 class Deadness {
  public:
-  Deadness(const tensorflow::GraphDef& def, const FrameAnalysis& frames) : def_(def),
-                                                                           frames_(frames) {}
+  Deadness(const tensorflow::GraphDef& def, const FrameAnalysis& frames)
+      : def_(def), frames_(frames) {}
 
   // Over the frame analysis's order (a GraphDef it accepted).
   void Run() {
@@ -157,10 +157,14 @@ class Deadness {
 class CondRewriter {
  public:
   CondRewriter(tensorflow::GraphDef* def, const FrameAnalysis& frames, const Deadness& dead,
-               int pred, Literals rest, std::vector<int> merges,
-               std::vector<int> then_inputs)
-      : def_(def), frames_(frames), dead_(dead), pred_(pred), rest_(std::move(rest)),
-        merges_(std::move(merges)), then_inputs_(std::move(then_inputs)) {}
+               int pred, Literals rest, std::vector<int> merges, std::vector<int> then_inputs)
+      : def_(def),
+        frames_(frames),
+        dead_(dead),
+        pred_(pred),
+        rest_(std::move(rest)),
+        merges_(std::move(merges)),
+        then_inputs_(std::move(then_inputs)) {}
 
   // The Merges of the conditional Run took (or tried).
   const std::vector<int>& merges() const { return merges_; }
@@ -340,8 +344,8 @@ class CondRewriter {
       for (const std::string& in : node(merges_[k]).input()) {
         if (in.empty() || in.front() != '^') data.push_back(in);
       }
-      const std::string& in = data[static_cast<size_t>(port == 1 ? then_inputs_[k]
-                                                                 : 1 - then_inputs_[k])];
+      const std::string& in =
+          data[static_cast<size_t>(port == 1 ? then_inputs_[k] : 1 - then_inputs_[k])];
       std::optional<std::string> mapped = Map(in, port, &constants);
       if (!mapped.has_value() || mapped->empty()) {
         return Fail(why, absl::StrCat("Merge '", node(merges_[k]).name(), "' input '", in,
@@ -378,8 +382,7 @@ class CondRewriter {
     for (tensorflow::FunctionDef* fn : {&then_fn, &else_fn}) {
       const bool then = fn == &then_fn;
       fn->mutable_signature()->set_name(UniqueFunctionName(
-          def_->library(), absl::StrCat(then ? "_tfjit_cond_then_" : "_tfjit_cond_else_",
-                                        serial)));
+          def_->library(), absl::StrCat(then ? "_tfjit_cond_then_" : "_tfjit_cond_else_", serial)));
       for (size_t k = 0; k < inputs.size(); ++k) {
         auto* a = fn->mutable_signature()->add_input_arg();
         a->set_name(ArgName(k));
@@ -488,8 +491,9 @@ absl::StatusOr<bool> FunctionalizeOneCond(tensorflow::GraphDef* def, const Frame
     }
     if (!why.empty()) {
       for (int m : rewriter.merges()) given_up->insert(def->node(m).name());
-      result->left.push_back({absl::StrCat("conditional at Merge '",
-                                           def->node(rewriter.merges()[0]).name(), "'"), why});
+      result->left.push_back(
+          {absl::StrCat("conditional at Merge '", def->node(rewriter.merges()[0]).name(), "'"),
+           why});
     }
   }
   return false;

@@ -83,8 +83,7 @@ class TensorArrayRewriter {
     std::vector<std::pair<int, int>> flows = {{ta, 1}};
     for (int op : ops) {
       const std::string& o = def_->node(op).op();
-      if (o == "TensorArrayWriteV3" || o == "TensorArrayScatterV3" ||
-          o == "TensorArraySplitV3") {
+      if (o == "TensorArrayWriteV3" || o == "TensorArrayScatterV3" || o == "TensorArraySplitV3") {
         flows.push_back({op, 0});
       }
     }
@@ -96,9 +95,9 @@ class TensorArrayRewriter {
     // Rewrite: the TensorArray becomes TensorListReserve; its flow output is the list.
     const tensorflow::DataType dtype = node.attr().at("dtype").type();
     const std::string name = node.name();
-    const tensorflow::TensorShapeProto shape =
-        node.attr().contains("element_shape") ? node.attr().at("element_shape").shape()
-                                              : tensorflow::TensorShapeProto();
+    const tensorflow::TensorShapeProto shape = node.attr().contains("element_shape")
+                                                   ? node.attr().at("element_shape").shape()
+                                                   : tensorflow::TensorShapeProto();
     {
       tensorflow::NodeDef reserve;
       reserve.set_name(name);
@@ -134,11 +133,10 @@ class TensorArrayRewriter {
       tensorflow::NodeDef& reserve = *def_->mutable_node(ta);
       // Its element-shape Const (input 0, added above) goes too.
       const std::string element_shape = reserve.input(0);
-      added_.erase(std::remove_if(added_.begin(), added_.end(),
-                                  [&](const tensorflow::NodeDef& c) {
-                                    return c.name() == element_shape;
-                                  }),
-                   added_.end());
+      added_.erase(
+          std::remove_if(added_.begin(), added_.end(),
+                         [&](const tensorflow::NodeDef& c) { return c.name() == element_shape; }),
+          added_.end());
       std::vector<std::string> after;
       for (int k = 1; k < reserve.input_size(); ++k) {
         after.push_back(absl::StrCat("^", ParseRef(reserve.input(k)).node));
@@ -181,8 +179,7 @@ class TensorArrayRewriter {
   }
 
   static int FlowSlot(const std::string& op) {
-    if (op == "TensorArrayWriteV3" || op == "TensorArrayScatterV3" ||
-        op == "TensorArraySplitV3") {
+    if (op == "TensorArrayWriteV3" || op == "TensorArrayScatterV3" || op == "TensorArraySplitV3") {
       return 3;
     }
     if (op == "TensorArrayReadV3" || op == "TensorArrayGatherV3") return 2;
@@ -270,9 +267,12 @@ class TensorArrayRewriter {
       }
       out.add_input(data[1]);
       out.add_input(AddElementShape(n.name(), es, flow_node));
-      tensorflow::NodeDef& leading = AddConst(n.name(), "leading_dims", flow_node,
-                                              tensorflow::DT_INT64);
-      (*leading.mutable_attr())["value"].mutable_tensor()->mutable_tensor_shape()->add_dim()
+      tensorflow::NodeDef& leading =
+          AddConst(n.name(), "leading_dims", flow_node, tensorflow::DT_INT64);
+      (*leading.mutable_attr())["value"]
+          .mutable_tensor()
+          ->mutable_tensor_shape()
+          ->add_dim()
           ->set_size(0);
       out.add_input(leading.name());
       element_dtype(n.attr().at("dtype").type());
@@ -306,8 +306,8 @@ class TensorArrayRewriter {
   }
 
   inline static const std::set<std::string> kListForm = {
-      "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3", "TensorArrayScatterV3",
-      "TensorArraySizeV3", "TensorArrayCloseV3", "TensorArrayConcatV3", "TensorArraySplitV3"};
+      "TensorArrayWriteV3", "TensorArrayReadV3",  "TensorArrayGatherV3", "TensorArrayScatterV3",
+      "TensorArraySizeV3",  "TensorArrayCloseV3", "TensorArrayConcatV3", "TensorArraySplitV3"};
 
   tensorflow::GraphDef* def_;
   absl::flat_hash_map<std::string, int> index_;

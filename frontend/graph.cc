@@ -36,8 +36,7 @@ absl::StatusOr<TensorName> ParseTensorName(absl::string_view name) {
                              std::string(name), std::string(suffix));
     }
     if (out.is_control) {
-      return InvalidArgument("control input '%s' must not name an output index",
-                             std::string(name));
+      return InvalidArgument("control input '%s' must not name an output index", std::string(name));
     }
     rest = rest.substr(0, colon);
   }
@@ -97,9 +96,10 @@ absl::Status GraphBuilder::AddNodes() {
     node->def_ = node_def;
     node->graph_ = graph_;
     if (!graph_->by_name_.emplace(node_def.name(), node.get()).second) {
-      return InvalidArgument("duplicate node name '%s' (nodes #%d and #%d); node names must be "
-                             "unique", node_def.name(), graph_->by_name_[node_def.name()]->id(),
-                             id);
+      return InvalidArgument(
+          "duplicate node name '%s' (nodes #%d and #%d); node names must be "
+          "unique",
+          node_def.name(), graph_->by_name_[node_def.name()]->id(), id);
     }
     node->op_def_ = LookupOpDef(node_def.op());
     if (node->op_def_ == nullptr) node->op_def_ = FunctionOp(node_def.op());
@@ -114,7 +114,8 @@ absl::Status GraphBuilder::AddNodes() {
   std::vector<std::string> parts;
   for (const auto& [op, nodes] : unknown) {
     std::vector<std::string> quoted;
-    for (size_t i = 0; i < nodes.size() && i < 3; ++i) quoted.push_back(absl::StrCat("'", nodes[i], "'"));
+    for (size_t i = 0; i < nodes.size() && i < 3; ++i)
+      quoted.push_back(absl::StrCat("'", nodes[i], "'"));
     if (nodes.size() > 3) quoted.push_back(absl::StrCat("and ", nodes.size() - 3, " more"));
     parts.push_back(absl::StrCat("'", op, "' (node", nodes.size() > 1 ? "s " : " ",
                                  absl::StrJoin(quoted, ", "), ")"));
@@ -146,17 +147,18 @@ absl::Status GraphBuilder::ResolveCall(Node* node) {
   node->function_ = graph_->FindFunction((*f)->name());
   if (node->function_ == nullptr) {
     return NodeError(*node, NotFound("calls function '%s', which is not in the graph's function "
-                                     "library (%d function(s))", (*f)->name(),
-                                     graph_->library_.function_size()));
+                                     "library (%d function(s))",
+                                     (*f)->name(), graph_->library_.function_size()));
   }
   const tensorflow::OpDef& sig = node->function_->signature();
   const bool flat = std::all_of(sig.output_arg().begin(), sig.output_arg().end(), [](auto& a) {
     return a.number_attr().empty() && a.type_list_attr().empty();
   });
   if (flat && sig.output_arg_size() != node->num_outputs()) {
-    return NodeError(*node, InvalidArgument("attr Tout lists %d type(s), but function '%s' "
-                                            "returns %d output(s)", node->num_outputs(),
-                                            (*f)->name(), sig.output_arg_size()));
+    return NodeError(*node,
+                     InvalidArgument("attr Tout lists %d type(s), but function '%s' "
+                                     "returns %d output(s)",
+                                     node->num_outputs(), (*f)->name(), sig.output_arg_size()));
   }
   return absl::OkStatus();
 }
@@ -192,7 +194,8 @@ absl::Status GraphBuilder::ConnectInputs(Node* node) {
     Node* producer = graph_->FindNode(parsed->node);
     if (producer == nullptr) {
       return NodeError(*node, InvalidArgument("input %d '%s' refers to an unknown node; no node "
-                                              "is named '%s'", i, input, parsed->node));
+                                              "is named '%s'",
+                                              i, input, parsed->node));
     }
     if (parsed->is_control) {
       auto& controls = node->control_inputs_;
@@ -204,13 +207,14 @@ absl::Status GraphBuilder::ConnectInputs(Node* node) {
     }
     if (!node->control_inputs_.empty()) {
       return NodeError(*node, InvalidArgument("data input %d '%s' comes after control input "
-                                              "'^%s'; control inputs must come last", i, input,
-                                              node->control_inputs_.front()->name()));
+                                              "'^%s'; control inputs must come last",
+                                              i, input, node->control_inputs_.front()->name()));
     }
     if (parsed->index >= producer->num_outputs()) {
       return NodeError(*node, InvalidArgument("input %d '%s' refers to output %d, but %s has "
-                                              "%d output(s)", i, input, parsed->index,
-                                              producer->DebugName(), producer->num_outputs()));
+                                              "%d output(s)",
+                                              i, input, parsed->index, producer->DebugName(),
+                                              producer->num_outputs()));
     }
     const int slot = node->num_inputs();
     TFJIT_RETURN_IF_ERROR(CheckInputType(node, slot, input, Output{producer, parsed->index}));
@@ -220,10 +224,9 @@ absl::Status GraphBuilder::ConnectInputs(Node* node) {
   if (node->num_inputs() != static_cast<int>(node->input_types_.size())) {
     std::vector<std::string> names;
     for (const ArgDef& arg : node->op_def_->inputs) names.push_back(arg.name);
-    return NodeError(*node, InvalidArgument("has %d data input(s) but %s takes %d (%s)",
-                                            node->num_inputs(), node->op(),
-                                            node->input_types_.size(),
-                                            absl::StrJoin(names, ", ")));
+    return NodeError(
+        *node, InvalidArgument("has %d data input(s) but %s takes %d (%s)", node->num_inputs(),
+                               node->op(), node->input_types_.size(), absl::StrJoin(names, ", ")));
   }
   return absl::OkStatus();
 }
@@ -241,10 +244,13 @@ absl::Status GraphBuilder::CheckInputType(Node* node, int slot, const std::strin
   for (size_t a = 0; a + 1 < starts.size(); ++a) {
     if (slot >= starts[a] && slot < starts[a + 1]) arg_name = node->op_def_->inputs[a].name;
   }
-  return NodeError(*node, InvalidArgument(
-      "input %d '%s' is %s (output %d of %s), but %s expects %s for arg '%s'; fix the type "
-      "attrs or insert a Cast", slot, input, DTypeName(actual), producer.index,
-      producer.node->DebugName(), node->op(), DTypeName(expected), arg_name));
+  return NodeError(
+      *node,
+      InvalidArgument(
+          "input %d '%s' is %s (output %d of %s), but %s expects %s for arg '%s'; fix the type "
+          "attrs or insert a Cast",
+          slot, input, DTypeName(actual), producer.index, producer.node->DebugName(), node->op(),
+          DTypeName(expected), arg_name));
 }
 
 absl::Status GraphBuilder::SortTopologically() {
@@ -290,7 +296,10 @@ absl::Status GraphBuilder::CycleError(const std::vector<int>& pending) {
   };
   Node* start = nullptr;
   for (auto& node : graph_->nodes_) {
-    if (pending[static_cast<size_t>(node->id())] > 0) { start = node.get(); break; }
+    if (pending[static_cast<size_t>(node->id())] > 0) {
+      start = node.get();
+      break;
+    }
   }
   std::vector<Node*> path;
   std::map<int, size_t> position;
@@ -309,13 +318,14 @@ absl::Status GraphBuilder::CycleError(const std::vector<int>& pending) {
     tf1_loop |= node->op() == "NextIteration" || node->op() == "Merge";
     names.push_back(node->DebugName());
   }
-  std::string hint = tf1_loop
-      ? "a TF1 loop must close through a NextIteration -> Merge edge; this cycle does not"
-      : "a GraphDef must be acyclic except for TF1 loops (NextIteration -> Merge); loops need "
-        "functional While or TF1 frames";
-  return AttachNode(InvalidArgument("the graph has a cycle: %s; %s",
-                                    absl::StrJoin(names, " -> "), hint),
-                    cycle.front()->name(), cycle.front()->op());
+  std::string hint =
+      tf1_loop
+          ? "a TF1 loop must close through a NextIteration -> Merge edge; this cycle does not"
+          : "a GraphDef must be acyclic except for TF1 loops (NextIteration -> Merge); loops need "
+            "functional While or TF1 frames";
+  return AttachNode(
+      InvalidArgument("the graph has a cycle: %s; %s", absl::StrJoin(names, " -> "), hint),
+      cycle.front()->name(), cycle.front()->op());
 }
 
 absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(const tensorflow::GraphDef& graph_def,

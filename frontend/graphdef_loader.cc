@@ -60,8 +60,7 @@ bool HasTextExtension(absl::string_view path) {
 
 }  // namespace
 
-absl::StatusOr<tensorflow::GraphDef> ParseGraphDefFromString(absl::string_view bytes,
-                                                             bool is_text,
+absl::StatusOr<tensorflow::GraphDef> ParseGraphDefFromString(absl::string_view bytes, bool is_text,
                                                              absl::string_view source) {
   tensorflow::GraphDef graph_def;
   if (is_text) {
@@ -75,8 +74,10 @@ absl::StatusOr<tensorflow::GraphDef> ParseGraphDefFromString(absl::string_view b
   if (ParseBinary(bytes, &graph_def)) return graph_def;
   std::string error = ParseText(bytes, &graph_def);
   if (error.empty()) return graph_def;
-  return InvalidArgument("file '%s': not a GraphDef: binary parse failed and text parse failed "
-                         "at %s", std::string(source), error);
+  return InvalidArgument(
+      "file '%s': not a GraphDef: binary parse failed and text parse failed "
+      "at %s",
+      std::string(source), error);
 }
 
 absl::StatusOr<tensorflow::GraphDef> ReadGraphDefFile(const std::string& path) {

@@ -16,8 +16,7 @@ namespace tfjit::tf {
 // binary parse failure falls back to text (some ".pb" files are text); if both fail the
 // error is INVALID_ARGUMENT "file 'x': not a GraphDef: binary parse failed and text parse
 // failed at line L:C: ...".
-absl::StatusOr<tensorflow::GraphDef> ParseGraphDefFromString(absl::string_view bytes,
-                                                             bool is_text,
+absl::StatusOr<tensorflow::GraphDef> ParseGraphDefFromString(absl::string_view bytes, bool is_text,
                                                              absl::string_view source);
 
 // Reads `path` (NOT_FOUND when missing) and parses it: text for .pbtxt/.txt or content that

@@ -38,9 +38,9 @@ absl::StatusOr<const Signature*> SelectSignature(const LoadedModel& model,
     if (const Signature* s = find(name)) return s;
     std::vector<std::string> names;
     for (const Signature& s : model.signatures) names.push_back(s.name);
-    return NotFound("model '%s': no signature '%s'; the model has %s", model.path, name,
-                    names.empty() ? std::string("none")
-                                  : absl::StrCat("'", absl::StrJoin(names, "', '"), "'"));
+    return NotFound(
+        "model '%s': no signature '%s'; the model has %s", model.path, name,
+        names.empty() ? std::string("none") : absl::StrCat("'", absl::StrJoin(names, "', '"), "'"));
   }
   if (const Signature* s = find("serving_default")) return s;
   if (model.signatures.size() == 1) return &model.signatures[0];

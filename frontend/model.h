@@ -57,8 +57,8 @@ struct CheckpointVariables {
 
 struct LoadedModel {
   std::unique_ptr<Graph> graph;
-  std::string format;  // "graphdef", "saved_model" or "tfjs"
-  std::string path;    // what the user gave
+  std::string format;                 // "graphdef", "saved_model" or "tfjs"
+  std::string path;                   // what the user gave
   std::vector<Signature> signatures;  // in the file's order (sorted by name for SavedModel)
   std::vector<InitRun> init;
   CheckpointVariables checkpoint;  // SavedModels with variables
@@ -76,8 +76,7 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
 
 // Picks the signature a session uses: `name` when given (NOT_FOUND listing the available
 // ones otherwise); else "serving_default" if present; else the only one; else none (nullptr).
-absl::StatusOr<const Signature*> SelectSignature(const LoadedModel& model,
-                                                 const std::string& name);
+absl::StatusOr<const Signature*> SelectSignature(const LoadedModel& model, const std::string& name);
 
 }  // namespace tfjit::tf
 

@@ -119,12 +119,12 @@ absl::Status ResolveArgTypes(const OpDef& op, const tensorflow::NodeDef& node_de
     if (std::find(c.allowed.begin(), c.allowed.end(), t) != c.allowed.end()) continue;
     std::vector<std::string> names;
     for (DType a : c.allowed) names.push_back(DTypeName(a));
-    return NodeError(node_def,
-                     InvalidArgument("value for attr '%s' of %s is not in the list of allowed "
-                                     "values: %s; TF registers no %s kernel for this dtype "
-                                     "('tfjit ops %s' lists the dtypes)",
-                                     c.attr, DTypeName(t), absl::StrJoin(names, ", "), op.name,
-                                     op.name));
+    return NodeError(
+        node_def,
+        InvalidArgument("value for attr '%s' of %s is not in the list of allowed "
+                        "values: %s; TF registers no %s kernel for this dtype "
+                        "('tfjit ops %s' lists the dtypes)",
+                        c.attr, DTypeName(t), absl::StrJoin(names, ", "), op.name, op.name));
   }
   for (const ArgDef& arg : op.inputs) {
     TFJIT_RETURN_IF_ERROR(AppendArgTypes(arg, node_def, input_types));
@@ -162,15 +162,16 @@ absl::StatusOr<int> FlatOutputIndex(const OpDef& op, const tensorflow::NodeDef& 
     const int length = starts[a + 1] - starts[a];
     if (index < 0 || index >= length) {
       return NodeError(node_def, InvalidArgument("output '%s:%d' is out of range: '%s' has %d "
-                                                 "element(s)", std::string(output_arg), index,
+                                                 "element(s)",
+                                                 std::string(output_arg), index,
                                                  std::string(output_arg), length));
     }
     return starts[a] + index;
   }
   std::string names;
   for (const ArgDef& arg : op.outputs) absl::StrAppend(&names, names.empty() ? "" : ", ", arg.name);
-  return NodeError(node_def, InvalidArgument("op %s has no output '%s' (its outputs: %s)",
-                                             op.name, std::string(output_arg), names));
+  return NodeError(node_def, InvalidArgument("op %s has no output '%s' (its outputs: %s)", op.name,
+                                             std::string(output_arg), names));
 }
 
 }  // namespace tfjit::tf

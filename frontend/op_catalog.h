@@ -4,8 +4,8 @@
 #define TFJIT_FRONTEND_OP_CATALOG_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"

@@ -20,19 +20,47 @@ namespace tfjit::tf::catalog {
 using tensorflow::AttrValue;
 
 // Attr default values.
-inline AttrValue B(bool v) { AttrValue a; a.set_b(v); return a; }
-inline AttrValue I(int64_t v) { AttrValue a; a.set_i(v); return a; }
-inline AttrValue F(float v) { AttrValue a; a.set_f(v); return a; }
-inline AttrValue S(const char* v) { AttrValue a; a.set_s(v); return a; }
-inline AttrValue T(tensorflow::DataType v) { AttrValue a; a.set_type(v); return a; }
+inline AttrValue B(bool v) {
+  AttrValue a;
+  a.set_b(v);
+  return a;
+}
+inline AttrValue I(int64_t v) {
+  AttrValue a;
+  a.set_i(v);
+  return a;
+}
+inline AttrValue F(float v) {
+  AttrValue a;
+  a.set_f(v);
+  return a;
+}
+inline AttrValue S(const char* v) {
+  AttrValue a;
+  a.set_s(v);
+  return a;
+}
+inline AttrValue T(tensorflow::DataType v) {
+  AttrValue a;
+  a.set_type(v);
+  return a;
+}
 inline AttrValue IntList(std::initializer_list<int64_t> v) {
   AttrValue a;
   a.mutable_list();  // An empty list is present, not absent.
   for (int64_t x : v) a.mutable_list()->add_i(x);
   return a;
 }
-inline AttrValue EmptyList() { AttrValue a; a.mutable_list(); return a; }
-inline AttrValue UnknownRankShape() { AttrValue a; a.mutable_shape()->set_unknown_rank(true); return a; }
+inline AttrValue EmptyList() {
+  AttrValue a;
+  a.mutable_list();
+  return a;
+}
+inline AttrValue UnknownRankShape() {
+  AttrValue a;
+  a.mutable_shape()->set_unknown_rank(true);
+  return a;
+}
 
 inline DType FixedType(absl::string_view name) {
   if (name == "float") return DType::kFloat32;
@@ -82,8 +110,14 @@ inline ArgDef ParseArg(absl::string_view spec) {
 class Op {
  public:
   explicit Op(const char* name) { def_.name = name; }
-  Op& In(absl::string_view spec) { def_.inputs.push_back(ParseArg(spec)); return *this; }
-  Op& Out(absl::string_view spec) { def_.outputs.push_back(ParseArg(spec)); return *this; }
+  Op& In(absl::string_view spec) {
+    def_.inputs.push_back(ParseArg(spec));
+    return *this;
+  }
+  Op& Out(absl::string_view spec) {
+    def_.outputs.push_back(ParseArg(spec));
+    return *this;
+  }
   Op& Attr(const char* name, AttrValue value) {
     def_.attr_defaults.push_back({name, std::move(value)});
     return *this;
@@ -97,7 +131,10 @@ class Op {
     def_.host_memory_outputs.assign(args);
     return *this;
   }
-  Op& Stateful() { def_.is_stateful = true; return *this; }
+  Op& Stateful() {
+    def_.is_stateful = true;
+    return *this;
+  }
   // The dtypes TF allows for type attr `attr` (see TypeConstraint).
   Op& Types(const char* attr, std::vector<DType> allowed) {
     def_.type_constraints.push_back({attr, std::move(allowed)});
@@ -109,21 +146,20 @@ class Op {
   OpDef def_;
 };
 
-
 // The family files: each appends its ops to the table (op_catalog_<file>.cc).
-void AddGradientsOps(std::vector<OpDef>* ops);        // op_catalog_gradients.cc
-void AddOptimizersOps(std::vector<OpDef>* ops);       // op_catalog_optimizers.cc
-void AddLinalgOps(std::vector<OpDef>* ops);           // op_catalog_linalg.cc
-void AddScatterSegmentOps(std::vector<OpDef>* ops);   // op_catalog_scatter_segment.cc
-void AddArrayMoreOps(std::vector<OpDef>* ops);        // op_catalog_array_more.cc
-void AddSpecialOps(std::vector<OpDef>* ops);          // op_catalog_special.cc
-void AddRandomMoreOps(std::vector<OpDef>* ops);       // op_catalog_random_more.cc
-void AddImageMoreOps(std::vector<OpDef>* ops);        // op_catalog_image_more.cc
-void AddNnMoreOps(std::vector<OpDef>* ops);           // op_catalog_nn_more.cc
-void AddStateMoreOps(std::vector<OpDef>* ops);        // op_catalog_state_more.cc
-void AddFftOps(std::vector<OpDef>* ops);              // op_catalog_fft.cc
-void AddMathComplexOps(std::vector<OpDef>* ops);      // op_catalog_math_complex.cc
-void AddXlaOps(std::vector<OpDef>* ops);              // op_catalog_xla.cc
+void AddGradientsOps(std::vector<OpDef>* ops);       // op_catalog_gradients.cc
+void AddOptimizersOps(std::vector<OpDef>* ops);      // op_catalog_optimizers.cc
+void AddLinalgOps(std::vector<OpDef>* ops);          // op_catalog_linalg.cc
+void AddScatterSegmentOps(std::vector<OpDef>* ops);  // op_catalog_scatter_segment.cc
+void AddArrayMoreOps(std::vector<OpDef>* ops);       // op_catalog_array_more.cc
+void AddSpecialOps(std::vector<OpDef>* ops);         // op_catalog_special.cc
+void AddRandomMoreOps(std::vector<OpDef>* ops);      // op_catalog_random_more.cc
+void AddImageMoreOps(std::vector<OpDef>* ops);       // op_catalog_image_more.cc
+void AddNnMoreOps(std::vector<OpDef>* ops);          // op_catalog_nn_more.cc
+void AddStateMoreOps(std::vector<OpDef>* ops);       // op_catalog_state_more.cc
+void AddFftOps(std::vector<OpDef>* ops);             // op_catalog_fft.cc
+void AddMathComplexOps(std::vector<OpDef>* ops);     // op_catalog_math_complex.cc
+void AddXlaOps(std::vector<OpDef>* ops);             // op_catalog_xla.cc
 
 // TF's common type sets (ops.pbtxt's allowed_values), for Op::Types.
 inline std::vector<DType> FloatTypes() {
@@ -131,8 +167,8 @@ inline std::vector<DType> FloatTypes() {
 }
 inline std::vector<DType> IndexTypes() { return {DType::kInt32, DType::kInt64}; }
 inline std::vector<DType> IntTypes() {
-  return {DType::kInt8,   DType::kInt16,  DType::kInt32,  DType::kInt64,
-          DType::kUInt8,  DType::kUInt16, DType::kUInt32, DType::kUInt64};
+  return {DType::kInt8,  DType::kInt16,  DType::kInt32,  DType::kInt64,
+          DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64};
 }
 // TF's complex types (compiled code holds them as real pairs: compiler/tf2hlo/complex_values.h).
 inline std::vector<DType> ComplexTypes() { return {DType::kComplex64, DType::kComplex128}; }

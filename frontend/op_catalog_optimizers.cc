@@ -15,10 +15,10 @@ struct Optimizer {
   const char* name;
   std::vector<const char*> vars;
   std::vector<const char*> inputs;
-  bool nesterov = false;       // has use_nesterov
-  bool update_slots = false;   // has update_slots (Adagrad)
-  bool linear_by_lr = false;   // has multiply_linear_by_lr (Ftrl)
-  bool ref_form = true;        // TF also registers Apply<name> (the TF1 ref form)
+  bool nesterov = false;      // has use_nesterov
+  bool update_slots = false;  // has update_slots (Adagrad)
+  bool linear_by_lr = false;  // has multiply_linear_by_lr (Ftrl)
+  bool ref_form = true;       // TF also registers Apply<name> (the TF1 ref form)
 };
 
 std::vector<Optimizer> Optimizers() {
@@ -27,10 +27,12 @@ std::vector<Optimizer> Optimizers() {
   keras.ref_form = false;
   Optimizer momentum{"Momentum", {"var", "accum"}, {"lr", "grad", "momentum"}};
   momentum.nesterov = true;
-  Optimizer adam{"Adam", {"var", "m", "v"},
+  Optimizer adam{"Adam",
+                 {"var", "m", "v"},
                  {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"}};
   adam.nesterov = true;
-  Optimizer amsgrad{"AdamWithAmsgrad", {"var", "m", "v", "vhat"},
+  Optimizer amsgrad{"AdamWithAmsgrad",
+                    {"var", "m", "v", "vhat"},
                     {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"}};
   amsgrad.ref_form = false;
   Optimizer adagrad{"Adagrad", {"var", "accum"}, {"lr", "grad"}};
@@ -39,8 +41,8 @@ std::vector<Optimizer> Optimizers() {
   adagrad2.update_slots = true;
   Optimizer ftrl{"Ftrl", {"var", "accum", "linear"}, {"grad", "lr", "l1", "l2", "lr_power"}};
   ftrl.linear_by_lr = true;
-  Optimizer ftrl2{"FtrlV2", {"var", "accum", "linear"},
-                  {"grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"}};
+  Optimizer ftrl2{
+      "FtrlV2", {"var", "accum", "linear"}, {"grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"}};
   ftrl2.linear_by_lr = true;
   return {
       {"GradientDescent", {"var"}, {"alpha", "delta"}},
@@ -79,17 +81,33 @@ OpDef OptimizerDef(const Optimizer& o, bool resource) {
 // TF1's checkpoint ops and the pre-V2 reference variable: family "state".
 void AddTrainingStateOps(std::vector<OpDef>* ops) {
   std::vector<OpDef> state;
-  state.push_back(Op("Variable").Out("ref: dtype").Attr("container", S(""))
-                      .Attr("shared_name", S("")).Stateful().Build());
-  state.push_back(Op("SaveV2").In("prefix: string").In("tensor_names: string")
-                      .In("shape_and_slices: string").In("tensors: [dtypes]").Stateful()
+  state.push_back(Op("Variable")
+                      .Out("ref: dtype")
+                      .Attr("container", S(""))
+                      .Attr("shared_name", S(""))
+                      .Stateful()
                       .Build());
-  state.push_back(Op("RestoreV2").In("prefix: string").In("tensor_names: string")
-                      .In("shape_and_slices: string").Out("tensors: [dtypes]").Stateful()
+  state.push_back(Op("SaveV2")
+                      .In("prefix: string")
+                      .In("tensor_names: string")
+                      .In("shape_and_slices: string")
+                      .In("tensors: [dtypes]")
+                      .Stateful()
                       .Build());
-  state.push_back(Op("MergeV2Checkpoints").In("checkpoint_prefixes: string")
-                      .In("destination_prefix: string").Attr("delete_old_dirs", B(true))
-                      .Attr("allow_missing_files", B(false)).Stateful().Build());
+  state.push_back(Op("RestoreV2")
+                      .In("prefix: string")
+                      .In("tensor_names: string")
+                      .In("shape_and_slices: string")
+                      .Out("tensors: [dtypes]")
+                      .Stateful()
+                      .Build());
+  state.push_back(Op("MergeV2Checkpoints")
+                      .In("checkpoint_prefixes: string")
+                      .In("destination_prefix: string")
+                      .Attr("delete_old_dirs", B(true))
+                      .Attr("allow_missing_files", B(false))
+                      .Stateful()
+                      .Build());
   for (OpDef& op : state) {
     op.family = "state";
     ops->push_back(std::move(op));

@@ -19,13 +19,12 @@ absl::StatusOr<std::vector<int64_t>> ResolveReshape(const std::vector<int64_t>& 
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == -1) {
       if (unknown >= 0) {
-        return InvalidArgument("Only one input size may be -1, not both %d and %d in %s",
-                               unknown, i, requested);
+        return InvalidArgument("Only one input size may be -1, not both %d and %d in %s", unknown,
+                               i, requested);
       }
       unknown = static_cast<int>(i);
     } else if (sizes[i] < 0) {
-      return InvalidArgument("Size %d must be non-negative, not %d in %s", i, sizes[i],
-                             requested);
+      return InvalidArgument("Size %d must be non-negative, not %d in %s", i, sizes[i], requested);
     } else if (sizes[i] == 0) {
       sizes_have_zero = true;
     } else if (__builtin_mul_overflow(product, sizes[i], &product)) {
@@ -48,18 +47,20 @@ absl::StatusOr<std::vector<int64_t>> ResolveReshape(const std::vector<int64_t>& 
     }
     const int64_t missing = counted / product;
     if (!input_has_zero && product * missing != counted) {
-      return InvalidArgument("Input to reshape is a tensor with %d values, but the requested "
-                             "shape requires a multiple of %d: input is %s, shape is %s",
-                             counted, product, input, requested);
+      return InvalidArgument(
+          "Input to reshape is a tensor with %d values, but the requested "
+          "shape requires a multiple of %d: input is %s, shape is %s",
+          counted, product, input, requested);
     }
     sizes[static_cast<size_t>(unknown)] = missing;
   }
   int64_t out = 1;
   for (int64_t d : sizes) out *= d;
   if (out != n) {
-    return InvalidArgument("Input to reshape is a tensor with %d values, but the requested "
-                           "shape has %d: input is %s, shape is %s",
-                           n, out, input, requested);
+    return InvalidArgument(
+        "Input to reshape is a tensor with %d values, but the requested "
+        "shape has %d: input is %s, shape is %s",
+        n, out, input, requested);
   }
   return sizes;
 }

@@ -51,9 +51,10 @@ absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(const std::string& di
   *path = text ? pbtxt : pb;
   if (!text && !FileExists(pb)) {
     if (FileExists(absl::StrCat(dir, "/saved_model.cpb"))) {
-      return Unimplemented("SavedModel '%s' is chunked (saved_model.cpb, written for models "
-                           "over 2 GiB); tfjit reads saved_model.pb / saved_model.pbtxt only",
-                           dir);
+      return Unimplemented(
+          "SavedModel '%s' is chunked (saved_model.cpb, written for models "
+          "over 2 GiB); tfjit reads saved_model.pb / saved_model.pbtxt only",
+          dir);
     }
     return NotFound("SavedModel '%s': no saved_model.pb or saved_model.pbtxt in the directory",
                     dir);
@@ -75,19 +76,22 @@ absl::StatusOr<tensorflow::SavedModel> ReadSavedModelProto(const std::string& di
       return InvalidArgument("file '%s': not a text SavedModel: %s", *path, errors.first);
     }
   } else if (!model.ParseFromString(bytes)) {
-    return InvalidArgument("file '%s': not a SavedModel: the binary proto does not parse (%d "
-                           "bytes; truncated or corrupt?)", *path, bytes.size());
+    return InvalidArgument(
+        "file '%s': not a SavedModel: the binary proto does not parse (%d "
+        "bytes; truncated or corrupt?)",
+        *path, bytes.size());
   }
   if (model.meta_graphs_size() == 0) {
-    return InvalidArgument("file '%s': the SavedModel has no MetaGraphDef (%d bytes; truncated "
-                           "or corrupt?)", *path, bytes.size());
+    return InvalidArgument(
+        "file '%s': the SavedModel has no MetaGraphDef (%d bytes; truncated "
+        "or corrupt?)",
+        *path, bytes.size());
   }
   return model;
 }
 
 std::string TagSetString(const tensorflow::MetaGraphDef& mg) {
-  std::vector<std::string> tags(mg.meta_info_def().tags().begin(),
-                                mg.meta_info_def().tags().end());
+  std::vector<std::string> tags(mg.meta_info_def().tags().begin(), mg.meta_info_def().tags().end());
   std::sort(tags.begin(), tags.end());
   return absl::StrCat("[", absl::StrJoin(tags, ", "), "]");
 }
@@ -105,16 +109,19 @@ absl::StatusOr<const tensorflow::MetaGraphDef*> SelectMetaGraph(
   }
   std::vector<std::string> sets;
   for (const tensorflow::MetaGraphDef& mg : model.meta_graphs()) sets.push_back(TagSetString(mg));
-  return NotFound("SavedModel '%s': no MetaGraphDef has the tags [%s]; its tag sets are %s "
-                  "(choose one with --tags)", path, absl::StrJoin(tags, ", "),
-                  absl::StrJoin(sets, ", "));
+  return NotFound(
+      "SavedModel '%s': no MetaGraphDef has the tags [%s]; its tag sets are %s "
+      "(choose one with --tags)",
+      path, absl::StrJoin(tags, ", "), absl::StrJoin(sets, ", "));
 }
 
 absl::StatusOr<TensorSpec> SpecFromInfo(const std::string& key,
                                         const tensorflow::TensorInfo& info) {
   if (info.encoding_case() != tensorflow::TensorInfo::kName) {
-    return Unimplemented("'%s' is a sparse or composite tensor; tfjit supports dense signature "
-                         "tensors only", key);
+    return Unimplemented(
+        "'%s' is a sparse or composite tensor; tfjit supports dense signature "
+        "tensors only",
+        key);
   }
   TensorSpec spec;
   spec.key = key;
@@ -261,9 +268,10 @@ absl::StatusOr<LoadedModel> LoadSavedModel(const std::string& given,
     if (!FileExists(absl::StrCat(prefix, ".index"))) {
       std::vector<std::string> names;
       for (const VariableNode& v : variables) names.push_back(v.name);
-      return NotFound("SavedModel '%s' has %d variable(s) (%s) but no checkpoint: '%s.index' "
-                      "is missing; the variables/ directory must be copied with the model",
-                      dir, variables.size(), absl::StrJoin(names, ", "), prefix);
+      return NotFound(
+          "SavedModel '%s' has %d variable(s) (%s) but no checkpoint: '%s.index' "
+          "is missing; the variables/ directory must be copied with the model",
+          dir, variables.size(), absl::StrJoin(names, ", "), prefix);
     }
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> bundle, BundleReader::Open(prefix));
     TFJIT_ASSIGN_OR_RETURN(auto keys, CheckpointKeys(*mg, variables, *bundle));
@@ -277,9 +285,10 @@ absl::StatusOr<LoadedModel> LoadSavedModel(const std::string& given,
                            absl::StrCat("SavedModel '", dir, "': variable '", v.name, "'"));
       }
       if (value->dtype() != v.dtype) {
-        return InvalidArgument("SavedModel '%s': variable '%s' is %s but its checkpoint value "
-                               "'%s' is %s", dir, v.name, DTypeName(v.dtype), key,
-                               value->ShapeString());
+        return InvalidArgument(
+            "SavedModel '%s': variable '%s' is %s but its checkpoint value "
+            "'%s' is %s",
+            dir, v.name, DTypeName(v.dtype), key, value->ShapeString());
       }
       const std::string placeholder = AddRestoreNodes(v, value->dims(), &graph_def);
       restore.feeds.emplace_back(absl::StrCat(placeholder, ":0"), *std::move(value));
@@ -291,8 +300,8 @@ absl::StatusOr<LoadedModel> LoadSavedModel(const std::string& given,
   if (!restore.targets.empty()) loaded.init.push_back(std::move(restore));
   if (!init_op.empty()) {
     if (init_skip_reason.empty()) {
-      loaded.init.push_back({absl::StrCat("run the SavedModel's init op '", init_op, "'"), {},
-                             {init_op}});
+      loaded.init.push_back(
+          {absl::StrCat("run the SavedModel's init op '", init_op, "'"), {}, {init_op}});
     } else {
       Log(LogLevel::kWarning, "SavedModel '%s': skipping its init op '%s': %s", dir, init_op,
           init_skip_reason);

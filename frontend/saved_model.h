@@ -13,8 +13,7 @@ namespace tfjit::tf {
 // `dir` holds saved_model.pb or saved_model.pbtxt. NOT_FOUND when neither exists or no
 // MetaGraphDef has all `options.tags`; INVALID_ARGUMENT for a malformed file; DATA_LOSS for a
 // corrupt checkpoint (naming the file and tensor).
-absl::StatusOr<LoadedModel> LoadSavedModel(const std::string& dir,
-                                           const ModelLoadOptions& options);
+absl::StatusOr<LoadedModel> LoadSavedModel(const std::string& dir, const ModelLoadOptions& options);
 
 }  // namespace tfjit::tf
 

@@ -74,8 +74,8 @@ std::string NodeProblem(const tensorflow::GraphDef& gd, const tensorflow::NodeDe
     return absl::StrCat("it needs a value fed to placeholder '", node.name(), "'");
   }
   for (const auto& [name, attr] : node.attr()) {
-    bool string_type = attr.type() == tensorflow::DT_STRING ||
-                       attr.tensor().dtype() == tensorflow::DT_STRING;
+    bool string_type =
+        attr.type() == tensorflow::DT_STRING || attr.tensor().dtype() == tensorflow::DT_STRING;
     for (int t : attr.list().type()) string_type = string_type || t == tensorflow::DT_STRING;
     if (string_type) {
       return absl::StrCat("node '", node.name(), "' (", node.op(),
@@ -131,7 +131,8 @@ absl::StatusOr<tensorflow::GraphDef> PruneGraphDef(const tensorflow::GraphDef& g
     for (const tensorflow::NodeDef& node : graph_def.node()) {
       if (!kept.contains(node.name()) || replaced.contains(node.name())) continue;
       bool missing = false;
-      for (const std::string& in : node.input()) missing = missing || !kept.contains(NodeNameOf(in));
+      for (const std::string& in : node.input())
+        missing = missing || !kept.contains(NodeNameOf(in));
       if (!missing) continue;
       changed = true;
       auto spec = roots.signature_inputs.find(node.name());
@@ -231,8 +232,7 @@ void TraceTf1Restore(const tensorflow::GraphDef& gd, std::map<std::string, std::
 
 // TF2: the restore op calls a function whose AssignVariableOp(arg_j, Identity(RestoreV2:k))
 // writes tensor_names[k] into the variable passed as the call's input j.
-void TraceTf2Restore(const tensorflow::MetaGraphDef& mg,
-                     std::map<std::string, std::string>* keys) {
+void TraceTf2Restore(const tensorflow::MetaGraphDef& mg, std::map<std::string, std::string>* keys) {
   const tensorflow::GraphDef& gd = mg.graph_def();
   const NodeMap nodes = IndexNodes(gd.node());
   auto call = nodes.find(NodeNameOf(mg.saver_def().restore_op_name()));
@@ -298,9 +298,12 @@ std::map<std::string, std::string> ObjectGraphKeys(const tensorflow::SavedObject
       seen[static_cast<size_t>(c)] = true;
       std::string escaped;
       for (char ch : child.local_name()) {
-        if (ch == '.') escaped += "..";
-        else if (ch == '/') escaped += ".S";
-        else escaped += ch;
+        if (ch == '.')
+          escaped += "..";
+        else if (ch == '/')
+          escaped += ".S";
+        else
+          escaped += ch;
       }
       path[static_cast<size_t>(c)] =
           id == 0 ? escaped : absl::StrCat(path[static_cast<size_t>(id)], "/", escaped);
@@ -318,7 +321,8 @@ absl::StatusOr<std::map<std::string, std::string>> CheckpointKeys(
   std::map<std::string, std::string> traced;
   TraceTf1Restore(meta_graph.graph_def(), &traced);
   TraceTf2Restore(meta_graph, &traced);
-  const std::map<std::string, std::string> by_object = ObjectGraphKeys(meta_graph.object_graph_def());
+  const std::map<std::string, std::string> by_object =
+      ObjectGraphKeys(meta_graph.object_graph_def());
   std::map<std::string, std::string> keys;
   for (const VariableNode& v : variables) {
     std::vector<std::string> candidates;
@@ -336,11 +340,13 @@ absl::StatusOr<std::map<std::string, std::string>> CheckpointKeys(
     }
     if (!keys.count(v.name)) {
       std::vector<std::string> all = bundle.ListKeys();
-      return NotFound("checkpoint '%s' has no value for variable '%s' (%s); tried key%s '%s'; "
-                      "the checkpoint has %s", bundle.index_path(), v.name, v.op,
-                      candidates.size() > 1 ? "s" : "", absl::StrJoin(candidates, "', '"),
-                      all.empty() ? std::string("no tensors")
-                                  : absl::StrCat("'", absl::StrJoin(all, "', '"), "'"));
+      return NotFound(
+          "checkpoint '%s' has no value for variable '%s' (%s); tried key%s '%s'; "
+          "the checkpoint has %s",
+          bundle.index_path(), v.name, v.op, candidates.size() > 1 ? "s" : "",
+          absl::StrJoin(candidates, "', '"),
+          all.empty() ? std::string("no tensors")
+                      : absl::StrCat("'", absl::StrJoin(all, "', '"), "'"));
     }
   }
   return keys;

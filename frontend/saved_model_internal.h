@@ -22,7 +22,7 @@ inline constexpr char kInitOpSignatureKey[] = "__saved_model_init_op";
 std::string NodeNameOf(absl::string_view tensor);
 
 struct PruneRoots {
-  std::vector<std::string> nodes;                    // keep these and what they need
+  std::vector<std::string> nodes;                      // keep these and what they need
   std::map<std::string, TensorSpec> signature_inputs;  // node name -> the input it provides
 };
 
@@ -39,7 +39,7 @@ absl::StatusOr<tensorflow::GraphDef> PruneGraphDef(const tensorflow::GraphDef& g
 std::string WhyNotRunnable(const tensorflow::GraphDef& graph_def, const std::string& node);
 
 struct VariableNode {
-  std::string name;         // the VariableV2 / VarHandleOp node
+  std::string name;  // the VariableV2 / VarHandleOp node
   std::string op;
   std::string shared_name;  // attr shared_name, may be empty
   DType dtype = DType::kInvalid;

@@ -7,9 +7,10 @@
 
 namespace tfjit::tf {
 
-absl::StatusOr<SparseIndexRows> CheckSparseToDenseShapes(
-    const std::vector<int64_t>& indices_dims, const std::vector<int64_t>& output_shape,
-    const std::vector<int64_t>& values_dims, const std::vector<int64_t>& default_dims) {
+absl::StatusOr<SparseIndexRows> CheckSparseToDenseShapes(const std::vector<int64_t>& indices_dims,
+                                                         const std::vector<int64_t>& output_shape,
+                                                         const std::vector<int64_t>& values_dims,
+                                                         const std::vector<int64_t>& default_dims) {
   if (indices_dims.size() > 2) {
     return InvalidArgument("sparse_indices should be a scalar, vector, or matrix, got shape %s",
                            DimsString(indices_dims));
@@ -23,8 +24,7 @@ absl::StatusOr<SparseIndexRows> CheckSparseToDenseShapes(
   }
   for (int64_t d : output_shape) {
     if (d < 0) {
-      return InvalidArgument("output_shape has a negative dimension: %s",
-                             DimsString(output_shape));
+      return InvalidArgument("output_shape has a negative dimension: %s", DimsString(output_shape));
     }
   }
   if (!(values_dims.empty() || (values_dims.size() == 1 && values_dims[0] == rows.num))) {

@@ -21,9 +21,10 @@ struct SparseIndexRows {
 
 // Checks the dims of SparseToDense's inputs against TF's rules (`output_shape` being the value
 // of the output_shape input), or INVALID_ARGUMENT with TF's message (without node context).
-absl::StatusOr<SparseIndexRows> CheckSparseToDenseShapes(
-    const std::vector<int64_t>& indices_dims, const std::vector<int64_t>& output_shape,
-    const std::vector<int64_t>& values_dims, const std::vector<int64_t>& default_dims);
+absl::StatusOr<SparseIndexRows> CheckSparseToDenseShapes(const std::vector<int64_t>& indices_dims,
+                                                         const std::vector<int64_t>& output_shape,
+                                                         const std::vector<int64_t>& values_dims,
+                                                         const std::vector<int64_t>& default_dims);
 
 // Checks the index rows of `indices` (int32 or int64, `rows` as CheckSparseToDenseShapes gave
 // them): each in bounds of `output_shape`; with `validate`, each after the one before it in

@@ -52,13 +52,18 @@ std::string PlanStridedSlice(const std::vector<int64_t>& shape, const std::vecto
       final_src.push_back(-1);
     } else {
       if (full >= rank) {
-        return absl::StrFormat("Index out of range using input dim %d; input has only %d dims; "
-                               "the slice spec names more dimensions than the input has",
-                               full, rank);
+        return absl::StrFormat(
+            "Index out of range using input dim %d; input has only %d dims; "
+            "the slice spec names more dimensions than the input has",
+            full, rank);
       }
       const size_t k = static_cast<size_t>(i);
-      dense[static_cast<size_t>(full)] = {begin[k], end[k], strides[k], ((m.begin >> i) & 1) != 0,
-                                          ((m.end >> i) & 1) != 0, ((m.shrink >> i) & 1) != 0};
+      dense[static_cast<size_t>(full)] = {begin[k],
+                                          end[k],
+                                          strides[k],
+                                          ((m.begin >> i) & 1) != 0,
+                                          ((m.end >> i) & 1) != 0,
+                                          ((m.shrink >> i) & 1) != 0};
       if (!dense[static_cast<size_t>(full)].shrink) final_src.push_back(full);
       ++full;
     }
@@ -73,8 +78,10 @@ std::string PlanStridedSlice(const std::vector<int64_t>& shape, const std::vecto
       if (x.s < 0) return "only stride 1 allowed on non-range indexing.";
       const int64_t at = x.b < 0 ? x.b + dim : x.b;
       if (at < 0 || at >= dim) {
-        return absl::StrFormat("slice index %d of dimension %d out of bounds. (the dimension "
-                               "has size %d)", x.b, d, dim);
+        return absl::StrFormat(
+            "slice index %d of dimension %d out of bounds. (the dimension "
+            "has size %d)",
+            x.b, d, dim);
       }
       p = {at, 1, 1};
       continue;

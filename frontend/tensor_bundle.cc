@@ -16,13 +16,13 @@
 #include "core/crc32c.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "core/string_tensor.h"
 #include "frontend/tensor_proto.h"
 #include "leveldb/env.h"
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/table.h"
 #include "leveldb/table_builder.h"
-#include "core/string_tensor.h"
 
 namespace tfjit::tf {
 namespace {
@@ -68,13 +68,15 @@ bool GetVarint(absl::string_view data, size_t* pos, uint64_t* out) {
 // the file size first. Anything this walk cannot parse is left to LevelDB, which reports it as
 // corruption.
 absl::Status CheckTableHandles(const std::string& path, const std::string& file) {
-  constexpr size_t kFooterSize = 48;        // 2 handles of <= 20 bytes, padding, 8-byte magic
+  constexpr size_t kFooterSize = 48;         // 2 handles of <= 20 bytes, padding, 8-byte magic
   constexpr uint64_t kBlockTrailerSize = 5;  // compression type byte + CRC32C
   if (file.size() < kFooterSize) return absl::OkStatus();
   const uint64_t size = file.size();
   auto bad = [&](const char* what, uint64_t offset, uint64_t n) {
-    return DataLoss("checkpoint index '%s' is corrupt: %s block at offset %d with %d bytes lies "
-                    "outside the %d-byte file", path, what, offset, n, size);
+    return DataLoss(
+        "checkpoint index '%s' is corrupt: %s block at offset %d with %d bytes lies "
+        "outside the %d-byte file",
+        path, what, offset, n, size);
   };
   auto fits = [&](uint64_t offset, uint64_t n) {
     return n <= size && offset <= size - n && size - n - offset >= kBlockTrailerSize;
@@ -156,33 +158,39 @@ absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(const std::stri
     const leveldb::Slice value = it->value();
     if (key.empty()) {
       if (!reader->header_.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-        return DataLoss("checkpoint index '%s': the header entry is not a BundleHeaderProto",
-                        path);
+        return DataLoss("checkpoint index '%s': the header entry is not a BundleHeaderProto", path);
       }
       have_header = true;
       continue;
     }
     tensorflow::BundleEntryProto entry;
     if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-      return DataLoss("checkpoint index '%s': the entry of tensor '%s' is not a "
-                      "BundleEntryProto", path, key);
+      return DataLoss(
+          "checkpoint index '%s': the entry of tensor '%s' is not a "
+          "BundleEntryProto",
+          path, key);
     }
     reader->entries_.emplace(key, std::move(entry));
   }
   if (!it->status().ok()) return FromLevelDb(it->status(), path);
   if (!have_header) {
-    return DataLoss("checkpoint index '%s' has no header entry (key \"\"); not a TF tensor "
-                    "bundle index", path);
+    return DataLoss(
+        "checkpoint index '%s' has no header entry (key \"\"); not a TF tensor "
+        "bundle index",
+        path);
   }
   const tensorflow::BundleHeaderProto& h = reader->header_;
   if (h.endianness() != tensorflow::BundleHeaderProto::LITTLE) {
-    return Unimplemented("checkpoint '%s' was written big-endian; tfjit reads little-endian "
-                         "bundles only", path);
+    return Unimplemented(
+        "checkpoint '%s' was written big-endian; tfjit reads little-endian "
+        "bundles only",
+        path);
   }
   if (h.version().min_consumer() > kBundleVersion) {
-    return InvalidArgument("checkpoint '%s' needs a bundle reader of version >= %d (this one "
-                           "is %d); it was written by a newer TensorFlow",
-                           path, h.version().min_consumer(), kBundleVersion);
+    return InvalidArgument(
+        "checkpoint '%s' needs a bundle reader of version >= %d (this one "
+        "is %d); it was written by a newer TensorFlow",
+        path, h.version().min_consumer(), kBundleVersion);
   }
   for (int bad : h.version().bad_consumers()) {
     if (bad == kBundleVersion) {
@@ -227,11 +235,14 @@ absl::StatusOr<const tensorflow::BundleEntryProto*> BundleReader::Entry(
                   entries_.size(), absl::StrJoin(some, ", "));
 }
 
-absl::StatusOr<std::string> BundleReader::ReadRecord(
-    const std::string& key, const tensorflow::BundleEntryProto& entry, bool check_crc) const {
+absl::StatusOr<std::string> BundleReader::ReadRecord(const std::string& key,
+                                                     const tensorflow::BundleEntryProto& entry,
+                                                     bool check_crc) const {
   if (entry.slices_size() > 0) {
-    return Unimplemented("checkpoint '%s': tensor '%s' is partitioned into %d slices; tfjit "
-                         "reads whole tensors only", index_path_, key, entry.slices_size());
+    return Unimplemented(
+        "checkpoint '%s': tensor '%s' is partitioned into %d slices; tfjit "
+        "reads whole tensors only",
+        index_path_, key, entry.slices_size());
   }
   const std::string path = DataPath(entry.shard_id());
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -242,23 +253,24 @@ absl::StatusOr<std::string> BundleReader::ReadRecord(
   const int64_t file_size = static_cast<int64_t>(in.tellg());
   if (entry.offset() < 0 || entry.size() < 0 || entry.offset() > file_size ||
       entry.size() > file_size - entry.offset()) {
-    return DataLoss("checkpoint data file '%s' is truncated: tensor '%s' needs bytes [%d, %d) "
-                    "but the file has %d", path, key, entry.offset(),
-                    entry.offset() + entry.size(), file_size);
+    return DataLoss(
+        "checkpoint data file '%s' is truncated: tensor '%s' needs bytes [%d, %d) "
+        "but the file has %d",
+        path, key, entry.offset(), entry.offset() + entry.size(), file_size);
   }
   std::string bytes(static_cast<size_t>(entry.size()), '\0');
   in.seekg(entry.offset());
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!in) {
-    return DataLoss("checkpoint data file '%s': reading tensor '%s' (%d bytes at %d) failed",
-                    path, key, entry.size(), entry.offset());
+    return DataLoss("checkpoint data file '%s': reading tensor '%s' (%d bytes at %d) failed", path,
+                    key, entry.size(), entry.offset());
   }
   const uint32_t crc = crc32c::Value(bytes);
   if (check_crc && crc32c::Mask(crc) != entry.crc32c()) {
-    return DataLoss("checkpoint data file '%s' is corrupt: tensor '%s' (%d bytes at offset %d) "
-                    "fails its CRC32C check (stored 0x%08x, computed 0x%08x)",
-                    path, key, entry.size(), entry.offset(), crc32c::Unmask(entry.crc32c()),
-                    crc);
+    return DataLoss(
+        "checkpoint data file '%s' is corrupt: tensor '%s' (%d bytes at offset %d) "
+        "fails its CRC32C check (stored 0x%08x, computed 0x%08x)",
+        path, key, entry.size(), entry.offset(), crc32c::Unmask(entry.crc32c()), crc);
   }
   return bytes;
 }
@@ -267,8 +279,10 @@ absl::StatusOr<Tensor> BundleReader::Lookup(const std::string& key) const {
   TFJIT_ASSIGN_OR_RETURN(const tensorflow::BundleEntryProto* entry, Entry(key));
   const std::optional<DType> dtype = DTypeFromTfEnum(entry->dtype());
   if (!dtype.has_value() || !IsNumericOrComplexDType(*dtype)) {
-    return Unimplemented("checkpoint '%s': tensor '%s' has dtype %s; tfjit restores numeric "
-                         "tensors only", index_path_, key, TfDataTypeName(entry->dtype()));
+    return Unimplemented(
+        "checkpoint '%s': tensor '%s' has dtype %s; tfjit restores numeric "
+        "tensors only",
+        index_path_, key, TfDataTypeName(entry->dtype()));
   }
   absl::StatusOr<std::vector<int64_t>> dims = ShapeFromProto(entry->shape());
   if (!dims.ok()) {
@@ -285,8 +299,8 @@ absl::StatusOr<Tensor> BundleReader::Lookup(const std::string& key) const {
   // data file before the tensor is allocated: a corrupt index must not cost its declared size.
   absl::StatusOr<int64_t> n = CheckedNumElements(*dtype, *dims);
   if (!n.ok()) {
-    const std::string context = absl::StrCat("checkpoint index '", index_path_, "': tensor '",
-                                             key, "'");
+    const std::string context =
+        absl::StrCat("checkpoint index '", index_path_, "': tensor '", key, "'");
     if (n.status().code() == absl::StatusCode::kResourceExhausted) {
       return WithContext(n.status(), context);
     }
@@ -294,10 +308,11 @@ absl::StatusOr<Tensor> BundleReader::Lookup(const std::string& key) const {
   }
   const int64_t byte_size = *n * static_cast<int64_t>(DTypeSize(*dtype));
   if (byte_size != entry->size()) {
-    return DataLoss("checkpoint index '%s': tensor '%s' is %s[%s] (%d bytes) but its record in "
-                    "'%s' is %d bytes", index_path_, key, DTypeName(*dtype),
-                    absl::StrJoin(*dims, ","), byte_size, DataPath(entry->shard_id()),
-                    entry->size());
+    return DataLoss(
+        "checkpoint index '%s': tensor '%s' is %s[%s] (%d bytes) but its record in "
+        "'%s' is %d bytes",
+        index_path_, key, DTypeName(*dtype), absl::StrJoin(*dims, ","), byte_size,
+        DataPath(entry->shard_id()), entry->size());
   }
   TFJIT_ASSIGN_OR_RETURN(std::string bytes, ReadRecord(key, *entry, /*check_crc=*/true));
   Tensor tensor(*dtype, *dims);
@@ -305,8 +320,7 @@ absl::StatusOr<Tensor> BundleReader::Lookup(const std::string& key) const {
   return tensor;
 }
 
-absl::StatusOr<std::vector<std::string>> BundleReader::LookupStrings(
-    const std::string& key) const {
+absl::StatusOr<std::vector<std::string>> BundleReader::LookupStrings(const std::string& key) const {
   TFJIT_ASSIGN_OR_RETURN(const tensorflow::BundleEntryProto* entry, Entry(key));
   if (entry->dtype() != tensorflow::DT_STRING) {
     return InvalidArgument("checkpoint '%s': tensor '%s' has dtype %s, not string", index_path_,
@@ -327,8 +341,8 @@ absl::StatusOr<std::vector<std::string>> BundleReader::LookupStrings(
   TFJIT_ASSIGN_OR_RETURN(std::string bytes, ReadRecord(key, *entry, /*check_crc=*/false));
   const std::string data_path = DataPath(entry->shard_id());
   auto corrupt = [&](const char* what) {
-    return DataLoss("checkpoint data file '%s' is corrupt: string tensor '%s': %s", data_path,
-                    key, what);
+    return DataLoss("checkpoint data file '%s' is corrupt: string tensor '%s': %s", data_path, key,
+                    what);
   };
   // [varint64 len]*n [masked crc32c of the lengths as LE uint32/uint64] [bytes]*n.
   std::vector<uint64_t> lengths;
@@ -436,8 +450,10 @@ absl::Status WriteFile(const std::string& path, const std::string& bytes,
                        const std::string& final_path) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) {
-    return InvalidArgument("checkpoint '%s': cannot create the file: %s (is the folder there "
-                           "and writable?)", final_path, std::strerror(errno));
+    return InvalidArgument(
+        "checkpoint '%s': cannot create the file: %s (is the folder there "
+        "and writable?)",
+        final_path, std::strerror(errno));
   }
   const size_t written = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), f);
   const int closed = std::fclose(f);
@@ -462,8 +478,10 @@ absl::Status Rename(const std::string& from, const std::string& to) {
 
 absl::Status BundleWriter::Add(const std::string& key, const Tensor& tensor) {
   if (key.empty()) {
-    return InvalidArgument("checkpoint '%s': a tensor's key must not be empty (\"\" holds the "
-                           "header)", prefix_);
+    return InvalidArgument(
+        "checkpoint '%s': a tensor's key must not be empty (\"\" holds the "
+        "header)",
+        prefix_);
   }
   if (entries_.count(key) != 0) {
     return InvalidArgument("checkpoint '%s': tensor '%s' is added twice", prefix_, key);

@@ -61,20 +61,46 @@ void FillComplexFromField(const Field& values, int64_t n, C* out) {
 // Fills `t` from the typed *_val field that TF uses for its dtype.
 absl::Status FillTypedField(const tensorflow::TensorProto& proto, int64_t n, Tensor* t) {
   switch (t->dtype()) {
-    case DType::kFloat32: FillFromField(proto.float_val(), n, t->data<float>()); break;
-    case DType::kFloat64: FillFromField(proto.double_val(), n, t->data<double>()); break;
-    case DType::kInt32: FillFromField(proto.int_val(), n, t->data<int32_t>()); break;
-    case DType::kInt16: FillFromField(proto.int_val(), n, t->data<int16_t>()); break;
-    case DType::kInt8: FillFromField(proto.int_val(), n, t->data<int8_t>()); break;
-    case DType::kUInt8: FillFromField(proto.int_val(), n, t->data<uint8_t>()); break;
-    case DType::kUInt16: FillFromField(proto.int_val(), n, t->data<uint16_t>()); break;
-    case DType::kInt64: FillFromField(proto.int64_val(), n, t->data<int64_t>()); break;
-    case DType::kUInt32: FillFromField(proto.uint32_val(), n, t->data<uint32_t>()); break;
-    case DType::kUInt64: FillFromField(proto.uint64_val(), n, t->data<uint64_t>()); break;
-    case DType::kBool: FillFromField(proto.bool_val(), n, t->data<bool>()); break;
+    case DType::kFloat32:
+      FillFromField(proto.float_val(), n, t->data<float>());
+      break;
+    case DType::kFloat64:
+      FillFromField(proto.double_val(), n, t->data<double>());
+      break;
+    case DType::kInt32:
+      FillFromField(proto.int_val(), n, t->data<int32_t>());
+      break;
+    case DType::kInt16:
+      FillFromField(proto.int_val(), n, t->data<int16_t>());
+      break;
+    case DType::kInt8:
+      FillFromField(proto.int_val(), n, t->data<int8_t>());
+      break;
+    case DType::kUInt8:
+      FillFromField(proto.int_val(), n, t->data<uint8_t>());
+      break;
+    case DType::kUInt16:
+      FillFromField(proto.int_val(), n, t->data<uint16_t>());
+      break;
+    case DType::kInt64:
+      FillFromField(proto.int64_val(), n, t->data<int64_t>());
+      break;
+    case DType::kUInt32:
+      FillFromField(proto.uint32_val(), n, t->data<uint32_t>());
+      break;
+    case DType::kUInt64:
+      FillFromField(proto.uint64_val(), n, t->data<uint64_t>());
+      break;
+    case DType::kBool:
+      FillFromField(proto.bool_val(), n, t->data<bool>());
+      break;
     case DType::kFloat16:
-    case DType::kBFloat16: FillHalfBits(proto, n, t); break;
-    case DType::kComplex64: FillComplexFromField(proto.scomplex_val(), n, t->data<complex64>()); break;
+    case DType::kBFloat16:
+      FillHalfBits(proto, n, t);
+      break;
+    case DType::kComplex64:
+      FillComplexFromField(proto.scomplex_val(), n, t->data<complex64>());
+      break;
     case DType::kComplex128:
       FillComplexFromField(proto.dcomplex_val(), n, t->data<complex128>());
       break;
@@ -169,7 +195,7 @@ absl::StatusOr<int64_t> CheckedNumElements(DType dtype, const std::vector<int64_
         "%d bytes (tf::LoaderLimits)",
         TypedShapeString(dtype, dims), n,
         n > std::numeric_limits<int64_t>::max() / elem ? std::numeric_limits<int64_t>::max()
-                                                        : n * elem,
+                                                       : n * elem,
         limits.max_tensor_elements, limits.max_tensor_bytes);
   }
   return n;
@@ -188,8 +214,8 @@ absl::StatusOr<PartialShape> PartialShapeFromProto(const tensorflow::TensorShape
   for (int i = 0; i < proto.dim_size(); ++i) {
     const int64_t size = proto.dim(i).size();
     if (size < -1) {
-      return InvalidArgument("shape dim %d has size %d; sizes must be >= 0, or -1 for unknown",
-                             i, size);
+      return InvalidArgument("shape dim %d has size %d; sizes must be >= 0, or -1 for unknown", i,
+                             size);
     }
     shape.dims.push_back(size);
   }
@@ -272,9 +298,9 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
   // mismatch never costs the declared size.
   if (!proto.tensor_content().empty() &&
       proto.tensor_content().size() != static_cast<size_t>(n) * DTypeSize(*dtype)) {
-    return InvalidArgument("tensor_content has %d bytes, expected %d for %s",
-                           proto.tensor_content().size(), n * static_cast<int64_t>(DTypeSize(*dtype)),
-                           TypedShapeString(*dtype, shape.dims));
+    return InvalidArgument(
+        "tensor_content has %d bytes, expected %d for %s", proto.tensor_content().size(),
+        n * static_cast<int64_t>(DTypeSize(*dtype)), TypedShapeString(*dtype, shape.dims));
   }
   Tensor t(*dtype, shape.dims);
   if (!proto.tensor_content().empty()) {

@@ -105,8 +105,7 @@ absl::StatusOr<ParsedJson> ParseModelJson(const std::string& text, const std::st
                                  : absl::StrCat(head, " Near: '", snippet, "'");
     }
     if (where.empty()) {
-      return InvalidArgument("TF.js model '%s': not a valid TF.js model.json: %s", path,
-                             message);
+      return InvalidArgument("TF.js model '%s': not a valid TF.js model.json: %s", path, message);
     }
     return InvalidArgument("TF.js model '%s': not valid JSON at %s: %s", path, where, message);
   }
@@ -206,8 +205,7 @@ std::vector<TensorSpec> InferOutputs(const Graph& graph) {
 // signature names neither inputs nor outputs.
 absl::StatusOr<std::optional<Signature>> BuildSignature(const pb::Struct& json,
                                                         const tfjs::StructInOrder* order,
-                                                        const Graph& graph,
-                                                        const std::string& path,
+                                                        const Graph& graph, const std::string& path,
                                                         absl::string_view where) {
   std::string text;
   std::string binary;
@@ -231,8 +229,7 @@ absl::StatusOr<std::optional<Signature>> BuildSignature(const pb::Struct& json,
     for (const std::string& key : KeysInOrder(map, order, input ? "inputs" : "outputs")) {
       absl::StatusOr<TensorSpec> spec = SpecFromInfo(key, map.at(key), graph);
       if (!spec.ok()) {
-        return WithContext(spec.status(),
-                           absl::StrFormat("TF.js model '%s': %s", path, where));
+        return WithContext(spec.status(), absl::StrFormat("TF.js model '%s': %s", path, where));
       }
       if (graph.FindNode(ParseTensorName(spec->tensor)->node) == nullptr) {
         Log(LogLevel::kWarning,
@@ -252,10 +249,10 @@ absl::StatusOr<std::optional<Signature>> BuildSignature(const pb::Struct& json,
 
 bool HasInlineValue(const tensorflow::TensorProto& t) {
   return !t.tensor_content().empty() || t.float_val_size() || t.double_val_size() ||
-         t.int_val_size() || t.string_val_size() || t.scomplex_val_size() ||
-         t.int64_val_size() || t.bool_val_size() || t.dcomplex_val_size() ||
-         t.half_val_size() || t.resource_handle_val_size() || t.variant_val_size() ||
-         t.uint32_val_size() || t.uint64_val_size() || !t.float8_val().empty();
+         t.int_val_size() || t.string_val_size() || t.scomplex_val_size() || t.int64_val_size() ||
+         t.bool_val_size() || t.dcomplex_val_size() || t.half_val_size() ||
+         t.resource_handle_val_size() || t.variant_val_size() || t.uint32_val_size() ||
+         t.uint64_val_size() || !t.float8_val().empty();
 }
 
 bool HasZeroElements(const tensorflow::TensorProto& t) {
@@ -302,8 +299,8 @@ absl::Status FillConstValues(tensorflow::GraphDef* graph_def,
         *it->second, target,
         value.tensor().has_tensor_shape() ? &value.tensor().tensor_shape() : nullptr);
     if (!proto.ok()) {
-      return AttachNode(WithContext(proto.status(), absl::StrCat("TF.js model '", path, "'")),
-                        name, "Const");
+      return AttachNode(WithContext(proto.status(), absl::StrCat("TF.js model '", path, "'")), name,
+                        "Const");
     }
     *value.mutable_tensor() = std::move(*proto);
   }
@@ -357,20 +354,23 @@ absl::StatusOr<LoadedModel> LoadTfjsModel(const std::string& path) {
   TFJIT_ASSIGN_OR_RETURN(ParsedJson parsed, ParseModelJson(text, path));
   tfjs::ModelJson& json = parsed.model;
   if (!json.format().empty() && json.format() != "graph-model") {
-    return Unimplemented("TF.js model '%s' is a '%s'; tfjit loads TF.js graph models only "
-                         "(convert the original model with tensorflowjs_converter "
-                         "--output_format=tfjs_graph_model)",
-                         path, json.format());
+    return Unimplemented(
+        "TF.js model '%s' is a '%s'; tfjit loads TF.js graph models only "
+        "(convert the original model with tensorflowjs_converter "
+        "--output_format=tfjs_graph_model)",
+        path, json.format());
   }
   if (json.model_topology().node_size() == 0) {
-    return InvalidArgument("TF.js model '%s': modelTopology has no nodes; it is not a TF.js "
-                           "graph model (a Keras layers model has a Keras config there)",
-                           path);
+    return InvalidArgument(
+        "TF.js model '%s': modelTopology has no nodes; it is not a TF.js "
+        "graph model (a Keras layers model has a Keras config there)",
+        path);
   }
   if (json.model_initializer().node_size() > 0) {
-    return Unimplemented("TF.js model '%s' has a modelInitializer graph (hash-table "
-                         "initialization); tfjit does not run TF.js initializer graphs yet",
-                         path);
+    return Unimplemented(
+        "TF.js model '%s' has a modelInitializer graph (hash-table "
+        "initialization); tfjit does not run TF.js initializer graphs yet",
+        path);
   }
 
   for (const tensorflow::NodeDef& node : json.model_topology().node()) {

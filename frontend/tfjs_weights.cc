@@ -77,17 +77,17 @@ double Affine(uint32_t q, double scale, double min) {
 }
 
 // uint8/uint16/float16 storage -> float32 or int32 values (decodeWeight's quantized branch).
-absl::Status DecodeQuantized(const tfjs::WeightSpec& spec, absl::string_view bytes,
-                             size_t* offset, int64_t n, absl::string_view source,
-                             TfjsWeight* out) {
+absl::Status DecodeQuantized(const tfjs::WeightSpec& spec, absl::string_view bytes, size_t* offset,
+                             int64_t n, absl::string_view source, TfjsWeight* out) {
   const tfjs::Quantization& q = spec.quantization();
   const std::string& storage = q.dtype();
   const bool affine = storage == "uint8" || storage == "uint16";
   if (affine) {
     if (!q.has_scale() || !q.has_min()) {
-      return InvalidArgument("%s is quantized to %s but its quantization has no 'scale' and "
-                             "'min'; the manifest is incomplete",
-                             Where(spec), storage);
+      return InvalidArgument(
+          "%s is quantized to %s but its quantization has no 'scale' and "
+          "'min'; the manifest is incomplete",
+          Where(spec), storage);
     }
     if (spec.dtype() != "float32" && spec.dtype() != "int32") {
       return InvalidArgument("%s: %s quantization supports float32 and int32 weights, not %s",
@@ -95,14 +95,16 @@ absl::Status DecodeQuantized(const tfjs::WeightSpec& spec, absl::string_view byt
     }
   } else if (storage == "float16") {
     if (spec.dtype() != "float32") {
-      return InvalidArgument("%s is quantized with float16, which only supports float32 "
-                             "weights, not %s",
-                             Where(spec), spec.dtype());
+      return InvalidArgument(
+          "%s is quantized with float16, which only supports float32 "
+          "weights, not %s",
+          Where(spec), spec.dtype());
     }
   } else {
-    return InvalidArgument("%s has unknown quantization dtype '%s'; TF.js supports uint8, "
-                           "uint16 and float16",
-                           Where(spec), storage);
+    return InvalidArgument(
+        "%s has unknown quantization dtype '%s'; TF.js supports uint8, "
+        "uint16 and float16",
+        Where(spec), storage);
   }
   const size_t elem = storage == "uint8" ? 1 : 2;
   TFJIT_ASSIGN_OR_RETURN(const char* p, Take(spec, bytes, offset, n, elem, source));
@@ -113,8 +115,8 @@ absl::Status DecodeQuantized(const tfjs::WeightSpec& spec, absl::string_view byt
     out->f32.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       // half -> float is exact, as TF.js's table-driven decoder is.
-      out->f32[static_cast<size_t>(i)] = static_cast<float>(
-          Eigen::numext::bit_cast<half>(static_cast<uint16_t>(quantized(i))));
+      out->f32[static_cast<size_t>(i)] =
+          static_cast<float>(Eigen::numext::bit_cast<half>(static_cast<uint16_t>(quantized(i))));
     }
   } else if (spec.dtype() == "float32") {
     // JS computes q * scale + min in double and stores it into a Float32Array.
@@ -181,16 +183,17 @@ absl::StatusOr<TfjsWeight> DecodeTfjsWeight(const tfjs::WeightSpec& spec, absl::
       out.strings.emplace_back(p, len);
     }
   } else {
-    return InvalidArgument("%s has dtype '%s'; TF.js weights are float32, int32, bool, string "
-                           "or complex64",
-                           Where(spec), dtype);
+    return InvalidArgument(
+        "%s has dtype '%s'; TF.js weights are float32, int32, bool, string "
+        "or complex64",
+        Where(spec), dtype);
   }
   return out;
 }
 
 absl::StatusOr<std::vector<TfjsWeight>> ReadTfjsWeights(
-    const google::protobuf::RepeatedPtrField<tfjs::WeightGroup>& manifest,
-    const std::string& dir, const std::string& model) {
+    const google::protobuf::RepeatedPtrField<tfjs::WeightGroup>& manifest, const std::string& dir,
+    const std::string& model) {
   std::vector<TfjsWeight> weights;
   for (int g = 0; g < manifest.size(); ++g) {
     const tfjs::WeightGroup& group = manifest[g];
@@ -213,8 +216,7 @@ absl::StatusOr<std::vector<TfjsWeight>> ReadTfjsWeights(
     const std::string source =
         shard_desc.empty()
             ? absl::StrCat("weightsManifest group ", g, ", which lists no shard files,")
-            : absl::StrCat("the shards of group ", g, " (", absl::StrJoin(shard_desc, " + "),
-                           ")");
+            : absl::StrCat("the shards of group ", g, " (", absl::StrJoin(shard_desc, " + "), ")");
     size_t offset = 0;
     for (const tfjs::WeightSpec& spec : group.weights()) {
       absl::StatusOr<TfjsWeight> w = DecodeTfjsWeight(spec, stream, &offset, source);
@@ -250,8 +252,10 @@ bool Accepts(Kind kind, tensorflow::DataType target) {
              target == DataType::DT_INT16 || target == DataType::DT_INT8 ||
              target == DataType::DT_UINT8 || target == DataType::DT_UINT16 ||
              target == DataType::DT_UINT32 || target == DataType::DT_UINT64;
-    case Kind::kBool: return target == DataType::DT_BOOL;
-    case Kind::kString: return target == DataType::DT_STRING;
+    case Kind::kBool:
+      return target == DataType::DT_BOOL;
+    case Kind::kString:
+      return target == DataType::DT_STRING;
     case Kind::kComplex:
       return target == DataType::DT_COMPLEX64 || target == DataType::DT_COMPLEX128;
   }
@@ -260,11 +264,16 @@ bool Accepts(Kind kind, tensorflow::DataType target) {
 
 tensorflow::DataType NativeType(Kind kind) {
   switch (kind) {
-    case Kind::kFloat: return tensorflow::DT_FLOAT;
-    case Kind::kInt: return tensorflow::DT_INT32;
-    case Kind::kBool: return tensorflow::DT_BOOL;
-    case Kind::kString: return tensorflow::DT_STRING;
-    case Kind::kComplex: return tensorflow::DT_COMPLEX64;
+    case Kind::kFloat:
+      return tensorflow::DT_FLOAT;
+    case Kind::kInt:
+      return tensorflow::DT_INT32;
+    case Kind::kBool:
+      return tensorflow::DT_BOOL;
+    case Kind::kString:
+      return tensorflow::DT_STRING;
+    case Kind::kComplex:
+      return tensorflow::DT_COMPLEX64;
   }
   return tensorflow::DT_INVALID;
 }
@@ -278,17 +287,19 @@ absl::StatusOr<tensorflow::TensorProto> TfjsWeightToTensorProto(
   if (target == tensorflow::DT_INVALID) target = NativeType(kind);
   if (static_cast<int>(target) > 100) target = static_cast<tensorflow::DataType>(target - 100);
   if (!Accepts(kind, target)) {
-    return InvalidArgument("weight '%s' is %s in the weightsManifest but its Const node has "
-                           "dtype %s; the weights do not belong to this graph",
-                           weight.name, weight.dtype, TfDataTypeName(target));
+    return InvalidArgument(
+        "weight '%s' is %s in the weightsManifest but its Const node has "
+        "dtype %s; the weights do not belong to this graph",
+        weight.name, weight.dtype, TfDataTypeName(target));
   }
   if (declared != nullptr) {
     bool unknown_rank = false;
     absl::StatusOr<std::vector<int64_t>> dims = ShapeFromProto(*declared, &unknown_rank);
     if (dims.ok() && !unknown_rank && *dims != weight.shape) {
-      return InvalidArgument("weight '%s' has shape %s in the weightsManifest but its Const "
-                             "node declares %s",
-                             weight.name, DimsString(weight.shape), DimsString(*dims));
+      return InvalidArgument(
+          "weight '%s' has shape %s in the weightsManifest but its Const "
+          "node declares %s",
+          weight.name, DimsString(weight.shape), DimsString(*dims));
     }
   }
   tensorflow::TensorProto proto;
@@ -305,7 +316,8 @@ absl::StatusOr<tensorflow::TensorProto> TfjsWeightToTensorProto(
         for (float v : weight.f32) proto.add_dcomplex_val(v);
       }
       return proto;
-    default: break;
+    default:
+      break;
   }
   const std::optional<DType> dtype = DTypeFromTfEnum(target);
   if (!dtype.has_value()) {

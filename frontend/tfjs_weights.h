@@ -18,13 +18,13 @@ namespace tfjit::tf {
 // One weight after TF.js's decoding: quantized weights are already dequantized, so only the
 // five TF.js weight dtypes remain. Exactly one value vector is filled, by `dtype`.
 struct TfjsWeight {
-  std::string name;           // the Const node it fills
-  std::string dtype;          // "float32", "int32", "bool", "string" or "complex64"
+  std::string name;   // the Const node it fills
+  std::string dtype;  // "float32", "int32", "bool", "string" or "complex64"
   std::vector<int64_t> shape;
-  int group = 0;              // weightsManifest index, for messages
-  std::vector<float> f32;     // float32; complex64 as interleaved (real, imag) pairs
-  std::vector<int32_t> i32;   // int32
-  std::vector<uint8_t> b;     // bool (0/1 bytes, as stored)
+  int group = 0;             // weightsManifest index, for messages
+  std::vector<float> f32;    // float32; complex64 as interleaved (real, imag) pairs
+  std::vector<int32_t> i32;  // int32
+  std::vector<uint8_t> b;    // bool (0/1 bytes, as stored)
   std::vector<std::string> strings;
 };
 
@@ -34,8 +34,8 @@ struct TfjsWeight {
 // a weight does (naming the weight and the last shard), INVALID_ARGUMENT for a malformed
 // manifest entry (unknown dtype or quantization, missing scale/min, negative dims).
 absl::StatusOr<std::vector<TfjsWeight>> ReadTfjsWeights(
-    const google::protobuf::RepeatedPtrField<tfjs::WeightGroup>& manifest,
-    const std::string& dir, const std::string& model);
+    const google::protobuf::RepeatedPtrField<tfjs::WeightGroup>& manifest, const std::string& dir,
+    const std::string& model);
 
 // Decodes one weight from `bytes` at `*offset` (advanced past it). `source` says where the
 // bytes come from for DATA_LOSS messages ("shards 'a.bin', 'b.bin' of group 0").

@@ -20,9 +20,11 @@ absl::StatusOr<Proto> ReadDimensionNumbers(const Node& node, const char* message
   TFJIT_ASSIGN_OR_RETURN(std::string bytes, GetStringAttr(node, "dimension_numbers"));
   Proto proto;
   if (!proto.ParseFromString(bytes)) {
-    return NodeInvalid(node, "attr 'dimension_numbers' (%d bytes) is not a serialized xla.%s; "
+    return NodeInvalid(node,
+                       "attr 'dimension_numbers' (%d bytes) is not a serialized xla.%s; "
                        "set it to the proto's SerializeToString() bytes, as tf2xla's Python "
-                       "wrappers do", bytes.size(), message);
+                       "wrappers do",
+                       bytes.size(), message);
   }
   return proto;
 }
@@ -38,12 +40,16 @@ absl::Status CheckDimList(const Node& node, const char* operand, int64_t rank,
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (int64_t d : dims) {
     if (d < 0 || d >= rank) {
-      return NodeInvalid(node, "dimension number %d is out of range for the %s of rank %d "
-                         "(dimension_numbers name dims in [0, %d))", d, operand, rank, rank);
+      return NodeInvalid(node,
+                         "dimension number %d is out of range for the %s of rank %d "
+                         "(dimension_numbers name dims in [0, %d))",
+                         d, operand, rank, rank);
     }
     if (seen[static_cast<size_t>(d)]) {
-      return NodeInvalid(node, "dimension number %d of the %s is named twice in "
-                         "dimension_numbers", d, operand);
+      return NodeInvalid(node,
+                         "dimension number %d of the %s is named twice in "
+                         "dimension_numbers",
+                         d, operand);
     }
     seen[static_cast<size_t>(d)] = true;
   }
@@ -66,22 +72,25 @@ std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& a,
 
 absl::StatusOr<XlaDotPlan> PlanXlaDot(const Node& node, const std::vector<int64_t>& lhs_dims,
                                       const std::vector<int64_t>& rhs_dims) {
-  TFJIT_ASSIGN_OR_RETURN(xla::DotDimensionNumbers dn,
-                         ReadDimensionNumbers<xla::DotDimensionNumbers>(node,
-                                                                        "DotDimensionNumbers"));
+  TFJIT_ASSIGN_OR_RETURN(
+      xla::DotDimensionNumbers dn,
+      ReadDimensionNumbers<xla::DotDimensionNumbers>(node, "DotDimensionNumbers"));
   XlaDotPlan p;
   p.lhs_batch = ToVector(dn.lhs_batch_dimensions());
   p.rhs_batch = ToVector(dn.rhs_batch_dimensions());
   p.lhs_contracting = ToVector(dn.lhs_contracting_dimensions());
   p.rhs_contracting = ToVector(dn.rhs_contracting_dimensions());
   if (p.lhs_contracting.size() != p.rhs_contracting.size()) {
-    return NodeInvalid(node, "Must specify the same number of contracting dimensions for lhs "
-                       "and rhs. Got: %d and %d", p.lhs_contracting.size(),
-                       p.rhs_contracting.size());
+    return NodeInvalid(node,
+                       "Must specify the same number of contracting dimensions for lhs "
+                       "and rhs. Got: %d and %d",
+                       p.lhs_contracting.size(), p.rhs_contracting.size());
   }
   if (p.lhs_batch.size() != p.rhs_batch.size()) {
-    return NodeInvalid(node, "Must specify the same number of batch dimensions for lhs and "
-                       "rhs. Got: %d and %d", p.lhs_batch.size(), p.rhs_batch.size());
+    return NodeInvalid(node,
+                       "Must specify the same number of batch dimensions for lhs and "
+                       "rhs. Got: %d and %d",
+                       p.lhs_batch.size(), p.rhs_batch.size());
   }
   const int64_t lr = static_cast<int64_t>(lhs_dims.size());
   const int64_t rr = static_cast<int64_t>(rhs_dims.size());
@@ -93,19 +102,25 @@ absl::StatusOr<XlaDotPlan> PlanXlaDot(const Node& node, const std::vector<int64_
   for (size_t i = 0; i < p.lhs_contracting.size(); ++i) {
     const int64_t l = p.lhs_contracting[i], r = p.rhs_contracting[i];
     if (lhs_dims[static_cast<size_t>(l)] != rhs_dims[static_cast<size_t>(r)]) {
-      return NodeInvalid(node, "For contracting dimension %d which is lhs dimension %d and rhs "
+      return NodeInvalid(node,
+                         "For contracting dimension %d which is lhs dimension %d and rhs "
                          "dimension %d: Dimensions must be equal, but are %d and %d (lhs %s, "
-                         "rhs %s)", i, l, r, lhs_dims[static_cast<size_t>(l)],
-                         rhs_dims[static_cast<size_t>(r)], DimsString(lhs_dims), DimsString(rhs_dims));
+                         "rhs %s)",
+                         i, l, r, lhs_dims[static_cast<size_t>(l)],
+                         rhs_dims[static_cast<size_t>(r)], DimsString(lhs_dims),
+                         DimsString(rhs_dims));
     }
   }
   for (size_t i = 0; i < p.lhs_batch.size(); ++i) {
     const int64_t l = p.lhs_batch[i], r = p.rhs_batch[i];
     if (lhs_dims[static_cast<size_t>(l)] != rhs_dims[static_cast<size_t>(r)]) {
-      return NodeInvalid(node, "For batch dimension %d which is lhs dimension %d and rhs "
+      return NodeInvalid(node,
+                         "For batch dimension %d which is lhs dimension %d and rhs "
                          "dimension %d: Dimensions must be equal, but are %d and %d (lhs %s, "
-                         "rhs %s)", i, l, r, lhs_dims[static_cast<size_t>(l)],
-                         rhs_dims[static_cast<size_t>(r)], DimsString(lhs_dims), DimsString(rhs_dims));
+                         "rhs %s)",
+                         i, l, r, lhs_dims[static_cast<size_t>(l)],
+                         rhs_dims[static_cast<size_t>(r)], DimsString(lhs_dims),
+                         DimsString(rhs_dims));
     }
     p.out_dims.push_back(lhs_dims[static_cast<size_t>(l)]);
   }
@@ -131,7 +146,8 @@ absl::StatusOr<XlaConvPlan> PlanXlaConv(const Node& node, const std::vector<int6
     return NodeStatus(absl::StatusCode::kUnimplemented, node,
                       "batch_group_count %d is not supported (only 1); it comes from the "
                       "gradient of a grouped convolution's filter, which TF graphs express with "
-                      "Conv2DBackpropFilter", batch_groups);
+                      "Conv2DBackpropFilter",
+                      batch_groups);
   }
   XlaConvPlan p;
   p.input_batch = dn.input_batch_dimension();
@@ -146,15 +162,18 @@ absl::StatusOr<XlaConvPlan> PlanXlaConv(const Node& node, const std::vector<int6
   p.feature_group_count = feature_group_count;
   const size_t n = p.input_spatial.size();
   if (p.kernel_spatial.size() != n || p.output_spatial.size() != n) {
-    return NodeInvalid(node, "dimension_numbers name %d input, %d kernel and %d output spatial "
-                       "dims; they must agree", n, p.kernel_spatial.size(),
-                       p.output_spatial.size());
+    return NodeInvalid(node,
+                       "dimension_numbers name %d input, %d kernel and %d output spatial "
+                       "dims; they must agree",
+                       n, p.kernel_spatial.size(), p.output_spatial.size());
   }
   const int64_t rank = static_cast<int64_t>(n) + 2;
   if (static_cast<int64_t>(lhs_dims.size()) != rank ||
       static_cast<int64_t>(rhs_dims.size()) != rank) {
-    return NodeInvalid(node, "the input %s and kernel %s must have rank %d (batch, feature and "
-                       "%d spatial dims)", DimsString(lhs_dims), DimsString(rhs_dims), rank, n);
+    return NodeInvalid(node,
+                       "the input %s and kernel %s must have rank %d (batch, feature and "
+                       "%d spatial dims)",
+                       DimsString(lhs_dims), DimsString(rhs_dims), rank, n);
   }
   std::vector<int64_t> in = {p.input_batch, p.input_feature};
   in.insert(in.end(), p.input_spatial.begin(), p.input_spatial.end());
@@ -167,17 +186,18 @@ absl::StatusOr<XlaConvPlan> PlanXlaConv(const Node& node, const std::vector<int6
   TFJIT_RETURN_IF_ERROR(CheckDimList(node, "output", rank, out));
   if (strides.size() != n || lhs_dilation.size() != n || rhs_dilation.size() != n ||
       padding.size() != 2 * n) {
-    return NodeInvalid(node, "window_strides (%d values), lhs_dilation (%d), rhs_dilation (%d) "
+    return NodeInvalid(node,
+                       "window_strides (%d values), lhs_dilation (%d), rhs_dilation (%d) "
                        "need one value per spatial dim (%d) and padding (%d values) two",
-                       strides.size(), lhs_dilation.size(), rhs_dilation.size(), n,
-                       padding.size());
+                       strides.size(), lhs_dilation.size(), rhs_dilation.size(), n, padding.size());
   }
   const int64_t in_features = lhs_dims[static_cast<size_t>(p.input_feature)];
   const int64_t k_in = rhs_dims[static_cast<size_t>(p.kernel_input_feature)];
   const int64_t k_out = rhs_dims[static_cast<size_t>(p.kernel_output_feature)];
   if (feature_group_count <= 0 || in_features % feature_group_count != 0 ||
       in_features / feature_group_count != k_in || k_out % feature_group_count != 0) {
-    return NodeInvalid(node, "feature_group_count %d does not fit the input's %d features and "
+    return NodeInvalid(node,
+                       "feature_group_count %d does not fit the input's %d features and "
                        "the kernel's %d input and %d output features (input features / groups "
                        "must equal the kernel's input features, and groups divide both)",
                        feature_group_count, in_features, k_in, k_out);
@@ -194,14 +214,15 @@ absl::StatusOr<XlaConvPlan> PlanXlaConv(const Node& node, const std::vector<int6
     w.lhs_dilation = lhs_dilation[i];
     w.rhs_dilation = rhs_dilation[i];
     if (w.stride < 1 || w.lhs_dilation < 1 || w.rhs_dilation < 1) {
-      return NodeInvalid(node, "spatial dim %d: window stride %d, lhs_dilation %d and "
-                         "rhs_dilation %d must be at least 1", i, w.stride, w.lhs_dilation,
-                         w.rhs_dilation);
+      return NodeInvalid(node,
+                         "spatial dim %d: window stride %d, lhs_dilation %d and "
+                         "rhs_dilation %d must be at least 1",
+                         i, w.stride, w.lhs_dilation, w.rhs_dilation);
     }
     if (w.pad_lo < 0 || w.pad_hi < 0) {
       return NodeStatus(absl::StatusCode::kUnimplemented, node,
-                        "spatial dim %d: negative padding (%d, %d) is not supported", i,
-                        w.pad_lo, w.pad_hi);
+                        "spatial dim %d: negative padding (%d, %d) is not supported", i, w.pad_lo,
+                        w.pad_hi);
     }
     const int64_t extent = lhs_dims[static_cast<size_t>(p.input_spatial[i])];
     const int64_t dilated = extent == 0 ? 0 : (extent - 1) * w.lhs_dilation + 1;

@@ -31,21 +31,36 @@ PyObject* error_type = nullptr;
 
 const char* CodeName(absl::StatusCode code) {
   switch (code) {
-    case absl::StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
-    case absl::StatusCode::kNotFound: return "NOT_FOUND";
-    case absl::StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
-    case absl::StatusCode::kUnimplemented: return "UNIMPLEMENTED";
-    case absl::StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
-    case absl::StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
-    case absl::StatusCode::kCancelled: return "CANCELLED";
-    case absl::StatusCode::kInternal: return "INTERNAL";
-    case absl::StatusCode::kOutOfRange: return "OUT_OF_RANGE";
-    case absl::StatusCode::kDataLoss: return "DATA_LOSS";
-    case absl::StatusCode::kAlreadyExists: return "ALREADY_EXISTS";
-    case absl::StatusCode::kPermissionDenied: return "PERMISSION_DENIED";
-    case absl::StatusCode::kAborted: return "ABORTED";
-    case absl::StatusCode::kUnavailable: return "UNAVAILABLE";
-    default: return "UNKNOWN";
+    case absl::StatusCode::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case absl::StatusCode::kNotFound:
+      return "NOT_FOUND";
+    case absl::StatusCode::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case absl::StatusCode::kUnimplemented:
+      return "UNIMPLEMENTED";
+    case absl::StatusCode::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case absl::StatusCode::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case absl::StatusCode::kCancelled:
+      return "CANCELLED";
+    case absl::StatusCode::kInternal:
+      return "INTERNAL";
+    case absl::StatusCode::kOutOfRange:
+      return "OUT_OF_RANGE";
+    case absl::StatusCode::kDataLoss:
+      return "DATA_LOSS";
+    case absl::StatusCode::kAlreadyExists:
+      return "ALREADY_EXISTS";
+    case absl::StatusCode::kPermissionDenied:
+      return "PERMISSION_DENIED";
+    case absl::StatusCode::kAborted:
+      return "ABORTED";
+    case absl::StatusCode::kUnavailable:
+      return "UNAVAILABLE";
+    default:
+      return "UNKNOWN";
   }
 }
 
@@ -67,35 +82,63 @@ T Check(StatusOr<T> value) {
 DType DTypeOf(const py::dtype& d) {
   const char kind = d.kind();
   const size_t size = d.itemsize();
-  if (kind == 'f') return size == 2 ? DType::kFloat16 : size == 4 ? DType::kFloat32 : size == 8 ? DType::kFloat64 : DType::kInvalid;
+  if (kind == 'f')
+    return size == 2   ? DType::kFloat16
+           : size == 4 ? DType::kFloat32
+           : size == 8 ? DType::kFloat64
+                       : DType::kInvalid;
   if (kind == 'i') {
-    return size == 1 ? DType::kInt8 : size == 2 ? DType::kInt16 : size == 4 ? DType::kInt32 : size == 8 ? DType::kInt64 : DType::kInvalid;
+    return size == 1   ? DType::kInt8
+           : size == 2 ? DType::kInt16
+           : size == 4 ? DType::kInt32
+           : size == 8 ? DType::kInt64
+                       : DType::kInvalid;
   }
   if (kind == 'u') {
-    return size == 1 ? DType::kUInt8 : size == 2 ? DType::kUInt16 : size == 4 ? DType::kUInt32 : size == 8 ? DType::kUInt64 : DType::kInvalid;
+    return size == 1   ? DType::kUInt8
+           : size == 2 ? DType::kUInt16
+           : size == 4 ? DType::kUInt32
+           : size == 8 ? DType::kUInt64
+                       : DType::kInvalid;
   }
   if (kind == 'b') return DType::kBool;
-  if (kind == 'c') return size == 8 ? DType::kComplex64 : size == 16 ? DType::kComplex128 : DType::kInvalid;
+  if (kind == 'c')
+    return size == 8 ? DType::kComplex64 : size == 16 ? DType::kComplex128 : DType::kInvalid;
   return DType::kInvalid;
 }
 
 py::dtype NumpyDType(DType t) {
   switch (t) {
-    case DType::kBool: return py::dtype("bool");
-    case DType::kInt8: return py::dtype("int8");
-    case DType::kInt16: return py::dtype("int16");
-    case DType::kInt32: return py::dtype("int32");
-    case DType::kInt64: return py::dtype("int64");
-    case DType::kUInt8: return py::dtype("uint8");
-    case DType::kUInt16: return py::dtype("uint16");
-    case DType::kUInt32: return py::dtype("uint32");
-    case DType::kUInt64: return py::dtype("uint64");
-    case DType::kFloat16: return py::dtype("float16");
-    case DType::kFloat32: return py::dtype("float32");
-    case DType::kFloat64: return py::dtype("float64");
-    case DType::kComplex64: return py::dtype("complex64");
-    case DType::kComplex128: return py::dtype("complex128");
-    default: break;
+    case DType::kBool:
+      return py::dtype("bool");
+    case DType::kInt8:
+      return py::dtype("int8");
+    case DType::kInt16:
+      return py::dtype("int16");
+    case DType::kInt32:
+      return py::dtype("int32");
+    case DType::kInt64:
+      return py::dtype("int64");
+    case DType::kUInt8:
+      return py::dtype("uint8");
+    case DType::kUInt16:
+      return py::dtype("uint16");
+    case DType::kUInt32:
+      return py::dtype("uint32");
+    case DType::kUInt64:
+      return py::dtype("uint64");
+    case DType::kFloat16:
+      return py::dtype("float16");
+    case DType::kFloat32:
+      return py::dtype("float32");
+    case DType::kFloat64:
+      return py::dtype("float64");
+    case DType::kComplex64:
+      return py::dtype("complex64");
+    case DType::kComplex128:
+      return py::dtype("complex128");
+    default:
+      break;
   }
   Raise(absl::UnimplementedError(
       "an output's dtype has no NumPy equivalent (bfloat16, string or a handle)"));
@@ -137,9 +180,8 @@ class Model {
       inputs.emplace_back(name, ToTensor(name, py::array::ensure(value)));
     }
     const std::vector<std::string> run_targets = targets.value_or(std::vector<std::string>{});
-    const std::vector<std::string> names =
-        fetches.value_or(run_targets.empty() ? session_->DefaultFetches()
-                                             : std::vector<std::string>{});
+    const std::vector<std::string> names = fetches.value_or(
+        run_targets.empty() ? session_->DefaultFetches() : std::vector<std::string>{});
     std::vector<Tensor> outputs;
     {
       py::gil_scoped_release release;  // other Python threads run while tfjit computes
@@ -162,8 +204,8 @@ class Model {
       py::object dtype = in.dtype == DType::kBFloat16 ? py::object(py::str("bfloat16"))
                          : in.dtype == DType::kString ? py::object(py::str("string"))
                                                       : py::object(NumpyDType(in.dtype));
-      out.push_back(py::make_tuple(in.name, dtype, in.unknown_rank ? py::object(py::none())
-                                                                   : py::cast(in.dims)));
+      out.push_back(py::make_tuple(in.name, dtype,
+                                   in.unknown_rank ? py::object(py::none()) : py::cast(in.dims)));
     }
     return out;
   }
@@ -217,8 +259,9 @@ std::unique_ptr<Model> Load(const std::string& path, std::optional<std::string> 
 
 PYBIND11_MODULE(tfjit, m) {
   using tfjit::Model;
-  m.doc() = "tfjit: a JIT compiler and runtime for TensorFlow graphs (GraphDef, SavedModel, "
-            "TF.js).";
+  m.doc() =
+      "tfjit: a JIT compiler and runtime for TensorFlow graphs (GraphDef, SavedModel, "
+      "TF.js).";
   tfjit::error_type = PyErr_NewExceptionWithDoc(
       "tfjit.Error", "A tfjit failure: .code is the status code's name, str() the message.",
       PyExc_RuntimeError, nullptr);

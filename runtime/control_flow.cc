@@ -14,7 +14,6 @@
 namespace tfjit::runtime {
 namespace {
 
-
 // Calls `node`'s function `attr` and adds its statistics to *stats.
 absl::Status Call(const tf::Node& node, const std::string& attr, const std::vector<Tensor>& in,
                   const ExecContext& ctx, std::vector<Tensor>* out, RunStats* stats) {
@@ -30,15 +29,15 @@ absl::Status CheckOutputs(const tf::Node& node, const std::string& what,
                           const std::vector<Tensor>& values) {
   if (static_cast<int>(values.size()) != node.num_outputs()) {
     return AttachNode(InvalidArgument("node %s: function '%s' returned %d value(s), but the node "
-                                      "has %d output(s)", node.DebugName(), what, values.size(),
-                                      node.num_outputs()),
+                                      "has %d output(s)",
+                                      node.DebugName(), what, values.size(), node.num_outputs()),
                       node.name(), node.op());
   }
   for (int k = 0; k < node.num_outputs(); ++k) {
     if (values[k].dtype() != node.output_types()[k]) {
       return AttachNode(InvalidArgument("node %s: function '%s' returns %s for output %d, but the "
-                                        "node declares %s", node.DebugName(), what,
-                                        DTypeName(values[k].dtype()), k,
+                                        "node declares %s",
+                                        node.DebugName(), what, DTypeName(values[k].dtype()), k,
                                         DTypeName(node.output_types()[k])),
                         node.name(), node.op());
     }
@@ -55,14 +54,22 @@ bool IsControlFlowOp(absl::string_view op) {
 absl::StatusOr<bool> ToBool(const Tensor& t) {
   if (t.rank() != 0) return t.num_elements() > 0;
   switch (t.dtype()) {
-    case DType::kBool: return *t.data<bool>();
-    case DType::kFloat32: return *t.data<float>() != 0;
-    case DType::kFloat64: return *t.data<double>() != 0;
-    case DType::kInt32: return *t.data<int32_t>() != 0;
-    case DType::kUInt8: return *t.data<uint8_t>() != 0;
-    case DType::kInt16: return *t.data<int16_t>() != 0;
-    case DType::kInt8: return *t.data<int8_t>() != 0;
-    case DType::kInt64: return *t.data<int64_t>() != 0;
+    case DType::kBool:
+      return *t.data<bool>();
+    case DType::kFloat32:
+      return *t.data<float>() != 0;
+    case DType::kFloat64:
+      return *t.data<double>() != 0;
+    case DType::kInt32:
+      return *t.data<int32_t>() != 0;
+    case DType::kUInt8:
+      return *t.data<uint8_t>() != 0;
+    case DType::kInt16:
+      return *t.data<int16_t>() != 0;
+    case DType::kInt8:
+      return *t.data<int8_t>() != 0;
+    case DType::kInt64:
+      return *t.data<int64_t>() != 0;
     default:
       return InvalidArgument("%s cannot be converted to a boolean", DTypeName(t.dtype()));
   }
@@ -79,15 +86,16 @@ absl::Status RunWhile(const tf::Node& node, const std::vector<Tensor>& inputs,
     TFJIT_RETURN_IF_ERROR(Call(node, "cond", vars, ctx, &cond_out, stats));
     if (cond_out.empty()) {
       return AttachNode(InvalidArgument("node %s: Expected a single scalar which can be converted "
-                                        "to a boolean, got 0 tensors.", node.DebugName()),
+                                        "to a boolean, got 0 tensors.",
+                                        node.DebugName()),
                         node.name(), node.op());
     }
     absl::StatusOr<bool> keep_going = ToBool(cond_out[0]);
     if (!keep_going.ok()) {
-      return AttachNode(AppendContext(keep_going.status(),
-                                      absl::StrCat("in the loop condition of node ",
-                                                   node.DebugName())),
-                        node.name(), node.op());
+      return AttachNode(
+          AppendContext(keep_going.status(),
+                        absl::StrCat("in the loop condition of node ", node.DebugName())),
+          node.name(), node.op());
     }
     if (!*keep_going) break;
     std::vector<Tensor> next;
@@ -100,17 +108,17 @@ absl::Status RunWhile(const tf::Node& node, const std::vector<Tensor>& inputs,
   return absl::OkStatus();
 }
 
-absl::Status RunIf(const tf::Node& node, const std::vector<Tensor>& inputs,
-                   const ExecContext& ctx, std::vector<Tensor>* outputs, RunStats* stats) {
+absl::Status RunIf(const tf::Node& node, const std::vector<Tensor>& inputs, const ExecContext& ctx,
+                   std::vector<Tensor>* outputs, RunStats* stats) {
   if (inputs.empty()) {
     return AttachNode(InvalidArgument("node %s has no predicate input", node.DebugName()),
                       node.name(), node.op());
   }
   absl::StatusOr<bool> pred = ToBool(inputs[0]);
   if (!pred.ok()) {
-    return AttachNode(AppendContext(pred.status(),
-                                    absl::StrCat("in the predicate of node ", node.DebugName())),
-                      node.name(), node.op());
+    return AttachNode(
+        AppendContext(pred.status(), absl::StrCat("in the predicate of node ", node.DebugName())),
+        node.name(), node.op());
   }
   const std::string branch = *pred ? "then_branch" : "else_branch";
   const std::vector<Tensor> args(inputs.begin() + 1, inputs.end());
@@ -119,11 +127,11 @@ absl::Status RunIf(const tf::Node& node, const std::vector<Tensor>& inputs,
 }
 
 absl::Status RunControlFlow(const tf::Node& node, const std::vector<Tensor>& inputs,
-                            const ExecContext& ctx, std::vector<Tensor>* outputs,
-                            RunStats* stats) {
+                            const ExecContext& ctx, std::vector<Tensor>* outputs, RunStats* stats) {
   if (ctx.functions == nullptr) {
     return AttachNode(Unimplemented("node %s runs functions, but this run has no function "
-                                    "runtime", node.DebugName()),
+                                    "runtime",
+                                    node.DebugName()),
                       node.name(), node.op());
   }
   RunStats local;

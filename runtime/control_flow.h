@@ -29,13 +29,12 @@ absl::Status RunWhile(const tf::Node& node, const std::vector<Tensor>& inputs,
                       const ExecContext& ctx, std::vector<Tensor>* outputs, RunStats* stats);
 
 // outputs = (ToBool(inputs[0]) ? then_branch : else_branch)(inputs[1..]).
-absl::Status RunIf(const tf::Node& node, const std::vector<Tensor>& inputs,
-                   const ExecContext& ctx, std::vector<Tensor>* outputs, RunStats* stats);
+absl::Status RunIf(const tf::Node& node, const std::vector<Tensor>& inputs, const ExecContext& ctx,
+                   std::vector<Tensor>* outputs, RunStats* stats);
 
 // Dispatches to RunWhile / RunIf by op. `stats` receives the sum over every function call.
 absl::Status RunControlFlow(const tf::Node& node, const std::vector<Tensor>& inputs,
-                            const ExecContext& ctx, std::vector<Tensor>* outputs,
-                            RunStats* stats);
+                            const ExecContext& ctx, std::vector<Tensor>* outputs, RunStats* stats);
 
 }  // namespace tfjit::runtime
 

@@ -29,22 +29,24 @@ absl::StatusOr<DeviceName> ParseDeviceName(absl::string_view text) {
       if (type == "CPU" || type == "GPU") return DeviceName{type, index};
     }
   }
-  return InvalidArgument("invalid device name '%s'; use e.g. 'cpu:0', 'CPU:1' or "
-                         "'/job:localhost/replica:0/task:0/device:CPU:0'",
-                         text);
+  return InvalidArgument(
+      "invalid device name '%s'; use e.g. 'cpu:0', 'CPU:1' or "
+      "'/job:localhost/replica:0/task:0/device:CPU:0'",
+      text);
 }
 
 absl::Status DeviceSet::Check(const DeviceName& device) const {
   if (device.type == "GPU") {
     const absl::Status gpu = gpu::CheckGpu(device.index);
     if (gpu.ok()) return gpu;
-    return FailedPrecondition("device %s does not exist: %s; use --device cpu:0",
-                              device.FullName(), gpu.message());
+    return FailedPrecondition("device %s does not exist: %s; use --device cpu:0", device.FullName(),
+                              gpu.message());
   }
   if (device.index >= logical_cpus_) {
-    return FailedPrecondition("device %s does not exist: the session has %d logical CPU "
-                              "device(s); raise the number of logical CPUs (--logical-cpus %d)",
-                              device.FullName(), logical_cpus_, device.index + 1);
+    return FailedPrecondition(
+        "device %s does not exist: the session has %d logical CPU "
+        "device(s); raise the number of logical CPUs (--logical-cpus %d)",
+        device.FullName(), logical_cpus_, device.index + 1);
   }
   return absl::OkStatus();
 }

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <condition_variable>
 #include <fstream>
 #include <functional>
 #include <mutex>
@@ -26,8 +26,8 @@
 #include "core/logging.h"
 #include "core/status.h"
 #include "frontend/attr.h"
-#include "runtime/device.h"
 #include "runtime/control_flow.h"
+#include "runtime/device.h"
 #include "runtime/function_runtime.h"
 #include "runtime/kernels/random_kernels.h"
 
@@ -79,10 +79,10 @@ absl::StatusOr<absl::flat_hash_set<const tf::Node*>> NeededNodes(
     if (!needed.insert(node).second) continue;
     if (node->op() == "Placeholder") {
       absl::StatusOr<DType> dtype = tf::GetTypeAttr(*node, "dtype");
-      return InvalidArgument("You must feed a value for placeholder tensor '%s' with dtype %s "
-                             "and shape %s (feed it with --input %s=FILE.npy)",
-                             node->name(), dtype.ok() ? DTypeName(*dtype) : "?",
-                             ShapeForMessage(*node), node->name());
+      return InvalidArgument(
+          "You must feed a value for placeholder tensor '%s' with dtype %s "
+          "and shape %s (feed it with --input %s=FILE.npy)",
+          node->name(), dtype.ok() ? DTypeName(*dtype) : "?", ShapeForMessage(*node), node->name());
     }
     for (const tf::Output& in : node->inputs()) {
       if (!fed.contains({in.node, in.index})) work.push_back(in.node);
@@ -146,8 +146,10 @@ absl::StatusOr<const backends::Backend*> BackendFor(const ExecContext& ctx,
       ctx.gpu_backends[static_cast<size_t>(name->index)] != nullptr) {
     return ctx.gpu_backends[static_cast<size_t>(name->index)];
   }
-  return FailedPrecondition("a cluster is placed on %s, and the session has no GPU backend for "
-                            "it", device);
+  return FailedPrecondition(
+      "a cluster is placed on %s, and the session has no GPU backend for "
+      "it",
+      device);
 }
 
 // SessionOptions::show_compile_progress: a compile still running after a second says so on
@@ -238,8 +240,8 @@ struct Plan::RunState {
 // frame part then takes their outputs as feeds. Leaves `plan->prefix_` null when there is no
 // such part worth it.
 absl::Status Plan::BuildStaticPrefix(const tf::Graph& graph, const std::vector<tf::Output>& feeds,
-                                     const std::vector<tf::Output>& fetches,
-                                     cluster::JitMode mode, const Placement& placement,
+                                     const std::vector<tf::Output>& fetches, cluster::JitMode mode,
+                                     const Placement& placement,
                                      const std::vector<const tf::Node*>& targets,
                                      const absl::flat_hash_set<OutputKey>& fed, Plan* plan) {
   const auto& needed = plan->needed_;
@@ -398,8 +400,7 @@ int LearnedExclusions::generation() const { return generation_.load(); }
 absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
                                                   const std::vector<tf::Output>& feeds,
                                                   const std::vector<tf::Output>& fetches,
-                                                  cluster::JitMode mode,
-                                                  const Placement& placement,
+                                                  cluster::JitMode mode, const Placement& placement,
                                                   const std::vector<const tf::Node*>& targets) {
   auto plan = std::unique_ptr<Plan>(new Plan());
   plan->graph_ = &graph;
@@ -422,13 +423,14 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
                                    n->name(), "}}"));
       }
     }
-    return InvalidArgument("Detected unsupported operations when trying to compile graph %s on "
-                           "%s: %s", graph.source(), placement.default_device,
-                           absl::StrJoin(ops, "; "));
+    return InvalidArgument(
+        "Detected unsupported operations when trying to compile graph %s on "
+        "%s: %s",
+        graph.source(), placement.default_device, absl::StrJoin(ops, "; "));
   }
   if (plan->has_frames_ && mode != cluster::JitMode::kNone) {
-    TFJIT_RETURN_IF_ERROR(BuildStaticPrefix(graph, feeds, fetches, mode, placement, targets,
-                                            fed, plan.get()));
+    TFJIT_RETURN_IF_ERROR(
+        BuildStaticPrefix(graph, feeds, fetches, mode, placement, targets, fed, plan.get()));
     absl::flat_hash_set<OutputKey> frame_fed = fed;
     for (const tf::Output& b : plan->boundary_) frame_fed.insert({b.node, b.index});
     TFJIT_RETURN_IF_ERROR(BuildFrameClusters(graph, frame_fed, mode, placement, plan.get()));
@@ -449,8 +451,9 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
   TFJIT_ASSIGN_OR_RETURN(plan->clustering_, cluster::FindClusters(graph, copts));
   if (plan->has_frames_) {
     for (auto& [id, why] : plan->clustering_.why_not) {
-      why = "the graph uses TF1 control flow (Switch/Merge, loop frames), which runs in the "
-            "runtime";
+      why =
+          "the graph uses TF1 control flow (Switch/Merge, loop frames), which runs in the "
+          "runtime";
     }
   }
   plan->BuildClusterTables();
@@ -626,9 +629,10 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
   }
   TFJIT_RETURN_IF_ERROR(state.status);
   if (state.units_done != static_cast<int>(units_.size())) {
-    return Internal("the plan ran %d of its %d units: its clusters depend on each other in a "
-                    "cycle (a clustering bug); run with --jit none to get results meanwhile",
-                    state.units_done, units_.size());
+    return Internal(
+        "the plan ran %d of its %d units: its clusters depend on each other in a "
+        "cycle (a clustering bug); run with --jit none to get results meanwhile",
+        state.units_done, units_.size());
   }
   std::vector<Tensor> results;
   for (int s : fetch_slots_) {
@@ -653,13 +657,13 @@ absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext&
   for (int s : unit.input_slots) inputs.push_back(state.slots[s]);
   std::vector<Tensor> outputs;
   std::vector<KernelProfile> kernels;  // a profiled compiled cluster's
-  const auto start = ctx.profile ? std::chrono::steady_clock::now()
-                                 : std::chrono::steady_clock::time_point();
+  const auto start =
+      ctx.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   if (unit.node != nullptr) {
     TFJIT_RETURN_IF_ERROR(RunKernel(*unit.node, inputs, ctx, &outputs, &state));
   } else {
-    TFJIT_RETURN_IF_ERROR(RunCluster(unit.cluster, inputs, ctx, &outputs, state,
-                                     ctx.profile ? &kernels : nullptr));
+    TFJIT_RETURN_IF_ERROR(
+        RunCluster(unit.cluster, inputs, ctx, &outputs, state, ctx.profile ? &kernels : nullptr));
   }
   if (ctx.profile) {
     UnitProfile p;
@@ -674,8 +678,10 @@ absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext&
       p.kind = "cluster";
       p.compiled = true;
     }
-    for (const Tensor& t : inputs) p.input_bytes += t.valid() ? static_cast<int64_t>(t.byte_size()) : 0;
-    for (const Tensor& t : outputs) p.output_bytes += t.valid() ? static_cast<int64_t>(t.byte_size()) : 0;
+    for (const Tensor& t : inputs)
+      p.input_bytes += t.valid() ? static_cast<int64_t>(t.byte_size()) : 0;
+    for (const Tensor& t : outputs)
+      p.output_bytes += t.valid() ? static_cast<int64_t>(t.byte_size()) : 0;
     std::lock_guard<std::mutex> lock(state.mu);
     state.stats.profile.push_back(std::move(p));
   }
@@ -709,8 +715,8 @@ absl::Status Plan::RunCall(const tf::Node& node, const std::vector<Tensor>& inpu
   if (node.called_function() != nullptr) {  // PartitionedCall & co: run the body as a unit
     if (ctx.functions == nullptr) {
       return AttachNode(Unimplemented("node %s calls function '%s', but this run has no "
-                                      "function runtime", node.DebugName(),
-                                      node.called_function()->signature().name()),
+                                      "function runtime",
+                                      node.DebugName(), node.called_function()->signature().name()),
                         node.name(), node.op());
     }
     RunStats nested;
@@ -741,9 +747,9 @@ absl::Status Plan::RunKernelFn(const tf::Node& node, const std::vector<Tensor>& 
   }
   KernelFn fn = ctx.kernels->Find(node.op());
   if (fn == nullptr) {
-    return AttachNode(Unimplemented("node %s: no CPU kernel for op %s", node.DebugName(),
-                                    node.op()),
-                      node.name(), node.op());
+    return AttachNode(
+        Unimplemented("node %s: no CPU kernel for op %s", node.DebugName(), node.op()), node.name(),
+        node.op());
   }
   std::vector<Tensor> values = inputs;
   for (size_t i = 0; i < values.size(); ++i) {
@@ -767,8 +773,10 @@ absl::Status Plan::RunKernelFn(const tf::Node& node, const std::vector<Tensor>& 
     } catch (const AllocationRefused& refused) {
       s = AllocationRefusedStatus(refused, where);
     } catch (const std::bad_alloc&) {
-      s = ResourceExhausted("%s: out of memory (an allocation failed); check the shapes the "
-                            "node computes and the memory available", where);
+      s = ResourceExhausted(
+          "%s: out of memory (an allocation failed); check the shapes the "
+          "node computes and the memory available",
+          where);
     } catch (const std::length_error& e) {
       s = ResourceExhausted("%s: out of memory (%s); check the shapes the node computes", where,
                             e.what());
@@ -828,9 +836,10 @@ absl::Status Plan::ReadClusterVariables(int index, std::vector<Tensor>& inputs,
         const bool initialized = value.valid();
         if (!initialized) value = Tensor(ref->var()->dtype(), {0});
         if (!seen.insert({ref->var(), static_cast<int>(i)}).second) {
-          return Unimplemented("Duplicate variable passed to XLA cluster: '%s' enters %s "
-                               "through two references (inputs %d and %d)",
-                               ref->name(), cluster.spec.name, seen[ref->var()], i);
+          return Unimplemented(
+              "Duplicate variable passed to XLA cluster: '%s' enters %s "
+              "through two references (inputs %d and %d)",
+              ref->name(), cluster.spec.name, seen[ref->var()], i);
         }
         args[i].variable = tf2hlo::VariableInfo{ref->name(), "", initialized, /*ref=*/true};
         inputs[i] = value;
@@ -847,9 +856,9 @@ absl::Status Plan::ReadClusterVariables(int index, std::vector<Tensor>& inputs,
         break;
       }
     }
-    TFJIT_ASSIGN_OR_RETURN(const ResourceHandle* h,
-                           GetResourceHandle(inputs[i], absl::StrCat(cluster.spec.name, " input ",
-                                                                     i)));
+    TFJIT_ASSIGN_OR_RETURN(
+        const ResourceHandle* h,
+        GetResourceHandle(inputs[i], absl::StrCat(cluster.spec.name, " input ", i)));
     if (h->device() != cluster.device) {
       if (!ctx.autofix) {
         return AttachNode(
@@ -867,8 +876,8 @@ absl::Status Plan::ReadClusterVariables(int index, std::vector<Tensor>& inputs,
       if (!autofix_logged_[index].exchange(true)) {  // once per cluster and plan
         Log(LogLevel::kWarning,
             "autofix A: %s copies variable '%s' from %s to %s for each run and writes it back "
-            "(node %s)", cluster.spec.name, h->name(), h->device(), cluster.device,
-            user->DebugName());
+            "(node %s)",
+            cluster.spec.name, h->name(), h->device(), cluster.device, user->DebugName());
       }
     }
     if (!seen.insert({h->var(), static_cast<int>(i)}).second) {
@@ -890,15 +899,16 @@ absl::Status Plan::ReadClusterVariables(int index, std::vector<Tensor>& inputs,
   return absl::OkStatus();
 }
 
-absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
-                              const ExecContext& ctx, std::vector<Tensor>* outputs,
-                              RunState& state, std::vector<KernelProfile>* kernels) const {
+absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, const ExecContext& ctx,
+                              std::vector<Tensor>* outputs, RunState& state,
+                              std::vector<KernelProfile>* kernels) const {
   const cluster::Cluster& cluster = clustering_.clusters[index];
   // Variables the cluster writes stay locked from their read to their write-back, so a
   // concurrent run's update cannot be lost between the two.
   std::vector<Var*> written;
   for (int i : resource_updates_[index]) {
-    if (const ResourceHandle* h = handles[i].object_as<ResourceHandle>()) written.push_back(h->var());
+    if (const ResourceHandle* h = handles[i].object_as<ResourceHandle>())
+      written.push_back(h->var());
     if (const VarRef* r = handles[i].object_as<VarRef>()) written.push_back(r->var());
   }
   std::sort(written.begin(), written.end());
@@ -963,8 +973,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     }
     return CompilationCache::ExecutablePtr(std::move(exe));
   };
-  absl::StatusOr<CompilationCache::ExecutablePtr> exe =
-      ctx.cache->GetOrCompile(key, compile, &hit);
+  absl::StatusOr<CompilationCache::ExecutablePtr> exe = ctx.cache->GetOrCompile(key, compile, &hit);
   if (!exe.ok()) {
     const absl::Status& s = exe.status();
     // An auto cluster that cannot compile runs on kernels, whatever the reason (a user
@@ -972,8 +981,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
     // the runtime has it too); only our own bugs (INTERNAL) surface.
     if (!cluster.must_compile && s.code() != absl::StatusCode::kInternal) {
       if (!hit) {
-        Log(LogLevel::kWarning, "%s falls back to CPU kernels: %s", cluster.spec.name,
-            s.message());
+        Log(LogLevel::kWarning, "%s falls back to CPU kernels: %s", cluster.spec.name, s.message());
         // The nodes the error names (each that failed on its own) stay out of the session's
         // next plans, so the rest of the cluster compiles from the next run on.
         std::vector<std::string> failing = tf2hlo::ClusterNodesOfError(s);
@@ -987,10 +995,14 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
               node->name() == failing.front()
                   ? std::string(s.message().substr(0, s.message().find('\n')))
                   : std::string("it failed to compile there as well as the first node named");
-          if (learned_->Add(graph_, *node, absl::StrCat("its cluster failed to compile, so it "
-                                                         "runs in the runtime: ", first_line))) {
-            Log(LogLevel::kWarning, "%s stays out of clusters from the next run on; the rest "
-                "of %s compiles then", node->DebugName(), cluster.spec.name);
+          if (learned_->Add(graph_, *node,
+                            absl::StrCat("its cluster failed to compile, so it "
+                                         "runs in the runtime: ",
+                                         first_line))) {
+            Log(LogLevel::kWarning,
+                "%s stays out of clusters from the next run on; the rest "
+                "of %s compiles then",
+                node->DebugName(), cluster.spec.name);
           }
         }
       }
@@ -1002,7 +1014,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
       return RunClusterWithKernels(index, handles, ctx, outputs);
     }
     return AppendContext(s, absl::StrCat("while compiling ", cluster.spec.name, " (",
-                                       cluster.spec.nodes.size(), " nodes)"));
+                                         cluster.spec.nodes.size(), " nodes)"));
   }
   // Known issue E: each stateful random node gets its Philox state as an extra parameter
   // (random_kernels.h: XLA's unseeded stream, or with --autofix the kernel's own, locked until
@@ -1050,11 +1062,11 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
         return ran.status();
       }
       const tf::Node* first = cluster.spec.nodes.front();
-      return AttachNode(AppendContext(ran.status(), absl::StrCat("in ", cluster.spec.name,
-                                                                 " (", cluster.spec.nodes.size(),
-                                                                 " nodes, from ",
-                                                                 first->DebugName(), ")")),
-                        first->name(), first->op());
+      return AttachNode(
+          AppendContext(ran.status(),
+                        absl::StrCat("in ", cluster.spec.name, " (", cluster.spec.nodes.size(),
+                                     " nodes, from ", first->DebugName(), ")")),
+          first->name(), first->op());
     }
     *outputs = *std::move(ran);
   }
@@ -1065,10 +1077,11 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles,
   const std::vector<int64_t>& row_counted = (*exe)->module().row_counted_outputs();
   if (outputs->size() !=
       num_outputs + updates.size() + rng.size() + row_counted.size() + checks.size()) {
-    return Internal("%s returned %d results, expected %d outputs, %d variable updates, %d "
-                    "random states, %d row counts and %d run-time checks", cluster.spec.name,
-                    outputs->size(), num_outputs, updates.size(), rng.size(),
-                    row_counted.size(), checks.size());
+    return Internal(
+        "%s returned %d results, expected %d outputs, %d variable updates, %d "
+        "random states, %d row counts and %d run-time checks",
+        cluster.spec.name, outputs->size(), num_outputs, updates.size(), rng.size(),
+        row_counted.size(), checks.size());
   }
   // Run-time checks (the last results) first: a failing run installs no state, as the
   // kernel's error would have stopped the graph before the writes.

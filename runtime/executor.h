@@ -112,7 +112,7 @@ struct Unit {
   const tf::Node* node = nullptr;  // set for kernel units
   int cluster = -1;                // set for cluster units
   std::vector<int> input_slots;
-  std::vector<int> output_slots;   // -1 for outputs nobody reads
+  std::vector<int> output_slots;  // -1 for outputs nobody reads
   std::vector<int> successors;
   int num_predecessors = 0;
 };
@@ -122,12 +122,10 @@ class Plan {
   // Prunes the graph to what `fetches` and `targets` (nodes run for their effect) need given
   // `feeds`, clusters it per `mode`, and orders
   // the units. Errors: unfed placeholders, must-compile failures (INVALID_ARGUMENT).
-  static absl::StatusOr<std::unique_ptr<Plan>> Build(const tf::Graph& graph,
-                                                     const std::vector<tf::Output>& feeds,
-                                                     const std::vector<tf::Output>& fetches,
-                                                     cluster::JitMode mode,
-                                                     const Placement& placement,
-                                                     const std::vector<const tf::Node*>& targets = {});
+  static absl::StatusOr<std::unique_ptr<Plan>> Build(
+      const tf::Graph& graph, const std::vector<tf::Output>& feeds,
+      const std::vector<tf::Output>& fetches, cluster::JitMode mode, const Placement& placement,
+      const std::vector<const tf::Node*>& targets = {});
   // The device `node` was placed on (full TF name).
   const std::string& device_of(const tf::Node& node) const { return device_of_[node.id()]; }
 
@@ -145,22 +143,19 @@ class Plan {
   // `stats` gets the statistics of the static prefix (the compiled part).
   absl::StatusOr<std::vector<Tensor>> RunFrames(const std::vector<Tensor>& feed_values,
                                                 const ExecContext& ctx, RunStats* stats) const;
-  static absl::Status BuildStaticPrefix(const tf::Graph& graph,
-                                        const std::vector<tf::Output>& feeds,
-                                        const std::vector<tf::Output>& fetches,
-                                        cluster::JitMode mode, const Placement& placement,
-                                        const std::vector<const tf::Node*>& targets,
-                                        const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed,
-                                        Plan* plan);
+  static absl::Status BuildStaticPrefix(
+      const tf::Graph& graph, const std::vector<tf::Output>& feeds,
+      const std::vector<tf::Output>& fetches, cluster::JitMode mode, const Placement& placement,
+      const std::vector<const tf::Node*>& targets,
+      const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed, Plan* plan);
   // TF1 plans: clusters the frame part's root-frame nodes that can never be dead (see
   // FrameClusterExclusions); FrameRun runs each as a unit. `fed`: the frame part's feeds.
   static absl::Status BuildFrameClusters(
       const tf::Graph& graph, const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed,
       cluster::JitMode mode, const Placement& placement, Plan* plan);
   // Runs cluster `index` outside the dataflow of Run (for FrameRun); adds to `stats`.
-  absl::Status RunFrameCluster(int index, const std::vector<Tensor>& inputs,
-                               const ExecContext& ctx, std::vector<Tensor>* outputs,
-                               RunStats* stats) const;
+  absl::Status RunFrameCluster(int index, const std::vector<Tensor>& inputs, const ExecContext& ctx,
+                               std::vector<Tensor>* outputs, RunStats* stats) const;
   absl::Status RunUnit(const Unit& unit, RunState& state, const ExecContext& ctx) const;
   // `state` (may be null) receives the statistics of function bodies run by call nodes.
   absl::Status RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
@@ -168,8 +163,7 @@ class Plan {
                          RunState* state) const;
   // Call nodes and functional control flow: the body runs on the node's device.
   absl::Status RunCall(const tf::Node& node, const std::vector<Tensor>& inputs,
-                       const ExecContext& ctx, std::vector<Tensor>* outputs,
-                       RunState* state) const;
+                       const ExecContext& ctx, std::vector<Tensor>* outputs, RunState* state) const;
   // Every other node: its fallback kernel.
   absl::Status RunKernelFn(const tf::Node& node, const std::vector<Tensor>& inputs,
                            const ExecContext& ctx, std::vector<Tensor>* outputs) const;
@@ -191,13 +185,13 @@ class Plan {
 
   const tf::Graph* graph_ = nullptr;
   cluster::ClusteringResult clustering_;
-  std::vector<std::vector<int>> const_inputs_;  // per cluster
-  std::vector<std::string> cluster_keys_;       // per cluster: stable signature
-  std::vector<std::vector<int>> resource_updates_;  // per cluster: ResourceUpdateInputs
+  std::vector<std::vector<int>> const_inputs_;              // per cluster
+  std::vector<std::string> cluster_keys_;                   // per cluster: stable signature
+  std::vector<std::vector<int>> resource_updates_;          // per cluster: ResourceUpdateInputs
   std::vector<std::vector<const tf::Node*>> random_nodes_;  // per cluster: StatefulRandomNodes
-  std::vector<std::string> device_of_;          // per node id: full device name
-  std::unique_ptr<std::atomic<bool>[]> autofix_logged_;  // per cluster
-  std::shared_ptr<LearnedExclusions> learned_;  // Placement::learned
+  std::vector<std::string> device_of_;                      // per node id: full device name
+  std::unique_ptr<std::atomic<bool>[]> autofix_logged_;     // per cluster
+  std::shared_ptr<LearnedExclusions> learned_;              // Placement::learned
   std::vector<Unit> units_;
   int num_slots_ = 0;
   std::vector<int> feed_slots_;

@@ -48,16 +48,20 @@ std::string IterationTag(const std::string& frame, int64_t k) {
 
 class FrameRun {
  public:
-  using ClusterFn = std::function<absl::Status(int, const std::vector<Tensor>&,
-                                               std::vector<Tensor>*)>;
+  using ClusterFn =
+      std::function<absl::Status(int, const std::vector<Tensor>&, std::vector<Tensor>*)>;
   // Clusters from `first_cluster` on in the plan's clustering are root-frame units.
-  FrameRun(const Plan& plan, const absl::flat_hash_set<const tf::Node*>& needed,
-           const ExecContext& ctx,
-           std::function<absl::Status(const tf::Node&, const std::vector<Tensor>&,
-                                      std::vector<Tensor>*)> run_kernel,
-           int first_cluster, ClusterFn run_cluster)
-      : plan_(plan), needed_(needed), ctx_(ctx), run_kernel_(std::move(run_kernel)),
-        first_cluster_(first_cluster), run_cluster_(std::move(run_cluster)) {
+  FrameRun(
+      const Plan& plan, const absl::flat_hash_set<const tf::Node*>& needed, const ExecContext& ctx,
+      std::function<absl::Status(const tf::Node&, const std::vector<Tensor>&, std::vector<Tensor>*)>
+          run_kernel,
+      int first_cluster, ClusterFn run_cluster)
+      : plan_(plan),
+        needed_(needed),
+        ctx_(ctx),
+        run_kernel_(std::move(run_kernel)),
+        first_cluster_(first_cluster),
+        run_cluster_(std::move(run_cluster)) {
     InitClusters();
   }
 
@@ -142,16 +146,20 @@ absl::StatusOr<std::string> FrameRun::DestTag(const tf::Node& producer,
   }
   if (Is(producer, "NextIteration")) {
     if (tag.empty()) {
-      return InvalidArgument("node %s runs outside any loop frame; a NextIteration must be "
-                             "inside an Enter/Exit frame", producer.DebugName());
+      return InvalidArgument(
+          "node %s runs outside any loop frame; a NextIteration must be "
+          "inside an Enter/Exit frame",
+          producer.DebugName());
     }
     return IterationTag(FrameOf(tag), IterationOf(tag) + 1);
   }
   if (Is(producer, "Exit")) {
     const size_t p = tag.rfind(kFrameSep);
     if (p == std::string::npos) {
-      return InvalidArgument("node %s leaves a frame it never entered; every Exit needs a "
-                             "matching Enter", producer.DebugName());
+      return InvalidArgument(
+          "node %s leaves a frame it never entered; every Exit needs a "
+          "matching Enter",
+          producer.DebugName());
     }
     return tag.substr(0, p);
   }
@@ -187,7 +195,8 @@ absl::Status FrameRun::Deliver(const tf::Node& producer, int k, const std::strin
       if (it == last_iteration_.end()) {
         StartIteration(frame, 0);  // delivers the constant to iteration 0
       } else {
-        for (int64_t i = 0; i <= it->second; ++i) Emit(producer, k, IterationTag(frame, i), v, dead);
+        for (int64_t i = 0; i <= it->second; ++i)
+          Emit(producer, k, IterationTag(frame, i), v, dead);
       }
       return absl::OkStatus();
     }
@@ -256,8 +265,8 @@ void FrameRun::InitClusters() {
 }
 
 int FrameRun::ClusterOf(const tf::Node& node) const {
-  const int c = plan_.clustering().cluster_of.empty() ? -1
-                                                      : plan_.clustering().cluster_of[node.id()];
+  const int c =
+      plan_.clustering().cluster_of.empty() ? -1 : plan_.clustering().cluster_of[node.id()];
   return c >= first_cluster_ ? c : -1;
 }
 
@@ -306,8 +315,8 @@ int FrameRun::ExpectedMergeInputs(const tf::Node& merge, const std::string& tag)
   return later ? back : merge.num_inputs() - back;
 }
 
-void FrameRun::Arrive(const tf::Node& consumer, const std::string& tag, int slot,
-                      const Tensor& v, bool dead) {
+void FrameRun::Arrive(const tf::Node& consumer, const std::string& tag, int slot, const Tensor& v,
+                      bool dead) {
   const std::pair<int, std::string> key{consumer.id(), tag};
   if (Is(consumer, "Merge") && merge_fired_.contains(key)) return;
   Pending& p = pending_[key];
@@ -461,7 +470,7 @@ bool UsesTf1ControlFlow(const absl::flat_hash_set<const tf::Node*>& nodes) {
 
 namespace {
 
-using Source = std::pair<int, int>;  // (Switch node id, output port) that may be dead
+using Source = std::pair<int, int>;   // (Switch node id, output port) that may be dead
 using Sources = std::vector<Source>;  // sorted, unique
 
 void Unite(const Sources& from, Sources* into) {
@@ -488,7 +497,9 @@ class DeadnessAnalysis {
  public:
   DeadnessAnalysis(const tf::Graph& graph, const absl::flat_hash_set<const tf::Node*>& needed,
                    const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed)
-      : graph_(graph), needed_(needed), fed_(fed),
+      : graph_(graph),
+        needed_(needed),
+        fed_(fed),
         frame_(static_cast<size_t>(graph.num_nodes())),
         sources_(static_cast<size_t>(graph.num_nodes())) {}
 
@@ -655,22 +666,24 @@ absl::flat_hash_map<int, std::string> FrameClusterExclusions(
     if (IsTf1ControlFlowOp(n->op())) {
       excluded[n->id()] = "TF1 control flow (Switch/Merge, loop frames) runs in the runtime";
     } else if (!settled) {
-      excluded[n->id()] = "the TF1 deadness analysis did not settle; the frame part runs node by "
-                          "node";
+      excluded[n->id()] =
+          "the TF1 deadness analysis did not settle; the frame part runs node by "
+          "node";
     } else if (!analysis.frame(*n).empty()) {
       excluded[n->id()] = "inside a TF1 loop frame, which runs per iteration in the runtime";
     } else if (!analysis.sources(*n).empty()) {
       const Source& s = analysis.sources(*n).front();
-      excluded[n->id()] = absl::StrCat("may be dead (depends on output ", s.second, " of TF1 "
-                                       "Switch ", graph.node(s.first)->name(), ")");
+      excluded[n->id()] = absl::StrCat("may be dead (depends on output ", s.second,
+                                       " of TF1 "
+                                       "Switch ",
+                                       graph.node(s.first)->name(), ")");
     }
   }
   return excluded;
 }
 
 absl::StatusOr<std::vector<Tensor>> Plan::RunFrames(const std::vector<Tensor>& feed_values,
-                                                    const ExecContext& ctx,
-                                                    RunStats* stats) const {
+                                                    const ExecContext& ctx, RunStats* stats) const {
   std::vector<tf::Output> feeds = feeds_;
   std::vector<Tensor> values = feed_values;
   if (prefix_ != nullptr) {

@@ -18,9 +18,8 @@ absl::Status InFunction(const absl::Status& status, const std::string& function,
                         const tf::Node& node) {
   absl::Status out(status.code(), absl::StrCat(status.message(), " (in function '", function,
                                                "' called by node '", node.name(), "')"));
-  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
-    out.SetPayload(url, payload);
-  });
+  status.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
   return AttachNode(out, node.name(), node.op());
 }
 
@@ -34,9 +33,12 @@ cluster::JitMode FunctionBodyMode(cluster::JitMode session_mode, std::optional<b
   return session_mode;
 }
 
-FunctionRuntime::FunctionRuntime(const tf::Graph& graph, cluster::JitMode mode,
-                                 std::string device, int logical_cpus, bool autofix)
-    : graph_(graph), mode_(mode), device_(std::move(device)), logical_cpus_(logical_cpus),
+FunctionRuntime::FunctionRuntime(const tf::Graph& graph, cluster::JitMode mode, std::string device,
+                                 int logical_cpus, bool autofix)
+    : graph_(graph),
+      mode_(mode),
+      device_(std::move(device)),
+      logical_cpus_(logical_cpus),
       autofix_(autofix) {}
 
 Placement FunctionRuntime::BodyPlacement(const std::string& device) const {
@@ -57,8 +59,8 @@ absl::StatusOr<std::shared_ptr<const FunctionRuntime::Instance>> FunctionRuntime
     const std::string& device) {
   const std::string& name = call.function->signature().name();
   // The body runs on the call site's device: one instance (and Plan) per device.
-  const std::string key = absl::StrCat(tf::FunctionInstanceKey(name, call.attrs), "|jit=",
-                                       cluster::JitModeName(mode), "|on=", device);
+  const std::string key = absl::StrCat(tf::FunctionInstanceKey(name, call.attrs),
+                                       "|jit=", cluster::JitModeName(mode), "|on=", device);
   // One lock for lookup and instantiation: instantiating never runs a body, so it never
   // re-enters this runtime.
   std::lock_guard<std::mutex> lock(mu_);
@@ -72,12 +74,11 @@ absl::StatusOr<std::shared_ptr<const FunctionRuntime::Instance>> FunctionRuntime
   // inlines plain calls too, as TF's function inlining does before auto-clustering (a
   // tf.function training step's forward, backward and update become one graph, clustered
   // together); calls to jit_compile functions stay calls, with their own semantics.
-  TFJIT_ASSIGN_OR_RETURN(instance->body,
-                         tf::InstantiateFunction(graph_.library(), graph_.versions(), name,
-                                                 call.attrs,
-                                                 mode == cluster::JitMode::kAll ||
-                                                     mode == cluster::JitMode::kAuto,
-                                                 mode == cluster::JitMode::kAuto));
+  TFJIT_ASSIGN_OR_RETURN(
+      instance->body,
+      tf::InstantiateFunction(graph_.library(), graph_.versions(), name, call.attrs,
+                              mode == cluster::JitMode::kAll || mode == cluster::JitMode::kAuto,
+                              mode == cluster::JitMode::kAuto));
   const tf::Graph& body = *instance->body.graph;
   std::vector<tf::Output> feeds, fetches;
   for (const std::string& in : instance->body.inputs) {
@@ -93,8 +94,8 @@ absl::StatusOr<std::shared_ptr<const FunctionRuntime::Instance>> FunctionRuntime
   }
   // A function with no outputs and no control outputs (e.g. an empty cond branch) runs
   // nothing: its plan has no fetches.
-  TFJIT_ASSIGN_OR_RETURN(instance->plan, Plan::Build(body, feeds, fetches, mode,
-                                                     BodyPlacement(device)));
+  TFJIT_ASSIGN_OR_RETURN(instance->plan,
+                         Plan::Build(body, feeds, fetches, mode, BodyPlacement(device)));
   instances_[key] = instance;
   return std::shared_ptr<const Instance>(instance);
 }
@@ -111,8 +112,8 @@ absl::Status FunctionRuntime::Invoke(const tf::Node& node, const tf::FunctionCal
     if (f->function == name) {
       std::reverse(chain.begin(), chain.end());
       return AttachNode(InvalidArgument("node %s: function '%s' calls itself (%s); recursive "
-                                        "functions are not supported", node.DebugName(), name,
-                                        absl::StrJoin(chain, " -> ")),
+                                        "functions are not supported",
+                                        node.DebugName(), name, absl::StrJoin(chain, " -> ")),
                         node.name(), node.op());
     }
   }
@@ -126,8 +127,8 @@ absl::Status FunctionRuntime::Invoke(const tf::Node& node, const tf::FunctionCal
   const tf::FunctionBody& body = (*instance)->body;
   if (inputs.size() != body.inputs.size()) {
     return AttachNode(InvalidArgument("node %s passes %d input(s) to function '%s', which takes "
-                                      "%d", node.DebugName(), inputs.size(), name,
-                                      body.inputs.size()),
+                                      "%d",
+                                      node.DebugName(), inputs.size(), name, body.inputs.size()),
                       node.name(), node.op());
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -135,9 +136,9 @@ absl::Status FunctionRuntime::Invoke(const tf::Node& node, const tf::FunctionCal
                            ->output_types()[0];
     if (inputs[i].dtype() != want) {
       return AttachNode(InvalidArgument("node %s: input %d is %s, but function '%s' takes %s "
-                                        "for it; %s", node.DebugName(), i,
-                                        DTypeName(inputs[i].dtype()), name, DTypeName(want),
-                                        tin_hint),
+                                        "for it; %s",
+                                        node.DebugName(), i, DTypeName(inputs[i].dtype()), name,
+                                        DTypeName(want), tin_hint),
                         node.name(), node.op());
     }
   }
@@ -149,8 +150,7 @@ absl::Status FunctionRuntime::Invoke(const tf::Node& node, const tf::FunctionCal
   RunStats body_stats;
   absl::StatusOr<std::vector<Tensor>> result = (*instance)->plan->Run(inputs, inner, &body_stats);
   if (!result.ok()) return InFunction(result.status(), name, node);
-  outputs->assign(result->begin(),
-                  result->begin() + static_cast<long>((*instance)->num_outputs));
+  outputs->assign(result->begin(), result->begin() + static_cast<long>((*instance)->num_outputs));
   if (stats != nullptr) *stats = body_stats;
   return absl::OkStatus();
 }
@@ -163,14 +163,15 @@ absl::Status FunctionRuntime::Call(const tf::Node& node, const std::vector<Tenso
   TFJIT_RETURN_IF_ERROR(Invoke(node, call, tf::CallMustCompileAttr(node), inputs, ctx, outputs,
                                stats, "fix attr Tin"));
   for (int k = 0; k < node.num_outputs(); ++k) {
-    if (k >= static_cast<int>(outputs->size()) ||
-        (*outputs)[k].dtype() != node.output_types()[k]) {
-      return AttachNode(InvalidArgument("node %s: function '%s' returns %s for output %d, but "
-                                        "the node declares %s (attr Tout)", node.DebugName(),
-                                        name, k < static_cast<int>(outputs->size())
-                                                  ? DTypeName((*outputs)[k].dtype()) : "nothing",
-                                        k, DTypeName(node.output_types()[k])),
-                        node.name(), node.op());
+    if (k >= static_cast<int>(outputs->size()) || (*outputs)[k].dtype() != node.output_types()[k]) {
+      return AttachNode(
+          InvalidArgument(
+              "node %s: function '%s' returns %s for output %d, but "
+              "the node declares %s (attr Tout)",
+              node.DebugName(), name,
+              k < static_cast<int>(outputs->size()) ? DTypeName((*outputs)[k].dtype()) : "nothing",
+              k, DTypeName(node.output_types()[k])),
+          node.name(), node.op());
     }
   }
   return absl::OkStatus();
@@ -182,16 +183,17 @@ absl::Status FunctionRuntime::CallFunction(const tf::Node& call_site, const std:
                                            RunStats* stats) {
   auto attr = call_site.def().attr().find(fn_attr);
   if (attr == call_site.def().attr().end() || !attr->second.has_func()) {
-    return AttachNode(InvalidArgument("node %s has no function attr '%s'", call_site.DebugName(),
-                                      fn_attr),
-                      call_site.name(), call_site.op());
+    return AttachNode(
+        InvalidArgument("node %s has no function attr '%s'", call_site.DebugName(), fn_attr),
+        call_site.name(), call_site.op());
   }
   const tensorflow::NameAttrList& func = attr->second.func();
   tf::FunctionCall call;
   call.function = graph_.FindFunction(func.name());
   if (call.function == nullptr) {
     return AttachNode(NotFound("node %s: function '%s' (attr '%s') is not in the graph's "
-                               "function library", call_site.DebugName(), func.name(), fn_attr),
+                               "function library",
+                               call_site.DebugName(), func.name(), fn_attr),
                       call_site.name(), call_site.op());
   }
   call.attrs = func.attr();

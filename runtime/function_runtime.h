@@ -50,8 +50,8 @@ class FunctionRuntime {
   // Runs `node`'s function on `inputs` (one per flat input), filling one output per flat
   // output. The body runs inline (ctx.inter_op is not used). Statistics of the body's run are
   // added to *stats. Errors from the body end with "in function 'f' called by node 'n'".
-  absl::Status Call(const tf::Node& node, const std::vector<Tensor>& inputs,
-                    const ExecContext& ctx, std::vector<Tensor>* outputs, RunStats* stats);
+  absl::Status Call(const tf::Node& node, const std::vector<Tensor>& inputs, const ExecContext& ctx,
+                    std::vector<Tensor>* outputs, RunStats* stats);
 
   // Runs the function named by func attr `fn_attr` of `call_site` ("cond", "body",
   // "then_branch", ...: a NameAttrList, instantiated with its own attrs) on `inputs`, filling

@@ -40,11 +40,16 @@ std::string ArgText(const tf::ArgDef& arg) {
 
 std::string AttrText(const tensorflow::AttrValue& v) {
   switch (v.value_case()) {
-    case tensorflow::AttrValue::kB: return v.b() ? "true" : "false";
-    case tensorflow::AttrValue::kI: return absl::StrCat(v.i());
-    case tensorflow::AttrValue::kF: return absl::StrCat(v.f());
-    case tensorflow::AttrValue::kS: return absl::StrCat("\"", v.s(), "\"");
-    case tensorflow::AttrValue::kType: return tf::TfDataTypeName(v.type());
+    case tensorflow::AttrValue::kB:
+      return v.b() ? "true" : "false";
+    case tensorflow::AttrValue::kI:
+      return absl::StrCat(v.i());
+    case tensorflow::AttrValue::kF:
+      return absl::StrCat(v.f());
+    case tensorflow::AttrValue::kS:
+      return absl::StrCat("\"", v.s(), "\"");
+    case tensorflow::AttrValue::kType:
+      return tf::TfDataTypeName(v.type());
     case tensorflow::AttrValue::kShape:
       return v.shape().unknown_rank() ? "<unknown rank>" : "<shape>";
     case tensorflow::AttrValue::kList: {
@@ -53,7 +58,8 @@ std::string AttrText(const tensorflow::AttrValue& v) {
       for (const std::string& s : v.list().s()) items.push_back(absl::StrCat("\"", s, "\""));
       return absl::StrCat("[", absl::StrJoin(items, ", "), "]");
     }
-    default: return "<none>";
+    default:
+      return "<none>";
   }
 }
 
@@ -170,9 +176,9 @@ StatusOr<OpSupport> DescribeOp(const std::string& name) {
   std::sort(close.begin(), close.end());
   std::vector<std::string> names;
   for (size_t i = 0; i < close.size() && i < 5; ++i) names.push_back(close[i].second);
-  return NotFound("tfjit does not know the op '%s'%s; 'tfjit ops' lists every op it knows", name,
-                  names.empty() ? "" : absl::StrCat(" (did you mean ", absl::StrJoin(names, ", "),
-                                                    "?)"));
+  return NotFound(
+      "tfjit does not know the op '%s'%s; 'tfjit ops' lists every op it knows", name,
+      names.empty() ? "" : absl::StrCat(" (did you mean ", absl::StrJoin(names, ", "), "?)"));
 }
 
 }  // namespace tfjit

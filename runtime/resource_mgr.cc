@@ -12,9 +12,7 @@ std::string ResourceHandle::DebugString() const {
   return absl::StrCat("resource<", DTypeName(dtype_), shape, "> '", name_, "' on ", device_);
 }
 
-std::string VarRef::DebugString() const {
-  return absl::StrCat("ref of variable '", name_, "'");
-}
+std::string VarRef::DebugString() const { return absl::StrCat("ref of variable '", name_, "'"); }
 
 absl::StatusOr<Tensor> Deref(const Tensor& t) {
   const VarRef* ref = t.object_as<VarRef>();
@@ -33,9 +31,10 @@ absl::StatusOr<std::shared_ptr<Var>> ResourceMgr::LookupOrCreate(const std::stri
   std::shared_ptr<Var>& var = vars_[absl::StrCat(container, "/", name)];
   if (var == nullptr) var = std::make_shared<Var>(dtype);
   if (var->dtype() != dtype) {
-    return InvalidArgument("variable '%s' (container '%s') exists with dtype %s, but a handle "
-                           "asks for %s; give the variables distinct shared_name attrs",
-                           name, container, DTypeName(var->dtype()), DTypeName(dtype));
+    return InvalidArgument(
+        "variable '%s' (container '%s') exists with dtype %s, but a handle "
+        "asks for %s; give the variables distinct shared_name attrs",
+        name, container, DTypeName(var->dtype()), DTypeName(dtype));
   }
   return var;
 }

@@ -78,9 +78,14 @@ class ResourceHandle : public TensorObject {
   ResourceHandle(std::string device, std::string container, std::string name, DType dtype,
                  std::vector<int64_t> dims, bool unknown_rank, std::string creator,
                  std::shared_ptr<Var> var)
-      : device_(std::move(device)), container_(std::move(container)), name_(std::move(name)),
-        dtype_(dtype), dims_(std::move(dims)), unknown_rank_(unknown_rank),
-        creator_(std::move(creator)), var_(std::move(var)) {}
+      : device_(std::move(device)),
+        container_(std::move(container)),
+        name_(std::move(name)),
+        dtype_(dtype),
+        dims_(std::move(dims)),
+        unknown_rank_(unknown_rank),
+        creator_(std::move(creator)),
+        var_(std::move(var)) {}
 
   // Full TF device name: "/job:localhost/replica:0/task:0/device:CPU:0".
   const std::string& device() const { return device_; }
@@ -108,7 +113,8 @@ class ResourceHandle : public TensorObject {
 // consumer reads its value when the consumer runs (TF's ref semantics) and Assign writes it.
 class VarRef : public TensorObject {
  public:
-  VarRef(std::string name, std::shared_ptr<Var> var) : name_(std::move(name)), var_(std::move(var)) {}
+  VarRef(std::string name, std::shared_ptr<Var> var)
+      : name_(std::move(name)), var_(std::move(var)) {}
   const std::string& name() const { return name_; }
   Var* var() const { return var_.get(); }
   std::string DebugString() const override;

@@ -78,20 +78,28 @@ void MergeProfile(std::vector<UnitProfile>& profile) {
 
 cluster::JitMode ToClusterMode(JitMode mode) {
   switch (mode) {
-    case JitMode::kNone: return cluster::JitMode::kNone;
-    case JitMode::kOff: return cluster::JitMode::kOff;
-    case JitMode::kAuto: return cluster::JitMode::kAuto;
-    case JitMode::kAll: return cluster::JitMode::kAll;
+    case JitMode::kNone:
+      return cluster::JitMode::kNone;
+    case JitMode::kOff:
+      return cluster::JitMode::kOff;
+    case JitMode::kAuto:
+      return cluster::JitMode::kAuto;
+    case JitMode::kAll:
+      return cluster::JitMode::kAll;
   }
   return cluster::JitMode::kAuto;
 }
 
 JitMode FromClusterMode(cluster::JitMode mode) {
   switch (mode) {
-    case cluster::JitMode::kNone: return JitMode::kNone;
-    case cluster::JitMode::kOff: return JitMode::kOff;
-    case cluster::JitMode::kAuto: return JitMode::kAuto;
-    case cluster::JitMode::kAll: return JitMode::kAll;
+    case cluster::JitMode::kNone:
+      return JitMode::kNone;
+    case cluster::JitMode::kOff:
+      return JitMode::kOff;
+    case cluster::JitMode::kAuto:
+      return JitMode::kAuto;
+    case cluster::JitMode::kAll:
+      return JitMode::kAll;
   }
   return JitMode::kAuto;
 }
@@ -130,7 +138,7 @@ struct Session::Impl {
   SessionOptions options;
   runtime::DeviceName device;
   std::unique_ptr<tf::Graph> graph;
-  std::vector<tf::Signature> signatures;  // all of the model's
+  std::vector<tf::Signature> signatures;     // all of the model's
   const tf::Signature* signature = nullptr;  // the one names resolve against, or none
   runtime::KernelRegistry kernels;
   std::unique_ptr<backends::Backend> backend;
@@ -184,11 +192,10 @@ struct Session::Impl {
     if (result.loops == 0 && result.conds == 0 && result.tensor_arrays == 0) {
       return absl::OkStatus();
     }
-    absl::StatusOr<std::unique_ptr<tf::Graph>> rewritten = tf::Graph::Build(def,
-                                                                            graph->source());
+    absl::StatusOr<std::unique_ptr<tf::Graph>> rewritten = tf::Graph::Build(def, graph->source());
     if (!rewritten.ok()) {
       loops_left.push_back({"graph", absl::StrCat("the functionalized graph did not build (",
-                                             rewritten.status().message(), ")")});
+                                                  rewritten.status().message(), ")")});
       return absl::OkStatus();
     }
     graph = std::move(*rewritten);
@@ -257,15 +264,16 @@ struct Session::Impl {
       if (value.valid() && value.dtype() == DType::kString && StringValues(value) != nullptr) {
         return absl::OkStatus();
       }
-      const std::string sig = signature == nullptr ? std::string()
-                              : absl::StrCat(" of signature '", signature->name, "'");
-      return AttachNode(InvalidArgument("feed '%s'%s is a string tensor (e.g. serialized "
-                                        "tf.Example protos, a checkpoint path), got %s: feed a "
-                                        "string tensor (tfjit::MakeStringTensor)%s",
-                                        name, sig,
-                                        value.valid() ? value.ShapeString() : "an empty tensor",
-                                        OtherSignaturesHint()),
-                        out.node->name(), out.node->op());
+      const std::string sig = signature == nullptr
+                                  ? std::string()
+                                  : absl::StrCat(" of signature '", signature->name, "'");
+      return AttachNode(
+          InvalidArgument("feed '%s'%s is a string tensor (e.g. serialized "
+                          "tf.Example protos, a checkpoint path), got %s: feed a "
+                          "string tensor (tfjit::MakeStringTensor)%s",
+                          name, sig, value.valid() ? value.ShapeString() : "an empty tensor",
+                          OtherSignaturesHint()),
+          out.node->name(), out.node->op());
     }
     if (!value.valid() || value.dtype() != expected) {
       return AttachNode(InvalidArgument("feed '%s': expected dtype %s, got %s; convert the "
@@ -338,15 +346,13 @@ struct Session::Impl {
     return out;
   }
 
-  absl::StatusOr<std::shared_ptr<runtime::Plan>> GetPlan(const std::vector<tf::Output>& feeds,
-                                                         const std::vector<std::string>& feed_names,
-                                                         const std::vector<tf::Output>& fetches,
-                                                         const std::vector<std::string>& fetch_names,
-                                                         const std::vector<const tf::Node*>& targets,
-                                                         const std::vector<std::string>& target_names) {
-    std::string key = absl::StrCat(absl::StrJoin(feed_names, ","), "->",
-                                   absl::StrJoin(fetch_names, ","), "^",
-                                   absl::StrJoin(target_names, ","));
+  absl::StatusOr<std::shared_ptr<runtime::Plan>> GetPlan(
+      const std::vector<tf::Output>& feeds, const std::vector<std::string>& feed_names,
+      const std::vector<tf::Output>& fetches, const std::vector<std::string>& fetch_names,
+      const std::vector<const tf::Node*>& targets, const std::vector<std::string>& target_names) {
+    std::string key =
+        absl::StrCat(absl::StrJoin(feed_names, ","), "->", absl::StrJoin(fetch_names, ","), "^",
+                     absl::StrJoin(target_names, ","));
     std::lock_guard<std::mutex> lock(plans_mu);
     // A plan built before a cluster failed to compile is rebuilt without the failing node.
     const int generation = learned->generation();
@@ -364,8 +370,8 @@ struct Session::Impl {
   // run_options: null for init runs (no deadline; the memory cap still applies).
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                           const std::vector<std::string>& fetches,
-                                          const std::vector<std::string>& targets,
-                                          RunStats* stats, bool graph_names,
+                                          const std::vector<std::string>& targets, RunStats* stats,
+                                          bool graph_names,
                                           const RunOptions* run_options = nullptr);
 };
 
@@ -382,9 +388,10 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
     return InvalidArgument("logical_cpus must be >= 1, got %d", options.logical_cpus);
   }
   if (options.min_cluster_size < 1 || options.max_cluster_size < 0) {
-    return InvalidArgument("min_cluster_size must be >= 1 and max_cluster_size >= 0 (0 = no "
-                           "limit), got %d and %d", options.min_cluster_size,
-                           options.max_cluster_size);
+    return InvalidArgument(
+        "min_cluster_size must be >= 1 and max_cluster_size >= 0 (0 = no "
+        "limit), got %d and %d",
+        options.min_cluster_size, options.max_cluster_size);
   }
   if (!options.dump_dir.empty()) {
     std::error_code error;
@@ -403,12 +410,16 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
     }
   }
   if (options.backend_optimization_level < 0 || options.backend_optimization_level > 3) {
-    return InvalidArgument("backend_optimization_level must be 0, 1, 2 or 3 (LLVM's -O level), "
-                           "got %d", options.backend_optimization_level);
+    return InvalidArgument(
+        "backend_optimization_level must be 0, 1, 2 or 3 (LLVM's -O level), "
+        "got %d",
+        options.backend_optimization_level);
   }
   if (options.memory_limit_bytes < 0 || options.run_timeout_ms < 0) {
-    return InvalidArgument("memory_limit_bytes and run_timeout_ms must be >= 0 (0 = no limit), "
-                           "got %d and %d", options.memory_limit_bytes, options.run_timeout_ms);
+    return InvalidArgument(
+        "memory_limit_bytes and run_timeout_ms must be >= 0 (0 = no limit), "
+        "got %d and %d",
+        options.memory_limit_bytes, options.run_timeout_ms);
   }
   if (options.memory_limit_bytes > 0) {
     impl->memory = std::make_shared<MemoryBudget>(options.memory_limit_bytes);
@@ -488,23 +499,24 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
   return session;
 }
 
-StatusOr<std::vector<Tensor>> Session::Run(
-    const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const std::vector<std::string>& fetches, RunStats* stats) {
+StatusOr<std::vector<Tensor>> Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                           const std::vector<std::string>& fetches,
+                                           RunStats* stats) {
   return Run(feeds, fetches, {}, stats);
 }
 
-StatusOr<std::vector<Tensor>> Session::Run(
-    const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-    RunStats* stats) {
+StatusOr<std::vector<Tensor>> Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                           const std::vector<std::string>& fetches,
+                                           const std::vector<std::string>& targets,
+                                           RunStats* stats) {
   return impl_->Run(feeds, fetches, targets, stats, /*graph_names=*/false);
 }
 
-StatusOr<std::vector<Tensor>> Session::Run(
-    const RunOptions& run_options, const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-    RunStats* stats) {
+StatusOr<std::vector<Tensor>> Session::Run(const RunOptions& run_options,
+                                           const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                           const std::vector<std::string>& fetches,
+                                           const std::vector<std::string>& targets,
+                                           RunStats* stats) {
   return impl_->Run(feeds, fetches, targets, stats, /*graph_names=*/false, &run_options);
 }
 
@@ -528,8 +540,9 @@ StatusOr<std::vector<Tensor>> Session::Impl::Run(
   const RunControl control(timeout_ms, std::move(cancel), memory);
   if (memory != nullptr) memory->ResetPeak();
   if (fetches.empty() && targets.empty()) {
-    return InvalidArgument("no fetches and no targets: name at least one tensor to compute or "
-                           "node to run");
+    return InvalidArgument(
+        "no fetches and no targets: name at least one tensor to compute or "
+        "node to run");
   }
   std::vector<std::string> feed_names, feed_tensors, fetch_tensors;
   std::vector<Tensor> feed_values;
@@ -550,9 +563,9 @@ StatusOr<std::vector<Tensor>> Session::Impl::Run(
   }
   TFJIT_ASSIGN_OR_RETURN(std::vector<const tf::Node*> target_nodes, ResolveTargets(targets));
   // Plans are keyed by graph tensor names: a signature key and its tensor share one plan.
-  TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Plan> plan,
-                         GetPlan(feed_outs, feed_tensors, fetch_outs, fetch_tensors,
-                                 target_nodes, targets));
+  TFJIT_ASSIGN_OR_RETURN(
+      std::shared_ptr<runtime::Plan> plan,
+      GetPlan(feed_outs, feed_tensors, fetch_outs, fetch_tensors, target_nodes, targets));
   runtime::ExecContext ctx = Context();
   ctx.control = &control;
   ctx.profile = run_options != nullptr && run_options->profile && stats != nullptr;
@@ -618,8 +631,9 @@ std::vector<InputInfo> Session::Inputs() const {
 Status Session::SaveVariables(const std::string& prefix) {
   const tf::CheckpointVariables& ckpt = impl_->checkpoint;
   if (ckpt.keys_and_tensors.empty()) {
-    return FailedPrecondition("SaveVariables: this model has no SavedModel variables to save "
-                              "(a GraphDef saves through its own Saver ops: SaveV2)");
+    return FailedPrecondition(
+        "SaveVariables: this model has no SavedModel variables to save "
+        "(a GraphDef saves through its own Saver ops: SaveV2)");
   }
   std::vector<std::string> tensors;
   for (const auto& [key, tensor] : ckpt.keys_and_tensors) tensors.push_back(tensor);
@@ -695,8 +709,8 @@ void ExplainPlan(const tf::Graph& graph, const std::vector<tf::Output>& feeds,
     absl::StatusOr<tf::FunctionCall> call = tf::GetFunctionCall(node);
     if (!call.ok()) continue;
     const std::string& name = call->function->signature().name();
-    const cluster::JitMode body_mode = runtime::FunctionBodyMode(
-        session_mode, tf::CallMustCompileAttr(node), caller_must_compile);
+    const cluster::JitMode body_mode =
+        runtime::FunctionBodyMode(session_mode, tf::CallMustCompileAttr(node), caller_must_compile);
     // As FunctionRuntime instantiates it: calls inlined in all and auto modes (auto keeps
     // calls to must-compile functions).
     absl::StatusOr<tf::FunctionBody> body = tf::InstantiateFunction(
@@ -766,10 +780,9 @@ std::string Wrap(absl::string_view text, size_t width) {
 StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetches) const {
   TFJIT_ASSIGN_OR_RETURN(ExplainInputs in, impl_->ForExplain(fetches));
   const cluster::JitMode mode = in.mode;
-  TFJIT_ASSIGN_OR_RETURN(
-      std::unique_ptr<runtime::Plan> plan,
-      runtime::Plan::Build(*impl_->graph, in.feeds, in.fetches, mode, impl_->placement(),
-                           in.targets));
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Plan> plan,
+                         runtime::Plan::Build(*impl_->graph, in.feeds, in.fetches, mode,
+                                              impl_->placement(), in.targets));
   const cluster::ClusteringResult& r = plan->clustering();
   const tf::Graph& graph = *impl_->graph;
   // Pastel fills and darker borders, cycled over the clusters.
@@ -778,9 +791,9 @@ StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetche
   static constexpr const char* kLine[] = {"#3d85c6", "#6aa84f", "#bf9000", "#cc0000",
                                           "#674ea7", "#e69138", "#45818e", "#a64d79"};
   std::string out = absl::StrCat(
-      "digraph ", DotQuote(graph.source()), " {\n  rankdir=TB;\n",
-      "  label=", DotQuote(absl::StrCat("tfjit explain: jit mode ", cluster::JitModeName(mode), ", ",
-                                       r.clusters.size(), " cluster(s)")),
+      "digraph ", DotQuote(graph.source()), " {\n  rankdir=TB;\n", "  label=",
+      DotQuote(absl::StrCat("tfjit explain: jit mode ", cluster::JitModeName(mode), ", ",
+                            r.clusters.size(), " cluster(s)")),
       "; labelloc=t; fontname=\"Helvetica\";\n",
       "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n",
       "  edge [color=\"#666666\", arrowsize=0.6];\n");
@@ -801,10 +814,10 @@ StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetche
         ++constants;
         continue;
       }
-      absl::StrAppend(&out, "    ", node_id(*n), " [label=",
-                      DotQuote(absl::StrCat(n->op(), "\n", ShortName(n->name()))),
-                      ", tooltip=", DotQuote(n->name()), ", fillcolor=\"", kFill[k],
-                      "\", color=\"", kLine[k], "\"];\n");
+      absl::StrAppend(&out, "    ", node_id(*n),
+                      " [label=", DotQuote(absl::StrCat(n->op(), "\n", ShortName(n->name()))),
+                      ", tooltip=", DotQuote(n->name()), ", fillcolor=\"", kFill[k], "\", color=\"",
+                      kLine[k], "\"];\n");
     }
     absl::StrAppend(&out, "  }\n");
   }
@@ -814,11 +827,11 @@ StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetche
       ++constants;
       continue;
     }
-    absl::StrAppend(&out, "  ", node_id(n), " [label=",
-                    DotQuote(absl::StrCat(n.op(), "\n", ShortName(n.name()), "\n(",
-                                          Wrap(why, 40), ")")),
-                    ", tooltip=", DotQuote(n.name()),
-                    ", fillcolor=\"white\", color=\"#999999\", fontcolor=\"#555555\"];\n");
+    absl::StrAppend(
+        &out, "  ", node_id(n), " [label=",
+        DotQuote(absl::StrCat(n.op(), "\n", ShortName(n.name()), "\n(", Wrap(why, 40), ")")),
+        ", tooltip=", DotQuote(n.name()),
+        ", fillcolor=\"white\", color=\"#999999\", fontcolor=\"#555555\"];\n");
   }
   auto drawn = [&](const tf::Node& n) {
     return !hidden(n) &&
@@ -832,9 +845,9 @@ StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetche
     for (const tf::Output& in : node->inputs()) {
       if (!drawn(*in.node) && in.node->op() == "Placeholder" &&
           placeholders.insert(in.node).second) {
-        absl::StrAppend(&out, "  ", node_id(*in.node), " [shape=ellipse, label=",
-                        DotQuote(ShortName(in.node->name())), ", tooltip=",
-                        DotQuote(in.node->name()), ", fillcolor=\"white\"];\n");
+        absl::StrAppend(&out, "  ", node_id(*in.node),
+                        " [shape=ellipse, label=", DotQuote(ShortName(in.node->name())),
+                        ", tooltip=", DotQuote(in.node->name()), ", fillcolor=\"white\"];\n");
       }
     }
   }
@@ -846,7 +859,8 @@ StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetche
       }
     }
     for (const tf::Node* c : node->control_inputs()) {
-      if (drawn(*c)) absl::StrAppend(&out, "  ", node_id(*c), " -> ", node_id(*node), " [style=dashed];\n");
+      if (drawn(*c))
+        absl::StrAppend(&out, "  ", node_id(*c), " -> ", node_id(*node), " [style=dashed];\n");
     }
   }
   absl::StrAppend(&out, "  legend [shape=plaintext, style=\"\", label=",
@@ -870,8 +884,8 @@ StatusOr<std::string> Session::Explain(const std::vector<std::string>& fetches) 
                     impl_->functionalized_tensor_arrays, "\n");
   }
   if (impl_->functionalized_conds > 0) {
-    absl::StrAppend(&loops, "TF1 conditionals turned into If nodes: ",
-                    impl_->functionalized_conds, "\n");
+    absl::StrAppend(&loops, "TF1 conditionals turned into If nodes: ", impl_->functionalized_conds,
+                    "\n");
   }
   for (const auto& [what, why] : impl_->loops_left) {
     absl::StrAppend(&loops, "TF1 ", what, " stays in the runtime: ", why, "\n");

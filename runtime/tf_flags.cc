@@ -24,7 +24,8 @@ struct Flag {
 // "--a=1 --b" -> {a, 1}, {b, bare}. INVALID_ARGUMENT for a token that is not a flag.
 absl::StatusOr<std::vector<Flag>> Split(const std::string& variable, const std::string& text) {
   std::vector<Flag> flags;
-  for (absl::string_view token : absl::StrSplit(text, absl::ByAnyChar(" \t\n"), absl::SkipEmpty())) {
+  for (absl::string_view token :
+       absl::StrSplit(text, absl::ByAnyChar(" \t\n"), absl::SkipEmpty())) {
     if (!absl::StartsWith(token, "--")) {
       return InvalidArgument("%s: '%s' is not a flag; write --name=value", variable,
                              std::string(token));
@@ -72,8 +73,10 @@ StatusOr<SessionOptions> ApplyTfFlags(SessionOptions options, const std::string&
       }
       int v = 0;
       if (f.bare || !absl::SimpleAtoi(level, &v) || v < -1 || v > 2) {
-        return InvalidArgument("%s: --tf_xla_auto_jit takes -1, 0, 1, 2 or single-gpu(N), got "
-                               "'%s'", kTf, f.value);
+        return InvalidArgument(
+            "%s: --tf_xla_auto_jit takes -1, 0, 1, 2 or single-gpu(N), got "
+            "'%s'",
+            kTf, f.value);
       }
       options.jit = v >= 1 ? JitMode::kAuto : JitMode::kOff;
     } else if (f.name == "tf_xla_cpu_global_jit") {

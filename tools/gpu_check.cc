@@ -36,17 +36,18 @@ int Fail(const absl::Status& status) {
 // out = a * b + c over n float32 elements: one fused kernel reading 3n and writing n floats.
 std::string TriadModule(int64_t n) {
   const std::string s = absl::StrCat("f32[", n, "]");
-  return absl::StrCat("HloModule triad\n\nENTRY %main (a: ", s, ", b: ", s, ", c: ", s, ") -> ",
-                      s, " {\n  %a = ", s, " parameter(0)\n  %b = ", s,
-                      " parameter(1)\n  %c = ", s, " parameter(2)\n  %m = ", s,
-                      " multiply(%a, %b)\n  ROOT %r = ", s, " add(%m, %c)\n}\n");
+  return absl::StrCat("HloModule triad\n\nENTRY %main (a: ", s, ", b: ", s, ", c: ", s, ") -> ", s,
+                      " {\n  %a = ", s, " parameter(0)\n  %b = ", s, " parameter(1)\n  %c = ", s,
+                      " parameter(2)\n  %m = ", s, " multiply(%a, %b)\n  ROOT %r = ", s,
+                      " add(%m, %c)\n}\n");
 }
 
 std::string DotModule(int64_t m, int64_t n, int64_t k) {
   return absl::StrCat("HloModule gemm\n\nENTRY %main (a: f32[", m, ",", k, "], b: f32[", k, ",", n,
                       "]) -> f32[", m, ",", n, "] {\n  %a = f32[", m, ",", k,
                       "] parameter(0)\n  %b = f32[", k, ",", n, "] parameter(1)\n  ROOT %d = f32[",
-                      m, ",", n, "] dot(%a, %b), lhs_contracting_dims={1}, "
+                      m, ",", n,
+                      "] dot(%a, %b), lhs_contracting_dims={1}, "
                       "rhs_contracting_dims={0}\n}\n");
 }
 
@@ -124,9 +125,11 @@ int Model(const std::string& path, int runs) {
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (r == 0) {
-        std::printf("RESULT model device=%s first_run_ms=%.1f clusters=%d nodes_compiled=%d/%d "
-                    "fallbacks=%d\n", devices[k], ms, stats.clusters, stats.nodes_compiled,
-                    stats.nodes_total, stats.fallbacks);
+        std::printf(
+            "RESULT model device=%s first_run_ms=%.1f clusters=%d nodes_compiled=%d/%d "
+            "fallbacks=%d\n",
+            devices[k], ms, stats.clusters, stats.nodes_compiled, stats.nodes_total,
+            stats.fallbacks);
         // Where the clusters are and why nodes stay out (the log, not the RESULT lines).
         if (auto explain = (*session)->Explain(fetches); explain.ok()) {
           std::fprintf(stderr, "explain on %s:\n%s\n", devices[k], explain->c_str());
@@ -149,9 +152,10 @@ int Model(const std::string& path, int runs) {
                           static_cast<double>(std::fabs(a.data<float>()[j] - b.data<float>()[j])));
     }
   }
-  std::printf("RESULT model path=%s cpu_ms=%.2f gpu_ms=%.2f gpu_speedup=%.2f "
-              "max_abs_diff_gpu_vs_cpu=%.3g\n",
-              path.c_str(), median_ms[0], median_ms[1], median_ms[0] / median_ms[1], max_diff);
+  std::printf(
+      "RESULT model path=%s cpu_ms=%.2f gpu_ms=%.2f gpu_speedup=%.2f "
+      "max_abs_diff_gpu_vs_cpu=%.3g\n",
+      path.c_str(), median_ms[0], median_ms[1], median_ms[0] / median_ms[1], max_diff);
   return 0;
 }
 

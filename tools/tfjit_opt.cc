@@ -20,15 +20,15 @@
 #include "compiler/hlo/parser.h"
 #include "compiler/hlo/printer.h"
 #include "compiler/passes/algebraic_simplifier.h"
+#include "compiler/passes/buffer_assignment.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/fusion.h"
-#include "compiler/passes/buffer_assignment.h"
 #include "compiler/passes/liveness.h"
+#include "compiler/passes/pass.h"
 #include "compiler/passes/transpose_sinking.h"
 #include "compiler/passes/transposed_conv_split.h"
-#include "compiler/passes/pass.h"
 #include "compiler/tf2hlo/lowering.h"
 #include "core/status.h"
 #include "frontend/attr.h"
@@ -41,7 +41,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: tfjit-opt [--passes=simplify,transpose-sinking,constant-folding,\n"
     "                  split-transposed-conv,cse,dce,fusion]\n"
-    "                 [--canonical] [--no-verify] [--evaluate-seed=N] [--emit-ptx=sm_80|sm_90|sm_90a]\n"
+    "                 [--canonical] [--no-verify] [--evaluate-seed=N] "
+    "[--emit-ptx=sm_80|sm_90|sm_90a]\n"
     "                 [--print-liveness] [--print-buffer-assignment=cpu|gpu] [--emit-llvm]\n"
     "                 [--lower [--outputs=NODE[:K],...] [--autofix]]\n"
     "                 [--dump-ir-after=PASS,...|all --dump-dir=DIR] FILE.hlo|-\n";
@@ -55,13 +56,14 @@ struct Flags {
   std::string file;
   std::vector<std::string> dump_after;  // pass names or "all"
   std::string dump_dir;
-  std::string ptx_sm;  // --emit-ptx: print PTX for this compute capability instead of HLO
+  std::string ptx_sm;     // --emit-ptx: print PTX for this compute capability instead of HLO
   bool liveness = false;  // --print-liveness: each computation's schedule and live ranges
   // --print-buffer-assignment: the shared buffer assignment with this backend's policy
   std::string buffers_for;
   bool emit_llvm = false;  // --emit-llvm: the CPU backend's LLVM IR, before LLVM's passes
   // --lower: the input is a GraphDef (text or binary); its Placeholders and VarHandleOps are
-  // the parameters and the rest one cluster, lowered by tf2hlo (the module before any HLO pass unless
+  // the parameters and the rest one cluster, lowered by tf2hlo (the module before any HLO pass
+  // unless
   // --passes names some).
   bool lower = false;
   std::vector<std::string> outputs;  // --outputs: what the cluster returns (default: sinks)
@@ -121,21 +123,29 @@ std::string ParseFlags(int argc, char** argv, Flags& flags) {
       return absl::StrCat("unknown flag ", arg);
     }
   }
-  if (!flags.dump_after.empty() && flags.dump_dir.empty()) return "--dump-ir-after needs --dump-dir";
+  if (!flags.dump_after.empty() && flags.dump_dir.empty())
+    return "--dump-ir-after needs --dump-dir";
   return flags.file.empty() ? "no input file" : "";
 }
 
 // Adds the pass called `name`; false when there is none.
 bool AddPass(passes::PassPipeline& pipeline, const std::string& name) {
-  if (name == "simplify") pipeline.AddPass<passes::AlgebraicSimplifierPass>();
-  else if (name == "constant-folding") pipeline.AddPass<passes::ConstantFoldingPass>();
-  else if (name == "transpose-sinking") pipeline.AddPass<passes::TransposeSinkingPass>();
+  if (name == "simplify")
+    pipeline.AddPass<passes::AlgebraicSimplifierPass>();
+  else if (name == "constant-folding")
+    pipeline.AddPass<passes::ConstantFoldingPass>();
+  else if (name == "transpose-sinking")
+    pipeline.AddPass<passes::TransposeSinkingPass>();
   else if (name == "split-transposed-conv")
     pipeline.AddPass<passes::TransposedConvolutionSplitPass>();
-  else if (name == "cse") pipeline.AddPass<passes::CsePass>();
-  else if (name == "dce") pipeline.AddPass<passes::DcePass>();
-  else if (name == "fusion") pipeline.AddPass<passes::FusionPass>();
-  else return false;
+  else if (name == "cse")
+    pipeline.AddPass<passes::CsePass>();
+  else if (name == "dce")
+    pipeline.AddPass<passes::DcePass>();
+  else if (name == "fusion")
+    pipeline.AddPass<passes::FusionPass>();
+  else
+    return false;
   return true;
 }
 
@@ -165,8 +175,8 @@ std::string LiteralToString(const hlo::Literal& literal) {
 // at launch; its outputs are `outputs`, or every output no node reads, then the variables it
 // assigns.
 absl::StatusOr<std::unique_ptr<hlo::Module>> LowerGraph(const std::string& file,
-                                                       const std::vector<std::string>& outputs,
-                                                       bool autofix) {
+                                                        const std::vector<std::string>& outputs,
+                                                        bool autofix) {
   std::unique_ptr<tf::Graph> graph;
   if (file == "-") {
     TFJIT_ASSIGN_OR_RETURN(std::string bytes, ReadInput(file));
@@ -188,9 +198,10 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerGraph(const std::string& file,
     TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(*node, "dtype"));
     TFJIT_ASSIGN_OR_RETURN(tf::PartialShape shape, tf::GetShapeAttr(*node, "shape"));
     if (!shape.IsFullyDefined()) {
-      return InvalidArgument("%s: %s has shape %s; --lower needs every dim (give the attr "
-                             "'shape' a full shape)",
-                             file, node->DebugName(), shape.ToString());
+      return InvalidArgument(
+          "%s: %s has shape %s; --lower needs every dim (give the attr "
+          "'shape' a full shape)",
+          file, node->DebugName(), shape.ToString());
     }
     cluster.inputs.push_back(tf::Output{const_cast<tf::Node*>(node), 0});
     tf2hlo::ArgInfo arg;
@@ -210,10 +221,12 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerGraph(const std::string& file,
       std::vector<bool> read(static_cast<size_t>(node->num_outputs()), false);
       for (const auto& [consumer, slot] : node->data_consumers()) {
         const tf::Output& in = consumer->input(slot);
-        if (in.index >= 0 && in.index < node->num_outputs()) read[static_cast<size_t>(in.index)] = true;
+        if (in.index >= 0 && in.index < node->num_outputs())
+          read[static_cast<size_t>(in.index)] = true;
       }
       for (int k = 0; k < node->num_outputs(); ++k) {
-        if (!read[static_cast<size_t>(k)]) cluster.outputs.push_back(tf::Output{const_cast<tf::Node*>(node), k});
+        if (!read[static_cast<size_t>(k)])
+          cluster.outputs.push_back(tf::Output{const_cast<tf::Node*>(node), k});
       }
     }
   }
@@ -253,11 +266,10 @@ absl::Status Run(const Flags& flags, passes::PassPipeline& pipeline) {
   }
   if (!flags.buffers_for.empty()) {
     const bool cpu = flags.buffers_for == "cpu";
-    TFJIT_ASSIGN_OR_RETURN(
-        passes::ModuleBufferAssignment assignment,
-        passes::ModuleBufferAssignment::Build(
-            *module, cpu ? cpu::CpuBufferPolicy() : gpu::GpuBufferPolicy(),
-            cpu ? cpu::kCpuArenaAlignment : gpu::kGpuArenaAlignment));
+    TFJIT_ASSIGN_OR_RETURN(passes::ModuleBufferAssignment assignment,
+                           passes::ModuleBufferAssignment::Build(
+                               *module, cpu ? cpu::CpuBufferPolicy() : gpu::GpuBufferPolicy(),
+                               cpu ? cpu::kCpuArenaAlignment : gpu::kGpuArenaAlignment));
     std::cout << assignment.ToString();
     return absl::OkStatus();
   }

@@ -124,8 +124,7 @@ class BufferPlan {
   std::vector<int64_t> loop_starts_;
   passes::ArenaAssignment arena_;  // one entry per buffer (constants excluded)
   absl::flat_hash_map<const hlo::Instruction*, int> constant_slots_;
-  absl::flat_hash_map<std::tuple<const hlo::Instruction*, int64_t, int64_t, int64_t, int64_t>,
-                      int>
+  absl::flat_hash_map<std::tuple<const hlo::Instruction*, int64_t, int64_t, int64_t, int64_t>, int>
       packed_slots_;
 };
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/gemm_kernels.h"
 #include "backends/cpu/ir_emitter.h"
@@ -22,8 +24,6 @@
 #include "compiler/hlo/cost.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "core/logging.h"
 #include "core/status.h"
 #include "llvm/IR/LLVMContext.h"
@@ -84,10 +84,9 @@ class CpuBackend : public backends::Backend {
   // Threads LLVM's work on one module is split over (CompileForHostInParts).
   int CompileThreads() const;
   std::unique_ptr<backends::Executable> MakeExecutable(
-      std::unique_ptr<hlo::Module> module, BufferPlan plan,
-      std::vector<std::string> profile_units, LinkedObject linked,
-      backends::CompileStats stats, std::chrono::steady_clock::time_point start,
-      bool from_cache) const;
+      std::unique_ptr<hlo::Module> module, BufferPlan plan, std::vector<std::string> profile_units,
+      LinkedObject linked, backends::CompileStats stats,
+      std::chrono::steady_clock::time_point start, bool from_cache) const;
 
   CpuBackendOptions options_;
   CpuFusionPolicy policy_;
@@ -147,10 +146,10 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   std::string key;
   if (!options_.cache_dir.empty()) {
     cache.emplace(options_.cache_dir, options_.cache_max_bytes);
-    key = ObjectCache::Key(*module, absl::StrCat("opt=", options_.opt_level,
-                                                 " parallel=", options_.parallel, " min=",
-                                                 options_.parallel_min_elements, " small=",
-                                                 options_.small_kernel_elements));
+    key = ObjectCache::Key(*module,
+                           absl::StrCat("opt=", options_.opt_level, " parallel=", options_.parallel,
+                                        " min=", options_.parallel_min_elements,
+                                        " small=", options_.small_kernel_elements));
     // A dump compiles: a hit would skip the LLVM IR it asks for.
     std::optional<CachedObject> hit;
     if (!dumps) hit = cache->Load(key, *module);
@@ -159,8 +158,8 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
       if (linked.ok()) {
         hit->stats.optimize_ms = stats.optimize_ms;
         return MakeExecutable(std::move(module), std::move(hit->plan),
-                              std::move(hit->profile_units), std::move(*linked), hit->stats,
-                              start, /*from_cache=*/true);
+                              std::move(hit->profile_units), std::move(*linked), hit->stats, start,
+                              /*from_cache=*/true);
       }
       // An entry that does not link is a miss: compile, and the new entry replaces it.
       Log(LogLevel::kWarning, "disk cache: '%s' does not link (%s); compiling instead",
@@ -248,9 +247,8 @@ absl::StatusOr<CpuBackend::LinkedObject> CpuBackend::LinkObject(
 }
 
 std::unique_ptr<backends::Executable> CpuBackend::MakeExecutable(
-    std::unique_ptr<hlo::Module> module, BufferPlan plan,
-    std::vector<std::string> profile_units, LinkedObject linked,
-    backends::CompileStats stats, std::chrono::steady_clock::time_point start,
+    std::unique_ptr<hlo::Module> module, BufferPlan plan, std::vector<std::string> profile_units,
+    LinkedObject linked, backends::CompileStats stats, std::chrono::steady_clock::time_point start,
     bool from_cache) const {
   stats.codegen_ms = MillisSince(start);
   stats.loaded_from_disk_cache = from_cache;

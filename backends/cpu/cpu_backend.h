@@ -13,8 +13,8 @@
 namespace tfjit::cpu {
 
 struct CpuBackendOptions {
-  int opt_level = 3;        // LLVM optimisation level (0..3)
-  bool parallel = true;     // split large kernels across the ThreadPool given to Run
+  int opt_level = 3;     // LLVM optimisation level (0..3)
+  bool parallel = true;  // split large kernels across the ThreadPool given to Run
   int64_t parallel_min_elements = 1 << 16;  // kernels smaller than this always run inline
   // Kernels outside loops touching at most this many elements are compiled for size
   // (IrEmitterOptions::small_kernel_elements); 0: none.

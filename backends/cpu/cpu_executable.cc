@@ -19,10 +19,12 @@
 namespace tfjit::cpu {
 
 CpuExecutable::CpuExecutable(std::unique_ptr<hlo::Module> module, BufferPlan plan,
-                             std::vector<std::string> profile_units,
-                             std::unique_ptr<OrcJit> jit, EntryFn entry,
-                             backends::CompileStats stats)
-    : module_(std::move(module)), plan_(std::move(plan)), jit_(std::move(jit)), entry_(entry),
+                             std::vector<std::string> profile_units, std::unique_ptr<OrcJit> jit,
+                             EntryFn entry, backends::CompileStats stats)
+    : module_(std::move(module)),
+      plan_(std::move(plan)),
+      jit_(std::move(jit)),
+      entry_(entry),
       stats_(stats) {
   absl::flat_hash_map<absl::string_view, const hlo::Instruction*> by_name;
   for (const hlo::Computation* c : module_->computations()) {
@@ -108,8 +110,10 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Ten
       break;
     }
   }
-  TFJIT_RETURN_IF_ERROR(CheckAllocation(needed, "the outputs and temporaries of the compiled "
-                                        "module", absl::StrCat("module '", module_->name(), "'")));
+  TFJIT_RETURN_IF_ERROR(CheckAllocation(needed,
+                                        "the outputs and temporaries of the compiled "
+                                        "module",
+                                        absl::StrCat("module '", module_->name(), "'")));
   MemoryBudget* budget = control != nullptr ? control->memory() : nullptr;
   if (budget != nullptr) budget->Charge(plan_.arena_bytes());
   auto release_arena = [&](void*) {
@@ -164,8 +168,7 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Ten
   ctx.profile = counters;
   CallEntry(entry_, table.data(), &ctx);
   if (ctx.stopped != 0) {  // a While loop stopped early: the results are not the module's
-    return control->Check(absl::StrCat("a While loop of compiled module '", module_->name(),
-                                       "'"));
+    return control->Check(absl::StrCat("a While loop of compiled module '", module_->name(), "'"));
   }
   for (size_t k = 0; k < plan_.outputs().size(); ++k) {
     const OutputSource& source = plan_.outputs()[k];
@@ -173,7 +176,8 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Ten
     const void* from = source.copy_from.constant != nullptr
                            ? source.copy_from.constant->literal().tensor().raw_data()
                            : table[static_cast<size_t>(source.copy_from.id)];
-    if (outputs[k].byte_size() > 0) std::memcpy(outputs[k].raw_data(), from, outputs[k].byte_size());
+    if (outputs[k].byte_size() > 0)
+      std::memcpy(outputs[k].raw_data(), from, outputs[k].byte_size());
   }
   return outputs;
 }

@@ -22,8 +22,8 @@ class CpuExecutable : public backends::Executable {
   // `entry` lives in `jit`; the plan and `profile_units` (EmittedModule::profile_units) refer
   // to instructions of `module`.
   CpuExecutable(std::unique_ptr<hlo::Module> module, BufferPlan plan,
-                std::vector<std::string> profile_units, std::unique_ptr<OrcJit> jit,
-                EntryFn entry, backends::CompileStats stats);
+                std::vector<std::string> profile_units, std::unique_ptr<OrcJit> jit, EntryFn entry,
+                backends::CompileStats stats);
   ~CpuExecutable() override;
 
   // INVALID_ARGUMENT when the argument count, a dtype or dims differ from the parameters.

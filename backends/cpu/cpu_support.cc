@@ -43,8 +43,10 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
     switch (inst->opcode()) {
       case Opcode::kParameter:
         if (is_entry && !inst->shape().IsArray()) {
-          return Unimplemented("cpu backend: tuple-shaped parameters are not supported "
-                               "(instruction '%s')", inst->name());
+          return Unimplemented(
+              "cpu backend: tuple-shaped parameters are not supported "
+              "(instruction '%s')",
+              inst->name());
         }
         break;
       case Opcode::kConstant:
@@ -63,14 +65,14 @@ absl::Status CheckSequenced(const hlo::Computation& computation, bool is_entry) 
         break;
       case Opcode::kCustomCall:
         if (!IsLibraryCustomCall(*inst)) {
-          return Unimplemented("cpu backend: opcode 'custom-call' is not supported (instruction "
-                               "'%s'): target \"%s\" with this shape has no implementation",
-                               inst->name(), inst->attrs().custom_call_target);
+          return Unimplemented(
+              "cpu backend: opcode 'custom-call' is not supported (instruction "
+              "'%s'): target \"%s\" with this shape has no implementation",
+              inst->name(), inst->attrs().custom_call_target);
         }
         break;
       case Opcode::kScatter:
-        if (!inst->shape().IsArray() ||
-            !IsIntegerDType(inst->operand(1)->shape().element_type())) {
+        if (!inst->shape().IsArray() || !IsIntegerDType(inst->operand(1)->shape().element_type())) {
           return UnsupportedOpcode(*inst);
         }
         TFJIT_RETURN_IF_ERROR(CheckElemental(*inst->to_apply()));

@@ -29,9 +29,8 @@ passes::BufferPolicy CpuBufferPolicy() {
   return policy;
 }
 
-absl::StatusOr<FramePlan> PlanFrame(const hlo::Computation& computation,
-                                    std::vector<Leaves> params, bool params_writable,
-                                    BufferPlan& buffers) {
+absl::StatusOr<FramePlan> PlanFrame(const hlo::Computation& computation, std::vector<Leaves> params,
+                                    bool params_writable, BufferPlan& buffers) {
   PlanSource source(buffers);
   return FramePlan::Build(computation, std::move(params), params_writable, CpuBufferPolicy(),
                           source);

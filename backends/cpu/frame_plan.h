@@ -25,9 +25,8 @@ passes::BufferPolicy CpuBufferPolicy();
 // Plans `computation` called with one value per parameter; new buffers go to `buffers`.
 // `params_writable`: the frame may update its parameters' buffers in place (a while body);
 // entry parameter slots are never written.
-absl::StatusOr<FramePlan> PlanFrame(const hlo::Computation& computation,
-                                    std::vector<Leaves> params, bool params_writable,
-                                    BufferPlan& buffers);
+absl::StatusOr<FramePlan> PlanFrame(const hlo::Computation& computation, std::vector<Leaves> params,
+                                    bool params_writable, BufferPlan& buffers);
 
 }  // namespace tfjit::cpu
 

@@ -198,10 +198,9 @@ void EmitKernel(llvm::Module& module, const KernelTarget& t, int rows, int vecto
               f32, c, b.CreateAdd(b.CreateMul(b.getInt64(r), ldc), b.getInt64(v * t.lanes)));
           llvm::Value* out = result[static_cast<size_t>(r * vectors + v)];
           if (adding) {
-            llvm::Value* prev =
-                masked ? static_cast<llvm::Value*>(b.CreateMaskedLoad(
-                             vec, at, align, masks[static_cast<size_t>(v)], zero))
-                       : b.CreateAlignedLoad(vec, at, align);
+            llvm::Value* prev = masked ? static_cast<llvm::Value*>(b.CreateMaskedLoad(
+                                             vec, at, align, masks[static_cast<size_t>(v)], zero))
+                                       : b.CreateAlignedLoad(vec, at, align);
             out = b.CreateFAdd(out, prev);
           }
           if (masked) {
@@ -255,8 +254,8 @@ void EmitDepthwiseTile(llvm::Module& module, const KernelTarget& t, const TileSh
   llvm::FixedVectorType* vec = llvm::FixedVectorType::get(f32, lanes);
   llvm::FunctionType* type =
       llvm::FunctionType::get(b.getVoidTy(), {ptr, i64, i64, i64, i64}, false);
-  llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
-                                              TileName(tile), module);
+  llvm::Function* fn =
+      llvm::Function::Create(type, llvm::Function::ExternalLinkage, TileName(tile), module);
   fn->addFnAttr("target-cpu", t.cpu);
   if (!t.features.empty()) fn->addFnAttr("target-features", t.features);
   if (t.lanes == 16) fn->addFnAttr("prefer-vector-width", "512");
@@ -273,8 +272,8 @@ void EmitDepthwiseTile(llvm::Module& module, const KernelTarget& t, const TileSh
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   b.SetInsertPoint(entry);
   auto field = [&](size_t offset, llvm::Type* type_of, const char* name) {
-    return b.CreateAlignedLoad(type_of, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), row_desc,
-                                                                     offset),
+    return b.CreateAlignedLoad(type_of,
+                               b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), row_desc, offset),
                                llvm::Align(8), name);
   };
   llvm::Value* rows = field(offsetof(gemm::DepthwiseRow, rows), ptr, "rows");
@@ -324,8 +323,7 @@ void EmitDepthwiseTile(llvm::Module& module, const KernelTarget& t, const TileSh
     llvm::Value* oxb = b.CreateAdd(ox0, b.CreateMul(block, b.getInt64(tile.pixels)));
     // Pixels of this block: all of them for the full tile, else nox.
     llvm::Value* count = tile.checked ? nox : b.getInt64(tile.pixels);
-    counted_loop(c0, c_end, b.getInt64(step), "cstep", [&](llvm::Value* c,
-                                                          llvm::BasicBlock*) {
+    counted_loop(c0, c_end, b.getInt64(step), "cstep", [&](llvm::Value* c, llvm::BasicBlock*) {
       llvm::Value* whole = b.CreateICmpSLE(b.CreateAdd(c, b.getInt64(step)), c_end);
       llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx, "cstep_done", fn);
       llvm::BasicBlock* whole_block = llvm::BasicBlock::Create(ctx, "whole", fn);
@@ -336,9 +334,9 @@ void EmitDepthwiseTile(llvm::Module& module, const KernelTarget& t, const TileSh
         std::vector<llvm::Value*> masks;  // lanes below c_end: an i32 compare per vector
         for (int v = 0; v < tile.vectors && masked; ++v) {
           llvm::Value* left = b.CreateSub(c_end, b.CreateAdd(c, b.getInt64(v * t.lanes)));
-          left = b.CreateTrunc(b.CreateSelect(b.CreateICmpSGT(left, b.getInt64(t.lanes)),
-                                              b.getInt64(t.lanes), left),
-                               b.getInt32Ty());
+          left = b.CreateTrunc(
+              b.CreateSelect(b.CreateICmpSGT(left, b.getInt64(t.lanes)), b.getInt64(t.lanes), left),
+              b.getInt32Ty());
           masks.push_back(b.CreateICmpSLT(lane_vec, b.CreateVectorSplat(lanes, left)));
         }
         auto load = [&](llvm::Value* at, int v) -> llvm::Value* {
@@ -554,9 +552,8 @@ std::string ModuleIr(const char* name, const Emit& emit) {
 }  // namespace
 
 std::string GemmMicroKernelIr(GemmIsa isa, int rows, int vectors) {
-  return ModuleIr("tfjit_gemm_micro_kernel", [&](llvm::Module& module) {
-    EmitKernel(module, TargetOf(isa), rows, vectors);
-  });
+  return ModuleIr("tfjit_gemm_micro_kernel",
+                  [&](llvm::Module& module) { EmitKernel(module, TargetOf(isa), rows, vectors); });
 }
 
 std::string DepthwiseTileIr(GemmIsa isa, gemm::DepthwiseTile tile) {

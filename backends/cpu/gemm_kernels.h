@@ -45,8 +45,8 @@ struct GeneratedKernels {
 // Generates and compiles the kernels for `isa` (the host must run them), or, with a `cache`,
 // loads their object files from it when a process on this machine stored them before (and
 // stores them after compiling): the ~0.4 s of LLVM is paid once per machine and tfjit build.
-absl::StatusOr<std::unique_ptr<GeneratedKernels>> CompileGeneratedKernels(
-    GemmIsa isa, const ObjectCache* cache);
+absl::StatusOr<std::unique_ptr<GeneratedKernels>> CompileGeneratedKernels(GemmIsa isa,
+                                                                          const ObjectCache* cache);
 
 // CompileGeneratedKernels' kernels for `isa`, made on first use and kept for the process's
 // lifetime (thread-safe; `cache` serves the first call). UNAVAILABLE when the host cannot run
@@ -67,8 +67,7 @@ std::string DepthwiseTileIr(GemmIsa isa, gemm::DepthwiseTile tile);
 // unknown TFJIT_GEMM value (treated as auto). The environment variable TFJIT_GEMM overrides:
 // "generated" (the widest generated kernels the host runs, also on AVX-512 hosts), "avx2"
 // (the AVX2 ones), "eigen" (none), "auto" (the default).
-absl::Status InstallHostGemmKernels(const std::string& cache_dir = "",
-                                    int64_t cache_max_bytes = 0);
+absl::Status InstallHostGemmKernels(const std::string& cache_dir = "", int64_t cache_max_bytes = 0);
 
 }  // namespace tfjit::cpu
 

@@ -20,10 +20,10 @@
 #include "core/conv2d.h"
 #include "core/dtype.h"
 #include "core/linalg.h"
+#include "core/nms.h"
 #include "core/random_fill.h"
 #include "core/run_control.h"
 #include "core/status.h"
-#include "core/nms.h"
 #include "core/top_k.h"
 #include "core/where.h"
 #include "llvm/IR/LLVMContext.h"
@@ -96,11 +96,13 @@ struct KernelInfo {
   int64_t cost_per_unit = 1;
 };
 
-
 class CpuIrEmitter {
  public:
   CpuIrEmitter(BufferPlan& plan, const IrEmitterOptions& options, llvm::Module* module)
-      : plan_(plan), options_(options), module_(module), b_(module->getContext()),
+      : plan_(plan),
+        options_(options),
+        module_(module),
+        b_(module->getContext()),
         elemental_(&b_, module) {}
 
   // Emits tfjit_entry for the module's entry computation and places its results.
@@ -114,8 +116,7 @@ class CpuIrEmitter {
   llvm::Function* NewFunction(const std::string& name, llvm::FunctionType* type, bool internal);
   absl::StatusOr<KernelInfo> EmitKernel(const Instruction& inst,
                                         const std::vector<ValueLocation>& operand_loc,
-                                        const std::vector<ValueLocation>& out_locs,
-                                        bool in_place);
+                                        const std::vector<ValueLocation>& out_locs, bool in_place);
   // A multi-output reduce fusion (fusion.h): every output in one loop.
   absl::Status EmitMultiOutputBody(const Instruction& inst,
                                    const std::vector<ElementGenerator>& ops,
@@ -146,9 +147,9 @@ class CpuIrEmitter {
   // Library calls; `epilogue` (a kernel) and `buffers` (its buffer table) are null pointers
   // unless the call runs an output fusion's epilogue.
   // `packed` is the rhs packed once (PackedRhsSlot's slot) or a null pointer.
-  void EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,
-                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* packed, llvm::Value* ctx,
-                    llvm::Value* epilogue, llvm::Value* buffers);
+  void EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out, llvm::Value* lhs,
+                    llvm::Value* rhs, llvm::Value* packed, llvm::Value* ctx, llvm::Value* epilogue,
+                    llvm::Value* buffers);
   void EmitConvBody(const Instruction& inst, const conv::Conv2DParams& p, llvm::Value* out,
                     llvm::Value* lhs, llvm::Value* rhs, llvm::Value* packed, llvm::Value* ctx,
                     llvm::Value* epilogue, llvm::Value* buffers);
@@ -260,8 +261,8 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   params.push_back(b_.getInt64Ty());
   const std::string name = "kernel." + std::to_string(num_kernels_++);
   kernel_names_.push_back(inst.name());
-  llvm::Function* body = NewFunction(
-      name + ".body", llvm::FunctionType::get(b_.getVoidTy(), params, false), true);
+  llvm::Function* body =
+      NewFunction(name + ".body", llvm::FunctionType::get(b_.getVoidTy(), params, false), true);
   for (size_t i = 0; i < num_outs + slots.size(); ++i) {
     body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
   }
@@ -305,8 +306,7 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
     outs.emplace_back(body->getArg(static_cast<unsigned>(k)), out_shapes[k]);
   }
   const IrArray& out = outs[0];
-  std::optional<GemmShape> gemm =
-      inst.opcode() == Opcode::kDot ? MatchGemm(inst) : std::nullopt;
+  std::optional<GemmShape> gemm = inst.opcode() == Opcode::kDot ? MatchGemm(inst) : std::nullopt;
   std::optional<conv::Conv2DParams> conv2d =
       inst.opcode() == Opcode::kConvolution ? MatchConv2D(inst) : std::nullopt;
   llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
@@ -322,8 +322,8 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
                  null, null);
   } else if (conv2d.has_value()) {
     llvm::Value* packed = packed_arg >= 0 ? body->getArg(static_cast<unsigned>(packed_arg)) : null;
-    EmitConvBody(inst, *conv2d, body->getArg(0), operand_ptrs[0], operand_ptrs[1], packed,
-                 run_ctx, null, null);
+    EmitConvBody(inst, *conv2d, body->getArg(0), operand_ptrs[0], operand_ptrs[1], packed, run_ctx,
+                 null, null);
   } else if (inst.opcode() == Opcode::kScatter) {
     TFJIT_RETURN_IF_ERROR(EmitScatterBody(inst, ops, out, in_place, info));
   } else if (in_place) {
@@ -342,8 +342,8 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
 
   // Wrapper with the kernel ABI: loads the buffer pointers and calls the body.
   llvm::Function* wrapper = NewFunction(
-      name, llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, b_.getInt64Ty(), b_.getInt64Ty()},
-                                    false),
+      name,
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, b_.getInt64Ty(), b_.getInt64Ty()}, false),
       false);
   // Kept out of tfjit_entry: LLVM would otherwise inline single-use kernels there, growing one
   // function to the whole module (slower to optimise) and hiding kernels from profiles.
@@ -354,8 +354,8 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   std::vector<llvm::Value*> args;
   auto load_slot = [&](int slot) {
     plan_.Touch(slot);
-    llvm::Value* p = b_.CreateConstInBoundsGEP1_64(ptr, wrapper->getArg(0),
-                                                   static_cast<uint64_t>(slot));
+    llvm::Value* p =
+        b_.CreateConstInBoundsGEP1_64(ptr, wrapper->getArg(0), static_cast<uint64_t>(slot));
     return b_.CreateAlignedLoad(ptr, p, llvm::Align(8));
   };
   for (const ValueLocation& out_loc : out_locs) args.push_back(load_slot(out_loc.id));
@@ -438,9 +438,8 @@ absl::Status CpuIrEmitter::EmitRootLoop(const std::vector<int64_t>& dims,
 // output. Otherwise: one loop over the output space computing every reduce per element.
 absl::Status CpuIrEmitter::EmitMultiOutputBody(const Instruction& inst,
                                                const std::vector<ElementGenerator>& ops,
-                                               const std::vector<IrArray>& outs,
-                                               llvm::Value* begin, llvm::Value* end,
-                                               KernelInfo& info) {
+                                               const std::vector<IrArray>& outs, llvm::Value* begin,
+                                               llvm::Value* end, KernelInfo& info) {
   const hlo::Computation& fused = *inst.called_computations()[0];
   const Instruction* root = fused.root();
   std::vector<const Instruction*> reduces(root->operands().begin(), root->operands().end());
@@ -459,25 +458,25 @@ absl::Status CpuIrEmitter::EmitMultiOutputBody(const Instruction& inst,
   const int64_t work = first.operand(0)->shape().num_elements() * static_cast<int64_t>(gens.size());
   info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;
   info.cost_per_unit = std::max<int64_t>(1, work / std::max<int64_t>(1, info.extent)) * 4;
-  return llvm_ir::EmitShapeLoop(
-      b_, out_dims, llvm_ir::LoopShape::kNested, begin, end,
-      [&](const IrIndex& index) -> absl::Status {
-        for (size_t k = 0; k < gens.size(); ++k) {
-          TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, gens[k](index));
-          outs[k].EmitWrite(index, v, b_);
-        }
-        return absl::OkStatus();
-      });
+  return llvm_ir::EmitShapeLoop(b_, out_dims, llvm_ir::LoopShape::kNested, begin, end,
+                                [&](const IrIndex& index) -> absl::Status {
+                                  for (size_t k = 0; k < gens.size(); ++k) {
+                                    TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, gens[k](index));
+                                    outs[k].EmitWrite(index, v, b_);
+                                  }
+                                  return absl::OkStatus();
+                                });
 }
 
 // Every output = its init, then for every operand element in memory order, out[kept index] =
 // combiner(out[kept index], element): the inner loop runs along the kept innermost dim,
 // contiguous in both. One thread (the output stays in cache; the operand streams once).
 // Reductions may reassociate (HLO.md); the order per output is the elemental loop's anyway.
-absl::Status CpuIrEmitter::EmitColumnReductionBody(
-    const Instruction& inst, const std::vector<const Instruction*>& reduces,
-    const std::vector<ElementGenerator>& ops, const std::vector<IrArray>& outs,
-    KernelInfo& info) {
+absl::Status CpuIrEmitter::EmitColumnReductionBody(const Instruction& inst,
+                                                   const std::vector<const Instruction*>& reduces,
+                                                   const std::vector<ElementGenerator>& ops,
+                                                   const std::vector<IrArray>& outs,
+                                                   KernelInfo& info) {
   // Each reduce's operand and init: the kernel's operands for a plain reduce, else the
   // reduce's operands inside the fused computation.
   std::vector<ElementGenerator> inputs, inits;
@@ -488,12 +487,10 @@ absl::Status CpuIrEmitter::EmitColumnReductionBody(
       continue;
     }
     const hlo::Computation& fused = *inst.called_computations()[0];
-    TFJIT_ASSIGN_OR_RETURN(ElementGenerator in,
-                           elemental_.MakeComputationGenerator(fused, ops, nullptr,
-                                                               r->operand(0), true));
-    TFJIT_ASSIGN_OR_RETURN(ElementGenerator init,
-                           elemental_.MakeComputationGenerator(fused, ops, nullptr,
-                                                               r->operand(1), true));
+    TFJIT_ASSIGN_OR_RETURN(ElementGenerator in, elemental_.MakeComputationGenerator(
+                                                    fused, ops, nullptr, r->operand(0), true));
+    TFJIT_ASSIGN_OR_RETURN(ElementGenerator init, elemental_.MakeComputationGenerator(
+                                                      fused, ops, nullptr, r->operand(1), true));
     inputs.push_back(std::move(in));
     inits.push_back(std::move(init));
   }
@@ -553,9 +550,8 @@ absl::Status CpuIrEmitter::EmitEpilogueBody(const Instruction& inst,
   overrides[hero] = [this, hero_value](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     return hero_value.EmitRead(index, b_);
   };
-  TFJIT_ASSIGN_OR_RETURN(ElementGenerator root,
-                         elemental_.MakeComputationGenerator(fused, ops, &overrides,
-                                                             nullptr, true));
+  TFJIT_ASSIGN_OR_RETURN(ElementGenerator root, elemental_.MakeComputationGenerator(
+                                                    fused, ops, &overrides, nullptr, true));
   const std::vector<int64_t>& dims = inst.shape().dims();
   info.extent = inst.shape().num_elements() / std::max<int64_t>(1, dims.back());
   info.parallel = false;  // the library call runs it, per finished block of rows
@@ -580,16 +576,16 @@ void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llv
         f32 ? "tfjit_cpu_matmul_outer_f32" : "tfjit_cpu_matmul_outer_f64",
         llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32},
                                 false));
-    b_.CreateCall(outer, {ctx, out, lhs, rhs, b_.getInt64(g.rhs_outer), b_.getInt64(g.m),
-                          b_.getInt64(g.n), b_.getInt64(g.k),
-                          b_.getInt32(g.transpose_lhs ? 1 : 0)});
+    b_.CreateCall(outer,
+                  {ctx, out, lhs, rhs, b_.getInt64(g.rhs_outer), b_.getInt64(g.m), b_.getInt64(g.n),
+                   b_.getInt64(g.k), b_.getInt32(g.transpose_lhs ? 1 : 0)});
     return;
   }
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
       f32 ? "tfjit_cpu_matmul_f32" : "tfjit_cpu_matmul_f64",
-      llvm::FunctionType::get(
-          b_.getVoidTy(), {ptr, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32, i32, ptr, ptr},
-          false));
+      llvm::FunctionType::get(b_.getVoidTy(),
+                              {ptr, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32, i32, ptr, ptr},
+                              false));
   b_.CreateCall(fn, {ctx, out, lhs, rhs, packed, b_.getInt64(g.batch), b_.getInt64(g.m),
                      b_.getInt64(g.n), b_.getInt64(g.k), b_.getInt32(g.transpose_lhs ? 1 : 0),
                      b_.getInt32(g.transpose_rhs ? 1 : 0), epilogue, buffers});
@@ -605,15 +601,15 @@ void CpuIrEmitter::EmitConvBody(const Instruction& inst, const conv::Conv2DParam
   llvm::Type* i64 = b_.getInt64Ty();
   std::vector<llvm::Type*> params = {ptr, ptr, ptr, ptr, ptr};
   const std::vector<int64_t> values = {
-      p.batch,    p.in_h,     p.in_w,         p.in_c,         p.k_h,          p.k_w,
-      p.out_c,    p.out_h,    p.out_w,        p.stride_h,     p.stride_w,     p.pad_top,
+      p.batch,    p.in_h,         p.in_w,         p.in_c,         p.k_h,          p.k_w,
+      p.out_c,    p.out_h,        p.out_w,        p.stride_h,     p.stride_w,     p.pad_top,
       p.pad_left, p.lhs_dilate_h, p.lhs_dilate_w, p.rhs_dilate_h, p.rhs_dilate_w, p.groups};
   params.insert(params.end(), values.size(), i64);
   params.push_back(ptr);
   params.push_back(ptr);
-  llvm::FunctionCallee fn = module_->getOrInsertFunction(
-      f32 ? "tfjit_cpu_conv2d_f32" : "tfjit_cpu_conv2d_f64",
-      llvm::FunctionType::get(b_.getVoidTy(), params, false));
+  llvm::FunctionCallee fn =
+      module_->getOrInsertFunction(f32 ? "tfjit_cpu_conv2d_f32" : "tfjit_cpu_conv2d_f64",
+                                   llvm::FunctionType::get(b_.getVoidTy(), params, false));
   std::vector<llvm::Value*> args = {ctx, out, lhs, rhs, packed};
   for (int64_t v : values) args.push_back(b_.getInt64(v));
   args.push_back(epilogue);
@@ -632,17 +628,17 @@ absl::Status CpuIrEmitter::EmitInPlaceUpdateBody(const Instruction& inst,
   const int64_t work = update.num_elements();
   info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;
   info.cost_per_unit = std::max<int64_t>(1, work / std::max<int64_t>(1, info.extent)) * 2;
-  return llvm_ir::EmitShapeLoop(
-      b_, update.dims(), llvm_ir::LoopShape::kNested, begin, end,
-      [&](const IrIndex& index) -> absl::Status {
-        TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, ops[1](index));
-        std::vector<llvm::Value*> coords(starts.size());
-        for (size_t d = 0; d < starts.size(); ++d) {
-          coords[d] = b_.CreateAdd(index[d], starts[d], "", true, true);
-        }
-        out.EmitWrite(IrIndex(std::move(coords), out.shape().dims()), v, b_);
-        return absl::OkStatus();
-      });
+  return llvm_ir::EmitShapeLoop(b_, update.dims(), llvm_ir::LoopShape::kNested, begin, end,
+                                [&](const IrIndex& index) -> absl::Status {
+                                  TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, ops[1](index));
+                                  std::vector<llvm::Value*> coords(starts.size());
+                                  for (size_t d = 0; d < starts.size(); ++d) {
+                                    coords[d] = b_.CreateAdd(index[d], starts[d], "", true, true);
+                                  }
+                                  out.EmitWrite(IrIndex(std::move(coords), out.shape().dims()), v,
+                                                b_);
+                                  return absl::OkStatus();
+                                });
 }
 
 // XLA's scatter: out = operand, then for every update element in order, the element of its
@@ -665,7 +661,8 @@ absl::Status CpuIrEmitter::EmitScatterBody(const Instruction& inst,
   }
   const hlo::Shape& updates = inst.operand(2)->shape();
   if (updates.num_elements() == 0) return absl::OkStatus();
-  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> window, llvm_ir::ElementalEmitter::ScatterWindow(inst));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> window,
+                         llvm_ir::ElementalEmitter::ScatterWindow(inst));
   return llvm_ir::EmitShapeLoop(
       b_, updates.dims(), llvm_ir::LoopShape::kNested, b_.getInt64(0),
       b_.getInt64(llvm_ir::PartitionExtent(updates.dims(), llvm_ir::LoopShape::kNested)),
@@ -789,8 +786,8 @@ absl::Status CpuIrEmitter::EmitOutputFusion(const Instruction& inst, const Frame
   for (int i = 0; i < 2; ++i) {
     const Instruction* param = hero->operand(i);
     if (param->opcode() != Opcode::kParameter) {
-      return Internal("output fusion '%s': operand %d of its hero is not a parameter",
-                      inst.name(), i);
+      return Internal("output fusion '%s': operand %d of its hero is not a parameter", inst.name(),
+                      i);
     }
     hero_operand[i] = operands.at(static_cast<size_t>(param->parameter_number()));
   }
@@ -801,11 +798,11 @@ absl::Status CpuIrEmitter::EmitOutputFusion(const Instruction& inst, const Frame
   llvm::Value* packed = packed_slot >= 0 ? Pointer(ValueLocation{packed_slot, nullptr})
                                          : llvm::ConstantPointerNull::get(b_.getPtrTy());
   if (hero->opcode() == Opcode::kDot) {
-    EmitGemmBody(*hero, *MatchGemm(*hero), out_ptr, lhs, rhs, packed, run_ctx_,
-                 epilogue.function, buffers_);
+    EmitGemmBody(*hero, *MatchGemm(*hero), out_ptr, lhs, rhs, packed, run_ctx_, epilogue.function,
+                 buffers_);
   } else {
-    EmitConvBody(*hero, *MatchConv2D(*hero), out_ptr, lhs, rhs, packed, run_ctx_,
-                 epilogue.function, buffers_);
+    EmitConvBody(*hero, *MatchConv2D(*hero), out_ptr, lhs, rhs, packed, run_ctx_, epilogue.function,
+                 buffers_);
   }
   return absl::OkStatus();
 }
@@ -817,12 +814,10 @@ absl::Status CpuIrEmitter::EmitWhile(const Instruction& inst, const FramePlan& f
   const Leaves& init = frame.leaves(inst.operand(0));
   const std::vector<hlo::Shape> shapes = LeafShapes(inst.shape());
   for (size_t i = 0; i < state.size(); ++i) EmitCopy(state[i], init[i], shapes[i].byte_size());
-  TFJIT_ASSIGN_OR_RETURN(
-      FramePlan condition,
-      PlanFrame(*inst.called_computations()[0], {state}, /*params_writable=*/false, plan_));
-  TFJIT_ASSIGN_OR_RETURN(
-      FramePlan body,
-      PlanFrame(*inst.called_computations()[1], {state}, /*params_writable=*/true, plan_));
+  TFJIT_ASSIGN_OR_RETURN(FramePlan condition, PlanFrame(*inst.called_computations()[0], {state},
+                                                        /*params_writable=*/false, plan_));
+  TFJIT_ASSIGN_OR_RETURN(FramePlan body, PlanFrame(*inst.called_computations()[1], {state},
+                                                   /*params_writable=*/true, plan_));
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = module_->getContext();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx, "while.cond", fn);
@@ -836,8 +831,7 @@ absl::Status CpuIrEmitter::EmitWhile(const Instruction& inst, const FramePlan& f
   llvm::BasicBlock* cond_bb = llvm::BasicBlock::Create(ctx, "while.poll_ok", fn);
   llvm::FunctionCallee poll = module_->getOrInsertFunction(
       "tfjit_cpu_poll", llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false));
-  b_.CreateCondBr(b_.CreateICmpNE(b_.CreateCall(poll, {run_ctx_}), b_.getInt32(0)), exit,
-                  cond_bb);
+  b_.CreateCondBr(b_.CreateICmpNE(b_.CreateCall(poll, {run_ctx_}), b_.getInt32(0)), exit, cond_bb);
   b_.SetInsertPoint(cond_bb);
   ++loop_depth_;
   TFJIT_RETURN_IF_ERROR(EmitFrame(condition));
@@ -878,8 +872,8 @@ absl::Status CpuIrEmitter::EmitConditional(const Instruction& inst, const FrameP
   for (int64_t i = 0; i < n; ++i) {
     b_.SetInsertPoint(blocks[static_cast<size_t>(i)]);
     const Instruction* operand = inst.operand(static_cast<int>(i) + 1);
-    TFJIT_RETURN_IF_ERROR(EmitCalledInto(*branches[static_cast<size_t>(i)],
-                                         {frame.leaves(operand)}, frame.leaves(&inst)));
+    TFJIT_RETURN_IF_ERROR(EmitCalledInto(*branches[static_cast<size_t>(i)], {frame.leaves(operand)},
+                                         frame.leaves(&inst)));
     b_.CreateBr(merge);
   }
   b_.SetInsertPoint(merge);
@@ -931,8 +925,8 @@ absl::Status CpuIrEmitter::EmitTopK(const Instruction& inst, const FramePlan& fr
   llvm::FunctionCallee top_k = module_->getOrInsertFunction("tfjit_cpu_top_k", type);
   const Leaves& out = frame.leaves(&inst);
   b_.CreateCall(top_k, {run_ctx_, b_.getInt32(static_cast<int32_t>(in.element_type())),
-                        Pointer(frame.leaves(inst.operand(0))[0]), Pointer(out[0]),
-                        Pointer(out[1]), b_.getInt64(rows), b_.getInt64(n), b_.getInt64(k)});
+                        Pointer(frame.leaves(inst.operand(0))[0]), Pointer(out[0]), Pointer(out[1]),
+                        b_.getInt64(rows), b_.getInt64(n), b_.getInt64(k)});
   return absl::OkStatus();
 }
 
@@ -947,14 +941,13 @@ absl::Status CpuIrEmitter::EmitNms(const Instruction& inst, const FramePlan& fra
   // The soft-NMS form has a fifth operand (sigma) and a third result (the selected scores).
   const bool soft = inst.operand_count() == 5;
   llvm::Value* null = llvm::ConstantPointerNull::get(llvm::PointerType::get(b_.getContext(), 0));
-  b_.CreateCall(nms_fn, {Pointer(frame.leaves(inst.operand(0))[0]),
-                         Pointer(frame.leaves(inst.operand(1))[0]),
-                         Pointer(frame.leaves(inst.operand(2))[0]),
-                         Pointer(frame.leaves(inst.operand(3))[0]),
-                         soft ? Pointer(frame.leaves(inst.operand(4))[0]) : null,
-                         b_.getInt64(inst.operand(0)->shape().dims()[0]),
-                         b_.getInt64(inst.shape().tuple_shape(0).dims()[0]), Pointer(out[0]),
-                         Pointer(out[1]), soft ? Pointer(out[2]) : null});
+  b_.CreateCall(
+      nms_fn, {Pointer(frame.leaves(inst.operand(0))[0]), Pointer(frame.leaves(inst.operand(1))[0]),
+               Pointer(frame.leaves(inst.operand(2))[0]), Pointer(frame.leaves(inst.operand(3))[0]),
+               soft ? Pointer(frame.leaves(inst.operand(4))[0]) : null,
+               b_.getInt64(inst.operand(0)->shape().dims()[0]),
+               b_.getInt64(inst.shape().tuple_shape(0).dims()[0]), Pointer(out[0]), Pointer(out[1]),
+               soft ? Pointer(out[2]) : null});
   return absl::OkStatus();
 }
 
@@ -983,9 +976,9 @@ absl::Status CpuIrEmitter::EmitWhere(const Instruction& inst, const FramePlan& f
   std::vector<uint64_t> dims(in.dims().begin(), in.dims().end());
   dims.push_back(0);  // never an empty array
   llvm::Constant* init = llvm::ConstantDataArray::get(module_->getContext(), dims);
-  auto* dims_global = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
-                                               llvm::GlobalValue::PrivateLinkage, init,
-                                               "where_dims");
+  auto* dims_global =
+      new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
+                               llvm::GlobalValue::PrivateLinkage, init, "where_dims");
   llvm::FunctionType* type =
       llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, b_.getInt32Ty(), ptr, ptr}, false);
   llvm::FunctionCallee where_fn = module_->getOrInsertFunction("tfjit_cpu_where", type);
@@ -1002,7 +995,8 @@ absl::Status CpuIrEmitter::EmitLinalg(const Instruction& inst, const FramePlan& 
   std::vector<std::vector<int64_t>> ins;
   for (int64_t i = 0; i < inst.operand_count(); ++i) ins.push_back(inst.operand(i)->shape().dims());
   std::vector<std::pair<DType, std::vector<int64_t>>> outs;
-  for (const hlo::Shape& t : inst.shape().tuple_shapes()) outs.push_back({t.element_type(), t.dims()});
+  for (const hlo::Shape& t : inst.shape().tuple_shapes())
+    outs.push_back({t.element_type(), t.dims()});
   const DType dtype = inst.operand(0)->shape().element_type();
   const std::optional<linalg::Problem> p = linalg::MatchShapes(*call, dtype, ins, outs);
   if (!p.has_value()) return UnsupportedOpcode(inst);
@@ -1014,11 +1008,16 @@ absl::Status CpuIrEmitter::EmitLinalg(const Instruction& inst, const FramePlan& 
       b_.getVoidTy(), {ptr, i32, i32, i32, i64, i64, i64, i64, ptr, ptr, ptr, ptr, ptr}, false);
   llvm::FunctionCallee fn = module_->getOrInsertFunction("tfjit_cpu_linalg", type);
   const Leaves& out = frame.leaves(&inst);
-  llvm::Value* null = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(module_->getContext()));
-  std::vector<llvm::Value*> args = {
-      run_ctx_, b_.getInt32(static_cast<int32_t>(call->kind)), b_.getInt32(call->flags),
-      b_.getInt32(static_cast<int32_t>(dtype)), b_.getInt64(p->batch), b_.getInt64(p->m),
-      b_.getInt64(p->n), b_.getInt64(p->k)};
+  llvm::Value* null =
+      llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(module_->getContext()));
+  std::vector<llvm::Value*> args = {run_ctx_,
+                                    b_.getInt32(static_cast<int32_t>(call->kind)),
+                                    b_.getInt32(call->flags),
+                                    b_.getInt32(static_cast<int32_t>(dtype)),
+                                    b_.getInt64(p->batch),
+                                    b_.getInt64(p->m),
+                                    b_.getInt64(p->n),
+                                    b_.getInt64(p->k)};
   for (int64_t i = 0; i < 2; ++i) {
     args.push_back(i < inst.operand_count() ? Pointer(frame.leaves(inst.operand(i))[0]) : null);
   }
@@ -1032,7 +1031,7 @@ absl::Status CpuIrEmitter::EmitLinalg(const Instruction& inst, const FramePlan& 
 absl::Status CpuIrEmitter::EmitCalledInto(const hlo::Computation& computation,
                                           std::vector<Leaves> params, const Leaves& out) {
   TFJIT_ASSIGN_OR_RETURN(FramePlan callee, PlanFrame(computation, std::move(params),
-                                                            /*params_writable=*/false, plan_));
+                                                     /*params_writable=*/false, plan_));
   TFJIT_RETURN_IF_ERROR(EmitFrame(callee));
   const std::vector<hlo::Shape> shapes = LeafShapes(computation.root()->shape());
   for (size_t i = 0; i < out.size(); ++i) EmitCopy(out[i], callee.root()[i], shapes[i].byte_size());
@@ -1081,7 +1080,7 @@ absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
   std::vector<Leaves> params;
   for (int i = 0; i < entry.num_parameters(); ++i) params.push_back({ValueLocation{i, nullptr}});
   TFJIT_ASSIGN_OR_RETURN(FramePlan frame, PlanFrame(entry, std::move(params),
-                                                           /*params_writable=*/false, plan_));
+                                                    /*params_writable=*/false, plan_));
   PlaceOutputs(frame);
   TFJIT_RETURN_IF_ERROR(EmitFrame(frame));
   b_.CreateRetVoid();

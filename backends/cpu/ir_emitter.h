@@ -26,7 +26,7 @@ namespace tfjit::cpu {
 inline constexpr char kEntryFunctionName[] = "tfjit_entry";
 
 struct IrEmitterOptions {
-  bool parallel = true;                    // emit tfjit_cpu_parallel_for for large kernels
+  bool parallel = true;                     // emit tfjit_cpu_parallel_for for large kernels
   int64_t parallel_min_elements = 1 << 16;  // smaller kernels always run inline
   // Kernels outside loops that touch (read or write) at most this many elements are compiled
   // for size (LLVM's minsize: no vectorisation or unrolling). Scalar code costs such a kernel

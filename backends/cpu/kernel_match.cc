@@ -22,8 +22,7 @@ namespace {
 bool IsRandomFill(const Instruction& inst) {
   return random::RandomDistributionOfTarget(inst.attrs().custom_call_target).has_value() &&
          inst.shape().IsArray() && random::IsRandomFillDType(inst.shape().element_type()) &&
-         inst.operand_count() == 1 &&
-         inst.operand(0)->shape() == hlo::Shape(DType::kUInt64, {3});
+         inst.operand_count() == 1 && inst.operand(0)->shape() == hlo::Shape(DType::kUInt64, {3});
 }
 
 // tfjit.top_k: T[..., n] -> (T[..., k], s32[..., k]) with k <= n < 2^31.
@@ -85,8 +84,7 @@ bool IsWhere(const Instruction& inst) {
 
 // tfjit.linalg.<op>.<flags> (core/linalg.h) on the shapes its routine takes.
 bool IsLinalg(const Instruction& inst) {
-  const std::optional<linalg::Call> call =
-      linalg::CallOfTarget(inst.attrs().custom_call_target);
+  const std::optional<linalg::Call> call = linalg::CallOfTarget(inst.attrs().custom_call_target);
   if (!call.has_value() || inst.operand_count() < 1 || inst.operand_count() > 2 ||
       !inst.shape().IsTuple() || inst.shape().tuple_shapes().size() > 3) {
     return false;
@@ -101,8 +99,7 @@ bool IsLinalg(const Instruction& inst) {
     if (!t.IsArray()) return false;
     outs.push_back({t.element_type(), t.dims()});
   }
-  return linalg::MatchShapes(*call, inst.operand(0)->shape().element_type(), ins, outs)
-      .has_value();
+  return linalg::MatchShapes(*call, inst.operand(0)->shape().element_type(), ins, outs).has_value();
 }
 
 }  // namespace
@@ -160,8 +157,7 @@ std::optional<ScanShape> MatchScan(const Instruction& inst) {
   if (f.instructions().size() != 3 || root->operand_count() != 2 ||
       (root->opcode() != Opcode::kAdd && root->opcode() != Opcode::kMultiply) ||
       root->operand(0)->opcode() != Opcode::kParameter ||
-      root->operand(1)->opcode() != Opcode::kParameter ||
-      root->operand(0) == root->operand(1)) {
+      root->operand(1)->opcode() != Opcode::kParameter || root->operand(0) == root->operand(1)) {
     return std::nullopt;
   }
   s.multiply = root->opcode() == Opcode::kMultiply;
@@ -213,8 +209,7 @@ bool IsOutputFusion(const Instruction& inst) {
   return true;
 }
 
-gemm::Packing ConstantWeightPacking(const hlo::Instruction& hero,
-                                    const hlo::Instruction& weights) {
+gemm::Packing ConstantWeightPacking(const hlo::Instruction& hero, const hlo::Instruction& weights) {
   if (hero.shape().element_type() != DType::kFloat32 ||
       weights.shape().element_type() != DType::kFloat32) {
     return {};

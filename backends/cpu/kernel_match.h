@@ -26,8 +26,7 @@ using backends::MatchConv2D;  // the runtime's NHWC convolution (tfjit_cpu_conv2
 // transposed, or a convolution's filter (conv::FilterPackingOf) when every element is finite
 // (the runtime then multiplies padding zeros by it instead of skipping those taps). Empty
 // (blocks 0) when it reads them unpacked, or this CPU's GEMM does not pack.
-gemm::Packing ConstantWeightPacking(const hlo::Instruction& hero,
-                                    const hlo::Instruction& weights);
+gemm::Packing ConstantWeightPacking(const hlo::Instruction& hero, const hlo::Instruction& weights);
 
 // Whether the CPU backend computes `inst` (a dot or convolution) by a library call that can
 // run a fused elementwise epilogue (kOutput fusions; CpuFusionPolicy).

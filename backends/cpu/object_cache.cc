@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "backends/cpu/frame_plan.h"
 #include "backends/llvm/target.h"
 #include "codegen_id.h"
@@ -185,8 +185,8 @@ struct PlanCodec {
       int64_t output = 0, c = 0;
       gemm::Packing& pk = b.packing;
       if (!r.I64(b.bytes) || !r.I64(b.offset) || !r.I64(output) || !r.I64(c) ||
-          !constant_at(c, b.constant_inst) || b.bytes < 0 || b.offset < 0 ||
-          !r.I64(pk.blocks) || !r.I64(pk.k) || !r.I64(pk.n) || !r.I64(pk.stride)) {
+          !constant_at(c, b.constant_inst) || b.bytes < 0 || b.offset < 0 || !r.I64(pk.blocks) ||
+          !r.I64(pk.k) || !r.I64(pk.n) || !r.I64(pk.stride)) {
         return false;
       }
       b.output = static_cast<int>(output);
@@ -237,9 +237,9 @@ std::string ObjectCache::Key(const hlo::Module& module, absl::string_view option
   print.canonical = true;
   print.print_literal_values = false;
   const std::string text =
-      absl::StrCat("tfjit-cpu-object ", kFormatVersion, "\ncodegen ", TFJIT_CODEGEN_ID,
-                   "\nllvm ", LLVM_VERSION_STRING, "\nhost ", host.triple, " ", host.cpu, " ",
-                   host.features, "\noptions ", options, "\n", hlo::PrintModule(module, print));
+      absl::StrCat("tfjit-cpu-object ", kFormatVersion, "\ncodegen ", TFJIT_CODEGEN_ID, "\nllvm ",
+                   LLVM_VERSION_STRING, "\nhost ", host.triple, " ", host.cpu, " ", host.features,
+                   "\noptions ", options, "\n", hlo::PrintModule(module, print));
   std::string digests;
   AppendDigest(digests, Bytes(text));
   for (const hlo::Instruction* c : Constants(module)) {
@@ -254,9 +254,9 @@ std::string ObjectCache::Key(const hlo::Module& module, absl::string_view option
 std::string ObjectCache::ObjectsKey(absl::string_view what, absl::string_view cpu,
                                     absl::string_view features) {
   const std::string text =
-      absl::StrCat("tfjit-cpu-objects ", kFormatVersion, "\ncodegen ", TFJIT_CODEGEN_ID,
-                   "\nllvm ", LLVM_VERSION_STRING, "\ntriple ", llvm_ir::GetHostTarget().triple,
-                   "\ntarget ", cpu, " ", features, "\n", what);
+      absl::StrCat("tfjit-cpu-objects ", kFormatVersion, "\ncodegen ", TFJIT_CODEGEN_ID, "\nllvm ",
+                   LLVM_VERSION_STRING, "\ntriple ", llvm_ir::GetHostTarget().triple, "\ntarget ",
+                   cpu, " ", features, "\n", what);
   const llvm::XXH128_hash_t key = llvm::xxh3_128bits(Bytes(text));
   return absl::StrFormat("%016x%016x", key.high64, key.low64);
 }
@@ -374,8 +374,8 @@ absl::Status ObjectCache::StoreBlob(const std::string& key, absl::string_view pa
                               error.message());
   }
   const std::string path = PathOf(key);
-  const std::string temp = absl::StrCat(path, ".tmp.", getpid(), ".",
-                                        std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::string temp = absl::StrCat(
+      path, ".tmp.", getpid(), ".", std::chrono::steady_clock::now().time_since_epoch().count());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out.write(file.out().data(), static_cast<std::streamsize>(file.out().size()));

@@ -18,8 +18,8 @@ namespace tfjit::cpu {
 // tfjit_cpu_profile_begin/end around each sequenced kernel, which add to these when present.
 struct KernelCounters {
   explicit KernelCounters(size_t units) : ns(units, 0), calls(units, 0) {}
-  int64_t start_ns = 0;  // of the kernel running now
-  std::vector<int64_t> ns;     // per profiled unit (EmittedModule::profile_units)
+  int64_t start_ns = 0;     // of the kernel running now
+  std::vector<int64_t> ns;  // per profiled unit (EmittedModule::profile_units)
   std::vector<int64_t> calls;
 };
 
@@ -91,13 +91,13 @@ void tfjit_cpu_parallel_for(RunContext* ctx, KernelFn kernel, void** buffers, in
 // out[b] is [m,n] (epilogue rows: b * m + row). tfjit's GEMM (core/gemm.h) or Eigen's
 // contraction, on ctx->pool when present.
 void tfjit_cpu_matmul_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
-                          const float* packed_rhs, int64_t batch, int64_t m, int64_t n,
-                          int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
-                          KernelFn epilogue, void** buffers);
+                          const float* packed_rhs, int64_t batch, int64_t m, int64_t n, int64_t k,
+                          int32_t transpose_lhs, int32_t transpose_rhs, KernelFn epilogue,
+                          void** buffers);
 void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const double* rhs,
-                          const double* packed_rhs, int64_t batch, int64_t m, int64_t n,
-                          int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
-                          KernelFn epilogue, void** buffers);
+                          const double* packed_rhs, int64_t batch, int64_t m, int64_t n, int64_t k,
+                          int32_t transpose_lhs, int32_t transpose_rhs, KernelFn epilogue,
+                          void** buffers);
 
 // out[m, outer, n] = op(lhs) * rhs[o] for each o in [0, outer): lhs is [m,k] ([k,m] when
 // transposed), rhs is [outer, k, n]; row-major. The dots of separable resizes; the `outer`
@@ -105,9 +105,9 @@ void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const
 void tfjit_cpu_matmul_outer_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
                                 int64_t outer, int64_t m, int64_t n, int64_t k,
                                 int32_t transpose_lhs);
-void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs,
-                                const double* rhs, int64_t outer, int64_t m, int64_t n,
-                                int64_t k, int32_t transpose_lhs);
+void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs, const double* rhs,
+                                int64_t outer, int64_t m, int64_t n, int64_t k,
+                                int32_t transpose_lhs);
 
 // A 2-D convolution with HLO's dim_labels b01f_01io->b01f: in [batch, in_h, in_w, in_c],
 // filter [k_h, k_w, in_c / groups, out_c], out [batch, out_h, out_w, out_c]. Output pixel o
@@ -116,19 +116,19 @@ void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs,
 // core/conv2d.h. Patch gathering + GEMM, or a direct loop when groups == in_c; on ctx->pool
 // when present. Epilogue rows are output pixels (batch, y, x) in row-major order.
 void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const float* filter,
-                          const float* packed_filter, int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
-                          int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
-                          int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
-                          int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
-                          int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
-                          void** buffers);
+                          const float* packed_filter, int64_t batch, int64_t in_h, int64_t in_w,
+                          int64_t in_c, int64_t k_h, int64_t k_w, int64_t out_c, int64_t out_h,
+                          int64_t out_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
+                          int64_t pad_left, int64_t lhs_dilate_h, int64_t lhs_dilate_w,
+                          int64_t rhs_dilate_h, int64_t rhs_dilate_w, int64_t groups,
+                          KernelFn epilogue, void** buffers);
 void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const double* filter,
-                          const double* packed_filter, int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
-                          int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
-                          int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
-                          int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
-                          int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
-                          void** buffers);
+                          const double* packed_filter, int64_t batch, int64_t in_h, int64_t in_w,
+                          int64_t in_c, int64_t k_h, int64_t k_w, int64_t out_c, int64_t out_h,
+                          int64_t out_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
+                          int64_t pad_left, int64_t lhs_dilate_h, int64_t lhs_dilate_w,
+                          int64_t rhs_dilate_h, int64_t rhs_dilate_w, int64_t groups,
+                          KernelFn epilogue, void** buffers);
 
 // Philox fills for the custom-calls of core/random_fill.h (HLO.md): out[0, n) of `dtype` (a
 // tfjit::DType value) drawn from `distribution` (a random::RandomDistribution value) on the
@@ -140,16 +140,16 @@ void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,
 // The custom-call tfjit.top_k (core/top_k.h, HLO.md): for each of `rows` rows of the row-major
 // in[rows, n] of `dtype` (a tfjit::DType value), the k best entries to values[rows, k] and their
 // columns to indices[rows, k] (0 <= k <= n < 2^31); rows split across ctx->pool when present.
-void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* values,
-                     int32_t* indices, int64_t rows, int64_t n, int64_t k);
+void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* values, int32_t* indices,
+                     int64_t rows, int64_t n, int64_t k);
 
 // The custom-call tfjit.non_max_suppression (core/nms.h, HLO.md): the padded selection among
 // boxes[n, 4] and scores[n] (float32) at *iou_threshold and *score_threshold (soft-NMS with
 // *sigma when sigma is not null), into indices[max_output] (zeros after the selection), *valid
 // and, when not null, selected_scores[max_output].
 void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_threshold,
-                   const float* score_threshold, const float* sigma, int64_t n,
-                   int64_t max_output, int32_t* indices, int32_t* valid, float* selected_scores);
+                   const float* score_threshold, const float* sigma, int64_t n, int64_t max_output,
+                   int32_t* indices, int32_t* valid, float* selected_scores);
 
 // An inclusive prefix scan (kernel_match.h, MatchScan): in and out [outer, n, inner] of `dtype`
 // (float32, float64, int32 or int64, a tfjit::DType value), out[o, i, j] = out[o, i-1, j] op
@@ -168,8 +168,8 @@ void tfjit_cpu_where(const bool* mask, const int64_t* dims, int32_t rank, int64_
 // linalg::Call, `dtype` a tfjit::DType value, the problem sizes, the operands (in1 null for
 // one) and the results (unused ones null); the batch split across ctx->pool when present.
 void tfjit_cpu_linalg(RunContext* ctx, int32_t kind, int32_t flags, int32_t dtype, int64_t batch,
-                      int64_t m, int64_t n, int64_t k, const void* in0, const void* in1,
-                      void* out0, void* out1, void* out2);
+                      int64_t m, int64_t n, int64_t k, const void* in0, const void* in1, void* out0,
+                      void* out1, void* out2);
 
 }  // extern "C"
 

@@ -9,10 +9,10 @@
 
 #include "core/conv2d.h"
 #include "core/linalg.h"
+#include "core/nms.h"
 #include "core/random_fill.h"
 #include "core/run_control.h"
 #include "core/thread_pool.h"
-#include "core/nms.h"
 #include "core/top_k.h"
 #include "core/where.h"
 
@@ -32,8 +32,8 @@ struct Epilogue {
 // `packed`: null, or (float, batch 1, neither operand transposed) rhs packed by gemm::Pack.
 template <typename T>
 void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, int64_t m,
-            int64_t n, int64_t k, bool transpose_lhs, bool transpose_rhs,
-            const Epilogue& epilogue, const T* packed) {
+            int64_t n, int64_t k, bool transpose_lhs, bool transpose_rhs, const Epilogue& epilogue,
+            const T* packed) {
   using Matrix = conv::RowMajorMatrix<T>;
   if (batch * m * n == 0) return;
   // Parallel units: (batch, block of output rows[, block of columns]), each one
@@ -65,7 +65,7 @@ void Matmul(RunContext* ctx, T* out, const T* lhs, const T* rhs, int64_t batch, 
       const int64_t rows = std::min(row_block, m - r0);
       const int64_t c0 = cb * col_chunk, cols = std::min(col_chunk, n - c0);
       Eigen::Map<Matrix, 0, Eigen::OuterStride<>> o(out + b * m * n + r0 * n + c0, rows, cols,
-                                                   Eigen::OuterStride<>(n));
+                                                    Eigen::OuterStride<>(n));
       if (k == 0) {
         o.setZero();
         if (!split_columns) epilogue(b * m + r0, rows);
@@ -147,14 +147,14 @@ template <typename T>
 void Conv2D(RunContext* ctx, T* out, const T* in, const T* filter, const T* packed,
             const conv::Conv2DParams& p, const Epilogue& epilogue) {
   ThreadPool* pool = ctx != nullptr ? ctx->pool : nullptr;
-  const conv::ParallelForFn parallel_for =
-      [pool](int64_t n, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
-        if (pool == nullptr || n <= 1) {
-          if (n > 0) fn(0, n);
-          return;
-        }
-        pool->ParallelFor(n, cost_per_unit, fn);
-      };
+  const conv::ParallelForFn parallel_for = [pool](int64_t n, int64_t cost_per_unit,
+                                                  const std::function<void(int64_t, int64_t)>& fn) {
+    if (pool == nullptr || n <= 1) {
+      if (n > 0) fn(0, n);
+      return;
+    }
+    pool->ParallelFor(n, cost_per_unit, fn);
+  };
   conv::Conv2D<T>(p, in, filter, out, parallel_for, epilogue, packed);
 }
 
@@ -162,8 +162,8 @@ conv::Conv2DParams MakeConvParams(int64_t batch, int64_t in_h, int64_t in_w, int
                                   int64_t k_h, int64_t k_w, int64_t out_c, int64_t out_h,
                                   int64_t out_w, int64_t stride_h, int64_t stride_w,
                                   int64_t pad_top, int64_t pad_left, int64_t lhs_dilate_h,
-                                  int64_t lhs_dilate_w, int64_t rhs_dilate_h,
-                                  int64_t rhs_dilate_w, int64_t groups) {
+                                  int64_t lhs_dilate_w, int64_t rhs_dilate_h, int64_t rhs_dilate_w,
+                                  int64_t groups) {
   conv::Conv2DParams p;
   p.batch = batch;
   p.in_h = in_h;
@@ -207,7 +207,7 @@ void tfjit_cpu_matmul_f32(RunContext* ctx, float* out, const float* lhs, const f
                           int32_t transpose_lhs, int32_t transpose_rhs, KernelFn epilogue,
                           void** buffers) {
   Matmul<float>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0,
-             Epilogue{epilogue, buffers, ctx}, packed_rhs);
+                Epilogue{epilogue, buffers, ctx}, packed_rhs);
 }
 
 void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const double* rhs,
@@ -215,7 +215,7 @@ void tfjit_cpu_matmul_f64(RunContext* ctx, double* out, const double* lhs, const
                           int32_t transpose_lhs, int32_t transpose_rhs, KernelFn epilogue,
                           void** buffers) {
   Matmul<double>(ctx, out, lhs, rhs, batch, m, n, k, transpose_lhs != 0, transpose_rhs != 0,
-             Epilogue{epilogue, buffers, ctx}, packed_rhs);
+                 Epilogue{epilogue, buffers, ctx}, packed_rhs);
 }
 
 void tfjit_cpu_matmul_outer_f32(RunContext* ctx, float* out, const float* lhs, const float* rhs,
@@ -224,19 +224,19 @@ void tfjit_cpu_matmul_outer_f32(RunContext* ctx, float* out, const float* lhs, c
   MatmulOuter<float>(ctx, out, lhs, rhs, outer, m, n, k, transpose_lhs != 0);
 }
 
-void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs,
-                                const double* rhs, int64_t outer, int64_t m, int64_t n,
-                                int64_t k, int32_t transpose_lhs) {
+void tfjit_cpu_matmul_outer_f64(RunContext* ctx, double* out, const double* lhs, const double* rhs,
+                                int64_t outer, int64_t m, int64_t n, int64_t k,
+                                int32_t transpose_lhs) {
   MatmulOuter<double>(ctx, out, lhs, rhs, outer, m, n, k, transpose_lhs != 0);
 }
 
 void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const float* filter,
-                          const float* packed_filter, int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
-                          int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
-                          int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
-                          int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
-                          int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
-                          void** buffers) {
+                          const float* packed_filter, int64_t batch, int64_t in_h, int64_t in_w,
+                          int64_t in_c, int64_t k_h, int64_t k_w, int64_t out_c, int64_t out_h,
+                          int64_t out_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
+                          int64_t pad_left, int64_t lhs_dilate_h, int64_t lhs_dilate_w,
+                          int64_t rhs_dilate_h, int64_t rhs_dilate_w, int64_t groups,
+                          KernelFn epilogue, void** buffers) {
   Conv2D<float>(ctx, out, in, filter, packed_filter,
                 MakeConvParams(batch, in_h, in_w, in_c, k_h, k_w, out_c, out_h, out_w, stride_h,
                                stride_w, pad_top, pad_left, lhs_dilate_h, lhs_dilate_w,
@@ -245,12 +245,12 @@ void tfjit_cpu_conv2d_f32(RunContext* ctx, float* out, const float* in, const fl
 }
 
 void tfjit_cpu_conv2d_f64(RunContext* ctx, double* out, const double* in, const double* filter,
-                          const double* packed_filter, int64_t batch, int64_t in_h, int64_t in_w, int64_t in_c, int64_t k_h,
-                          int64_t k_w, int64_t out_c, int64_t out_h, int64_t out_w,
-                          int64_t stride_h, int64_t stride_w, int64_t pad_top, int64_t pad_left,
-                          int64_t lhs_dilate_h, int64_t lhs_dilate_w, int64_t rhs_dilate_h,
-                          int64_t rhs_dilate_w, int64_t groups, KernelFn epilogue,
-                          void** buffers) {
+                          const double* packed_filter, int64_t batch, int64_t in_h, int64_t in_w,
+                          int64_t in_c, int64_t k_h, int64_t k_w, int64_t out_c, int64_t out_h,
+                          int64_t out_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
+                          int64_t pad_left, int64_t lhs_dilate_h, int64_t lhs_dilate_w,
+                          int64_t rhs_dilate_h, int64_t rhs_dilate_w, int64_t groups,
+                          KernelFn epilogue, void** buffers) {
   Conv2D<double>(ctx, out, in, filter, packed_filter,
                  MakeConvParams(batch, in_h, in_w, in_c, k_h, k_w, out_c, out_h, out_w, stride_h,
                                 stride_w, pad_top, pad_left, lhs_dilate_h, lhs_dilate_w,
@@ -268,14 +268,13 @@ void tfjit_cpu_philox_fill(RunContext* ctx, int32_t distribution, int32_t dtype,
     random::FillRandom(dist, type, s, out, 0, n);
     return;
   }
-  ctx->pool->ParallelFor(n, random::RandomFillCostPerElement(dist),
-                         [&](int64_t begin, int64_t end) {
-                           random::FillRandom(dist, type, s, out, begin, end);
-                         });
+  ctx->pool->ParallelFor(
+      n, random::RandomFillCostPerElement(dist),
+      [&](int64_t begin, int64_t end) { random::FillRandom(dist, type, s, out, begin, end); });
 }
 
-void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* values,
-                     int32_t* indices, int64_t rows, int64_t n, int64_t k) {
+void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* values, int32_t* indices,
+                     int64_t rows, int64_t n, int64_t k) {
   if (rows <= 0 || k <= 0) return;
   const DType type = static_cast<DType>(dtype);
   if (ctx == nullptr || ctx->pool == nullptr || rows == 1) {
@@ -288,8 +287,8 @@ void tfjit_cpu_top_k(RunContext* ctx, int32_t dtype, const void* in, void* value
 }
 
 void tfjit_cpu_nms(const float* boxes, const float* scores, const float* iou_threshold,
-                   const float* score_threshold, const float* sigma, int64_t n,
-                   int64_t max_output, int32_t* indices, int32_t* valid, float* selected_scores) {
+                   const float* score_threshold, const float* sigma, int64_t n, int64_t max_output,
+                   int32_t* indices, int32_t* valid, float* selected_scores) {
   nms::SelectPadded(boxes, scores, n, max_output, *iou_threshold, *score_threshold,
                     sigma != nullptr ? *sigma : 0.0f, indices, valid, selected_scores);
 }
@@ -351,11 +350,20 @@ void tfjit_cpu_scan(RunContext* ctx, int32_t multiply, int32_t dtype, const void
     }
   };
   switch (static_cast<DType>(dtype)) {
-    case DType::kFloat32: run(float{}); break;
-    case DType::kFloat64: run(double{}); break;
-    case DType::kInt32: run(int32_t{}); break;
-    case DType::kInt64: run(int64_t{}); break;
-    default: break;  // MatchScan accepts only these
+    case DType::kFloat32:
+      run(float{});
+      break;
+    case DType::kFloat64:
+      run(double{});
+      break;
+    case DType::kInt32:
+      run(int32_t{});
+      break;
+    case DType::kInt64:
+      run(int64_t{});
+      break;
+    default:
+      break;  // MatchScan accepts only these
   }
 }
 
@@ -367,8 +375,8 @@ void tfjit_cpu_where(const bool* mask, const int64_t* dims, int32_t rank, int64_
 }
 
 void tfjit_cpu_linalg(RunContext* ctx, int32_t kind, int32_t flags, int32_t dtype, int64_t batch,
-                      int64_t m, int64_t n, int64_t k, const void* in0, const void* in1,
-                      void* out0, void* out1, void* out2) {
+                      int64_t m, int64_t n, int64_t k, const void* in0, const void* in1, void* out0,
+                      void* out1, void* out2) {
   const linalg::Call call{static_cast<linalg::Kind>(kind), flags};
   const linalg::Problem p{batch, m, n, k};
   const DType type = static_cast<DType>(dtype);

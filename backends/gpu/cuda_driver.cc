@@ -51,8 +51,10 @@ void* LoadFirst(const std::vector<std::string>& paths,
 absl::StatusOr<std::string> PtxTargetFor(int cc_major, int cc_minor) {
   if (cc_major >= 9) return std::string("sm_90");
   if (cc_major == 8) return std::string("sm_80");
-  return Unimplemented("GPU of compute capability %d.%d: tfjit compiles for sm_80 and newer "
-                       "(Ampere, Ada, Hopper and later)", cc_major, cc_minor);
+  return Unimplemented(
+      "GPU of compute capability %d.%d: tfjit compiles for sm_80 and newer "
+      "(Ampere, Ada, Hopper and later)",
+      cc_major, cc_minor);
 }
 
 absl::StatusOr<CudaDriver*> CudaDriver::Get() {
@@ -66,9 +68,10 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
   void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* error = dlerror();
-    return FailedPrecondition("no CUDA driver: cannot load '%s' (%s); a GPU needs NVIDIA's driver "
-                              "installed (set TFJIT_LIBCUDA to load it from another path)",
-                              path, error != nullptr ? error : "unknown error");
+    return FailedPrecondition(
+        "no CUDA driver: cannot load '%s' (%s); a GPU needs NVIDIA's driver "
+        "installed (set TFJIT_LIBCUDA to load it from another path)",
+        path, error != nullptr ? error : "unknown error");
   }
   std::unique_ptr<CudaDriver> d(new CudaDriver());
   d->library_ = library;
@@ -103,22 +106,24 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
   Bind(library, "cuEventSynchronize", &a.EventSynchronize, &missing);
   // CUDA 12.8+ exports cuEventElapsedTime_v2 (what cuda.h's macro names); older drivers only
   // the plain one, whose signature is the same.
-  a.EventElapsedTime = reinterpret_cast<decltype(a.EventElapsedTime)>(
-      dlsym(library, "cuEventElapsedTime_v2"));
+  a.EventElapsedTime =
+      reinterpret_cast<decltype(a.EventElapsedTime)>(dlsym(library, "cuEventElapsedTime_v2"));
   if (a.EventElapsedTime == nullptr) {
     Bind(library, "cuEventElapsedTime", &a.EventElapsedTime, &missing);
   }
   if (!missing.empty()) {
-    return FailedPrecondition("the CUDA driver '%s' lacks %s; it is older than CUDA 12 or not "
-                              "NVIDIA's driver: update the driver",
-                              path, absl::StrJoin(missing, ", "));
+    return FailedPrecondition(
+        "the CUDA driver '%s' lacks %s; it is older than CUDA 12 or not "
+        "NVIDIA's driver: update the driver",
+        path, absl::StrJoin(missing, ", "));
   }
   const CUresult init = a.Init(0);
   if (init != kCudaSuccess) {
     absl::Status status = d->Check(init, "cuInit");
     return FailedPrecondition("the CUDA driver '%s' did not start: %s%s", path, status.message(),
-                              init == 34 ? " ('" + path + "' is the CUDA toolkit's stub library, "
-                                           "not a driver)"
+                              init == 34 ? " ('" + path +
+                                               "' is the CUDA toolkit's stub library, "
+                                               "not a driver)"
                                          : "");
   }
   TFJIT_RETURN_IF_ERROR(d->Check(a.DriverGetVersion(&d->driver_version_), "cuDriverGetVersion"));
@@ -130,16 +135,16 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
     CUdevice device = 0;
     TFJIT_RETURN_IF_ERROR(d->Check(a.DeviceGet(&device, i), "cuDeviceGet"));
     char name[256] = {};
-    TFJIT_RETURN_IF_ERROR(d->Check(a.DeviceGetName(name, sizeof(name) - 1, device),
-                                   "cuDeviceGetName"));
+    TFJIT_RETURN_IF_ERROR(
+        d->Check(a.DeviceGetName(name, sizeof(name) - 1, device), "cuDeviceGetName"));
     info.name = name;
     TFJIT_RETURN_IF_ERROR(d->Check(
         a.DeviceGetAttribute(&info.cc_major, kAttrComputeCapabilityMajor, device), "attribute"));
     TFJIT_RETURN_IF_ERROR(d->Check(
         a.DeviceGetAttribute(&info.cc_minor, kAttrComputeCapabilityMinor, device), "attribute"));
-    TFJIT_RETURN_IF_ERROR(d->Check(
-        a.DeviceGetAttribute(&info.multiprocessors, kAttrMultiprocessorCount, device),
-        "attribute"));
+    TFJIT_RETURN_IF_ERROR(
+        d->Check(a.DeviceGetAttribute(&info.multiprocessors, kAttrMultiprocessorCount, device),
+                 "attribute"));
     size_t bytes = 0;
     TFJIT_RETURN_IF_ERROR(d->Check(a.DeviceTotalMem(&bytes, device), "cuDeviceTotalMem"));
     info.memory_bytes = static_cast<int64_t>(bytes);
@@ -165,15 +170,25 @@ absl::Status CudaDriver::Check(CUresult result, absl::string_view what) const {
   // The codes a driver that cannot describe itself (the toolkit's stub) returns at startup.
   if (name == nullptr) {
     switch (result) {
-      case 34: name = "CUDA_ERROR_STUB_LIBRARY"; text = "the CUDA stub library was loaded"; break;
-      case 35: name = "CUDA_ERROR_INSUFFICIENT_DRIVER"; text = "the driver is older than the runtime"; break;
-      case 100: name = "CUDA_ERROR_NO_DEVICE"; text = "no CUDA-capable device is detected"; break;
-      default: break;
+      case 34:
+        name = "CUDA_ERROR_STUB_LIBRARY";
+        text = "the CUDA stub library was loaded";
+        break;
+      case 35:
+        name = "CUDA_ERROR_INSUFFICIENT_DRIVER";
+        text = "the driver is older than the runtime";
+        break;
+      case 100:
+        name = "CUDA_ERROR_NO_DEVICE";
+        text = "no CUDA-capable device is detected";
+        break;
+      default:
+        break;
     }
   }
   const std::string message =
-      absl::StrCat("CUDA error ", name != nullptr ? name : "(unnamed)", " (", result, ") in ",
-                   what, ": ", text != nullptr ? text : "no description");
+      absl::StrCat("CUDA error ", name != nullptr ? name : "(unnamed)", " (", result, ") in ", what,
+                   ": ", text != nullptr ? text : "no description");
   // CUDA_ERROR_OUT_OF_MEMORY = 2.
   return result == 2 ? absl::ResourceExhaustedError(message) : absl::InternalError(message);
 }
@@ -208,18 +223,21 @@ absl::StatusOr<Cublas*> Cublas::Get() {
     paths.push_back("libcublas.so.12");
     auto* c = new Cublas();
     std::vector<std::string> errors;
-    c->library_ = LoadFirst(paths, [c](void* library) {
-      CublasApi& a = c->api_;
-      std::vector<std::string> missing;
-      Bind(library, "cublasCreate_v2", &a.Create, &missing);
-      Bind(library, "cublasDestroy_v2", &a.Destroy, &missing);
-      Bind(library, "cublasSetStream_v2", &a.SetStream, &missing);
-      Bind(library, "cublasSetMathMode", &a.SetMathMode, &missing);
-      Bind(library, "cublasGetStatusString", &a.GetStatusString, &missing);
-      Bind(library, "cublasSgemmStridedBatched", &a.SgemmStridedBatched, &missing);
-      Bind(library, "cublasDgemmStridedBatched", &a.DgemmStridedBatched, &missing);
-      return missing;
-    }, &errors);
+    c->library_ = LoadFirst(
+        paths,
+        [c](void* library) {
+          CublasApi& a = c->api_;
+          std::vector<std::string> missing;
+          Bind(library, "cublasCreate_v2", &a.Create, &missing);
+          Bind(library, "cublasDestroy_v2", &a.Destroy, &missing);
+          Bind(library, "cublasSetStream_v2", &a.SetStream, &missing);
+          Bind(library, "cublasSetMathMode", &a.SetMathMode, &missing);
+          Bind(library, "cublasGetStatusString", &a.GetStatusString, &missing);
+          Bind(library, "cublasSgemmStridedBatched", &a.SgemmStridedBatched, &missing);
+          Bind(library, "cublasDgemmStridedBatched", &a.DgemmStridedBatched, &missing);
+          return missing;
+        },
+        &errors);
     if (c->library_ != nullptr) return new absl::StatusOr<Cublas*>(c);
     delete c;
     return new absl::StatusOr<Cublas*>(FailedPrecondition(
@@ -265,22 +283,26 @@ absl::StatusOr<CublasLt*> CublasLt::Get() {
     paths.insert(paths.end(), kLtNames.begin(), kLtNames.end());
     auto* c = new CublasLt();
     std::vector<std::string> errors;
-    void* library = LoadFirst(paths, [c](void* library) {
-      CublasLtApi& a = c->api_;
-      std::vector<std::string> missing;
-      Bind(library, "cublasLtCreate", &a.Create, &missing);
-      Bind(library, "cublasLtMatmulDescCreate", &a.MatmulDescCreate, &missing);
-      Bind(library, "cublasLtMatmulDescDestroy", &a.MatmulDescDestroy, &missing);
-      Bind(library, "cublasLtMatmulDescSetAttribute", &a.MatmulDescSetAttribute, &missing);
-      Bind(library, "cublasLtMatrixLayoutCreate", &a.MatrixLayoutCreate, &missing);
-      Bind(library, "cublasLtMatrixLayoutDestroy", &a.MatrixLayoutDestroy, &missing);
-      Bind(library, "cublasLtMatmulPreferenceCreate", &a.PreferenceCreate, &missing);
-      Bind(library, "cublasLtMatmulPreferenceDestroy", &a.PreferenceDestroy, &missing);
-      Bind(library, "cublasLtMatmulPreferenceSetAttribute", &a.PreferenceSetAttribute, &missing);
-      Bind(library, "cublasLtMatmulAlgoGetHeuristic", &a.AlgoGetHeuristic, &missing);
-      Bind(library, "cublasLtMatmul", &a.Matmul, &missing);
-      return missing;
-    }, &errors);
+    void* library = LoadFirst(
+        paths,
+        [c](void* library) {
+          CublasLtApi& a = c->api_;
+          std::vector<std::string> missing;
+          Bind(library, "cublasLtCreate", &a.Create, &missing);
+          Bind(library, "cublasLtMatmulDescCreate", &a.MatmulDescCreate, &missing);
+          Bind(library, "cublasLtMatmulDescDestroy", &a.MatmulDescDestroy, &missing);
+          Bind(library, "cublasLtMatmulDescSetAttribute", &a.MatmulDescSetAttribute, &missing);
+          Bind(library, "cublasLtMatrixLayoutCreate", &a.MatrixLayoutCreate, &missing);
+          Bind(library, "cublasLtMatrixLayoutDestroy", &a.MatrixLayoutDestroy, &missing);
+          Bind(library, "cublasLtMatmulPreferenceCreate", &a.PreferenceCreate, &missing);
+          Bind(library, "cublasLtMatmulPreferenceDestroy", &a.PreferenceDestroy, &missing);
+          Bind(library, "cublasLtMatmulPreferenceSetAttribute", &a.PreferenceSetAttribute,
+               &missing);
+          Bind(library, "cublasLtMatmulAlgoGetHeuristic", &a.AlgoGetHeuristic, &missing);
+          Bind(library, "cublasLtMatmul", &a.Matmul, &missing);
+          return missing;
+        },
+        &errors);
     if (library != nullptr) {
       if (int status = c->api_.Create(&c->handle_); status == 0) {
         return new absl::StatusOr<CublasLt*>(c);

@@ -36,11 +36,11 @@ using CUstream = CUstream_st*;
 using CUevent = CUevent_st*;
 
 inline constexpr CUresult kCudaSuccess = 0;
-inline constexpr int kAttrMultiprocessorCount = 16;      // CU_DEVICE_ATTRIBUTE_...
+inline constexpr int kAttrMultiprocessorCount = 16;  // CU_DEVICE_ATTRIBUTE_...
 inline constexpr int kAttrComputeCapabilityMajor = 75;
 inline constexpr int kAttrComputeCapabilityMinor = 76;
-inline constexpr int kJitErrorLogBuffer = 5;              // CU_JIT_ERROR_LOG_BUFFER
-inline constexpr int kJitErrorLogBufferSizeBytes = 6;     // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+inline constexpr int kJitErrorLogBuffer = 5;           // CU_JIT_ERROR_LOG_BUFFER
+inline constexpr int kJitErrorLogBufferSizeBytes = 6;  // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
 
 // The driver entry points tfjit calls.
 struct CudaApi {
@@ -52,7 +52,7 @@ struct CudaApi {
   CUresult (*DeviceGet)(CUdevice*, int) = nullptr;
   CUresult (*DeviceGetName)(char*, int, CUdevice) = nullptr;
   CUresult (*DeviceGetAttribute)(int*, int, CUdevice) = nullptr;
-  CUresult (*DeviceTotalMem)(size_t*, CUdevice) = nullptr;              // cuDeviceTotalMem_v2
+  CUresult (*DeviceTotalMem)(size_t*, CUdevice) = nullptr;  // cuDeviceTotalMem_v2
   CUresult (*DevicePrimaryCtxRetain)(CUcontext*, CUdevice) = nullptr;
   CUresult (*CtxSetCurrent)(CUcontext) = nullptr;
   CUresult (*ModuleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**) = nullptr;
@@ -60,16 +60,16 @@ struct CudaApi {
   CUresult (*ModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, CUstream, void**, void**) = nullptr;
-  CUresult (*MemAlloc)(CUdeviceptr*, size_t) = nullptr;                  // cuMemAlloc_v2
-  CUresult (*MemFree)(CUdeviceptr) = nullptr;                            // cuMemFree_v2
+  CUresult (*MemAlloc)(CUdeviceptr*, size_t) = nullptr;  // cuMemAlloc_v2
+  CUresult (*MemFree)(CUdeviceptr) = nullptr;            // cuMemFree_v2
   CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream) = nullptr;  // _v2
   CUresult (*MemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream) = nullptr;        // _v2
   CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream) = nullptr;  // _v2
   CUresult (*StreamCreate)(CUstream*, unsigned) = nullptr;
-  CUresult (*StreamDestroy)(CUstream) = nullptr;                         // cuStreamDestroy_v2
+  CUresult (*StreamDestroy)(CUstream) = nullptr;  // cuStreamDestroy_v2
   CUresult (*StreamSynchronize)(CUstream) = nullptr;
   CUresult (*EventCreate)(CUevent*, unsigned) = nullptr;
-  CUresult (*EventDestroy)(CUevent) = nullptr;                           // cuEventDestroy_v2
+  CUresult (*EventDestroy)(CUevent) = nullptr;  // cuEventDestroy_v2
   CUresult (*EventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*EventSynchronize)(CUevent) = nullptr;
   CUresult (*EventElapsedTime)(float*, CUevent, CUevent) = nullptr;  // _v2 where it exists
@@ -124,22 +124,23 @@ class CudaDriver {
 // The cuBLAS entry points tfjit calls (cublas_api.h, cuBLAS 12/13).
 struct CublasApi {
   using Handle = struct cublasContext*;
-  int (*Create)(Handle*) = nullptr;                    // cublasCreate_v2
-  int (*Destroy)(Handle) = nullptr;                    // cublasDestroy_v2
-  int (*SetStream)(Handle, CUstream) = nullptr;        // cublasSetStream_v2
+  int (*Create)(Handle*) = nullptr;              // cublasCreate_v2
+  int (*Destroy)(Handle) = nullptr;              // cublasDestroy_v2
+  int (*SetStream)(Handle, CUstream) = nullptr;  // cublasSetStream_v2
   int (*SetMathMode)(Handle, int) = nullptr;
   const char* (*GetStatusString)(int) = nullptr;
   int (*SgemmStridedBatched)(Handle, int, int, int, int, int, const float*, const float*, int,
                              long long, const float*, int, long long, const float*, float*, int,
                              long long, int) = nullptr;
   int (*DgemmStridedBatched)(Handle, int, int, int, int, int, const double*, const double*, int,
-                             long long, const double*, int, long long, const double*, double*,
-                             int, long long, int) = nullptr;
+                             long long, const double*, int, long long, const double*, double*, int,
+                             long long, int) = nullptr;
 };
 
 inline constexpr int kCublasOpN = 0;
 inline constexpr int kCublasOpT = 1;
-inline constexpr int kCublasDefaultMath = 0;  // CUBLAS_DEFAULT_MATH: float32 GEMMs in float32 (no TF32)
+inline constexpr int kCublasDefaultMath =
+    0;  // CUBLAS_DEFAULT_MATH: float32 GEMMs in float32 (no TF32)
 
 // cuBLAS, loaded on first use: $TFJIT_CUBLAS, else libcublas.so.13, libcublas.so.12.
 // FAILED_PRECONDITION naming the paths tried when none loads.
@@ -187,14 +188,14 @@ struct CublasLtApi {
 };
 
 // cublasLt.h / library_types.h constants.
-inline constexpr int kCublasCompute32F = 68;          // CUBLAS_COMPUTE_32F
-inline constexpr int kCudaR32F = 0;                   // CUDA_R_32F
-inline constexpr int kLtDescTransA = 3;               // CUBLASLT_MATMUL_DESC_TRANSA (int32)
-inline constexpr int kLtDescTransB = 4;               // CUBLASLT_MATMUL_DESC_TRANSB (int32)
-inline constexpr int kLtDescEpilogue = 7;             // CUBLASLT_MATMUL_DESC_EPILOGUE (uint32)
-inline constexpr int kLtDescBiasPointer = 8;          // CUBLASLT_MATMUL_DESC_BIAS_POINTER
-inline constexpr uint32_t kLtEpilogueBias = 4;        // CUBLASLT_EPILOGUE_BIAS
-inline constexpr int kLtPrefMaxWorkspaceBytes = 1;    // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+inline constexpr int kCublasCompute32F = 68;        // CUBLAS_COMPUTE_32F
+inline constexpr int kCudaR32F = 0;                 // CUDA_R_32F
+inline constexpr int kLtDescTransA = 3;             // CUBLASLT_MATMUL_DESC_TRANSA (int32)
+inline constexpr int kLtDescTransB = 4;             // CUBLASLT_MATMUL_DESC_TRANSB (int32)
+inline constexpr int kLtDescEpilogue = 7;           // CUBLASLT_MATMUL_DESC_EPILOGUE (uint32)
+inline constexpr int kLtDescBiasPointer = 8;        // CUBLASLT_MATMUL_DESC_BIAS_POINTER
+inline constexpr uint32_t kLtEpilogueBias = 4;      // CUBLASLT_EPILOGUE_BIAS
+inline constexpr int kLtPrefMaxWorkspaceBytes = 1;  // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
 
 // cuBLASLt, loaded on first use: $TFJIT_CUBLASLT, else libcublasLt.so.13, .12 (cuBLAS's own
 // folder first, where a wheel installs both). One handle per process.

@@ -161,7 +161,9 @@ class GpuExecutable : public backends::Executable {
  public:
   GpuExecutable(std::unique_ptr<hlo::Module> module, GpuProgram program, int ordinal,
                 backends::CompileStats stats)
-      : module_(std::move(module)), program_(std::move(program)), ordinal_(ordinal),
+      : module_(std::move(module)),
+        program_(std::move(program)),
+        ordinal_(ordinal),
         stats_(stats) {}
 
   ~GpuExecutable() override {
@@ -187,10 +189,10 @@ class GpuExecutable : public backends::Executable {
     auto address = [&](int slot) { return SlotAddress(arena, slot); };
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].byte_size() == 0) continue;
-      TFJIT_RETURN_IF_ERROR(d->Check(
-          api.MemcpyHtoDAsync(address(program_.parameter_slots[i]), args[i].raw_data(),
-                              args[i].byte_size(), stream()),
-          "copying an argument to the GPU"));
+      TFJIT_RETURN_IF_ERROR(
+          d->Check(api.MemcpyHtoDAsync(address(program_.parameter_slots[i]), args[i].raw_data(),
+                                       args[i].byte_size(), stream()),
+                   "copying an argument to the GPU"));
     }
     TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address, program_.steps));
     std::vector<Tensor> outputs;
@@ -198,10 +200,10 @@ class GpuExecutable : public backends::Executable {
       const hlo::Shape& shape = program_.output_shapes[k];
       outputs.push_back(Tensor::Uninitialized(shape.element_type(), shape.dims()));
       if (outputs.back().byte_size() == 0) continue;
-      TFJIT_RETURN_IF_ERROR(d->Check(
-          api.MemcpyDtoHAsync(outputs.back().raw_data(), address(program_.output_slots[k]),
-                              outputs.back().byte_size(), stream()),
-          "copying an output from the GPU"));
+      TFJIT_RETURN_IF_ERROR(
+          d->Check(api.MemcpyDtoHAsync(outputs.back().raw_data(), address(program_.output_slots[k]),
+                                       outputs.back().byte_size(), stream()),
+                   "copying an output from the GPU"));
     }
     TFJIT_RETURN_IF_ERROR(d->Check(api.StreamSynchronize(stream()),
                                    absl::StrCat("running module '", module_->name(), "'")));
@@ -250,7 +252,7 @@ class GpuExecutable : public backends::Executable {
     std::vector<CUfunction> functions;
     CUstream stream = nullptr;
     DeviceBuffer constants;
-    DeviceBuffer workspace;  // cuBLASLt's, when a step has a bias
+    DeviceBuffer workspace;              // cuBLASLt's, when a step has a bias
     CublasApi::Handle cublas = nullptr;  // this executable's, bound to `stream`
     int max_blocks = 1;
   };
@@ -270,15 +272,15 @@ class GpuExecutable : public backends::Executable {
       std::string log(8192, '\0');
       int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
       void* values[] = {log.data(), reinterpret_cast<void*>(log.size())};
-      const CUresult r = api.ModuleLoadDataEx(&l.module, program_.ptx.ptx.c_str(), 2, options,
-                                              values);
+      const CUresult r =
+          api.ModuleLoadDataEx(&l.module, program_.ptx.ptx.c_str(), 2, options, values);
       if (r != kCudaSuccess) {
         l.module = nullptr;
         log.resize(std::strlen(log.c_str()));
-        return Internal("the CUDA driver rejected the PTX of module '%s' (%s): %s; this is "
-                        "tfjit's bug, please report it with the module (--dump-dir)",
-                        module_->name(), program_.sm, d.Check(r, "cuModuleLoadDataEx").message(),
-                        log);
+        return Internal(
+            "the CUDA driver rejected the PTX of module '%s' (%s): %s; this is "
+            "tfjit's bug, please report it with the module (--dump-dir)",
+            module_->name(), program_.sm, d.Check(r, "cuModuleLoadDataEx").message(), log);
       }
       for (const PtxKernel& k : program_.ptx.kernels) {
         CUfunction f = nullptr;
@@ -300,11 +302,11 @@ class GpuExecutable : public backends::Executable {
     }
     for (const GpuSlot& slot : program_.slots) {
       if (slot.kind != GpuSlot::Kind::kConstant || slot.bytes == 0) continue;
-      TFJIT_RETURN_IF_ERROR(d.Check(
-          api.MemcpyHtoDAsync(l.constants.ptr() + static_cast<CUdeviceptr>(slot.offset),
-                              slot.constant->literal().tensor().raw_data(),
-                              static_cast<size_t>(slot.bytes), l.stream),
-          "copying a constant to the GPU"));
+      TFJIT_RETURN_IF_ERROR(
+          d.Check(api.MemcpyHtoDAsync(l.constants.ptr() + static_cast<CUdeviceptr>(slot.offset),
+                                      slot.constant->literal().tensor().raw_data(),
+                                      static_cast<size_t>(slot.bytes), l.stream),
+                  "copying a constant to the GPU"));
     }
     TFJIT_RETURN_IF_ERROR(d.Check(api.StreamSynchronize(l.stream), "uploading constants"));
     const GpuInfo& info = d.devices()[static_cast<size_t>(ordinal_)];
@@ -324,7 +326,6 @@ class GpuExecutable : public backends::Executable {
     }
     if (l.stream != nullptr) api.StreamDestroy(l.stream);
     if (l.module != nullptr) api.ModuleUnload(l.module);
-
   }
 
   // Where `slot` is on the device for a run using `arena`.
@@ -347,10 +348,10 @@ class GpuExecutable : public backends::Executable {
         case GpuStep::Kind::kCopy: {
           const int64_t bytes = program_.slots[static_cast<size_t>(step.output)].bytes;
           if (bytes == 0) continue;
-          TFJIT_RETURN_IF_ERROR(d.Check(
-              api.MemcpyDtoDAsync(address(step.output), address(step.operands[0]),
-                                  static_cast<size_t>(bytes), stream()),
-              absl::StrCat("copying for '", step.inst->name(), "'")));
+          TFJIT_RETURN_IF_ERROR(
+              d.Check(api.MemcpyDtoDAsync(address(step.output), address(step.operands[0]),
+                                          static_cast<size_t>(bytes), stream()),
+                      absl::StrCat("copying for '", step.inst->name(), "'")));
           continue;
         }
         case GpuStep::Kind::kWhile:
@@ -371,11 +372,10 @@ class GpuExecutable : public backends::Executable {
           const int64_t n = static_cast<int64_t>(step.nested.size());
           const GpuSlot& slot = program_.slots[static_cast<size_t>(step.predicate)];
           // pred: true is branch 0; s32: out of range is the last branch.
-          const int64_t branch = slot.bytes == 1 ? (index != 0 ? 0 : 1)
+          const int64_t branch = slot.bytes == 1           ? (index != 0 ? 0 : 1)
                                  : index < 0 || index >= n ? n - 1
                                                            : index;
-          TFJIT_RETURN_IF_ERROR(
-              EnqueueSteps(d, address, step.nested[static_cast<size_t>(branch)]));
+          TFJIT_RETURN_IF_ERROR(EnqueueSteps(d, address, step.nested[static_cast<size_t>(branch)]));
           continue;
         }
         case GpuStep::Kind::kHost:
@@ -399,11 +399,11 @@ class GpuExecutable : public backends::Executable {
           kernel.one_block ? 1
                            : std::min<int64_t>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock,
                                                int64_t{loaded_->max_blocks});
-      TFJIT_RETURN_IF_ERROR(d.Check(
-          api.LaunchKernel(loaded_->functions[static_cast<size_t>(step.kernel)],
-                           static_cast<unsigned>(blocks), 1, 1, kThreadsPerBlock, 1, 1, 0,
-                           stream(), params.data(), nullptr),
-          absl::StrCat("launching the kernel of '", step.inst->name(), "'")));
+      TFJIT_RETURN_IF_ERROR(
+          d.Check(api.LaunchKernel(loaded_->functions[static_cast<size_t>(step.kernel)],
+                                   static_cast<unsigned>(blocks), 1, 1, kThreadsPerBlock, 1, 1, 0,
+                                   stream(), params.data(), nullptr),
+                  absl::StrCat("launching the kernel of '", step.inst->name(), "'")));
     }
     return absl::OkStatus();
   }
@@ -417,9 +417,9 @@ class GpuExecutable : public backends::Executable {
       const hlo::Shape& shape = step.inst->operand(static_cast<int>(k))->shape();
       Tensor t = Tensor::Uninitialized(shape.element_type(), shape.dims());
       if (t.byte_size() > 0) {
-        TFJIT_RETURN_IF_ERROR(d.Check(api.MemcpyDtoHAsync(t.raw_data(), address(step.operands[k]),
-                                                          t.byte_size(), stream()),
-                                      "copying a host step's operand"));
+        TFJIT_RETURN_IF_ERROR(d.Check(
+            api.MemcpyDtoHAsync(t.raw_data(), address(step.operands[k]), t.byte_size(), stream()),
+            "copying a host step's operand"));
       }
       operands.push_back(hlo::Literal::FromTensor(t));
     }
@@ -433,10 +433,10 @@ class GpuExecutable : public backends::Executable {
     }
     for (size_t k = 0; k < parts.size() && k < step.results.size(); ++k) {
       if (parts[k]->byte_size() == 0) continue;
-      TFJIT_RETURN_IF_ERROR(d.Check(api.MemcpyHtoDAsync(address(step.results[k]),
-                                                        parts[k]->raw_data(),
-                                                        parts[k]->byte_size(), stream()),
-                                    "copying a host step's result"));
+      TFJIT_RETURN_IF_ERROR(
+          d.Check(api.MemcpyHtoDAsync(address(step.results[k]), parts[k]->raw_data(),
+                                      parts[k]->byte_size(), stream()),
+                  "copying a host step's result"));
     }
     // `value` dies here: its copies must be done.
     return d.Check(api.StreamSynchronize(stream()), "a host step's results");
@@ -449,10 +449,10 @@ class GpuExecutable : public backends::Executable {
     int32_t value = 0;
     uint8_t flag = 0;
     void* host = bytes == 1 ? static_cast<void*>(&flag) : static_cast<void*>(&value);
-    TFJIT_RETURN_IF_ERROR(d.Check(
-        d.api().MemcpyDtoHAsync(host, address(slot), static_cast<size_t>(bytes == 1 ? 1 : 4),
-                                stream()),
-        "reading a loop or branch predicate"));
+    TFJIT_RETURN_IF_ERROR(
+        d.Check(d.api().MemcpyDtoHAsync(host, address(slot),
+                                        static_cast<size_t>(bytes == 1 ? 1 : 4), stream()),
+                "reading a loop or branch predicate"));
     TFJIT_RETURN_IF_ERROR(d.Check(d.api().StreamSynchronize(stream()), "control flow"));
     return bytes == 1 ? int64_t{flag} : int64_t{value};
   }
@@ -497,23 +497,23 @@ class GpuExecutable : public backends::Executable {
       return Internal("cuBLASLt error %d in %s (%s)", status, call, what);
     };
     CublasLtApi::Desc op = nullptr, la = nullptr, lb = nullptr, lc = nullptr, pref = nullptr;
-    absl::Status status = check(api.MatmulDescCreate(&op, kCublasCompute32F, kCudaR32F),
-                                "cublasLtMatmulDescCreate");
+    absl::Status status =
+        check(api.MatmulDescCreate(&op, kCublasCompute32F, kCudaR32F), "cublasLtMatmulDescCreate");
     const int32_t transa = a.transa, transb = a.transb;
     const uint32_t epilogue = kLtEpilogueBias;
     const CUdeviceptr bias_address = address(step.bias);
     const void* bias = reinterpret_cast<const void*>(bias_address);
     if (status.ok()) {
-      status = check(api.MatmulDescSetAttribute(op, kLtDescTransA, &transa, sizeof(transa)),
-                     "TRANSA");
+      status =
+          check(api.MatmulDescSetAttribute(op, kLtDescTransA, &transa, sizeof(transa)), "TRANSA");
     }
     if (status.ok()) {
-      status = check(api.MatmulDescSetAttribute(op, kLtDescTransB, &transb, sizeof(transb)),
-                     "TRANSB");
+      status =
+          check(api.MatmulDescSetAttribute(op, kLtDescTransB, &transb, sizeof(transb)), "TRANSB");
     }
     if (status.ok()) {
-      status = check(api.MatmulDescSetAttribute(op, kLtDescEpilogue, &epilogue,
-                                                sizeof(epilogue)), "EPILOGUE");
+      status = check(api.MatmulDescSetAttribute(op, kLtDescEpilogue, &epilogue, sizeof(epilogue)),
+                     "EPILOGUE");
     }
     if (status.ok()) {
       status = check(api.MatmulDescSetAttribute(op, kLtDescBiasPointer, &bias, sizeof(bias)),
@@ -521,12 +521,14 @@ class GpuExecutable : public backends::Executable {
     }
     // Layouts of the matrices as stored (column-major): A is op(A)'s transpose when transa.
     if (status.ok()) {
-      status = check(api.MatrixLayoutCreate(&la, kCudaR32F, transa ? a.k : a.m,
-                                            transa ? a.m : a.k, a.lda), "layout A");
+      status = check(
+          api.MatrixLayoutCreate(&la, kCudaR32F, transa ? a.k : a.m, transa ? a.m : a.k, a.lda),
+          "layout A");
     }
     if (status.ok()) {
-      status = check(api.MatrixLayoutCreate(&lb, kCudaR32F, transb ? a.n : a.k,
-                                            transb ? a.k : a.n, a.ldb), "layout B");
+      status = check(
+          api.MatrixLayoutCreate(&lb, kCudaR32F, transb ? a.n : a.k, transb ? a.k : a.n, a.ldb),
+          "layout B");
     }
     if (status.ok()) {
       status = check(api.MatrixLayoutCreate(&lc, kCudaR32F, a.m, a.n, a.ldc), "layout C");
@@ -535,13 +537,15 @@ class GpuExecutable : public backends::Executable {
     if (status.ok()) status = check(api.PreferenceCreate(&pref), "preference");
     if (status.ok()) {
       status = check(api.PreferenceSetAttribute(pref, kLtPrefMaxWorkspaceBytes, &workspace_bytes,
-                                                sizeof(workspace_bytes)), "workspace");
+                                                sizeof(workspace_bytes)),
+                     "workspace");
     }
     CublasLtApi::HeuristicResult result{};
     int found = 0;
     if (status.ok()) {
-      status = check(api.AlgoGetHeuristic(lt->handle(), op, la, lb, lc, lc, pref, 1, &result,
-                                          &found), "cublasLtMatmulAlgoGetHeuristic");
+      status =
+          check(api.AlgoGetHeuristic(lt->handle(), op, la, lb, lc, lc, pref, 1, &result, &found),
+                "cublasLtMatmulAlgoGetHeuristic");
     }
     if (status.ok() && found == 0) {
       status = Internal("cuBLASLt has no algorithm for %s (%d x %d x %d)", what, a.m, a.n, a.k);
@@ -656,8 +660,7 @@ const GpuProgram* ProgramOf(const backends::Executable& executable) {
   return gpu == nullptr ? nullptr : &gpu->program();
 }
 
-absl::StatusOr<double> TimeStepsOnDevice(const backends::Executable& executable,
-                                         int iterations) {
+absl::StatusOr<double> TimeStepsOnDevice(const backends::Executable& executable, int iterations) {
   const auto* gpu = dynamic_cast<const GpuExecutable*>(&executable);
   if (gpu == nullptr) return InvalidArgument("TimeStepsOnDevice: not a GPU executable");
   return gpu->TimeSteps(iterations);
@@ -672,9 +675,9 @@ absl::StatusOr<double> TimeDeviceCopy(int64_t bytes, int iterations, int ordinal
   CUstream stream = nullptr;
   TFJIT_RETURN_IF_ERROR(d->Check(d->api().StreamCreate(&stream, 0), "cuStreamCreate"));
   auto copy = [&]() {
-    return d->Check(d->api().MemcpyDtoDAsync(to.ptr(), from.ptr(), static_cast<size_t>(bytes),
-                                             stream),
-                    "cuMemcpyDtoDAsync");
+    return d->Check(
+        d->api().MemcpyDtoDAsync(to.ptr(), from.ptr(), static_cast<size_t>(bytes), stream),
+        "cuMemcpyDtoDAsync");
   };
   return WarmAndTime(*d, stream, iterations, copy);
 }
@@ -700,10 +703,10 @@ absl::StatusOr<double> TimeCublasSgemm(int m, int n, int k, int iterations, int 
   auto gemm = [&]() {
     // Column-major C[m, n] = A[m, k] * B[k, n], one batch.
     return cublas->Check(
-        cublas->api().SgemmStridedBatched(
-            handle, kCublasOpN, kCublasOpN, m, n, k, &one, reinterpret_cast<const float*>(a.ptr()),
-            m, 0, reinterpret_cast<const float*>(b.ptr()), k, 0, &zero,
-            reinterpret_cast<float*>(c.ptr()), m, 0, 1),
+        cublas->api().SgemmStridedBatched(handle, kCublasOpN, kCublasOpN, m, n, k, &one,
+                                          reinterpret_cast<const float*>(a.ptr()), m, 0,
+                                          reinterpret_cast<const float*>(b.ptr()), k, 0, &zero,
+                                          reinterpret_cast<float*>(c.ptr()), m, 0, 1),
         "cublasSgemmStridedBatched");
   };
   return WarmAndTime(*d, stream, iterations, gemm);

@@ -16,7 +16,8 @@ namespace {
 using hlo::Instruction;
 using hlo::Opcode;
 
-constexpr int64_t kAlignment = kGpuArenaAlignment;  // cuBLAS's and the widest vector loads' alignment
+constexpr int64_t kAlignment =
+    kGpuArenaAlignment;  // cuBLAS's and the widest vector loads' alignment
 
 int64_t AlignUp(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
@@ -77,9 +78,8 @@ class ProgramBuilder : public passes::BufferSource {
   // `role`: the entry, a while loop's body, or another called computation (what may be
   // updated in place depends on it).
   enum class Role { kEntry, kLoopBody, kOther };
-  absl::StatusOr<Value> Emit(const hlo::Computation& computation,
-                             const std::vector<Value>& params, std::vector<GpuStep>& steps,
-                             Role role = Role::kOther) {
+  absl::StatusOr<Value> Emit(const hlo::Computation& computation, const std::vector<Value>& params,
+                             std::vector<GpuStep>& steps, Role role = Role::kOther) {
     std::vector<passes::Leaves> param_leaves;
     for (const Value& v : params) {
       passes::Leaves leaves;
@@ -153,10 +153,9 @@ class ProgramBuilder : public passes::BufferSource {
     return v;
   }
 
-  absl::StatusOr<Value> EmitInstruction(const Instruction& inst,
-                                        const passes::FrameAssignment& frame,
-                                        const absl::flat_hash_map<const Instruction*, Value>& value_of,
-                                        std::vector<GpuStep>& steps) {
+  absl::StatusOr<Value> EmitInstruction(
+      const Instruction& inst, const passes::FrameAssignment& frame,
+      const absl::flat_hash_map<const Instruction*, Value>& value_of, std::vector<GpuStep>& steps) {
     auto operand = [&](int i) -> const Value& { return value_of.at(inst.operand(i)); };
     switch (inst.opcode()) {
       case Opcode::kParameter:
@@ -187,18 +186,22 @@ class ProgramBuilder : public passes::BufferSource {
         return EmitWhile(inst, operand(0), SlotsOf(frame.leaves(&inst)), steps);
       case Opcode::kConditional:
         return EmitConditional(inst, value_of, SlotsOf(frame.leaves(&inst)), steps);
-      case Opcode::kCustomCall: case Opcode::kRngBitGenerator:
+      case Opcode::kCustomCall:
+      case Opcode::kRngBitGenerator:
         return EmitHost(inst, value_of, SlotsOf(frame.leaves(&inst)), steps);
       case Opcode::kCall:
-        return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
-                             "'%s')", std::string(hlo::OpcodeName(inst.opcode())), inst.name());
+        return Unimplemented(
+            "gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
+            "'%s')",
+            std::string(hlo::OpcodeName(inst.opcode())), inst.name());
       default:
         break;
     }
     if (!inst.shape().IsArray()) {
-      return Unimplemented("gpu backend: opcode '%s' with a tuple result is not compiled yet "
-                           "(instruction '%s')", std::string(hlo::OpcodeName(inst.opcode())),
-                           inst.name());
+      return Unimplemented(
+          "gpu backend: opcode '%s' with a tuple result is not compiled yet "
+          "(instruction '%s')",
+          std::string(hlo::OpcodeName(inst.opcode())), inst.name());
     }
     GpuStep s;
     s.inst = &inst;
@@ -255,9 +258,8 @@ class ProgramBuilder : public passes::BufferSource {
         patches.kernel = static_cast<int>(kernels_.size());
         patches.elements = s.gemm.m * s.gemm.k;
         patches.operands = {s.operands[0]};
-        patches.output = AddArenaSlot(
-            patches.elements * static_cast<int64_t>(DTypeSize(s.type)), step_,
-            absl::StrCat("%", inst.name(), " (patches)"));
+        patches.output = AddArenaSlot(patches.elements * static_cast<int64_t>(DTypeSize(s.type)),
+                                      step_, absl::StrCat("%", inst.name(), " (patches)"));
         kernels_.push_back(KernelSpec{&inst, /*patches=*/true});
         Use(patches.operands[0], step_);
         steps.push_back(patches);
@@ -315,9 +317,8 @@ class ProgramBuilder : public passes::BufferSource {
     const Instruction* product = fusion.operand(static_cast<int>(x->parameter_number()));
     const GpuStep& last = steps.back();
     if (last.kind != GpuStep::Kind::kGemm || last.inst != product || last.bias >= 0 ||
-        last.type != DType::kFloat32 || last.gemm.batch != 1 ||
-        product->user_count() != 1 || fusion.operand(bias) == product ||
-        value_of.at(product).at(0) != last.output) {
+        last.type != DType::kFloat32 || last.gemm.batch != 1 || product->user_count() != 1 ||
+        fusion.operand(bias) == product || value_of.at(product).at(0) != last.output) {
       return -1;
     }
     return static_cast<int>(steps.size()) - 1;
@@ -366,8 +367,8 @@ class ProgramBuilder : public passes::BufferSource {
     for (size_t j = 0; j < sources.size(); ++j) {
       if (sources[j] == to[j]) continue;
       if (std::find(to.begin(), to.end(), sources[j]) != to.end()) {
-        const int temp = AddArenaSlot(program_.slots[static_cast<size_t>(sources[j])].bytes,
-                                      step_, absl::StrCat("%", inst.name(), " (temporary)"));
+        const int temp = AddArenaSlot(program_.slots[static_cast<size_t>(sources[j])].bytes, step_,
+                                      absl::StrCat("%", inst.name(), " (temporary)"));
         EmitCopy(inst, sources[j], temp, steps);
         sources[j] = temp;
       }
@@ -458,20 +459,19 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
     if (!shape.IsArray()) {
       return Unimplemented("gpu backend: tuple parameter %d of module '%s'", i, module.name());
     }
-    const int slot = builder.AddArenaSlot(ArrayBytes(shape), -1,
-                                          absl::StrCat("%", entry->parameter(i)->name(),
-                                                       " (parameter)"));
+    const int slot = builder.AddArenaSlot(
+        ArrayBytes(shape), -1, absl::StrCat("%", entry->parameter(i)->name(), " (parameter)"));
     program.parameter_slots.push_back(slot);
     params.push_back({slot});
   }
   TFJIT_ASSIGN_OR_RETURN(ProgramBuilder::Value root,
-                         builder.Emit(*entry, params, program.steps,
-                                      ProgramBuilder::Role::kEntry));
+                         builder.Emit(*entry, params, program.steps, ProgramBuilder::Role::kEntry));
   // The outputs are copied out after the last step.
   const hlo::Shape& shape = entry->root()->shape();
   for (size_t k = 0; k < root.size(); ++k) {
     program.output_slots.push_back(root[k]);
-    program.output_shapes.push_back(shape.IsArray() ? shape : shape.tuple_shape(static_cast<int>(k)));
+    program.output_shapes.push_back(shape.IsArray() ? shape
+                                                    : shape.tuple_shape(static_cast<int>(k)));
     builder.Use(root[k], builder.step());
   }
   builder.Finish();

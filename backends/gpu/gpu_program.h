@@ -37,16 +37,16 @@ struct GpuStep {
   enum class Kind { kKernel, kGemm, kCopy, kWhile, kConditional, kHost };
   Kind kind = Kind::kKernel;
   const hlo::Instruction* inst = nullptr;
-  int kernel = -1;            // kKernel: index into ptx.kernels
-  bool patches = false;       // kKernel: the patch matrix of convolution `inst` (KernelSpec)
-  bool in_place = false;      // kKernel: a dynamic-update-slice writing into operands[0]
-  int64_t elements = 0;       // kKernel: the output's elements (the kernel's n)
-  backends::GemmShape gemm;   // kGemm
+  int kernel = -1;           // kKernel: index into ptx.kernels
+  bool patches = false;      // kKernel: the patch matrix of convolution `inst` (KernelSpec)
+  bool in_place = false;     // kKernel: a dynamic-update-slice writing into operands[0]
+  int64_t elements = 0;      // kKernel: the output's elements (the kernel's n)
+  backends::GemmShape gemm;  // kGemm
   // kGemm: a float32 vector of gemm.n added to every output row (cuBLASLt's bias epilogue:
   // a dot or convolution whose only reader adds a bias along its last dim), or -1.
   int bias = -1;
   DType type = DType::kInvalid;
-  int output = -1;            // slot written (kCopy: from operands[0]); kHost: results[0]
+  int output = -1;  // slot written (kCopy: from operands[0]); kHost: results[0]
   // kHost: the instruction runs on the host (the evaluator: custom-calls such as top-k and
   // the normal-distribution fills, whose results must match the CPU's bit for bit, and
   // rng-bit-generator); its operands are copied back, its results (an array, or a tuple's
@@ -80,7 +80,7 @@ struct GpuProgram {
   std::vector<int> parameter_slots;  // entry parameter i is copied into this slot
   std::vector<int> output_slots;     // root element k is copied out of this slot
   std::vector<hlo::Shape> output_shapes;
-  int64_t arena_bytes = 0;          // parameters' copies and temporaries, shared by liveness
+  int64_t arena_bytes = 0;  // parameters' copies and temporaries, shared by liveness
   int64_t arena_bytes_unshared = 0;
   int64_t constant_bytes = 0;  // the constants' device copy, uploaded once
   // The arena as the shared buffer assignment placed it (ArenaAssignment::ToString).

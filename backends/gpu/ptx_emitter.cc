@@ -24,8 +24,8 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Linker/Linker.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -64,17 +64,19 @@ void InitializeNvptx() {
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateNvptxTargetMachine(
     const std::string& sm) {
   if (sm != "sm_80" && sm != "sm_90" && sm != "sm_90a") {
-    return InvalidArgument("gpu backend: compute capability '%s' is not supported; use sm_80, "
-                           "sm_90 or sm_90a", sm);
+    return InvalidArgument(
+        "gpu backend: compute capability '%s' is not supported; use sm_80, "
+        "sm_90 or sm_90a",
+        sm);
   }
   InitializeNvptx();
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, error);
   if (target == nullptr) return Internal("LLVM has no NVPTX target: %s", error);
   // PTX 8.0: accepted for sm_80 and sm_90 by the CUDA 12+ ptxas; sm_90a needs it.
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      kTriple, sm, "+ptx80", llvm::TargetOptions(), std::nullopt, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(kTriple, sm, "+ptx80", llvm::TargetOptions(), std::nullopt,
+                                  std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (tm == nullptr) return Internal("cannot create an NVPTX target machine for %s", sm);
   return tm;
 }
@@ -101,9 +103,9 @@ using RootFactory =
 // unrolled thread's adjacent loads and stores into vector ones.
 // Writes element `index` (of the kernel's iteration space) with `value`, given the kernel's
 // operand generators; null: out[index] = value.
-using WriteFn = std::function<absl::Status(llvm::Value* out, const IrIndex& index,
-                                           llvm::Value* value,
-                                           const std::vector<ElementGenerator>& ops)>;
+using WriteFn =
+    std::function<absl::Status(llvm::Value* out, const IrIndex& index, llvm::Value* value,
+                               const std::vector<ElementGenerator>& ops)>;
 
 absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out_shape,
                                   const std::vector<hlo::Shape>& operand_shapes,
@@ -114,9 +116,8 @@ absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out
   llvm::Type* ptr = b.getPtrTy();
   std::vector<llvm::Type*> params(operand_shapes.size() + 1, ptr);
   params.push_back(b.getInt64Ty());
-  llvm::Function* fn = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), params, false), llvm::GlobalValue::ExternalLinkage,
-      name, &module);
+  llvm::Function* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false),
+                                              llvm::GlobalValue::ExternalLinkage, name, &module);
   fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
   for (unsigned i = 0; i + 1 < fn->arg_size(); ++i) {
     fn->addParamAttr(i, llvm::Attribute::NoAlias);
@@ -129,13 +130,13 @@ absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out
   llvm::Value* n = fn->getArg(fn->arg_size() - 1);
   llvm::Value* block = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
   llvm::Value* threads = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* first = b.CreateMul(
-      b.CreateAdd(b.CreateMul(block, threads),
-                  ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x)),
-      b.getInt64(unroll));
-  llvm::Value* stride = b.CreateMul(
-      b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads),
-      b.getInt64(unroll));
+  llvm::Value* first =
+      b.CreateMul(b.CreateAdd(b.CreateMul(block, threads),
+                              ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x)),
+                  b.getInt64(unroll));
+  llvm::Value* stride =
+      b.CreateMul(b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads),
+                  b.getInt64(unroll));
   b.CreateCondBr(b.CreateICmpULT(first, n), loop, exit);
   b.SetInsertPoint(loop);
   llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "i");
@@ -174,9 +175,9 @@ std::vector<hlo::Shape> OperandShapes(const Instruction& inst) {
 // Elements per thread of `inst`'s kernel: 4 for large elementwise ops and loop fusions whose
 // size is a multiple of 4 (their loads and stores become 16-byte vector ones), else 1.
 int64_t ElementsPerThread(const Instruction& inst) {
-  const bool elementwise = hlo::IsElementwise(inst.opcode()) ||
-                           (inst.opcode() == Opcode::kFusion &&
-                            inst.attrs().fusion_kind == "kLoop");
+  const bool elementwise =
+      hlo::IsElementwise(inst.opcode()) ||
+      (inst.opcode() == Opcode::kFusion && inst.attrs().fusion_kind == "kLoop");
   const int64_t n = inst.shape().num_elements();
   return elementwise && n >= 4096 && n % 4 == 0 ? 4 : 1;
 }
@@ -208,7 +209,8 @@ absl::Status EmitInPlaceUpdateKernel(const Instruction& dus, const std::string& 
         TFJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
                                elemental.EmitClampedStarts(dus, ops, 2, update.dims()));
         std::vector<llvm::Value*> coords;
-        for (size_t d = 0; d < starts.size(); ++d) coords.push_back(b.CreateAdd(starts[d], index[d]));
+        for (size_t d = 0; d < starts.size(); ++d)
+          coords.push_back(b.CreateAdd(starts[d], index[d]));
         IrArray(out, dus.shape()).EmitWrite(IrIndex(coords, dus.shape().dims()), value, b);
         return absl::OkStatus();
       });
@@ -225,8 +227,7 @@ std::pair<llvm::Value*, llvm::Value*> EmitTap(llvm::IRBuilder<>& b, llvm::Value*
       b.getInt64(pad));
   llvm::Value* ok = b.CreateICmpSGE(pos, b.getInt64(0));
   if (lhs_dilate != 1) {
-    ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateSRem(pos, b.getInt64(lhs_dilate)),
-                                        b.getInt64(0)));
+    ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateSRem(pos, b.getInt64(lhs_dilate)), b.getInt64(0)));
     pos = b.CreateSDiv(pos, b.getInt64(lhs_dilate));
   }
   ok = b.CreateAnd(ok, b.CreateICmpSLT(pos, b.getInt64(in)));
@@ -251,27 +252,26 @@ absl::Status EmitPatchesKernel(const Instruction& conv, const std::string& name,
       name, patches, {input},
       [&](const std::vector<ElementGenerator>& ops) -> absl::StatusOr<ElementGenerator> {
         ElementGenerator read = ops[0];
-        return ElementGenerator(
-            [&b, p, input, read, type](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-              llvm::Value* pixel = index[0];
-              llvm::Value* tap = index[1];
-              llvm::Value* ow = b.CreateURem(pixel, b.getInt64(p.out_w));
-              llvm::Value* rest = b.CreateUDiv(pixel, b.getInt64(p.out_w));
-              llvm::Value* oh = b.CreateURem(rest, b.getInt64(p.out_h));
-              llvm::Value* image = b.CreateUDiv(rest, b.getInt64(p.out_h));
-              llvm::Value* ci = b.CreateURem(tap, b.getInt64(p.in_c));
-              llvm::Value* kk = b.CreateUDiv(tap, b.getInt64(p.in_c));
-              llvm::Value* kw = b.CreateURem(kk, b.getInt64(p.k_w));
-              llvm::Value* kh = b.CreateUDiv(kk, b.getInt64(p.k_w));
-              auto [ih, h_ok] = EmitTap(b, oh, kh, p.stride_h, p.rhs_dilate_h, p.pad_top,
-                                        p.lhs_dilate_h, p.in_h);
-              auto [iw, w_ok] = EmitTap(b, ow, kw, p.stride_w, p.rhs_dilate_w, p.pad_left,
-                                        p.lhs_dilate_w, p.in_w);
-              TFJIT_ASSIGN_OR_RETURN(llvm::Value * v,
-                                     read(IrIndex({image, ih, iw, ci}, input.dims())));
-              return b.CreateSelect(b.CreateAnd(h_ok, w_ok), v,
-                                    llvm::Constant::getNullValue(v->getType()));
-            });
+        return ElementGenerator([&b, p, input, read,
+                                 type](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          llvm::Value* pixel = index[0];
+          llvm::Value* tap = index[1];
+          llvm::Value* ow = b.CreateURem(pixel, b.getInt64(p.out_w));
+          llvm::Value* rest = b.CreateUDiv(pixel, b.getInt64(p.out_w));
+          llvm::Value* oh = b.CreateURem(rest, b.getInt64(p.out_h));
+          llvm::Value* image = b.CreateUDiv(rest, b.getInt64(p.out_h));
+          llvm::Value* ci = b.CreateURem(tap, b.getInt64(p.in_c));
+          llvm::Value* kk = b.CreateUDiv(tap, b.getInt64(p.in_c));
+          llvm::Value* kw = b.CreateURem(kk, b.getInt64(p.k_w));
+          llvm::Value* kh = b.CreateUDiv(kk, b.getInt64(p.k_w));
+          auto [ih, h_ok] =
+              EmitTap(b, oh, kh, p.stride_h, p.rhs_dilate_h, p.pad_top, p.lhs_dilate_h, p.in_h);
+          auto [iw, w_ok] =
+              EmitTap(b, ow, kw, p.stride_w, p.rhs_dilate_w, p.pad_left, p.lhs_dilate_w, p.in_w);
+          TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, read(IrIndex({image, ih, iw, ci}, input.dims())));
+          return b.CreateSelect(b.CreateAnd(h_ok, w_ok), v,
+                                llvm::Constant::getNullValue(v->getType()));
+        });
       },
       module, b);
 }
@@ -316,9 +316,9 @@ llvm::Value* ShuffleDown(llvm::IRBuilder<>& b, const llvm::DataLayout& layout, l
   llvm::Value* result = llvm::ConstantInt::get(wide->getType(), 0);
   for (unsigned w = 0; w < words; ++w) {
     llvm::Value* word = b.CreateTrunc(b.CreateLShr(wide, w * 32), b.getInt32Ty());
-    llvm::Value* moved = b.CreateIntrinsic(
-        llvm::Intrinsic::nvvm_shfl_sync_down_i32, {},
-        {b.getInt32(0xffffffffu), word, b.getInt32(delta), b.getInt32(0x1f)});
+    llvm::Value* moved =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {},
+                          {b.getInt32(0xffffffffu), word, b.getInt32(delta), b.getInt32(0x1f)});
     result = b.CreateOr(result, b.CreateShl(b.CreateZExt(moved, wide->getType()), w * 32));
   }
   llvm::Value* narrow = b.CreateTrunc(result, b.getIntNTy(bits));
@@ -370,9 +370,8 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   llvm::LLVMContext& ctx = module.getContext();
   std::vector<llvm::Type*> params(static_cast<size_t>(inst.operand_count()) + 1, b.getPtrTy());
   params.push_back(b.getInt64Ty());
-  llvm::Function* fn = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), params, false), llvm::GlobalValue::ExternalLinkage,
-      name, &module);
+  llvm::Function* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false),
+                                              llvm::GlobalValue::ExternalLinkage, name, &module);
   fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
   for (unsigned i = 0; i + 1 < fn->arg_size(); ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
   auto block = [&](const char* label) { return llvm::BasicBlock::Create(ctx, label, fn); };
@@ -386,14 +385,14 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   b.SetInsertPoint(entry);
   llvm::Value* n = fn->getArg(fn->arg_size() - 1);
   llvm::Value* threads = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* thread = b.CreateAdd(
-      b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), threads),
-      ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+  llvm::Value* thread =
+      b.CreateAdd(b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), threads),
+                  ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
   llvm::Value* lane = b.CreateURem(thread, b.getInt64(group));  // within the group
   llvm::Value* first = b.CreateUDiv(thread, b.getInt64(group));
-  llvm::Value* warps = b.CreateUDiv(
-      b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads),
-      b.getInt64(group));
+  llvm::Value* warps =
+      b.CreateUDiv(b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), threads),
+                   b.getInt64(group));
 
   // Generators of the reduce's input and init, from the kernel's operands.
   std::vector<ElementGenerator> ops;
@@ -406,12 +405,10 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   ElementGenerator input, init;
   if (inst.opcode() == Opcode::kFusion) {
     const hlo::Computation& fused = *inst.called_computations()[0];
-    TFJIT_ASSIGN_OR_RETURN(input,
-                           elemental.MakeComputationGenerator(fused, ops, nullptr,
-                                                              reduce.operand(0)));
-    TFJIT_ASSIGN_OR_RETURN(init,
-                           elemental.MakeComputationGenerator(fused, ops, nullptr,
-                                                              reduce.operand(1)));
+    TFJIT_ASSIGN_OR_RETURN(
+        input, elemental.MakeComputationGenerator(fused, ops, nullptr, reduce.operand(0)));
+    TFJIT_ASSIGN_OR_RETURN(
+        init, elemental.MakeComputationGenerator(fused, ops, nullptr, reduce.operand(1)));
   } else {
     input = ops[0];
     init = ops[1];
@@ -487,15 +484,14 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
     llvm::Value* mine = b.CreateAnd(b.CreateICmpULT(in_warp, b.getInt64(warps_per_group)),
                                     b.CreateICmpEQ(warp, b.getInt64(0)));
     total = b.CreateLoad(total->getType(), element(totals, slot));
-    valid = b.CreateSelect(mine, b.CreateLoad(b.getInt32Ty(), element(valids, slot)),
-                           b.getInt32(0));
+    valid =
+        b.CreateSelect(mine, b.CreateLoad(b.getInt32Ty(), element(valids, slot)), b.getInt32(0));
     TFJIT_RETURN_IF_ERROR(EmitWarpTree(b, layout, elemental, *reduce.to_apply(), total, valid));
     b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
   }
   TFJIT_ASSIGN_OR_RETURN(llvm::Value * with_init,
                          elemental.EmitScalarComputation(*reduce.to_apply(), {init_value, total}));
-  llvm::Value* result =
-      b.CreateSelect(b.CreateICmpNE(valid, b.getInt32(0)), with_init, init_value);
+  llvm::Value* result = b.CreateSelect(b.CreateICmpNE(valid, b.getInt32(0)), with_init, init_value);
   b.CreateCondBr(b.CreateICmpEQ(lane, b.getInt64(0)), write, next_output);
 
   b.SetInsertPoint(write);
@@ -522,9 +518,8 @@ absl::Status EmitScatterKernel(const Instruction& inst, const std::string& name,
   llvm::LLVMContext& ctx = module.getContext();
   std::vector<llvm::Type*> params(4, b.getPtrTy());
   params.push_back(b.getInt64Ty());
-  llvm::Function* fn = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), params, false), llvm::GlobalValue::ExternalLinkage,
-      name, &module);
+  llvm::Function* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false),
+                                              llvm::GlobalValue::ExternalLinkage, name, &module);
   fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
   for (unsigned i = 0; i < 4; ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
@@ -566,7 +561,9 @@ absl::Status EmitScatterKernel(const Instruction& inst, const std::string& name,
     TFJIT_RETURN_IF_ERROR(llvm_ir::EmitShapeLoop(
         b, updates.dims(), llvm_ir::LoopShape::kNested, b.getInt64(0),
         b.getInt64(llvm_ir::PartitionExtent(updates.dims(), llvm_ir::LoopShape::kNested)),
-        [&](const IrIndex& ui) { return elemental.EmitScatterUpdate(inst, ops, out, window, ui); }));
+        [&](const IrIndex& ui) {
+          return elemental.EmitScatterUpdate(inst, ops, out, window, ui);
+        }));
   }
   b.CreateBr(exit);
   b.SetInsertPoint(exit);
@@ -602,9 +599,10 @@ absl::Status LinkLibdevice(llvm::Module& m, const std::string& module_name) {
   if (calls.empty()) return absl::OkStatus();
   const std::string path = LibdevicePath();
   if (!std::filesystem::exists(path)) {
-    return Unimplemented("gpu backend: '%s' in module '%s' needs CUDA's libdevice, and '%s' does "
-                         "not exist (install the CUDA toolkit or set TFJIT_LIBDEVICE)",
-                         calls[0]->getName().str(), module_name, path);
+    return Unimplemented(
+        "gpu backend: '%s' in module '%s' needs CUDA's libdevice, and '%s' does "
+        "not exist (install the CUDA toolkit or set TFJIT_LIBDEVICE)",
+        calls[0]->getName().str(), module_name, path);
   }
   for (llvm::Function* f : calls) f->setName("__nv_" + f->getName().str());
   llvm::SMDiagnostic diagnostic;
@@ -634,7 +632,9 @@ absl::Status LinkLibdevice(llvm::Module& m, const std::string& module_name) {
 
 bool IsPlumbing(const Instruction& inst) {
   switch (inst.opcode()) {
-    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
     case Opcode::kGetTupleElement:
       return true;
     default:
@@ -666,8 +666,10 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
   for (const KernelSpec& spec : kernels) {
     const Instruction* inst = spec.inst;
     if (!spec.patches && !IsElementalKernel(*inst) && inst->opcode() != Opcode::kScatter) {
-      return Unimplemented("gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
-                           "'%s')", std::string(hlo::OpcodeName(inst->opcode())), inst->name());
+      return Unimplemented(
+          "gpu backend: opcode '%s' is not compiled to PTX yet (instruction "
+          "'%s')",
+          std::string(hlo::OpcodeName(inst->opcode())), inst->name());
     }
     PtxKernel k;
     k.name = absl::StrCat("kernel_", out.kernels.size());

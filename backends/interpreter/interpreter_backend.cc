@@ -59,8 +59,7 @@ class InterpreterBackend : public backends::Backend {
     backends::CompileStats stats;
     stats.flops = hlo::MatmulFlops(*module);
     stats.optimize_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return std::unique_ptr<backends::Executable>(
         new InterpreterExecutable(std::move(module), stats));
   }

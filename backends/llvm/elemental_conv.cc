@@ -56,8 +56,8 @@ ElementGenerator ElementalEmitter::MakeConvolution(const Instruction& inst, Gene
     inside.push_back(AlwaysInside(window[s], lhs.dim(static_cast<int>(cd.input_spatial[s])),
                                   out.dim(static_cast<int>(cd.output_spatial[s]))));
   }
-  return [this, lhs, rhs, type, cd, window, groups, in_per_group, out_per_group, inside, ops](
-             const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+  return [this, lhs, rhs, type, cd, window, groups, in_per_group, out_per_group, inside,
+          ops](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     // f16/bf16 accumulate in f32, like the evaluator.
     const bool float_type = IsFloatingDType(type);
     const bool half_like = type == DType::kFloat16 || type == DType::kBFloat16;
@@ -78,9 +78,7 @@ ElementGenerator ElementalEmitter::MakeConvolution(const Instruction& inst, Gene
 
     auto accumulate = [&](llvm::Value* ci) -> absl::Status {
       lc[static_cast<size_t>(cd.input_feature)] =
-          groups > 1 || in_per_group > 1
-              ? b_->CreateAdd(feature_base, ci, "", true, true)
-              : ci;
+          groups > 1 || in_per_group > 1 ? b_->CreateAdd(feature_base, ci, "", true, true) : ci;
       rc[static_cast<size_t>(cd.kernel_input_feature)] = ci;
       TFJIT_ASSIGN_OR_RETURN(llvm::Value * a, ops[0](IrIndex(lc, lhs.dims())));
       TFJIT_ASSIGN_OR_RETURN(llvm::Value * w, ops[1](IrIndex(rc, rhs.dims())));
@@ -94,8 +92,8 @@ ElementGenerator ElementalEmitter::MakeConvolution(const Instruction& inst, Gene
         llvm::FastMathFlags fmf;
         fmf.setAllowReassoc();
         b_->setFastMathFlags(fmf);
-        next = b_->CreateFAdd(cur, b_->CreateFMul(ToComputeFloat(type, a),
-                                                  ToComputeFloat(type, w)));
+        next =
+            b_->CreateFAdd(cur, b_->CreateFMul(ToComputeFloat(type, a), ToComputeFloat(type, w)));
       } else {
         next = b_->CreateAdd(cur, b_->CreateMul(a, w));
       }
@@ -112,7 +110,8 @@ ElementGenerator ElementalEmitter::MakeConvolution(const Instruction& inst, Gene
       const size_t in_dim = static_cast<size_t>(cd.input_spatial[s]);
       llvm::Value* o = index[static_cast<size_t>(cd.output_spatial[s])];
       return EmitForLoop(
-          *b_, "conv.k", b_->getInt64(0), b_->getInt64(w.size), [&](llvm::Value* k) -> absl::Status {
+          *b_, "conv.k", b_->getInt64(0), b_->getInt64(w.size),
+          [&](llvm::Value* k) -> absl::Status {
             rc[static_cast<size_t>(cd.kernel_spatial[s])] = k;
             // pos = o * stride + k * rhs_dilate - pad_lo, in the lhs-dilated, padded input.
             llvm::Value* pos = b_->CreateAdd(
@@ -130,7 +129,8 @@ ElementGenerator ElementalEmitter::MakeConvolution(const Instruction& inst, Gene
               ok = b_->CreateAnd(ok, b_->CreateICmpEQ(b_->CreateSRem(pos, step), b_->getInt64(0)));
               i = b_->CreateSDiv(pos, step);
             }
-            ok = b_->CreateAnd(ok, b_->CreateICmpSLT(i, b_->getInt64(lhs.dim(static_cast<int>(in_dim)))));
+            ok = b_->CreateAnd(
+                ok, b_->CreateICmpSLT(i, b_->getInt64(lhs.dim(static_cast<int>(in_dim)))));
             return EmitIf(*b_, ok, [&]() -> absl::Status {
               lc[in_dim] = i;
               return level(s + 1);

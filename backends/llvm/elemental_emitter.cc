@@ -37,11 +37,23 @@ bool ElementalEmitter::Supports(const Instruction& inst) {
   const Opcode op = inst.opcode();
   if (hlo::IsElementwiseUnary(op) || hlo::IsElementwiseBinary(op)) return true;
   switch (op) {
-    case Opcode::kCompare: case Opcode::kSelect: case Opcode::kClamp: case Opcode::kConvert:
-    case Opcode::kIsFinite: case Opcode::kBroadcast: case Opcode::kReshape:
-    case Opcode::kTranspose: case Opcode::kSlice: case Opcode::kReverse:
-    case Opcode::kConcatenate: case Opcode::kPad: case Opcode::kIota: case Opcode::kConstant:
-    case Opcode::kDot: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
+    case Opcode::kCompare:
+    case Opcode::kSelect:
+    case Opcode::kClamp:
+    case Opcode::kConvert:
+    case Opcode::kIsFinite:
+    case Opcode::kBroadcast:
+    case Opcode::kReshape:
+    case Opcode::kTranspose:
+    case Opcode::kSlice:
+    case Opcode::kReverse:
+    case Opcode::kConcatenate:
+    case Opcode::kPad:
+    case Opcode::kIota:
+    case Opcode::kConstant:
+    case Opcode::kDot:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
       return true;
     case Opcode::kGather:
       return IsIntegerDType(inst.operand(1)->shape().element_type());
@@ -68,26 +80,43 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeGenerator(const Instructi
                          std::string(hlo::OpcodeName(inst.opcode())), inst.name());
   }
   switch (inst.opcode()) {
-    case Opcode::kBroadcast: return MakeBroadcast(inst, std::move(ops));
-    case Opcode::kReshape: return MakeReshape(inst, std::move(ops));
-    case Opcode::kTranspose: return MakeTranspose(inst, std::move(ops));
-    case Opcode::kSlice: return MakeSlice(inst, std::move(ops));
-    case Opcode::kReverse: return MakeReverse(inst, std::move(ops));
-    case Opcode::kConcatenate: return MakeConcatenate(inst, std::move(ops));
-    case Opcode::kPad: return MakePad(inst, std::move(ops));
-    case Opcode::kIota: return MakeIota(inst);
-    case Opcode::kConstant: return MakeConstant(inst);
-    case Opcode::kReduce: return MakeReduce(inst, std::move(ops));
-    case Opcode::kReduceWindow: return MakeReduceWindow(inst, std::move(ops));
-    case Opcode::kDot: return MakeDot(inst, std::move(ops));
-    case Opcode::kConvolution: return MakeConvolution(inst, std::move(ops));
-    case Opcode::kDynamicSlice: return MakeDynamicSlice(inst, std::move(ops));
-    case Opcode::kDynamicUpdateSlice: return MakeDynamicUpdateSlice(inst, std::move(ops));
-    case Opcode::kGather: return MakeGather(inst, std::move(ops));
+    case Opcode::kBroadcast:
+      return MakeBroadcast(inst, std::move(ops));
+    case Opcode::kReshape:
+      return MakeReshape(inst, std::move(ops));
+    case Opcode::kTranspose:
+      return MakeTranspose(inst, std::move(ops));
+    case Opcode::kSlice:
+      return MakeSlice(inst, std::move(ops));
+    case Opcode::kReverse:
+      return MakeReverse(inst, std::move(ops));
+    case Opcode::kConcatenate:
+      return MakeConcatenate(inst, std::move(ops));
+    case Opcode::kPad:
+      return MakePad(inst, std::move(ops));
+    case Opcode::kIota:
+      return MakeIota(inst);
+    case Opcode::kConstant:
+      return MakeConstant(inst);
+    case Opcode::kReduce:
+      return MakeReduce(inst, std::move(ops));
+    case Opcode::kReduceWindow:
+      return MakeReduceWindow(inst, std::move(ops));
+    case Opcode::kDot:
+      return MakeDot(inst, std::move(ops));
+    case Opcode::kConvolution:
+      return MakeConvolution(inst, std::move(ops));
+    case Opcode::kDynamicSlice:
+      return MakeDynamicSlice(inst, std::move(ops));
+    case Opcode::kDynamicUpdateSlice:
+      return MakeDynamicUpdateSlice(inst, std::move(ops));
+    case Opcode::kGather:
+      return MakeGather(inst, std::move(ops));
     case Opcode::kFusion:
       return MakeComputationGenerator(*inst.called_computations()[0], std::move(ops), nullptr,
                                       nullptr, operands_invariant);
-    default: return MakeElementwise(inst, std::move(ops));
+    default:
+      return MakeElementwise(inst, std::move(ops));
   }
 }
 
@@ -101,8 +130,8 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementwise(const Instruc
   for (const Instruction* op : inst.operands()) {
     scalar_operand.push_back(op->shape().IsScalar() && !inst.shape().IsScalar());
   }
-  return ElementGenerator([this, in, out_type, in_type, ops, scalar_operand](
-                              const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+  return ElementGenerator([this, in, out_type, in_type, ops,
+                           scalar_operand](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     std::vector<llvm::Value*> v;
     for (size_t i = 0; i < ops.size(); ++i) {
       TFJIT_ASSIGN_OR_RETURN(llvm::Value * x, ops[i](scalar_operand[i] ? IrIndex() : index));
@@ -110,15 +139,18 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementwise(const Instruc
     }
     const Opcode op = in->opcode();
     switch (op) {
-      case Opcode::kCompare: return EmitCompare(in->attrs().comparison, in_type, v[0], v[1]);
-      case Opcode::kSelect: return b_->CreateSelect(v[0], v[1], v[2]);
+      case Opcode::kCompare:
+        return EmitCompare(in->attrs().comparison, in_type, v[0], v[1]);
+      case Opcode::kSelect:
+        return b_->CreateSelect(v[0], v[1], v[2]);
       case Opcode::kClamp: {
-        TFJIT_ASSIGN_OR_RETURN(llvm::Value * m, EmitBinary(Opcode::kMaximum, out_type, v[1],
-                                                           v[0]));
+        TFJIT_ASSIGN_OR_RETURN(llvm::Value * m, EmitBinary(Opcode::kMaximum, out_type, v[1], v[0]));
         return EmitBinary(Opcode::kMinimum, out_type, m, v[2]);
       }
-      case Opcode::kConvert: return EmitConvert(v[0], in_type, out_type);
-      case Opcode::kIsFinite: return EmitIsFinite(in_type, v[0]);
+      case Opcode::kConvert:
+        return EmitConvert(v[0], in_type, out_type);
+      case Opcode::kIsFinite:
+        return EmitIsFinite(in_type, v[0]);
       case Opcode::kBitcastConvert:
         return b_->CreateBitCast(v[0], ValueType(out_type, b_->getContext()));
       default:
@@ -137,8 +169,8 @@ ElementGenerator ElementalEmitter::MakeBroadcast(const Instruction& inst, Genera
   return [this, out, in, dims, same_order, g = ops[0]](const IrIndex& index) {
     std::vector<llvm::Value*> coords;
     for (int64_t d : dims) coords.push_back(index[static_cast<size_t>(d)]);
-    llvm::Value* linear = same_order && !in.dims().empty() ? index.Linearize(out.dims(), *b_)
-                                                           : nullptr;
+    llvm::Value* linear =
+        same_order && !in.dims().empty() ? index.Linearize(out.dims(), *b_) : nullptr;
     return g(IrIndex(std::move(coords), in.dims(), linear));
   };
 }
@@ -231,8 +263,8 @@ ElementGenerator ElementalEmitter::MakeConcatenate(const Instruction& inst, Gene
       b_->SetInsertPoint(next);
     }
     b_->SetInsertPoint(merge);
-    llvm::PHINode* phi = b_->CreatePHI(ValueType(out.element_type(), ctx),
-                                       static_cast<unsigned>(incoming.size()));
+    llvm::PHINode* phi =
+        b_->CreatePHI(ValueType(out.element_type(), ctx), static_cast<unsigned>(incoming.size()));
     for (auto& [v, bb] : incoming) phi->addIncoming(v, bb);
     return phi;
   };
@@ -256,7 +288,8 @@ ElementGenerator ElementalEmitter::MakePad(const Instruction& inst, Generators o
         inside = b_->CreateAnd(inside, b_->CreateICmpEQ(b_->CreateSRem(t, step), b_->getInt64(0)));
         q = b_->CreateSDiv(t, step);
       }
-      inside = b_->CreateAnd(inside, b_->CreateICmpSLT(q, b_->getInt64(in.dim(static_cast<int>(i)))));
+      inside =
+          b_->CreateAnd(inside, b_->CreateICmpSLT(q, b_->getInt64(in.dim(static_cast<int>(i)))));
       coords[i] = q;
     }
     llvm::LLVMContext& ctx = b_->getContext();
@@ -298,11 +331,11 @@ llvm::GlobalVariable* ElementalEmitter::ConstantGlobal(const Instruction& consta
   const int64_t n = literal.shape().num_elements();
   const char* data = static_cast<const char*>(literal.tensor().raw_data());
   llvm::Constant* init = llvm::ConstantDataArray::getRaw(
-      llvm::StringRef(data, static_cast<size_t>(n) * DTypeSize(dtype)),
-      static_cast<uint64_t>(n), elem);
-  auto* global = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
-                                          llvm::GlobalValue::PrivateLinkage, init,
-                                          "const." + constant.name());
+      llvm::StringRef(data, static_cast<size_t>(n) * DTypeSize(dtype)), static_cast<uint64_t>(n),
+      elem);
+  auto* global =
+      new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
+                               llvm::GlobalValue::PrivateLinkage, init, "const." + constant.name());
   global->setAlignment(llvm::Align(64));
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   constant_globals_[&constant] = global;
@@ -323,8 +356,8 @@ ElementGenerator ElementalEmitter::MakeReduce(const Instruction& inst, Generator
   std::vector<bool> is_reduced(static_cast<size_t>(in.rank()), false);
   for (int64_t d : inst.dimensions()) is_reduced[static_cast<size_t>(d)] = true;
   const hlo::Computation* combiner = inst.to_apply();
-  return [this, in, type, is_reduced, combiner, ops](
-             const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+  return [this, in, type, is_reduced, combiner,
+          ops](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     llvm::Type* t = ValueType(type, b_->getContext());
     llvm::AllocaInst* acc = EmitEntryAlloca(*b_, t, "reduce.acc");
     TFJIT_ASSIGN_OR_RETURN(llvm::Value * init, ops[1](IrIndex()));
@@ -350,14 +383,12 @@ ElementGenerator ElementalEmitter::MakeReduce(const Instruction& inst, Generator
         llvm::FastMathFlags fmf;
         fmf.setAllowReassoc();
         b_->setFastMathFlags(fmf);
-        TFJIT_ASSIGN_OR_RETURN(llvm::Value * next,
-                               EmitScalarComputation(*combiner, {current, x}));
+        TFJIT_ASSIGN_OR_RETURN(llvm::Value * next, EmitScalarComputation(*combiner, {current, x}));
         b_->CreateStore(next, acc);
         return absl::OkStatus();
       }
       const size_t d = reduced[r];
-      return EmitForLoop(*b_, "reduce", b_->getInt64(0),
-                         b_->getInt64(in.dim(static_cast<int>(d))),
+      return EmitForLoop(*b_, "reduce", b_->getInt64(0), b_->getInt64(in.dim(static_cast<int>(d))),
                          [&](llvm::Value* i) -> absl::Status {
                            coords[d] = i;
                            return level(r + 1);
@@ -391,15 +422,16 @@ ElementGenerator ElementalEmitter::MakeDot(const Instruction& inst, Generators o
   const hlo::DotDims dn = inst.attrs().dot;
   const std::vector<size_t> lfree = FreeDims(lhs.rank(), dn.lhs_batch, dn.lhs_contracting);
   const std::vector<size_t> rfree = FreeDims(rhs.rank(), dn.rhs_batch, dn.rhs_contracting);
-  return [this, lhs, rhs, type, dn, lfree, rfree, ops](
-             const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+  return [this, lhs, rhs, type, dn, lfree, rfree,
+          ops](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     // f16/bf16 accumulate in f32, like the evaluator.
     const bool float_type = IsFloatingDType(type);
     const bool half_like = type == DType::kFloat16 || type == DType::kBFloat16;
     llvm::Type* acc_type = half_like ? b_->getFloatTy() : ValueType(type, b_->getContext());
     llvm::AllocaInst* acc = EmitEntryAlloca(*b_, acc_type, "dot.acc");
     b_->CreateStore(llvm::Constant::getNullValue(acc_type), acc);
-    std::vector<llvm::Value*> lc(static_cast<size_t>(lhs.rank())), rc(static_cast<size_t>(rhs.rank()));
+    std::vector<llvm::Value*> lc(static_cast<size_t>(lhs.rank())),
+        rc(static_cast<size_t>(rhs.rank()));
     size_t k = 0;
     for (size_t i = 0; i < dn.lhs_batch.size(); ++i, ++k) {
       lc[static_cast<size_t>(dn.lhs_batch[i])] = index[k];
@@ -416,8 +448,8 @@ ElementGenerator ElementalEmitter::MakeDot(const Instruction& inst, Generators o
         if (type == DType::kBool) {
           next = b_->CreateOr(cur, b_->CreateAnd(a, b));
         } else if (float_type) {
-          next = b_->CreateFAdd(cur, b_->CreateFMul(ToComputeFloat(type, a),
-                                                    ToComputeFloat(type, b)));
+          next =
+              b_->CreateFAdd(cur, b_->CreateFMul(ToComputeFloat(type, a), ToComputeFloat(type, b)));
         } else {
           next = b_->CreateAdd(cur, b_->CreateMul(a, b));
         }

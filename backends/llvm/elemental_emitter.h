@@ -109,9 +109,11 @@ class ElementalEmitter {
   ElementGenerator MakeIota(const hlo::Instruction& inst);
   ElementGenerator MakeConstant(const hlo::Instruction& inst);
   ElementGenerator MakeReduce(const hlo::Instruction& inst, Generators ops);
-  ElementGenerator MakeReduceWindow(const hlo::Instruction& inst, Generators ops);  // elemental_window.cc
+  ElementGenerator MakeReduceWindow(const hlo::Instruction& inst,
+                                    Generators ops);  // elemental_window.cc
   ElementGenerator MakeDot(const hlo::Instruction& inst, Generators ops);
-  ElementGenerator MakeConvolution(const hlo::Instruction& inst, Generators ops);  // elemental_conv.cc
+  ElementGenerator MakeConvolution(const hlo::Instruction& inst,
+                                   Generators ops);  // elemental_conv.cc
   // Data-dependent indexing (elemental_indexing.cc).
   ElementGenerator MakeDynamicSlice(const hlo::Instruction& inst, Generators ops);
   ElementGenerator MakeDynamicUpdateSlice(const hlo::Instruction& inst, Generators ops);
@@ -127,8 +129,7 @@ class ElementalEmitter {
   llvm::Value* CallLibm2(const char* name, llvm::Value* x, llvm::Value* y);
   absl::StatusOr<llvm::Value*> EmitFloatUnary(hlo::Opcode opcode, llvm::Value* x);
   absl::StatusOr<llvm::Value*> EmitIntUnary(hlo::Opcode opcode, DType dtype, llvm::Value* x);
-  absl::StatusOr<llvm::Value*> EmitFloatBinary(hlo::Opcode opcode, llvm::Value* x,
-                                               llvm::Value* y);
+  absl::StatusOr<llvm::Value*> EmitFloatBinary(hlo::Opcode opcode, llvm::Value* x, llvm::Value* y);
   absl::StatusOr<llvm::Value*> EmitIntBinary(hlo::Opcode opcode, DType dtype, llvm::Value* x,
                                              llvm::Value* y);
   llvm::Value* EmitIntDivRem(bool divide, bool is_signed, llvm::Value* x, llvm::Value* y);

@@ -63,8 +63,7 @@ ElementGenerator ElementalEmitter::MakeDynamicSlice(const Instruction& inst, Gen
 // out[i] = update[i - start] inside the update's window, operand[i] elsewhere. The update index
 // is clamped into range so the (discarded) load outside the window is still in bounds; the
 // select keeps the loop branch-free.
-ElementGenerator ElementalEmitter::MakeDynamicUpdateSlice(const Instruction& inst,
-                                                          Generators ops) {
+ElementGenerator ElementalEmitter::MakeDynamicUpdateSlice(const Instruction& inst, Generators ops) {
   const hlo::Shape update = inst.operand(1)->shape();
   if (update.num_elements() == 0) return ops[0];
   const Instruction* in = &inst;
@@ -121,8 +120,7 @@ ElementGenerator ElementalEmitter::MakeGather(const Instruction& inst, Generator
   };
 }
 
-absl::StatusOr<std::vector<int64_t>> ElementalEmitter::ScatterWindow(
-    const hlo::Instruction& inst) {
+absl::StatusOr<std::vector<int64_t>> ElementalEmitter::ScatterWindow(const hlo::Instruction& inst) {
   const hlo::Shape& shape = inst.shape();
   const hlo::Shape& updates = inst.operand(2)->shape();
   const hlo::ScatterDims& sd = inst.attrs().scatter;
@@ -149,9 +147,9 @@ absl::Status ElementalEmitter::EmitScatterUpdate(const hlo::Instruction& inst,
   const hlo::Shape& indices = inst.operand(1)->shape();
   const hlo::ScatterDims& sd = inst.attrs().scatter;
   const int64_t ivd = sd.index_vector_dim;
-  const int64_t count = std::min<int64_t>(
-      ivd < indices.rank() ? indices.dim(static_cast<int>(ivd)) : 1,
-      static_cast<int64_t>(sd.scatter_dims_to_operand_dims.size()));
+  const int64_t count =
+      std::min<int64_t>(ivd < indices.rank() ? indices.dim(static_cast<int>(ivd)) : 1,
+                        static_cast<int64_t>(sd.scatter_dims_to_operand_dims.size()));
   std::vector<llvm::Value*> batch, offset;
   for (size_t d = 0; d < ui.size(); ++d) {
     (Contains(sd.update_window_dims, static_cast<int64_t>(d)) ? offset : batch).push_back(ui[d]);
@@ -183,8 +181,7 @@ absl::Status ElementalEmitter::EmitScatterUpdate(const hlo::Instruction& inst,
   const IrIndex dst(base, shape.dims());
   TFJIT_ASSIGN_OR_RETURN(llvm::Value * update, ops[2](ui));
   TFJIT_ASSIGN_OR_RETURN(llvm::Value * combined,
-                         EmitScalarComputation(*inst.to_apply(),
-                                                          {out.EmitRead(dst, *b_), update}));
+                         EmitScalarComputation(*inst.to_apply(), {out.EmitRead(dst, *b_), update}));
   out.EmitWrite(dst, combined, *b_);
   b_->CreateBr(merge);
   b_->SetInsertPoint(merge);

@@ -56,8 +56,7 @@ llvm::Value* ElementalEmitter::CallLibm(const char* base_name, llvm::Value* x) {
   return b_->CreateCall(callee, {x});
 }
 
-llvm::Value* ElementalEmitter::CallLibm2(const char* base_name, llvm::Value* x,
-                                         llvm::Value* y) {
+llvm::Value* ElementalEmitter::CallLibm2(const char* base_name, llvm::Value* x, llvm::Value* y) {
   std::string name(base_name);
   if (x->getType()->isFloatTy()) name += "f";
   llvm::FunctionType* type =
@@ -74,14 +73,14 @@ llvm::Value* ElementalEmitter::CallLibm2(const char* base_name, llvm::Value* x,
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(Opcode opcode, llvm::Value* x) {
   llvm::Type* t = x->getType();
   const bool is_f32 = t->isFloatTy();
-  auto intrinsic = [&](llvm::Intrinsic::ID id) {
-    return b_->CreateUnaryIntrinsic(id, x);
-  };
+  auto intrinsic = [&](llvm::Intrinsic::ID id) { return b_->CreateUnaryIntrinsic(id, x); };
   llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
   llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
   switch (opcode) {
-    case Opcode::kAbs: return intrinsic(llvm::Intrinsic::fabs);
-    case Opcode::kNegate: return b_->CreateFNeg(x);
+    case Opcode::kAbs:
+      return intrinsic(llvm::Intrinsic::fabs);
+    case Opcode::kNegate:
+      return b_->CreateFNeg(x);
     case Opcode::kSign: {
       // NaN and ±0 are returned unchanged; otherwise ±1.
       llvm::Value* signed_one =
@@ -89,24 +88,40 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(Opcode opcode, llv
       llvm::Value* keep = b_->CreateFCmpUEQ(x, zero);  // true for NaN and ±0
       return b_->CreateSelect(keep, x, signed_one);
     }
-    case Opcode::kFloor: return intrinsic(llvm::Intrinsic::floor);
-    case Opcode::kCeil: return intrinsic(llvm::Intrinsic::ceil);
-    case Opcode::kRoundNearestAfz: return intrinsic(llvm::Intrinsic::round);
-    case Opcode::kRoundNearestEven: return intrinsic(llvm::Intrinsic::roundeven);
-    case Opcode::kSqrt: return intrinsic(llvm::Intrinsic::sqrt);
-    case Opcode::kRsqrt: return b_->CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt));
+    case Opcode::kFloor:
+      return intrinsic(llvm::Intrinsic::floor);
+    case Opcode::kCeil:
+      return intrinsic(llvm::Intrinsic::ceil);
+    case Opcode::kRoundNearestAfz:
+      return intrinsic(llvm::Intrinsic::round);
+    case Opcode::kRoundNearestEven:
+      return intrinsic(llvm::Intrinsic::roundeven);
+    case Opcode::kSqrt:
+      return intrinsic(llvm::Intrinsic::sqrt);
+    case Opcode::kRsqrt:
+      return b_->CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt));
     // f32 (and f16/bf16, computed in f32) use inline approximations that vectorize
     // (fast_math.h documents their ulp bounds); f64 calls libm.
-    case Opcode::kExp: return is_f32 ? EmitFastExpF32(b_, x) : CallLibm("exp", x);
-    case Opcode::kExpm1: return CallLibm("expm1", x);
-    case Opcode::kLog: return is_f32 ? EmitFastLogF32(b_, x) : CallLibm("log", x);
-    case Opcode::kLog1p: return CallLibm("log1p", x);
-    case Opcode::kCbrt: return CallLibm("cbrt", x);
-    case Opcode::kTanh: return is_f32 ? EmitFastTanhF32(b_, x) : CallLibm("tanh", x);
-    case Opcode::kSine: return CallLibm("sin", x);
-    case Opcode::kCosine: return CallLibm("cos", x);
-    case Opcode::kTan: return CallLibm("tan", x);
-    case Opcode::kErf: return CallLibm("erf", x);
+    case Opcode::kExp:
+      return is_f32 ? EmitFastExpF32(b_, x) : CallLibm("exp", x);
+    case Opcode::kExpm1:
+      return CallLibm("expm1", x);
+    case Opcode::kLog:
+      return is_f32 ? EmitFastLogF32(b_, x) : CallLibm("log", x);
+    case Opcode::kLog1p:
+      return CallLibm("log1p", x);
+    case Opcode::kCbrt:
+      return CallLibm("cbrt", x);
+    case Opcode::kTanh:
+      return is_f32 ? EmitFastTanhF32(b_, x) : CallLibm("tanh", x);
+    case Opcode::kSine:
+      return CallLibm("sin", x);
+    case Opcode::kCosine:
+      return CallLibm("cos", x);
+    case Opcode::kTan:
+      return CallLibm("tan", x);
+    case Opcode::kErf:
+      return CallLibm("erf", x);
     case Opcode::kLogistic: {
       if (is_f32) return EmitFastLogisticF32(b_, x);
       llvm::Value* e = CallLibm("exp", b_->CreateFNeg(x));
@@ -126,8 +141,10 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitIntUnary(Opcode opcode, DType
     case Opcode::kAbs:
       if (!is_signed) return x;
       return b_->CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_->getFalse());
-    case Opcode::kNegate: return b_->CreateSub(zero, x);
-    case Opcode::kNot: return b_->CreateNot(x);
+    case Opcode::kNegate:
+      return b_->CreateSub(zero, x);
+    case Opcode::kNot:
+      return b_->CreateNot(x);
     case Opcode::kSign: {
       llvm::Value* pos = b_->CreateZExt(
           is_signed ? b_->CreateICmpSGT(x, zero) : b_->CreateICmpNE(x, zero), x->getType());
@@ -171,10 +188,14 @@ llvm::Value* ElementalEmitter::EmitNanPropagatingMinMax(bool is_max, llvm::Value
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatBinary(Opcode opcode, llvm::Value* x,
                                                                llvm::Value* y) {
   switch (opcode) {
-    case Opcode::kAdd: return b_->CreateFAdd(x, y);
-    case Opcode::kSubtract: return b_->CreateFSub(x, y);
-    case Opcode::kMultiply: return b_->CreateFMul(x, y);
-    case Opcode::kDivide: return b_->CreateFDiv(x, y);
+    case Opcode::kAdd:
+      return b_->CreateFAdd(x, y);
+    case Opcode::kSubtract:
+      return b_->CreateFSub(x, y);
+    case Opcode::kMultiply:
+      return b_->CreateFMul(x, y);
+    case Opcode::kDivide:
+      return b_->CreateFDiv(x, y);
     case Opcode::kRemainder: {
       // fmod(±inf, y) is NaN for every y. NVPTX lowers frem as x - y * trunc(x / y) and
       // returns x when y is infinite, so fmod(-inf, -inf) came out -inf on a GPU (found on an
@@ -185,10 +206,14 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatBinary(Opcode opcode, ll
           b_->CreateFCmpOEQ(b_->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), inf);
       return b_->CreateSelect(x_inf, llvm::ConstantFP::getNaN(x->getType()), r);
     }
-    case Opcode::kMaximum: return EmitNanPropagatingMinMax(true, x, y);
-    case Opcode::kMinimum: return EmitNanPropagatingMinMax(false, x, y);
-    case Opcode::kPower: return CallLibm2("pow", x, y);
-    case Opcode::kAtan2: return CallLibm2("atan2", x, y);
+    case Opcode::kMaximum:
+      return EmitNanPropagatingMinMax(true, x, y);
+    case Opcode::kMinimum:
+      return EmitNanPropagatingMinMax(false, x, y);
+    case Opcode::kPower:
+      return CallLibm2("pow", x, y);
+    case Opcode::kAtan2:
+      return CallLibm2("atan2", x, y);
     default:
       return Unimplemented("elemental emitter: binary '%s' on floats",
                            std::string(hlo::OpcodeName(opcode)));
@@ -239,10 +264,10 @@ llvm::Value* ElementalEmitter::EmitIntPower(bool is_signed, llvm::Value* base,
   llvm::Value* zero = llvm::ConstantInt::get(t, 0);
   llvm::Value* minus_one = llvm::ConstantInt::getAllOnesValue(t);
   llvm::Value* odd = b_->CreateTrunc(exponent, b_->getInt1Ty());
-  llvm::Value* neg_result = b_->CreateSelect(
-      b_->CreateICmpEQ(base, one), one,
-      b_->CreateSelect(b_->CreateICmpEQ(base, minus_one),
-                       b_->CreateSelect(odd, minus_one, one), zero));
+  llvm::Value* neg_result =
+      b_->CreateSelect(b_->CreateICmpEQ(base, one), one,
+                       b_->CreateSelect(b_->CreateICmpEQ(base, minus_one),
+                                        b_->CreateSelect(odd, minus_one, one), zero));
   return b_->CreateSelect(b_->CreateICmpSLT(exponent, zero), neg_result, result);
 }
 
@@ -269,21 +294,28 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitIntBinary(Opcode opcode, DTyp
                                                              llvm::Value* x, llvm::Value* y) {
   const bool is_signed = IsSignedIntegerDType(dtype);
   switch (opcode) {
-    case Opcode::kAdd: return b_->CreateAdd(x, y);
-    case Opcode::kSubtract: return b_->CreateSub(x, y);
-    case Opcode::kMultiply: return b_->CreateMul(x, y);
-    case Opcode::kDivide: return EmitIntDivRem(true, is_signed, x, y);
-    case Opcode::kRemainder: return EmitIntDivRem(false, is_signed, x, y);
+    case Opcode::kAdd:
+      return b_->CreateAdd(x, y);
+    case Opcode::kSubtract:
+      return b_->CreateSub(x, y);
+    case Opcode::kMultiply:
+      return b_->CreateMul(x, y);
+    case Opcode::kDivide:
+      return EmitIntDivRem(true, is_signed, x, y);
+    case Opcode::kRemainder:
+      return EmitIntDivRem(false, is_signed, x, y);
     case Opcode::kMaximum:
-      return b_->CreateSelect(is_signed ? b_->CreateICmpSGT(x, y) : b_->CreateICmpUGT(x, y),
-                              x, y);
+      return b_->CreateSelect(is_signed ? b_->CreateICmpSGT(x, y) : b_->CreateICmpUGT(x, y), x, y);
     case Opcode::kMinimum:
-      return b_->CreateSelect(is_signed ? b_->CreateICmpSLT(x, y) : b_->CreateICmpULT(x, y),
-                              x, y);
-    case Opcode::kPower: return EmitIntPower(is_signed, x, y);
-    case Opcode::kAnd: return b_->CreateAnd(x, y);
-    case Opcode::kOr: return b_->CreateOr(x, y);
-    case Opcode::kXor: return b_->CreateXor(x, y);
+      return b_->CreateSelect(is_signed ? b_->CreateICmpSLT(x, y) : b_->CreateICmpULT(x, y), x, y);
+    case Opcode::kPower:
+      return EmitIntPower(is_signed, x, y);
+    case Opcode::kAnd:
+      return b_->CreateAnd(x, y);
+    case Opcode::kOr:
+      return b_->CreateOr(x, y);
+    case Opcode::kXor:
+      return b_->CreateXor(x, y);
     case Opcode::kShiftLeft:
     case Opcode::kShiftRightLogical:
     case Opcode::kShiftRightArithmetic:
@@ -313,8 +345,14 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBinary(Opcode opcode, DType d
                                                           llvm::Value* x, llvm::Value* y) {
   if (dtype == DType::kBool) {
     switch (opcode) {
-      case Opcode::kAdd: case Opcode::kOr: case Opcode::kMaximum: case Opcode::kMultiply:
-      case Opcode::kAnd: case Opcode::kMinimum: case Opcode::kXor: case Opcode::kSubtract:
+      case Opcode::kAdd:
+      case Opcode::kOr:
+      case Opcode::kMaximum:
+      case Opcode::kMultiply:
+      case Opcode::kAnd:
+      case Opcode::kMinimum:
+      case Opcode::kXor:
+      case Opcode::kSubtract:
         return EmitPredBinary(opcode, x, y);
       default: {
         // The evaluator treats the rest as u8 arithmetic on 0/1.
@@ -326,9 +364,8 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBinary(Opcode opcode, DType d
     }
   }
   if (IsFloatingDType(dtype)) {
-    TFJIT_ASSIGN_OR_RETURN(llvm::Value * r,
-                           EmitFloatBinary(opcode, ToComputeFloat(dtype, x),
-                                           ToComputeFloat(dtype, y)));
+    TFJIT_ASSIGN_OR_RETURN(llvm::Value * r, EmitFloatBinary(opcode, ToComputeFloat(dtype, x),
+                                                            ToComputeFloat(dtype, y)));
     return FromComputeFloat(dtype, r);
   }
   return EmitIntBinary(opcode, dtype, x, y);
@@ -341,22 +378,34 @@ llvm::Value* ElementalEmitter::EmitCompare(hlo::ComparisonDirection direction, D
     x = ToComputeFloat(dtype, x);
     y = ToComputeFloat(dtype, y);
     switch (direction) {
-      case D::kEq: return b_->CreateFCmpOEQ(x, y);
-      case D::kNe: return b_->CreateFCmpUNE(x, y);
-      case D::kLt: return b_->CreateFCmpOLT(x, y);
-      case D::kLe: return b_->CreateFCmpOLE(x, y);
-      case D::kGt: return b_->CreateFCmpOGT(x, y);
-      case D::kGe: return b_->CreateFCmpOGE(x, y);
+      case D::kEq:
+        return b_->CreateFCmpOEQ(x, y);
+      case D::kNe:
+        return b_->CreateFCmpUNE(x, y);
+      case D::kLt:
+        return b_->CreateFCmpOLT(x, y);
+      case D::kLe:
+        return b_->CreateFCmpOLE(x, y);
+      case D::kGt:
+        return b_->CreateFCmpOGT(x, y);
+      case D::kGe:
+        return b_->CreateFCmpOGE(x, y);
     }
   }
   const bool s = IsSignedIntegerDType(dtype);
   switch (direction) {
-    case D::kEq: return b_->CreateICmpEQ(x, y);
-    case D::kNe: return b_->CreateICmpNE(x, y);
-    case D::kLt: return s ? b_->CreateICmpSLT(x, y) : b_->CreateICmpULT(x, y);
-    case D::kLe: return s ? b_->CreateICmpSLE(x, y) : b_->CreateICmpULE(x, y);
-    case D::kGt: return s ? b_->CreateICmpSGT(x, y) : b_->CreateICmpUGT(x, y);
-    case D::kGe: return s ? b_->CreateICmpSGE(x, y) : b_->CreateICmpUGE(x, y);
+    case D::kEq:
+      return b_->CreateICmpEQ(x, y);
+    case D::kNe:
+      return b_->CreateICmpNE(x, y);
+    case D::kLt:
+      return s ? b_->CreateICmpSLT(x, y) : b_->CreateICmpULT(x, y);
+    case D::kLe:
+      return s ? b_->CreateICmpSLE(x, y) : b_->CreateICmpULE(x, y);
+    case D::kGt:
+      return s ? b_->CreateICmpSGT(x, y) : b_->CreateICmpUGT(x, y);
+    case D::kGe:
+      return s ? b_->CreateICmpSGE(x, y) : b_->CreateICmpUGE(x, y);
   }
   return nullptr;
 }
@@ -384,8 +433,7 @@ llvm::Value* ElementalEmitter::EmitConvert(llvm::Value* x, DType from, DType to)
   if (from_float) {
     // Saturating, NaN -> 0 (llvm.fpto[su]i.sat has exactly these semantics).
     llvm::Value* f = ToComputeFloat(from, x);
-    auto id = IsSignedIntegerDType(to) ? llvm::Intrinsic::fptosi_sat
-                                       : llvm::Intrinsic::fptoui_sat;
+    auto id = IsSignedIntegerDType(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
     return b_->CreateIntrinsic(id, {ValueType(to, ctx), f->getType()}, {f});
   }
   const bool from_signed = IsSignedIntegerDType(from);  // pred zero-extends
@@ -415,8 +463,8 @@ llvm::Value* ElementalEmitter::EmitLiteralElement(const hlo::Literal& literal, i
   if (type->isIntegerTy()) return llvm::ConstantInt::get(type, raw);
   // Floats from their exact bits.
   const unsigned width = static_cast<unsigned>(size * 8);
-  return llvm::ConstantFP::get(b_->getContext(), llvm::APFloat(type->getFltSemantics(),
-                                                    llvm::APInt(width, raw)));
+  return llvm::ConstantFP::get(b_->getContext(),
+                               llvm::APFloat(type->getFltSemantics(), llvm::APInt(width, raw)));
 }
 
 }  // namespace tfjit::llvm_ir

@@ -18,8 +18,8 @@ ElementGenerator ElementalEmitter::MakeReduceWindow(const Instruction& inst, Gen
   const DType type = inst.shape().element_type();
   const std::vector<hlo::WindowDim> window = inst.attrs().window;
   const hlo::Computation* combiner = inst.to_apply();
-  return [this, in, type, window, combiner, ops](
-             const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+  return [this, in, type, window, combiner,
+          ops](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     llvm::Type* t = ValueType(type, b_->getContext());
     llvm::AllocaInst* acc = EmitEntryAlloca(*b_, t, "rw.acc");
     TFJIT_ASSIGN_OR_RETURN(llvm::Value * init, ops[1](IrIndex()));
@@ -51,24 +51,24 @@ ElementGenerator ElementalEmitter::MakeReduceWindow(const Instruction& inst, Gen
       }
       const hlo::WindowDim& w = window[d];
       const int64_t size = in.dim(static_cast<int>(d));
-      return EmitForLoop(*b_, "rw", b_->getInt64(0), b_->getInt64(w.size),
-                         [&](llvm::Value* k) -> absl::Status {
-        // pos = out * stride + k * rhs_dilate - pad_lo, in the lhs-dilated input.
-        llvm::Value* pos = b_->CreateSub(
-            b_->CreateAdd(b_->CreateMul(index[d], b_->getInt64(w.stride)),
-                          b_->CreateMul(k, b_->getInt64(w.rhs_dilate))),
-            b_->getInt64(w.pad_lo));
-        llvm::Value* ok = b_->CreateICmpSGE(pos, b_->getInt64(0));
-        llvm::Value* src = pos;
-        if (w.lhs_dilate != 1) {
-          llvm::Value* dil = b_->getInt64(w.lhs_dilate);
-          ok = b_->CreateAnd(ok, b_->CreateICmpEQ(b_->CreateSRem(pos, dil), b_->getInt64(0)));
-          src = b_->CreateSDiv(pos, dil);
-        }
-        ok = b_->CreateAnd(ok, b_->CreateICmpSLT(src, b_->getInt64(size)));
-        coords[d] = b_->CreateSelect(ok, src, b_->getInt64(0));
-        return level(d + 1, inside == nullptr ? ok : b_->CreateAnd(inside, ok));
-      });
+      return EmitForLoop(
+          *b_, "rw", b_->getInt64(0), b_->getInt64(w.size), [&](llvm::Value* k) -> absl::Status {
+            // pos = out * stride + k * rhs_dilate - pad_lo, in the lhs-dilated input.
+            llvm::Value* pos =
+                b_->CreateSub(b_->CreateAdd(b_->CreateMul(index[d], b_->getInt64(w.stride)),
+                                            b_->CreateMul(k, b_->getInt64(w.rhs_dilate))),
+                              b_->getInt64(w.pad_lo));
+            llvm::Value* ok = b_->CreateICmpSGE(pos, b_->getInt64(0));
+            llvm::Value* src = pos;
+            if (w.lhs_dilate != 1) {
+              llvm::Value* dil = b_->getInt64(w.lhs_dilate);
+              ok = b_->CreateAnd(ok, b_->CreateICmpEQ(b_->CreateSRem(pos, dil), b_->getInt64(0)));
+              src = b_->CreateSDiv(pos, dil);
+            }
+            ok = b_->CreateAnd(ok, b_->CreateICmpSLT(src, b_->getInt64(size)));
+            coords[d] = b_->CreateSelect(ok, src, b_->getInt64(0));
+            return level(d + 1, inside == nullptr ? ok : b_->CreateAnd(inside, ok));
+          });
     };
     TFJIT_RETURN_IF_ERROR(level(0, rank == 0 ? b_->getTrue() : nullptr));
     return b_->CreateLoad(t, acc);

@@ -124,9 +124,9 @@ llvm::Value* EmitFastLogF32(llvm::IRBuilder<>* b, llvm::Value* x) {
   e = b->CreateAdd(e, b->CreateZExt(high, e->getType()));
   llvm::Value* f = b->CreateFSub(o.ToFloat(mant), o.F(1.0f));  // exact (Sterbenz)
   llvm::Value* fe = b->CreateSIToFP(e, x->getType());
-  llvm::Value* q = o.Poly(f, {0.333333135f, -0.249999836f, 0.200021863f, -0.166694835f,
-                              0.142171249f, -0.123774998f, 0.118887648f, -0.118466496f,
-                              0.0693726316f});
+  llvm::Value* q =
+      o.Poly(f, {0.333333135f, -0.249999836f, 0.200021863f, -0.166694835f, 0.142171249f,
+                 -0.123774998f, 0.118887648f, -0.118466496f, 0.0693726316f});
   llvm::Value* z = b->CreateFMul(f, f);
   llvm::Value* y = o.Fma(b->CreateFMul(z, f), q, b->CreateFMul(fe, o.F(kLn2Lo)));
   y = o.Fma(o.F(-0.5f), z, y);

@@ -81,8 +81,8 @@ llvm::Value* IrArray::EmitAddress(const IrIndex& index, llvm::IRBuilder<>& b) co
 llvm::Value* IrArray::EmitRead(const IrIndex& index, llvm::IRBuilder<>& b) const {
   DType dtype = shape_.element_type();
   llvm::Type* type = StorageType(dtype, b.getContext());
-  llvm::LoadInst* load = b.CreateAlignedLoad(type, EmitAddress(index, b),
-                                             llvm::Align(DTypeSize(dtype)));
+  llvm::LoadInst* load =
+      b.CreateAlignedLoad(type, EmitAddress(index, b), llvm::Align(DTypeSize(dtype)));
   if (dtype == DType::kBool) return b.CreateICmpNE(load, b.getInt8(0));
   return load;
 }

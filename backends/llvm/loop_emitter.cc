@@ -75,10 +75,9 @@ absl::Status EmitNestedLevel(llvm::IRBuilder<>& b, const std::vector<int64_t>& d
   return EmitForLoop(b, absl::StrCat("d", dim), b.getInt64(0), b.getInt64(dims[dim]),
                      [&](llvm::Value* i) -> absl::Status {
                        coords[dim] = i;
-                       llvm::Value* linear =
-                           b.CreateAdd(b.CreateMul(linear_base, b.getInt64(dims[dim]), "",
-                                                   true, true),
-                                       i, "", true, true);
+                       llvm::Value* linear = b.CreateAdd(
+                           b.CreateMul(linear_base, b.getInt64(dims[dim]), "", true, true), i, "",
+                           true, true);
                        return EmitNestedLevel(b, dims, dim + 1, coords, linear, body);
                      });
 }
@@ -101,8 +100,7 @@ absl::Status EmitShapeLoop(llvm::IRBuilder<>& b, const std::vector<int64_t>& dim
   });
 }
 
-llvm::AllocaInst* EmitEntryAlloca(llvm::IRBuilder<>& b, llvm::Type* type,
-                                  absl::string_view name) {
+llvm::AllocaInst* EmitEntryAlloca(llvm::IRBuilder<>& b, llvm::Type* type, absl::string_view name) {
   llvm::Function* fn = b.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry_builder(&fn->getEntryBlock(), fn->getEntryBlock().begin());
   return entry_builder.CreateAlloca(type, nullptr, std::string(name));

@@ -21,11 +21,11 @@
 #include "llvm/IR/PassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
-#include "llvm/Transforms/IPO/MergeFunctions.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 namespace tfjit::llvm_ir {
@@ -76,9 +76,9 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(
   // No FP contraction across HLO instructions: add/multiply must stay bit-identical to the
   // evaluator (HLO.md accuracy rules).
   options.AllowFPOpFusion = llvm::FPOpFusion::Standard;
-  auto level = opt_level >= 2 ? llvm::CodeGenOptLevel::Aggressive
-                              : (opt_level == 1 ? llvm::CodeGenOptLevel::Less
-                                                : llvm::CodeGenOptLevel::None);
+  auto level = opt_level >= 2
+                   ? llvm::CodeGenOptLevel::Aggressive
+                   : (opt_level == 1 ? llvm::CodeGenOptLevel::Less : llvm::CodeGenOptLevel::None);
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       host.triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt, level,
       /*JIT=*/true));
@@ -168,9 +168,8 @@ absl::StatusOr<std::string> CompileBitcode(const std::string& bitcode, const std
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& module,
-                                                               int opt_level, int parts,
-                                                               int threads) {
+absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& module, int opt_level,
+                                                               int parts, int threads) {
   const HostTarget& host = GetHostTarget();
   return CompileInParts(module, host.cpu, host.features, opt_level, parts, threads);
 }
@@ -187,8 +186,8 @@ int MergeIdenticalFunctions(llvm::Module& module) {
 
 absl::StatusOr<std::vector<std::string>> CompileInParts(llvm::Module& module,
                                                         const std::string& cpu,
-                                                        const std::string& features,
-                                                        int opt_level, int parts, int threads) {
+                                                        const std::string& features, int opt_level,
+                                                        int parts, int threads) {
   if (opt_level > 0) {
     const auto merge_start = std::chrono::steady_clock::now();
     const int merged = MergeIdenticalFunctions(module);
@@ -207,8 +206,7 @@ absl::StatusOr<std::vector<std::string>> CompileInParts(llvm::Module& module,
   }
   const auto start = std::chrono::steady_clock::now();
   auto ms_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
-        .count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
   std::vector<std::string> bitcodes;
   // Round robin: LLVM deals the functions out largest first, so the parts get about equal

@@ -58,9 +58,8 @@ absl::StatusOr<std::string> EmitObjectFile(llvm::Module& module, llvm::TargetMac
 // linked into one JIT together. parts or threads <= 1: one object, on this thread. `module`
 // is consumed (left split up). First, at opt_level > 0, identical functions are merged
 // (MergeIdenticalFunctions): identical fusions are optimised and compiled once.
-absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& module,
-                                                               int opt_level, int parts,
-                                                               int threads);
+absl::StatusOr<std::vector<std::string>> CompileForHostInParts(llvm::Module& module, int opt_level,
+                                                               int parts, int threads);
 // Merges functions of `module` whose bodies are identical (llvm::MergeFunctionsPass: an
 // internal one's uses are redirected to its twin, an external one becomes a call to it), before
 // any optimisation; returns how many functions it removed.
@@ -68,8 +67,8 @@ int MergeIdenticalFunctions(llvm::Module& module);
 // The same for another CPU and feature string of the host's triple (CreateTargetMachine).
 absl::StatusOr<std::vector<std::string>> CompileInParts(llvm::Module& module,
                                                         const std::string& cpu,
-                                                        const std::string& features,
-                                                        int opt_level, int parts, int threads);
+                                                        const std::string& features, int opt_level,
+                                                        int parts, int threads);
 
 }  // namespace tfjit::llvm_ir
 

@@ -39,9 +39,9 @@ namespace {
 // and writes them back at its end (tf2hlo threads each variable's value through the
 // cluster in dependency order). Handles themselves (VarHandleOp) come from the runtime.
 bool IsCompilableResourceOp(const tf::Node& node) {
-  static const char* const kOps[] = {"ReadVariableOp", "AssignVariableOp",
-                                     "AssignAddVariableOp", "AssignSubVariableOp",
-                                     "ResourceGather", "VarIsInitializedOp", "VariableShape"};
+  static const char* const kOps[] = {
+      "ReadVariableOp", "AssignVariableOp",   "AssignAddVariableOp", "AssignSubVariableOp",
+      "ResourceGather", "VarIsInitializedOp", "VariableShape"};
   // The ResourceApply* optimizers (optimizers_lowerings.cc) update variables in clusters too.
   return std::any_of(std::begin(kOps), std::end(kOps),
                      [&](const char* op) { return node.op() == op; }) ||
@@ -92,8 +92,9 @@ bool StaysInRuntime(const tf::Node& node, std::string* why, bool must_compile = 
     return true;
   }
   if (op == "CheckNumerics" || op == "Assert") {
-    *why = absl::StrCat(op, " stays in the runtime (TF keeps Assert/CheckNumerics out of "
-                            "clusters)");
+    *why = absl::StrCat(op,
+                        " stays in the runtime (TF keeps Assert/CheckNumerics out of "
+                        "clusters)");
     return true;
   }
   if (node.op_def() != nullptr && node.op_def()->is_stateful && !IsCompilableResourceOp(node) &&
@@ -106,7 +107,8 @@ bool StaysInRuntime(const tf::Node& node, std::string* why, bool must_compile = 
     *why = "the node has _XlaCompile=false";
     return true;
   }
-  if (tf2hlo::IsFunctionalControlFlow(op)) return ControlFlowStaysInRuntime(node, why, must_compile);
+  if (tf2hlo::IsFunctionalControlFlow(op))
+    return ControlFlowStaysInRuntime(node, why, must_compile);
   return false;
 }
 
@@ -296,7 +298,8 @@ bool KeepCrossingListsInRuntime(const tf::Graph& graph, const ClusteringOptions&
       // would have stayed out anyway (TF keeps lists out), so it is only informative.
       Log(options.mode == JitMode::kAll ? LogLevel::kWarning : LogLevel::kInfo,
           "autofix B: %s runs in the runtime so that no TensorList crosses the compiled "
-          "boundary (%s)", node->DebugName(), why);
+          "boundary (%s)",
+          node->DebugName(), why);
       changed = moved = true;
     }
   }
@@ -309,8 +312,7 @@ bool IsLoopBackEdge(const tf::Node& from, const tf::Node& to) {
 }
 
 bool IsTrivial(const tf::Node& node) {
-  static const char* const kTrivial[] = {"Const", "Identity", "IdentityN", "StopGradient",
-                                         "Shape"};
+  static const char* const kTrivial[] = {"Const", "Identity", "IdentityN", "StopGradient", "Shape"};
   return std::any_of(std::begin(kTrivial), std::end(kTrivial),
                      [&](const char* op) { return node.op() == op; });
 }
@@ -404,10 +406,14 @@ absl::StatusOr<JitMode> ParseJitMode(absl::string_view text) {
 
 const char* JitModeName(JitMode mode) {
   switch (mode) {
-    case JitMode::kNone: return "none";
-    case JitMode::kOff: return "off";
-    case JitMode::kAuto: return "auto";
-    case JitMode::kAll: return "all";
+    case JitMode::kNone:
+      return "none";
+    case JitMode::kOff:
+      return "off";
+    case JitMode::kAuto:
+      return "auto";
+    case JitMode::kAll:
+      return "all";
   }
   return "?";
 }
@@ -429,8 +435,8 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
     std::string why;
     // Nodes placed on a GPU compile even without auto-clustering, each as its own cluster:
     // tfjit has no hand-written GPU kernels, and TF runs them op by op there.
-    const JitMode mode = options.mode == JitMode::kOff && OnGpu(options, *node) ? JitMode::kAuto
-                                                                                : options.mode;
+    const JitMode mode =
+        options.mode == JitMode::kOff && OnGpu(options, *node) ? JitMode::kAuto : options.mode;
     bool fed = false;
     for (int i = 0; i < node->num_outputs(); ++i) fed |= options.fed.contains({node, i});
     if (mode == JitMode::kNone || mode == JitMode::kOff) {
@@ -441,7 +447,8 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
       why = "its output is fed by the caller";
     } else if (mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
       return AppendContext(tf2hlo::DynamicSizeError(*node),
-                           absl::StrCat("[[{{node ", node->name(), "}}]] TF1 TensorArrayV3 with "
+                           absl::StrCat("[[{{node ", node->name(),
+                                        "}}]] TF1 TensorArrayV3 with "
                                         "dynamic_size=true; give it a fixed size"));
     } else if (options.autofix && CompilableRefUpdate(options, *node) &&
                tf2hlo::CanLower(*node, &why)) {
@@ -458,8 +465,9 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
       }
     } else if (mode == JitMode::kAuto && !options.autofix && TouchesTensorList(*node)) {
-      why = "TensorList/TensorArray (variant) values stay in the runtime in auto-clustering, as "
-            "in TF";
+      why =
+          "TensorList/TensorArray (variant) values stay in the runtime in auto-clustering, as "
+          "in TF";
     } else if (mode == JitMode::kAuto && VariableOnOtherDevice(options, *node, &why)) {
       // TF's auto-clustering never gives a cluster a variable of another device (issue A).
     } else if (mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
@@ -487,13 +495,14 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
                           options.autofix &&
                           KeepCrossingListsInRuntime(graph, options, candidate, &result);
   if (!unsupported.empty()) {
-    return InvalidArgument("Detected unsupported operations when trying to compile graph %s on "
-                           "%s: %s",
-                           graph.source(), options.device, absl::StrJoin(unsupported, "; "));
+    return InvalidArgument(
+        "Detected unsupported operations when trying to compile graph %s on "
+        "%s: %s",
+        graph.source(), options.device, absl::StrJoin(unsupported, "; "));
   }
   if (options.mode == JitMode::kNone ||
-      (options.mode == JitMode::kOff && std::none_of(candidate.begin(), candidate.end(),
-                                                     [](bool c) { return c; }))) {
+      (options.mode == JitMode::kOff &&
+       std::none_of(candidate.begin(), candidate.end(), [](bool c) { return c; }))) {
     return result;
   }
 
@@ -585,8 +594,8 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
   }
   for (int rep : group_order) {
     const std::vector<const tf::Node*>& nodes = groups[rep];
-    const bool trivial = std::all_of(nodes.begin(), nodes.end(),
-                                     [](const tf::Node* x) { return IsTrivial(*x); });
+    const bool trivial =
+        std::all_of(nodes.begin(), nodes.end(), [](const tf::Node* x) { return IsTrivial(*x); });
     if (trivial && options.mode != JitMode::kAll) {
       for (const tf::Node* x : nodes) {
         result.why_not[x->id()] = "its cluster would hold only constants/identities";
@@ -597,9 +606,10 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
         static_cast<int>(nodes.size()) < options.min_cluster_size) {
       for (const tf::Node* x : nodes) {
         result.why_not[x->id()] =
-            absl::StrCat("its cluster would hold ", nodes.size(), " node(s), fewer than the "
-                         "minimum cluster size ", options.min_cluster_size,
-                         " (--tf_xla_min_cluster_size)");
+            absl::StrCat("its cluster would hold ", nodes.size(),
+                         " node(s), fewer than the "
+                         "minimum cluster size ",
+                         options.min_cluster_size, " (--tf_xla_min_cluster_size)");
       }
       continue;
     }
@@ -641,9 +651,11 @@ absl::StatusOr<ClusteringResult> FindClusters(const tf::Graph& graph,
         const int from = result.cluster_of[in.node->id()];
         const int to = result.cluster_of[node->id()];
         if (from == to) continue;
-        const std::string why = absl::StrCat(
-            "autofix B: its TensorList ", in.node->name(), ":", in.index, " would cross a "
-            "cluster's edge to ", node->name(), ", so the list stays in the runtime");
+        const std::string why =
+            absl::StrCat("autofix B: its TensorList ", in.node->name(), ":", in.index,
+                         " would cross a "
+                         "cluster's edge to ",
+                         node->name(), ", so the list stays in the runtime");
         for (const tf::Node* side : {static_cast<const tf::Node*>(in.node), node}) {
           if (result.cluster_of[side->id()] >= 0 && !opts.excluded.contains(side->id())) {
             opts.excluded[side->id()] = why;

@@ -98,9 +98,8 @@ absl::StatusOr<Literal> EvalConvolution(const Instruction& inst, const Operands&
   g.out_features_per_group = out_features / groups;
   Literal out(inst.shape());
   if (inst.shape().num_elements() == 0) return out;
-  DispatchNumeric(inst.shape().element_type(), [&](auto tag) {
-    ConvolveTyped<decltype(tag)>(g, *ops[0], *ops[1], out);
-  });
+  DispatchNumeric(inst.shape().element_type(),
+                  [&](auto tag) { ConvolveTyped<decltype(tag)>(g, *ops[0], *ops[1], out); });
   return out;
 }
 

@@ -26,8 +26,8 @@ T WrapMul(T a, T b) {
   using U = std::make_unsigned_t<T>;
   // Promote to at least unsigned int so that u16*u16 does not overflow a signed int.
   using P = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-  return static_cast<T>(static_cast<U>(static_cast<P>(static_cast<U>(a)) *
-                                       static_cast<P>(static_cast<U>(b))));
+  return static_cast<T>(
+      static_cast<U>(static_cast<P>(static_cast<U>(a)) * static_cast<P>(static_cast<U>(b))));
 }
 
 template <typename T>
@@ -90,20 +90,32 @@ T IntShift(Opcode op, T a, T b) {
 template <typename T>
 T IntBinary(Opcode op, T a, T b) {
   switch (op) {
-    case Opcode::kAdd: return WrapAdd(a, b);
-    case Opcode::kSubtract: return WrapSub(a, b);
-    case Opcode::kMultiply: return WrapMul(a, b);
-    case Opcode::kDivide: return IntDivide(a, b);
-    case Opcode::kRemainder: return IntRemainder(a, b);
-    case Opcode::kMaximum: return a > b ? a : b;
-    case Opcode::kMinimum: return a < b ? a : b;
-    case Opcode::kPower: return IntPower(a, b);
-    case Opcode::kAnd: return static_cast<T>(a & b);
-    case Opcode::kOr: return static_cast<T>(a | b);
-    case Opcode::kXor: return static_cast<T>(a ^ b);
+    case Opcode::kAdd:
+      return WrapAdd(a, b);
+    case Opcode::kSubtract:
+      return WrapSub(a, b);
+    case Opcode::kMultiply:
+      return WrapMul(a, b);
+    case Opcode::kDivide:
+      return IntDivide(a, b);
+    case Opcode::kRemainder:
+      return IntRemainder(a, b);
+    case Opcode::kMaximum:
+      return a > b ? a : b;
+    case Opcode::kMinimum:
+      return a < b ? a : b;
+    case Opcode::kPower:
+      return IntPower(a, b);
+    case Opcode::kAnd:
+      return static_cast<T>(a & b);
+    case Opcode::kOr:
+      return static_cast<T>(a | b);
+    case Opcode::kXor:
+      return static_cast<T>(a ^ b);
     case Opcode::kAtan2:
       return static_cast<T>(std::atan2(static_cast<double>(a), static_cast<double>(b)));
-    default: return IntShift(op, a, b);
+    default:
+      return IntShift(op, a, b);
   }
 }
 
@@ -112,33 +124,45 @@ bool BoolBinary(Opcode op, bool a, bool b) {
   switch (op) {
     case Opcode::kAdd:
     case Opcode::kOr:
-    case Opcode::kMaximum: return a || b;
+    case Opcode::kMaximum:
+      return a || b;
     case Opcode::kMultiply:
     case Opcode::kAnd:
-    case Opcode::kMinimum: return a && b;
+    case Opcode::kMinimum:
+      return a && b;
     case Opcode::kXor:
-    case Opcode::kSubtract: return a != b;
-    default: return IntBinary<uint8_t>(op, a, b) != 0;
+    case Opcode::kSubtract:
+      return a != b;
+    default:
+      return IntBinary<uint8_t>(op, a, b) != 0;
   }
 }
 
 template <typename C>
 C FloatBinary(Opcode op, C a, C b) {
   switch (op) {
-    case Opcode::kAdd: return a + b;
-    case Opcode::kSubtract: return a - b;
-    case Opcode::kMultiply: return a * b;
-    case Opcode::kDivide: return a / b;
-    case Opcode::kRemainder: return std::fmod(a, b);
+    case Opcode::kAdd:
+      return a + b;
+    case Opcode::kSubtract:
+      return a - b;
+    case Opcode::kMultiply:
+      return a * b;
+    case Opcode::kDivide:
+      return a / b;
+    case Opcode::kRemainder:
+      return std::fmod(a, b);
     case Opcode::kMaximum:
       if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
       return a > b ? a : b;
     case Opcode::kMinimum:
       if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
       return a < b ? a : b;
-    case Opcode::kPower: return std::pow(a, b);
-    case Opcode::kAtan2: return std::atan2(a, b);
-    default: return std::numeric_limits<C>::quiet_NaN();  // rejected before the loop
+    case Opcode::kPower:
+      return std::pow(a, b);
+    case Opcode::kAtan2:
+      return std::atan2(a, b);
+    default:
+      return std::numeric_limits<C>::quiet_NaN();  // rejected before the loop
   }
 }
 
@@ -163,29 +187,49 @@ bool IsBitwise(Opcode op) {
 template <typename C>
 C FloatUnary(Opcode op, C x) {
   switch (op) {
-    case Opcode::kAbs: return std::fabs(x);
-    case Opcode::kNegate: return -x;
+    case Opcode::kAbs:
+      return std::fabs(x);
+    case Opcode::kNegate:
+      return -x;
     case Opcode::kSign:
       if (std::isnan(x) || x == C(0)) return x;
       return x < C(0) ? C(-1) : C(1);
-    case Opcode::kFloor: return std::floor(x);
-    case Opcode::kCeil: return std::ceil(x);
-    case Opcode::kRoundNearestAfz: return std::round(x);
-    case Opcode::kRoundNearestEven: return std::nearbyint(x);
-    case Opcode::kExp: return std::exp(x);
-    case Opcode::kExpm1: return std::expm1(x);
-    case Opcode::kLog: return std::log(x);
-    case Opcode::kLog1p: return std::log1p(x);
-    case Opcode::kSqrt: return std::sqrt(x);
-    case Opcode::kRsqrt: return C(1) / std::sqrt(x);
-    case Opcode::kCbrt: return std::cbrt(x);
-    case Opcode::kTanh: return std::tanh(x);
-    case Opcode::kLogistic: return C(1) / (C(1) + std::exp(-x));
-    case Opcode::kSine: return std::sin(x);
-    case Opcode::kCosine: return std::cos(x);
-    case Opcode::kTan: return std::tan(x);
-    case Opcode::kErf: return std::erf(x);
-    default: return std::numeric_limits<C>::quiet_NaN();  // rejected before the loop
+    case Opcode::kFloor:
+      return std::floor(x);
+    case Opcode::kCeil:
+      return std::ceil(x);
+    case Opcode::kRoundNearestAfz:
+      return std::round(x);
+    case Opcode::kRoundNearestEven:
+      return std::nearbyint(x);
+    case Opcode::kExp:
+      return std::exp(x);
+    case Opcode::kExpm1:
+      return std::expm1(x);
+    case Opcode::kLog:
+      return std::log(x);
+    case Opcode::kLog1p:
+      return std::log1p(x);
+    case Opcode::kSqrt:
+      return std::sqrt(x);
+    case Opcode::kRsqrt:
+      return C(1) / std::sqrt(x);
+    case Opcode::kCbrt:
+      return std::cbrt(x);
+    case Opcode::kTanh:
+      return std::tanh(x);
+    case Opcode::kLogistic:
+      return C(1) / (C(1) + std::exp(-x));
+    case Opcode::kSine:
+      return std::sin(x);
+    case Opcode::kCosine:
+      return std::cos(x);
+    case Opcode::kTan:
+      return std::tan(x);
+    case Opcode::kErf:
+      return std::erf(x);
+    default:
+      return std::numeric_limits<C>::quiet_NaN();  // rejected before the loop
   }
 }
 
@@ -199,12 +243,17 @@ T IntUnary(Opcode op, T x) {
       } else {
         return x;
       }
-    case Opcode::kNegate: return static_cast<T>(static_cast<U>(0) - static_cast<U>(x));
+    case Opcode::kNegate:
+      return static_cast<T>(static_cast<U>(0) - static_cast<U>(x));
     case Opcode::kSign:
-      if constexpr (std::is_signed_v<T>) return x < 0 ? T(-1) : (x > 0 ? T(1) : T(0));
-      else return x > 0 ? T(1) : T(0);
-    case Opcode::kNot: return static_cast<T>(~x);
-    default: return x;  // floor/ceil/round of an integer is itself
+      if constexpr (std::is_signed_v<T>)
+        return x < 0 ? T(-1) : (x > 0 ? T(1) : T(0));
+      else
+        return x > 0 ? T(1) : T(0);
+    case Opcode::kNot:
+      return static_cast<T>(~x);
+    default:
+      return x;  // floor/ceil/round of an integer is itself
   }
 }
 
@@ -222,9 +271,18 @@ T UnaryScalar(Opcode op, T x) {
 
 bool FloatOnlyUnary(Opcode op) {
   switch (op) {
-    case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog: case Opcode::kLog1p:
-    case Opcode::kSqrt: case Opcode::kRsqrt: case Opcode::kCbrt: case Opcode::kTanh:
-    case Opcode::kLogistic: case Opcode::kSine: case Opcode::kCosine: case Opcode::kTan:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kSqrt:
+    case Opcode::kRsqrt:
+    case Opcode::kCbrt:
+    case Opcode::kTanh:
+    case Opcode::kLogistic:
+    case Opcode::kSine:
+    case Opcode::kCosine:
+    case Opcode::kTan:
     case Opcode::kErf:
       return true;
     default:
@@ -237,12 +295,18 @@ bool CompareScalar(ComparisonDirection dir, T a, T b) {
   using C = ComputeT<T>;
   const C x = static_cast<C>(a), y = static_cast<C>(b);
   switch (dir) {
-    case ComparisonDirection::kEq: return x == y;
-    case ComparisonDirection::kNe: return x != y;  // true for NaN, as IEEE says
-    case ComparisonDirection::kLt: return x < y;
-    case ComparisonDirection::kLe: return x <= y;
-    case ComparisonDirection::kGt: return x > y;
-    case ComparisonDirection::kGe: return x >= y;
+    case ComparisonDirection::kEq:
+      return x == y;
+    case ComparisonDirection::kNe:
+      return x != y;  // true for NaN, as IEEE says
+    case ComparisonDirection::kLt:
+      return x < y;
+    case ComparisonDirection::kLe:
+      return x <= y;
+    case ComparisonDirection::kGt:
+      return x > y;
+    case ComparisonDirection::kGe:
+      return x >= y;
   }
   return false;
 }
@@ -275,8 +339,8 @@ To ConvertScalar(From x) {
 absl::Status CheckSameShapes(const Instruction& inst, const Operands& ops) {
   for (const Literal* op : ops) {
     if (op->shape().dims() != inst.shape().dims()) {
-      return InvalidArgument("%s: operand shape %s does not match result %s",
-                             inst.name(), op->shape().ToString(), inst.shape().ToString());
+      return InvalidArgument("%s: operand shape %s does not match result %s", inst.name(),
+                             op->shape().ToString(), inst.shape().ToString());
     }
   }
   return absl::OkStatus();
@@ -306,8 +370,7 @@ absl::StatusOr<Literal> EvalBinary(const Instruction& inst, const Operands& ops)
   Literal out(inst.shape());
   TFJIT_RETURN_IF_ERROR(ApplyBinary(inst.opcode(), inst.shape().element_type(),
                                     ops[0]->tensor().raw_data(), ops[1]->tensor().raw_data(),
-                                    out.mutable_tensor().raw_data(),
-                                    inst.shape().num_elements()));
+                                    out.mutable_tensor().raw_data(), inst.shape().num_elements()));
   return out;
 }
 

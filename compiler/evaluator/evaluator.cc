@@ -85,37 +85,68 @@ absl::StatusOr<Literal> EvalInstruction(const Instruction& inst, const Operands&
   if (IsElementwiseUnary(op)) return eval::EvalUnary(inst, ops);
   if (IsElementwiseBinary(op)) return eval::EvalBinary(inst, ops);
   switch (op) {
-    case Opcode::kConstant: return EvalConstant(inst);
-    case Opcode::kCompare: return eval::EvalCompare(inst, ops);
-    case Opcode::kSelect: return eval::EvalSelect(inst, ops);
-    case Opcode::kClamp: return eval::EvalClamp(inst, ops);
-    case Opcode::kConvert: return eval::EvalConvert(inst, ops);
-    case Opcode::kBitcastConvert: return eval::EvalBitcastConvert(inst, ops);
-    case Opcode::kIsFinite: return eval::EvalIsFinite(inst, ops);
-    case Opcode::kBroadcast: return eval::EvalBroadcast(inst, ops);
-    case Opcode::kReshape: return eval::EvalReshape(inst, ops);
-    case Opcode::kTranspose: return eval::EvalTranspose(inst, ops);
-    case Opcode::kSlice: return eval::EvalSlice(inst, ops);
-    case Opcode::kDynamicSlice: return eval::EvalDynamicSlice(inst, ops);
-    case Opcode::kDynamicUpdateSlice: return eval::EvalDynamicUpdateSlice(inst, ops);
-    case Opcode::kConcatenate: return eval::EvalConcatenate(inst, ops);
-    case Opcode::kPad: return eval::EvalPad(inst, ops);
-    case Opcode::kReverse: return eval::EvalReverse(inst, ops);
-    case Opcode::kIota: return eval::EvalIota(inst, ops);
-    case Opcode::kGather: return eval::EvalGather(inst, ops);
-    case Opcode::kScatter: return eval::EvalScatter(inst, ops);
-    case Opcode::kReduce: return eval::EvalReduce(inst, ops);
-    case Opcode::kReduceWindow: return eval::EvalReduceWindow(inst, ops);
-    case Opcode::kDot: return eval::EvalDot(inst, ops);
-    case Opcode::kConvolution: return eval::EvalConvolution(inst, ops);
-    case Opcode::kRngBitGenerator: return eval::EvalRngBitGenerator(inst, ops);
-    case Opcode::kCustomCall: return eval::EvalCustomCall(inst, ops);
-    case Opcode::kTuple: return EvalTuple(ops);
-    case Opcode::kGetTupleElement: return EvalGetTupleElement(inst, ops);
-    case Opcode::kCall: return EvalCalled(inst.to_apply(), ops);
-    case Opcode::kFusion: return EvalCalled(inst.to_apply(), ops);
-    case Opcode::kWhile: return EvalWhile(inst, ops);
-    case Opcode::kConditional: return EvalConditional(inst, ops);
+    case Opcode::kConstant:
+      return EvalConstant(inst);
+    case Opcode::kCompare:
+      return eval::EvalCompare(inst, ops);
+    case Opcode::kSelect:
+      return eval::EvalSelect(inst, ops);
+    case Opcode::kClamp:
+      return eval::EvalClamp(inst, ops);
+    case Opcode::kConvert:
+      return eval::EvalConvert(inst, ops);
+    case Opcode::kBitcastConvert:
+      return eval::EvalBitcastConvert(inst, ops);
+    case Opcode::kIsFinite:
+      return eval::EvalIsFinite(inst, ops);
+    case Opcode::kBroadcast:
+      return eval::EvalBroadcast(inst, ops);
+    case Opcode::kReshape:
+      return eval::EvalReshape(inst, ops);
+    case Opcode::kTranspose:
+      return eval::EvalTranspose(inst, ops);
+    case Opcode::kSlice:
+      return eval::EvalSlice(inst, ops);
+    case Opcode::kDynamicSlice:
+      return eval::EvalDynamicSlice(inst, ops);
+    case Opcode::kDynamicUpdateSlice:
+      return eval::EvalDynamicUpdateSlice(inst, ops);
+    case Opcode::kConcatenate:
+      return eval::EvalConcatenate(inst, ops);
+    case Opcode::kPad:
+      return eval::EvalPad(inst, ops);
+    case Opcode::kReverse:
+      return eval::EvalReverse(inst, ops);
+    case Opcode::kIota:
+      return eval::EvalIota(inst, ops);
+    case Opcode::kGather:
+      return eval::EvalGather(inst, ops);
+    case Opcode::kScatter:
+      return eval::EvalScatter(inst, ops);
+    case Opcode::kReduce:
+      return eval::EvalReduce(inst, ops);
+    case Opcode::kReduceWindow:
+      return eval::EvalReduceWindow(inst, ops);
+    case Opcode::kDot:
+      return eval::EvalDot(inst, ops);
+    case Opcode::kConvolution:
+      return eval::EvalConvolution(inst, ops);
+    case Opcode::kRngBitGenerator:
+      return eval::EvalRngBitGenerator(inst, ops);
+    case Opcode::kCustomCall:
+      return eval::EvalCustomCall(inst, ops);
+    case Opcode::kTuple:
+      return EvalTuple(ops);
+    case Opcode::kGetTupleElement:
+      return EvalGetTupleElement(inst, ops);
+    case Opcode::kCall:
+      return EvalCalled(inst.to_apply(), ops);
+    case Opcode::kFusion:
+      return EvalCalled(inst.to_apply(), ops);
+    case Opcode::kWhile:
+      return EvalWhile(inst, ops);
+    case Opcode::kConditional:
+      return EvalConditional(inst, ops);
     default:
       return Unimplemented("the evaluator does not implement opcode '%s' (instruction %s)",
                            OpcodeName(op), inst.name());

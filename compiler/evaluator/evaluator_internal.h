@@ -34,8 +34,7 @@ inline bool NextIndex(std::vector<int64_t>& index, const std::vector<int64_t>& d
   return false;
 }
 
-inline int64_t LinearIndex(const std::vector<int64_t>& index,
-                           const std::vector<int64_t>& strides) {
+inline int64_t LinearIndex(const std::vector<int64_t>& index, const std::vector<int64_t>& strides) {
   int64_t linear = 0;
   for (size_t i = 0; i < index.size(); ++i) linear += index[i] * strides[i];
   return linear;

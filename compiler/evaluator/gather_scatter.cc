@@ -9,9 +9,9 @@
 
 #include "compiler/evaluator/evaluator_internal.h"
 #include "core/linalg.h"
+#include "core/nms.h"
 #include "core/random_fill.h"
 #include "core/status.h"
-#include "core/nms.h"
 #include "core/top_k.h"
 #include "core/where.h"
 
@@ -162,8 +162,9 @@ absl::StatusOr<Literal> EvalRngBitGenerator(const Instruction& inst, const Opera
   const int64_t per_block = bytes == 8 ? 2 : 4;
   const int64_t blocks = (n + per_block - 1) / per_block;
   for (int64_t b = 0; b < blocks; ++b) {
-    const uint32_t c[4] = {static_cast<uint32_t>(counter_lo), static_cast<uint32_t>(counter_lo >> 32),
-                           static_cast<uint32_t>(counter_hi), static_cast<uint32_t>(counter_hi >> 32)};
+    const uint32_t c[4] = {
+        static_cast<uint32_t>(counter_lo), static_cast<uint32_t>(counter_lo >> 32),
+        static_cast<uint32_t>(counter_hi), static_cast<uint32_t>(counter_hi >> 32)};
     uint32_t words[4];
     PhiloxBlock(key, c, words);
     for (int64_t j = 0; j < per_block && b * per_block + j < n; ++j) {
@@ -213,10 +214,10 @@ bool IsTopKShape(const Shape& in, const Shape& s) {
 absl::StatusOr<Literal> EvalTopK(const Instruction& inst, const Operands& ops) {
   const Shape& s = inst.shape();
   if (ops.size() != 1 || !IsTopKShape(ops[0]->shape(), s)) {
-    return InvalidArgument("%s: custom-call \"%s\" takes one T[..., n] and returns (T[..., k], "
-                           "s32[..., k]) with k <= n < 2^31, not %d operand(s) -> %s",
-                           inst.name(), topk::kTopKTarget, static_cast<int>(ops.size()),
-                           s.ToString());
+    return InvalidArgument(
+        "%s: custom-call \"%s\" takes one T[..., n] and returns (T[..., k], "
+        "s32[..., k]) with k <= n < 2^31, not %d operand(s) -> %s",
+        inst.name(), topk::kTopKTarget, static_cast<int>(ops.size()), s.ToString());
   }
   const Literal& in = *ops[0];
   const int64_t n = in.shape().dims().back();
@@ -236,8 +237,8 @@ absl::StatusOr<Literal> EvalLinalg(const Instruction& inst, const linalg::Call& 
                                    const Operands& ops) {
   const Shape& s = inst.shape();
   std::vector<std::vector<int64_t>> ins;
-  for (const Literal* op : ops) ins.push_back(op->shape().IsArray() ? op->shape().dims()
-                                                                    : std::vector<int64_t>{});
+  for (const Literal* op : ops)
+    ins.push_back(op->shape().IsArray() ? op->shape().dims() : std::vector<int64_t>{});
   std::vector<std::pair<DType, std::vector<int64_t>>> outs;
   if (s.IsTuple()) {
     for (const Shape& t : s.tuple_shapes()) outs.push_back({t.element_type(), t.dims()});
@@ -285,20 +286,20 @@ bool IsNmsShape(const Operands& ops, const Shape& s) {
 absl::StatusOr<Literal> EvalNms(const Instruction& inst, const Operands& ops) {
   const Shape& s = inst.shape();
   if (!IsNmsShape(ops, s)) {
-    return InvalidArgument("%s: custom-call \"%s\" takes boxes f32[n, 4], scores f32[n], two "
-                           "f32[] thresholds and an optional f32[] sigma and returns (s32[k], "
-                           "s32[]) or, with sigma, (s32[k], s32[], f32[k]); not %d operand(s) -> "
-                           "%s", inst.name(), nms::kNmsTarget, static_cast<int>(ops.size()),
-                           s.ToString());
+    return InvalidArgument(
+        "%s: custom-call \"%s\" takes boxes f32[n, 4], scores f32[n], two "
+        "f32[] thresholds and an optional f32[] sigma and returns (s32[k], "
+        "s32[]) or, with sigma, (s32[k], s32[], f32[k]); not %d operand(s) -> "
+        "%s",
+        inst.name(), nms::kNmsTarget, static_cast<int>(ops.size()), s.ToString());
   }
   const bool soft = ops.size() == 5;
   std::vector<Literal> parts;
   for (const Shape& part : s.tuple_shapes()) parts.emplace_back(part);
   nms::SelectPadded(ops[0]->data<float>(), ops[1]->data<float>(), ops[0]->shape().dims()[0],
-                    s.tuple_shape(0).dims()[0], ops[2]->data<float>()[0],
-                    ops[3]->data<float>()[0], soft ? ops[4]->data<float>()[0] : 0.0f,
-                    parts[0].data<int32_t>(), parts[1].data<int32_t>(),
-                    soft ? parts[2].data<float>() : nullptr);
+                    s.tuple_shape(0).dims()[0], ops[2]->data<float>()[0], ops[3]->data<float>()[0],
+                    soft ? ops[4]->data<float>()[0] : 0.0f, parts[0].data<int32_t>(),
+                    parts[1].data<int32_t>(), soft ? parts[2].data<float>() : nullptr);
   return Literal::MakeTuple(std::move(parts));
 }
 
@@ -313,18 +314,18 @@ absl::StatusOr<Literal> EvalWhere(const Instruction& inst, const Operands& ops) 
                                                             ops[0]->shape().rank()}) &&
                   s.tuple_shape(1) == Shape(DType::kInt64, {});
   if (!ok) {
-    return InvalidArgument("%s: custom-call \"%s\" takes one pred array of n elements and rank r "
-                           "and returns (s64[n, r], s64[]), not %d operand(s) -> %s",
-                           inst.name(), where::kWhereTarget, static_cast<int>(ops.size()),
-                           s.ToString());
+    return InvalidArgument(
+        "%s: custom-call \"%s\" takes one pred array of n elements and rank r "
+        "and returns (s64[n, r], s64[]), not %d operand(s) -> %s",
+        inst.name(), where::kWhereTarget, static_cast<int>(ops.size()), s.ToString());
   }
   std::vector<Literal> parts;
   parts.emplace_back(s.tuple_shape(0));
   parts.emplace_back(s.tuple_shape(1));
   const Shape& in = ops[0]->shape();
   parts[1].data<int64_t>()[0] =
-      where::TrueCoordinates(ops[0]->data<bool>(), in.dims().data(), in.rank(),
-                             in.num_elements(), parts[0].data<int64_t>());
+      where::TrueCoordinates(ops[0]->data<bool>(), in.dims().data(), in.rank(), in.num_elements(),
+                             parts[0].data<int64_t>());
   return Literal::MakeTuple(std::move(parts));
 }
 
@@ -342,13 +343,17 @@ absl::StatusOr<Literal> EvalCustomCall(const Instruction& inst, const Operands& 
   }
   const std::optional<random::RandomDistribution> dist = random::RandomDistributionOfTarget(target);
   if (!dist.has_value()) {
-    return Unimplemented("the evaluator does not implement custom-call target \"%s\" (instruction "
-                         "%s)", target, inst.name());
+    return Unimplemented(
+        "the evaluator does not implement custom-call target \"%s\" (instruction "
+        "%s)",
+        target, inst.name());
   }
-  if (ops.size() != 1 || ops[0]->shape() != Shape(DType::kUInt64, {3}) ||
-      !inst.shape().IsArray() || !random::IsRandomFillDType(inst.shape().element_type())) {
-    return InvalidArgument("%s: custom-call \"%s\" takes a u64[3] state and returns a float "
-                           "array, not %s", inst.name(), target, inst.shape().ToString());
+  if (ops.size() != 1 || ops[0]->shape() != Shape(DType::kUInt64, {3}) || !inst.shape().IsArray() ||
+      !random::IsRandomFillDType(inst.shape().element_type())) {
+    return InvalidArgument(
+        "%s: custom-call \"%s\" takes a u64[3] state and returns a float "
+        "array, not %s",
+        inst.name(), target, inst.shape().ToString());
   }
   Literal out(inst.shape());
   const int64_t n = inst.shape().num_elements();

@@ -137,7 +137,8 @@ absl::StatusOr<Literal> EvalReduceWindow(const Instruction& inst, const Operands
         src[d] = real ? pos / w.lhs_dilate : 0;
       }
       for (size_t i = 0; i < n; ++i) {
-        x[i] = real ? ElementPtr(*ops[i], LinearIndex(src, in_strides)) : ElementPtr(*ops[n + i], 0);
+        x[i] =
+            real ? ElementPtr(*ops[i], LinearIndex(src, in_strides)) : ElementPtr(*ops[n + i], 0);
       }
       TFJIT_RETURN_IF_ERROR(combiner.Combine(acc, x));
     } while (NextIndex(k, win_sizes));
@@ -161,9 +162,9 @@ AccT<T> MulAdd(AccT<T> acc, T a, T b) {
   } else {
     using U = std::make_unsigned_t<T>;
     using P = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-    return static_cast<T>(static_cast<U>(static_cast<P>(static_cast<U>(acc)) +
-                                         static_cast<P>(static_cast<U>(a)) *
-                                             static_cast<P>(static_cast<U>(b))));
+    return static_cast<T>(
+        static_cast<U>(static_cast<P>(static_cast<U>(acc)) +
+                       static_cast<P>(static_cast<U>(a)) * static_cast<P>(static_cast<U>(b))));
   }
 }
 
@@ -186,9 +187,9 @@ namespace {
 // (lhs offset, rhs offset) of every point of the contracting index space, in row-major
 // order: computed once, so the per-output loop is a plain multiply-accumulate.
 std::vector<std::pair<int64_t, int64_t>> ContractingOffsets(const DotDims& dn,
-                                                             const std::vector<int64_t>& sizes,
-                                                             const std::vector<int64_t>& ls,
-                                                             const std::vector<int64_t>& rs) {
+                                                            const std::vector<int64_t>& sizes,
+                                                            const std::vector<int64_t>& ls,
+                                                            const std::vector<int64_t>& rs) {
   std::vector<std::pair<int64_t, int64_t>> offsets;
   for (int64_t s : sizes) {
     if (s == 0) return offsets;
@@ -211,10 +212,8 @@ absl::StatusOr<Literal> EvalDot(const Instruction& inst, const Operands& ops) {
   const DotDims& dn = inst.attrs().dot;
   const Literal& lhs = *ops[0];
   const Literal& rhs = *ops[1];
-  const std::vector<int64_t> lfree =
-      FreeDims(lhs.shape().rank(), dn.lhs_batch, dn.lhs_contracting);
-  const std::vector<int64_t> rfree =
-      FreeDims(rhs.shape().rank(), dn.rhs_batch, dn.rhs_contracting);
+  const std::vector<int64_t> lfree = FreeDims(lhs.shape().rank(), dn.lhs_batch, dn.lhs_contracting);
+  const std::vector<int64_t> rfree = FreeDims(rhs.shape().rank(), dn.rhs_batch, dn.rhs_contracting);
   std::vector<int64_t> csizes;
   for (int64_t d : dn.lhs_contracting) csizes.push_back(lhs.shape().dims()[d]);
   const std::vector<int64_t> ls = RowMajorStrides(lhs.shape().dims());

@@ -12,8 +12,7 @@ int64_t ElementBytes(const Literal& literal) {
   return static_cast<int64_t>(DTypeSize(literal.shape().element_type()));
 }
 const uint8_t* ElementPtr(const Literal& literal, int64_t linear) {
-  return static_cast<const uint8_t*>(literal.tensor().raw_data()) +
-         linear * ElementBytes(literal);
+  return static_cast<const uint8_t*>(literal.tensor().raw_data()) + linear * ElementBytes(literal);
 }
 uint8_t* MutableElementPtr(Literal& literal, int64_t linear) {
   return static_cast<uint8_t*>(literal.mutable_tensor().raw_data()) +
@@ -88,8 +87,7 @@ absl::StatusOr<Literal> EvalSlice(const Instruction& inst, const Operands& ops) 
 }
 
 absl::StatusOr<Literal> EvalDynamicSlice(const Instruction& inst, const Operands& ops) {
-  const std::vector<int64_t> starts =
-      ClampedStarts(ops, 1, ops[0]->shape(), inst.shape().dims());
+  const std::vector<int64_t> starts = ClampedStarts(ops, 1, ops[0]->shape(), inst.shape().dims());
   return Gather1(inst.shape(), *ops[0], [&](const auto& idx, auto& src) {
     for (size_t i = 0; i < starts.size(); ++i) src[i] = starts[i] + idx[i];
   });
@@ -97,8 +95,7 @@ absl::StatusOr<Literal> EvalDynamicSlice(const Instruction& inst, const Operands
 
 absl::StatusOr<Literal> EvalDynamicUpdateSlice(const Instruction& inst, const Operands& ops) {
   const Literal& update = *ops[1];
-  const std::vector<int64_t> starts =
-      ClampedStarts(ops, 2, ops[0]->shape(), update.shape().dims());
+  const std::vector<int64_t> starts = ClampedStarts(ops, 2, ops[0]->shape(), update.shape().dims());
   Literal out(inst.shape());
   std::memcpy(out.mutable_tensor().raw_data(), ops[0]->tensor().raw_data(),
               out.tensor().byte_size());
@@ -109,8 +106,8 @@ absl::StatusOr<Literal> EvalDynamicUpdateSlice(const Instruction& inst, const Op
   int64_t linear = 0;
   do {
     for (size_t i = 0; i < idx.size(); ++i) dst[i] = starts[i] + idx[i];
-    std::memcpy(MutableElementPtr(out, LinearIndex(dst, strides)),
-                ElementPtr(update, linear++), bytes);
+    std::memcpy(MutableElementPtr(out, LinearIndex(dst, strides)), ElementPtr(update, linear++),
+                bytes);
   } while (NextIndex(idx, update.shape().dims()));
   return out;
 }
@@ -129,8 +126,8 @@ absl::StatusOr<Literal> EvalConcatenate(const Instruction& inst, const Operands&
       do {
         std::vector<int64_t> dst = idx;
         dst[dim] += offset;
-        std::memcpy(MutableElementPtr(out, LinearIndex(dst, strides)),
-                    ElementPtr(*op, linear++), bytes);
+        std::memcpy(MutableElementPtr(out, LinearIndex(dst, strides)), ElementPtr(*op, linear++),
+                    bytes);
       } while (NextIndex(idx, dims));
     }
     offset += dims[dim];
@@ -157,8 +154,8 @@ absl::StatusOr<Literal> EvalPad(const Instruction& inst, const Operands& ops) {
       inside = shifted >= 0 && shifted % step == 0 && shifted / step < x.shape().dims()[d];
       src[d] = inside ? shifted / step : 0;
     }
-    const uint8_t* from = inside ? ElementPtr(x, LinearIndex(src, src_strides))
-                                 : ElementPtr(*ops[1], 0);
+    const uint8_t* from =
+        inside ? ElementPtr(x, LinearIndex(src, src_strides)) : ElementPtr(*ops[1], 0);
     std::memcpy(MutableElementPtr(out, linear++), from, bytes);
   } while (NextIndex(idx, inst.shape().dims()));
   return out;

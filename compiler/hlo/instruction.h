@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "absl/strings/string_view.h"
 #include <string>
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "compiler/hlo/literal.h"
 #include "compiler/hlo/opcode.h"
@@ -78,25 +78,25 @@ struct ScatterDims {
 // Opcode-specific attributes. Only the fields the opcode uses are meaningful; the printer
 // prints, the parser reads and the verifier checks exactly those (see HLO.md).
 struct Attributes {
-  int64_t parameter_number = -1;       // parameter
-  int64_t tuple_index = -1;            // get-tuple-element (text: index=)
-  int64_t iota_dimension = -1;         // iota
-  int64_t feature_group_count = 1;     // convolution
+  int64_t parameter_number = -1;    // parameter
+  int64_t tuple_index = -1;         // get-tuple-element (text: index=)
+  int64_t iota_dimension = -1;      // iota
+  int64_t feature_group_count = 1;  // convolution
   // broadcast, transpose, reduce, reverse, concatenate (one entry), reduce dims, ...
   std::vector<int64_t> dimensions;
-  std::vector<int64_t> dynamic_slice_sizes;  // dynamic-slice
-  std::optional<Literal> literal;            // constant
+  std::vector<int64_t> dynamic_slice_sizes;                   // dynamic-slice
+  std::optional<Literal> literal;                             // constant
   ComparisonDirection comparison = ComparisonDirection::kEq;  // compare
-  std::vector<SliceDim> slice;               // slice
-  std::vector<PadDim> padding;               // pad
-  std::vector<WindowDim> window;             // reduce-window, convolution
-  DotDims dot;                               // dot
-  ConvDims conv;                             // convolution
-  GatherDims gather;                         // gather
-  ScatterDims scatter;                       // scatter
-  std::string fusion_kind;                   // fusion: "kLoop", "kInput", "kOutput"
-  std::string custom_call_target;            // custom-call
-  std::string rng_algorithm;                 // rng-bit-generator: "rng_philox"
+  std::vector<SliceDim> slice;                                // slice
+  std::vector<PadDim> padding;                                // pad
+  std::vector<WindowDim> window;                              // reduce-window, convolution
+  DotDims dot;                                                // dot
+  ConvDims conv;                                              // convolution
+  GatherDims gather;                                          // gather
+  ScatterDims scatter;                                        // scatter
+  std::string fusion_kind;         // fusion: "kLoop", "kInput", "kOutput"
+  std::string custom_call_target;  // custom-call
+  std::string rng_algorithm;       // rng-bit-generator: "rng_philox"
 };
 
 class Instruction {

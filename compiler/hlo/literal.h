@@ -32,9 +32,13 @@ class Literal {
   const Tensor& tensor() const { return tensor_; }
   Tensor& mutable_tensor() { return tensor_; }
   template <typename T>
-  const T* data() const { return tensor_.data<T>(); }
+  const T* data() const {
+    return tensor_.data<T>();
+  }
   template <typename T>
-  T* data() { return tensor_.data<T>(); }
+  T* data() {
+    return tensor_.data<T>();
+  }
   // Tuple literals only.
   const std::vector<Literal>& elements() const { return elements_; }
   std::vector<Literal>& mutable_elements() { return elements_; }

@@ -26,7 +26,7 @@ std::string RuntimeCheck::Message(const std::vector<int64_t>& result) const {
   }
   std::vector<int64_t> components(result.begin() + (result.empty() ? 0 : 1), result.end());
   // Index values as TF prints them: "[3, 2]" (TF joins the components with ", ").
-  std::string value = vector_value ? absl::StrCat("[", absl::StrJoin(components, ", "), "]")
+  std::string value = vector_value         ? absl::StrCat("[", absl::StrJoin(components, ", "), "]")
                       : components.empty() ? std::string("?")
                                            : absl::StrCat(components[0]);
   // "{index}": the components as TF's sparse ops print an index, "[3,2]".

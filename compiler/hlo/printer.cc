@@ -72,7 +72,7 @@ std::string PaddingText(const std::vector<PadDim>& padding) {
 // window={size=3x3 stride=2x2 pad=0_1x0_1 ...}; fields at their defaults are omitted (the
 // parser fills them in), so the printed form stays canonical.
 std::string WindowText(const std::vector<WindowDim>& window) {
-  auto field = [&](absl::string_view key, int64_t WindowDim::*member, int64_t dflt,
+  auto field = [&](absl::string_view key, int64_t WindowDim::* member, int64_t dflt,
                    std::vector<std::string>* parts) {
     bool all_default = true;
     for (const WindowDim& w : window) all_default &= w.*member == dflt;

@@ -40,11 +40,11 @@ int64_t Shape::byte_size() const {
 
 std::string Shape::ToString() const {
   if (is_tuple_) {
-    return absl::StrCat("(", absl::StrJoin(tuple_shapes_, ", ",
-                                           [](std::string* out, const Shape& s) {
-                                             absl::StrAppend(out, s.ToString());
-                                           }),
-                        ")");
+    return absl::StrCat(
+        "(",
+        absl::StrJoin(tuple_shapes_, ", ",
+                      [](std::string* out, const Shape& s) { absl::StrAppend(out, s.ToString()); }),
+        ")");
   }
   return absl::StrCat(DTypeHloName(element_type_), "[", absl::StrJoin(dims_, ","), "]");
 }

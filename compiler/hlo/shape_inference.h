@@ -15,8 +15,7 @@ namespace tfjit::hlo {
 // bitcast-convert (its element type). Errors are INVALID_ARGUMENT naming the opcode and the
 // offending shapes/attributes.
 absl::StatusOr<Shape> InferShape(Opcode opcode, const std::vector<const Shape*>& operands,
-                                 const Attributes& attrs,
-                                 const std::vector<Computation*>& called,
+                                 const Attributes& attrs, const std::vector<Computation*>& called,
                                  const Shape& result_hint);
 
 }  // namespace tfjit::hlo

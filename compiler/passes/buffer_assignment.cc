@@ -40,7 +40,9 @@ bool Contains(const Leaves& leaves, const BufferRef& ref) {
 // Instructions that read no memory themselves: they only name, regroup or rename buffers.
 bool ReadsNothing(const Instruction& inst, const BufferPolicy& policy) {
   switch (inst.opcode()) {
-    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
     case Opcode::kGetTupleElement:
       return true;
     case Opcode::kReshape:
@@ -59,7 +61,9 @@ bool IsUpdate(const Instruction& inst, const BufferPolicy& policy) {
 
 constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
 
-int64_t AlignUp(int64_t x, int64_t alignment) { return (x + alignment - 1) / alignment * alignment; }
+int64_t AlignUp(int64_t x, int64_t alignment) {
+  return (x + alignment - 1) / alignment * alignment;
+}
 
 std::string RefName(const BufferRef& ref) {
   return ref.constant != nullptr ? std::string("const") : absl::StrCat("b", ref.id);
@@ -202,11 +206,10 @@ std::string FrameAssignment::ToString() const {
   std::string out;
   for (const Instruction* inst : order_) {
     const Leaves& l = leaves_.at(inst);
-    absl::StrAppend(&out, "  %", inst->name(), " = {",
-                    absl::StrJoin(l, " ", [](std::string* o, const BufferRef& r) {
-                      o->append(RefName(r));
-                    }),
-                    "}", in_place(inst) ? " in-place" : "", "\n");
+    absl::StrAppend(
+        &out, "  %", inst->name(), " = {",
+        absl::StrJoin(l, " ", [](std::string* o, const BufferRef& r) { o->append(RefName(r)); }),
+        "}", in_place(inst) ? " in-place" : "", "\n");
   }
   return out;
 }
@@ -267,9 +270,8 @@ void ArenaAssignment::Finalize(int64_t alignment) {
   }
   // First fit, largest first: each buffer goes to the lowest offset that overlaps no placed
   // buffer live at the same time.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return buffers_[a].bytes > buffers_[b].bytes;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return buffers_[a].bytes > buffers_[b].bytes; });
   std::vector<size_t> placed;
   std::vector<std::pair<int64_t, int64_t>> busy;  // [offset, end) of live-overlapping buffers
   arena_bytes_ = 0;
@@ -296,8 +298,8 @@ void ArenaAssignment::Finalize(int64_t alignment) {
 }
 
 std::string ArenaAssignment::ToString() const {
-  std::string out = absl::StrCat("arena ", arena_bytes_, " bytes (unshared ", unshared_bytes_,
-                                 ")\n");
+  std::string out =
+      absl::StrCat("arena ", arena_bytes_, " bytes (unshared ", unshared_bytes_, ")\n");
   auto step = [](int64_t s) {
     return s == kEnd                                  ? std::string("end")
            : s == std::numeric_limits<int64_t>::min() ? std::string("start")
@@ -340,9 +342,9 @@ class Walker : public BufferSource {
 
   absl::StatusOr<Leaves> Emit(const hlo::Computation& computation, std::vector<Leaves> params,
                               bool writable) {
-    TFJIT_ASSIGN_OR_RETURN(FrameAssignment frame,
-                           FrameAssignment::Build(computation, std::move(params), writable,
-                                                  policy_, *this));
+    TFJIT_ASSIGN_OR_RETURN(
+        FrameAssignment frame,
+        FrameAssignment::Build(computation, std::move(params), writable, policy_, *this));
     absl::StrAppend(&frames_, "frame %", computation.name(),
                     writable ? " (writable parameters)" : "", "\n", frame.ToString());
     for (const Instruction* inst : frame.order()) {
@@ -433,8 +435,8 @@ absl::StatusOr<ModuleBufferAssignment> ModuleBufferAssignment::Build(const hlo::
     }
     params.push_back(std::move(leaves));
   }
-  TFJIT_ASSIGN_OR_RETURN(
-      Leaves root, walker.Emit(*entry, std::move(params), policy.entry_parameters_writable));
+  TFJIT_ASSIGN_OR_RETURN(Leaves root,
+                         walker.Emit(*entry, std::move(params), policy.entry_parameters_writable));
   for (const BufferRef& r : root) {
     if (r.constant == nullptr && r.id >= 0) result.arena_.KeepToEnd(r.id);
   }

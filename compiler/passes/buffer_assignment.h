@@ -99,7 +99,9 @@ class FrameAssignment {
   // An update (dynamic-update-slice, scatter) whose result lives in its operand's buffer.
   bool in_place(const hlo::Instruction* inst) const { return in_place_.contains(inst); }
   // A buffer this frame got from the source (not a parameter's, not a constant).
-  bool owns(const BufferRef& ref) const { return ref.constant == nullptr && owned_.contains(ref.id); }
+  bool owns(const BufferRef& ref) const {
+    return ref.constant == nullptr && owned_.contains(ref.id);
+  }
   // One line per value: "%name = {b3 b4}" (constants "const"), " in-place" for updates.
   std::string ToString() const;
 

@@ -39,11 +39,14 @@ using InstSet = absl::flat_hash_set<const Instruction*>;
 // costs nothing and cannot create a cycle.
 bool IsCheap(const Instruction& inst) {
   switch (inst.opcode()) {
-    case Opcode::kConstant: return inst.shape().IsScalar();
-    case Opcode::kIota: return true;
+    case Opcode::kConstant:
+      return inst.shape().IsScalar();
+    case Opcode::kIota:
+      return true;
     case Opcode::kBroadcast:
       return inst.operand(0)->opcode() == Opcode::kConstant && inst.operand(0)->shape().IsScalar();
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -41,8 +41,9 @@ struct FusionOptions {
 //   its users are in it, or when it is cheap (a scalar constant, iota, a broadcast of a scalar
 //   constant) and is then duplicated. A producer the policy calls expensive
 //   (FusionPolicy::IsExpensive) does not join where the group would read each of its elements
-//   several times (it feeds an expanding broadcast, directly or through other members). A group with nothing but constants besides its root is
-//   left unfused. Fusions are never nested and never merged with other fusions.
+//   several times (it feeds an expanding broadcast, directly or through other members). A group
+//   with nothing but constants besides its root is left unfused. Fusions are never nested and never
+//   merged with other fusions.
 // - Runs on the entry computation and on while/conditional/call bodies, never inside fused
 //   computations or reduction combiners. Results are unchanged (the evaluator checks this).
 class FusionPass : public Pass {

@@ -22,7 +22,7 @@ bool IsElemental(const hlo::Instruction& inst) {
       return true;
     case Opcode::kConstant:
       return inst.shape().IsScalar();  // bigger constants stay buffers, passed as operands
-    case Opcode::kBitcastConvert:  // the same bits read as another type of the same size
+    case Opcode::kBitcastConvert:      // the same bits read as another type of the same size
       return tfjit::DTypeSize(inst.shape().element_type()) ==
              tfjit::DTypeSize(inst.operand(0)->shape().element_type());
     case Opcode::kGather:  // one operand element per output element, at computed indices
@@ -45,11 +45,24 @@ bool FusionPolicy::IsFusible(const hlo::Instruction& inst) const {
 
 bool FusionPolicy::IsExpensive(const hlo::Instruction& inst) const {
   switch (inst.opcode()) {
-    case Opcode::kAtan2: case Opcode::kCbrt: case Opcode::kCosine: case Opcode::kDivide:
-    case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog:
-    case Opcode::kLog1p: case Opcode::kLogistic: case Opcode::kPower: case Opcode::kRemainder:
-    case Opcode::kRsqrt: case Opcode::kSine: case Opcode::kSqrt: case Opcode::kTan:
-    case Opcode::kTanh: case Opcode::kGather:
+    case Opcode::kAtan2:
+    case Opcode::kCbrt:
+    case Opcode::kCosine:
+    case Opcode::kDivide:
+    case Opcode::kErf:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kLogistic:
+    case Opcode::kPower:
+    case Opcode::kRemainder:
+    case Opcode::kRsqrt:
+    case Opcode::kSine:
+    case Opcode::kSqrt:
+    case Opcode::kTan:
+    case Opcode::kTanh:
+    case Opcode::kGather:
       return true;
     default:
       return false;
@@ -64,8 +77,7 @@ bool FusionPolicy::ShouldFuse(const hlo::Instruction& producer,
   // element read at a computed index, and chains of gathers (a resize of a resize) multiply
   // that work level by level.
   if (consumer.opcode() == Opcode::kGather && consumer.operand(0) == &producer) return false;
-  return IsElemental(consumer) || IsFusibleReduce(consumer) ||
-         consumer.opcode() == Opcode::kFusion;
+  return IsElemental(consumer) || IsFusibleReduce(consumer) || consumer.opcode() == Opcode::kFusion;
 }
 
 }  // namespace tfjit::passes

@@ -13,8 +13,7 @@ class FusionPolicy {
   // Whether `producer` may be fused into its consumer `consumer` (which is itself fusible or
   // already a fusion). Default: elementwise ops, broadcast, reshape, transpose, convert,
   // iota, gather and scalar constants fuse into elementwise consumers and reductions.
-  virtual bool ShouldFuse(const hlo::Instruction& producer,
-                          const hlo::Instruction& consumer) const;
+  virtual bool ShouldFuse(const hlo::Instruction& producer, const hlo::Instruction& consumer) const;
   // Whether `inst` can root a loop fusion or be fused at all.
   virtual bool IsFusible(const hlo::Instruction& inst) const;
   // Whether recomputing `inst` for every read costs real work (transcendentals, divisions,

@@ -44,13 +44,13 @@ bool ComputationLiveness::Interfere(const hlo::Instruction* a, const hlo::Instru
 }
 
 std::string ComputationLiveness::ToString() const {
-  std::string out = absl::StrCat("computation %", computation_->name(), ": ", num_steps(),
-                                 " steps\n");
+  std::string out =
+      absl::StrCat("computation %", computation_->name(), ": ", num_steps(), " steps\n");
   for (int64_t s = 0; s < num_steps(); ++s) {
     const hlo::Instruction* i = schedule_[static_cast<size_t>(s)];
     const LiveRange r = range(i);
-    absl::StrAppend(&out, "  ", s, " %", i->name(), " ", i->shape().ToString(), " [", r.def,
-                    ", ", r.last, "]", IsPlumbing(*i) ? " plumbing" : "",
+    absl::StrAppend(&out, "  ", s, " %", i->name(), " ", i->shape().ToString(), " [", r.def, ", ",
+                    r.last, "]", IsPlumbing(*i) ? " plumbing" : "",
                     i == computation_->root() ? " root" : "", "\n");
   }
   return out;

@@ -31,15 +31,15 @@ absl::StatusOr<bool> PassPipeline::Run(hlo::Module& module) {
   timings_.clear();
   if (!options_.dump_dir.empty() &&
       (!options_.dump_after.empty() || !options_.dump_after_regex.empty())) {
-    TFJIT_RETURN_IF_ERROR(DumpModule(module, options_.dump_dir, options_.dump_prefix, 0,
-                                     "before_optimizations"));
+    TFJIT_RETURN_IF_ERROR(
+        DumpModule(module, options_.dump_dir, options_.dump_prefix, 0, "before_optimizations"));
   }
   if (!options_.dump_after_regex.empty() && !dump_regex_.has_value()) {
     try {
       dump_regex_.emplace(options_.dump_after_regex, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      return InvalidArgument("the pass-dump regex '%s' is invalid: %s",
-                             options_.dump_after_regex, e.what());
+      return InvalidArgument("the pass-dump regex '%s' is invalid: %s", options_.dump_after_regex,
+                             e.what());
     }
   }
   bool changed = false;
@@ -64,8 +64,8 @@ absl::StatusOr<bool> PassPipeline::Run(hlo::Module& module) {
     if (!options_.dump_dir.empty() &&
         (options_.dump_after.contains(name) || options_.dump_after.contains("all") ||
          (dump_regex_.has_value() && std::regex_match(name, *dump_regex_)))) {
-      TFJIT_RETURN_IF_ERROR(DumpModule(module, options_.dump_dir, options_.dump_prefix, index,
-                                       name));
+      TFJIT_RETURN_IF_ERROR(
+          DumpModule(module, options_.dump_dir, options_.dump_prefix, index, name));
     }
   }
   return changed;

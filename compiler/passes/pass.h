@@ -8,9 +8,9 @@
 #include <optional>
 #include <regex>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
@@ -27,15 +27,15 @@ class Pass {
 };
 
 struct PipelineOptions {
-  bool verify = true;                         // run the verifier after each pass
+  bool verify = true;  // run the verifier after each pass
   // Where NN_<pass>.hlo files go ("" = no dumps). With dump_after or dump_after_regex set,
   // the module as the pipeline receives it goes first, as 00_before_optimizations.hlo (XLA's
   // name): for a lowered cluster, what tf2hlo made of the TF graph.
   std::string dump_dir;
-  std::string dump_prefix;                    // prepended to those names ("" = none)
+  std::string dump_prefix;                      // prepended to those names ("" = none)
   absl::flat_hash_set<std::string> dump_after;  // pass names, or "all"
   std::string dump_after_regex;  // also dump after passes whose whole name this matches
-  absl::flat_hash_set<std::string> disabled;    // pass names to skip
+  absl::flat_hash_set<std::string> disabled;  // pass names to skip
 };
 
 class PassPipeline {

@@ -25,7 +25,8 @@ bool IsIdentity(const Permutation& p) {
 
 Permutation Inverse(const Permutation& p) {
   Permutation inverse(p.size());
-  for (size_t i = 0; i < p.size(); ++i) inverse[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < p.size(); ++i)
+    inverse[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
   return inverse;
 }
 
@@ -140,10 +141,9 @@ absl::Status Sink(hlo::Computation& c, Instruction* inst, const Permutation& p) 
         break;
       }
       case Route::kBroadcast: {
-        TFJIT_ASSIGN_OR_RETURN(
-            Instruction * b,
-            builder.Broadcast(x->operand(0), Untransposed(x->shape().dims(), p),
-                              BroadcastDimsBefore(*x, p)));
+        TFJIT_ASSIGN_OR_RETURN(Instruction * b,
+                               builder.Broadcast(x->operand(0), Untransposed(x->shape().dims(), p),
+                                                 BroadcastDimsBefore(*x, p)));
         operands.push_back(b);
         break;
       }

@@ -18,19 +18,19 @@ using hlo::Opcode;
 
 // One spatial dim's split into phases.
 struct Phase {
-  int64_t first_tap = 0;   // k0
-  int64_t taps = 0;        // T
-  int64_t pad_lo = 0;      // max(lo', 0)
-  int64_t pad_hi = 0;      // max(hi', 0)
-  int64_t in_start = 0;    // max(-lo', 0): the input elements a negative padding drops
-  int64_t in_limit = 0;    // n - max(-hi', 0)
+  int64_t first_tap = 0;  // k0
+  int64_t taps = 0;       // T
+  int64_t pad_lo = 0;     // max(lo', 0)
+  int64_t pad_hi = 0;     // max(hi', 0)
+  int64_t in_start = 0;   // max(-lo', 0): the input elements a negative padding drops
+  int64_t in_limit = 0;   // n - max(-hi', 0)
   // No tap meets an input element (fewer taps than the dilation, or a crop of all of them):
   // the phase's outputs are zeros.
   bool empty = false;
 };
 struct SpatialSplit {
-  int64_t dilation = 1;    // s
-  int64_t outputs = 0;     // Q = ceil(m / s), outputs per phase
+  int64_t dilation = 1;       // s
+  int64_t outputs = 0;        // Q = ceil(m / s), outputs per phase
   std::vector<Phase> phases;  // one per r in [0, s)
 };
 
@@ -116,7 +116,8 @@ absl::StatusOr<Instruction*> PhaseFilter(hlo::Computation& c, hlo::Builder& buil
   return builder.Constant(std::move(value));
 }
 
-absl::Status Split(hlo::Computation& c, Instruction* conv, const std::vector<SpatialSplit>& splits) {
+absl::Status Split(hlo::Computation& c, Instruction* conv,
+                   const std::vector<SpatialSplit>& splits) {
   hlo::Builder builder(&c);
   builder.set_metadata(conv->metadata());
   const hlo::ConvDims& cd = conv->attrs().conv;
@@ -127,7 +128,8 @@ absl::Status Split(hlo::Computation& c, Instruction* conv, const std::vector<Spa
   // Each phase's output, expanded with a size-1 dim after each spatial dim (where the phases
   // of that dim are concatenated).
   std::vector<int64_t> phase_dims = out_dims;
-  for (size_t i = 0; i < k; ++i) phase_dims[static_cast<size_t>(cd.output_spatial[i])] = splits[i].outputs;
+  for (size_t i = 0; i < k; ++i)
+    phase_dims[static_cast<size_t>(cd.output_spatial[i])] = splits[i].outputs;
   std::vector<int64_t> expanded_dims, merged_dims, phase_axis(k);
   for (size_t p = 0; p < phase_dims.size(); ++p) {
     expanded_dims.push_back(phase_dims[p]);
@@ -190,8 +192,8 @@ absl::Status Split(hlo::Computation& c, Instruction* conv, const std::vector<Spa
       w.lhs_dilate = 1;
     }
     TFJIT_ASSIGN_OR_RETURN(Instruction * out,
-                           builder.Add(Opcode::kConvolution, {input, filter},
-                                       std::move(attrs), {}, hlo::Shape(dtype, phase_dims)));
+                           builder.Add(Opcode::kConvolution, {input, filter}, std::move(attrs), {},
+                                       hlo::Shape(dtype, phase_dims)));
     TFJIT_ASSIGN_OR_RETURN(Instruction * expanded, builder.Reshape(out, expanded_dims));
     level.push_back(expanded);
   }

@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
-#include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/complex_values.h"
+#include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/lowering_context.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
@@ -101,9 +101,10 @@ absl::Status LowerConcatInputs(LoweringContext& ctx, const tf::Node& node, int f
     bool ok = s0.rank() == si.rank();
     for (int d = 0; ok && d < s0.rank(); ++d) ok = d == axis || s0.dim(d) == si.dim(d);
     if (!ok) {
-      return InvalidArgument("ConcatOp: Dimension mismatch: input 0 is %s and input %d is %s; "
-                             "all dims except axis %d must match",
-                             s0.ToString(), i, si.ToString(), axis);
+      return InvalidArgument(
+          "ConcatOp: Dimension mismatch: input 0 is %s and input %d is %s; "
+          "all dims except axis %d must match",
+          s0.ToString(), i, si.ToString(), axis);
     }
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Concatenate(xs, axis));
@@ -182,9 +183,10 @@ absl::Status LowerPack(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, s0.rank() + 1, "axis"));
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i]->shape().dims() != s0.dims()) {
-      return InvalidArgument("Shapes of all inputs must match: values[0].shape = %s != "
-                             "values[%d].shape = %s",
-                             s0.ToString(), i, parts[i]->shape().ToString());
+      return InvalidArgument(
+          "Shapes of all inputs must match: values[0].shape = %s != "
+          "values[%d].shape = %s",
+          s0.ToString(), i, parts[i]->shape().ToString());
     }
     std::vector<int64_t> dims = s0.dims();
     dims.insert(dims.begin() + axis, 1);
@@ -242,9 +244,10 @@ absl::Status LowerSqueeze(LoweringContext& ctx, const tf::Node& node) {
                            node.DebugName(), axis);
     }
     if (s.dim(static_cast<int>(axis)) != 1) {
-      return InvalidArgument("node %s: Can not squeeze dim[%d], expected a dimension of 1, got "
-                             "%d (input is %s)", node.DebugName(), axis,
-                             s.dim(static_cast<int>(axis)), s.ToString());
+      return InvalidArgument(
+          "node %s: Can not squeeze dim[%d], expected a dimension of 1, got "
+          "%d (input is %s)",
+          node.DebugName(), axis, s.dim(static_cast<int>(axis)), s.ToString());
     }
     squeeze[static_cast<size_t>(axis)] = true;
   }
@@ -252,18 +255,20 @@ absl::Status LowerSqueeze(LoweringContext& ctx, const tf::Node& node) {
   const DynamicDim* padded = ctx.DynamicInput(node, 0);
   if (padded != nullptr && axes.empty()) {
     // TF squeezes every dim whose run-time size is 1, which would change the rank with it.
-    return Unimplemented("node %s: squeezes every size-1 dim of a value whose dim %d has a size "
-                         "known only at run time; name the dims in squeeze_dims",
-                         node.DebugName(), padded->dim);
+    return Unimplemented(
+        "node %s: squeezes every size-1 dim of a value whose dim %d has a size "
+        "known only at run time; name the dims in squeeze_dims",
+        node.DebugName(), padded->dim);
   }
   std::optional<DynamicDim> out_padded;
   for (int d = 0; d < s.rank(); ++d) {
     const bool dropped = squeeze[static_cast<size_t>(d)] && s.dim(d) == 1;
     if (padded != nullptr && padded->dim == d) {
       if (dropped) {
-        return Unimplemented("node %s: squeezes dim %d, whose size is known only at run time "
-                             "(padded to 1): name the dims to squeeze in squeeze_dims",
-                             node.DebugName(), d);
+        return Unimplemented(
+            "node %s: squeezes dim %d, whose size is known only at run time "
+            "(padded to 1): name the dims to squeeze in squeeze_dims",
+            node.DebugName(), d);
       }
       out_padded = DynamicDim{static_cast<int>(dims.size()), padded->size};
     }
@@ -304,9 +309,9 @@ absl::Status LowerRank(LoweringContext& ctx, const tf::Node& node) {
 absl::Status LowerShapeN(LoweringContext& ctx, const tf::Node& node) {
   for (int i = 0; i < node.num_inputs(); ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, i));
-    ctx.SetOutput(node, i,
-                  IntConstant(ctx, node.output_types()[static_cast<size_t>(i)],
-                              x->shape().dims(), false));
+    ctx.SetOutput(
+        node, i,
+        IntConstant(ctx, node.output_types()[static_cast<size_t>(i)], x->shape().dims(), false));
   }
   return absl::OkStatus();
 }
@@ -328,9 +333,10 @@ absl::Status LowerBroadcastTo(LoweringContext& ctx, const tf::Node& node) {
   }
   absl::StatusOr<Instruction*> r = ctx.BroadcastTo(x, dims);
   if (!r.ok()) {
-    return InvalidArgument("node %s: Unable to broadcast tensor of shape %s to tensor of shape "
-                           "[%s]", node.DebugName(), x->shape().ToString(),
-                           absl::StrJoin(dims, ","));
+    return InvalidArgument(
+        "node %s: Unable to broadcast tensor of shape %s to tensor of shape "
+        "[%s]",
+        node.DebugName(), x->shape().ToString(), absl::StrJoin(dims, ","));
   }
   ctx.SetOutput(node, 0, *r);
   return absl::OkStatus();
@@ -380,10 +386,11 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * indices, ctx.Input(node, 1));
   absl::StatusOr<Tensor> known = ctx.ConstantInput(node, 1);
   if (!known.ok() && !ctx.CanAddRuntimeChecks()) {
-    return Unimplemented("node %s: GatherNd inside a loop or conditional body compiles only "
-                         "with compile-time-constant indices (HLO gather clamps out-of-range "
-                         "indices where TF's kernel fails)",
-                         node.DebugName());
+    return Unimplemented(
+        "node %s: GatherNd inside a loop or conditional body compiles only "
+        "with compile-time-constant indices (HLO gather clamps out-of-range "
+        "indices where TF's kernel fails)",
+        node.DebugName());
   }
   const hlo::Shape& ps = params->shape();
   const hlo::Shape& is = indices->shape();
@@ -393,16 +400,19 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
   }
   const int64_t k = is.dim(is.rank() - 1);
   if (k > ps.rank()) {
-    return InvalidArgument("node %s: index innermost dimension length must be <= params rank; "
-                           "saw: %d vs. %d", node.DebugName(), k, ps.rank());
+    return InvalidArgument(
+        "node %s: index innermost dimension length must be <= params rank; "
+        "saw: %d vs. %d",
+        node.DebugName(), k, ps.rank());
   }
   if (!known.ok()) {
     // The kernel's message: the flat index-vector number and the whole vector.
     std::vector<int64_t> limits(ps.dims().begin(), ps.dims().begin() + k);
-    TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
-        node, indices, limits,
-        absl::StrCat("indices{pos} = {value} does not index into param shape ", DimsString(ps.dims())),
-        /*flat_position=*/true, {}, /*vector_value=*/true));
+    TFJIT_RETURN_IF_ERROR(
+        ctx.AddIndexCheck(node, indices, limits,
+                          absl::StrCat("indices{pos} = {value} does not index into param shape ",
+                                       DimsString(ps.dims())),
+                          /*flat_position=*/true, {}, /*vector_value=*/true));
   }
   for (int64_t r = 0; known.ok() && k > 0 && r < known->num_elements() / k; ++r) {
     for (int64_t j = 0; j < k; ++j) {
@@ -411,7 +421,8 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
         std::vector<int64_t> idx;
         for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(*known, r * k + q));
         return InvalidArgument("node %s: indices[%d] = [%s] does not index into param shape %s",
-                               node.DebugName(), r, absl::StrJoin(idx, ", "), DimsString(ps.dims()));
+                               node.DebugName(), r, absl::StrJoin(idx, ", "),
+                               DimsString(ps.dims()));
       }
     }
   }
@@ -460,28 +471,27 @@ absl::Status LowerWhere(LoweringContext& ctx, const tf::Node& node) {
   Instruction* mask = nullptr;
   if (IsComplexDType(node.input_types()[0])) {
     TFJIT_ASSIGN_OR_RETURN(ComplexParts z, SplitComplex(ctx, x));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(z.re->shape().element_type(), 0.0,
-                                                         z.re->shape().dims()));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * re, ctx.b().Compare(hlo::ComparisonDirection::kNe,
-                                                             z.re, zero));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * im, ctx.b().Compare(hlo::ComparisonDirection::kNe,
-                                                             z.im, zero));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero,
+                           ctx.Splat(z.re->shape().element_type(), 0.0, z.re->shape().dims()));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * re,
+                           ctx.b().Compare(hlo::ComparisonDirection::kNe, z.re, zero));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * im,
+                           ctx.b().Compare(hlo::ComparisonDirection::kNe, z.im, zero));
     TFJIT_ASSIGN_OR_RETURN(mask, ctx.b().Binary(Opcode::kOr, re, im));
   } else if (x->shape().element_type() == DType::kBool) {
     mask = x;
   } else {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(x->shape().element_type(), 0.0,
-                                                         x->shape().dims()));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero,
+                           ctx.Splat(x->shape().element_type(), 0.0, x->shape().dims()));
     TFJIT_ASSIGN_OR_RETURN(mask, ctx.b().Compare(hlo::ComparisonDirection::kNe, x, zero));
   }
   const hlo::Shape& ms = mask->shape();
   const hlo::Shape coords(DType::kInt64, {ms.num_elements(), ms.rank()});
   hlo::Attributes attrs;
   attrs.custom_call_target = where::kWhereTarget;
-  TFJIT_ASSIGN_OR_RETURN(
-      Instruction * call,
-      ctx.b().Add(Opcode::kCustomCall, {mask}, std::move(attrs), {},
-                  hlo::Shape::Tuple({coords, hlo::Shape(DType::kInt64, {})})));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * call,
+                         ctx.b().Add(Opcode::kCustomCall, {mask}, std::move(attrs), {},
+                                     hlo::Shape::Tuple({coords, hlo::Shape(DType::kInt64, {})})));
   TFJIT_ASSIGN_OR_RETURN(Instruction * rows, ctx.b().GetTupleElement(call, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * count, ctx.b().GetTupleElement(call, 1));
   ctx.SetOutput(node, 0, rows);
@@ -493,33 +503,34 @@ absl::Status LowerWhere(LoweringContext& ctx, const tf::Node& node) {
 }  // namespace
 
 void AppendArrayLowerings(std::vector<OpLowering>* table) {
-  table->insert(table->end(), {
-      {"Const", LowerConst},
-      {"GatherNd", LowerGatherNd},
-      {"Where", LowerWhere},
-      // Identities pass TensorLists (HLO tuples) through as they are.
-      {"Identity", LowerIdentity, false, nullptr, true, true},
-      {"IdentityN", LowerIdentity, false, nullptr, true, true},
-      {"StopGradient", LowerIdentity},
-      {"Fill", LowerFill},
-      {"Reshape", LowerReshape},
-      {"Transpose", LowerTranspose},
-      {"ConjugateTranspose", LowerTranspose},  // real types: no conjugate
-      {"ConcatV2", LowerConcatV2},
-      {"Shape", LowerShape},
-      {"Pack", LowerPack},
-      {"ExpandDims", LowerExpandDims},
-      {"Snapshot", LowerIdentity},
-      {"PreventGradient", LowerIdentity},
-      {"Squeeze", LowerSqueeze},
-      {"Size", LowerSize},
-      {"Rank", LowerRank},
-      {"ShapeN", LowerShapeN},
-      {"Concat", LowerConcat},
-      {"BroadcastTo", LowerBroadcastTo},
-      {"NoOp", LowerNoOp},
-      {"Range", LowerRange},
-  });
+  table->insert(table->end(),
+                {
+                    {"Const", LowerConst},
+                    {"GatherNd", LowerGatherNd},
+                    {"Where", LowerWhere},
+                    // Identities pass TensorLists (HLO tuples) through as they are.
+                    {"Identity", LowerIdentity, false, nullptr, true, true},
+                    {"IdentityN", LowerIdentity, false, nullptr, true, true},
+                    {"StopGradient", LowerIdentity},
+                    {"Fill", LowerFill},
+                    {"Reshape", LowerReshape},
+                    {"Transpose", LowerTranspose},
+                    {"ConjugateTranspose", LowerTranspose},  // real types: no conjugate
+                    {"ConcatV2", LowerConcatV2},
+                    {"Shape", LowerShape},
+                    {"Pack", LowerPack},
+                    {"ExpandDims", LowerExpandDims},
+                    {"Snapshot", LowerIdentity},
+                    {"PreventGradient", LowerIdentity},
+                    {"Squeeze", LowerSqueeze},
+                    {"Size", LowerSize},
+                    {"Rank", LowerRank},
+                    {"ShapeN", LowerShapeN},
+                    {"Concat", LowerConcat},
+                    {"BroadcastTo", LowerBroadcastTo},
+                    {"NoOp", LowerNoOp},
+                    {"Range", LowerRange},
+                });
 }
 
 }  // namespace tfjit::tf2hlo

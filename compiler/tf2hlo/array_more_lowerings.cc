@@ -60,9 +60,10 @@ absl::Status LowerReverse(LoweringContext& ctx, const tf::Node& node) {
   }
   const int rank = x->shape().rank();
   if (dims.num_elements() != rank) {
-    return InvalidArgument("node %s: 'dims' must have the same number of values as 'input' has "
-                           "dimensions. 'input' has %d'dimensions, but 'dims' has %d values",
-                           node.DebugName(), rank, dims.num_elements());
+    return InvalidArgument(
+        "node %s: 'dims' must have the same number of values as 'input' has "
+        "dimensions. 'input' has %d'dimensions, but 'dims' has %d values",
+        node.DebugName(), rank, dims.num_elements());
   }
   std::vector<int64_t> axes;
   for (int d = 0; d < rank; ++d) {
@@ -124,8 +125,10 @@ absl::Status LowerReverseSequence(LoweringContext& ctx, const tf::Node& node) {
   if (batch_dim < 0) batch_dim += rank;
   if (seq_dim == batch_dim || seq_dim < 0 || seq_dim >= rank || batch_dim < 0 ||
       batch_dim >= rank) {
-    return InvalidArgument("node %s: seq_dim %d and batch_dim %d must be distinct dims of the "
-                           "rank-%d input", node.DebugName(), seq_dim, batch_dim, rank);
+    return InvalidArgument(
+        "node %s: seq_dim %d and batch_dim %d must be distinct dims of the "
+        "rank-%d input",
+        node.DebugName(), seq_dim, batch_dim, rank);
   }
   if (lens->shape().rank() != 1 || lens->shape().dim(0) != dims[static_cast<size_t>(batch_dim)]) {
     return InvalidArgument("node %s: Length of seq_lengths != input.dims(%d), (%s vs. %s)",
@@ -146,7 +149,8 @@ absl::Status LowerReverseSequence(LoweringContext& ctx, const tf::Node& node) {
   for (int64_t d = 0; d < rank; ++d) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * c, IotaOf(ctx, it, dims, d));
     if (d == seq_dim) {
-      TFJIT_ASSIGN_OR_RETURN(Instruction * inside, ctx.b().Compare(ComparisonDirection::kLt, c, len));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * inside,
+                             ctx.b().Compare(ComparisonDirection::kLt, c, len));
       TFJIT_ASSIGN_OR_RETURN(Instruction * one_v, ctx.Splat(it, 1.0, dims));
       TFJIT_ASSIGN_OR_RETURN(Instruction * last, ctx.b().Binary(Opcode::kSubtract, len, one_v));
       TFJIT_ASSIGN_OR_RETURN(Instruction * flipped, ctx.b().Binary(Opcode::kSubtract, last, c));
@@ -164,7 +168,8 @@ absl::Status LowerReverseSequence(LoweringContext& ctx, const tf::Node& node) {
     g.collapsed_slice_dims.push_back(d);
     g.slice_sizes.push_back(1);
   }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Add(Opcode::kGather, {x, indices}, std::move(attrs)));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                         ctx.b().Add(Opcode::kGather, {x, indices}, std::move(attrs)));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }
@@ -188,8 +193,8 @@ absl::Status LowerInvertPermutation(LoweringContext& ctx, const tf::Node& node) 
   attrs.scatter.scatter_dims_to_operand_dims = {0};
   attrs.scatter.index_vector_dim = 1;
   hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, t);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Add(Opcode::kScatter, {zeros, idx, iota},
-                                                      std::move(attrs), {add}));
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * r, ctx.b().Add(Opcode::kScatter, {zeros, idx, iota}, std::move(attrs), {add}));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }
@@ -201,9 +206,10 @@ absl::Status LowerLinSpace(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * stop, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> num_v, ctx.ConstantInputAsInts(node, 2));
   if (start->shape().rank() != 0 || stop->shape().rank() != 0 || num_v.size() != 1) {
-    return InvalidArgument("node %s: start, stop and num must be scalars, got %s, %s and %d "
-                           "values", node.DebugName(), start->shape().ToString(),
-                           stop->shape().ToString(), num_v.size());
+    return InvalidArgument(
+        "node %s: start, stop and num must be scalars, got %s, %s and %d "
+        "values",
+        node.DebugName(), start->shape().ToString(), stop->shape().ToString(), num_v.size());
   }
   const int64_t num = num_v[0];
   if (num <= 0) return InvalidArgument("node %s: Requires num > 0: %d", node.DebugName(), num);
@@ -224,8 +230,10 @@ absl::Status LowerLinSpace(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * pos, IotaOf(ctx, DType::kInt64, {num}, 0));
     TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(DType::kInt64, 0.0, {num}));
     TFJIT_ASSIGN_OR_RETURN(Instruction * last, ctx.Splat(DType::kInt64, num - 1.0, {num}));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * is_first, ctx.b().Compare(ComparisonDirection::kEq, pos, zero));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * is_last, ctx.b().Compare(ComparisonDirection::kEq, pos, last));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * is_first,
+                           ctx.b().Compare(ComparisonDirection::kEq, pos, zero));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * is_last,
+                           ctx.b().Compare(ComparisonDirection::kEq, pos, last));
     TFJIT_ASSIGN_OR_RETURN(Instruction * stops, ctx.b().Broadcast(stop, {num}, {}));
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Select(is_first, starts, r));
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Select(is_last, stops, r));
@@ -305,17 +313,18 @@ absl::Status LowerBound(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * s, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.Input(node, 1));
   if (s->shape().rank() != 2 || v->shape().rank() != 2 || s->shape().dim(0) != v->shape().dim(0)) {
-    return InvalidArgument("node %s: sorted_inputs and values must be matrices with one leading "
-                           "dim (Leading dim_size of both tensors must match.): %s vs %s",
-                           node.DebugName(), s->shape().ToString(), v->shape().ToString());
+    return InvalidArgument(
+        "node %s: sorted_inputs and values must be matrices with one leading "
+        "dim (Leading dim_size of both tensors must match.): %s vs %s",
+        node.DebugName(), s->shape().ToString(), v->shape().ToString());
   }
   TFJIT_ASSIGN_OR_RETURN(DType out_t, tf::GetTypeAttr(node, "out_type"));
   const int64_t b = s->shape().dim(0), n = s->shape().dim(1), m = v->shape().dim(1);
   TFJIT_ASSIGN_OR_RETURN(Instruction * sb, ctx.b().Broadcast(s, {b, m, n}, {0, 2}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * vb, ctx.b().Broadcast(v, {b, m, n}, {0, 1}));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * below,
-                         ctx.b().Compare(kUpper ? ComparisonDirection::kLe : ComparisonDirection::kLt,
-                                         sb, vb));
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * below,
+      ctx.b().Compare(kUpper ? ComparisonDirection::kLe : ComparisonDirection::kLt, sb, vb));
   TFJIT_ASSIGN_OR_RETURN(Instruction * ones, ctx.b().Convert(below, out_t));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, SumOver(ctx, ones, {2}));
   ctx.SetOutput(node, 0, r);
@@ -333,9 +342,10 @@ absl::Status LowerInTopK(LoweringContext& ctx, const tf::Node& node) {
                            p->shape().ToString());
   }
   if (targets->shape().rank() != 1 || targets->shape().dim(0) != p->shape().dim(0)) {
-    return InvalidArgument("node %s: targets must be 1-D with as many elements as predictions has "
-                           "rows: targets is %s, predictions is %s", node.DebugName(),
-                           targets->shape().ToString(), p->shape().ToString());
+    return InvalidArgument(
+        "node %s: targets must be 1-D with as many elements as predictions has "
+        "rows: targets is %s, predictions is %s",
+        node.DebugName(), targets->shape().ToString(), p->shape().ToString());
   }
   if (k_v.size() != 1) return InvalidArgument("node %s: k must be 0-D", node.DebugName());
   const int64_t b = p->shape().dim(0), c = p->shape().dim(1);
@@ -350,7 +360,8 @@ absl::Status LowerInTopK(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * gt, ctx.b().Compare(ComparisonDirection::kGt, p, tvb));
   TFJIT_ASSIGN_OR_RETURN(Instruction * gt_i, ctx.b().Convert(gt, DType::kInt64));
   TFJIT_ASSIGN_OR_RETURN(Instruction * larger, SumOver(ctx, gt_i, {1}));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * k, ctx.Splat(DType::kInt64, static_cast<double>(k_v[0]), {b}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * k,
+                         ctx.Splat(DType::kInt64, static_cast<double>(k_v[0]), {b}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Compare(ComparisonDirection::kLt, larger, k));
   TFJIT_ASSIGN_OR_RETURN(Instruction * finite, ctx.b().Add(Opcode::kIsFinite, {tv}));
   TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kAnd, r, finite));
@@ -368,20 +379,28 @@ absl::Status LowerInTopK(LoweringContext& ctx, const tf::Node& node) {
 
 DType UnsignedOfWidth(size_t bytes) {
   switch (bytes) {
-    case 1: return DType::kUInt8;
-    case 2: return DType::kUInt16;
-    case 4: return DType::kUInt32;
-    default: return DType::kUInt64;
+    case 1:
+      return DType::kUInt8;
+    case 2:
+      return DType::kUInt16;
+    case 4:
+      return DType::kUInt32;
+    default:
+      return DType::kUInt64;
   }
 }
 
 // An unsigned scalar constant of type `t` (exact: no trip through double).
 Instruction* UnsignedConst(LoweringContext& ctx, DType t, uint64_t v) {
   switch (t) {
-    case DType::kUInt8: return ctx.b().ScalarConstant<uint8_t>(t, static_cast<uint8_t>(v));
-    case DType::kUInt16: return ctx.b().ScalarConstant<uint16_t>(t, static_cast<uint16_t>(v));
-    case DType::kUInt32: return ctx.b().ScalarConstant<uint32_t>(t, static_cast<uint32_t>(v));
-    default: return ctx.b().ScalarConstant<uint64_t>(t, v);
+    case DType::kUInt8:
+      return ctx.b().ScalarConstant<uint8_t>(t, static_cast<uint8_t>(v));
+    case DType::kUInt16:
+      return ctx.b().ScalarConstant<uint16_t>(t, static_cast<uint16_t>(v));
+    case DType::kUInt32:
+      return ctx.b().ScalarConstant<uint32_t>(t, static_cast<uint32_t>(v));
+    default:
+      return ctx.b().ScalarConstant<uint64_t>(t, v);
   }
 }
 
@@ -414,7 +433,8 @@ absl::StatusOr<Instruction*> ReinterpretBytes(LoweringContext& ctx, Instruction*
     wide.push_back(k);
     for (size_t d = 0; d < dims.size(); ++d) kept.push_back(static_cast<int64_t>(d));
     TFJIT_ASSIGN_OR_RETURN(Instruction * ub, ctx.b().Broadcast(u, wide, kept));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * j, IotaOf(ctx, ui, wide, static_cast<int64_t>(dims.size())));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * j,
+                           IotaOf(ctx, ui, wide, static_cast<int64_t>(dims.size())));
     TFJIT_ASSIGN_OR_RETURN(Instruction * bits, UConst(ctx, ui, out_size * 8, wide));
     TFJIT_ASSIGN_OR_RETURN(Instruction * amount, ctx.b().Binary(Opcode::kMultiply, j, bits));
     TFJIT_ASSIGN_OR_RETURN(Instruction * shifted,
@@ -536,8 +556,8 @@ absl::Status LowerApproximateEqual(LoweringContext& ctx, const tf::Node& node) {
   if (IsFloatingDType(t)) {
     TFJIT_ASSIGN_OR_RETURN(limit, ctx.Splat(t, static_cast<double>(tol), x->shape().dims()));
   } else {
-    TFJIT_ASSIGN_OR_RETURN(limit, ctx.Splat(t, std::trunc(static_cast<double>(tol)),
-                                            x->shape().dims()));
+    TFJIT_ASSIGN_OR_RETURN(limit,
+                           ctx.Splat(t, std::trunc(static_cast<double>(tol)), x->shape().dims()));
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Compare(ComparisonDirection::kLt, d, limit));
   ctx.SetOutput(node, 0, r);
@@ -553,8 +573,10 @@ absl::Status ReadFormats(const tf::Node& node, std::string* src, std::string* ds
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   if ((src->size() != 4 && src->size() != 5) || a != b) {
-    return InvalidArgument("node %s: src_format %s and dst_format %s must be permutations of one "
-                           "another, of length 4 or 5", node.DebugName(), *src, *dst);
+    return InvalidArgument(
+        "node %s: src_format %s and dst_format %s must be permutations of one "
+        "another, of length 4 or 5",
+        node.DebugName(), *src, *dst);
   }
   return absl::OkStatus();
 }
@@ -594,9 +616,10 @@ absl::Status LowerDataFormatVecPermute(LoweringContext& ctx, const tf::Node& nod
   const bool ok = (s.rank() == 1 || (s.rank() == 2 && s.dim(1) == 2)) &&
                   (s.dim(0) == full || s.dim(0) == full - 2);
   if (!ok) {
-    return InvalidArgument("node %s: input must be a vector of %d or %d values or a [%d or %d, 2] "
-                           "matrix, got %s", node.DebugName(), full - 2, full, full - 2, full,
-                           s.ToString());
+    return InvalidArgument(
+        "node %s: input must be a vector of %d or %d values or a [%d or %d, 2] "
+        "matrix, got %s",
+        node.DebugName(), full - 2, full, full - 2, full, s.ToString());
   }
   if (s.dim(0) == full - 2) {
     auto strip = [](std::string f) {
@@ -681,18 +704,20 @@ absl::Status LowerBatchToSpace(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> p, ReadV1Block(ctx, node, x, &b));
   const hlo::Shape s = x->shape();
   if (s.dim(0) % (b * b) != 0) {
-    return InvalidArgument("node %s: Input batch dimension (%d) is not divisible by product of "
-                           "block sizes (%d)", node.DebugName(), s.dim(0), b * b);
+    return InvalidArgument(
+        "node %s: Input batch dimension (%d) is not divisible by product of "
+        "block sizes (%d)",
+        node.DebugName(), s.dim(0), b * b);
   }
   const int64_t n = s.dim(0) / (b * b), h = s.dim(1) * b, w = s.dim(2) * b, c = s.dim(3);
   if (p[0] + p[1] > h || p[2] + p[3] > w) {
     return InvalidArgument("node %s: Cropped size must be non-negative: crops %s, size [%d, %d]",
                            node.DebugName(), DimsString(p), h, w);
   }
-  TFJIT_ASSIGN_OR_RETURN(x, Shuffle(ctx, x, {b, b, n, s.dim(1), s.dim(2), c}, {2, 3, 0, 4, 1, 5},
-                                    {n, h, w, c}));
-  TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Slice(x, {{0, n, 1}, {p[0], h - p[1], 1},
-                                              {p[2], w - p[3], 1}, {0, c, 1}}));
+  TFJIT_ASSIGN_OR_RETURN(
+      x, Shuffle(ctx, x, {b, b, n, s.dim(1), s.dim(2), c}, {2, 3, 0, 4, 1, 5}, {n, h, w, c}));
+  TFJIT_ASSIGN_OR_RETURN(
+      x, ctx.b().Slice(x, {{0, n, 1}, {p[0], h - p[1], 1}, {p[2], w - p[3], 1}, {0, c, 1}}));
   ctx.SetOutput(node, 0, x);
   return absl::OkStatus();
 }
@@ -764,8 +789,8 @@ absl::Status LowerScan(LoweringContext& ctx, const tf::Node& node, ScanKind kind
           ? LogAddExpComputation(ctx, c)
           : hlo::GetOrAddScalarBinaryComputation(
                 ctx.module(), kind == ScanKind::kSum ? Opcode::kAdd : Opcode::kMultiply, c);
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Add(Opcode::kReduceWindow, {x, init},
-                                                      std::move(attrs), {reducer}));
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * r, ctx.b().Add(Opcode::kReduceWindow, {x, init}, std::move(attrs), {reducer}));
   if (reverse) {
     TFJIT_ASSIGN_OR_RETURN(r, ReverseDims(ctx, r, {axis}));
   }
@@ -989,8 +1014,8 @@ absl::StatusOr<QdqScalars> QdqRangeHlo(LoweringContext& ctx, DType c, Instructio
                                        Instruction* hi, double min_q, double max_q) {
   auto k = [&](double v) { return ctx.Splat(c, v, {}); };
   auto bin = [&](Opcode op, Instruction* a, Instruction* b) { return ctx.b().Binary(op, a, b); };
-  const double big = c == DType::kFloat64 ? std::numeric_limits<double>::max()
-                                          : std::numeric_limits<float>::max();
+  const double big =
+      c == DType::kFloat64 ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
   TFJIT_ASSIGN_OR_RETURN(Instruction * qmin, k(min_q));
   TFJIT_ASSIGN_OR_RETURN(Instruction * qmax, k(max_q));
   TFJIT_ASSIGN_OR_RETURN(Instruction * zero, k(0));
@@ -1001,12 +1026,14 @@ absl::StatusOr<QdqScalars> QdqRangeHlo(LoweringContext& ctx, DType c, Instructio
   Instruction* qs[2] = {qmin, qmax};
   for (int i = 0; i < 2; ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * prod, bin(Opcode::kMultiply, qs[i], ranges[i]));
-    TFJIT_ASSIGN_OR_RETURN(Instruction * pos, ctx.b().Compare(ComparisonDirection::kGt, prod, zero));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * pos,
+                           ctx.b().Compare(ComparisonDirection::kGt, prod, zero));
     TFJIT_ASSIGN_OR_RETURN(Instruction * q, bin(Opcode::kDivide, qs[i], ranges[i]));
     TFJIT_ASSIGN_OR_RETURN(from[i], ctx.b().Select(pos, q, most));
   }
   QdqScalars r;
-  TFJIT_ASSIGN_OR_RETURN(Instruction * use_min, ctx.b().Compare(ComparisonDirection::kLt, from[0], from[1]));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * use_min,
+                         ctx.b().Compare(ComparisonDirection::kLt, from[0], from[1]));
   TFJIT_ASSIGN_OR_RETURN(r.scale, ctx.b().Select(use_min, from[0], from[1]));
   TFJIT_ASSIGN_OR_RETURN(Instruction * inv_a, bin(Opcode::kDivide, lo, qmin));
   TFJIT_ASSIGN_OR_RETURN(Instruction * inv_b, bin(Opcode::kDivide, hi, qmax));
@@ -1027,7 +1054,8 @@ absl::Status QdqInputRange(LoweringContext& ctx, const tf::Node& node, Instructi
     TFJIT_ASSIGN_OR_RETURN(*hi, ctx.Input(node, 2));
     if ((*lo)->shape().rank() != 0 || (*hi)->shape().rank() != 0) {
       return InvalidArgument("node %s: input_min and input_max must be scalars, got %s and %s",
-                             node.DebugName(), (*lo)->shape().ToString(), (*hi)->shape().ToString());
+                             node.DebugName(), (*lo)->shape().ToString(),
+                             (*hi)->shape().ToString());
     }
     TFJIT_ASSIGN_OR_RETURN(*lo, ctx.b().Convert(*lo, c));
     TFJIT_ASSIGN_OR_RETURN(*hi, ctx.b().Convert(*hi, c));
@@ -1038,10 +1066,12 @@ absl::Status QdqInputRange(LoweringContext& ctx, const tf::Node& node, Instructi
   const double inf = std::numeric_limits<double>::infinity();
   TFJIT_ASSIGN_OR_RETURN(Instruction * pinf, ctx.Splat(c, inf, {}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * ninf, ctx.Splat(c, -inf, {}));
-  TFJIT_ASSIGN_OR_RETURN(*lo, ctx.b().Reduce(x, pinf, all, hlo::GetOrAddScalarBinaryComputation(
-                                                           ctx.module(), Opcode::kMinimum, c)));
-  TFJIT_ASSIGN_OR_RETURN(*hi, ctx.b().Reduce(x, ninf, all, hlo::GetOrAddScalarBinaryComputation(
-                                                           ctx.module(), Opcode::kMaximum, c)));
+  TFJIT_ASSIGN_OR_RETURN(
+      *lo, ctx.b().Reduce(x, pinf, all,
+                          hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMinimum, c)));
+  TFJIT_ASSIGN_OR_RETURN(
+      *hi, ctx.b().Reduce(x, ninf, all,
+                          hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, c)));
   return absl::OkStatus();
 }
 

@@ -11,8 +11,8 @@
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/list_lowering.h"
-#include "compiler/tf2hlo/lowering.h"
 #include "compiler/tf2hlo/loop_analysis.h"
+#include "compiler/tf2hlo/lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/logging.h"
@@ -88,9 +88,11 @@ absl::StatusOr<Instruction*> ToPred(hlo::Builder& b, Instruction* x) {
 }
 
 std::string ShapesString(const std::vector<hlo::Shape>& shapes) {
-  return absl::StrCat("(", absl::StrJoin(shapes, ", ", [](std::string* out, const hlo::Shape& s) {
-                        absl::StrAppend(out, s.ToString());
-                      }),
+  return absl::StrCat("(",
+                      absl::StrJoin(shapes, ", ",
+                                    [](std::string* out, const hlo::Shape& s) {
+                                      absl::StrAppend(out, s.ToString());
+                                    }),
                       ")");
 }
 
@@ -116,10 +118,11 @@ std::vector<bool> Or(const std::vector<bool>& a, const std::vector<bool>& b) {
 absl::Status CheckArity(const tf::Node& node, const tf::FunctionBody& f, absl::string_view role,
                         size_t inputs, size_t outputs) {
   if (f.inputs.size() != inputs || f.outputs.size() != outputs) {
-    return InvalidArgument("node %s: its %s function '%s' takes %d input(s) and returns %d "
-                           "output(s); the node needs %d and %d", node.DebugName(),
-                           std::string(role), f.graph->source(), f.inputs.size(),
-                           f.outputs.size(), inputs, outputs);
+    return InvalidArgument(
+        "node %s: its %s function '%s' takes %d input(s) and returns %d "
+        "output(s); the node needs %d and %d",
+        node.DebugName(), std::string(role), f.graph->source(), f.inputs.size(), f.outputs.size(),
+        inputs, outputs);
   }
   return absl::OkStatus();
 }
@@ -151,17 +154,17 @@ absl::StatusOr<Instruction*> OperandValue(LoweringContext& ctx, const tf::Node& 
   if (node.input_types()[static_cast<size_t>(i)] != DType::kResource) return ctx.Input(node, i);
   TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, i));
   if (var->value == nullptr) {
-    return Unimplemented("node %s: variable '%s' enters the compiled %s before it holds a "
-                         "value; initialize it before the loop or conditional", node.DebugName(),
-                         var->name, node.op());
+    return Unimplemented(
+        "node %s: variable '%s' enters the compiled %s before it holds a "
+        "value; initialize it before the loop or conditional",
+        node.DebugName(), var->name, node.op());
   }
   return var->value;
 }
 
 // Output `k` of a While/If: a variable (the loop's input `operand`) gets `value` as its new
 // value and the output names that variable; other outputs are plain values.
-void SetResult(LoweringContext& ctx, const tf::Node& node, int k, int operand,
-               Instruction* value) {
+void SetResult(LoweringContext& ctx, const tf::Node& node, int k, int operand, Instruction* value) {
   if (operand >= 0 && operand < node.num_inputs() &&
       node.input_types()[static_cast<size_t>(operand)] == DType::kResource &&
       node.output_types()[static_cast<size_t>(k)] == DType::kResource) {
@@ -188,8 +191,10 @@ absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
   std::optional<LoopTrace> trace = TraceLoop(node, initial, &why);
   if (!trace.has_value() || trace->trip_count > kMaxUnrolledIterations) {
     Log(LogLevel::kInfo, "autofix F: %s is not unrolled: %s", node.DebugName(),
-        trace.has_value() ? absl::StrCat("it runs ", trace->trip_count, " iterations, more than "
-                                         "the limit of ", kMaxUnrolledIterations)
+        trace.has_value() ? absl::StrCat("it runs ", trace->trip_count,
+                                         " iterations, more than "
+                                         "the limit of ",
+                                         kMaxUnrolledIterations)
                           : why);
     return false;
   }
@@ -212,19 +217,20 @@ absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
       known[static_cast<size_t>(v)] = value;
     }
     std::vector<LoweringContext::PendingCheck> checks;
-    TFJIT_ASSIGN_OR_RETURN(state, LowerFunctionBodyInline(
-                                      ctx.module(), ctx.b().computation(), body, state, known,
-                                      ctx.options(), &checks,
-                                      random_state != nullptr ? &random_state : nullptr));
+    TFJIT_ASSIGN_OR_RETURN(
+        state, LowerFunctionBodyInline(ctx.module(), ctx.b().computation(), body, state, known,
+                                       ctx.options(), &checks,
+                                       random_state != nullptr ? &random_state : nullptr));
     for (LoweringContext::PendingCheck& c : checks) ctx.AddCheckValue(std::move(c.check), c.value);
   }
   for (size_t i = 0; i < state.size(); ++i) {
     SetResult(ctx, node, static_cast<int>(i), static_cast<int>(i), state[i]);
   }
   if (random_state != nullptr) ctx.SetNextRandomState(node, random_state);
-  Log(LogLevel::kWarning, "autofix F: unrolled %s (%d iterations of '%s') so that its loop "
-      "variables are compile-time constants in each copy of the body", node.DebugName(),
-      trace->trip_count, body.graph->source());
+  Log(LogLevel::kWarning,
+      "autofix F: unrolled %s (%d iterations of '%s') so that its loop "
+      "variables are compile-time constants in each copy of the body",
+      node.DebugName(), trace->trip_count, body.graph->source());
   return true;
 }
 
@@ -233,8 +239,8 @@ absl::StatusOr<bool> UnrollLoop(LoweringContext& ctx, const tf::Node& node,
 // a scratch module to learn it (LoweringOptions::probing), as XLA infers it from the body.
 absl::Status ShapeListsFromBody(LoweringContext& ctx, const tf::FunctionBody& body,
                                 const std::vector<std::optional<Tensor>>& known,
-                                std::vector<Instruction*>& init,
-                                std::vector<hlo::Shape>& shapes, bool random_state) {
+                                std::vector<Instruction*>& init, std::vector<hlo::Shape>& shapes,
+                                bool random_state) {
   std::vector<size_t> unshaped;
   for (size_t i = 0; i < init.size(); ++i) {
     if (ctx.options()->unshaped_lists.contains(init[i])) unshaped.push_back(i);
@@ -269,8 +275,8 @@ Instruction* PassedCheck(hlo::Builder& b, const Instruction* like) {
   const int64_t size = like->shape().num_elements();
   std::vector<int64_t> v(static_cast<size_t>(size), 0);
   v[0] = -1;
-  return b.Constant(hlo::Literal::FromTensor(Tensor::FromVector<int64_t>(DType::kInt64, {size},
-                                                                         v)));
+  return b.Constant(
+      hlo::Literal::FromTensor(Tensor::FromVector<int64_t>(DType::kInt64, {size}, v)));
 }
 
 // pred && every check in `checks` passed (its position is negative).
@@ -296,12 +302,10 @@ absl::StatusOr<Instruction*> AndChecksPassed(hlo::Builder& b, Instruction* pred,
 // once more on the final state (where it failed, or the state that ended the loop) to carry
 // that check out. Returns the While (its first n results are the loop variables).
 // `init` holds the loop variables (the first num_vars) and the random state, if carried.
-absl::StatusOr<Instruction*> LowerCheckedWhile(LoweringContext& ctx,
-                                               const tf::FunctionBody& cond,
+absl::StatusOr<Instruction*> LowerCheckedWhile(LoweringContext& ctx, const tf::FunctionBody& cond,
                                                const std::vector<std::optional<Tensor>>& known,
                                                std::vector<Instruction*> init, size_t num_vars,
-                                               LoweredBody& c, Instruction* pred,
-                                               LoweredBody& b) {
+                                               LoweredBody& c, Instruction* pred, LoweredBody& b) {
   const size_t n = init.size();
   std::vector<hlo::Shape> state_shapes;
   for (Instruction* v : init) state_shapes.push_back(v->shape());
@@ -328,8 +332,8 @@ absl::StatusOr<Instruction*> LowerCheckedWhile(LoweringContext& ctx,
   TFJIT_ASSIGN_OR_RETURN(Instruction * root, bb.Tuple(next));
   b.computation->set_root(root);
   TFJIT_ASSIGN_OR_RETURN(Instruction * state, ctx.b().Tuple(init));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * loop, ctx.b().Add(Opcode::kWhile, {state}, {},
-                                                         {c.computation, b.computation}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * loop,
+                         ctx.b().Add(Opcode::kWhile, {state}, {}, {c.computation, b.computation}));
   for (size_t j = 0; j < b.checks.size(); ++j) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * carried,
                            ctx.b().GetTupleElement(loop, static_cast<int64_t>(n + j)));
@@ -368,8 +372,7 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
   }
   // Only a variable the body passes through unchanged has the same value in every iteration;
   // the others are HLO parameters of unknown value (known issue F inside the body).
-  std::vector<bool> wanted =
-      Or(BodyInputsNeedingConstants(cond), BodyInputsNeedingConstants(body));
+  std::vector<bool> wanted = Or(BodyInputsNeedingConstants(cond), BodyInputsNeedingConstants(body));
   const std::vector<bool> invariant = LoopInvariantVars(body);
   bool varying_constant = false;  // known issue F inside the loop
   for (size_t i = 0; i < wanted.size(); ++i) {
@@ -389,20 +392,21 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
   const std::vector<std::optional<Tensor>> known = KnownInputs(ctx, node, 0, wanted);
   TFJIT_RETURN_IF_ERROR(ShapeListsFromBody(ctx, body, known, init, shapes, draws));
 
-  TFJIT_ASSIGN_OR_RETURN(LoweredBody c, LowerFunctionBody(ctx.module(), cond, shapes, known,
-                                                          cond.graph->source(), ctx.options(),
-                                                          draws));
+  TFJIT_ASSIGN_OR_RETURN(LoweredBody c,
+                         LowerFunctionBody(ctx.module(), cond, shapes, known, cond.graph->source(),
+                                           ctx.options(), draws));
   if (c.random_out != c.random_in) {
-    return Unimplemented("node %s: condition '%s' draws random numbers; a compiled While carries "
-                         "its random state through the body only (draw in the body)",
-                         node.DebugName(), cond.graph->source());
+    return Unimplemented(
+        "node %s: condition '%s' draws random numbers; a compiled While carries "
+        "its random state through the body only (draw in the body)",
+        node.DebugName(), cond.graph->source());
   }
   hlo::Builder cb(c.computation);
   TFJIT_ASSIGN_OR_RETURN(Instruction * pred, ToPred(cb, c.outputs[0]));
   c.computation->set_root(pred);
-  TFJIT_ASSIGN_OR_RETURN(LoweredBody b, LowerFunctionBody(ctx.module(), body, shapes, known,
-                                                          body.graph->source(), ctx.options(),
-                                                          draws));
+  TFJIT_ASSIGN_OR_RETURN(LoweredBody b,
+                         LowerFunctionBody(ctx.module(), body, shapes, known, body.graph->source(),
+                                           ctx.options(), draws));
   TFJIT_RETURN_IF_ERROR(CheckLoopInvariantShapes(node, body, shapes, b.outputs));
   if (draws) {  // the state is the loop's element n
     init.push_back(random_state);
@@ -416,8 +420,8 @@ absl::Status LowerWhile(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * next, bb.Tuple(b.outputs));
     b.computation->set_root(next);
     TFJIT_ASSIGN_OR_RETURN(Instruction * state, ctx.b().Tuple(init));
-    TFJIT_ASSIGN_OR_RETURN(loop, ctx.b().Add(Opcode::kWhile, {state}, {},
-                                             {c.computation, b.computation}));
+    TFJIT_ASSIGN_OR_RETURN(
+        loop, ctx.b().Add(Opcode::kWhile, {state}, {}, {c.computation, b.computation}));
   }
   for (size_t i = 0; i < n; ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * out,
@@ -472,9 +476,9 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
   for (size_t br = 0; br < 2; ++br) {
     if (taken.has_value() && br != *taken) continue;
     const tf::FunctionBody* fn = fns[br];
-    TFJIT_ASSIGN_OR_RETURN(LoweredBody lowered, LowerFunctionBody(ctx.module(), *fn, shapes,
-                                                                  known, fn->graph->source(),
-                                                                  ctx.options(), draws));
+    TFJIT_ASSIGN_OR_RETURN(LoweredBody lowered,
+                           LowerFunctionBody(ctx.module(), *fn, shapes, known, fn->graph->source(),
+                                             ctx.options(), draws));
     lowered_branches.push_back(std::move(lowered));
   }
   // Each branch's run-time checks leave the conditional as results after the variables; the
@@ -518,13 +522,15 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
   if (branches.size() == 1) {
     TFJIT_ASSIGN_OR_RETURN(cases, ctx.b().Add(Opcode::kCall, {operand}, {}, {branches[0]}));
   } else {
-    TFJIT_ASSIGN_OR_RETURN(cases, ctx.b().Add(Opcode::kConditional, {pred, operand, operand},
-                                              {}, branches));
+    TFJIT_ASSIGN_OR_RETURN(
+        cases, ctx.b().Add(Opcode::kConditional, {pred, operand, operand}, {}, branches));
   }
   for (size_t k = 0; k < m; ++k) {
     if (node.output_types()[k] == DType::kResource) {
-      return Unimplemented("node %s: output %d is a variable handle; compiled If branches "
-                           "cannot return variables", node.DebugName(), k);
+      return Unimplemented(
+          "node %s: output %d is a variable handle; compiled If branches "
+          "cannot return variables",
+          node.DebugName(), k);
     }
     TFJIT_ASSIGN_OR_RETURN(Instruction * out,
                            ctx.b().GetTupleElement(cases, static_cast<int64_t>(k)));
@@ -539,13 +545,13 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
   }
   const size_t first_check = m + variables.size() + (draws ? 1 : 0);
   if (draws) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * next, ctx.b().GetTupleElement(
-                                                   cases, static_cast<int64_t>(first_check - 1)));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * next,
+                           ctx.b().GetTupleElement(cases, static_cast<int64_t>(first_check - 1)));
     ctx.SetNextRandomState(node, next);
   }
   for (size_t j = 0; j < checks.size(); ++j) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * value, ctx.b().GetTupleElement(
-                                                    cases, static_cast<int64_t>(first_check + j)));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * value,
+                           ctx.b().GetTupleElement(cases, static_cast<int64_t>(first_check + j)));
     ctx.AddCheckValue(std::move(checks[j].check), value);
   }
   return absl::OkStatus();
@@ -563,22 +569,23 @@ bool CanLowerIf(const tf::Node& node, std::string* why) {
 }  // namespace
 
 void AppendControlFlowLowerings(std::vector<OpLowering>* table) {
-  table->insert(table->end(), {
-      // Loop variables and branch operands may be TensorLists (tuples in HLO).
-      {"While", LowerWhile, false, CanLowerWhile, true, true},
-      {"StatelessWhile", LowerWhile, false, CanLowerWhile, true, true},
-      {"If", LowerIf, false, CanLowerIf, true, true},
-      {"StatelessIf", LowerIf, false, CanLowerIf, true, true},
-      {"Less", LowerLess},
-      {"LessEqual", LowerLessEqual},
-      {"Greater", LowerGreater},
-      {"GreaterEqual", LowerGreaterEqual},
-      {"Equal", LowerEqual},
-      {"NotEqual", LowerNotEqual},
-      {"LogicalAnd", LowerLogicalAnd},
-      {"LogicalOr", LowerLogicalOr},
-      {"LogicalNot", LowerLogicalNot},
-  });
+  table->insert(table->end(),
+                {
+                    // Loop variables and branch operands may be TensorLists (tuples in HLO).
+                    {"While", LowerWhile, false, CanLowerWhile, true, true},
+                    {"StatelessWhile", LowerWhile, false, CanLowerWhile, true, true},
+                    {"If", LowerIf, false, CanLowerIf, true, true},
+                    {"StatelessIf", LowerIf, false, CanLowerIf, true, true},
+                    {"Less", LowerLess},
+                    {"LessEqual", LowerLessEqual},
+                    {"Greater", LowerGreater},
+                    {"GreaterEqual", LowerGreaterEqual},
+                    {"Equal", LowerEqual},
+                    {"NotEqual", LowerNotEqual},
+                    {"LogicalAnd", LowerLogicalAnd},
+                    {"LogicalOr", LowerLogicalOr},
+                    {"LogicalNot", LowerLogicalNot},
+                });
 }
 
 }  // namespace tfjit::tf2hlo

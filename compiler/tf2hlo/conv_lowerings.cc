@@ -117,8 +117,8 @@ absl::StatusOr<Instruction*> ApplyEpilogue(LoweringContext& ctx, const tf::Node&
         TFJIT_ASSIGN_OR_RETURN(ab, ctx.b().Broadcast(alpha, dims, {}));
       } else {
         TFJIT_ASSIGN_OR_RETURN(alpha, ctx.b().Reshape(alpha, {dims.back()}));
-        TFJIT_ASSIGN_OR_RETURN(ab, ctx.b().Broadcast(
-                                       alpha, dims, {static_cast<int64_t>(dims.size()) - 1}));
+        TFJIT_ASSIGN_OR_RETURN(
+            ab, ctx.b().Broadcast(alpha, dims, {static_cast<int64_t>(dims.size()) - 1}));
       }
       TFJIT_ASSIGN_OR_RETURN(Instruction * pos,
                              ctx.b().Compare(hlo::ComparisonDirection::kGe, y, zero));
@@ -133,9 +133,8 @@ absl::StatusOr<Instruction*> ApplyEpilogue(LoweringContext& ctx, const tf::Node&
 
 // ---- Convolutions ----
 
-absl::StatusOr<Instruction*> Convolution(LoweringContext& ctx, Instruction* lhs,
-                                         Instruction* rhs, const tf::Window2D& window,
-                                         int64_t groups, bool nchw) {
+absl::StatusOr<Instruction*> Convolution(LoweringContext& ctx, Instruction* lhs, Instruction* rhs,
+                                         const tf::Window2D& window, int64_t groups, bool nchw) {
   hlo::Attributes attrs;
   for (const SpatialDim* s : {&window.h, &window.w}) {
     hlo::WindowDim d;
@@ -161,9 +160,9 @@ absl::Status LowerConv(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(spec, tf::ParseFusedOps(node));
   }
   // NCHW (unfused only, as the kernels) sets the convolution's dimension numbers.
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
-                         tf::ReadConvAttrs(node, fused ? tf::Layouts::kNhwc
-                                                       : tf::Layouts::kNhwcOrNchw));
+  TFJIT_ASSIGN_OR_RETURN(
+      tf::WindowAttrs attrs,
+      tf::ReadConvAttrs(node, fused ? tf::Layouts::kNhwc : tf::Layouts::kNhwcOrNchw));
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * f, ctx.Input(node, 1));
   const hlo::Shape& xs = x->shape();
@@ -174,15 +173,14 @@ absl::Status LowerConv(LoweringContext& ctx, const tf::Node& node) {
   }
   TFJIT_ASSIGN_OR_RETURN(
       tf::ConvGeometry g,
-      tf::Conv2DGeometry(node, attrs, attrs.nchw ? tf::NchwToNhwc(xs.dims()) : xs.dims(),
-                         fs.dims(), depthwise));
+      tf::Conv2DGeometry(node, attrs, attrs.nchw ? tf::NchwToNhwc(xs.dims()) : xs.dims(), fs.dims(),
+                         depthwise));
   if (depthwise) {
     // [h, w, in, mult] -> [h, w, 1, in * mult]: group c owns output features c * mult + m,
     // TF's depthwise output order.
     TFJIT_ASSIGN_OR_RETURN(f, ctx.b().Reshape(f, {fs.dim(0), fs.dim(1), 1, g.out_channels}));
   }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * y,
-                         Convolution(ctx, x, f, g.window, g.groups, attrs.nchw));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * y, Convolution(ctx, x, f, g.window, g.groups, attrs.nchw));
   TFJIT_ASSIGN_OR_RETURN(y, ApplyEpilogue(ctx, node, spec, y));
   ctx.SetOutput(node, 0, y);
   return absl::OkStatus();
@@ -193,22 +191,22 @@ absl::Status LowerConv(LoweringContext& ctx, const tf::Node& node) {
 // dilated by s (lhs_dilate) with the reversed filter, padded e - 1 - p before and
 // in - 1 - (out - 1) * s + p after so that exactly `in` outputs remain.
 absl::Status LowerConv2DBackpropInput(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
-                         tf::ReadConvAttrs(node, tf::Layouts::kNhwcOrNchw));
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadConvAttrs(node, tf::Layouts::kNhwcOrNchw));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ctx.ConstantInputAsInts(node, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * f, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 2));
   const hlo::Shape& fs = f->shape();
   const hlo::Shape& ds = dy->shape();
   if (attrs.nchw && (sizes.size() != 4 || ds.rank() != 4)) {
-    return InvalidArgument("node %s: input_sizes must have 4 entries and out_backprop be 4-D "
-                           "(NCHW), got %d entries and %s",
-                           node.DebugName(), sizes.size(), ds.ToString());
+    return InvalidArgument(
+        "node %s: input_sizes must have 4 entries and out_backprop be 4-D "
+        "(NCHW), got %d entries and %s",
+        node.DebugName(), sizes.size(), ds.ToString());
   }
   TFJIT_ASSIGN_OR_RETURN(
       tf::Window2D window,
-      tf::BackpropInputGeometry(node, attrs, attrs.nchw ? tf::NchwToNhwc(sizes) : sizes,
-                                fs.dims(), attrs.nchw ? tf::NchwToNhwc(ds.dims()) : ds.dims()));
+      tf::BackpropInputGeometry(node, attrs, attrs.nchw ? tf::NchwToNhwc(sizes) : sizes, fs.dims(),
+                                attrs.nchw ? tf::NchwToNhwc(ds.dims()) : ds.dims()));
   const DType t = ds.element_type();
   int64_t elements = 1;
   for (int64_t s : sizes) elements *= s;
@@ -250,9 +248,10 @@ absl::Status LowerFusedMatMul(LoweringContext& ctx, const tf::Node& node) {
   const hlo::Shape& sa = a->shape();
   const hlo::Shape& sb = b->shape();
   if (sa.rank() != 2 || sb.rank() != 2 || sa.dim(ta ? 0 : 1) != sb.dim(tb ? 1 : 0)) {
-    return InvalidArgument("node %s: Matrix size-incompatible: In[0]: %s, In[1]: %s "
-                           "(transpose_a=%d, transpose_b=%d)",
-                           node.DebugName(), sa.ToString(), sb.ToString(), ta, tb);
+    return InvalidArgument(
+        "node %s: Matrix size-incompatible: In[0]: %s, In[1]: %s "
+        "(transpose_a=%d, transpose_b=%d)",
+        node.DebugName(), sa.ToString(), sb.ToString(), ta, tb);
   }
   hlo::DotDims dims;
   dims.lhs_contracting = {ta ? 0 : 1};
@@ -299,15 +298,16 @@ bool CanLowerFusedMatMul(const tf::Node& node, std::string* why) {
 }  // namespace
 
 void AppendConvLowerings(std::vector<OpLowering>* table) {
-  table->insert(table->end(), {
-      {"Conv2D", LowerConv, /*float_only=*/true, CanLowerConvAttrs},
-      {"_FusedConv2D", LowerConv, true, CanLowerFusedConv},
-      {"DepthwiseConv2dNative", LowerConv, true, CanLowerConvAttrs},
-      {"FusedDepthwiseConv2dNative", LowerConv, true, CanLowerFusedConv},
-      {"Conv2DBackpropInput", LowerConv2DBackpropInput, true, CanLowerConvAttrs},
-      {"_FusedMatMul", LowerFusedMatMul, true, CanLowerFusedMatMul},
-      {"Prelu", LowerPrelu, true},
-  });
+  table->insert(table->end(),
+                {
+                    {"Conv2D", LowerConv, /*float_only=*/true, CanLowerConvAttrs},
+                    {"_FusedConv2D", LowerConv, true, CanLowerFusedConv},
+                    {"DepthwiseConv2dNative", LowerConv, true, CanLowerConvAttrs},
+                    {"FusedDepthwiseConv2dNative", LowerConv, true, CanLowerFusedConv},
+                    {"Conv2DBackpropInput", LowerConv2DBackpropInput, true, CanLowerConvAttrs},
+                    {"_FusedMatMul", LowerFusedMatMul, true, CanLowerFusedMatMul},
+                    {"Prelu", LowerPrelu, true},
+                });
 }
 
 }  // namespace tfjit::tf2hlo

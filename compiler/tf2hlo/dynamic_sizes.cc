@@ -38,8 +38,7 @@ struct ReadRule {
 // arguments); -1: every input.
 int PaddedSlotLimit(absl::string_view op) {
   if (op == "GatherV2" || op == "NonMaxSuppression" || op == "NonMaxSuppressionV2" ||
-      op == "NonMaxSuppressionV3" || op == "NonMaxSuppressionV4" ||
-      op == "NonMaxSuppressionV5") {
+      op == "NonMaxSuppressionV3" || op == "NonMaxSuppressionV4" || op == "NonMaxSuppressionV5") {
     return 2;  // params/indices, boxes/scores
   }
   if (op == "Split") return -2;  // only input 1 (the value)
@@ -109,7 +108,7 @@ constexpr ReadRule kReadRules[] = {
     {"Sum", DynamicRead::kPropagates},
     {"Tanh", DynamicRead::kPropagates, true},
     {"TopKV2", DynamicRead::kPropagates},  // padding sorted last
-    {"Where", DynamicRead::kResolves},  // padding masked false; its rows padded anew
+    {"Where", DynamicRead::kResolves},     // padding masked false; its rows padded anew
 };
 
 const ReadRule* RuleFor(absl::string_view op) {
@@ -348,11 +347,12 @@ DynamicRead DynamicReadOf(const tf::Node& node, int input) {
 
 absl::Status PaddedReadError(const tf::Node& node, int i, const DynamicDim& dim) {
   const tf::Output in = node.input(i);
-  return Unimplemented("node %s reads %s:%d, whose dim %d has a size known only at run time "
-                       "(padded to its bound, as XLA's bounded dynamic dims); %s does not "
-                       "compile on such a value (ops that do: Shape, Size, Pad, GatherV2, "
-                       "Squeeze, NonMaxSuppression, elementwise unary ops)",
-                       node.DebugName(), in.node->name(), in.index, dim.dim, node.op());
+  return Unimplemented(
+      "node %s reads %s:%d, whose dim %d has a size known only at run time "
+      "(padded to its bound, as XLA's bounded dynamic dims); %s does not "
+      "compile on such a value (ops that do: Shape, Size, Pad, GatherV2, "
+      "Squeeze, NonMaxSuppression, elementwise unary ops)",
+      node.DebugName(), in.node->name(), in.index, dim.dim, node.op());
 }
 
 PaddedAnalysis AnalyzePadded(const std::vector<const tf::Node*>& order,
@@ -374,20 +374,19 @@ PaddedAnalysis AnalyzePadded(const std::vector<const tf::Node*>& order,
         if (read == DynamicRead::kNone) {
           a.refused.push_back({in.node, node});
           if (a.first_problem.empty()) {
-            a.first_problem = absl::StrCat(
-                "node ", node->DebugName(), " reads ", in.node->name(), ":", in.index,
-                ", whose size is known only at run time (from ", source->DebugName(), "); ",
-                node->op(), " does not compile on such a value");
+            a.first_problem =
+                absl::StrCat("node ", node->DebugName(), " reads ", in.node->name(), ":", in.index,
+                             ", whose size is known only at run time (from ", source->DebugName(),
+                             "); ", node->op(), " does not compile on such a value");
           }
           continue;
         }
         // A Pad whose paddings come from constants keeps the run-time size (padded on); one
         // whose paddings are computed from run-time sizes makes it static (pad to a bound).
         const tf::Output pads = node->num_inputs() > 1 ? node->input(1) : in;
-        const bool pad_on =
-            (node->op() == "Pad" || node->op() == "PadV2") && i == 0 &&
-            !a.dependent.contains(std::make_pair(static_cast<const tf::Node*>(pads.node),
-                                                 pads.index));
+        const bool pad_on = (node->op() == "Pad" || node->op() == "PadV2") && i == 0 &&
+                            !a.dependent.contains(std::make_pair(
+                                static_cast<const tf::Node*>(pads.node), pads.index));
         if ((read == DynamicRead::kPropagates && !ReducesLeadingDim(*node)) || pad_on) {
           mark(a.padded, node, source);
         }
@@ -415,10 +414,10 @@ PaddedAnalysis AnalyzePadded(const std::vector<const tf::Node*>& order,
           std::find(constant_slots.begin(), constant_slots.end(), i) != constant_slots.end()) {
         a.refused.push_back({in.node, node});
         if (a.first_problem.empty()) {
-          a.first_problem = absl::StrCat(
-              "node ", node->DebugName(), " needs input ", i, " when compiling, but ",
-              in.node->name(), ":", in.index, " is computed at run time (from ",
-              source->DebugName(), "'s size)");
+          a.first_problem =
+              absl::StrCat("node ", node->DebugName(), " needs input ", i, " when compiling, but ",
+                           in.node->name(), ":", in.index, " is computed at run time (from ",
+                           source->DebugName(), "'s size)");
         }
       }
     }
@@ -443,8 +442,11 @@ std::optional<std::string> UnresolvedDynamicSize(const tf::FunctionBody& body) {
     if (!out.ok()) continue;
     auto it = a.padded.find(std::make_pair(static_cast<const tf::Node*>(out->node), out->index));
     if (it != a.padded.end()) {
-      return absl::StrCat("the function returns ", name, ", whose size is known only at run "
-                          "time (from ", it->second->DebugName(), "); a body's results need "
+      return absl::StrCat("the function returns ", name,
+                          ", whose size is known only at run "
+                          "time (from ",
+                          it->second->DebugName(),
+                          "); a body's results need "
                           "static shapes (pad it to a fixed size inside the body)");
     }
   }
@@ -494,15 +496,15 @@ absl::Status LowerDynamicPad(LoweringContext& ctx, const tf::Node& node) {
   std::optional<std::vector<SymExpr>> pads = ctx.SymbolicInput(node, 1);
   if (!pads.has_value()) {  // TF's known issue F
     const absl::Status s = ctx.ConstantInput(node, 1).status();
-    return s.ok() ? Internal("node %s: paddings evaluate but have no expressions",
-                             node.DebugName())
+    return s.ok() ? Internal("node %s: paddings evaluate but have no expressions", node.DebugName())
                   : s;
   }
   if (pads->size() != static_cast<size_t>(2 * rank)) {
     return InvalidArgument("node %s: paddings must be a matrix of shape [%d, 2], got %d values",
                            node.DebugName(), rank, pads->size());
   }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * value, PadConstantValue(ctx, node, x->shape().element_type()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * value,
+                         PadConstantValue(ctx, node, x->shape().element_type()));
   hlo::Attributes attrs;
   attrs.padding.resize(static_cast<size_t>(rank));
   std::optional<DynamicDim> out_dyn;
@@ -512,8 +514,10 @@ absl::Status LowerDynamicPad(LoweringContext& ctx, const tf::Node& node) {
     const SymExpr& lo = (*pads)[static_cast<size_t>(2 * e)];
     const SymExpr& hi = (*pads)[static_cast<size_t>(2 * e + 1)];
     if (!lo.IsConstant()) {
-      return Unimplemented("node %s: the low padding of dim %d is computed at run time; only "
-                           "a high padding may be (pad-to-a-bound)", node.DebugName(), e);
+      return Unimplemented(
+          "node %s: the low padding of dim %d is computed at run time; only "
+          "a high padding may be (pad-to-a-bound)",
+          node.DebugName(), e);
     }
     if (lo.constant < 0 || (hi.IsConstant() && hi.constant < 0)) {
       return InvalidArgument("node %s: Paddings must be non-negative: %d %d", node.DebugName(),
@@ -522,9 +526,11 @@ absl::Status LowerDynamicPad(LoweringContext& ctx, const tf::Node& node) {
     const int64_t bound = x->shape().dim(e);
     if (dyn == nullptr || dyn->dim != e) {
       if (!hi.IsConstant()) {
-        return Unimplemented("node %s: the high padding of dim %d is computed at run time (from "
-                             "a size known only then) and dim %d is not padded: its size would "
-                             "be known only at run time", node.DebugName(), e, e);
+        return Unimplemented(
+            "node %s: the high padding of dim %d is computed at run time (from "
+            "a size known only then) and dim %d is not padded: its size would "
+            "be known only at run time",
+            node.DebugName(), e, e);
       }
       attrs.padding[static_cast<size_t>(e)] = {lo.constant, hi.constant, 0};
       continue;
@@ -535,19 +541,22 @@ absl::Status LowerDynamicPad(LoweringContext& ctx, const tf::Node& node) {
     if (total.IsConstant()) {
       const int64_t avail = total.constant - lo.constant;  // rows left for the data
       if (avail < 0) {
-        return InvalidArgument("node %s: Paddings must be non-negative: the paddings of dim %d "
-                               "give a size of %d", node.DebugName(), e, total.constant);
+        return InvalidArgument(
+            "node %s: Paddings must be non-negative: the paddings of dim %d "
+            "give a size of %d",
+            node.DebugName(), e, total.constant);
       }
       if (ctx.UpperBound(dyn->size) > avail) {
         TFJIT_ASSIGN_OR_RETURN(Instruction * s, ctx.SizeValue(dyn->size));
-        TFJIT_ASSIGN_OR_RETURN(
-            Instruction * bad,
-            ctx.b().Compare(hlo::ComparisonDirection::kGt, s,
-                            ctx.b().ScalarConstant<int64_t>(DType::kInt64, avail)));
+        TFJIT_ASSIGN_OR_RETURN(Instruction * bad, ctx.b().Compare(hlo::ComparisonDirection::kGt, s,
+                                                                  ctx.b().ScalarConstant<int64_t>(
+                                                                      DType::kInt64, avail)));
         TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(
-            node, bad, absl::StrCat("Paddings must be non-negative: the high padding of dim ", e,
-                                    " (", total.constant, " - ", lo.constant, " - the run-time "
-                                    "size) is negative")));
+            node, bad,
+            absl::StrCat("Paddings must be non-negative: the high padding of dim ", e, " (",
+                         total.constant, " - ", lo.constant,
+                         " - the run-time "
+                         "size) is negative")));
       }
       if (bound > avail) {
         std::vector<hlo::SliceDim> slice;
@@ -555,15 +564,16 @@ absl::Status LowerDynamicPad(LoweringContext& ctx, const tf::Node& node) {
         slice[static_cast<size_t>(e)].limit = avail;
         TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Slice(x, slice));
       }
-      attrs.padding[static_cast<size_t>(e)] = {lo.constant,
-                                               avail - std::min(bound, avail), 0};
+      attrs.padding[static_cast<size_t>(e)] = {lo.constant, avail - std::min(bound, avail), 0};
     } else if (hi.IsConstant()) {
       attrs.padding[static_cast<size_t>(e)] = {lo.constant, hi.constant, 0};
       out_dyn = DynamicDim{e, total};
     } else {
-      return Unimplemented("node %s: the high padding of dim %d is computed at run time and "
-                           "does not give that dim a static size (lo + size + hi is not a "
-                           "constant)", node.DebugName(), e);
+      return Unimplemented(
+          "node %s: the high padding of dim %d is computed at run time and "
+          "does not give that dim a static size (lo + size + hi is not a "
+          "constant)",
+          node.DebugName(), e);
     }
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Add(hlo::Opcode::kPad, {x, value}, attrs));

@@ -14,9 +14,9 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
-#include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -82,8 +82,7 @@ absl::Status LowerNodeWithSizes(LoweringContext& ctx, const tf::Node& node,
 // `lowered_padded`: its padded lowering set its outputs), and the run-time sizes through the
 // integer ops that compute with shapes (StridedSlice, Pack, Sub, ...), so a Pad can tell that
 // `bound - size` pads to a static size.
-absl::Status PropagateDynamicSizes(LoweringContext& ctx, const tf::Node& node,
-                                   bool lowered_padded);
+absl::Status PropagateDynamicSizes(LoweringContext& ctx, const tf::Node& node, bool lowered_padded);
 
 // `x` with the entries at index >= `limit` along `dim` replaced by the scalar `fill`.
 absl::StatusOr<hlo::Instruction*> MaskBeyond(LoweringContext& ctx, hlo::Instruction* x, int dim,

@@ -39,8 +39,7 @@ absl::StatusOr<Instruction*> IsNegative(LoweringContext& ctx, Instruction* x) {
   return ctx.b().Compare(ComparisonDirection::kLt, x, zero);
 }
 
-absl::Status Done(LoweringContext& ctx, const tf::Node& node,
-                  absl::StatusOr<Instruction*> result) {
+absl::Status Done(LoweringContext& ctx, const tf::Node& node, absl::StatusOr<Instruction*> result) {
   if (!result.ok()) return result.status();
   ctx.SetOutput(node, 0, *result);
   return absl::OkStatus();
@@ -63,13 +62,13 @@ absl::Status LowerBinaryOp(LoweringContext& ctx, const tf::Node& node, Opcode op
   return Done(ctx, node, ctx.b().Binary(opcode, ab.first, ab.second));
 }
 
-#define TFJIT_UNARY(Name, opcode)                                           \
-  absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) {    \
-    return LowerUnaryOp(ctx, node, Opcode::opcode);                         \
+#define TFJIT_UNARY(Name, opcode)                                        \
+  absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) { \
+    return LowerUnaryOp(ctx, node, Opcode::opcode);                      \
   }
-#define TFJIT_BINARY(Name, opcode)                                          \
-  absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) {    \
-    return LowerBinaryOp(ctx, node, Opcode::opcode);                        \
+#define TFJIT_BINARY(Name, opcode)                                       \
+  absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) { \
+    return LowerBinaryOp(ctx, node, Opcode::opcode);                     \
   }
 TFJIT_UNARY(Floor, kFloor)
 TFJIT_UNARY(Ceil, kCeil)
@@ -245,8 +244,7 @@ absl::Status LowerInverseHyperbolic(LoweringContext& ctx, const tf::Node& node, 
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, b.Unary(Opcode::kSqrt, prod));
   TFJIT_ASSIGN_OR_RETURN(Instruction * arg, b.Binary(Opcode::kAdd, cm1, r));
   TFJIT_ASSIGN_OR_RETURN(Instruction * near, b.Unary(Opcode::kLog1p, arg));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * is_big_pos,
-                         b.Compare(ComparisonDirection::kGt, x, big_k));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * is_big_pos, b.Compare(ComparisonDirection::kGt, x, big_k));
   return Done(ctx, node, b.Select(is_big_pos, far, near));
 }
 absl::Status LowerAsinh(LoweringContext& ctx, const tf::Node& node) {
@@ -297,8 +295,8 @@ absl::Status LowerSquaredDifference(LoweringContext& ctx, const tf::Node& node) 
 // bridge compiles it: such elements get HLO's defined results (x / 0 = -1, x % 0 = x, negative
 // exponents 0 except for bases ±1) where the kernel would fail.
 absl::Status CheckIntegerRhs(LoweringContext& ctx, const tf::Node& node, bool is_pow) {
-  const char* message = is_pow ? "Integers to negative integer powers are not allowed"
-                               : "Integer division by zero";
+  const char* message =
+      is_pow ? "Integers to negative integer powers are not allowed" : "Integer division by zero";
   absl::StatusOr<Tensor> rhs = ctx.ConstantInput(node, 1);
   if (!rhs.ok()) {
     if (!ctx.CanAddRuntimeChecks()) return absl::OkStatus();
@@ -374,13 +372,11 @@ absl::Status LowerFloorDiv(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * r_zero, IsZero(ctx, r));
   TFJIT_ASSIGN_OR_RETURN(Instruction * x_neg, IsNegative(ctx, x));
   TFJIT_ASSIGN_OR_RETURN(Instruction * y_neg, IsNegative(ctx, y));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * signs_differ,
-                         ctx.b().Binary(Opcode::kXor, x_neg, y_neg));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * signs_differ, ctx.b().Binary(Opcode::kXor, x_neg, y_neg));
   TFJIT_ASSIGN_OR_RETURN(Instruction * inexact, ctx.b().Unary(Opcode::kNot, r_zero));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * adjust,
-                         ctx.b().Binary(Opcode::kAnd, inexact, signs_differ));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * one, ctx.Splat(q->shape().element_type(), 1.0,
-                                                      q->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * adjust, ctx.b().Binary(Opcode::kAnd, inexact, signs_differ));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * one,
+                         ctx.Splat(q->shape().element_type(), 1.0, q->shape().dims()));
   TFJIT_ASSIGN_OR_RETURN(Instruction * q1, ctx.b().Binary(Opcode::kSubtract, q, one));
   return Done(ctx, node, ctx.b().Select(adjust, q1, q));
 }
@@ -399,11 +395,9 @@ absl::Status LowerFloorMod(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * r_zero, IsZero(ctx, r));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r_neg, IsNegative(ctx, r));
   TFJIT_ASSIGN_OR_RETURN(Instruction * y_neg, IsNegative(ctx, y));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * signs_differ,
-                         ctx.b().Binary(Opcode::kXor, r_neg, y_neg));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * signs_differ, ctx.b().Binary(Opcode::kXor, r_neg, y_neg));
   TFJIT_ASSIGN_OR_RETURN(Instruction * nonzero, ctx.b().Unary(Opcode::kNot, r_zero));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * adjust,
-                         ctx.b().Binary(Opcode::kAnd, nonzero, signs_differ));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * adjust, ctx.b().Binary(Opcode::kAnd, nonzero, signs_differ));
   TFJIT_ASSIGN_OR_RETURN(Instruction * ry, ctx.b().Binary(Opcode::kAdd, r, y));
   return Done(ctx, node, ctx.b().Select(adjust, ry, r));
 }
@@ -465,37 +459,52 @@ bool IntegerInput(const tf::Node& node, std::string* why) {
 void AppendElementwiseLowerings(std::vector<OpLowering>* table) {
   constexpr bool kFloat = true;
   table->insert(table->end(), {
-      {"Floor", LowerFloor, kFloat},   {"Ceil", LowerCeil, kFloat},
-      {"Round", LowerRound},           {"Rint", LowerRound, kFloat},
-      {"Sign", LowerSign},             {"Sin", LowerSin, kFloat},
-      {"Cos", LowerCos, kFloat},       {"Tan", LowerTan, kFloat},
-      {"Erf", LowerErf, kFloat},       {"Expm1", LowerExpm1, kFloat},
-      {"Log1p", LowerLog1p, kFloat},   {"Reciprocal", LowerReciprocal, kFloat},
-      {"Inv", LowerReciprocal, kFloat},
-      {"Asin", LowerAsin, kFloat},     {"Acos", LowerAcos, kFloat},
-      {"Atan", LowerAtan, kFloat},     {"Sinh", LowerSinh, kFloat},
-      {"Cosh", LowerCosh, kFloat},
-      {"Asinh", LowerAsinh, kFloat},   {"Acosh", LowerAcosh, kFloat},
-      {"Atanh", LowerAtanh, kFloat},
-      {"LeftShift", LowerLeftShift, false, IntegerInput},
-      {"RightShift", LowerRightShift, false, IntegerInput},
-      {"IsFinite", LowerIsFinite, false, FloatInput},
-      {"IsNan", LowerIsNan, false, FloatInput},
-      {"IsInf", LowerIsInf, false, FloatInput},
-      {"ZerosLike", LowerZerosLike},   {"OnesLike", LowerOnesLike},
-      {"Invert", LowerInvert, false, IntegerInput},
-      {"SquaredDifference", LowerSquaredDifference},
-      {"Pow", LowerPow},
-      {"Div", LowerDiv},               {"TruncateDiv", LowerTruncateDiv},
-      {"Mod", LowerTruncateMod},       {"TruncateMod", LowerTruncateMod},
-      {"FloorDiv", LowerFloorDiv},     {"FloorMod", LowerFloorMod},
-      {"Atan2", LowerAtan2, kFloat},
-      {"DivNoNan", LowerDivNoNan, kFloat}, {"MulNoNan", LowerMulNoNan, kFloat},
-      {"Xdivy", LowerXdivy, kFloat},   {"Xlogy", LowerXlogy, kFloat},
-      {"BitwiseAnd", LowerBitwiseAnd, false, IntegerInput},
-      {"BitwiseOr", LowerBitwiseOr, false, IntegerInput},
-      {"BitwiseXor", LowerBitwiseXor, false, IntegerInput},
-  });
+                                  {"Floor", LowerFloor, kFloat},
+                                  {"Ceil", LowerCeil, kFloat},
+                                  {"Round", LowerRound},
+                                  {"Rint", LowerRound, kFloat},
+                                  {"Sign", LowerSign},
+                                  {"Sin", LowerSin, kFloat},
+                                  {"Cos", LowerCos, kFloat},
+                                  {"Tan", LowerTan, kFloat},
+                                  {"Erf", LowerErf, kFloat},
+                                  {"Expm1", LowerExpm1, kFloat},
+                                  {"Log1p", LowerLog1p, kFloat},
+                                  {"Reciprocal", LowerReciprocal, kFloat},
+                                  {"Inv", LowerReciprocal, kFloat},
+                                  {"Asin", LowerAsin, kFloat},
+                                  {"Acos", LowerAcos, kFloat},
+                                  {"Atan", LowerAtan, kFloat},
+                                  {"Sinh", LowerSinh, kFloat},
+                                  {"Cosh", LowerCosh, kFloat},
+                                  {"Asinh", LowerAsinh, kFloat},
+                                  {"Acosh", LowerAcosh, kFloat},
+                                  {"Atanh", LowerAtanh, kFloat},
+                                  {"LeftShift", LowerLeftShift, false, IntegerInput},
+                                  {"RightShift", LowerRightShift, false, IntegerInput},
+                                  {"IsFinite", LowerIsFinite, false, FloatInput},
+                                  {"IsNan", LowerIsNan, false, FloatInput},
+                                  {"IsInf", LowerIsInf, false, FloatInput},
+                                  {"ZerosLike", LowerZerosLike},
+                                  {"OnesLike", LowerOnesLike},
+                                  {"Invert", LowerInvert, false, IntegerInput},
+                                  {"SquaredDifference", LowerSquaredDifference},
+                                  {"Pow", LowerPow},
+                                  {"Div", LowerDiv},
+                                  {"TruncateDiv", LowerTruncateDiv},
+                                  {"Mod", LowerTruncateMod},
+                                  {"TruncateMod", LowerTruncateMod},
+                                  {"FloorDiv", LowerFloorDiv},
+                                  {"FloorMod", LowerFloorMod},
+                                  {"Atan2", LowerAtan2, kFloat},
+                                  {"DivNoNan", LowerDivNoNan, kFloat},
+                                  {"MulNoNan", LowerMulNoNan, kFloat},
+                                  {"Xdivy", LowerXdivy, kFloat},
+                                  {"Xlogy", LowerXlogy, kFloat},
+                                  {"BitwiseAnd", LowerBitwiseAnd, false, IntegerInput},
+                                  {"BitwiseOr", LowerBitwiseOr, false, IntegerInput},
+                                  {"BitwiseXor", LowerBitwiseXor, false, IntegerInput},
+                              });
 }
 
 }  // namespace tfjit::tf2hlo

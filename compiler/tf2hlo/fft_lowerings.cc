@@ -118,12 +118,10 @@ absl::StatusOr<ComplexParts> Dft(LoweringContext& ctx, const ComplexParts& z, bo
   const int64_t split = SplitFactor(n);
   if (n <= kDirectLength || split == 1) {
     // Y = X W on [lines, n] x [n, keep]: four real products.
-    Instruction* wr = Matrix(ctx, t, n, keep, [&](int64_t j, int64_t k) {
-      return std::cos(Phase(j, k, n));
-    });
-    Instruction* wi = Matrix(ctx, t, n, keep, [&](int64_t j, int64_t k) {
-      return sign * std::sin(Phase(j, k, n));
-    });
+    Instruction* wr =
+        Matrix(ctx, t, n, keep, [&](int64_t j, int64_t k) { return std::cos(Phase(j, k, n)); });
+    Instruction* wi = Matrix(ctx, t, n, keep,
+                             [&](int64_t j, int64_t k) { return sign * std::sin(Phase(j, k, n)); });
     TFJIT_ASSIGN_OR_RETURN(ComplexParts x, ReshapeParts(ctx, z, {lines, n}));
     hlo::DotDims dd;
     dd.lhs_contracting = {1};
@@ -144,18 +142,16 @@ absl::StatusOr<ComplexParts> Dft(LoweringContext& ctx, const ComplexParts& z, bo
   grid.push_back(n1);
   grid.push_back(n2);
   TFJIT_ASSIGN_OR_RETURN(ComplexParts a, ReshapeParts(ctx, z, grid));  // [.., j1, j2]
-  TFJIT_ASSIGN_OR_RETURN(a, SwapLastTwo(ctx, a));                       // [.., j2, j1]
-  TFJIT_ASSIGN_OR_RETURN(a, Dft(ctx, a, forward, n1));                  // [.., j2, k1]
-  Instruction* tr = Matrix(ctx, t, n2, n1, [&](int64_t j2, int64_t k1) {
-    return std::cos(Phase(j2, k1, n));
-  });
-  Instruction* ti = Matrix(ctx, t, n2, n1, [&](int64_t j2, int64_t k1) {
-    return sign * std::sin(Phase(j2, k1, n));
-  });
+  TFJIT_ASSIGN_OR_RETURN(a, SwapLastTwo(ctx, a));                      // [.., j2, j1]
+  TFJIT_ASSIGN_OR_RETURN(a, Dft(ctx, a, forward, n1));                 // [.., j2, k1]
+  Instruction* tr =
+      Matrix(ctx, t, n2, n1, [&](int64_t j2, int64_t k1) { return std::cos(Phase(j2, k1, n)); });
+  Instruction* ti = Matrix(
+      ctx, t, n2, n1, [&](int64_t j2, int64_t k1) { return sign * std::sin(Phase(j2, k1, n)); });
   TFJIT_ASSIGN_OR_RETURN(a, MultiplyConstant(ctx, a, tr, ti));
-  TFJIT_ASSIGN_OR_RETURN(a, SwapLastTwo(ctx, a));   // [.., k1, j2]
+  TFJIT_ASSIGN_OR_RETURN(a, SwapLastTwo(ctx, a));       // [.., k1, j2]
   TFJIT_ASSIGN_OR_RETURN(a, Dft(ctx, a, forward, n2));  // [.., k1, k2]
-  TFJIT_ASSIGN_OR_RETURN(a, SwapLastTwo(ctx, a));   // [.., k2, k1]: k = k1 + n1 k2 row-major
+  TFJIT_ASSIGN_OR_RETURN(a, SwapLastTwo(ctx, a));       // [.., k2, k1]: k = k1 + n1 k2 row-major
   std::vector<int64_t> flat = lead;
   flat.push_back(n);
   TFJIT_ASSIGN_OR_RETURN(a, ReshapeParts(ctx, a, flat));
@@ -208,10 +204,11 @@ FftOp ParseFftOp(const std::string& op) {
 absl::Status CheckLength(const tf::Node& node, int64_t n) {
   const int64_t p = LargestPrimeFactor(n);
   if (n > kDirectLength && p > kLargestDirectPrime) {
-    return Unimplemented("node %s: transform length %d has the prime factor %d: compiled FFTs "
-                         "take lengths whose prime factors are at most %d; this one runs on "
-                         "the kernel (Eigen's FFT, Bluestein's algorithm) under --jit auto",
-                         node.DebugName(), n, p, kLargestDirectPrime);
+    return Unimplemented(
+        "node %s: transform length %d has the prime factor %d: compiled FFTs "
+        "take lengths whose prime factors are at most %d; this one runs on "
+        "the kernel (Eigen's FFT, Bluestein's algorithm) under --jit auto",
+        node.DebugName(), n, p, kLargestDirectPrime);
   }
   return absl::OkStatus();
 }
@@ -233,21 +230,22 @@ absl::Status LowerFft(LoweringContext& ctx, const tf::Node& node) {
   if (f.real) {
     TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> len, ctx.ConstantInputAsInts(node, 1));
     if (static_cast<int64_t>(len.size()) != f.rank) {
-      return InvalidArgument("node %s: fft_length must have shape [%d]", node.DebugName(),
-                             f.rank);
+      return InvalidArgument("node %s: fft_length must have shape [%d]", node.DebugName(), f.rank);
     }
     for (int64_t i = 0; i < f.rank; ++i) {
       const int64_t n = len[static_cast<size_t>(i)];
       if (n < 0) {
-        return InvalidArgument("node %s: fft_length[%d] must >= 0, but got: %d",
-                               node.DebugName(), i, n);
+        return InvalidArgument("node %s: fft_length[%d] must >= 0, but got: %d", node.DebugName(),
+                               i, n);
       }
       const bool inner_most = i == f.rank - 1;
       const int64_t min_len = !f.forward && inner_most ? n / 2 + 1 : n;
       const int64_t have = in_dims[static_cast<size_t>(lead + i)];
       if (have != 0 && have < min_len) {
-        return InvalidArgument("node %s: Input dimension %d must have length of at least %d but "
-                               "got: %d", node.DebugName(), lead + i, min_len, have);
+        return InvalidArgument(
+            "node %s: Input dimension %d must have length of at least %d but "
+            "got: %d",
+            node.DebugName(), lead + i, min_len, have);
       }
       lengths[static_cast<size_t>(i)] = n;
       crop[static_cast<size_t>(lead + i)] = std::min(have, min_len);
@@ -294,8 +292,8 @@ absl::Status LowerFft(LoweringContext& ctx, const tf::Node& node) {
   // IRFFT: inverse transforms over the leading axes, then each last-axis line completed to
   // n values (X[n - k] = conj(X[k])) with Im X[0] (and Im X[n/2], n even) taken as 0.
   for (int64_t a = lead; a < last; ++a) {
-    TFJIT_ASSIGN_OR_RETURN(z, DftAxis(ctx, z, a, /*forward=*/false,
-                                      out_dims[static_cast<size_t>(a)]));
+    TFJIT_ASSIGN_OR_RETURN(z,
+                           DftAxis(ctx, z, a, /*forward=*/false, out_dims[static_cast<size_t>(a)]));
   }
   const int64_t n = lengths.back();
   const int64_t half = n / 2 + 1;

@@ -79,9 +79,9 @@ absl::StatusOr<tf::FunctionBody> InstantiateFunctionAttr(const tf::Node& node,
                                                          absl::string_view attr) {
   auto it = node.def().attr().find(std::string(attr));
   if (it == node.def().attr().end() || !it->second.has_func()) {
-    return AttachNode(InvalidArgument("node %s has no function attr '%s'", node.DebugName(),
-                                      std::string(attr)),
-                      node.name(), node.op());
+    return AttachNode(
+        InvalidArgument("node %s has no function attr '%s'", node.DebugName(), std::string(attr)),
+        node.name(), node.op());
   }
   if (node.graph() == nullptr) {
     return Internal("node %s is not part of a graph", node.DebugName());
@@ -175,8 +175,8 @@ bool CanLowerFunctionAttr(const tf::Node& node, absl::string_view attr, std::str
   }
   absl::StatusOr<tf::FunctionBody> body = InstantiateFunctionAttr(node, attr);
   if (!body.ok()) {
-    *why = absl::StrCat("its function attr '", attr, "' cannot be instantiated: ",
-                        body.status().message());
+    *why = absl::StrCat("its function attr '", attr,
+                        "' cannot be instantiated: ", body.status().message());
     return false;
   }
   const std::string& name = body->graph->source();
@@ -218,7 +218,8 @@ bool ControlFlowIsStaticallyCompilable(const tf::Node& node, std::string* why) {
   for (size_t i = 0; i < invariant.size(); ++i) {
     const bool wanted = (i < in_cond.size() && in_cond[i]) || (i < in_body.size() && in_body[i]);
     if (wanted && !invariant[i]) {
-      *why = absl::StrCat("loop variable ", i, " changes across iterations and feeds an input "
+      *why = absl::StrCat("loop variable ", i,
+                          " changes across iterations and feeds an input "
                           "that must be a compile-time constant");
       return false;
     }
@@ -258,10 +259,10 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerInto(
   for (const tf::Node* node : NeededBodyNodes(body)) {
     absl::Status s = LowerNode(ctx, *node);
     if (!s.ok()) {
-      return AttachNode(AppendContext(s, absl::StrCat("[[{{node ", node->name(),
-                                                      "}}]] while lowering ", node->DebugName(),
-                                                      " in function '", function, "'")),
-                        node->name(), node->op());
+      return AttachNode(
+          AppendContext(s, absl::StrCat("[[{{node ", node->name(), "}}]] while lowering ",
+                                        node->DebugName(), " in function '", function, "'")),
+          node->name(), node->op());
     }
   }
   ctx.b().set_metadata({});
@@ -275,9 +276,11 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerInto(
     }
     TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * v, ctx.Value(o));
     if (const DynamicDim* d = ctx.DynamicOf(o)) {
-      return Unimplemented("function '%s' returns %s, whose dim %d has a size known only at run "
-                           "time; a body's results need static shapes (pad it to a fixed size "
-                           "inside the body)", function, out, d->dim);
+      return Unimplemented(
+          "function '%s' returns %s, whose dim %d has a size known only at run "
+          "time; a body's results need static shapes (pad it to a fixed size "
+          "inside the body)",
+          function, out, d->dim);
     }
     outputs.push_back(v);
   }
@@ -315,8 +318,8 @@ absl::StatusOr<LoweredBody> LowerFunctionBody(
     TFJIT_ASSIGN_OR_RETURN(lowered.random_in, input(param_shapes.size()));
     ctx.set_body_random_state(lowered.random_in);
   }
-  TFJIT_ASSIGN_OR_RETURN(lowered.outputs, LowerInto(ctx, body, input, known_values,
-                                                    &lowered.final_variables));
+  TFJIT_ASSIGN_OR_RETURN(lowered.outputs,
+                         LowerInto(ctx, body, input, known_values, &lowered.final_variables));
   lowered.checks = ctx.pending_checks();
   lowered.random_out = ctx.body_random_state();
   return lowered;

@@ -94,8 +94,7 @@ absl::StatusOr<std::vector<hlo::Instruction*>> LowerFunctionBodyInline(
     hlo::Module* module, hlo::Computation* computation, const tf::FunctionBody& body,
     const std::vector<hlo::Instruction*>& inputs,
     const std::vector<std::optional<Tensor>>& known_values, LoweringOptions* options,
-    std::vector<LoweringContext::PendingCheck>* checks,
-    hlo::Instruction** random_state = nullptr);
+    std::vector<LoweringContext::PendingCheck>* checks, hlo::Instruction** random_state = nullptr);
 
 }  // namespace tfjit::tf2hlo
 

@@ -26,9 +26,7 @@ using hlo::ComparisonDirection;
 using hlo::Instruction;
 using hlo::Opcode;
 
-bool AnyZero(const std::vector<int64_t>& d) {
-  return std::find(d.begin(), d.end(), 0) != d.end();
-}
+bool AnyZero(const std::vector<int64_t>& d) { return std::find(d.begin(), d.end(), 0) != d.end(); }
 
 // The geometry of a 3-D window node over an input of `x_dims` (node layout), channels-last
 // (the same checks as the fallback kernel's Window3DOf): `k` is the pool's ksize (node layout)
@@ -38,9 +36,7 @@ struct Plan3D {
   std::vector<int64_t> x;         // NDHWC
   bool ncdhw = false;
   std::vector<int64_t> OutDims(int64_t c) const { return {x[0], d[0].out, d[1].out, d[2].out, c}; }
-  bool Empty() const {
-    return AnyZero(x) || d[0].out == 0 || d[1].out == 0 || d[2].out == 0;
-  }
+  bool Empty() const { return AnyZero(x) || d[0].out == 0 || d[1].out == 0 || d[2].out == 0; }
 };
 
 std::vector<int64_t> ChannelsLast5(std::vector<int64_t> v) {
@@ -52,7 +48,8 @@ absl::StatusOr<Plan3D> PlanWindow3D(const tf::Node& node, const std::vector<int6
                                     bool pool, std::vector<int64_t> k) {
   Plan3D p;
   TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NDHWC"));
-  if (format != "NDHWC" && format != "NCDHW") return InvalidArgument("Invalid data format: %s", format);
+  if (format != "NDHWC" && format != "NCDHW")
+    return InvalidArgument("Invalid data format: %s", format);
   p.ncdhw = format == "NCDHW";
   if (x_dims.size() != 5) {
     return InvalidArgument("input must be 5-dimensional, got [%s]", absl::StrJoin(x_dims, ","));
@@ -69,7 +66,8 @@ absl::StatusOr<Plan3D> PlanWindow3D(const tf::Node& node, const std::vector<int6
   }
   if (dil.size() != 5) return InvalidArgument("Dilation rates field must specify 5 dimensions");
   if (pool) {
-    if (k.size() != 5) return InvalidArgument("Sliding window ksize field must specify 5 dimensions");
+    if (k.size() != 5)
+      return InvalidArgument("Sliding window ksize field must specify 5 dimensions");
     if (p.ncdhw) k = ChannelsLast5(k);
   }
   if (p.ncdhw) {
@@ -84,8 +82,9 @@ absl::StatusOr<Plan3D> PlanWindow3D(const tf::Node& node, const std::vector<int6
                            node.op() == "MaxPool3DGrad" ? "MaxPooling3d" : "Pooling");
   }
   if (!pool && (strides[0] != 1 || strides[4] != 1 || dil[0] != 1 || dil[4] != 1)) {
-    return InvalidArgument("Current implementation does not yet support strides or dilations "
-                           "in the batch and depth dimensions.");
+    return InvalidArgument(
+        "Current implementation does not yet support strides or dilations "
+        "in the batch and depth dimensions.");
   }
   TFJIT_ASSIGN_OR_RETURN(std::string padding, tf::GetStringAttr(node, "padding"));
   if (padding != "SAME" && padding != "VALID") {
@@ -137,8 +136,10 @@ absl::StatusOr<Instruction*> TapSlice3D(LoweringContext& ctx, Instruction* xp, c
 }
 
 std::vector<hlo::PadDim> Pads3D(const Plan3D& p) {
-  return {{0, 0, 0}, {p.d[0].pad_before, p.d[0].pad_after, 0},
-          {p.d[1].pad_before, p.d[1].pad_after, 0}, {p.d[2].pad_before, p.d[2].pad_after, 0},
+  return {{0, 0, 0},
+          {p.d[0].pad_before, p.d[0].pad_after, 0},
+          {p.d[1].pad_before, p.d[1].pad_after, 0},
+          {p.d[2].pad_before, p.d[2].pad_after, 0},
           {0, 0, 0}};
 }
 
@@ -230,8 +231,10 @@ absl::Status LowerMaxPool3DGrad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(grad, ToNdhwc(ctx, grad, p.ncdhw));
   for (Instruction* v : {orig_out, grad}) {
     if (v->shape().dims() != out_dims) {
-      return InvalidArgument("orig_output and grad must have the pool's output shape [%s] "
-                             "(NDHWC), got %s", absl::StrJoin(out_dims, ","), v->shape().ToString());
+      return InvalidArgument(
+          "orig_output and grad must have the pool's output shape [%s] "
+          "(NDHWC), got %s",
+          absl::StrJoin(out_dims, ","), v->shape().ToString());
     }
   }
   const DType t = grad->shape().element_type();
@@ -256,8 +259,8 @@ absl::Status LowerMaxPool3DGrad(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(t, 0.0, out_dims));
     Instruction* taken = nullptr;
     for (int64_t k = 0; k < NumTaps3D(p); ++k) {
-      TFJIT_ASSIGN_OR_RETURN(Instruction * hit,
-                             ctx.b().Compare(ComparisonDirection::kEq, taps[static_cast<size_t>(k)], mx));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * hit, ctx.b().Compare(ComparisonDirection::kEq,
+                                                                taps[static_cast<size_t>(k)], mx));
       Instruction* first = hit;
       if (taken != nullptr) {
         TFJIT_ASSIGN_OR_RETURN(Instruction * not_taken, ctx.b().Unary(Opcode::kNot, taken));
@@ -286,8 +289,10 @@ absl::Status CheckConv3DGrad(const Plan3D& p, const std::vector<int64_t>& f,
   }
   const std::vector<int64_t> want = p.OutDims(f[4]);
   if (dy.size() != 5 || (p.ncdhw ? ChannelsLast5(dy) : dy) != want) {
-    return InvalidArgument("out_backprop has shape [%s] but the convolution's output shape is "
-                           "[%s] (NDHWC)", absl::StrJoin(dy, ","), absl::StrJoin(want, ","));
+    return InvalidArgument(
+        "out_backprop has shape [%s] but the convolution's output shape is "
+        "[%s] (NDHWC)",
+        absl::StrJoin(dy, ","), absl::StrJoin(want, ","));
   }
   return absl::OkStatus();
 }
@@ -342,8 +347,8 @@ absl::Status LowerConv3DBackpropFilter(LoweringContext& ctx, const tf::Node& nod
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> fsizes, ctx.ConstantInputAsInts(node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 2));
   if (fsizes.size() != 5) return InvalidArgument("filter_sizes must be a vector of 5 entries");
-  TFJIT_ASSIGN_OR_RETURN(Plan3D p, PlanWindow3D(node, x->shape().dims(), false,
-                                                {fsizes[0], fsizes[1], fsizes[2]}));
+  TFJIT_ASSIGN_OR_RETURN(
+      Plan3D p, PlanWindow3D(node, x->shape().dims(), false, {fsizes[0], fsizes[1], fsizes[2]}));
   TFJIT_RETURN_IF_ERROR(CheckConv3DGrad(p, fsizes, dy->shape().dims()));
   const DType t = x->shape().element_type();
   if (p.Empty() || AnyZero(fsizes)) {
@@ -385,11 +390,11 @@ absl::Status LowerConv3DBackpropFilter(LoweringContext& ctx, const tf::Node& nod
 
 void AppendGradients3dLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
-      {"AvgPool3DGrad", LowerAvgPool3DGrad, true},
-      {"MaxPool3DGrad", LowerMaxPool3DGrad, true},
-      {"Conv3DBackpropInputV2", LowerConv3DBackpropInput, true},
-      {"Conv3DBackpropFilterV2", LowerConv3DBackpropFilter, true},
-  });
+                                  {"AvgPool3DGrad", LowerAvgPool3DGrad, true},
+                                  {"MaxPool3DGrad", LowerMaxPool3DGrad, true},
+                                  {"Conv3DBackpropInputV2", LowerConv3DBackpropInput, true},
+                                  {"Conv3DBackpropFilterV2", LowerConv3DBackpropFilter, true},
+                              });
 }
 
 }  // namespace tfjit::tf2hlo

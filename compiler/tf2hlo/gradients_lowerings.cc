@@ -17,8 +17,8 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "frontend/attr.h"
-#include "frontend/strided_slice_rule.h"
 #include "frontend/conv_attrs.h"
+#include "frontend/strided_slice_rule.h"
 
 namespace tfjit::tf2hlo {
 namespace {
@@ -42,12 +42,13 @@ absl::Status GradOperands(LoweringContext& ctx, const tf::Node& node, bool same_
   const hlo::Shape& sb = (*b)->shape();
   if (sa.dims() == sb.dims()) return absl::OkStatus();
   if (same_shape) {
-    return InvalidArgument("g and a must be the same size: %s vs %s", sa.ToString(),
-                           sb.ToString());
+    return InvalidArgument("g and a must be the same size: %s vs %s", sa.ToString(), sb.ToString());
   }
   if (sa.num_elements() != sb.num_elements()) {
-    return InvalidArgument("The two arguments to a cwise op must have same number of elements, "
-                           "got %d and %d", sa.num_elements(), sb.num_elements());
+    return InvalidArgument(
+        "The two arguments to a cwise op must have same number of elements, "
+        "got %d and %d",
+        sa.num_elements(), sb.num_elements());
   }
   TFJIT_ASSIGN_OR_RETURN(*b, ctx.b().Reshape(*b, sa.dims()));
   return absl::OkStatus();
@@ -82,15 +83,13 @@ absl::Status LowerGrad(LoweringContext& ctx, const tf::Node& node) {
 }
 
 // gradients * (features > 0), a multiply as in TF's CPU functor.
-absl::StatusOr<Instruction*> ReluGradBody(Ew& e, const tf::Node&, Instruction* g,
-                                          Instruction* f) {
+absl::StatusOr<Instruction*> ReluGradBody(Ew& e, const tf::Node&, Instruction* g, Instruction* f) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * pos, e.Cmp(ComparisonDirection::kGt, f, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * mask, e.ctx.b().Convert(pos, e.t));
   return e.Op(Opcode::kMultiply, g, mask);
 }
 // gradients * (0 < features < 6).
-absl::StatusOr<Instruction*> Relu6GradBody(Ew& e, const tf::Node&, Instruction* g,
-                                           Instruction* f) {
+absl::StatusOr<Instruction*> Relu6GradBody(Ew& e, const tf::Node&, Instruction* g, Instruction* f) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * pos, e.Cmp(ComparisonDirection::kGt, f, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * below, e.Cmp(ComparisonDirection::kLt, f, 6));
   TFJIT_ASSIGN_OR_RETURN(Instruction * in, e.Op(Opcode::kAnd, pos, below));
@@ -98,8 +97,7 @@ absl::StatusOr<Instruction*> Relu6GradBody(Ew& e, const tf::Node&, Instruction* 
   return e.Op(Opcode::kMultiply, g, mask);
 }
 // outputs < 0 ? (outputs + 1) * gradients : gradients.
-absl::StatusOr<Instruction*> EluGradBody(Ew& e, const tf::Node&, Instruction* g,
-                                         Instruction* y) {
+absl::StatusOr<Instruction*> EluGradBody(Ew& e, const tf::Node&, Instruction* g, Instruction* y) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * neg, e.Cmp(ComparisonDirection::kLt, y, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * one, e.K(1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * y1, e.Op(Opcode::kAdd, y, one));
@@ -107,8 +105,7 @@ absl::StatusOr<Instruction*> EluGradBody(Ew& e, const tf::Node&, Instruction* g,
   return e.ctx.b().Select(neg, scaled, g);
 }
 // outputs < 0 ? gradients * (outputs + scale * alpha) : gradients * scale.
-absl::StatusOr<Instruction*> SeluGradBody(Ew& e, const tf::Node&, Instruction* g,
-                                          Instruction* y) {
+absl::StatusOr<Instruction*> SeluGradBody(Ew& e, const tf::Node&, Instruction* g, Instruction* y) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * neg, e.Cmp(ComparisonDirection::kLt, y, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * sa, e.K(kSeluScaleAlpha));
   TFJIT_ASSIGN_OR_RETURN(Instruction * s, e.K(kSeluScale));
@@ -153,16 +150,14 @@ absl::StatusOr<Instruction*> SigmoidGradBody(Ew& e, const tf::Node&, Instruction
   return e.Op(Opcode::kMultiply, dyy, omy);
 }
 // dy * (1 - y * y).
-absl::StatusOr<Instruction*> TanhGradBody(Ew& e, const tf::Node&, Instruction* y,
-                                          Instruction* dy) {
+absl::StatusOr<Instruction*> TanhGradBody(Ew& e, const tf::Node&, Instruction* y, Instruction* dy) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * one, e.K(1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * yy, e.Op(Opcode::kMultiply, y, y));
   TFJIT_ASSIGN_OR_RETURN(Instruction * d, e.Op(Opcode::kSubtract, one, yy));
   return e.Op(Opcode::kMultiply, dy, d);
 }
 // 0.5 * dy / y.
-absl::StatusOr<Instruction*> SqrtGradBody(Ew& e, const tf::Node&, Instruction* y,
-                                          Instruction* dy) {
+absl::StatusOr<Instruction*> SqrtGradBody(Ew& e, const tf::Node&, Instruction* y, Instruction* dy) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * half, e.K(0.5));
   TFJIT_ASSIGN_OR_RETURN(Instruction * hdy, e.Op(Opcode::kMultiply, half, dy));
   return e.Op(Opcode::kDivide, hdy, y);
@@ -239,7 +234,8 @@ absl::Status LowerBroadcastGradientArgs(LoweringContext& ctx, const tf::Node& no
   std::vector<int64_t> s[2];
   for (int i = 0; i < 2; ++i) {
     TFJIT_ASSIGN_OR_RETURN(Tensor v, ctx.ConstantInput(node, i));
-    if (v.rank() != 1) return InvalidArgument("In[%d] must be a vector. got %s", i, v.ShapeString());
+    if (v.rank() != 1)
+      return InvalidArgument("In[%d] must be a vector. got %s", i, v.ShapeString());
     TFJIT_ASSIGN_OR_RETURN(s[i], ctx.ConstantInputAsInts(node, i));
   }
   std::vector<int64_t> r[2];
@@ -284,15 +280,15 @@ absl::Status LowerConcatOffset(LoweringContext& ctx, const tf::Node& node) {
   for (int i = 0; i < n; ++i) {
     const std::vector<int64_t>& s = shapes[static_cast<size_t>(i)];
     if (static_cast<int64_t>(s.size()) != dims) {
-      return InvalidArgument("input %d should contain %d elements, but got %d", i, dims,
-                             s.size());
+      return InvalidArgument("input %d should contain %d elements, but got %d", i, dims, s.size());
     }
     std::vector<int64_t> out(static_cast<size_t>(dims), 0);
     for (int64_t k = 0; k < dims; ++k) {
       if (k != axis && s[static_cast<size_t>(k)] != s0[static_cast<size_t>(k)]) {
-        return InvalidArgument("All dimensions except %d must match. Input %d has shape [%s] "
-                               "and doesn't match input 0 with shape [%s].",
-                               axis, i, absl::StrJoin(s, " "), absl::StrJoin(s0, " "));
+        return InvalidArgument(
+            "All dimensions except %d must match. Input %d has shape [%s] "
+            "and doesn't match input 0 with shape [%s].",
+            axis, i, absl::StrJoin(s, " "), absl::StrJoin(s0, " "));
       }
     }
     out[static_cast<size_t>(axis)] = offset;
@@ -307,8 +303,8 @@ absl::Status LowerConcatOffset(LoweringContext& ctx, const tf::Node& node) {
 // Given logits x [batch, classes] (f32 or f64) and a label matrix `labels` of x's type,
 // returns (loss [batch], backprop [batch, classes]) with TF's formulas:
 // loss = sum(labels * (log(sum(exp(x - max))) - (x - max))), backprop = softmax(x) - labels.
-absl::Status XentLoss(LoweringContext& ctx, Instruction* x, Instruction* labels,
-                      Instruction** loss, Instruction** backprop) {
+absl::Status XentLoss(LoweringContext& ctx, Instruction* x, Instruction* labels, Instruction** loss,
+                      Instruction** backprop) {
   const DType t = x->shape().element_type();
   const std::vector<int64_t>& dims = x->shape().dims();
   TFJIT_ASSIGN_OR_RETURN(Instruction * neg_inf,
@@ -332,8 +328,8 @@ absl::Status XentLoss(LoweringContext& ctx, Instruction* x, Instruction* labels,
   return absl::OkStatus();
 }
 
-absl::Status SetXentOutputs(LoweringContext& ctx, const tf::Node& node, DType t,
-                            Instruction* loss, Instruction* backprop) {
+absl::Status SetXentOutputs(LoweringContext& ctx, const tf::Node& node, DType t, Instruction* loss,
+                            Instruction* backprop) {
   if (loss->shape().element_type() != t) {
     TFJIT_ASSIGN_OR_RETURN(loss, ctx.b().Convert(loss, t));
     TFJIT_ASSIGN_OR_RETURN(backprop, ctx.b().Convert(backprop, t));
@@ -348,17 +344,21 @@ absl::Status LowerSoftmaxXent(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * labels, ctx.Input(node, 1));
   std::vector<int64_t> dims = x->shape().dims();
   if (x->shape().dims() != labels->shape().dims()) {
-    absl::StatusOr<std::vector<int64_t>> b = BroadcastDims(x->shape().dims(), labels->shape().dims());
+    absl::StatusOr<std::vector<int64_t>> b =
+        BroadcastDims(x->shape().dims(), labels->shape().dims());
     if (!b.ok()) {
-      return InvalidArgument("logits and labels must be broadcastable: logits_size=%s "
-                             "labels_size=%s", x->shape().ToString(), labels->shape().ToString());
+      return InvalidArgument(
+          "logits and labels must be broadcastable: logits_size=%s "
+          "labels_size=%s",
+          x->shape().ToString(), labels->shape().ToString());
     }
     dims = *b;
   }
   if (dims.size() != 2) {
-    return InvalidArgument("logits and labels must be either 2-dimensional, or broadcasted to "
-                           "be 2-dimensional: logits_size=%s labels_size=%s",
-                           x->shape().ToString(), labels->shape().ToString());
+    return InvalidArgument(
+        "logits and labels must be either 2-dimensional, or broadcasted to "
+        "be 2-dimensional: logits_size=%s labels_size=%s",
+        x->shape().ToString(), labels->shape().ToString());
   }
   TFJIT_ASSIGN_OR_RETURN(x, ctx.BroadcastTo(x, dims));
   TFJIT_ASSIGN_OR_RETURN(labels, ctx.BroadcastTo(labels, dims));
@@ -383,14 +383,14 @@ absl::Status LowerSparseSoftmaxXent(LoweringContext& ctx, const tf::Node& node) 
     return InvalidArgument("labels must be 1-D, but got shape %s", labels->shape().ToString());
   }
   if (labels->shape().dim(0) != xs.dim(0)) {
-    return InvalidArgument("logits and labels must have the same first dimension, got logits "
-                           "shape %s and labels shape %s", xs.ToString(),
-                           labels->shape().ToString());
+    return InvalidArgument(
+        "logits and labels must have the same first dimension, got logits "
+        "shape %s and labels shape %s",
+        xs.ToString(), labels->shape().ToString());
   }
   const int64_t classes = xs.dim(1);
   if (classes == 0 && xs.dim(0) > 0) {
-    return InvalidArgument("Must have at least one class, but got logits shape %s",
-                           xs.ToString());
+    return InvalidArgument("Must have at least one class, but got logits shape %s", xs.ToString());
   }
   const DType t = xs.element_type();
   const std::vector<int64_t> dims = xs.dims();
@@ -498,9 +498,8 @@ absl::Status LowerDynamicStitch(LoweringContext& ctx, const tf::Node& node) {
   for (int64_t k = 0; k <= max_index;) {
     int64_t m = 1;  // run length
     const int64_t src = source[static_cast<size_t>(k)];
-    while (k + m <= max_index &&
-           (src < 0 ? source[static_cast<size_t>(k + m)] < 0
-                    : source[static_cast<size_t>(k + m)] == src + m)) {
+    while (k + m <= max_index && (src < 0 ? source[static_cast<size_t>(k + m)] < 0
+                                          : source[static_cast<size_t>(k + m)] == src + m)) {
       ++m;
     }
     std::vector<int64_t> piece_dims = {m};
@@ -536,11 +535,14 @@ absl::Status LowerStridedSliceGrad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(end, ctx.ConstantInputAsInts(node, 2));
   TFJIT_ASSIGN_OR_RETURN(strides, ctx.ConstantInputAsInts(node, 3));
   if (end.size() != begin.size() || strides.size() != begin.size()) {
-    return InvalidArgument("Expected begin, end, and strides to be 1D equal size tensors, but "
-                           "got %d, %d and %d values", begin.size(), end.size(), strides.size());
+    return InvalidArgument(
+        "Expected begin, end, and strides to be 1D equal size tensors, but "
+        "got %d, %d and %d values",
+        begin.size(), end.size(), strides.size());
   }
   for (int64_t d : shape) {
-    if (d < 0) return InvalidArgument("shape [%s] has a negative dimension", absl::StrJoin(shape, ","));
+    if (d < 0)
+      return InvalidArgument("shape [%s] has a negative dimension", absl::StrJoin(shape, ","));
   }
   TFJIT_ASSIGN_OR_RETURN(tf::StridedMasks m, tf::GetStridedMasks(node));
   tf::StridedPlan plan;
@@ -570,8 +572,10 @@ absl::Status LowerMirrorPadGrad(LoweringContext& ctx, const tf::Node& node) {
   const int rank = x->shape().rank();
   TFJIT_ASSIGN_OR_RETURN(Tensor pt, ctx.ConstantInput(node, 1));
   if (pt.rank() != 2 || pt.dim(0) != rank || pt.dim(1) != 2) {
-    return InvalidArgument("The first dimension of paddings must be the rank of inputs[%d, 2]: "
-                           "paddings is %s", rank, pt.ShapeString());
+    return InvalidArgument(
+        "The first dimension of paddings must be the rank of inputs[%d, 2]: "
+        "paddings is %s",
+        rank, pt.ShapeString());
   }
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.ConstantInputAsInts(node, 1));
   for (int d = 0; d < rank; ++d) {
@@ -582,12 +586,16 @@ absl::Status LowerMirrorPadGrad(LoweringContext& ctx, const tf::Node& node) {
     }
     const int64_t n = x->shape().dim(d) - (before + after);
     if (offset == 0 && (before > n || after > n)) {
-      return InvalidArgument("paddings must be no greater than the output dimension size: %d, "
-                             "%d greater than %d", before, after, n);
+      return InvalidArgument(
+          "paddings must be no greater than the output dimension size: %d, "
+          "%d greater than %d",
+          before, after, n);
     }
     if (offset == 1 && (before >= n || after >= n)) {
-      return InvalidArgument("paddings must be less than the output dimension size: %d, %d not "
-                             "less than %d", before, after, n);
+      return InvalidArgument(
+          "paddings must be less than the output dimension size: %d, %d not "
+          "less than %d",
+          before, after, n);
     }
     auto slice = [&](int64_t start, int64_t size) {
       std::vector<hlo::SliceDim> s;
@@ -622,30 +630,31 @@ absl::Status LowerMirrorPadGrad(LoweringContext& ctx, const tf::Node& node) {
 }  // namespace
 
 void AppendGradientsLowerings(std::vector<OpLowering>* table) {
-  table->insert(table->end(), {
-      {"ReluGrad", LowerGrad<true, ReluGradBody>},
-      {"Relu6Grad", LowerGrad<true, Relu6GradBody>},
-      {"EluGrad", LowerGrad<true, EluGradBody>, /*float_only=*/true},
-      {"SeluGrad", LowerGrad<true, SeluGradBody>, true},
-      {"LeakyReluGrad", LowerGrad<true, LeakyReluGradBody>, true},
-      {"SoftplusGrad", LowerGrad<true, SoftplusGradBody>, true},
-      {"SoftsignGrad", LowerGrad<true, SoftsignGradBody>, true},
-      {"SigmoidGrad", LowerGrad<false, SigmoidGradBody>, true},
-      {"TanhGrad", LowerGrad<false, TanhGradBody>, true},
-      {"SqrtGrad", LowerGrad<false, SqrtGradBody>, true},
-      {"RsqrtGrad", LowerGrad<false, RsqrtGradBody>, true},
-      {"ReciprocalGrad", LowerGrad<false, ReciprocalGradBody>, true},
-      {"InvGrad", LowerGrad<false, ReciprocalGradBody>, true},
-      {"BiasAddGrad", LowerBiasAddGrad},
-      {"BroadcastGradientArgs", LowerBroadcastGradientArgs},
-      {"ConcatOffset", LowerConcatOffset},
-      {"SoftmaxCrossEntropyWithLogits", LowerSoftmaxXent, true},
-      {"SparseSoftmaxCrossEntropyWithLogits", LowerSparseSoftmaxXent, true},
-      {"DynamicStitch", LowerDynamicStitch},
-      {"ParallelDynamicStitch", LowerDynamicStitch},
-      {"StridedSliceGrad", LowerStridedSliceGrad},
-      {"MirrorPadGrad", LowerMirrorPadGrad},
-  });
+  table->insert(table->end(),
+                {
+                    {"ReluGrad", LowerGrad<true, ReluGradBody>},
+                    {"Relu6Grad", LowerGrad<true, Relu6GradBody>},
+                    {"EluGrad", LowerGrad<true, EluGradBody>, /*float_only=*/true},
+                    {"SeluGrad", LowerGrad<true, SeluGradBody>, true},
+                    {"LeakyReluGrad", LowerGrad<true, LeakyReluGradBody>, true},
+                    {"SoftplusGrad", LowerGrad<true, SoftplusGradBody>, true},
+                    {"SoftsignGrad", LowerGrad<true, SoftsignGradBody>, true},
+                    {"SigmoidGrad", LowerGrad<false, SigmoidGradBody>, true},
+                    {"TanhGrad", LowerGrad<false, TanhGradBody>, true},
+                    {"SqrtGrad", LowerGrad<false, SqrtGradBody>, true},
+                    {"RsqrtGrad", LowerGrad<false, RsqrtGradBody>, true},
+                    {"ReciprocalGrad", LowerGrad<false, ReciprocalGradBody>, true},
+                    {"InvGrad", LowerGrad<false, ReciprocalGradBody>, true},
+                    {"BiasAddGrad", LowerBiasAddGrad},
+                    {"BroadcastGradientArgs", LowerBroadcastGradientArgs},
+                    {"ConcatOffset", LowerConcatOffset},
+                    {"SoftmaxCrossEntropyWithLogits", LowerSoftmaxXent, true},
+                    {"SparseSoftmaxCrossEntropyWithLogits", LowerSparseSoftmaxXent, true},
+                    {"DynamicStitch", LowerDynamicStitch},
+                    {"ParallelDynamicStitch", LowerDynamicStitch},
+                    {"StridedSliceGrad", LowerStridedSliceGrad},
+                    {"MirrorPadGrad", LowerMirrorPadGrad},
+                });
   AppendGradientsWindowLowerings(table);  // gradients_window_lowerings.cc
 }
 

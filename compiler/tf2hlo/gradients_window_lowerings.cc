@@ -35,7 +35,8 @@ using hlo::Opcode;
 absl::StatusOr<tf::WindowAttrs> PoolAttrsV2(LoweringContext& ctx, const tf::Node& node) {
   tf::WindowAttrs a;
   TFJIT_ASSIGN_OR_RETURN(std::string format, tf::GetStringAttrOr(node, "data_format", "NHWC"));
-  if (format != "NHWC" && format != "NCHW") return InvalidArgument("Invalid data format: %s", format);
+  if (format != "NHWC" && format != "NCHW")
+    return InvalidArgument("Invalid data format: %s", format);
   a.nchw = format == "NCHW";
   TFJIT_ASSIGN_OR_RETURN(a.ksize, ctx.ConstantInputAsInts(node, 3));
   TFJIT_ASSIGN_OR_RETURN(a.strides, ctx.ConstantInputAsInts(node, 4));
@@ -66,8 +67,8 @@ absl::StatusOr<tf::WindowAttrs> PoolAttrsV2(LoweringContext& ctx, const tf::Node
 }
 
 absl::StatusOr<tf::Window2D> PoolGradGeometry(LoweringContext& ctx, const tf::Node& node,
-                                              const std::vector<int64_t>& input_dims,
-                                              bool* nchw, std::vector<int64_t>* nhwc_dims) {
+                                              const std::vector<int64_t>& input_dims, bool* nchw,
+                                              std::vector<int64_t>* nhwc_dims) {
   tf::WindowAttrs a;
   if (node.op() == "MaxPoolGradV2" || node.op() == "MaxPoolGradGradV2") {
     if (input_dims.size() != 4) return InvalidArgument("orig_input must be 4-dimensional");
@@ -89,8 +90,10 @@ absl::Status CheckGradShape(Instruction* grad, const std::vector<int64_t>& in,
                             const tf::Window2D& w) {
   const std::vector<int64_t> want = {in[0], w.h.out, w.w.out, in[3]};
   if (grad->shape().dims() != want) {
-    return InvalidArgument("the gradient has shape %s but the pool's output shape is [%s] "
-                           "(NHWC)", grad->shape().ToString(), absl::StrJoin(want, ","));
+    return InvalidArgument(
+        "the gradient has shape %s but the pool's output shape is [%s] "
+        "(NHWC)",
+        grad->shape().ToString(), absl::StrJoin(want, ","));
   }
   return absl::OkStatus();
 }
@@ -98,9 +101,8 @@ absl::Status CheckGradShape(Instruction* grad, const std::vector<int64_t>& in,
 // For window tap (i, j): the values `v` [N, OH, OW, C] placed at the input positions the tap
 // reads (o * stride + tap * dilation in the padded input), zero elsewhere, cut back to the unpadded
 // input [N, H, W, C].
-absl::StatusOr<Instruction*> ScatterTap(LoweringContext& ctx, Instruction* v,
-                                        const tf::Window2D& w, const std::vector<int64_t>& in,
-                                        int64_t i, int64_t j) {
+absl::StatusOr<Instruction*> ScatterTap(LoweringContext& ctx, Instruction* v, const tf::Window2D& w,
+                                        const std::vector<int64_t>& in, int64_t i, int64_t j) {
   const int64_t hp = in[1] + w.h.pad_before + w.h.pad_after;
   const int64_t wp = in[2] + w.w.pad_before + w.w.pad_after;
   std::vector<hlo::PadDim> pads(4);
@@ -162,10 +164,10 @@ absl::Status LowerAvgPoolGrad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(cnt, ctx.b().Convert(cnt, t));
   TFJIT_ASSIGN_OR_RETURN(cnt, ctx.b().Broadcast(cnt, grad->shape().dims(), {1, 2}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * share, ctx.b().Binary(Opcode::kDivide, grad, cnt));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
-                         SumTaps(ctx, t, w, in, [&](int64_t, int64_t) -> absl::StatusOr<Instruction*> {
-                           return share;
-                         }));
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * r,
+      SumTaps(ctx, t, w, in,
+              [&](int64_t, int64_t) -> absl::StatusOr<Instruction*> { return share; }));
   if (nchw) {
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, {0, 3, 1, 2}));
   }
@@ -179,7 +181,8 @@ absl::Status LowerMaxPoolGrad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   bool nchw = false;
   std::vector<int64_t> in;
-  TFJIT_ASSIGN_OR_RETURN(tf::Window2D w, PoolGradGeometry(ctx, node, x->shape().dims(), &nchw, &in));
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D w,
+                         PoolGradGeometry(ctx, node, x->shape().dims(), &nchw, &in));
   TFJIT_ASSIGN_OR_RETURN(Instruction * orig_out, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(orig_out, ToNhwc(ctx, orig_out, nchw));
   TFJIT_RETURN_IF_ERROR(CheckGradShape(orig_out, in, w));
@@ -194,19 +197,20 @@ absl::Status LowerMaxPoolGrad(LoweringContext& ctx, const tf::Node& node) {
   } else {
     TFJIT_ASSIGN_OR_RETURN(Instruction * low, ctx.Splat(t, LowestValue(t), {}));
     hlo::Attributes attrs;
-    attrs.padding = {{0, 0, 0}, {w.h.pad_before, w.h.pad_after, 0},
-                     {w.w.pad_before, w.w.pad_after, 0}, {0, 0, 0}};
+    attrs.padding = {{0, 0, 0},
+                     {w.h.pad_before, w.h.pad_after, 0},
+                     {w.w.pad_before, w.w.pad_after, 0},
+                     {0, 0, 0}};
     TFJIT_ASSIGN_OR_RETURN(Instruction * xp, ctx.b().Add(Opcode::kPad, {x, low}, attrs));
     std::vector<Instruction*> taps;
     Instruction* mx = nullptr;
     for (int64_t i = 0; i < w.h.k; ++i) {
       for (int64_t j = 0; j < w.w.k; ++j) {
         TFJIT_ASSIGN_OR_RETURN(
-            Instruction * v,
-            ctx.b().Slice(xp, {{0, in[0], 1},
-                               {i, i + (w.h.out - 1) * w.h.stride + 1, w.h.stride},
-                               {j, j + (w.w.out - 1) * w.w.stride + 1, w.w.stride},
-                               {0, in[3], 1}}));
+            Instruction * v, ctx.b().Slice(xp, {{0, in[0], 1},
+                                                {i, i + (w.h.out - 1) * w.h.stride + 1, w.h.stride},
+                                                {j, j + (w.w.out - 1) * w.w.stride + 1, w.w.stride},
+                                                {0, in[3], 1}}));
         taps.push_back(v);
         if (mx == nullptr) {
           mx = v;
@@ -217,20 +221,21 @@ absl::Status LowerMaxPoolGrad(LoweringContext& ctx, const tf::Node& node) {
     }
     TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(t, 0.0, grad->shape().dims()));
     Instruction* taken = nullptr;  // some earlier tap already holds the max
-    TFJIT_ASSIGN_OR_RETURN(r, SumTaps(ctx, t, w, in, [&](int64_t i, int64_t j)
-                                                        -> absl::StatusOr<Instruction*> {
-      Instruction* v = taps[static_cast<size_t>(i * w.w.k + j)];
-      TFJIT_ASSIGN_OR_RETURN(Instruction * hit, ctx.b().Compare(ComparisonDirection::kEq, v, mx));
-      Instruction* first = hit;
-      if (taken != nullptr) {
-        TFJIT_ASSIGN_OR_RETURN(Instruction * not_taken, ctx.b().Unary(Opcode::kNot, taken));
-        TFJIT_ASSIGN_OR_RETURN(first, ctx.b().Binary(Opcode::kAnd, hit, not_taken));
-        TFJIT_ASSIGN_OR_RETURN(taken, ctx.b().Binary(Opcode::kOr, taken, hit));
-      } else {
-        taken = hit;
-      }
-      return ctx.b().Select(first, grad, zero);
-    }));
+    TFJIT_ASSIGN_OR_RETURN(
+        r, SumTaps(ctx, t, w, in, [&](int64_t i, int64_t j) -> absl::StatusOr<Instruction*> {
+          Instruction* v = taps[static_cast<size_t>(i * w.w.k + j)];
+          TFJIT_ASSIGN_OR_RETURN(Instruction * hit,
+                                 ctx.b().Compare(ComparisonDirection::kEq, v, mx));
+          Instruction* first = hit;
+          if (taken != nullptr) {
+            TFJIT_ASSIGN_OR_RETURN(Instruction * not_taken, ctx.b().Unary(Opcode::kNot, taken));
+            TFJIT_ASSIGN_OR_RETURN(first, ctx.b().Binary(Opcode::kAnd, hit, not_taken));
+            TFJIT_ASSIGN_OR_RETURN(taken, ctx.b().Binary(Opcode::kOr, taken, hit));
+          } else {
+            taken = hit;
+          }
+          return ctx.b().Select(first, grad, zero);
+        }));
   }
   if (nchw) {
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Transpose(r, {0, 3, 1, 2}));
@@ -265,8 +270,10 @@ absl::Status LowerFusedBatchNormGrad(LoweringContext& ctx, const tf::Node& node)
   const int64_t channels = xs.dim(static_cast<int>(cdim));
   for (Instruction* v : {scale, mean, var}) {
     if (v->shape().dims() != std::vector<int64_t>{channels}) {
-      return InvalidArgument("scale, reserve_space_1 and reserve_space_2 must be vectors of "
-                             "the channel count %d, got %s", channels, v->shape().ToString());
+      return InvalidArgument(
+          "scale, reserve_space_1 and reserve_space_2 must be vectors of "
+          "the channel count %d, got %s",
+          channels, v->shape().ToString());
     }
   }
   const DType t = xs.element_type();
@@ -339,8 +346,7 @@ struct ConvGradPlan {
   int64_t out_c = 0;
 };
 
-absl::StatusOr<ConvGradPlan> PlanConvGrad(const tf::Node& node,
-                                          const std::vector<int64_t>& x_dims,
+absl::StatusOr<ConvGradPlan> PlanConvGrad(const tf::Node& node, const std::vector<int64_t>& x_dims,
                                           const std::vector<int64_t>& filter_dims,
                                           const std::vector<int64_t>& dy_dims, bool depthwise) {
   TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadConvAttrs(node, tf::Layouts::kNhwcOrNchw));
@@ -362,15 +368,15 @@ absl::StatusOr<ConvGradPlan> PlanConvGrad(const tf::Node& node,
   const std::vector<int64_t> want = {p.x[0], p.w.h.out, p.w.w.out, p.out_c};
   const std::vector<int64_t> dy = attrs.nchw ? tf::NchwToNhwc(dy_dims) : dy_dims;
   if (dy != want) {
-    return InvalidArgument("out_backprop has shape [%s] but the convolution's output shape is "
-                           "[%s] (NHWC)", absl::StrJoin(dy, ","), absl::StrJoin(want, ","));
+    return InvalidArgument(
+        "out_backprop has shape [%s] but the convolution's output shape is "
+        "[%s] (NHWC)",
+        absl::StrJoin(dy, ","), absl::StrJoin(want, ","));
   }
   return p;
 }
 
-bool AnyZero(const std::vector<int64_t>& d) {
-  return std::find(d.begin(), d.end(), 0) != d.end();
-}
+bool AnyZero(const std::vector<int64_t>& d) { return std::find(d.begin(), d.end(), 0) != d.end(); }
 
 // The input values filter tap (i, j) meets: [N, OH, OW, C] from the zero-padded input.
 absl::StatusOr<Instruction*> TapInput(LoweringContext& ctx, Instruction* xp, const ConvGradPlan& p,
@@ -389,16 +395,16 @@ constexpr int64_t kMaxPatchBytes = int64_t{128} << 20;
 // The patches (each output position's window of input values, [N*OH*OW, KH*KW*C]) times
 // out_backprop [N*OH*OW, O] in one GEMM; when the patches would pass kMaxPatchBytes, and for
 // depthwise filters, per filter tap: the tap's input values contracted with out_backprop over
-// (N, OH, OW) (depthwise: multiplied channel by channel and summed); in f32 for 16-bit types; the taps
-// concatenated into [KH, KW, C, O] (depthwise [KH, KW, C, M]).
+// (N, OH, OW) (depthwise: multiplied channel by channel and summed); in f32 for 16-bit types; the
+// taps concatenated into [KH, KW, C, O] (depthwise [KH, KW, C, M]).
 absl::Status LowerConvBackpropFilter(LoweringContext& ctx, const tf::Node& node) {
   const bool depthwise = node.op() == "DepthwiseConv2dNativeBackpropFilter";
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> fsizes, ctx.ConstantInputAsInts(node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 2));
   if (fsizes.size() != 4) return InvalidArgument("filter_sizes must have 4 entries");
-  TFJIT_ASSIGN_OR_RETURN(ConvGradPlan p, PlanConvGrad(node, x->shape().dims(), fsizes,
-                                                      dy->shape().dims(), depthwise));
+  TFJIT_ASSIGN_OR_RETURN(
+      ConvGradPlan p, PlanConvGrad(node, x->shape().dims(), fsizes, dy->shape().dims(), depthwise));
   const DType t = x->shape().element_type();
   if (AnyZero(fsizes) || AnyZero(p.x) || p.w.h.out == 0 || p.w.w.out == 0) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * zeros, ctx.Splat(t, 0.0, fsizes));
@@ -414,8 +420,10 @@ absl::Status LowerConvBackpropFilter(LoweringContext& ctx, const tf::Node& node)
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(ct, 0.0, {}));
   hlo::Attributes pad;
-  pad.padding = {{0, 0, 0}, {p.w.h.pad_before, p.w.h.pad_after, 0},
-                 {p.w.w.pad_before, p.w.w.pad_after, 0}, {0, 0, 0}};
+  pad.padding = {{0, 0, 0},
+                 {p.w.h.pad_before, p.w.h.pad_after, 0},
+                 {p.w.w.pad_before, p.w.w.pad_after, 0},
+                 {0, 0, 0}};
   TFJIT_ASSIGN_OR_RETURN(Instruction * xp, ctx.b().Add(Opcode::kPad, {x, zero}, pad));
   const int64_t c = p.x[3], m = fsizes[3];
   const std::vector<int64_t> split = {p.x[0], p.w.h.out, p.w.w.out, c, m};
@@ -496,8 +504,8 @@ absl::Status LowerDepthwiseBackpropInput(LoweringContext& ctx, const tf::Node& n
   TFJIT_ASSIGN_OR_RETURN(Instruction * f, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * dy, ctx.Input(node, 2));
   if (sizes.size() != 4) return InvalidArgument("input_sizes must have 4 entries");
-  TFJIT_ASSIGN_OR_RETURN(ConvGradPlan p, PlanConvGrad(node, sizes, f->shape().dims(),
-                                                      dy->shape().dims(), true));
+  TFJIT_ASSIGN_OR_RETURN(ConvGradPlan p,
+                         PlanConvGrad(node, sizes, f->shape().dims(), dy->shape().dims(), true));
   const DType t = f->shape().element_type();
   Instruction* r = nullptr;
   if (AnyZero(p.x) || AnyZero(f->shape().dims()) || p.w.h.out == 0 || p.w.w.out == 0) {
@@ -514,15 +522,17 @@ absl::Status LowerDepthwiseBackpropInput(LoweringContext& ctx, const tf::Node& n
     TFJIT_ASSIGN_OR_RETURN(Instruction * dy_split, ctx.b().Reshape(dy, split));
     TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(ct, 0.0, {}));
     hlo::Computation* add = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, ct);
-    TFJIT_ASSIGN_OR_RETURN(r, SumTaps(ctx, ct, p.w, p.x, [&](int64_t i, int64_t j)
-                                                             -> absl::StatusOr<Instruction*> {
-      TFJIT_ASSIGN_OR_RETURN(Instruction * ft,
-                             ctx.b().Slice(f, {{i, i + 1, 1}, {j, j + 1, 1}, {0, c, 1}, {0, m, 1}}));
-      TFJIT_ASSIGN_OR_RETURN(ft, ctx.b().Reshape(ft, {c, m}));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * fb, ctx.b().Broadcast(ft, split, {3, 4}));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * prod, ctx.b().Binary(Opcode::kMultiply, dy_split, fb));
-      return ctx.b().Reduce(prod, zero, {4}, add);
-    }));
+    TFJIT_ASSIGN_OR_RETURN(
+        r, SumTaps(ctx, ct, p.w, p.x, [&](int64_t i, int64_t j) -> absl::StatusOr<Instruction*> {
+          TFJIT_ASSIGN_OR_RETURN(
+              Instruction * ft,
+              ctx.b().Slice(f, {{i, i + 1, 1}, {j, j + 1, 1}, {0, c, 1}, {0, m, 1}}));
+          TFJIT_ASSIGN_OR_RETURN(ft, ctx.b().Reshape(ft, {c, m}));
+          TFJIT_ASSIGN_OR_RETURN(Instruction * fb, ctx.b().Broadcast(ft, split, {3, 4}));
+          TFJIT_ASSIGN_OR_RETURN(Instruction * prod,
+                                 ctx.b().Binary(Opcode::kMultiply, dy_split, fb));
+          return ctx.b().Reduce(prod, zero, {4}, add);
+        }));
     if (ct != t) {
       TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
     }
@@ -548,8 +558,8 @@ std::vector<LerpTaps> BilinearTaps(int64_t in, int64_t out, bool align, bool hal
                                          : static_cast<float>(in) / static_cast<float>(out);
   std::vector<LerpTaps> r(static_cast<size_t>(out));
   for (int64_t i = 0; i < out; ++i) {
-    const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
-                                 : static_cast<float>(i) * scale;
+    const float src =
+        half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
     const float f = std::floor(src);
     r[static_cast<size_t>(i)] = {std::max<int64_t>(static_cast<int64_t>(f), 0),
                                  std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1),
@@ -564,9 +574,10 @@ std::vector<int64_t> NearestTaps(int64_t in, int64_t out, bool align, bool half_
                                          : static_cast<float>(in) / static_cast<float>(out);
   std::vector<int64_t> r(static_cast<size_t>(out));
   for (int64_t x = 0; x < out; ++x) {
-    const float src = half_pixel ? (static_cast<float>(x) + 0.5f) * scale
-                                 : static_cast<float>(x) * scale;
-    int64_t i = align ? static_cast<int64_t>(std::round(src)) : static_cast<int64_t>(std::floor(src));
+    const float src =
+        half_pixel ? (static_cast<float>(x) + 0.5f) * scale : static_cast<float>(x) * scale;
+    int64_t i =
+        align ? static_cast<int64_t>(std::round(src)) : static_cast<int64_t>(std::floor(src));
     i = std::min(i, in - 1);
     if (half_pixel) i = std::max<int64_t>(i, 0);
     r[static_cast<size_t>(x)] = i;
@@ -583,8 +594,8 @@ absl::StatusOr<Instruction*> ApplyResizeWeights(LoweringContext& ctx, Instructio
   hlo::DotDims d;
   d.lhs_contracting = {1};
   d.rhs_contracting = {0};
-  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.b().Dot(g, my, d));   // [N, OW, C, H]
-  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.b().Dot(a, mx, d));   // [N, C, H, W]
+  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.b().Dot(g, my, d));  // [N, OW, C, H]
+  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.b().Dot(a, mx, d));  // [N, C, H, W]
   return ctx.b().Transpose(b, {0, 2, 3, 1});
 }
 
@@ -605,9 +616,10 @@ absl::Status LowerResizeBilinearGrad(LoweringContext& ctx, const tf::Node& node)
   const std::vector<int64_t>& gd = g->shape().dims();
   const std::vector<int64_t>& id = image->shape().dims();
   if (gd.size() != 4 || id.size() != 4 || gd[0] != id[0] || gd[3] != id[3]) {
-    return InvalidArgument("input_grad %s and original_image %s must be 4-dimensional with the "
-                           "same batch and channel sizes", g->shape().ToString(),
-                           image->shape().ToString());
+    return InvalidArgument(
+        "input_grad %s and original_image %s must be 4-dimensional with the "
+        "same batch and channel sizes",
+        g->shape().ToString(), image->shape().ToString());
   }
   const DType t = image->shape().element_type();
   if (AnyZero(gd) || AnyZero(id)) {
@@ -630,7 +642,8 @@ absl::Status LowerResizeBilinearGrad(LoweringContext& ctx, const tf::Node& node)
     }
     return ct == DType::kFloat64 ? m : [&] {
       Tensor f(DType::kFloat32, m.dims());
-      for (int64_t k = 0; k < m.num_elements(); ++k) f.data<float>()[k] = static_cast<float>(m.data<double>()[k]);
+      for (int64_t k = 0; k < m.num_elements(); ++k)
+        f.data<float>()[k] = static_cast<float>(m.data<double>()[k]);
       return f;
     }();
   };
@@ -653,15 +666,17 @@ absl::Status LowerResizeNearestGrad(LoweringContext& ctx, const tf::Node& node) 
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> size, ctx.ConstantInputAsInts(node, 1));
   const std::vector<int64_t>& gd = g->shape().dims();
   if (gd.size() != 4 || size.size() != 2 || size[0] < 0 || size[1] < 0) {
-    return InvalidArgument("grads must be 4-dimensional and size hold 2 non-negative values, "
-                           "got %s and [%s]", g->shape().ToString(), absl::StrJoin(size, ","));
+    return InvalidArgument(
+        "grads must be 4-dimensional and size hold 2 non-negative values, "
+        "got %s and [%s]",
+        g->shape().ToString(), absl::StrJoin(size, ","));
   }
   const std::vector<int64_t> out = {gd[0], size[0], size[1], gd[3]};
   const DType t = g->shape().element_type();
   if (AnyZero(gd) || AnyZero(out)) {
     if (!AnyZero(gd)) {
-      return InvalidArgument("size [%d, %d] is empty but the gradient %s is not", size[0],
-                             size[1], g->shape().ToString());
+      return InvalidArgument("size [%d, %d] is empty but the gradient %s is not", size[0], size[1],
+                             g->shape().ToString());
     }
     TFJIT_ASSIGN_OR_RETURN(Instruction * zeros, ctx.Splat(t, 0.0, out));
     ctx.SetOutput(node, 0, zeros);
@@ -684,8 +699,8 @@ absl::Status LowerResizeNearestGrad(LoweringContext& ctx, const tf::Node& node) 
   if (ct != t) {
     TFJIT_ASSIGN_OR_RETURN(g, ctx.b().Convert(g, ct));
   }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
-                         ApplyResizeWeights(ctx, g, onehot(size[0], gd[1]), onehot(size[1], gd[2])));
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * r, ApplyResizeWeights(ctx, g, onehot(size[0], gd[1]), onehot(size[1], gd[2])));
   if (ct != t) {
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
   }
@@ -704,8 +719,10 @@ absl::Status LowerMaxPoolGradGrad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * grad, ctx.Input(node, 2));
   for (Instruction* v : {x, orig_out, grad}) {
     if (v->shape().rank() != 4) {
-      return InvalidArgument("tensor_in, tensor_out and out_grad_backprop must be 4-dimensional, "
-                             "got %s", v->shape().ToString());
+      return InvalidArgument(
+          "tensor_in, tensor_out and out_grad_backprop must be 4-dimensional, "
+          "got %s",
+          v->shape().ToString());
     }
   }
   if (grad->shape().dims() != x->shape().dims()) {
@@ -714,7 +731,8 @@ absl::Status LowerMaxPoolGradGrad(LoweringContext& ctx, const tf::Node& node) {
   }
   bool nchw = false;
   std::vector<int64_t> in;
-  TFJIT_ASSIGN_OR_RETURN(tf::Window2D w, PoolGradGeometry(ctx, node, x->shape().dims(), &nchw, &in));
+  TFJIT_ASSIGN_OR_RETURN(tf::Window2D w,
+                         PoolGradGeometry(ctx, node, x->shape().dims(), &nchw, &in));
   TFJIT_ASSIGN_OR_RETURN(orig_out, ToNhwc(ctx, orig_out, nchw));
   TFJIT_RETURN_IF_ERROR(CheckGradShape(orig_out, in, w));
   TFJIT_ASSIGN_OR_RETURN(x, ToNhwc(ctx, x, nchw));
@@ -725,19 +743,20 @@ absl::Status LowerMaxPoolGradGrad(LoweringContext& ctx, const tf::Node& node) {
   if (w.h.out > 0 && w.w.out > 0 && in[0] > 0 && in[3] > 0) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * low, ctx.Splat(t, LowestValue(t), {}));
     hlo::Attributes attrs;
-    attrs.padding = {{0, 0, 0}, {w.h.pad_before, w.h.pad_after, 0},
-                     {w.w.pad_before, w.w.pad_after, 0}, {0, 0, 0}};
+    attrs.padding = {{0, 0, 0},
+                     {w.h.pad_before, w.h.pad_after, 0},
+                     {w.w.pad_before, w.w.pad_after, 0},
+                     {0, 0, 0}};
     TFJIT_ASSIGN_OR_RETURN(Instruction * xp, ctx.b().Add(Opcode::kPad, {x, low}, attrs));
     TFJIT_ASSIGN_OR_RETURN(Instruction * gp, PadWithZeros(ctx, grad, attrs.padding));
     std::vector<Instruction*> xt, gt;
     Instruction* mx = nullptr;
     for (int64_t i = 0; i < w.h.k; ++i) {
       for (int64_t j = 0; j < w.w.k; ++j) {
-        const std::vector<hlo::SliceDim> sl = {
-            {0, in[0], 1},
-            {i, i + (w.h.out - 1) * w.h.stride + 1, w.h.stride},
-            {j, j + (w.w.out - 1) * w.w.stride + 1, w.w.stride},
-            {0, in[3], 1}};
+        const std::vector<hlo::SliceDim> sl = {{0, in[0], 1},
+                                               {i, i + (w.h.out - 1) * w.h.stride + 1, w.h.stride},
+                                               {j, j + (w.w.out - 1) * w.w.stride + 1, w.w.stride},
+                                               {0, in[3], 1}};
         TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.b().Slice(xp, sl));
         TFJIT_ASSIGN_OR_RETURN(Instruction * g, ctx.b().Slice(gp, sl));
         xt.push_back(v);
@@ -750,7 +769,8 @@ absl::Status LowerMaxPoolGradGrad(LoweringContext& ctx, const tf::Node& node) {
       }
     }
     for (size_t k = xt.size(); k-- > 0;) {
-      TFJIT_ASSIGN_OR_RETURN(Instruction * hit, ctx.b().Compare(ComparisonDirection::kEq, xt[k], mx));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * hit,
+                             ctx.b().Compare(ComparisonDirection::kEq, xt[k], mx));
       TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Select(hit, gt[k], r));
     }
   }
@@ -777,9 +797,10 @@ absl::Status LowerLrnGrad(LoweringContext& ctx, const tf::Node& node) {
                            x->shape().ToString());
   }
   if (x->shape().dims() != s.dims() || y->shape().dims() != s.dims()) {
-    return InvalidArgument("input_grads, input_image, and out_image should have the same shape, "
-                           "got %s, %s and %s", s.ToString(), x->shape().ToString(),
-                           y->shape().ToString());
+    return InvalidArgument(
+        "input_grads, input_image, and out_image should have the same shape, "
+        "got %s, %s and %s",
+        s.ToString(), x->shape().ToString(), y->shape().ToString());
   }
   TFJIT_ASSIGN_OR_RETURN(int64_t radius, tf::GetIntAttrOr(node, "depth_radius", 5));
   TFJIT_ASSIGN_OR_RETURN(float bias, tf::GetFloatAttrOr(node, "bias", 1.0f));
@@ -829,22 +850,23 @@ absl::Status LowerLrnGrad(LoweringContext& ctx, const tf::Node& node) {
 }  // namespace
 
 void AppendGradientsWindowLowerings(std::vector<OpLowering>* table) {
-  table->insert(table->end(), {
-      {"AvgPoolGrad", LowerAvgPoolGrad, true},
-      {"MaxPoolGrad", LowerMaxPoolGrad},
-      {"MaxPoolGradV2", LowerMaxPoolGrad},
-      {"FusedBatchNormGrad", LowerFusedBatchNormGrad, true},
-      {"Conv2DBackpropFilter", LowerConvBackpropFilter, true},
-      {"ResizeBilinearGrad", LowerResizeBilinearGrad, true},
-      {"ResizeNearestNeighborGrad", LowerResizeNearestGrad},
-      {"DepthwiseConv2dNativeBackpropFilter", LowerConvBackpropFilter, true},
-      {"DepthwiseConv2dNativeBackpropInput", LowerDepthwiseBackpropInput, true},
-      {"FusedBatchNormGradV2", LowerFusedBatchNormGrad, true},
-      {"FusedBatchNormGradV3", LowerFusedBatchNormGrad, true},
-      {"MaxPoolGradGrad", LowerMaxPoolGradGrad},
-      {"MaxPoolGradGradV2", LowerMaxPoolGradGrad},
-      {"LRNGrad", LowerLrnGrad, true},
-  });
+  table->insert(table->end(),
+                {
+                    {"AvgPoolGrad", LowerAvgPoolGrad, true},
+                    {"MaxPoolGrad", LowerMaxPoolGrad},
+                    {"MaxPoolGradV2", LowerMaxPoolGrad},
+                    {"FusedBatchNormGrad", LowerFusedBatchNormGrad, true},
+                    {"Conv2DBackpropFilter", LowerConvBackpropFilter, true},
+                    {"ResizeBilinearGrad", LowerResizeBilinearGrad, true},
+                    {"ResizeNearestNeighborGrad", LowerResizeNearestGrad},
+                    {"DepthwiseConv2dNativeBackpropFilter", LowerConvBackpropFilter, true},
+                    {"DepthwiseConv2dNativeBackpropInput", LowerDepthwiseBackpropInput, true},
+                    {"FusedBatchNormGradV2", LowerFusedBatchNormGrad, true},
+                    {"FusedBatchNormGradV3", LowerFusedBatchNormGrad, true},
+                    {"MaxPoolGradGrad", LowerMaxPoolGradGrad},
+                    {"MaxPoolGradGradV2", LowerMaxPoolGradGrad},
+                    {"LRNGrad", LowerLrnGrad, true},
+                });
   AppendGradients3dLowerings(table);  // gradients_3d_lowerings.cc
 }
 

@@ -2,15 +2,15 @@
 // arithmetic), DepthToSpace/SpaceToDepth and SpaceToBatchND/BatchToSpaceND as
 // pad/reshape/transpose/slice; the NonMaxSuppression forms as the custom-call
 // tfjit.non_max_suppression, padded (their output size depends on input values unless
-// pad_to_max_output_size is set, so they carry it as a row count). (Pooling lowers in nn_lowerings.cc,
-// GatherNd and Where in array_lowerings.cc, TopKV2 with the other reductions in
+// pad_to_max_output_size is set, so they carry it as a row count). (Pooling lowers in
+// nn_lowerings.cc, GatherNd and Where in array_lowerings.cc, TopKV2 with the other reductions in
 // reduction_lowerings.cc, SparseToDense with the scatters in scatter_segment_lowerings.cc.)
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -47,8 +47,8 @@ Interpolation InterpolationOf(int64_t in, int64_t out, bool align_corners, bool 
   Interpolation r{Tensor(DType::kInt32, {out}), Tensor(DType::kInt32, {out}),
                   Tensor(DType::kFloat32, {out})};
   for (int64_t o = 0; o < out; ++o) {
-    const float src = half_pixel ? (static_cast<float>(o) + 0.5f) * scale - 0.5f
-                                 : static_cast<float>(o) * scale;
+    const float src =
+        half_pixel ? (static_cast<float>(o) + 0.5f) * scale - 0.5f : static_cast<float>(o) * scale;
     const float src_floor = std::floor(src);
     r.lower.data<int32_t>()[o] =
         static_cast<int32_t>(std::max<int64_t>(static_cast<int64_t>(src_floor), 0));
@@ -109,8 +109,8 @@ absl::Status LowerResizeBilinear(LoweringContext& ctx, const tf::Node& node) {
                            node.DebugName(), DimsString(size));
   }
   if (size[0] <= 0 || size[1] <= 0) {
-    return InvalidArgument("node %s: output dimensions must be positive, got %s",
-                           node.DebugName(), DimsString(size));
+    return InvalidArgument("node %s: output dimensions must be positive, got %s", node.DebugName(),
+                           DimsString(size));
   }
   if (s.dim(1) <= 0 || s.dim(2) <= 0) {
     return InvalidArgument("node %s: input image must be of non-zero size, got %s",
@@ -125,7 +125,8 @@ absl::Status LowerResizeBilinear(LoweringContext& ctx, const tf::Node& node) {
     int64_t bytes = -1;
     if (!TensorBytes(DType::kFloat32, dims, &bytes)) bytes = -1;
     TFJIT_RETURN_IF_ERROR(CheckAllocation(
-        bytes, absl::StrCat(what, " ", DimsString(dims), " of size ", DimsString(size)), node.DebugName()));
+        bytes, absl::StrCat(what, " ", DimsString(dims), " of size ", DimsString(size)),
+        node.DebugName()));
   }
   if (s.element_type() != DType::kFloat32) {
     TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, DType::kFloat32));
@@ -160,7 +161,8 @@ absl::Status LowerDepthSpace(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(int64_t b, tf::GetIntAttr(node, "block_size"));
   TFJIT_RETURN_IF_ERROR(tf::CheckNhwc(node));
-  if (b < 2) return InvalidArgument("node %s: Block size should be > 1, but was: %d", node.DebugName(), b);
+  if (b < 2)
+    return InvalidArgument("node %s: Block size should be > 1, but was: %d", node.DebugName(), b);
   const hlo::Shape& s = x->shape();
   if (s.rank() != 4) {
     return InvalidArgument("node %s: Input rank should be: 4 instead of: %d", node.DebugName(),
@@ -178,8 +180,10 @@ absl::Status LowerDepthSpace(LoweringContext& ctx, const tf::Node& node) {
         r, Shuffle(ctx, x, {n, h, w, b, b, oc}, {0, 1, 3, 2, 4, 5}, {n, h * b, w * b, oc}));
   } else {
     if (h % b != 0 || w % b != 0) {
-      return InvalidArgument("node %s: Image width %d and height %d should be divisible by "
-                             "block_size: %d", node.DebugName(), w, h, b);
+      return InvalidArgument(
+          "node %s: Image width %d and height %d should be divisible by "
+          "block_size: %d",
+          node.DebugName(), w, h, b);
     }
     TFJIT_ASSIGN_OR_RETURN(r, Shuffle(ctx, x, {n, h / b, b, w / b, b, c}, {0, 1, 3, 2, 4, 5},
                                       {n, h / b, w / b, b * b * c}));
@@ -202,12 +206,12 @@ absl::StatusOr<BlockArgs> ReadBlockArgs(LoweringContext& ctx, const tf::Node& no
   TFJIT_ASSIGN_OR_RETURN(a.pads, ctx.ConstantInputAsInts(node, 2));
   const int64_t m = static_cast<int64_t>(a.block.size());
   if (static_cast<int64_t>(a.pads.size()) != 2 * m) {
-    return InvalidArgument("node %s: %s should have shape [%d, 2], got %d values",
-                           node.DebugName(), pad_name, m, a.pads.size());
+    return InvalidArgument("node %s: %s should have shape [%d, 2], got %d values", node.DebugName(),
+                           pad_name, m, a.pads.size());
   }
   if (s.rank() < 1 + m) {
-    return InvalidArgument("node %s: input rank should be >= %d instead of %d",
-                           node.DebugName(), 1 + m, s.rank());
+    return InvalidArgument("node %s: input rank should be >= %d instead of %d", node.DebugName(),
+                           1 + m, s.rank());
   }
   for (int64_t b : a.block) {
     if (b < 1) {
@@ -239,8 +243,10 @@ absl::Status LowerSpaceToBatchND(LoweringContext& ctx, const tf::Node& node) {
     padding[i + 1] = {a.pads[2 * i], a.pads[2 * i + 1], 0};
     const int64_t p = s.dim(static_cast<int>(i + 1)) + a.pads[2 * i] + a.pads[2 * i + 1];
     if (p % a.block[i] != 0) {
-      return InvalidArgument("node %s: padded_shape[%d]=%d is not divisible by "
-                             "block_shape[%d]=%d", node.DebugName(), i, p, i, a.block[i]);
+      return InvalidArgument(
+          "node %s: padded_shape[%d]=%d is not divisible by "
+          "block_shape[%d]=%d",
+          node.DebugName(), i, p, i, a.block[i]);
     }
     split.push_back(p / a.block[i]);
     split.push_back(a.block[i]);
@@ -271,8 +277,10 @@ absl::Status LowerBatchToSpaceND(LoweringContext& ctx, const tf::Node& node) {
   const size_t m = a.block.size();
   const size_t rank = static_cast<size_t>(s.rank());
   if (s.dim(0) % a.block_count != 0) {
-    return InvalidArgument("node %s: Input batch dimension (%d) is not divisible by product of "
-                           "block sizes (%d)", node.DebugName(), s.dim(0), a.block_count);
+    return InvalidArgument(
+        "node %s: Input batch dimension (%d) is not divisible by product of "
+        "block sizes (%d)",
+        node.DebugName(), s.dim(0), a.block_count);
   }
   const int64_t batch = s.dim(0) / a.block_count;
   std::vector<int64_t> split = a.block;
@@ -287,9 +295,10 @@ absl::Status LowerBatchToSpaceND(LoweringContext& ctx, const tf::Node& node) {
     merged.push_back(sd * a.block[i]);
     const int64_t limit = sd * a.block[i] - a.pads[2 * i + 1];
     if (limit < a.pads[2 * i]) {
-      return InvalidArgument("node %s: Cropped size must be non-negative: start: %d end: %d "
-                             "size %d", node.DebugName(), a.pads[2 * i], a.pads[2 * i + 1],
-                             sd * a.block[i]);
+      return InvalidArgument(
+          "node %s: Cropped size must be non-negative: start: %d end: %d "
+          "size %d",
+          node.DebugName(), a.pads[2 * i], a.pads[2 * i + 1], sd * a.block[i]);
     }
     crop.push_back({a.pads[2 * i], limit, 1});
   }
@@ -384,7 +393,8 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
     return err(absl::StrCat("max_output_size must be non-negative, got ", max_output));
   }
   if (max_output > std::numeric_limits<int32_t>::max()) {
-    return err(absl::StrCat("max_output_size ", max_output, " is more than the int32 indices "
+    return err(absl::StrCat("max_output_size ", max_output,
+                            " is more than the int32 indices "
                             "of the output can hold"));
   }
   const hlo::Shape& bs = boxes->shape();
@@ -408,9 +418,8 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
     }
     operands.push_back(b.ScalarConstant<float>(DType::kFloat32, iou));
   } else {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * iou,
-                           NmsScalar(ctx, node, 3, "iou_threshold", NmsRange{0.0, 1.0,
-                                                                             "must be in [0, 1]"}));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * iou, NmsScalar(ctx, node, 3, "iou_threshold",
+                                                        NmsRange{0.0, 1.0, "must be in [0, 1]"}));
     operands.push_back(iou);
   }
   if (version >= 3) {
@@ -457,10 +466,9 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
   for (int i = 0; i < 2; ++i) {
     if (const DynamicDim* d = ctx.DynamicInput(node, i)) {
       TFJIT_ASSIGN_OR_RETURN(
-          operands[1],
-          MaskBeyond(ctx, operands[1], 0, d->size,
-                     b.ScalarConstant<float>(DType::kFloat32,
-                                             -std::numeric_limits<float>::infinity())));
+          operands[1], MaskBeyond(ctx, operands[1], 0, d->size,
+                                  b.ScalarConstant<float>(
+                                      DType::kFloat32, -std::numeric_limits<float>::infinity())));
     }
   }
   const int64_t rows = pad ? max_output : std::min(max_output, n);
@@ -469,9 +477,8 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
   if (version == 5) parts.push_back(hlo::Shape(DType::kFloat32, {rows}));
   hlo::Attributes attrs;
   attrs.custom_call_target = nms::kNmsTarget;
-  TFJIT_ASSIGN_OR_RETURN(Instruction * call, b.Add(Opcode::kCustomCall, operands,
-                                                   std::move(attrs), {},
-                                                   hlo::Shape::Tuple(std::move(parts))));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * call, b.Add(Opcode::kCustomCall, operands, std::move(attrs),
+                                                   {}, hlo::Shape::Tuple(std::move(parts))));
   TFJIT_ASSIGN_OR_RETURN(Instruction * indices, b.GetTupleElement(call, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * valid, b.GetTupleElement(call, 1));
   ctx.SetOutput(node, 0, indices);
@@ -498,17 +505,17 @@ absl::Status LowerNms(LoweringContext& ctx, const tf::Node& node) {
 
 void AppendImageLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
-      {"ResizeBilinear", LowerResizeBilinear},
-      {"DepthToSpace", LowerDepthSpace<true>},
-      {"SpaceToDepth", LowerDepthSpace<false>},
-      {"SpaceToBatchND", LowerSpaceToBatchND},
-      {"BatchToSpaceND", LowerBatchToSpaceND},
-      {"NonMaxSuppression", LowerNms},
-      {"NonMaxSuppressionV2", LowerNms},
-      {"NonMaxSuppressionV3", LowerNms},
-      {"NonMaxSuppressionV4", LowerNms},
-      {"NonMaxSuppressionV5", LowerNms},
-  });
+                                  {"ResizeBilinear", LowerResizeBilinear},
+                                  {"DepthToSpace", LowerDepthSpace<true>},
+                                  {"SpaceToDepth", LowerDepthSpace<false>},
+                                  {"SpaceToBatchND", LowerSpaceToBatchND},
+                                  {"BatchToSpaceND", LowerBatchToSpaceND},
+                                  {"NonMaxSuppression", LowerNms},
+                                  {"NonMaxSuppressionV2", LowerNms},
+                                  {"NonMaxSuppressionV3", LowerNms},
+                                  {"NonMaxSuppressionV4", LowerNms},
+                                  {"NonMaxSuppressionV5", LowerNms},
+                              });
 }
 
 }  // namespace tfjit::tf2hlo

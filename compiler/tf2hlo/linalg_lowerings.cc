@@ -21,7 +21,9 @@ using hlo::Instruction;
 using hlo::Opcode;
 using Dims = std::vector<int64_t>;
 
-Dims Leading(const Dims& d, size_t drop) { return Dims(d.begin(), d.end() - static_cast<std::ptrdiff_t>(drop)); }
+Dims Leading(const Dims& d, size_t drop) {
+  return Dims(d.begin(), d.end() - static_cast<std::ptrdiff_t>(drop));
+}
 Dims Append(Dims d, std::initializer_list<int64_t> tail) {
   d.insert(d.end(), tail.begin(), tail.end());
   return d;
@@ -41,8 +43,8 @@ absl::StatusOr<Instruction*> DiagIndex(LoweringContext& ctx, const Dims& dims) {
   return ctx.b().Binary(Opcode::kSubtract, j, i);
 }
 absl::StatusOr<Instruction*> IsDiag(LoweringContext& ctx, Instruction* index, int64_t d) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * c, ctx.Splat(DType::kInt32, static_cast<double>(d),
-                                                    index->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * c,
+                         ctx.Splat(DType::kInt32, static_cast<double>(d), index->shape().dims()));
   return ctx.b().Compare(ComparisonDirection::kEq, index, c);
 }
 
@@ -127,9 +129,10 @@ absl::Status ReadAlign(const tf::Node& node, DiagLayout* l) {
   TFJIT_ASSIGN_OR_RETURN(std::string align, tf::GetStringAttrOr(node, "align", "RIGHT_LEFT"));
   if (align != "LEFT_LEFT" && align != "LEFT_RIGHT" && align != "RIGHT_LEFT" &&
       align != "RIGHT_RIGHT") {
-    return InvalidArgument("node %s: Attr align has value '%s' not in list of allowed values: "
-                           "\"LEFT_RIGHT\", \"RIGHT_LEFT\", \"LEFT_LEFT\", \"RIGHT_RIGHT\"",
-                           node.DebugName(), align);
+    return InvalidArgument(
+        "node %s: Attr align has value '%s' not in list of allowed values: "
+        "\"LEFT_RIGHT\", \"RIGHT_LEFT\", \"LEFT_LEFT\", \"RIGHT_RIGHT\"",
+        node.DebugName(), align);
   }
   l->left_super = align.substr(0, 4) == "LEFT";
   l->left_sub = align.substr(align.size() - 4) == "LEFT";
@@ -139,14 +142,18 @@ absl::Status ReadAlign(const tf::Node& node, DiagLayout* l) {
 absl::Status ReadK(LoweringContext& ctx, const tf::Node& node, int input, DiagLayout* l) {
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> k, ctx.ConstantInputAsInts(node, input));
   if (k.empty() || k.size() > 2) {
-    return InvalidArgument("node %s: diag_index must have only one or two elements, received "
-                           "%d elements.", node.DebugName(), static_cast<int64_t>(k.size()));
+    return InvalidArgument(
+        "node %s: diag_index must have only one or two elements, received "
+        "%d elements.",
+        node.DebugName(), static_cast<int64_t>(k.size()));
   }
   l->lo = k[0];
   l->hi = k.size() == 2 ? k[1] : k[0];
   if (l->lo > l->hi) {
-    return InvalidArgument("node %s: lower_diag_index must not be larger than "
-                           "upper_diag_index: %d > %d", node.DebugName(), l->lo, l->hi);
+    return InvalidArgument(
+        "node %s: lower_diag_index must not be larger than "
+        "upper_diag_index: %d > %d",
+        node.DebugName(), l->lo, l->hi);
   }
   return absl::OkStatus();
 }
@@ -154,9 +161,10 @@ absl::Status ReadK(LoweringContext& ctx, const tf::Node& node, int input, DiagLa
 absl::Status CheckDiagBounds(const tf::Node& node, const DiagLayout& l) {
   for (int64_t d : {l.lo, l.hi}) {
     if (!((-l.rows < d && d < l.cols) || d == 0)) {
-      return InvalidArgument("node %s: %s_diag_index is out of bound: %d. It must be between %d "
-                             "and %d", node.DebugName(), d == l.lo ? "lower" : "upper", d,
-                             -l.rows, l.cols);
+      return InvalidArgument(
+          "node %s: %s_diag_index is out of bound: %d. It must be between %d "
+          "and %d",
+          node.DebugName(), d == l.lo ? "lower" : "upper", d, -l.rows, l.cols);
     }
   }
   return absl::OkStatus();
@@ -166,8 +174,10 @@ absl::StatusOr<Instruction*> ScalarInput(LoweringContext& ctx, const tf::Node& n
                                          const char* what, DType dtype) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.Input(node, i));
   if (v->shape().rank() != 0 || v->shape().element_type() != dtype) {
-    return InvalidArgument("node %s: %s must be a scalar of the input's dtype, received shape: "
-                           "%s", node.DebugName(), what, v->shape().ToString());
+    return InvalidArgument(
+        "node %s: %s must be a scalar of the input's dtype, received shape: "
+        "%s",
+        node.DebugName(), what, v->shape().ToString());
   }
   return v;
 }
@@ -234,9 +244,10 @@ absl::Status LowerMatrixDiag(LoweringContext& ctx, const tf::Node& node) {
                            diag->shape().ToString());
   }
   if (l.lo != l.hi && dd[dd.size() - 2] != l.num_diags()) {
-    return InvalidArgument("node %s: The number of diagonals provided in the input does not "
-                           "match the lower_diag_index and upper_diag_index range.",
-                           node.DebugName());
+    return InvalidArgument(
+        "node %s: The number of diagonals provided in the input does not "
+        "match the lower_diag_index and upper_diag_index range.",
+        node.DebugName());
   }
   l.max_len = dd.back();
   const int64_t min_rows = l.max_len - std::min<int64_t>(l.hi, 0);
@@ -248,11 +259,15 @@ absl::Status LowerMatrixDiag(LoweringContext& ctx, const tf::Node& node) {
   } else if (cols == -1) {
     cols = min_cols;
   }
-  if (rows < min_rows) return InvalidArgument("node %s: The number of rows is too small.", node.DebugName());
-  if (cols < min_cols) return InvalidArgument("node %s: The number of columns is too small.", node.DebugName());
+  if (rows < min_rows)
+    return InvalidArgument("node %s: The number of rows is too small.", node.DebugName());
+  if (cols < min_cols)
+    return InvalidArgument("node %s: The number of columns is too small.", node.DebugName());
   if (rows != min_rows && cols != min_cols) {
-    return InvalidArgument("node %s: The number of rows or columns is not consistent with the "
-                           "specified d_lower, d_upper, and diagonal.", node.DebugName());
+    return InvalidArgument(
+        "node %s: The number of rows or columns is not consistent with the "
+        "specified d_lower, d_upper, and diagonal.",
+        node.DebugName());
   }
   l.rows = rows;
   l.cols = cols;
@@ -280,16 +295,17 @@ absl::Status LowerMatrixSetDiag(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_RETURN_IF_ERROR(ReadAlign(node, &l));
     TFJIT_RETURN_IF_ERROR(CheckDiagBounds(node, l));
   }
-  l.max_len = std::max<int64_t>(0, std::min(l.rows + std::min<int64_t>(l.hi, 0),
-                                            l.cols - std::max<int64_t>(l.lo, 0)));
+  l.max_len = std::max<int64_t>(
+      0, std::min(l.rows + std::min<int64_t>(l.hi, 0), l.cols - std::max<int64_t>(l.lo, 0)));
   Dims want = Leading(dims, 2);
   if (l.lo != l.hi) want.push_back(l.num_diags());
   want.push_back(l.max_len);
-  if (diag->shape().dims() != want ||
-      diag->shape().element_type() != x->shape().element_type()) {
-    return InvalidArgument("node %s: diagonal must have shape %s for input %s and k = [%d, %d], "
-                           "got %s", node.DebugName(), hlo::Shape(x->shape().element_type(), want).ToString(),
-                           x->shape().ToString(), l.lo, l.hi, diag->shape().ToString());
+  if (diag->shape().dims() != want || diag->shape().element_type() != x->shape().element_type()) {
+    return InvalidArgument(
+        "node %s: diagonal must have shape %s for input %s and k = [%d, %d], "
+        "got %s",
+        node.DebugName(), hlo::Shape(x->shape().element_type(), want).ToString(),
+        x->shape().ToString(), l.lo, l.hi, diag->shape().ToString());
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, PlaceDiagonals(ctx, l, diag, x));
   ctx.SetOutput(node, 0, r);
@@ -332,8 +348,8 @@ absl::Status LowerMatrixDiagPart(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_RETURN_IF_ERROR(ReadAlign(node, &l));
     TFJIT_RETURN_IF_ERROR(CheckDiagBounds(node, l));
   }
-  l.max_len = std::max<int64_t>(0, std::min(l.rows + std::min<int64_t>(l.hi, 0),
-                                            l.cols - std::max<int64_t>(l.lo, 0)));
+  l.max_len = std::max<int64_t>(
+      0, std::min(l.rows + std::min<int64_t>(l.hi, 0), l.cols - std::max<int64_t>(l.lo, 0)));
   const Dims batch = Leading(dims, 2);
   const int64_t nb = static_cast<int64_t>(batch.size());
   TFJIT_ASSIGN_OR_RETURN(Instruction * index, DiagIndex(ctx, dims));
@@ -388,8 +404,10 @@ absl::Status LowerDiagPart(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   const Dims& dims = x->shape().dims();
   if (dims.empty() || dims.size() % 2 != 0) {
-    return InvalidArgument("node %s: The rank of the tensor should be even and positive, got "
-                           "shape %s", node.DebugName(), x->shape().ToString());
+    return InvalidArgument(
+        "node %s: The rank of the tensor should be even and positive, got "
+        "shape %s",
+        node.DebugName(), x->shape().ToString());
   }
   const size_t half = dims.size() / 2;
   int64_t n = 1;
@@ -486,11 +504,15 @@ absl::Status LowerTridiagonalMatMul(LoweringContext& ctx, const tf::Node& node) 
   for (int i = 0; i < 3; ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * d, ctx.Input(node, i));
     if (d->shape() != hlo::Shape(rhs->shape().element_type(), Append(batch, {1, m}))) {
-      return InvalidArgument("node %s: Expected %s to have shape %s (one row per batch matrix), "
-                             "got %s", node.DebugName(),
-                             i == 0 ? "superdiag" : i == 1 ? "maindiag" : "subdiag",
-                             hlo::Shape(rhs->shape().element_type(), Append(batch, {1, m})).ToString(),
-                             d->shape().ToString());
+      return InvalidArgument(
+          "node %s: Expected %s to have shape %s (one row per batch matrix), "
+          "got %s",
+          node.DebugName(),
+          i == 0   ? "superdiag"
+          : i == 1 ? "maindiag"
+                   : "subdiag",
+          hlo::Shape(rhs->shape().element_type(), Append(batch, {1, m})).ToString(),
+          d->shape().ToString());
     }
     TFJIT_ASSIGN_OR_RETURN(d, ctx.b().Reshape(d, Append(batch, {m})));
     TFJIT_ASSIGN_OR_RETURN(diag[i], ctx.b().Broadcast(d, dims, Range(nb + 1)));
@@ -542,8 +564,8 @@ absl::StatusOr<Instruction*> MatrixInput(LoweringContext& ctx, const tf::Node& n
                            node.DebugName(), i, s.ToString());
   }
   if (square && s.dims().back() != s.dims()[s.dims().size() - 2]) {
-    return InvalidArgument("node %s: Input matrix must be square. Got shape %s",
-                           node.DebugName(), s.ToString());
+    return InvalidArgument("node %s: Input matrix must be square. Got shape %s", node.DebugName(),
+                           s.ToString());
   }
   if (s.element_type() == DType::kFloat16 || s.element_type() == DType::kBFloat16) {
     return ctx.b().Convert(x, DType::kFloat32);
@@ -569,7 +591,7 @@ absl::StatusOr<std::vector<Instruction*>> LinalgCall(
   hlo::Attributes attrs;
   attrs.custom_call_target = linalg::TargetOf(call);
   TFJIT_ASSIGN_OR_RETURN(Instruction * cc, ctx.b().Add(Opcode::kCustomCall, ins, std::move(attrs),
-                                                      {}, hlo::Shape::Tuple(shapes)));
+                                                       {}, hlo::Shape::Tuple(shapes)));
   std::vector<Instruction*> r;
   for (size_t i = 0; i < outs.size(); ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.b().GetTupleElement(cc, static_cast<int64_t>(i)));
@@ -600,10 +622,10 @@ absl::Status LowerMatrixInverse(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * a, MatrixInput(ctx, node, 0, true));
   TFJIT_ASSIGN_OR_RETURN(bool adjoint, tf::GetBoolAttrOr(node, "adjoint", false));
   const DType t = a->shape().element_type();
-  TFJIT_ASSIGN_OR_RETURN(std::vector<Instruction*> r,
-                         LinalgCall(ctx, node, {linalg::Kind::kInverse,
-                                                adjoint ? linalg::kAdjoint : 0},
-                                    {a}, {{t, a->shape().dims()}}, InputType(ctx, node)));
+  TFJIT_ASSIGN_OR_RETURN(
+      std::vector<Instruction*> r,
+      LinalgCall(ctx, node, {linalg::Kind::kInverse, adjoint ? linalg::kAdjoint : 0}, {a},
+                 {{t, a->shape().dims()}}, InputType(ctx, node)));
   ctx.SetOutput(node, 0, r[0]);
   return absl::OkStatus();
 }
@@ -632,10 +654,10 @@ absl::Status LowerLu(LoweringContext& ctx, const tf::Node& node) {
   }
   const DType t = a->shape().element_type();
   const Dims& dims = a->shape().dims();
-  TFJIT_ASSIGN_OR_RETURN(std::vector<Instruction*> r,
-                         LinalgCall(ctx, node, {linalg::Kind::kLu, 0}, {a},
-                                    {{t, dims}, {DType::kInt32, Leading(dims, 1)}},
-                                    InputType(ctx, node)));
+  TFJIT_ASSIGN_OR_RETURN(
+      std::vector<Instruction*> r,
+      LinalgCall(ctx, node, {linalg::Kind::kLu, 0}, {a},
+                 {{t, dims}, {DType::kInt32, Leading(dims, 1)}}, InputType(ctx, node)));
   if (idx == DType::kInt64) {
     TFJIT_ASSIGN_OR_RETURN(r[1], ctx.b().Convert(r[1], DType::kInt64));
   }
@@ -690,7 +712,8 @@ absl::Status LowerSvd(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(
       std::vector<Instruction*> r,
       LinalgCall(ctx, node, {linalg::Kind::kSvd, full ? linalg::kFullMatrices : 0}, {a},
-                 {{t, Append(batch, {p})}, {t, Append(batch, {m, full ? m : p})},
+                 {{t, Append(batch, {p})},
+                  {t, Append(batch, {m, full ? m : p})},
                   {t, Append(batch, {n, full ? n : p})}},
                  out_type));
   for (int i = 0; i < 3; ++i) {
@@ -719,9 +742,10 @@ absl::Status LowerSolve(LoweringContext& ctx, const tf::Node& node) {
                            node.DebugName(), a->shape().ToString());
   }
   if (bd[bd.size() - 2] != n) {
-    return InvalidArgument("node %s: Input matrix and right-hand side must have the same number "
-                           "of rows, got %s and %s", node.DebugName(), a->shape().ToString(),
-                           b->shape().ToString());
+    return InvalidArgument(
+        "node %s: Input matrix and right-hand side must have the same number "
+        "of rows, got %s and %s",
+        node.DebugName(), a->shape().ToString(), b->shape().ToString());
   }
   linalg::Call call;
   if (tri) {
@@ -746,14 +770,15 @@ absl::Status LowerSolve(LoweringContext& ctx, const tf::Node& node) {
             (lower ? linalg::kLower : 0) | (adjoint ? linalg::kAdjoint : 0)};
   } else {
     if (Leading(ad, 2) != Leading(bd, 2)) {
-      return InvalidArgument("node %s: All input tensors must have the same outer dimensions, "
-                             "got %s and %s", node.DebugName(), a->shape().ToString(),
-                             b->shape().ToString());
+      return InvalidArgument(
+          "node %s: All input tensors must have the same outer dimensions, "
+          "got %s and %s",
+          node.DebugName(), a->shape().ToString(), b->shape().ToString());
     }
     if (tridiag) {
       if (out_type != DType::kFloat32 && out_type != DType::kFloat64) {
-        return InvalidArgument("node %s: unsupported dtype %s (float32, float64)",
-                               node.DebugName(), DTypeName(out_type));
+        return InvalidArgument("node %s: unsupported dtype %s (float32, float64)", node.DebugName(),
+                               DTypeName(out_type));
       }
       TFJIT_ASSIGN_OR_RETURN(bool pivot, tf::GetBoolAttrOr(node, "partial_pivoting", true));
       TFJIT_ASSIGN_OR_RETURN(bool perturb, tf::GetBoolAttrOr(node, "perturb_singular", false));

@@ -56,9 +56,8 @@ std::optional<int64_t> StraightLinePushes(const tf::Output& list, int depth = 0)
       std::optional<int64_t> rest = StraightLinePushes({consumer, 0}, depth + 1);
       if (!rest.has_value()) return std::nullopt;
       best = std::max(best, *rest + (op == "TensorListPushBack" ? 1 : 0));
-    } else if (op != "TensorListGetItem" && op != "TensorListStack" &&
-               op != "TensorListLength" && op != "TensorListElementShape" &&
-               op != "TensorListGather") {
+    } else if (op != "TensorListGetItem" && op != "TensorListStack" && op != "TensorListLength" &&
+               op != "TensorListElementShape" && op != "TensorListGather") {
       return std::nullopt;
     }
   }
@@ -118,12 +117,14 @@ std::optional<int64_t> LoweringContext::ListBound(const tf::Node& list_node) {
     bound = trace->trip_count * *pushes;
     how = absl::StrCat(*pushes, " push(es) per iteration");
   } else {
-    Log(LogLevel::kInfo, "autofix C/D: no bound for %s: the loop body's list writes are not a "
-        "simple chain", list_node.DebugName());
+    Log(LogLevel::kInfo,
+        "autofix C/D: no bound for %s: the loop body's list writes are not a "
+        "simple chain",
+        list_node.DebugName());
     return std::nullopt;
   }
-  last_list_bound_reason_ = absl::StrCat("loop ", loop->DebugName(), " runs ",
-                                         trace->trip_count, " iterations (", how, ")");
+  last_list_bound_reason_ = absl::StrCat("loop ", loop->DebugName(), " runs ", trace->trip_count,
+                                         " iterations (", how, ")");
   return bound;
 }
 

@@ -92,16 +92,19 @@ absl::StatusOr<hlo::Instruction*> StackedZeros(LoweringContext& ctx, int64_t cap
 
 // A list op that needs array elements (Stack, Gather, Concat, ...) on a list of lists.
 absl::Status NestedListUnsupported(const tf::Node& node) {
-  return Unimplemented("node %s: %s on a list of lists does not compile (its elements are "
-                       "lists; push, pop, set, get and length do)", node.DebugName(),
-                       node.op());
+  return Unimplemented(
+      "node %s: %s on a list of lists does not compile (its elements are "
+      "lists; push, pop, set, get and length do)",
+      node.DebugName(), node.op());
 }
 
 absl::StatusOr<ListValue> InputList(LoweringContext& ctx, const tf::Node& node, int i) {
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * list, ctx.Input(node, i));
   if (!list->shape().IsTuple() || list->shape().tuple_shapes().size() != 2) {
-    return InvalidArgument("node %s: input %d is not a TensorList built inside the compiled "
-                           "code (got %s)", node.DebugName(), i, list->shape().ToString());
+    return InvalidArgument(
+        "node %s: input %d is not a TensorList built inside the compiled "
+        "code (got %s)",
+        node.DebugName(), i, list->shape().ToString());
   }
   ListValue v;
   v.tuple = list;
@@ -137,9 +140,11 @@ bool IsUnshaped(LoweringContext& ctx, const ListValue& list) {
 }
 
 absl::Status UnknownElementShape(const tf::Node& node) {
-  return Unimplemented("node %s: the list's element shape is unknown and nothing was written "
-                       "to it before this read; compiled lists need the element shape (give "
-                       "the TensorArray an element_shape)", node.DebugName());
+  return Unimplemented(
+      "node %s: the list's element shape is unknown and nothing was written "
+      "to it before this read; compiled lists need the element shape (give "
+      "the TensorArray an element_shape)",
+      node.DebugName());
 }
 
 // A list of lists (element_dtype variant) starts unshaped: its first write decides the
@@ -159,8 +164,7 @@ absl::StatusOr<ListValue> NewList(LoweringContext& ctx, const tf::Node& node, in
     return v;
   }
   if (!IsNumericDType(dtype)) {
-    return Unimplemented("node %s: lists of %s do not compile", node.DebugName(),
-                         DTypeName(dtype));
+    return Unimplemented("node %s: lists of %s do not compile", node.DebugName(), DTypeName(dtype));
   }
   std::vector<int64_t> dims = {capacity};
   dims.insert(dims.end(), element_dims.begin(), element_dims.end());
@@ -199,8 +203,7 @@ absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) 
   const bool grows = ctx.options()->bounded_list_writes.size() > approved_before;
   if (bound.has_value() && *bound > capacity && (capacity < 0 || grows)) {
     Log(LogLevel::kWarning, "autofix %s: %s gets num_elements=%d instead of %d: %s",
-        capacity < 0 ? "C" : "D", node.DebugName(), *bound, capacity,
-        ctx.last_list_bound_reason());
+        capacity < 0 ? "C" : "D", node.DebugName(), *bound, capacity, ctx.last_list_bound_reason());
     capacity = *bound;
   }
   TFJIT_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> element,
@@ -214,7 +217,8 @@ absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) 
 std::vector<hlo::Instruction*> RowStarts(LoweringContext& ctx, hlo::Instruction* index,
                                          size_t rank) {
   std::vector<hlo::Instruction*> starts = {index};
-  for (size_t d = 1; d < rank; ++d) starts.push_back(ctx.b().ScalarConstant<int32_t>(DType::kInt32, 0));
+  for (size_t d = 1; d < rank; ++d)
+    starts.push_back(ctx.b().ScalarConstant<int32_t>(DType::kInt32, 0));
   return starts;
 }
 
@@ -361,8 +365,8 @@ absl::Status LowerTensorListFromTensor(LoweringContext& ctx, const tf::Node& nod
   }
   ListValue list;
   list.buffer = tensor;
-  list.length = ctx.b().ScalarConstant<int32_t>(
-      DType::kInt32, static_cast<int32_t>(tensor->shape().dims()[0]));
+  list.length = ctx.b().ScalarConstant<int32_t>(DType::kInt32,
+                                                static_cast<int32_t>(tensor->shape().dims()[0]));
   return SetList(ctx, node, 0, list).status();
 }
 
@@ -463,8 +467,8 @@ absl::Status LowerTensorListScatterIntoExistingList(LoweringContext& ctx, const 
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * indices, IndexVector(ctx, node, 2));
   const int64_t n = indices->shape().dims()[0];
   if (tensor->shape().rank() < 1 || tensor->shape().dims()[0] != n) {
-    return InvalidArgument("node %s: tensor %s must have one row per index (%d)",
-                           node.DebugName(), tensor->shape().ToString(), n);
+    return InvalidArgument("node %s: tensor %s must have one row per index (%d)", node.DebugName(),
+                           tensor->shape().ToString(), n);
   }
   for (int64_t j = 0; j < n; ++j) {
     TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, Row(ctx, indices, j));
@@ -483,8 +487,10 @@ absl::Status LowerTensorListConcatV2(LoweringContext& ctx, const tf::Node& node)
   if (list.nested()) return NestedListUnsupported(node);
   const std::vector<int64_t> element = list.element_dims();
   if (element.empty()) {
-    return InvalidArgument("node %s: Concat requires elements to be at least vectors, found "
-                           "scalars instead.", node.DebugName());
+    return InvalidArgument(
+        "node %s: Concat requires elements to be at least vectors, found "
+        "scalars instead.",
+        node.DebugName());
   }
   std::vector<int64_t> dims = {list.capacity() * element[0]};
   dims.insert(dims.end(), element.begin() + 1, element.end());
@@ -510,8 +516,10 @@ absl::Status LowerTensorListSplit(LoweringContext& ctx, const tf::Node& node) {
                          StaticElementShape(ctx, node, 1));
   if (element.has_value()) {
     if (element->empty()) {
-      return InvalidArgument("node %s: TensorListSplit requires element_shape to be at least of "
-                             "rank 1, but saw: []", node.DebugName());
+      return InvalidArgument(
+          "node %s: TensorListSplit requires element_shape to be at least of "
+          "rank 1, but saw: []",
+          node.DebugName());
     }
     bool compatible = element->size() == dims.size();
     for (size_t d = 1; compatible && d < dims.size(); ++d) {
@@ -536,19 +544,24 @@ absl::Status LowerTensorListSplit(LoweringContext& ctx, const tf::Node& node) {
     start += length;
   }
   if (start != dims[0]) {
-    return InvalidArgument("node %s: Unused values in tensor. Length of tensor: %d Values used: "
-                           "%d", node.DebugName(), dims[0], start);
+    return InvalidArgument(
+        "node %s: Unused values in tensor. Length of tensor: %d Values used: "
+        "%d",
+        node.DebugName(), dims[0], start);
   }
   if (lengths.empty()) {
-    return Unimplemented("node %s: Length has to be non-empty (a compiled list of no elements "
-                         "has no element shape)", node.DebugName());
+    return Unimplemented(
+        "node %s: Length has to be non-empty (a compiled list of no elements "
+        "has no element shape)",
+        node.DebugName());
   }
   for (int64_t length : lengths) {
     if (length != lengths[0]) {
-      return Unimplemented("node %s: All lengths have to be the same: a compiled list holds "
-                           "elements of one shape, and lengths [%s] make them differ (the "
-                           "kernel runs this under --jit auto)", node.DebugName(),
-                           absl::StrJoin(lengths, ","));
+      return Unimplemented(
+          "node %s: All lengths have to be the same: a compiled list holds "
+          "elements of one shape, and lengths [%s] make them differ (the "
+          "kernel runs this under --jit auto)",
+          node.DebugName(), absl::StrJoin(lengths, ","));
     }
   }
   const int64_t n = static_cast<int64_t>(lengths.size());
@@ -588,7 +601,6 @@ void AppendListLowerings(std::vector<OpLowering>* table) {
   add("TensorListConcatV2", LowerTensorListConcatV2);
   add("TensorListSplit", LowerTensorListSplit);
 }
-
 
 namespace {
 

@@ -209,7 +209,8 @@ std::optional<LoopTrace> TraceLoop(const tf::Node& while_node,
   Args state = initial;
   for (int v : trace.control_vars) {
     if (!state[static_cast<size_t>(v)].has_value()) {
-      *why = absl::StrCat("loop variable ", v, " controls the loop but its initial value is not "
+      *why = absl::StrCat("loop variable ", v,
+                          " controls the loop but its initial value is not "
                           "known at compile time");
       return std::nullopt;
     }

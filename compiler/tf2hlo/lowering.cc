@@ -5,11 +5,11 @@
 #include <limits>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/match.h"
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/function_lowering.h"
@@ -70,11 +70,16 @@ absl::Status LowerNode(LoweringContext& ctx, const tf::Node& node) {
 
 double LowestValue(DType t) {
   switch (t) {
-    case DType::kInt8: return std::numeric_limits<int8_t>::lowest();
-    case DType::kInt16: return std::numeric_limits<int16_t>::lowest();
-    case DType::kInt32: return std::numeric_limits<int32_t>::lowest();
-    case DType::kInt64: return static_cast<double>(std::numeric_limits<int64_t>::lowest());
-    default: return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity() : 0.0;
+    case DType::kInt8:
+      return std::numeric_limits<int8_t>::lowest();
+    case DType::kInt16:
+      return std::numeric_limits<int16_t>::lowest();
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::lowest();
+    case DType::kInt64:
+      return static_cast<double>(std::numeric_limits<int64_t>::lowest());
+    default:
+      return IsFloatingDType(t) ? -std::numeric_limits<double>::infinity() : 0.0;
   }
 }
 
@@ -83,17 +88,17 @@ absl::Status KernelOnlyLowering(LoweringContext&, const tf::Node& node) {
 }
 
 bool DataDependentShape(const tf::Node& node, std::string* why) {
-  *why = absl::StrCat("op ", node.op(), " stays in the runtime: its output shape depends on "
+  *why = absl::StrCat("op ", node.op(),
+                      " stays in the runtime: its output shape depends on "
                       "input values");
   return false;
 }
 
 const OpLowering* FindOpLowering(absl::string_view op) {
   const std::vector<OpLowering>& table = LoweringTable();
-  auto it = std::lower_bound(table.begin(), table.end(), op,
-                             [](const OpLowering& l, absl::string_view o) {
-                               return absl::string_view(l.op) < o;
-                             });
+  auto it = std::lower_bound(
+      table.begin(), table.end(), op,
+      [](const OpLowering& l, absl::string_view o) { return absl::string_view(l.op) < o; });
   return (it != table.end() && it->op == op) ? &*it : nullptr;
 }
 
@@ -157,7 +162,8 @@ bool CanLower(const tf::Node& node, std::string* why) {
           if (IsComplexDType(d)) t = d;
         }
       }
-      *why = absl::StrCat(DTypeName(t), " values of op ", node.op(), " run on kernels: tfjit "
+      *why = absl::StrCat(DTypeName(t), " values of op ", node.op(),
+                          " run on kernels: tfjit "
                           "compiles complex values only in the ops `tfjit ops` lists with "
                           "complex types");
       return false;
@@ -244,8 +250,8 @@ std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
   absl::flat_hash_set<std::pair<const tf::Node*, int>> needed_outputs;
   // Values computed from a size known only at run time (dynamic_sizes.h) are never constants:
   // the lowering takes them as expressions or bounds, or fails naming the node.
-  const PaddedAnalysis padded = AnalyzePadded(
-      cluster.nodes, [&](const tf::Node& n) { return in_cluster.contains(&n); });
+  const PaddedAnalysis padded =
+      AnalyzePadded(cluster.nodes, [&](const tf::Node& n) { return in_cluster.contains(&n); });
   // Walk backwards: a needed output produced inside the cluster makes its producer's inputs
   // needed, except for Shape-like ops whose value depends only on the (static) input shape.
   std::vector<tf::Output> work;
@@ -260,8 +266,8 @@ std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
     work.pop_back();
     if (!needed_outputs.insert({out.node, out.index}).second) continue;
     if (!in_cluster.contains(out.node)) continue;
-    if (padded.dependent.contains(std::make_pair(static_cast<const tf::Node*>(out.node),
-                                                 out.index))) {
+    if (padded.dependent.contains(
+            std::make_pair(static_cast<const tf::Node*>(out.node), out.index))) {
       continue;
     }
     const std::string& op = out.node->op();
@@ -399,9 +405,8 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
   for (size_t i = 0; i < args.size(); ++i) {
     const tf::Output& in = cluster.inputs[i];
     std::string name = absl::StrCat("arg", i);
-    hlo::Instruction* param =
-        ctx.b().Parameter(static_cast<int64_t>(i), ParameterShape(args[i].dtype, args[i].dims),
-                          name);
+    hlo::Instruction* param = ctx.b().Parameter(static_cast<int64_t>(i),
+                                                ParameterShape(args[i].dtype, args[i].dims), name);
     if (args[i].value.has_value()) ctx.BindConstantValue(param, *args[i].value);
     if (args[i].variable.has_value()) {
       ResourceState var;
@@ -418,9 +423,9 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
   }
   const std::vector<const tf::Node*> random_nodes = StatefulRandomNodes(cluster);
   for (size_t k = 0; k < random_nodes.size(); ++k) {
-    options.random_states[random_nodes[k]].state = ctx.b().Parameter(
-        static_cast<int64_t>(args.size() + k), hlo::Shape(DType::kUInt64, {3}),
-        absl::StrCat("rng_state", k));
+    options.random_states[random_nodes[k]].state =
+        ctx.b().Parameter(static_cast<int64_t>(args.size() + k), hlo::Shape(DType::kUInt64, {3}),
+                          absl::StrCat("rng_state", k));
   }
   // A node that fails does not end the lowering: the nodes that do not depend on it go on, so
   // one error names every node of the cluster that fails on its own (the runtime leaves them
@@ -441,11 +446,10 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
       failed.insert(node);
       failing.push_back(node->name());
       if (first_error.ok()) {
-        first_error = AttachNode(AppendContext(s, absl::StrCat("[[{{node ", node->name(),
-                                                               "}}]] while lowering ",
-                                                               node->DebugName(), " in ",
-                                                               cluster.name)),
-                                 node->name(), node->op());
+        first_error = AttachNode(
+            AppendContext(s, absl::StrCat("[[{{node ", node->name(), "}}]] while lowering ",
+                                          node->DebugName(), " in ", cluster.name)),
+            node->name(), node->op());
       }
       if (s.code() == absl::StatusCode::kInternal) break;  // our own bug: stop there
     }
@@ -481,7 +485,8 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
   for (int i : ResourceUpdateInputs(cluster)) {
     const tf::Output& in = cluster.inputs[static_cast<size_t>(i)];
     ResourceState* var = ctx.ResourceOf(in);
-    if (var == nullptr) return Internal("cluster '%s': input %d is not a variable", cluster.name, i);
+    if (var == nullptr)
+      return Internal("cluster '%s': input %d is not a variable", cluster.name, i);
     if (var->value == nullptr) {
       return Internal("cluster '%s': variable '%s' is assigned but has no value", cluster.name,
                       var->name);

@@ -93,9 +93,10 @@ absl::StatusOr<ResourceState*> LoweringContext::Resource(const tf::Node& node, i
   if (i < node.num_inputs()) {
     if (ResourceState* state = ResourceOf(node.input(i))) return state;
   }
-  return InvalidArgument("node %s: input %d must be a variable handle that enters the compiled "
-                         "cluster (a VarHandleOp output or a resource argument)",
-                         node.DebugName(), i);
+  return InvalidArgument(
+      "node %s: input %d must be a variable handle that enters the compiled "
+      "cluster (a VarHandleOp output or a resource argument)",
+      node.DebugName(), i);
 }
 
 std::vector<const ResourceState*> LoweringContext::Resources() const {
@@ -189,9 +190,9 @@ absl::StatusOr<hlo::Instruction*> LoweringContext::SizeValue(const SymExpr& e) {
   for (const auto& [atom, coef] : e.terms) {
     hlo::Instruction* term = atoms_[static_cast<size_t>(atom)].value;
     if (coef != 1) {
-      TFJIT_ASSIGN_OR_RETURN(term, builder_.Binary(hlo::Opcode::kMultiply, term,
-                                                   builder_.ScalarConstant<int64_t>(
-                                                       DType::kInt64, coef)));
+      TFJIT_ASSIGN_OR_RETURN(
+          term, builder_.Binary(hlo::Opcode::kMultiply, term,
+                                builder_.ScalarConstant<int64_t>(DType::kInt64, coef)));
     }
     TFJIT_ASSIGN_OR_RETURN(sum, builder_.Binary(hlo::Opcode::kAdd, sum, term));
   }
@@ -199,8 +200,7 @@ absl::StatusOr<hlo::Instruction*> LoweringContext::SizeValue(const SymExpr& e) {
 }
 
 const DynamicDim* LoweringContext::DynamicOf(const tf::Output& output) const {
-  auto it = dynamic_.find(std::make_pair(static_cast<const tf::Node*>(output.node),
-                                         output.index));
+  auto it = dynamic_.find(std::make_pair(static_cast<const tf::Node*>(output.node), output.index));
   return it == dynamic_.end() ? nullptr : &it->second;
 }
 
@@ -281,8 +281,8 @@ absl::StatusOr<std::vector<int64_t>> LoweringContext::ConstantInputAsInts(const 
                                                                           int i) const {
   TFJIT_ASSIGN_OR_RETURN(Tensor t, ConstantInput(node, i));
   if (!IsIntegerDType(t.dtype())) {
-    return InvalidArgument("node %s: input %d must be an integer tensor, got %s",
-                           node.DebugName(), i, t.ShapeString());
+    return InvalidArgument("node %s: input %d must be an integer tensor, got %s", node.DebugName(),
+                           i, t.ShapeString());
   }
   std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
   for (int64_t k = 0; k < t.num_elements(); ++k) out[k] = ElementAsInt64(t, k);
@@ -297,10 +297,11 @@ absl::StatusOr<hlo::Instruction*> LoweringContext::RandomStateFor(const tf::Node
     return it->second.state;
   }
   if (body_random_state_ != nullptr) return body_random_state_;
-  return Unimplemented("%s draws random numbers in a function body (While/If) that carries no "
-                       "random state here (a While condition, or a body lowered outside a "
-                       "cluster); call it outside the loop or use tf.random.stateless_*",
-                       node.DebugName());
+  return Unimplemented(
+      "%s draws random numbers in a function body (While/If) that carries no "
+      "random state here (a While condition, or a body lowered outside a "
+      "cluster); call it outside the loop or use tf.random.stateless_*",
+      node.DebugName());
 }
 
 void LoweringContext::SetNextRandomState(const tf::Node& node, hlo::Instruction* next) {
@@ -335,8 +336,7 @@ absl::Status LoweringContext::AddConditionCheck(const tf::Node& node, hlo::Instr
 absl::Status LoweringContext::AddIndexCheck(const tf::Node& node, hlo::Instruction* indices,
                                             const std::vector<int64_t>& limits,
                                             std::string message_template, bool flat_position,
-                                            std::vector<int64_t> position_dims,
-                                            bool vector_value) {
+                                            std::vector<int64_t> position_dims, bool vector_value) {
   if (!CanAddRuntimeChecks()) {
     return Internal("node %s: run-time checks exist only in a cluster's computations",
                     node.DebugName());
@@ -347,8 +347,8 @@ absl::Status LoweringContext::AddIndexCheck(const tf::Node& node, hlo::Instructi
   const int64_t total = indices->shape().num_elements();
   if (k == 0 || total == 0) return absl::OkStatus();  // nothing that can be out of range
   if (!index_checks_
-           .insert(absl::StrCat(node.name(), "\n", message_template, "\n",
-                                absl::StrJoin(limits, ",")))
+           .insert(
+               absl::StrCat(node.name(), "\n", message_template, "\n", absl::StrJoin(limits, ",")))
            .second) {
     return absl::OkStatus();
   }
@@ -372,8 +372,7 @@ absl::Status LoweringContext::AddIndexCheck(const tf::Node& node, hlo::Instructi
   Instruction* none = b.ScalarConstant<int64_t>(s64, kNone);
   TFJIT_ASSIGN_OR_RETURN(Instruction * nones, b.Broadcast(none, {n, k}, {}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * candidates, b.Select(bad, row_ids, nones));
-  hlo::Computation* min =
-      hlo::GetOrAddScalarBinaryComputation(module_, hlo::Opcode::kMinimum, s64);
+  hlo::Computation* min = hlo::GetOrAddScalarBinaryComputation(module_, hlo::Opcode::kMinimum, s64);
   TFJIT_ASSIGN_OR_RETURN(Instruction * first, b.Reduce(candidates, none, {0, 1}, min));
   TFJIT_ASSIGN_OR_RETURN(Instruction * found, b.Compare(ComparisonDirection::kNe, first, none));
   Instruction* minus_one = b.ScalarConstant<int64_t>(s64, -1);
@@ -413,8 +412,8 @@ absl::StatusOr<std::vector<int64_t>> BroadcastDims(const std::vector<int64_t>& a
   return out;
 }
 
-absl::StatusOr<hlo::Instruction*> LoweringContext::BroadcastTo(
-    hlo::Instruction* x, const std::vector<int64_t>& dims) {
+absl::StatusOr<hlo::Instruction*> LoweringContext::BroadcastTo(hlo::Instruction* x,
+                                                               const std::vector<int64_t>& dims) {
   const std::vector<int64_t>& xd = x->shape().dims();
   if (xd == dims) return x;
   if (xd.size() > dims.size()) {

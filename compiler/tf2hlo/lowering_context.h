@@ -20,12 +20,12 @@ namespace tfjit::tf2hlo {
 // A variable the cluster receives as a resource input: its value as the cluster sees it at
 // this point of the lowering (reads see earlier writes, in dependency order).
 struct ResourceState {
-  std::string name;        // the variable's shared name, for messages
+  std::string name;  // the variable's shared name, for messages
   std::string container;
   DType dtype = DType::kInvalid;
-  int arg_index = -1;      // the cluster input holding the handle
+  int arg_index = -1;                 // the cluster input holding the handle
   hlo::Instruction* value = nullptr;  // current value; nullptr while uninitialized
-  bool written = false;    // assigned inside the cluster
+  bool written = false;               // assigned inside the cluster
   // A TF1 reference variable (VariableInfo::ref): reading its cluster input as a value gives
   // the current value (LoweringContext::Value).
   bool ref = false;
@@ -77,8 +77,7 @@ struct DynamicDim {
 
 class LoweringContext {
  public:
-  LoweringContext(hlo::Module* module, hlo::Computation* entry,
-                  LoweringOptions* options = nullptr)
+  LoweringContext(hlo::Module* module, hlo::Computation* entry, LoweringOptions* options = nullptr)
       : module_(module), builder_(entry), options_(options) {}
 
   // Never null: a context without options gets TF's behaviour (no auto-fixes).
@@ -138,8 +137,7 @@ class LoweringContext {
 
   // Run-time check that no element of the pred value `bad` is true, else the runtime fails with
   // `message` (an AddIndexCheck of bad as 0/1 against the limit 1; ENTRY computation only).
-  absl::Status AddConditionCheck(const tf::Node& node, hlo::Instruction* bad,
-                                 std::string message);
+  absl::Status AddConditionCheck(const tf::Node& node, hlo::Instruction* bad, std::string message);
 
   // ---- Bounded dynamic sizes (dynamic_sizes.h) ----
   // A new atom: `value` (s64[] in this computation), at most `bound`.
@@ -247,8 +245,7 @@ class LoweringContext {
   absl::flat_hash_map<const hlo::Instruction*, Tensor> known_parameters_;
   const tf::Node* override_node_ = nullptr;
   std::vector<hlo::Instruction*> override_values_;
-  absl::flat_hash_map<std::pair<const tf::Node*, int>, std::shared_ptr<ResourceState>>
-      resources_;
+  absl::flat_hash_map<std::pair<const tf::Node*, int>, std::shared_ptr<ResourceState>> resources_;
   absl::flat_hash_set<const hlo::Instruction*> not_constant_;
   struct Atom {
     hlo::Instruction* value;

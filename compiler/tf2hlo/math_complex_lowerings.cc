@@ -315,8 +315,8 @@ struct PartMath {
     return std::make_pair(lo, hi);
   }
   // a b + s c d, s = ±1.
-  absl::StatusOr<Instruction*> Cross(Instruction* a, Instruction* b, Instruction* c,
-                                     Instruction* d, double s) {
+  absl::StatusOr<Instruction*> Cross(Instruction* a, Instruction* b, Instruction* c, Instruction* d,
+                                     double s) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * ab, Mul(a, b));
     TFJIT_ASSIGN_OR_RETURN(Instruction * cd, Mul(c, d));
     return s > 0 ? Add(ab, cd) : Sub(ab, cd);
@@ -407,8 +407,10 @@ absl::StatusOr<std::pair<ComplexParts, ComplexParts>> BinaryParts(LoweringContex
   absl::StatusOr<std::vector<int64_t>> dims =
       BroadcastDims(x.re->shape().dims(), y.re->shape().dims());
   if (!dims.ok()) {
-    return InvalidArgument("node %s: %s; the two inputs of %s must have broadcast-compatible "
-                           "shapes", node.DebugName(), dims.status().message(), node.op());
+    return InvalidArgument(
+        "node %s: %s; the two inputs of %s must have broadcast-compatible "
+        "shapes",
+        node.DebugName(), dims.status().message(), node.op());
   }
   for (ComplexParts* p : {&x, &y}) {
     TFJIT_ASSIGN_OR_RETURN(p->re, ctx.BroadcastTo(p->re, *dims));
@@ -489,8 +491,10 @@ absl::Status LowerComplexNoNan(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_ASSIGN_OR_RETURN(r, m.Multiply(xy.first, y));
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * zero, m.Splat(y.re, 0.0));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * re0, ctx.b().Compare(hlo::ComparisonDirection::kEq, y.re, zero));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * im0, ctx.b().Compare(hlo::ComparisonDirection::kEq, y.im, zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * re0,
+                         ctx.b().Compare(hlo::ComparisonDirection::kEq, y.re, zero));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * im0,
+                         ctx.b().Compare(hlo::ComparisonDirection::kEq, y.im, zero));
   TFJIT_ASSIGN_OR_RETURN(Instruction * is_zero, ctx.b().Binary(Opcode::kAnd, re0, im0));
   TFJIT_ASSIGN_OR_RETURN(r.re, ctx.b().Select(is_zero, zero, r.re));
   TFJIT_ASSIGN_OR_RETURN(r.im, ctx.b().Select(is_zero, zero, r.im));
@@ -519,16 +523,41 @@ absl::Status LowerComplexSquare(LoweringContext& ctx, const tf::Node& node) {
 }
 
 // The complex unary functions, each in PartMath's formulas.
-enum class Fn { kReciprocal, kExp, kLog, kSqrt, kRsqrt, kSign, kTanh, kTan, kSin, kCos, kSinh,
-                kCosh, kExpm1, kLog1p, kSigmoid, kOnesLike, kAsin, kAcos, kAtan, kAsinh, kAcosh,
-                kAtanh };
+enum class Fn {
+  kReciprocal,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kSign,
+  kTanh,
+  kTan,
+  kSin,
+  kCos,
+  kSinh,
+  kCosh,
+  kExpm1,
+  kLog1p,
+  kSigmoid,
+  kOnesLike,
+  kAsin,
+  kAcos,
+  kAtan,
+  kAsinh,
+  kAcosh,
+  kAtanh
+};
 
 absl::StatusOr<ComplexParts> Apply(PartMath& m, Fn fn, const ComplexParts& z) {
   switch (fn) {
-    case Fn::kReciprocal: return m.Reciprocal(z);
-    case Fn::kExp: return m.Exp(z);
-    case Fn::kLog: return m.Log(z);
-    case Fn::kSqrt: return m.Sqrt(z);
+    case Fn::kReciprocal:
+      return m.Reciprocal(z);
+    case Fn::kExp:
+      return m.Exp(z);
+    case Fn::kLog:
+      return m.Log(z);
+    case Fn::kSqrt:
+      return m.Sqrt(z);
     case Fn::kRsqrt: {
       TFJIT_ASSIGN_OR_RETURN(ComplexParts r, m.Sqrt(z));
       return m.Reciprocal(r);
@@ -542,7 +571,8 @@ absl::StatusOr<ComplexParts> Apply(PartMath& m, Fn fn, const ComplexParts& z) {
       TFJIT_ASSIGN_OR_RETURN(ComplexParts z0, m.Zero(z.re));
       return m.SelectParts(zero, z0, r);
     }
-    case Fn::kTanh: return m.Tanh(z);
+    case Fn::kTanh:
+      return m.Tanh(z);
     case Fn::kTan: {  // tan z = -i tanh(iz)
       ComplexParts iz;
       TFJIT_ASSIGN_OR_RETURN(iz.re, m.Neg(z.im));
@@ -596,11 +626,16 @@ absl::StatusOr<ComplexParts> Apply(PartMath& m, Fn fn, const ComplexParts& z) {
       TFJIT_ASSIGN_OR_RETURN(r.im, m.Mul(e, sb));
       return r;
     }
-    case Fn::kLog1p: return m.Log1p(z);
-    case Fn::kAsin: return m.Asin(z);
-    case Fn::kAcos: return m.Acos(z);
-    case Fn::kAcosh: return m.Acosh(z);
-    case Fn::kAtanh: return m.Atanh(z);
+    case Fn::kLog1p:
+      return m.Log1p(z);
+    case Fn::kAsin:
+      return m.Asin(z);
+    case Fn::kAcos:
+      return m.Acos(z);
+    case Fn::kAcosh:
+      return m.Acosh(z);
+    case Fn::kAtanh:
+      return m.Atanh(z);
     case Fn::kAsinh:
       return m.Rotated(z, [&](const ComplexParts& w) { return m.Asin(w); });
     case Fn::kAtan:
@@ -738,9 +773,10 @@ absl::Status LowerComplexMathGrad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ComplexParts y, ComplexInput(ctx, node, 0));
   TFJIT_ASSIGN_OR_RETURN(ComplexParts dy, ComplexInput(ctx, node, 1));
   if (y.re->shape().num_elements() != dy.re->shape().num_elements()) {
-    return InvalidArgument("node %s: The two arguments to a cwise op must have same number of "
-                           "elements, got %d and %d", node.DebugName(),
-                           y.re->shape().num_elements(), dy.re->shape().num_elements());
+    return InvalidArgument(
+        "node %s: The two arguments to a cwise op must have same number of "
+        "elements, got %d and %d",
+        node.DebugName(), y.re->shape().num_elements(), dy.re->shape().num_elements());
   }
   if (dy.re->shape().dims() != y.re->shape().dims()) {
     for (Instruction** p : {&dy.re, &dy.im}) {
@@ -801,20 +837,85 @@ absl::Status LowerComplexMathGrad(LoweringContext& ctx, const tf::Node& node) {
 // Scatters and segment sums qualify (their combiner adds or assigns; empty rows hold 0), and
 // ops whose fill value is a T input (MatrixDiagV2's padding, OneHot's on/off values,
 // SparseToDense's default) take that input's part in each pass.
-constexpr const char* kComponentwiseOps[] = {
-    "Add", "AddN", "AddV2", "BatchToSpace", "BatchToSpaceND", "BiasAdd", "BiasAddGrad",
-    "BiasAddV1", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "DepthToSpace", "Diag",
-    "DiagPart", "DynamicStitch", "EnsureShape", "ExpandDims", "Fill", "Gather", "GatherNd",
-    "GatherV2", "Identity", "IdentityN", "MatrixBandPart", "MatrixDiag", "MatrixDiagPart",
-    "MatrixDiagPartV2", "MatrixDiagPartV3", "MatrixDiagV2", "MatrixDiagV3", "MatrixSetDiag",
-    "MatrixSetDiagV2", "MatrixSetDiagV3", "Mean", "MirrorPad", "MirrorPadGrad", "Neg", "OneHot",
-    "Pack", "Pad", "PadV2", "ParallelDynamicStitch", "PreventGradient", "Rank", "Reshape",
-    "Reverse", "ReverseSequence", "ReverseV2", "Roll", "ScatterNd", "Select", "SelectV2", "Shape",
-    "ShapeN", "Size", "Slice", "Snapshot", "SpaceToBatch", "SpaceToBatchND", "SpaceToDepth",
-    "SparseToDense", "Split", "SplitV", "Squeeze", "StopGradient", "StridedSlice",
-    "StridedSliceGrad", "Sub", "Sum", "TensorScatterAdd", "TensorScatterSub",
-    "TensorScatterUpdate", "TensorStridedSliceUpdate", "Tile", "Transpose", "UnsortedSegmentSum",
-    "Unpack", "ZerosLike"};
+constexpr const char* kComponentwiseOps[] = {"Add",
+                                             "AddN",
+                                             "AddV2",
+                                             "BatchToSpace",
+                                             "BatchToSpaceND",
+                                             "BiasAdd",
+                                             "BiasAddGrad",
+                                             "BiasAddV1",
+                                             "BroadcastTo",
+                                             "Concat",
+                                             "ConcatV2",
+                                             "Cumsum",
+                                             "DepthToSpace",
+                                             "Diag",
+                                             "DiagPart",
+                                             "DynamicStitch",
+                                             "EnsureShape",
+                                             "ExpandDims",
+                                             "Fill",
+                                             "Gather",
+                                             "GatherNd",
+                                             "GatherV2",
+                                             "Identity",
+                                             "IdentityN",
+                                             "MatrixBandPart",
+                                             "MatrixDiag",
+                                             "MatrixDiagPart",
+                                             "MatrixDiagPartV2",
+                                             "MatrixDiagPartV3",
+                                             "MatrixDiagV2",
+                                             "MatrixDiagV3",
+                                             "MatrixSetDiag",
+                                             "MatrixSetDiagV2",
+                                             "MatrixSetDiagV3",
+                                             "Mean",
+                                             "MirrorPad",
+                                             "MirrorPadGrad",
+                                             "Neg",
+                                             "OneHot",
+                                             "Pack",
+                                             "Pad",
+                                             "PadV2",
+                                             "ParallelDynamicStitch",
+                                             "PreventGradient",
+                                             "Rank",
+                                             "Reshape",
+                                             "Reverse",
+                                             "ReverseSequence",
+                                             "ReverseV2",
+                                             "Roll",
+                                             "ScatterNd",
+                                             "Select",
+                                             "SelectV2",
+                                             "Shape",
+                                             "ShapeN",
+                                             "Size",
+                                             "Slice",
+                                             "Snapshot",
+                                             "SpaceToBatch",
+                                             "SpaceToBatchND",
+                                             "SpaceToDepth",
+                                             "SparseToDense",
+                                             "Split",
+                                             "SplitV",
+                                             "Squeeze",
+                                             "StopGradient",
+                                             "StridedSlice",
+                                             "StridedSliceGrad",
+                                             "Sub",
+                                             "Sum",
+                                             "TensorScatterAdd",
+                                             "TensorScatterSub",
+                                             "TensorScatterUpdate",
+                                             "TensorStridedSliceUpdate",
+                                             "Tile",
+                                             "Transpose",
+                                             "UnsortedSegmentSum",
+                                             "Unpack",
+                                             "ZerosLike"};
 
 // Runs `node`'s real lowering with input i read as inputs[i] (null: its own value) and returns
 // the node's outputs.
@@ -823,8 +924,10 @@ absl::StatusOr<std::vector<Instruction*>> RealPass(LoweringContext& ctx, const t
                                                    std::vector<Instruction*> inputs) {
   for (int i = 0; i < node.num_inputs(); ++i) {
     if (const DynamicDim* d = ctx.DynamicOf(node.input(i))) {
-      return Unimplemented("node %s: complex values whose size is known only at run time (dim "
-                           "%d of input %d) do not compile", node.DebugName(), d->dim, i);
+      return Unimplemented(
+          "node %s: complex values whose size is known only at run time (dim "
+          "%d of input %d) do not compile",
+          node.DebugName(), d->dim, i);
     }
   }
   ctx.OverrideInputs(node, std::move(inputs));
@@ -833,8 +936,7 @@ absl::StatusOr<std::vector<Instruction*>> RealPass(LoweringContext& ctx, const t
   TFJIT_RETURN_IF_ERROR(status);
   std::vector<Instruction*> outs;
   for (int o = 0; o < node.num_outputs(); ++o) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * v,
-                           ctx.Value(tf::Output{const_cast<tf::Node*>(&node), o}));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * v, ctx.Value(tf::Output{const_cast<tf::Node*>(&node), o}));
     outs.push_back(v);
   }
   return outs;
@@ -1006,8 +1108,8 @@ absl::Status LowerComplexCumprod(LoweringContext& ctx, const tf::Node& node) {
   const std::vector<int64_t> dims = z.re->shape().dims();
   const int64_t rank = static_cast<int64_t>(dims.size());
   if (axis_v.size() != 1 || axis_v[0] < -rank || axis_v[0] >= rank) {
-    return InvalidArgument("node %s: axis must be a scalar in [-%d, %d)", node.DebugName(),
-                           rank, rank);
+    return InvalidArgument("node %s: axis must be a scalar in [-%d, %d)", node.DebugName(), rank,
+                           rank);
   }
   const int64_t axis = axis_v[0] < 0 ? axis_v[0] + rank : axis_v[0];
   const int64_t n = dims[static_cast<size_t>(axis)];

@@ -31,11 +31,11 @@ absl::Status LowerUnary(LoweringContext& ctx, const tf::Node& node, Opcode opcod
   return absl::OkStatus();
 }
 
-#define TFJIT_BINARY_LOWERING(Name, opcode) \
+#define TFJIT_BINARY_LOWERING(Name, opcode)                              \
   absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) { \
     return LowerBinary(ctx, node, Opcode::opcode);                       \
   }
-#define TFJIT_UNARY_LOWERING(Name, opcode) \
+#define TFJIT_UNARY_LOWERING(Name, opcode)                               \
   absl::Status Lower##Name(LoweringContext& ctx, const tf::Node& node) { \
     return LowerUnary(ctx, node, Opcode::opcode);                        \
   }
@@ -161,9 +161,10 @@ absl::Status LowerSelect(LoweringContext& ctx, const tf::Node& node) {
   } else if (cs.rank() == 0) {
     TFJIT_ASSIGN_OR_RETURN(cond, ctx.b().Broadcast(cond, ts.dims(), {}));
   } else if (cs.dims() != ts.dims()) {
-    return InvalidArgument("node %s: condition must be a scalar, a vector of t's first "
-                           "dimension or t's shape: condition is %s, t is %s",
-                           node.DebugName(), cs.ToString(), ts.ToString());
+    return InvalidArgument(
+        "node %s: condition must be a scalar, a vector of t's first "
+        "dimension or t's shape: condition is %s, t is %s",
+        node.DebugName(), cs.ToString(), ts.ToString());
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Select(cond, t, e));
   ctx.SetOutput(node, 0, r);
@@ -198,10 +199,10 @@ absl::Status LowerAddN(LoweringContext& ctx, const tf::Node& node) {
   for (int i = 1; i < node.num_inputs(); ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, i));
     if (x->shape().dims() != sum->shape().dims()) {
-      return InvalidArgument("node %s: Inputs to operation AddN must have the same size and "
-                             "shape. Input 0: %s != input %d: %s",
-                             node.DebugName(), sum->shape().ToString(), i,
-                             x->shape().ToString());
+      return InvalidArgument(
+          "node %s: Inputs to operation AddN must have the same size and "
+          "shape. Input 0: %s != input %d: %s",
+          node.DebugName(), sum->shape().ToString(), i, x->shape().ToString());
     }
     TFJIT_ASSIGN_OR_RETURN(sum, ctx.b().Binary(Opcode::kAdd, sum, x));
   }
@@ -218,9 +219,10 @@ absl::Status LowerClipByValue(LoweringContext& ctx, const tf::Node& node) {
   for (Instruction** bound : {&lo, &hi}) {
     const hlo::Shape& bs = (*bound)->shape();
     if (bs.rank() != 0 && bs.dims() != dims) {
-      return InvalidArgument("node %s: clip_value_min and clip_value_max must be scalars or "
-                             "have t's shape %s, got %s",
-                             node.DebugName(), t->shape().ToString(), bs.ToString());
+      return InvalidArgument(
+          "node %s: clip_value_min and clip_value_max must be scalars or "
+          "have t's shape %s, got %s",
+          node.DebugName(), t->shape().ToString(), bs.ToString());
     }
     TFJIT_ASSIGN_OR_RETURN(*bound, ctx.BroadcastTo(*bound, dims));
   }
@@ -234,16 +236,30 @@ absl::Status LowerClipByValue(LoweringContext& ctx, const tf::Node& node) {
 
 void AppendMathLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
-      {"Add", LowerAdd},         {"AddV2", LowerAdd},         {"Sub", LowerSub},
-      {"Mul", LowerMul},         {"RealDiv", LowerRealDiv, true},
-      {"Maximum", LowerMaximum}, {"Minimum", LowerMinimum},   {"Neg", LowerNeg},
-      {"Abs", LowerAbs},         {"Exp", LowerExp, true},     {"Log", LowerLog, true},
-      {"Tanh", LowerTanh, true}, {"Sigmoid", LowerSigmoid, true},
-      {"Sqrt", LowerSqrt, true}, {"Rsqrt", LowerRsqrt, true}, {"Square", LowerSquare},
-      {"Relu", LowerRelu},       {"Relu6", LowerRelu6},       {"Cast", LowerCast},
-      {"Select", LowerSelect},   {"SelectV2", LowerSelectV2},
-      {"AddN", LowerAddN},       {"ClipByValue", LowerClipByValue},
-  });
+                                  {"Add", LowerAdd},
+                                  {"AddV2", LowerAdd},
+                                  {"Sub", LowerSub},
+                                  {"Mul", LowerMul},
+                                  {"RealDiv", LowerRealDiv, true},
+                                  {"Maximum", LowerMaximum},
+                                  {"Minimum", LowerMinimum},
+                                  {"Neg", LowerNeg},
+                                  {"Abs", LowerAbs},
+                                  {"Exp", LowerExp, true},
+                                  {"Log", LowerLog, true},
+                                  {"Tanh", LowerTanh, true},
+                                  {"Sigmoid", LowerSigmoid, true},
+                                  {"Sqrt", LowerSqrt, true},
+                                  {"Rsqrt", LowerRsqrt, true},
+                                  {"Square", LowerSquare},
+                                  {"Relu", LowerRelu},
+                                  {"Relu6", LowerRelu6},
+                                  {"Cast", LowerCast},
+                                  {"Select", LowerSelect},
+                                  {"SelectV2", LowerSelectV2},
+                                  {"AddN", LowerAddN},
+                                  {"ClipByValue", LowerClipByValue},
+                              });
 }
 
 }  // namespace tfjit::tf2hlo

@@ -42,9 +42,10 @@ absl::Status LowerBiasAdd(LoweringContext& ctx, const tf::Node& node) {
   }
   const int64_t channel_dim = (format == "NCHW") ? 1 : s.rank() - 1;
   if (s.dim(static_cast<int>(channel_dim)) != bias->shape().dim(0)) {
-    return InvalidArgument("Must provide as many biases as the channel dimension of the input "
-                           "tensor: %s vs. %s in %s format",
-                           bias->shape().ToString(), s.ToString(), format);
+    return InvalidArgument(
+        "Must provide as many biases as the channel dimension of the input "
+        "tensor: %s vs. %s in %s format",
+        bias->shape().ToString(), s.ToString(), format);
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * bb, ctx.b().Broadcast(bias, s.dims(), {channel_dim}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kAdd, x, bb));
@@ -65,7 +66,8 @@ absl::Status LowerSoftmax(LoweringContext& ctx, const tf::Node& node) {
 
   TFJIT_ASSIGN_OR_RETURN(Instruction * neg_inf,
                          ctx.Splat(t, -std::numeric_limits<double>::infinity(), {}));
-  hlo::Computation* max_comp = hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, t);
+  hlo::Computation* max_comp =
+      hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, t);
   TFJIT_ASSIGN_OR_RETURN(Instruction * mx, ctx.b().Reduce(x, neg_inf, {last}, max_comp));
   TFJIT_ASSIGN_OR_RETURN(Instruction * mxb, ctx.b().Broadcast(mx, s.dims(), keep_map));
   TFJIT_ASSIGN_OR_RETURN(Instruction * shifted, ctx.b().Binary(Opcode::kSubtract, x, mxb));
@@ -236,10 +238,10 @@ absl::StatusOr<Instruction*> MatMulValues(LoweringContext& ctx, Instruction* a, 
   const int64_t ka = ta ? 0 : 1;
   const int64_t kb = tb ? 1 : 0;
   if (sa.dim(static_cast<int>(ka)) != sb.dim(static_cast<int>(kb))) {
-    return InvalidArgument("Matrix size-incompatible: In[0]: %s, In[1]: %s (transpose_a=%s, "
-                           "transpose_b=%s); the contracted dimensions must be equal",
-                           sa.ToString(), sb.ToString(), ta ? "true" : "false",
-                           tb ? "true" : "false");
+    return InvalidArgument(
+        "Matrix size-incompatible: In[0]: %s, In[1]: %s (transpose_a=%s, "
+        "transpose_b=%s); the contracted dimensions must be equal",
+        sa.ToString(), sb.ToString(), ta ? "true" : "false", tb ? "true" : "false");
   }
   hlo::DotDims dims;
   dims.lhs_contracting = {ka};
@@ -259,16 +261,18 @@ absl::StatusOr<Instruction*> BatchMatMulValues(LoweringContext& ctx, const tf::N
   const int64_t kx = adj_x ? xd[xd.size() - 2] : xd.back();
   const int64_t ky = adj_y ? yd.back() : yd[yd.size() - 2];
   if (kx != ky) {
-    return InvalidArgument("node %s: Matrix size-incompatible: In[0]: %s, In[1]: %s (adj_x=%d, "
-                           "adj_y=%d)", node.DebugName(), x->shape().ToString(),
-                           y->shape().ToString(), adj_x, adj_y);
+    return InvalidArgument(
+        "node %s: Matrix size-incompatible: In[0]: %s, In[1]: %s (adj_x=%d, "
+        "adj_y=%d)",
+        node.DebugName(), x->shape().ToString(), y->shape().ToString(), adj_x, adj_y);
   }
   std::vector<int64_t> bx(xd.begin(), xd.end() - 2), by(yd.begin(), yd.end() - 2);
   absl::StatusOr<std::vector<int64_t>> batch = BroadcastDims(bx, by);
   if (!batch.ok()) {
-    return InvalidArgument("node %s: In[0] and In[1] must have compatible batch dimensions: "
-                           "%s vs. %s", node.DebugName(), x->shape().ToString(),
-                           y->shape().ToString());
+    return InvalidArgument(
+        "node %s: In[0] and In[1] must have compatible batch dimensions: "
+        "%s vs. %s",
+        node.DebugName(), x->shape().ToString(), y->shape().ToString());
   }
   std::vector<int64_t> xt = *batch, yt = *batch;
   xt.insert(xt.end(), xd.end() - 2, xd.end());
@@ -304,8 +308,8 @@ absl::Status ExpandEllipses(const tf::Node& node, std::vector<EinsumOperand>* op
     const size_t pos = op.labels.find("...");
     if (pos == std::string::npos) continue;
     const int64_t n = op.x->shape().rank() - static_cast<int64_t>(op.labels.size() - 3);
-    if (n < 0) return InvalidArgument("node %s: too few dims for '%s'", node.DebugName(),
-                                      op.labels);
+    if (n < 0)
+      return InvalidArgument("node %s: too few dims for '%s'", node.DebugName(), op.labels);
     max_ell = std::max(max_ell, n);
   }
   auto generated = [&](int64_t n) {
@@ -325,8 +329,8 @@ absl::Status ExpandEllipses(const tf::Node& node, std::vector<EinsumOperand>* op
 }
 
 // Sums `op` over the labels that are in neither `keep1` nor `keep2`.
-absl::Status ReduceUnusedLabels(LoweringContext& ctx, EinsumOperand* op,
-                                const std::string& keep1, const std::string& keep2) {
+absl::Status ReduceUnusedLabels(LoweringContext& ctx, EinsumOperand* op, const std::string& keep1,
+                                const std::string& keep2) {
   std::vector<int64_t> dims;
   std::string kept;
   for (size_t i = 0; i < op->labels.size(); ++i) {
@@ -359,7 +363,8 @@ absl::StatusOr<Instruction*> TransposeToLabels(LoweringContext& ctx, const tf::N
     perm.push_back(static_cast<int64_t>(pos));
   }
   bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<int64_t>(i);
   if (identity) return x;
   return ctx.b().Transpose(x, perm);
 }
@@ -370,20 +375,26 @@ absl::Status CheckLabels(const tf::Node& node, const std::vector<EinsumOperand>&
   std::map<char, int64_t> sizes;
   for (const EinsumOperand& op : ops) {
     if (static_cast<int>(op.labels.size()) != op.x->shape().rank()) {
-      return InvalidArgument("node %s: Expected input rank %d to equal the number of labels "
-                             "%d", node.DebugName(), op.x->shape().rank(), op.labels.size());
+      return InvalidArgument(
+          "node %s: Expected input rank %d to equal the number of labels "
+          "%d",
+          node.DebugName(), op.x->shape().rank(), op.labels.size());
     }
     for (size_t i = 0; i < op.labels.size(); ++i) {
       const char l = op.labels[i];
       if (op.labels.find(l) != i) {
-        return Unimplemented("node %s: Einsum with a repeated label in one operand (a "
-                             "diagonal) is not compiled", node.DebugName());
+        return Unimplemented(
+            "node %s: Einsum with a repeated label in one operand (a "
+            "diagonal) is not compiled",
+            node.DebugName());
       }
       const int64_t d = op.x->shape().dim(static_cast<int>(i));
       auto [it, inserted] = sizes.insert({l, d});
       if (!inserted && it->second != d) {
-        return Unimplemented("node %s: Einsum label with sizes %d and %d (broadcasting) is "
-                             "not compiled", node.DebugName(), it->second, d);
+        return Unimplemented(
+            "node %s: Einsum label with sizes %d and %d (broadcasting) is "
+            "not compiled",
+            node.DebugName(), it->second, d);
       }
     }
   }
@@ -459,10 +470,8 @@ absl::Status LowerEinsum(LoweringContext& ctx, const tf::Node& node) {
 // the fallback kernel); `out` gets the output's H and W. reduce-window's own size rule,
 // (in + pads - k) / s + 1 (0 when the window does not fit), gives the same sizes.
 // An NCHW node pools dims 2 and 3 (`*h_dim` gets the H dim: 1 for NHWC, 2 for NCHW).
-absl::StatusOr<std::vector<hlo::WindowDim>> PoolWindow(const tf::Node& node,
-                                                       const hlo::Shape& x,
-                                                       std::vector<int64_t>* out,
-                                                       int64_t* h_dim) {
+absl::StatusOr<std::vector<hlo::WindowDim>> PoolWindow(const tf::Node& node, const hlo::Shape& x,
+                                                       std::vector<int64_t>* out, int64_t* h_dim) {
   TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs a,
                          tf::ReadPoolAttrs(node, x.dims(), tf::Layouts::kNhwcOrNchw));
   const std::vector<int64_t> nhwc = a.nchw ? tf::NchwToNhwc(x.dims()) : x.dims();
@@ -526,8 +535,10 @@ absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
       }
       // A window entirely in the padding (explicit padding only) divides 0 by 1, not by 0.
       const double c = static_cast<double>(std::max<int64_t>(n, 1));
-      if (acc_t == DType::kFloat64) counts.data<double>()[i * out[1] + j] = c;
-      else counts.data<float>()[i * out[1] + j] = static_cast<float>(c);
+      if (acc_t == DType::kFloat64)
+        counts.data<double>()[i * out[1] + j] = c;
+      else
+        counts.data<float>()[i * out[1] + j] = static_cast<float>(c);
     }
   }
   hlo::Attributes attrs;
@@ -536,8 +547,8 @@ absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * sum,
                          ctx.b().Add(Opcode::kReduceWindow, {x, zero}, std::move(attrs), {add}));
   Instruction* count = ctx.b().Constant(hlo::Literal::FromTensor(counts));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * countb, ctx.b().Broadcast(count, sum->shape().dims(),
-                                                                {h_dim, h_dim + 1}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * countb,
+                         ctx.b().Broadcast(count, sum->shape().dims(), {h_dim, h_dim + 1}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kDivide, sum, countb));
   if (acc_t != t) {
     TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
@@ -549,25 +560,27 @@ absl::Status LowerAvgPool(LoweringContext& ctx, const tf::Node& node) {
 }  // namespace
 
 void AppendNnLowerings(std::vector<OpLowering>* table) {
-  table->insert(table->end(), {
-      {"MatMul", LowerMatMul},
-      {"MaxPool", LowerMaxPool},
-      {"AvgPool", LowerAvgPool, true},
-      {"BiasAdd", LowerBiasAdd},
-      {"BiasAddV1", LowerBiasAdd},  // no data_format attr: the bias is on the last dim
-      {"Softmax", LowerSoftmax, /*float_only=*/true},
-      {"LogSoftmax", LowerLogSoftmax, true},
-      {"Elu", LowerElu, true},
-      {"Selu", LowerSelu, true},
-      {"Softplus", LowerSoftplus, true},
-      {"Softsign", LowerSoftsign, true},
-      {"LeakyRelu", LowerLeakyRelu, true},
-      {"L2Loss", LowerL2Loss, true},
-      {"BatchMatMul", LowerBatchMatMul},
-      {"BatchMatMulV2", LowerBatchMatMul},
-      {"BatchMatMulV3", LowerBatchMatMul},
-      {"Einsum", LowerEinsum},
-  });
+  table->insert(
+      table->end(),
+      {
+          {"MatMul", LowerMatMul},
+          {"MaxPool", LowerMaxPool},
+          {"AvgPool", LowerAvgPool, true},
+          {"BiasAdd", LowerBiasAdd},
+          {"BiasAddV1", LowerBiasAdd},  // no data_format attr: the bias is on the last dim
+          {"Softmax", LowerSoftmax, /*float_only=*/true},
+          {"LogSoftmax", LowerLogSoftmax, true},
+          {"Elu", LowerElu, true},
+          {"Selu", LowerSelu, true},
+          {"Softplus", LowerSoftplus, true},
+          {"Softsign", LowerSoftsign, true},
+          {"LeakyRelu", LowerLeakyRelu, true},
+          {"L2Loss", LowerL2Loss, true},
+          {"BatchMatMul", LowerBatchMatMul},
+          {"BatchMatMulV2", LowerBatchMatMul},
+          {"BatchMatMulV3", LowerBatchMatMul},
+          {"Einsum", LowerEinsum},
+      });
 }
 
 }  // namespace tfjit::tf2hlo

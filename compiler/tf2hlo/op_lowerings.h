@@ -50,8 +50,8 @@ absl::StatusOr<hlo::Instruction*> ReverseDims(LoweringContext& ctx, hlo::Instruc
 // shape) placed at the slice's positions of a zero tensor of dims `shape` (reverse + pad with
 // interior padding). StridedSliceGrad and the strided-slice assignments use it.
 absl::StatusOr<hlo::Instruction*> PlaceStridedSlice(LoweringContext& ctx, hlo::Instruction* value,
-                                                     const tf::StridedPlan& plan,
-                                                     const std::vector<int64_t>& shape);
+                                                    const tf::StridedPlan& plan,
+                                                    const std::vector<int64_t>& shape);
 
 // MatMul's product of matrices a and b (transposed as asked), and BatchMatMul's of x and y
 // (batch dims broadcast; adj_* transposes the last two dims, the caller conjugates complex
@@ -83,24 +83,25 @@ absl::StatusOr<hlo::Instruction*> PadConstantValue(LoweringContext& ctx, const t
 absl::Status LowerNode(LoweringContext& ctx, const tf::Node& node);
 
 // Families (each defined in its own file).
-void AppendMathLowerings(std::vector<OpLowering>* table);   // math_lowerings.cc
+void AppendMathLowerings(std::vector<OpLowering>* table);       // math_lowerings.cc
 void AppendReductionLowerings(std::vector<OpLowering>* table);  // reduction_lowerings.cc
-void AppendArrayLowerings(std::vector<OpLowering>* table);  // array_lowerings.cc
-void AppendNnLowerings(std::vector<OpLowering>* table);     // nn_lowerings.cc
-void AppendRandomLowerings(std::vector<OpLowering>* table); // random_lowerings.cc
+void AppendArrayLowerings(std::vector<OpLowering>* table);      // array_lowerings.cc
+void AppendNnLowerings(std::vector<OpLowering>* table);         // nn_lowerings.cc
+void AppendRandomLowerings(std::vector<OpLowering>* table);     // random_lowerings.cc
 // While/If and the comparison/logical ops of loop conditions (control_flow_lowerings.cc).
 void AppendControlFlowLowerings(std::vector<OpLowering>* table);
-void AppendResourceLowerings(std::vector<OpLowering>* table);  // resource_lowerings.cc
-void AppendListLowerings(std::vector<OpLowering>* table);      // list_lowerings.cc
+void AppendResourceLowerings(std::vector<OpLowering>* table);     // resource_lowerings.cc
+void AppendListLowerings(std::vector<OpLowering>* table);         // list_lowerings.cc
 void AppendElementwiseLowerings(std::vector<OpLowering>* table);  // elementwise_lowerings.cc
 void AppendSliceLowerings(std::vector<OpLowering>* table);        // slice_lowerings.cc
 void AppendConvLowerings(std::vector<OpLowering>* table);         // conv_lowerings.cc
 void AppendImageLowerings(std::vector<OpLowering>* table);        // image_lowerings.cc
-void AppendGradientsLowerings(std::vector<OpLowering>* table);       // gradients_lowerings.cc
-void AppendGradientsWindowLowerings(std::vector<OpLowering>* table);  // gradients_window_lowerings.cc
+void AppendGradientsLowerings(std::vector<OpLowering>* table);    // gradients_lowerings.cc
+void AppendGradientsWindowLowerings(
+    std::vector<OpLowering>* table);                              // gradients_window_lowerings.cc
 void AppendGradients3dLowerings(std::vector<OpLowering>* table);  // gradients_3d_lowerings.cc
-void AppendOptimizersLowerings(std::vector<OpLowering>* table);      // optimizers_lowerings.cc
-void AppendLinalgLowerings(std::vector<OpLowering>* table);          // linalg_lowerings.cc
+void AppendOptimizersLowerings(std::vector<OpLowering>* table);   // optimizers_lowerings.cc
+void AppendLinalgLowerings(std::vector<OpLowering>* table);       // linalg_lowerings.cc
 void AppendScatterSegmentLowerings(std::vector<OpLowering>* table);  // scatter_segment_lowerings.cc
 void AppendArrayMoreLowerings(std::vector<OpLowering>* table);       // array_more_lowerings.cc
 void AppendSpecialLowerings(std::vector<OpLowering>* table);         // special_lowerings.cc

@@ -88,7 +88,7 @@ class Ew {
 // other inputs by TF arg name (scalars already broadcast to the variable's shape).
 struct Operands {
   std::vector<ResourceState*> vars;
-  std::vector<Instruction*> w;  // current values, then the new values to install
+  std::vector<Instruction*> w;   // current values, then the new values to install
   std::vector<Instruction*> in;  // the inputs after the variables, in TF's order
   bool nesterov = false;
   bool update_slots = true;
@@ -110,14 +110,15 @@ absl::StatusOr<Operands> ReadOperands(LoweringContext& ctx, const tf::Node& node
     TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, i));
     if (var->value == nullptr) return VariableNotFoundError(var->container, var->name);
     if (var->dtype != dtype) {
-      return InvalidArgument("node %s: Trying to read variable with wrong dtype. Expected %s got "
-                             "%s", node.DebugName(), DTypeName(var->dtype), DTypeName(dtype));
+      return InvalidArgument(
+          "node %s: Trying to read variable with wrong dtype. Expected %s got "
+          "%s",
+          node.DebugName(), DTypeName(var->dtype), DTypeName(dtype));
     }
     if (i > 0 && var->value->shape().dims() != ops.w[0]->shape().dims()) {
-      return InvalidArgument("node %s: var and %s do not have the same shape%s %s",
-                             node.DebugName(), ArgName(node, i),
-                             DimsString(ops.w[0]->shape().dims()),
-                             DimsString(var->value->shape().dims()));
+      return InvalidArgument(
+          "node %s: var and %s do not have the same shape%s %s", node.DebugName(), ArgName(node, i),
+          DimsString(ops.w[0]->shape().dims()), DimsString(var->value->shape().dims()));
     }
     ops.vars.push_back(var);
     ops.w.push_back(var->value);
@@ -149,8 +150,8 @@ absl::StatusOr<Operands> ReadOperands(LoweringContext& ctx, const tf::Node& node
 // One optimizer's update: rewrites o.w (the variables' new values) from o.in.
 using UpdateFn = void (*)(Ew& e, Operands& o);
 
-Instruction* Proximal(Ew& e, Instruction* var, Instruction* lr, Instruction* l1,
-                      Instruction* l2, Instruction* g) {
+Instruction* Proximal(Ew& e, Instruction* var, Instruction* lr, Instruction* l1, Instruction* l2,
+                      Instruction* g) {
   Instruction* prox = e.Sub(var, e.Mul(g, lr));
   Instruction* denom = e.Add(e.C(1), e.Mul(lr, l2));
   Instruction* shrunk =
@@ -167,8 +168,8 @@ void ProximalGradientDescent(Ew& e, Operands& o) {
 void Momentum(Ew& e, Operands& o) {
   Instruction *lr = o.in[0], *g = o.in[1], *momentum = o.in[2];
   o.w[1] = e.Add(e.Mul(o.w[1], momentum), g);
-  Instruction* step = o.nesterov ? e.Add(e.Mul(g, lr), e.Mul(e.Mul(o.w[1], momentum), lr))
-                                 : e.Mul(o.w[1], lr);
+  Instruction* step =
+      o.nesterov ? e.Add(e.Mul(g, lr), e.Mul(e.Mul(o.w[1], momentum), lr)) : e.Mul(o.w[1], lr);
   o.w[0] = e.Sub(o.w[0], step);
 }
 
@@ -188,9 +189,8 @@ void AdamCommon(Ew& e, Operands& o, bool amsgrad) {
   o.w[2] = e.Add(o.w[2], e.Mul(e.Sub(e.Square(g), o.w[2]), e.Sub(e.C(1), b2)));
   Instruction* v = o.w[2];
   if (amsgrad) v = o.w[3] = e.Max(o.w[3], o.w[2]);
-  Instruction* m = o.nesterov && !amsgrad
-                       ? e.Add(e.Mul(o.w[1], b1), e.Mul(e.Sub(e.C(1), b1), g))
-                       : o.w[1];
+  Instruction* m =
+      o.nesterov && !amsgrad ? e.Add(e.Mul(o.w[1], b1), e.Mul(e.Sub(e.C(1), b1), g)) : o.w[1];
   o.w[0] = e.Sub(o.w[0], e.Div(e.Mul(m, alpha), e.Add(e.Sqrt(v), eps)));
 }
 void Adam(Ew& e, Operands& o) { AdamCommon(e, o, /*amsgrad=*/false); }
@@ -201,8 +201,7 @@ void AdaMax(Ew& e, Operands& o) {
               *g = o.in[5];
   o.w[1] = e.Add(e.Mul(b1, o.w[1]), e.Mul(e.Sub(e.C(1), b1), g));
   o.w[2] = e.Max(e.Mul(b2, o.w[2]), e.Abs(g));
-  o.w[0] = e.Sub(o.w[0], e.Mul(e.Div(lr, e.Sub(e.C(1), b1p)),
-                               e.Div(o.w[1], e.Add(o.w[2], eps))));
+  o.w[0] = e.Sub(o.w[0], e.Mul(e.Div(lr, e.Sub(e.C(1), b1p)), e.Div(o.w[1], e.Add(o.w[2], eps))));
 }
 
 void Adagrad(Ew& e, Operands& o) {
@@ -226,8 +225,7 @@ void ProximalAdagrad(Ew& e, Operands& o) {
 void Adadelta(Ew& e, Operands& o) {
   Instruction *lr = o.in[0], *rho = o.in[1], *eps = o.in[2], *g = o.in[3];
   o.w[1] = e.Add(e.Mul(rho, o.w[1]), e.Mul(e.Sub(e.C(1), rho), e.Square(g)));
-  Instruction* update =
-      e.Mul(e.Mul(e.Sqrt(e.Add(o.w[2], eps)), e.Rsqrt(e.Add(o.w[1], eps))), g);
+  Instruction* update = e.Mul(e.Mul(e.Sqrt(e.Add(o.w[2], eps)), e.Rsqrt(e.Add(o.w[1], eps))), g);
   o.w[2] = e.Add(e.Mul(rho, o.w[2]), e.Mul(e.Sub(e.C(1), rho), e.Square(update)));
   o.w[0] = e.Sub(o.w[0], e.Mul(update, lr));
 }
@@ -276,8 +274,7 @@ void FtrlV2(Ew& e, Operands& o) { FtrlCommon(e, o, /*shrinkage=*/true); }
 // AddSign: scale = alpha + decay; PowerSign: scale = exp(logbase * decay), where
 // decay = sign_decay * sign(grad) * sign(m).
 void SignCommon(Ew& e, Operands& o, bool power) {
-  Instruction *lr = o.in[0], *base = o.in[1], *sign_decay = o.in[2], *beta = o.in[3],
-              *g = o.in[4];
+  Instruction *lr = o.in[0], *base = o.in[1], *sign_decay = o.in[2], *beta = o.in[3], *g = o.in[4];
   o.w[1] = e.Add(e.Mul(o.w[1], beta), e.Mul(g, e.Sub(e.C(1), beta)));
   Instruction* decay = e.Mul(e.Mul(e.Sign(g), e.Sign(o.w[1])), sign_decay);
   Instruction* scale = power ? e.Exp(e.Mul(base, decay)) : e.Add(base, decay);
@@ -332,8 +329,7 @@ absl::Status LowerResourceApply(LoweringContext& ctx, const tf::Node& node) {
     return VariableNotFoundError(var->container, var->name);
   }
   Ew ew(ctx, dtype, var->value->shape().dims());
-  TFJIT_ASSIGN_OR_RETURN(Operands ops,
-                         ReadOperands(ctx, node, opt->vars, opt->grad, dtype, ew));
+  TFJIT_ASSIGN_OR_RETURN(Operands ops, ReadOperands(ctx, node, opt->vars, opt->grad, dtype, ew));
   opt->update(ew, ops);
   TFJIT_RETURN_IF_ERROR(ew.status());
   for (int i = 0; i < opt->vars; ++i) {

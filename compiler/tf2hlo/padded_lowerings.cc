@@ -203,8 +203,8 @@ absl::Status CheckBetween(LoweringContext& ctx, const tf::Node& node, const SymE
 
 // `x` padded in `dim` made static with extent `n`, which TF's kernel requires the run-time size
 // to be (checked at run time): cut or padded to n.
-absl::StatusOr<Instruction*> MakeStatic(LoweringContext& ctx, const tf::Node& node,
-                                        Instruction* x, const DynamicDim& d, int64_t n) {
+absl::StatusOr<Instruction*> MakeStatic(LoweringContext& ctx, const tf::Node& node, Instruction* x,
+                                        const DynamicDim& d, int64_t n) {
   TFJIT_RETURN_IF_ERROR(CheckSameSize(ctx, node, d.size, Constant(n),
                                       absl::StrCat("a size known only at run time must be ", n)));
   const int64_t bound = x->shape().dim(d.dim);
@@ -225,8 +225,10 @@ absl::StatusOr<Instruction*> MakeStatic(LoweringContext& ctx, const tf::Node& no
 // (a double would round INT64_MAX up past it): +-inf for floats.
 absl::StatusOr<Instruction*> Extreme(LoweringContext& ctx, DType t, bool highest) {
   if (IsFloatingDType(t)) {
-    return ctx.Splat(t, highest ? std::numeric_limits<double>::infinity()
-                                : -std::numeric_limits<double>::infinity(), {});
+    return ctx.Splat(t,
+                     highest ? std::numeric_limits<double>::infinity()
+                             : -std::numeric_limits<double>::infinity(),
+                     {});
   }
   if (t == DType::kBool) return ctx.Splat(t, highest ? 1.0 : 0.0, {});
   absl::StatusOr<Instruction*> out = Unimplemented("no extreme value of %s", DTypeName(t));
@@ -306,9 +308,9 @@ absl::StatusOr<bool> LowerPaddedTopK(LoweringContext& ctx, const tf::Node& node)
     }
   }
   if (!kk.IsConstant()) {
-    TFJIT_RETURN_IF_ERROR(CheckBetween(
-        ctx, node, kk, Constant(0), d != nullptr ? d->size : Constant(n),
-        "input must have at least k columns, and k >= 0 (k computed at run time)"));
+    TFJIT_RETURN_IF_ERROR(
+        CheckBetween(ctx, node, kk, Constant(0), d != nullptr ? d->size : Constant(n),
+                     "input must have at least k columns, and k >= 0 (k computed at run time)"));
     const DType kt = node.input_types()[1];
     TFJIT_ASSIGN_OR_RETURN(overrides[1], ctx.Splat(kt, static_cast<double>(k_bound), {}));
   }
@@ -372,8 +374,8 @@ absl::StatusOr<bool> LowerPaddedConcat(LoweringContext& ctx, const tf::Node& nod
     }
     TFJIT_ASSIGN_OR_RETURN(out, ctx.b().Add(hlo::Opcode::kDynamicUpdateSlice, operands));
     const DynamicDim* d = ctx.DynamicInput(node, i);
-    offset = Sum(offset, d != nullptr ? d->size : Constant(xs[static_cast<size_t>(i)]->shape()
-                                                               .dim(axis)));
+    offset = Sum(offset,
+                 d != nullptr ? d->size : Constant(xs[static_cast<size_t>(i)]->shape().dim(axis)));
   }
   ctx.SetOutput(node, 0, out);
   ctx.SetDynamic({const_cast<tf::Node*>(&node), 0}, DynamicDim{axis, offset});
@@ -388,8 +390,10 @@ absl::StatusOr<bool> LowerPaddedReshape(LoweringContext& ctx, const tf::Node& no
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   std::optional<std::vector<SymExpr>> shape = ctx.SymbolicInput(node, 1);
   auto refuse = [&](absl::string_view why) {
-    return Unimplemented("node %s: reshapes %s, padded in dim %d with a size known only at run "
-                         "time, %s", node.DebugName(), x->shape().ToString(), d.dim, why);
+    return Unimplemented(
+        "node %s: reshapes %s, padded in dim %d with a size known only at run "
+        "time, %s",
+        node.DebugName(), x->shape().ToString(), d.dim, why);
   };
   if (!shape.has_value() || shape->empty()) return refuse("to a shape not known when compiling");
   bool constant = true;
@@ -402,9 +406,10 @@ absl::StatusOr<bool> LowerPaddedReshape(LoweringContext& ctx, const tf::Node& no
     int64_t others = 1;
     for (int i = 0; i < x->shape().rank(); ++i) others *= i == d.dim ? 1 : x->shape().dim(i);
     if (others == 0 || total % others != 0) {
-      return InvalidArgument("node %s: Input to reshape is a tensor with a size known only at run "
-                             "time that cannot give the requested shape with %d values",
-                             node.DebugName(), total);
+      return InvalidArgument(
+          "node %s: Input to reshape is a tensor with a size known only at run "
+          "time that cannot give the requested shape with %d values",
+          node.DebugName(), total);
     }
     TFJIT_ASSIGN_OR_RETURN(Instruction * fixed, MakeStatic(ctx, node, x, d, total / others));
     TFJIT_RETURN_IF_ERROR(LowerWith(ctx, node, {fixed}));
@@ -455,8 +460,10 @@ absl::StatusOr<bool> LowerPaddedSlice(LoweringContext& ctx, const tf::Node& node
   TFJIT_ASSIGN_OR_RETURN(Instruction * size_v, ctx.Input(node, 2));
   if (begin->size() != static_cast<size_t>(rank) ||
       size_v->shape().num_elements() != static_cast<int64_t>(rank)) {
-    return InvalidArgument("node %s: Expected begin and size arguments to be 1-D tensors of "
-                           "size %d", node.DebugName(), rank);
+    return InvalidArgument(
+        "node %s: Expected begin and size arguments to be 1-D tensors of "
+        "size %d",
+        node.DebugName(), rank);
   }
   std::vector<hlo::SliceDim> slice(static_cast<size_t>(rank));
   std::optional<DynamicDim> out;
@@ -464,8 +471,8 @@ absl::StatusOr<bool> LowerPaddedSlice(LoweringContext& ctx, const tf::Node& node
     const SymExpr& b = (*begin)[static_cast<size_t>(e)];
     const int64_t bound = x->shape().dim(e);
     if (!b.IsConstant() || b.constant < 0 || b.constant > bound) {
-      return Unimplemented("node %s: begin[%d] must be a constant in [0, %d]", node.DebugName(),
-                           e, bound);
+      return Unimplemented("node %s: begin[%d] must be a constant in [0, %d]", node.DebugName(), e,
+                           bound);
     }
     const SymExpr in_size = d != nullptr && d->dim == e ? d->size : Constant(bound);
     std::optional<SymExpr> n;
@@ -497,9 +504,10 @@ absl::StatusOr<bool> LowerPaddedSlice(LoweringContext& ctx, const tf::Node& node
         TFJIT_ASSIGN_OR_RETURN(Instruction * need, Scalar64(ctx, n->constant + b.constant));
         TFJIT_ASSIGN_OR_RETURN(Instruction * bad,
                                ctx.b().Compare(hlo::ComparisonDirection::kLt, s, need));
-        TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(
-            node, bad, absl::StrCat("Expected size[", e, "] in [0, the run-time size - ",
-                                    b.constant, "], but got ", n->constant)));
+        TFJIT_RETURN_IF_ERROR(
+            ctx.AddConditionCheck(node, bad,
+                                  absl::StrCat("Expected size[", e, "] in [0, the run-time size - ",
+                                               b.constant, "], but got ", n->constant)));
       }
       slice[static_cast<size_t>(e)] = {b.constant, b.constant + n->constant, 1};
       continue;
@@ -510,40 +518,42 @@ absl::StatusOr<bool> LowerPaddedSlice(LoweringContext& ctx, const tf::Node& node
     if (n.has_value() && n->IsConstant()) {  // -1: the rest
       out_size = Sum(in_size, Constant(-b.constant));
       if (out_size.IsConstant()) continue;  // a static dim: {b, bound}
-      TFJIT_RETURN_IF_ERROR(CheckBetween(
-          ctx, node, out_size, Constant(0), in_size,
-          absl::StrCat("Expected begin[", e, "] in [0, the input's run-time size], but got ",
-                       b.constant)));
+      TFJIT_RETURN_IF_ERROR(
+          CheckBetween(ctx, node, out_size, Constant(0), in_size,
+                       absl::StrCat("Expected begin[", e,
+                                    "] in [0, the input's run-time size], but got ", b.constant)));
     } else if (n.has_value()) {
       out_size = *n;
-      TFJIT_RETURN_IF_ERROR(CheckBetween(
-          ctx, node, out_size, Constant(0), Sum(in_size, Constant(-b.constant)),
-          absl::StrCat("Expected size[", e, "] in [0, the input's size - ", b.constant,
-                       "] (computed at run time)")));
+      TFJIT_RETURN_IF_ERROR(
+          CheckBetween(ctx, node, out_size, Constant(0), Sum(in_size, Constant(-b.constant)),
+                       absl::StrCat("Expected size[", e, "] in [0, the input's size - ", b.constant,
+                                    "] (computed at run time)")));
     } else {
       hlo::Builder& hb = ctx.b();
       TFJIT_ASSIGN_OR_RETURN(Instruction * v, hb.Convert(element, DType::kInt64));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * rest, ctx.SizeValue(Sum(in_size,
-                                                                    Constant(-b.constant))));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * rest,
+                             ctx.SizeValue(Sum(in_size, Constant(-b.constant))));
       TFJIT_ASSIGN_OR_RETURN(Instruction * minus1, Scalar64(ctx, -1));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * all, hb.Compare(hlo::ComparisonDirection::kEq, v,
-                                                           minus1));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * all,
+                             hb.Compare(hlo::ComparisonDirection::kEq, v, minus1));
       TFJIT_ASSIGN_OR_RETURN(v, hb.Select(all, rest, v));
       // TF: 0 <= size and begin + size <= the input's size.
       TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Scalar64(ctx, 0));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * neg, hb.Compare(hlo::ComparisonDirection::kLt, v,
-                                                           zero));
-      TFJIT_ASSIGN_OR_RETURN(Instruction * over, hb.Compare(hlo::ComparisonDirection::kGt, v,
-                                                            rest));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * neg, hb.Compare(hlo::ComparisonDirection::kLt, v, zero));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * over,
+                             hb.Compare(hlo::ComparisonDirection::kGt, v, rest));
       TFJIT_ASSIGN_OR_RETURN(Instruction * bad, hb.Binary(hlo::Opcode::kOr, neg, over));
-      TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(
-          node, bad, absl::StrCat("Expected size[", e, "] in [0, the input's size - ",
-                                  b.constant, "] (computed at run time)")));
+      TFJIT_RETURN_IF_ERROR(
+          ctx.AddConditionCheck(node, bad,
+                                absl::StrCat("Expected size[", e, "] in [0, the input's size - ",
+                                             b.constant, "] (computed at run time)")));
       out_size = ctx.NewSizeAtom(v, bound - b.constant);
     }
     if (out.has_value()) {
-      return Unimplemented("node %s: more than one dim of the slice has a size known only at "
-                           "run time", node.DebugName());
+      return Unimplemented(
+          "node %s: more than one dim of the slice has a size known only at "
+          "run time",
+          node.DebugName());
     }
     out = DynamicDim{e, out_size};
   }
@@ -685,9 +695,9 @@ absl::StatusOr<bool> LowerPaddedElementwise(LoweringContext& ctx, const tf::Node
 
 bool IsElementwiseBinary(absl::string_view op) {
   static constexpr const char* kOps[] = {
-      "Add",  "AddV2",     "Sub",       "Mul",        "RealDiv",  "Maximum",
-      "Minimum", "Greater", "GreaterEqual", "Less", "LessEqual", "Equal",
-      "NotEqual", "LogicalAnd", "LogicalOr", "Select", "SelectV2"};
+      "Add",      "AddV2",      "Sub",          "Mul",    "RealDiv",   "Maximum",
+      "Minimum",  "Greater",    "GreaterEqual", "Less",   "LessEqual", "Equal",
+      "NotEqual", "LogicalAnd", "LogicalOr",    "Select", "SelectV2"};
   for (const char* o : kOps) {
     if (op == o) return true;
   }
@@ -742,12 +752,11 @@ absl::Status PropagatePadded(LoweringContext& ctx, const tf::Node& node) {
     if (!result.has_value()) {
       result = mapped;
     } else if (result->dim != mapped.dim) {
-      return Unimplemented("node %s: its inputs are padded in different dims",
-                           node.DebugName());
+      return Unimplemented("node %s: its inputs are padded in different dims", node.DebugName());
     } else {
-      TFJIT_RETURN_IF_ERROR(CheckSameSize(ctx, node, result->size, mapped.size,
-                                          absl::StrCat("the run-time sizes of dim ",
-                                                       mapped.dim, " differ")));
+      TFJIT_RETURN_IF_ERROR(
+          CheckSameSize(ctx, node, result->size, mapped.size,
+                        absl::StrCat("the run-time sizes of dim ", mapped.dim, " differ")));
     }
   }
   if (!result.has_value()) return absl::OkStatus();
@@ -756,10 +765,10 @@ absl::Status PropagatePadded(LoweringContext& ctx, const tf::Node& node) {
     const auto [x, offset] = operands[static_cast<size_t>(i)];
     const int k = result->dim - offset;
     if (k < 0 || k >= x->shape().rank() || x->shape().dim(k) == 1) continue;
-    TFJIT_RETURN_IF_ERROR(CheckSameSize(
-        ctx, node, result->size, Constant(x->shape().dim(k)),
-        absl::StrCat("input ", i, " has ", x->shape().dim(k), " in dim ", k,
-                     " and another input a different run-time size")));
+    TFJIT_RETURN_IF_ERROR(
+        CheckSameSize(ctx, node, result->size, Constant(x->shape().dim(k)),
+                      absl::StrCat("input ", i, " has ", x->shape().dim(k), " in dim ", k,
+                                   " and another input a different run-time size")));
   }
   ctx.SetDynamic({const_cast<tf::Node*>(&node), 0}, *result);
   return absl::OkStatus();
@@ -789,7 +798,6 @@ absl::StatusOr<bool> LowerPaddedNode(LoweringContext& ctx, const tf::Node& node)
   }
   return false;
 }
-
 
 // The ops that make a padded value from a run-time size that is no expression (a count read
 // from padded data), tried after their plain lowering fails.

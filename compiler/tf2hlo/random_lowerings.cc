@@ -6,8 +6,8 @@
 // state parameter the runtime supplies and return the advanced state. The random_more ops that
 // share this Philox HLO also lower here: StatelessRandomUniformFullInt(V2), XlaRngBitGenerator
 // and (Stateless)Multinomial (kernels in runtime/kernels/random_more_kernels.cc).
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/logging.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
+#include "core/logging.h"
 #include "core/philox.h"
 #include "core/random_fill.h"
 #include "core/status.h"
@@ -77,8 +77,8 @@ class Rng {
   }
   Instruction* Bitcast(Instruction* a, DType t) {
     if (!ok({a})) return nullptr;
-    return Take(ctx_.b().Add(Opcode::kBitcastConvert, {a}, {}, {},
-                             hlo::Shape(t, a->shape().dims())));
+    return Take(
+        ctx_.b().Add(Opcode::kBitcastConvert, {a}, {}, {}, hlo::Shape(t, a->shape().dims())));
   }
   Instruction* Lt(Instruction* a, Instruction* b) {
     return ok({a, b}) ? Take(ctx_.b().Compare(ComparisonDirection::kLt, a, b)) : nullptr;
@@ -136,8 +136,7 @@ class Rng {
       for (int64_t j = k - 1; j-- > 0;) {
         Instruction* w = Take(ctx_.b().Broadcast(words[static_cast<size_t>(j)], grid, {0}));
         Instruction* is_j = ok({lane}) ? Take(ctx_.b().Compare(ComparisonDirection::kEq, lane,
-                                                               U32(static_cast<uint32_t>(j),
-                                                                   grid)))
+                                                               U32(static_cast<uint32_t>(j), grid)))
                                        : nullptr;
         m = ok({is_j, w, m}) ? Take(ctx_.b().Select(is_j, w, m)) : nullptr;
       }
@@ -162,10 +161,10 @@ Words PhiloxRounds(Rng& r, Words c, KeyWords key, const Dims& dims) {
   for (int round = 0; round < 10; ++round) {
     Instruction* k0 = r.Bcast(key[0], dims);
     Instruction* k1 = r.Bcast(key[1], dims);
-    Instruction* p0 = r.Bin(Opcode::kMultiply, r.Cvt(c[0], DType::kUInt64),
-                            r.U64(random::kPhiloxM4x32A, dims));
-    Instruction* p1 = r.Bin(Opcode::kMultiply, r.Cvt(c[2], DType::kUInt64),
-                            r.U64(random::kPhiloxM4x32B, dims));
+    Instruction* p0 =
+        r.Bin(Opcode::kMultiply, r.Cvt(c[0], DType::kUInt64), r.U64(random::kPhiloxM4x32A, dims));
+    Instruction* p1 =
+        r.Bin(Opcode::kMultiply, r.Cvt(c[2], DType::kUInt64), r.U64(random::kPhiloxM4x32B, dims));
     Instruction* hi0 = r.Hi32(p0);
     Instruction* lo0 = r.Lo32(p0);
     Instruction* hi1 = r.Hi32(p1);
@@ -194,7 +193,6 @@ Words PhiloxBlocks(Rng& r, KeyWords key, Words counter, int64_t nb) {
   }
   return PhiloxRounds(r, c, key, d);
 }
-
 
 // ---- Bits to values (core/philox.h has the scalar reference) ----
 
@@ -257,8 +255,8 @@ absl::StatusOr<Stream> SeedStream(Rng& r, LoweringContext& ctx, const tf::Node& 
   // A seed known at compile time folds the scramble below into constants. A seed computed at
   // run time leaves it as scalar HLO: the backends emit such rank-0 values once per launch,
   // ahead of the output loop (ElementalEmitter's hoist region), not per element.
-  Instruction* u = r.Bitcast(t == DType::kInt32 ? r.Cvt(seed, DType::kInt64) : seed,
-                             DType::kUInt64);
+  Instruction* u =
+      r.Bitcast(t == DType::kInt32 ? r.Cvt(seed, DType::kInt64) : seed, DType::kUInt64);
   Instruction* s0 = r.At(u, 0);
   Instruction* s1 = r.At(u, 1);
   const Words in = {r.Lo32(s0), r.Hi32(s0), r.Lo32(s1), r.Hi32(s1)};
@@ -273,20 +271,24 @@ absl::StatusOr<Stream> KeyCounterStream(Rng& r, LoweringContext& ctx, const tf::
   if (alg.size() != 1) return InvalidArgument("alg must be a scalar, got %d values", alg.size());
   const int64_t id = alg[0] == 3 ? 1 : alg[0];  // auto-select = Philox
   if (id == 2) {
-    return Unimplemented("RNG algorithm 2 (ThreeFry) is not implemented by tfjit; use alg 1 "
-                         "(Philox)");
+    return Unimplemented(
+        "RNG algorithm 2 (ThreeFry) is not implemented by tfjit; use alg 1 "
+        "(Philox)");
   }
   if (id != 1) return InvalidArgument("Unsupported algorithm id: %d", id);
   TFJIT_ASSIGN_OR_RETURN(Instruction * key, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * counter, ctx.Input(node, 2));
   if (key->shape().dims() != Dims{1}) {
-    return InvalidArgument("key must have shape [1], not %s. (Note that batched keys are not "
-                           "supported yet.)", key->shape().ToString());
+    return InvalidArgument(
+        "key must have shape [1], not %s. (Note that batched keys are not "
+        "supported yet.)",
+        key->shape().ToString());
   }
   if (counter->shape().rank() != 1 || counter->shape().dim(0) < 2) {
-    return InvalidArgument("counter must be a vector with length at least 2; got shape: %s. "
-                           "(Note that batched counters are not supported yet.)",
-                           counter->shape().ToString());
+    return InvalidArgument(
+        "counter must be a vector with length at least 2; got shape: %s. "
+        "(Note that batched counters are not supported yet.)",
+        counter->shape().ToString());
   }
   Instruction* k = r.At(key, 0);
   Instruction* c0 = r.At(counter, 0);
@@ -353,9 +355,9 @@ absl::StatusOr<Instruction*> IntValues(Rng& r, DType dtype, const Stream& s, Ins
   const bool wide = dtype == DType::kInt64;
   const DType u = wide ? DType::kUInt64 : DType::kUInt32;
   TFJIT_ASSIGN_OR_RETURN(Words w, BlocksFor(r, s, n, wide ? 2 : 4));
-  Instruction* bits = wide ? r.Join64(r.Interleave({w[0], w[2]}, n, dims),
-                                      r.Interleave({w[1], w[3]}, n, dims))
-                           : r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
+  Instruction* bits =
+      wide ? r.Join64(r.Interleave({w[0], w[2]}, n, dims), r.Interleave({w[1], w[3]}, n, dims))
+           : r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
   Instruction* ulo = r.Bitcast(lo, u);
   Instruction* range = r.Bin(Opcode::kSubtract, r.Bitcast(hi, u), ulo);
   Instruction* offset = r.Bin(Opcode::kRemainder, bits, r.Bcast(range, dims));
@@ -394,8 +396,7 @@ absl::Status IntRange(LoweringContext& ctx, const tf::Node& node, int range_i, i
 absl::StatusOr<DType> IntDType(const tf::Node& node, const char* attr) {
   TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(node, attr));
   if (dtype != DType::kInt32 && dtype != DType::kInt64) {
-    return InvalidArgument("%s: dtype must be int32 or int64, got %s", node.op(),
-                           DTypeName(dtype));
+    return InvalidArgument("%s: dtype must be int32 or int64, got %s", node.op(), DTypeName(dtype));
   }
   return dtype;
 }
@@ -407,8 +408,8 @@ absl::Status LowerStatelessFloat(LoweringContext& ctx, const tf::Node& node,
   TFJIT_ASSIGN_OR_RETURN(DType dtype, FloatDType(node));
   TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
   Rng r(ctx);
-  TFJIT_ASSIGN_OR_RETURN(Stream s, v2 ? KeyCounterStream(r, ctx, node)
-                                      : SeedStream(r, ctx, node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Stream s,
+                         v2 ? KeyCounterStream(r, ctx, node) : SeedStream(r, ctx, node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * out, FloatValues(r, ctx, dist, dtype, s, dims));
   TFJIT_RETURN_IF_ERROR(r.status());
   ctx.SetOutput(node, 0, out);
@@ -421,8 +422,8 @@ absl::Status LowerStatelessInt(LoweringContext& ctx, const tf::Node& node, bool 
   Instruction *lo, *hi;
   TFJIT_RETURN_IF_ERROR(IntRange(ctx, node, v2 ? 4 : 2, NumElements(dims), &lo, &hi));
   Rng r(ctx);
-  TFJIT_ASSIGN_OR_RETURN(Stream s, v2 ? KeyCounterStream(r, ctx, node)
-                                      : SeedStream(r, ctx, node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Stream s,
+                         v2 ? KeyCounterStream(r, ctx, node) : SeedStream(r, ctx, node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * out, IntValues(r, dtype, s, lo, hi, dims));
   TFJIT_RETURN_IF_ERROR(r.status());
   ctx.SetOutput(node, 0, out);
@@ -467,9 +468,9 @@ absl::StatusOr<Instruction*> FullIntBits(Rng& r, const Stream& s, DType dtype, c
   if (n == 0) return r.Cvt(r.Const<int32_t>(DType::kInt32, 0, dims), dtype);
   const bool wide = dtype == DType::kInt64 || dtype == DType::kUInt64;
   TFJIT_ASSIGN_OR_RETURN(Words w, BlocksFor(r, s, n, wide ? 2 : 4));
-  Instruction* bits = wide ? r.Join64(r.Interleave({w[0], w[2]}, n, dims),
-                                      r.Interleave({w[1], w[3]}, n, dims))
-                           : r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
+  Instruction* bits =
+      wide ? r.Join64(r.Interleave({w[0], w[2]}, n, dims), r.Interleave({w[1], w[3]}, n, dims))
+           : r.Interleave({w[0], w[1], w[2], w[3]}, n, dims);
   return (dtype == DType::kUInt32 || dtype == DType::kUInt64) ? bits : r.Bitcast(bits, dtype);
 }
 
@@ -481,8 +482,8 @@ absl::Status LowerStatelessFullInt(LoweringContext& ctx, const tf::Node& node, b
   }
   TFJIT_ASSIGN_OR_RETURN(Dims dims, OutputDims(ctx, node));
   Rng r(ctx);
-  TFJIT_ASSIGN_OR_RETURN(Stream s, v2 ? KeyCounterStream(r, ctx, node)
-                                      : SeedStream(r, ctx, node, 1));
+  TFJIT_ASSIGN_OR_RETURN(Stream s,
+                         v2 ? KeyCounterStream(r, ctx, node) : SeedStream(r, ctx, node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * out, FullIntBits(r, s, dtype, dims));
   TFJIT_RETURN_IF_ERROR(r.status());
   ctx.SetOutput(node, 0, out);
@@ -545,10 +546,14 @@ absl::Status LowerStatelessRandomUniformFullIntV2(LoweringContext& c, const tf::
 // The lowest finite value of a float type, as a double.
 double LowestOf(DType t) {
   switch (t) {
-    case DType::kFloat16: return -65504.0;
-    case DType::kBFloat16: return -3.3895313892515355e38;
-    case DType::kFloat32: return -static_cast<double>(std::numeric_limits<float>::max());
-    default: return -std::numeric_limits<double>::max();
+    case DType::kFloat16:
+      return -65504.0;
+    case DType::kBFloat16:
+      return -3.3895313892515355e38;
+    case DType::kFloat32:
+      return -static_cast<double>(std::numeric_limits<float>::max());
+    default:
+      return -std::numeric_limits<double>::max();
   }
 }
 
@@ -591,8 +596,7 @@ absl::StatusOr<std::pair<Instruction*, Instruction*>> SequentialCumsum(LoweringC
     TFJIT_ASSIGN_OR_RETURN(Instruction * next_cdf,
                            lb.Add(Opcode::kDynamicUpdateSlice, {cdf, update, j, zero}));
     TFJIT_ASSIGN_OR_RETURN(
-        Instruction * j1,
-        lb.Binary(Opcode::kAdd, j, lb.ScalarConstant<int32_t>(DType::kInt32, 1)));
+        Instruction * j1, lb.Binary(Opcode::kAdd, j, lb.ScalarConstant<int32_t>(DType::kInt32, 1)));
     TFJIT_ASSIGN_OR_RETURN(Instruction * root, lb.Tuple({j1, next_total, values, next_cdf}));
     body->set_root(root);
   }
@@ -653,18 +657,18 @@ absl::Status LowerMultinomialImpl(LoweringContext& ctx, const tf::Node& node, bo
   hlo::Builder& b = ctx.b();
   const Dims bc = {batch, classes};
   Instruction* x = r.Cvt(logits, DType::kFloat64);
-  Instruction* finite = r.ok({x}) ? r.Take(b.Compare(ComparisonDirection::kEq,
-                                                      r.Bin(Opcode::kSubtract, x, x),
-                                                      r.F(DType::kFloat64, 0.0, bc)))
-                                  : nullptr;
+  Instruction* finite =
+      r.ok({x}) ? r.Take(b.Compare(ComparisonDirection::kEq, r.Bin(Opcode::kSubtract, x, x),
+                                   r.F(DType::kFloat64, 0.0, bc)))
+                : nullptr;
   Instruction* lowest = r.F(DType::kFloat64, LowestOf(t), bc);
   Instruction* masked = r.ok({finite, lowest}) ? r.Take(b.Select(finite, x, lowest)) : nullptr;
   Instruction* max = nullptr;
   if (r.ok({masked})) {
     hlo::Computation* max_fn =
         hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kMaximum, DType::kFloat64);
-    max = r.Take(b.Reduce(masked, b.ScalarConstant<double>(DType::kFloat64, LowestOf(t)), {1},
-                          max_fn));
+    max = r.Take(
+        b.Reduce(masked, b.ScalarConstant<double>(DType::kFloat64, LowestOf(t)), {1}, max_fn));
   }
   Instruction* max_b = r.ok({max}) ? r.Take(b.Broadcast(max, bc, {0})) : nullptr;
   Instruction* e = r.Un(Opcode::kExp, r.Bin(Opcode::kSubtract, x, max_b));
@@ -683,9 +687,8 @@ absl::Status LowerMultinomialImpl(LoweringContext& ctx, const tf::Node& node, bo
   Instruction* cdf_bc = r.Take(b.Transpose(cdf_total.first, {1, 0}));
   Instruction* cdf3 = r.ok({cdf_bc}) ? r.Take(b.Broadcast(cdf_bc, bsc, {0, 2})) : nullptr;
   Instruction* find3 = r.ok({to_find}) ? r.Take(b.Broadcast(to_find, bsc, {0, 1})) : nullptr;
-  Instruction* le = r.ok({cdf3, find3})
-                        ? r.Take(b.Compare(ComparisonDirection::kLe, cdf3, find3))
-                        : nullptr;
+  Instruction* le =
+      r.ok({cdf3, find3}) ? r.Take(b.Compare(ComparisonDirection::kLe, cdf3, find3)) : nullptr;
   Instruction* count = nullptr;
   if (r.ok({le})) {
     hlo::Computation* add_fn =
@@ -704,10 +707,9 @@ absl::Status LowerKeyCounter(LoweringContext& ctx, const tf::Node& node, bool wi
   Rng r(ctx);
   TFJIT_ASSIGN_OR_RETURN(Stream s, SeedStream(r, ctx, node, 0));
   Instruction* key = r.Reshape(r.Join64(s.key[0], s.key[1]), {1});
-  Instruction* counter =
-      r.Concat({r.Reshape(r.Join64(s.counter[0], s.counter[1]), {1}),
-                r.Reshape(r.Join64(s.counter[2], s.counter[3]), {1})},
-               0);
+  Instruction* counter = r.Concat({r.Reshape(r.Join64(s.counter[0], s.counter[1]), {1}),
+                                   r.Reshape(r.Join64(s.counter[2], s.counter[3]), {1})},
+                                  0);
   Instruction* alg = with_alg ? r.Const<int32_t>(DType::kInt32, 1, {}) : nullptr;
   TFJIT_RETURN_IF_ERROR(r.status());
   ctx.SetOutput(node, 0, key);
@@ -733,15 +735,21 @@ absl::Status LowerStatelessRandomGetAlg(LoweringContext& ctx, const tf::Node& no
 // none for RandomStandardNormal; tfjit warns in the same words, since its seeds are ignored too.
 std::string IgnoredSeedsWarning(const tf::Node& node) {
   if (node.op() == "Multinomial") {  // tf2xla's categorical_op.cc, in its words
-    return absl::StrCat("Warning: Using tf.random.categorical with XLA compilation will ignore "
-                        "seeds. ", node.name());
+    return absl::StrCat(
+        "Warning: Using tf.random.categorical with XLA compilation will ignore "
+        "seeds. ",
+        node.name());
   }
   const char* api = "uniform";
   if (node.op() == "RandomStandardNormal") api = "normal";
   if (node.op() == "TruncatedNormal") api = "truncated_normal";
-  return absl::StrCat("Warning: Using tf.random.", api, " with XLA compilation will ignore "
-                      "seeds; consider using tf.random.stateless_", api, " instead if "
-                      "reproducible behavior is desired. ", node.name());
+  return absl::StrCat("Warning: Using tf.random.", api,
+                      " with XLA compilation will ignore "
+                      "seeds; consider using tf.random.stateless_",
+                      api,
+                      " instead if "
+                      "reproducible behavior is desired. ",
+                      node.name());
 }
 
 // The node's state (its LowerCluster parameter, or its While/If body's carried state) as a
@@ -752,13 +760,16 @@ absl::StatusOr<Stream> StatefulStream(Rng& r, LoweringContext& ctx, const tf::No
   TFJIT_ASSIGN_OR_RETURN(Instruction * state, ctx.RandomStateFor(node));
   const bool in_body = ctx.body_random_state() == state;
   if (ctx.autofix() && in_body) {
-    Log(LogLevel::kWarning, "autofix E: %s draws from its loop's or conditional's stream in "
+    Log(LogLevel::kWarning,
+        "autofix E: %s draws from its loop's or conditional's stream in "
         "compiled code (XLA's semantics); its seeds (if any) hold only outside compiled "
-        "While/If bodies", node.DebugName());
+        "While/If bodies",
+        node.DebugName());
   } else if (ctx.autofix()) {
     TFJIT_ASSIGN_OR_RETURN(int64_t seed, tf::GetIntAttrOr(node, "seed", 0));
     TFJIT_ASSIGN_OR_RETURN(int64_t seed2, tf::GetIntAttrOr(node, "seed2", 0));
-    Log(LogLevel::kWarning, "autofix E: %s honours its seeds (seed=%d, seed2=%d) in compiled "
+    Log(LogLevel::kWarning,
+        "autofix E: %s honours its seeds (seed=%d, seed2=%d) in compiled "
         "code: it continues the runtime kernel's Philox stream instead of XLA's unseeded one",
         node.DebugName(), seed, seed2);
   } else {
@@ -824,29 +835,30 @@ absl::Status LowerMultinomial(LoweringContext& c, const tf::Node& n) {
 }  // namespace
 
 void AppendRandomLowerings(std::vector<OpLowering>* table) {
-  table->insert(table->end(), {
-      {"StatelessRandomUniform", LowerStatelessRandomUniform, true},
-      {"StatelessRandomNormal", LowerStatelessRandomNormal, true},
-      {"StatelessTruncatedNormal", LowerStatelessTruncatedNormal, true},
-      {"StatelessRandomUniformV2", LowerStatelessRandomUniformV2, true},
-      {"StatelessRandomNormalV2", LowerStatelessRandomNormalV2, true},
-      {"StatelessTruncatedNormalV2", LowerStatelessTruncatedNormalV2, true},
-      {"StatelessRandomUniformInt", LowerStatelessRandomUniformInt},
-      {"StatelessRandomUniformIntV2", LowerStatelessRandomUniformIntV2},
-      {"StatelessRandomUniformFullInt", LowerStatelessRandomUniformFullInt},
-      {"StatelessRandomUniformFullIntV2", LowerStatelessRandomUniformFullIntV2},
-      {"XlaRngBitGenerator", LowerXlaRngBitGenerator},
-      {"RngBitGenerator", LowerXlaRngBitGenerator},
-      {"StatelessMultinomial", LowerStatelessMultinomial},
-      {"Multinomial", LowerMultinomial},
-      {"StatelessRandomGetKeyCounter", LowerStatelessRandomGetKeyCounter},
-      {"StatelessRandomGetKeyCounterAlg", LowerStatelessRandomGetKeyCounterAlg},
-      {"StatelessRandomGetAlg", LowerStatelessRandomGetAlg},
-      {"RandomUniform", LowerRandomUniform, true},
-      {"RandomStandardNormal", LowerRandomStandardNormal, true},
-      {"TruncatedNormal", LowerTruncatedNormal, true},
-      {"RandomUniformInt", LowerRandomUniformInt},
-  });
+  table->insert(table->end(),
+                {
+                    {"StatelessRandomUniform", LowerStatelessRandomUniform, true},
+                    {"StatelessRandomNormal", LowerStatelessRandomNormal, true},
+                    {"StatelessTruncatedNormal", LowerStatelessTruncatedNormal, true},
+                    {"StatelessRandomUniformV2", LowerStatelessRandomUniformV2, true},
+                    {"StatelessRandomNormalV2", LowerStatelessRandomNormalV2, true},
+                    {"StatelessTruncatedNormalV2", LowerStatelessTruncatedNormalV2, true},
+                    {"StatelessRandomUniformInt", LowerStatelessRandomUniformInt},
+                    {"StatelessRandomUniformIntV2", LowerStatelessRandomUniformIntV2},
+                    {"StatelessRandomUniformFullInt", LowerStatelessRandomUniformFullInt},
+                    {"StatelessRandomUniformFullIntV2", LowerStatelessRandomUniformFullIntV2},
+                    {"XlaRngBitGenerator", LowerXlaRngBitGenerator},
+                    {"RngBitGenerator", LowerXlaRngBitGenerator},
+                    {"StatelessMultinomial", LowerStatelessMultinomial},
+                    {"Multinomial", LowerMultinomial},
+                    {"StatelessRandomGetKeyCounter", LowerStatelessRandomGetKeyCounter},
+                    {"StatelessRandomGetKeyCounterAlg", LowerStatelessRandomGetKeyCounterAlg},
+                    {"StatelessRandomGetAlg", LowerStatelessRandomGetAlg},
+                    {"RandomUniform", LowerRandomUniform, true},
+                    {"RandomStandardNormal", LowerRandomStandardNormal, true},
+                    {"TruncatedNormal", LowerTruncatedNormal, true},
+                    {"RandomUniformInt", LowerRandomUniformInt},
+                });
 }
 
 }  // namespace tfjit::tf2hlo

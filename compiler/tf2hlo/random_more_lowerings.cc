@@ -14,8 +14,6 @@
 
 namespace tfjit::tf2hlo {
 
-void AppendRandomMoreLowerings(std::vector<OpLowering>* table) {
-  (void)table;
-}
+void AppendRandomMoreLowerings(std::vector<OpLowering>* table) { (void)table; }
 
 }  // namespace tfjit::tf2hlo

@@ -38,10 +38,14 @@ double ReduceInit(ReduceKind kind) {
 
 Opcode ReduceOpcode(ReduceKind kind) {
   switch (kind) {
-    case ReduceKind::kMax: return Opcode::kMaximum;
-    case ReduceKind::kMin: return Opcode::kMinimum;
-    case ReduceKind::kProd: return Opcode::kMultiply;
-    default: return Opcode::kAdd;
+    case ReduceKind::kMax:
+      return Opcode::kMaximum;
+    case ReduceKind::kMin:
+      return Opcode::kMinimum;
+    case ReduceKind::kProd:
+      return Opcode::kMultiply;
+    default:
+      return Opcode::kAdd;
   }
 }
 
@@ -139,8 +143,8 @@ absl::Status LowerArgExtreme(LoweringContext& ctx, const tf::Node& node, bool is
   const hlo::Shape& shape = x->shape();
   const DType t = shape.element_type();
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.ConstantInputAsInts(node, 1));
-  if (axis_v.size() != 1) return InvalidArgument("node %s: dimension must be a scalar",
-                                                 node.DebugName());
+  if (axis_v.size() != 1)
+    return InvalidArgument("node %s: dimension must be a scalar", node.DebugName());
   const int rank = shape.rank();
   int64_t axis = axis_v[0];
   if (axis < -rank || axis >= rank) {
@@ -168,8 +172,7 @@ absl::Status LowerArgExtreme(LoweringContext& ctx, const tf::Node& node, bool is
     if (d != axis) kept.push_back(d);
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * mb, ctx.b().Broadcast(m, shape.dims(), kept));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * hit,
-                         ctx.b().Compare(hlo::ComparisonDirection::kEq, x, mb));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * hit, ctx.b().Compare(hlo::ComparisonDirection::kEq, x, mb));
   if (IsFloatingDType(t)) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * x_nan,
                            ctx.b().Compare(hlo::ComparisonDirection::kNe, x, x));
@@ -199,7 +202,7 @@ absl::Status LowerArgMin(LoweringContext& c, const tf::Node& n) {
 // The custom-call tfjit.top_k (core/top_k.h, the fallback kernel's routine) on a compile-time
 // k; TF's checks and messages. Indices come back s32 and are widened for index_type int64.
 absl::Status LowerTopKV2(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction* x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(Tensor k_t, ctx.ConstantInput(node, 1));
   if (k_t.rank() != 0) {
     return InvalidArgument("node %s: k must be scalar, got shape %s", node.DebugName(),
@@ -218,13 +221,15 @@ absl::Status LowerTopKV2(LoweringContext& ctx, const tf::Node& node) {
                            node.DebugName(), n, k);
   }
   if (n > std::numeric_limits<int32_t>::max()) {
-    return Unimplemented("node %s: top-k rows of %d columns are too long to compile (at most "
-                         "2^31 - 1)", node.DebugName(), n);
+    return Unimplemented(
+        "node %s: top-k rows of %d columns are too long to compile (at most "
+        "2^31 - 1)",
+        node.DebugName(), n);
   }
   TFJIT_ASSIGN_OR_RETURN(DType index_type, tf::GetTypeAttr(node, "index_type"));
   if (index_type != DType::kInt32 && index_type != DType::kInt64) {
-    return InvalidArgument("node %s: index_type must be int32 or int64, got %s",
-                           node.DebugName(), DTypeName(index_type));
+    return InvalidArgument("node %s: index_type must be int32 or int64, got %s", node.DebugName(),
+                           DTypeName(index_type));
   }
   std::vector<int64_t> out_dims = in.dims();
   out_dims.back() = k;
@@ -252,9 +257,10 @@ absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const t
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (int64_t& a : axes) {
     if (a < -rank || a >= rank) {
-      return InvalidArgument("Invalid reduction dimension (%d for input with %d dimension(s)); "
-                             "axes must be in [-%d, %d)",
-                             a, rank, rank, rank);
+      return InvalidArgument(
+          "Invalid reduction dimension (%d for input with %d dimension(s)); "
+          "axes must be in [-%d, %d)",
+          a, rank, rank, rank);
     }
     if (a < 0) a += rank;
     seen[static_cast<size_t>(a)] = true;
@@ -268,12 +274,17 @@ absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const t
 
 void AppendReductionLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
-      {"Sum", LowerSum},         {"Mean", LowerMean},         {"Max", LowerMax},
-      {"Min", LowerMin},         {"Prod", LowerProd},
-      {"All", LowerAll},         {"Any", LowerAny},
-      {"ArgMax", LowerArgMax},   {"ArgMin", LowerArgMin},
-      {"TopKV2", LowerTopKV2},
-  });
+                                  {"Sum", LowerSum},
+                                  {"Mean", LowerMean},
+                                  {"Max", LowerMax},
+                                  {"Min", LowerMin},
+                                  {"Prod", LowerProd},
+                                  {"All", LowerAll},
+                                  {"Any", LowerAny},
+                                  {"ArgMax", LowerArgMax},
+                                  {"ArgMin", LowerArgMin},
+                                  {"TopKV2", LowerTopKV2},
+                              });
 }
 
 }  // namespace tfjit::tf2hlo

@@ -37,9 +37,10 @@ absl::Status LowerReadVariableOp(LoweringContext& ctx, const tf::Node& node) {
 absl::Status CheckAssignedDType(const tf::Node& node, const ResourceState& var,
                                 const hlo::Instruction* value) {
   if (value->shape().element_type() != var.dtype) {
-    return InvalidArgument("node %s: Variable and value dtypes don't match; respectively, %s and "
-                           "%s", node.DebugName(), DTypeName(var.dtype),
-                           DTypeName(value->shape().element_type()));
+    return InvalidArgument(
+        "node %s: Variable and value dtypes don't match; respectively, %s and "
+        "%s",
+        node.DebugName(), DTypeName(var.dtype), DTypeName(value->shape().element_type()));
   }
   return absl::OkStatus();
 }
@@ -60,9 +61,10 @@ absl::Status LowerAssignUpdate(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * delta, ctx.Input(node, 1));
   TFJIT_RETURN_IF_ERROR(CheckAssignedDType(node, *var, delta));
   if (delta->shape().dims() != var->value->shape().dims()) {
-    return InvalidArgument("node %s: Cannot update variable with shape %s using a Tensor with "
-                           "shape %s, shapes must be equal.", node.DebugName(),
-                           var->value->shape().ToString(), delta->shape().ToString());
+    return InvalidArgument(
+        "node %s: Cannot update variable with shape %s using a Tensor with "
+        "shape %s, shapes must be equal.",
+        node.DebugName(), var->value->shape().ToString(), delta->shape().ToString());
   }
   TFJIT_ASSIGN_OR_RETURN(var->value, ctx.b().Binary(kOp, var->value, delta));
   var->written = true;
@@ -82,11 +84,11 @@ absl::Status LowerVariableShape(LoweringContext& ctx, const tf::Node& node) {
   const hlo::Instruction* value = var->value;  // VariableShape has no dtype attr to check
   TFJIT_ASSIGN_OR_RETURN(DType out_type, tf::GetTypeAttr(node, "out_type"));
   const std::vector<int64_t>& dims = value->shape().dims();
-  Tensor shape = out_type == DType::kInt32
-                     ? Tensor::FromVector<int32_t>(out_type, {static_cast<int64_t>(dims.size())},
-                                                   std::vector<int32_t>(dims.begin(), dims.end()))
-                     : Tensor::FromVector<int64_t>(out_type, {static_cast<int64_t>(dims.size())},
-                                                   dims);
+  Tensor shape =
+      out_type == DType::kInt32
+          ? Tensor::FromVector<int32_t>(out_type, {static_cast<int64_t>(dims.size())},
+                                        std::vector<int32_t>(dims.begin(), dims.end()))
+          : Tensor::FromVector<int64_t>(out_type, {static_cast<int64_t>(dims.size())}, dims);
   ctx.SetOutput(node, 0, ctx.b().Constant(hlo::Literal::FromTensor(shape)));
   return absl::OkStatus();
 }
@@ -101,11 +103,11 @@ absl::Status LowerRefUpdate(LoweringContext& ctx, const tf::Node& node) {
     // The kernel's rule: an initialized variable keeps its shape unless validate_shape=false.
     TFJIT_ASSIGN_OR_RETURN(bool validate, tf::GetBoolAttrOr(node, "validate_shape", true));
     TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * value, ctx.Input(node, 1));
-    if (validate && var->value != nullptr &&
-        var->value->shape().dims() != value->shape().dims()) {
-      return InvalidArgument("node %s: Assign requires shapes of both tensors to match. lhs "
-                             "shape= %s rhs shape= %s", node.DebugName(),
-                             var->value->shape().ToString(), value->shape().ToString());
+    if (validate && var->value != nullptr && var->value->shape().dims() != value->shape().dims()) {
+      return InvalidArgument(
+          "node %s: Assign requires shapes of both tensors to match. lhs "
+          "shape= %s rhs shape= %s",
+          node.DebugName(), var->value->shape().ToString(), value->shape().ToString());
     }
   } else if (var->value == nullptr) {
     return FailedPrecondition("Attempting to use uninitialized value %s", var->name);

@@ -1,5 +1,5 @@
-// Lowerings of the scatter_segment ops to HLO (docs/DESIGN.md, "Op families"), with the semantics of
-// TF's CPU kernels where tf2xla's differ: ScatterNd, TensorScatter{Update,Add,Sub,Min,Max},
+// Lowerings of the scatter_segment ops to HLO (docs/DESIGN.md, "Op families"), with the semantics
+// of TF's CPU kernels where tf2xla's differ: ScatterNd, TensorScatter{Update,Add,Sub,Min,Max},
 // UnsortedSegment{Sum,Prod,Max,Min} and the resource-variable scatters ResourceScatter* and
 // ResourceScatterNd*, each one HLO scatter with the op's combiner, and SparseToDense.
 //
@@ -40,10 +40,14 @@ hlo::Computation* CombinerComputation(hlo::Module* module, Combiner c, DType t) 
       return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kSubtract, t);
     case Combiner::kMul:
       return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kMultiply, t);
-    case Combiner::kDiv: return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kDivide, t);
-    case Combiner::kMin: return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kMinimum, t);
-    case Combiner::kMax: return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kMaximum, t);
-    case Combiner::kAssign: break;
+    case Combiner::kDiv:
+      return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kDivide, t);
+    case Combiner::kMin:
+      return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kMinimum, t);
+    case Combiner::kMax:
+      return hlo::GetOrAddScalarBinaryComputation(module, Opcode::kMaximum, t);
+    case Combiner::kAssign:
+      break;
   }
   // Assignment: the update replaces the element.
   const std::string name = absl::StrCat("scatter_assign_", DTypeName(t));
@@ -100,15 +104,19 @@ absl::Status CheckNdShapes(const tf::Node& node, const std::vector<int64_t>& sha
   const int64_t ne = count(shape), ni = count(id), nu = count(ud);
   const bool valid_empty = (ni == 0 && nu == 0) || (ne != 0 && ni != 0 && nu != 0);
   if (flavor != NdFlavor::kVariable) {
-    if (irank < 1) return err(absl::StrCat("Indices shape must have rank at least one. Found:", is));
-    if (urank < 1) return err(absl::StrCat("Updates shape must have rank at least one. Found:", us));
+    if (irank < 1)
+      return err(absl::StrCat("Indices shape must have rank at least one. Found:", is));
+    if (urank < 1)
+      return err(absl::StrCat("Updates shape must have rank at least one. Found:", us));
     if (!valid_empty) return err("Indices and updates specified for empty output shape");
     const int outer = irank - 1;
     for (int i = 0; i < outer; ++i) {
       if (i >= urank || id[i] != ud[i]) {
         if (flavor == NdFlavor::kTensorScatter) {
-          return err(absl::StrCat("Outer dimensions of indices and update must match. Indices "
-                                  "shape: ", is, ", updates shape:", us));
+          return err(
+              absl::StrCat("Outer dimensions of indices and update must match. Indices "
+                           "shape: ",
+                           is, ", updates shape:", us));
         }
         return err(absl::StrCat("Dimensions [0,", outer, ") of indices[shape=", is,
                                 "] must match dimensions [0,", outer, ") of updates[shape=", us,
@@ -120,8 +128,10 @@ absl::Status CheckNdShapes(const tf::Node& node, const std::vector<int64_t>& sha
     for (int i = 0; inner_ok && i + outer < urank; ++i) inner_ok = ud[i + outer] == shape[ix + i];
     if (!inner_ok) {
       if (flavor == NdFlavor::kTensorScatter) {
-        return err(absl::StrCat("Inner dimensions of output shape must match inner dimensions of "
-                                "updates shape. Output: ", ss, " updates: ", us));
+        return err(
+            absl::StrCat("Inner dimensions of output shape must match inner dimensions of "
+                         "updates shape. Output: ",
+                         ss, " updates: ", us));
       }
       return err(absl::StrCat("Dimensions [", ix, ",", rank, ") of input[shape=", ss,
                               "] must match dimensions [", outer, ",", urank,
@@ -130,13 +140,13 @@ absl::Status CheckNdShapes(const tf::Node& node, const std::vector<int64_t>& sha
   }
   if (rank < 1) return err(absl::StrCat("Output must be at least 1-D, got shape: ", ss));
   if (!valid_empty) {
-    return err(absl::StrCat("Indices and updates specified for empty output.  indices shape: ",
-                            is));
+    return err(
+        absl::StrCat("Indices and updates specified for empty output.  indices shape: ", is));
   }
   if (irank < 1 || urank < 1 || ud[0] != id[0]) {
-    return err(absl::StrCat("Dimensions [0,1) of indices[shape=", is, "] = ",
-                            irank < 1 ? 0 : id[0], " must match dimensions [0,1) of updates[shape=",
-                            us, "] = ", urank < 1 ? 0 : ud[0]));
+    return err(absl::StrCat("Dimensions [0,1) of indices[shape=", is, "] = ", irank < 1 ? 0 : id[0],
+                            " must match dimensions [0,1) of updates[shape=", us,
+                            "] = ", urank < 1 ? 0 : ud[0]));
   }
   *k = irank > 1 ? id[irank - 1] : 1;
   const int batch = irank > 1 ? irank - 1 : 1;
@@ -144,14 +154,17 @@ absl::Status CheckNdShapes(const tf::Node& node, const std::vector<int64_t>& sha
   for (int d = 0; ok && d < batch; ++d) ok = ud[d] == id[d];
   for (int d = 0; ok && d + batch < urank; ++d) ok = ud[d + batch] == shape[d + *k];
   if (!ok) {
-    return err(absl::StrCat("Must have updates.shape = indices.shape[:batch_dim] + "
-                            "params_shape[slice_dim:], got updates.shape: ", us,
-                            ", indices.shape: ", is, ", params_shape: ", ss, ", slice_dim: ", *k,
-                            ", and batch_dim: ", batch));
+    return err(
+        absl::StrCat("Must have updates.shape = indices.shape[:batch_dim] + "
+                     "params_shape[slice_dim:], got updates.shape: ",
+                     us, ", indices.shape: ", is, ", params_shape: ", ss, ", slice_dim: ", *k,
+                     ", and batch_dim: ", batch));
   }
   if (ne != 0 && (*k < 1 || *k > 7)) {
-    return err(absl::StrCat("Only indices.shape[-1] values between 1 and 5 are currently "
-                            "supported.  Requested rank: ", *k));
+    return err(
+        absl::StrCat("Only indices.shape[-1] values between 1 and 5 are currently "
+                     "supported.  Requested rank: ",
+                     *k));
   }
   return absl::OkStatus();
 }
@@ -184,9 +197,11 @@ absl::Status CheckNdIndices(LoweringContext& ctx, const tf::Node& node, int inpu
     return absl::OkStatus();
   }
   if (!ctx.CanAddRuntimeChecks()) {
-    return Unimplemented("node %s: %s inside a loop or conditional body compiles only with "
-                         "compile-time-constant indices (HLO scatter skips out-of-range "
-                         "indices where TF's kernel fails)", node.DebugName(), node.op());
+    return Unimplemented(
+        "node %s: %s inside a loop or conditional body compiles only with "
+        "compile-time-constant indices (HLO scatter skips out-of-range "
+        "indices where TF's kernel fails)",
+        node.DebugName(), node.op());
   }
   return ctx.AddIndexCheck(node, indices, limits, absl::StrCat("indices{pos} = {value}", tail),
                            /*flat_position=*/false, pos_dims, /*vector_value=*/true);
@@ -205,8 +220,8 @@ absl::StatusOr<Instruction*> EmitScatterNd(LoweringContext& ctx, const tf::Node&
   }
   const std::vector<int64_t>& shape = operand->shape().dims();
   int64_t k = 0;
-  TFJIT_RETURN_IF_ERROR(CheckNdShapes(node, shape, indices->shape().dims(),
-                                      updates->shape().dims(), flavor, &k));
+  TFJIT_RETURN_IF_ERROR(
+      CheckNdShapes(node, shape, indices->shape().dims(), updates->shape().dims(), flavor, &k));
   if (operand->shape().num_elements() == 0 || updates->shape().num_elements() == 0) {
     return operand;
   }
@@ -222,8 +237,8 @@ absl::Status LowerScatterNd(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * updates, ctx.Input(node, 1));
   TFJIT_ASSIGN_OR_RETURN(Instruction * zeros,
                          ctx.Splat(updates->shape().element_type(), 0.0, shape));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, EmitScatterNd(ctx, node, zeros, 0, 1,
-                                                        NdFlavor::kScatterNd, Combiner::kAdd));
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * r, EmitScatterNd(ctx, node, zeros, 0, 1, NdFlavor::kScatterNd, Combiner::kAdd));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }
@@ -282,8 +297,10 @@ absl::Status LowerSparseToDense(LoweringContext& ctx, const tf::Node& node) {
     if (!indices_ok.ok()) return err(indices_ok);
   } else {
     if (!ctx.CanAddRuntimeChecks()) {
-      return Unimplemented("node %s: SparseToDense inside a loop or conditional body compiles "
-                           "only with compile-time-constant indices", node.DebugName());
+      return Unimplemented(
+          "node %s: SparseToDense inside a loop or conditional body compiles "
+          "only with compile-time-constant indices",
+          node.DebugName());
     }
     TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
         node, indices, shape,
@@ -306,9 +323,10 @@ absl::StatusOr<ResourceState*> ScatteredVariable(LoweringContext& ctx, const tf:
   if (var->value == nullptr) return VariableNotFoundError(var->container, var->name);
   TFJIT_ASSIGN_OR_RETURN(Instruction * updates, ctx.Input(node, 2));
   if (updates->shape().element_type() != var->dtype) {
-    return InvalidArgument("node %s: Variable and value dtypes don't match; respectively, %s and "
-                           "%s", node.DebugName(), DTypeName(var->dtype),
-                           DTypeName(updates->shape().element_type()));
+    return InvalidArgument(
+        "node %s: Variable and value dtypes don't match; respectively, %s and "
+        "%s",
+        node.DebugName(), DTypeName(var->dtype), DTypeName(updates->shape().element_type()));
   }
   return var;
 }
@@ -333,17 +351,18 @@ absl::Status LowerResourceScatter(LoweringContext& ctx, const tf::Node& node) {
   const std::vector<int64_t>& pd = params->shape().dims();
   const std::vector<int64_t>& id = indices->shape().dims();
   if (pd.empty()) {
-    return InvalidArgument("node %s: params must be at least 1-D, got shape %s",
-                           node.DebugName(), DimsString(pd));
+    return InvalidArgument("node %s: params must be at least 1-D, got shape %s", node.DebugName(),
+                           DimsString(pd));
   }
   std::vector<int64_t> want = id;
   want.insert(want.end(), pd.begin() + 1, pd.end());
   const bool scalar = updates->shape().rank() == 0;
   if (!scalar && updates->shape().dims() != want) {
-    return InvalidArgument("node %s: Must have updates.shape = indices.shape + params.shape[1:] "
-                           "or updates.shape = [], got updates.shape %s, indices.shape %s, "
-                           "params.shape %s", node.DebugName(),
-                           DimsString(updates->shape().dims()), DimsString(id), DimsString(pd));
+    return InvalidArgument(
+        "node %s: Must have updates.shape = indices.shape + params.shape[1:] "
+        "or updates.shape = [], got updates.shape %s, indices.shape %s, "
+        "params.shape %s",
+        node.DebugName(), DimsString(updates->shape().dims()), DimsString(id), DimsString(pd));
   }
   if (scalar) {
     TFJIT_ASSIGN_OR_RETURN(updates, ctx.b().Broadcast(updates, want, {}));
@@ -362,16 +381,18 @@ absl::Status LowerResourceScatter(LoweringContext& ctx, const tf::Node& node) {
       }
     }
   } else if (!ctx.CanAddRuntimeChecks()) {
-    return Unimplemented("node %s: %s inside a loop or conditional body compiles only with "
-                         "compile-time-constant indices (HLO scatter skips out-of-range "
-                         "indices where TF's kernel fails)", node.DebugName(), node.op());
+    return Unimplemented(
+        "node %s: %s inside a loop or conditional body compiles only with "
+        "compile-time-constant indices (HLO scatter skips out-of-range "
+        "indices where TF's kernel fails)",
+        node.DebugName(), node.op());
   } else if (indices->shape().num_elements() > 0) {
     TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
         node, indices, {limit}, absl::StrCat("indices{pos} = {value} is not in [0, ", limit, ")"),
         /*flat_position=*/false, id, /*vector_value=*/false));
   }
-  TFJIT_ASSIGN_OR_RETURN(var->value, EmitScatter(ctx, params, indices, updates,
-                                                 indices->shape().rank(), 1, kC));
+  TFJIT_ASSIGN_OR_RETURN(
+      var->value, EmitScatter(ctx, params, indices, updates, indices->shape().rank(), 1, kC));
   var->written = true;
   return absl::OkStatus();
 }
@@ -435,14 +456,18 @@ absl::Status LowerUnsortedSegment(LoweringContext& ctx, const tf::Node& node) {
       }
     }
   } else if (!ctx.CanAddRuntimeChecks()) {
-    return Unimplemented("node %s: %s inside a loop or conditional body compiles only with "
-                         "compile-time-constant segment_ids (HLO scatter skips ids >= "
-                         "num_segments where TF's kernel fails)", node.DebugName(), node.op());
+    return Unimplemented(
+        "node %s: %s inside a loop or conditional body compiles only with "
+        "compile-time-constant segment_ids (HLO scatter skips ids >= "
+        "num_segments where TF's kernel fails)",
+        node.DebugName(), node.op());
   } else if (ids->shape().num_elements() > 0 && segments == 0) {
     // Every id >= 0 fails and negative ones are dropped; an index check (which flags both)
     // cannot tell them apart.
-    return Unimplemented("node %s: %s with num_segments = 0 compiles only with "
-                         "compile-time-constant segment_ids", node.DebugName(), node.op());
+    return Unimplemented(
+        "node %s: %s with num_segments = 0 compiles only with "
+        "compile-time-constant segment_ids",
+        node.DebugName(), node.op());
   } else if (ids->shape().num_elements() > 0) {
     // Negative ids are dropped, not errors: check max(id, 0) against num_segments.
     const DType it = ids->shape().element_type();
@@ -453,8 +478,8 @@ absl::Status LowerUnsortedSegment(LoweringContext& ctx, const tf::Node& node) {
     TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(node, checked, {segments}, message,
                                             /*flat_position=*/false, sd, /*vector_value=*/false));
   }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, EmitScatter(ctx, init, ids, data,
-                                                      static_cast<int64_t>(sd.size()), 1, kC));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                         EmitScatter(ctx, init, ids, data, static_cast<int64_t>(sd.size()), 1, kC));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }

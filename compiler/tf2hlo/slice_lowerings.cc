@@ -1,6 +1,7 @@
 // Lowerings of TF's slicing, splitting, gathering, padding and tiling ops: Slice,
-// StridedSlice and its assignments (TensorStridedSliceUpdate, ResourceStridedSliceAssign), Split, SplitV, Unpack, GatherV2/Gather/ResourceGather, OneHot, Tile, Pad,
-// PadV2, MirrorPad, ReverseV2. Shape arguments are compile-time constants (known issue F).
+// StridedSlice and its assignments (TensorStridedSliceUpdate, ResourceStridedSliceAssign), Split,
+// SplitV, Unpack, GatherV2/Gather/ResourceGather, OneHot, Tile, Pad, PadV2, MirrorPad, ReverseV2.
+// Shape arguments are compile-time constants (known issue F).
 #include <algorithm>
 #include <optional>
 
@@ -31,8 +32,8 @@ absl::StatusOr<int64_t> Axis(const tf::Node& node, int64_t axis, int rank) {
 absl::StatusOr<int64_t> ScalarConstant(LoweringContext& ctx, const tf::Node& node, int i) {
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> v, ctx.ConstantInputAsInts(node, i));
   if (v.size() != 1) {
-    return InvalidArgument("node %s: input %d must be a scalar, got %d values",
-                           node.DebugName(), i, v.size());
+    return InvalidArgument("node %s: input %d must be a scalar, got %d values", node.DebugName(), i,
+                           v.size());
   }
   return v[0];
 }
@@ -54,9 +55,10 @@ absl::Status LowerSlice(LoweringContext& ctx, const tf::Node& node) {
   const hlo::Shape& shape = x->shape();
   const size_t rank = static_cast<size_t>(shape.rank());
   if (begin.size() != rank || size.size() != rank) {
-    return InvalidArgument("node %s: Expected begin and size arguments to be 1-D tensors of "
-                           "size %d, but got %d and %d values instead",
-                           node.DebugName(), rank, begin.size(), size.size());
+    return InvalidArgument(
+        "node %s: Expected begin and size arguments to be 1-D tensors of "
+        "size %d, but got %d and %d values instead",
+        node.DebugName(), rank, begin.size(), size.size());
   }
   std::vector<hlo::SliceDim> s(rank);
   for (size_t d = 0; d < rank; ++d) {
@@ -64,12 +66,12 @@ absl::Status LowerSlice(LoweringContext& ctx, const tf::Node& node) {
     const int64_t b = begin[d];
     const int64_t n = size[d] == -1 ? dim - b : size[d];
     if (b < 0 || b > dim) {
-      return InvalidArgument("node %s: Expected begin[%d] in [0, %d], but got %d",
-                             node.DebugName(), d, dim, b);
+      return InvalidArgument("node %s: Expected begin[%d] in [0, %d], but got %d", node.DebugName(),
+                             d, dim, b);
     }
     if (n < 0 || b + n > dim) {
-      return InvalidArgument("node %s: Expected size[%d] in [0, %d], but got %d",
-                             node.DebugName(), d, dim - b, n);
+      return InvalidArgument("node %s: Expected size[%d] in [0, %d], but got %d", node.DebugName(),
+                             d, dim - b, n);
     }
     s[d] = {b, b + n, 1};
   }
@@ -86,9 +88,10 @@ absl::StatusOr<tf::StridedPlan> PlanStridedSliceNode(LoweringContext& ctx, const
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> end, ctx.ConstantInputAsInts(node, 2));
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ctx.ConstantInputAsInts(node, 3));
   if (end.size() != begin.size() || strides.size() != begin.size()) {
-    return InvalidArgument("node %s: Expected begin, end, and strides to be 1D equal size "
-                           "tensors, but got %d, %d and %d values",
-                           node.DebugName(), begin.size(), end.size(), strides.size());
+    return InvalidArgument(
+        "node %s: Expected begin, end, and strides to be 1D equal size "
+        "tensors, but got %d, %d and %d values",
+        node.DebugName(), begin.size(), end.size(), strides.size());
   }
   TFJIT_ASSIGN_OR_RETURN(tf::StridedMasks masks, tf::GetStridedMasks(node));
   tf::StridedPlan plan;
@@ -134,10 +137,11 @@ absl::StatusOr<Instruction*> AssignStridedSlice(LoweringContext& ctx, const tf::
   for (const tf::StridedDimPlan& p : plan.dims) count *= p.size;
   if (count == 0) return old;
   if (value->shape().dims() != plan.final_dims) {
-    return Unimplemented("node %s: sliced l-value shape [%s] does not match r-value shape [%s]. "
-                         "Automatic broadcasting not yet implemented.", node.DebugName(),
-                         absl::StrJoin(plan.final_dims, ","),
-                         absl::StrJoin(value->shape().dims(), ","));
+    return Unimplemented(
+        "node %s: sliced l-value shape [%s] does not match r-value shape [%s]. "
+        "Automatic broadcasting not yet implemented.",
+        node.DebugName(), absl::StrJoin(plan.final_dims, ","),
+        absl::StrJoin(value->shape().dims(), ","));
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * placed, PlaceStridedSlice(ctx, value, plan, dims));
   std::vector<int64_t> processing;
@@ -184,9 +188,10 @@ absl::Status LowerSplit(LoweringContext& ctx, const tf::Node& node) {
   const int64_t n = node.num_outputs();
   const int64_t dim = x->shape().dim(static_cast<int>(axis));
   if (n <= 0 || dim % n != 0) {
-    return InvalidArgument("node %s: Number of ways to split should evenly divide the split "
-                           "dimension, but got split_dim %d (size = %d) and num_split %d",
-                           node.DebugName(), axis, dim, n);
+    return InvalidArgument(
+        "node %s: Number of ways to split should evenly divide the split "
+        "dimension, but got split_dim %d (size = %d) and num_split %d",
+        node.DebugName(), axis, dim, n);
   }
   for (int64_t i = 0; i < n; ++i) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * piece,
@@ -212,8 +217,7 @@ absl::Status LowerSplitV(LoweringContext& ctx, const tf::Node& node) {
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == -1) {
       if (unknown >= 0) {
-        return InvalidArgument("node %s: There can only be one -1 in the input.",
-                               node.DebugName());
+        return InvalidArgument("node %s: There can only be one -1 in the input.", node.DebugName());
       }
       unknown = static_cast<int>(i);
     } else if (sizes[i] < 0) {
@@ -224,10 +228,11 @@ absl::Status LowerSplitV(LoweringContext& ctx, const tf::Node& node) {
     }
   }
   if ((unknown < 0 && known != dim) || (unknown >= 0 && known > dim)) {
-    return InvalidArgument("node %s: Determined shape must either match input shape along "
-                           "split_dim exactly if fully specified, or be less than the size of "
-                           "the input along split_dim if not fully specified.  Got: %d",
-                           node.DebugName(), known);
+    return InvalidArgument(
+        "node %s: Determined shape must either match input shape along "
+        "split_dim exactly if fully specified, or be less than the size of "
+        "the input along split_dim if not fully specified.  Got: %d",
+        node.DebugName(), known);
   }
   if (unknown >= 0) sizes[static_cast<size_t>(unknown)] = dim - known;
   int64_t start = 0;
@@ -276,15 +281,16 @@ absl::StatusOr<Instruction*> EmitGather(LoweringContext& ctx, const tf::Node& no
     for (int64_t k = 0; k < known->num_elements(); ++k) {
       const int64_t v = ElementAsInt64(*known, k);
       if (v < 0 || v >= limit) {
-        return InvalidArgument("node %s: indices[%d] = %d is not in [0, %d)", node.DebugName(),
-                               k, v, limit);
+        return InvalidArgument("node %s: indices[%d] = %d is not in [0, %d)", node.DebugName(), k,
+                               v, limit);
       }
     }
   } else if (!ctx.CanAddRuntimeChecks()) {
-    return Unimplemented("node %s: %s inside a loop or conditional body compiles only with "
-                         "compile-time-constant indices (HLO gather clamps out-of-range "
-                         "indices where TF's kernel fails)",
-                         node.DebugName(), node.op());
+    return Unimplemented(
+        "node %s: %s inside a loop or conditional body compiles only with "
+        "compile-time-constant indices (HLO gather clamps out-of-range "
+        "indices where TF's kernel fails)",
+        node.DebugName(), node.op());
   } else {
     // The kernels' messages: GatherV2/Gather name the multi-index, ResourceGather the flat one.
     const bool flat = node.op() == "ResourceGather";
@@ -316,8 +322,7 @@ absl::Status LowerGatherV2(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * params, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(int64_t axis_v, ScalarConstant(ctx, node, 2));
   if (params->shape().rank() < 1) {
-    return InvalidArgument("node %s: params must be at least 1 dimensional",
-                           node.DebugName());
+    return InvalidArgument("node %s: params must be at least 1 dimensional", node.DebugName());
   }
   TFJIT_ASSIGN_OR_RETURN(int64_t axis, Axis(node, axis_v, params->shape().rank()));
   const DynamicDim* padded_params = ctx.DynamicInput(node, 0);
@@ -336,18 +341,16 @@ absl::Status LowerGatherV2(LoweringContext& ctx, const tf::Node& node) {
   std::optional<DynamicDim> out;
   Instruction* real_rows = nullptr;  // pred: the index is a real one
   if (padded_indices != nullptr) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * zero,
-                           ctx.Splat(indices->shape().element_type(), 0.0, {}));
-    TFJIT_ASSIGN_OR_RETURN(indices, MaskBeyond(ctx, indices, padded_indices->dim,
-                                               padded_indices->size, zero));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(indices->shape().element_type(), 0.0, {}));
+    TFJIT_ASSIGN_OR_RETURN(
+        indices, MaskBeyond(ctx, indices, padded_indices->dim, padded_indices->size, zero));
     out = DynamicDim{static_cast<int>(axis) + padded_indices->dim, padded_indices->size};
-    TFJIT_ASSIGN_OR_RETURN(Instruction * iota,
-                           ctx.b().Iota(hlo::Shape(DType::kInt64, indices->shape().dims()),
-                                        padded_indices->dim));
+    TFJIT_ASSIGN_OR_RETURN(
+        Instruction * iota,
+        ctx.b().Iota(hlo::Shape(DType::kInt64, indices->shape().dims()), padded_indices->dim));
     TFJIT_ASSIGN_OR_RETURN(Instruction * count, ctx.SizeValue(padded_indices->size));
     TFJIT_ASSIGN_OR_RETURN(count, ctx.b().Broadcast(count, indices->shape().dims(), {}));
-    TFJIT_ASSIGN_OR_RETURN(real_rows,
-                           ctx.b().Compare(hlo::ComparisonDirection::kLt, iota, count));
+    TFJIT_ASSIGN_OR_RETURN(real_rows, ctx.b().Compare(hlo::ComparisonDirection::kLt, iota, count));
   }
   if (padded_params != nullptr && padded_params->dim == axis) {
     TFJIT_ASSIGN_OR_RETURN(Instruction * wide, ctx.b().Convert(indices, DType::kInt64));
@@ -358,14 +361,17 @@ absl::Status LowerGatherV2(LoweringContext& ctx, const tf::Node& node) {
     if (real_rows != nullptr) {
       TFJIT_ASSIGN_OR_RETURN(bad, ctx.b().Binary(Opcode::kAnd, bad, real_rows));
     }
-    TFJIT_RETURN_IF_ERROR(ctx.AddConditionCheck(
-        node, bad, absl::StrCat("indices are not in [0, n), n the run-time size of dim ", axis,
-                                " of params (a padded value, at most ",
-                                params->shape().dim(static_cast<int>(axis)), ")")));
+    TFJIT_RETURN_IF_ERROR(
+        ctx.AddConditionCheck(node, bad,
+                              absl::StrCat("indices are not in [0, n), n the run-time size of dim ",
+                                           axis, " of params (a padded value, at most ",
+                                           params->shape().dim(static_cast<int>(axis)), ")")));
   } else if (padded_params != nullptr) {
     if (out.has_value()) {
-      return Unimplemented("node %s: params and indices both have a size known only at run "
-                           "time, in different output dims", node.DebugName());
+      return Unimplemented(
+          "node %s: params and indices both have a size known only at run "
+          "time, in different output dims",
+          node.DebugName());
     }
     const int d = padded_params->dim;
     out = DynamicDim{d < axis ? d : d + irank - 1, padded_params->size};
@@ -382,8 +388,7 @@ absl::Status LowerGatherV2(LoweringContext& ctx, const tf::Node& node) {
 absl::Status LowerGather(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * params, ctx.Input(node, 0));
   if (params->shape().rank() < 1) {
-    return InvalidArgument("node %s: params must be at least 1 dimensional",
-                           node.DebugName());
+    return InvalidArgument("node %s: params must be at least 1 dimensional", node.DebugName());
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, EmitGather(ctx, node, params, 1, 0));
   ctx.SetOutput(node, 0, r);
@@ -394,8 +399,7 @@ absl::Status LowerResourceGather(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(ResourceState * var, ctx.Resource(node, 0));
   if (var->value == nullptr) return VariableNotFoundError(var->container, var->name);
   if (var->value->shape().rank() < 1) {
-    return InvalidArgument("node %s: params must be at least 1 dimensional",
-                           node.DebugName());
+    return InvalidArgument("node %s: params must be at least 1 dimensional", node.DebugName());
   }
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, EmitGather(ctx, node, var->value, 1, 0));
   ctx.SetOutput(node, 0, r);
@@ -418,12 +422,13 @@ absl::Status LowerOneHot(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(int64_t axis, tf::GetIntAttrOr(node, "axis", -1));
   const hlo::Shape& is = indices->shape();
   if (axis < -1 || axis > is.rank()) {
-    return InvalidArgument("node %s: Expected axis to be -1 or between [0, %d).  But received: "
-                           "%d", node.DebugName(), is.rank() + 1, axis);
+    return InvalidArgument(
+        "node %s: Expected axis to be -1 or between [0, %d).  But received: "
+        "%d",
+        node.DebugName(), is.rank() + 1, axis);
   }
   if (depth < 0) {
-    return InvalidArgument("node %s: depth must be non-negative, got: %d", node.DebugName(),
-                           depth);
+    return InvalidArgument("node %s: depth must be non-negative, got: %d", node.DebugName(), depth);
   }
   if (on->shape().rank() != 0 || off->shape().rank() != 0) {
     return InvalidArgument("node %s: on_value and off_value must be scalars", node.DebugName());
@@ -453,16 +458,17 @@ absl::Status LowerTile(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> multiples, ctx.ConstantInputAsInts(node, 1));
   const hlo::Shape& shape = x->shape();
   if (static_cast<int>(multiples.size()) != shape.rank()) {
-    return InvalidArgument("node %s: Expected multiples argument to be a vector of length %d "
-                           "but got length %d", node.DebugName(), shape.rank(),
-                           multiples.size());
+    return InvalidArgument(
+        "node %s: Expected multiples argument to be a vector of length %d "
+        "but got length %d",
+        node.DebugName(), shape.rank(), multiples.size());
   }
   std::vector<int64_t> wide, mapping, out;
   for (int d = 0; d < shape.rank(); ++d) {
     const int64_t m = multiples[static_cast<size_t>(d)];
     if (m < 0) {
-      return InvalidArgument("node %s: Expected multiples[%d] >= 0, but got %d",
-                             node.DebugName(), d, m);
+      return InvalidArgument("node %s: Expected multiples[%d] >= 0, but got %d", node.DebugName(),
+                             d, m);
     }
     wide.push_back(m);
     wide.push_back(shape.dim(d));
@@ -477,19 +483,20 @@ absl::Status LowerTile(LoweringContext& ctx, const tf::Node& node) {
 
 // The [rank, 2] paddings matrix of Pad/PadV2/MirrorPad as (before, after) pairs.
 absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> Paddings(LoweringContext& ctx,
-                                                                  const tf::Node& node,
-                                                                  int rank) {
+                                                                  const tf::Node& node, int rank) {
   TFJIT_ASSIGN_OR_RETURN(Tensor t, ctx.ConstantInput(node, 1));
   if (t.rank() != 2 || t.dim(0) != rank || t.dim(1) != 2) {
-    return InvalidArgument("node %s: The first dimension of paddings must be the rank of "
-                           "inputs [%d, 2], got %s", node.DebugName(), rank, t.ShapeString());
+    return InvalidArgument(
+        "node %s: The first dimension of paddings must be the rank of "
+        "inputs [%d, 2], got %s",
+        node.DebugName(), rank, t.ShapeString());
   }
   std::vector<std::pair<int64_t, int64_t>> pads;
   for (int d = 0; d < rank; ++d) {
     const int64_t lo = ElementAsInt64(t, 2 * d), hi = ElementAsInt64(t, 2 * d + 1);
     if (lo < 0 || hi < 0) {
-      return InvalidArgument("node %s: Paddings must be non-negative: %d %d", node.DebugName(),
-                             lo, hi);
+      return InvalidArgument("node %s: Paddings must be non-negative: %d %d", node.DebugName(), lo,
+                             hi);
     }
     pads.push_back({lo, hi});
   }
@@ -534,8 +541,8 @@ absl::Status LowerMirrorPad(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(std::string mode, tf::GetStringAttr(node, "mode"));
   if (mode != "REFLECT" && mode != "SYMMETRIC") {
-    return InvalidArgument("node %s: mode must be REFLECT or SYMMETRIC, got '%s'",
-                           node.DebugName(), mode);
+    return InvalidArgument("node %s: mode must be REFLECT or SYMMETRIC, got '%s'", node.DebugName(),
+                           mode);
   }
   const int64_t offset = mode == "REFLECT" ? 1 : 0;
   TFJIT_ASSIGN_OR_RETURN(auto pads, Paddings(ctx, node, x->shape().rank()));
@@ -543,9 +550,10 @@ absl::Status LowerMirrorPad(LoweringContext& ctx, const tf::Node& node) {
     const auto [lo, hi] = pads[static_cast<size_t>(d)];
     const int64_t dim = x->shape().dim(d);
     if (lo > dim - offset || hi > dim - offset) {
-      return InvalidArgument("node %s: paddings must be no greater than the dimension size "
-                             "minus %d: %d, %d greater than %d",
-                             node.DebugName(), offset, lo, hi, dim - offset);
+      return InvalidArgument(
+          "node %s: paddings must be no greater than the dimension size "
+          "minus %d: %d, %d greater than %d",
+          node.DebugName(), offset, lo, hi, dim - offset);
     }
     std::vector<Instruction*> parts;
     if (lo > 0) {
@@ -555,8 +563,7 @@ absl::Status LowerMirrorPad(LoweringContext& ctx, const tf::Node& node) {
     }
     parts.push_back(x);
     if (hi > 0) {
-      TFJIT_ASSIGN_OR_RETURN(Instruction * right,
-                             SliceDimension(ctx, x, d, dim - offset - hi, hi));
+      TFJIT_ASSIGN_OR_RETURN(Instruction * right, SliceDimension(ctx, x, d, dim - offset - hi, hi));
       TFJIT_ASSIGN_OR_RETURN(right, ReverseDims(ctx, right, {d}));
       parts.push_back(right);
     }
@@ -605,8 +612,8 @@ absl::StatusOr<hlo::Instruction*> PadWithZeros(LoweringContext& ctx, hlo::Instru
 }
 
 absl::StatusOr<hlo::Instruction*> PlaceStridedSlice(LoweringContext& ctx, hlo::Instruction* value,
-                                                     const tf::StridedPlan& plan,
-                                                     const std::vector<int64_t>& shape) {
+                                                    const tf::StridedPlan& plan,
+                                                    const std::vector<int64_t>& shape) {
   std::vector<int64_t> processing;
   for (const tf::StridedDimPlan& p : plan.dims) processing.push_back(p.size);
   if (value->shape().dims() != processing) {
@@ -632,21 +639,21 @@ absl::StatusOr<hlo::Instruction*> PlaceStridedSlice(LoweringContext& ctx, hlo::I
 
 void AppendSliceLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
-      {"Slice", LowerSlice},
-      {"StridedSlice", LowerStridedSlice},
-      {"TensorStridedSliceUpdate", LowerTensorStridedSliceUpdate},
-      {"Split", LowerSplit},
-      {"SplitV", LowerSplitV},
-      {"Unpack", LowerUnpack},
-      {"GatherV2", LowerGatherV2, false, BatchDimsZero},
-      {"Gather", LowerGather},
-      {"OneHot", LowerOneHot},
-      {"Tile", LowerTile},
-      {"Pad", LowerPad},
-      {"PadV2", LowerPad},
-      {"MirrorPad", LowerMirrorPad},
-      {"ReverseV2", LowerReverseV2},
-  });
+                                  {"Slice", LowerSlice},
+                                  {"StridedSlice", LowerStridedSlice},
+                                  {"TensorStridedSliceUpdate", LowerTensorStridedSliceUpdate},
+                                  {"Split", LowerSplit},
+                                  {"SplitV", LowerSplitV},
+                                  {"Unpack", LowerUnpack},
+                                  {"GatherV2", LowerGatherV2, false, BatchDimsZero},
+                                  {"Gather", LowerGather},
+                                  {"OneHot", LowerOneHot},
+                                  {"Tile", LowerTile},
+                                  {"Pad", LowerPad},
+                                  {"PadV2", LowerPad},
+                                  {"MirrorPad", LowerMirrorPad},
+                                  {"ReverseV2", LowerReverseV2},
+                              });
   OpLowering resource_gather{"ResourceGather", LowerResourceGather, false, BatchDimsZero};
   resource_gather.takes_resource = true;
   table->push_back(resource_gather);

@@ -5,7 +5,8 @@
 // (Igamma(c), Betainc), Euler-Maclaurin (Zeta, Polygamma). Every type computes in f64, where
 // the CPU backend calls libm, so compiled code agrees with the kernels to a few ulps; lgamma
 // is Lanczos' (g = 7, 9 terms). Also the lowerings of Erfc, Lgamma and Digamma. The domains
-// where the fixed counts are exact to double precision: Igamma(c) a <~ 1000, Betainc a, b <~ 1000, Zeta and Polygamma q > -2.
+// where the fixed counts are exact to double precision: Igamma(c) a <~ 1000, Betainc a, b <~ 1000,
+// Zeta and Polygamma q > -2.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -91,7 +92,9 @@ class Math {
   }
 
  private:
-  Instruction* Bin(Opcode op, Instruction* a, Instruction* c) { return Take(b_.Binary(op, a, c), a); }
+  Instruction* Bin(Opcode op, Instruction* a, Instruction* c) {
+    return Take(b_.Binary(op, a, c), a);
+  }
 
   hlo::Builder& b_;
   std::vector<int64_t> dims_;
@@ -121,10 +124,9 @@ absl::StatusOr<std::vector<Instruction*>> FixedLoop(LoweringContext& ctx, Math& 
     hlo::Builder cb(cond);
     Instruction* p = cb.Parameter(0, state_shape, "state");
     TFJIT_ASSIGN_OR_RETURN(Instruction * i, cb.GetTupleElement(p, 0));
-    TFJIT_ASSIGN_OR_RETURN(
-        Instruction * lt,
-        cb.Compare(ComparisonDirection::kLt, i,
-                   cb.ScalarConstant<double>(kF64, static_cast<double>(trips))));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * lt,
+                           cb.Compare(ComparisonDirection::kLt, i,
+                                      cb.ScalarConstant<double>(kF64, static_cast<double>(trips))));
     cond->set_root(lt);
   }
   hlo::Computation* loop = ctx.module()->AddComputation(name + "_body");
@@ -167,19 +169,18 @@ absl::StatusOr<std::vector<Instruction*>> FixedLoop(LoweringContext& ctx, Math& 
 
 // lgamma for x > 0 (Lanczos, g = 7, 9 coefficients) with the reflection below 1/2.
 Instruction* Lgamma(Math& m, Instruction* x) {
-  static constexpr double kC[] = {0.99999999999980993,  676.5203681218851,
-                                  -1259.1392167224028,  771.32342877765313,
-                                  -176.61502916214059,  12.507343278686905,
-                                  -0.13857109526572012, 9.9843695780195716e-6,
-                                  1.5056327351493116e-7};
+  static constexpr double kC[] = {
+      0.99999999999980993,  676.5203681218851,     -1259.1392167224028,
+      771.32342877765313,   -176.61502916214059,   12.507343278686905,
+      -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7};
   Instruction* small = m.Lt(x, 0.5);
   Instruction* z = m.Sel(small, m.Sub(1.0, x), x);
   Instruction* zm = m.Sub(z, 1.0);
   Instruction* a = m.K(kC[0]);
   for (int i = 1; i < 9; ++i) a = m.Add(a, m.Div(kC[i], m.Add(zm, static_cast<double>(i))));
   Instruction* t = m.Add(zm, 7.5);
-  Instruction* lg = m.Add(m.Sub(m.Add(m.K(0.5 * std::log(2 * kPi)), m.Mul(m.Add(zm, 0.5), m.Log(t))), t),
-                          m.Log(a));
+  Instruction* lg = m.Add(
+      m.Sub(m.Add(m.K(0.5 * std::log(2 * kPi)), m.Mul(m.Add(zm, 0.5), m.Log(t))), t), m.Log(a));
   Instruction* s = m.Abs(m.Un(Opcode::kSine, m.Mul(x, kPi)));
   Instruction* reflected = m.Sub(m.Log(m.Div(kPi, s)), lg);
   return m.Sel(small, reflected, lg);
@@ -189,14 +190,14 @@ Instruction* Lgamma(Math& m, Instruction* x) {
 Instruction* GilesErfinv(Math& m, Instruction* y, Instruction* w) {
   Instruction* w1 = m.Sub(w, 2.5);
   Instruction* p1 = m.K(2.81022636e-08);
-  for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                   -0.00125372503, -0.00417768164, 0.246640727, 1.50140941}) {
+  for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                   -0.00417768164, 0.246640727, 1.50140941}) {
     p1 = m.Add(m.Mul(p1, w1), c);
   }
   Instruction* w2 = m.Sub(m.Sqrt(w), 3.0);
   Instruction* p2 = m.K(-0.000200214257);
-  for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                   -0.0076224613, 0.00943887047, 1.00167406, 2.83297682}) {
+  for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                   0.00943887047, 1.00167406, 2.83297682}) {
     p2 = m.Add(m.Mul(p2, w2), c);
   }
   return m.Mul(m.Sel(m.Lt(w, 5.0), p1, p2), y);
@@ -285,20 +286,28 @@ Instruction* Digamma(Math& m, Instruction* x) {
   for (int i = 0; i < 10; ++i) acc = m.Sub(acc, m.Div(1.0, m.Add(xr, static_cast<double>(i))));
   Instruction* v = m.Add(xr, 10.0);
   Instruction* r = m.Div(1.0, m.Mul(v, v));
-  Instruction* tail = m.Sub(m.K(1.0 / 240), m.Mul(r, m.Sub(m.K(1.0 / 132), m.Mul(r, 691.0 / 32760))));
-  Instruction* series =
-      m.Mul(r, m.Sub(m.K(1.0 / 12),
-                     m.Mul(r, m.Sub(m.K(1.0 / 120), m.Mul(r, m.Sub(m.K(1.0 / 252), m.Mul(r, tail)))))));
+  Instruction* tail =
+      m.Sub(m.K(1.0 / 240), m.Mul(r, m.Sub(m.K(1.0 / 132), m.Mul(r, 691.0 / 32760))));
+  Instruction* series = m.Mul(
+      r, m.Sub(m.K(1.0 / 12),
+               m.Mul(r, m.Sub(m.K(1.0 / 120), m.Mul(r, m.Sub(m.K(1.0 / 252), m.Mul(r, tail)))))));
   Instruction* y = m.Add(m.Add(m.Sub(m.Sub(m.Log(v), m.Div(0.5, v)), series), acc), shift);
   Instruction* pole = m.And(m.Le(x, 0.0), m.Eq(x, m.Floor(x)));
   return m.Sel(pole, kNaN, y);
 }
 
 Instruction* Zeta(Math& m, Instruction* x, Instruction* q) {
-  static constexpr double kA[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
-                                  -1.8924375803183791606e9, 7.47242496e10,
-                                  -2.950130727918164224e12, 1.1646782814350067249e14,
-                                  -4.5979787224074726105e15, 1.8152105401943546773e17,
+  static constexpr double kA[] = {12.0,
+                                  -720.0,
+                                  30240.0,
+                                  -1209600.0,
+                                  47900160.0,
+                                  -1.8924375803183791606e9,
+                                  7.47242496e10,
+                                  -2.950130727918164224e12,
+                                  1.1646782814350067249e14,
+                                  -4.5979787224074726105e15,
+                                  1.8152105401943546773e17,
                                   -7.1661652561756670113e18};
   Instruction* nx = m.Neg(x);
   Instruction* s = m.K(0.0);
@@ -373,8 +382,8 @@ absl::StatusOr<std::pair<Instruction*, Instruction*>> GammaParts(LoweringContext
                   Instruction* ans = l.Sel(l.Ne(qk, l.K(0.0)), l.Div(pk, qk), s[7]);
                   Instruction* big = l.Gt(l.Abs(pk), kBig);
                   auto scaled = [&](Instruction* v) { return l.Sel(big, l.Div(v, kBig), v); };
-                  return std::vector<Instruction*>{y, z, c, scaled(s[5]), scaled(s[6]),
-                                                   scaled(pk), scaled(qk), ans};
+                  return std::vector<Instruction*>{
+                      y, z, c, scaled(s[5]), scaled(s[6]), scaled(pk), scaled(qk), ans};
                 }));
   Instruction* q = m.Mul(cf[7], prefix);
   return std::make_pair(p, q);
@@ -396,9 +405,7 @@ absl::StatusOr<Instruction*> Igamma(LoweringContext& ctx, Math& m, Instruction* 
 absl::StatusOr<Instruction*> BetaFraction(LoweringContext& ctx, Math& m, Instruction* a,
                                           Instruction* b, Instruction* x) {
   constexpr double kTiny = 1e-300;
-  auto guard = [](Math& l, Instruction* v) {
-    return l.Sel(l.Lt(l.Abs(v), l.K(kTiny)), kTiny, v);
-  };
+  auto guard = [](Math& l, Instruction* v) { return l.Sel(l.Lt(l.Abs(v), l.K(kTiny)), kTiny, v); };
   Instruction* d = m.Div(1.0, guard(m, m.Sub(1.0, m.Div(m.Mul(m.Add(a, b), x), m.Add(a, 1.0)))));
   TFJIT_ASSIGN_OR_RETURN(
       std::vector<Instruction*> s,
@@ -429,10 +436,9 @@ absl::StatusOr<Instruction*> BetaFraction(LoweringContext& ctx, Math& m, Instruc
 
 absl::StatusOr<Instruction*> Betainc(LoweringContext& ctx, Math& m, Instruction* a, Instruction* b,
                                      Instruction* x) {
-  Instruction* front =
-      m.Exp(m.Add(m.Add(m.Sub(m.Sub(Lgamma(m, m.Add(a, b)), Lgamma(m, a)), Lgamma(m, b)),
-                        m.Mul(a, m.Log(x))),
-                  m.Mul(b, m.Log1p(m.Neg(x)))));
+  Instruction* front = m.Exp(m.Add(
+      m.Add(m.Sub(m.Sub(Lgamma(m, m.Add(a, b)), Lgamma(m, a)), Lgamma(m, b)), m.Mul(a, m.Log(x))),
+      m.Mul(b, m.Log1p(m.Neg(x)))));
   Instruction* swap = m.Le(m.Div(m.Add(a, 1.0), m.Add(m.Add(a, b), 2.0)), x);
   Instruction* aa = m.Sel(swap, b, a);
   Instruction* bb = m.Sel(swap, a, b);
@@ -499,14 +505,16 @@ absl::Status LowerWith(LoweringContext& ctx, const tf::Node& node, int n, const 
 
 template <Instruction* (*F)(Math&, Instruction*)>
 absl::Status LowerUnary(LoweringContext& ctx, const tf::Node& node) {
-  return LowerWith(ctx, node, 1, [](LoweringContext&, Math& m, const std::vector<Instruction*>& x)
-                                     -> absl::StatusOr<Instruction*> { return F(m, x[0]); });
+  return LowerWith(ctx, node, 1,
+                   [](LoweringContext&, Math& m, const std::vector<Instruction*>& x)
+                       -> absl::StatusOr<Instruction*> { return F(m, x[0]); });
 }
 
 absl::Status LowerNdtri(LoweringContext& ctx, const tf::Node& node) {
-  return LowerWith(ctx, node, 1, [](LoweringContext& c, Math& m, const std::vector<Instruction*>& v) {
-    return Ndtri(c, m, v[0]);
-  });
+  return LowerWith(ctx, node, 1,
+                   [](LoweringContext& c, Math& m, const std::vector<Instruction*>& v) {
+                     return Ndtri(c, m, v[0]);
+                   });
 }
 
 // Erfc, Lgamma and Digamma: their catalog entries and kernels predate this file; these are
@@ -521,47 +529,56 @@ Instruction* I0e(Math& m, Instruction* x) { return BesselIe(m, x, 0); }
 Instruction* I1e(Math& m, Instruction* x) { return BesselIe(m, x, 1); }
 
 absl::Status LowerXlog1py(LoweringContext& ctx, const tf::Node& node) {
-  return LowerWith(ctx, node, 2, [](LoweringContext&, Math& m, const std::vector<Instruction*>& v)
-                                     -> absl::StatusOr<Instruction*> {
-    return m.Sel(m.Eq(v[0], 0.0), 0.0, m.Mul(v[0], m.Log1p(v[1])));
-  });
+  return LowerWith(ctx, node, 2,
+                   [](LoweringContext&, Math& m,
+                      const std::vector<Instruction*>& v) -> absl::StatusOr<Instruction*> {
+                     return m.Sel(m.Eq(v[0], 0.0), 0.0, m.Mul(v[0], m.Log1p(v[1])));
+                   });
 }
 
 template <bool kUpper>
 absl::Status LowerIgamma(LoweringContext& ctx, const tf::Node& node) {
-  return LowerWith(ctx, node, 2, [](LoweringContext& c, Math& m, const std::vector<Instruction*>& v) {
-    return Igamma(c, m, v[0], v[1], kUpper);
-  });
+  return LowerWith(ctx, node, 2,
+                   [](LoweringContext& c, Math& m, const std::vector<Instruction*>& v) {
+                     return Igamma(c, m, v[0], v[1], kUpper);
+                   });
 }
 
 absl::Status LowerBetainc(LoweringContext& ctx, const tf::Node& node) {
-  return LowerWith(ctx, node, 3, [](LoweringContext& c, Math& m, const std::vector<Instruction*>& v) {
-    return Betainc(c, m, v[0], v[1], v[2]);
-  });
+  return LowerWith(ctx, node, 3,
+                   [](LoweringContext& c, Math& m, const std::vector<Instruction*>& v) {
+                     return Betainc(c, m, v[0], v[1], v[2]);
+                   });
 }
 
 absl::Status LowerZeta(LoweringContext& ctx, const tf::Node& node) {
-  return LowerWith(ctx, node, 2, [](LoweringContext&, Math& m, const std::vector<Instruction*>& v)
-                                     -> absl::StatusOr<Instruction*> { return Zeta(m, v[0], v[1]); });
+  return LowerWith(ctx, node, 2,
+                   [](LoweringContext&, Math& m, const std::vector<Instruction*>& v)
+                       -> absl::StatusOr<Instruction*> { return Zeta(m, v[0], v[1]); });
 }
 
 absl::Status LowerPolygamma(LoweringContext& ctx, const tf::Node& node) {
-  return LowerWith(ctx, node, 2, [](LoweringContext&, Math& m, const std::vector<Instruction*>& v)
-                                     -> absl::StatusOr<Instruction*> {
-    return Polygamma(m, v[0], v[1]);
-  });
+  return LowerWith(ctx, node, 2,
+                   [](LoweringContext&, Math& m, const std::vector<Instruction*>& v)
+                       -> absl::StatusOr<Instruction*> { return Polygamma(m, v[0], v[1]); });
 }
 
 }  // namespace
 
 void AppendSpecialLowerings(std::vector<OpLowering>* table) {
   const OpLowering lowerings[] = {
-      {"Erfinv", LowerUnary<Erfinv>, true},    {"Ndtri", LowerNdtri, true},
-      {"BesselI0e", LowerUnary<I0e>, true},    {"BesselI1e", LowerUnary<I1e>, true},
-      {"Xlog1py", LowerXlog1py, true},         {"Igamma", LowerIgamma<false>, true},
-      {"Igammac", LowerIgamma<true>, true},    {"Betainc", LowerBetainc, true},
-      {"Zeta", LowerZeta, true},               {"Polygamma", LowerPolygamma, true},
-      {"Erfc", LowerUnary<ErfcOp>, true},      {"Lgamma", LowerUnary<LgammaOp>, true},
+      {"Erfinv", LowerUnary<Erfinv>, true},
+      {"Ndtri", LowerNdtri, true},
+      {"BesselI0e", LowerUnary<I0e>, true},
+      {"BesselI1e", LowerUnary<I1e>, true},
+      {"Xlog1py", LowerXlog1py, true},
+      {"Igamma", LowerIgamma<false>, true},
+      {"Igammac", LowerIgamma<true>, true},
+      {"Betainc", LowerBetainc, true},
+      {"Zeta", LowerZeta, true},
+      {"Polygamma", LowerPolygamma, true},
+      {"Erfc", LowerUnary<ErfcOp>, true},
+      {"Lgamma", LowerUnary<LgammaOp>, true},
       {"Digamma", LowerUnary<DigammaOp>, true},
   };
   table->insert(table->end(), std::begin(lowerings), std::end(lowerings));

@@ -16,8 +16,8 @@ namespace {
 using hlo::Instruction;
 
 // The output type and both operands converted to it.
-absl::StatusOr<DType> ConvertOperands(LoweringContext& ctx, const tf::Node& node,
-                                      Instruction** lhs, Instruction** rhs) {
+absl::StatusOr<DType> ConvertOperands(LoweringContext& ctx, const tf::Node& node, Instruction** lhs,
+                                      Instruction** rhs) {
   TFJIT_ASSIGN_OR_RETURN(*lhs, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(*rhs, ctx.Input(node, 1));
   DType out = (*lhs)->shape().element_type();
@@ -62,9 +62,8 @@ absl::Status LowerXlaConv(LoweringContext& ctx, const tf::Node& node) {
                            node.DebugName(), groups.size());
   }
   TFJIT_ASSIGN_OR_RETURN(tf::XlaConvPlan plan,
-                         tf::PlanXlaConv(node, lhs->shape().dims(), rhs->shape().dims(),
-                                         strides, padding, lhs_dilation, rhs_dilation,
-                                         groups[0]));
+                         tf::PlanXlaConv(node, lhs->shape().dims(), rhs->shape().dims(), strides,
+                                         padding, lhs_dilation, rhs_dilation, groups[0]));
   hlo::Attributes attrs;
   for (const tf::XlaConvWindow& w : plan.window) {
     hlo::WindowDim d;
@@ -96,11 +95,11 @@ absl::Status LowerXlaConv(LoweringContext& ctx, const tf::Node& node) {
 
 void AppendXlaLowerings(std::vector<OpLowering>* table) {
   table->insert(table->end(), {
-      {"XlaDotV2", LowerXlaDot},
-      {"XlaDot", LowerXlaDot},
-      {"XlaConvV2", LowerXlaConv},
-      {"XlaConv", LowerXlaConv},
-  });
+                                  {"XlaDotV2", LowerXlaDot},
+                                  {"XlaDot", LowerXlaDot},
+                                  {"XlaConvV2", LowerXlaConv},
+                                  {"XlaConv", LowerXlaConv},
+                              });
 }
 
 }  // namespace tfjit::tf2hlo

@@ -28,8 +28,7 @@ int main(int argc, char** argv) {
   }
   tfjit::SessionOptions options;
   options.jit = tfjit::JitMode::kAuto;
-  tfjit::StatusOr<std::unique_ptr<tfjit::Session>> session =
-      tfjit::Session::Load(argv[1], options);
+  tfjit::StatusOr<std::unique_ptr<tfjit::Session>> session = tfjit::Session::Load(argv[1], options);
   if (!session.ok()) {
     std::fprintf(stderr, "%s\n", session.status().ToString().c_str());
     return 1;
@@ -61,7 +60,8 @@ int main(int argc, char** argv) {
     const tfjit::Tensor& t = (*out)[k];
     std::printf("%s %s", fetches[k].c_str(), t.ShapeString().c_str());
     if (t.dtype() == tfjit::DType::kFloat32) {
-      for (int64_t i = 0; i < t.num_elements() && i < 4; ++i) std::printf(" %.6g", t.data<float>()[i]);
+      for (int64_t i = 0; i < t.num_elements() && i < 4; ++i)
+        std::printf(" %.6g", t.data<float>()[i]);
     }
     std::printf("\n");
   }

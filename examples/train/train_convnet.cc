@@ -58,8 +58,9 @@ int main(int argc, char** argv) {
     }
   }
   if ((argc - 1) % 2 != 0) {
-    std::fprintf(stderr, "usage: train_convnet [--steps N] [--jit MODE] [--threads N] "
-                         "[--seed S] [--learning-rate LR] [--write-graph FILE]\n");
+    std::fprintf(stderr,
+                 "usage: train_convnet [--steps N] [--jit MODE] [--threads N] "
+                 "[--seed S] [--learning-rate LR] [--write-graph FILE]\n");
     return 2;
   }
 

@@ -59,8 +59,8 @@ class Builder {
   }
   std::string Const(const std::string& name, const Tensor& value) {
     NodeDef* n = Node(name, "Const", {});
-    SetType(n, "dtype", value.dtype() == DType::kInt32 ? tensorflow::DT_INT32
-                                                        : tensorflow::DT_FLOAT);
+    SetType(n, "dtype",
+            value.dtype() == DType::kInt32 ? tensorflow::DT_INT32 : tensorflow::DT_FLOAT);
     *(*n->mutable_attr())["value"].mutable_tensor() = tf::TensorToProto(value);
     return name;
   }
@@ -71,8 +71,8 @@ class Builder {
     return Const(name, Tensor::FromVector<int32_t>(DType::kInt32, {}, {v}));
   }
   std::string Ints(const std::string& name, const std::vector<int32_t>& v) {
-    return Const(name, Tensor::FromVector<int32_t>(DType::kInt32,
-                                                   {static_cast<int64_t>(v.size())}, v));
+    return Const(name,
+                 Tensor::FromVector<int32_t>(DType::kInt32, {static_cast<int64_t>(v.size())}, v));
   }
   std::string Placeholder(const std::string& name, const std::vector<int64_t>& dims) {
     NodeDef* n = Node(name, "Placeholder", {});
@@ -321,9 +321,9 @@ std::string ConvBlockBackward(Builder& b, const ConvBlock& c, const std::string&
   NodeDef* dr = b.FNode(g + "/MaxPool_grad/MaxPoolGrad", "MaxPoolGrad", {c.relu, c.pool, dpool});
   PoolAttrs(dr);
   const std::string dbn = b.F(g + "/Relu_grad/ReluGrad", "ReluGrad", {dr->name(), c.relu});
-  NodeDef* bng = b.FNode(g + "/bn/FusedBatchNormV3_grad/FusedBatchNormGradV3",
-                         "FusedBatchNormGradV3",
-                         {dbn, c.conv, c.scale, c.bn + ":3", c.bn + ":4", c.bn + ":5"});
+  NodeDef* bng =
+      b.FNode(g + "/bn/FusedBatchNormV3_grad/FusedBatchNormGradV3", "FusedBatchNormGradV3",
+              {dbn, c.conv, c.scale, c.bn + ":3", c.bn + ":4", c.bn + ":5"});
   BatchNormAttrs(bng);
   b.Gradient(c.scope + "/bn/gamma", bng->name() + ":1");
   b.Gradient(c.scope + "/bn/beta", bng->name() + ":2");
@@ -409,8 +409,8 @@ TrainingGraph ConvNetGraph(int64_t batch, int64_t height, int64_t width, int64_t
       b.Ints("gradients/flatten/Reshape_grad/Shape",
              {static_cast<int32_t>(batch), static_cast<int32_t>(height / 4),
               static_cast<int32_t>(width / 4), static_cast<int32_t>(2 * filters)});
-  NodeDef* dpool = b.FNode("gradients/flatten/Reshape_grad/Reshape", "Reshape",
-                           {dflat, pool_shape});
+  NodeDef* dpool =
+      b.FNode("gradients/flatten/Reshape_grad/Reshape", "Reshape", {dflat, pool_shape});
   SetType(dpool, "Tshape", tensorflow::DT_INT32);
   const std::string dx2 = ConvBlockBackward(b, c2, dpool->name(), true);
   ConvBlockBackward(b, c1, dx2, false);
@@ -439,8 +439,7 @@ TrainingGraph LstmGraph(int64_t batch, int64_t steps, int64_t features, int64_t 
   for (int64_t t = 0; t < steps; ++t) {
     Step& st = s[static_cast<size_t>(t)];
     const std::string p = absl::StrCat("lstm/while/step_", t, "/");
-    NodeDef* cat = b.FNode(p + "concat", "ConcatV2",
-                           {absl::StrCat("lstm/unstack:", t), h, axis1});
+    NodeDef* cat = b.FNode(p + "concat", "ConcatV2", {absl::StrCat("lstm/unstack:", t), h, axis1});
     SetInt(cat, "N", 2);
     SetType(cat, "Tidx", tensorflow::DT_INT32);
     st.cat = cat->name();
@@ -456,8 +455,8 @@ TrainingGraph LstmGraph(int64_t batch, int64_t steps, int64_t features, int64_t 
     st.gg = b.F(p + "Tanh", "Tanh", {split->name() + ":2"});
     st.so = b.F(p + "Sigmoid_2", "Sigmoid", {split->name() + ":3"});
     st.c_prev = c;
-    st.c = b.F(p + "add_1", "AddV2", {b.F(p + "mul", "Mul", {st.sf, c}),
-                                      b.F(p + "mul_1", "Mul", {st.si, st.gg})});
+    st.c = b.F(p + "add_1", "AddV2",
+               {b.F(p + "mul", "Mul", {st.sf, c}), b.F(p + "mul_1", "Mul", {st.si, st.gg})});
     st.tc = b.F(p + "Tanh_1", "Tanh", {st.c});
     st.h = b.F(p + "mul_2", "Mul", {st.so, st.tc});
     h = st.h;
@@ -468,8 +467,8 @@ TrainingGraph LstmGraph(int64_t batch, int64_t steps, int64_t features, int64_t 
   const std::string dlogits = LossAndAccuracy(b, d.out, batch);
   std::string dh = DenseBackward(b, "dense", d, dlogits, true);
   std::string dc;
-  const std::string begin = b.Ints("gradients/lstm/Slice/begin",
-                                   {0, static_cast<int32_t>(features)});
+  const std::string begin =
+      b.Ints("gradients/lstm/Slice/begin", {0, static_cast<int32_t>(features)});
   const std::string size = b.Ints("gradients/lstm/Slice/size",
                                   {static_cast<int32_t>(batch), static_cast<int32_t>(hidden)});
   std::vector<std::string> dws, dbs;
@@ -484,12 +483,12 @@ TrainingGraph LstmGraph(int64_t batch, int64_t steps, int64_t features, int64_t 
     dc = b.F(p + "mul_grad/Mul_1", "Mul", {dct, st.sf});
     const std::string dsi = b.F(p + "mul_1_grad/Mul", "Mul", {dct, st.gg});
     const std::string dgg = b.F(p + "mul_1_grad/Mul_1", "Mul", {dct, st.si});
-    NodeDef* dz = b.FNode(p + "split_grad/concat", "ConcatV2",
-                          {b.F(p + "Sigmoid_grad/SigmoidGrad", "SigmoidGrad", {st.si, dsi}),
-                           b.F(p + "Sigmoid_1_grad/SigmoidGrad", "SigmoidGrad", {st.sf, dsf}),
-                           b.F(p + "Tanh_grad/TanhGrad", "TanhGrad", {st.gg, dgg}),
-                           b.F(p + "Sigmoid_2_grad/SigmoidGrad", "SigmoidGrad", {st.so, dso}),
-                           axis1});
+    NodeDef* dz =
+        b.FNode(p + "split_grad/concat", "ConcatV2",
+                {b.F(p + "Sigmoid_grad/SigmoidGrad", "SigmoidGrad", {st.si, dsi}),
+                 b.F(p + "Sigmoid_1_grad/SigmoidGrad", "SigmoidGrad", {st.sf, dsf}),
+                 b.F(p + "Tanh_grad/TanhGrad", "TanhGrad", {st.gg, dgg}),
+                 b.F(p + "Sigmoid_2_grad/SigmoidGrad", "SigmoidGrad", {st.so, dso}), axis1});
     SetInt(dz, "N", 4);
     SetType(dz, "Tidx", tensorflow::DT_INT32);
     dbs.push_back(b.F(p + "BiasAdd_grad/BiasAddGrad", "BiasAddGrad", {dz->name()}));

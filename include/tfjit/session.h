@@ -131,11 +131,11 @@ struct KernelProfile {
 
 // One unit's share of a profiled run (RunOptions::profile).
 struct UnitProfile {
-  std::string name;    // the cluster ("cluster_0") or the node
-  std::string kind;    // "cluster" or the node's op type
+  std::string name;  // the cluster ("cluster_0") or the node
+  std::string kind;  // "cluster" or the node's op type
   bool compiled = false;
-  int calls = 0;       // more than 1 inside loops
-  double ms = 0;       // wall time, summed over the calls
+  int calls = 0;             // more than 1 inside loops
+  double ms = 0;             // wall time, summed over the calls
   int64_t input_bytes = 0;   // bytes of the tensors it read
   int64_t output_bytes = 0;  // bytes of the tensors it wrote
   // A compiled cluster's kernels (CPU), slowest first; their times leave out what runs
@@ -155,8 +155,8 @@ struct InputInfo {
 // What one Run did.
 // One cluster compiled (or loaded from the disk cache) during a run.
 struct ClusterCompile {
-  std::string cluster;  // "cluster_0", ...
-  int nodes = 0;        // graph nodes in it
+  std::string cluster;     // "cluster_0", ...
+  int nodes = 0;           // graph nodes in it
   double compile_ms = 0;   // all of it: the three below
   double lowering_ms = 0;  // TF graph to HLO
   double passes_ms = 0;    // the backend's HLO passes (fusion included)
@@ -166,11 +166,11 @@ struct ClusterCompile {
 };
 
 struct RunStats {
-  int clusters = 0;          // compiled clusters executed
-  int nodes_compiled = 0;    // graph nodes inside those clusters
-  int nodes_total = 0;       // nodes the run needed
-  double compile_ms = 0;     // compilation time spent in this run (0 on cache hits)
-  double run_ms = 0;         // wall time of the run
+  int clusters = 0;        // compiled clusters executed
+  int nodes_compiled = 0;  // graph nodes inside those clusters
+  int nodes_total = 0;     // nodes the run needed
+  double compile_ms = 0;   // compilation time spent in this run (0 on cache hits)
+  double run_ms = 0;       // wall time of the run
   int cache_hits = 0;
   // Compilations this run loaded from SessionOptions::compile_cache_dir instead of compiling
   // (their time counts in compile_ms).
@@ -181,7 +181,7 @@ struct RunStats {
   // executed (2 per multiply-add; a loop body counts once). Kernels run outside clusters do
   // not count, so with --jit off this is 0.
   int64_t flops = 0;
-  int fallbacks = 0;         // clusters that fell back to kernels (UNIMPLEMENTED lowering)
+  int fallbacks = 0;  // clusters that fell back to kernels (UNIMPLEMENTED lowering)
   // Bytes the compiled clusters copied into their results from their inputs or constants (a
   // value passed through unchanged). A variable update is written by the kernel that computes
   // it into the new value's buffer, which replaces the old one: a compiled training step

@@ -61,16 +61,22 @@ class Tensor {
   void* raw_data() { return data_; }
   const void* raw_data() const { return data_; }
   template <typename T>
-  T* data() { return static_cast<T*>(data_); }
+  T* data() {
+    return static_cast<T*>(data_);
+  }
   template <typename T>
-  const T* data() const { return static_cast<const T*>(data_); }
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
 
   // The object of a kResource/kVariant scalar; nullptr otherwise.
   const TensorObject* object() const { return object_.get(); }
   const std::shared_ptr<const TensorObject>& shared_object() const { return object_; }
   // The object as `T`, or nullptr when it holds none or another kind.
   template <typename T>
-  const T* object_as() const { return dynamic_cast<const T*>(object_.get()); }
+  const T* object_as() const {
+    return dynamic_cast<const T*>(object_.get());
+  }
 
   // Same buffer, new dims with the same element count (checked by the caller).
   Tensor Reshaped(std::vector<int64_t> dims) const;

@@ -31,10 +31,10 @@ struct DescrEntry {
 
 // kind/size pairs we map onto tfjit dtypes. Byte order is handled separately.
 constexpr DescrEntry kDescrs[] = {
-    {"f2", DType::kFloat16}, {"f4", DType::kFloat32}, {"f8", DType::kFloat64},
-    {"i1", DType::kInt8},    {"i2", DType::kInt16},   {"i4", DType::kInt32},
-    {"i8", DType::kInt64},   {"u1", DType::kUInt8},   {"u2", DType::kUInt16},
-    {"u4", DType::kUInt32},  {"u8", DType::kUInt64},  {"b1", DType::kBool},
+    {"f2", DType::kFloat16},   {"f4", DType::kFloat32},     {"f8", DType::kFloat64},
+    {"i1", DType::kInt8},      {"i2", DType::kInt16},       {"i4", DType::kInt32},
+    {"i8", DType::kInt64},     {"u1", DType::kUInt8},       {"u2", DType::kUInt16},
+    {"u4", DType::kUInt32},    {"u8", DType::kUInt64},      {"b1", DType::kBool},
     {"c8", DType::kComplex64}, {"c16", DType::kComplex128},
 };
 

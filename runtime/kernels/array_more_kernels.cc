@@ -81,7 +81,8 @@ absl::Status ReverseKernel(KernelContext& ctx) {
                        "'input' has %d'dimensions, but 'dims' has %d values",
                        in.rank(), dims.num_elements());
   }
-  if (DTypeSize(in.dtype()) == 0) return UnsupportedDType(ctx, in.dtype(), "numeric types and bool");
+  if (DTypeSize(in.dtype()) == 0)
+    return UnsupportedDType(ctx, in.dtype(), "numeric types and bool");
   std::vector<std::vector<int64_t>> maps;
   for (int d = 0; d < in.rank(); ++d) {
     std::vector<int64_t> m = IdentityMap(in.dim(d));
@@ -114,7 +115,8 @@ absl::Status RollKernel(KernelContext& ctx) {
   if (shift.size() != axis.size()) {
     return KernelError(ctx, "shift and axis must have the same size");
   }
-  if (DTypeSize(in.dtype()) == 0) return UnsupportedDType(ctx, in.dtype(), "numeric types and bool");
+  if (DTypeSize(in.dtype()) == 0)
+    return UnsupportedDType(ctx, in.dtype(), "numeric types and bool");
   std::vector<int64_t> total(static_cast<size_t>(in.rank()), 0);
   for (size_t i = 0; i < axis.size(); ++i) {
     int64_t a = axis[i] < 0 ? axis[i] + in.rank() : axis[i];
@@ -169,7 +171,8 @@ absl::Status ReverseSequenceKernel(KernelContext& ctx) {
       return KernelError(ctx, "seq_lengths(%d) > input.dims(%d)", b, seq_dim);
     }
   }
-  if (DTypeSize(in.dtype()) == 0) return UnsupportedDType(ctx, in.dtype(), "numeric types and bool");
+  if (DTypeSize(in.dtype()) == 0)
+    return UnsupportedDType(ctx, in.dtype(), "numeric types and bool");
   Tensor out(in.dtype(), in.dims());
   std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
   for (int d = rank - 1; d > 0; --d) strides[d - 1] = strides[d] * in.dim(d);
@@ -209,7 +212,8 @@ absl::Status InvertPermutationKernel(KernelContext& ctx) {
   for (int64_t i = 0; i < n; ++i) {
     const int64_t d = perm[static_cast<size_t>(i)];
     if (d < 0 || d >= n) return KernelError(ctx, "%d is not between 0 and %d", d, n);
-    if (inv[static_cast<size_t>(d)] != -1) return KernelError(ctx, "%d is duplicated in the input.", d);
+    if (inv[static_cast<size_t>(d)] != -1)
+      return KernelError(ctx, "%d is duplicated in the input.", d);
     inv[static_cast<size_t>(d)] = i;
   }
   Tensor out(x.dtype(), {n});
@@ -303,8 +307,7 @@ absl::Status BroadcastArgsKernel(KernelContext& ctx) {
 absl::Status BucketizeKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& in = ctx.input(0);
-  TFJIT_ASSIGN_OR_RETURN(std::vector<float> bounds,
-                         tf::GetFloatListAttr(ctx.node(), "boundaries"));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<float> bounds, tf::GetFloatListAttr(ctx.node(), "boundaries"));
   if (!std::is_sorted(bounds.begin(), bounds.end())) {
     return KernelError(ctx, "Expected sorted boundaries");
   }
@@ -319,9 +322,9 @@ absl::Status BucketizeKernel(KernelContext& ctx) {
       int32_t* y = out.data<int32_t>();
       ParallelFor(ctx, in.num_elements(), 16, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
-          y[i] = static_cast<int32_t>(
-              std::upper_bound(bounds.begin(), bounds.end(), x[i],
-                               [](T v, float b) { return v < b; }) - bounds.begin());
+          y[i] = static_cast<int32_t>(std::upper_bound(bounds.begin(), bounds.end(), x[i],
+                                                       [](T v, float b) { return v < b; }) -
+                                      bounds.begin());
         }
       });
     }
@@ -339,15 +342,16 @@ absl::Status BoundKernel(KernelContext& ctx) {
   const Tensor& sorted = ctx.input(0);
   const Tensor& values = ctx.input(1);
   if (sorted.rank() != 2) {
-    return KernelError(ctx, "sorted input argument must be a matrix, got %s",
-                       sorted.ShapeString());
+    return KernelError(ctx, "sorted input argument must be a matrix, got %s", sorted.ShapeString());
   }
   if (values.rank() != 2) {
     return KernelError(ctx, "values must be a matrix, got %s", values.ShapeString());
   }
   if (sorted.dim(0) != values.dim(0)) {
-    return KernelError(ctx, "Leading dim_size of both tensors must match. (sorted_inputs is %s, "
-                       "values is %s)", sorted.ShapeString(), values.ShapeString());
+    return KernelError(ctx,
+                       "Leading dim_size of both tensors must match. (sorted_inputs is %s, "
+                       "values is %s)",
+                       sorted.ShapeString(), values.ShapeString());
   }
   if (sorted.dtype() != values.dtype()) {
     return KernelError(ctx, "sorted_inputs and values must have one dtype: %s vs %s",
@@ -368,10 +372,9 @@ absl::Status BoundKernel(KernelContext& ctx) {
       for (int64_t k = begin; k < end; ++k) {
         const T* row = s + (k / std::max<int64_t>(m, 1)) * n;
         const C x = C(v[k]);
-        const T* at = kUpper ? std::upper_bound(row, row + n, x,
-                                                [](C a, const T& b) { return a < C(b); })
-                             : std::lower_bound(row, row + n, x,
-                                                [](const T& a, C b) { return C(a) < b; });
+        const T* at =
+            kUpper ? std::upper_bound(row, row + n, x, [](C a, const T& b) { return a < C(b); })
+                   : std::lower_bound(row, row + n, x, [](const T& a, C b) { return C(a) < b; });
         const int64_t idx = at - row;
         if (out_type == DType::kInt32) {
           out.data<int32_t>()[k] = static_cast<int32_t>(idx);
@@ -553,14 +556,14 @@ absl::Status ApproximateEqualKernel(KernelContext& ctx) {
   });
   // Complex: |x - y| < tolerance, the modulus as TF's abs of a complex difference.
   ok = ok || DispatchComplex(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* a = x.data<T>();
-    const T* b = y.data<T>();
-    bool* z = out.data<bool>();
-    ParallelFor(ctx, x.num_elements(), 10, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) z[i] = std::abs(a[i] - b[i]) < tol;
-    });
-  });
+         using T = decltype(tag);
+         const T* a = x.data<T>();
+         const T* b = y.data<T>();
+         bool* z = out.data<bool>();
+         ParallelFor(ctx, x.num_elements(), 10, [&](int64_t begin, int64_t end) {
+           for (int64_t i = begin; i < end; ++i) z[i] = std::abs(a[i] - b[i]) < tol;
+         });
+       });
   if (!ok) return UnsupportedDType(ctx, x.dtype(), "number types");
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
@@ -577,16 +580,15 @@ absl::Status ReadFormats(const KernelContext& ctx, std::string* src, std::string
                        *src);
   }
   if (dst->size() != 4 && dst->size() != 5) {
-    return KernelError(ctx,
-                       "Destination format must be of length 4 or 5, received dst_format = %s",
+    return KernelError(ctx, "Destination format must be of length 4 or 5, received dst_format = %s",
                        *dst);
   }
   std::string a = *src, b = *dst;
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   if (a != b) {
-    return KernelError(ctx, "Destination format %s is not a permutation of source format %s",
-                       *dst, *src);
+    return KernelError(ctx, "Destination format %s is not a permutation of source format %s", *dst,
+                       *src);
   }
   return absl::OkStatus();
 }
@@ -635,8 +637,10 @@ absl::Status DataFormatVecPermuteKernel(KernelContext& ctx) {
                        DimsString(x.dims()));
   }
   if (x.rank() == 2 && x.dim(0) != spatial && x.dim(0) != full) {
-    return KernelError(ctx, "First dimension of 2D input must be of size %d or %d, but got shape "
-                       "%s", spatial, full, DimsString(x.dims()));
+    return KernelError(ctx,
+                       "First dimension of 2D input must be of size %d or %d, but got shape "
+                       "%s",
+                       spatial, full, DimsString(x.dims()));
   }
   if (x.rank() == 2 && x.dim(1) != 2) {
     return KernelError(ctx, "Second dimension of 2D input must be of size 2, but got shape %s",
@@ -807,9 +811,10 @@ absl::Status AccumulateNV2Kernel(KernelContext& ctx) {
   const Tensor& first = ctx.input(0);
   for (int i = 1; i < n; ++i) {
     if (ctx.input(i).dtype() != first.dtype() || ctx.input(i).dims() != first.dims()) {
-      return KernelError(ctx, "Inputs to AccumulateNV2 must have the same dtype and shape: "
-                         "input 0 is %s, input %d is %s", first.ShapeString(), i,
-                         ctx.input(i).ShapeString());
+      return KernelError(ctx,
+                         "Inputs to AccumulateNV2 must have the same dtype and shape: "
+                         "input 0 is %s, input %d is %s",
+                         first.ShapeString(), i, ctx.input(i).ShapeString());
     }
   }
   Tensor out(first.dtype(), first.dims());
@@ -827,15 +832,15 @@ absl::Status AccumulateNV2Kernel(KernelContext& ctx) {
     });
   });
   ok = ok || DispatchComplex(first.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    ParallelFor(ctx, first.num_elements(), n, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
-        T acc = ctx.input(0).data<T>()[k];
-        for (int i = 1; i < n; ++i) acc += ctx.input(i).data<T>()[k];
-        out.data<T>()[k] = acc;
-      }
-    });
-  });
+         using T = decltype(tag);
+         ParallelFor(ctx, first.num_elements(), n, [&](int64_t begin, int64_t end) {
+           for (int64_t k = begin; k < end; ++k) {
+             T acc = ctx.input(0).data<T>()[k];
+             for (int i = 1; i < n; ++i) acc += ctx.input(i).data<T>()[k];
+             out.data<T>()[k] = acc;
+           }
+         });
+       });
   if (!ok) return UnsupportedDType(ctx, first.dtype(), "number types");
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
@@ -929,8 +934,7 @@ absl::Status ListDiffKernel(KernelContext& ctx) {
   const size_t elem = DTypeSize(x.dtype());
   for (int64_t j = 0; j < m; ++j) {
     std::memcpy(static_cast<char*>(out.raw_data()) + j * elem,
-                static_cast<const char*>(x.raw_data()) + kept[static_cast<size_t>(j)] * elem,
-                elem);
+                static_cast<const char*>(x.raw_data()) + kept[static_cast<size_t>(j)] * elem, elem);
     SetIndex(idx, j, kept[static_cast<size_t>(j)]);
   }
   ctx.set_output(0, std::move(out));
@@ -973,9 +977,10 @@ absl::Status ParallelConcatKernel(KernelContext& ctx) {
   for (int i = 0; i < n; ++i) {
     const Tensor& t = ctx.input(i);
     if (t.rank() < 1 || t.dim(0) != 1 || t.dims() != first.dims() || t.dtype() != first.dtype()) {
-      return KernelError(ctx, "ParallelConcat's inputs must all have shape [1, ...] of one dtype "
-                         "and shape: input 0 is %s, input %d is %s", first.ShapeString(), i,
-                         t.ShapeString());
+      return KernelError(ctx,
+                         "ParallelConcat's inputs must all have shape [1, ...] of one dtype "
+                         "and shape: input 0 is %s, input %d is %s",
+                         first.ShapeString(), i, t.ShapeString());
     }
   }
   if (DTypeSize(first.dtype()) == 0) {
@@ -986,8 +991,8 @@ absl::Status ParallelConcatKernel(KernelContext& ctx) {
   Tensor out(first.dtype(), dims);
   for (int i = 0; i < n; ++i) {
     if (first.byte_size() == 0) break;
-    std::memcpy(static_cast<char*>(out.raw_data()) + i * first.byte_size(),
-                ctx.input(i).raw_data(), first.byte_size());
+    std::memcpy(static_cast<char*>(out.raw_data()) + i * first.byte_size(), ctx.input(i).raw_data(),
+                first.byte_size());
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
@@ -1025,8 +1030,10 @@ absl::Status HistogramFixedWidthKernel(KernelContext& ctx) {
     using C = ComputeType<T>;
     const C lo = C(range.data<T>()[0]), hi = C(range.data<T>()[1]);
     if (!(lo < hi)) {
-      status = KernelError(ctx, "value_range should satisfy value_range[0] < value_range[1], "
-                           "but got '[%g, %g]'", static_cast<double>(lo), static_cast<double>(hi));
+      status = KernelError(ctx,
+                           "value_range should satisfy value_range[0] < value_range[1], "
+                           "but got '[%g, %g]'",
+                           static_cast<double>(lo), static_cast<double>(hi));
       return;
     }
     if (nbins <= 0) {
@@ -1088,7 +1095,8 @@ absl::Status NthElementKernel(KernelContext& ctx) {
     ParallelFor(ctx, rows, 4 * cols, [&](int64_t begin, int64_t end) {
       std::vector<C> row(static_cast<size_t>(cols));
       for (int64_t r = begin; r < end; ++r) {
-        for (int64_t c = 0; c < cols; ++c) row[static_cast<size_t>(c)] = C(in.data<T>()[r * cols + c]);
+        for (int64_t c = 0; c < cols; ++c)
+          row[static_cast<size_t>(c)] = C(in.data<T>()[r * cols + c]);
         const int64_t at = reverse ? cols - 1 - n : n;
         std::nth_element(row.begin(), row.begin() + at, row.end());
         out.data<T>()[r] = static_cast<T>(row[static_cast<size_t>(at)]);

@@ -99,8 +99,8 @@ absl::Status FakeQuantArgsGradientKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckFloat(ctx, g, "gradients"));
   TFJIT_RETURN_IF_ERROR(CheckFloat(ctx, x, "inputs"));
   if (g.dims() != x.dims()) {
-    return KernelError(ctx, "gradient and input must be the same size: %s vs %s",
-                       g.ShapeString(), x.ShapeString());
+    return KernelError(ctx, "gradient and input must be the same size: %s vs %s", g.ShapeString(),
+                       x.ShapeString());
   }
   const Nudged n = Nudge(min, max, q.quant_min, q.quant_max);
   Tensor out(DType::kFloat32, x.dims());
@@ -178,8 +178,8 @@ absl::Status FakeQuantVarsGradientKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckFloat(ctx, g, "gradients"));
   TFJIT_RETURN_IF_ERROR(CheckFloat(ctx, x, "inputs"));
   if (g.dims() != x.dims()) {
-    return KernelError(ctx, "gradients and inputs must be the same size: %s vs %s",
-                       g.ShapeString(), x.ShapeString());
+    return KernelError(ctx, "gradients and inputs must be the same size: %s vs %s", g.ShapeString(),
+                       x.ShapeString());
   }
   std::vector<float> min, max;
   TFJIT_RETURN_IF_ERROR(ReadMinMax(ctx, 2, -1, &min, &max));
@@ -228,8 +228,7 @@ void QdqRange(const QdqParams& p, C min_range, C max_range, C* lo, C* hi, C* sca
 }
 
 // The attrs: the integer grid [min_q, max_q], the rounding and the axis (-1: per tensor).
-absl::StatusOr<QdqParams> ReadQdqParams(const KernelContext& ctx, const Tensor& x,
-                                        int64_t* axis) {
+absl::StatusOr<QdqParams> ReadQdqParams(const KernelContext& ctx, const Tensor& x, int64_t* axis) {
   TFJIT_ASSIGN_OR_RETURN(bool is_signed, tf::GetBoolAttrOr(ctx.node(), "signed_input", true));
   TFJIT_ASSIGN_OR_RETURN(int64_t bits, tf::GetIntAttrOr(ctx.node(), "num_bits", 8));
   TFJIT_ASSIGN_OR_RETURN(std::string mode,
@@ -244,8 +243,10 @@ absl::StatusOr<QdqParams> ReadQdqParams(const KernelContext& ctx, const Tensor& 
     return KernelError(ctx, "round_mode is not valid, got %s (HALF_TO_EVEN or HALF_UP)", mode);
   }
   if (*axis < -1 || *axis >= x.rank()) {
-    return KernelError(ctx, "Axis requested is larger than input dimensions. Axis: %d Input "
-                       "Dimensions: %d", *axis, x.rank());
+    return KernelError(ctx,
+                       "Axis requested is larger than input dimensions. Axis: %d Input "
+                       "Dimensions: %d",
+                       *axis, x.rank());
   }
   QdqParams p;
   p.half_up = mode == "HALF_UP";
@@ -268,8 +269,8 @@ absl::Status QdqChannel(const KernelContext& ctx, const QdqParams& p, bool given
     lo = C(ctx.input(1).data<T>()[c]);
     hi = C(ctx.input(2).data<T>()[c]);
     if (lo > hi) {
-      return KernelError(ctx, "Invalid range: input_min %g > input_max %g",
-                         static_cast<double>(lo), static_cast<double>(hi));
+      return KernelError(ctx, "Invalid range: input_min %g > input_max %g", static_cast<double>(lo),
+                         static_cast<double>(hi));
     }
   } else {
     for (int64_t k = 0; k < x.num_elements(); ++k) {

@@ -23,12 +23,11 @@ namespace {
 
 // The string values of input `i`, which must be a string tensor of `want` elements (-1: any
 // count; 0: a scalar).
-absl::StatusOr<std::vector<std::string>> Strings(const KernelContext& ctx, int i,
-                                                 const char* what, int64_t want) {
+absl::StatusOr<std::vector<std::string>> Strings(const KernelContext& ctx, int i, const char* what,
+                                                 int64_t want) {
   const std::vector<std::string>* values = StringValues(ctx.input(i));
   if (values == nullptr) {
-    return KernelError(ctx, "%s must be a string tensor, got %s", what,
-                       ctx.input(i).ShapeString());
+    return KernelError(ctx, "%s must be a string tensor, got %s", what, ctx.input(i).ShapeString());
   }
   if (want == 0 && ctx.input(i).rank() != 0) {
     return KernelError(ctx, "%s must be a scalar, got %d values", what, values->size());
@@ -47,9 +46,10 @@ absl::StatusOr<std::vector<std::string>> NamesOfWholeTensors(const KernelContext
                          Strings(ctx, 2, "shape_and_slices", static_cast<int64_t>(names.size())));
   for (size_t k = 0; k < slices.size(); ++k) {
     if (!slices[k].empty()) {
-      return Unimplemented("node '%s' (%s): tensor '%s' has the slice spec '%s'; partitioned "
-                           "variables are not supported (save and restore whole tensors)",
-                           ctx.node().name(), ctx.node().op(), names[k], slices[k]);
+      return Unimplemented(
+          "node '%s' (%s): tensor '%s' has the slice spec '%s'; partitioned "
+          "variables are not supported (save and restore whole tensors)",
+          ctx.node().name(), ctx.node().op(), names[k], slices[k]);
     }
   }
   return names;
@@ -57,9 +57,9 @@ absl::StatusOr<std::vector<std::string>> NamesOfWholeTensors(const KernelContext
 
 absl::Status WithNode(const KernelContext& ctx, absl::Status s) {
   if (s.ok()) return s;
-  return AttachNode(AppendContext(s, absl::StrCat("in node '", ctx.node().name(), "' (",
-                                                  ctx.node().op(), ")")),
-                    ctx.node().name(), ctx.node().op());
+  return AttachNode(
+      AppendContext(s, absl::StrCat("in node '", ctx.node().name(), "' (", ctx.node().op(), ")")),
+      ctx.node().name(), ctx.node().op());
 }
 
 absl::Status SaveV2(KernelContext& ctx) {
@@ -85,13 +85,14 @@ absl::Status RestoreV2(KernelContext& ctx) {
   absl::StatusOr<std::unique_ptr<tf::BundleReader>> reader = tf::BundleReader::Open(prefix[0]);
   if (!reader.ok()) return WithNode(ctx, reader.status());
   for (size_t k = 0; k < names.size(); ++k) {
-    TFJIT_ASSIGN_OR_RETURN(const tensorflow::BundleEntryProto* entry,
-                           (*reader)->Entry(names[k]));
+    TFJIT_ASSIGN_OR_RETURN(const tensorflow::BundleEntryProto* entry, (*reader)->Entry(names[k]));
     const std::optional<DType> stored = DTypeFromTfEnum(entry->dtype());
     if (!stored.has_value() || *stored != dtypes[k]) {
-      return KernelError(ctx, "tensor_name = %s; expected dtype %s does not equal restored "
-                         "dtype %s (checkpoint '%s')", names[k], DTypeName(dtypes[k]),
-                         tf::TfDataTypeName(entry->dtype()), (*reader)->index_path());
+      return KernelError(ctx,
+                         "tensor_name = %s; expected dtype %s does not equal restored "
+                         "dtype %s (checkpoint '%s')",
+                         names[k], DTypeName(dtypes[k]), tf::TfDataTypeName(entry->dtype()),
+                         (*reader)->index_path());
     }
     absl::StatusOr<Tensor> t = (*reader)->LookupAny(names[k]);
     if (!t.ok()) return WithNode(ctx, t.status());

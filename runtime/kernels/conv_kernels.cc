@@ -88,7 +88,8 @@ struct Epilogue {
         }
       }
       switch (spec.activation) {
-        case FusedActivation::kNone: break;
+        case FusedActivation::kNone:
+          break;
         case FusedActivation::kRelu:
           for (int64_t c = 0; c < c_n; ++c) row[c] = row[c] < zero ? zero : row[c];
           break;
@@ -168,8 +169,7 @@ absl::StatusOr<Epilogue<T>> BindEpilogue(const KernelContext& ctx, const FusedEp
 
 // The intra-op pool of `ctx` (or inline) as core/conv2d.h's parallel-for.
 conv::ParallelForFn PoolFor(const KernelContext& ctx) {
-  return [&ctx](int64_t n, int64_t cost_per_unit,
-                const std::function<void(int64_t, int64_t)>& fn) {
+  return [&ctx](int64_t n, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
     ParallelFor(ctx, n, cost_per_unit, fn);
   };
 }
@@ -260,19 +260,18 @@ absl::Status ConvKernel(KernelContext& ctx) {
   }
   // The unfused convolutions also run NCHW (a GPU-trained graph's layout), transposed to NHWC
   // around the NHWC arithmetic as XLA's CPU path effectively does.
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
-                         tf::ReadConvAttrs(ctx.node(), fused ? tf::Layouts::kNhwc
-                                                             : tf::Layouts::kNhwcOrNchw));
+  TFJIT_ASSIGN_OR_RETURN(
+      tf::WindowAttrs attrs,
+      tf::ReadConvAttrs(ctx.node(), fused ? tf::Layouts::kNhwc : tf::Layouts::kNhwcOrNchw));
   const Tensor& filter = ctx.input(1);
   if (ctx.input(0).dtype() != filter.dtype()) {
-    return KernelError(ctx, "input and filter dtypes differ: %s vs %s",
-                       ctx.input(0).ShapeString(), filter.ShapeString());
+    return KernelError(ctx, "input and filter dtypes differ: %s vs %s", ctx.input(0).ShapeString(),
+                       filter.ShapeString());
   }
   if (attrs.nchw && ctx.input(0).rank() != 4) {
     return KernelError(ctx, "input must be 4-D (NCHW), got %s", ctx.input(0).ShapeString());
   }
-  const Tensor input =
-      attrs.nchw ? TransposeTensor(ctx, ctx.input(0), {0, 2, 3, 1}) : ctx.input(0);
+  const Tensor input = attrs.nchw ? TransposeTensor(ctx, ctx.input(0), {0, 2, 3, 1}) : ctx.input(0);
   TFJIT_ASSIGN_OR_RETURN(tf::ConvGeometry g, tf::Conv2DGeometry(ctx.node(), attrs, input.dims(),
                                                                 filter.dims(), depthwise));
   Tensor out(input.dtype(), {input.dim(0), g.window.h.out, g.window.w.out, g.out_channels});
@@ -312,8 +311,7 @@ absl::Status BackpropInputTyped(KernelContext& ctx, const Window2D& window, cons
     }
   }
   auto transposed = [](const SpatialDim& d) {
-    return ConvDim{d.out, d.k, d.in, 1, d.effective_k() - 1 - d.pad_before, d.stride,
-                   d.dilation};
+    return ConvDim{d.out, d.k, d.in, 1, d.effective_k() - 1 - d.pad_before, d.stride, d.dilation};
   };
   const conv::Conv2DParams p =
       MakeParams(dy.dim(0), out_c, in_c, /*groups=*/1, transposed(h), transposed(w));
@@ -333,21 +331,22 @@ absl::Status BackpropInputKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(0), "input_sizes", &sizes));
   const Tensor& filter = ctx.input(1);
   if (filter.dtype() != ctx.input(2).dtype()) {
-    return KernelError(ctx, "filter and out_backprop dtypes differ: %s vs %s",
-                       filter.ShapeString(), ctx.input(2).ShapeString());
+    return KernelError(ctx, "filter and out_backprop dtypes differ: %s vs %s", filter.ShapeString(),
+                       ctx.input(2).ShapeString());
   }
   // NCHW: input_sizes and out_backprop in NHWC order, the result transposed back.
   if (attrs.nchw && (sizes.size() != 4 || ctx.input(2).rank() != 4)) {
-    return KernelError(ctx, "input_sizes must have 4 entries and out_backprop be 4-D (NCHW), "
-                       "got %s and %s", DimsString(sizes), ctx.input(2).ShapeString());
+    return KernelError(ctx,
+                       "input_sizes must have 4 entries and out_backprop be 4-D (NCHW), "
+                       "got %s and %s",
+                       DimsString(sizes), ctx.input(2).ShapeString());
   }
   if (attrs.nchw) sizes = tf::NchwToNhwc(sizes);
   const Tensor dy = attrs.nchw ? TransposeTensor(ctx, ctx.input(2), {0, 2, 3, 1}) : ctx.input(2);
   TFJIT_ASSIGN_OR_RETURN(Window2D window, tf::BackpropInputGeometry(ctx.node(), attrs, sizes,
                                                                     filter.dims(), dy.dims()));
   TFJIT_RETURN_IF_ERROR(RunFloatOrDouble(
-      ctx, dy.dtype(), Tensor(dy.dtype(), sizes), /*skip_empty=*/true,
-      [&](auto tag, Tensor& out) {
+      ctx, dy.dtype(), Tensor(dy.dtype(), sizes), /*skip_empty=*/true, [&](auto tag, Tensor& out) {
         return BackpropInputTyped<decltype(tag)>(ctx, window, dy, out);
       }));
   if (attrs.nchw) ctx.set_output(0, TransposeTensor(ctx, ctx.outputs()[0], {0, 3, 1, 2}));
@@ -364,8 +363,8 @@ absl::Status FusedMatMulKernel(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   if (a.rank() != 2 || b.rank() != 2 || a.dtype() != b.dtype()) {
-    return KernelError(ctx, "a and b must be matrices of one dtype, got %s and %s",
-                       a.ShapeString(), b.ShapeString());
+    return KernelError(ctx, "a and b must be matrices of one dtype, got %s and %s", a.ShapeString(),
+                       b.ShapeString());
   }
   const int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
   const int64_t kb = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
@@ -375,31 +374,32 @@ absl::Status FusedMatMulKernel(KernelContext& ctx) {
                        "transpose_b=%d)",
                        a.ShapeString(), b.ShapeString(), ta, tb);
   }
-  return RunFloatOrDouble(ctx, a.dtype(), Tensor(a.dtype(), {m, n}), /*skip_empty=*/false,
-                          [&](auto tag, Tensor& out) -> absl::Status {
-    using T = decltype(tag);
-    TFJIT_ASSIGN_OR_RETURN(Epilogue<T> epi, BindEpilogue<T>(ctx, spec, n, a.dtype()));
-    Eigen::Map<const RowMajor<T>> am(a.data<T>(), a.dim(0), a.dim(1));
-    Eigen::Map<const RowMajor<T>> bm(b.data<T>(), b.dim(0), b.dim(1));
-    const RowMajor<T> bt = tb ? RowMajor<T>(bm.transpose()) : RowMajor<T>(bm);
-    const int64_t chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n));
-    const int64_t chunks = (m + chunk - 1) / chunk;
-    ParallelFor(ctx, chunks, chunk * k * n * 2 + 1, [&](int64_t begin, int64_t end) {
-      for (int64_t c = begin; c < end; ++c) {
-        const int64_t r0 = c * chunk, count = std::min(chunk, m - r0);
-        Eigen::Map<RowMajor<T>> o(out.data<T>() + r0 * n, count, n);
-        if (k == 0) {
-          o.setZero();
-        } else if (ta) {
-          o.noalias() = am.transpose().middleRows(r0, count) * bt;
-        } else {
-          o.noalias() = am.middleRows(r0, count) * bt;
-        }
-        if (!epi.empty()) epi.Apply(o.data(), count);
-      }
-    });
-    return absl::OkStatus();
-  });
+  return RunFloatOrDouble(
+      ctx, a.dtype(), Tensor(a.dtype(), {m, n}), /*skip_empty=*/false,
+      [&](auto tag, Tensor& out) -> absl::Status {
+        using T = decltype(tag);
+        TFJIT_ASSIGN_OR_RETURN(Epilogue<T> epi, BindEpilogue<T>(ctx, spec, n, a.dtype()));
+        Eigen::Map<const RowMajor<T>> am(a.data<T>(), a.dim(0), a.dim(1));
+        Eigen::Map<const RowMajor<T>> bm(b.data<T>(), b.dim(0), b.dim(1));
+        const RowMajor<T> bt = tb ? RowMajor<T>(bm.transpose()) : RowMajor<T>(bm);
+        const int64_t chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n));
+        const int64_t chunks = (m + chunk - 1) / chunk;
+        ParallelFor(ctx, chunks, chunk * k * n * 2 + 1, [&](int64_t begin, int64_t end) {
+          for (int64_t c = begin; c < end; ++c) {
+            const int64_t r0 = c * chunk, count = std::min(chunk, m - r0);
+            Eigen::Map<RowMajor<T>> o(out.data<T>() + r0 * n, count, n);
+            if (k == 0) {
+              o.setZero();
+            } else if (ta) {
+              o.noalias() = am.transpose().middleRows(r0, count) * bt;
+            } else {
+              o.noalias() = am.middleRows(r0, count) * bt;
+            }
+            if (!epi.empty()) epi.Apply(o.data(), count);
+          }
+        });
+        return absl::OkStatus();
+      });
 }
 
 // ---- Prelu ----

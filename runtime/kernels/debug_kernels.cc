@@ -41,9 +41,9 @@ absl::Status CheckNumericsKernel(KernelContext& ctx) {
       what.push_back("Inf");
     }
     if (has_nan) what.push_back("NaN");
-    const std::string listed =
-        what.size() == 3 ? absl::StrCat(what[0], ", ", what[1], ", and ", what[2])
-                         : absl::StrJoin(what, " and ");
+    const std::string listed = what.size() == 3
+                                   ? absl::StrCat(what[0], ", ", what[1], ", and ", what[2])
+                                   : absl::StrJoin(what, " and ");
     return KernelError(ctx, "%s : Tensor had %s values", message, listed);
   }
   ctx.set_output(0, x);

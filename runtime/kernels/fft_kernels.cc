@@ -30,9 +30,9 @@ namespace {
 using C = std::complex<double>;
 
 struct FftSpec {
-  int rank;       // 1, 2 or 3 innermost dims
-  bool forward;   // FFT/RFFT vs IFFT/IRFFT
-  bool real;      // RFFT/IRFFT: real side, fft_length input
+  int rank;      // 1, 2 or 3 innermost dims
+  bool forward;  // FFT/RFFT vs IFFT/IRFFT
+  bool real;     // RFFT/IRFFT: real side, fft_length input
 };
 
 // The working buffer: `batch` blocks of dims `dims` (row-major), complex double.
@@ -66,8 +66,8 @@ class LineFft {
     for (int64_t j = 0; j < n; ++j) {
       // j^2 mod 2n keeps the phase argument small (exact in int64 for any tensor length).
       const int64_t q = static_cast<int64_t>((static_cast<__int128>(j) * j) % (2 * n));
-      chirp_[static_cast<size_t>(j)] = std::polar(1.0, -std::numbers::pi * static_cast<double>(q) /
-                                                           static_cast<double>(n));
+      chirp_[static_cast<size_t>(j)] =
+          std::polar(1.0, -std::numbers::pi * static_cast<double>(q) / static_cast<double>(n));
     }
     std::vector<C> b(static_cast<size_t>(m_), C(0, 0));
     for (int64_t j = 0; j < n; ++j) {
@@ -100,7 +100,8 @@ class LineFft {
     }
     std::fill(a_.begin() + n_, a_.end(), C(0, 0));
     fft_.fwd(a_hat_.data(), a_.data(), static_cast<Eigen::Index>(m_));
-    for (int64_t i = 0; i < m_; ++i) a_hat_[static_cast<size_t>(i)] *= b_hat_[static_cast<size_t>(i)];
+    for (int64_t i = 0; i < m_; ++i)
+      a_hat_[static_cast<size_t>(i)] *= b_hat_[static_cast<size_t>(i)];
     fft_.inv(a_.data(), a_hat_.data(), static_cast<Eigen::Index>(m_));
     const double inv_m = 1.0 / static_cast<double>(m_);
     for (int64_t k = 0; k < n_; ++k) {
@@ -239,11 +240,11 @@ absl::Status FftKernel(KernelContext& ctx, const FftSpec& spec) {
   const int64_t n_last = fft_shape.back();
   if (spec.real && !spec.forward) w.dims.back() = n_last / 2 + 1;
   // Every input dim is at least the work dim here (checked above), so loading crops.
-  const bool loaded = DispatchComplex(in.dtype(), [&](auto tag) {
-    LoadInput<decltype(tag)>(ctx, in, batch, in_inner, w);
-  }) || DispatchFloat(in.dtype(), [&](auto tag) {
-    LoadInput<decltype(tag)>(ctx, in, batch, in_inner, w);
-  });
+  const bool loaded =
+      DispatchComplex(in.dtype(),
+                      [&](auto tag) { LoadInput<decltype(tag)>(ctx, in, batch, in_inner, w); }) ||
+      DispatchFloat(in.dtype(),
+                    [&](auto tag) { LoadInput<decltype(tag)>(ctx, in, batch, in_inner, w); });
   if (!loaded) return UnsupportedDType(ctx, in.dtype(), "float32, float64, complex64, complex128");
 
   double scale = 1.0;
@@ -295,7 +296,8 @@ absl::Status FftKernel(KernelContext& ctx, const FftSpec& spec) {
           }
           full[0] = C(full[0].real(), 0.0);
           if (n_last % 2 == 0) {
-            full[static_cast<size_t>(n_last / 2)] = C(full[static_cast<size_t>(n_last / 2)].real(), 0.0);
+            full[static_cast<size_t>(n_last / 2)] =
+                C(full[static_cast<size_t>(n_last / 2)].real(), 0.0);
           }
           fft.Run(full.data(), res.data(), /*forward=*/false);
           for (int64_t k = 0; k < n_last; ++k) {

@@ -98,8 +98,7 @@ void ScatterByOffsets(const Tensor& src, const std::vector<std::vector<int64_t>>
   for (int64_t k = 0; k < src.num_elements(); ++k) {
     int64_t off = 0;
     for (size_t d = 0; d < offsets.size(); ++d) off += offsets[d][idx[d]];
-    std::memcpy(out + static_cast<size_t>(off) * width, in + static_cast<size_t>(k) * width,
-                width);
+    std::memcpy(out + static_cast<size_t>(off) * width, in + static_cast<size_t>(k) * width, width);
     for (size_t d = offsets.size(); d-- > 0;) {  // the next row-major index of src
       if (++idx[d] < offsets[d].size()) break;
       idx[d] = 0;

@@ -64,7 +64,8 @@ absl::StatusOr<Window3D> Window3DOf(const KernelContext& ctx, const std::vector<
   }
   if (dil.size() != 5) return KernelError(ctx, "Dilation rates field must specify 5 dimensions");
   if (pool) {
-    if (k.size() != 5) return KernelError(ctx, "Sliding window ksize field must specify 5 dimensions");
+    if (k.size() != 5)
+      return KernelError(ctx, "Sliding window ksize field must specify 5 dimensions");
     if (w.ncdhw) k = ChannelsLast5(k);
   }
   if (w.ncdhw) {
@@ -96,11 +97,12 @@ absl::StatusOr<Window3D> Window3DOf(const KernelContext& ctx, const std::vector<
     const size_t i = static_cast<size_t>(d);
     const int64_t kd = pool ? k[i] : k[i - 1];
     if (kd <= 0 || strides[i] <= 0 || dil[i] <= 0) {
-      return KernelError(ctx, "window sizes, strides and dilations must be positive, got %s, %s "
-                         "and %s", DimsString(k), DimsString(strides), DimsString(dil));
+      return KernelError(ctx,
+                         "window sizes, strides and dilations must be positive, got %s, %s "
+                         "and %s",
+                         DimsString(k), DimsString(strides), DimsString(dil));
     }
-    TFJIT_ASSIGN_OR_RETURN(tf::SpatialDim s,
-                           tf::ComputeSpatialDim(ctx.node(), a, d, w.x[i], kd));
+    TFJIT_ASSIGN_OR_RETURN(tf::SpatialDim s, tf::ComputeSpatialDim(ctx.node(), a, d, w.x[i], kd));
     w.d.push_back(s);
   }
   return w;
@@ -143,7 +145,8 @@ absl::Status AvgPool3DGradKernel(KernelContext& ctx) {
   TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> ksize, tf::GetIntListAttr(ctx.node(), "ksize"));
   TFJIT_ASSIGN_OR_RETURN(Window3D w, Window3DOf(ctx, shape, /*pool=*/true, ksize));
   const Tensor grad = w.ncdhw && ctx.input(1).rank() == 5
-                          ? TransposeTensor(ctx, ctx.input(1), kToNdhwc) : ctx.input(1);
+                          ? TransposeTensor(ctx, ctx.input(1), kToNdhwc)
+                          : ctx.input(1);
   const int64_t depth = w.x[4];
   if (grad.dims() != w.OutDims(depth)) {
     return KernelError(ctx, "grad has shape %s but the pool's output shape is %s (NDHWC)",
@@ -282,8 +285,10 @@ absl::StatusOr<Tensor> Conv3DGradOperands(const KernelContext& ctx, const Window
   const std::vector<int64_t> want = w.OutDims(f[4]);
   const std::vector<int64_t> dy = w.ncdhw ? ChannelsLast5(dy_in.dims()) : dy_in.dims();
   if (dy_in.rank() != 5 || dy != want) {
-    return KernelError(ctx, "out_backprop has shape %s but the convolution's output shape is %s "
-                       "(NDHWC)", dy_in.ShapeString(), DimsString(want));
+    return KernelError(ctx,
+                       "out_backprop has shape %s but the convolution's output shape is %s "
+                       "(NDHWC)",
+                       dy_in.ShapeString(), DimsString(want));
   }
   return w.ncdhw ? TransposeTensor(ctx, dy_in, kToNdhwc) : dy_in;
 }
@@ -299,7 +304,8 @@ void ForEachConvTap3D(const Window3D& w, F f) {
       for (int64_t c = 0; c < w.d[2].out; ++c, ++o) {
         const int64_t pos[3] = {a, b, c};
         for (int64_t t = 0; t < taps; ++t) {
-          const int64_t kk[3] = {t / (w.d[1].k * w.d[2].k), (t / w.d[2].k) % w.d[1].k, t % w.d[2].k};
+          const int64_t kk[3] = {t / (w.d[1].k * w.d[2].k), (t / w.d[2].k) % w.d[1].k,
+                                 t % w.d[2].k};
           int64_t flat = 0;
           bool inside = true;
           for (int i = 0; i < 3; ++i) {
@@ -340,25 +346,28 @@ absl::Status Conv3DBackpropInputKernel(KernelContext& ctx) {
     const T* pf = filter.data<T>();
     const T* pg = dy.data<T>();
     T* y = out.data<T>();
-    ParallelFor(ctx, w.x[0], dy.num_elements() / std::max<int64_t>(1, w.x[0]) * filter.num_elements() / std::max<int64_t>(1, out_c) + 1,
+    ParallelFor(ctx, w.x[0],
+                dy.num_elements() / std::max<int64_t>(1, w.x[0]) * filter.num_elements() /
+                        std::max<int64_t>(1, out_c) +
+                    1,
                 [&](int64_t b, int64_t e) {
-      std::vector<C> acc(static_cast<size_t>(cells * in_c));
-      for (int64_t n = b; n < e; ++n) {
-        std::fill(acc.begin(), acc.end(), C(0));
-        ForEachConvTap3D(w, [&](int64_t o, int64_t t, int64_t i) {
-          const T* gr = pg + (n * outs + o) * out_c;
-          const T* fr = pf + t * in_c * out_c;
-          C* ar = acc.data() + i * in_c;
-          for (int64_t c = 0; c < in_c; ++c) {
-            C s = 0;
-            for (int64_t f = 0; f < out_c; ++f) s += C(gr[f]) * C(fr[c * out_c + f]);
-            ar[c] += s;
-          }
-        });
-        T* yn = y + n * cells * in_c;
-        for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
-      }
-    });
+                  std::vector<C> acc(static_cast<size_t>(cells * in_c));
+                  for (int64_t n = b; n < e; ++n) {
+                    std::fill(acc.begin(), acc.end(), C(0));
+                    ForEachConvTap3D(w, [&](int64_t o, int64_t t, int64_t i) {
+                      const T* gr = pg + (n * outs + o) * out_c;
+                      const T* fr = pf + t * in_c * out_c;
+                      C* ar = acc.data() + i * in_c;
+                      for (int64_t c = 0; c < in_c; ++c) {
+                        C s = 0;
+                        for (int64_t f = 0; f < out_c; ++f) s += C(gr[f]) * C(fr[c * out_c + f]);
+                        ar[c] += s;
+                      }
+                    });
+                    T* yn = y + n * cells * in_c;
+                    for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
+                  }
+                });
   });
   if (!ok) return UnsupportedDType(ctx, dy.dtype(), TypeSetName(TypeSet::kFloat));
   ctx.set_output(0, w.ncdhw ? TransposeTensor(ctx, out, kToNcdhw) : std::move(out));
@@ -393,8 +402,7 @@ absl::Status Conv3DBackpropFilterKernel(KernelContext& ctx) {
       std::vector<C> acc(static_cast<size_t>(in_c * out_c));
       for (int64_t t = b; t < e; ++t) {
         std::fill(acc.begin(), acc.end(), C(0));
-        const int64_t kk[3] = {t / (w.d[1].k * w.d[2].k), (t / w.d[2].k) % w.d[1].k,
-                               t % w.d[2].k};
+        const int64_t kk[3] = {t / (w.d[1].k * w.d[2].k), (t / w.d[2].k) % w.d[1].k, t % w.d[2].k};
         for (int64_t n = 0; n < w.x[0]; ++n) {
           for (int64_t o = 0; o < outs; ++o) {
             const int64_t pos[3] = {o / (w.d[1].out * w.d[2].out), (o / w.d[2].out) % w.d[1].out,

@@ -56,12 +56,10 @@ absl::Status GradKernelImpl(KernelContext& ctx, MakeFn make_fn) {
                        b.ShapeString());
   }
   if (kShape == GradShape::kSameShape && a.dims() != b.dims()) {
-    return KernelError(ctx, "g and a must be the same size: gradients is %s, %s is %s",
-                       a.ShapeString(), ctx.node().op() == "EluGrad" ||
-                                                ctx.node().op() == "SeluGrad"
-                                            ? "outputs"
-                                            : "features",
-                       b.ShapeString());
+    return KernelError(
+        ctx, "g and a must be the same size: gradients is %s, %s is %s", a.ShapeString(),
+        ctx.node().op() == "EluGrad" || ctx.node().op() == "SeluGrad" ? "outputs" : "features",
+        b.ShapeString());
   }
   if (kShape == GradShape::kSameCount && a.num_elements() != b.num_elements()) {
     return KernelError(ctx,
@@ -77,9 +75,9 @@ absl::Status GradKernelImpl(KernelContext& ctx, MakeFn make_fn) {
   bool ok = DispatchSet<S>(a.dtype(), map);
   if constexpr (kComplex) ok = ok || DispatchComplex(a.dtype(), map);
   if (!ok) {
-    return UnsupportedDType(ctx, a.dtype(), kComplex ? absl::StrCat(TypeSetName(S),
-                                                                    ", complex64, complex128")
-                                                     : std::string(TypeSetName(S)));
+    return UnsupportedDType(ctx, a.dtype(),
+                            kComplex ? absl::StrCat(TypeSetName(S), ", complex64, complex128")
+                                     : std::string(TypeSetName(S)));
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
@@ -299,8 +297,8 @@ absl::Status BroadcastGradientArgsKernel(KernelContext& ctx) {
   }
   std::vector<int64_t> r0, r1;
   if (!BroadcastReduceAxes(shapes[0], shapes[1], &r0, &r1)) {
-    return KernelError(ctx, "Incompatible shapes: [%s] vs. [%s]",
-                       absl::StrJoin(shapes[0], ","), absl::StrJoin(shapes[1], ","));
+    return KernelError(ctx, "Incompatible shapes: [%s] vs. [%s]", absl::StrJoin(shapes[0], ","),
+                       absl::StrJoin(shapes[1], ","));
   }
   const DType t = ctx.input(0).dtype();
   int i = 0;
@@ -469,8 +467,7 @@ absl::Status SparseSoftmaxXentKernel(KernelContext& ctx) {
 // zero. merged has max(index) + 1 rows.
 absl::Status DynamicStitchKernel(KernelContext& ctx) {
   if (ctx.num_inputs() % 2 != 0 || ctx.num_inputs() == 0) {
-    return KernelError(ctx, "expects N indices and N data inputs, got %d inputs",
-                       ctx.num_inputs());
+    return KernelError(ctx, "expects N indices and N data inputs, got %d inputs", ctx.num_inputs());
   }
   const int n = ctx.num_inputs() / 2;
   const Tensor& data0 = ctx.input(n);
@@ -483,8 +480,7 @@ absl::Status DynamicStitchKernel(KernelContext& ctx) {
     return KernelError(ctx, "data[0].shape = %s does not start with indices[0].shape = %s",
                        DimsString(data0.dims()), DimsString(indices0.dims()));
   }
-  const std::vector<int64_t> slice_dims(data0.dims().begin() + indices0.rank(),
-                                        data0.dims().end());
+  const std::vector<int64_t> slice_dims(data0.dims().begin() + indices0.rank(), data0.dims().end());
   int64_t slice_size = 1;
   for (int64_t d : slice_dims) slice_size *= d;
   int64_t max_index = -1;
@@ -500,15 +496,13 @@ absl::Status DynamicStitchKernel(KernelContext& ctx) {
     }
     if (data.rank() < idx.rank() ||
         !std::equal(idx.dims().begin(), idx.dims().end(), data.dims().begin())) {
-      return KernelError(ctx, "data[%d].shape = %s does not start with indices[%d].shape = %s",
-                         i, DimsString(data.dims()), i, DimsString(idx.dims()));
+      return KernelError(ctx, "data[%d].shape = %s does not start with indices[%d].shape = %s", i,
+                         DimsString(data.dims()), i, DimsString(idx.dims()));
     }
     const std::vector<int64_t> rest(data.dims().begin() + idx.rank(), data.dims().end());
     if (rest != slice_dims) {
-      return KernelError(ctx,
-                         "Need data[0].shape[%d:] = %s to match data[%d].shape[%d:] = %s",
-                         indices0.rank(), DimsString(slice_dims), i, idx.rank(),
-                         DimsString(rest));
+      return KernelError(ctx, "Need data[0].shape[%d:] = %s to match data[%d].shape[%d:] = %s",
+                         indices0.rank(), DimsString(slice_dims), i, idx.rank(), DimsString(rest));
     }
     for (int64_t j = 0; j < idx.num_elements(); ++j) {
       const int64_t v = idx.data<int32_t>()[j];
@@ -577,8 +571,7 @@ absl::Status ConcatOffsetKernel(KernelContext& ctx) {
     std::vector<int64_t> s;
     TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, inp, "shape", &s));
     if (static_cast<int64_t>(s.size()) != dims) {
-      return KernelError(ctx, "input %d should contain %d elements, but got %d", i, dims,
-                         s.size());
+      return KernelError(ctx, "input %d should contain %d elements, but got %d", i, dims, s.size());
     }
     Tensor out(inp.dtype(), {dims});
     for (int64_t k = 0; k < dims; ++k) {
@@ -620,8 +613,7 @@ absl::Status StridedSliceGradKernel(KernelContext& ctx) {
     return UnsupportedDType(ctx, dy.dtype(), "numeric types and bool");
   }
   Tensor out(dy.dtype(), shape);
-  ScatterByOffsets(dy.Reshaped(StridedProcessingDims(plan)), StridedSliceOffsets(plan, shape),
-                   out);
+  ScatterByOffsets(dy.Reshaped(StridedProcessingDims(plan)), StridedSliceOffsets(plan, shape), out);
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -642,8 +634,10 @@ absl::Status MirrorPadGradKernel(KernelContext& ctx) {
   const int rank = in.rank();
   if (paddings.rank() != 2 || paddings.dim(0) != rank || paddings.dim(1) != 2 ||
       (paddings.dtype() != DType::kInt32 && paddings.dtype() != DType::kInt64)) {
-    return KernelError(ctx, "The first dimension of paddings must be the rank of inputs[%d, 2]: "
-                       "paddings is %s", rank, paddings.ShapeString());
+    return KernelError(ctx,
+                       "The first dimension of paddings must be the rank of inputs[%d, 2]: "
+                       "paddings is %s",
+                       rank, paddings.ShapeString());
   }
   std::vector<int64_t> pads;
   TFJIT_RETURN_IF_ERROR(
@@ -659,12 +653,14 @@ absl::Status MirrorPadGradKernel(KernelContext& ctx) {
     if (offset == 0 && (before > size || after > size)) {
       return KernelError(ctx,
                          "paddings must be no greater than the output dimension size: %d, %d "
-                         "greater than %d", before, after, size);
+                         "greater than %d",
+                         before, after, size);
     }
     if (offset == 1 && (before >= size || after >= size)) {
       return KernelError(ctx,
                          "paddings must be less than the output dimension size: %d, %d not "
-                         "less than %d", before, after, size);
+                         "less than %d",
+                         before, after, size);
     }
     out_dims[static_cast<size_t>(d)] = size;
   }
@@ -674,14 +670,16 @@ absl::Status MirrorPadGradKernel(KernelContext& ctx) {
     const int64_t before = pads[2 * static_cast<size_t>(d)], n = out_dims[static_cast<size_t>(d)];
     for (int64_t p = 0; p < in.dim(d); ++p) {
       const int64_t q = p - before;
-      src[static_cast<size_t>(d)].push_back(q < 0 ? -q - 1 + offset
-                                                  : q >= n ? 2 * n - 1 - offset - q : q);
+      src[static_cast<size_t>(d)].push_back(q < 0    ? -q - 1 + offset
+                                            : q >= n ? 2 * n - 1 - offset - q
+                                                     : q);
     }
   }
   Tensor out(in.dtype(), out_dims);
   std::vector<int64_t> row(static_cast<size_t>(rank), 1);
   for (int d = rank - 2; d >= 0; --d) {
-    row[static_cast<size_t>(d)] = row[static_cast<size_t>(d) + 1] * out_dims[static_cast<size_t>(d) + 1];
+    row[static_cast<size_t>(d)] =
+        row[static_cast<size_t>(d) + 1] * out_dims[static_cast<size_t>(d) + 1];
   }
   const auto sum_into = [&](auto tag) {
     using T = decltype(tag);

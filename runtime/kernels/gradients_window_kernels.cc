@@ -3,9 +3,10 @@
 // (AvgPoolGrad, MaxPoolGrad/V2, MaxPoolGradGrad/V2), FusedBatchNormGrad/V2/V3, the convolution
 // backprops (Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput/Filter), the resize
 // gradients (ResizeBilinearGrad, ResizeNearestNeighborGrad), LRNGrad and the TF-only
-// Dilation2DBackpropInput/Filter; the 3-D ones are in gradients_3d_kernels.cc. The 4-D image ops run NHWC and the 3-D ones NDHWC;
-// channels-first nodes are transposed in and out (TF's CPU kernels take channels-last only,
-// XLA's both). The elementwise, loss and shape-op gradients are in gradients_kernels.cc.
+// Dilation2DBackpropInput/Filter; the 3-D ones are in gradients_3d_kernels.cc. The 4-D image ops
+// run NHWC and the 3-D ones NDHWC; channels-first nodes are transposed in and out (TF's CPU kernels
+// take channels-last only, XLA's both). The elementwise, loss and shape-op gradients are in
+// gradients_kernels.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -145,24 +146,27 @@ absl::Status AvgPoolGradKernel(KernelContext& ctx) {
     T* y = out.data<T>();
     ParallelFor(ctx, in[0], grad.num_elements() / std::max<int64_t>(1, in[0]) * win.h.k * win.w.k,
                 [&](int64_t b, int64_t e) {
-      std::vector<C> acc(static_cast<size_t>(in[1] * in[2] * depth));
-      for (int64_t n = b; n < e; ++n) {
-        std::fill(acc.begin(), acc.end(), C(0));
-        ForEachPoolWindow(n, win, in[1], in[2], depth,
-                          [&](int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
-          const int64_t count = (h1 - h0) * (w1 - w0);
-          if (count == 0) return;
-          for (int64_t c = 0; c < depth; ++c) {
-            const C v = static_cast<C>(static_cast<T>(C(g[o + c]) / static_cast<C>(count)));
-            for (int64_t i = h0; i < h1; ++i) {
-              for (int64_t j = w0; j < w1; ++j) acc[static_cast<size_t>((i * in[2] + j) * depth + c)] += v;
-            }
-          }
-        });
-        T* yn = y + n * in[1] * in[2] * depth;
-        for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
-      }
-    });
+                  std::vector<C> acc(static_cast<size_t>(in[1] * in[2] * depth));
+                  for (int64_t n = b; n < e; ++n) {
+                    std::fill(acc.begin(), acc.end(), C(0));
+                    ForEachPoolWindow(
+                        n, win, in[1], in[2], depth,
+                        [&](int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
+                          const int64_t count = (h1 - h0) * (w1 - w0);
+                          if (count == 0) return;
+                          for (int64_t c = 0; c < depth; ++c) {
+                            const C v =
+                                static_cast<C>(static_cast<T>(C(g[o + c]) / static_cast<C>(count)));
+                            for (int64_t i = h0; i < h1; ++i) {
+                              for (int64_t j = w0; j < w1; ++j)
+                                acc[static_cast<size_t>((i * in[2] + j) * depth + c)] += v;
+                            }
+                          }
+                        });
+                    T* yn = y + n * in[1] * in[2] * depth;
+                    for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
+                  }
+                });
   });
   if (!ok) return UnsupportedDType(ctx, grad.dtype(), TypeSetName(TypeSet::kFloat));
   ctx.set_output(0, nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
@@ -181,15 +185,15 @@ absl::Status MaxPoolGradKernel(KernelContext& ctx) {
   const Tensor x = nhwc(ctx.input(0));
   const Tensor grad = nhwc(ctx.input(2));
   const std::vector<int64_t> out_dims = {in[0], win.h.out, win.w.out, in[3]};
-  const std::vector<int64_t> orig_out = nchw ? tf::NchwToNhwc(ctx.input(1).dims()) : ctx.input(1).dims();
+  const std::vector<int64_t> orig_out =
+      nchw ? tf::NchwToNhwc(ctx.input(1).dims()) : ctx.input(1).dims();
   if (orig_out != out_dims) {
     return KernelError(ctx, "orig_output has shape %s but the pool's output shape is %s",
                        ctx.input(1).ShapeString(), DimsString(out_dims));
   }
   TFJIT_RETURN_IF_ERROR(CheckPoolGradShape(ctx, grad, in, win));
   if (x.dtype() != grad.dtype()) {
-    return KernelError(ctx, "orig_input is %s but grad is %s", x.ShapeString(),
-                       grad.ShapeString());
+    return KernelError(ctx, "orig_input is %s but grad is %s", x.ShapeString(), grad.ShapeString());
   }
   Tensor out(grad.dtype(), in);
   const int64_t depth = in[3];
@@ -201,27 +205,29 @@ absl::Status MaxPoolGradKernel(KernelContext& ctx) {
     T* y = out.data<T>();
     ParallelFor(ctx, in[0], grad.num_elements() / std::max<int64_t>(1, in[0]) * win.h.k * win.w.k,
                 [&](int64_t b, int64_t e) {
-      std::vector<C> acc(static_cast<size_t>(in[1] * in[2] * depth));
-      for (int64_t n = b; n < e; ++n) {
-        std::fill(acc.begin(), acc.end(), C(0));
-        const T* xn = xv + n * in[1] * in[2] * depth;
-        ForEachPoolWindow(n, win, in[1], in[2], depth,
-                          [&](int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
-          for (int64_t c = 0; c < depth; ++c) {
-            int64_t best = -1;
-            for (int64_t i = h0; i < h1; ++i) {
-              for (int64_t j = w0; j < w1; ++j) {
-                const int64_t at = (i * in[2] + j) * depth + c;
-                if (best < 0 || xn[at] > xn[best]) best = at;
-              }
-            }
-            if (best >= 0) acc[static_cast<size_t>(best)] += static_cast<C>(g[o + c]);
-          }
-        });
-        T* yn = y + n * in[1] * in[2] * depth;
-        for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
-      }
-    });
+                  std::vector<C> acc(static_cast<size_t>(in[1] * in[2] * depth));
+                  for (int64_t n = b; n < e; ++n) {
+                    std::fill(acc.begin(), acc.end(), C(0));
+                    const T* xn = xv + n * in[1] * in[2] * depth;
+                    ForEachPoolWindow(
+                        n, win, in[1], in[2], depth,
+                        [&](int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
+                          for (int64_t c = 0; c < depth; ++c) {
+                            int64_t best = -1;
+                            for (int64_t i = h0; i < h1; ++i) {
+                              for (int64_t j = w0; j < w1; ++j) {
+                                const int64_t at = (i * in[2] + j) * depth + c;
+                                if (best < 0 || xn[at] > xn[best]) best = at;
+                              }
+                            }
+                            if (best >= 0)
+                              acc[static_cast<size_t>(best)] += static_cast<C>(g[o + c]);
+                          }
+                        });
+                    T* yn = y + n * in[1] * in[2] * depth;
+                    for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
+                  }
+                });
   });
   if (!ok) return UnsupportedDType(ctx, grad.dtype(), TypeSetName(TypeSet::kReal));
   ctx.set_output(0, nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
@@ -255,8 +261,10 @@ absl::Status FusedBatchNormGradKernel(KernelContext& ctx) {
                        x.ShapeString(), dy.ShapeString());
   }
   if (x.dims() != dy.dims()) {
-    return KernelError(ctx, "x and y_backprop must have same shape, but x has shape %s and "
-                       "y_backprop has shape %s", DimsString(x.dims()), DimsString(dy.dims()));
+    return KernelError(ctx,
+                       "x and y_backprop must have same shape, but x has shape %s and "
+                       "y_backprop has shape %s",
+                       DimsString(x.dims()), DimsString(dy.dims()));
   }
   if (x.dtype() != dy.dtype()) {
     return KernelError(ctx, "x is %s but y_backprop is %s", x.ShapeString(), dy.ShapeString());
@@ -270,8 +278,10 @@ absl::Status FusedBatchNormGradKernel(KernelContext& ctx) {
       return KernelError(ctx, "%s must be float32, got %s", kNames[i], t.ShapeString());
     }
     if (t.rank() != 1 || t.dim(0) != channels) {
-      return KernelError(ctx, "%s must be 1-dimensional with %d elements (the channel count), "
-                         "got %s", kNames[i], channels, t.ShapeString());
+      return KernelError(ctx,
+                         "%s must be 1-dimensional with %d elements (the channel count), "
+                         "got %s",
+                         kNames[i], channels, t.ShapeString());
     }
   }
   int64_t outer = 1, inner = 1;
@@ -289,41 +299,41 @@ absl::Status FusedBatchNormGradKernel(KernelContext& ctx) {
       const T* px = x.data<T>();
       const T* pdy = dy.data<T>();
       T* pdx = dx.data<T>();
-      ParallelFor(ctx, channels, 8 * std::max<int64_t>(1, outer * inner),
-                  [&](int64_t b, int64_t e) {
-        for (int64_t c = b; c < e; ++c) {
-          auto at = [&](int64_t o, int64_t i) { return (o * channels + c) * inner + i; };
-          double sum_dy = 0, sum_dyx = 0;
-          for (int64_t o = 0; o < outer; ++o) {
-            for (int64_t i = 0; i < inner; ++i) {
-              const double g = static_cast<float>(pdy[at(o, i)]);
-              sum_dy += g;
-              sum_dyx += g * (static_cast<float>(px[at(o, i)]) - mean[c]);
+      ParallelFor(
+          ctx, channels, 8 * std::max<int64_t>(1, outer * inner), [&](int64_t b, int64_t e) {
+            for (int64_t c = b; c < e; ++c) {
+              auto at = [&](int64_t o, int64_t i) { return (o * channels + c) * inner + i; };
+              double sum_dy = 0, sum_dyx = 0;
+              for (int64_t o = 0; o < outer; ++o) {
+                for (int64_t i = 0; i < inner; ++i) {
+                  const double g = static_cast<float>(pdy[at(o, i)]);
+                  sum_dy += g;
+                  sum_dyx += g * (static_cast<float>(px[at(o, i)]) - mean[c]);
+                }
+              }
+              const double r = 1.0 / std::sqrt(static_cast<double>(var[c]) + epsilon);
+              dscale.data<float>()[c] = static_cast<float>(sum_dyx * r);
+              doffset.data<float>()[c] = static_cast<float>(sum_dy);
+              const double mean_dy = sum_dy / count, mean_dyx = sum_dyx / count;
+              for (int64_t o = 0; o < outer; ++o) {
+                for (int64_t i = 0; i < inner; ++i) {
+                  const double g = static_cast<float>(pdy[at(o, i)]);
+                  const double xc = static_cast<double>(static_cast<float>(px[at(o, i)])) - mean[c];
+                  const double v = training ? scale[c] * r * (g - mean_dy - xc * mean_dyx * r * r)
+                                            : g * scale[c] * r;
+                  pdx[at(o, i)] = static_cast<T>(static_cast<float>(v));
+                }
+              }
             }
-          }
-          const double r = 1.0 / std::sqrt(static_cast<double>(var[c]) + epsilon);
-          dscale.data<float>()[c] = static_cast<float>(sum_dyx * r);
-          doffset.data<float>()[c] = static_cast<float>(sum_dy);
-          const double mean_dy = sum_dy / count, mean_dyx = sum_dyx / count;
-          for (int64_t o = 0; o < outer; ++o) {
-            for (int64_t i = 0; i < inner; ++i) {
-              const double g = static_cast<float>(pdy[at(o, i)]);
-              const double xc = static_cast<double>(static_cast<float>(px[at(o, i)])) - mean[c];
-              const double v = training ? scale[c] * r * (g - mean_dy - xc * mean_dyx * r * r)
-                                        : g * scale[c] * r;
-              pdx[at(o, i)] = static_cast<T>(static_cast<float>(v));
-            }
-          }
-        }
-      });
+          });
     }
   });
   const bool supported = ok && x.dtype() != DType::kFloat64 &&
                          (ctx.node().op() != "FusedBatchNormGrad" || x.dtype() == DType::kFloat32);
   if (!supported) {
-    return UnsupportedDType(ctx, x.dtype(),
-                            ctx.node().op() == "FusedBatchNormGrad" ? "float32"
-                                                                    : "float16, bfloat16, float32");
+    return UnsupportedDType(
+        ctx, x.dtype(),
+        ctx.node().op() == "FusedBatchNormGrad" ? "float32" : "float16, bfloat16, float32");
   }
   ctx.set_output(0, std::move(dx));
   ctx.set_output(1, std::move(dscale));
@@ -368,8 +378,10 @@ absl::StatusOr<ConvGradGeometry> ConvGradGeometryOf(const KernelContext& ctx,
   const std::vector<int64_t> want = {g.x[0], g.window.h.out, g.window.w.out, cg.out_channels};
   const std::vector<int64_t> dy = attrs.nchw ? tf::NchwToNhwc(dy_dims) : dy_dims;
   if (dy != want) {
-    return KernelError(ctx, "out_backprop has shape %s but the convolution's output shape is %s "
-                       "(NHWC)", DimsString(dy), DimsString(want));
+    return KernelError(ctx,
+                       "out_backprop has shape %s but the convolution's output shape is %s "
+                       "(NHWC)",
+                       DimsString(dy), DimsString(want));
   }
   return g;
 }
@@ -419,7 +431,8 @@ absl::Status ConvBackpropFilterKernel(KernelContext& ctx) {
   const Tensor x = nhwc(ctx.input(0));
   const Tensor dy = nhwc(ctx.input(2));
   if (x.dtype() != dy.dtype()) {
-    return KernelError(ctx, "input is %s but out_backprop is %s", x.ShapeString(), dy.ShapeString());
+    return KernelError(ctx, "input is %s but out_backprop is %s", x.ShapeString(),
+                       dy.ShapeString());
   }
   Tensor out(x.dtype(), fsizes);
   const tf::Window2D& w = g.window;
@@ -480,8 +493,8 @@ absl::Status DepthwiseBackpropInputKernel(KernelContext& ctx) {
   const std::vector<int64_t> sizes = ReadSizes(ctx, 0, &status);
   TFJIT_RETURN_IF_ERROR(status);
   const Tensor& filter = ctx.input(1);
-  TFJIT_ASSIGN_OR_RETURN(ConvGradGeometry g, ConvGradGeometryOf(ctx, sizes, filter.dims(),
-                                                                ctx.input(2).dims(), true));
+  TFJIT_ASSIGN_OR_RETURN(ConvGradGeometry g,
+                         ConvGradGeometryOf(ctx, sizes, filter.dims(), ctx.input(2).dims(), true));
   const Tensor dy = g.nchw ? TransposeTensor(ctx, ctx.input(2), {0, 2, 3, 1}) : ctx.input(2);
   if (filter.dtype() != dy.dtype()) {
     return KernelError(ctx, "filter is %s but out_backprop is %s", filter.ShapeString(),
@@ -495,26 +508,28 @@ absl::Status DepthwiseBackpropInputKernel(KernelContext& ctx) {
     using C = ComputeType<T>;
     const T* pdy = dy.data<T>();
     const T* pf = filter.data<T>();
-    ParallelFor(ctx, g.x[0], dy.num_elements() / std::max<int64_t>(1, g.x[0]) * w.h.k * w.w.k + 1,
-                [&](int64_t b, int64_t e) {
-      std::vector<C> acc(static_cast<size_t>(in_h * in_w * in_c));
-      for (int64_t n = b; n < e; ++n) {
-        std::fill(acc.begin(), acc.end(), C(0));
-        ForEachTap(n, w, in_h, in_w, [&](int64_t oy, int64_t ox, int64_t kh, int64_t kw,
-                                         int64_t iy, int64_t ix) {
-          const T* gr = pdy + ((n * w.h.out + oy) * w.w.out + ox) * in_c * mult;
-          const T* fr = pf + (kh * w.w.k + kw) * in_c * mult;
-          C* dst = acc.data() + (iy * in_w + ix) * in_c;
-          for (int64_t c = 0; c < in_c; ++c) {
-            C sum = C(0);
-            for (int64_t m = 0; m < mult; ++m) sum += C(gr[c * mult + m]) * C(fr[c * mult + m]);
-            dst[c] += sum;
+    ParallelFor(
+        ctx, g.x[0], dy.num_elements() / std::max<int64_t>(1, g.x[0]) * w.h.k * w.w.k + 1,
+        [&](int64_t b, int64_t e) {
+          std::vector<C> acc(static_cast<size_t>(in_h * in_w * in_c));
+          for (int64_t n = b; n < e; ++n) {
+            std::fill(acc.begin(), acc.end(), C(0));
+            ForEachTap(n, w, in_h, in_w,
+                       [&](int64_t oy, int64_t ox, int64_t kh, int64_t kw, int64_t iy, int64_t ix) {
+                         const T* gr = pdy + ((n * w.h.out + oy) * w.w.out + ox) * in_c * mult;
+                         const T* fr = pf + (kh * w.w.k + kw) * in_c * mult;
+                         C* dst = acc.data() + (iy * in_w + ix) * in_c;
+                         for (int64_t c = 0; c < in_c; ++c) {
+                           C sum = C(0);
+                           for (int64_t m = 0; m < mult; ++m)
+                             sum += C(gr[c * mult + m]) * C(fr[c * mult + m]);
+                           dst[c] += sum;
+                         }
+                       });
+            T* yn = out.data<T>() + n * in_h * in_w * in_c;
+            for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
           }
         });
-        T* yn = out.data<T>() + n * in_h * in_w * in_c;
-        for (size_t k = 0; k < acc.size(); ++k) yn[k] = static_cast<T>(acc[k]);
-      }
-    });
   });
   if (!ok) return UnsupportedDType(ctx, dy.dtype(), TypeSetName(TypeSet::kFloat));
   ctx.set_output(0, g.nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
@@ -534,8 +549,8 @@ std::vector<LerpTaps> BilinearTaps(int64_t in, int64_t out, bool align, bool hal
                                          : static_cast<float>(in) / static_cast<float>(out);
   std::vector<LerpTaps> r(static_cast<size_t>(out));
   for (int64_t i = 0; i < out; ++i) {
-    const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
-                                 : static_cast<float>(i) * scale;
+    const float src =
+        half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
     const float f = std::floor(src);
     r[static_cast<size_t>(i)] = {std::max<int64_t>(static_cast<int64_t>(f), 0),
                                  std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1),
@@ -550,9 +565,10 @@ std::vector<int64_t> NearestTaps(int64_t in, int64_t out, bool align, bool half_
                                          : static_cast<float>(in) / static_cast<float>(out);
   std::vector<int64_t> r(static_cast<size_t>(out));
   for (int64_t x = 0; x < out; ++x) {
-    const float src = half_pixel ? (static_cast<float>(x) + 0.5f) * scale
-                                 : static_cast<float>(x) * scale;
-    int64_t i = align ? static_cast<int64_t>(std::round(src)) : static_cast<int64_t>(std::floor(src));
+    const float src =
+        half_pixel ? (static_cast<float>(x) + 0.5f) * scale : static_cast<float>(x) * scale;
+    int64_t i =
+        align ? static_cast<int64_t>(std::round(src)) : static_cast<int64_t>(std::floor(src));
     i = std::min(i, in - 1);
     if (half_pixel) i = std::max<int64_t>(i, 0);
     r[static_cast<size_t>(x)] = i;
@@ -569,14 +585,17 @@ absl::Status ResizeBilinearGradKernel(KernelContext& ctx) {
   const Tensor& grads = ctx.input(0);
   const Tensor& image = ctx.input(1);
   if (grads.rank() != 4 || grads.dtype() != DType::kFloat32) {
-    return KernelError(ctx, "input_grad must be 4-dimensional float32, got %s", grads.ShapeString());
+    return KernelError(ctx, "input_grad must be 4-dimensional float32, got %s",
+                       grads.ShapeString());
   }
   if (image.rank() != 4) {
     return KernelError(ctx, "original_image must be 4-dimensional, got %s", image.ShapeString());
   }
   if (grads.dim(0) != image.dim(0) || grads.dim(3) != image.dim(3)) {
-    return KernelError(ctx, "input_grad %s and original_image %s must have the same batch and "
-                       "channel sizes", grads.ShapeString(), image.ShapeString());
+    return KernelError(ctx,
+                       "input_grad %s and original_image %s must have the same batch and "
+                       "channel sizes",
+                       grads.ShapeString(), image.ShapeString());
   }
   const int64_t n = image.dim(0), h = image.dim(1), w = image.dim(2), c = image.dim(3);
   const int64_t oh = grads.dim(1), ow = grads.dim(2);
@@ -641,8 +660,8 @@ absl::Status ResizeNearestGradKernel(KernelContext& ctx) {
   const std::vector<int64_t> out_dims = {n, size[0], size[1], c};
   TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, grads.dtype(), out_dims));
   if ((size[0] == 0 || size[1] == 0) && grads.num_elements() > 0) {
-    return KernelError(ctx, "size [%d, %d] is empty but the gradient %s is not", size[0],
-                       size[1], grads.ShapeString());
+    return KernelError(ctx, "size [%d, %d] is empty but the gradient %s is not", size[0], size[1],
+                       grads.ShapeString());
   }
   const std::vector<int64_t> ys = NearestTaps(size[0], oh, align, half_pixel);
   const std::vector<int64_t> xs = NearestTaps(size[1], ow, align, half_pixel);
@@ -658,7 +677,8 @@ absl::Status ResizeNearestGradKernel(KernelContext& ctx) {
         for (int64_t y = 0; y < oh; ++y) {
           for (int64_t x = 0; x < ow; ++x) {
             const T* gp = g + ((bi * oh + y) * ow + x) * c;
-            Acc* dst = acc.data() + (ys[static_cast<size_t>(y)] * size[1] + xs[static_cast<size_t>(x)]) * c;
+            Acc* dst = acc.data() +
+                       (ys[static_cast<size_t>(y)] * size[1] + xs[static_cast<size_t>(x)]) * c;
             for (int64_t k = 0; k < c; ++k) dst[k] += static_cast<Acc>(gp[k]);
           }
         }
@@ -693,8 +713,8 @@ absl::Status MaxPoolGradGradKernel(KernelContext& ctx) {
   TFJIT_ASSIGN_OR_RETURN(tf::Window2D win, PoolGradWindow(ctx, ctx.input(0).dims(), &nchw, &in));
   auto nhwc = [&](const Tensor& t) { return nchw ? TransposeTensor(ctx, t, {0, 2, 3, 1}) : t; };
   if (ctx.input(2).dims() != ctx.input(0).dims()) {
-    return KernelError(ctx, "Expected grad shape to be %s, but got %s",
-                       ctx.input(0).ShapeString(), ctx.input(2).ShapeString());
+    return KernelError(ctx, "Expected grad shape to be %s, but got %s", ctx.input(0).ShapeString(),
+                       ctx.input(2).ShapeString());
   }
   const std::vector<int64_t> out_dims = {in[0], win.h.out, win.w.out, in[3]};
   const std::vector<int64_t> orig_out =
@@ -718,23 +738,24 @@ absl::Status MaxPoolGradGradKernel(KernelContext& ctx) {
     T* y = out.data<T>();
     ParallelFor(ctx, in[0], out.num_elements() / std::max<int64_t>(1, in[0]) * win.h.k * win.w.k,
                 [&](int64_t b, int64_t e) {
-      for (int64_t n = b; n < e; ++n) {
-        const int64_t base = n * in[1] * in[2] * depth;
-        ForEachPoolWindow(n, win, in[1], in[2], depth,
-                          [&](int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
-          for (int64_t c = 0; c < depth; ++c) {
-            int64_t best = -1;
-            for (int64_t i = h0; i < h1; ++i) {
-              for (int64_t j = w0; j < w1; ++j) {
-                const int64_t at = base + (i * in[2] + j) * depth + c;
-                if (best < 0 || xv[at] > xv[best]) best = at;
-              }
-            }
-            y[o + c] = best < 0 ? T(0) : g[best];
-          }
-        });
-      }
-    });
+                  for (int64_t n = b; n < e; ++n) {
+                    const int64_t base = n * in[1] * in[2] * depth;
+                    ForEachPoolWindow(
+                        n, win, in[1], in[2], depth,
+                        [&](int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
+                          for (int64_t c = 0; c < depth; ++c) {
+                            int64_t best = -1;
+                            for (int64_t i = h0; i < h1; ++i) {
+                              for (int64_t j = w0; j < w1; ++j) {
+                                const int64_t at = base + (i * in[2] + j) * depth + c;
+                                if (best < 0 || xv[at] > xv[best]) best = at;
+                              }
+                            }
+                            y[o + c] = best < 0 ? T(0) : g[best];
+                          }
+                        });
+                  }
+                });
   });
   if (!ok) return UnsupportedDType(ctx, grad.dtype(), TypeSetName(TypeSet::kReal));
   ctx.set_output(0, nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
@@ -787,7 +808,8 @@ absl::Status LrnGradKernel(KernelContext& ctx) {
           const int64_t off = r * depth;
           for (int64_t j = 0; j < depth; ++j) {
             float sum = 0;
-            const int64_t lo = std::max<int64_t>(j - radius, 0), hi = std::min(j + radius, depth - 1);
+            const int64_t lo = std::max<int64_t>(j - radius, 0),
+                          hi = std::min(j + radius, depth - 1);
             for (int64_t k = lo; k <= hi; ++k) {
               const float v = static_cast<float>(px[off + k]);
               sum += v * v;
@@ -799,14 +821,16 @@ absl::Status LrnGradKernel(KernelContext& ctx) {
             const float nj = norm[static_cast<size_t>(j)];
             const float g = static_cast<float>(pg[off + j]);
             const float yj = static_cast<float>(py[off + j]);
-            const int64_t lo = std::max<int64_t>(j - radius, 0), hi = std::min(j + radius, depth - 1);
+            const int64_t lo = std::max<int64_t>(j - radius, 0),
+                          hi = std::min(j + radius, depth - 1);
             for (int64_t k = lo; k <= hi; ++k) {
               float d = -2.0f * alpha * beta * static_cast<float>(px[off + k]) * yj / nj;
               if (k == j) d += std::pow(nj, -beta);
               acc[static_cast<size_t>(k)] += d * g;
             }
           }
-          for (int64_t k = 0; k < depth; ++k) po[off + k] = static_cast<T>(acc[static_cast<size_t>(k)]);
+          for (int64_t k = 0; k < depth; ++k)
+            po[off + k] = static_cast<T>(acc[static_cast<size_t>(k)]);
         }
       });
     }
@@ -830,8 +854,10 @@ absl::Status Dilation2DBackpropKernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& f = ctx.input(1);
   const Tensor& dy = ctx.input(2);
-  if (x.rank() != 4) return KernelError(ctx, "input must be 4-dimensional, got %s", x.ShapeString());
-  if (f.rank() != 3) return KernelError(ctx, "filter must be 3-dimensional, got %s", f.ShapeString());
+  if (x.rank() != 4)
+    return KernelError(ctx, "input must be 4-dimensional, got %s", x.ShapeString());
+  if (f.rank() != 3)
+    return KernelError(ctx, "filter must be 3-dimensional, got %s", f.ShapeString());
   if (f.dim(2) != x.dim(3)) {
     return KernelError(ctx, "input and filter must have the same depth: %d vs %d", x.dim(3),
                        f.dim(2));
@@ -847,8 +873,10 @@ absl::Status Dilation2DBackpropKernel(KernelContext& ctx) {
                          v == &strides ? "strides" : "rates");
     }
     if ((*v)[0] != 1 || (*v)[3] != 1) {
-      return KernelError(ctx, "Current implementation does not yet support %s in the batch "
-                         "and depth dimensions.", v == &strides ? "strides" : "rates");
+      return KernelError(ctx,
+                         "Current implementation does not yet support %s in the batch "
+                         "and depth dimensions.",
+                         v == &strides ? "strides" : "rates");
     }
     if ((*v)[1] < 1 || (*v)[2] < 1) {
       return KernelError(ctx, "%s must be positive, got %s", v == &strides ? "strides" : "rates",
@@ -867,8 +895,8 @@ absl::Status Dilation2DBackpropKernel(KernelContext& ctx) {
                          tf::ComputeWindow(ctx.node(), a, x.dim(1), x.dim(2), f.dim(0), f.dim(1)));
   const std::vector<int64_t> want = {x.dim(0), win.h.out, win.w.out, x.dim(3)};
   if (dy.dims() != want) {
-    return KernelError(ctx, "out_backprop has incompatible size: %s, expected %s",
-                       dy.ShapeString(), DimsString(want));
+    return KernelError(ctx, "out_backprop has incompatible size: %s, expected %s", dy.ShapeString(),
+                       DimsString(want));
   }
   Tensor out(x.dtype(), filter_grad ? f.dims() : x.dims());
   const int64_t h = x.dim(1), w = x.dim(2), depth = x.dim(3);

@@ -52,13 +52,12 @@ absl::Status PoolKernel(KernelContext& ctx) {
   if (format != "NCHW") {
     TFJIT_RETURN_IF_ERROR(tf::CheckNhwc(ctx.node(), absl::StatusCode::kInvalidArgument));
   }
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs,
-                         tf::ReadPoolAttrs(ctx.node(), ctx.input(0).dims(),
-                                           tf::Layouts::kNhwcOrNchw));
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadPoolAttrs(ctx.node(), ctx.input(0).dims(),
+                                                                  tf::Layouts::kNhwcOrNchw));
   const Tensor in = attrs.nchw ? TransposeTensor(ctx, ctx.input(0), {0, 2, 3, 1}) : ctx.input(0);
-  TFJIT_ASSIGN_OR_RETURN(tf::Window2D window,
-                         tf::ComputeWindow(ctx.node(), attrs, in.dim(1), in.dim(2),
-                                           attrs.ksize[1], attrs.ksize[2]));
+  TFJIT_ASSIGN_OR_RETURN(
+      tf::Window2D window,
+      tf::ComputeWindow(ctx.node(), attrs, in.dim(1), in.dim(2), attrs.ksize[1], attrs.ksize[2]));
   const SpatialDim& h = window.h;
   const SpatialDim& w = window.w;
   Tensor out(in.dtype(), {in.dim(0), h.out, w.out, in.dim(3)});
@@ -68,33 +67,34 @@ absl::Status PoolKernel(KernelContext& ctx) {
     using C = ComputeType<T>;
     const T* x = in.data<T>();
     T* y = out.data<T>();
-    ForEachWindow(ctx, in, h, w, [&](int64_t n, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
-                                     int64_t o) {
-      for (int64_t c = 0; c < depth; ++c) {
-        C acc = kMax ? (std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
+    ForEachWindow(
+        ctx, in, h, w, [&](int64_t n, int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
+          for (int64_t c = 0; c < depth; ++c) {
+            C acc =
+                kMax ? (std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
                                                              : std::numeric_limits<C>::lowest())
                      : C(0);
-        for (int64_t i = h0; i < h1; ++i) {
-          for (int64_t j = w0; j < w1; ++j) {
-            const C v = static_cast<C>(x[((n * height + i) * width + j) * depth + c]);
-            if constexpr (kMax) {
-              // NaN propagates, as HLO's maximum does.
-              if (v > acc || v != v) acc = v;
-              if (acc != acc) break;
-            } else {
-              acc += v;
+            for (int64_t i = h0; i < h1; ++i) {
+              for (int64_t j = w0; j < w1; ++j) {
+                const C v = static_cast<C>(x[((n * height + i) * width + j) * depth + c]);
+                if constexpr (kMax) {
+                  // NaN propagates, as HLO's maximum does.
+                  if (v > acc || v != v) acc = v;
+                  if (acc != acc) break;
+                } else {
+                  acc += v;
+                }
+              }
             }
+            if constexpr (!kMax) {
+              // The count of non-padding cells (TF's AvgPool); a window entirely in the padding
+              // cannot happen with SAME/VALID.
+              const int64_t count = (h1 - h0) * (w1 - w0);
+              if (count > 0) acc /= static_cast<C>(count);
+            }
+            y[o + c] = static_cast<T>(acc);
           }
-        }
-        if constexpr (!kMax) {
-          // The count of non-padding cells (TF's AvgPool); a window entirely in the padding
-          // cannot happen with SAME/VALID.
-          const int64_t count = (h1 - h0) * (w1 - w0);
-          if (count > 0) acc /= static_cast<C>(count);
-        }
-        y[o + c] = static_cast<T>(acc);
-      }
-    });
+        });
   };
   const bool ok = kMax ? DispatchReal(in.dtype(), run) : DispatchFloat(in.dtype(), run);
   if (!ok) {
@@ -121,8 +121,8 @@ std::vector<Interp> InterpolationWeights(int64_t in, int64_t out, bool align_cor
                           : static_cast<float>(in) / static_cast<float>(out);
   std::vector<Interp> r(static_cast<size_t>(out));
   for (int64_t i = 0; i < out; ++i) {
-    const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
-                                 : static_cast<float>(i) * scale;
+    const float src =
+        half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
     const float src_floor = std::floor(src);
     Interp& p = r[static_cast<size_t>(i)];
     p.lower = std::max<int64_t>(static_cast<int64_t>(src_floor), 0);
@@ -227,8 +227,8 @@ absl::Status DepthSpaceKernel(KernelContext& ctx) {
     return absl::OkStatus();
   }
   if (h % b != 0 || w % b != 0) {
-    return KernelError(ctx, "Image width %d and height %d should be divisible by block_size: %d",
-                       w, h, b);
+    return KernelError(ctx, "Image width %d and height %d should be divisible by block_size: %d", w,
+                       h, b);
   }
   const int64_t oh = h / b, ow = w / b;
   Tensor out(in.dtype(), {n, oh, ow, c * b * b});
@@ -267,8 +267,10 @@ absl::Status ReadBlockArgs(const KernelContext& ctx, const Tensor& in, const cha
   }
   for (int64_t i = 0; i < m; ++i) {
     if ((*block)[static_cast<size_t>(i)] < 1) {
-      return KernelError(ctx, "All values in block_shape must be positive, got value, %d at "
-                         "index %d.", (*block)[static_cast<size_t>(i)], i);
+      return KernelError(ctx,
+                         "All values in block_shape must be positive, got value, %d at "
+                         "index %d.",
+                         (*block)[static_cast<size_t>(i)], i);
     }
   }
   for (int64_t p : *pads) {
@@ -286,8 +288,7 @@ absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
   const Tensor& in = ctx.input(0);
   std::vector<int64_t> block, pads;
-  TFJIT_RETURN_IF_ERROR(
-      ReadBlockArgs(ctx, in, to_batch ? "paddings" : "crops", &block, &pads));
+  TFJIT_RETURN_IF_ERROR(ReadBlockArgs(ctx, in, to_batch ? "paddings" : "crops", &block, &pads));
   const size_t m = block.size();
   int64_t block_count = 1;
   for (int64_t b : block) block_count *= b;
@@ -309,8 +310,10 @@ absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
     out_dims[0] = in.dim(0) * block_count;
   } else {
     if (in.dim(0) % block_count != 0) {
-      return KernelError(ctx, "Input batch dimension (%d) is not divisible by product of block "
-                         "sizes (%d)", in.dim(0), block_count);
+      return KernelError(ctx,
+                         "Input batch dimension (%d) is not divisible by product of block "
+                         "sizes (%d)",
+                         in.dim(0), block_count);
     }
     space_batch = in.dim(0) / block_count;
     out_dims[0] = space_batch;
@@ -318,8 +321,10 @@ absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
       padded[i] = in.dim(static_cast<int>(i + 1)) * block[i];
       out_dims[i + 1] = padded[i] - pads[2 * i] - pads[2 * i + 1];
       if (out_dims[i + 1] < 0) {
-        return KernelError(ctx, "Cropped size must be non-negative: start: %d end: %d "
-                           "size %d", pads[2 * i], pads[2 * i + 1], padded[i]);
+        return KernelError(ctx,
+                           "Cropped size must be non-negative: start: %d end: %d "
+                           "size %d",
+                           pads[2 * i], pads[2 * i + 1], padded[i]);
       }
     }
   }
@@ -352,7 +357,8 @@ absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
         coord[i + 1] = coord[i + 1] * block[i] + o - pads[2 * i];  // real space coordinate
         inside = inside && coord[i + 1] >= 0 && coord[i + 1] < space_dims[i + 1];
       }
-      for (size_t i = 0; i < m && inside; ++i) space_row = space_row * space_dims[i + 1] + coord[i + 1];
+      for (size_t i = 0; i < m && inside; ++i)
+        space_row = space_row * space_dims[i + 1] + coord[i + 1];
       const size_t batch_at = static_cast<size_t>(r) * bytes;
       const size_t space_at = static_cast<size_t>(space_row) * bytes;
       if (to_batch) {
@@ -392,8 +398,10 @@ absl::Status GatherNdKernel(KernelContext& ctx) {
   }
   const int64_t k = indices.dim(indices.rank() - 1);
   if (k > params.rank()) {
-    return KernelError(ctx, "index innermost dimension length must be <= params rank; saw: %d "
-                       "vs. %d", k, params.rank());
+    return KernelError(ctx,
+                       "index innermost dimension length must be <= params rank; saw: %d "
+                       "vs. %d",
+                       k, params.rank());
   }
   if (DTypeSize(params.dtype()) == 0) return UnsupportedDType(ctx, params.dtype(), "numeric types");
   std::vector<int64_t> out_dims(indices.dims().begin(), indices.dims().end() - 1);

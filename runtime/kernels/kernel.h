@@ -94,18 +94,18 @@ class KernelRegistry {
 };
 
 // Explicit registration (no static initialisers). Each family lives in its own file.
-void RegisterMathKernels(KernelRegistry& registry);     // kernels/math_kernels.cc
-void RegisterArrayKernels(KernelRegistry& registry);    // kernels/array_kernels.cc
-void RegisterNnKernels(KernelRegistry& registry);       // kernels/nn_kernels.cc
-void RegisterDebugKernels(KernelRegistry& registry);    // kernels/debug_kernels.cc
-void RegisterRandomKernels(KernelRegistry& registry);   // kernels/random_kernels.cc
-void RegisterVariableKernels(KernelRegistry& registry); // kernels/variable_kernels.cc
-void RegisterListKernels(KernelRegistry& registry);     // kernels/list_kernels.cc
+void RegisterMathKernels(KernelRegistry& registry);         // kernels/math_kernels.cc
+void RegisterArrayKernels(KernelRegistry& registry);        // kernels/array_kernels.cc
+void RegisterNnKernels(KernelRegistry& registry);           // kernels/nn_kernels.cc
+void RegisterDebugKernels(KernelRegistry& registry);        // kernels/debug_kernels.cc
+void RegisterRandomKernels(KernelRegistry& registry);       // kernels/random_kernels.cc
+void RegisterVariableKernels(KernelRegistry& registry);     // kernels/variable_kernels.cc
+void RegisterListKernels(KernelRegistry& registry);         // kernels/list_kernels.cc
 void RegisterTensorArrayKernels(KernelRegistry& registry);  // kernels/tensor_array_kernels.cc
 void RegisterAllKernels(KernelRegistry& registry);
 // Whether `input` of `node` receives a TF1 variable reference itself (Assign's ref) rather
 // than the variable's value; the executor dereferences every other input.
-bool TakesVariableRef(const tf::Node& node, int input);      // kernels/kernel_registry.cc
+bool TakesVariableRef(const tf::Node& node, int input);  // kernels/kernel_registry.cc
 
 }  // namespace tfjit::runtime
 

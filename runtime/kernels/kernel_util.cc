@@ -60,8 +60,8 @@ absl::Status RunWidened(KernelContext& ctx, KernelFn kernel, DType narrow, DType
   TFJIT_RETURN_IF_ERROR(kernel(inner));
   for (size_t i = 0; i < inner.outputs().size(); ++i) {
     Tensor& out = inner.outputs()[i];
-    ctx.set_output(static_cast<int>(i), out.dtype() == wide ? ConvertTensor(ctx, out, narrow)
-                                                             : std::move(out));
+    ctx.set_output(static_cast<int>(i),
+                   out.dtype() == wide ? ConvertTensor(ctx, out, narrow) : std::move(out));
   }
   return absl::OkStatus();
 }
@@ -106,9 +106,9 @@ absl::Status CheckOutputShape(const KernelContext& ctx, DType dtype,
     return KernelError(ctx, "%s shape %s has a negative dim or more elements than int64 holds",
                        what, DimsString(dims));
   }
-  absl::Status s = CheckAllocation(
-      bytes, absl::StrCat(what, " ", DTypeName(dtype), DimsString(dims)),
-      absl::StrCat("node '", ctx.node().name(), "' (", ctx.node().op(), ")"));
+  absl::Status s =
+      CheckAllocation(bytes, absl::StrCat(what, " ", DTypeName(dtype), DimsString(dims)),
+                      absl::StrCat("node '", ctx.node().name(), "' (", ctx.node().op(), ")"));
   if (s.ok()) return s;
   return AttachNode(std::move(s), ctx.node().name(), ctx.node().op());
 }
@@ -147,7 +147,7 @@ absl::StatusOr<std::vector<int64_t>> ResizeOutputSize(const KernelContext& ctx) 
 }
 
 absl::StatusOr<tf::StridedPlan> PlanStridedSliceInputs(const KernelContext& ctx,
-                                                      const std::vector<int64_t>& shape) {
+                                                       const std::vector<int64_t>& shape) {
   std::vector<int64_t> begin, end, strides;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "begin", &begin));
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(2), "end", &end));

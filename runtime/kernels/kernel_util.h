@@ -53,7 +53,7 @@ absl::Status ResizeFlags(const KernelContext& ctx, bool* align, bool* half_pixel
 // strided_slice_rule.h) from the node's begin, end and strides (inputs 1, 2, 3) and masks;
 // TF's messages on bad specs. Shared by StridedSlice, StridedSliceGrad and the assignments.
 absl::StatusOr<tf::StridedPlan> PlanStridedSliceInputs(const KernelContext& ctx,
-                                                      const std::vector<int64_t>& shape);
+                                                       const std::vector<int64_t>& shape);
 
 // The variable behind input `i` of a read-modify-write kernel: a resource handle (`handle`
 // set) or a TF1 reference (a VariableV2 output). The caller locks var->update_mu().
@@ -180,30 +180,30 @@ void RegisterReductionKernels(KernelRegistry& registry);
 absl::Status ConcatV2Kernel(KernelContext& ctx);
 
 // Families registered from kernel_registry.cc (one file each).
-void RegisterMathCwiseMoreKernels(KernelRegistry& registry);  // math_cwise_more_kernels.cc
-void RegisterSliceKernels(KernelRegistry& registry);        // slice_kernels.cc
-void RegisterShapeKernels(KernelRegistry& registry);        // shape_kernels.cc
-void RegisterGatherKernels(KernelRegistry& registry);       // gather_kernels.cc
-void RegisterReductionScanKernels(KernelRegistry& registry);  // reduction_scan_kernels.cc
-void RegisterLinalgMatmulKernels(KernelRegistry& registry);  // linalg_matmul_kernels.cc
-void RegisterConvKernels(KernelRegistry& registry);         // conv_kernels.cc
-void RegisterGradientsKernels(KernelRegistry& registry);             // gradients_kernels.cc
+void RegisterMathCwiseMoreKernels(KernelRegistry& registry);    // math_cwise_more_kernels.cc
+void RegisterSliceKernels(KernelRegistry& registry);            // slice_kernels.cc
+void RegisterShapeKernels(KernelRegistry& registry);            // shape_kernels.cc
+void RegisterGatherKernels(KernelRegistry& registry);           // gather_kernels.cc
+void RegisterReductionScanKernels(KernelRegistry& registry);    // reduction_scan_kernels.cc
+void RegisterLinalgMatmulKernels(KernelRegistry& registry);     // linalg_matmul_kernels.cc
+void RegisterConvKernels(KernelRegistry& registry);             // conv_kernels.cc
+void RegisterGradientsKernels(KernelRegistry& registry);        // gradients_kernels.cc
 void RegisterGradientsWindowKernels(KernelRegistry& registry);  // gradients_window_kernels.cc
 void RegisterGradients3dKernels(KernelRegistry& registry);      // gradients_3d_kernels.cc
-void RegisterOptimizersKernels(KernelRegistry& registry);            // optimizers_kernels.cc
-void RegisterLinalgKernels(KernelRegistry& registry);                // linalg_kernels.cc
-void RegisterScatterSegmentKernels(KernelRegistry& registry);        // scatter_segment_kernels.cc
-void RegisterArrayMoreKernels(KernelRegistry& registry);             // array_more_kernels.cc
-void RegisterArrayQuantizeKernels(KernelRegistry& registry);  // array_quantize_kernels.cc
-void RegisterSpecialKernels(KernelRegistry& registry);               // special_kernels.cc
-void RegisterRandomMoreKernels(KernelRegistry& registry);            // random_more_kernels.cc
-void RegisterImageMoreKernels(KernelRegistry& registry);             // image_more_kernels.cc
-void RegisterStateMoreKernels(KernelRegistry& registry);  // state_more_kernels.cc
-void RegisterCheckpointKernels(KernelRegistry& registry);  // checkpoint_kernels.cc
-void RegisterNnMoreKernels(KernelRegistry& registry);                // nn_more_kernels.cc
-void RegisterFftKernels(KernelRegistry& registry);                   // fft_kernels.cc
-void RegisterXlaKernels(KernelRegistry& registry);                   // xla_kernels.cc
-void RegisterMathComplexKernels(KernelRegistry& registry);           // math_complex_kernels.cc
+void RegisterOptimizersKernels(KernelRegistry& registry);       // optimizers_kernels.cc
+void RegisterLinalgKernels(KernelRegistry& registry);           // linalg_kernels.cc
+void RegisterScatterSegmentKernels(KernelRegistry& registry);   // scatter_segment_kernels.cc
+void RegisterArrayMoreKernels(KernelRegistry& registry);        // array_more_kernels.cc
+void RegisterArrayQuantizeKernels(KernelRegistry& registry);    // array_quantize_kernels.cc
+void RegisterSpecialKernels(KernelRegistry& registry);          // special_kernels.cc
+void RegisterRandomMoreKernels(KernelRegistry& registry);       // random_more_kernels.cc
+void RegisterImageMoreKernels(KernelRegistry& registry);        // image_more_kernels.cc
+void RegisterStateMoreKernels(KernelRegistry& registry);        // state_more_kernels.cc
+void RegisterCheckpointKernels(KernelRegistry& registry);       // checkpoint_kernels.cc
+void RegisterNnMoreKernels(KernelRegistry& registry);           // nn_more_kernels.cc
+void RegisterFftKernels(KernelRegistry& registry);              // fft_kernels.cc
+void RegisterXlaKernels(KernelRegistry& registry);              // xla_kernels.cc
+void RegisterMathComplexKernels(KernelRegistry& registry);      // math_complex_kernels.cc
 
 }  // namespace tfjit::runtime
 

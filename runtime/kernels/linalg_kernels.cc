@@ -4,9 +4,9 @@
 // which run core/linalg.h, the routine compiled code's custom-calls share.
 #include <algorithm>
 #include <atomic>
-#include <optional>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +34,8 @@ absl::Status ScalarIndex(const KernelContext& ctx, const Tensor& t, const char* 
                          int64_t* out) {
   std::vector<int64_t> v;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, t, what, &v));
-  if (t.rank() != 0) return KernelError(ctx, "%s must be scalar, got shape %s", what, t.ShapeString());
+  if (t.rank() != 0)
+    return KernelError(ctx, "%s must be scalar, got shape %s", what, t.ShapeString());
   *out = v[0];
   return absl::OkStatus();
 }
@@ -52,12 +53,16 @@ absl::Status MatrixBandPartKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(ScalarIndex(ctx, ctx.input(1), "num_lower", &lower));
   TFJIT_RETURN_IF_ERROR(ScalarIndex(ctx, ctx.input(2), "num_upper", &upper));
   if (lower > rows) {
-    return KernelError(ctx, "num_lower must be negative or less or equal to number of rows (%d) "
-                       "got: %d", rows, lower);
+    return KernelError(ctx,
+                       "num_lower must be negative or less or equal to number of rows (%d) "
+                       "got: %d",
+                       rows, lower);
   }
   if (upper > cols) {
-    return KernelError(ctx, "num_upper must be negative or less or equal to number of columns "
-                       "(%d) got: %d", cols, upper);
+    return KernelError(ctx,
+                       "num_upper must be negative or less or equal to number of columns "
+                       "(%d) got: %d",
+                       cols, upper);
   }
   Tensor out(in.dtype(), in.dims());
   const bool ok = DispatchByWidth(in.dtype(), [&](auto tag) {
@@ -109,16 +114,20 @@ absl::Status ReadAlign(const KernelContext& ctx, DiagLayout* l) {
     l->left_sub = align.substr(align.size() - 4) == "LEFT";
     return absl::OkStatus();
   }
-  return KernelError(ctx, "Attr align has value '%s' not in list of allowed values: "
-                     "\"LEFT_RIGHT\", \"RIGHT_LEFT\", \"LEFT_LEFT\", \"RIGHT_RIGHT\"", align);
+  return KernelError(ctx,
+                     "Attr align has value '%s' not in list of allowed values: "
+                     "\"LEFT_RIGHT\", \"RIGHT_LEFT\", \"LEFT_LEFT\", \"RIGHT_RIGHT\"",
+                     align);
 }
 
 absl::Status ReadK(const KernelContext& ctx, const Tensor& k, DiagLayout* l) {
   std::vector<int64_t> v;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, k, "k", &v));
   if (v.empty() || v.size() > 2) {
-    return KernelError(ctx, "diag_index must have only one or two elements, received %d "
-                       "elements.", static_cast<int64_t>(v.size()));
+    return KernelError(ctx,
+                       "diag_index must have only one or two elements, received %d "
+                       "elements.",
+                       static_cast<int64_t>(v.size()));
   }
   l->lo = v[0];
   l->hi = v.size() == 2 ? v[1] : v[0];
@@ -171,7 +180,8 @@ absl::Status MatrixDiagKernel(KernelContext& ctx) {
                        diag.ShapeString());
   }
   if (l.lo != l.hi && diag.dim(diag.rank() - 2) != l.num_diags()) {
-    return KernelError(ctx, "The number of diagonals provided in the input does not match the "
+    return KernelError(ctx,
+                       "The number of diagonals provided in the input does not match the "
                        "lower_diag_index and upper_diag_index range.");
   }
   l.max_len = diag.dim(diag.rank() - 1);
@@ -187,7 +197,8 @@ absl::Status MatrixDiagKernel(KernelContext& ctx) {
   if (rows < min_rows) return KernelError(ctx, "The number of rows is too small.");
   if (cols < min_cols) return KernelError(ctx, "The number of columns is too small.");
   if (rows != min_rows && cols != min_cols) {
-    return KernelError(ctx, "The number of rows or columns is not consistent with the specified "
+    return KernelError(ctx,
+                       "The number of rows or columns is not consistent with the specified "
                        "d_lower, d_upper, and diagonal.");
   }
   l.rows = rows;
@@ -243,8 +254,8 @@ absl::Status MatrixDiagPartKernel(KernelContext& ctx) {
     TFJIT_RETURN_IF_ERROR(ReadAlign(ctx, &l));
     TFJIT_RETURN_IF_ERROR(CheckDiagBounds(ctx, l));
   }
-  l.max_len = std::max<int64_t>(0, std::min(l.rows + std::min<int64_t>(l.hi, 0),
-                                            l.cols - std::max<int64_t>(l.lo, 0)));
+  l.max_len = std::max<int64_t>(
+      0, std::min(l.rows + std::min<int64_t>(l.hi, 0), l.cols - std::max<int64_t>(l.lo, 0)));
   Dims out_dims(in.dims().begin(), in.dims().end() - 2);
   if (l.lo != l.hi) out_dims.push_back(l.num_diags());
   out_dims.push_back(l.max_len);
@@ -294,8 +305,8 @@ absl::Status MatrixSetDiagKernel(KernelContext& ctx) {
     TFJIT_RETURN_IF_ERROR(ReadAlign(ctx, &l));
     TFJIT_RETURN_IF_ERROR(CheckDiagBounds(ctx, l));
   }
-  l.max_len = std::max<int64_t>(0, std::min(l.rows + std::min<int64_t>(l.hi, 0),
-                                            l.cols - std::max<int64_t>(l.lo, 0)));
+  l.max_len = std::max<int64_t>(
+      0, std::min(l.rows + std::min<int64_t>(l.hi, 0), l.cols - std::max<int64_t>(l.lo, 0)));
   Dims want(in.dims().begin(), in.dims().end() - 2);
   if (l.lo != l.hi) want.push_back(l.num_diags());
   want.push_back(l.max_len);
@@ -329,8 +340,7 @@ absl::Status MatrixSetDiagKernel(KernelContext& ctx) {
 
 bool IsDiagType(DType t) {
   return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 ||
-         t == DType::kFloat64 || t == DType::kInt32 || t == DType::kInt64 ||
-         IsComplexDType(t);
+         t == DType::kFloat64 || t == DType::kInt32 || t == DType::kInt64 || IsComplexDType(t);
 }
 constexpr char kDiagTypes[] =
     "bfloat16, float16, float32, float64, int32, int64, complex64, complex128";
@@ -465,7 +475,9 @@ absl::Status TridiagonalMatMulKernel(KernelContext& ctx) {
   for (int i = 0; i < 3; ++i) {
     if (ctx.input(i).dims() != want || ctx.input(i).dtype() != rhs.dtype()) {
       return KernelError(ctx, "Expected %s to have shape %s (one row per batch matrix), got %s",
-                         i == 0 ? "superdiag" : i == 1 ? "maindiag" : "subdiag",
+                         i == 0   ? "superdiag"
+                         : i == 1 ? "maindiag"
+                                  : "subdiag",
                          DimsString(want), ctx.input(i).ShapeString());
     }
   }
@@ -493,7 +505,8 @@ absl::Status TridiagonalMatMulKernel(KernelContext& ctx) {
   };
   const bool ok = DispatchFloat(rhs.dtype(), product) || DispatchComplex(rhs.dtype(), product);
   if (!ok) {
-    return UnsupportedDType(ctx, rhs.dtype(), "float16, bfloat16, float32, float64, complex64, "
+    return UnsupportedDType(ctx, rhs.dtype(),
+                            "float16, bfloat16, float32, float64, complex64, "
                             "complex128");
   }
   ctx.set_output(0, std::move(out));
@@ -517,7 +530,8 @@ Tensor FromCompute(const Tensor& t, DType to) {
   Tensor r(to, t.dims());
   DispatchFloat(to, [&](auto tag) {
     using T = decltype(tag);
-    for (int64_t i = 0; i < t.num_elements(); ++i) r.data<T>()[i] = static_cast<T>(t.data<float>()[i]);
+    for (int64_t i = 0; i < t.num_elements(); ++i)
+      r.data<T>()[i] = static_cast<T>(t.data<float>()[i]);
   });
   return r;
 }
@@ -547,7 +561,8 @@ absl::StatusOr<bool> RunLinalg(const KernelContext& ctx, const linalg::Call& cal
   for (const Tensor& t : ins) in_dims.push_back(t.dims()), in_ptrs.push_back(t.raw_data());
   std::vector<std::pair<DType, Dims>> out_shapes;
   std::vector<void*> out_ptrs;
-  for (Tensor& t : outs) out_shapes.push_back({t.dtype(), t.dims()}), out_ptrs.push_back(t.raw_data());
+  for (Tensor& t : outs)
+    out_shapes.push_back({t.dtype(), t.dims()}), out_ptrs.push_back(t.raw_data());
   const std::optional<linalg::Problem> p = linalg::MatchShapes(call, dtype, in_dims, out_shapes);
   if (!p.has_value()) {
     return absl::InternalError(absl::StrFormat("node %s: linalg shapes do not match %s",
@@ -574,7 +589,8 @@ absl::Status CholeskyKernel(KernelContext& ctx) {
   std::vector<Tensor> outs = {Tensor(a.dtype(), a.dims())};
   TFJIT_ASSIGN_OR_RETURN(bool ok, RunLinalg(ctx, {linalg::Kind::kCholesky, 0}, {a}, outs));
   if (!ok) {
-    return KernelError(ctx, "Cholesky decomposition was not successful. The input might not be "
+    return KernelError(ctx,
+                       "Cholesky decomposition was not successful. The input might not be "
                        "valid.");
   }
   ctx.set_output(0, FromCompute(outs[0], ctx.input(0).dtype()));
@@ -587,8 +603,8 @@ absl::Status MatrixInverseKernel(KernelContext& ctx) {
   TFJIT_ASSIGN_OR_RETURN(bool adjoint, tf::GetBoolAttrOr(ctx.node(), "adjoint", false));
   const Tensor a = ToCompute(ctx.input(0));
   std::vector<Tensor> outs = {Tensor(a.dtype(), a.dims())};
-  TFJIT_ASSIGN_OR_RETURN(bool ok, RunLinalg(ctx, {linalg::Kind::kInverse,
-                                                  adjoint ? linalg::kAdjoint : 0}, {a}, outs));
+  TFJIT_ASSIGN_OR_RETURN(
+      bool ok, RunLinalg(ctx, {linalg::Kind::kInverse, adjoint ? linalg::kAdjoint : 0}, {a}, outs));
   if (!ok) return KernelError(ctx, "Input is not invertible.");
   ctx.set_output(0, FromCompute(outs[0], ctx.input(0).dtype()));
   return absl::OkStatus();
@@ -603,7 +619,8 @@ absl::Status DeterminantKernel(KernelContext& ctx) {
   if (log) outs.push_back(Tensor(a.dtype(), Batch(a)));
   TFJIT_RETURN_IF_ERROR(
       RunLinalg(ctx, {log ? linalg::Kind::kLogDeterminant : linalg::Kind::kDeterminant, 0}, {a},
-                outs).status());
+                outs)
+          .status());
   for (size_t i = 0; i < outs.size(); ++i) {
     ctx.set_output(static_cast<int>(i), FromCompute(outs[i], ctx.input(0).dtype()));
   }
@@ -655,10 +672,12 @@ absl::Status SelfAdjointEigV2Kernel(KernelContext& ctx) {
   TFJIT_ASSIGN_OR_RETURN(bool compute_v, tf::GetBoolAttrOr(ctx.node(), "compute_v", true));
   const Tensor a = ToCompute(ctx.input(0));
   const int64_t n = a.dim(a.rank() - 1);
-  std::vector<Tensor> outs = {Tensor(a.dtype(), Append(Batch(a), {n})), Tensor(a.dtype(), a.dims())};
+  std::vector<Tensor> outs = {Tensor(a.dtype(), Append(Batch(a), {n})),
+                              Tensor(a.dtype(), a.dims())};
   TFJIT_ASSIGN_OR_RETURN(bool ok, RunLinalg(ctx, {linalg::Kind::kEig, 0}, {a}, outs));
   if (!ok) {
-    return KernelError(ctx, "Self-adjoint eigen decomposition was not successful. The input "
+    return KernelError(ctx,
+                       "Self-adjoint eigen decomposition was not successful. The input "
                        "might not be valid.");
   }
   ctx.set_output(0, FromCompute(outs[0], ctx.input(0).dtype()));
@@ -733,8 +752,10 @@ absl::Status SolveKernel(KernelContext& ctx) {
                        a0.ShapeString());
   }
   if (b0.dim(b0.rank() - 2) != n) {
-    return KernelError(ctx, "Input matrix and right-hand side must have the same number of rows, "
-                       "got %s and %s", a0.ShapeString(), b0.ShapeString());
+    return KernelError(ctx,
+                       "Input matrix and right-hand side must have the same number of rows, "
+                       "got %s and %s",
+                       a0.ShapeString(), b0.ShapeString());
   }
   Tensor a = a0, b = b0;
   if (tri) {

@@ -40,8 +40,8 @@ absl::Status TensorListReserveKernel(KernelContext& ctx) {
                        n);
   }
   // One Tensor slot per element, allocated now: refuse counts no memory holds.
-  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, DType::kInt64, {n, sizeof(Tensor) / 8},
-                                         "the list's element slots"));
+  TFJIT_RETURN_IF_ERROR(
+      CheckOutputShape(ctx, DType::kInt64, {n, sizeof(Tensor) / 8}, "the list's element slots"));
   list->items.resize(static_cast<size_t>(n));
   ctx.set_output(0, MakeListTensor(std::move(list)));
   return absl::OkStatus();
@@ -51,8 +51,8 @@ absl::Status TensorListLengthKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const TensorList* l = nullptr;
   TFJIT_RETURN_IF_ERROR(GetInputList(ctx, 0, &l));
-  ctx.set_output(0, Tensor::FromVector<int32_t>(DType::kInt32, {},
-                                                {static_cast<int32_t>(l->items.size())}));
+  ctx.set_output(
+      0, Tensor::FromVector<int32_t>(DType::kInt32, {}, {static_cast<int32_t>(l->items.size())}));
   return absl::OkStatus();
 }
 
@@ -97,9 +97,9 @@ absl::Status TensorListPushBackKernel(KernelContext& ctx) {
                        DimsString(item.dims()), l->element_shape.ToString());
   }
   TFJIT_RETURN_IF_ERROR(CheckListDType(ctx, *l));
-  if (l->max_num_elements != -1 &&
-      static_cast<int64_t>(l->items.size()) >= l->max_num_elements) {
-    return KernelError(ctx, "Tried to push item into a full list list size: %d max_num_elements: %d",
+  if (l->max_num_elements != -1 && static_cast<int64_t>(l->items.size()) >= l->max_num_elements) {
+    return KernelError(ctx,
+                       "Tried to push item into a full list list size: %d max_num_elements: %d",
                        l->items.size(), l->max_num_elements);
   }
   std::shared_ptr<TensorList> out = CopyList(*l);
@@ -147,8 +147,7 @@ absl::Status TensorListGetItemKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(IndexInput(ctx, 1, &index));
   const int64_t size = static_cast<int64_t>(l->items.size());
   if (index < 0 || index >= size) {
-    return KernelError(ctx, "Trying to access element %d in a list with %d elements.", index,
-                       size);
+    return KernelError(ctx, "Trying to access element %d in a list with %d elements.", index, size);
   }
   const Tensor& item = l->items[static_cast<size_t>(index)];
   if (item.valid()) {
@@ -158,7 +157,8 @@ absl::Status TensorListGetItemKernel(KernelContext& ctx) {
   tf::PartialShape shape;
   TFJIT_RETURN_IF_ERROR(ElementShapeFromInput(ctx, *l, 2, &shape));
   // Like TF (parity with TensorArray.read): infer the shape from the set items if needed.
-  if (!shape.IsFullyDefined()) TFJIT_RETURN_IF_ERROR(MergeItemShapes(ctx, *l, AllIndices(*l), &shape));
+  if (!shape.IsFullyDefined())
+    TFJIT_RETURN_IF_ERROR(MergeItemShapes(ctx, *l, AllIndices(*l), &shape));
   if (!shape.IsFullyDefined()) {
     return KernelError(ctx,
                        "Trying to read an uninitialized tensor but element_shape is not fully "
@@ -181,8 +181,7 @@ absl::Status TensorListSetItemKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(IndexInput(ctx, 1, &index));
   const int64_t size = static_cast<int64_t>(l->items.size());
   if (index < 0 || (!resize && index >= size)) {
-    return KernelError(ctx, "Trying to modify element %d in a list with %d elements.", index,
-                       size);
+    return KernelError(ctx, "Trying to modify element %d in a list with %d elements.", index, size);
   }
   const Tensor& value = ctx.input(2);
   if (!ShapeCompatibleWithDims(l->element_shape, value.dims())) {
@@ -295,12 +294,12 @@ absl::Status CheckConcatItems(const KernelContext& ctx, const TensorList& l,
     const Tensor& t = l.items[i];
     if (!t.valid()) continue;
     if (t.rank() == 0) {
-      return KernelError(ctx, "Concat saw a scalar shape at index %d but requires at least vectors.",
-                         i);
+      return KernelError(ctx,
+                         "Concat saw a scalar shape at index %d but requires at least vectors.", i);
     }
     tf::PartialShape merged;
-    TFJIT_RETURN_IF_ERROR(Located(
-        ctx, MergeShapes(*except0, DropFirstDim(KnownShape(t.dims())), &merged)));
+    TFJIT_RETURN_IF_ERROR(
+        Located(ctx, MergeShapes(*except0, DropFirstDim(KnownShape(t.dims())), &merged)));
     *except0 = std::move(merged);
     if (*first_dim != -1 && *first_dim != t.dim(0)) {
       return KernelError(ctx,
@@ -364,7 +363,8 @@ absl::Status ConcatElementShape(const KernelContext& ctx, const TensorList& l,
   tf::PartialShape shape;
   TFJIT_RETURN_IF_ERROR(ElementShapeFromInput(ctx, l, 1, &shape));
   if (!shape.unknown_rank && shape.dims.empty()) {
-    return KernelError(ctx, "Concat requires elements to be at least vectors, found scalars instead.");
+    return KernelError(ctx,
+                       "Concat requires elements to be at least vectors, found scalars instead.");
   }
   *first_dim = shape.unknown_rank ? -1 : shape.dims[0];
   *except0 = DropFirstDim(shape);
@@ -401,8 +401,8 @@ absl::Status TensorListConcatKernel(KernelContext& ctx) {
   for (int64_t n : lengths) total += n;
   dims.insert(dims.begin(), total);
   Tensor out(l->element_dtype, dims);  // zero-filled: unset items stay zeros
-  const size_t row_bytes = static_cast<size_t>(NumElements(except0.dims)) *
-                           DTypeSize(l->element_dtype);
+  const size_t row_bytes =
+      static_cast<size_t>(NumElements(except0.dims)) * DTypeSize(l->element_dtype);
   size_t offset = 0;
   for (size_t i = 0; i < l->items.size(); ++i) {
     const Tensor& t = l->items[i];
@@ -483,8 +483,9 @@ absl::Status TensorListScatterKernel(KernelContext& ctx) {
   int64_t highest = -1;
   for (int64_t i : indices) {
     if (num_elements != -1 && i >= num_elements) {
-      return KernelError(ctx, "TensorListScatter: Trying to scatter at index %d in list with size %d",
-                         i, num_elements);
+      return KernelError(ctx,
+                         "TensorListScatter: Trying to scatter at index %d in list with size %d", i,
+                         num_elements);
     }
     highest = std::max(highest, i);
   }
@@ -573,8 +574,8 @@ absl::Status TensorListSplitKernel(KernelContext& ctx) {
     if (length < 0) return KernelError(ctx, "Invalid value in lengths: %d", length);
     const int64_t end = start + length;
     if (end > t.dim(0)) {
-      return KernelError(ctx, "Attempting to slice [%d, %d] from tensor with length %d", start,
-                         end, t.dim(0));
+      return KernelError(ctx, "Attempting to slice [%d, %d] from tensor with length %d", start, end,
+                         t.dim(0));
     }
     list->items.push_back(SliceRows(t, start, end));
     start = end;

@@ -28,8 +28,7 @@ namespace tfjit::runtime {
 namespace {
 
 template <typename T>
-inline constexpr bool kIsComplex =
-    std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+inline constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
 
 DType OutType(const KernelContext& ctx, int i = 0) {
   const std::vector<DType>& t = ctx.node().output_types();
@@ -44,9 +43,9 @@ DType PartDType(DType complex_type) {
   return complex_type == DType::kComplex64 ? DType::kFloat32 : DType::kFloat64;
 }
 DType ComplexOfPart(DType part) {
-  return part == DType::kFloat32 ? DType::kComplex64
-                                 : part == DType::kFloat64 ? DType::kComplex128
-                                                           : DType::kInvalid;
+  return part == DType::kFloat32   ? DType::kComplex64
+         : part == DType::kFloat64 ? DType::kComplex128
+                                   : DType::kInvalid;
 }
 
 // ---- Broadcasting binary ops: out[i] = fn(a[i], b[i]) ----
@@ -82,8 +81,18 @@ absl::Status CheckSameDType(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-enum class BinOp { kAdd, kSub, kMul, kDiv, kDivNoNan, kMulNoNan, kSquaredDifference, kPow,
-                   kXdivy, kXlogy };
+enum class BinOp {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kDivNoNan,
+  kMulNoNan,
+  kSquaredDifference,
+  kPow,
+  kXdivy,
+  kXlogy
+};
 
 template <BinOp Op>
 absl::Status ComplexBinary(KernelContext& ctx) {
@@ -131,17 +140,41 @@ absl::Status ComplexCompare(KernelContext& ctx) {
   absl::Status status;
   DispatchComplex(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    status = BinaryLoop<T, bool>(ctx, DType::kBool,
-                                 [](T x, T y) { return Equal ? x == y : x != y; });
+    status =
+        BinaryLoop<T, bool>(ctx, DType::kBool, [](T x, T y) { return Equal ? x == y : x != y; });
   });
   return status;
 }
 
 // ---- Unary ops ----
 
-enum class UnOp { kNeg, kSquare, kExp, kExpm1, kLog, kLog1p, kSqrt, kRsqrt, kReciprocal, kSign,
-                  kSin, kCos, kTan, kSinh, kCosh, kTanh, kSigmoid, kConj, kOnesLike, kAcos,
-                  kAsin, kAtan, kAcosh, kAsinh, kAtanh };
+enum class UnOp {
+  kNeg,
+  kSquare,
+  kExp,
+  kExpm1,
+  kLog,
+  kLog1p,
+  kSqrt,
+  kRsqrt,
+  kReciprocal,
+  kSign,
+  kSin,
+  kCos,
+  kTan,
+  kSinh,
+  kCosh,
+  kTanh,
+  kSigmoid,
+  kConj,
+  kOnesLike,
+  kAcos,
+  kAsin,
+  kAtan,
+  kAcosh,
+  kAsinh,
+  kAtanh
+};
 
 template <UnOp Op>
 absl::Status ComplexUnary(KernelContext& ctx) {
@@ -205,8 +238,10 @@ absl::Status ComplexToReal(KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
   const DType out_type = OutType(ctx);
   if (!IsComplexDType(in.dtype()) || out_type != PartDType(in.dtype())) {
-    return KernelError(ctx, "no kernel for T=%s, Tout=%s: TF registers complex64 -> float32 and "
-                       "complex128 -> float64", DTypeName(in.dtype()), DTypeName(out_type));
+    return KernelError(ctx,
+                       "no kernel for T=%s, Tout=%s: TF registers complex64 -> float32 and "
+                       "complex128 -> float64",
+                       DTypeName(in.dtype()), DTypeName(out_type));
   }
   Tensor out(out_type, in.dims());
   DispatchComplex(in.dtype(), [&](auto tag) {
@@ -234,8 +269,10 @@ absl::Status ComplexKernel(KernelContext& ctx) {
   const DType in_type = ctx.input(0).dtype();
   const DType out_type = OutType(ctx);
   if (ComplexOfPart(in_type) == DType::kInvalid || out_type != ComplexOfPart(in_type)) {
-    return KernelError(ctx, "no kernel for T=%s, Tout=%s: TF registers float32 -> complex64 and "
-                       "float64 -> complex128", DTypeName(in_type), DTypeName(out_type));
+    return KernelError(ctx,
+                       "no kernel for T=%s, Tout=%s: TF registers float32 -> complex64 and "
+                       "float64 -> complex128",
+                       DTypeName(in_type), DTypeName(out_type));
   }
   absl::Status status;
   DispatchComplex(out_type, [&](auto tag) {
@@ -295,8 +332,10 @@ absl::Status ComplexCast(KernelContext& ctx) {
   };
   if (!DispatchComplex(in.dtype(), with_dst)) DispatchNumeric(in.dtype(), with_dst);
   if (!ok) {
-    return KernelError(ctx, "cannot cast %s to %s: only numeric types, bool and complex are "
-                       "supported", in.ShapeString(), DTypeName(dst));
+    return KernelError(ctx,
+                       "cannot cast %s to %s: only numeric types, bool and complex are "
+                       "supported",
+                       in.ShapeString(), DTypeName(dst));
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
@@ -309,9 +348,10 @@ absl::Status ComplexAddN(KernelContext& ctx) {
   const Tensor& first = ctx.input(0);
   for (int k = 1; k < ctx.num_inputs(); ++k) {
     if (ctx.input(k).dims() != first.dims() || ctx.input(k).dtype() != first.dtype()) {
-      return KernelError(ctx, "Inputs to operation AddN must have the same size and shape.  "
-                         "Input 0: %s != input %d: %s", DimsString(first.dims()), k,
-                         DimsString(ctx.input(k).dims()));
+      return KernelError(ctx,
+                         "Inputs to operation AddN must have the same size and shape.  "
+                         "Input 0: %s != input %d: %s",
+                         DimsString(first.dims()), k, DimsString(ctx.input(k).dims()));
     }
   }
   Tensor out(first.dtype(), first.dims());
@@ -345,8 +385,8 @@ absl::Status ComplexReduce(KernelContext& ctx) {
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
   for (int64_t a : axes) {
     if (a < -rank || a >= rank) {
-      return KernelError(ctx, "Invalid reduction dimension (%d for input with %d dimension(s)",
-                         a, rank);
+      return KernelError(ctx, "Invalid reduction dimension (%d for input with %d dimension(s)", a,
+                         rank);
     }
     reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
   }
@@ -466,14 +506,14 @@ absl::Status ComplexMatMul(KernelContext& ctx) {
   TFJIT_ASSIGN_OR_RETURN(const bool ta, tf::GetBoolAttrOr(ctx.node(), "transpose_a", false));
   TFJIT_ASSIGN_OR_RETURN(const bool tb, tf::GetBoolAttrOr(ctx.node(), "transpose_b", false));
   if (a.rank() != 2 || b.rank() != 2) {
-    return KernelError(ctx, "In[0] and In[1] must be matrices, got %s and %s",
-                       a.ShapeString(), b.ShapeString());
+    return KernelError(ctx, "In[0] and In[1] must be matrices, got %s and %s", a.ShapeString(),
+                       b.ShapeString());
   }
   const int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
   const int64_t k2 = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
   if (k != k2) {
-    return KernelError(ctx, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
-                       DimsString(a.dims()), DimsString(b.dims()));
+    return KernelError(ctx, "Matrix size-incompatible: In[0]: %s, In[1]: %s", DimsString(a.dims()),
+                       DimsString(b.dims()));
   }
   Tensor out(a.dtype(), {m, n});
   DispatchComplex(a.dtype(), [&](auto tag) {
@@ -510,16 +550,16 @@ absl::Status ComplexBatchMatMul(KernelContext& ctx) {
   TFJIT_ASSIGN_OR_RETURN(const bool adj_x, tf::GetBoolAttrOr(ctx.node(), "adj_x", false));
   TFJIT_ASSIGN_OR_RETURN(const bool adj_y, tf::GetBoolAttrOr(ctx.node(), "adj_y", false));
   if (x.rank() < 2 || y.rank() < 2) {
-    return KernelError(ctx, "In[0] and In[1] must have rank >= 2, got %s and %s",
-                       x.ShapeString(), y.ShapeString());
+    return KernelError(ctx, "In[0] and In[1] must have rank >= 2, got %s and %s", x.ShapeString(),
+                       y.ShapeString());
   }
   const int64_t xr = x.dim(x.rank() - 2), xc = x.dim(x.rank() - 1);
   const int64_t yr = y.dim(y.rank() - 2), yc = y.dim(y.rank() - 1);
   const int64_t m = adj_x ? xc : xr, k = adj_x ? xr : xc;
   const int64_t k2 = adj_y ? yc : yr, n = adj_y ? yr : yc;
   if (k != k2) {
-    return KernelError(ctx, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
-                       DimsString(x.dims()), DimsString(y.dims()));
+    return KernelError(ctx, "Matrix size-incompatible: In[0]: %s, In[1]: %s", DimsString(x.dims()),
+                       DimsString(y.dims()));
   }
   std::vector<int64_t> xb(x.dims().begin(), x.dims().end() - 2);
   std::vector<int64_t> yb(y.dims().begin(), y.dims().end() - 2);
@@ -544,8 +584,7 @@ absl::Status ComplexBatchMatMul(KernelContext& ctx) {
   DispatchComplex(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (m == 0 || n == 0) return;
-    ParallelFor(ctx, batches, m * n * std::max<int64_t>(k, 1) * 4, [&](int64_t begin,
-                                                                        int64_t end) {
+    ParallelFor(ctx, batches, m * n * std::max<int64_t>(k, 1) * 4, [&](int64_t begin, int64_t end) {
       int64_t off[2];
       for (int64_t bi = begin; bi < end; ++bi) {
         plan->Offsets(bi, off);

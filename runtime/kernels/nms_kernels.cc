@@ -64,12 +64,14 @@ absl::Status NmsKernel(KernelContext& ctx) {
   if (!IsFloatingDType(boxes_t.dtype()) || boxes_t.dtype() != scores_t.dtype()) {
     return UnsupportedDType(ctx, boxes_t.dtype(), "float16 and float32 boxes and scores");
   }
-  if (boxes_t.rank() != 2) return KernelError(ctx, "boxes must be 2-D, got %s", boxes_t.ShapeString());
+  if (boxes_t.rank() != 2)
+    return KernelError(ctx, "boxes must be 2-D, got %s", boxes_t.ShapeString());
   if (boxes_t.dim(1) != 4) {
     return KernelError(ctx, "boxes must have 4 columns, got %s", boxes_t.ShapeString());
   }
   const int64_t n = boxes_t.dim(0);
-  if (scores_t.rank() != 1) return KernelError(ctx, "scores must be 1-D, got %s", scores_t.ShapeString());
+  if (scores_t.rank() != 1)
+    return KernelError(ctx, "scores must be 1-D, got %s", scores_t.ShapeString());
   if (scores_t.dim(0) != n) {
     return KernelError(ctx, "scores has incompatible shape: %s for boxes %s",
                        scores_t.ShapeString(), boxes_t.ShapeString());
@@ -100,7 +102,8 @@ absl::Status NmsKernel(KernelContext& ctx) {
     Tensor s(scores_t.dtype(), {count});
     DispatchFloat(s.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      for (int64_t i = 0; i < count; ++i) s.data<T>()[i] = static_cast<T>(r.scores[static_cast<size_t>(i)]);
+      for (int64_t i = 0; i < count; ++i)
+        s.data<T>()[i] = static_cast<T>(r.scores[static_cast<size_t>(i)]);
     });
     ctx.set_output(1, std::move(s));
   }

@@ -40,7 +40,9 @@ struct GradientDescent {
   static constexpr int kVars = 1;
   static constexpr std::array<const char*, 2> kInputs = {"alpha", "delta"};
   template <typename C>
-  static void Update(C* w, C g, const C* s, const Flags&) { w[0] -= s[0] * g; }
+  static void Update(C* w, C g, const C* s, const Flags&) {
+    w[0] -= s[0] * g;
+  }
 };
 
 // The proximal step shared by ProximalGradientDescent and ProximalAdagrad (FOBOS).
@@ -120,8 +122,8 @@ struct AdamWithAmsgrad {
 struct AdaMax {
   static constexpr const char* kName = "AdaMax";
   static constexpr int kVars = 3;
-  static constexpr std::array<const char*, 6> kInputs = {"beta1_power", "lr", "beta1",
-                                                         "beta2", "epsilon", "grad"};
+  static constexpr std::array<const char*, 6> kInputs = {"beta1_power", "lr",      "beta1",
+                                                         "beta2",       "epsilon", "grad"};
   template <typename C>
   static void Update(C* w, C g, const C* s, const Flags&) {
     const C b1p = s[0], lr = s[1], b1 = s[2], b2 = s[3], eps = s[4];
@@ -240,8 +242,8 @@ struct Ftrl {
 struct FtrlV2 {
   static constexpr const char* kName = "FtrlV2";
   static constexpr int kVars = 3;
-  static constexpr std::array<const char*, 6> kInputs = {"grad", "lr", "l1", "l2",
-                                                         "l2_shrinkage", "lr_power"};
+  static constexpr std::array<const char*, 6> kInputs = {"grad", "lr",           "l1",
+                                                         "l2",   "l2_shrinkage", "lr_power"};
   template <typename C>
   static void Update(C* w, C g, const C* s, const Flags& f) {
     FtrlUpdate(w, g, s[0], s[1], s[2], s[3], s[4], f);
@@ -301,8 +303,10 @@ absl::StatusOr<Vars> GetVars(const KernelContext& ctx, int n, bool resource) {
     } else {
       const VarRef* ref = ctx.input(i).object_as<VarRef>();
       if (ref == nullptr) {
-        return KernelError(ctx, "input %d (%s) must be a variable reference (a VariableV2 "
-                           "output)", i, ArgName(ctx, i));
+        return KernelError(ctx,
+                           "input %d (%s) must be a variable reference (a VariableV2 "
+                           "output)",
+                           i, ArgName(ctx, i));
       }
       v.vars.push_back(ref->var());
       v.names.push_back(ref->name());
@@ -313,13 +317,11 @@ absl::StatusOr<Vars> GetVars(const KernelContext& ctx, int n, bool resource) {
 
 // Checks dtypes and shapes the way TF's CPU kernels do; `values` are the variables' values.
 absl::Status CheckOperands(const KernelContext& ctx, const Vars& v,
-                           const std::vector<Tensor>& values, int num_vars, int grad,
-                           DType dtype) {
+                           const std::vector<Tensor>& values, int num_vars, int grad, DType dtype) {
   for (int i = 0; i < num_vars; ++i) {
     if (v.vars[i]->dtype() != dtype) {
       return NodeError(ctx, absl::StrCat("Variable and value dtypes don't match; respectively, ",
-                                         DTypeName(v.vars[i]->dtype()), " and ",
-                                         DTypeName(dtype)));
+                                         DTypeName(v.vars[i]->dtype()), " and ", DTypeName(dtype)));
     }
     if (!values[i].valid()) {
       if (!v.handles.empty()) {
@@ -328,10 +330,9 @@ absl::Status CheckOperands(const KernelContext& ctx, const Vars& v,
       return FailedPrecondition("Attempting to use uninitialized value %s", v.names[i]);
     }
     if (i > 0 && values[i].dims() != values[0].dims()) {
-      return NodeError(ctx, absl::StrCat("var and ", ArgName(ctx, i),
-                                         " do not have the same shape",
-                                         DimsString(values[0].dims()), " ",
-                                         DimsString(values[i].dims())));
+      return NodeError(
+          ctx, absl::StrCat("var and ", ArgName(ctx, i), " do not have the same shape",
+                            DimsString(values[0].dims()), " ", DimsString(values[i].dims())));
     }
   }
   for (int i = num_vars; i < ctx.num_inputs(); ++i) {
@@ -342,14 +343,13 @@ absl::Status CheckOperands(const KernelContext& ctx, const Vars& v,
     }
     if (i == grad) {
       if (t.dims() != values[0].dims()) {
-        return NodeError(ctx, absl::StrCat("var and ", ArgName(ctx, i),
-                                           " do not have the same shape",
-                                           DimsString(values[0].dims()), " ",
-                                           DimsString(t.dims())));
+        return NodeError(ctx,
+                         absl::StrCat("var and ", ArgName(ctx, i), " do not have the same shape",
+                                      DimsString(values[0].dims()), " ", DimsString(t.dims())));
       }
     } else if (t.rank() != 0) {
-      return NodeError(ctx, absl::StrCat(ArgName(ctx, i), " is not a scalar: ",
-                                         DimsString(t.dims())));
+      return NodeError(ctx,
+                       absl::StrCat(ArgName(ctx, i), " is not a scalar: ", DimsString(t.dims())));
     }
   }
   return absl::OkStatus();
@@ -397,9 +397,8 @@ absl::Status CheckFtrlScalars(const KernelContext& ctx, DType dtype, const Flags
   if constexpr (std::is_same_v<Opt, Ftrl> || std::is_same_v<Opt, FtrlV2>) {
     auto value = [&](int i) {
       double v = 0;
-      DispatchFloat(dtype, [&](auto tag) {
-        v = static_cast<double>(ctx.input(i).data<decltype(tag)>()[0]);
-      });
+      DispatchFloat(
+          dtype, [&](auto tag) { v = static_cast<double>(ctx.input(i).data<decltype(tag)>()[0]); });
       return v;
     };
     const bool v2 = std::is_same_v<Opt, FtrlV2>;
@@ -416,8 +415,10 @@ absl::Status CheckFtrlScalars(const KernelContext& ctx, DType dtype, const Flags
                          DimsString(ctx.input(6).dims()));
     }
     if (v2 && !(value(7) >= 0)) {
-      return KernelError(ctx, "l2 shrinkage regularization strength is not a non-negative "
-                         "scalar: %s", DimsString(ctx.input(7).dims()));
+      return KernelError(ctx,
+                         "l2 shrinkage regularization strength is not a non-negative "
+                         "scalar: %s",
+                         DimsString(ctx.input(7).dims()));
     }
     const int power = v2 ? 8 : 7;
     if (!(value(power) <= 0)) {
@@ -459,9 +460,8 @@ absl::Status ApplyKernel(KernelContext& ctx) {
   std::vector<Tensor> updated(kN);
   const Flags flags = ReadFlags(ctx.node());
   if (IsFloatingDType(dtype)) TFJIT_RETURN_IF_ERROR(CheckFtrlScalars<Opt>(ctx, dtype, flags));
-  const bool ok = DispatchFloat(dtype, [&](auto tag) {
-    Compute<Opt, decltype(tag)>(ctx, values, &updated, grad, flags);
-  });
+  const bool ok = DispatchFloat(
+      dtype, [&](auto tag) { Compute<Opt, decltype(tag)>(ctx, values, &updated, grad, flags); });
   if (!ok) return UnsupportedDType(ctx, dtype, "half, bfloat16, float, double");
   for (int j = 0; j < kN; ++j) v.vars[j]->Set(updated[j]);
   if constexpr (!kResource) ctx.set_output(0, ctx.input(0));  // TF's out: the variable's ref
@@ -480,11 +480,14 @@ struct RefArity {
   int vars;
 };
 constexpr RefArity kRefOptimizers[] = {
-    {"ApplyGradientDescent", 1}, {"ApplyProximalGradientDescent", 1}, {"ApplyMomentum", 2},
-    {"ApplyAdam", 3},            {"ApplyAdaMax", 3},                  {"ApplyAdagrad", 2},
-    {"ApplyAdagradV2", 2},       {"ApplyProximalAdagrad", 2},         {"ApplyAdadelta", 3},
-    {"ApplyRMSProp", 3},         {"ApplyCenteredRMSProp", 4},         {"ApplyFtrl", 3},
-    {"ApplyFtrlV2", 3},          {"ApplyAddSign", 2},                 {"ApplyPowerSign", 2},
+    {"ApplyGradientDescent", 1}, {"ApplyProximalGradientDescent", 1},
+    {"ApplyMomentum", 2},        {"ApplyAdam", 3},
+    {"ApplyAdaMax", 3},          {"ApplyAdagrad", 2},
+    {"ApplyAdagradV2", 2},       {"ApplyProximalAdagrad", 2},
+    {"ApplyAdadelta", 3},        {"ApplyRMSProp", 3},
+    {"ApplyCenteredRMSProp", 4}, {"ApplyFtrl", 3},
+    {"ApplyFtrlV2", 3},          {"ApplyAddSign", 2},
+    {"ApplyPowerSign", 2},
 };
 
 }  // namespace

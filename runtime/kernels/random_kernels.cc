@@ -111,11 +111,14 @@ absl::Status ReadKeyCounterAlg(const KernelContext& ctx, int key_i, PhiloxState*
   }
   if (id != 1) return KernelError(ctx, "Unsupported algorithm id: %d", id);
   if (key.dtype() != DType::kUInt64 || key.rank() != 1 || key.dim(0) != 1) {
-    return KernelError(ctx, "key must have shape [1], not %s. (Note that batched keys are "
-                       "not supported yet.)", key.ShapeString());
+    return KernelError(ctx,
+                       "key must have shape [1], not %s. (Note that batched keys are "
+                       "not supported yet.)",
+                       key.ShapeString());
   }
   if (counter.dtype() != DType::kUInt64 || counter.rank() != 1 || counter.dim(0) < 2) {
-    return KernelError(ctx, "counter must be a vector with length at least 2; got shape: %s. "
+    return KernelError(ctx,
+                       "counter must be a vector with length at least 2; got shape: %s. "
                        "(Note that batched counters are not supported yet.)",
                        counter.ShapeString());
   }
@@ -129,14 +132,13 @@ template <typename T>
 absl::Status ReadIntRange(const KernelContext& ctx, int i, int64_t n, T* lo, T* hi) {
   const Tensor& mn = ctx.input(i);
   const Tensor& mx = ctx.input(i + 1);
-  if (mn.rank() != 0) return KernelError(ctx, "minval must be 0-D, got shape %s",
-                                         DimsString(mn.dims()));
-  if (mx.rank() != 0) return KernelError(ctx, "maxval must be 0-D, got shape %s",
-                                         DimsString(mx.dims()));
+  if (mn.rank() != 0)
+    return KernelError(ctx, "minval must be 0-D, got shape %s", DimsString(mn.dims()));
+  if (mx.rank() != 0)
+    return KernelError(ctx, "maxval must be 0-D, got shape %s", DimsString(mx.dims()));
   if (mn.dtype() != DTypeOf<T>::value || mx.dtype() != DTypeOf<T>::value) {
     return KernelError(ctx, "minval and maxval must be %s, got %s and %s",
-                       DTypeName(DTypeOf<T>::value), DTypeName(mn.dtype()),
-                       DTypeName(mx.dtype()));
+                       DTypeName(DTypeOf<T>::value), DTypeName(mn.dtype()), DTypeName(mx.dtype()));
   }
   *lo = *mn.data<T>();
   *hi = *mx.data<T>();
@@ -398,8 +400,7 @@ absl::Status ReadRandomShape(const KernelContext& ctx, int i, std::vector<int64_
 absl::Status ReadStatelessSeed(const KernelContext& ctx, int i, PhiloxState* state) {
   return ReadSeedState(ctx, i, state);
 }
-absl::Status ReadStatelessKeyCounterAlg(const KernelContext& ctx, int key_i,
-                                        PhiloxState* state) {
+absl::Status ReadStatelessKeyCounterAlg(const KernelContext& ctx, int key_i, PhiloxState* state) {
   return ReadKeyCounterAlg(ctx, key_i, state);
 }
 absl::StatusOr<PhiloxState> ReserveRandomBlocks(KernelContext& ctx, uint64_t blocks) {

@@ -32,8 +32,9 @@ class CompiledRandomState {
   void Commit(const Tensor& next);
 
  private:
-  friend absl::StatusOr<CompiledRandomState> AcquireCompiledRandomState(
-      KernelStateStore* store, const tf::Node& node, bool honour_seeds);
+  friend absl::StatusOr<CompiledRandomState> AcquireCompiledRandomState(KernelStateStore* store,
+                                                                        const tf::Node& node,
+                                                                        bool honour_seeds);
   StatefulGenerator* generator_ = nullptr;
   // Held from acquisition to Commit (honoured seeds).
   std::unique_ptr<std::lock_guard<std::mutex>> lock_;

@@ -107,11 +107,20 @@ absl::Status StatelessFullInt(KernelContext& ctx, bool v2) {
                 [&](int64_t b, int64_t e) { FillFullInt<T>(s, data, b, e); });
   };
   switch (dtype) {
-    case DType::kInt32: fill(int32_t{}); break;
-    case DType::kInt64: fill(int64_t{}); break;
-    case DType::kUInt32: fill(uint32_t{}); break;
-    case DType::kUInt64: fill(uint64_t{}); break;
-    default: return UnsupportedDType(ctx, dtype, "int32, int64, uint32, uint64");
+    case DType::kInt32:
+      fill(int32_t{});
+      break;
+    case DType::kInt64:
+      fill(int64_t{});
+      break;
+    case DType::kUInt32:
+      fill(uint32_t{});
+      break;
+    case DType::kUInt64:
+      fill(uint64_t{});
+      break;
+    default:
+      return UnsupportedDType(ctx, dtype, "int32, int64, uint32, uint64");
   }
   ctx.set_output(0, out);
   return absl::OkStatus();
@@ -129,8 +138,8 @@ absl::Status XlaRngBitGenerator(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
   const Tensor& alg = ctx.input(0);
   if (alg.rank() != 0 || alg.dtype() != DType::kInt32) {
-    return KernelError(ctx, "algorithm must be an int32 scalar, got %s %s",
-                       DTypeName(alg.dtype()), DimsString(alg.dims()));
+    return KernelError(ctx, "algorithm must be an int32 scalar, got %s %s", DTypeName(alg.dtype()),
+                       DimsString(alg.dims()));
   }
   const int32_t id = *alg.data<int32_t>();
   if (id == 1) {
@@ -160,11 +169,22 @@ absl::Status XlaRngBitGenerator(KernelContext& ctx) {
   };
   int64_t per_block = 4;
   switch (dtype) {
-    case DType::kInt32: fill(int32_t{}); break;
-    case DType::kUInt32: fill(uint32_t{}); break;
-    case DType::kInt64: fill(int64_t{}); per_block = 2; break;
-    case DType::kUInt64: fill(uint64_t{}); per_block = 2; break;
-    default: return UnsupportedDType(ctx, dtype, "int32, int64, uint32, uint64");
+    case DType::kInt32:
+      fill(int32_t{});
+      break;
+    case DType::kUInt32:
+      fill(uint32_t{});
+      break;
+    case DType::kInt64:
+      fill(int64_t{});
+      per_block = 2;
+      break;
+    case DType::kUInt64:
+      fill(uint64_t{});
+      per_block = 2;
+      break;
+    default:
+      return UnsupportedDType(ctx, dtype, "int32, int64, uint32, uint64");
   }
   const uint64_t blocks = static_cast<uint64_t>((out.num_elements() + per_block - 1) / per_block);
   Tensor next(DType::kUInt64, {3});
@@ -242,8 +262,7 @@ absl::Status MultinomialImpl(KernelContext& ctx, bool stateless) {
                        DimsString(num_samples_t.dims()));
   }
   if (num_samples_t.dtype() != DType::kInt32) {
-    return KernelError(ctx, "num_samples must be int32, got %s",
-                       DTypeName(num_samples_t.dtype()));
+    return KernelError(ctx, "num_samples must be int32, got %s", DTypeName(num_samples_t.dtype()));
   }
   const int64_t num_samples = *num_samples_t.data<int32_t>();
   if (num_samples < 0) {
@@ -272,8 +291,8 @@ absl::Status MultinomialImpl(KernelContext& ctx, bool stateless) {
   if (out.num_elements() > 0) {
     if (!stateless) {
       // ReserveRandomOutputs(batch * ceil4(num_samples) * 2, 256): doubles take two words.
-      const uint64_t outputs = static_cast<uint64_t>(batch) *
-                               static_cast<uint64_t>((num_samples + 3) / 4 * 4) * 2;
+      const uint64_t outputs =
+          static_cast<uint64_t>(batch) * static_cast<uint64_t>((num_samples + 3) / 4 * 4) * 2;
       TFJIT_ASSIGN_OR_RETURN(s, ReserveRandomBlocks(ctx, outputs * kBlocksPerOutput));
     }
     auto run = [&](auto tag) {
@@ -444,10 +463,17 @@ absl::Status RandomGamma(KernelContext& ctx) {
     return absl::OkStatus();
   };
   switch (alpha.dtype()) {
-    case DType::kFloat16: TFJIT_RETURN_IF_ERROR(run(half{})); break;
-    case DType::kFloat32: TFJIT_RETURN_IF_ERROR(run(float{})); break;
-    case DType::kFloat64: TFJIT_RETURN_IF_ERROR(run(double{})); break;
-    default: return UnsupportedDType(ctx, alpha.dtype(), "float16, float32, float64");
+    case DType::kFloat16:
+      TFJIT_RETURN_IF_ERROR(run(half{}));
+      break;
+    case DType::kFloat32:
+      TFJIT_RETURN_IF_ERROR(run(float{}));
+      break;
+    case DType::kFloat64:
+      TFJIT_RETURN_IF_ERROR(run(double{}));
+      break;
+    default:
+      return UnsupportedDType(ctx, alpha.dtype(), "float16, float32, float64");
   }
   ctx.set_output(0, out);
   return absl::OkStatus();
@@ -509,11 +535,21 @@ bool IsPoissonType(DType t) {
 template <typename F>
 void DispatchPoisson(DType t, F&& f) {
   switch (t) {
-    case DType::kFloat16: f(half{}); break;
-    case DType::kFloat32: f(float{}); break;
-    case DType::kFloat64: f(double{}); break;
-    case DType::kInt32: f(int32_t{}); break;
-    default: f(int64_t{}); break;
+    case DType::kFloat16:
+      f(half{});
+      break;
+    case DType::kFloat32:
+      f(float{});
+      break;
+    case DType::kFloat64:
+      f(double{});
+      break;
+    case DType::kInt32:
+      f(int32_t{});
+      break;
+    default:
+      f(int64_t{});
+      break;
   }
 }
 
@@ -598,9 +634,8 @@ constexpr int kTruncMaxIterations = 1000;
 // (batch i / per_batch, sample i % per_batch) lands at batch + sample * num_batches. Batch b's
 // parameters are params[k][index[k][b]]. Returns the first error as TF reports it.
 template <typename T>
-absl::Status TruncatedNormalV2(const KernelContext& ctx, const PhiloxState& s,
-                               int64_t num_batches, int64_t per_batch,
-                               const std::array<const T*, 4>& params,
+absl::Status TruncatedNormalV2(const KernelContext& ctx, const PhiloxState& s, int64_t num_batches,
+                               int64_t per_batch, const std::array<const T*, 4>& params,
                                const std::array<std::vector<int64_t>, 4>& index, T* out) {
   using Eigen::numext::exp;
   using Eigen::numext::isfinite;
@@ -765,10 +800,11 @@ absl::Status StatelessParameterizedTruncatedNormal(KernelContext& ctx) {
     }
   }
   if (!valid) {
-    return KernelError(ctx, "means, stddevs, minvals, maxvals must have compatible batch "
-                       "dimensions: %s vs. %s vs. %s vs. %s", DimsString(ctx.input(2).dims()),
-                       DimsString(ctx.input(3).dims()), DimsString(ctx.input(4).dims()),
-                       DimsString(ctx.input(5).dims()));
+    return KernelError(ctx,
+                       "means, stddevs, minvals, maxvals must have compatible batch "
+                       "dimensions: %s vs. %s vs. %s vs. %s",
+                       DimsString(ctx.input(2).dims()), DimsString(ctx.input(3).dims()),
+                       DimsString(ctx.input(4).dims()), DimsString(ctx.input(5).dims()));
   }
   if (ctx.input(0).rank() != 1) {
     return KernelError(ctx, "Input shape should be a vector, got shape: %s",
@@ -807,10 +843,17 @@ absl::Status StatelessParameterizedTruncatedNormal(KernelContext& ctx) {
     return TruncatedNormalV2<T>(ctx, s, num_batches, per_batch, params, index, out.data<T>());
   };
   switch (dtype) {
-    case DType::kFloat16: TFJIT_RETURN_IF_ERROR(run(half{})); break;
-    case DType::kFloat32: TFJIT_RETURN_IF_ERROR(run(float{})); break;
-    case DType::kFloat64: TFJIT_RETURN_IF_ERROR(run(double{})); break;
-    default: return UnsupportedDType(ctx, dtype, "float16, float32, float64");
+    case DType::kFloat16:
+      TFJIT_RETURN_IF_ERROR(run(half{}));
+      break;
+    case DType::kFloat32:
+      TFJIT_RETURN_IF_ERROR(run(float{}));
+      break;
+    case DType::kFloat64:
+      TFJIT_RETURN_IF_ERROR(run(double{}));
+      break;
+    default:
+      return UnsupportedDType(ctx, dtype, "float16, float32, float64");
   }
   ctx.set_output(0, out);
   return absl::OkStatus();
@@ -828,8 +871,7 @@ void RegisterRandomMoreKernels(KernelRegistry& registry) {
   registry.Register("RandomPoissonV2", RandomPoissonV2);
   registry.Register("XlaRngBitGenerator", XlaRngBitGenerator);
   registry.Register("RngBitGenerator", XlaRngBitGenerator);
-  registry.Register("StatelessParameterizedTruncatedNormal",
-                    StatelessParameterizedTruncatedNormal);
+  registry.Register("StatelessParameterizedTruncatedNormal", StatelessParameterizedTruncatedNormal);
 }
 
 }  // namespace tfjit::runtime

@@ -50,11 +50,16 @@ absl::Status CheckIndexDType(const KernelContext& ctx, const Tensor& t, absl::st
 template <typename C>
 C Combine(UpdateOp op, C a, C b) {
   switch (op) {
-    case UpdateOp::kAssign: return b;
-    case UpdateOp::kAdd: return a + b;
-    case UpdateOp::kSub: return a - b;
-    case UpdateOp::kMul: return a * b;
-    case UpdateOp::kDiv: return a / b;
+    case UpdateOp::kAssign:
+      return b;
+    case UpdateOp::kAdd:
+      return a + b;
+    case UpdateOp::kSub:
+      return a - b;
+    case UpdateOp::kMul:
+      return a * b;
+    case UpdateOp::kDiv:
+      return a / b;
     case UpdateOp::kMin:
       if constexpr (!IsComplexType<C>) return b < a ? b : a;
       break;
@@ -126,9 +131,9 @@ absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>&
   const int rank = static_cast<int>(shape.size());
   int64_t shape_elems = 1;
   for (int64_t d : shape) shape_elems *= d;
-  const bool valid_empty = (indices.num_elements() == 0 && updates.num_elements() == 0) ||
-                           (shape_elems != 0 && indices.num_elements() != 0 &&
-                            updates.num_elements() != 0);
+  const bool valid_empty =
+      (indices.num_elements() == 0 && updates.num_elements() == 0) ||
+      (shape_elems != 0 && indices.num_elements() != 0 && updates.num_elements() != 0);
   if (flavor != NdFlavor::kVariable) {
     if (indices.rank() < 1) {
       return KernelError(ctx, "Indices shape must have rank at least one. Found:%s", is);
@@ -136,16 +141,21 @@ absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>&
     if (updates.rank() < 1) {
       return KernelError(ctx, "Updates shape must have rank at least one. Found:%s", us);
     }
-    if (!valid_empty) return KernelError(ctx, "Indices and updates specified for empty output shape");
+    if (!valid_empty)
+      return KernelError(ctx, "Indices and updates specified for empty output shape");
     const int outer = indices.rank() - 1;
     for (int i = 0; i < outer; ++i) {
       if (i >= updates.rank() || indices.dim(i) != updates.dim(i)) {
         if (flavor == NdFlavor::kTensorScatter) {
-          return KernelError(ctx, "Outer dimensions of indices and update must match. Indices "
-                             "shape: %s, updates shape:%s", is, us);
+          return KernelError(ctx,
+                             "Outer dimensions of indices and update must match. Indices "
+                             "shape: %s, updates shape:%s",
+                             is, us);
         }
-        return KernelError(ctx, "Dimensions [0,%d) of indices[shape=%s] must match dimensions "
-                           "[0,%d) of updates[shape=%s]", outer, is, outer, us);
+        return KernelError(ctx,
+                           "Dimensions [0,%d) of indices[shape=%s] must match dimensions "
+                           "[0,%d) of updates[shape=%s]",
+                           outer, is, outer, us);
       }
     }
     const int64_t ix = indices.dim(outer);
@@ -155,11 +165,15 @@ absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>&
     }
     if (!inner_ok) {
       if (flavor == NdFlavor::kTensorScatter) {
-        return KernelError(ctx, "Inner dimensions of output shape must match inner dimensions of "
-                           "updates shape. Output: %s updates: %s", ss, us);
+        return KernelError(ctx,
+                           "Inner dimensions of output shape must match inner dimensions of "
+                           "updates shape. Output: %s updates: %s",
+                           ss, us);
       }
-      return KernelError(ctx, "Dimensions [%d,%d) of input[shape=%s] must match dimensions "
-                         "[%d,%d) of updates[shape=%s]", ix, rank, ss, outer, updates.rank(), us);
+      return KernelError(ctx,
+                         "Dimensions [%d,%d) of input[shape=%s] must match dimensions "
+                         "[%d,%d) of updates[shape=%s]",
+                         ix, rank, ss, outer, updates.rank(), us);
     }
   }
   if (rank < 1) return KernelError(ctx, "Output must be at least 1-D, got shape: %s", ss);
@@ -168,9 +182,10 @@ absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>&
                        is);
   }
   if (indices.rank() < 1 || updates.rank() < 1 || updates.dim(0) != indices.dim(0)) {
-    return KernelError(ctx, "Dimensions [0,1) of indices[shape=%s] = %d must match dimensions "
-                       "[0,1) of updates[shape=%s] = %d", is,
-                       indices.rank() < 1 ? 0 : indices.dim(0), us,
+    return KernelError(ctx,
+                       "Dimensions [0,1) of indices[shape=%s] = %d must match dimensions "
+                       "[0,1) of updates[shape=%s] = %d",
+                       is, indices.rank() < 1 ? 0 : indices.dim(0), us,
                        updates.rank() < 1 ? 0 : updates.dim(0));
   }
   const int64_t k = indices.rank() > 1 ? indices.dim(indices.rank() - 1) : 1;
@@ -181,9 +196,11 @@ absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>&
     ok = updates.dim(d + batch) == shape[static_cast<size_t>(d + k)];
   }
   if (!ok) {
-    return KernelError(ctx, "Must have updates.shape = indices.shape[:batch_dim] + "
+    return KernelError(ctx,
+                       "Must have updates.shape = indices.shape[:batch_dim] + "
                        "params_shape[slice_dim:], got updates.shape: %s, indices.shape: %s, "
-                       "params_shape: %s, slice_dim: %d, and batch_dim: %d", us, is, ss, k, batch);
+                       "params_shape: %s, slice_dim: %d, and batch_dim: %d",
+                       us, is, ss, k, batch);
   }
   if (shape_elems == 0) {
     rows->clear();
@@ -191,8 +208,10 @@ absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>&
     return absl::OkStatus();
   }
   if (k < 1 || k > 7) {
-    return KernelError(ctx, "Only indices.shape[-1] values between 1 and 5 are currently "
-                       "supported.  Requested rank: %d", k);
+    return KernelError(ctx,
+                       "Only indices.shape[-1] values between 1 and 5 are currently "
+                       "supported.  Requested rank: %d",
+                       k);
   }
   *slice = 1;
   for (int d = static_cast<int>(k); d < rank; ++d) *slice *= shape[static_cast<size_t>(d)];
@@ -268,13 +287,15 @@ absl::Status ScatterRows(const KernelContext& ctx, const Tensor& params, const T
   *scalar_update = updates.rank() == 0;
   bool ok = *scalar_update || updates.rank() == indices.rank() + params.rank() - 1;
   for (int d = 0; ok && !*scalar_update && d < updates.rank(); ++d) {
-    ok = updates.dim(d) == (d < indices.rank() ? indices.dim(d)
-                                               : params.dim(d - indices.rank() + 1));
+    ok = updates.dim(d) ==
+         (d < indices.rank() ? indices.dim(d) : params.dim(d - indices.rank() + 1));
   }
   if (!ok) {
-    return KernelError(ctx, "Must have updates.shape = indices.shape + params.shape[1:] or "
+    return KernelError(ctx,
+                       "Must have updates.shape = indices.shape + params.shape[1:] or "
                        "updates.shape = [], got updates.shape %s, indices.shape %s, "
-                       "params.shape %s", DimsString(updates.dims()), DimsString(indices.dims()),
+                       "params.shape %s",
+                       DimsString(updates.dims()), DimsString(indices.dims()),
                        DimsString(params.dims()));
   }
   *slice = 1;
@@ -284,8 +305,8 @@ absl::Status ScatterRows(const KernelContext& ctx, const Tensor& params, const T
   for (int64_t i = 0; i < indices.num_elements(); ++i) {
     const int64_t v = ElementAsInt64(indices, i);
     if (v < 0 || v >= limit) {
-      return KernelError(ctx, "indices%s = %d is not in [0, %d)",
-                         SlicePosition(indices.dims(), i), v, limit);
+      return KernelError(ctx, "indices%s = %d is not in [0, %d)", SlicePosition(indices.dims(), i),
+                         v, limit);
     }
     (*rows)[static_cast<size_t>(i)] = v * *slice;
   }
@@ -333,24 +354,30 @@ template <typename T, typename C = ComputeType<T>>
 C Identity(Reduce r) {
   if constexpr (IsComplexType<T>) return r == Reduce::kProd ? C(1) : C(0);
   switch (r) {
-    case Reduce::kProd: return C(1);
-    case Reduce::kMax: return C(std::numeric_limits<T>::lowest());
-    case Reduce::kMin: return C(std::numeric_limits<T>::max());
-    default: return C(0);
+    case Reduce::kProd:
+      return C(1);
+    case Reduce::kMax:
+      return C(std::numeric_limits<T>::lowest());
+    case Reduce::kMin:
+      return C(std::numeric_limits<T>::max());
+    default:
+      return C(0);
   }
 }
 
 template <typename C>
 C Accumulate(Reduce r, C a, C b) {
   switch (r) {
-    case Reduce::kProd: return a * b;
+    case Reduce::kProd:
+      return a * b;
     case Reduce::kMax:
       if constexpr (!IsComplexType<C>) return b > a ? b : a;
       break;
     case Reduce::kMin:
       if constexpr (!IsComplexType<C>) return b < a ? b : a;
       break;
-    default: return a + b;
+    default:
+      return a + b;
   }
   return a;
 }
@@ -358,8 +385,8 @@ C Accumulate(Reduce r, C a, C b) {
 // out[seg[i]] (+)= data row i for every i with seg[i] >= 0, over `rows` output rows of `slice`
 // elements. Rows no id reaches hold `empty` when given, the identity otherwise; kMean divides
 // by the count. The extreme identities are TF's (lowest/highest finite value).
-void SegmentReduce(const Tensor& data, const std::vector<int64_t>& seg, int64_t slice,
-                   Reduce r, bool empty_is_zero, Tensor& out) {
+void SegmentReduce(const Tensor& data, const std::vector<int64_t>& seg, int64_t slice, Reduce r,
+                   bool empty_is_zero, Tensor& out) {
   const auto reduce = [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
@@ -404,9 +431,9 @@ absl::Status SegmentKernel(KernelContext& ctx) {
   const Tensor& ids = ctx.input(1);
   TFJIT_RETURN_IF_ERROR(CheckIndexDType(ctx, ids, "segment_ids"));
   if (!ReduceDTypeOk(data.dtype(), kR)) {
-    return UnsupportedDType(ctx, data.dtype(),
-                            kR == Reduce::kMax || kR == Reduce::kMin ? "real types"
-                                                                     : "real and complex types");
+    return UnsupportedDType(
+        ctx, data.dtype(),
+        kR == Reduce::kMax || kR == Reduce::kMin ? "real types" : "real and complex types");
   }
   if (data.rank() < 1) return KernelError(ctx, "input must be at least rank 1");
   if (ids.rank() != 1) return KernelError(ctx, "segment_ids should be a vector.");
@@ -423,8 +450,10 @@ absl::Status SegmentKernel(KernelContext& ctx) {
       return KernelError(ctx, "segment ids are not increasing");
     }
     if (v < 0 || v >= rows) {
-      return KernelError(ctx, "Segment id %d out of range [0, %d), possibly because "
-                         "'segment_ids' input is not sorted.", v, rows);
+      return KernelError(ctx,
+                         "Segment id %d out of range [0, %d), possibly because "
+                         "'segment_ids' input is not sorted.",
+                         v, rows);
     }
     seg[static_cast<size_t>(i)] = v;
   }
@@ -450,9 +479,9 @@ absl::Status UnsortedSegmentKernel(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(CheckIndexDType(ctx, ids, "segment_ids"));
   TFJIT_RETURN_IF_ERROR(CheckIndexDType(ctx, num, "num_segments"));
   if (!ReduceDTypeOk(data.dtype(), kR)) {
-    return UnsupportedDType(ctx, data.dtype(),
-                            kR == Reduce::kMax || kR == Reduce::kMin ? "real types"
-                                                                     : "real and complex types");
+    return UnsupportedDType(
+        ctx, data.dtype(),
+        kR == Reduce::kMax || kR == Reduce::kMin ? "real types" : "real and complex types");
   }
   if (num.rank() != 0) {
     return KernelError(ctx, "num_segments should be a scalar, not shape %s",
@@ -504,16 +533,18 @@ absl::Status DynamicPartitionKernel(KernelContext& ctx) {
   bool prefix = parts.rank() <= data.rank();
   for (int d = 0; prefix && d < parts.rank(); ++d) prefix = parts.dim(d) == data.dim(d);
   if (!prefix) {
-    return KernelError(ctx, "data.shape must start with partitions.shape, got data.shape = %s, "
-                       "partitions.shape = %s", DimsString(data.dims()), DimsString(parts.dims()));
+    return KernelError(ctx,
+                       "data.shape must start with partitions.shape, got data.shape = %s, "
+                       "partitions.shape = %s",
+                       DimsString(data.dims()), DimsString(parts.dims()));
   }
   const int64_t n = parts.num_elements();
   std::vector<int64_t> counts(static_cast<size_t>(num), 0);
   const int32_t* p = parts.data<int32_t>();
   for (int64_t i = 0; i < n; ++i) {
     if (p[i] < 0 || p[i] >= num) {
-      return KernelError(ctx, "partitions%s = %d is not in [0, %d)",
-                         SlicePosition(parts.dims(), i), p[i], num);
+      return KernelError(ctx, "partitions%s = %d is not in [0, %d)", SlicePosition(parts.dims(), i),
+                         p[i], num);
     }
     ++counts[static_cast<size_t>(p[i])];
   }
@@ -534,7 +565,8 @@ absl::Status DynamicPartitionKernel(KernelContext& ctx) {
     char* dst = static_cast<char*>(outs[q].raw_data()) + static_cast<size_t>(next[q]++) * bytes;
     std::memcpy(dst, src + static_cast<size_t>(i) * bytes, bytes);
   }
-  for (int64_t q = 0; q < num; ++q) ctx.set_output(static_cast<int>(q), outs[static_cast<size_t>(q)]);
+  for (int64_t q = 0; q < num; ++q)
+    ctx.set_output(static_cast<int>(q), outs[static_cast<size_t>(q)]);
   return absl::OkStatus();
 }
 
@@ -557,8 +589,10 @@ absl::Status BincountKernel(KernelContext& ctx) {
   }
   const bool weighted = weights.num_elements() > 0;
   if (weighted && weights.dims() != arr.dims()) {
-    return KernelError(ctx, "Input arr and weights must have the same shape; arr shape %s, "
-                       "weights shape %s", DimsString(arr.dims()), DimsString(weights.dims()));
+    return KernelError(ctx,
+                       "Input arr and weights must have the same shape; arr shape %s, "
+                       "weights shape %s",
+                       DimsString(arr.dims()), DimsString(weights.dims()));
   }
   const int32_t* a = arr.data<int32_t>();
   for (int64_t i = 0; i < arr.num_elements(); ++i) {
@@ -594,8 +628,10 @@ absl::Status SparseTensorDenseAddKernel(KernelContext& ctx) {
                        idx.ShapeString());
   }
   if (values.rank() != 1 || shape.rank() != 1) {
-    return KernelError(ctx, "Inputs a_values and a_shape should be vectors but received "
-                       "shapes: %s and %s", values.ShapeString(), shape.ShapeString());
+    return KernelError(ctx,
+                       "Inputs a_values and a_shape should be vectors but received "
+                       "shapes: %s and %s",
+                       values.ShapeString(), shape.ShapeString());
   }
   std::vector<int64_t> dims;
   TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, shape, "a_shape", &dims));
@@ -605,8 +641,8 @@ absl::Status SparseTensorDenseAddKernel(KernelContext& ctx) {
   }
   const int64_t n = idx.dim(0), rank = idx.dim(1);
   if (values.dim(0) != n || rank != b.rank()) {
-    return KernelError(ctx, "a_indices %s, a_values %s and b %s do not agree",
-                       idx.ShapeString(), values.ShapeString(), b.ShapeString());
+    return KernelError(ctx, "a_indices %s, a_values %s and b %s do not agree", idx.ShapeString(),
+                       values.ShapeString(), b.ShapeString());
   }
   if (values.dtype() != b.dtype()) {
     return KernelError(ctx, "a_values and b have different dtypes");
@@ -614,7 +650,8 @@ absl::Status SparseTensorDenseAddKernel(KernelContext& ctx) {
   Tensor out = b.Clone();
   std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
   for (int64_t d = rank - 2; d >= 0; --d) {
-    strides[static_cast<size_t>(d)] = strides[static_cast<size_t>(d + 1)] * b.dim(static_cast<int>(d + 1));
+    strides[static_cast<size_t>(d)] =
+        strides[static_cast<size_t>(d + 1)] * b.dim(static_cast<int>(d + 1));
   }
   std::vector<int64_t> offsets(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
@@ -655,7 +692,8 @@ absl::Status RaggedRangeKernel(KernelContext& ctx) {
   int64_t rows = 1;
   bool any_vector = false;
   for (const Tensor* t : in) {
-    if (t->rank() > 1) return KernelError(ctx, "starts, limits and deltas must be scalars or vectors");
+    if (t->rank() > 1)
+      return KernelError(ctx, "starts, limits and deltas must be scalars or vectors");
     if (t->rank() == 1) {
       if (any_vector && t->dim(0) != rows) {
         return KernelError(ctx, "starts, limits, and deltas must have the same shape");
@@ -711,10 +749,10 @@ absl::Status RaggedRangeKernel(KernelContext& ctx) {
         // TF accumulates by repeated addition in T.
         DispatchFloat(values.dtype(), [&](auto tag) {
           using T = decltype(tag);
-          values.data<T>()[pos] = k == 0 ? static_cast<T>(s)
-                                         : static_cast<T>(
-                                               static_cast<ComputeType<T>>(values.data<T>()[pos - 1]) +
-                                               static_cast<ComputeType<T>>(static_cast<T>(d)));
+          values.data<T>()[pos] =
+              k == 0 ? static_cast<T>(s)
+                     : static_cast<T>(static_cast<ComputeType<T>>(values.data<T>()[pos - 1]) +
+                                      static_cast<ComputeType<T>>(static_cast<T>(d)));
         });
       } else if (values.dtype() == DType::kInt32) {
         values.data<int32_t>()[pos] = static_cast<int32_t>(si + k * di);
@@ -740,7 +778,8 @@ absl::Status SparseToDenseKernel(KernelContext& ctx) {
   const Tensor& values = ctx.input(2);
   const Tensor& def = ctx.input(3);
   if (idx.dtype() != DType::kInt32 && idx.dtype() != DType::kInt64) {
-    return KernelError(ctx, "sparse_indices must be int32 or int64, got %s", DTypeName(idx.dtype()));
+    return KernelError(ctx, "sparse_indices must be int32 or int64, got %s",
+                       DTypeName(idx.dtype()));
   }
   if (shape_t.rank() != 1) {
     return KernelError(ctx, "output_shape should be a vector, got shape %s", shape_t.ShapeString());
@@ -751,7 +790,8 @@ absl::Status SparseToDenseKernel(KernelContext& ctx) {
       tf::CheckSparseToDenseShapes(idx.dims(), dims, values.dims(), def.dims());
   if (!rows.ok()) return NodeError(ctx, rows.status().message());
   if (values.dtype() != def.dtype() || DTypeSize(values.dtype()) == 0) {
-    return UnsupportedDType(ctx, values.dtype(), "numeric types (sparse_values and "
+    return UnsupportedDType(ctx, values.dtype(),
+                            "numeric types (sparse_values and "
                             "default_value of one type)");
   }
   TFJIT_ASSIGN_OR_RETURN(bool validate, tf::GetBoolAttrOr(ctx.node(), "validate_indices", true));
@@ -784,7 +824,8 @@ void RegisterScatterSegmentKernels(KernelRegistry& registry) {
   registry.Register("TensorScatterSub", TensorScatterKernel<UpdateOp::kSub>);
   registry.Register("TensorScatterMin", TensorScatterKernel<UpdateOp::kMin>);
   registry.Register("TensorScatterMax", TensorScatterKernel<UpdateOp::kMax>);
-  // Resource variables and TF1 reference variables share the kernels (VariableTarget tells them apart).
+  // Resource variables and TF1 reference variables share the kernels (VariableTarget tells them
+  // apart).
   for (const char* prefix : {"ResourceScatter", "Scatter"}) {
     const std::string p = prefix;
     registry.Register(p + "Update", VariableScatterKernel<UpdateOp::kAssign, false>);

@@ -95,8 +95,9 @@ absl::StatusOr<Tensor> AssignSlice(const KernelContext& ctx, const Tensor& old,
     const tf::Node& node = ctx.node();
     return AttachNode(Unimplemented("node '%s' (%s): sliced l-value shape %s does not match "
                                     "r-value shape %s. Automatic broadcasting not yet "
-                                    "implemented.", node.name(), node.op(),
-                                    DimsString(plan.final_dims), DimsString(value.dims())),
+                                    "implemented.",
+                                    node.name(), node.op(), DimsString(plan.final_dims),
+                                    DimsString(value.dims())),
                       node.name(), node.op());
   }
   ScatterByOffsets(value.Reshaped(processing), StridedSliceOffsets(plan, old.dims()), next);

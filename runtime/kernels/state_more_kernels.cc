@@ -27,8 +27,8 @@ absl::Status VariableShape(KernelContext& ctx) {
   for (int64_t i = 0; i < rank; ++i) {
     if (out_type == DType::kInt32) {
       if (value.dim(static_cast<int>(i)) > INT32_MAX) {
-        return KernelError(ctx, "variable's dim %d = %d does not fit out_type int32; use int64",
-                           i, value.dim(static_cast<int>(i)));
+        return KernelError(ctx, "variable's dim %d = %d does not fit out_type int32; use int64", i,
+                           value.dim(static_cast<int>(i)));
       }
       out.data<int32_t>()[i] = static_cast<int32_t>(value.dim(static_cast<int>(i)));
     } else {
@@ -88,11 +88,11 @@ class Stack : public TensorObject {
 
 absl::StatusOr<const Stack*> StackOf(const KernelContext& ctx) {
   const Tensor& t = ctx.input(0);
-  const auto* stack = t.dtype() == DType::kResource ? dynamic_cast<const Stack*>(t.object())
-                                                    : nullptr;
+  const auto* stack =
+      t.dtype() == DType::kResource ? dynamic_cast<const Stack*>(t.object()) : nullptr;
   if (stack == nullptr) {
-    return NodeError(ctx, absl::StrCat("input 0 must be a stack handle made by StackV2, got ",
-                                       t.ShapeString()));
+    return NodeError(
+        ctx, absl::StrCat("input 0 must be a stack handle made by StackV2, got ", t.ShapeString()));
   }
   return stack;
 }
@@ -107,9 +107,8 @@ absl::Status StackV2(KernelContext& ctx) {
   if (name.empty()) name = ctx.node().name();
   static std::atomic<int64_t> counter{0};
   name = absl::StrCat(name, "_", counter.fetch_add(1));
-  ctx.set_output(0, Tensor::FromObject(DType::kResource,
-                                       std::make_shared<Stack>(name, dtype,
-                                                               max.data<int32_t>()[0])));
+  ctx.set_output(0, Tensor::FromObject(DType::kResource, std::make_shared<Stack>(
+                                                             name, dtype, max.data<int32_t>()[0])));
   return absl::OkStatus();
 }
 

@@ -21,8 +21,10 @@ namespace tfjit::runtime {
 using lists::KnownShape;
 
 TensorArray::TensorArray(Options options)
-    : name_(std::move(options.name)), dtype_(options.dtype),
-      dynamic_size_(options.dynamic_size), clear_after_read_(options.clear_after_read),
+    : name_(std::move(options.name)),
+      dtype_(options.dtype),
+      dynamic_size_(options.dynamic_size),
+      clear_after_read_(options.clear_after_read),
       identical_element_shapes_(options.identical_element_shapes),
       multiple_writes_aggregate_(options.multiple_writes_aggregate),
       element_shape_(std::move(options.element_shape)),
@@ -204,8 +206,7 @@ void TensorArray::Close() {
   closed_ = true;
 }
 
-absl::StatusOr<std::shared_ptr<TensorArray>> TensorArray::GradientArray(
-    const std::string& source) {
+absl::StatusOr<std::shared_ptr<TensorArray>> TensorArray::GradientArray(const std::string& source) {
   std::lock_guard<std::mutex> lock(mu_);
   TFJIT_RETURN_IF_ERROR(CheckOpenLocked());
   std::shared_ptr<TensorArray>& grad = gradients_[source];
@@ -277,8 +278,8 @@ absl::Status TensorArrayV3Kernel(KernelContext& ctx) {
   o.size = ElementAsInt64(size, 0);
   if (o.size < 0) return KernelError(ctx, "Size should be >= 0.");
   // Its slots are allocated now: refuse sizes no memory holds.
-  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, DType::kInt64, {o.size, sizeof(Tensor) / 8},
-                                         "the array's slots"));
+  TFJIT_RETURN_IF_ERROR(
+      CheckOutputShape(ctx, DType::kInt64, {o.size, sizeof(Tensor) / 8}, "the array's slots"));
   const tf::Node& node = ctx.node();
   TFJIT_ASSIGN_OR_RETURN(o.dtype, tf::GetTypeAttr(node, "dtype"));
   if (tf::FindAttr(node, "element_shape") != nullptr) {
@@ -308,8 +309,9 @@ absl::Status TensorArrayGradV3Kernel(KernelContext& ctx) {
   }
   TFJIT_ASSIGN_OR_RETURN(std::string source, tf::GetStringAttrOr(ctx.node(), "source", ""));
   if (source.empty()) {
-    return KernelError(ctx, "TensorArrayGrad: the source attr must be set (TF's "
-                            "tf.gradients sets it to the gradient's name scope)");
+    return KernelError(ctx,
+                       "TensorArrayGrad: the source attr must be set (TF's "
+                       "tf.gradients sets it to the gradient's name scope)");
   }
   absl::StatusOr<std::shared_ptr<TensorArray>> grad = h->array()->GradientArray(source);
   if (!grad.ok()) return KernelError(ctx, "%s", grad.status().message());

@@ -53,7 +53,8 @@ absl::Status PartialShapeFromTensor(const Tensor& t, tf::PartialShape* out) {
     return InvalidArgument(
         "The only valid scalar shape tensor is the fully unknown shape specified as -1.");
   }
-  if (t.rank() != 1) return InvalidArgument("Shape must be at most rank 1 but is rank %d", t.rank());
+  if (t.rank() != 1)
+    return InvalidArgument("Shape must be at most rank 1 but is rank %d", t.rank());
   tf::PartialShape shape;
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     const int64_t d = at(i);
@@ -103,7 +104,9 @@ absl::Status MergeShapes(const tf::PartialShape& a, const tf::PartialShape& b,
   return absl::OkStatus();
 }
 
-tf::PartialShape KnownShape(const std::vector<int64_t>& dims) { return tf::PartialShape{dims, false}; }
+tf::PartialShape KnownShape(const std::vector<int64_t>& dims) {
+  return tf::PartialShape{dims, false};
+}
 
 void CopyInto(const Tensor& src, Tensor& dst, size_t offset) {
   if (src.byte_size() == 0) return;

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "frontend/tensor_proto.h"
-#include "absl/status/statusor.h"
 #include "runtime/kernels/kernel.h"
 #include "tfjit/tensor.h"
 

@@ -126,9 +126,9 @@ absl::Status UpdateVar(KernelContext& ctx, Var& var, const std::string& what, in
     return FailedPrecondition("Attempting to use uninitialized value %s", what);
   }
   if (old.dims() != delta.dims()) {
-    return NodeError(ctx, absl::StrCat("Cannot update variable with shape ",
-                                       DimsString(old.dims()), " using a Tensor with shape ",
-                                       DimsString(delta.dims()), ", shapes must be equal."));
+    return NodeError(ctx, absl::StrCat("Cannot update variable with shape ", DimsString(old.dims()),
+                                       " using a Tensor with shape ", DimsString(delta.dims()),
+                                       ", shapes must be equal."));
   }
   if (!IsNumericDType(old.dtype()) || old.dtype() == DType::kBool) {
     return UnsupportedDType(ctx, old.dtype(), "numeric types");
@@ -164,8 +164,10 @@ absl::Status ResourceGather(KernelContext& ctx) {
   TFJIT_ASSIGN_OR_RETURN(Tensor params, ReadValue(ctx, *h));
   TFJIT_ASSIGN_OR_RETURN(int64_t batch_dims, tf::GetIntAttrOr(ctx.node(), "batch_dims", 0));
   if (batch_dims != 0) {
-    return Unimplemented("node %s: ResourceGather with batch_dims=%d is not supported; use "
-                         "ReadVariableOp + GatherV2", ctx.node().DebugName(), batch_dims);
+    return Unimplemented(
+        "node %s: ResourceGather with batch_dims=%d is not supported; use "
+        "ReadVariableOp + GatherV2",
+        ctx.node().DebugName(), batch_dims);
   }
   if (params.rank() < 1) return KernelError(ctx, "params must be at least 1 dimensional");
   const Tensor& indices = ctx.input(1);
@@ -175,12 +177,11 @@ absl::Status ResourceGather(KernelContext& ctx) {
   std::vector<int64_t> dims = indices.dims();
   for (int i = 1; i < params.rank(); ++i) dims.push_back(params.dim(i));
   Tensor out(params.dtype(), dims);
-  const size_t row_bytes = params.num_elements() == 0
-                               ? 0
-                               : params.byte_size() / static_cast<size_t>(params.dim(0));
+  const size_t row_bytes =
+      params.num_elements() == 0 ? 0 : params.byte_size() / static_cast<size_t>(params.dim(0));
   for (int64_t i = 0; i < indices.num_elements(); ++i) {
-    const int64_t index = indices.dtype() == DType::kInt32 ? indices.data<int32_t>()[i]
-                                                           : indices.data<int64_t>()[i];
+    const int64_t index =
+        indices.dtype() == DType::kInt32 ? indices.data<int32_t>()[i] : indices.data<int64_t>()[i];
     if (index < 0 || index >= params.dim(0)) {
       return KernelError(ctx, "indices[%d] = %d is not in [0, %d)", i, index, params.dim(0));
     }
@@ -220,9 +221,10 @@ absl::Status Assign(KernelContext& ctx) {
   std::lock_guard<std::mutex> lock(var.update_mu());
   Tensor old = var.Get();
   if (validate && old.valid() && old.dims() != value.dims()) {
-    return NodeError(ctx, absl::StrCat("Assign requires shapes of both tensors to match. lhs "
-                                       "shape= ", DimsString(old.dims()), " rhs shape= ",
-                                       DimsString(value.dims())));
+    return NodeError(
+        ctx, absl::StrCat("Assign requires shapes of both tensors to match. lhs "
+                          "shape= ",
+                          DimsString(old.dims()), " rhs shape= ", DimsString(value.dims())));
   }
   Tensor copy = value.Clone();
   var.Set(copy);
@@ -257,9 +259,9 @@ bool TakesVariableRef(const tf::Node& node, int input) {
   // The TF1 scatters (scatter_segment_kernels.cc) and StridedSliceAssign (slice_kernels.cc)
   // update their ref in place too.
   static const auto* kRefScatters = new absl::flat_hash_set<std::string>{
-      "ScatterUpdate", "ScatterAdd",      "ScatterSub",      "ScatterMul",
-      "ScatterDiv",    "ScatterMin",      "ScatterMax",      "ScatterNdUpdate",
-      "ScatterNdAdd",  "ScatterNdSub",    "StridedSliceAssign"};
+      "ScatterUpdate", "ScatterAdd",   "ScatterSub",        "ScatterMul",
+      "ScatterDiv",    "ScatterMin",   "ScatterMax",        "ScatterNdUpdate",
+      "ScatterNdAdd",  "ScatterNdSub", "StridedSliceAssign"};
   return op == "Assign" || op == "AssignAdd" || op == "AssignSub" ||
          op == "IsVariableInitialized" || kRefScatters->contains(op);
 }

@@ -47,7 +47,9 @@ inline void FuzzGraphDef(const uint8_t* data, size_t size, bool is_text) {
     for (const auto& [name, value] : node.attr()) {
       if (value.value_case() != tensorflow::AttrValue::kTensor) continue;
       absl::StatusOr<Tensor> t = tf::TensorFromProto(value.tensor());
-      if (t.ok()) TFJIT_FUZZ_CHECK(t->byte_size() <= static_cast<size_t>(tf::GetLoaderLimits().max_tensor_bytes));
+      if (t.ok())
+        TFJIT_FUZZ_CHECK(t->byte_size() <=
+                         static_cast<size_t>(tf::GetLoaderLimits().max_tensor_bytes));
     }
   }
   absl::StatusOr<std::unique_ptr<tf::Graph>> graph = tf::Graph::Build(*graph_def, "fuzz");

@@ -40,8 +40,8 @@ inline bool SafeName(std::string_view name) {
     const std::string_view part = name.substr(start, end - start);
     if (part.empty() || part == "." || part == ".." || ++depth > 3) return false;
     for (char c : part) {
-      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '.' || c == '_' || c == '-';
       if (!ok) return false;
     }
     start = end + 1;
@@ -115,12 +115,12 @@ class ScratchDir {
 };
 
 // A broken invariant (not a bad input): crash so libFuzzer and the replay test report it.
-#define TFJIT_FUZZ_CHECK(cond)                                                     \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
+#define TFJIT_FUZZ_CHECK(cond)                                                               \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
       std::fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                \
-    }                                                                              \
+      std::abort();                                                                          \
+    }                                                                                        \
   } while (0)
 
 }  // namespace tfjit::fuzz

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -121,8 +121,8 @@ absl::StatusOr<std::vector<double>> ReadValues(const std::string& dir, const Ten
   const int64_t n = NumElements(t.shape);
   const size_t width = t.dtype == "bool" ? 1 : 4;
   if (bytes->size() != static_cast<size_t>(n) * width) {
-    return absl::DataLossError(absl::StrFormat("%s/%s: %d bytes, expected %d", dir, t.file,
-                                               bytes->size(), n * width));
+    return absl::DataLossError(
+        absl::StrFormat("%s/%s: %d bytes, expected %d", dir, t.file, bytes->size(), n * width));
   }
   std::vector<double> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
@@ -266,8 +266,8 @@ ModeResult RunMode(const ModelRow& row, const Reference& ref, JitMode jit, bool 
     if (err > r.max_norm_err || std::isnan(err)) r.max_norm_err = err;
     if (!(err <= row.tolerance) && r.ok) {
       r.ok = false;
-      r.error = absl::StrFormat("%s: normalized error %.3g > %.3g", want.tensor, err,
-                                row.tolerance);
+      r.error =
+          absl::StrFormat("%s: normalized error %.3g > %.3g", want.tensor, err, row.tolerance);
     }
   }
   return r;
@@ -299,16 +299,22 @@ int Main(int argc, char** argv) {
   int runs = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], v = argv[i + 1];
-    if (flag == "--list") list = v;
-    else if (flag == "--report") report = v;
-    else if (flag == "--jit") modes = absl::StrSplit(v, ',', absl::SkipEmpty());
-    else if (flag == "--runs" && absl::SimpleAtoi(v, &runs) && runs >= 0) continue;
-    else if (flag == "--expect-whole") whole = absl::StrSplit(v, ',', absl::SkipEmpty());
+    if (flag == "--list")
+      list = v;
+    else if (flag == "--report")
+      report = v;
+    else if (flag == "--jit")
+      modes = absl::StrSplit(v, ',', absl::SkipEmpty());
+    else if (flag == "--runs" && absl::SimpleAtoi(v, &runs) && runs >= 0)
+      continue;
+    else if (flag == "--expect-whole")
+      whole = absl::StrSplit(v, ',', absl::SkipEmpty());
     else {
-      std::fprintf(stderr, "usage: model_conformance --list LIST --report FILE [--jit off,auto] "
-                           "[--runs N] [--expect-whole ID,...]\n  a mode may end in +autofix "
-                           "(auto+autofix: the beyond-TF fixes on); --expect-whole: those "
-                           "models must compile every node in the +autofix modes\n");
+      std::fprintf(stderr,
+                   "usage: model_conformance --list LIST --report FILE [--jit off,auto] "
+                   "[--runs N] [--expect-whole ID,...]\n  a mode may end in +autofix "
+                   "(auto+autofix: the beyond-TF fixes on); --expect-whole: those "
+                   "models must compile every node in the +autofix modes\n");
       return 2;
     }
   }
@@ -321,12 +327,13 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "model_conformance: %s\n", std::string(rows.status().message()).c_str());
     return 2;
   }
-  std::string table = absl::StrCat(
-      "| model | nodes | clusters (", absl::StrJoin(modes, " / "), ") | % nodes compiled (",
-      absl::StrJoin(modes, " / "), ") | max normErr (", absl::StrJoin(modes, " / "),
-      ") | tolerance | latency ms (", absl::StrJoin(modes, " / "),
-      ") | first run ms (", absl::StrJoin(modes, " / "), ") | TF.js cpu ms | result |\n"
-      "|---|---|---|---|---|---|---|---|---|---|\n");
+  std::string table =
+      absl::StrCat("| model | nodes | clusters (", absl::StrJoin(modes, " / "),
+                   ") | % nodes compiled (", absl::StrJoin(modes, " / "), ") | max normErr (",
+                   absl::StrJoin(modes, " / "), ") | tolerance | latency ms (",
+                   absl::StrJoin(modes, " / "), ") | first run ms (", absl::StrJoin(modes, " / "),
+                   ") | TF.js cpu ms | result |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|\n");
   int passed = 0, failed = 0;
   std::string failures;
   for (const ModelRow& row : *rows) {
@@ -341,7 +348,7 @@ int Main(int argc, char** argv) {
         // "auto+autofix": the mode with the beyond-TF fixes on.
         const bool autofix = absl::EndsWith(mode, "+autofix");
         const std::string m = autofix ? mode.substr(0, mode.size() - 8) : mode;
-        const JitMode jit = m == "none" ? JitMode::kNone
+        const JitMode jit = m == "none"  ? JitMode::kNone
                             : m == "off" ? JitMode::kOff
                             : m == "all" ? JitMode::kAll
                                          : JitMode::kAuto;
@@ -372,12 +379,12 @@ int Main(int argc, char** argv) {
       first.push_back(r.first_ms > 0 ? absl::StrFormat("%.0f", r.first_ms) : "-");
       if (!r.ok) absl::StrAppend(&failures, "- ", row.id, " (", r.mode, "): ", r.error, "\n");
     }
-    absl::StrAppend(
-        &table, "| ", row.id, " | ", nodes, " | ", absl::StrJoin(clusters, " / "), " | ",
-        absl::StrJoin(share, " / "), " | ", absl::StrJoin(errs, " / "), " | ", absl::StrFormat("%.0e", row.tolerance), " | ",
-        absl::StrJoin(lat, " / "), " | ", absl::StrJoin(first, " / "), " | ",
-        ref.ok() ? absl::StrFormat("%.0f", ref->tfjs_ms) : "-", " | ",
-        ok ? "pass" : "FAIL", " |\n");
+    absl::StrAppend(&table, "| ", row.id, " | ", nodes, " | ", absl::StrJoin(clusters, " / "),
+                    " | ", absl::StrJoin(share, " / "), " | ", absl::StrJoin(errs, " / "), " | ",
+                    absl::StrFormat("%.0e", row.tolerance), " | ", absl::StrJoin(lat, " / "), " | ",
+                    absl::StrJoin(first, " / "), " | ",
+                    ref.ok() ? absl::StrFormat("%.0f", ref->tfjs_ms) : "-", " | ",
+                    ok ? "pass" : "FAIL", " |\n");
     (ok ? passed : failed)++;
     std::printf("%-28s %s\n", row.id.c_str(), ok ? "pass" : "FAIL");
     std::fflush(stdout);

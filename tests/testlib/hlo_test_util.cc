@@ -54,9 +54,9 @@ bool FloatsNear(double e, double a, const ErrorSpec& spec) {
     }
     if (!ok) {
       return ::testing::AssertionFailure()
-             << where << "first mismatch at index " << MultiIndex(expected.shape(), i)
-             << " of " << expected.shape().ToString() << ": expected " << ev << ", actual "
-             << av << " (abs " << spec.abs << ", rel " << spec.rel << ")";
+             << where << "first mismatch at index " << MultiIndex(expected.shape(), i) << " of "
+             << expected.shape().ToString() << ": expected " << ev << ", actual " << av << " (abs "
+             << spec.abs << ", rel " << spec.rel << ")";
     }
   }
   return ::testing::AssertionSuccess();
@@ -65,9 +65,9 @@ bool FloatsNear(double e, double a, const ErrorSpec& spec) {
 ::testing::AssertionResult Near(const hlo::Literal& expected, const hlo::Literal& actual,
                                 const ErrorSpec& spec, const std::string& where) {
   if (expected.shape() != actual.shape()) {
-    return ::testing::AssertionFailure() << where << "shapes differ: expected "
-                                         << expected.shape().ToString() << ", actual "
-                                         << actual.shape().ToString();
+    return ::testing::AssertionFailure()
+           << where << "shapes differ: expected " << expected.shape().ToString() << ", actual "
+           << actual.shape().ToString();
   }
   if (!expected.shape().IsTuple()) return ArraysNear(expected, actual, spec, where);
   for (size_t i = 0; i < expected.elements().size(); ++i) {
@@ -111,8 +111,7 @@ std::unique_ptr<hlo::Module> RunPassChecked(absl::string_view hlo_text, passes::
 }
 
 std::unique_ptr<hlo::Module> RunPassCheckedImpl(absl::string_view hlo_text, passes::Pass& pass,
-                                                uint64_t seed, ErrorSpec spec,
-                                                bool* changed_out) {
+                                                uint64_t seed, ErrorSpec spec, bool* changed_out) {
   absl::StatusOr<std::unique_ptr<hlo::Module>> parsed = hlo::ParseAndVerifyModule(hlo_text);
   if (!parsed.ok()) {
     ADD_FAILURE() << "parse: " << StatusToString(parsed.status());
@@ -137,8 +136,8 @@ std::unique_ptr<hlo::Module> RunPassCheckedImpl(absl::string_view hlo_text, pass
   }
   if (*changed != (hlo::Fingerprint(*module) != fingerprint)) {
     ADD_FAILURE() << "pass '" << pass.name() << "' returned changed=" << *changed
-                  << " but the fingerprint " << (*changed ? "did not change" : "changed")
-                  << "\n" << text_after;
+                  << " but the fingerprint " << (*changed ? "did not change" : "changed") << "\n"
+                  << text_after;
     return nullptr;
   }
   absl::StatusOr<hlo::Literal> after = hlo::Evaluate(*module, args);
@@ -153,8 +152,9 @@ std::unique_ptr<hlo::Module> RunPassCheckedImpl(absl::string_view hlo_text, pass
   }
   ::testing::AssertionResult near = LiteralsNear(*before, *after, spec);
   if (!near) {
-    ADD_FAILURE() << "pass '" << pass.name() << "' changed results (seed " << seed << "): "
-                  << near.message() << "\n" << text_after;
+    ADD_FAILURE() << "pass '" << pass.name() << "' changed results (seed " << seed
+                  << "): " << near.message() << "\n"
+                  << text_after;
     return nullptr;
   }
   return module;

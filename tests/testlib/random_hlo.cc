@@ -46,7 +46,9 @@ class Rng {
   }
   bool Chance(double p) { return static_cast<double>(Next() >> 11) * 0x1.0p-53 < p; }
   template <typename T>
-  const T& Pick(const std::vector<T>& v) { return v[static_cast<size_t>(Int(0, static_cast<int64_t>(v.size()) - 1))]; }
+  const T& Pick(const std::vector<T>& v) {
+    return v[static_cast<size_t>(Int(0, static_cast<int64_t>(v.size()) - 1))];
+  }
 
  private:
   uint64_t state_;
@@ -72,10 +74,18 @@ Literal ScalarLiteral(DType t, ScalarKind kind) {
     } else {
       using L = std::numeric_limits<T>;
       switch (kind) {
-        case ScalarKind::kZero: v = T(0); break;
-        case ScalarKind::kOne: v = T(1); break;
-        case ScalarKind::kLowest: v = L::has_infinity ? -L::infinity() : L::lowest(); break;
-        case ScalarKind::kHighest: v = L::has_infinity ? L::infinity() : L::max(); break;
+        case ScalarKind::kZero:
+          v = T(0);
+          break;
+        case ScalarKind::kOne:
+          v = T(1);
+          break;
+        case ScalarKind::kLowest:
+          v = L::has_infinity ? -L::infinity() : L::lowest();
+          break;
+        case ScalarKind::kHighest:
+          v = L::has_infinity ? L::infinity() : L::max();
+          break;
         case ScalarKind::kAllOnes:
           if constexpr (std::is_integral_v<T>) v = static_cast<T>(~uint64_t{0});
           break;
@@ -89,7 +99,10 @@ Literal ScalarLiteral(DType t, ScalarKind kind) {
 std::vector<int64_t> Factorize(int64_t n) {
   std::vector<int64_t> f;
   for (int64_t p = 2; p * p <= n; ++p) {
-    while (n % p == 0) { f.push_back(p); n /= p; }
+    while (n % p == 0) {
+      f.push_back(p);
+      n /= p;
+    }
   }
   if (n > 1) f.push_back(n);
   return f;
@@ -106,8 +119,9 @@ int BitWidth(DType t) { return static_cast<int>(DTypeSize(t)) * 8; }
 class Generator {
  public:
   Generator(uint64_t seed, const RandomHloOptions& options)
-      : rng_(seed), options_(options), module_(std::make_unique<hlo::Module>(
-                                            absl::StrCat("random_", seed))) {
+      : rng_(seed),
+        options_(options),
+        module_(std::make_unique<hlo::Module>(absl::StrCat("random_", seed))) {
     edge_ = rng_.Chance(0.25);
   }
 
@@ -278,9 +292,12 @@ absl::StatusOr<Instruction*> Generator::ValueOf(Scope& s, const Shape& shape) {
   std::vector<Instruction*> same, lower, convertible, reshapable;
   for (Instruction* v : s.pool) {
     const Shape& vs = v->shape();
-    if (vs == shape) same.push_back(v);
-    else if (vs.dims() == shape.dims()) convertible.push_back(v);
-    else if (vs.element_type() == shape.element_type() && vs.rank() < shape.rank()) lower.push_back(v);
+    if (vs == shape)
+      same.push_back(v);
+    else if (vs.dims() == shape.dims())
+      convertible.push_back(v);
+    else if (vs.element_type() == shape.element_type() && vs.rank() < shape.rank())
+      lower.push_back(v);
     else if (vs.element_type() == shape.element_type() && vs.num_elements() == shape.num_elements())
       reshapable.push_back(v);
   }
@@ -306,13 +323,13 @@ absl::StatusOr<Instruction*> Generator::ValueOf(Scope& s, const Shape& shape) {
     }
   }
   if (!convertible.empty() && rng_.Chance(0.5)) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * c, Emit(s, Opcode::kConvert, {rng_.Pick(convertible)}, {},
-                                                 {}, shape));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * c,
+                           Emit(s, Opcode::kConvert, {rng_.Pick(convertible)}, {}, {}, shape));
     if (c != nullptr) return c;
   }
   if (!reshapable.empty() && rng_.Chance(0.5)) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * r, Emit(s, Opcode::kReshape, {rng_.Pick(reshapable)}, {},
-                                                 {}, shape));
+    TFJIT_ASSIGN_OR_RETURN(Instruction * r,
+                           Emit(s, Opcode::kReshape, {rng_.Pick(reshapable)}, {}, {}, shape));
     if (r != nullptr) return r;
   }
   if (!same.empty()) return rng_.Pick(same);
@@ -323,8 +340,10 @@ absl::StatusOr<Instruction*> Generator::StartIndex(Scope& s, DType t, int64_t di
   if (rng_.Chance(0.6)) {
     Literal l(Shape::Scalar(t));
     const int64_t v = rng_.Int(-3, dim + 3);  // in range and out of range (clamped)
-    if (t == DType::kInt32) *l.data<int32_t>() = static_cast<int32_t>(v);
-    else *l.data<int64_t>() = v;
+    if (t == DType::kInt32)
+      *l.data<int32_t>() = static_cast<int32_t>(v);
+    else
+      *l.data<int64_t>() = v;
     Instruction* c = s.b.Constant(std::move(l));
     Record(s, c, LiteralBound(c->literal()));
     return c;
@@ -382,11 +401,30 @@ absl::StatusOr<Instruction*> Generator::GenUnary(Scope& s) {
   const DType t = x->shape().element_type();
   std::vector<Opcode> ops;
   if (IsFloatingDType(t)) {
-    ops = {Opcode::kAbs, Opcode::kNegate, Opcode::kSign, Opcode::kFloor, Opcode::kCeil,
-           Opcode::kRoundNearestAfz, Opcode::kRoundNearestEven, Opcode::kSqrt, Opcode::kRsqrt,
-           Opcode::kExp, Opcode::kExpm1, Opcode::kLog, Opcode::kLog1p, Opcode::kTanh,
-           Opcode::kLogistic, Opcode::kSine, Opcode::kCosine, Opcode::kTan, Opcode::kErf,
-           Opcode::kCbrt, Opcode::kIsFinite, Opcode::kAbs, Opcode::kNegate, Opcode::kTanh};
+    ops = {Opcode::kAbs,
+           Opcode::kNegate,
+           Opcode::kSign,
+           Opcode::kFloor,
+           Opcode::kCeil,
+           Opcode::kRoundNearestAfz,
+           Opcode::kRoundNearestEven,
+           Opcode::kSqrt,
+           Opcode::kRsqrt,
+           Opcode::kExp,
+           Opcode::kExpm1,
+           Opcode::kLog,
+           Opcode::kLog1p,
+           Opcode::kTanh,
+           Opcode::kLogistic,
+           Opcode::kSine,
+           Opcode::kCosine,
+           Opcode::kTan,
+           Opcode::kErf,
+           Opcode::kCbrt,
+           Opcode::kIsFinite,
+           Opcode::kAbs,
+           Opcode::kNegate,
+           Opcode::kTanh};
   } else if (t == DType::kBool) {
     ops = {Opcode::kNot};
   } else {
@@ -402,15 +440,25 @@ absl::StatusOr<Instruction*> Generator::GenBinary(Scope& s, Instruction* a) {
   const DType t = a->shape().element_type();
   std::vector<Opcode> ops;
   if (IsFloatingDType(t)) {
-    ops = {Opcode::kAdd, Opcode::kSubtract, Opcode::kMultiply, Opcode::kDivide,
-           Opcode::kRemainder, Opcode::kMaximum, Opcode::kMinimum, Opcode::kPower,
-           Opcode::kAtan2, Opcode::kAdd, Opcode::kMultiply, Opcode::kSubtract};
+    ops = {Opcode::kAdd,       Opcode::kSubtract, Opcode::kMultiply, Opcode::kDivide,
+           Opcode::kRemainder, Opcode::kMaximum,  Opcode::kMinimum,  Opcode::kPower,
+           Opcode::kAtan2,     Opcode::kAdd,      Opcode::kMultiply, Opcode::kSubtract};
   } else if (t == DType::kBool) {
     ops = {Opcode::kAnd, Opcode::kOr, Opcode::kXor, Opcode::kMaximum, Opcode::kMinimum};
   } else {
-    ops = {Opcode::kAdd, Opcode::kSubtract, Opcode::kMultiply, Opcode::kDivide,
-           Opcode::kRemainder, Opcode::kMaximum, Opcode::kMinimum, Opcode::kPower, Opcode::kAnd,
-           Opcode::kOr, Opcode::kXor, Opcode::kShiftLeft, Opcode::kShiftRightArithmetic,
+    ops = {Opcode::kAdd,
+           Opcode::kSubtract,
+           Opcode::kMultiply,
+           Opcode::kDivide,
+           Opcode::kRemainder,
+           Opcode::kMaximum,
+           Opcode::kMinimum,
+           Opcode::kPower,
+           Opcode::kAnd,
+           Opcode::kOr,
+           Opcode::kXor,
+           Opcode::kShiftLeft,
+           Opcode::kShiftRightArithmetic,
            Opcode::kShiftRightLogical};
   }
   const Opcode op = rng_.Pick(ops);
@@ -446,8 +494,8 @@ absl::StatusOr<Instruction*> Generator::GenCompare(Scope& s) {
 absl::StatusOr<Instruction*> Generator::GenSelect(Scope& s) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * t, Pick(s));
   TFJIT_ASSIGN_OR_RETURN(Instruction * f, ValueOf(s, t->shape()));
-  const Shape pred_shape = rng_.Chance(0.2) ? Shape::Scalar(DType::kBool)
-                                            : t->shape().WithElementType(DType::kBool);
+  const Shape pred_shape =
+      rng_.Chance(0.2) ? Shape::Scalar(DType::kBool) : t->shape().WithElementType(DType::kBool);
   TFJIT_ASSIGN_OR_RETURN(Instruction * p, ValueOf(s, pred_shape));
   return Emit(s, Opcode::kSelect, {p, t, f});
 }
@@ -476,7 +524,8 @@ absl::StatusOr<Instruction*> Generator::GenBroadcast(Scope& s) {
   const int add = static_cast<int>(rng_.Int(1, std::min(2, 4 - x->shape().rank())));
   for (int i = 0; i < add; ++i) {
     const size_t pos = static_cast<size_t>(rng_.Int(0, static_cast<int64_t>(dims.size())));
-    dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(pos), rng_.Chance(0.1) ? 0 : rng_.Int(1, 6));
+    dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(pos),
+                rng_.Chance(0.1) ? 0 : rng_.Int(1, 6));
     is_new.insert(is_new.begin() + static_cast<std::ptrdiff_t>(pos), true);
   }
   if (NumElements(dims) > 4096) return nullptr;
@@ -509,7 +558,8 @@ absl::StatusOr<Instruction*> Generator::GenTranspose(Scope& s) {
   Attributes attrs;
   for (int i = 0; i < x->shape().rank(); ++i) attrs.dimensions.push_back(i);
   for (size_t i = attrs.dimensions.size() - 1; i > 0; --i) {
-    std::swap(attrs.dimensions[i], attrs.dimensions[static_cast<size_t>(rng_.Int(0, static_cast<int64_t>(i)))]);
+    std::swap(attrs.dimensions[i],
+              attrs.dimensions[static_cast<size_t>(rng_.Int(0, static_cast<int64_t>(i)))]);
   }
   return Emit(s, Opcode::kTranspose, {x}, attrs);
 }
@@ -535,7 +585,8 @@ absl::StatusOr<Instruction*> Generator::GenConcatenate(Scope& s) {
   const int more = static_cast<int>(rng_.Int(1, 2));
   for (int i = 0; i < more; ++i) {
     std::vector<int64_t> dims = x->shape().dims();
-    dims[static_cast<size_t>(d)] = rng_.Chance(0.3) ? x->shape().dim(static_cast<int>(d)) : rng_.Int(0, 4);
+    dims[static_cast<size_t>(d)] =
+        rng_.Chance(0.3) ? x->shape().dim(static_cast<int>(d)) : rng_.Int(0, 4);
     TFJIT_ASSIGN_OR_RETURN(Instruction * y, ValueOf(s, Shape(x->shape().element_type(), dims)));
     xs.insert(xs.begin() + rng_.Int(0, static_cast<int64_t>(xs.size())), y);
   }
@@ -579,13 +630,21 @@ std::pair<Opcode, ScalarKind> RandomCombiner(Rng& rng, DType t) {
   }
   const int r = static_cast<int>(rng.Int(0, IsFloatingDType(t) ? 3 : 7));
   switch (r) {
-    case 0: case 1: return {Opcode::kAdd, ScalarKind::kZero};
-    case 2: return {Opcode::kMaximum, ScalarKind::kLowest};
-    case 3: return {Opcode::kMinimum, ScalarKind::kHighest};
-    case 4: return {Opcode::kMultiply, ScalarKind::kOne};
-    case 5: return {Opcode::kOr, ScalarKind::kZero};
-    case 6: return {Opcode::kXor, ScalarKind::kZero};
-    default: return {Opcode::kAnd, ScalarKind::kAllOnes};
+    case 0:
+    case 1:
+      return {Opcode::kAdd, ScalarKind::kZero};
+    case 2:
+      return {Opcode::kMaximum, ScalarKind::kLowest};
+    case 3:
+      return {Opcode::kMinimum, ScalarKind::kHighest};
+    case 4:
+      return {Opcode::kMultiply, ScalarKind::kOne};
+    case 5:
+      return {Opcode::kOr, ScalarKind::kZero};
+    case 6:
+      return {Opcode::kXor, ScalarKind::kZero};
+    default:
+      return {Opcode::kAnd, ScalarKind::kAllOnes};
   }
 }
 
@@ -635,19 +694,27 @@ absl::StatusOr<Instruction*> Generator::GenDot(Scope& s) {
   hlo::DotDims dn;
   for (int i = 0; i < ls.rank(); ++i) {
     const int r = static_cast<int>(rng_.Int(0, 9));
-    if (r < 2 && dn.lhs_batch.size() < 2) dn.lhs_batch.push_back(i);
-    else if (r < 6 && dn.lhs_contracting.size() < 2) dn.lhs_contracting.push_back(i);
+    if (r < 2 && dn.lhs_batch.size() < 2)
+      dn.lhs_batch.push_back(i);
+    else if (r < 6 && dn.lhs_contracting.size() < 2)
+      dn.lhs_contracting.push_back(i);
   }
   // rhs dims in a random order: batch, contracting and 0-2 free dims.
-  struct RhsDim { int64_t size; int role; size_t k; };  // role 0 batch, 1 contracting, 2 free
+  struct RhsDim {
+    int64_t size;
+    int role;
+    size_t k;
+  };  // role 0 batch, 1 contracting, 2 free
   std::vector<RhsDim> rd;
-  for (size_t k = 0; k < dn.lhs_batch.size(); ++k) rd.push_back({ls.dim(static_cast<int>(dn.lhs_batch[k])), 0, k});
+  for (size_t k = 0; k < dn.lhs_batch.size(); ++k)
+    rd.push_back({ls.dim(static_cast<int>(dn.lhs_batch[k])), 0, k});
   for (size_t k = 0; k < dn.lhs_contracting.size(); ++k) {
     rd.push_back({ls.dim(static_cast<int>(dn.lhs_contracting[k])), 1, k});
   }
   const int free = static_cast<int>(rng_.Int(0, 2));
   for (int k = 0; k < free; ++k) rd.push_back({rng_.Int(0, 6), 2, 0});
-  for (size_t i = rd.size(); i > 1; --i) std::swap(rd[i - 1], rd[static_cast<size_t>(rng_.Int(0, static_cast<int64_t>(i) - 1))]);
+  for (size_t i = rd.size(); i > 1; --i)
+    std::swap(rd[i - 1], rd[static_cast<size_t>(rng_.Int(0, static_cast<int64_t>(i) - 1))]);
   std::vector<int64_t> rhs_dims;
   dn.rhs_batch.assign(dn.lhs_batch.size(), 0);
   dn.rhs_contracting.assign(dn.lhs_contracting.size(), 0);
@@ -739,11 +806,11 @@ absl::StatusOr<Instruction*> Generator::GenChain(Scope& s) {
     if (rng_.Chance(0.6)) {
       TFJIT_ASSIGN_OR_RETURN(y, GenBinary(s, x));
     } else {
-      const Opcode op = IsFloatingDType(x->shape().element_type())
-                            ? rng_.Pick(std::vector<Opcode>{Opcode::kNegate, Opcode::kAbs,
-                                                            Opcode::kTanh, Opcode::kExp,
-                                                            Opcode::kFloor, Opcode::kSqrt})
-                            : Opcode::kNegate;
+      const Opcode op =
+          IsFloatingDType(x->shape().element_type())
+              ? rng_.Pick(std::vector<Opcode>{Opcode::kNegate, Opcode::kAbs, Opcode::kTanh,
+                                              Opcode::kExp, Opcode::kFloor, Opcode::kSqrt})
+              : Opcode::kNegate;
       TFJIT_ASSIGN_OR_RETURN(y, Emit(s, op, {x}));
     }
     if (y != nullptr && y->shape() == x->shape()) x = y;
@@ -756,8 +823,8 @@ absl::StatusOr<Instruction*> Generator::GenChain(Scope& s) {
 }
 
 absl::StatusOr<std::vector<Instruction*>> Generator::GenSubComputation(Scope& sub,
-                                                                     Instruction* param,
-                                                                     int steps, size_t first) {
+                                                                       Instruction* param,
+                                                                       int steps, size_t first) {
   std::vector<Instruction*> elems;
   for (int64_t i = 0; i < static_cast<int64_t>(param->shape().tuple_shapes().size()); ++i) {
     Attributes attrs;
@@ -901,7 +968,8 @@ absl::StatusOr<RandomHloModule> Generator::Run() {
   Computation* entry = module_->AddComputation("main");
   module_->set_entry(entry);
   Scope s{entry, Builder(entry), {}, 0};
-  const int steps = static_cast<int>(rng_.Int(options_.min_instructions, options_.max_instructions));
+  const int steps =
+      static_cast<int>(rng_.Int(options_.min_instructions, options_.max_instructions));
   for (int i = 0; i < steps; ++i) TFJIT_RETURN_IF_ERROR(Step(s).status());
   if (s.pool.empty()) TFJIT_RETURN_IF_ERROR(Leaf(s, Shape(RandomDType(), RandomDims())).status());
   // Outputs: mostly values nothing else uses (the ends of the DAG), newest first.

@@ -33,9 +33,9 @@ struct ValueBound {
 };
 
 struct RandomHloOptions {
-  int min_instructions = 5;   // generation steps in the entry (each adds >= 1 instruction)
+  int min_instructions = 5;  // generation steps in the entry (each adds >= 1 instruction)
   int max_instructions = 40;
-  bool control_flow = true;   // while loops and conditionals
+  bool control_flow = true;  // while loops and conditionals
 };
 
 struct RandomHloModule {

@@ -26,43 +26,64 @@ bool IsFloat(DType t) { return IsFloatingDType(t); }
 // Unit roundoff of a float type.
 double Eps(DType t) {
   switch (t) {
-    case DType::kFloat16: return 0x1p-11;
-    case DType::kBFloat16: return 0x1p-8;
-    case DType::kFloat32: return 0x1p-24;
-    default: return 0x1p-53;
+    case DType::kFloat16:
+      return 0x1p-11;
+    case DType::kBFloat16:
+      return 0x1p-8;
+    case DType::kFloat32:
+      return 0x1p-24;
+    default:
+      return 0x1p-53;
   }
 }
 
 double MaxFinite(DType t) {
   switch (t) {
-    case DType::kFloat16: return 65504.0;
-    case DType::kBFloat16: return 3.38e38;
-    case DType::kFloat32: return 3.4e38;
-    default: return 1.7e308;
+    case DType::kFloat16:
+      return 65504.0;
+    case DType::kBFloat16:
+      return 3.38e38;
+    case DType::kFloat32:
+      return 3.4e38;
+    default:
+      return 1.7e308;
   }
 }
 
 double DenormMin(DType t) {
   switch (t) {
-    case DType::kFloat16: return 0x1p-24;
-    case DType::kBFloat16: return 0x1p-133;
-    case DType::kFloat32: return 0x1p-149;
-    default: return 0x1p-1074;
+    case DType::kFloat16:
+      return 0x1p-24;
+    case DType::kBFloat16:
+      return 0x1p-133;
+    case DType::kFloat32:
+      return 0x1p-149;
+    default:
+      return 0x1p-1074;
   }
 }
 
 // Largest |value| of an integer type (pred: 1).
 double IntMax(DType t) {
   switch (t) {
-    case DType::kBool: return 1;
-    case DType::kInt8: return 128;
-    case DType::kUInt8: return 255;
-    case DType::kInt16: return 32768;
-    case DType::kUInt16: return 65535;
-    case DType::kInt32: return 2147483648.0;
-    case DType::kUInt32: return 4294967295.0;
-    case DType::kInt64: return 9223372036854775808.0;
-    default: return 18446744073709551615.0;
+    case DType::kBool:
+      return 1;
+    case DType::kInt8:
+      return 128;
+    case DType::kUInt8:
+      return 255;
+    case DType::kInt16:
+      return 32768;
+    case DType::kUInt16:
+      return 65535;
+    case DType::kInt32:
+      return 2147483648.0;
+    case DType::kUInt32:
+      return 4294967295.0;
+    case DType::kInt64:
+      return 9223372036854775808.0;
+    default:
+      return 18446744073709551615.0;
   }
 }
 
@@ -114,9 +135,16 @@ double SumRounding(DType t, int64_t n, double sum_abs) {
 
 bool IsDataMovement(Opcode op) {
   switch (op) {
-    case Opcode::kBroadcast: case Opcode::kReshape: case Opcode::kTranspose:
-    case Opcode::kSlice: case Opcode::kReverse: case Opcode::kConcatenate: case Opcode::kPad:
-    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
+    case Opcode::kBroadcast:
+    case Opcode::kReshape:
+    case Opcode::kTranspose:
+    case Opcode::kSlice:
+    case Opcode::kReverse:
+    case Opcode::kConcatenate:
+    case Opcode::kPad:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kGather:
     case Opcode::kSelect:
       return true;
     default:
@@ -128,10 +156,15 @@ bool IsDataMovement(Opcode op) {
 std::vector<const ValueBound*> DataOperands(const Instruction& inst,
                                             const std::vector<const ValueBound*>& ops) {
   switch (inst.opcode()) {
-    case Opcode::kDynamicSlice: case Opcode::kGather: return {ops[0]};
-    case Opcode::kDynamicUpdateSlice: return {ops[0], ops[1]};
-    case Opcode::kSelect: return {ops[1], ops[2]};
-    default: return ops;
+    case Opcode::kDynamicSlice:
+    case Opcode::kGather:
+      return {ops[0]};
+    case Opcode::kDynamicUpdateSlice:
+      return {ops[0], ops[1]};
+    case Opcode::kSelect:
+      return {ops[1], ops[2]};
+    default:
+      return ops;
   }
 }
 
@@ -146,23 +179,63 @@ double ResultMag(const Instruction& inst, const std::vector<const ValueBound*>& 
   auto m = [&](int i) { return ops[static_cast<size_t>(i)]->mag; };
   double r = kInf;
   switch (inst.opcode()) {
-    case Opcode::kAdd: case Opcode::kSubtract: r = m(0) + m(1); break;
-    case Opcode::kMultiply: r = m(0) * m(1); break;
-    case Opcode::kDivide: r = IsFloat(t) ? kInf : std::max(m(0), 1.0); break;
-    case Opcode::kRemainder: r = m(0); break;
-    case Opcode::kSqrt: r = std::sqrt(m(0)); break;
-    case Opcode::kCbrt: r = std::cbrt(m(0)); break;
-    case Opcode::kAbs: case Opcode::kNegate: r = m(0); break;
-    case Opcode::kSign: case Opcode::kCompare: case Opcode::kIsFinite: r = 1; break;
-    case Opcode::kTanh: case Opcode::kLogistic: case Opcode::kSine: case Opcode::kCosine:
-    case Opcode::kErf: r = 1; break;
-    case Opcode::kAtan2: r = 3.15; break;
-    case Opcode::kExp: r = std::exp(m(0)); break;
-    case Opcode::kExpm1: r = std::exp(m(0)) + 1; break;
-    case Opcode::kFloor: case Opcode::kCeil: case Opcode::kRoundNearestAfz:
-    case Opcode::kRoundNearestEven: r = std::ceil(m(0)); break;
-    case Opcode::kMaximum: case Opcode::kMinimum: r = std::max(m(0), m(1)); break;
-    case Opcode::kClamp: r = std::max({m(0), m(1), m(2)}); break;
+    case Opcode::kAdd:
+    case Opcode::kSubtract:
+      r = m(0) + m(1);
+      break;
+    case Opcode::kMultiply:
+      r = m(0) * m(1);
+      break;
+    case Opcode::kDivide:
+      r = IsFloat(t) ? kInf : std::max(m(0), 1.0);
+      break;
+    case Opcode::kRemainder:
+      r = m(0);
+      break;
+    case Opcode::kSqrt:
+      r = std::sqrt(m(0));
+      break;
+    case Opcode::kCbrt:
+      r = std::cbrt(m(0));
+      break;
+    case Opcode::kAbs:
+    case Opcode::kNegate:
+      r = m(0);
+      break;
+    case Opcode::kSign:
+    case Opcode::kCompare:
+    case Opcode::kIsFinite:
+      r = 1;
+      break;
+    case Opcode::kTanh:
+    case Opcode::kLogistic:
+    case Opcode::kSine:
+    case Opcode::kCosine:
+    case Opcode::kErf:
+      r = 1;
+      break;
+    case Opcode::kAtan2:
+      r = 3.15;
+      break;
+    case Opcode::kExp:
+      r = std::exp(m(0));
+      break;
+    case Opcode::kExpm1:
+      r = std::exp(m(0)) + 1;
+      break;
+    case Opcode::kFloor:
+    case Opcode::kCeil:
+    case Opcode::kRoundNearestAfz:
+    case Opcode::kRoundNearestEven:
+      r = std::ceil(m(0));
+      break;
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+      r = std::max(m(0), m(1));
+      break;
+    case Opcode::kClamp:
+      r = std::max({m(0), m(1), m(2)});
+      break;
     case Opcode::kConvert: {
       const DType from = inst.operand(0)->shape().element_type();
       r = m(0);
@@ -171,11 +244,13 @@ double ResultMag(const Instruction& inst, const std::vector<const ValueBound*>& 
     }
     case Opcode::kIota: {
       int64_t d = inst.shape().dims().empty()
-                      ? 1 : inst.shape().dim(static_cast<int>(inst.attrs().iota_dimension));
+                      ? 1
+                      : inst.shape().dim(static_cast<int>(inst.attrs().iota_dimension));
       r = static_cast<double>(std::max<int64_t>(d - 1, 0));
       break;
     }
-    case Opcode::kReduce: case Opcode::kReduceWindow: {
+    case Opcode::kReduce:
+    case Opcode::kReduceWindow: {
       int64_t n = 1;
       if (inst.opcode() == Opcode::kReduce) {
         n = Product(inst.operand(0)->shape().dims(), inst.dimensions());
@@ -183,8 +258,10 @@ double ResultMag(const Instruction& inst, const std::vector<const ValueBound*>& 
         for (const hlo::WindowDim& w : inst.attrs().window) n *= w.size;
       }
       const Opcode c = CombinerOpcode(inst);
-      if (c == Opcode::kAdd) r = static_cast<double>(n) * m(0);
-      else if (c == Opcode::kMaximum || c == Opcode::kMinimum) r = std::max(m(0), m(1));
+      if (c == Opcode::kAdd)
+        r = static_cast<double>(n) * m(0);
+      else if (c == Opcode::kMaximum || c == Opcode::kMinimum)
+        r = std::max(m(0), m(1));
       break;
     }
     case Opcode::kDot: {
@@ -215,11 +292,23 @@ ValueBound Join(const std::vector<const ValueBound*>& bs) {
 // Float ops whose result is bit-identical given identical inputs.
 bool IsBitExact(Opcode op) {
   switch (op) {
-    case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
-    case Opcode::kSqrt: case Opcode::kAbs: case Opcode::kNegate: case Opcode::kSign:
-    case Opcode::kFloor: case Opcode::kCeil: case Opcode::kRoundNearestAfz:
-    case Opcode::kRoundNearestEven: case Opcode::kMaximum: case Opcode::kMinimum:
-    case Opcode::kClamp: case Opcode::kConvert: case Opcode::kIota:
+    case Opcode::kAdd:
+    case Opcode::kSubtract:
+    case Opcode::kMultiply:
+    case Opcode::kDivide:
+    case Opcode::kSqrt:
+    case Opcode::kAbs:
+    case Opcode::kNegate:
+    case Opcode::kSign:
+    case Opcode::kFloor:
+    case Opcode::kCeil:
+    case Opcode::kRoundNearestAfz:
+    case Opcode::kRoundNearestEven:
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+    case Opcode::kClamp:
+    case Opcode::kConvert:
+    case Opcode::kIota:
       return true;
     default:
       return false;
@@ -252,7 +341,8 @@ ValueBound ExactInputs(const Instruction& inst, const std::vector<const ValueBou
   exact.zsign = zsign || MakesZeroSignUnknown(inst);
   if (IsBitExact(op)) return exact;
   switch (op) {
-    case Opcode::kReduce: case Opcode::kReduceWindow: {
+    case Opcode::kReduce:
+    case Opcode::kReduceWindow: {
       const Opcode c = CombinerOpcode(inst);
       if (c != Opcode::kAdd) return exact;  // max/min: order-independent
       int64_t n = 1;
@@ -272,18 +362,23 @@ ValueBound ExactInputs(const Instruction& inst, const std::vector<const ValueBou
       if (k <= 1) return exact;
       if (!std::isfinite(mag) || mag > MaxFinite(t) / 4) return InvalidBound();
       // f16/bf16 accumulate in f32 and round once: the final rounding plus f32's.
-      double err = SumRounding(IsFloat(t) && Eps(t) > Eps(DType::kFloat32) ? DType::kFloat32 : t,
-                               k, mag) + Round(t, mag);
+      double err =
+          SumRounding(IsFloat(t) && Eps(t) > Eps(DType::kFloat32) ? DType::kFloat32 : t, k, mag) +
+          Round(t, mag);
       ValueBound b = Approx(mag, err);
       b.zsign = true;
       return b;
     }
-    case Opcode::kTanh: case Opcode::kLogistic: case Opcode::kSine: case Opcode::kCosine:
+    case Opcode::kTanh:
+    case Opcode::kLogistic:
+    case Opcode::kSine:
+    case Opcode::kCosine:
     case Opcode::kErf:
       return Approx(1, trans, trans);
     case Opcode::kAtan2:
       return Approx(3.15, 4 * trans, trans);
-    case Opcode::kExp: case Opcode::kExpm1:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
       if (std::isfinite(ops[0]->mag) && !std::isfinite(mag)) return InvalidBound();  // overflow
       if (std::isfinite(mag) && mag > MaxFinite(t) / 4) return InvalidBound();
       return Approx(mag, Round(t, 1), trans);
@@ -305,18 +400,35 @@ ValueBound ApproxInputs(const Instruction& inst, const std::vector<const ValueBo
   auto m = [&](int i) { return ops[static_cast<size_t>(i)]->mag; };
   double err = kInf;
   switch (inst.opcode()) {
-    case Opcode::kAdd: case Opcode::kSubtract: err = e(0) + e(1) + Round(t, mag); break;
+    case Opcode::kAdd:
+    case Opcode::kSubtract:
+      err = e(0) + e(1) + Round(t, mag);
+      break;
     case Opcode::kMultiply:
       err = e(0) * m(1) + e(1) * m(0) + e(0) * e(1) + Round(t, mag);
       break;
-    case Opcode::kAbs: case Opcode::kNegate: err = e(0); break;
-    case Opcode::kMaximum: case Opcode::kMinimum: err = std::max(e(0), e(1)); break;
-    case Opcode::kClamp: err = std::max({e(0), e(1), e(2)}); break;
-    case Opcode::kTanh: case Opcode::kSine: case Opcode::kCosine:
+    case Opcode::kAbs:
+    case Opcode::kNegate:
+      err = e(0);
+      break;
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+      err = std::max(e(0), e(1));
+      break;
+    case Opcode::kClamp:
+      err = std::max({e(0), e(1), e(2)});
+      break;
+    case Opcode::kTanh:
+    case Opcode::kSine:
+    case Opcode::kCosine:
       err = e(0) + 2 * TransRel(t);
       break;
-    case Opcode::kLogistic: err = 0.25 * e(0) + 2 * TransRel(t); break;
-    case Opcode::kErf: err = 1.13 * e(0) + 2 * TransRel(t); break;
+    case Opcode::kLogistic:
+      err = 0.25 * e(0) + 2 * TransRel(t);
+      break;
+    case Opcode::kErf:
+      err = 1.13 * e(0) + 2 * TransRel(t);
+      break;
     case Opcode::kExp:
       if (e(0) > 1) return InvalidBound();
       err = std::exp(m(0) + e(0)) * e(0) * 1.01 + TransRel(t) * mag + Round(t, mag);
@@ -328,7 +440,8 @@ ValueBound ApproxInputs(const Instruction& inst, const std::vector<const ValueBo
       err = e(0) + Round(t, mag);
       break;
     }
-    case Opcode::kReduce: case Opcode::kReduceWindow: {
+    case Opcode::kReduce:
+    case Opcode::kReduceWindow: {
       int64_t n = 1;
       if (inst.opcode() == Opcode::kReduce) {
         n = Product(inst.operand(0)->shape().dims(), inst.dimensions());
@@ -390,7 +503,8 @@ ValueBound ExactBound(double mag) {
 ValueBound ParameterBound(const hlo::Shape& shape, bool edge_values) {
   if (shape.IsTuple()) {
     ValueBound b;
-    for (const hlo::Shape& s : shape.tuple_shapes()) b.elements.push_back(ParameterBound(s, edge_values));
+    for (const hlo::Shape& s : shape.tuple_shapes())
+      b.elements.push_back(ParameterBound(s, edge_values));
     return b;
   }
   const DType t = shape.element_type();

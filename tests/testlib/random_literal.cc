@@ -28,11 +28,11 @@ class SplitMix64 {
 template <typename T>
 T FloatEdge(uint64_t pick) {
   using L = std::numeric_limits<float>;
-  constexpr float kValues[] = {0.0f, -0.0f, L::infinity(), -L::infinity(), L::quiet_NaN(),
-                               L::max(), L::lowest(), L::denorm_min()};
+  constexpr float kValues[] = {0.0f,           -0.0f,    L::infinity(), -L::infinity(),
+                               L::quiet_NaN(), L::max(), L::lowest(),   L::denorm_min()};
   if constexpr (std::is_same_v<T, double>) {
     using D = std::numeric_limits<double>;
-    constexpr double kD[] = {0.0, -0.0, D::infinity(), -D::infinity(), D::quiet_NaN(),
+    constexpr double kD[] = {0.0,      -0.0,        D::infinity(),  -D::infinity(), D::quiet_NaN(),
                              D::max(), D::lowest(), D::denorm_min()};
     return kD[pick % 8];
   } else {
@@ -59,8 +59,10 @@ T RandomValue(SplitMix64& rng, bool edge_values) {
     return static_cast<T>(static_cast<float>(rng.Uniform() * 4.0 - 2.0));
   } else {
     if (edge) return IntEdge<T>(rng.Next());
-    if constexpr (std::is_signed_v<T>) return static_cast<T>(static_cast<int64_t>(rng.Next() % 21) - 10);
-    else return static_cast<T>(rng.Next() % 21);
+    if constexpr (std::is_signed_v<T>)
+      return static_cast<T>(static_cast<int64_t>(rng.Next() % 21) - 10);
+    else
+      return static_cast<T>(rng.Next() % 21);
   }
 }
 

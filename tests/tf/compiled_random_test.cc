@@ -51,8 +51,8 @@ void AddConst(tensorflow::GraphDef& g, const std::string& name, const Tensor& va
   *(*n->mutable_attr())["value"].mutable_tensor() = tf::TensorToProto(value);
 }
 
-void AddRandom(tensorflow::GraphDef& g, const std::string& name, const RandomCase& c,
-               int64_t seed, int64_t seed2) {
+void AddRandom(tensorflow::GraphDef& g, const std::string& name, const RandomCase& c, int64_t seed,
+               int64_t seed2) {
   auto* n = g.add_node();
   n->set_name(name);
   n->set_op(c.op);
@@ -140,9 +140,10 @@ TEST(CompiledRandomTest, WithoutAutofixSeedsAreIgnoredAsInXla) {
       EXPECT_EQ(stats.clusters, 1);
       EXPECT_FALSE(Same(runs[0][0], runs[1][0])) << "each run draws a new stream";
       EXPECT_TRUE(absl::StrContains(
-          log, absl::StrCat("Warning: Using tf.random.", c.api, " with XLA compilation will "
-                            "ignore seeds; consider using tf.random.stateless_", c.api,
-                            " instead if reproducible behavior is desired. r")))
+          log, absl::StrCat("Warning: Using tf.random.", c.api,
+                            " with XLA compilation will "
+                            "ignore seeds; consider using tf.random.stateless_",
+                            c.api, " instead if reproducible behavior is desired. r")))
           << log;
       auto second = Open(path, JitMode::kAll, backend, false);
       auto again = RunTimes(*second, {"r"}, 1);
@@ -340,7 +341,7 @@ TEST(CompiledRandomTest, LoopsAndConditionalsCarryTheStateThroughTheirBodies) {
     } else {
       for (size_t k = 0; k < 3; ++k) {
         EXPECT_TRUE(Same(first_cpu[k], first[k])) << "fetch " << k << ": the JIT and the "
-                                                   << "evaluator draw the same first run";
+                                                  << "evaluator draw the same first run";
       }
     }
   }
@@ -416,7 +417,8 @@ library {
 )pb";
 
 TEST(CompiledRandomTest, LoopDrawingIntoAnUnshapedListCompiles) {
-  const std::string path = WriteTempFile("random_unshaped_list.pbtxt", kRandomIntoUnshapedListGraph);
+  const std::string path =
+      WriteTempFile("random_unshaped_list.pbtxt", kRandomIntoUnshapedListGraph);
   for (const char* backend : {"cpu", "interpreter"}) {
     SCOPED_TRACE(backend);
     auto s = Open(path, JitMode::kAll, backend, false);
@@ -429,7 +431,8 @@ TEST(CompiledRandomTest, LoopDrawingIntoAnUnshapedListCompiles) {
     const std::vector<float> v = Values((*out)[0]);
     for (float x : v) EXPECT_TRUE(x >= 0.0f && x < 1.0f) << x;
     EXPECT_NE(std::vector<float>(v.begin(), v.begin() + 2),
-              std::vector<float>(v.begin() + 2, v.begin() + 4)) << "each iteration draws anew";
+              std::vector<float>(v.begin() + 2, v.begin() + 4))
+        << "each iteration draws anew";
   }
   std::filesystem::remove(path);
 }

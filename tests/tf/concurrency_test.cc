@@ -3,18 +3,18 @@
 // input shape compile each cluster once (single flight); variable updates from concurrent runs
 // follow TF's semantics without lost updates. Built with TSan (./test.sh --tsan) these tests
 // are also the race detector's workload.
+#include <unistd.h>
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <ostream>
 #include <functional>
+#include <iterator>
 #include <mutex>
+#include <ostream>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "core/status.h"
@@ -107,8 +107,8 @@ Feeds MakeFeeds(const Case& c, int thread, int iter) {
     for (int64_t& d : dims) {
       if (d < 0) d = 1 + thread % 3;
     }
-    const uint64_t seed = 1000003ull * static_cast<uint64_t>(thread) +
-                          7919ull * static_cast<uint64_t>(iter) + k + 1;
+    const uint64_t seed =
+        1000003ull * static_cast<uint64_t>(thread) + 7919ull * static_cast<uint64_t>(iter) + k + 1;
     feeds.push_back({c.inputs[k].name, cli::RandomTensor(c.inputs[k].dtype, dims, seed)});
   }
   return feeds;
@@ -145,41 +145,76 @@ std::vector<Case> Cases() {
                                          JitMode::kAll};
   const std::vector<JitMode> tf1 = {JitMode::kNone, JitMode::kOff, JitMode::kAuto};
   return {
-      {"matmul", SourcePath("tests/tf/graphs/matmul.pbtxt"),
-       {{"a", kF32, {5, 7}}, {"b", kF32, {7, 3}}, {"at", kF32, {7, 5}}, {"bt", kF32, {3, 7}},
-        {"bias", kF32, {3}}, {"img", kF32, {2, 3, 4, 4}}},
-       {}, plain},
-      {"reductions", SourcePath("tests/tf/graphs/reductions.pbtxt"), {{"x", kF32, {4, 1, 33}}},
-       {}, plain},
-      {"int_ops", SourcePath("tests/tf/graphs/int_ops.pbtxt"),
-       {{"i", kI32, {3, 9}}, {"j", kI32, {9}}}, {}, plain},
-      {"dynamic_batch", SourcePath("tests/tf/graphs/dynamic_batch.pbtxt"), {{"x", kF32, {-1, 4}}},
-       {}, plain},
-      {"conv", WriteTempFile("conv.pbtxt", kConvGraph), {{"x", kF32, {-1, 9, 9, 3}},
-                                                     {"w", kF32, {3, 3, 3, 4}}},
-       {"mp", "mean"}, plain},
-      {"while_sum", SourcePath("tests/tf/control_flow/while_sum.pbtxt"), {{"n", kI32, {}}},
-       {"Identity", "Identity_1", "Identity_2"}, with_off},
-      {"if", SourcePath("tests/tf/control_flow/if.pbtxt"),
-       {{"p", kBool, {}}, {"k", kI32, {}}, {"x", kF32, {3}}}, {"Identity", "Identity_1"},
+      {"matmul",
+       SourcePath("tests/tf/graphs/matmul.pbtxt"),
+       {{"a", kF32, {5, 7}},
+        {"b", kF32, {7, 3}},
+        {"at", kF32, {7, 5}},
+        {"bt", kF32, {3, 7}},
+        {"bias", kF32, {3}},
+        {"img", kF32, {2, 3, 4, 4}}},
+       {},
+       plain},
+      {"reductions",
+       SourcePath("tests/tf/graphs/reductions.pbtxt"),
+       {{"x", kF32, {4, 1, 33}}},
+       {},
+       plain},
+      {"int_ops",
+       SourcePath("tests/tf/graphs/int_ops.pbtxt"),
+       {{"i", kI32, {3, 9}}, {"j", kI32, {9}}},
+       {},
+       plain},
+      {"dynamic_batch",
+       SourcePath("tests/tf/graphs/dynamic_batch.pbtxt"),
+       {{"x", kF32, {-1, 4}}},
+       {},
+       plain},
+      {"conv",
+       WriteTempFile("conv.pbtxt", kConvGraph),
+       {{"x", kF32, {-1, 9, 9, 3}}, {"w", kF32, {3, 3, 3, 4}}},
+       {"mp", "mean"},
+       plain},
+      {"while_sum",
+       SourcePath("tests/tf/control_flow/while_sum.pbtxt"),
+       {{"n", kI32, {}}},
+       {"Identity", "Identity_1", "Identity_2"},
        with_off},
-      {"tensor_list", SourcePath("tests/tf/lists/gather_scatter_concat.pbtxt"),
-       {{"x", kF32, {4, 3}}}, {"gathered", "scattered", "concat"}, with_off},
+      {"if",
+       SourcePath("tests/tf/control_flow/if.pbtxt"),
+       {{"p", kBool, {}}, {"k", kI32, {}}, {"x", kF32, {3}}},
+       {"Identity", "Identity_1"},
+       with_off},
+      {"tensor_list",
+       SourcePath("tests/tf/lists/gather_scatter_concat.pbtxt"),
+       {{"x", kF32, {4, 3}}},
+       {"gathered", "scattered", "concat"},
+       with_off},
       // The must-compile function's inputs with a dynamic batch: each new batch size compiles
       // the function body again.
       {"jit_function",
        EditedCopy("tests/tf/functions/jit_function.pbtxt", "jit_function.pbtxt",
                   "value { shape { dim { size: 2 } dim { size: 3 } } } }",
                   "value { shape { dim { size: -1 } dim { size: 3 } } } }"),
-       {{"x", kF32, {-1, 3}}, {"y", kF32, {-1, 3}}}, {"post", "rowsum", "direct:0", "direct:1"},
+       {{"x", kF32, {-1, 3}}, {"y", kF32, {-1, 3}}},
+       {"post", "rowsum", "direct:0", "direct:1"},
        with_off},
-      {"tf1_while", SourcePath("tests/tf/tf1/while_loop.pbtxt"),
-       {{"x", kF32, {}}, {"n", kI32, {}}}, {"acc", "while/Exit"}, tf1},
-      {"tf1_cond_then_compute", SourcePath("tests/tf/tf1/cond_then_compute.pbtxt"),
-       {{"x", kF32, {4}}, {"p", kBool, {}}, {"n", kI32, {}}}, {"hsum", "out", "h/add"}, tf1},
+      {"tf1_while",
+       SourcePath("tests/tf/tf1/while_loop.pbtxt"),
+       {{"x", kF32, {}}, {"n", kI32, {}}},
+       {"acc", "while/Exit"},
+       tf1},
+      {"tf1_cond_then_compute",
+       SourcePath("tests/tf/tf1/cond_then_compute.pbtxt"),
+       {{"x", kF32, {4}}, {"p", kBool, {}}, {"n", kI32, {}}},
+       {"hsum", "out", "h/add"},
+       tf1},
       // Its CheckNumerics stays out of clusters, so it cannot compile as a whole (jit=all).
-      {"demo_mlp", SourcePath("examples/models/demo_mlp.pbtxt"), {{"input", kF32, {-1, 256}}},
-       {}, {JitMode::kNone, JitMode::kAuto}},
+      {"demo_mlp",
+       SourcePath("examples/models/demo_mlp.pbtxt"),
+       {{"input", kF32, {-1, 256}}},
+       {},
+       {JitMode::kNone, JitMode::kAuto}},
   };
 }
 
@@ -261,8 +296,8 @@ TEST_P(ConcurrentRunTest, EqualsSerialBitForBit) {
       RunOnThreads([&](int t) {
         for (int i = 0; i < kIters; ++i) {
           auto out = concurrent->Run(MakeFeeds(c, t, i), fetches);
-          std::string error = out.ok() ? BitDifference(expected[t][i], *out)
-                                       : StatusToString(out.status());
+          std::string error =
+              out.ok() ? BitDifference(expected[t][i], *out) : StatusToString(out.status());
           if (!error.empty()) {
             errors[t].push_back("thread " + std::to_string(t) + " iter " + std::to_string(i) +
                                 ": " + error);
@@ -286,7 +321,9 @@ struct SingleFlightCase {
   JitMode mode;
 };
 
-void PrintTo(const SingleFlightCase& c, std::ostream* os) { *os << c.name << " " << JitModeName(c.mode); }
+void PrintTo(const SingleFlightCase& c, std::ostream* os) {
+  *os << c.name << " " << JitModeName(c.mode);
+}
 
 class SingleFlightTest : public ::testing::TestWithParam<SingleFlightCase> {};
 
@@ -355,16 +392,15 @@ TEST_P(SingleFlightTest, NewShapeCompilesOncePerCluster) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, SingleFlightTest,
-    ::testing::Values(SingleFlightCase{"dynamic_batch", JitMode::kAuto},
-                      SingleFlightCase{"conv", JitMode::kAll},
-                      SingleFlightCase{"demo_mlp", JitMode::kAuto},
-                      SingleFlightCase{"jit_function", JitMode::kOff},
-                      SingleFlightCase{"jit_function", JitMode::kAll}),
-    [](const auto& info) {
-      return info.param.name + "_" + JitModeName(info.param.mode);
-    });
+INSTANTIATE_TEST_SUITE_P(Shapes, SingleFlightTest,
+                         ::testing::Values(SingleFlightCase{"dynamic_batch", JitMode::kAuto},
+                                           SingleFlightCase{"conv", JitMode::kAll},
+                                           SingleFlightCase{"demo_mlp", JitMode::kAuto},
+                                           SingleFlightCase{"jit_function", JitMode::kOff},
+                                           SingleFlightCase{"jit_function", JitMode::kAll}),
+                         [](const auto& info) {
+                           return info.param.name + "_" + JitModeName(info.param.mode);
+                         });
 
 // Variables under concurrent runs. Resource variables (TF2): AssignAdd/AssignSubVariableOp
 // take the variable's lock for their read-modify-write, so none of N updates from each of 8
@@ -517,8 +553,8 @@ TEST_P(RefVariableConcurrencyTest, LockedAndUnlockedUpdatesAreNotLost) {
     for (int i = 0; i < kUpdates && errors[t].empty(); ++i) {
       auto a = RunTargets(*session, {}, {}, {"add_locked"});
       auto b = RunTargets(*session, {}, {"w/sum"}, {"sub_unlocked"});
-      const Tensor mine = Tensor::FromVector(DType::kFloat32, {2},
-                                             std::vector<float>{1.0f * t, -1.0f * t});
+      const Tensor mine =
+          Tensor::FromVector(DType::kFloat32, {2}, std::vector<float>{1.0f * t, -1.0f * t});
       auto c = RunTargets(*session, {{"x", mine}}, {}, {"set_u"});
       auto d = RunTargets(*session, {}, {"u/read"}, {});
       for (const absl::Status& s :
@@ -574,7 +610,6 @@ TEST(VariableConcurrencyTest, CompiledLoopUpdatesAreNotLost) {
   }
 }
 
-
 // The end of a run: many units finishing at once on the inter-op pool's threads while the
 // calling thread waits for the last one. A unit's thread must not touch the run's state after
 // handing back the last in-flight count (the caller returns and frees it at once): ASan found
@@ -583,9 +618,10 @@ TEST(VariableConcurrencyTest, CompiledLoopUpdatesAreNotLost) {
 // computes (x + b) * b for its own b, so the sum is hand-computable.
 TEST(ConcurrentRunTest, WideGraphRunEndsCleanly) {
   constexpr int kBranches = 24;
-  std::string graph = "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { "
-                      "type: DT_FLOAT } } attr { key: \"shape\" value { shape { dim { size: 4 } "
-                      "} } } }\n";
+  std::string graph =
+      "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { "
+      "type: DT_FLOAT } } attr { key: \"shape\" value { shape { dim { size: 4 } "
+      "} } } }\n";
   auto node = [](const std::string& name, const std::string& op,
                  const std::vector<std::string>& inputs) {
     std::string text = "node { name: \"" + name + "\" op: \"" + op + "\"";
@@ -596,15 +632,17 @@ TEST(ConcurrentRunTest, WideGraphRunEndsCleanly) {
   std::vector<std::string> sums;
   for (int b = 0; b < kBranches; ++b) {
     const std::string k = std::to_string(b);
-    graph += "node { name: \"b" + k + "\" op: \"Const\" attr { key: \"dtype\" value { type: "
+    graph += "node { name: \"b" + k +
+             "\" op: \"Const\" attr { key: \"dtype\" value { type: "
              "DT_FLOAT } } attr { key: \"value\" value { tensor { dtype: DT_FLOAT tensor_shape "
-             "{ } float_val: " + k + " } } } }\n";
+             "{ } float_val: " +
+             k + " } } } }\n";
     graph += node("add" + k, "AddV2", {"x", "b" + k}) + " }\n";
     graph += node("mul" + k, "Mul", {"add" + k, "b" + k}) + " }\n";
     sums.push_back("mul" + k);
   }
-  graph += node("sum", "AddN", sums) + " attr { key: \"N\" value { i: " +
-           std::to_string(kBranches) + " } } }\n";
+  graph += node("sum", "AddN", sums) +
+           " attr { key: \"N\" value { i: " + std::to_string(kBranches) + " } } }\n";
   const std::string path = WriteTempFile("wide_graph.pbtxt", graph);
   const Tensor x = Tensor::FromVector(DType::kFloat32, {4}, std::vector<float>{0, 1, 2, 3});
   // kNone: 49 units on the pool; kAuto: one compiled cluster, whose kernels shard on it.

@@ -66,8 +66,8 @@ class ControlFlowTest : public ::testing::TestWithParam<std::tuple<std::string, 
   }
 };
 
-#define TFJIT_SKIP_IF_CPU_CANNOT_COMPILE_YET(status)                                           \
-  if (CpuCannotCompileYet(status)) {                                                         \
+#define TFJIT_SKIP_IF_CPU_CANNOT_COMPILE_YET(status)                                            \
+  if (CpuCannotCompileYet(status)) {                                                            \
     GTEST_SKIP() << "cpu backend cannot compile while/conditional yet: " << (status).message(); \
   }
 
@@ -142,9 +142,9 @@ TEST_P(ControlFlowTest, IfWithBranchesOfDifferentShapesTakesItsKnownBranch) {
   for (int k : {2, 0, 3, -1, 2}) {
     SCOPED_TRACE(::testing::Message() << "k=" << k);
     RunStats stats;
-    auto out = session->Run({{"k", Scalar(DType::kInt32, k)},
-                             {"x", Tensor::FromVector(DType::kFloat32, {3}, x)}},
-                            {"y"}, &stats);
+    auto out = session->Run(
+        {{"k", Scalar(DType::kInt32, k)}, {"x", Tensor::FromVector(DType::kFloat32, {3}, x)}},
+        {"y"}, &stats);
     TFJIT_SKIP_IF_CPU_CANNOT_COMPILE_YET(out.status());
     ASSERT_TRUE(out.ok()) << StatusToString(out.status());
     const Tensor& y = (*out)[0];
@@ -181,9 +181,8 @@ TEST_P(ControlFlowTest, LoopNestedInIfBranch) {
 TEST_P(ControlFlowTest, LoopVariableThatChangesShapeRunsUncompiledAndFailsMustCompile) {
   auto session = Load(GraphPath("while_grow.pbtxt"));
   ASSERT_NE(session, nullptr);
-  auto out = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {1},
-                                                    std::vector<float>{1.5f})}},
-                          {"Identity"});
+  auto out = session->Run(
+      {{"x", Tensor::FromVector(DType::kFloat32, {1}, std::vector<float>{1.5f})}}, {"Identity"});
   if (mode() == JitMode::kAll) {
     ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument)
         << StatusToString(out.status());
@@ -209,8 +208,7 @@ TEST_P(ControlFlowTest, ReshapeByLoopCounterIsTfsCompileTimeConstantErrorWhenCom
   auto session = Load(GraphPath("while_reshape.pbtxt"));
   ASSERT_NE(session, nullptr);
   const std::vector<float> x = {1, 2, 3, -4, 5, 0.5f};
-  auto out = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {2, 3}, x)}},
-                          {"Identity"});
+  auto out = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {2, 3}, x)}}, {"Identity"});
   if (mode() == JitMode::kAll) {
     ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument)
         << StatusToString(out.status());
@@ -234,11 +232,11 @@ TEST_P(ControlFlowTest, ReshapeByLoopCounterIsTfsCompileTimeConstantErrorWhenCom
 
 TEST_P(ControlFlowTest, UnloweredOpInLoopBodyIsReportedWithItsFunction) {
   if (mode() != JitMode::kAll) GTEST_SKIP() << "must-compile behaviour only";
-  const std::string text = absl::StrReplaceAll(
-      ReadFile(GraphPath("while_sum.pbtxt")),
-      // ListDiff (x, y) -> (out, idx) has no lowering (XLA leaves it to TF).
-      {{"name: \"add_1\" op: \"AddV2\"", "name: \"add_1\" op: \"ListDiff\""},
-       {"add_1:z:0", "add_1:out:0"}});
+  const std::string text =
+      absl::StrReplaceAll(ReadFile(GraphPath("while_sum.pbtxt")),
+                          // ListDiff (x, y) -> (out, idx) has no lowering (XLA leaves it to TF).
+                          {{"name: \"add_1\" op: \"AddV2\"", "name: \"add_1\" op: \"ListDiff\""},
+                           {"add_1:z:0", "add_1:out:0"}});
   const std::string path = WriteTempFile("cf_floormod.pbtxt", text);
   auto session = Load(path);
   ASSERT_NE(session, nullptr);
@@ -253,14 +251,14 @@ TEST_P(ControlFlowTest, UnloweredOpInLoopBodyIsReportedWithItsFunction) {
       << out.status();
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    BackendsAndModes, ControlFlowTest,
-    ::testing::Combine(::testing::Values("interpreter", "cpu"),
-                       ::testing::Values(JitMode::kNone, JitMode::kOff, JitMode::kAuto,
-                                         JitMode::kAll)),
-    [](const ::testing::TestParamInfo<ControlFlowTest::ParamType>& info) {
-      return std::get<0>(info.param) + "_" + JitModeName(std::get<1>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(BackendsAndModes, ControlFlowTest,
+                         ::testing::Combine(::testing::Values("interpreter", "cpu"),
+                                            ::testing::Values(JitMode::kNone, JitMode::kOff,
+                                                              JitMode::kAuto, JitMode::kAll)),
+                         [](const ::testing::TestParamInfo<ControlFlowTest::ParamType>& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  JitModeName(std::get<1>(info.param));
+                         });
 
 // TF's functional_ops ToBool: scalars by value, other tensors by element count.
 TEST(ControlFlowToBoolTest, FollowsTfTruthiness) {
@@ -290,10 +288,10 @@ TEST(ControlFlowArgumentTest, LoopInvariantShapeFromAnArgumentCompiles) {
     ASSERT_TRUE(session.ok()) << session.status();
     for (int n : {2, 5}) {
       RunStats stats;
-      auto out = (*session)->Run(
-          {{"x", Tensor::FromVector(DType::kFloat32, {}, std::vector<float>{0.5f})},
-           {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int32_t>{n})}},
-          {"Identity"}, &stats);
+      auto out =
+          (*session)->Run({{"x", Tensor::FromVector(DType::kFloat32, {}, std::vector<float>{0.5f})},
+                           {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int32_t>{n})}},
+                          {"Identity"}, &stats);
       ASSERT_TRUE(out.ok()) << StatusToString(out.status());
       EXPECT_EQ((*out)[0].data<float>()[0], 0.5f + 3.0f * static_cast<float>(n));
       if (mode != JitMode::kNone) {
@@ -382,8 +380,9 @@ TEST(ControlFlowTest, AClusterThatFailsAtOneNodeLeavesItOutFromTheNextRun) {
   }
   auto explain = (*session)->Explain({"out"});
   ASSERT_TRUE(explain.ok()) << explain.status();
-  EXPECT_TRUE(absl::StrContains(*explain, "its cluster failed to compile, so it runs in the "
-                                          "runtime"))
+  EXPECT_TRUE(absl::StrContains(*explain,
+                                "its cluster failed to compile, so it runs in the "
+                                "runtime"))
       << *explain;
   std::filesystem::remove(path);
 }

@@ -163,8 +163,8 @@ class WhileNmsPadTest : public ::testing::TestWithParam<JitMode> {};
 // static size in the body) compiles whole, and gives the fallback kernels' answer for row
 // counts from none to all.
 TEST_P(WhileNmsPadTest, CompilesWholeAndMatchesTheKernels) {
-  const std::string path = testing::WriteTempFile("while_nms_pad.pbtxt",
-                                                  ControlFlowGraph("while_nms_pad.pbtxt"));
+  const std::string path =
+      testing::WriteTempFile("while_nms_pad.pbtxt", ControlFlowGraph("while_nms_pad.pbtxt"));
   for (uint32_t seed = 1; seed <= 6; ++seed) {
     const auto in = NmsInputs(seed, seed == 5, seed == 6);
     RunStats reference_stats, stats;
@@ -203,7 +203,8 @@ TEST_P(WhileNmsPadTest, APaddedValueReachingAnotherOpStaysOut) {
               R"(name: "scaled" op: "L2Loss" input: "padded:output:0")");
   ReplaceOnce(&text, R"(input: "acc" input: "scaled:z:0")",
               R"(input: "acc" input: "scaled:output:0")");
-  ReplaceOnce(&text, R"(    ret { key: "counter_out")", R"(    node_def { name: "fixed_pads" op: "Const"
+  ReplaceOnce(&text, R"(    ret { key: "counter_out")",
+              R"(    node_def { name: "fixed_pads" op: "Const"
                attr { key: "dtype" value { type: DT_INT32 } }
                attr { key: "value" value { tensor { dtype: DT_INT32
                  tensor_shape { dim { size: 1 } dim { size: 2 } } int_val: 0 int_val: 1 } } } }
@@ -214,8 +215,7 @@ TEST_P(WhileNmsPadTest, APaddedValueReachingAnotherOpStaysOut) {
   absl::StatusOr<Tensor> got = RunNmsLoop(path, GetParam(), in, &stats);
   if (GetParam() == JitMode::kAll) {
     ASSERT_FALSE(got.ok());
-    EXPECT_NE(got.status().message().find("'scaled' (L2Loss)"), std::string::npos)
-        << got.status();
+    EXPECT_NE(got.status().message().find("'scaled' (L2Loss)"), std::string::npos) << got.status();
     EXPECT_NE(got.status().message().find("known only at run time"), std::string::npos)
         << got.status();
   } else {
@@ -335,8 +335,7 @@ TEST_P(PaddedPostprocessTest, PaddedMeetsAStaticShape) {
       ASSERT_EQ((*got)[0].ShapeString(), (*want)[0].ShapeString()) << fetch;
       const int64_t n = (*want)[0].num_elements();
       EXPECT_EQ(std::vector<int64_t>((*got)[0].data<int64_t>(), (*got)[0].data<int64_t>() + n),
-                std::vector<int64_t>((*want)[0].data<int64_t>(),
-                                     (*want)[0].data<int64_t>() + n))
+                std::vector<int64_t>((*want)[0].data<int64_t>(), (*want)[0].data<int64_t>() + n))
           << fetch;
     }
   }
@@ -346,8 +345,7 @@ TEST_P(PaddedPostprocessTest, PaddedMeetsAStaticShape) {
 INSTANTIATE_TEST_SUITE_P(Jit, PaddedPostprocessTest,
                          ::testing::Values(JitMode::kAuto, JitMode::kAll));
 
-INSTANTIATE_TEST_SUITE_P(Jit, WhileNmsPadTest,
-                         ::testing::Values(JitMode::kAuto, JitMode::kAll));
+INSTANTIATE_TEST_SUITE_P(Jit, WhileNmsPadTest, ::testing::Values(JitMode::kAuto, JitMode::kAll));
 
 }  // namespace
 }  // namespace tfjit

@@ -103,9 +103,9 @@ TEST(FunctionTest, MustCompileFunctionWithCheckNumericsFailsLikeTf) {
     SCOPED_TRACE(JitModeName(mode));
     auto session = Load(FunctionGraph("check_numerics.pbtxt"), mode);
     ASSERT_NE(session, nullptr);
-    auto out = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {4}, std::vector<float>{
-                                                           0, 1, 2, 3})}},
-                            {"Identity"});
+    auto out = session->Run(
+        {{"x", Tensor::FromVector(DType::kFloat32, {4}, std::vector<float>{0, 1, 2, 3})}},
+        {"Identity"});
     ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument)
         << StatusToString(out.status());
     EXPECT_TRUE(absl::StartsWith(out.status().message(),
@@ -116,38 +116,40 @@ TEST(FunctionTest, MustCompileFunctionWithCheckNumericsFailsLikeTf) {
     EXPECT_TRUE(absl::StrContains(out.status().message(), "CheckNumerics")) << out.status();
     EXPECT_TRUE(absl::StrContains(out.status().message(),
                                   "in function '__inference_f_12' called by node "
-                                  "'StatefulPartitionedCall'")) << out.status();
+                                  "'StatefulPartitionedCall'"))
+        << out.status();
   }
 }
 
 TEST(FunctionTest, CheckNumericsRunsUncompiledWithoutMustCompile) {
   const std::string text = ReadFile(FunctionGraph("check_numerics.pbtxt"));
-  const std::string no_must = absl::StrReplaceAll(
-      text, {{"key: \"_XlaMustCompile\" value { b: true }",
-              "key: \"_XlaMustCompile\" value { b: false }"}});
+  const std::string no_must =
+      absl::StrReplaceAll(text, {{"key: \"_XlaMustCompile\" value { b: true }",
+                                  "key: \"_XlaMustCompile\" value { b: false }"}});
   ASSERT_NE(text, no_must);
   const std::vector<float> x = {0, 1, 2, 3};
   const std::string marked = FunctionGraph("check_numerics.pbtxt");
-  for (const std::string& path : {WriteTempFile("tfjit_fn_no_must_compile.pbtxt", no_must), marked}) {
+  for (const std::string& path :
+       {WriteTempFile("tfjit_fn_no_must_compile.pbtxt", no_must), marked}) {
     // _XlaMustCompile: false never compiles, even in auto/all; jit none ignores `true`.
     const bool marked_true = path == marked;
-    for (JitMode mode : marked_true ? std::vector<JitMode>{JitMode::kNone}
-                                    : std::vector<JitMode>{JitMode::kOff, JitMode::kAuto,
-                                                           JitMode::kAll}) {
+    for (JitMode mode : marked_true
+                            ? std::vector<JitMode>{JitMode::kNone}
+                            : std::vector<JitMode>{JitMode::kOff, JitMode::kAuto, JitMode::kAll}) {
       SCOPED_TRACE(std::string(JitModeName(mode)) + " " + path);
       auto session = Load(path, mode);
       ASSERT_NE(session, nullptr);
       RunStats stats;
-      auto out = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {4}, x)}}, {"Identity"},
-                              &stats);
+      auto out =
+          session->Run({{"x", Tensor::FromVector(DType::kFloat32, {4}, x)}}, {"Identity"}, &stats);
       ASSERT_TRUE(out.ok()) << StatusToString(out.status());
       ExpectNear((*out)[0], {1.0f, std::exp(1.0f), std::exp(2.0f), std::exp(3.0f)}, "exp");
       // Nothing of the body compiles; in kAll only the outer Identity does.
       EXPECT_EQ(stats.nodes_compiled, mode == JitMode::kAll ? 1 : 0);
       // The uncompiled CheckNumerics still checks: exp(100) overflows float32.
-      auto bad = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {4},
-                                                        std::vector<float>{0, 100, 0, 0})}},
-                              {"Identity"});
+      auto bad = session->Run(
+          {{"x", Tensor::FromVector(DType::kFloat32, {4}, std::vector<float>{0, 100, 0, 0})}},
+          {"Identity"});
       ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument)
           << StatusToString(bad.status());
       EXPECT_TRUE(absl::StrContains(bad.status().message(), "exp overflowed")) << bad.status();
@@ -164,8 +166,8 @@ TEST(FunctionTest, NestedCallsCompileInsideMustCompileCaller) {
     auto session = Load(FunctionGraph("nested.pbtxt"), mode);
     ASSERT_NE(session, nullptr);
     RunStats stats;
-    auto out = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {3}, x)}}, {"Identity"},
-                            &stats);
+    auto out =
+        session->Run({{"x", Tensor::FromVector(DType::kFloat32, {3}, x)}}, {"Identity"}, &stats);
     ASSERT_TRUE(out.ok()) << StatusToString(out.status());
     ExpectNear((*out)[0], {1.5f * 1.5f + 1, 4.0f + 1, 0.25f + 1}, "Identity");
     if (mode == JitMode::kNone) {
@@ -188,8 +190,8 @@ TEST(FunctionTest, ListPassesBetweenNestedFunctionsOfAJitFunction) {
     auto session = Load(FunctionGraph("nested_list.pbtxt"), mode);
     ASSERT_NE(session, nullptr);
     RunStats stats;
-    auto out = session->Run({{"x", Tensor::FromVector(DType::kFloat32, {3}, x)}}, {"Identity"},
-                            &stats);
+    auto out =
+        session->Run({{"x", Tensor::FromVector(DType::kFloat32, {3}, x)}}, {"Identity"}, &stats);
     ASSERT_TRUE(out.ok()) << StatusToString(out.status());
     EXPECT_EQ((*out)[0].ShapeString(), "float32[2,3]");
     ExpectNear((*out)[0], {1.5f, -2.0f, 0.5f, 3.0f, -4.0f, 1.0f}, "Identity");
@@ -241,8 +243,9 @@ TEST(FunctionTest, ExplainSaysWhyCallsStayOut) {
   ASSERT_NE(session, nullptr);
   auto text = session->Explain({"post"});
   ASSERT_TRUE(text.ok()) << StatusToString(text.status());
-  EXPECT_TRUE(absl::StrContains(*text, "'StatefulPartitionedCall' (StatefulPartitionedCall): "
-                                       "function call runs as a unit (must-compile: yes)"))
+  EXPECT_TRUE(absl::StrContains(*text,
+                                "'StatefulPartitionedCall' (StatefulPartitionedCall): "
+                                "function call runs as a unit (must-compile: yes)"))
       << *text;
 }
 

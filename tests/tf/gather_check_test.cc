@@ -120,9 +120,8 @@ struct Mode {
   JitMode jit;
   const char* backend;
 };
-const Mode kCompiledModes[] = {{JitMode::kAuto, "cpu"},
-                               {JitMode::kAll, "cpu"},
-                               {JitMode::kAll, "interpreter"}};
+const Mode kCompiledModes[] = {
+    {JitMode::kAuto, "cpu"}, {JitMode::kAll, "cpu"}, {JitMode::kAll, "interpreter"}};
 
 // Runs `feed` in --jit none and every compiled mode: good indices give `want` everywhere (and
 // the gather node runs compiled), bad ones the same INVALID_ARGUMENT as the kernel.
@@ -137,8 +136,7 @@ void CheckAllModes(const std::string& path, const std::string& gather_node, cons
   } else {
     ASSERT_EQ(ref.status().code(), absl::StatusCode::kInvalidArgument)
         << StatusToString(ref.status());
-    EXPECT_TRUE(absl::StrContains(ref.status().message(), want_message))
-        << ref.status().message();
+    EXPECT_TRUE(absl::StrContains(ref.status().message(), want_message)) << ref.status().message();
     EXPECT_EQ(NodeOfError(ref.status()).first, gather_node);
   }
   for (const Mode& mode : kCompiledModes) {
@@ -204,8 +202,8 @@ TEST(GatherCheckTest, GatherNdComputedIndices) {
                 "");
   // idx = [[1,1],[4,0],[0,-1]]: row 1 is the first bad one.
   CheckAllModes(path, "nd",
-                Tensor::FromVector<int64_t>(DType::kInt64, {3, 2}, {0, 0, 3, -1, -1, -2}),
-                nullptr, "indices[1] = [4, 0] does not index into param shape [3,3]");
+                Tensor::FromVector<int64_t>(DType::kInt64, {3, 2}, {0, 0, 3, -1, -1, -2}), nullptr,
+                "indices[1] = [4, 0] does not index into param shape [3,3]");
   std::filesystem::remove(path);
 }
 
@@ -273,8 +271,8 @@ TEST(GatherCheckTest, GatherInWhileBodyChecksItsIndices) {
     auto s = Open(path, jit, backend);
     EXPECT_NE(s, nullptr);
     RunStats stats;
-    auto out = s->Run({{"n", Tensor::FromVector<int32_t>(DType::kInt32, {}, {n})}},
-                      {"Identity"}, &stats);
+    auto out =
+        s->Run({{"n", Tensor::FromVector<int32_t>(DType::kInt32, {}, {n})}}, {"Identity"}, &stats);
     if (jit != JitMode::kNone && out.ok()) {
       EXPECT_EQ(stats.fallbacks, 0);
       EXPECT_GE(stats.clusters, 1);

@@ -55,8 +55,8 @@ std::string ConstNode(const std::string& name, const std::string& dtype,
                     is_int ? absl::StrCat(static_cast<int>(v)) : absl::StrCat(v), " ");
   }
   return absl::StrCat("node { name: \"", name, "\" op: \"Const\" attr { key: \"dtype\" value { ",
-                      "type: ", dtype, " } } attr { key: \"value\" value { tensor { dtype: ",
-                      dtype, " tensor_shape { ", shape, "} ", vals, "} } } }\n");
+                      "type: ", dtype, " } } attr { key: \"value\" value { tensor { dtype: ", dtype,
+                      " tensor_shape { ", shape, "} ", vals, "} } } }\n");
 }
 
 std::vector<double> Seeded(size_t n, uint32_t seed) {
@@ -81,33 +81,37 @@ void AddWindowCases(std::vector<GradCase>* cases) {
   const std::string image = ConstNode("img", "DT_DOUBLE", {1, 5, 5, 2}, Seeded(50, 4));
   cases->push_back(
       {"Conv2DBackpropInput",
-       filter + absl::StrCat(R"(node { name: "y" op: "Conv2D" input: "x" input: "w" )",
-                             kConvAttrs, "}"),
+       filter +
+           absl::StrCat(R"(node { name: "y" op: "Conv2D" input: "x" input: "w" )", kConvAttrs, "}"),
        ConstNode("in_sizes", "DT_INT32", {4}, {1, 5, 5, 2}) +
            absl::StrCat(R"(node { name: "g" op: "Conv2DBackpropInput" input: "in_sizes" )",
                         R"(input: "w" input: "dy" )", kConvAttrs, "}"),
-       {1, 5, 5, 2}, {1, 5, 5, 3}});
+       {1, 5, 5, 2},
+       {1, 5, 5, 3}});
   cases->push_back(
       {"Conv2DBackpropFilter",
-       image + absl::StrCat(R"(node { name: "y" op: "Conv2D" input: "img" input: "x" )",
-                            kConvAttrs, "}"),
+       image + absl::StrCat(R"(node { name: "y" op: "Conv2D" input: "img" input: "x" )", kConvAttrs,
+                            "}"),
        ConstNode("f_sizes", "DT_INT32", {4}, {3, 3, 2, 3}) +
            absl::StrCat(R"(node { name: "g" op: "Conv2DBackpropFilter" input: "img" )",
                         R"(input: "f_sizes" input: "dy" )", kConvAttrs, "}"),
-       {3, 3, 2, 3}, {1, 5, 5, 3}});
+       {3, 3, 2, 3},
+       {1, 5, 5, 3}});
   cases->push_back(
       {"MaxPoolGrad",
        absl::StrCat(R"(node { name: "y" op: "MaxPool" input: "x" )", kPoolAttrs, "}"),
        absl::StrCat(R"(node { name: "g" op: "MaxPoolGrad" input: "x" input: "y" input: "dy" )",
                     kPoolAttrs, "}"),
-       {1, 4, 4, 2}, {1, 2, 2, 2}});
+       {1, 4, 4, 2},
+       {1, 2, 2, 2}});
   cases->push_back(
       {"AvgPoolGrad",
        absl::StrCat(R"(node { name: "y" op: "AvgPool" input: "x" )", kPoolAttrs, "}"),
        ConstNode("x_shape", "DT_INT32", {4}, {1, 4, 4, 2}) +
            absl::StrCat(R"(node { name: "g" op: "AvgPoolGrad" input: "x_shape" input: "dy" )",
                         kPoolAttrs, "}"),
-       {1, 4, 4, 2}, {1, 2, 2, 2}});
+       {1, 4, 4, 2},
+       {1, 2, 2, 2}});
 }
 
 std::vector<GradCase> Cases() {
@@ -122,14 +126,18 @@ std::vector<GradCase> Cases() {
       {"Tanh", Unary("Tanh"), GradOf("TanhGrad", "y", "dy"), {3, 4}, {3, 4}},
       {"Sqrt", Unary("Sqrt"), GradOf("SqrtGrad", "y", "dy"), {3, 4}, {3, 4}, 0.5, 3},
       {"Rsqrt", Unary("Rsqrt"), GradOf("RsqrtGrad", "y", "dy"), {3, 4}, {3, 4}, 0.5, 3},
-      {"Reciprocal", Unary("Reciprocal"), GradOf("ReciprocalGrad", "y", "dy"), {3, 4}, {3, 4},
-       0.5, 3},
+      {"Reciprocal",
+       Unary("Reciprocal"),
+       GradOf("ReciprocalGrad", "y", "dy"),
+       {3, 4},
+       {3, 4},
+       0.5,
+       3},
   };
   // BiasAdd's bias gradient: y = x + b over the last dim, so d<dy, y>/db = sum of dy over rows.
   // Here the "x" of the check is the bias.
-  cases.push_back(
-      {"BiasAddGrad",
-       R"(node { name: "v" op: "Const" attr { key: "dtype" value { type: DT_DOUBLE } }
+  cases.push_back({"BiasAddGrad",
+                   R"(node { name: "v" op: "Const" attr { key: "dtype" value { type: DT_DOUBLE } }
                attr { key: "value" value { tensor { dtype: DT_DOUBLE
                  tensor_shape { dim { size: 3 } dim { size: 4 } }
                  double_val: 0.5 double_val: -1 double_val: 2 double_val: 0.25 double_val: 1
@@ -137,9 +145,10 @@ std::vector<GradCase> Cases() {
                  double_val: 0.75 double_val: 1.25 } } } }
           node { name: "y" op: "BiasAdd" input: "v" input: "x"
                  attr { key: "T" value { type: DT_DOUBLE } } })",
-       R"(node { name: "g" op: "BiasAddGrad" input: "dy"
+                   R"(node { name: "g" op: "BiasAddGrad" input: "dy"
                  attr { key: "T" value { type: DT_DOUBLE } } })",
-       {4}, {3, 4}});
+                   {4},
+                   {3, 4}});
   AddWindowCases(&cases);
   return cases;
 }
@@ -156,9 +165,9 @@ TEST_P(GradientCheckTest, MatchesCentralDifferences) {
   const GradCase& c = std::get<0>(GetParam());
   SessionOptions options;
   options.jit = std::get<1>(GetParam());
-  const std::string path = testing::WriteTempFile(
-      absl::StrCat("grad_", c.name, ".pbtxt"),
-      absl::StrCat(kPlaceholders, c.forward, "\n", c.gradient));
+  const std::string path =
+      testing::WriteTempFile(absl::StrCat("grad_", c.name, ".pbtxt"),
+                             absl::StrCat(kPlaceholders, c.forward, "\n", c.gradient));
   auto session = Session::Load(path, options);
   ASSERT_TRUE(session.ok()) << session.status();
   std::mt19937 rng(17);
@@ -177,9 +186,8 @@ TEST_P(GradientCheckTest, MatchesCentralDifferences) {
   }
   for (double& v : dy) v = ud(rng);
   const Tensor dy_t = Tensor::FromVector(DType::kFloat64, c.y_dims, dy);
-  auto grad = (*session)->Run({{"x", Tensor::FromVector(DType::kFloat64, c.x_dims, x)},
-                               {"dy", dy_t}},
-                              {"g"});
+  auto grad = (*session)->Run(
+      {{"x", Tensor::FromVector(DType::kFloat64, c.x_dims, x)}, {"dy", dy_t}}, {"g"});
   ASSERT_TRUE(grad.ok()) << grad.status();
   ASSERT_EQ((*grad)[0].num_elements(), nx);
   const double h = 1e-6;
@@ -192,19 +200,18 @@ TEST_P(GradientCheckTest, MatchesCentralDifferences) {
     ASSERT_TRUE(fp.ok() && fm.ok());
     const double numeric = (Dot((*fp)[0], dy) - Dot((*fm)[0], dy)) / (2 * h);
     const double analytic = (*grad)[0].data<double>()[i];
-    EXPECT_NEAR(analytic, numeric, 1e-6 * (1 + std::abs(numeric))) << c.name << " x[" << i
-                                                                    << "] = " << x[i];
+    EXPECT_NEAR(analytic, numeric, 1e-6 * (1 + std::abs(numeric)))
+        << c.name << " x[" << i << "] = " << x[i];
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Ops, GradientCheckTest,
-    ::testing::Combine(::testing::ValuesIn(Cases()),
-                       ::testing::Values(JitMode::kNone, JitMode::kAuto)),
-    [](const ::testing::TestParamInfo<GradientCheckTest::ParamType>& info) {
-      return absl::StrCat(std::get<0>(info.param).name, "_",
-                          JitModeName(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(Ops, GradientCheckTest,
+                         ::testing::Combine(::testing::ValuesIn(Cases()),
+                                            ::testing::Values(JitMode::kNone, JitMode::kAuto)),
+                         [](const ::testing::TestParamInfo<GradientCheckTest::ParamType>& info) {
+                           return absl::StrCat(std::get<0>(info.param).name, "_",
+                                               JitModeName(std::get<1>(info.param)));
+                         });
 
 }  // namespace
 }  // namespace tfjit

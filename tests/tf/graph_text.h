@@ -32,8 +32,8 @@ std::string ConstNode(const std::string& name, const char* dtype, const char* fi
   std::string vals;
   for (T v : values) absl::StrAppend(&vals, field, ": ", v, " ");
   return absl::StrCat("node { name: \"", name, "\" op: \"Const\" attr { key: \"dtype\" value { ",
-                      "type: ", dtype, " } } attr { key: \"value\" value { tensor { dtype: ",
-                      dtype, " ", ShapeText("tensor_shape", dims), " ", vals, "} } } }\n");
+                      "type: ", dtype, " } } attr { key: \"value\" value { tensor { dtype: ", dtype,
+                      " ", ShapeText("tensor_shape", dims), " ", vals, "} } } }\n");
 }
 
 inline std::string PlaceholderNode(const std::string& name, const char* dtype,

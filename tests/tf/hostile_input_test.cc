@@ -46,8 +46,8 @@ std::string ReadFile(const std::string& path) {
 // Writes `text` to a fresh temp file named after the running test and `tag`.
 std::string WriteGraph(const std::string& tag, const std::string& text) {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return WriteTempFile(
-      absl::StrCat(info->test_suite_name(), "_", info->name(), "_", tag, ".pbtxt"), text);
+  return WriteTempFile(absl::StrCat(info->test_suite_name(), "_", info->name(), "_", tag, ".pbtxt"),
+                       text);
 }
 
 std::unique_ptr<Session> Load(const std::string& path, SessionOptions options) {
@@ -135,7 +135,8 @@ node { name: "giant" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
                                             int64_val: 1099511627776 int64_val: 1099511627776 } } } }
 node { name: "v" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
        attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1.5 } } } }
-node { name: "fill" op: "Fill" input: ")pb", dims_node, R"pb(" input: "v"
+node { name: "fill" op: "Fill" input: ")pb",
+                      dims_node, R"pb(" input: "v"
        attr { key: "T" value { type: DT_FLOAT } } attr { key: "index_type" value { type: DT_INT64 } } }
 node { name: "out" op: "Identity" input: "fill" attr { key: "T" value { type: DT_FLOAT } } }
 versions { producer: 1645 min_consumer: 12 }
@@ -205,8 +206,7 @@ TEST(HostileInterpreterTest, InfiniteWhileStopsAtTheDeadline) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << StatusToString(r.status());
   // Stopped inside the evaluator's loop, not between runtime nodes.
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "evaluated While"))
-      << r.status().message();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "evaluated While")) << r.status().message();
   EXPECT_LT(Seconds(t0), 0.3 + 5.0);
 }
 
@@ -255,8 +255,7 @@ TEST_P(HostileTest, HugeTripCountUnderDeadlineThenNormalRun) {
   run.timeout_ms = 200;
   const auto t0 = std::chrono::steady_clock::now();
   absl::StatusOr<std::vector<Tensor>> r =
-      session->Run(run, {{"n", ScalarI32(std::numeric_limits<int32_t>::max())}}, {"Identity"},
-                   {});
+      session->Run(run, {{"n", ScalarI32(std::numeric_limits<int32_t>::max())}}, {"Identity"}, {});
   ASSERT_FALSE(r.ok()) << "summed 2^31 values within 200 ms?";
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << StatusToString(r.status());
   EXPECT_LT(Seconds(t0), 5.0);
@@ -469,8 +468,8 @@ TEST(HostileValuesTest, NanAndInfEverywhereMatchTheUncompiledRun) {
     const std::vector<std::string> fetches = reference->DefaultFetches();
     absl::StatusOr<std::vector<Tensor>> want = reference->Run(feeds, fetches);
     absl::StatusOr<std::vector<Tensor>> got = compiled->Run(feeds, fetches);
-    ASSERT_EQ(want.ok(), got.ok()) << StatusToString(want.status()) << " vs "
-                                   << StatusToString(got.status());
+    ASSERT_EQ(want.ok(), got.ok())
+        << StatusToString(want.status()) << " vs " << StatusToString(got.status());
     if (!want.ok()) {
       EXPECT_EQ(want.status().code(), got.status().code());
       continue;
@@ -541,9 +540,11 @@ std::string HostileOpGraph(const HostileOpCase& c, bool as_constants) {
       absl::StrAppend(&tensor, " }");
       const Tensor v = OperandValue(in);
       for (int64_t i = 0; i < v.num_elements(); ++i) {
-        if (in.dtype == DType::kFloat32) absl::StrAppend(&tensor, " float_val: ", v.data<float>()[i]);
+        if (in.dtype == DType::kFloat32)
+          absl::StrAppend(&tensor, " float_val: ", v.data<float>()[i]);
         if (in.dtype == DType::kInt32) absl::StrAppend(&tensor, " int_val: ", v.data<int32_t>()[i]);
-        if (in.dtype == DType::kInt64) absl::StrAppend(&tensor, " int64_val: ", v.data<int64_t>()[i]);
+        if (in.dtype == DType::kInt64)
+          absl::StrAppend(&tensor, " int64_val: ", v.data<int64_t>()[i]);
       }
       absl::StrAppend(&g, "node { name: \"", in.name, "\" op: \"Const\" attr { key: \"dtype\" ",
                       "value { type: ", TfType(in.dtype), " } } attr { key: \"value\" value { ",
@@ -580,9 +581,10 @@ std::vector<HostileOpCase> HostileOpCases() {
   const OperandSpec x3{"x", DType::kFloat32, {3}, {}};
   const OperandSpec x6{"x", DType::kFloat32, {6}, {}};
   const OperandSpec x22{"x", DType::kFloat32, {2, 2}, {}};
-  for (const std::vector<int64_t>& shape :
-       {std::vector<int64_t>{-2, 3}, {huge, huge, 3}, {2, 4}}) {
-    add(absl::StrCat("BroadcastTo_", shape[0] == -2 ? "negative" : shape[0] == 2 ? "mismatch" : "huge"),
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{-2, 3}, {huge, huge, 3}, {2, 4}}) {
+    add(absl::StrCat("BroadcastTo_", shape[0] == -2  ? "negative"
+                                     : shape[0] == 2 ? "mismatch"
+                                                     : "huge"),
         "BroadcastTo", f32 + TypeAttr("Tidx", "DT_INT64"),
         {x3, {"shape", DType::kInt64, {static_cast<int64_t>(shape.size())}, shape}});
   }
@@ -625,11 +627,15 @@ std::vector<HostileOpCase> HostileOpCases() {
   const std::string std_attrs = TypeAttr("T", "DT_FLOAT") + TypeAttr("Tindices", i32) +
                                 " attr { key: \"validate_indices\" value { b: true } }";
   add("SparseToDense_negative", "SparseToDense", std_attrs,
-      {{"indices", DType::kInt32, {1}, {0}}, {"output_shape", DType::kInt32, {1}, {-1}},
-       {"values", DType::kFloat32, {}, {}}, {"default", DType::kFloat32, {}, {}}});
+      {{"indices", DType::kInt32, {1}, {0}},
+       {"output_shape", DType::kInt32, {1}, {-1}},
+       {"values", DType::kFloat32, {}, {}},
+       {"default", DType::kFloat32, {}, {}}});
   add("SparseToDense_out_of_range", "SparseToDense", std_attrs,
-      {{"indices", DType::kInt32, {1}, {7}}, {"output_shape", DType::kInt32, {1}, {4}},
-       {"values", DType::kFloat32, {}, {}}, {"default", DType::kFloat32, {}, {}}});
+      {{"indices", DType::kInt32, {1}, {7}},
+       {"output_shape", DType::kInt32, {1}, {4}},
+       {"values", DType::kFloat32, {}, {}},
+       {"default", DType::kFloat32, {}, {}}});
   add("Slice_negative_size", "Slice", f32 + TypeAttr("Index", i32),
       {x6, {"begin", DType::kInt32, {1}, {1}}, {"size", DType::kInt32, {1}, {-3}}});
   add("Slice_past_end", "Slice", f32 + TypeAttr("Index", i32),
@@ -640,17 +646,22 @@ std::vector<HostileOpCase> HostileOpCases() {
     absl::StrAppend(&masks, " attr { key: \"", mask, "\" value { i: 0 } }");
   }
   add("StridedSlice_zero_stride", "StridedSlice", f32 + TypeAttr("Index", i32) + masks,
-      {x6, {"begin", DType::kInt32, {1}, {0}}, {"end", DType::kInt32, {1}, {6}},
+      {x6,
+       {"begin", DType::kInt32, {1}, {0}},
+       {"end", DType::kInt32, {1}, {6}},
        {"strides", DType::kInt32, {1}, {0}}});
-  add("OneHot_negative_depth", "OneHot", f32 + TypeAttr("TI", i32) +
-      " attr { key: \"axis\" value { i: -1 } }",
-      {{"indices", DType::kInt32, {2}, {0, 1}}, {"depth", DType::kInt32, {}, {-4}},
-       {"on", DType::kFloat32, {}, {}}, {"off", DType::kFloat32, {}, {}}});
-  add("OneHot_huge_depth", "OneHot", f32 + TypeAttr("TI", i32) +
-      " attr { key: \"axis\" value { i: -1 } }",
+  add("OneHot_negative_depth", "OneHot",
+      f32 + TypeAttr("TI", i32) + " attr { key: \"axis\" value { i: -1 } }",
+      {{"indices", DType::kInt32, {2}, {0, 1}},
+       {"depth", DType::kInt32, {}, {-4}},
+       {"on", DType::kFloat32, {}, {}},
+       {"off", DType::kFloat32, {}, {}}});
+  add("OneHot_huge_depth", "OneHot",
+      f32 + TypeAttr("TI", i32) + " attr { key: \"axis\" value { i: -1 } }",
       {{"indices", DType::kInt32, {1 << 12}, std::vector<int64_t>(1 << 12, 0)},
        {"depth", DType::kInt32, {}, {1 << 30}},
-       {"on", DType::kFloat32, {}, {}}, {"off", DType::kFloat32, {}, {}}});
+       {"on", DType::kFloat32, {}, {}},
+       {"off", DType::kFloat32, {}, {}}});
   add("ExpandDims_axis", "ExpandDims", f32 + TypeAttr("Tdim", i32),
       {x6, {"dim", DType::kInt32, {}, {5}}});
   add("Transpose_perm", "Transpose", f32 + TypeAttr("Tperm", i32),
@@ -673,8 +684,9 @@ absl::StatusOr<std::vector<Tensor>> RunOpCase(const HostileOpCase& c, bool as_co
   options.jit = mode;
   options.memory_limit_bytes = int64_t{256} << 20;
   options.run_timeout_ms = 60000;
-  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                         Session::Load(WriteGraph(c.name, HostileOpGraph(c, as_constants)), options));
+  TFJIT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Session> session,
+      Session::Load(WriteGraph(c.name, HostileOpGraph(c, as_constants)), options));
   std::vector<std::pair<std::string, Tensor>> feeds;
   if (!as_constants) {
     for (const OperandSpec& in : c.inputs) feeds.push_back({in.name, OperandValue(in)});
@@ -694,15 +706,15 @@ TEST_P(HostileOperandTest, EndsInAStatusNamingTheNode) {
   EXPECT_TRUE(absl::StrContains(StatusToString(status), "hostile_op")) << StatusToString(status);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Ops, HostileOperandTest,
-    ::testing::Combine(::testing::ValuesIn(HostileOpCases()), ::testing::Bool(),
-                       ::testing::Values(JitMode::kNone, JitMode::kAuto)),
-    [](const auto& info) {
-      return absl::StrCat(std::get<0>(info.param).name,
-                          std::get<1>(info.param) ? "_const_" : "_fed_",
-                          JitModeName(std::get<2>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(Ops, HostileOperandTest,
+                         ::testing::Combine(::testing::ValuesIn(HostileOpCases()),
+                                            ::testing::Bool(),
+                                            ::testing::Values(JitMode::kNone, JitMode::kAuto)),
+                         [](const auto& info) {
+                           return absl::StrCat(std::get<0>(info.param).name,
+                                               std::get<1>(info.param) ? "_const_" : "_fed_",
+                                               JitModeName(std::get<2>(info.param)));
+                         });
 
 // A zero dim next to a huge one is a valid, empty output in TF. Such ops must run without
 // building anything as long as the huge dim (the kernels' per-dimension offset tables once
@@ -719,13 +731,19 @@ std::vector<EmptyOutputCase> EmptyOutputCases() {
   const int64_t huge = int64_t{1} << 40;
   const OperandSpec empty{"x", DType::kFloat32, {0, 2}, {}};
   return {
-      {{"BroadcastTo", "BroadcastTo", f32 + TypeAttr("Tidx", "DT_INT64"),
+      {{"BroadcastTo",
+        "BroadcastTo",
+        f32 + TypeAttr("Tidx", "DT_INT64"),
         {{"x", DType::kFloat32, {1}, {}}, {"shape", DType::kInt64, {2}, {0, huge}}}},
        {0, huge}},
-      {{"Tile", "Tile", f32 + TypeAttr("Tmultiples", "DT_INT64"),
+      {{"Tile",
+        "Tile",
+        f32 + TypeAttr("Tmultiples", "DT_INT64"),
         {empty, {"multiples", DType::kInt64, {2}, {1, huge}}}},
        {0, 2 * huge}},
-      {{"Pad", "Pad", f32 + TypeAttr("Tpaddings", "DT_INT64"),
+      {{"Pad",
+        "Pad",
+        f32 + TypeAttr("Tpaddings", "DT_INT64"),
         {empty, {"paddings", DType::kInt64, {2, 2}, {0, 0, huge, 0}}}},
        {0, huge + 2}},
   };
@@ -742,15 +760,15 @@ TEST_P(EmptyHugeOutputTest, RunsWithoutAllocating) {
   EXPECT_EQ((*r)[0].num_elements(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Ops, EmptyHugeOutputTest,
-    ::testing::Combine(::testing::ValuesIn(EmptyOutputCases()), ::testing::Bool(),
-                       ::testing::Values(JitMode::kNone, JitMode::kAuto)),
-    [](const auto& info) {
-      return absl::StrCat(std::get<0>(info.param).op.name,
-                          std::get<1>(info.param) ? "_const_" : "_fed_",
-                          JitModeName(std::get<2>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(Ops, EmptyHugeOutputTest,
+                         ::testing::Combine(::testing::ValuesIn(EmptyOutputCases()),
+                                            ::testing::Bool(),
+                                            ::testing::Values(JitMode::kNone, JitMode::kAuto)),
+                         [](const auto& info) {
+                           return absl::StrCat(std::get<0>(info.param).op.name,
+                                               std::get<1>(info.param) ? "_const_" : "_fed_",
+                                               JitModeName(std::get<2>(info.param)));
+                         });
 
 }  // namespace
 }  // namespace tfjit

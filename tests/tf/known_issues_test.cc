@@ -82,7 +82,8 @@ std::vector<float> Expected(const Case& c, const std::vector<float>& x) {
   if (g == "empty_list_no_max.pbtxt") return x;  // pushed, then popped back
   const int rows = g == "list_crossing.pbtxt" ? 2 : g == "unbounded_list.pbtxt" ? 5 : 4;  // D: 4
   for (int i = 0; i < rows; ++i) {
-    const float scale = g == "list_crossing.pbtxt" ? static_cast<float>(i + 1) : static_cast<float>(i);
+    const float scale =
+        g == "list_crossing.pbtxt" ? static_cast<float>(i + 1) : static_cast<float>(i);
     for (float v : x) out.push_back(v * scale);
   }
   return out;
@@ -96,8 +97,7 @@ TEST_P(KnownIssuesTest, WithoutAutofixTfsErrorNamingTheNode) {
       SCOPED_TRACE(std::string(c.graph) + " mode " + std::to_string(static_cast<int>(mode)));
       absl::StatusOr<Tensor> out = RunOnce(c, mode, /*autofix=*/false, GetParam(), Input(c));
       ASSERT_EQ(out.status().code(), c.code) << StatusToString(out.status());
-      EXPECT_TRUE(absl::StartsWith(out.status().message(), c.first_line))
-          << out.status().message();
+      EXPECT_TRUE(absl::StartsWith(out.status().message(), c.first_line)) << out.status().message();
       EXPECT_TRUE(absl::StrContains(out.status().message(), c.node)) << out.status().message();
     }
   }
@@ -214,10 +214,10 @@ TEST(KnownIssuesAutofixTest, UnprovableListInAutoModeFallsBackToKernels) {
   options.autofix = true;
   auto session = Session::Load(path, options);
   ASSERT_TRUE(session.ok()) << session.status();
-  auto out = (*session)->Run(
-      {{"x", Tensor::FromVector(DType::kFloat32, {3}, std::vector<float>{1, 2, 3})},
-       {"max", Tensor::FromVector(DType::kInt32, {}, std::vector<int32_t>{3})}},
-      {"stack"});
+  auto out =
+      (*session)->Run({{"x", Tensor::FromVector(DType::kFloat32, {3}, std::vector<float>{1, 2, 3})},
+                       {"max", Tensor::FromVector(DType::kInt32, {}, std::vector<int32_t>{3})}},
+                      {"stack"});
   ASSERT_TRUE(out.ok()) << StatusToString(out.status());
   EXPECT_EQ((*out)[0].dims(), (std::vector<int64_t>{3, 3}));
   EXPECT_EQ((*out)[0].data<float>()[3], 1.0f);

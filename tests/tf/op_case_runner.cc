@@ -96,11 +96,16 @@ PathResult RunPath(const std::string& path, const OpCase& c, JitMode jit,
 
 double Tolerance(DType t) {
   switch (t) {
-    case DType::kFloat16: return 4e-3;
-    case DType::kBFloat16: return 2e-2;
-    case DType::kFloat64: return 1e-12;
-    case DType::kComplex128: return 1e-12;  // per part, like float64 (complex64: float32's)
-    default: return 2e-6;
+    case DType::kFloat16:
+      return 4e-3;
+    case DType::kBFloat16:
+      return 2e-2;
+    case DType::kFloat64:
+      return 1e-12;
+    case DType::kComplex128:
+      return 1e-12;  // per part, like float64 (complex64: float32's)
+    default:
+      return 2e-6;
   }
 }
 
@@ -118,9 +123,9 @@ double Tolerance(DType t) {
         return (std::isnan(x) && std::isnan(y)) || x == y || std::abs(x - y) <= scale;
       };
       if (!part_ok(ev.real(), av.real()) || !part_ok(ev.imag(), av.imag())) {
-        return ::testing::AssertionFailure() << "element " << k << ": (" << ev.real() << ","
-                                             << ev.imag() << ") vs (" << av.real() << ","
-                                             << av.imag() << ")";
+        return ::testing::AssertionFailure()
+               << "element " << k << ": (" << ev.real() << "," << ev.imag() << ") vs (" << av.real()
+               << "," << av.imag() << ")";
       }
     }
     return ::testing::AssertionSuccess();
@@ -129,8 +134,8 @@ double Tolerance(DType t) {
     const double ev = ElementAsDouble(e, k), av = ElementAsDouble(a, k);
     if (std::isnan(ev) && std::isnan(av)) continue;
     if (ev == av) continue;
-    const bool close = IsFloatingDType(e.dtype()) &&
-                       std::abs(ev - av) <= tol * std::max(1.0, std::abs(ev)) + atol;
+    const bool close =
+        IsFloatingDType(e.dtype()) && std::abs(ev - av) <= tol * std::max(1.0, std::abs(ev)) + atol;
     if (!close) {
       return ::testing::AssertionFailure() << "element " << k << ": " << ev << " vs " << av;
     }

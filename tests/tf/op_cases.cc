@@ -1,13 +1,14 @@
 // The basic op-case families and the helpers both case files share (see op_cases.h).
+#include "tests/tf/op_cases.h"
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <map>
-#include <tuple>
 #include <limits>
-#include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -21,7 +22,6 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "tfjit/session.h"
-#include "tests/tf/op_cases.h"
 
 namespace tfjit::optest {
 
@@ -58,22 +58,22 @@ Tensor Ints(const std::vector<int32_t>& v, bool scalar) {
                                      scalar ? Dims{} : Dims{static_cast<int64_t>(v.size())}, v);
 }
 
-std::string DimsName(const Dims& d) {
-  return d.empty() ? "scalar" : absl::StrJoin(d, "x");
-}
+std::string DimsName(const Dims& d) { return d.empty() ? "scalar" : absl::StrJoin(d, "x"); }
 
 std::vector<OpCase> BinaryCases() {
   const std::vector<std::pair<Dims, Dims>> shapes = {
-      {{}, {}}, {{5}, {}}, {{}, {5}}, {{2, 3}, {3}}, {{2, 1}, {1, 3}},
+      {{}, {}},      {{5}, {}},  {{}, {5}},    {{2, 3}, {3}},    {{2, 1}, {1, 3}},
       {{0, 3}, {3}}, {{1}, {7}}, {{33}, {33}}, {{4, 17}, {4, 1}}};
   std::vector<OpCase> cases;
   for (const char* op : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum"}) {
-    for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32,
-                    DType::kInt64}) {
+    for (DType t :
+         {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32, DType::kInt64}) {
       if (std::string(op) == "RealDiv" && IsIntegerDType(t)) continue;
       for (const auto& [a, b] : shapes) {
         cases.push_back({absl::StrCat(op, "_", DTypeName(t), "_", DimsName(a), "_", DimsName(b)),
-                         op, t, {a, b}});
+                         op,
+                         t,
+                         {a, b}});
       }
     }
   }
@@ -83,8 +83,8 @@ std::vector<OpCase> BinaryCases() {
 std::vector<OpCase> UnaryCases() {
   const std::vector<Dims> shapes = {{}, {0}, {1}, {7}, {3, 17}, {2, 1, 33}};
   std::vector<OpCase> cases;
-  for (const char* op : {"Neg", "Abs", "Exp", "Log", "Tanh", "Sigmoid", "Relu", "Relu6",
-                         "Sqrt", "Rsqrt", "Square"}) {
+  for (const char* op : {"Neg", "Abs", "Exp", "Log", "Tanh", "Sigmoid", "Relu", "Relu6", "Sqrt",
+                         "Rsqrt", "Square"}) {
     const bool int_ok = std::string(op) == "Neg" || std::string(op) == "Abs" ||
                         std::string(op) == "Relu" || std::string(op) == "Relu6" ||
                         std::string(op) == "Square";
@@ -99,7 +99,10 @@ std::vector<OpCase> UnaryCases() {
 }
 
 std::vector<OpCase> MatMulCases() {
-  struct M { Dims a, b; bool ta, tb; };
+  struct M {
+    Dims a, b;
+    bool ta, tb;
+  };
   const std::vector<M> ms = {{{2, 3}, {3, 4}, false, false}, {{3, 2}, {3, 4}, true, false},
                              {{2, 3}, {4, 3}, false, true},  {{3, 2}, {4, 3}, true, true},
                              {{1, 1}, {1, 1}, false, false}, {{0, 3}, {3, 5}, false, false},
@@ -109,7 +112,9 @@ std::vector<OpCase> MatMulCases() {
     for (const M& m : ms) {
       OpCase c{absl::StrCat("MatMul_", DTypeName(t), "_", DimsName(m.a), "_", DimsName(m.b),
                             m.ta ? "_ta" : "", m.tb ? "_tb" : ""),
-               "MatMul", t, {m.a, m.b}};
+               "MatMul",
+               t,
+               {m.a, m.b}};
       c.attrs["transpose_a"] = BoolAttr(m.ta);
       c.attrs["transpose_b"] = BoolAttr(m.tb);
       cases.push_back(c);
@@ -133,11 +138,15 @@ std::vector<OpCase> MatMulCases() {
 }
 
 std::vector<OpCase> ReductionCases() {
-  struct R { Dims shape; std::vector<int32_t> axes; bool scalar_axis; };
-  const std::vector<R> rs = {{{2, 3, 5}, {0}, true},    {{2, 3, 5}, {-1}, false},
+  struct R {
+    Dims shape;
+    std::vector<int32_t> axes;
+    bool scalar_axis;
+  };
+  const std::vector<R> rs = {{{2, 3, 5}, {0}, true},     {{2, 3, 5}, {-1}, false},
                              {{2, 3, 5}, {0, 2}, false}, {{2, 3, 5}, {0, 1, 2}, false},
-                             {{0, 4}, {0}, true},       {{4, 0}, {1}, true},
-                             {{1, 33}, {1}, true},      {{7}, {}, false}};
+                             {{0, 4}, {0}, true},        {{4, 0}, {1}, true},
+                             {{1, 33}, {1}, true},       {{7}, {}, false}};
   std::vector<OpCase> cases;
   for (const char* op : {"Sum", "Mean", "Max", "Min", "Prod"}) {
     for (DType t : {DType::kFloat32, DType::kInt32}) {
@@ -145,7 +154,10 @@ std::vector<OpCase> ReductionCases() {
         for (bool keep : {false, true}) {
           OpCase c{absl::StrCat(op, "_", DTypeName(t), "_", DimsName(r.shape), "_axes",
                                 absl::StrJoin(r.axes, "_"), keep ? "_keep" : ""),
-                   op, t, {r.shape}, {Ints(r.axes, r.scalar_axis && r.axes.size() == 1)}};
+                   op,
+                   t,
+                   {r.shape},
+                   {Ints(r.axes, r.scalar_axis && r.axes.size() == 1)}};
           c.attrs["keep_dims"] = BoolAttr(keep);
           c.attrs["Tidx"] = TypeAttr(DType::kInt32);
           cases.push_back(c);
@@ -195,24 +207,29 @@ std::vector<OpCase> ArrayCases() {
   transpose("Transpose_odd", {17, 9}, {1, 0});
   {
     // ConjugateTranspose on a real type is Transpose: checked against Transpose's values.
-    OpCase c{"ConjugateTranspose_real", "ConjugateTranspose", DType::kFloat32, {{2, 3, 4}},
+    OpCase c{"ConjugateTranspose_real",
+             "ConjugateTranspose",
+             DType::kFloat32,
+             {{2, 3, 4}},
              {Ints({2, 0, 1})}};
     c.attrs["Tperm"] = TypeAttr(DType::kInt32);
     c.reference = [](const std::vector<Tensor>& in) {
-      return Build(DType::kFloat32, {4, 2, 3}, [&](const Dims& o) {
-        return At(in[0], {o[1], o[2], o[0]});
-      });
+      return Build(DType::kFloat32, {4, 2, 3},
+                   [&](const Dims& o) { return At(in[0], {o[1], o[2], o[0]}); });
     };
     cases.push_back(c);
   }
-  for (auto [src, dst] : std::vector<std::pair<DType, DType>>{
-           {DType::kFloat32, DType::kInt32}, {DType::kInt32, DType::kFloat32},
-           {DType::kFloat32, DType::kFloat16}, {DType::kFloat16, DType::kFloat32},
-           {DType::kFloat32, DType::kBool}, {DType::kBool, DType::kFloat32},
-           {DType::kInt32, DType::kInt64}, {DType::kFloat32, DType::kFloat64},
-           {DType::kUInt8, DType::kFloat32}, {DType::kInt64, DType::kInt32}}) {
-    OpCase c{absl::StrCat("Cast_", DTypeName(src), "_to_", DTypeName(dst)), "Cast", src,
-             {{3, 7}}};
+  for (auto [src, dst] : std::vector<std::pair<DType, DType>>{{DType::kFloat32, DType::kInt32},
+                                                              {DType::kInt32, DType::kFloat32},
+                                                              {DType::kFloat32, DType::kFloat16},
+                                                              {DType::kFloat16, DType::kFloat32},
+                                                              {DType::kFloat32, DType::kBool},
+                                                              {DType::kBool, DType::kFloat32},
+                                                              {DType::kInt32, DType::kInt64},
+                                                              {DType::kFloat32, DType::kFloat64},
+                                                              {DType::kUInt8, DType::kFloat32},
+                                                              {DType::kInt64, DType::kInt32}}) {
+    OpCase c{absl::StrCat("Cast_", DTypeName(src), "_to_", DTypeName(dst)), "Cast", src, {{3, 7}}};
     c.has_t = false;
     c.attrs["SrcT"] = TypeAttr(src);
     c.attrs["DstT"] = TypeAttr(dst);
@@ -237,8 +254,10 @@ std::vector<OpCase> ArrayCases() {
     cases.push_back(c);
   }
   for (int axis : {0, 1, -1}) {
-    OpCase c{absl::StrCat("Pack_axis", axis < 0 ? "_neg1" : std::to_string(axis)), "Pack",
-             DType::kFloat32, {{2, 3}, {2, 3}, {2, 3}}};
+    OpCase c{absl::StrCat("Pack_axis", axis < 0 ? "_neg1" : std::to_string(axis)),
+             "Pack",
+             DType::kFloat32,
+             {{2, 3}, {2, 3}, {2, 3}}};
     c.attrs["N"] = IntAttr(3);
     c.attrs["axis"] = IntAttr(axis);
     cases.push_back(c);
@@ -306,9 +325,8 @@ RefFn BinaryRef(std::function<double(double, double)> f) {
       for (size_t k = 0; k < d.size(); ++k) r[k] = d[k] == 1 ? 0 : idx[k + rank - d.size()];
       return r;
     };
-    return Build(in[0].dtype(), out, [&](const Dims& i) {
-      return f(At(in[0], pick(i, a)), At(in[1], pick(i, b)));
-    });
+    return Build(in[0].dtype(), out,
+                 [&](const Dims& i) { return f(At(in[0], pick(i, a)), At(in[1], pick(i, b))); });
   };
 }
 
@@ -332,8 +350,13 @@ double FloorMod(double x, double y) {
 std::vector<OpCase> ElementwiseCases() {
   std::vector<OpCase> cases;
   const std::vector<Dims> shapes = {{}, {0}, {7}, {3, 17}};
-  struct U { const char* op; std::function<double(double)> f; bool ints; };
-  const double kSeluA = 1.6732632423543772848170429916717, kSeluS = 1.0507009873554804934193349852946;
+  struct U {
+    const char* op;
+    std::function<double(double)> f;
+    bool ints;
+  };
+  const double kSeluA = 1.6732632423543772848170429916717,
+               kSeluS = 1.0507009873554804934193349852946;
   const std::vector<U> unary = {
       {"Floor", [](double x) { return std::floor(x); }, false},
       {"Ceil", [](double x) { return std::ceil(x); }, false},
@@ -411,9 +434,12 @@ std::vector<OpCase> ElementwiseCases() {
       cases.push_back(c);
     }
   }
-  const std::vector<std::pair<Dims, Dims>> bshapes = {{{}, {}}, {{5}, {}}, {{2, 1}, {1, 3}},
-                                                     {{0, 3}, {3}}, {{4, 17}, {4, 1}}};
-  struct B { const char* op; std::function<double(double, double)> f; };
+  const std::vector<std::pair<Dims, Dims>> bshapes = {
+      {{}, {}}, {{5}, {}}, {{2, 1}, {1, 3}}, {{0, 3}, {3}}, {{4, 17}, {4, 1}}};
+  struct B {
+    const char* op;
+    std::function<double(double, double)> f;
+  };
   const std::vector<B> fbin = {
       {"FloorDiv", [](double x, double y) { return std::floor(x / y); }},
       {"FloorMod", FloorMod},
@@ -431,7 +457,9 @@ std::vector<OpCase> ElementwiseCases() {
     for (DType t : {DType::kFloat32, DType::kFloat64}) {
       for (const auto& [sa, sb] : bshapes) {
         OpCase c{absl::StrCat(b.op, "_", DTypeName(t), "_", DimsName(sa), "_", DimsName(sb)),
-                 b.op, t, {sa, sb}};
+                 b.op,
+                 t,
+                 {sa, sb}};
         c.reference = BinaryRef(b.f);
         cases.push_back(c);
       }
@@ -459,7 +487,10 @@ std::vector<OpCase> ElementwiseCases() {
   // Integer division and modulus: a constant divisor (negative values included).
   const std::vector<int64_t> xs = {-7, -6, -1, 0, 1, 5, 7, 9};
   const std::vector<int64_t> ys = {2, -2, 3, -3, 7, 1, -1, 4};
-  struct I { const char* op; std::function<double(double, double)> f; };
+  struct I {
+    const char* op;
+    std::function<double(double, double)> f;
+  };
   const std::vector<I> ibin = {
       {"FloorDiv", [](double x, double y) { return std::floor(x / y); }},
       {"FloorMod", FloorMod},
@@ -468,12 +499,17 @@ std::vector<OpCase> ElementwiseCases() {
       {"TruncateMod", [](double x, double y) { return std::fmod(x, y); }},
       {"Mod", [](double x, double y) { return std::fmod(x, y); }},
       {"Pow", [](double x, double y) { return std::pow(x, std::abs(y)); }},
-      {"BitwiseAnd", [](double x, double y) {
-         return static_cast<double>(static_cast<int64_t>(x) & static_cast<int64_t>(y)); }},
-      {"BitwiseOr", [](double x, double y) {
-         return static_cast<double>(static_cast<int64_t>(x) | static_cast<int64_t>(y)); }},
+      {"BitwiseAnd",
+       [](double x, double y) {
+         return static_cast<double>(static_cast<int64_t>(x) & static_cast<int64_t>(y));
+       }},
+      {"BitwiseOr",
+       [](double x, double y) {
+         return static_cast<double>(static_cast<int64_t>(x) | static_cast<int64_t>(y));
+       }},
       {"BitwiseXor", [](double x, double y) {
-         return static_cast<double>(static_cast<int64_t>(x) ^ static_cast<int64_t>(y)); }}};
+         return static_cast<double>(static_cast<int64_t>(x) ^ static_cast<int64_t>(y));
+       }}};
   for (const I& b : ibin) {
     for (DType t : {DType::kInt32, DType::kInt64}) {
       std::vector<int64_t> y = ys;
@@ -491,8 +527,7 @@ std::vector<OpCase> ElementwiseCases() {
       cases.push_back(c);
       Tensor scalar(t, {});
       SetFromDouble(scalar, 0, std::string(b.op) == "Pow" ? 3 : -3);
-      OpCase s{absl::StrCat(b.op, "_", DTypeName(t), "_scalar_divisor"), b.op, t, {{8}},
-               {scalar}};
+      OpCase s{absl::StrCat(b.op, "_", DTypeName(t), "_scalar_divisor"), b.op, t, {{8}}, {scalar}};
       s.feed_values = {xv};
       s.reference = BinaryRef(b.f);
       cases.push_back(s);
@@ -525,8 +560,8 @@ std::vector<OpCase> ElementwiseCases() {
           const int64_t n = std::clamp<int64_t>(ElementAsInt64(in[1], k), 0, bits - 1);
           // Left: the low `bits` bits of a * 2^n, read back as the type; right: floor division.
           const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-          uint64_t v = left ? (static_cast<uint64_t>(a) << n) & mask
-                            : static_cast<uint64_t>(a >> n) & mask;
+          uint64_t v =
+              left ? (static_cast<uint64_t>(a) << n) & mask : static_cast<uint64_t>(a >> n) & mask;
           int64_t r = static_cast<int64_t>(v);
           if (!is_unsigned && bits < 64 && (v >> (bits - 1)) != 0) r -= int64_t{1} << bits;
           SetFromDouble(out, k, static_cast<double>(r));
@@ -542,7 +577,10 @@ std::vector<OpCase> ElementwiseCases() {
 std::vector<OpCase> MathCases() {
   std::vector<OpCase> cases;
   // Select (v1): same shape, scalar and row-vector conditions; SelectV2 broadcasts.
-  struct S { const char* op; Dims c, t, e; };
+  struct S {
+    const char* op;
+    Dims c, t, e;
+  };
   for (const S& s : std::vector<S>{{"Select", {3, 4}, {3, 4}, {3, 4}},
                                    {"Select", {}, {3, 4}, {3, 4}},
                                    {"Select", {3}, {3, 4}, {3, 4}},
@@ -551,9 +589,11 @@ std::vector<OpCase> MathCases() {
                                    {"SelectV2", {4}, {3, 4}, {3, 1}},
                                    {"SelectV2", {}, {5}, {5}}}) {
     for (DType t : {DType::kFloat32, DType::kInt32}) {
-      OpCase c{absl::StrCat(s.op, "_", DTypeName(t), "_", DimsName(s.c), "_", DimsName(s.t),
-                            "_", DimsName(s.e)),
-               s.op, t, {s.c, s.t, s.e}};
+      OpCase c{absl::StrCat(s.op, "_", DTypeName(t), "_", DimsName(s.c), "_", DimsName(s.t), "_",
+                            DimsName(s.e)),
+               s.op,
+               t,
+               {s.c, s.t, s.e}};
       c.input_dtypes = {DType::kBool, t, t};
       cases.push_back(c);
     }
@@ -584,8 +624,8 @@ std::vector<OpCase> MathCases() {
     Tensor lo(t, {}), hi(t, {});
     SetFromDouble(lo, 0, t == DType::kInt32 ? 2 : -0.25);
     SetFromDouble(hi, 0, t == DType::kInt32 ? 6 : 0.5);
-    OpCase c{absl::StrCat("ClipByValue_scalar_", DTypeName(t)), "ClipByValue", t, {{4, 9}},
-             {lo, hi}};
+    OpCase c{
+        absl::StrCat("ClipByValue_scalar_", DTypeName(t)), "ClipByValue", t, {{4, 9}}, {lo, hi}};
     c.reference = clip_ref;
     cases.push_back(c);
   }
@@ -593,16 +633,22 @@ std::vector<OpCase> MathCases() {
   clip_t.reference = clip_ref;
   cases.push_back(clip_t);
   // ArgMax/ArgMin: ties (small random ints) pick the first index; NaN handling is XLA's.
-  struct A { Dims shape; int32_t axis; };
+  struct A {
+    Dims shape;
+    int32_t axis;
+  };
   for (const char* op : {"ArgMax", "ArgMin"}) {
     const bool is_max = std::string(op) == "ArgMax";
-    for (const A& a : std::vector<A>{{{7}, 0}, {{3, 17}, 1}, {{3, 17}, 0}, {{2, 3, 4}, -2},
-                                     {{0, 4}, 1}}) {
+    for (const A& a :
+         std::vector<A>{{{7}, 0}, {{3, 17}, 1}, {{3, 17}, 0}, {{2, 3, 4}, -2}, {{0, 4}, 1}}) {
       for (DType t : {DType::kFloat32, DType::kInt32}) {
         for (DType out : {DType::kInt64, DType::kInt32}) {
           OpCase c{absl::StrCat(op, "_", DTypeName(t), "_", DimsName(a.shape), "_axis",
                                 a.axis < 0 ? "_neg" : "", std::abs(a.axis), "_", DTypeName(out)),
-                   op, t, {a.shape}, {Ints({a.axis}, true)}};
+                   op,
+                   t,
+                   {a.shape},
+                   {Ints({a.axis}, true)}};
           c.attrs["output_type"] = TypeAttr(out);
           c.attrs["Tidx"] = TypeAttr(DType::kInt32);
           c.reference = [is_max, out](const std::vector<Tensor>& in) {
@@ -630,14 +676,20 @@ std::vector<OpCase> MathCases() {
     }
   }
   // All/Any: bool reductions (kernels exist).
-  struct R { Dims shape; std::vector<int32_t> axes; };
+  struct R {
+    Dims shape;
+    std::vector<int32_t> axes;
+  };
   for (const char* op : {"All", "Any"}) {
-    for (const R& r : std::vector<R>{{{2, 3, 5}, {1}}, {{2, 3, 5}, {0, -1}}, {{4, 0}, {1}},
-                                     {{0, 4}, {0}}, {{9}, {}}}) {
+    for (const R& r : std::vector<R>{
+             {{2, 3, 5}, {1}}, {{2, 3, 5}, {0, -1}}, {{4, 0}, {1}}, {{0, 4}, {0}}, {{9}, {}}}) {
       for (bool keep : {false, true}) {
         OpCase c{absl::StrCat(op, "_", DimsName(r.shape), "_axes", absl::StrJoin(r.axes, "_"),
                               keep ? "_keep" : ""),
-                 op, DType::kBool, {r.shape}, {Ints(r.axes)}};
+                 op,
+                 DType::kBool,
+                 {r.shape},
+                 {Ints(r.axes)}};
         c.has_t = false;
         c.attrs["keep_dims"] = BoolAttr(keep);
         c.attrs["Tidx"] = TypeAttr(DType::kInt32);
@@ -649,8 +701,7 @@ std::vector<OpCase> MathCases() {
 }
 
 // Python's slice semantics for one dim: the input indices [b:e:s] selects.
-std::vector<int64_t> PySlice(int64_t b, int64_t e, int64_t s, int64_t dim, bool bmask,
-                             bool emask) {
+std::vector<int64_t> PySlice(int64_t b, int64_t e, int64_t s, int64_t dim, bool bmask, bool emask) {
   auto fix = [&](int64_t v, int64_t lo, int64_t hi) {
     if (v < 0) v += dim;
     return std::clamp(v, lo, hi);
@@ -671,8 +722,8 @@ std::vector<int64_t> PySlice(int64_t b, int64_t e, int64_t s, int64_t dim, bool 
 // The positions a strided slice of an input of dims `d` takes, expanding the spec the way NumPy
 // indexing reads it: the slice's dims, and the input index each slice index reads.
 StridedPicks PickStridedSlice(const Dims& d, const std::vector<int64_t>& b,
-                              const std::vector<int64_t>& e, const std::vector<int64_t>& s,
-                              int bm, int em, int ellipsis, int newaxis, int shrink) {
+                              const std::vector<int64_t>& e, const std::vector<int64_t>& s, int bm,
+                              int em, int ellipsis, int newaxis, int shrink) {
   std::vector<std::vector<int64_t>> picks(d.size());  // per input dim
   std::vector<int> out_src;                           // input dim per output dim, -1 = new
   int spec_after_ellipsis = 0;

@@ -104,7 +104,10 @@ void AddRollCases(std::vector<OpCase>& cases) {
                   {"f64_odd", DType::kFloat64, {5, 9}, {4, 7}, {1, 0}, false, true}};
   for (const R& r : rs) {
     std::vector<int32_t> s32(r.shift.begin(), r.shift.end()), a32(r.axis.begin(), r.axis.end());
-    OpCase c{absl::StrCat("Roll_", r.name), "Roll", r.t, {r.dims},
+    OpCase c{absl::StrCat("Roll_", r.name),
+             "Roll",
+             r.t,
+             {r.dims},
              {r.wide ? Ints64(r.shift, r.scalar) : Ints(s32, r.scalar),
               r.wide ? Ints64(r.axis, r.scalar) : Ints(a32, r.scalar)}};
     c.attrs["Tshift"] = TypeAttr(r.wide ? DType::kInt64 : DType::kInt32);
@@ -138,7 +141,9 @@ void AddReverseSequenceCases(std::vector<OpCase>& cases) {
                   {"f16_negative_dims", DType::kFloat16, {2, 3, 6}, {6, 1}, -1, 0, DType::kInt32},
                   {"bool_rank4", DType::kBool, {2, 2, 3, 2}, {3, 2}, 2, 1, DType::kInt64}};
   for (const R& r : rs) {
-    OpCase c{absl::StrCat("ReverseSequence_", r.name), "ReverseSequence", r.t,
+    OpCase c{absl::StrCat("ReverseSequence_", r.name),
+             "ReverseSequence",
+             r.t,
              {r.dims, {static_cast<int64_t>(r.lens.size())}}};
     c.input_dtypes = {r.t, r.tlen};
     c.feed_values = {Spread(r.t, r.dims),
@@ -167,7 +172,9 @@ void AddPermutationCases(std::vector<OpCase>& cases) {
   for (DType t : {DType::kInt32, DType::kInt64}) {
     for (const std::vector<int64_t>& p : perms) {
       OpCase c{absl::StrCat("InvertPermutation_", DTypeName(t), "_n", p.size()),
-               "InvertPermutation", t, {{static_cast<int64_t>(p.size())}}};
+               "InvertPermutation",
+               t,
+               {{static_cast<int64_t>(p.size())}}};
       c.feed_values = {Build(t, {static_cast<int64_t>(p.size())},
                              [&](const Dims& i) { return p[static_cast<size_t>(i[0])]; })};
       c.reference = [](const std::vector<Tensor>& in) {
@@ -194,7 +201,10 @@ void AddPermutationCases(std::vector<OpCase>& cases) {
                   {"f16_4", DType::kFloat16, 0.5, 2.5, 4, DType::kInt32},
                   {"bf16_3", DType::kBFloat16, -2.0, 2.0, 3, DType::kInt64}};
   for (const L& l : ls) {
-    OpCase c{absl::StrCat("LinSpace_", l.name), "LinSpace", l.t, {{}, {}},
+    OpCase c{absl::StrCat("LinSpace_", l.name),
+             "LinSpace",
+             l.t,
+             {{}, {}},
              {l.tidx == DType::kInt32 ? Ints({static_cast<int32_t>(l.num)}, true)
                                       : Ints64({l.num}, true)}};
     c.attrs["Tidx"] = TypeAttr(l.tidx);
@@ -204,8 +214,8 @@ void AddPermutationCases(std::vector<OpCase>& cases) {
       const double a = ElementAsDouble(in[0], 0), b = ElementAsDouble(in[1], 0);
       return Build(in[0].dtype(), {num}, [&](const Dims& i) {
         if (i[0] == num - 1 && num > 1) return b;
-        return a + (num > 1 ? (b - a) / static_cast<double>(num - 1) : 0.0) *
-                       static_cast<double>(i[0]);
+        return a +
+               (num > 1 ? (b - a) / static_cast<double>(num - 1) : 0.0) * static_cast<double>(i[0]);
       });
     };
     cases.push_back(c);
@@ -223,7 +233,10 @@ void AddPermutationCases(std::vector<OpCase>& cases) {
       auto as = [t](const std::vector<int32_t>& v) {
         return t == DType::kInt32 ? Ints(v) : Ints64(std::vector<int64_t>(v.begin(), v.end()));
       };
-      OpCase c{absl::StrCat("BroadcastArgs_", b.name, "_", DTypeName(t)), "BroadcastArgs", t, {},
+      OpCase c{absl::StrCat("BroadcastArgs_", b.name, "_", DTypeName(t)),
+               "BroadcastArgs",
+               t,
+               {},
                {as(b.s0), as(b.s1)}};
       const Tensor want = as(b.want);
       c.reference = [want](const std::vector<Tensor>&) { return want; };
@@ -252,11 +265,13 @@ void AddSearchCases(std::vector<OpCase>& cases) {
     c.attrs["boundaries"] = FloatListAttr(b.bounds);
     if (IsFloatingDType(b.t)) c.feed_values = {Spread(b.t, b.dims, 0.5)};
     const std::vector<float> bounds = b.bounds;
-    c.reference = UnaryRef([bounds](double x) {
-      double n = 0;
-      for (float v : bounds) n += x >= v ? 1 : 0;
-      return n;
-    }, DType::kInt32);
+    c.reference = UnaryRef(
+        [bounds](double x) {
+          double n = 0;
+          for (float v : bounds) n += x >= v ? 1 : 0;
+          return n;
+        },
+        DType::kInt32);
     cases.push_back(c);
   }
   for (bool upper : {false, true}) {
@@ -265,8 +280,9 @@ void AddSearchCases(std::vector<OpCase>& cases) {
       for (DType out : {DType::kInt32, DType::kInt64}) {
         OpCase c{absl::StrCat(op, "_", DTypeName(t), "_", DTypeName(out)), op, t, {{3, 6}, {3, 4}}};
         c.attrs["out_type"] = TypeAttr(out);
-        c.feed_values = {Floats(t, {3, 6}, {0, 1, 1, 2, 5, 9, -3, -3, 0, 0, 0, 4, 1, 2, 3, 4, 5, 6}),
-                         Floats(t, {3, 4}, {1, -1, 9, 3, 0, -3, 5, -4, 7, 0, 3.5, 1})};
+        c.feed_values = {
+            Floats(t, {3, 6}, {0, 1, 1, 2, 5, 9, -3, -3, 0, 0, 0, 4, 1, 2, 3, 4, 5, 6}),
+            Floats(t, {3, 4}, {1, -1, 9, 3, 0, -3, 5, -4, 7, 0, 3.5, 1})};
         c.reference = [upper, out](const std::vector<Tensor>& in) {
           return Build(out, in[1].dims(), [&](const Dims& i) {
             double n = 0;
@@ -290,18 +306,20 @@ void AddSearchCases(std::vector<OpCase>& cases) {
   };
   // Rows of 5 with ties, an out-of-range and a negative target, an infinite and a NaN target
   // prediction.
-  const std::vector<double> pred = {0.1, 0.5, 0.5, 0.2, 0.9,  3, 2, 1, 0, -1,
-                                    1, 1, 1, 1, 1,            0, kInf, 0, 0, 0,
-                                    kNaN, 0, 1, 2, 3,         -2, -1, 4, 4, 4};
+  const std::vector<double> pred = {0.1, 0.5,  0.5, 0.2, 0.9, 3,    2, 1, 0, -1, 1,  1,  1, 1, 1,
+                                    0,   kInf, 0,   0,   0,   kNaN, 0, 1, 2, 3,  -2, -1, 4, 4, 4};
   const K ks[] = {{"k2_int32", DType::kInt32, pred, {1, 4, 2, 1, 0, 2}, 2},
                   {"k1_int64_out_of_range", DType::kInt64, pred, {4, 5, -1, 0, 3, 3}, 1},
                   {"k0", DType::kInt32, pred, {4, 0, 0, 0, 4, 2}, 0},
                   {"k5", DType::kInt64, pred, {0, 1, 2, 3, 4, 0}, 5}};
   for (const K& kc : ks) {
     const int64_t rows = static_cast<int64_t>(kc.targets.size());
-    OpCase c{absl::StrCat("InTopKV2_", kc.name), "InTopKV2", kc.t, {{rows, 5}, {rows}},
-             {kc.t == DType::kInt32 ? Ints({static_cast<int32_t>(kc.k)}, true)
-                                    : Ints64({kc.k}, true)}};
+    OpCase c{
+        absl::StrCat("InTopKV2_", kc.name),
+        "InTopKV2",
+        kc.t,
+        {{rows, 5}, {rows}},
+        {kc.t == DType::kInt32 ? Ints({static_cast<int32_t>(kc.k)}, true) : Ints64({kc.k}, true)}};
     c.input_dtypes = {DType::kFloat32, kc.t};
     c.feed_values = {Floats(DType::kFloat32, {rows, 5}, kc.pred),
                      Build(kc.t, {rows}, [&](const Dims& i) {
@@ -364,8 +382,9 @@ void AddBitCases(std::vector<OpCase>& cases) {
     };
     cases.push_back(c);
   }
-  const std::vector<double> wide = {0, 1, -1, 255, 256, 4294967295.0, -2147483648.0,
-                                    4611686018427387904.0, 12345678, -7, 1023, 0x5a5a5a5a};
+  const std::vector<double> wide = {
+      0,        1,  -1,   255,       256, 4294967295.0, -2147483648.0, 4611686018427387904.0,
+      12345678, -7, 1023, 0x5a5a5a5a};
   for (DType t : {DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64, DType::kUInt8,
                   DType::kUInt16, DType::kUInt32, DType::kUInt64}) {
     OpCase c{absl::StrCat("PopulationCount_", DTypeName(t)), "PopulationCount", t, {{3, 4}}};
@@ -396,8 +415,8 @@ void AddBitCases(std::vector<OpCase>& cases) {
     DType t;
     float tol;
   };
-  const A as[] = {{"f32", DType::kFloat32, 0.3f}, {"f64_default", DType::kFloat64, 1e-5f},
-                  {"f16", DType::kFloat16, 0.25f}, {"bf16", DType::kBFloat16, 0.5f},
+  const A as[] = {{"f32", DType::kFloat32, 0.3f},         {"f64_default", DType::kFloat64, 1e-5f},
+                  {"f16", DType::kFloat16, 0.25f},        {"bf16", DType::kBFloat16, 0.5f},
                   {"int32_tol_2_5", DType::kInt32, 2.5f}, {"uint8", DType::kUInt8, 3.f},
                   {"int64_tol_0_5", DType::kInt64, 0.5f}};
   for (const A& a : as) {
@@ -430,11 +449,11 @@ void AddDataFormatCases(std::vector<OpCase>& cases) {
     Dims dims;
     std::vector<double> x;
   };
-  const M ms[] = {{"nhwc_nchw", DType::kInt32, "NHWC", "NCHW", {8}, {-4, -3, -2, -1, 0, 1, 2, 3}},
-                  {"nchw_nhwc_2d", DType::kInt64, "NCHW", "NHWC", {2, 3}, {0, 1, 2, 3, -1, -4}},
-                  {"ndhwc_ncdhw", DType::kInt32, "NDHWC", "NCDHW", {10},
-                   {-5, -4, -3, -2, -1, 0, 1, 2, 3, 4}},
-                  {"scalar", DType::kInt32, "NHWC", "HWNC", {}, {-1}}};
+  const M ms[] = {
+      {"nhwc_nchw", DType::kInt32, "NHWC", "NCHW", {8}, {-4, -3, -2, -1, 0, 1, 2, 3}},
+      {"nchw_nhwc_2d", DType::kInt64, "NCHW", "NHWC", {2, 3}, {0, 1, 2, 3, -1, -4}},
+      {"ndhwc_ncdhw", DType::kInt32, "NDHWC", "NCDHW", {10}, {-5, -4, -3, -2, -1, 0, 1, 2, 3, 4}},
+      {"scalar", DType::kInt32, "NHWC", "HWNC", {}, {-1}}};
   for (const M& m : ms) {
     OpCase c{absl::StrCat("DataFormatDimMap_", m.name), "DataFormatDimMap", m.t, {m.dims}};
     c.attrs["src_format"] = StringAttr(m.src);
@@ -502,7 +521,10 @@ void AddSpaceBatchCases(std::vector<OpCase>& cases) {
                         {"int32_padded", DType::kInt32, {2, 3, 5, 2}, 2, {1, 0, 0, 1}},
                         {"f16_block3", DType::kFloat16, {1, 4, 2, 3}, 3, {2, 0, 1, 0}}};
   for (const S& s : to_batch) {
-    OpCase c{absl::StrCat("SpaceToBatch_", s.name), "SpaceToBatch", s.t, {s.dims},
+    OpCase c{absl::StrCat("SpaceToBatch_", s.name),
+             "SpaceToBatch",
+             s.t,
+             {s.dims},
              {Tensor::FromVector<int32_t>(DType::kInt32, {2, 2}, s.pads)}};
     c.attrs["block_size"] = IntAttr(s.block);
     c.attrs["Tpaddings"] = TypeAttr(DType::kInt32);
@@ -524,7 +546,10 @@ void AddSpaceBatchCases(std::vector<OpCase>& cases) {
                         {"int64_cropped", DType::kInt64, {8, 2, 3, 3}, 2, {1, 0, 0, 2}},
                         {"bf16_block3", DType::kBFloat16, {9, 1, 2, 2}, 3, {1, 1, 0, 3}}};
   for (const S& s : to_space) {
-    OpCase c{absl::StrCat("BatchToSpace_", s.name), "BatchToSpace", s.t, {s.dims},
+    OpCase c{absl::StrCat("BatchToSpace_", s.name),
+             "BatchToSpace",
+             s.t,
+             {s.dims},
              {Tensor::FromVector<int64_t>(DType::kInt64, {2, 2},
                                           std::vector<int64_t>(s.pads.begin(), s.pads.end()))}};
     c.attrs["block_size"] = IntAttr(s.block);
@@ -619,7 +644,10 @@ void AddLogsumexpCases(std::vector<OpCase>& cases) {
                   {"f16_vector", DType::kFloat16, {7}, 0, false, false},
                   {"f32_empty", DType::kFloat32, {0, 3}, 0, false, false}};
   for (const L& l : ls) {
-    OpCase c{absl::StrCat("CumulativeLogsumexp_", l.name), "CumulativeLogsumexp", l.t, {l.dims},
+    OpCase c{absl::StrCat("CumulativeLogsumexp_", l.name),
+             "CumulativeLogsumexp",
+             l.t,
+             {l.dims},
              {Ints({l.axis}, true)}};
     c.attrs["exclusive"] = BoolAttr(l.exclusive);
     c.attrs["reverse"] = BoolAttr(l.reverse);
@@ -640,7 +668,8 @@ void AddLogsumexpCases(std::vector<OpCase>& cases) {
         double hi = -kInf;
         std::vector<double> terms;
         for (int64_t j = 0; j < n; ++j) {
-          const bool take = rev ? (ex ? j > i[axis] : j >= i[axis]) : (ex ? j < i[axis] : j <= i[axis]);
+          const bool take =
+              rev ? (ex ? j > i[axis] : j >= i[axis]) : (ex ? j < i[axis] : j <= i[axis]);
           if (!take) continue;
           Dims at = i;
           at[axis] = j;
@@ -700,8 +729,10 @@ void AddFakeQuantCases(std::vector<OpCase>& cases) {
                   {"12bit", -3.f, 7.f, 12, false}};
   for (const F& f : fs) {
     const NudgedRange n = NudgeRef(f.min, f.max, f.bits, f.narrow);
-    OpCase c{absl::StrCat("FakeQuantWithMinMaxArgs_", f.name), "FakeQuantWithMinMaxArgs",
-             DType::kFloat32, {{6, 7}}};
+    OpCase c{absl::StrCat("FakeQuantWithMinMaxArgs_", f.name),
+             "FakeQuantWithMinMaxArgs",
+             DType::kFloat32,
+             {{6, 7}}};
     c.has_t = false;
     c.attrs["min"] = FloatAttr(f.min);
     c.attrs["max"] = FloatAttr(f.max);
@@ -712,7 +743,9 @@ void AddFakeQuantCases(std::vector<OpCase>& cases) {
     cases.push_back(c);
 
     OpCase g{absl::StrCat("FakeQuantWithMinMaxArgsGradient_", f.name),
-             "FakeQuantWithMinMaxArgsGradient", DType::kFloat32, {{6, 7}, {6, 7}}};
+             "FakeQuantWithMinMaxArgsGradient",
+             DType::kFloat32,
+             {{6, 7}, {6, 7}}};
     g.has_t = false;
     g.attrs = c.attrs;
     g.feed_values = {Spread(DType::kFloat32, {6, 7}), QuantFeed({6, 7})};
@@ -724,8 +757,10 @@ void AddFakeQuantCases(std::vector<OpCase>& cases) {
     };
     cases.push_back(g);
 
-    OpCase v{absl::StrCat("FakeQuantWithMinMaxVars_", f.name), "FakeQuantWithMinMaxVars",
-             DType::kFloat32, {{5, 3}, {}, {}}};
+    OpCase v{absl::StrCat("FakeQuantWithMinMaxVars_", f.name),
+             "FakeQuantWithMinMaxVars",
+             DType::kFloat32,
+             {{5, 3}, {}, {}}};
     v.has_t = false;
     v.attrs["num_bits"] = IntAttr(f.bits);
     v.attrs["narrow_range"] = BoolAttr(f.narrow);
@@ -736,7 +771,9 @@ void AddFakeQuantCases(std::vector<OpCase>& cases) {
 
     for (int out = 0; out < 3; ++out) {
       OpCase vg{absl::StrCat("FakeQuantWithMinMaxVarsGradient_", f.name, "_", out),
-                "FakeQuantWithMinMaxVarsGradient", DType::kFloat32, {{4, 6}, {4, 6}, {}, {}}};
+                "FakeQuantWithMinMaxVarsGradient",
+                DType::kFloat32,
+                {{4, 6}, {4, 6}, {}, {}}};
       vg.has_t = false;
       vg.attrs = v.attrs;
       vg.output = out;
@@ -760,8 +797,10 @@ void AddFakeQuantCases(std::vector<OpCase>& cases) {
     }
   }
   // Per channel: kernel only (XLA leaves it to TF).
-  OpCase pc{"FakeQuantWithMinMaxVarsPerChannel_rank2", "FakeQuantWithMinMaxVarsPerChannel",
-            DType::kFloat32, {{5, 3}, {3}, {3}}};
+  OpCase pc{"FakeQuantWithMinMaxVarsPerChannel_rank2",
+            "FakeQuantWithMinMaxVarsPerChannel",
+            DType::kFloat32,
+            {{5, 3}, {3}, {3}}};
   pc.has_t = false;
   pc.kernel_only = true;
   pc.feed_values = {QuantFeed({5, 3}), Floats(DType::kFloat32, {3}, {-6, -1, 0.5}),
@@ -784,7 +823,9 @@ OpCase KernelOnly(OpCase c) {
 
 void AddRuntimeOnlyCases(std::vector<OpCase>& cases) {
   for (DType t : {DType::kFloat32, DType::kInt64, DType::kFloat16}) {
-    OpCase c{absl::StrCat("AccumulateNV2_3_", DTypeName(t)), "AccumulateNV2", t,
+    OpCase c{absl::StrCat("AccumulateNV2_3_", DTypeName(t)),
+             "AccumulateNV2",
+             t,
              {{2, 5}, {2, 5}, {2, 5}}};
     c.attrs["N"] = IntAttr(3);
     c.reference = [](const std::vector<Tensor>& in) {
@@ -800,7 +841,8 @@ void AddRuntimeOnlyCases(std::vector<OpCase>& cases) {
     for (DType t : {DType::kFloat32, DType::kInt32}) {
       for (int out = 0; out < outputs; ++out) {
         OpCase c{absl::StrCat(op, "_", DTypeName(t), "_", out), op, t, {{11}}};
-        c.attrs["out_idx"] = TypeAttr(out == 0 || t == DType::kInt32 ? DType::kInt32 : DType::kInt64);
+        c.attrs["out_idx"] =
+            TypeAttr(out == 0 || t == DType::kInt32 ? DType::kInt32 : DType::kInt64);
         c.output = out;
         c.feed_values = {Floats(t, {11}, values)};
         const DType idx_t = out == 0 || t == DType::kInt32 ? DType::kInt32 : DType::kInt64;
@@ -808,7 +850,8 @@ void AddRuntimeOnlyCases(std::vector<OpCase>& cases) {
           std::vector<double> uniq, counts, idx;
           for (int64_t k = 0; k < in[0].num_elements(); ++k) {
             const double v = ElementAsDouble(in[0], k);
-            const size_t at = static_cast<size_t>(std::find(uniq.begin(), uniq.end(), v) - uniq.begin());
+            const size_t at =
+                static_cast<size_t>(std::find(uniq.begin(), uniq.end(), v) - uniq.begin());
             if (at == uniq.size()) uniq.push_back(v), counts.push_back(0);
             counts[at] += 1;
             idx.push_back(static_cast<double>(at));
@@ -849,12 +892,15 @@ void AddRuntimeOnlyCases(std::vector<OpCase>& cases) {
     cases.push_back(KernelOnly(c));
   }
   for (DType t : {DType::kFloat32, DType::kInt32}) {
-    OpCase c{absl::StrCat("ParallelConcat_", DTypeName(t)), "ParallelConcat", t,
+    OpCase c{absl::StrCat("ParallelConcat_", DTypeName(t)),
+             "ParallelConcat",
+             t,
              {{1, 2, 3}, {1, 2, 3}, {1, 2, 3}, {1, 2, 3}}};
     c.attrs["N"] = IntAttr(4);
     c.reference = [](const std::vector<Tensor>& in) {
-      return Build(in[0].dtype(), {4, 2, 3},
-                   [&](const Dims& i) { return At(in[static_cast<size_t>(i[0])], {0, i[1], i[2]}); });
+      return Build(in[0].dtype(), {4, 2, 3}, [&](const Dims& i) {
+        return At(in[static_cast<size_t>(i[0])], {0, i[1], i[2]});
+      });
     };
     cases.push_back(KernelOnly(c));
   }
@@ -869,7 +915,10 @@ void AddRuntimeOnlyCases(std::vector<OpCase>& cases) {
                   {"f64_3_int64", DType::kFloat64, {0, 1}, 3, DType::kInt64},
                   {"int32_4", DType::kInt32, {2, 7}, 4, DType::kInt32}};
   for (const H& h : hs) {
-    OpCase c{absl::StrCat("HistogramFixedWidth_", h.name), "HistogramFixedWidth", h.t, {{4, 6}},
+    OpCase c{absl::StrCat("HistogramFixedWidth_", h.name),
+             "HistogramFixedWidth",
+             h.t,
+             {{4, 6}},
              {Floats(h.t, {2}, h.range), Ints({h.nbins}, true)}};
     c.attrs["dtype"] = TypeAttr(h.out);
     const int32_t nbins = h.nbins;
@@ -887,14 +936,17 @@ void AddRuntimeOnlyCases(std::vector<OpCase>& cases) {
     cases.push_back(KernelOnly(c));
   }
   for (DType t : {DType::kFloat32, DType::kInt32, DType::kBool, DType::kFloat64, DType::kInt8}) {
-    OpCase c{absl::StrCat("CompareAndBitpack_", DTypeName(t)), "CompareAndBitpack", t, {{3, 16}, {}}};
+    OpCase c{
+        absl::StrCat("CompareAndBitpack_", DTypeName(t)), "CompareAndBitpack", t, {{3, 16}, {}}};
     c.feed_values = {Spread(t, {3, 16}), Floats(t, {}, {t == DType::kBool ? 1 : 0.125})};
     if (t == DType::kInt8 || t == DType::kInt32) {
-      c.feed_values[0] = Build(t, {3, 16}, [](const Dims& i) { return (i[0] * 16 + i[1]) % 7 - 3.0; });
+      c.feed_values[0] =
+          Build(t, {3, 16}, [](const Dims& i) { return (i[0] * 16 + i[1]) % 7 - 3.0; });
       c.feed_values[1] = Floats(t, {}, {0});
     }
     if (t == DType::kBool) {
-      c.feed_values[0] = Build(t, {3, 16}, [](const Dims& i) { return (i[0] * 5 + i[1]) % 3 == 0; });
+      c.feed_values[0] =
+          Build(t, {3, 16}, [](const Dims& i) { return (i[0] * 5 + i[1]) % 3 == 0; });
     }
     const bool is_bool = t == DType::kBool;
     c.reference = [is_bool](const std::vector<Tensor>& in) {
@@ -914,7 +966,10 @@ void AddRuntimeOnlyCases(std::vector<OpCase>& cases) {
     for (int32_t n : {0, 3, 6}) {
       for (DType t : {DType::kFloat32, DType::kInt64}) {
         OpCase c{absl::StrCat("NthElement_", DTypeName(t), "_n", n, reverse ? "_reverse" : ""),
-                 "NthElement", t, {{2, 3, 7}}, {Ints({n}, true)}};
+                 "NthElement",
+                 t,
+                 {{2, 3, 7}},
+                 {Ints({n}, true)}};
         c.attrs["reverse"] = BoolAttr(reverse);
         c.reference = [n, reverse](const std::vector<Tensor>& in) {
           return Build(in[0].dtype(), {2, 3}, [&](const Dims& i) {
@@ -947,16 +1002,20 @@ void AddQdqCases(std::vector<OpCase>& cases) {
                   {"f32_half_up", DType::kFloat32, true, true, false, true, 3, -1, 1.5},
                   {"f16_default", DType::kFloat16, true, false, false, false, 8, 0, 0}};
   for (const Q& q : qs) {
-    OpCase c{absl::StrCat("QuantizeAndDequantizeV2_", q.name), "QuantizeAndDequantizeV2", q.t,
+    OpCase c{absl::StrCat("QuantizeAndDequantizeV2_", q.name),
+             "QuantizeAndDequantizeV2",
+             q.t,
              {{4, 9}, {}, {}}};
     c.attrs["signed_input"] = BoolAttr(q.is_signed);
     c.attrs["num_bits"] = IntAttr(q.bits);
     c.attrs["range_given"] = BoolAttr(q.given);
     c.attrs["narrow_range"] = BoolAttr(q.narrow);
     c.attrs["round_mode"] = StringAttr(q.half_up ? "HALF_UP" : "HALF_TO_EVEN");
-    c.feed_values = {Build(q.t, {4, 9}, [](const Dims& i) {
-                       return -4.0 + static_cast<double>((i[0] * 9 + i[1]) * 29 % 36) * 0.2203125;
-                     }),
+    c.feed_values = {Build(q.t, {4, 9},
+                           [](const Dims& i) {
+                             return -4.0 +
+                                    static_cast<double>((i[0] * 9 + i[1]) * 29 % 36) * 0.2203125;
+                           }),
                      Floats(q.t, {}, {q.lo}), Floats(q.t, {}, {q.hi})};
     c.reference = [q](const std::vector<Tensor>& in) {
       double lo = q.lo, hi = q.hi;
@@ -974,7 +1033,10 @@ void AddQdqCases(std::vector<OpCase>& cases) {
       const double s_min = qmin * lo > 0 ? qmin / lo : big, s_max = qmax * hi > 0 ? qmax / hi : big;
       const double scale = std::min(s_min, s_max);
       const double inv = s_min < s_max ? lo / qmin : hi / qmax;
-      if (s_min < s_max) hi = qmax * inv; else lo = qmin * inv;
+      if (s_min < s_max)
+        hi = qmax * inv;
+      else
+        lo = qmin * inv;
       return UnaryRef([&](double x) {
         const double v = std::min(std::max(x, lo), hi) * scale;
         return (q.half_up ? std::floor(v + 0.5) : std::nearbyint(v)) * inv;
@@ -1037,9 +1099,9 @@ const char kAssertGraph[] = R"pb(
 TEST(ArrayMoreOps, AssertFailsWithTheDataAndPassesWhenTrue) {
   const Tensor x = Floats(DType::kFloat32, {3}, {1.5, 2, -3});
   for (JitMode jit : {JitMode::kNone, JitMode::kAuto}) {
-    absl::Status s = RunGraph("assert_false.pbtxt", kAssertGraph, jit,
-                              {{"cond", Build(DType::kBool, {}, [](const Dims&) { return 0.0; })},
-                               {"x", x}}, "y");
+    absl::Status s = RunGraph(
+        "assert_false.pbtxt", kAssertGraph, jit,
+        {{"cond", Build(DType::kBool, {}, [](const Dims&) { return 0.0; })}, {"x", x}}, "y");
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
     EXPECT_TRUE(absl::StrContains(s.message(), "assertion failed: [1.5 2...]")) << s;
     s = RunGraph("assert_true.pbtxt", kAssertGraph, jit,
@@ -1048,7 +1110,6 @@ TEST(ArrayMoreOps, AssertFailsWithTheDataAndPassesWhenTrue) {
     EXPECT_TRUE(s.ok()) << s;
   }
 }
-
 
 // A one-op graph: placeholders p0.. (fed `feeds`), then Const inputs k0.. (`consts`).
 std::string OneOpGraph(const std::string& op, const std::vector<Tensor>& feeds,
@@ -1136,8 +1197,9 @@ TEST(ArrayMoreOps, BadInputsFailWithTfsMessages) {
   ExpectRejected("UniqueWithCounts", {x}, {}, {{"T", TypeAttr(DType::kFloat32)}},
                  "unique expects a 1D vector.", /*compiled=*/false);
   auto hist = std::map<std::string, tensorflow::AttrValue>{{"T", TypeAttr(DType::kFloat32)}};
-  ExpectRejected("HistogramFixedWidth", {x}, {Floats(DType::kFloat32, {2}, {1, 0}), Ints({3}, true)},
-                 hist, "value_range should satisfy value_range[0] < value_range[1]",
+  ExpectRejected("HistogramFixedWidth", {x},
+                 {Floats(DType::kFloat32, {2}, {1, 0}), Ints({3}, true)}, hist,
+                 "value_range should satisfy value_range[0] < value_range[1]",
                  /*compiled=*/false);
 }
 

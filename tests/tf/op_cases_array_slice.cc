@@ -1,14 +1,14 @@
 // Op cases of the array family: slicing, shapes, gather/pad/tile, and the shape queries and
 // identities of MiscCases.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <map>
-#include <tuple>
 #include <limits>
-#include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -22,8 +22,8 @@
 #include "frontend/tensor_proto.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "tfjit/session.h"
 #include "tests/tf/op_cases.h"
+#include "tfjit/session.h"
 
 namespace tfjit::optest {
 
@@ -77,8 +77,11 @@ std::vector<OpCase> SliceCases() {
   };
   for (const SS& s : ss) {
     for (DType t : {DType::kFloat32, DType::kInt64}) {
-      OpCase c{absl::StrCat("StridedSlice_", s.name, "_", DTypeName(t)), "StridedSlice", t,
-               {s.in}, {Ints64(s.b), Ints64(s.e), Ints64(s.s)}};
+      OpCase c{absl::StrCat("StridedSlice_", s.name, "_", DTypeName(t)),
+               "StridedSlice",
+               t,
+               {s.in},
+               {Ints64(s.b), Ints64(s.e), Ints64(s.s)}};
       c.attrs["Index"] = TypeAttr(DType::kInt64);
       c.attrs["begin_mask"] = IntAttr(s.bm);
       c.attrs["end_mask"] = IntAttr(s.em);
@@ -94,13 +97,15 @@ std::vector<OpCase> SliceCases() {
   // written position differs from the input.
   for (const SS& s : ss) {
     for (DType t : {DType::kFloat32, DType::kInt32, DType::kFloat16}) {
-      const StridedPicks picks = PickStridedSlice(s.in, s.b, s.e, s.s, s.bm, s.em, s.ell, s.na,
-                                                  s.sh);
+      const StridedPicks picks =
+          PickStridedSlice(s.in, s.b, s.e, s.s, s.bm, s.em, s.ell, s.na, s.sh);
       const Tensor value = Build(t, picks.dims, [&](const Dims& o) {
         return -1.0 - static_cast<double>(Ravel(o, picks.dims) % 50);
       });
       OpCase c{absl::StrCat("TensorStridedSliceUpdate_", s.name, "_", DTypeHloName(t)),
-               "TensorStridedSliceUpdate", t, {s.in},
+               "TensorStridedSliceUpdate",
+               t,
+               {s.in},
                {Ints64(s.b), Ints64(s.e), Ints64(s.s), value}};
       c.attrs["Index"] = TypeAttr(DType::kInt64);
       c.attrs["begin_mask"] = IntAttr(s.bm);
@@ -111,7 +116,8 @@ std::vector<OpCase> SliceCases() {
       c.reference = [s](const std::vector<Tensor>& in) {
         const StridedPicks p =
             PickStridedSlice(in[0].dims(), s.b, s.e, s.s, s.bm, s.em, s.ell, s.na, s.sh);
-        Tensor out = Build(in[0].dtype(), in[0].dims(), [&](const Dims& i) { return At(in[0], i); });
+        Tensor out =
+            Build(in[0].dtype(), in[0].dims(), [&](const Dims& i) { return At(in[0], i); });
         for (int64_t k = 0; k < in[4].num_elements(); ++k) {
           const Dims o = Unravel(k, p.dims);
           SetFromDouble(out, Ravel(p.source(o), in[0].dims()), At(in[4], o));
@@ -145,7 +151,10 @@ std::vector<OpCase> ShapeOpCases() {
     for (int k = 0; k < n; ++k) {
       OpCase c{absl::StrCat("Split_", DimsName(dims), "_axis", axis < 0 ? "_neg" : "",
                             std::abs(axis), "_n", n, "_out", k),
-               "Split", DType::kFloat32, {dims}, {Ints({axis}, true)}};
+               "Split",
+               DType::kFloat32,
+               {dims},
+               {Ints({axis}, true)}};
       c.consts_first = true;
       c.attrs["num_split"] = IntAttr(n);
       c.output = k;
@@ -168,8 +177,11 @@ std::vector<OpCase> ShapeOpCases() {
   for (auto [sizes, axis] : std::vector<std::pair<std::vector<int64_t>, int32_t>>{
            {{1, 2, 3}, 1}, {{4, -1}, 1}, {{0, 6}, -1}}) {
     for (size_t k = 0; k < sizes.size(); ++k) {
-      OpCase c{absl::StrCat("SplitV_", absl::StrJoin(sizes, "_"), "_out", k), "SplitV",
-               DType::kInt32, {{2, 6}}, {Ints64(sizes), Ints({axis}, true)}};
+      OpCase c{absl::StrCat("SplitV_", absl::StrJoin(sizes, "_"), "_out", k),
+               "SplitV",
+               DType::kInt32,
+               {{2, 6}},
+               {Ints64(sizes), Ints({axis}, true)}};
       c.attrs["num_split"] = IntAttr(static_cast<int64_t>(sizes.size()));
       c.attrs["Tlen"] = TypeAttr(DType::kInt64);
       c.output = static_cast<int>(k);
@@ -188,13 +200,15 @@ std::vector<OpCase> ShapeOpCases() {
       cases.push_back(c);
     }
   }
-  for (auto [dims, axis] : std::vector<std::pair<Dims, int>>{{{3, 4}, 0}, {{3, 4}, 1},
-                                                             {{2, 3, 2}, -1}}) {
+  for (auto [dims, axis] :
+       std::vector<std::pair<Dims, int>>{{{3, 4}, 0}, {{3, 4}, 1}, {{2, 3, 2}, -1}}) {
     const int n = static_cast<int>(dims[static_cast<size_t>(axis < 0 ? axis + 3 : axis)]);
     for (int k = 0; k < n; ++k) {
       OpCase c{absl::StrCat("Unpack_", DimsName(dims), "_axis", axis < 0 ? "_neg" : "",
                             std::abs(axis), "_out", k),
-               "Unpack", DType::kFloat32, {dims}};
+               "Unpack",
+               DType::kFloat32,
+               {dims}};
       c.attrs["num"] = IntAttr(n);
       c.attrs["axis"] = IntAttr(axis);
       c.output = k;
@@ -219,7 +233,12 @@ std::vector<OpCase> ShapeOpCases() {
 std::vector<OpCase> MoreArrayCases() {
   std::vector<OpCase> cases;
   // GatherV2 / Gather with constant indices (the compiled form; see slice_lowerings.cc).
-  struct G { Dims params; Dims idx_dims; std::vector<int32_t> idx; int32_t axis; };
+  struct G {
+    Dims params;
+    Dims idx_dims;
+    std::vector<int32_t> idx;
+    int32_t axis;
+  };
   for (const G& g : std::vector<G>{{{5, 3}, {4}, {4, 0, 0, 2}, 0},
                                    {{5, 3}, {2, 2}, {2, 1, 0, 2}, 1},
                                    {{2, 3, 4}, {}, {3}, -1},
@@ -227,9 +246,10 @@ std::vector<OpCase> MoreArrayCases() {
                                    {{3, 4, 2}, {2, 3}, {1, 0, 2, 2, 1, 0}, 1}}) {
     OpCase c{absl::StrCat("GatherV2_", DimsName(g.params), "_", DimsName(g.idx_dims), "_axis",
                           g.axis < 0 ? "_neg" : "", std::abs(g.axis)),
-             "GatherV2", DType::kFloat32, {g.params},
-             {Tensor::FromVector<int32_t>(DType::kInt32, g.idx_dims, g.idx),
-              Ints({g.axis}, true)}};
+             "GatherV2",
+             DType::kFloat32,
+             {g.params},
+             {Tensor::FromVector<int32_t>(DType::kInt32, g.idx_dims, g.idx), Ints({g.axis}, true)}};
     c.has_t = false;
     c.attrs["Tparams"] = TypeAttr(DType::kFloat32);
     c.attrs["Tindices"] = TypeAttr(DType::kInt32);
@@ -259,9 +279,12 @@ std::vector<OpCase> MoreArrayCases() {
   }
   // OneHot: out-of-range and negative indices give a row of off_value.
   for (int axis : {-1, 0, 1}) {
-    OpCase c{absl::StrCat("OneHot_axis", axis < 0 ? "_neg1" : std::to_string(axis)), "OneHot",
-             DType::kFloat32, {{2, 3}}, {Ints({4}, true), Floats(DType::kFloat32, {}, {5.0}),
-                                         Floats(DType::kFloat32, {}, {-1.0})}};
+    OpCase c{
+        absl::StrCat("OneHot_axis", axis < 0 ? "_neg1" : std::to_string(axis)),
+        "OneHot",
+        DType::kFloat32,
+        {{2, 3}},
+        {Ints({4}, true), Floats(DType::kFloat32, {}, {5.0}), Floats(DType::kFloat32, {}, {-1.0})}};
     c.input_dtypes = {DType::kInt32};
     c.feed_values = {Tensor::FromVector<int32_t>(DType::kInt32, {2, 3}, {0, 3, -1, 4, 2, 1})};
     c.attrs["TI"] = TypeAttr(DType::kInt32);
@@ -281,8 +304,11 @@ std::vector<OpCase> MoreArrayCases() {
   }
   for (auto [dims, mult] : std::vector<std::pair<Dims, std::vector<int32_t>>>{
            {{2, 3}, {2, 1}}, {{2, 3}, {1, 3}}, {{3}, {0}}, {{2, 1, 2}, {2, 3, 1}}}) {
-    OpCase c{absl::StrCat("Tile_", DimsName(dims), "_", absl::StrJoin(mult, "_")), "Tile",
-             DType::kInt32, {dims}, {Ints(mult)}};
+    OpCase c{absl::StrCat("Tile_", DimsName(dims), "_", absl::StrJoin(mult, "_")),
+             "Tile",
+             DType::kInt32,
+             {dims},
+             {Ints(mult)}};
     c.attrs["Tmultiples"] = TypeAttr(DType::kInt32);
     c.reference = IndexRef(
         [](const std::vector<Tensor>& in) {
@@ -336,23 +362,26 @@ std::vector<OpCase> MoreArrayCases() {
     OpCase c{absl::StrCat("MirrorPad_", mode), "MirrorPad", DType::kFloat32, {{3, 4}}, {mpads}};
     c.attrs["Tpaddings"] = TypeAttr(DType::kInt32);
     c.attrs["mode"] = StringAttr(mode);
-    c.reference = IndexRef(pad_dims, [reflect](const std::vector<Tensor>& in, const Dims& o,
-                                               Dims* i) {
-      *i = o;
-      for (size_t k = 0; k < o.size(); ++k) {
-        const int64_t n = in[0].dim(static_cast<int>(k));
-        int64_t p = o[k] - ElementAsInt64(in[1], 2 * k);
-        if (p < 0) p = reflect ? -p : -p - 1;
-        if (p >= n) p = reflect ? 2 * n - 2 - p : 2 * n - 1 - p;
-        (*i)[k] = p;
-      }
-      return true;
-    });
+    c.reference =
+        IndexRef(pad_dims, [reflect](const std::vector<Tensor>& in, const Dims& o, Dims* i) {
+          *i = o;
+          for (size_t k = 0; k < o.size(); ++k) {
+            const int64_t n = in[0].dim(static_cast<int>(k));
+            int64_t p = o[k] - ElementAsInt64(in[1], 2 * k);
+            if (p < 0) p = reflect ? -p : -p - 1;
+            if (p >= n) p = reflect ? 2 * n - 2 - p : 2 * n - 1 - p;
+            (*i)[k] = p;
+          }
+          return true;
+        });
     cases.push_back(c);
   }
   for (auto axes : std::vector<std::vector<int32_t>>{{0}, {1}, {-1, 0}, {}}) {
     OpCase c{absl::StrCat("ReverseV2_", axes.empty() ? "none" : absl::StrJoin(axes, "_")),
-             "ReverseV2", DType::kFloat32, {{3, 5}}, {Ints(axes)}};
+             "ReverseV2",
+             DType::kFloat32,
+             {{3, 5}},
+             {Ints(axes)}};
     c.attrs["Tidx"] = TypeAttr(DType::kInt32);
     c.reference = IndexRef([](const std::vector<Tensor>& in) { return in[0].dims(); },
                            [](const std::vector<Tensor>& in, const Dims& o, Dims* i) {
@@ -369,7 +398,10 @@ std::vector<OpCase> MoreArrayCases() {
   for (auto [from, to] : std::vector<std::pair<Dims, std::vector<int32_t>>>{
            {{3}, {2, 3}}, {{2, 1}, {2, 4}}, {{}, {3, 2}}, {{1, 3}, {0, 3}}}) {
     OpCase c{absl::StrCat("BroadcastTo_", DimsName(from), "_", absl::StrJoin(to, "x")),
-             "BroadcastTo", DType::kFloat32, {from}, {Ints(to)}};
+             "BroadcastTo",
+             DType::kFloat32,
+             {from},
+             {Ints(to)}};
     c.attrs["Tidx"] = TypeAttr(DType::kInt32);
     c.reference = IndexRef(
         [](const std::vector<Tensor>& in) {
@@ -406,7 +438,9 @@ std::vector<OpCase> MiscCases() {
     };
     cases.push_back(size2);
     for (int k = 0; k < 2; ++k) {
-      OpCase c{absl::StrCat("ShapeN_", DTypeName(out), "_out", k), "ShapeN", DType::kFloat32,
+      OpCase c{absl::StrCat("ShapeN_", DTypeName(out), "_out", k),
+               "ShapeN",
+               DType::kFloat32,
                {{2, 5}, {3, 0, 1}}};
       c.attrs["N"] = IntAttr(2);
       c.attrs["out_type"] = TypeAttr(out);
@@ -426,8 +460,11 @@ std::vector<OpCase> MiscCases() {
   cases.push_back(rank);
   for (auto [sq, in] : std::vector<std::pair<std::vector<int64_t>, Dims>>{
            {{}, {1, 3, 1, 2}}, {{0}, {1, 3, 1}}, {{-1, 0}, {1, 3, 1}}, {{}, {1, 1}}}) {
-    OpCase c{absl::StrCat("Squeeze_", DimsName(in), "_", sq.empty() ? "all" : absl::StrJoin(sq, "_")),
-             "Squeeze", DType::kFloat32, {in}};
+    OpCase c{
+        absl::StrCat("Squeeze_", DimsName(in), "_", sq.empty() ? "all" : absl::StrJoin(sq, "_")),
+        "Squeeze",
+        DType::kFloat32,
+        {in}};
     tensorflow::AttrValue dims;
     dims.mutable_list();
     for (int64_t d : sq) dims.mutable_list()->add_i(d);
@@ -440,8 +477,11 @@ std::vector<OpCase> MiscCases() {
     cases.push_back(c);
   }
   for (int32_t axis : {0, 1, -1}) {
-    OpCase c{absl::StrCat("Concat_axis", axis < 0 ? "_neg1" : std::to_string(axis)), "Concat",
-             DType::kFloat32, {{2, 3}, {2, 3}}, {Ints({axis}, true)}};
+    OpCase c{absl::StrCat("Concat_axis", axis < 0 ? "_neg1" : std::to_string(axis)),
+             "Concat",
+             DType::kFloat32,
+             {{2, 3}, {2, 3}},
+             {Ints({axis}, true)}};
     c.consts_first = true;
     c.attrs["N"] = IntAttr(2);
     c.reference = [axis](const std::vector<Tensor>& in) {
@@ -457,18 +497,23 @@ std::vector<OpCase> MiscCases() {
     };
     cases.push_back(c);
   }
-  struct Rg { DType t; double start, limit, delta; };
-  for (const Rg& r : std::vector<Rg>{{DType::kInt32, 0, 10, 3}, {DType::kInt32, 5, -4, -2},
-                                     {DType::kInt64, 3, 3, 1}, {DType::kFloat32, 0, 1, 0.1},
+  struct Rg {
+    DType t;
+    double start, limit, delta;
+  };
+  for (const Rg& r : std::vector<Rg>{{DType::kInt32, 0, 10, 3},
+                                     {DType::kInt32, 5, -4, -2},
+                                     {DType::kInt64, 3, 3, 1},
+                                     {DType::kFloat32, 0, 1, 0.1},
                                      {DType::kFloat64, -1, 2, 0.3},
                                      // 16-bit floats accumulate in their own rounding.
                                      {DType::kFloat16, 0, 2, 0.1},
                                      {DType::kBFloat16, 1, 5, 0.3}}) {
-    OpCase c{absl::StrCat("Range_", DTypeName(r.t), "_", r.start, "_", r.limit, "_",
-                          r.delta),
-             "Range", r.t, {},
-             {Floats(r.t, {}, {r.start}), Floats(r.t, {}, {r.limit}),
-              Floats(r.t, {}, {r.delta})}};
+    OpCase c{absl::StrCat("Range_", DTypeName(r.t), "_", r.start, "_", r.limit, "_", r.delta),
+             "Range",
+             r.t,
+             {},
+             {Floats(r.t, {}, {r.start}), Floats(r.t, {}, {r.limit}), Floats(r.t, {}, {r.delta})}};
     c.has_t = false;
     c.attrs["Tidx"] = TypeAttr(r.t);
     c.reference = [r](const std::vector<Tensor>& in) {

@@ -29,21 +29,26 @@ RefFn CompareRef(std::function<bool(double, double)> f) {
 }
 
 void MathCases(std::vector<OpCase>* cases) {
-  struct C { const char* op; std::function<bool(double, double)> f; };
+  struct C {
+    const char* op;
+    std::function<bool(double, double)> f;
+  };
   const std::vector<C> cmps = {{"Greater", [](double x, double y) { return x > y; }},
                                {"GreaterEqual", [](double x, double y) { return x >= y; }},
                                {"Less", [](double x, double y) { return x < y; }},
                                {"LessEqual", [](double x, double y) { return x <= y; }},
                                {"Equal", [](double x, double y) { return x == y; }},
                                {"NotEqual", [](double x, double y) { return x != y; }}};
-  const std::vector<std::pair<Dims, Dims>> shapes = {
-      {{}, {}}, {{5}, {}}, {{2, 3}, {3}}, {{2, 1}, {1, 3}}, {{0, 3}, {3}}, {{33}, {33}}};
+  const std::vector<std::pair<Dims, Dims>> shapes = {{{}, {}},         {{5}, {}},     {{2, 3}, {3}},
+                                                     {{2, 1}, {1, 3}}, {{0, 3}, {3}}, {{33}, {33}}};
   for (const C& c : cmps) {
     // Random integers are in [0, 10), so equal pairs occur; floats in [-1, 1).
     for (DType t : {DType::kFloat32, DType::kInt32}) {
       for (const auto& [a, b] : shapes) {
-        OpCase k{absl::StrCat(c.op, "_", DTypeName(t), "_", DimsName(a), "_", DimsName(b)), c.op,
-                 t, {a, b}};
+        OpCase k{absl::StrCat(c.op, "_", DTypeName(t), "_", DimsName(a), "_", DimsName(b)),
+                 c.op,
+                 t,
+                 {a, b}};
         k.reference = CompareRef(c.f);
         cases->push_back(k);
       }
@@ -55,7 +60,10 @@ void MathCases(std::vector<OpCase>* cases) {
     nan.reference = CompareRef(c.f);
     cases->push_back(nan);
   }
-  struct L { const char* op; std::function<double(double, double)> f; };
+  struct L {
+    const char* op;
+    std::function<double(double, double)> f;
+  };
   const std::vector<L> logic = {
       {"LogicalAnd", [](double x, double y) { return x != 0 && y != 0 ? 1 : 0; }},
       {"LogicalOr", [](double x, double y) { return x != 0 || y != 0 ? 1 : 0; }}};
@@ -94,11 +102,13 @@ void MathCases(std::vector<OpCase>* cases) {
 
 void ArrayAndGraphCases(std::vector<OpCase>* cases) {
   // Gather (v1): axis 0, any index rank; its validate_indices attr is TF's default.
-  for (const auto& [params, idx] :
-       std::vector<std::pair<Dims, std::vector<int32_t>>>{{{5, 3}, {4, 0, 4}}, {{6}, {5}},
-                                                          {{4, 2, 3}, {}}}) {
-    OpCase k{absl::StrCat("Gather_", DimsName(params), "_n", idx.size()), "Gather",
-             DType::kFloat32, {params}, {Ints(idx)}};
+  for (const auto& [params, idx] : std::vector<std::pair<Dims, std::vector<int32_t>>>{
+           {{5, 3}, {4, 0, 4}}, {{6}, {5}}, {{4, 2, 3}, {}}}) {
+    OpCase k{absl::StrCat("Gather_", DimsName(params), "_n", idx.size()),
+             "Gather",
+             DType::kFloat32,
+             {params},
+             {Ints(idx)}};
     k.has_t = false;
     k.attrs["Tparams"] = TypeAttr(DType::kFloat32);
     k.attrs["Tindices"] = TypeAttr(DType::kInt32);
@@ -153,8 +163,11 @@ void ArrayAndGraphCases(std::vector<OpCase>* cases) {
   cases->push_back(wc);
   // EuclideanNorm: sqrt of the sum of squares over the axes (a reduction XLA leaves to TF).
   for (bool keep : {false, true}) {
-    OpCase k{absl::StrCat("EuclideanNorm_axis1", keep ? "_keep" : ""), "EuclideanNorm",
-             DType::kFloat32, {{3, 5}}, {Ints({1})}};
+    OpCase k{absl::StrCat("EuclideanNorm_axis1", keep ? "_keep" : ""),
+             "EuclideanNorm",
+             DType::kFloat32,
+             {{3, 5}},
+             {Ints({1})}};
     k.attrs["keep_dims"] = BoolAttr(keep);
     k.attrs["Tidx"] = TypeAttr(DType::kInt32);
     k.kernel_only = true;
@@ -184,9 +197,8 @@ void ArrayAndGraphCases(std::vector<OpCase>* cases) {
 
 void ImageCases(std::vector<OpCase>* cases) {
   // Five boxes, two pairs of which overlap heavily; greedy selection by score.
-  const Tensor boxes = Floats(DType::kFloat32, {5, 4},
-                              {0, 0, 1, 1,  0, 0.1, 1, 1.1,  0, 10, 1, 11,  0, 10.2, 1, 11.2,
-                               5, 5, 6, 6});
+  const Tensor boxes = Floats(DType::kFloat32, {5, 4}, {0, 0,  1, 1,    0, 0.1,  1, 1.1, 0, 10,
+                                                        1, 11, 0, 10.2, 1, 11.2, 5, 5,   6, 6});
   const Tensor scores = Floats(DType::kFloat32, {5}, {0.9, 0.8, 0.7, 0.95, 0.3});
   const std::vector<int32_t> expect = {3, 0, 4};  // 1 and 2 suppressed at IoU 0.5
   // The first n selected indices, padded with zeros to `size`.
@@ -201,11 +213,18 @@ void ImageCases(std::vector<OpCase>* cases) {
   // pad_to_max_output_size, else padded to min(max_output_size, boxes) and cut to the
   // selection's size at the cluster's edge (the selection's size is a row count).
   {
-    OpCase k{"NonMaxSuppression_v1", "NonMaxSuppression", DType::kFloat32, {{5, 4}, {5}},
+    OpCase k{"NonMaxSuppression_v1",
+             "NonMaxSuppression",
+             DType::kFloat32,
+             {{5, 4}, {5}},
              {Ints({3}, true)}};
     k.has_t = false;
     k.feed_values = {boxes, scores};
-    k.attrs["iou_threshold"] = [] { tensorflow::AttrValue a; a.set_f(0.5f); return a; }();
+    k.attrs["iou_threshold"] = [] {
+      tensorflow::AttrValue a;
+      a.set_f(0.5f);
+      return a;
+    }();
     k.reference = index_ref(3, 3);
     cases->push_back(k);
   }
@@ -217,8 +236,11 @@ void ImageCases(std::vector<OpCase>* cases) {
       std::vector<Tensor> consts = {Ints({4}, true), Floats(DType::kFloat32, {}, {0.5})};
       if (name != "NonMaxSuppressionV2") consts.push_back(Floats(DType::kFloat32, {}, {0.0}));
       if (name == "NonMaxSuppressionV5") consts.push_back(Floats(DType::kFloat32, {}, {0.0}));
-      OpCase k{absl::StrCat(op, pad ? "_padded" : "_greedy"), op, DType::kFloat32,
-               {{5, 4}, {5}}, consts};
+      OpCase k{absl::StrCat(op, pad ? "_padded" : "_greedy"),
+               op,
+               DType::kFloat32,
+               {{5, 4}, {5}},
+               consts};
       k.feed_values = {boxes, scores};
       if (pad) k.attrs["pad_to_max_output_size"] = BoolAttr(true);
       // Padded: max_output_size entries, the unused ones 0.
@@ -240,9 +262,12 @@ void ImageCases(std::vector<OpCase>* cases) {
   }
   // max_output_size above the number of boxes: the unpadded bound is the box count.
   {
-    OpCase k{"NonMaxSuppressionV3_max_above_n", "NonMaxSuppressionV3", DType::kFloat32,
-             {{5, 4}, {5}}, {Ints({10}, true), Floats(DType::kFloat32, {}, {0.5}),
-                             Floats(DType::kFloat32, {}, {0.5})}};
+    OpCase k{
+        "NonMaxSuppressionV3_max_above_n",
+        "NonMaxSuppressionV3",
+        DType::kFloat32,
+        {{5, 4}, {5}},
+        {Ints({10}, true), Floats(DType::kFloat32, {}, {0.5}), Floats(DType::kFloat32, {}, {0.5})}};
     k.feed_values = {boxes, scores};
     k.reference = index_ref(2, 2);  // box 4 (0.3) is not above score_threshold 0.5
     cases->push_back(k);
@@ -265,12 +290,14 @@ void ImageCases(std::vector<OpCase>* cases) {
                            Soft{"drop", 0.7, 0.35, {3, 0, 2}, {0.95, 0.9, s2}}}) {
     for (bool pad : {false, true}) {
       for (int output : {0, 1}) {
-        OpCase k{absl::StrCat("NonMaxSuppressionV5_soft_", soft.name, pad ? "_padded" : "",
-                              output == 1 ? "_scores" : ""),
-                 "NonMaxSuppressionV5", DType::kFloat32, {{5, 4}, {5}},
-                 {Ints({5}, true), Floats(DType::kFloat32, {}, {soft.iou}),
-                  Floats(DType::kFloat32, {}, {soft.threshold}),
-                  Floats(DType::kFloat32, {}, {0.5})}};
+        OpCase k{
+            absl::StrCat("NonMaxSuppressionV5_soft_", soft.name, pad ? "_padded" : "",
+                         output == 1 ? "_scores" : ""),
+            "NonMaxSuppressionV5",
+            DType::kFloat32,
+            {{5, 4}, {5}},
+            {Ints({5}, true), Floats(DType::kFloat32, {}, {soft.iou}),
+             Floats(DType::kFloat32, {}, {soft.threshold}), Floats(DType::kFloat32, {}, {0.5})}};
         k.feed_values = {boxes, scores};
         if (pad) k.attrs["pad_to_max_output_size"] = BoolAttr(true);
         k.output = output;
@@ -298,8 +325,8 @@ void RandomCases(std::vector<OpCase>* cases) {
   // kernel, evaluator and JIT must agree bit for bit.
   const Tensor seed = Tensor::FromVector<int64_t>(DType::kInt64, {2}, {7, 11});
   // Constant seeds (random_ops_test covers seeds computed at run time).
-  for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal",
-                         "StatelessTruncatedNormal"}) {
+  for (const char* op :
+       {"StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"}) {
     OpCase k{absl::StrCat(op, "_3x5"), op, DType::kInt64, {}, {Ints({3, 5}), seed}};
     k.has_t = false;
     k.attrs["dtype"] = TypeAttr(DType::kFloat32);
@@ -308,7 +335,10 @@ void RandomCases(std::vector<OpCase>* cases) {
     cases->push_back(k);
   }
   {
-    OpCase k{"StatelessRandomUniformInt_4x4", "StatelessRandomUniformInt", DType::kInt32, {},
+    OpCase k{"StatelessRandomUniformInt_4x4",
+             "StatelessRandomUniformInt",
+             DType::kInt32,
+             {},
              {Ints({4, 4}), seed, Ints({-5}, true), Ints({17}, true)}};
     k.has_t = false;
     k.attrs["dtype"] = TypeAttr(DType::kInt32);
@@ -318,11 +348,14 @@ void RandomCases(std::vector<OpCase>* cases) {
   }
   const Tensor key = Tensor::FromVector<uint64_t>(DType::kUInt64, {1}, {0x1234});
   const Tensor counter = Tensor::FromVector<uint64_t>(DType::kUInt64, {2}, {5, 0});
-  for (const char* op : {"StatelessRandomUniformV2", "StatelessRandomNormalV2",
-                         "StatelessTruncatedNormalV2"}) {
+  for (const char* op :
+       {"StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"}) {
     // Inputs (shape, key, counter, alg), all consts: shape and alg must be compile-time
     // constants, and a graph holds consts on one side of the fed inputs.
-    OpCase k{absl::StrCat(op, "_2x7"), op, DType::kUInt64, {},
+    OpCase k{absl::StrCat(op, "_2x7"),
+             op,
+             DType::kUInt64,
+             {},
              {Ints({2, 7}), key, counter, Ints({1}, true)}};
     k.has_t = false;
     k.attrs["dtype"] = TypeAttr(DType::kFloat32);
@@ -330,8 +363,11 @@ void RandomCases(std::vector<OpCase>* cases) {
     cases->push_back(k);
   }
   {
-    OpCase k{"StatelessRandomGetKeyCounter_key", "StatelessRandomGetKeyCounter", DType::kInt64,
-             {}, {seed}};
+    OpCase k{"StatelessRandomGetKeyCounter_key",
+             "StatelessRandomGetKeyCounter",
+             DType::kInt64,
+             {},
+             {seed}};
     k.has_t = false;
     k.attrs["Tseed"] = TypeAttr(DType::kInt64);
     cases->push_back(k);

@@ -85,7 +85,8 @@ Tensor NaiveConv(const Tensor& x, const Tensor& f, const Window& w, bool depthwi
           const int64_t m = o[3] % f.dim(3), c = o[3] / f.dim(3);
           acc += At(x, {o[0], iy, ix, c}) * At(f, {kh, kw, c, m});
         } else {
-          for (int64_t c = 0; c < ch; ++c) acc += At(x, {o[0], iy, ix, c}) * At(f, {kh, kw, c, o[3]});
+          for (int64_t c = 0; c < ch; ++c)
+            acc += At(x, {o[0], iy, ix, c}) * At(f, {kh, kw, c, o[3]});
         }
       }
     }
@@ -167,10 +168,12 @@ void ConvCasesInto(std::vector<OpCase>& cases) {
   convs.push_back({"SAME_dilation2", {1, 9, 9, 2}, {3, 3, 2, 3}, {1, 1, 2, 2, "SAME"}});
   convs.push_back({"VALID_batch2_5x4_s3x2", {2, 11, 10, 2}, {5, 4, 2, 3}, {3, 2, 1, 1, "VALID"}});
   convs.push_back({"pointwise_batch2", {2, 5, 6, 7}, {1, 1, 7, 5}, {1, 1, 1, 1, "VALID"}});
-  convs.push_back({"EXPLICIT", {1, 7, 6, 2}, {3, 3, 2, 3},
-                   {1, 2, 1, 1, "EXPLICIT", {0, 0, 2, 1, 0, 3, 0, 0}}});
+  convs.push_back(
+      {"EXPLICIT", {1, 7, 6, 2}, {3, 3, 2, 3}, {1, 2, 1, 1, "EXPLICIT", {0, 0, 2, 1, 0, 3, 0, 0}}});
   // H: (1 - 4 + 2) / 2 truncates to 0 as in TF: an empty output, not a negative-size error.
-  convs.push_back({"VALID_window_misses_by_less_than_a_stride", {1, 1, 6, 2}, {4, 3, 2, 3},
+  convs.push_back({"VALID_window_misses_by_less_than_a_stride",
+                   {1, 1, 6, 2},
+                   {4, 3, 2, 3},
                    {2, 1, 1, 1, "VALID"}});
   for (const C& v : convs) {
     OpCase c{absl::StrCat("Conv2D_", v.name), "Conv2D", DType::kFloat32, {v.x, v.f}};
@@ -187,8 +190,10 @@ void ConvCasesInto(std::vector<OpCase>& cases) {
       {"m2_VALID_s1_5x5", {1, 8, 7, 2}, {5, 5, 2, 2}, {1, 1, 1, 1, "VALID"}},
   };
   for (const C& v : dws) {
-    OpCase c{absl::StrCat("DepthwiseConv2dNative_", v.name), "DepthwiseConv2dNative",
-             DType::kFloat32, {v.x, v.f}};
+    OpCase c{absl::StrCat("DepthwiseConv2dNative_", v.name),
+             "DepthwiseConv2dNative",
+             DType::kFloat32,
+             {v.x, v.f}};
     SetWindowAttrs(c, v.w);
     const Window w = v.w;
     c.reference = [w](const std::vector<Tensor>& in) { return NaiveConv(in[0], in[1], w, true); };
@@ -211,8 +216,10 @@ void BackpropInputCasesInto(std::vector<OpCase>& cases) {
        }) {
     const auto [oh, ph] = Geometry(v.w, 1, v.x[1], v.f[0]);
     const auto [ow, pw] = Geometry(v.w, 2, v.x[2], v.f[1]);
-    OpCase c{absl::StrCat("Conv2DBackpropInput_", v.name), "Conv2DBackpropInput",
-             DType::kFloat32, {v.f, {v.x[0], oh, ow, v.f[3]}},
+    OpCase c{absl::StrCat("Conv2DBackpropInput_", v.name),
+             "Conv2DBackpropInput",
+             DType::kFloat32,
+             {v.f, {v.x[0], oh, ow, v.f[3]}},
              {Ints({static_cast<int32_t>(v.x[0]), static_cast<int32_t>(v.x[1]),
                     static_cast<int32_t>(v.x[2]), static_cast<int32_t>(v.x[3])})}};
     c.consts_first = true;
@@ -238,19 +245,23 @@ void BackpropInputCasesInto(std::vector<OpCase>& cases) {
           }
         }
       }
-      return Build(DType::kFloat32, xd, [&](const Dims& i) {
-        return dx[static_cast<size_t>(Ravel(i, xd))];
-      });
+      return Build(DType::kFloat32, xd,
+                   [&](const Dims& i) { return dx[static_cast<size_t>(Ravel(i, xd))]; });
     };
     cases.push_back(c);
   }
 }
 
-const std::vector<std::vector<std::string>> kFusedCombos = {
-    {"BiasAdd"},           {"BiasAdd", "Relu"},   {"BiasAdd", "Relu6"},
-    {"BiasAdd", "Prelu"},  {"BiasAdd", "LeakyRelu"}, {"BiasAdd", "Elu"},
-    {"BiasAdd", "Sigmoid"}, {"BiasAdd", "Tanh"},  {"FusedBatchNorm"},
-    {"FusedBatchNorm", "Relu"}};
+const std::vector<std::vector<std::string>> kFusedCombos = {{"BiasAdd"},
+                                                            {"BiasAdd", "Relu"},
+                                                            {"BiasAdd", "Relu6"},
+                                                            {"BiasAdd", "Prelu"},
+                                                            {"BiasAdd", "LeakyRelu"},
+                                                            {"BiasAdd", "Elu"},
+                                                            {"BiasAdd", "Sigmoid"},
+                                                            {"BiasAdd", "Tanh"},
+                                                            {"FusedBatchNorm"},
+                                                            {"FusedBatchNorm", "Relu"}};
 
 void FusedCasesInto(std::vector<OpCase>& cases) {
   // _FusedConv2D: every combination, SAME stride 1; a few with VALID stride 2.
@@ -260,8 +271,8 @@ void FusedCasesInto(std::vector<OpCase>& cases) {
       const Dims x = {1, 8, 9, 3}, f = {3, 3, 3, 4};
       std::vector<Dims> shapes = {x, f};
       for (const Dims& d : ArgShapes(ops, 4)) shapes.push_back(d);
-      OpCase c{absl::StrCat("_FusedConv2D_", absl::StrJoin(ops, "_"), "_", w.padding), "_FusedConv2D",
-               DType::kFloat32, shapes};
+      OpCase c{absl::StrCat("_FusedConv2D_", absl::StrJoin(ops, "_"), "_", w.padding),
+               "_FusedConv2D", DType::kFloat32, shapes};
       SetWindowAttrs(c, w);
       c.attrs["fused_ops"] = StringList(ops);
       c.attrs["num_args"] = IntAttr(static_cast<int64_t>(shapes.size()) - 2);
@@ -276,9 +287,11 @@ void FusedCasesInto(std::vector<OpCase>& cases) {
     }
   }
   // FusedDepthwiseConv2dNative: the tfjs converter's combinations (and NoOp = no bias).
-  for (const auto& ops : std::vector<std::vector<std::string>>{
-           {"BiasAdd"}, {"BiasAdd", "Relu"}, {"BiasAdd", "Relu6"}, {"NoOp", "Relu6"},
-           {"BiasAdd", "Prelu"}}) {
+  for (const auto& ops : std::vector<std::vector<std::string>>{{"BiasAdd"},
+                                                               {"BiasAdd", "Relu"},
+                                                               {"BiasAdd", "Relu6"},
+                                                               {"NoOp", "Relu6"},
+                                                               {"BiasAdd", "Prelu"}}) {
     const Dims x = {1, 9, 8, 3}, f = {3, 3, 3, 2};
     std::vector<Dims> shapes = {x, f};
     for (const Dims& d : ArgShapes(ops, 6)) shapes.push_back(d);
@@ -306,9 +319,9 @@ void FusedCasesInto(std::vector<OpCase>& cases) {
       if (d.size() == 3) d = {7};  // a matmul's prelu alpha: one per column
       shapes.push_back(d);
     }
-    OpCase c{absl::StrCat("_FusedMatMul_", absl::StrJoin(ops, "_"), ta ? "_ta" : "",
-                          tb ? "_tb" : ""),
-             "_FusedMatMul", DType::kFloat32, shapes};
+    OpCase c{
+        absl::StrCat("_FusedMatMul_", absl::StrJoin(ops, "_"), ta ? "_ta" : "", tb ? "_tb" : ""),
+        "_FusedMatMul", DType::kFloat32, shapes};
     c.attrs["transpose_a"] = BoolAttr(ta);
     c.attrs["transpose_b"] = BoolAttr(tb);
     c.attrs["fused_ops"] = StringList(ops);
@@ -332,10 +345,12 @@ void FusedCasesInto(std::vector<OpCase>& cases) {
 }
 
 void PreluCasesInto(std::vector<OpCase>& cases) {
-  for (const auto& [x, alpha] : std::vector<std::pair<Dims, Dims>>{
-           {{2, 3, 4}, {4}}, {{1, 5, 6, 3}, {1, 1, 3}}, {{7}, {}}}) {
-    OpCase c{absl::StrCat("Prelu_", DimsName(x), "_alpha_", DimsName(alpha)), "Prelu",
-             DType::kFloat32, {x, alpha}};
+  for (const auto& [x, alpha] :
+       std::vector<std::pair<Dims, Dims>>{{{2, 3, 4}, {4}}, {{1, 5, 6, 3}, {1, 1, 3}}, {{7}, {}}}) {
+    OpCase c{absl::StrCat("Prelu_", DimsName(x), "_alpha_", DimsName(alpha)),
+             "Prelu",
+             DType::kFloat32,
+             {x, alpha}};
     c.has_t = false;  // the tfjs converter writes none
     c.reference = BinaryRef([](double v, double a) { return v >= 0 ? v : a * v; });
     cases.push_back(c);
@@ -390,18 +405,20 @@ const char* kBiasRelu6 =
 // matches the fallback kernels.
 TEST(ConvClusteringTest, TfjsBlockCompilesAsOneCluster) {
   const std::string text =
-      Placeholder("x", {1, 12, 12, 3}) + Placeholder("f", {3, 3, 3, 8}) +
-      Placeholder("b", {8}) + Placeholder("df", {3, 3, 8, 1}) + Placeholder("db", {8}) +
-      Placeholder("alpha", {8}) +
+      Placeholder("x", {1, 12, 12, 3}) + Placeholder("f", {3, 3, 3, 8}) + Placeholder("b", {8}) +
+      Placeholder("df", {3, 3, 8, 1}) + Placeholder("db", {8}) + Placeholder("alpha", {8}) +
       ConvNode("conv", "_FusedConv2D", {"x", "f", "b"}, kBiasRelu6) +
       ConvNode("dw", "FusedDepthwiseConv2dNative", {"conv", "df", "db"}, kBiasRelu6) +
       "node { name: \"prelu\" op: \"Prelu\" input: \"dw\" input: \"alpha\" }\n";
   const std::string path = WriteGraph("block", text);
   std::vector<std::pair<std::string, Tensor>> feeds;
   uint64_t seed = 5;
-  for (const auto& [name, dims] : std::vector<std::pair<std::string, Dims>>{
-           {"x", {1, 12, 12, 3}}, {"f", {3, 3, 3, 8}}, {"b", {8}}, {"df", {3, 3, 8, 1}},
-           {"db", {8}}, {"alpha", {8}}}) {
+  for (const auto& [name, dims] : std::vector<std::pair<std::string, Dims>>{{"x", {1, 12, 12, 3}},
+                                                                            {"f", {3, 3, 3, 8}},
+                                                                            {"b", {8}},
+                                                                            {"df", {3, 3, 8, 1}},
+                                                                            {"db", {8}},
+                                                                            {"alpha", {8}}}) {
     feeds.push_back({name, cli::RandomTensor(DType::kFloat32, dims, seed++)});
   }
   std::vector<Tensor> results;
@@ -452,7 +469,8 @@ TEST(ConvClusteringTest, NchwIsLeftOutWithTheReason) {
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
   EXPECT_TRUE(absl::StrContains(out.status().message(), "unsupported operations")) << out.status();
   EXPECT_TRUE(absl::StrContains(out.status().message(), "node 'conv'")) << out.status();
-  EXPECT_TRUE(absl::StrContains(out.status().message(), "data_format 'NCHW_VECT_C'")) << out.status();
+  EXPECT_TRUE(absl::StrContains(out.status().message(), "data_format 'NCHW_VECT_C'"))
+      << out.status();
   std::filesystem::remove(path);
 }
 

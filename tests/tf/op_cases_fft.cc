@@ -60,8 +60,8 @@ std::vector<C> NaiveDft(const std::vector<C>& in, const Dims& in_dims, const Dim
           phase += static_cast<double>(k[d] * j[d] % n[d]) / static_cast<double>(n[d]);
         }
         Dims idx(j);
-        const int64_t src = Ravel(idx, Dims(in_dims.begin() + static_cast<long>(lead),
-                                            in_dims.end()));
+        const int64_t src =
+            Ravel(idx, Dims(in_dims.begin() + static_cast<long>(lead), in_dims.end()));
         sum += in[static_cast<size_t>(b * in_block + src)] *
                std::polar(1.0, sign * 2 * std::numbers::pi * phase);
       }
@@ -92,7 +92,8 @@ RefFn FftRef(int r, bool forward) {
     std::vector<C> y = NaiveDft(ToComplex(x), x.dims(), n, forward ? -1 : 1);
     Tensor out(x.dtype(), x.dims());
     const double scale = forward ? 1.0 : 1.0 / static_cast<double>(Prod(n, 0, n.size()));
-    for (int64_t k = 0; k < out.num_elements(); ++k) SetC(out, k, y[static_cast<size_t>(k)] * scale);
+    for (int64_t k = 0; k < out.num_elements(); ++k)
+      SetC(out, k, y[static_cast<size_t>(k)] * scale);
     return out;
   };
 }
@@ -153,7 +154,8 @@ RefFn IrfftRef(const Dims& len) {
             const Dims ji = Unravel(j, outer);
             double phase = 0;
             for (size_t d = 0; d < outer.size(); ++d) {
-              phase += static_cast<double>(mi[d] * ji[d] % outer[d]) / static_cast<double>(outer[d]);
+              phase +=
+                  static_cast<double>(mi[d] * ji[d] % outer[d]) / static_cast<double>(outer[d]);
             }
             sum += cropped[static_cast<size_t>(b * hb + j * half + t)] *
                    std::polar(1.0, 2 * std::numbers::pi * phase);
@@ -172,9 +174,9 @@ RefFn IrfftRef(const Dims& len) {
         for (int64_t t = 0; t < n_last; ++t) {
           double v = X[0].real();
           for (int64_t k = 1; 2 * k < n_last; ++k) {
-            v += 2 * (X[k] * std::polar(1.0, 2 * std::numbers::pi *
-                                                  static_cast<double>(k * t % n_last) /
-                                                  static_cast<double>(n_last)))
+            v += 2 * (X[k] *
+                      std::polar(1.0, 2 * std::numbers::pi * static_cast<double>(k * t % n_last) /
+                                          static_cast<double>(n_last)))
                          .real();
           }
           if (n_last % 2 == 0) v += X[n_last / 2].real() * (t % 2 == 0 ? 1.0 : -1.0);
@@ -206,8 +208,11 @@ OpCase RealFftCase(const char* op, bool forward, DType real, const Dims& shape, 
   const DType complex = ComplexFor(real);
   const DType in = forward ? real : complex;
   std::vector<int32_t> l(len.begin(), len.end());
-  OpCase c{absl::StrCat(op, "_", DTypeName(in), "_", DimsName(shape), "_len", DimsName(len)), op,
-           in, {shape}, {Ints(l)}};
+  OpCase c{absl::StrCat(op, "_", DTypeName(in), "_", DimsName(shape), "_len", DimsName(len)),
+           op,
+           in,
+           {shape},
+           {Ints(l)}};
   c.has_t = false;
   c.attrs["Treal"] = TypeAttr(real);
   c.attrs["Tcomplex"] = TypeAttr(complex);
@@ -239,8 +244,9 @@ RefFn ComplexBinaryRef(std::function<C(C, C)> f, DType out = DType::kInvalid) {
     for (size_t i = 0; i < rank; ++i) {  // a 1 takes the other size (0 included)
       od[i] = dim_of(a, i) == 1 ? dim_of(b, i) : dim_of(a, i);
     }
-    DType ot = out == DType::kInvalid ? (IsComplexDType(a.dtype()) ? a.dtype() : ComplexFor(a.dtype()))
-                                      : out;
+    DType ot = out == DType::kInvalid
+                   ? (IsComplexDType(a.dtype()) ? a.dtype() : ComplexFor(a.dtype()))
+                   : out;
     Tensor y(ot, od);
     auto index_in = [&](const Tensor& t, const Dims& o) {
       const size_t off = rank - t.dims().size();
@@ -263,19 +269,19 @@ RefFn ComplexBinaryRef(std::function<C(C, C)> f, DType out = DType::kInvalid) {
 bool CompilesComplex(const std::string& op) {
   static const std::set<std::string> ops = {
       "FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT", "RFFT2D", "IRFFT2D",
-      "RFFT3D", "IRFFT3D", "Complex", "Real", "Imag", "Conj", "ComplexAbs", "Angle", "Mul",
-      "Div", "RealDiv", "DivNoNan", "MulNoNan", "SquaredDifference", "Square", "Reciprocal",
-      "Inv", "Exp", "Log", "Sqrt", "Rsqrt", "Sign", "Tanh", "Tan", "Sin", "Cos", "Sinh", "Cosh",
-      "Expm1", "Log1p", "Sigmoid", "OnesLike", "Pow", "Xdivy", "Xlogy", "Equal", "NotEqual", "Prod",
-      "Cumprod", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Einsum", "ApproximateEqual",
-      "Cast", "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3",
+      "RFFT3D", "IRFFT3D", "Complex", "Real", "Imag", "Conj", "ComplexAbs", "Angle", "Mul", "Div",
+      "RealDiv", "DivNoNan", "MulNoNan", "SquaredDifference", "Square", "Reciprocal", "Inv", "Exp",
+      "Log", "Sqrt", "Rsqrt", "Sign", "Tanh", "Tan", "Sin", "Cos", "Sinh", "Cosh", "Expm1", "Log1p",
+      "Sigmoid", "OnesLike", "Pow", "Xdivy", "Xlogy", "Equal", "NotEqual", "Prod", "Cumprod",
+      "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Einsum", "ApproximateEqual", "Cast",
+      "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3",
       // Linear: the real lowering once per part.
-      "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "ExpandDims",
-      "Fill", "Gather", "GatherNd", "GatherV2", "Identity", "Mean", "MirrorPad", "Neg", "Pack",
-      "Pad", "PadV2", "Reshape", "ReverseV2", "Select", "SelectV2", "Slice", "Snapshot",
-      "Split", "SplitV", "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile",
-      "Transpose", "Unpack", "ZerosLike", "EnsureShape", "IdentityN", "Rank", "Roll", "Shape",
-      "ShapeN", "Size", "BiasAdd", "ConjugateTranspose"};
+      "Add", "AddN", "AddV2", "BroadcastTo", "Concat", "ConcatV2", "Cumsum", "ExpandDims", "Fill",
+      "Gather", "GatherNd", "GatherV2", "Identity", "Mean", "MirrorPad", "Neg", "Pack", "Pad",
+      "PadV2", "Reshape", "ReverseV2", "Select", "SelectV2", "Slice", "Snapshot", "Split", "SplitV",
+      "Squeeze", "StopGradient", "StridedSlice", "Sub", "Sum", "Tile", "Transpose", "Unpack",
+      "ZerosLike", "EnsureShape", "IdentityN", "Rank", "Roll", "Shape", "ShapeN", "Size", "BiasAdd",
+      "ConjugateTranspose"};
   return ops.count(op) > 0;
 }
 
@@ -336,7 +342,9 @@ std::vector<OpCase> FftCases() {
     for (const auto& [a, b] : std::vector<std::pair<Dims, Dims>>{
              {{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{}, {4}}, {{0, 2}, {2}}}) {
       OpCase k{absl::StrCat("Complex_", DTypeName(r), "_", DimsName(a), "_", DimsName(b)),
-               "Complex", r, {a, b}};
+               "Complex",
+               r,
+               {a, b}};
       k.attrs["Tout"] = TypeAttr(c);
       k.reference = ComplexBinaryRef([](C x, C y) { return C(x.real(), y.real()); }, c);
       cases.push_back(Kernel(k));
@@ -361,15 +369,15 @@ std::vector<OpCase> FftCases() {
 
   // ---- Complex paths of existing elementwise ops ----
   const std::vector<std::pair<const char*, std::function<C(C, C)>>> binaries = {
-      {"Add", [](C x, C y) { return x + y; }},  {"AddV2", [](C x, C y) { return x + y; }},
-      {"Sub", [](C x, C y) { return x - y; }},  {"Mul", [](C x, C y) { return x * y; }},
-      {"Div", [](C x, C y) { return x / y; }},  {"RealDiv", [](C x, C y) { return x / y; }}};
+      {"Add", [](C x, C y) { return x + y; }}, {"AddV2", [](C x, C y) { return x + y; }},
+      {"Sub", [](C x, C y) { return x - y; }}, {"Mul", [](C x, C y) { return x * y; }},
+      {"Div", [](C x, C y) { return x / y; }}, {"RealDiv", [](C x, C y) { return x / y; }}};
   for (DType c : {c64, c128}) {
     for (const auto& [op, f] : binaries) {
       for (const auto& [a, b] : std::vector<std::pair<Dims, Dims>>{
                {{2, 3}, {2, 3}}, {{4, 1}, {1, 5}}, {{}, {3}}, {{0, 3}, {3}}}) {
-        OpCase k{absl::StrCat(op, "_", DTypeName(c), "_", DimsName(a), "_", DimsName(b)), op, c,
-                 {a, b}};
+        OpCase k{
+            absl::StrCat(op, "_", DTypeName(c), "_", DimsName(a), "_", DimsName(b)), op, c, {a, b}};
         k.reference = ComplexBinaryRef(f);
         cases.push_back(Kernel(k));
       }
@@ -466,32 +474,34 @@ std::vector<OpCase> FftCases() {
         {"Sqrt", [](C x) { return std::sqrt(x); }},   {"Log", [](C x) { return std::log(x); }}};
     const double nz = -0.0;
     const std::vector<C> cut_points = {
-        C(2, 0),    C(2, nz),    C(-2, 0),   C(-2, nz),   C(0.5, 0),  C(0.5, nz), C(-0.5, nz),
-        C(0, 2),    C(nz, 2),    C(0, -2),   C(nz, -2),   C(0, 0.5),  C(1, 0),    C(-1, 0),
-        C(0, 1),    C(0, -1),    C(0, 0),    C(nz, nz),   C(3, 4),    C(-3, -4),  C(1e-4, -2e-4),
-        C(120, -75), C(-0.9, 1e-3), C(1.5, -1e-6)};
+        C(2, 0),     C(2, nz),  C(-2, 0),       C(-2, nz),   C(0.5, 0),     C(0.5, nz),
+        C(-0.5, nz), C(0, 2),   C(nz, 2),       C(0, -2),    C(nz, -2),     C(0, 0.5),
+        C(1, 0),     C(-1, 0),  C(0, 1),        C(0, -1),    C(0, 0),       C(nz, nz),
+        C(3, 4),     C(-3, -4), C(1e-4, -2e-4), C(120, -75), C(-0.9, 1e-3), C(1.5, -1e-6)};
     for (const auto& [op, f] : inverse) {
       if (std::string(op) != "Sqrt" && std::string(op) != "Log") {
         OpCase k{absl::StrCat(op, "_", DTypeName(c), "_3x5"), op, c, {{3, 5}}};
         k.reference = ComplexUnaryRef(f);
         cases.push_back(Kernel(k));
       }
-      OpCase cut{absl::StrCat(op, "_", DTypeName(c), "_branch_cuts"), op, c,
+      OpCase cut{absl::StrCat(op, "_", DTypeName(c), "_branch_cuts"),
+                 op,
+                 c,
                  {{static_cast<int64_t>(cut_points.size())}}};
       Tensor v(c, {static_cast<int64_t>(cut_points.size())});
-      for (size_t i = 0; i < cut_points.size(); ++i) SetC(v, static_cast<int64_t>(i), cut_points[i]);
+      for (size_t i = 0; i < cut_points.size(); ++i)
+        SetC(v, static_cast<int64_t>(i), cut_points[i]);
       cut.feed_values = {v};
       cut.reference = ComplexUnaryRef(f);
       cases.push_back(Kernel(cut));
     }
     {
       // ApproximateEqual: |x - y| < tolerance on the modulus, values just inside and outside.
-      OpCase k{absl::StrCat("ApproximateEqual_", DTypeName(c)), "ApproximateEqual", c,
-               {{6}, {6}}};
+      OpCase k{absl::StrCat("ApproximateEqual_", DTypeName(c)), "ApproximateEqual", c, {{6}, {6}}};
       Tensor a(c, {6}), b(c, {6});
       const std::vector<C> xs = {C(1, 1), C(1, 1), C(0, 0), C(-2, 3), C(5, 5), C(0, 0)};
-      const std::vector<C> ys = {C(1.3, 1.35), C(1.2, 1.2), C(0.25, 0.4), C(-2, 3.6),
-                                 C(5.3, 5.39), C(0, 0.5)};
+      const std::vector<C> ys = {C(1.3, 1.35), C(1.2, 1.2),  C(0.25, 0.4),
+                                 C(-2, 3.6),   C(5.3, 5.39), C(0, 0.5)};
       for (int64_t i = 0; i < 6; ++i) {
         SetC(a, i, xs[static_cast<size_t>(i)]);
         SetC(b, i, ys[static_cast<size_t>(i)]);
@@ -509,7 +519,11 @@ std::vector<OpCase> FftCases() {
     }
     // Einsum: two operands (the bilinear form, four real contractions; a batch dim, a summed
     // label present in one operand only) and one (linear: a transpose, a sum).
-    struct Es { const char* name; const char* eq; std::vector<Dims> in; };
+    struct Es {
+      const char* name;
+      const char* eq;
+      std::vector<Dims> in;
+    };
     for (const Es& e : std::vector<Es>{{"matmul", "ij,jk->ik", {{2, 3}, {3, 4}}},
                                        {"batch", "bij,bkj->bik", {{2, 3, 4}, {2, 5, 4}}},
                                        {"outer_sum", "ij,k->jk", {{3, 2}, {4}}},
@@ -526,7 +540,8 @@ std::vector<OpCase> FftCases() {
       k.attrs["N"] = IntAttr(3);
       k.reference = [](const std::vector<Tensor>& in) {
         Tensor y(in[0].dtype(), {2, 3});
-        for (int64_t i = 0; i < 6; ++i) SetC(y, i, GetC(in[0], i) + GetC(in[1], i) + GetC(in[2], i));
+        for (int64_t i = 0; i < 6; ++i)
+          SetC(y, i, GetC(in[0], i) + GetC(in[1], i) + GetC(in[2], i));
         return y;
       };
       cases.push_back(Kernel(k));
@@ -536,7 +551,10 @@ std::vector<OpCase> FftCases() {
         for (bool reverse : {false, true}) {
           OpCase k{absl::StrCat(op, "_", DTypeName(c), "_3x4_axis1", exclusive ? "_excl" : "",
                                 reverse ? "_rev" : ""),
-                   op, c, {{3, 4}}, {Ints({1}, true)}};
+                   op,
+                   c,
+                   {{3, 4}},
+                   {Ints({1}, true)}};
           k.attrs["exclusive"] = BoolAttr(exclusive);
           k.attrs["reverse"] = BoolAttr(reverse);
           k.attrs["Tidx"] = TypeAttr(DType::kInt32);
@@ -547,9 +565,10 @@ std::vector<OpCase> FftCases() {
               for (int64_t j = 0; j < 4; ++j) {
                 C acc = prod ? C(1) : C(0);
                 for (int64_t t = 0; t < 4; ++t) {
-                  const bool take = reverse ? (exclusive ? t > j : t >= j)
-                                            : (exclusive ? t < j : t <= j);
-                  if (take) acc = prod ? acc * GetC(in[0], i * 4 + t) : acc + GetC(in[0], i * 4 + t);
+                  const bool take =
+                      reverse ? (exclusive ? t > j : t >= j) : (exclusive ? t < j : t <= j);
+                  if (take)
+                    acc = prod ? acc * GetC(in[0], i * 4 + t) : acc + GetC(in[0], i * 4 + t);
                 }
                 SetC(y, i * 4 + j, acc);
               }
@@ -562,7 +581,10 @@ std::vector<OpCase> FftCases() {
     }
     for (const char* op : {"Sum", "Prod", "Mean"}) {
       // Axes 0 and 2 of [2,3,4] (as -3, -1), keep_dims.
-      OpCase k{absl::StrCat(op, "_", DTypeName(c), "_2x3x4_axes0_2"), op, c, {{2, 3, 4}},
+      OpCase k{absl::StrCat(op, "_", DTypeName(c), "_2x3x4_axes0_2"),
+               op,
+               c,
+               {{2, 3, 4}},
                {Ints({-3, -1})}};
       k.attrs["keep_dims"] = BoolAttr(true);
       k.attrs["Tidx"] = TypeAttr(DType::kInt32);
@@ -590,7 +612,9 @@ std::vector<OpCase> FftCases() {
       cases.push_back(Kernel(k));
     }
     {
-      OpCase k{absl::StrCat("BatchMatMul_", DTypeName(c), "_adj_y"), "BatchMatMul", c,
+      OpCase k{absl::StrCat("BatchMatMul_", DTypeName(c), "_adj_y"),
+               "BatchMatMul",
+               c,
                {{2, 2, 3}, {2, 4, 3}}};
       k.attrs["adj_x"] = BoolAttr(false);
       k.attrs["adj_y"] = BoolAttr(true);
@@ -618,8 +642,8 @@ std::vector<OpCase> FftCases() {
       for (bool to_complex : {true, false}) {
         if (!to_complex && IsComplexDType(other)) continue;  // covered the other way round
         const DType src = to_complex ? other : c, dst = to_complex ? c : other;
-        OpCase k{absl::StrCat("Cast_", DTypeName(src), "_to_", DTypeName(dst)), "Cast", src,
-                 {{3, 7}}};
+        OpCase k{
+            absl::StrCat("Cast_", DTypeName(src), "_to_", DTypeName(dst)), "Cast", src, {{3, 7}}};
         k.has_t = false;
         k.attrs["SrcT"] = TypeAttr(src);
         k.attrs["DstT"] = TypeAttr(dst);
@@ -647,8 +671,11 @@ std::vector<OpCase> FftCases() {
     // Reductions.
     for (const Dims& shape : {Dims{2, 5}, Dims{3, 0}}) {
       // Prod over an odd length (the compiled halving pads with ones) and an empty one (1).
-      OpCase k{absl::StrCat("Prod_", DTypeName(c), "_", DimsName(shape), "_axis1"), "Prod", c,
-               {shape}, {Ints({1})}};
+      OpCase k{absl::StrCat("Prod_", DTypeName(c), "_", DimsName(shape), "_axis1"),
+               "Prod",
+               c,
+               {shape},
+               {Ints({1})}};
       k.attrs["Tidx"] = TypeAttr(DType::kInt32);
       k.reference = [](const std::vector<Tensor>& in) {
         const int64_t rows = in[0].dim(0), cols = in[0].dim(1);
@@ -664,8 +691,11 @@ std::vector<OpCase> FftCases() {
     }
     for (const char* op : {"Sum", "Prod", "Mean"}) {
       for (bool keep : {false, true}) {
-        OpCase k{absl::StrCat(op, "_", DTypeName(c), "_3x4_axis1", keep ? "_keep" : ""), op, c,
-                 {{3, 4}}, {Ints({1})}};
+        OpCase k{absl::StrCat(op, "_", DTypeName(c), "_3x4_axis1", keep ? "_keep" : ""),
+                 op,
+                 c,
+                 {{3, 4}},
+                 {Ints({1})}};
         k.attrs["keep_dims"] = BoolAttr(keep);
         k.attrs["Tidx"] = TypeAttr(DType::kInt32);
         const std::string name = op;
@@ -685,7 +715,9 @@ std::vector<OpCase> FftCases() {
     }
     // MatMul and BatchMatMulV2 (adj_* conjugates).
     for (bool ta : {false, true}) {
-      OpCase k{absl::StrCat("MatMul_", DTypeName(c), ta ? "_ta" : ""), "MatMul", c,
+      OpCase k{absl::StrCat("MatMul_", DTypeName(c), ta ? "_ta" : ""),
+               "MatMul",
+               c,
                {ta ? Dims{4, 3} : Dims{3, 4}, {4, 5}}};
       k.attrs["transpose_a"] = BoolAttr(ta);
       k.attrs["transpose_b"] = BoolAttr(false);
@@ -705,8 +737,7 @@ std::vector<OpCase> FftCases() {
       cases.push_back(Kernel(k));
     }
     for (const char* op : {"BatchMatMulV2", "BatchMatMulV3"}) {
-      OpCase k{absl::StrCat(op, "_", DTypeName(c), "_adj_x_bcast"), op, c,
-               {{2, 3, 2}, {1, 3, 4}}};
+      OpCase k{absl::StrCat(op, "_", DTypeName(c), "_adj_x_bcast"), op, c, {{2, 3, 2}, {1, 3, 4}}};
       k.attrs["adj_x"] = BoolAttr(true);
       k.attrs["adj_y"] = BoolAttr(false);
       if (std::string(op) == "BatchMatMulV3") {  // Ta, Tb and Tout instead of T
@@ -732,7 +763,10 @@ std::vector<OpCase> FftCases() {
     }
     // Data movement (16-byte elements for complex128).
     {
-      OpCase k{absl::StrCat("Transpose_", DTypeName(c), "_2x3x4"), "Transpose", c, {{2, 3, 4}},
+      OpCase k{absl::StrCat("Transpose_", DTypeName(c), "_2x3x4"),
+               "Transpose",
+               c,
+               {{2, 3, 4}},
                {Ints({2, 0, 1})}};
       k.attrs["Tperm"] = TypeAttr(DType::kInt32);
       k.reference = [](const std::vector<Tensor>& in) {
@@ -746,8 +780,11 @@ std::vector<OpCase> FftCases() {
       cases.push_back(Kernel(k));
     }
     {
-      OpCase k{absl::StrCat("ConcatV2_", DTypeName(c), "_axis1"), "ConcatV2", c,
-               {{2, 3}, {2, 2}}, {Ints({1}, true)}};
+      OpCase k{absl::StrCat("ConcatV2_", DTypeName(c), "_axis1"),
+               "ConcatV2",
+               c,
+               {{2, 3}, {2, 2}},
+               {Ints({1}, true)}};
       k.attrs["N"] = IntAttr(2);
       k.attrs["Tidx"] = TypeAttr(DType::kInt32);
       k.reference = [](const std::vector<Tensor>& in) {
@@ -776,7 +813,10 @@ std::vector<OpCase> FftCases() {
       cases.push_back(Kernel(k));
     }
     {
-      OpCase k{absl::StrCat("Slice_", DTypeName(c), "_3x4"), "Slice", c, {{3, 4}},
+      OpCase k{absl::StrCat("Slice_", DTypeName(c), "_3x4"),
+               "Slice",
+               c,
+               {{3, 4}},
                {Ints({1, 1}), Ints({2, 2})}};
       k.attrs["Index"] = TypeAttr(DType::kInt32);
       k.reference = [](const std::vector<Tensor>& in) {
@@ -851,15 +891,15 @@ std::vector<OpCase> FftCases() {
       cases.push_back(Kernel(k));
     }
     {
-      OpCase k = moved("ExpandDims", {{3}}, {Ints({0}, true)}, {1, 3},
-                       [](const Dims& o) { return o[1]; });
+      OpCase k =
+          moved("ExpandDims", {{3}}, {Ints({0}, true)}, {1, 3}, [](const Dims& o) { return o[1]; });
       k.attrs["Tdim"] = TypeAttr(DType::kInt32);
       cases.push_back(Kernel(k));
     }
-    cases.push_back(Kernel(moved("Squeeze", {{1, 3, 1}}, {}, {3},
-                                 [](const Dims& o) { return o[0]; })));
-    cases.push_back(Kernel(moved("ZerosLike", {{4}}, {}, {4},
-                                 [](const Dims&) -> int64_t { return -1; })));
+    cases.push_back(
+        Kernel(moved("Squeeze", {{1, 3, 1}}, {}, {3}, [](const Dims& o) { return o[0]; })));
+    cases.push_back(
+        Kernel(moved("ZerosLike", {{4}}, {}, {4}, [](const Dims&) -> int64_t { return -1; })));
     {
       OpCase k = moved("Unpack", {{2, 3}}, {}, {3}, [](const Dims& o) { return 3 + o[0]; });
       k.attrs["num"] = IntAttr(2);
@@ -868,8 +908,8 @@ std::vector<OpCase> FftCases() {
       cases.push_back(Kernel(k));
     }
     {
-      OpCase k = moved("BroadcastTo", {{3}}, {Ints({2, 3})}, {2, 3},
-                       [](const Dims& o) { return o[1]; });
+      OpCase k =
+          moved("BroadcastTo", {{3}}, {Ints({2, 3})}, {2, 3}, [](const Dims& o) { return o[1]; });
       k.attrs["Tidx"] = TypeAttr(DType::kInt32);
       cases.push_back(Kernel(k));
     }
@@ -882,7 +922,8 @@ std::vector<OpCase> FftCases() {
       cases.push_back(Kernel(k));
     }
     {
-      // REFLECT with paddings [[1, 1], [0, 2]] of [3, 4]: rows -1 -> 1, 3 -> 1; cols 4 -> 2, 5 -> 1.
+      // REFLECT with paddings [[1, 1], [0, 2]] of [3, 4]: rows -1 -> 1, 3 -> 1; cols 4 -> 2, 5
+      // -> 1.
       const Tensor pads = Tensor::FromVector<int32_t>(DType::kInt32, {2, 2}, {1, 1, 0, 2});
       OpCase k = moved("MirrorPad", {{3, 4}}, {pads}, {5, 6}, [](const Dims& o) -> int64_t {
         const int64_t r = o[0] - 1, col = o[1];
@@ -922,8 +963,11 @@ std::vector<OpCase> FftCases() {
     }
     {
       // [2, 3, 4] with perm [2, 0, 1], conjugated.
-      OpCase k{absl::StrCat("ConjugateTranspose_", DTypeName(c)), "ConjugateTranspose", c,
-               {{2, 3, 4}}, {Ints({2, 0, 1})}};
+      OpCase k{absl::StrCat("ConjugateTranspose_", DTypeName(c)),
+               "ConjugateTranspose",
+               c,
+               {{2, 3, 4}},
+               {Ints({2, 0, 1})}};
       k.attrs["Tperm"] = TypeAttr(DType::kInt32);
       k.reference = [](const std::vector<Tensor>& in) {
         Tensor y(in[0].dtype(), {4, 2, 3});
@@ -938,7 +982,9 @@ std::vector<OpCase> FftCases() {
     for (const char* format : {"NHWC", "NCHW"}) {
       // value [2, 3, 4] + bias [4] (NHWC: last dim) or bias [3] (NCHW: dim 1).
       const bool nhwc = std::string(format) == "NHWC";
-      OpCase k{absl::StrCat("BiasAdd_", DTypeName(c), "_", format), "BiasAdd", c,
+      OpCase k{absl::StrCat("BiasAdd_", DTypeName(c), "_", format),
+               "BiasAdd",
+               c,
                {{2, 3, 4}, {nhwc ? 4 : 3}}};
       k.attrs["data_format"] = StringAttr(format);
       k.reference = [nhwc](const std::vector<Tensor>& in) {

@@ -72,8 +72,8 @@ void AddElementwiseCases(std::vector<OpCase>* cases) {
        false},
       {"LeakyReluGrad", [kAlpha](double g, double f) { return f > 0 ? g : g * kAlpha; }, false},
       {"SoftplusGrad", [](double g, double f) { return g / (std::exp(-f) + 1); }, false},
-      {"SoftsignGrad", [](double g, double f) { return g / ((1 + std::abs(f)) * (1 + std::abs(f))); },
-       false},
+      {"SoftsignGrad",
+       [](double g, double f) { return g / ((1 + std::abs(f)) * (1 + std::abs(f))); }, false},
       {"SigmoidGrad", [](double y, double dy) { return dy * y * (1 - y); }, false},
       {"TanhGrad", [](double y, double dy) { return dy * (1 - y * y); }, false},
       {"SqrtGrad", [](double y, double dy) { return 0.5 * dy / y; }, false},
@@ -102,8 +102,9 @@ void AddElementwiseCases(std::vector<OpCase>* cases) {
   }
   // LeakyReluGrad with a non-default alpha (above 1 and negative are allowed).
   for (double alpha : {1.5, static_cast<double>(-0.3f)}) {
-    OpCase c = GradCase("LeakyReluGrad", DType::kFloat32, {6, 11},
-                        [alpha](double g, double f) { return f > 0 ? g : g * alpha; }, true);
+    OpCase c = GradCase(
+        "LeakyReluGrad", DType::kFloat32, {6, 11},
+        [alpha](double g, double f) { return f > 0 ? g : g * alpha; }, true);
     c.name += alpha > 0 ? "_alpha1_5" : "_alpha_neg";
     c.attrs["alpha"].set_f(static_cast<float>(alpha));
     cases->push_back(c);
@@ -113,7 +114,9 @@ void AddElementwiseCases(std::vector<OpCase>* cases) {
 // BiasAddGrad: the sum over every dim but the channel dim.
 OpCase BiasAddGradCase(DType t, const Dims& dims, const std::string& format) {
   OpCase c{absl::StrCat("BiasAddGrad_", DTypeHloName(t), "_", DimsName(dims), "_", format),
-           "BiasAddGrad", t, {dims}};
+           "BiasAddGrad",
+           t,
+           {dims}};
   c.attrs["data_format"] = StringAttr(format);
   const size_t channel = format == "NHWC" ? dims.size() - 1 : 1;
   c.reference = [channel](const std::vector<Tensor>& in) {
@@ -135,7 +138,10 @@ OpCase BgaCase(const std::string& name, DType t, const std::vector<int64_t>& s0,
     return Ints(std::vector<int32_t>(v.begin(), v.end()));
   };
   OpCase c{absl::StrCat("BroadcastGradientArgs_", name, "_", DTypeHloName(t), "_r", output),
-           "BroadcastGradientArgs", t, {}, {vec(s0), vec(s1)}};
+           "BroadcastGradientArgs",
+           t,
+           {},
+           {vec(s0), vec(s1)}};
   c.output = output;
   const Tensor expected = vec(want);
   c.reference = [expected](const std::vector<Tensor>&) { return expected; };
@@ -148,11 +154,9 @@ void AddBroadcastGradientArgsCases(std::vector<OpCase>* cases) {
     std::vector<int64_t> s0, s1, r0, r1;
   };
   const std::vector<Bga> all = {
-      {"bias", {2, 3, 4}, {4}, {}, {0, 1}},
-      {"both", {2, 1, 4}, {3, 1}, {1}, {0, 2}},
+      {"bias", {2, 3, 4}, {4}, {}, {0, 1}},        {"both", {2, 1, 4}, {3, 1}, {1}, {0, 2}},
       {"equal_with_ones", {2, 1}, {2, 1}, {}, {}},  // equal shapes reduce nothing
-      {"scalar", {}, {5, 2}, {0, 1}, {}},
-      {"ones", {1}, {1, 1}, {0, 1}, {0, 1}},
+      {"scalar", {}, {5, 2}, {0, 1}, {}},          {"ones", {1}, {1, 1}, {0, 1}, {0, 1}},
       {"zero_dim", {0, 3}, {1, 3}, {}, {0}},
   };
   for (const Bga& b : all) {
@@ -199,28 +203,34 @@ void AddXentCases(std::vector<OpCase>* cases) {
     Dims logits, labels;
   };
   const std::vector<Shapes> shapes = {
-      {{4, 5}, {4, 5}}, {{3, 17}, {3, 17}}, {{4, 5}, {5}}, {{1, 6}, {3, 6}},
+      {{4, 5}, {4, 5}}, {{3, 17}, {3, 17}}, {{4, 5}, {5}},    {{1, 6}, {3, 6}},
       {{3, 1}, {3, 4}}, {{0, 5}, {0, 5}},   {{2, 1}, {2, 1}},
   };
   for (int output : {0, 1}) {
     for (const Shapes& s : shapes) {
       OpCase c{absl::StrCat("SoftmaxCrossEntropyWithLogits_f32_", DimsName(s.logits), "_",
                             DimsName(s.labels), "_out", output),
-               "SoftmaxCrossEntropyWithLogits", DType::kFloat32, {s.logits, s.labels}};
+               "SoftmaxCrossEntropyWithLogits",
+               DType::kFloat32,
+               {s.logits, s.labels}};
       c.output = output;
       c.reference = XentRef(output);
       cases->push_back(c);
     }
     for (DType t : {DType::kFloat16, DType::kBFloat16, DType::kFloat64}) {
       OpCase c{absl::StrCat("SoftmaxCrossEntropyWithLogits_", DTypeHloName(t), "_out", output),
-               "SoftmaxCrossEntropyWithLogits", t, {{3, 7}, {3, 7}}};
+               "SoftmaxCrossEntropyWithLogits",
+               t,
+               {{3, 7}, {3, 7}}};
       c.output = output;
       c.reference = XentRef(output);
       cases->push_back(c);
     }
     // Large logits: the max shift keeps exp finite.
     OpCase big{absl::StrCat("SoftmaxCrossEntropyWithLogits_f32_large_out", output),
-               "SoftmaxCrossEntropyWithLogits", DType::kFloat32, {{2, 3}, {2, 3}}};
+               "SoftmaxCrossEntropyWithLogits",
+               DType::kFloat32,
+               {{2, 3}, {2, 3}}};
     big.feed_values = {Floats(DType::kFloat32, {2, 3}, {1000, 999, 998, -500, 0, 500}),
                        Floats(DType::kFloat32, {2, 3}, {0.2, 0.3, 0.5, 1, 0, 0})};
     big.output = output;
@@ -262,7 +272,9 @@ void AddSparseXentCases(std::vector<OpCase>* cases) {
       const Dims ld = {static_cast<int64_t>(s.labels.size())};
       OpCase c{absl::StrCat("SparseSoftmaxCrossEntropyWithLogits_", DTypeHloName(s.t), "_",
                             DTypeHloName(s.tl), "_", DimsName(s.logits), "_out", output),
-               "SparseSoftmaxCrossEntropyWithLogits", s.t, {s.logits, ld}};
+               "SparseSoftmaxCrossEntropyWithLogits",
+               s.t,
+               {s.logits, ld}};
       c.input_dtypes = {s.t, s.tl};
       c.attrs["Tlabels"] = TypeAttr(s.tl);
       Tensor labels(s.tl, ld);
@@ -325,9 +337,8 @@ void AddStitchCases(std::vector<OpCase>* cases) {
   for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
     for (DType t : {DType::kFloat32, DType::kInt32, DType::kFloat16}) {
       // Interleaved rows, a rank-2 index tensor.
-      cases->push_back(StitchCase(op, "interleaved", t,
-                                  {Ints({0, 2, 4}), IntMatrix({1, 2}, {1, 3})},
-                                  {{3, 2}, {1, 2, 2}}));
+      cases->push_back(StitchCase(
+          op, "interleaved", t, {Ints({0, 2, 4}), IntMatrix({1, 2}, {1, 3})}, {{3, 2}, {1, 2, 2}}));
     }
     // A scalar index; rows of rank 2.
     cases->push_back(StitchCase(op, "scalar_index", DType::kFloat32,
@@ -340,8 +351,8 @@ void AddStitchCases(std::vector<OpCase>* cases) {
                                 {Ints({5, 4}), Ints({0, 1, 2}), Ints({3})},
                                 {{2, 3}, {3, 3}, {1, 3}}));
     // An empty index list next to a full one.
-    cases->push_back(StitchCase(op, "empty_part", DType::kFloat32, {Ints({}), Ints({1, 0})},
-                                {{0, 5}, {2, 5}}));
+    cases->push_back(
+        StitchCase(op, "empty_part", DType::kFloat32, {Ints({}), Ints({1, 0})}, {{0, 5}, {2, 5}}));
   }
   // DynamicStitch: later duplicates win.
   cases->push_back(StitchCase("DynamicStitch", "duplicates", DType::kFloat32,
@@ -370,7 +381,10 @@ void AddConcatOffsetCases(std::vector<OpCase>* cases) {
       }
       for (size_t out = 0; out < co.shapes.size(); ++out) {
         OpCase c{absl::StrCat("ConcatOffset_", co.name, "_", DTypeHloName(st), "_out", out),
-                 "ConcatOffset", DType::kInt32, {}, consts};
+                 "ConcatOffset",
+                 DType::kInt32,
+                 {},
+                 consts};
         c.has_t = false;
         c.attrs["N"] = IntAttr(static_cast<int64_t>(co.shapes.size()));
         c.attrs["shape_type"] = TypeAttr(st);
@@ -389,9 +403,12 @@ void AddConcatOffsetCases(std::vector<OpCase>* cases) {
 OpCase SsgCase(const std::string& name, DType t, const Dims& shape, std::vector<int32_t> begin,
                std::vector<int32_t> end, std::vector<int32_t> strides, const Dims& dy,
                std::vector<int64_t> pos, std::map<std::string, int64_t> masks = {}) {
-  OpCase c{absl::StrCat("StridedSliceGrad_", name, "_", DTypeHloName(t)), "StridedSliceGrad", t,
-           {dy}, {Ints(std::vector<int32_t>(shape.begin(), shape.end())), Ints(begin), Ints(end),
-                  Ints(strides)}};
+  OpCase c{absl::StrCat("StridedSliceGrad_", name, "_", DTypeHloName(t)),
+           "StridedSliceGrad",
+           t,
+           {dy},
+           {Ints(std::vector<int32_t>(shape.begin(), shape.end())), Ints(begin), Ints(end),
+            Ints(strides)}};
   c.consts_first = true;
   c.attrs["Index"] = TypeAttr(DType::kInt32);
   for (const auto& [k, v] : masks) c.attrs[k] = IntAttr(v);
@@ -431,10 +448,12 @@ void AddStridedSliceGradCases(std::vector<OpCase>* cases) {
 }
 
 // MirrorPadGrad: each padded position adds into the input position it mirrors.
-OpCase MpgCase(const std::string& mode, DType t, const Dims& in,
-               const std::vector<int32_t>& pads) {
+OpCase MpgCase(const std::string& mode, DType t, const Dims& in, const std::vector<int32_t>& pads) {
   OpCase c{absl::StrCat("MirrorPadGrad_", mode, "_", DTypeHloName(t), "_", DimsName(in)),
-           "MirrorPadGrad", t, {in}, {IntMatrix({static_cast<int64_t>(in.size()), 2}, pads)}};
+           "MirrorPadGrad",
+           t,
+           {in},
+           {IntMatrix({static_cast<int64_t>(in.size()), 2}, pads)}};
   c.attrs["mode"] = StringAttr(mode);
   c.attrs["Tpaddings"] = TypeAttr(DType::kInt32);
   const int64_t offset = mode == "REFLECT" ? 1 : 0;
@@ -442,11 +461,14 @@ OpCase MpgCase(const std::string& mode, DType t, const Dims& in,
     const Dims& d = x[0].dims();
     Dims out_dims(d.size());
     for (size_t k = 0; k < d.size(); ++k) out_dims[k] = d[k] - pads[2 * k] - pads[2 * k + 1];
-    std::vector<double> sum(static_cast<size_t>(std::max<int64_t>(0, [&] {
-      int64_t n = 1;
-      for (int64_t v : out_dims) n *= v;
-      return n;
-    }())), 0.0);
+    std::vector<double> sum(static_cast<size_t>(std::max<int64_t>(0,
+                                                                  [&] {
+                                                                    int64_t n = 1;
+                                                                    for (int64_t v : out_dims)
+                                                                      n *= v;
+                                                                    return n;
+                                                                  }())),
+                            0.0);
     for (int64_t e = 0; e < x[0].num_elements(); ++e) {
       Dims idx = Unravel(e, d);
       for (size_t k = 0; k < d.size(); ++k) {
@@ -612,7 +634,8 @@ std::string StrAttr(const std::string& key, const std::string& v) {
 Tensor Ones(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
-  return Tensor::FromVector<float>(DType::kFloat32, dims, std::vector<float>(static_cast<size_t>(n), 1.0f));
+  return Tensor::FromVector<float>(DType::kFloat32, dims,
+                                   std::vector<float>(static_cast<size_t>(n), 1.0f));
 }
 
 // The later window gradients (LRNGrad, MaxPoolGradGrad, the 3-D backprops, Dilation2D's).
@@ -630,32 +653,38 @@ TEST(GradientsErrors, WindowGradientsRejectBadShapesAsTfDoes) {
       IntConst("s", {1, 2, 2, 2, 3}), Placeholder("f", "DT_FLOAT"), Placeholder("dy", "DT_FLOAT"),
       "node { name: \"c\" op: \"Conv3DBackpropInputV2\" input: \"s\" input: \"f\" input: \"dy\" ",
       t, ListAttr("strides", {1, 1, 1, 1, 1}), StrAttr("padding", "VALID"), "}\n");
-  const std::string avg = absl::StrCat(
-      IntConst("s", {1, 2, 2, 2, 1}), Placeholder("g", "DT_FLOAT"),
-      "node { name: \"a\" op: \"AvgPool3DGrad\" input: \"s\" input: \"g\" ", t,
-      ListAttr("ksize", {1, 2, 2, 1}), ListAttr("strides", {1, 1, 1, 1, 1}),
-      StrAttr("padding", "VALID"), "}\n");
+  const std::string avg =
+      absl::StrCat(IntConst("s", {1, 2, 2, 2, 1}), Placeholder("g", "DT_FLOAT"),
+                   "node { name: \"a\" op: \"AvgPool3DGrad\" input: \"s\" input: \"g\" ", t,
+                   ListAttr("ksize", {1, 2, 2, 1}), ListAttr("strides", {1, 1, 1, 1, 1}),
+                   StrAttr("padding", "VALID"), "}\n");
   const std::string dil = absl::StrCat(
       Placeholder("x", "DT_FLOAT"), Placeholder("f", "DT_FLOAT"), Placeholder("dy", "DT_FLOAT"),
       "node { name: \"d\" op: \"Dilation2DBackpropInput\" input: \"x\" input: \"f\" input: \"dy\" ",
       t, ListAttr("strides", {1, 1, 1, 1}), ListAttr("rates", {1, 1, 1, 1}),
       StrAttr("padding", "VALID"), "}\n");
   for (JitMode jit : {JitMode::kNone, JitMode::kAll}) {
-    ExpectError(RunGraph(lrn, jit, {{"g", Ones({1, 1, 1, 2})}, {"x", Ones({1, 1, 1, 3})},
-                                    {"y", Ones({1, 1, 1, 2})}}, {"l"}),
-                "input_grads, input_image, and out_image should have the same shape");
-    ExpectError(RunGraph(mpgg, jit, {{"x", Ones({1, 2, 2, 1})}, {"y", Ones({1, 1, 1, 1})},
-                                     {"g", Ones({1, 2, 2, 2})}}, {"m"}),
-                "Expected grad shape to be");
-    ExpectError(RunGraph(conv, jit, {{"f", Ones({1, 1, 1, 2, 1})}, {"dy", Ones({1, 2, 2, 2, 1})}},
-                         {"c"}),
-                "Input depth must be equal to filter depth");
+    ExpectError(
+        RunGraph(lrn, jit,
+                 {{"g", Ones({1, 1, 1, 2})}, {"x", Ones({1, 1, 1, 3})}, {"y", Ones({1, 1, 1, 2})}},
+                 {"l"}),
+        "input_grads, input_image, and out_image should have the same shape");
+    ExpectError(
+        RunGraph(mpgg, jit,
+                 {{"x", Ones({1, 2, 2, 1})}, {"y", Ones({1, 1, 1, 1})}, {"g", Ones({1, 2, 2, 2})}},
+                 {"m"}),
+        "Expected grad shape to be");
+    ExpectError(
+        RunGraph(conv, jit, {{"f", Ones({1, 1, 1, 2, 1})}, {"dy", Ones({1, 2, 2, 2, 1})}}, {"c"}),
+        "Input depth must be equal to filter depth");
     ExpectError(RunGraph(avg, jit, {{"g", Ones({1, 1, 1, 1, 1})}}, {"a"}),
                 "Sliding window ksize field must specify 5 dimensions");
   }
-  ExpectError(RunGraph(dil, JitMode::kNone, {{"x", Ones({1, 3, 3, 1})}, {"f", Ones({2, 2, 1})},
-                                              {"dy", Ones({1, 3, 3, 1})}}, {"d"}),
-              "out_backprop has incompatible size");
+  ExpectError(
+      RunGraph(dil, JitMode::kNone,
+               {{"x", Ones({1, 3, 3, 1})}, {"f", Ones({2, 2, 1})}, {"dy", Ones({1, 3, 3, 1})}},
+               {"d"}),
+      "out_backprop has incompatible size");
 }
 
 }  // namespace

@@ -91,8 +91,11 @@ RefFn MaxPoolGradRef(const PoolSpec& p);
 void AddPoolGradCases(std::vector<OpCase>* cases) {
   for (const PoolSpec& p : PoolSpecs()) {
     for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16}) {
-      OpCase c{absl::StrCat("AvgPoolGrad_", p.name, "_", DTypeHloName(t)), "AvgPoolGrad", t,
-               {PoolOut(p)}, {Ints(std::vector<int32_t>(p.in.begin(), p.in.end()))}};
+      OpCase c{absl::StrCat("AvgPoolGrad_", p.name, "_", DTypeHloName(t)),
+               "AvgPoolGrad",
+               t,
+               {PoolOut(p)},
+               {Ints(std::vector<int32_t>(p.in.begin(), p.in.end()))}};
       c.consts_first = true;
       SetPoolAttrs(&c, p);
       c.reference = [p](const std::vector<Tensor>& in) {
@@ -103,7 +106,8 @@ void AddPoolGradCases(std::vector<OpCase>* cases) {
                                  int64_t h1, int64_t w0, int64_t w1) {
           const double g = At(in[0], {n, oh, ow, c}) / static_cast<double>((h1 - h0) * (w1 - w0));
           for (int64_t i = h0; i < h1; ++i) {
-            for (int64_t j = w0; j < w1; ++j) acc[static_cast<size_t>(Ravel({n, i, j, c}, p.in))] += g;
+            for (int64_t j = w0; j < w1; ++j)
+              acc[static_cast<size_t>(Ravel({n, i, j, c}, p.in))] += g;
           }
         });
         return Floats(in[0].dtype(), p.in, acc);
@@ -111,7 +115,9 @@ void AddPoolGradCases(std::vector<OpCase>* cases) {
       cases->push_back(c);
     }
     for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32}) {
-      OpCase c{absl::StrCat("MaxPoolGrad_", p.name, "_", DTypeHloName(t)), "MaxPoolGrad", t,
+      OpCase c{absl::StrCat("MaxPoolGrad_", p.name, "_", DTypeHloName(t)),
+               "MaxPoolGrad",
+               t,
                {p.in, PoolOut(p), PoolOut(p)}};
       SetPoolAttrs(&c, p);
       if (t == DType::kFloat32) {  // MaxPoolGradV2: ksize and strides as constant inputs
@@ -135,8 +141,8 @@ void AddPoolGradCases(std::vector<OpCase>* cases) {
 RefFn MaxPoolGradRef(const PoolSpec& p) {
   return [p](const std::vector<Tensor>& in) {
     std::vector<double> acc(static_cast<size_t>(in[0].num_elements()), 0.0);
-    ForEachPoolOutput(p, [&](int64_t n, int64_t oh, int64_t ow, int64_t c, int64_t h0,
-                             int64_t h1, int64_t w0, int64_t w1) {
+    ForEachPoolOutput(p, [&](int64_t n, int64_t oh, int64_t ow, int64_t c, int64_t h0, int64_t h1,
+                             int64_t w0, int64_t w1) {
       Dims best;
       for (int64_t i = h0; i < h1; ++i) {
         for (int64_t j = w0; j < w1; ++j) {
@@ -171,8 +177,8 @@ RefFn BatchNormGradRef(int output, bool training, bool nchw, double eps) {
     if (output == 1 || output == 2) {
       std::vector<double> v(sum_dy.size());
       for (int64_t c = 0; c < channels; ++c) {
-        v[static_cast<size_t>(c)] = output == 2 ? sum_dy[static_cast<size_t>(c)]
-                                                : sum_dyxc[static_cast<size_t>(c)] * r(c);
+        v[static_cast<size_t>(c)] =
+            output == 2 ? sum_dy[static_cast<size_t>(c)] : sum_dyxc[static_cast<size_t>(c)] * r(c);
       }
       return Floats(DType::kFloat32, {channels}, v);
     }
@@ -211,7 +217,9 @@ void AddBatchNormGradCases(std::vector<OpCase>* cases) {
     for (int output : {0, 1, 2, 3}) {
       OpCase c{absl::StrCat(b.op, "_", DTypeHloName(b.t), "_", DimsName(b.x), b.nchw ? "_nchw" : "",
                             b.training ? "_training" : "_inference", "_out", output),
-               b.op, b.t, {b.x, b.x, {channels}, {channels}, {channels}}};
+               b.op,
+               b.t,
+               {b.x, b.x, {channels}, {channels}, {channels}}};
       const DType f = DType::kFloat32;
       c.input_dtypes = {b.t, b.t, f, f, f};
       auto vec = [&](int salt, double lo, double span) {
@@ -219,13 +227,14 @@ void AddBatchNormGradCases(std::vector<OpCase>* cases) {
           return lo + span * std::fabs(std::sin(static_cast<double>(i[0] * 3 + salt)));
         });
       };
-      c.feed_values = {Build(b.t, b.x, [&](const Dims& i) {
-                         return std::sin(static_cast<double>(Ravel(i, b.x)) * 0.7);
-                       }),
-                       Build(b.t, b.x, [&](const Dims& i) {
-                         return std::cos(static_cast<double>(Ravel(i, b.x)) * 1.3) * 2;
-                       }),
-                       vec(1, 0.5, 1.0), vec(2, -0.3, 0.6), vec(3, 0.2, 1.5)};
+      c.feed_values = {
+          Build(b.t, b.x,
+                [&](const Dims& i) { return std::sin(static_cast<double>(Ravel(i, b.x)) * 0.7); }),
+          Build(b.t, b.x,
+                [&](const Dims& i) {
+                  return std::cos(static_cast<double>(Ravel(i, b.x)) * 1.3) * 2;
+                }),
+          vec(1, 0.5, 1.0), vec(2, -0.3, 0.6), vec(3, 0.2, 1.5)};
       if (v3) {
         c.inputs.push_back({});
         c.input_dtypes.push_back(f);
@@ -292,7 +301,8 @@ void SetConvAttrs(OpCase* o, const ConvSpec& c) {
 }
 
 Tensor Wavy(DType t, const Dims& d, double freq) {
-  return Build(t, d, [&](const Dims& i) { return std::sin(static_cast<double>(Ravel(i, d)) * freq); });
+  return Build(t, d,
+               [&](const Dims& i) { return std::sin(static_cast<double>(Ravel(i, d)) * freq); });
 }
 
 void AddConvBackpropCases(std::vector<OpCase>* cases) {
@@ -303,18 +313,22 @@ void AddConvBackpropCases(std::vector<OpCase>* cases) {
       {"s2_same_1x1", {2, 5, 4, 3}, {1, 1, 3, 2}, 2, 1, true},
   };
   for (const bool depthwise : {false, true}) {
-    const std::string op = depthwise ? "DepthwiseConv2dNativeBackpropFilter" : "Conv2DBackpropFilter";
+    const std::string op =
+        depthwise ? "DepthwiseConv2dNativeBackpropFilter" : "Conv2DBackpropFilter";
     for (const ConvSpec& c : conv) {
       for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16}) {
         if (depthwise && c.dilation != 1) continue;
-        OpCase o{absl::StrCat(op, "_", c.name, "_", DTypeHloName(t)), op, t, {ConvOut(c, depthwise)},
+        OpCase o{absl::StrCat(op, "_", c.name, "_", DTypeHloName(t)),
+                 op,
+                 t,
+                 {ConvOut(c, depthwise)},
                  {Wavy(t, c.x, 0.9), Ints(std::vector<int32_t>(c.filter.begin(), c.filter.end()))}};
         o.consts_first = true;  // input (as a constant), filter_sizes, then the fed out_backprop
         SetConvAttrs(&o, c);
         o.reference = [c, depthwise](const std::vector<Tensor>& in) {
           const Tensor &dy = in[0], &x = in[1];
-          std::vector<double> acc(static_cast<size_t>(c.filter[0] * c.filter[1] * c.filter[2] *
-                                                      c.filter[3]), 0.0);
+          std::vector<double> acc(
+              static_cast<size_t>(c.filter[0] * c.filter[1] * c.filter[2] * c.filter[3]), 0.0);
           ForEachConvTap(c, [&](int64_t n, int64_t oy, int64_t ox, int64_t kh, int64_t kw,
                                 int64_t iy, int64_t ix) {
             for (int64_t ci = 0; ci < c.filter[2]; ++ci) {
@@ -339,15 +353,17 @@ void AddConvBackpropCases(std::vector<OpCase>* cases) {
   for (const ConvSpec& c : dw) {
     for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16}) {
       OpCase o{absl::StrCat("DepthwiseConv2dNativeBackpropInput_", c.name, "_", DTypeHloName(t)),
-               "DepthwiseConv2dNativeBackpropInput", t, {c.filter, ConvOut(c, true)},
+               "DepthwiseConv2dNativeBackpropInput",
+               t,
+               {c.filter, ConvOut(c, true)},
                {Ints(std::vector<int32_t>(c.x.begin(), c.x.end()))}};
       o.consts_first = true;
       SetConvAttrs(&o, c);
       o.reference = [c](const std::vector<Tensor>& in) {
         const Tensor &f = in[0], &dy = in[1];
         std::vector<double> acc(static_cast<size_t>(c.x[0] * c.x[1] * c.x[2] * c.x[3]), 0.0);
-        ForEachConvTap(c, [&](int64_t n, int64_t oy, int64_t ox, int64_t kh, int64_t kw,
-                              int64_t iy, int64_t ix) {
+        ForEachConvTap(c, [&](int64_t n, int64_t oy, int64_t ox, int64_t kh, int64_t kw, int64_t iy,
+                              int64_t ix) {
           for (int64_t ci = 0; ci < c.x[3]; ++ci) {
             for (int64_t m = 0; m < c.filter[3]; ++m) {
               acc[static_cast<size_t>(Ravel({n, iy, ix, ci}, c.x))] +=
@@ -372,8 +388,8 @@ float ResizeScale(int64_t in, int64_t out, bool align) {
 
 struct ResizeSpec {
   const char* name;
-  Dims grads;                // [N, OH, OW, C]
-  int64_t h, w;              // the original size
+  Dims grads;    // [N, OH, OW, C]
+  int64_t h, w;  // the original size
   bool align, half_pixel;
 };
 
@@ -388,8 +404,10 @@ void AddResizeGradCases(std::vector<OpCase>* cases) {
   for (const ResizeSpec& r : specs) {
     for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16}) {
       const Dims image = {r.grads[0], r.h, r.w, r.grads[3]};
-      OpCase c{absl::StrCat("ResizeBilinearGrad_", r.name, "_", DTypeHloName(t)), "ResizeBilinearGrad",
-               t, {r.grads, image}};
+      OpCase c{absl::StrCat("ResizeBilinearGrad_", r.name, "_", DTypeHloName(t)),
+               "ResizeBilinearGrad",
+               t,
+               {r.grads, image}};
       c.input_dtypes = {DType::kFloat32, t};
       c.attrs["align_corners"] = BoolAttr(r.align);
       c.attrs["half_pixel_centers"] = BoolAttr(r.half_pixel);
@@ -398,7 +416,8 @@ void AddResizeGradCases(std::vector<OpCase>* cases) {
         const float sy = ResizeScale(r.h, r.grads[1], r.align);
         const float sx = ResizeScale(r.w, r.grads[2], r.align);
         auto src = [&](int64_t i, float s) {
-          return r.half_pixel ? (static_cast<float>(i) + 0.5f) * s - 0.5f : static_cast<float>(i) * s;
+          return r.half_pixel ? (static_cast<float>(i) + 0.5f) * s - 0.5f
+                              : static_cast<float>(i) * s;
         };
         for (int64_t k = 0; k < in[0].num_elements(); ++k) {
           const Dims i = Unravel(k, r.grads);
@@ -423,7 +442,9 @@ void AddResizeGradCases(std::vector<OpCase>* cases) {
     for (DType t : {DType::kFloat32, DType::kFloat16, DType::kInt32, DType::kUInt8}) {
       const Dims image = {r.grads[0], r.h, r.w, r.grads[3]};
       OpCase c{absl::StrCat("ResizeNearestNeighborGrad_", r.name, "_", DTypeHloName(t)),
-               "ResizeNearestNeighborGrad", t, {r.grads},
+               "ResizeNearestNeighborGrad",
+               t,
+               {r.grads},
                {Ints({static_cast<int32_t>(r.h), static_cast<int32_t>(r.w)})}};
       c.attrs["align_corners"] = BoolAttr(r.align);
       c.attrs["half_pixel_centers"] = BoolAttr(r.half_pixel);
@@ -432,8 +453,10 @@ void AddResizeGradCases(std::vector<OpCase>* cases) {
         const float sy = ResizeScale(r.h, r.grads[1], r.align);
         const float sx = ResizeScale(r.w, r.grads[2], r.align);
         auto src = [&](int64_t i, float s, int64_t n) {
-          const float f = r.half_pixel ? (static_cast<float>(i) + 0.5f) * s : static_cast<float>(i) * s;
-          int64_t v = r.align ? static_cast<int64_t>(std::round(f)) : static_cast<int64_t>(std::floor(f));
+          const float f =
+              r.half_pixel ? (static_cast<float>(i) + 0.5f) * s : static_cast<float>(i) * s;
+          int64_t v =
+              r.align ? static_cast<int64_t>(std::round(f)) : static_cast<int64_t>(std::floor(f));
           return std::max<int64_t>(std::min(v, n - 1), 0);
         };
         for (int64_t k = 0; k < in[0].num_elements(); ++k) {
@@ -487,7 +510,8 @@ OpCase AsNchw(OpCase c, const std::vector<size_t>& images, const std::vector<siz
   }
   for (size_t k : const_shapes) {  // shape vectors given in NHWC order
     std::vector<int32_t> v;
-    for (int64_t i = 0; i < 4; ++i) v.push_back(static_cast<int32_t>(ElementAsDouble(c.consts[k], i)));
+    for (int64_t i = 0; i < 4; ++i)
+      v.push_back(static_cast<int32_t>(ElementAsDouble(c.consts[k], i)));
     c.consts[k] = Ints({v[0], v[3], v[1], v[2]});
   }
   const RefFn nhwc_ref = c.reference;
@@ -515,7 +539,8 @@ void AddNchwCases(std::vector<OpCase>* cases) {
   std::vector<OpCase> more;
   for (const OpCase& c : *cases) {
     const bool pool = c.op == "MaxPoolGrad" || c.op == "AvgPoolGrad";
-    const bool conv = c.op == "Conv2DBackpropFilter" || c.op == "DepthwiseConv2dNativeBackpropInput";
+    const bool conv =
+        c.op == "Conv2DBackpropFilter" || c.op == "DepthwiseConv2dNativeBackpropInput";
     if (c.dtype != DType::kFloat32 || (!pool && !conv)) continue;
     if (c.op == "AvgPoolGrad") more.push_back(AsNchw(c, {0}, {0}, true));
     if (c.op == "MaxPoolGrad") more.push_back(AsNchw(c, {0, 1, 2}, {}, true));
@@ -534,8 +559,8 @@ RefFn MaxPoolGradGradRef(const PoolSpec& p) {
   return [p](const std::vector<Tensor>& in) {
     const Dims od = PoolOut(p);
     std::vector<double> out(static_cast<size_t>(od[0] * od[1] * od[2] * od[3]), 0.0);
-    ForEachPoolOutput(p, [&](int64_t n, int64_t oh, int64_t ow, int64_t c, int64_t h0,
-                             int64_t h1, int64_t w0, int64_t w1) {
+    ForEachPoolOutput(p, [&](int64_t n, int64_t oh, int64_t ow, int64_t c, int64_t h0, int64_t h1,
+                             int64_t w0, int64_t w1) {
       Dims best;
       for (int64_t i = h0; i < h1; ++i) {
         for (int64_t j = w0; j < w1; ++j) {
@@ -551,7 +576,9 @@ RefFn MaxPoolGradGradRef(const PoolSpec& p) {
 void AddMaxPoolGradGradCases(std::vector<OpCase>* cases) {
   for (const PoolSpec& p : PoolSpecs()) {
     for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32}) {
-      OpCase c{absl::StrCat("MaxPoolGradGrad_", p.name, "_", DTypeHloName(t)), "MaxPoolGradGrad", t,
+      OpCase c{absl::StrCat("MaxPoolGradGrad_", p.name, "_", DTypeHloName(t)),
+               "MaxPoolGradGrad",
+               t,
                {p.in, PoolOut(p), p.in}};
       SetPoolAttrs(&c, p);
       c.reference = MaxPoolGradGradRef(p);
@@ -569,7 +596,9 @@ void AddMaxPoolGradGradCases(std::vector<OpCase>* cases) {
     }
   }
   PoolSpec empty{"empty_batch", {0, 4, 4, 2}, 2, 2, false};
-  OpCase e{"MaxPoolGradGrad_empty_batch_f32", "MaxPoolGradGrad", DType::kFloat32,
+  OpCase e{"MaxPoolGradGrad_empty_batch_f32",
+           "MaxPoolGradGrad",
+           DType::kFloat32,
            {empty.in, PoolOut(empty), empty.in}};
   SetPoolAttrs(&e, empty);
   e.reference = MaxPoolGradGradRef(empty);
@@ -624,7 +653,8 @@ void AddLrnGradCases(std::vector<OpCase>* cases) {
   for (const Lrn& l : specs) {
     for (DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
       if (t != DType::kFloat32 && std::string(l.name) != "r2") continue;
-      OpCase c{absl::StrCat("LRNGrad_", l.name, "_", DTypeHloName(t)), "LRNGrad", t, {l.d, l.d, l.d}};
+      OpCase c{
+          absl::StrCat("LRNGrad_", l.name, "_", DTypeHloName(t)), "LRNGrad", t, {l.d, l.d, l.d}};
       if (!l.defaults) {
         c.attrs["depth_radius"] = IntAttr(l.r);
         c.attrs["bias"] = FloatAttr(l.bias);
@@ -733,7 +763,8 @@ OpCase AsNcdhw(OpCase c, const std::vector<size_t>& images, const std::vector<si
   for (size_t k : const_images) c.consts[k] = PermuteN(c.consts[k], to_first);
   for (size_t k : const_shapes) {
     std::vector<int32_t> v;
-    for (int64_t i = 0; i < 5; ++i) v.push_back(static_cast<int32_t>(ElementAsDouble(c.consts[k], i)));
+    for (int64_t i = 0; i < 5; ++i)
+      v.push_back(static_cast<int32_t>(ElementAsDouble(c.consts[k], i)));
     c.consts[k] = Ints({v[0], v[4], v[1], v[2], v[3]});
   }
   const RefFn ref = c.reference;
@@ -771,22 +802,25 @@ int64_t FirstMax3D(const Spec3D& p, const Tensor& x, int64_t n, const int64_t* o
   double bv = 0;
   ForEachTap3D(Spec3D{p.name, {1, p.x[1], p.x[2], p.x[3], p.x[4]}, p.k, p.s, p.dil, p.same},
                [&](int64_t, const int64_t* oo, const int64_t* i, const int64_t*) {
-    if (oo[0] != o[0] || oo[1] != o[1] || oo[2] != o[2]) return;
-    const int64_t at = Ravel({n, i[0], i[1], i[2], c}, p.x);
-    const double v = ElementAsDouble(x, at);
-    if (best < 0 || v > bv) {
-      best = at;
-      bv = v;
-    }
-  });
+                 if (oo[0] != o[0] || oo[1] != o[1] || oo[2] != o[2]) return;
+                 const int64_t at = Ravel({n, i[0], i[1], i[2], c}, p.x);
+                 const double v = ElementAsDouble(x, at);
+                 if (best < 0 || v > bv) {
+                   best = at;
+                   bv = v;
+                 }
+               });
   return best;
 }
 
 void AddPool3DGradCases(std::vector<OpCase>* cases) {
   for (const Spec3D& p : PoolSpecs3D()) {
     for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
-      OpCase c{absl::StrCat("AvgPool3DGrad_", p.name, "_", DTypeHloName(t)), "AvgPool3DGrad", t,
-               {Out3D(p, p.x[4])}, {Ints(std::vector<int32_t>(p.x.begin(), p.x.end()))}};
+      OpCase c{absl::StrCat("AvgPool3DGrad_", p.name, "_", DTypeHloName(t)),
+               "AvgPool3DGrad",
+               t,
+               {Out3D(p, p.x[4])},
+               {Ints(std::vector<int32_t>(p.x.begin(), p.x.end()))}};
       c.consts_first = true;
       SetAttrs3D(&c, p, true);
       c.reference = [p](const std::vector<Tensor>& in) {
@@ -812,7 +846,9 @@ void AddPool3DGradCases(std::vector<OpCase>* cases) {
     // every tied cell, XLA (and tfjit) the first; the random f32 feeds have no ties, the 16-bit
     // ones may and every side here takes the first.
     for (DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
-      OpCase c{absl::StrCat("MaxPool3DGrad_", p.name, "_", DTypeHloName(t)), "MaxPool3DGrad", t,
+      OpCase c{absl::StrCat("MaxPool3DGrad_", p.name, "_", DTypeHloName(t)),
+               "MaxPool3DGrad",
+               t,
                {p.x, Out3D(p, p.x[4]), Out3D(p, p.x[4])}};
       c.attrs["TInput"] = TypeAttr(t);
       SetAttrs3D(&c, p, true);
@@ -855,7 +891,9 @@ void AddConv3DBackpropCases(std::vector<OpCase>* cases) {
     for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
       if (t == DType::kBFloat16 && std::string(p.name) != "s1_same") continue;
       OpCase bi{absl::StrCat("Conv3DBackpropInputV2_", p.name, "_", DTypeHloName(t)),
-                "Conv3DBackpropInputV2", t, {f, Out3D(p, f[4])},
+                "Conv3DBackpropInputV2",
+                t,
+                {f, Out3D(p, f[4])},
                 {Ints(std::vector<int32_t>(p.x.begin(), p.x.end()))}};
       bi.consts_first = true;
       SetAttrs3D(&bi, p, false);
@@ -883,7 +921,9 @@ void AddConv3DBackpropCases(std::vector<OpCase>* cases) {
       }
 
       OpCase bf{absl::StrCat("Conv3DBackpropFilterV2_", p.name, "_", DTypeHloName(t)),
-                "Conv3DBackpropFilterV2", t, {Out3D(p, f[4])},
+                "Conv3DBackpropFilterV2",
+                t,
+                {Out3D(p, f[4])},
                 {Wavy(t, p.x, 0.7), Ints(std::vector<int32_t>(f.begin(), f.end()))}};
       bf.consts_first = true;  // input (as a constant), filter_sizes, then the fed out_backprop
       SetAttrs3D(&bf, p, false);
@@ -925,7 +965,8 @@ RefFn Dilation2DGradRef(bool filter_grad, int64_t s, int64_t r, bool same) {
     const auto [oh, ph] = ConvDim(xd[1], fd[0], s, r, same);
     const auto [ow, pw] = ConvDim(xd[2], fd[1], s, r, same);
     const Dims od = filter_grad ? fd : xd;
-    std::vector<double> acc(static_cast<size_t>(od[0] * od[1] * od[2] * (od.size() > 3 ? od[3] : 1)));
+    std::vector<double> acc(
+        static_cast<size_t>(od[0] * od[1] * od[2] * (od.size() > 3 ? od[3] : 1)));
     for (int64_t n = 0; n < xd[0]; ++n) {
       for (int64_t y = 0; y < oh; ++y) {
         for (int64_t z = 0; z < ow; ++z) {

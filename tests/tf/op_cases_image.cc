@@ -46,7 +46,9 @@ void AddPoolCases(std::vector<OpCase>& cases) {
       for (DType t : {DType::kFloat32, DType::kFloat64}) {
         OpCase c{absl::StrCat(op, "_", p.padding, "_", p.kh, "x", p.kw, "_s", p.s, "_",
                               DimsName(p.in), "_", DTypeName(t)),
-                 op, t, {p.in}};
+                 op,
+                 t,
+                 {p.in}};
         c.attrs["ksize"] = IntListAttr({1, p.kh, p.kw, 1});
         c.attrs["strides"] = IntListAttr({1, p.s, p.s, 1});
         c.attrs["padding"] = StringAttr(p.padding);
@@ -55,8 +57,8 @@ void AddPoolCases(std::vector<OpCase>& cases) {
     }
   }
   // Global 128x128 windows (MediaPipe's global pooling); integer and half MaxPool; f16 AvgPool.
-  auto pool = [&](const std::string& name, const char* op, DType t, Dims in, int64_t kh,
-                  int64_t kw, int64_t s, const char* padding) {
+  auto pool = [&](const std::string& name, const char* op, DType t, Dims in, int64_t kh, int64_t kw,
+                  int64_t s, const char* padding) {
     OpCase c{name, op, t, {in}};
     c.attrs["ksize"] = IntListAttr({1, kh, kw, 1});
     c.attrs["strides"] = IntListAttr({1, s, s, 1});
@@ -90,8 +92,11 @@ void AddResizeCases(std::vector<OpCase>& cases) {
       {"legacy", false, false}, {"align_corners", true, false}, {"half_pixel", false, true}};
   for (const R& r : sizes) {
     for (const M& m : modes) {
-      OpCase c{absl::StrCat("ResizeBilinear_", r.name, "_", m.name), "ResizeBilinear",
-               DType::kFloat32, {r.in}, {Ints({r.oh, r.ow})}};
+      OpCase c{absl::StrCat("ResizeBilinear_", r.name, "_", m.name),
+               "ResizeBilinear",
+               DType::kFloat32,
+               {r.in},
+               {Ints({r.oh, r.ow})}};
       c.attrs["align_corners"] = BoolAttr(m.align);
       c.attrs["half_pixel_centers"] = BoolAttr(m.half);
       cases.push_back(c);
@@ -99,8 +104,11 @@ void AddResizeCases(std::vector<OpCase>& cases) {
   }
   // Integer images give float results.
   for (DType t : {DType::kUInt8, DType::kInt32}) {
-    OpCase c{absl::StrCat("ResizeBilinear_", DTypeName(t), "_half_pixel"), "ResizeBilinear", t,
-             {{1, 5, 4, 3}}, {Ints({9, 7})}};
+    OpCase c{absl::StrCat("ResizeBilinear_", DTypeName(t), "_half_pixel"),
+             "ResizeBilinear",
+             t,
+             {{1, 5, 4, 3}},
+             {Ints({9, 7})}};
     c.attrs["half_pixel_centers"] = BoolAttr(true);
     cases.push_back(c);
   }
@@ -129,8 +137,11 @@ void AddSpaceCases(std::vector<OpCase>& cases) {
                                {"asym_block", {2, 4, 3, 2}, {2, 3}, {0, 2, 1, 2}}};
   for (const SB& s : s2b) {
     const int64_t m = static_cast<int64_t>(s.block.size());
-    cases.push_back({absl::StrCat("SpaceToBatchND_", s.name), "SpaceToBatchND", DType::kFloat32,
-                     {s.in}, {Ints(s.block), Ints2D(m, s.pads)}});
+    cases.push_back({absl::StrCat("SpaceToBatchND_", s.name),
+                     "SpaceToBatchND",
+                     DType::kFloat32,
+                     {s.in},
+                     {Ints(s.block), Ints2D(m, s.pads)}});
   }
   const std::vector<SB> b2s = {{"2d_crop", {8, 3, 4, 2}, {2, 2}, {1, 0, 0, 2}},
                                {"2d_nocrop", {4, 2, 2, 1}, {2, 2}, {0, 0, 0, 0}},
@@ -138,8 +149,11 @@ void AddSpaceCases(std::vector<OpCase>& cases) {
                                {"asym_block", {12, 2, 3, 2}, {2, 3}, {1, 0, 2, 1}}};
   for (const SB& s : b2s) {
     const int64_t m = static_cast<int64_t>(s.block.size());
-    cases.push_back({absl::StrCat("BatchToSpaceND_", s.name), "BatchToSpaceND", DType::kFloat32,
-                     {s.in}, {Ints(s.block), Ints2D(m, s.pads)}});
+    cases.push_back({absl::StrCat("BatchToSpaceND_", s.name),
+                     "BatchToSpaceND",
+                     DType::kFloat32,
+                     {s.in},
+                     {Ints(s.block), Ints2D(m, s.pads)}});
   }
 }
 
@@ -152,9 +166,9 @@ void AddGatherNdCases(std::vector<OpCase>& cases) {
     cases.push_back(c);
   };
   gather("GatherNd_partial", DType::kFloat32, {4, 5, 3}, Ints2D(3, {1, 2, 3, 0, 0, 4}));
-  gather("GatherNd_full", DType::kFloat32, {4, 5, 3},
-         Tensor::FromVector<int32_t>(DType::kInt32, {2, 2, 3},
-                                     {0, 0, 0, 3, 4, 2, 1, 1, 1, 2, 3, 0}));
+  gather(
+      "GatherNd_full", DType::kFloat32, {4, 5, 3},
+      Tensor::FromVector<int32_t>(DType::kInt32, {2, 2, 3}, {0, 0, 0, 3, 4, 2, 1, 1, 1, 2, 3, 0}));
   gather("GatherNd_depth1_int64", DType::kInt32, {4, 5},
          Tensor::FromVector<int64_t>(DType::kInt64, {3, 1}, {3, 0, 2}));
   gather("GatherNd_vector_index", DType::kFloat32, {4, 5, 3}, Ints({2, 1}));

@@ -377,8 +377,7 @@ void AddTfOnlyResizeCases(std::vector<OpCase>& cases) {
       // would put its rounding past the float tolerance of the double reference.
       for (int64_t k = 0; k < image.num_elements(); ++k) image.data<uint8_t>()[k] %= 2;
     }
-    c.feed_values = {image,
-                     Tensor::FromVector<float>(DType::kFloat32, {4, 4}, boxes),
+    c.feed_values = {image, Tensor::FromVector<float>(DType::kFloat32, {4, 4}, boxes),
                      Tensor::FromVector<int32_t>(DType::kInt32, {4}, {0, 1, 1, 0})};
     c.consts = {Ints({cr.ch, cr.cw})};
     c.attrs["method"] = StringAttr(cr.method);

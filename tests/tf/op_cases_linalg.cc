@@ -3,9 +3,9 @@
 // loops written from TF's op documentation (plus TF's documented examples, hand-copied); the
 // decompositions against textbook algorithms in double (Cholesky-Banachiewicz, Gauss
 // elimination with partial pivoting and substitution from tests/tf/linalg_ref.h; modified
-// Gram-Schmidt and cyclic Jacobi here), which share nothing with core/linalg. Where TF leaves signs free, the reference applies core/linalg.h's
-// documented convention (R's diagonal nonnegative; each eigenvector's and left singular
-// vector's largest entry positive).
+// Gram-Schmidt and cyclic Jacobi here), which share nothing with core/linalg. Where TF leaves signs
+// free, the reference applies core/linalg.h's documented convention (R's diagonal nonnegative; each
+// eigenvector's and left singular vector's largest entry positive).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -187,13 +187,14 @@ Tensor General(DType t, const Dims& batch, int64_t r, int64_t c, int seed) {
 Tensor NegateRow0(Tensor t) {
   const int64_t r = t.dim(t.rank() - 2), c = t.dim(t.rank() - 1);
   for (int64_t b = 0; b < BatchCount(t); ++b) {
-    for (int64_t j = 0; j < c; ++j) SetFromDouble(t, b * r * c + j, -ElementAsDouble(t, b * r * c + j));
+    for (int64_t j = 0; j < c; ++j)
+      SetFromDouble(t, b * r * c + j, -ElementAsDouble(t, b * r * c + j));
   }
   return t;
 }
 
-OpCase Case(const std::string& name, const std::string& op, DType t,
-            std::vector<Tensor> feeds, RefFn ref, int output = 0) {
+OpCase Case(const std::string& name, const std::string& op, DType t, std::vector<Tensor> feeds,
+            RefFn ref, int output = 0) {
   OpCase c;
   c.name = name;
   c.op = op;
@@ -222,7 +223,8 @@ RefFn BandPartRef(int64_t lower, int64_t upper) {
 int64_t Slot(int64_t d, int64_t q, int64_t rows, int64_t cols, int64_t width,
              const std::string& align) {
   const int64_t len = std::min(rows + std::min<int64_t>(0, d), cols - std::max<int64_t>(0, d));
-  const std::string side = d >= 0 ? align.substr(0, align.find('_')) : align.substr(align.find('_') + 1);
+  const std::string side =
+      d >= 0 ? align.substr(0, align.find('_')) : align.substr(align.find('_') + 1);
   return side == "RIGHT" ? q + width - len : q;
 }
 
@@ -253,8 +255,8 @@ RefFn MatrixDiagPartRef(int64_t lo, int64_t hi, double pad, std::string align) {
     const Tensor& x = in[0];
     const size_t nb = static_cast<size_t>(x.rank() - 2);
     const int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
-    const int64_t width = std::max<int64_t>(0, std::min(rows + std::min<int64_t>(hi, 0),
-                                                        cols - std::max<int64_t>(lo, 0)));
+    const int64_t width = std::max<int64_t>(
+        0, std::min(rows + std::min<int64_t>(hi, 0), cols - std::max<int64_t>(lo, 0)));
     Dims out_dims(x.dims().begin(), x.dims().end() - 2);
     if (lo != hi) out_dims.push_back(hi - lo + 1);
     out_dims.push_back(width);
@@ -303,7 +305,9 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
         // TF rejects bounds past the matrix.
         if (lo > d[d.size() - 2] || up > d.back()) continue;
         OpCase c{absl::StrCat("MatrixBandPart_", DTypeName(t), "_", DimsName(d), "_", lo, "_", up),
-                 "MatrixBandPart", t, {d},
+                 "MatrixBandPart",
+                 t,
+                 {d},
                  {Ints({static_cast<int32_t>(lo)}, true), Ints({static_cast<int32_t>(up)}, true)}};
         c.attrs["Tindex"] = TypeAttr(DType::kInt32);
         c.reference = BandPartRef(lo, up);
@@ -311,7 +315,10 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
       }
     }
   }
-  OpCase band64{"MatrixBandPart_int64_bounds", "MatrixBandPart", DType::kFloat32, {{3, 6}},
+  OpCase band64{"MatrixBandPart_int64_bounds",
+                "MatrixBandPart",
+                DType::kFloat32,
+                {{3, 6}},
                 {Ints64({2}, true), Ints64({0}, true)}};
   band64.reference = BandPartRef(2, 0);
   cases.push_back(band64);
@@ -328,9 +335,9 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
   };
   // (k range, num_rows, num_cols (-1 = infer), diagonal length) and the resulting size.
   const std::vector<DiagSpec> specs = {
-      {0, 0, -1, -1, 3, 3, 3},  {1, 1, -1, -1, 3, 4, 4},  {-2, -2, -1, -1, 2, 4, 4},
-      {-1, 2, -1, -1, 3, 3, 3},  {-2, 1, 5, -1, 3, 5, 3},  {0, 0, 3, 5, 3, 3, 5},
-      {-1, 1, 4, -1, 3, 4, 3},   {1, 2, -1, 5, 2, 2, 5},
+      {0, 0, -1, -1, 3, 3, 3},  {1, 1, -1, -1, 3, 4, 4}, {-2, -2, -1, -1, 2, 4, 4},
+      {-1, 2, -1, -1, 3, 3, 3}, {-2, 1, 5, -1, 3, 5, 3}, {0, 0, 3, 5, 3, 3, 5},
+      {-1, 1, 4, -1, 3, 4, 3},  {1, 2, -1, 5, 2, 2, 5},
   };
   for (const char* op : {"MatrixDiagV2", "MatrixDiagV3"}) {
     for (const char* align : {"LEFT_LEFT", "LEFT_RIGHT", "RIGHT_LEFT", "RIGHT_RIGHT"}) {
@@ -346,7 +353,9 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
           if (s.lo != s.hi) k.push_back(static_cast<int32_t>(s.hi));
           OpCase c{absl::StrCat(op, "_", align, "_", DTypeName(t), "_k", s.lo, "_", s.hi, "_",
                                 s.rows, "x", s.cols),
-                   op, t, {dims},
+                   op,
+                   t,
+                   {dims},
                    {Ints(k, k.size() == 1), Ints({static_cast<int32_t>(s.rows)}, true),
                     Ints({static_cast<int32_t>(s.cols)}, true), Scalar(t, 7)}};
           if (!v2) c.attrs["align"] = StringAttr(align);
@@ -360,13 +369,15 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
   // MatrixDiagPart V1/V2/V3, including TF's documented example (hand-copied).
   for (DType t : {DType::kFloat32, DType::kInt32, DType::kBFloat16, DType::kBool}) {
     for (const Dims& d : {Dims{3, 5}, Dims{2, 4, 3}, Dims{2, 0, 3}}) {
-      OpCase c{absl::StrCat("MatrixDiagPart_", DTypeName(t), "_", DimsName(d)), "MatrixDiagPart",
-               t, {d}};
+      OpCase c{absl::StrCat("MatrixDiagPart_", DTypeName(t), "_", DimsName(d)),
+               "MatrixDiagPart",
+               t,
+               {d}};
       c.reference = MatrixDiagPartRef(0, 0, 0, "LEFT_LEFT");
       cases.push_back(c);
     }
   }
-  const std::vector<std::pair<int64_t, int64_t>> ks = {{0, 0}, {1, 1}, {-2, -2}, {-1, 1},
+  const std::vector<std::pair<int64_t, int64_t>> ks = {{0, 0},  {1, 1}, {-2, -2}, {-1, 1},
                                                        {-2, 3}, {1, 3}, {-3, -1}};
   for (const char* op : {"MatrixDiagPartV2", "MatrixDiagPartV3"}) {
     for (const char* align : {"LEFT_LEFT", "LEFT_RIGHT", "RIGHT_LEFT", "RIGHT_RIGHT"}) {
@@ -376,8 +387,11 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
         for (const Dims& d : {Dims{4, 5}, Dims{2, 5, 4}}) {
           std::vector<int32_t> k = {static_cast<int32_t>(lo)};
           if (lo != hi) k.push_back(static_cast<int32_t>(hi));
-          OpCase c{absl::StrCat(op, "_", align, "_k", lo, "_", hi, "_", DimsName(d)), op,
-                   DType::kFloat32, {d}, {Ints(k, k.size() == 1), Scalar(DType::kFloat32, -9)}};
+          OpCase c{absl::StrCat(op, "_", align, "_k", lo, "_", hi, "_", DimsName(d)),
+                   op,
+                   DType::kFloat32,
+                   {d},
+                   {Ints(k, k.size() == 1), Scalar(DType::kFloat32, -9)}};
           if (!v2) c.attrs["align"] = StringAttr(align);
           c.reference = MatrixDiagPartRef(lo, hi, -9, align);
           cases.push_back(c);
@@ -389,10 +403,10 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
                                                           5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8});
   for (const char* align : {"RIGHT_LEFT", "LEFT_RIGHT"}) {
     const bool rl = std::string(align) == "RIGHT_LEFT";
-    const Tensor want = rl ? Floats(DType::kInt32, {2, 3, 3}, {2, 7, 6, 1, 6, 7, 5, 8, 0,
-                                                               4, 3, 8, 5, 2, 7, 1, 6, 0})
-                           : Floats(DType::kInt32, {2, 3, 3}, {2, 7, 6, 1, 6, 7, 0, 5, 8,
-                                                               4, 3, 8, 5, 2, 7, 0, 1, 6});
+    const Tensor want = rl ? Floats(DType::kInt32, {2, 3, 3},
+                                    {2, 7, 6, 1, 6, 7, 5, 8, 0, 4, 3, 8, 5, 2, 7, 1, 6, 0})
+                           : Floats(DType::kInt32, {2, 3, 3},
+                                    {2, 7, 6, 1, 6, 7, 0, 5, 8, 4, 3, 8, 5, 2, 7, 0, 1, 6});
     OpCase c = Case(absl::StrCat("MatrixDiagPartV3_tf_doc_", align), "MatrixDiagPartV3",
                     DType::kInt32, {doc_in}, [want](const std::vector<Tensor>&) { return want; });
     c.consts = {Ints({-1, 1}), Scalar(DType::kInt32, 0)};
@@ -418,7 +432,10 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
         dd.push_back(width);
         std::vector<int32_t> k = {static_cast<int32_t>(lo)};
         if (lo != hi) k.push_back(static_cast<int32_t>(hi));
-        OpCase c{absl::StrCat(op, "_", align, "_k", lo, "_", hi), op, DType::kFloat32, {in, dd},
+        OpCase c{absl::StrCat(op, "_", align, "_k", lo, "_", hi),
+                 op,
+                 DType::kFloat32,
+                 {in, dd},
                  {Ints(k, k.size() == 1)}};
         if (!v2) c.attrs["align"] = StringAttr(align);
         c.reference = MatrixSetDiagRef(lo, hi, align);
@@ -438,8 +455,10 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
         out.insert(out.end(), in[0].dims().begin(), in[0].dims().end());
         const int64_t n = in[0].num_elements();
         return Build(in[0].dtype(), out, [&](const Dims& i) {
-          const int64_t r = Ravel(Dims(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(i.size() / 2)), in[0].dims());
-          const int64_t c = Ravel(Dims(i.begin() + static_cast<std::ptrdiff_t>(i.size() / 2), i.end()), in[0].dims());
+          const int64_t r = Ravel(
+              Dims(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(i.size() / 2)), in[0].dims());
+          const int64_t c = Ravel(
+              Dims(i.begin() + static_cast<std::ptrdiff_t>(i.size() / 2), i.end()), in[0].dims());
           return r == c && r < n ? ElementAsDouble(in[0], r) : 0.0;
         });
       };
@@ -459,8 +478,8 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
   }
 
   // Cross.
-  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32,
-                  DType::kInt64, DType::kInt8, DType::kUInt16}) {
+  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32, DType::kInt64,
+                  DType::kInt8, DType::kUInt16}) {
     for (const Dims& d : {Dims{3}, Dims{4, 3}, Dims{2, 0, 3}, Dims{2, 5, 3}}) {
       if (t != DType::kFloat32 && d.size() != 2) continue;
       OpCase c{absl::StrCat("Cross_", DTypeName(t), "_", DimsName(d)), "Cross", t, {d, d}};
@@ -493,7 +512,9 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
         const bool t_a = tr & 1, t_b = tr & 2;
         const Dims a = t_a ? Dims{5, 3} : Dims{3, 5}, b = t_b ? Dims{4, 5} : Dims{5, 4};
         OpCase c{absl::StrCat("SparseMatMul_", DTypeName(ta), "_", DTypeName(tb), "_t", tr),
-                 "SparseMatMul", DType::kFloat32, {a, b}};
+                 "SparseMatMul",
+                 DType::kFloat32,
+                 {a, b}};
         c.has_t = false;
         c.input_dtypes = {ta, tb};
         c.attrs["Ta"] = TypeAttr(ta);
@@ -525,7 +546,9 @@ void AddStructuralCases(std::vector<OpCase>& cases) {
              {{}, 5, 3}, {{2}, 4, 1}, {{2, 2}, 1, 2}, {{}, 3, 0}}) {
       const Dims diag = WithTail(batch, {1, m}), rhs = WithTail(batch, {m, n});
       OpCase c{absl::StrCat("TridiagonalMatMul_", DTypeName(t), "_", DimsName(rhs)),
-               "TridiagonalMatMul", t, {diag, diag, diag, rhs}};
+               "TridiagonalMatMul",
+               t,
+               {diag, diag, diag, rhs}};
       c.reference = [](const std::vector<Tensor>& in) {
         const Tensor& x = in[3];
         Tensor out(x.dtype(), x.dims());
@@ -557,16 +580,15 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
     for (const auto& [batch, n] : shapes) {
       const std::string tag = absl::StrCat(DTypeName(t), "_", DimsName(WithTail(batch, {n, n})));
       if (t == DType::kFloat16 && n > 4) continue;
-      cases.push_back(Case("Cholesky_" + tag, "Cholesky", t, {Spd(t, batch, n, 1)},
-                           Batched(SquareTail, [](const M& a, const M*) {
-                             return CholeskyRef(a);
-                           })));
+      cases.push_back(
+          Case("Cholesky_" + tag, "Cholesky", t, {Spd(t, batch, n, 1)},
+               Batched(SquareTail, [](const M& a, const M*) { return CholeskyRef(a); })));
       for (int adjoint = 0; adjoint < 2; ++adjoint) {
-        OpCase inv = Case(absl::StrCat("MatrixInverse_", tag, "_adj", adjoint), "MatrixInverse",
-                          t, {General(t, batch, n, n, 2)},
-                          Batched(SquareTail, [adjoint](const M& a, const M*) {
-                            return SolveRef(adjoint ? Transpose(a) : a, Identity(a.r));
-                          }));
+        OpCase inv =
+            Case(absl::StrCat("MatrixInverse_", tag, "_adj", adjoint), "MatrixInverse", t,
+                 {General(t, batch, n, n, 2)}, Batched(SquareTail, [adjoint](const M& a, const M*) {
+                   return SolveRef(adjoint ? Transpose(a) : a, Identity(a.r));
+                 }));
         inv.attrs["adjoint"] = BoolAttr(adjoint);
         cases.push_back(inv);
         OpCase solve = Case(absl::StrCat("MatrixSolve_", tag, "_adj", adjoint), "MatrixSolve", t,
@@ -577,23 +599,20 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
         solve.attrs["adjoint"] = BoolAttr(adjoint);
         cases.push_back(solve);
         for (int lower = 0; lower < 2; ++lower) {
-          OpCase tri = Case(absl::StrCat("MatrixTriangularSolve_", tag, "_adj", adjoint, "_lower",
-                                         lower),
-                            "MatrixTriangularSolve", t,
-                            {General(t, batch, n, n, 5), General(t, batch, n, 3, 6)},
-                            Batched(RhsTail, [adjoint, lower](const M& a, const M* b) {
-                              // adjoint solves with the transpose of the chosen triangle.
-                              return adjoint ? TriSolveRef(Transpose(a), *b, !lower)
-                                             : TriSolveRef(a, *b, lower);
-                            }));
+          OpCase tri = Case(
+              absl::StrCat("MatrixTriangularSolve_", tag, "_adj", adjoint, "_lower", lower),
+              "MatrixTriangularSolve", t, {General(t, batch, n, n, 5), General(t, batch, n, 3, 6)},
+              Batched(RhsTail, [adjoint, lower](const M& a, const M* b) {
+                // adjoint solves with the transpose of the chosen triangle.
+                return adjoint ? TriSolveRef(Transpose(a), *b, !lower) : TriSolveRef(a, *b, lower);
+              }));
           tri.attrs["lower"] = BoolAttr(lower);
           tri.attrs["adjoint"] = BoolAttr(adjoint);
           cases.push_back(tri);
         }
       }
       cases.push_back(Case("MatrixDeterminant_" + tag, "MatrixDeterminant", t,
-                           {General(t, batch, n, n, 7)},
-                           Batched(NoTail, [](const M& a, const M*) {
+                           {General(t, batch, n, n, 7)}, Batched(NoTail, [](const M& a, const M*) {
                              const LuRef f = Decompose(a);
                              double det = f.swaps % 2 ? -1 : 1;
                              for (int64_t i = 0; i < a.r; ++i) det *= f.lu(i, i);
@@ -604,24 +623,24 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
       for (int output = 0; output < 2; ++output) {
         cases.push_back(Case(absl::StrCat("LogMatrixDeterminant_", tag, "_out", output),
                              "LogMatrixDeterminant", t, {NegateRow0(General(t, batch, n, n, 8))},
-                             Batched(NoTail, [output](const M& a, const M*) {
-                               const LuRef f = Decompose(a);
-                               double sign = f.swaps % 2 ? -1 : 1, log_abs = 0;
-                               for (int64_t i = 0; i < a.r; ++i) {
-                                 if (f.lu(i, i) < 0) sign = -sign;
-                                 log_abs += std::log(std::abs(f.lu(i, i)));
-                               }
-                               M r(1, 1);
-                               r.v[0] = output == 0 ? sign : log_abs;
-                               return r;
-                             }),
+                             Batched(NoTail,
+                                     [output](const M& a, const M*) {
+                                       const LuRef f = Decompose(a);
+                                       double sign = f.swaps % 2 ? -1 : 1, log_abs = 0;
+                                       for (int64_t i = 0; i < a.r; ++i) {
+                                         if (f.lu(i, i) < 0) sign = -sign;
+                                         log_abs += std::log(std::abs(f.lu(i, i)));
+                                       }
+                                       M r(1, 1);
+                                       r.v[0] = output == 0 ? sign : log_abs;
+                                       return r;
+                                     }),
                              output));
       }
       // Lu: the packed factors and the permutation, for both index types.
-      cases.push_back(Case("Lu_" + tag + "_lu", "Lu", t, {General(t, batch, n, n, 9)},
-                           Batched(SquareTail, [](const M& a, const M*) {
-                             return Decompose(a).lu;
-                           })));
+      cases.push_back(
+          Case("Lu_" + tag + "_lu", "Lu", t, {General(t, batch, n, n, 9)},
+               Batched(SquareTail, [](const M& a, const M*) { return Decompose(a).lu; })));
       if (t != DType::kFloat16) {
         for (DType idx : {DType::kInt32, DType::kInt64}) {
           OpCase p = Case(absl::StrCat("Lu_", tag, "_p_", DTypeName(idx)), "Lu", t,
@@ -663,29 +682,26 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
       }
     }
   }
-  OpCase eig_values_only = Case("SelfAdjointEigV2_f32_compute_v_false", "SelfAdjointEigV2",
-                                DType::kFloat32, {Spd(DType::kFloat32, {2}, 3, 12)},
-                                [](const std::vector<Tensor>& in) {
-                                  return Tensor(in[0].dtype(), {0});
-                                },
-                                1);
+  OpCase eig_values_only = Case(
+      "SelfAdjointEigV2_f32_compute_v_false", "SelfAdjointEigV2", DType::kFloat32,
+      {Spd(DType::kFloat32, {2}, 3, 12)},
+      [](const std::vector<Tensor>& in) { return Tensor(in[0].dtype(), {0}); }, 1);
   eig_values_only.attrs["compute_v"] = BoolAttr(false);
   cases.push_back(eig_values_only);
 
   // MatrixTriangularSolve broadcasting of batch dims.
-  OpCase bcast = Case("MatrixTriangularSolve_f32_broadcast", "MatrixTriangularSolve",
-                      DType::kFloat32,
-                      {General(DType::kFloat32, {2, 1}, 3, 3, 13),
-                       General(DType::kFloat32, {3}, 3, 2, 14)},
-                      [](const std::vector<Tensor>& in) {
-                        Tensor out(DType::kFloat32, {2, 3, 3, 2});
-                        for (int64_t i = 0; i < 2; ++i)
-                          for (int64_t j = 0; j < 3; ++j) {
-                            StoreAt(out, (i * 3 + j) * 6,
-                                  TriSolveRef(MatrixOf(in[0], i), MatrixOf(in[1], j), true));
-                          }
-                        return out;
-                      });
+  OpCase bcast =
+      Case("MatrixTriangularSolve_f32_broadcast", "MatrixTriangularSolve", DType::kFloat32,
+           {General(DType::kFloat32, {2, 1}, 3, 3, 13), General(DType::kFloat32, {3}, 3, 2, 14)},
+           [](const std::vector<Tensor>& in) {
+             Tensor out(DType::kFloat32, {2, 3, 3, 2});
+             for (int64_t i = 0; i < 2; ++i)
+               for (int64_t j = 0; j < 3; ++j) {
+                 StoreAt(out, (i * 3 + j) * 6,
+                         TriSolveRef(MatrixOf(in[0], i), MatrixOf(in[1], j), true));
+               }
+             return out;
+           });
   cases.push_back(bcast);
 
   // Qr and Svd on square, tall and wide matrices.
@@ -697,94 +713,90 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
       for (int full = 0; full < 2; ++full) {
         if (full && m > n) continue;  // Q's extra columns are not unique
         for (int output = 0; output < 2; ++output) {
-          OpCase qr = Case(absl::StrCat("Qr_", tag, "_full", full, "_out", output), "Qr", t,
-                           {General(t, batch, m, n, 15)},
-                           [output, full](const std::vector<Tensor>& in) {
-                             const int64_t m = in[0].dim(in[0].rank() - 2);
-                             const int64_t n = in[0].dim(in[0].rank() - 1);
-                             const int64_t p = full ? m : std::min(m, n);
-                             Tensor out(in[0].dtype(), WithTail(BatchDims(in[0]),
-                                                           {output == 0 ? m : p,
-                                                            output == 0 ? p : n}));
-                             for (int64_t b = 0; b < BatchCount(in[0]); ++b) {
-                               const M a = MatrixOf(in[0], b);
-                               M q(m, p), r(p, n);  // modified Gram-Schmidt on a's columns
-                               M w = a;
-                               for (int64_t j = 0; j < p; ++j) {
-                                 double norm = 0;
-                                 for (int64_t i = 0; i < m; ++i) norm += w(i, j) * w(i, j);
-                                 r(j, j) = std::sqrt(norm);
-                                 for (int64_t i = 0; i < m; ++i) q(i, j) = w(i, j) / r(j, j);
-                                 for (int64_t k = j + 1; k < n; ++k) {
-                                   double dot = 0;
-                                   for (int64_t i = 0; i < m; ++i) dot += q(i, j) * w(i, k);
-                                   r(j, k) = dot;
-                                   for (int64_t i = 0; i < m; ++i) w(i, k) -= dot * q(i, j);
-                                 }
-                               }
-                               StoreAt(out, b * out.num_elements() / BatchCount(in[0]),
-                                     output == 0 ? q : r);
-                             }
-                             return out;
-                           },
-                           output);
+          OpCase qr = Case(
+              absl::StrCat("Qr_", tag, "_full", full, "_out", output), "Qr", t,
+              {General(t, batch, m, n, 15)},
+              [output, full](const std::vector<Tensor>& in) {
+                const int64_t m = in[0].dim(in[0].rank() - 2);
+                const int64_t n = in[0].dim(in[0].rank() - 1);
+                const int64_t p = full ? m : std::min(m, n);
+                Tensor out(in[0].dtype(),
+                           WithTail(BatchDims(in[0]), {output == 0 ? m : p, output == 0 ? p : n}));
+                for (int64_t b = 0; b < BatchCount(in[0]); ++b) {
+                  const M a = MatrixOf(in[0], b);
+                  M q(m, p), r(p, n);  // modified Gram-Schmidt on a's columns
+                  M w = a;
+                  for (int64_t j = 0; j < p; ++j) {
+                    double norm = 0;
+                    for (int64_t i = 0; i < m; ++i) norm += w(i, j) * w(i, j);
+                    r(j, j) = std::sqrt(norm);
+                    for (int64_t i = 0; i < m; ++i) q(i, j) = w(i, j) / r(j, j);
+                    for (int64_t k = j + 1; k < n; ++k) {
+                      double dot = 0;
+                      for (int64_t i = 0; i < m; ++i) dot += q(i, j) * w(i, k);
+                      r(j, k) = dot;
+                      for (int64_t i = 0; i < m; ++i) w(i, k) -= dot * q(i, j);
+                    }
+                  }
+                  StoreAt(out, b * out.num_elements() / BatchCount(in[0]), output == 0 ? q : r);
+                }
+                return out;
+              },
+              output);
           qr.attrs["full_matrices"] = BoolAttr(full);
           cases.push_back(qr);
         }
       }
       for (int output = 0; output < 3; ++output) {
-        OpCase svd = Case(absl::StrCat("Svd_", tag, "_out", output), "Svd", t,
-                          {General(t, batch, m, n, 16)},
-                          [output](const std::vector<Tensor>& in) {
-                            const int64_t m = in[0].dim(in[0].rank() - 2);
-                            const int64_t n = in[0].dim(in[0].rank() - 1);
-                            const int64_t p = std::min(m, n);
-                            const Dims tail = output == 0   ? Dims{p}
-                                              : output == 1 ? Dims{m, p}
-                                                            : Dims{n, p};
-                            Dims dims = BatchDims(in[0]);
-                            dims.insert(dims.end(), tail.begin(), tail.end());
-                            Tensor out(in[0].dtype(), dims);
-                            const int64_t per = out.num_elements() / BatchCount(in[0]);
-                            for (int64_t b = 0; b < BatchCount(in[0]); ++b) {
-                              std::vector<double> s;
-                              M u(0, 0), v(0, 0);
-                              SvdRef(MatrixOf(in[0], b), &s, &u, &v);
-                              if (output == 0) {
-                                for (int64_t i = 0; i < p; ++i) {
-                                  SetFromDouble(out, b * per + i, s[static_cast<size_t>(i)]);
-                                }
-                              } else {
-                                StoreAt(out, b * per, output == 1 ? u : v);
-                              }
-                            }
-                            return out;
-                          },
-                          output);
+        OpCase svd = Case(
+            absl::StrCat("Svd_", tag, "_out", output), "Svd", t, {General(t, batch, m, n, 16)},
+            [output](const std::vector<Tensor>& in) {
+              const int64_t m = in[0].dim(in[0].rank() - 2);
+              const int64_t n = in[0].dim(in[0].rank() - 1);
+              const int64_t p = std::min(m, n);
+              const Dims tail = output == 0 ? Dims{p} : output == 1 ? Dims{m, p} : Dims{n, p};
+              Dims dims = BatchDims(in[0]);
+              dims.insert(dims.end(), tail.begin(), tail.end());
+              Tensor out(in[0].dtype(), dims);
+              const int64_t per = out.num_elements() / BatchCount(in[0]);
+              for (int64_t b = 0; b < BatchCount(in[0]); ++b) {
+                std::vector<double> s;
+                M u(0, 0), v(0, 0);
+                SvdRef(MatrixOf(in[0], b), &s, &u, &v);
+                if (output == 0) {
+                  for (int64_t i = 0; i < p; ++i) {
+                    SetFromDouble(out, b * per + i, s[static_cast<size_t>(i)]);
+                  }
+                } else {
+                  StoreAt(out, b * per, output == 1 ? u : v);
+                }
+              }
+              return out;
+            },
+            output);
         cases.push_back(svd);
       }
     }
   }
-  OpCase s_only = Case("Svd_f64_compute_uv_false", "Svd", DType::kFloat64,
-                       {General(DType::kFloat64, {}, 3, 3, 17)},
-                       [](const std::vector<Tensor>& in) { return Tensor(in[0].dtype(), {0}); },
-                       2);
+  OpCase s_only = Case(
+      "Svd_f64_compute_uv_false", "Svd", DType::kFloat64, {General(DType::kFloat64, {}, 3, 3, 17)},
+      [](const std::vector<Tensor>& in) { return Tensor(in[0].dtype(), {0}); }, 2);
   s_only.attrs["compute_uv"] = BoolAttr(false);
   cases.push_back(s_only);
 
   // TridiagonalSolve: with and without pivoting (a small main diagonal forces a swap).
   for (DType t : {DType::kFloat32, DType::kFloat64}) {
     for (int pivot = 0; pivot < 2; ++pivot) {
-      for (const auto& [batch, n, k] : std::vector<std::tuple<Dims, int64_t, int64_t>>{
-               {{}, 5, 2}, {{2}, 1, 3}, {{3}, 4, 1}}) {
+      for (const auto& [batch, n, k] :
+           std::vector<std::tuple<Dims, int64_t, int64_t>>{{{}, 5, 2}, {{2}, 1, 3}, {{3}, 4, 1}}) {
         Tensor diags = Build(t, WithTail(batch, {3, n}), [&](const Dims& i) {
           const size_t r = i.size() - 2;
           const double j = static_cast<double>(i[r + 1]);
           if (i[r] == 1) return pivot ? 0.25 * std::sin(j + 1) : 4 + j;
           return std::cos(1.3 * j + static_cast<double>(i[r]));
         });
-        OpCase c = Case(absl::StrCat("TridiagonalSolve_", DTypeName(t), "_", DimsName(WithTail(batch, {n, k})),
-                                     "_pivot", pivot),
+        OpCase c = Case(absl::StrCat("TridiagonalSolve_", DTypeName(t), "_",
+                                     DimsName(WithTail(batch, {n, k})), "_pivot", pivot),
                         "TridiagonalSolve", t, {diags, General(t, batch, n, k, 18)},
                         [](const std::vector<Tensor>& in) {
                           const Tensor& d = in[0];
@@ -815,7 +827,10 @@ void AddDecompositionCases(std::vector<OpCase>& cases) {
 std::vector<OpCase> BatchMatMulCases() {
   std::vector<OpCase> cases;
   // BatchMatMulV2 (broadcast batch dims, adjoints) and Einsum: reference by explicit sums.
-  struct BM { Dims x, y; bool ax, ay; };
+  struct BM {
+    Dims x, y;
+    bool ax, ay;
+  };
   for (const BM& m : std::vector<BM>{{{2, 3, 4}, {2, 4, 5}, false, false},
                                      {{2, 4, 3}, {4, 5}, true, false},
                                      {{1, 3, 4}, {3, 5, 4}, false, true},
@@ -824,7 +839,9 @@ std::vector<OpCase> BatchMatMulCases() {
     for (const char* op : {"BatchMatMulV2", "BatchMatMulV3"}) {
       OpCase c{absl::StrCat(op, "_", DimsName(m.x), "_", DimsName(m.y), m.ax ? "_ax" : "",
                             m.ay ? "_ay" : ""),
-               op, DType::kFloat32, {m.x, m.y}};
+               op,
+               DType::kFloat32,
+               {m.x, m.y}};
       c.attrs["adj_x"] = BoolAttr(m.ax);
       c.attrs["adj_y"] = BoolAttr(m.ay);
       if (std::string(op) == "BatchMatMulV3") {
@@ -868,7 +885,10 @@ std::vector<OpCase> BatchMatMulCases() {
       cases.push_back(c);
     }
   }
-  struct E { std::string eq; std::vector<Dims> in; };
+  struct E {
+    std::string eq;
+    std::vector<Dims> in;
+  };
   for (const E& e : std::vector<E>{{"ij,jk->ik", {{3, 4}, {4, 5}}},
                                    {"bij,bjk->bik", {{2, 3, 4}, {2, 4, 5}}},
                                    {"ij,kj->ik", {{3, 4}, {5, 4}}},
@@ -936,8 +956,8 @@ RefFn EinsumRef(const std::string& eq) {
         total += prod;
       }
       if (y.dtype() == DType::kComplex64) {
-        y.data<complex64>()[k] = complex64(static_cast<float>(total.real()),
-                                           static_cast<float>(total.imag()));
+        y.data<complex64>()[k] =
+            complex64(static_cast<float>(total.real()), static_cast<float>(total.imag()));
       } else if (y.dtype() == DType::kComplex128) {
         y.data<complex128>()[k] = total;
       } else {
@@ -964,12 +984,13 @@ namespace {
 
 using ::tfjit::testing::WriteTempFile;
 
-StatusOr<std::vector<Tensor>> RunOne(const std::string& op, const std::string& extra,
-                                     JitMode jit, const Tensor& x) {
-  const std::string graph = absl::StrCat(R"pb(
+StatusOr<std::vector<Tensor>> RunOne(const std::string& op, const std::string& extra, JitMode jit,
+                                     const Tensor& x) {
+  const std::string graph = absl::StrCat(
+      R"pb(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-node { name: "op" op: ")pb", op, R"pb(" input: "x" attr { key: "T" value { type: DT_FLOAT } } )pb",
-                                         extra, "}\n");
+node { name: "op" op: ")pb",
+      op, R"pb(" input: "x" attr { key: "T" value { type: DT_FLOAT } } )pb", extra, "}\n");
   const std::string path = WriteTempFile(absl::StrCat("linalg_err_", op, ".pbtxt"), graph);
   SessionOptions options;
   options.jit = jit;

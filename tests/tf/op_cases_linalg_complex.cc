@@ -1,9 +1,9 @@
 // Differential cases of the linalg ops on complex64/complex128 (docs/DESIGN.md, "Op families"),
 // each against an independent reference in std::complex<double>: tests/tf/linalg_ref.h's Gauss
 // elimination with partial pivoting (Lu, MatrixSolve, MatrixInverse, determinants, the
-// tridiagonal solve), Cholesky-Banachiewicz and substitution, modified Gram-Schmidt (Qr, whose R then has
-// a real positive diagonal, the convention of core/linalg.h), and matrices built from known
-// unitary factors for SelfAdjointEigV2 and Svd (eigen and singular vectors with their
+// tridiagonal solve), Cholesky-Banachiewicz and substitution, modified Gram-Schmidt (Qr, whose R
+// then has a real positive diagonal, the convention of core/linalg.h), and matrices built from
+// known unitary factors for SelfAdjointEigV2 and Svd (eigen and singular vectors with their
 // largest-magnitude entry made real and positive). Complex decompositions run on the fallback
 // kernels (tf2hlo compiles complex values only in the complex lowerings), so must-compile mode
 // refuses them, which kernel_only checks.
@@ -183,35 +183,32 @@ std::vector<OpCase> LinalgComplexCases() {
   for (DType t : {DType::kComplex64, DType::kComplex128}) {
     for (const auto& [batch, n] : shapes) {
       const std::string tag = DimsName(WithTail(batch, {n, n}));
-      cases.push_back(Make("Cholesky_" + tag, "Cholesky", t, {Hpd(t, batch, n, 1)},
-                           Batched(SquareTail, [](const CM& a, const CM*) {
-                             return Cholesky(a);
-                           })));
+      cases.push_back(
+          Make("Cholesky_" + tag, "Cholesky", t, {Hpd(t, batch, n, 1)},
+               Batched(SquareTail, [](const CM& a, const CM*) { return Cholesky(a); })));
       for (int adjoint = 0; adjoint < 2; ++adjoint) {
-        OpCase inv = Make(absl::StrCat("MatrixInverse_", tag, "_adj", adjoint), "MatrixInverse",
-                          t, {General(t, batch, n, n, 2)},
+        OpCase inv = Make(absl::StrCat("MatrixInverse_", tag, "_adj", adjoint), "MatrixInverse", t,
+                          {General(t, batch, n, n, 2)},
                           Batched(SquareTail, [adjoint](const CM& a, const CM*) {
                             return Solve(adjoint ? Adjoint(a) : a, Eye(a.r));
                           }));
         inv.attrs["adjoint"] = BoolAttr(adjoint);
         cases.push_back(inv);
-        OpCase solve = Make(absl::StrCat("MatrixSolve_", tag, "_adj", adjoint), "MatrixSolve",
-                            t, {General(t, batch, n, n, 3), General(t, batch, n, 2, 4)},
+        OpCase solve = Make(absl::StrCat("MatrixSolve_", tag, "_adj", adjoint), "MatrixSolve", t,
+                            {General(t, batch, n, n, 3), General(t, batch, n, 2, 4)},
                             Batched(RhsTail, [adjoint](const CM& a, const CM* b) {
                               return Solve(adjoint ? Adjoint(a) : a, *b);
                             }));
         solve.attrs["adjoint"] = BoolAttr(adjoint);
         cases.push_back(solve);
         for (int lower = 0; lower < 2; ++lower) {
-          OpCase tri = Make(absl::StrCat("MatrixTriangularSolve_", tag, "_adj", adjoint,
-                                         "_lower", lower),
-                            "MatrixTriangularSolve", t,
-                            {General(t, batch, n, n, 5), General(t, batch, n, 3, 6)},
-                            Batched(RhsTail, [adjoint, lower](const CM& a, const CM* b) {
-                              // adjoint: the conjugate transpose of the chosen triangle.
-                              return adjoint ? TriSolve(Adjoint(a), *b, !lower)
-                                             : TriSolve(a, *b, lower);
-                            }));
+          OpCase tri = Make(
+              absl::StrCat("MatrixTriangularSolve_", tag, "_adj", adjoint, "_lower", lower),
+              "MatrixTriangularSolve", t, {General(t, batch, n, n, 5), General(t, batch, n, 3, 6)},
+              Batched(RhsTail, [adjoint, lower](const CM& a, const CM* b) {
+                // adjoint: the conjugate transpose of the chosen triangle.
+                return adjoint ? TriSolve(Adjoint(a), *b, !lower) : TriSolve(a, *b, lower);
+              }));
           tri.attrs["lower"] = BoolAttr(lower);
           tri.attrs["adjoint"] = BoolAttr(adjoint);
           cases.push_back(tri);
@@ -229,19 +226,19 @@ std::vector<OpCase> LinalgComplexCases() {
       for (int output = 0; output < 2; ++output) {
         cases.push_back(Make(absl::StrCat("LogMatrixDeterminant_", tag, "_out", output),
                              "LogMatrixDeterminant", t, {General(t, batch, n, n, 8)},
-                             Batched(NoTail, [output](const CM& a, const CM*) {
-                               const linalg_ref::Lu<C> f = Decompose(a);
-                               C det = f.swaps % 2 ? -1.0 : 1.0;
-                               for (int64_t i = 0; i < a.r; ++i) det *= f.lu(i, i);
-                               return Scalar(output == 0 ? det / std::abs(det)
-                                                         : C(std::log(std::abs(det)), 0));
-                             }),
+                             Batched(NoTail,
+                                     [output](const CM& a, const CM*) {
+                                       const linalg_ref::Lu<C> f = Decompose(a);
+                                       C det = f.swaps % 2 ? -1.0 : 1.0;
+                                       for (int64_t i = 0; i < a.r; ++i) det *= f.lu(i, i);
+                                       return Scalar(output == 0 ? det / std::abs(det)
+                                                                 : C(std::log(std::abs(det)), 0));
+                                     }),
                              output));
       }
-      cases.push_back(Make("Lu_" + tag + "_lu", "Lu", t, {General(t, batch, n, n, 9)},
-                           Batched(SquareTail, [](const CM& a, const CM*) {
-                             return Decompose(a).lu;
-                           })));
+      cases.push_back(
+          Make("Lu_" + tag + "_lu", "Lu", t, {General(t, batch, n, n, 9)},
+               Batched(SquareTail, [](const CM& a, const CM*) { return Decompose(a).lu; })));
       OpCase perm = Make("Lu_" + tag + "_p", "Lu", t, {General(t, batch, n, n, 10)}, nullptr, 1);
       perm.reference = [](const std::vector<Tensor>& in) {
         const int64_t n = in[0].dim(in[0].rank() - 1);
@@ -262,63 +259,65 @@ std::vector<OpCase> LinalgComplexCases() {
       for (int output = 0; output < 2; ++output) {
         cases.push_back(Make(absl::StrCat("Qr_", m, "x", n, "_out", output), "Qr", t,
                              {General(t, {}, m, n, 11)},
-                             Batched([output](const Tensor& a, const Tensor*) {
-                               const int64_t r = a.dim(0), c = a.dim(1);
-                               return output == 0 ? Dims{r, c} : Dims{c, c};
-                             },
-                                     [output](const CM& a, const CM*) {
-                                       CM q(0, 0), r(0, 0);
-                                       Qr(a, &q, &r);
-                                       return output == 0 ? q : r;
-                                     }),
+                             Batched(
+                                 [output](const Tensor& a, const Tensor*) {
+                                   const int64_t r = a.dim(0), c = a.dim(1);
+                                   return output == 0 ? Dims{r, c} : Dims{c, c};
+                                 },
+                                 [output](const CM& a, const CM*) {
+                                   CM q(0, 0), r(0, 0);
+                                   Qr(a, &q, &r);
+                                   return output == 0 ? q : r;
+                                 }),
                              output));
       }
     }
     // SelfAdjointEigV2: eigenvalues ascending (real, held in T), eigenvectors phase-fixed.
     for (int64_t n : {1, 3, 4}) {
       for (int output = 0; output < 2; ++output) {
-        cases.push_back(Make(absl::StrCat("SelfAdjointEigV2_", n, "_out", output),
-                             "SelfAdjointEigV2", t, {HermitianKnown(t, n, 12)},
-                             [n, output](const std::vector<Tensor>& in) {
-                               CM u = Unitary(n, 12);
-                               for (int64_t j = 0; j < n; ++j) FixPhase(u, j, nullptr);
-                               Tensor out(in[0].dtype(), output == 0 ? Dims{n} : Dims{n, n});
-                               if (output == 0) {
-                                 for (int64_t i = 0; i < n; ++i) SetComplex(out, i, 1.0 + 3.0 * i);
-                               } else {
-                                 StoreAt(out, 0, u);
-                               }
-                               return out;
-                             },
-                             output));
+        cases.push_back(Make(
+            absl::StrCat("SelfAdjointEigV2_", n, "_out", output), "SelfAdjointEigV2", t,
+            {HermitianKnown(t, n, 12)},
+            [n, output](const std::vector<Tensor>& in) {
+              CM u = Unitary(n, 12);
+              for (int64_t j = 0; j < n; ++j) FixPhase(u, j, nullptr);
+              Tensor out(in[0].dtype(), output == 0 ? Dims{n} : Dims{n, n});
+              if (output == 0) {
+                for (int64_t i = 0; i < n; ++i) SetComplex(out, i, 1.0 + 3.0 * i);
+              } else {
+                StoreAt(out, 0, u);
+              }
+              return out;
+            },
+            output));
       }
     }
     // Svd (thin): singular values descending, left vectors phase-fixed, right ones follow.
     for (const auto& shape : std::vector<std::pair<int64_t, int64_t>>{{3, 3}, {4, 2}, {2, 5}}) {
       const int64_t m = shape.first, n = shape.second;
       for (int output = 0; output < 3; ++output) {
-        cases.push_back(Make(absl::StrCat("Svd_", m, "x", n, "_out", output), "Svd", t,
-                             {SvdKnown(t, m, n, 13)},
-                             [m, n, output](const std::vector<Tensor>& in) {
-                               const int64_t p = std::min(m, n);
-                               const CM uf = Unitary(m, 13), vf = Unitary(n, 14);
-                               CM u(m, p), v(n, p);
-                               for (int64_t k = 0; k < p; ++k) {
-                                 for (int64_t i = 0; i < m; ++i) u(i, k) = uf(i, k);
-                                 for (int64_t j = 0; j < n; ++j) v(j, k) = vf(j, k);
-                               }
-                               for (int64_t k = 0; k < p; ++k) FixPhase(u, k, &v);
-                               Tensor out(in[0].dtype(), output == 0   ? Dims{p}
-                                                         : output == 1 ? Dims{m, p}
-                                                                       : Dims{n, p});
-                               if (output == 0) {
-                                 for (int64_t k = 0; k < p; ++k) SetComplex(out, k, 3.0 * (p - k));
-                               } else {
-                                 StoreAt(out, 0, output == 1 ? u : v);
-                               }
-                               return out;
-                             },
-                             output));
+        cases.push_back(Make(
+            absl::StrCat("Svd_", m, "x", n, "_out", output), "Svd", t, {SvdKnown(t, m, n, 13)},
+            [m, n, output](const std::vector<Tensor>& in) {
+              const int64_t p = std::min(m, n);
+              const CM uf = Unitary(m, 13), vf = Unitary(n, 14);
+              CM u(m, p), v(n, p);
+              for (int64_t k = 0; k < p; ++k) {
+                for (int64_t i = 0; i < m; ++i) u(i, k) = uf(i, k);
+                for (int64_t j = 0; j < n; ++j) v(j, k) = vf(j, k);
+              }
+              for (int64_t k = 0; k < p; ++k) FixPhase(u, k, &v);
+              Tensor out(in[0].dtype(), output == 0   ? Dims{p}
+                                        : output == 1 ? Dims{m, p}
+                                                      : Dims{n, p});
+              if (output == 0) {
+                for (int64_t k = 0; k < p; ++k) SetComplex(out, k, 3.0 * (p - k));
+              } else {
+                StoreAt(out, 0, output == 1 ? u : v);
+              }
+              return out;
+            },
+            output));
       }
     }
     // TridiagonalMatMul and TridiagonalSolve (diagonals [3, n]: super, main, sub).

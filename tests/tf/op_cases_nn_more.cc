@@ -841,8 +841,8 @@ std::vector<OpCase> NnCases() {
   std::vector<OpCase> cases;
   for (Dims d : std::vector<Dims>{{3, 7}, {1, 1}, {2, 3, 17}, {0, 4}}) {
     for (DType t : {DType::kFloat32, DType::kFloat64}) {
-      cases.push_back({absl::StrCat("LogSoftmax_", DTypeName(t), "_", DimsName(d)),
-                       "LogSoftmax", t, {d}});
+      cases.push_back(
+          {absl::StrCat("LogSoftmax_", DTypeName(t), "_", DimsName(d)), "LogSoftmax", t, {d}});
     }
   }
   for (Dims d : std::vector<Dims>{{3, 7}, {}, {0}}) {

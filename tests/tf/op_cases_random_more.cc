@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -54,8 +54,12 @@ RefFn FullIntRef(DType dtype, Dims dims, PhiloxState s) {
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t k = static_cast<uint64_t>(i);
       switch (dtype) {
-        case DType::kUInt32: out.data<uint32_t>()[i] = Word(s, k); break;
-        case DType::kInt32: out.data<int32_t>()[i] = static_cast<int32_t>(Word(s, k)); break;
+        case DType::kUInt32:
+          out.data<uint32_t>()[i] = Word(s, k);
+          break;
+        case DType::kInt32:
+          out.data<int32_t>()[i] = static_cast<int32_t>(Word(s, k));
+          break;
         default: {
           const uint64_t v = Word(s, 2 * k) | (static_cast<uint64_t>(Word(s, 2 * k + 1)) << 32);
           if (dtype == DType::kUInt64) {
@@ -72,14 +76,18 @@ RefFn FullIntRef(DType dtype, Dims dims, PhiloxState s) {
 
 void AddFullIntCases(std::vector<OpCase>& cases) {
   // v1: seed pair (const, as XLA requires) scrambled by TF's GenerateKey.
-  struct V1 { Dims dims; DType dtype; DType seed_type; };
-  for (const V1& v : {V1{{2, 5}, DType::kUInt64, DType::kInt64}, V1{{7}, DType::kInt32,
-                      DType::kInt32}, V1{{3, 3}, DType::kUInt32, DType::kInt64},
-                      V1{{5}, DType::kInt64, DType::kInt32}, V1{{}, DType::kUInt32,
-                      DType::kInt64}, V1{{0, 4}, DType::kInt64, DType::kInt64}}) {
+  struct V1 {
+    Dims dims;
+    DType dtype;
+    DType seed_type;
+  };
+  for (const V1& v :
+       {V1{{2, 5}, DType::kUInt64, DType::kInt64}, V1{{7}, DType::kInt32, DType::kInt32},
+        V1{{3, 3}, DType::kUInt32, DType::kInt64}, V1{{5}, DType::kInt64, DType::kInt32},
+        V1{{}, DType::kUInt32, DType::kInt64}, V1{{0, 4}, DType::kInt64, DType::kInt64}}) {
     OpCase c;
-    c.name = "StatelessRandomUniformFullInt_" + std::string(DTypeName(v.dtype)) + "_" +
-             DimsName(v.dims);
+    c.name =
+        "StatelessRandomUniformFullInt_" + std::string(DTypeName(v.dtype)) + "_" + DimsName(v.dims);
     c.op = "StatelessRandomUniformFullInt";
     c.has_t = false;
     std::vector<int32_t> shape(v.dims.begin(), v.dims.end());
@@ -103,9 +111,9 @@ void AddFullIntCases(std::vector<OpCase>& cases) {
     c.consts = {Ints(shape), U64s({key}), U64s(counter), Ints({alg}, true)};
     c.attrs["dtype"] = TypeAttr(dtype);
     c.attrs["Tshape"] = TypeAttr(DType::kInt32);
-    c.reference = ref ? ref
-                      : FullIntRef(dtype, dims,
-                                   random::StateFromKeyCounter(key, counter[0], counter[1]));
+    c.reference =
+        ref ? ref
+            : FullIntRef(dtype, dims, random::StateFromKeyCounter(key, counter[0], counter[1]));
     cases.push_back(std::move(c));
   };
   // Golden: Random123's known-answer vectors for Philox-4x32-10 (counter 0, key 0; counter
@@ -152,7 +160,11 @@ void AddRngBitGeneratorCases(std::vector<OpCase>& cases) {
   };
   const std::vector<R> rs = {
       // Golden: Random123's known-answer vector for Philox-4x32-10 at key 0, counter 0.
-      {"golden_zero", 2, {0, 0, 0}, {4}, DType::kUInt32,
+      {"golden_zero",
+       2,
+       {0, 0, 0},
+       {4},
+       DType::kUInt32,
        [](const std::vector<Tensor>&) {
          return Tensor::FromVector<uint32_t>(DType::kUInt32, {4},
                                              {0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u});
@@ -241,9 +253,12 @@ void AddMultinomialCases(std::vector<OpCase>& cases) {
   const std::vector<M> ms = {
       // TF's own test logits (stateless_random_ops_test.py, _multinomial_cases).
       {"tf_1x4", DType::kFloat32, {1, 4}, {0.1, 0.25, 0.5, 0.15}, 10, DType::kInt64},
-      {"tf_3x2_half", DType::kFloat16, {3, 2}, {0.5, 0.5, 0.8, 0.2, 0.25, 0.75}, 10,
-       DType::kInt32},
-      {"f64_2x5_odd", DType::kFloat64, {2, 5}, {1, -2, 3, 0.5, -inf, 0, 0, 0, 0, 7}, 7,
+      {"tf_3x2_half", DType::kFloat16, {3, 2}, {0.5, 0.5, 0.8, 0.2, 0.25, 0.75}, 10, DType::kInt32},
+      {"f64_2x5_odd",
+       DType::kFloat64,
+       {2, 5},
+       {1, -2, 3, 0.5, -inf, 0, 0, 0, 0, 7},
+       7,
        DType::kInt64},
       {"bf16_2x3", DType::kBFloat16, {2, 3}, {-1, 2, 0.5, 4, 4, -3}, 5, DType::kInt32},
       {"zero_samples", DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6}, 0, DType::kInt64},
@@ -293,11 +308,14 @@ RefFn ShuffleRef(PhiloxState s) {
 }
 
 void AddShuffleCases(std::vector<OpCase>& cases) {
-  struct S { Dims dims; DType t; };
-  for (const S& v : {S{{9}, DType::kFloat32}, S{{6, 3}, DType::kInt32}, S{{5, 2, 2},
-                     DType::kFloat64}, S{{2}, DType::kInt64}, S{{1, 4}, DType::kFloat32},
-                     S{{}, DType::kFloat32}, S{{0, 3}, DType::kFloat32},
-                     S{{11}, DType::kFloat16}}) {
+  struct S {
+    Dims dims;
+    DType t;
+  };
+  for (const S& v :
+       {S{{9}, DType::kFloat32}, S{{6, 3}, DType::kInt32}, S{{5, 2, 2}, DType::kFloat64},
+        S{{2}, DType::kInt64}, S{{1, 4}, DType::kFloat32}, S{{}, DType::kFloat32},
+        S{{0, 3}, DType::kFloat32}, S{{11}, DType::kFloat16}}) {
     OpCase c;
     c.name = "RandomShuffle_" + std::string(DTypeName(v.t)) + "_" + DimsName(v.dims);
     c.op = "RandomShuffle";
@@ -408,7 +426,12 @@ RefFn PerParamRef(Dims shape, DType out_type, PhiloxState s,
 }
 
 void AddGammaPoissonCases(std::vector<OpCase>& cases) {
-  struct G { Dims shape; DType t; Dims adims; std::vector<double> alpha; };
+  struct G {
+    Dims shape;
+    DType t;
+    Dims adims;
+    std::vector<double> alpha;
+  };
   const std::vector<G> gs = {
       // TF's own test alphas (stateless_random_ops_test.py, _gamma_cases).
       {{10}, DType::kFloat32, {1, 3}, {0.5, 1.0, 2.0}},
@@ -437,7 +460,13 @@ void AddGammaPoissonCases(std::vector<OpCase>& cases) {
     c.reference = ref;
     cases.push_back(std::move(c));
   }
-  struct P { Dims shape; DType r; DType out; Dims rdims; std::vector<double> rate; };
+  struct P {
+    Dims shape;
+    DType r;
+    DType out;
+    Dims rdims;
+    std::vector<double> rate;
+  };
   const std::vector<P> ps = {
       // TF's own test rates (stateless_random_ops_test.py, _poisson_cases).
       {{10}, DType::kFloat32, DType::kInt64, {1, 3}, {5.5, 1.0, 2.0}},
@@ -467,15 +496,25 @@ void AddGammaPoissonCases(std::vector<OpCase>& cases) {
     c.kernel_only = true;
     double highest = 0;
     switch (p.out) {
-      case DType::kFloat16: highest = 65504.0; break;
-      case DType::kFloat32: highest = std::numeric_limits<float>::max(); break;
-      case DType::kFloat64: highest = std::numeric_limits<double>::max(); break;
-      case DType::kInt32: highest = std::numeric_limits<int32_t>::max(); break;
-      default: highest = static_cast<double>(std::numeric_limits<int64_t>::max()); break;
+      case DType::kFloat16:
+        highest = 65504.0;
+        break;
+      case DType::kFloat32:
+        highest = std::numeric_limits<float>::max();
+        break;
+      case DType::kFloat64:
+        highest = std::numeric_limits<double>::max();
+        break;
+      case DType::kInt32:
+        highest = std::numeric_limits<int32_t>::max();
+        break;
+      default:
+        highest = static_cast<double>(std::numeric_limits<int64_t>::max());
+        break;
     }
-    c.reference = PerParamRef(p.shape, p.out,
-                              random::SeedPairToState(static_cast<uint64_t>(int64_t{-77}), 9),
-                              [highest](double r, Draws& d) { return Poisson(r, highest, d); });
+    c.reference =
+        PerParamRef(p.shape, p.out, random::SeedPairToState(static_cast<uint64_t>(int64_t{-77}), 9),
+                    [highest](double r, Draws& d) { return Poisson(r, highest, d); });
     cases.push_back(std::move(c));
   }
 }
@@ -564,7 +603,10 @@ Tensor TruncRef(const std::vector<Tensor>& in, DType dtype) {
     if ((nmin < -T(1.3) && nmax >= T(0)) || (nmax > T(1.3) && nmin <= T(0))) {
       for (bool done = false; !done;) {
         for (T x : TypedBlock<T>(s.Block(block++), true)) {
-          if (x >= nmin && x <= nmax && put(x)) { done = true; break; }
+          if (x >= nmin && x <= nmax && put(x)) {
+            done = true;
+            break;
+          }
         }
       }
     } else if (nmax - nmin < cutoff) {
@@ -575,7 +617,10 @@ Tensor TruncRef(const std::vector<Tensor>& in, DType dtype) {
         for (size_t i = 0; i < r.size(); ++i) {
           const T z = r[i] * (nmax - nmin) + nmin;
           const T g = (plus - z * z) / T(2.0);
-          if (u[i] <= exp(g) && put(z)) { done = true; break; }
+          if (u[i] <= exp(g) && put(z)) {
+            done = true;
+            break;
+          }
         }
       }
     } else {
@@ -585,7 +630,10 @@ Tensor TruncRef(const std::vector<Tensor>& in, DType dtype) {
         for (size_t i = 0; i + 1 < r.size(); i += 2) {
           const T z = -log(r[i]) / alpha + nmin;
           const T x = nmin < alpha ? alpha - z : nmin - alpha;
-          if (r[i + 1] <= exp(-x * x / T(2.0)) && z < nmax && put(z)) { done = true; break; }
+          if (r[i + 1] <= exp(-x * x / T(2.0)) && z < nmax && put(z)) {
+            done = true;
+            break;
+          }
         }
       }
     }
@@ -602,17 +650,23 @@ void AddTruncatedNormalCases(std::vector<OpCase>& cases) {
     std::vector<std::pair<Dims, std::vector<double>>> params;  // means, stddevs, mins, maxs
   };
   const std::vector<C> cs = {
-      {"f32_uniform_sampler", DType::kFloat32, {3, 5}, {{{}, {0}}, {{}, {1}}, {{}, {-1}},
-                                                         {{}, {1}}}},
-      {"f64_randn_and_exp", DType::kFloat64, {5, 2}, {{{2}, {0, 1}}, {{2}, {1, 2}},
-                                                      {{2}, {-3, 2}}, {{2}, {3, 10}}}},
-      {"f16_three_samplers", DType::kFloat16, {4, 3}, {{{3}, {0, 0, 0}}, {{}, {1}},
-                                                       {{3}, {-inf, 1, -0.5}},
-                                                       {{3}, {2, inf, 0.5}}}},
-      {"f32_broadcast", DType::kFloat32, {4, 2, 3}, {{{2, 1}, {-1, 4}}, {{}, {0.5}},
-                                                     {{}, {-2}}, {{3}, {0.25, 3, 9}}}},
-      {"f32_empty", DType::kFloat32, {0, 3}, {{{3}, {0, 1, 2}}, {{}, {1}}, {{}, {-1}},
-                                              {{}, {5}}}},
+      {"f32_uniform_sampler",
+       DType::kFloat32,
+       {3, 5},
+       {{{}, {0}}, {{}, {1}}, {{}, {-1}}, {{}, {1}}}},
+      {"f64_randn_and_exp",
+       DType::kFloat64,
+       {5, 2},
+       {{{2}, {0, 1}}, {{2}, {1, 2}}, {{2}, {-3, 2}}, {{2}, {3, 10}}}},
+      {"f16_three_samplers",
+       DType::kFloat16,
+       {4, 3},
+       {{{3}, {0, 0, 0}}, {{}, {1}}, {{3}, {-inf, 1, -0.5}}, {{3}, {2, inf, 0.5}}}},
+      {"f32_broadcast",
+       DType::kFloat32,
+       {4, 2, 3},
+       {{{2, 1}, {-1, 4}}, {{}, {0.5}}, {{}, {-2}}, {{3}, {0.25, 3, 9}}}},
+      {"f32_empty", DType::kFloat32, {0, 3}, {{{3}, {0, 1, 2}}, {{}, {1}}, {{}, {-1}}, {{}, {5}}}},
   };
   for (const C& c : cs) {
     OpCase k;

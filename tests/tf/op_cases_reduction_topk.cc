@@ -57,8 +57,11 @@ RefFn TopKRef(int64_t k, int output, DType index_type) {
 
 OpCase TopKCase(const std::string& name, DType t, const Dims& in, int64_t k, int output,
                 DType index_type = DType::kInt32) {
-  OpCase c{absl::StrCat("TopKV2_", name, output == 0 ? "_values" : "_indices"), "TopKV2", t,
-           {in}, {Ints({static_cast<int32_t>(k)}, /*scalar=*/true)}};
+  OpCase c{absl::StrCat("TopKV2_", name, output == 0 ? "_values" : "_indices"),
+           "TopKV2",
+           t,
+           {in},
+           {Ints({static_cast<int32_t>(k)}, /*scalar=*/true)}};
   c.attrs["Tk"] = TypeAttr(DType::kInt32);
   c.attrs["index_type"] = TypeAttr(index_type);
   c.output = output;
@@ -127,7 +130,8 @@ using ::tfjit::testing::WriteTempFile;
 std::string TopKGraph(const std::string& k_node) {
   return absl::StrCat(R"pb(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-)pb", k_node, R"pb(
+)pb",
+                      k_node, R"pb(
 node { name: "topk" op: "TopKV2" input: "x" input: "k" attr { key: "T" value { type: DT_FLOAT } }
        attr { key: "sorted" value { b: true } } }
 )pb");
@@ -180,9 +184,8 @@ TEST(TopKLowering, FedKIsSpecialisedPerValue) {
     auto session = Session::Load(path, options);
     ASSERT_TRUE(session.ok()) << session.status();
     for (int32_t k : {2, 3}) {
-      auto out = (*session)->Run({{"x", x}, {"k", Tensor::FromVector<int32_t>(DType::kInt32, {},
-                                                                             {k})}},
-                                 {"topk:1"});
+      auto out = (*session)->Run(
+          {{"x", x}, {"k", Tensor::FromVector<int32_t>(DType::kInt32, {}, {k})}}, {"topk:1"});
       ASSERT_TRUE(out.ok()) << out.status();
       ASSERT_EQ((*out)[0].ShapeString(), absl::StrCat("int32[1,", k, "]"));
       const std::vector<int32_t> want = {1, 2, 0};  // 7 at column 1 before the tied column 2

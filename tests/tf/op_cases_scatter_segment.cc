@@ -1,6 +1,6 @@
-// Differential cases of the scatter_segment ops (docs/DESIGN.md, "Op families"): kernel vs evaluator
-// vs CPU JIT, each against an independent reference where one is given. The references are
-// plain loops over doubles written here: a scatter walks the index rows in order, a segment
+// Differential cases of the scatter_segment ops (docs/DESIGN.md, "Op families"): kernel vs
+// evaluator vs CPU JIT, each against an independent reference where one is given. The references
+// are plain loops over doubles written here: a scatter walks the index rows in order, a segment
 // reduction walks the ids. Indices are fed (not constants), so the compiled paths run their
 // run-time index checks; negative segment ids check that they are dropped. The variable
 // scatters (Resource*, TF1 refs) need graphs with variables and are not cases here.
@@ -21,12 +21,18 @@ enum class Op { kAssign, kAdd, kSub, kMin, kMax, kMul };
 
 double Apply(Op op, double a, double b) {
   switch (op) {
-    case Op::kAssign: return b;
-    case Op::kAdd: return a + b;
-    case Op::kSub: return a - b;
-    case Op::kMin: return std::min(a, b);
-    case Op::kMax: return std::max(a, b);
-    case Op::kMul: return a * b;
+    case Op::kAssign:
+      return b;
+    case Op::kAdd:
+      return a + b;
+    case Op::kSub:
+      return a - b;
+    case Op::kMin:
+      return std::min(a, b);
+    case Op::kMax:
+      return std::max(a, b);
+    case Op::kMul:
+      return a * b;
   }
   return a;
 }
@@ -37,7 +43,8 @@ Tensor Values(DType t, const Dims& dims, int seed) {
     int64_t k = seed;
     for (int64_t d : i) k = k * 7 + d;
     const double v = static_cast<double>((k * 5 + 3) % 13) - 6;
-    if (IsUnsignedIntegerDType(t) || t == DType::kBool) return t == DType::kBool ? double(k % 2) : v + 6;
+    if (IsUnsignedIntegerDType(t) || t == DType::kBool)
+      return t == DType::kBool ? double(k % 2) : v + 6;
     return IsFloatingDType(t) ? v * 0.5 : v;
   });
 }
@@ -63,15 +70,15 @@ Tensor ScatterNdRef(const Tensor* base, const Dims& shape, DType t, const Tensor
     }
     for (int64_t s = 0; s < slice; ++s) {
       const int64_t o = offset * slice + s;
-      SetFromDouble(out, o, Apply(op, ElementAsDouble(out, o),
-                                  ElementAsDouble(updates, r * slice + s)));
+      SetFromDouble(out, o,
+                    Apply(op, ElementAsDouble(out, o), ElementAsDouble(updates, r * slice + s)));
     }
   }
   return out;
 }
 
-OpCase FedCase(const std::string& name, const std::string& op, DType t,
-               std::vector<Tensor> feeds, DType index_type) {
+OpCase FedCase(const std::string& name, const std::string& op, DType t, std::vector<Tensor> feeds,
+               DType index_type) {
   OpCase c;
   c.name = name;
   c.op = op;
@@ -92,7 +99,7 @@ void AddScatterNdCases(std::vector<OpCase>& cases) {
     std::vector<int64_t> index_values;
   };
   const std::vector<Geometry> geometries = {
-      {"rows", {5, 3}, {4, 1}, {1, 3, 1, 0}},               // duplicate row 1
+      {"rows", {5, 3}, {4, 1}, {1, 3, 1, 0}},  // duplicate row 1
       {"elements", {3, 4}, {5, 2}, {0, 0, 2, 3, 1, 1, 2, 3, 0, 3}},
       {"batch2", {4, 2, 3}, {2, 2, 2}, {3, 1, 0, 0, 2, 1, 3, 1}},
       {"odd", {7, 5}, {3, 1}, {6, 0, 4}},
@@ -109,9 +116,9 @@ void AddScatterNdCases(std::vector<OpCase>& cases) {
         Dims ud(g.indices.begin(), g.indices.end() - 1);
         ud.insert(ud.end(), g.shape.begin() + k, g.shape.end());
         const Tensor updates = Values(t, ud, 1);
-        OpCase c = FedCase(absl::StrCat("ScatterNd_", g.name, "_", DTypeName(t), "_",
-                                        DTypeName(it)),
-                           "ScatterNd", t, {indices, updates}, it);
+        OpCase c =
+            FedCase(absl::StrCat("ScatterNd_", g.name, "_", DTypeName(t), "_", DTypeName(it)),
+                    "ScatterNd", t, {indices, updates}, it);
         std::vector<int64_t> shape = g.shape;
         c.consts = {it == DType::kInt32 ? Ints(std::vector<int32_t>(shape.begin(), shape.end()))
                                         : Ints64(shape)};
@@ -221,7 +228,8 @@ Tensor SegmentRef(const Tensor& data, const Tensor& ids, int64_t segments, Op op
       double v = acc[static_cast<size_t>(s * slice + e)];
       const int64_t n = count[static_cast<size_t>(s)];
       if (n == 0 && !empty_is_identity) v = empty;
-      if (mean && n > 0) v = IsFloatingDType(data.dtype()) ? v / double(n) : std::trunc(v / double(n));
+      if (mean && n > 0)
+        v = IsFloatingDType(data.dtype()) ? v / double(n) : std::trunc(v / double(n));
       if (n == 0 && empty_is_identity && std::isinf(v)) {
         // TF's lowest/highest finite value of the dtype (written directly: int64's extremes
         // do not survive a trip through double).
@@ -254,7 +262,7 @@ void AddUnsortedSegmentCases(std::vector<OpCase>& cases) {
     int64_t segments;
   };
   const std::vector<Geometry> geometries = {
-      {"rows", {6, 3}, {6}, {0, 2, -1, 2, 0, 3}, 5},   // segments 1 and 4 empty, one dropped
+      {"rows", {6, 3}, {6}, {0, 2, -1, 2, 0, 3}, 5},  // segments 1 and 4 empty, one dropped
       {"vector", {7}, {7}, {3, 3, 0, 1, -2, 0, 3}, 4},
       {"ids2d", {2, 3, 2}, {2, 3}, {1, 0, 1, 2, -1, 1}, 3},
       {"full", {2, 3}, {2, 3}, {0, 1, 2, 3, 4, 5}, 6},
@@ -271,8 +279,8 @@ void AddUnsortedSegmentCases(std::vector<OpCase>& cases) {
         const DType it = t == DType::kInt64 ? DType::kInt64 : DType::kInt32;
         const Tensor data = Values(t, g.data, 3);
         const Tensor ids = IndexTensor(it, g.ids, g.id_values);
-        OpCase c = FedCase(absl::StrCat(v.op, "_", g.name, "_", DTypeName(t)), v.op, t,
-                           {data, ids}, it);
+        OpCase c =
+            FedCase(absl::StrCat(v.op, "_", g.name, "_", DTypeName(t)), v.op, t, {data, ids}, it);
         c.consts = {Ints({static_cast<int32_t>(g.segments)}, /*scalar=*/true)};
         const Op fn = v.fn;
         const int64_t segments = g.segments;
@@ -284,20 +292,20 @@ void AddUnsortedSegmentCases(std::vector<OpCase>& cases) {
     }
   }
   // int16 segment ids.
-  OpCase ids16 = FedCase("UnsortedSegmentMax_ids16_float32", "UnsortedSegmentMax",
-                         DType::kFloat32, {Values(DType::kFloat32, {5, 2}, 4),
-                                           IndexTensor(DType::kInt16, {5}, {1, -1, 1, 0, 3})},
-                         DType::kInt16);
+  OpCase ids16 = FedCase(
+      "UnsortedSegmentMax_ids16_float32", "UnsortedSegmentMax", DType::kFloat32,
+      {Values(DType::kFloat32, {5, 2}, 4), IndexTensor(DType::kInt16, {5}, {1, -1, 1, 0, 3})},
+      DType::kInt16);
   ids16.consts = {Ints({4}, /*scalar=*/true)};
   ids16.reference = [](const std::vector<Tensor>& in) {
     return SegmentRef(in[0], in[1], 4, Op::kMax, false, 0, true);
   };
   cases.push_back(std::move(ids16));
   // num_segments as int64.
-  OpCase c = FedCase("UnsortedSegmentSum_num64", "UnsortedSegmentSum", DType::kFloat32,
-                     {Values(DType::kFloat32, {4, 2}, 4),
-                      IndexTensor(DType::kInt64, {4}, {2, 0, 2, 1})},
-                     DType::kInt64);
+  OpCase c =
+      FedCase("UnsortedSegmentSum_num64", "UnsortedSegmentSum", DType::kFloat32,
+              {Values(DType::kFloat32, {4, 2}, 4), IndexTensor(DType::kInt64, {4}, {2, 0, 2, 1})},
+              DType::kInt64);
   c.consts = {Ints64({3}, /*scalar=*/true)};
   c.attrs["Tnumsegments"] = TypeAttr(DType::kInt64);
   c.reference = [](const std::vector<Tensor>& in) {
@@ -324,8 +332,8 @@ void AddSegmentCases(std::vector<OpCase>& cases) {
     std::vector<int64_t> ids;
   };
   const std::vector<Geometry> geometries = {
-      {"rows", {5, 3}, {0, 0, 2, 2, 3}},     // segment 1 empty
-      {"vector", {6}, {1, 1, 1, 2, 4, 4}},   // segments 0 and 3 empty
+      {"rows", {5, 3}, {0, 0, 2, 2, 3}},    // segment 1 empty
+      {"vector", {6}, {1, 1, 1, 2, 4, 4}},  // segments 0 and 3 empty
       {"rank3", {3, 2, 2}, {0, 1, 1}},
       {"empty", {0, 2}, {}},
   };
@@ -333,15 +341,14 @@ void AddSegmentCases(std::vector<OpCase>& cases) {
     for (const Geometry& g : geometries) {
       std::vector<DType> types = {DType::kFloat32, DType::kInt32};
       if (g.name == "rows") {
-        types.insert(types.end(), {DType::kFloat64, DType::kFloat16, DType::kInt64,
-                                   DType::kUInt8});
+        types.insert(types.end(), {DType::kFloat64, DType::kFloat16, DType::kInt64, DType::kUInt8});
       }
       for (DType t : types) {
         const DType it = t == DType::kInt64 ? DType::kInt64 : DType::kInt32;
         const Tensor data = Values(t, g.data, 6);
         const Tensor ids = IndexTensor(it, {static_cast<int64_t>(g.ids.size())}, g.ids);
-        OpCase c = FedCase(absl::StrCat(v.op, "_", g.name, "_", DTypeName(t)), v.op, t,
-                           {data, ids}, it);
+        OpCase c =
+            FedCase(absl::StrCat(v.op, "_", g.name, "_", DTypeName(t)), v.op, t, {data, ids}, it);
         c.kernel_only = true;
         const int64_t segments = g.ids.empty() ? 0 : g.ids.back() + 1;
         const Op fn = v.fn;
@@ -407,9 +414,9 @@ void AddBincountCases(std::vector<OpCase>& cases) {
       const Tensor a = IndexTensor(DType::kInt32, {8}, arr);
       const Tensor size = Ints({5}, /*scalar=*/true);
       const Tensor w = weighted ? Values(t, {8}, 8) : Tensor(t, {0});
-      OpCase c = FedCase(absl::StrCat("Bincount_", weighted ? "weighted_" : "counts_",
-                                      DTypeName(t)),
-                         "Bincount", t, {a, size, w}, DType::kInvalid);
+      OpCase c =
+          FedCase(absl::StrCat("Bincount_", weighted ? "weighted_" : "counts_", DTypeName(t)),
+                  "Bincount", t, {a, size, w}, DType::kInvalid);
       c.kernel_only = true;
       c.reference = [](const std::vector<Tensor>& in) {
         const int64_t n = ElementAsInt64(in[1], 0);
@@ -425,10 +432,10 @@ void AddBincountCases(std::vector<OpCase>& cases) {
     }
   }
   // size 0: every value is past the end.
-  OpCase c = FedCase("Bincount_size0_float32", "Bincount", DType::kFloat32,
-                     {IndexTensor(DType::kInt32, {3}, {0, 2, 1}), Ints({0}, true),
-                      Tensor(DType::kFloat32, {0})},
-                     DType::kInvalid);
+  OpCase c = FedCase(
+      "Bincount_size0_float32", "Bincount", DType::kFloat32,
+      {IndexTensor(DType::kInt32, {3}, {0, 2, 1}), Ints({0}, true), Tensor(DType::kFloat32, {0})},
+      DType::kInvalid);
   c.kernel_only = true;
   c.reference = [](const std::vector<Tensor>&) { return Tensor(DType::kFloat32, {0}); };
   cases.push_back(std::move(c));
@@ -437,7 +444,9 @@ void AddBincountCases(std::vector<OpCase>& cases) {
 // SparseTensorDenseAdd: b plus three sparse entries (one index twice), computed here.
 void AddSparseTensorDenseAddCases(std::vector<OpCase>& cases) {
   for (DType t : {DType::kFloat32, DType::kInt32, DType::kFloat64}) {
-    OpCase c{absl::StrCat("SparseTensorDenseAdd_", DTypeName(t)), "SparseTensorDenseAdd", t,
+    OpCase c{absl::StrCat("SparseTensorDenseAdd_", DTypeName(t)),
+             "SparseTensorDenseAdd",
+             t,
              {{3, 2}, {3}, {2}, {2, 3}}};
     c.input_dtypes = {DType::kInt64, t, DType::kInt64, t};
     c.attrs["Tindices"] = TypeAttr(DType::kInt64);
@@ -464,7 +473,9 @@ void AddRaggedRangeCases(std::vector<OpCase>& cases) {
   for (DType t : {DType::kInt32, DType::kInt64, DType::kFloat32}) {
     for (int out : {0, 1}) {
       OpCase c{absl::StrCat("RaggedRange_", DTypeName(t), out == 0 ? "_splits" : "_values"),
-               "RaggedRange", t, {{3}, {3}, {3}}};
+               "RaggedRange",
+               t,
+               {{3}, {3}, {3}}};
       c.feed_values = {Floats(t, {3}, {0, 3, 5}), Floats(t, {3}, {5, 3, 0}),
                        Floats(t, {3}, {2, 1, -2})};
       c.output = out;
@@ -501,8 +512,7 @@ void AddSparseToDenseCases(std::vector<OpCase>& cases) {
       for (int64_t i = 0; i < n; ++i) {
         Dims at(static_cast<size_t>(r));
         for (int64_t d = 0; d < r; ++d) at[static_cast<size_t>(d)] = ElementAsInt64(idx, i * r + d);
-        SetFromDouble(out, Ravel(at, shape),
-                      values.rank() == 0 ? At(values, {}) : At(values, {i}));
+        SetFromDouble(out, Ravel(at, shape), values.rank() == 0 ? At(values, {}) : At(values, {i}));
       }
       return out;
     };
@@ -510,7 +520,10 @@ void AddSparseToDenseCases(std::vector<OpCase>& cases) {
   const Tensor idx = Ints({0, 1, 2, 0, 3, 2}).Reshaped({3, 2});
   {
     // Constant indices and shape; values and default fed.
-    OpCase k{"SparseToDense_const_indices", "SparseToDense", DType::kFloat32, {{3}, {}},
+    OpCase k{"SparseToDense_const_indices",
+             "SparseToDense",
+             DType::kFloat32,
+             {{3}, {}},
              {idx, Ints({4, 3})}};
     k.consts_first = true;
     k.attrs["Tindices"] = TypeAttr(DType::kInt32);
@@ -521,23 +534,36 @@ void AddSparseToDenseCases(std::vector<OpCase>& cases) {
     };
     cases.push_back(k);
   }
-  struct Fed { const char* name; Tensor indices; Dims shape; Tensor values; };
+  struct Fed {
+    const char* name;
+    Tensor indices;
+    Dims shape;
+    Tensor values;
+  };
   const std::vector<Fed> fed = {
-      {"matrix", Tensor::FromVector<int64_t>(DType::kInt64, {3, 2}, {3, 2, 0, 1, 2, 0}), {4, 3},
+      {"matrix",
+       Tensor::FromVector<int64_t>(DType::kInt64, {3, 2}, {3, 2, 0, 1, 2, 0}),
+       {4, 3},
        Floats(DType::kFloat32, {3}, {5, 6, 7})},
-      {"vector_scalar_value", Tensor::FromVector<int64_t>(DType::kInt64, {3}, {6, 1, 4}), {7},
+      {"vector_scalar_value",
+       Tensor::FromVector<int64_t>(DType::kInt64, {3}, {6, 1, 4}),
+       {7},
        Floats(DType::kFloat32, {}, {2.5})},
-      {"scalar_index", Tensor::FromVector<int64_t>(DType::kInt64, {}, {2}), {5},
+      {"scalar_index",
+       Tensor::FromVector<int64_t>(DType::kInt64, {}, {2}),
+       {5},
        Floats(DType::kFloat32, {}, {9})},
       {"no_rows", Tensor(DType::kInt64, {0, 2}), {2, 2}, Floats(DType::kFloat32, {0}, {})},
       // A scalar output every empty index addresses: the last value wins.
       {"scalar_output", Tensor(DType::kInt64, {2, 0}), {}, Floats(DType::kFloat32, {2}, {4, 5})}};
   for (const Fed& f : fed) {
     std::vector<int64_t> shape64(f.shape.begin(), f.shape.end());
-    OpCase k{absl::StrCat("SparseToDense_fed_", f.name), "SparseToDense", DType::kFloat32,
+    OpCase k{absl::StrCat("SparseToDense_fed_", f.name),
+             "SparseToDense",
+             DType::kFloat32,
              {f.indices.dims(), f.values.dims(), {}},
-             {Tensor::FromVector<int64_t>(DType::kInt64,
-                                          {static_cast<int64_t>(shape64.size())}, shape64)}};
+             {Tensor::FromVector<int64_t>(DType::kInt64, {static_cast<int64_t>(shape64.size())},
+                                          shape64)}};
     k.const_positions = {1};
     k.input_dtypes = {DType::kInt64, DType::kFloat32, DType::kFloat32};
     k.attrs["Tindices"] = TypeAttr(DType::kInt64);

@@ -66,7 +66,8 @@ RefFn DotRef(DotSpec s, DType out_type) {
         const Dims ri = Unravel(b, rd);
         bool match = true;
         for (size_t k = 0; k < s.lhs_batch.size(); ++k) {
-          match &= li[static_cast<size_t>(s.lhs_batch[k])] == ri[static_cast<size_t>(s.rhs_batch[k])];
+          match &=
+              li[static_cast<size_t>(s.lhs_batch[k])] == ri[static_cast<size_t>(s.rhs_batch[k])];
         }
         for (size_t k = 0; k < s.lhs_contracting.size(); ++k) {
           match &= li[static_cast<size_t>(s.lhs_contracting[k])] ==
@@ -91,9 +92,8 @@ RefFn DotRef(DotSpec s, DType out_type) {
             ElementAsDouble(in[0], a) * ElementAsDouble(in[1], b);
       }
     }
-    return Build(out_type, out_dims, [&](const Dims& o) {
-      return acc[static_cast<size_t>(Ravel(o, out_dims))];
-    });
+    return Build(out_type, out_dims,
+                 [&](const Dims& o) { return acc[static_cast<size_t>(Ravel(o, out_dims))]; });
   };
 }
 
@@ -139,7 +139,8 @@ RefFn ConvRef(ConvSpec s, DType out_type) {
     for (size_t i = 0; i < n; ++i) {
       const int64_t x = ld[static_cast<size_t>(s.in_dims[i + 2])];
       const int64_t k = rd[static_cast<size_t>(s.kernel_dims[i + 2])];
-      const int64_t padded = (x - 1) * s.lhs_dilation[i] + 1 + s.padding[2 * i] + s.padding[2 * i + 1];
+      const int64_t padded =
+          (x - 1) * s.lhs_dilation[i] + 1 + s.padding[2 * i] + s.padding[2 * i + 1];
       const int64_t window = (k - 1) * s.rhs_dilation[i] + 1;
       od[static_cast<size_t>(s.out_dims[i + 2])] =
           padded < window ? 0 : (padded - window) / s.strides[i] + 1;
@@ -172,7 +173,8 @@ RefFn ConvRef(ConvSpec s, DType out_type) {
         }
       }
     }
-    return Build(out_type, od, [&](const Dims& o) { return acc[static_cast<size_t>(Ravel(o, od))]; });
+    return Build(out_type, od,
+                 [&](const Dims& o) { return acc[static_cast<size_t>(Ravel(o, od))]; });
   };
 }
 
@@ -205,16 +207,17 @@ std::vector<OpCase> XlaCases() {
       DType lhs, rhs, out;
       bool v2;
     };
-    for (const Types& t :
-         {Types{DType::kFloat32, DType::kFloat32, DType::kFloat32, true},
-          Types{DType::kFloat64, DType::kFloat64, DType::kFloat64, true},
-          Types{DType::kInt32, DType::kInt32, DType::kInt32, true},
-          Types{DType::kFloat16, DType::kFloat16, DType::kFloat32, true},
-          Types{DType::kInt8, DType::kInt8, DType::kInt32, true},
-          Types{DType::kFloat32, DType::kFloat32, DType::kFloat32, false}}) {
+    for (const Types& t : {Types{DType::kFloat32, DType::kFloat32, DType::kFloat32, true},
+                           Types{DType::kFloat64, DType::kFloat64, DType::kFloat64, true},
+                           Types{DType::kInt32, DType::kInt32, DType::kInt32, true},
+                           Types{DType::kFloat16, DType::kFloat16, DType::kFloat32, true},
+                           Types{DType::kInt8, DType::kInt8, DType::kInt32, true},
+                           Types{DType::kFloat32, DType::kFloat32, DType::kFloat32, false}}) {
       const std::string op = t.v2 ? "XlaDotV2" : "XlaDot";
       OpCase c{absl::StrCat(op, "_", s.name, "_", DTypeHloName(t.lhs), "_", DTypeHloName(t.out)),
-               op, t.out, {s.lhs, s.rhs}};
+               op,
+               t.out,
+               {s.lhs, s.rhs}};
       c.attrs["dimension_numbers"] = StringAttr(DotBytes(s));
       c.attrs["precision_config"] = StringAttr("");
       if (t.v2) {
@@ -230,40 +233,90 @@ std::vector<OpCase> XlaCases() {
   }
   const std::vector<ConvSpec> convs = {
       // NHWC input, HWIO kernel (TF's layout), SAME-style padding.
-      {"nhwc_hwio", {1, 5, 5, 2}, {3, 3, 2, 4}, {0, 3, 1, 2}, {2, 3, 0, 1}, {0, 3, 1, 2},
-       {1, 1}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {"nhwc_hwio",
+       {1, 5, 5, 2},
+       {3, 3, 2, 4},
+       {0, 3, 1, 2},
+       {2, 3, 0, 1},
+       {0, 3, 1, 2},
+       {1, 1},
+       {1, 1, 1, 1},
+       {1, 1},
+       {1, 1}},
       // NCHW input, OIHW kernel, stride 2, no padding, odd sizes.
-      {"nchw_oihw_stride2", {2, 3, 7, 5}, {4, 3, 2, 2}, {0, 1, 2, 3}, {1, 0, 2, 3},
-       {0, 1, 2, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      {"nchw_oihw_stride2",
+       {2, 3, 7, 5},
+       {4, 3, 2, 2},
+       {0, 1, 2, 3},
+       {1, 0, 2, 3},
+       {0, 1, 2, 3},
+       {2, 2},
+       {0, 0, 0, 0},
+       {1, 1},
+       {1, 1}},
       // 1-D, lhs dilation (a transposed convolution) and rhs dilation together.
-      {"dilated_1d", {1, 4, 1}, {3, 1, 2}, {0, 2, 1}, {1, 2, 0}, {0, 2, 1},
-       {1}, {2, 2}, {2}, {2}},
+      {"dilated_1d", {1, 4, 1}, {3, 1, 2}, {0, 2, 1}, {1, 2, 0}, {0, 2, 1}, {1}, {2, 2}, {2}, {2}},
       // Two feature groups: features 0-1 feed outputs 0-2, features 2-3 outputs 3-5.
-      {"feature_groups", {1, 4, 4, 4}, {2, 2, 2, 6}, {0, 3, 1, 2}, {2, 3, 0, 1}, {0, 3, 1, 2},
-       {1, 1}, {0, 1, 1, 0}, {1, 1}, {1, 1}, 2},
+      {"feature_groups",
+       {1, 4, 4, 4},
+       {2, 2, 2, 6},
+       {0, 3, 1, 2},
+       {2, 3, 0, 1},
+       {0, 3, 1, 2},
+       {1, 1},
+       {0, 1, 1, 0},
+       {1, 1},
+       {1, 1},
+       2},
       // Output layout differs from the input's: NHWC in, NCHW out.
-      {"nhwc_to_nchw", {2, 4, 3, 3}, {2, 2, 3, 2}, {0, 3, 1, 2}, {2, 3, 0, 1}, {0, 1, 2, 3},
-       {1, 2}, {1, 0, 0, 1}, {1, 1}, {1, 1}},
+      {"nhwc_to_nchw",
+       {2, 4, 3, 3},
+       {2, 2, 3, 2},
+       {0, 3, 1, 2},
+       {2, 3, 0, 1},
+       {0, 1, 2, 3},
+       {1, 2},
+       {1, 0, 0, 1},
+       {1, 1},
+       {1, 1}},
       // 3-D.
-      {"conv3d", {1, 3, 4, 4, 1}, {2, 2, 2, 1, 2}, {0, 4, 1, 2, 3}, {3, 4, 0, 1, 2},
-       {0, 4, 1, 2, 3}, {1, 1, 2}, {0, 0, 1, 0, 0, 1}, {1, 1, 1}, {1, 1, 1}},
+      {"conv3d",
+       {1, 3, 4, 4, 1},
+       {2, 2, 2, 1, 2},
+       {0, 4, 1, 2, 3},
+       {3, 4, 0, 1, 2},
+       {0, 4, 1, 2, 3},
+       {1, 1, 2},
+       {0, 0, 1, 0, 0, 1},
+       {1, 1, 1},
+       {1, 1, 1}},
       // A window larger than the padded input: an empty output.
-      {"empty_output", {1, 2, 2, 1}, {3, 3, 1, 1}, {0, 3, 1, 2}, {2, 3, 0, 1}, {0, 3, 1, 2},
-       {1, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      {"empty_output",
+       {1, 2, 2, 1},
+       {3, 3, 1, 1},
+       {0, 3, 1, 2},
+       {2, 3, 0, 1},
+       {0, 3, 1, 2},
+       {1, 1},
+       {0, 0, 0, 0},
+       {1, 1},
+       {1, 1}},
   };
   for (const ConvSpec& s : convs) {
     struct Types {
       DType in, out;
       bool v2;
     };
-    for (const Types& t : {Types{DType::kFloat32, DType::kFloat32, true},
-                           Types{DType::kFloat64, DType::kFloat64, true},
-                           Types{DType::kInt8, DType::kInt32, true},
-                           Types{DType::kFloat32, DType::kFloat32, false}}) {
+    for (const Types& t :
+         {Types{DType::kFloat32, DType::kFloat32, true},
+          Types{DType::kFloat64, DType::kFloat64, true}, Types{DType::kInt8, DType::kInt32, true},
+          Types{DType::kFloat32, DType::kFloat32, false}}) {
       const std::string op = t.v2 ? "XlaConvV2" : "XlaConv";
       const int64_t n = static_cast<int64_t>(s.strides.size());
       OpCase c{absl::StrCat(op, "_", s.name, "_", DTypeHloName(t.in), "_", DTypeHloName(t.out)),
-               op, t.out, {s.lhs, s.rhs},
+               op,
+               t.out,
+               {s.lhs, s.rhs},
                {Ints64(s.strides), Ints64Matrix(s.padding, n), Ints64(s.lhs_dilation),
                 Ints64(s.rhs_dilation), Ints64({s.groups}, /*scalar=*/true)}};
       c.attrs["Tindices"] = TypeAttr(DType::kInt64);

@@ -76,8 +76,9 @@ TEST(OpCoverageTest, EveryTargetOpRunsAndEveryXlaOpCompiles) {
 // Every catalog op names its family, one of the taxonomy's (docs/DESIGN.md, "Op families").
 TEST(OpCoverageTest, EveryOpHasAFamily) {
   const std::set<std::string> families = {
-      "graph", "math", "special", "reduction", "array", "linalg", "nn", "image", "fft",
-      "scatter_segment", "random", "gradients", "optimizers", "control_flow", "state", "xla"};
+      "graph", "math", "special",         "reduction", "array",     "linalg",     "nn",
+      "image", "fft",  "scatter_segment", "random",    "gradients", "optimizers", "control_flow",
+      "state", "xla"};
   for (const OpSupport& op : ListOps()) {
     EXPECT_TRUE(families.count(op.family) > 0) << op.name << " has family '" << op.family << "'";
   }

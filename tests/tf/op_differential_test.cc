@@ -3,15 +3,15 @@
 // the CPU JIT — over seeded random inputs including scalars, size-0 and size-1 dims,
 // broadcasting and widths that are not multiples of the vector width. Integers must match
 // exactly; floats within a per-dtype bound.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <map>
-#include <tuple>
 #include <limits>
-#include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -51,16 +51,16 @@ TEST_P(OpDifferentialTest, KernelEvaluatorAndCpuAgree) {
     ASSERT_TRUE(c.reference) << "a kernel-only case needs a reference";
     std::vector<Tensor> inputs = Feeds(c);
     inputs.insert(inputs.end(), c.consts.begin(), c.consts.end());
-    EXPECT_TRUE(SameTensor(c.reference(inputs), kernel.output, c.atol))
-        << "reference vs kernel\n" << GraphText(c);
+    EXPECT_TRUE(SameTensor(c.reference(inputs), kernel.output, c.atol)) << "reference vs kernel\n"
+                                                                        << GraphText(c);
     PathResult all = RunPath(path, c, JitMode::kAll, "interpreter");
     EXPECT_FALSE(all.status.ok()) << "jit all compiled an op XLA does not compile";
     std::filesystem::remove(path);
     return;
   }
   // Ops without a fallback kernel are checked against the case's reference instead.
-  const bool no_kernel = !kernel.status.ok() && kernel.status.code() ==
-                             absl::StatusCode::kUnimplemented &&
+  const bool no_kernel = !kernel.status.ok() &&
+                         kernel.status.code() == absl::StatusCode::kUnimplemented &&
                          absl::StrContains(kernel.status.message(), "no CPU kernel");
   if (!(no_kernel && c.reference)) {
     ASSERT_TRUE(kernel.status.ok()) << "fallback kernel: " << StatusToString(kernel.status);
@@ -74,20 +74,19 @@ TEST_P(OpDifferentialTest, KernelEvaluatorAndCpuAgree) {
     inputs.insert(inputs.end(), c.consts.begin(), c.consts.end());
     EXPECT_TRUE(SameTensor(c.reference(inputs), evaluator.output, c.atol))
         << "reference vs evaluator\n"
-                                                                   << GraphText(c);
+        << GraphText(c);
   }
   if (no_kernel) kernel.output = evaluator.output;
   EXPECT_TRUE(SameTensor(kernel.output, evaluator.output, c.atol)) << "kernel vs evaluator\n"
-                                                           << GraphText(c);
+                                                                   << GraphText(c);
   EXPECT_TRUE(SameTensor(evaluator.output, jit.output, c.atol)) << "evaluator vs cpu jit\n"
-                                                        << GraphText(c);
+                                                                << GraphText(c);
   std::filesystem::remove(path);
 }
 
 // Runs a graph in must-compile mode on the interpreter; returns the status of the run.
 absl::Status RunAll(const OpCase& c) {
-  const std::string path =
-      WriteTempFile(absl::StrCat("op_err_", c.name, ".pbtxt"), GraphText(c));
+  const std::string path = WriteTempFile(absl::StrCat("op_err_", c.name, ".pbtxt"), GraphText(c));
   PathResult r = RunPath(path, c, JitMode::kAll, "interpreter");
   std::filesystem::remove(path);
   return r.status;
@@ -133,8 +132,8 @@ TEST(OpLoweringErrors, FedZeroDivisorFailsAsTheKernelDoes) {
 }
 
 TEST(OpLoweringErrors, GatherChecksConstantIndicesAndNeverClampsFedOnes) {
-  OpCase oob{"GatherV2_oob", "GatherV2", DType::kFloat32, {{5, 3}},
-             {Ints({1, 5}), Ints({0}, true)}};
+  OpCase oob{
+      "GatherV2_oob", "GatherV2", DType::kFloat32, {{5, 3}}, {Ints({1, 5}), Ints({0}, true)}};
   oob.has_t = false;
   oob.attrs["Tparams"] = TypeAttr(DType::kFloat32);
   oob.attrs["Tindices"] = TypeAttr(DType::kInt32);
@@ -158,7 +157,10 @@ TEST(OpLoweringErrors, GatherChecksConstantIndicesAndNeverClampsFedOnes) {
 }
 
 TEST(OpLoweringErrors, StridedSliceShrinkOutOfRange) {
-  OpCase c{"StridedSlice_oob", "StridedSlice", DType::kFloat32, {{4}},
+  OpCase c{"StridedSlice_oob",
+           "StridedSlice",
+           DType::kFloat32,
+           {{4}},
            {Ints({4}), Ints({5}), Ints({1})}};
   c.attrs["Index"] = TypeAttr(DType::kInt32);
   c.attrs["shrink_axis_mask"] = IntAttr(1);
@@ -173,14 +175,17 @@ TEST(OpLoweringErrors, StridedSliceShrinkOutOfRange) {
 TEST(OpLoweringErrors, ComplexValuesCompileOnlyInTheirOwnLowerings) {
   OpCase add{"Add_complex_all", "Add", DType::kComplex64, {{3}, {3}}};
   EXPECT_TRUE(RunAll(add).ok()) << RunAll(add);
-  OpCase prod{"UnsortedSegmentProd_complex_all", "UnsortedSegmentProd", DType::kComplex128,
-              {{4}}, {Ints({0, 1, 0, 1}), Ints({2}, true)}};
+  OpCase prod{"UnsortedSegmentProd_complex_all",
+              "UnsortedSegmentProd",
+              DType::kComplex128,
+              {{4}},
+              {Ints({0, 1, 0, 1}), Ints({2}, true)}};
   prod.attrs["Tindices"] = TypeAttr(DType::kInt32);
   prod.attrs["Tnumsegments"] = TypeAttr(DType::kInt32);
   absl::Status s = RunAll(prod);
   EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(absl::StrContains(s.message(),
-                                "complex128 values of op UnsortedSegmentProd run on kernels"))
+  EXPECT_TRUE(
+      absl::StrContains(s.message(), "complex128 values of op UnsortedSegmentProd run on kernels"))
       << s;
   // A transform length with a prime factor above 1024 stays on the kernel, with the reason.
   OpCase fft{"FFT_prime_all", "FFT", DType::kComplex64, {{1031}}};
@@ -204,7 +209,10 @@ absl::Status RunKernel(const OpCase& c) {
 // compiles (order and repeats too, validate_indices), fed ones at run time, each with the
 // kernel's message.
 TEST(OpLoweringErrors, SparseToDenseChecksItsIndicesAsTheKernelDoes) {
-  OpCase order{"SparseToDense_order", "SparseToDense", DType::kFloat32, {{}, {}},
+  OpCase order{"SparseToDense_order",
+               "SparseToDense",
+               DType::kFloat32,
+               {{}, {}},
                {Ints({2, 1}).Reshaped({2, 1}), Ints({4})}};
   order.consts_first = true;
   order.attrs["Tindices"] = TypeAttr(DType::kInt32);
@@ -213,8 +221,8 @@ TEST(OpLoweringErrors, SparseToDenseChecksItsIndicesAsTheKernelDoes) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "indices[1] = [1] is out of order")) << s;
   EXPECT_TRUE(absl::StrContains(RunKernel(order).message(), "indices[1] = [1] is out of order"));
-  OpCase fed{"SparseToDense_fed_oob", "SparseToDense", DType::kFloat32, {{2, 2}, {}, {}},
-             {Ints({3, 3})}};
+  OpCase fed{
+      "SparseToDense_fed_oob", "SparseToDense", DType::kFloat32, {{2, 2}, {}, {}}, {Ints({3, 3})}};
   fed.const_positions = {1};
   fed.input_dtypes = {DType::kInt32, DType::kFloat32, DType::kFloat32};
   fed.attrs["Tindices"] = TypeAttr(DType::kInt32);
@@ -233,7 +241,10 @@ TEST(OpLoweringErrors, SparseToDenseChecksItsIndicesAsTheKernelDoes) {
 // iou_threshold outside [0, 1], or a fed soft_nms_sigma below 0 (V5), fails at run time as the
 // kernel does.
 TEST(OpLoweringErrors, PaddedNonMaxSuppressionChecksItsThreshold) {
-  OpCase nms{"NMSV4_bad_iou", "NonMaxSuppressionV4", DType::kFloat32, {{2, 4}, {2}, {}},
+  OpCase nms{"NMSV4_bad_iou",
+             "NonMaxSuppressionV4",
+             DType::kFloat32,
+             {{2, 4}, {2}, {}},
              {Ints({2}, true)}};
   nms.const_positions = {2};
   nms.inputs.push_back({});
@@ -253,7 +264,10 @@ TEST(OpLoweringErrors, PaddedNonMaxSuppressionChecksItsThreshold) {
   nms.feed_values[2] = Floats(DType::kFloat32, {}, {std::nanf("")});
   EXPECT_TRUE(absl::StrContains(RunAll(nms).message(), "iou_threshold must be in [0, 1]"))
       << RunAll(nms);
-  OpCase v5{"NMSV5_bad_sigma", "NonMaxSuppressionV5", DType::kFloat32, {{2, 4}, {2}, {}, {}, {}},
+  OpCase v5{"NMSV5_bad_sigma",
+            "NonMaxSuppressionV5",
+            DType::kFloat32,
+            {{2, 4}, {2}, {}, {}, {}},
             {Ints({2}, true)}};
   v5.const_positions = {2};
   v5.input_dtypes = std::vector<DType>(5, DType::kFloat32);
@@ -296,7 +310,10 @@ TEST(OpLoweringErrors, FftKernelsCheckTheirInputs) {
     EXPECT_TRUE(absl::StrContains(s.message(), b.message)) << b.c.name << ": " << s;
   }
   // An empty input with huge fft lengths: the output shape overflows; refused, no crash.
-  OpCase huge{"IRFFT3D_huge", "IRFFT3D", DType::kComplex64, {{0, 0, 0}},
+  OpCase huge{"IRFFT3D_huge",
+              "IRFFT3D",
+              DType::kComplex64,
+              {{0, 0, 0}},
               {Ints({1 << 30, 1 << 30, 1 << 30})}};
   huge.has_t = false;
   absl::Status s = RunKernel(huge);
@@ -336,7 +353,10 @@ TEST(OpLoweringErrors, XlaOpsCheckTheirDimensionNumbers) {
     cn.add_output_spatial_dimensions(d);
     cn.add_kernel_spatial_dimensions(d - 1);
   }
-  OpCase conv{"XlaConvV2_batch_groups", "XlaConvV2", DType::kFloat32, {{2, 4, 4, 2}, {2, 2, 2, 2}},
+  OpCase conv{"XlaConvV2_batch_groups",
+              "XlaConvV2",
+              DType::kFloat32,
+              {{2, 4, 4, 2}, {2, 2, 2, 2}},
               {Ints({1, 1}), Ints({0, 0, 0, 0}), Ints({1, 1}), Ints({1, 1}), Ints({1}, true)}};
   conv.has_t = false;
   conv.attrs["LhsT"] = TypeAttr(DType::kFloat32);

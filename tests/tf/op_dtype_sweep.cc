@@ -1,9 +1,9 @@
 // The dtype sweep: every op runs with every dtype TF's registry (tf::TfRegistryTypes) or its
-// catalog entry allows for each of its type attrs, not only the dtypes its hand-written cases use. For each op, one of its
-// cases is retyped to each allowed dtype: the fallback kernel must accept it (a refusal is a
-// missing dtype, not a data error), and where the op compiles, must-compile mode on the CPU
-// backend must compile it and give the kernel's answer. tests/data/dtype_exceptions.tsv lists
-// what is refused (by TF's kernels too, or by tfjit's) and what only runs on the kernel.
+// catalog entry allows for each of its type attrs, not only the dtypes its hand-written cases use.
+// For each op, one of its cases is retyped to each allowed dtype: the fallback kernel must accept
+// it (a refusal is a missing dtype, not a data error), and where the op compiles, must-compile mode
+// on the CPU backend must compile it and give the kernel's answer. tests/data/dtype_exceptions.tsv
+// lists what is refused (by TF's kernels too, or by tfjit's) and what only runs on the kernel.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "core/dtype.h"
@@ -22,8 +22,8 @@
 #include "frontend/proto/graph.pb.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "tests/testlib/test_data.h"
 #include "tests/testlib/temp_file.h"
+#include "tests/testlib/test_data.h"
 #include "tests/tf/op_case_runner.h"
 #include "tests/tf/op_cases.h"
 
@@ -144,13 +144,20 @@ SweepCase RetypedCase(const OpCase& c, const tf::OpDef& def, const std::string& 
 // the sweep does not feed (string, quantized, variant, resource).
 DType FromTfName(absl::string_view n) {
   static const std::map<std::string, DType, std::less<>> names = {
-      {"half", DType::kFloat16},     {"bfloat16", DType::kBFloat16},
-      {"float", DType::kFloat32},    {"double", DType::kFloat64},
-      {"int8", DType::kInt8},        {"int16", DType::kInt16},
-      {"int32", DType::kInt32},      {"int64", DType::kInt64},
-      {"uint8", DType::kUInt8},      {"uint16", DType::kUInt16},
-      {"uint32", DType::kUInt32},    {"uint64", DType::kUInt64},
-      {"bool", DType::kBool},        {"complex64", DType::kComplex64},
+      {"half", DType::kFloat16},
+      {"bfloat16", DType::kBFloat16},
+      {"float", DType::kFloat32},
+      {"double", DType::kFloat64},
+      {"int8", DType::kInt8},
+      {"int16", DType::kInt16},
+      {"int32", DType::kInt32},
+      {"int64", DType::kInt64},
+      {"uint8", DType::kUInt8},
+      {"uint16", DType::kUInt16},
+      {"uint32", DType::kUInt32},
+      {"uint64", DType::kUInt64},
+      {"bool", DType::kBool},
+      {"complex64", DType::kComplex64},
       {"complex128", DType::kComplex128}};
   auto it = names.find(n);
   return it == names.end() ? DType::kInvalid : it->second;
@@ -164,10 +171,10 @@ std::map<AttrKey, std::vector<DType>> TfTypes() {
   for (const tf::RegistryTypes& row : tf::TfRegistryTypes()) {
     std::vector<DType>& list = types[{row.op, row.attr}];
     if (absl::string_view(row.allowed) == "*") {
-      for (DType d : {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
-                      DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64, DType::kUInt8,
-                      DType::kUInt16, DType::kUInt32, DType::kUInt64, DType::kBool,
-                      DType::kComplex64, DType::kComplex128}) {
+      for (DType d :
+           {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64, DType::kInt8,
+            DType::kInt16, DType::kInt32, DType::kInt64, DType::kUInt8, DType::kUInt16,
+            DType::kUInt32, DType::kUInt64, DType::kBool, DType::kComplex64, DType::kComplex128}) {
         list.push_back(d);
       }
       continue;
@@ -235,8 +242,8 @@ std::vector<SweepCase> SweepCases() {
         const DType t = CaseType(*c, *def, attr);
         if (t == DType::kInvalid) continue;
         covered.insert(t);
-        if (base == nullptr || (!IsFloatingDType(CaseType(*base, *def, attr)) &&
-                                IsFloatingDType(t))) {
+        if (base == nullptr ||
+            (!IsFloatingDType(CaseType(*base, *def, attr)) && IsFloatingDType(t))) {
           base = c;
         }
       }
@@ -273,23 +280,22 @@ TEST_P(OpDtypeSweepTest, KernelTakesTheDtypeAndCompiledCodeAgrees) {
                        : DTypeFromProto(c.attrs.at(attr).type());
   const std::string path = WriteTempFile(absl::StrCat("sweep_", c.name, ".pbtxt"), GraphText(c));
   PathResult kernel = RunPath(path, c, JitMode::kNone, "cpu");
-  auto exception =
-      Exceptions().find({attr == "T" ? c.op : absl::StrCat(c.op, ":", attr), to});
-  const bool refused =
-      exception != Exceptions().end() && exception->second.kind != "kernel-only";
+  auto exception = Exceptions().find({attr == "T" ? c.op : absl::StrCat(c.op, ":", attr), to});
+  const bool refused = exception != Exceptions().end() && exception->second.kind != "kernel-only";
   if (refused) {
     // Refused, naming the dtype, never a wrong answer.
-    EXPECT_FALSE(kernel.status.ok()) << "dtype_exceptions.tsv lists " << c.name << " ("
-                                     << exception->second.reason
-                                     << "), but the kernel runs it: remove the entry";
+    EXPECT_FALSE(kernel.status.ok())
+        << "dtype_exceptions.tsv lists " << c.name << " (" << exception->second.reason
+        << "), but the kernel runs it: remove the entry";
     EXPECT_TRUE(absl::StrContains(kernel.status.message(), DTypeName(to)))
         << StatusToString(kernel.status);
     std::filesystem::remove(path);
     return;
   }
   EXPECT_FALSE(!kernel.status.ok() && RefusesDtype(kernel.status))
-      << "fallback kernel refuses " << attr << "=" << DTypeName(to) << ": " << StatusToString(kernel.status)
-      << "\n" << GraphText(c);
+      << "fallback kernel refuses " << attr << "=" << DTypeName(to) << ": "
+      << StatusToString(kernel.status) << "\n"
+      << GraphText(c);
   if (c.kernel_only) {
     std::filesystem::remove(path);
     return;
@@ -300,12 +306,13 @@ TEST_P(OpDtypeSweepTest, KernelTakesTheDtypeAndCompiledCodeAgrees) {
   const bool kernel_only_dtype = exception != Exceptions().end();
   PathResult compiled = RunPath(path, c, kernel_only_dtype ? JitMode::kAuto : JitMode::kAll, "cpu");
   EXPECT_EQ(kernel.status.ok(), compiled.status.ok())
-      << "kernel: " << StatusToString(kernel.status)
-      << "\ncompiled (" << (kernel_only_dtype ? "--jit auto" : "--jit all")
-      << "): " << StatusToString(compiled.status) << "\n" << GraphText(c);
+      << "kernel: " << StatusToString(kernel.status) << "\ncompiled ("
+      << (kernel_only_dtype ? "--jit auto" : "--jit all")
+      << "): " << StatusToString(compiled.status) << "\n"
+      << GraphText(c);
   if (kernel.status.ok() && compiled.status.ok()) {
     EXPECT_TRUE(SameTensor(kernel.output, compiled.output, c.atol)) << "kernel vs compiled\n"
-                                                                  << GraphText(c);
+                                                                    << GraphText(c);
   }
   if (kernel_only_dtype && kernel.status.ok()) {
     PathResult all = RunPath(path, c, JitMode::kAll, "cpu");

@@ -160,8 +160,8 @@ GraphBuilder V1Graph(const char* op, DType t, const Dims& d, bool fed_seed) {
 TEST(RandomOpsCompiledTest, StatelessV1FloatOps) {
   for (const FloatCase& c : kFloatCases) {
     for (const Dims& d : Shapes()) {
-      ExpectCompiledMatchesKernels(V1Graph(c.op, c.dtype, d, false),
-                                   CaseName(c.op, c.dtype, d, ""), {"op"});
+      ExpectCompiledMatchesKernels(V1Graph(c.op, c.dtype, d, false), CaseName(c.op, c.dtype, d, ""),
+                                   {"op"});
     }
   }
 }
@@ -190,8 +190,8 @@ TEST(RandomOpsCompiledTest, CompiledNormalV2GivesTfKnownAnswer) {
     EXPECT_EQ(stats.clusters, 1) << backend;
     const float* v = (*r)[0].data<float>();
     EXPECT_EQ(std::vector<float>(v, v + 6),
-              (std::vector<float>{0.9356609f, 1.0854305f, -0.93788373f, -0.50615472f,
-                                  1.31697023f, 0.71375787f}))
+              (std::vector<float>{0.9356609f, 1.0854305f, -0.93788373f, -0.50615472f, 1.31697023f,
+                                  0.71375787f}))
         << backend;
   }
   std::filesystem::remove(path);
@@ -317,10 +317,10 @@ TEST(RandomOpsCompiledTest, GetKeyCounterAndV2Ops) {
         g.Const("alg", Tensor::FromVector<int32_t>(DType::kInt32, {}, {1}));
         std::vector<std::string> in = {"shape", "kc:0", "kc:1", "alg"};
         if (fed) {
-          g.Placeholder("key", Tensor::FromVector<uint64_t>(DType::kUInt64, {1},
-                                                             {0xfedcba9876543210ull}));
-          g.Placeholder("counter", Tensor::FromVector<uint64_t>(
-                                       DType::kUInt64, {2}, {0xffffffffffffffffull, 41}));
+          g.Placeholder("key",
+                        Tensor::FromVector<uint64_t>(DType::kUInt64, {1}, {0xfedcba9876543210ull}));
+          g.Placeholder("counter", Tensor::FromVector<uint64_t>(DType::kUInt64, {2},
+                                                                {0xffffffffffffffffull, 41}));
           in = {"shape", "key", "counter", "alg"};
         } else {
           g.Const("seed", Tensor::FromVector<int64_t>(DType::kInt64, {2}, {-8, 1234567}));

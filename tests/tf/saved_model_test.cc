@@ -48,8 +48,8 @@ std::unique_ptr<Session> Load(const std::string& path, JitMode jit,
 void ExpectAffine(Session& session, const std::string& in_key, const std::string& out_key,
                   std::vector<int64_t> dims, const std::vector<float>& x, float slope,
                   float offset) {
-  auto out = session.Run({{in_key, Tensor::FromVector<float>(DType::kFloat32, dims, x)}},
-                         {out_key});
+  auto out =
+      session.Run({{in_key, Tensor::FromVector<float>(DType::kFloat32, dims, x)}}, {out_key});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)[0].dtype(), DType::kFloat32);
   ASSERT_EQ((*out)[0].dims(), dims);
@@ -85,8 +85,8 @@ TEST_P(HalfPlusTwoTest, Tf2SignaturesThroughFunctions) {
   for (const char* sig : {"regress_x2_to_y3", "classify_x2_to_y3"}) {
     auto s = Load(Model("saved_model_half_plus_two_tf2_cpu"), GetParam(), sig);
     ASSERT_NE(s, nullptr);
-    ExpectAffine(*s, "inputs", sig == std::string("regress_x2_to_y3") ? "outputs" : "scores",
-                 {1}, {6.0f}, 0.5f, 3.0f);
+    ExpectAffine(*s, "inputs", sig == std::string("regress_x2_to_y3") ? "outputs" : "scores", {1},
+                 {6.0f}, 0.5f, 3.0f);
   }
 }
 
@@ -217,14 +217,14 @@ TEST(SavedModelTest, DamagedIndexIsAnErrorNeverACrash) {
   // [0x38, 0x4b), the index handle 0x4d-0x4e, the magic [0x73, 0x7b)); elsewhere (the
   // metaindex, which LevelDB reads only with a filter policy, and the footer padding) a flip
   // is harmless and may load, but must not crash.
-  std::vector<std::pair<std::string, bool>> damaged = {
-      {good.substr(0, 60), true}, {good.substr(0, 100), true}, {"", true},
-      {std::string(123, 'x'), true}};
+  std::vector<std::pair<std::string, bool>> damaged = {{good.substr(0, 60), true},
+                                                       {good.substr(0, 100), true},
+                                                       {"", true},
+                                                       {std::string(123, 'x'), true}};
   for (size_t i = 0; i < good.size(); ++i) {
     std::string b = good;
     b[i] = static_cast<char>(b[i] ^ 0x41);
-    const bool checked = i < 0x2b || (i >= 0x38 && i < 0x4b) || i == 0x4d || i == 0x4e ||
-                         i >= 0x73;
+    const bool checked = i < 0x2b || (i >= 0x38 && i < 0x4b) || i == 0x4d || i == 0x4e || i >= 0x73;
     damaged.push_back({b, checked});
   }
   for (size_t i = 0; i < damaged.size(); ++i) {
@@ -298,8 +298,7 @@ TEST(SavedModelTest, BaseDirectoryOfVersionsLoadsTheHighest) {
 TEST(SavedModelTest, MissingSavedModelFileIsNotFound) {
   const fs::path dir = fs::path(::tfjit::testing::TestTempDir()) / "sm_empty_dir";
   fs::create_directories(dir);
-  ExpectError(Session::Load(dir.string()).status(), absl::StatusCode::kNotFound,
-              "saved_model.pb");
+  ExpectError(Session::Load(dir.string()).status(), absl::StatusCode::kNotFound, "saved_model.pb");
 }
 
 }  // namespace

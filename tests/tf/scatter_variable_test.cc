@@ -51,9 +51,9 @@ bool IsNd(const std::string& op) { return op.rfind("ScatterNd", 0) == 0; }
 // The indices and updates nodes (indices a Placeholder when fed) and the scatter node.
 std::string ScatterNodes(const ScatterCase& c, const std::string& op, const std::string& var,
                          const char* type_attr, bool feed_indices) {
-  std::string g = feed_indices ? PlaceholderNode("indices", "DT_INT32", c.index_dims)
-                               : ConstNode("indices", "DT_INT32", "int_val", c.index_dims,
-                                           c.indices);
+  std::string g = feed_indices
+                      ? PlaceholderNode("indices", "DT_INT32", c.index_dims)
+                      : ConstNode("indices", "DT_INT32", "int_val", c.index_dims, c.indices);
   g += ConstNode("updates", "DT_FLOAT", "float_val", c.update_dims, c.updates);
   absl::StrAppend(&g, "node { name: \"scatter\" op: \"", op, "\" input: \"", var,
                   "\" input: \"indices\" input: \"updates\" attr { key: \"", type_attr,
@@ -68,7 +68,9 @@ std::string ResourceGraph(const ScatterCase& c, bool feed_indices) {
   const std::string op = "Resource" + c.op;
   std::string g = absl::StrCat(
       "node { name: \"v\" op: \"VarHandleOp\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
-      "attr { key: \"shape\" value { ", ShapeText("shape", kVarDims), " } } attr { key: \"shared_name\" "
+      "attr { key: \"shape\" value { ",
+      ShapeText("shape", kVarDims),
+      " } } attr { key: \"shared_name\" "
       "value { s: \"v\" } } attr { key: \"container\" value { s: \"\" } } }\n");
   g += ConstNode("v/init_value", "DT_FLOAT", "float_val", kVarDims, kInitial);
   g += "node { name: \"v/Assign\" op: \"AssignVariableOp\" input: \"v\" input: \"v/init_value\" "
@@ -88,7 +90,9 @@ std::string ResourceGraph(const ScatterCase& c, bool feed_indices) {
 std::string RefGraph(const ScatterCase& c, bool feed_indices) {
   std::string g = absl::StrCat(
       "node { name: \"w\" op: \"VariableV2\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
-      "attr { key: \"shape\" value { ", ShapeText("shape", kVarDims), " } } attr { key: \"container\" "
+      "attr { key: \"shape\" value { ",
+      ShapeText("shape", kVarDims),
+      " } } attr { key: \"container\" "
       "value { s: \"\" } } attr { key: \"shared_name\" value { s: \"\" } } }\n");
   g += ConstNode("w/initial_value", "DT_FLOAT", "float_val", kVarDims, kInitial);
   g += "node { name: \"w/Assign\" op: \"Assign\" input: \"w\" input: \"w/initial_value\" "
@@ -113,46 +117,136 @@ Tensor IndexTensor(const ScatterCase& c) {
 std::vector<ScatterCase> RowCases() {
   return {
       // r3 = [10,11], r1 = [12,13].
-      {"ScatterUpdate", {2}, {3, 1}, {2, 2}, {10, 11, 12, 13},
-       {1, 2, 12, 13, 5, 6, 10, 11}, {1, 2, 12, 13, 5, 6, 10, 11}, "rows"},
+      {"ScatterUpdate",
+       {2},
+       {3, 1},
+       {2, 2},
+       {10, 11, 12, 13},
+       {1, 2, 12, 13, 5, 6, 10, 11},
+       {1, 2, 12, 13, 5, 6, 10, 11},
+       "rows"},
       // r1 += [1,1] + [3,3] = [4,4]; r3 += [2,2].
-      {"ScatterAdd", {3}, {1, 3, 1}, {3, 2}, {1, 1, 2, 2, 3, 3},
-       {1, 2, 7, 8, 5, 6, 9, 10}, {1, 2, 11, 12, 5, 6, 11, 12}, "rows"},
+      {"ScatterAdd",
+       {3},
+       {1, 3, 1},
+       {3, 2},
+       {1, 1, 2, 2, 3, 3},
+       {1, 2, 7, 8, 5, 6, 9, 10},
+       {1, 2, 11, 12, 5, 6, 11, 12},
+       "rows"},
       // r0 -= [4,4]; r2 -= [2,2].
-      {"ScatterSub", {3}, {0, 2, 0}, {3, 2}, {1, 1, 2, 2, 3, 3},
-       {-3, -2, 3, 4, 3, 4, 7, 8}, {-7, -6, 3, 4, 1, 2, 7, 8}, "rows"},
+      {"ScatterSub",
+       {3},
+       {0, 2, 0},
+       {3, 2},
+       {1, 1, 2, 2, 3, 3},
+       {-3, -2, 3, 4, 3, 4, 7, 8},
+       {-7, -6, 3, 4, 1, 2, 7, 8},
+       "rows"},
       // r2 *= [2,3] * [0.5,2] = [1,6]; r0 *= [10,10].
-      {"ScatterMul", {3}, {2, 0, 2}, {3, 2}, {2, 3, 10, 10, 0.5f, 2},
-       {10, 20, 3, 4, 5, 36, 7, 8}, {100, 200, 3, 4, 5, 216, 7, 8}, "rows"},
+      {"ScatterMul",
+       {3},
+       {2, 0, 2},
+       {3, 2},
+       {2, 3, 10, 10, 0.5f, 2},
+       {10, 20, 3, 4, 5, 36, 7, 8},
+       {100, 200, 3, 4, 5, 216, 7, 8},
+       "rows"},
       // r1 /= [2,4] * [0.5,0.5] = [1,2]; r3 /= [8,2]: [7/8, 4], then [7/64, 2].
-      {"ScatterDiv", {3}, {1, 3, 1}, {3, 2}, {2, 4, 8, 2, 0.5f, 0.5f},
-       {1, 2, 3, 2, 5, 6, 0.875f, 4}, {1, 2, 3, 1, 5, 6, 0.109375f, 2}, "rows"},
+      {"ScatterDiv",
+       {3},
+       {1, 3, 1},
+       {3, 2},
+       {2, 4, 8, 2, 0.5f, 0.5f},
+       {1, 2, 3, 2, 5, 6, 0.875f, 4},
+       {1, 2, 3, 1, 5, 6, 0.109375f, 2},
+       "rows"},
       // r0 = min([1,2], [0,5], [3,1]) = [0,1]; r3 = min([7,8], [7.5,-1]) = [7,-1].
-      {"ScatterMin", {3}, {0, 3, 0}, {3, 2}, {0, 5, 7.5f, -1, 3, 1},
-       {0, 1, 3, 4, 5, 6, 7, -1}, {0, 1, 3, 4, 5, 6, 7, -1}, "rows"},
+      {"ScatterMin",
+       {3},
+       {0, 3, 0},
+       {3, 2},
+       {0, 5, 7.5f, -1, 3, 1},
+       {0, 1, 3, 4, 5, 6, 7, -1},
+       {0, 1, 3, 4, 5, 6, 7, -1},
+       "rows"},
       // r1 = max([3,4], [0,9], [4,2]) = [4,9]; r2 = max([5,6], [6,0]) = [6,6].
-      {"ScatterMax", {3}, {1, 2, 1}, {3, 2}, {0, 9, 6, 0, 4, 2},
-       {1, 2, 4, 9, 6, 6, 7, 8}, {1, 2, 4, 9, 6, 6, 7, 8}, "rows"},
+      {"ScatterMax",
+       {3},
+       {1, 2, 1},
+       {3, 2},
+       {0, 9, 6, 0, 4, 2},
+       {1, 2, 4, 9, 6, 6, 7, 8},
+       {1, 2, 4, 9, 6, 6, 7, 8},
+       "rows"},
       // Rank-2 indices [[2],[0]], updates [2,1,2]: r2 += [5,10]; r0 += [0.5,0.5].
-      {"ScatterAdd", {2, 1}, {2, 0}, {2, 1, 2}, {5, 10, 0.5f, 0.5f},
-       {1.5f, 2.5f, 3, 4, 10, 16, 7, 8}, {2, 3, 3, 4, 15, 26, 7, 8}, "rank2_indices"},
+      {"ScatterAdd",
+       {2, 1},
+       {2, 0},
+       {2, 1, 2},
+       {5, 10, 0.5f, 0.5f},
+       {1.5f, 2.5f, 3, 4, 10, 16, 7, 8},
+       {2, 3, 3, 4, 15, 26, 7, 8},
+       "rank2_indices"},
       // Scalar updates, broadcast to every picked row.
-      {"ScatterUpdate", {2}, {1, 2}, {}, {0},
-       {1, 2, 0, 0, 0, 0, 7, 8}, {1, 2, 0, 0, 0, 0, 7, 8}, "scalar"},
+      {"ScatterUpdate",
+       {2},
+       {1, 2},
+       {},
+       {0},
+       {1, 2, 0, 0, 0, 0, 7, 8},
+       {1, 2, 0, 0, 0, 0, 7, 8},
+       "scalar"},
       // r0 += 1.5 twice; r2 += 1.5.
-      {"ScatterAdd", {3}, {0, 2, 0}, {}, {1.5f},
-       {4, 5, 3, 4, 6.5f, 7.5f, 7, 8}, {7, 8, 3, 4, 8, 9, 7, 8}, "scalar"},
-      {"ScatterSub", {1}, {3}, {}, {2},
-       {1, 2, 3, 4, 5, 6, 5, 6}, {1, 2, 3, 4, 5, 6, 3, 4}, "scalar"},
+      {"ScatterAdd",
+       {3},
+       {0, 2, 0},
+       {},
+       {1.5f},
+       {4, 5, 3, 4, 6.5f, 7.5f, 7, 8},
+       {7, 8, 3, 4, 8, 9, 7, 8},
+       "scalar"},
+      {"ScatterSub",
+       {1},
+       {3},
+       {},
+       {2},
+       {1, 2, 3, 4, 5, 6, 5, 6},
+       {1, 2, 3, 4, 5, 6, 3, 4},
+       "scalar"},
       // r1 *= 2 twice.
-      {"ScatterMul", {2}, {1, 1}, {}, {2},
-       {1, 2, 12, 16, 5, 6, 7, 8}, {1, 2, 48, 64, 5, 6, 7, 8}, "scalar"},
-      {"ScatterDiv", {1}, {2}, {}, {4},
-       {1, 2, 3, 4, 1.25f, 1.5f, 7, 8}, {1, 2, 3, 4, 0.3125f, 0.375f, 7, 8}, "scalar"},
-      {"ScatterMin", {3}, {0, 3, 0}, {}, {1.5f},
-       {1, 1.5f, 3, 4, 5, 6, 1.5f, 1.5f}, {1, 1.5f, 3, 4, 5, 6, 1.5f, 1.5f}, "scalar"},
-      {"ScatterMax", {2}, {0, 3}, {}, {6.5f},
-       {6.5f, 6.5f, 3, 4, 5, 6, 7, 8}, {6.5f, 6.5f, 3, 4, 5, 6, 7, 8}, "scalar"},
+      {"ScatterMul",
+       {2},
+       {1, 1},
+       {},
+       {2},
+       {1, 2, 12, 16, 5, 6, 7, 8},
+       {1, 2, 48, 64, 5, 6, 7, 8},
+       "scalar"},
+      {"ScatterDiv",
+       {1},
+       {2},
+       {},
+       {4},
+       {1, 2, 3, 4, 1.25f, 1.5f, 7, 8},
+       {1, 2, 3, 4, 0.3125f, 0.375f, 7, 8},
+       "scalar"},
+      {"ScatterMin",
+       {3},
+       {0, 3, 0},
+       {},
+       {1.5f},
+       {1, 1.5f, 3, 4, 5, 6, 1.5f, 1.5f},
+       {1, 1.5f, 3, 4, 5, 6, 1.5f, 1.5f},
+       "scalar"},
+      {"ScatterMax",
+       {2},
+       {0, 3},
+       {},
+       {6.5f},
+       {6.5f, 6.5f, 3, 4, 5, 6, 7, 8},
+       {6.5f, 6.5f, 3, 4, 5, 6, 7, 8},
+       "scalar"},
   };
 }
 
@@ -160,23 +254,59 @@ std::vector<ScatterCase> RowCases() {
 std::vector<ScatterCase> NdCases() {
   return {
       // v[0][1] = 20, v[3][0] = 30.
-      {"ScatterNdUpdate", {2, 2}, {0, 1, 3, 0}, {2}, {20, 30},
-       {1, 20, 3, 4, 5, 6, 30, 8}, {1, 20, 3, 4, 5, 6, 30, 8}, "elements"},
+      {"ScatterNdUpdate",
+       {2, 2},
+       {0, 1, 3, 0},
+       {2},
+       {20, 30},
+       {1, 20, 3, 4, 5, 6, 30, 8},
+       {1, 20, 3, 4, 5, 6, 30, 8},
+       "elements"},
       // r2 = [9,-9].
-      {"ScatterNdUpdate", {1, 1}, {2}, {1, 2}, {9, -9},
-       {1, 2, 3, 4, 9, -9, 7, 8}, {1, 2, 3, 4, 9, -9, 7, 8}, "rows"},
+      {"ScatterNdUpdate",
+       {1, 1},
+       {2},
+       {1, 2},
+       {9, -9},
+       {1, 2, 3, 4, 9, -9, 7, 8},
+       {1, 2, 3, 4, 9, -9, 7, 8},
+       "rows"},
       // v[1][1] += 1 + 3; v[2][0] += 2.
-      {"ScatterNdAdd", {3, 2}, {1, 1, 2, 0, 1, 1}, {3}, {1, 2, 3},
-       {1, 2, 3, 8, 7, 6, 7, 8}, {1, 2, 3, 12, 9, 6, 7, 8}, "elements"},
+      {"ScatterNdAdd",
+       {3, 2},
+       {1, 1, 2, 0, 1, 1},
+       {3},
+       {1, 2, 3},
+       {1, 2, 3, 8, 7, 6, 7, 8},
+       {1, 2, 3, 12, 9, 6, 7, 8},
+       "elements"},
       // r3 += [1,2] + [3,4] = [4,6].
-      {"ScatterNdAdd", {2, 1}, {3, 3}, {2, 2}, {1, 2, 3, 4},
-       {1, 2, 3, 4, 5, 6, 11, 14}, {1, 2, 3, 4, 5, 6, 15, 20}, "rows"},
+      {"ScatterNdAdd",
+       {2, 1},
+       {3, 3},
+       {2, 2},
+       {1, 2, 3, 4},
+       {1, 2, 3, 4, 5, 6, 11, 14},
+       {1, 2, 3, 4, 5, 6, 15, 20},
+       "rows"},
       // v[0][0] -= 0.5 + 0.25; v[3][1] -= 8.
-      {"ScatterNdSub", {3, 2}, {0, 0, 3, 1, 0, 0}, {3}, {0.5f, 8, 0.25f},
-       {0.25f, 2, 3, 4, 5, 6, 7, 0}, {-0.5f, 2, 3, 4, 5, 6, 7, -8}, "elements"},
+      {"ScatterNdSub",
+       {3, 2},
+       {0, 0, 3, 1, 0, 0},
+       {3},
+       {0.5f, 8, 0.25f},
+       {0.25f, 2, 3, 4, 5, 6, 7, 0},
+       {-0.5f, 2, 3, 4, 5, 6, 7, -8},
+       "elements"},
       // Rank-3 indices [1,2,1] picking r1 twice, updates [1,2,2]: r1 -= [1,1] + [1,1].
-      {"ScatterNdSub", {1, 2, 1}, {1, 1}, {1, 2, 2}, {1, 1, 1, 1},
-       {1, 2, 1, 2, 5, 6, 7, 8}, {1, 2, -1, 0, 5, 6, 7, 8}, "rank3_indices"},
+      {"ScatterNdSub",
+       {1, 2, 1},
+       {1, 1},
+       {1, 2, 2},
+       {1, 1, 1, 1},
+       {1, 2, 1, 2, 5, 6, 7, 8},
+       {1, 2, -1, 0, 5, 6, 7, 8},
+       "rank3_indices"},
   };
 }
 
@@ -260,7 +390,7 @@ TEST(ScatterVariableTest, RefVariableScattersAgreeWithHandComputedValues) {
 // Out-of-range indices: TF's kernels fail (INVALID_ARGUMENT naming the index); HLO's scatter
 // would skip them, so the compiled form checks them too. The variable keeps its value.
 struct BadIndexCase {
-  ScatterCase scatter;      // indices hold one bad entry; after_* unused
+  ScatterCase scatter;               // indices hold one bad entry; after_* unused
   std::vector<std::string> message;  // TF's message naming the bad index (pieces of it)
 };
 
@@ -270,7 +400,13 @@ std::vector<BadIndexCase> BadIndexCases() {
        {"indices[1] = 7 is not in [0, 4)"}},
       {{"ScatterAdd", {3}, {0, -1, 2}, {}, {1}, {}, {}, "negative_scalar_updates"},
        {"indices[1] = -1 is not in [0, 4)"}},
-      {{"ScatterMax", {2, 2}, {0, 1, 2, 4}, {2, 2, 2}, {9, 9, 9, 9, 9, 9, 9, 9}, {}, {},
+      {{"ScatterMax",
+        {2, 2},
+        {0, 1, 2, 4},
+        {2, 2, 2},
+        {9, 9, 9, 9, 9, 9, 9, 9},
+        {},
+        {},
         "rank2_indices"},
        {"indices[1,1] = 4 is not in [0, 4)"}},
       {{"ScatterNdUpdate", {3, 1}, {0, 4, 1}, {3, 2}, {9, 9, 9, 9, 9, 9}, {}, {}, "rows"},

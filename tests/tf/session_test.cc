@@ -1,16 +1,16 @@
 // Session-level tests: errors a user can cause (files, graphs, feeds, fetches, devices) end in
 // a precise absl::Status, and concurrent Runs agree.
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
-#include <atomic>
-#include <cstring>
 
 #include "absl/strings/match.h"
-#include "core/status.h"
 #include "backends/gpu/gpu_backend.h"
+#include "core/status.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
@@ -31,9 +31,10 @@ void ExpectError(const absl::Status& s, absl::StatusCode code, const std::string
 }
 
 TEST(SessionTest, JitModeSpellingsRoundTrip) {
-  const std::vector<std::pair<JitMode, std::string>> spellings = {
-      {JitMode::kNone, "none"}, {JitMode::kOff, "off"}, {JitMode::kAuto, "auto"},
-      {JitMode::kAll, "all"}};
+  const std::vector<std::pair<JitMode, std::string>> spellings = {{JitMode::kNone, "none"},
+                                                                  {JitMode::kOff, "off"},
+                                                                  {JitMode::kAuto, "auto"},
+                                                                  {JitMode::kAll, "all"}};
   for (const auto& [mode, text] : spellings) {
     EXPECT_EQ(JitModeName(mode), text);
     StatusOr<JitMode> parsed = ParseJitMode(text);
@@ -42,8 +43,7 @@ TEST(SessionTest, JitModeSpellingsRoundTrip) {
   }
   StatusOr<JitMode> bad = ParseJitMode("fast");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StrContains(bad.status().message(), "none, off, auto, all"))
-      << bad.status();
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "none, off, auto, all")) << bad.status();
 }
 
 TEST(SessionTest, MissingFileIsNotFound) {
@@ -78,8 +78,9 @@ TEST(SessionTest, FeedErrors) {
   auto r = (*session)->Run({{"a", Tensor(DType::kInt32, {5, 7})}}, {"mm/plain"});
   ExpectError(r.status(), absl::StatusCode::kInvalidArgument, "expected dtype float32");
   // Wrong shape.
-  r = (*session)->Run({{"a", Tensor(DType::kFloat32, {5, 8})}, {"b", Tensor(DType::kFloat32, {7, 3})}},
-                      {"mm/plain"});
+  r = (*session)->Run(
+      {{"a", Tensor(DType::kFloat32, {5, 8})}, {"b", Tensor(DType::kFloat32, {7, 3})}},
+      {"mm/plain"});
   ExpectError(r.status(), absl::StatusCode::kInvalidArgument, "placeholder shape is [5,7]");
   // Unfed placeholder.
   r = (*session)->Run({{"a", good}}, {"mm/plain"});
@@ -131,8 +132,8 @@ TEST(SessionTest, ConcurrentRunsAgree) {
           continue;
         }
         for (size_t i = 0; i < r->size(); ++i) {
-          if (std::memcmp((*r)[i].raw_data(), (*reference)[i].raw_data(),
-                          (*r)[i].byte_size()) != 0) {
+          if (std::memcmp((*r)[i].raw_data(), (*reference)[i].raw_data(), (*r)[i].byte_size()) !=
+              0) {
             mismatches++;
           }
         }
@@ -181,8 +182,9 @@ TEST(SessionTest, DiskCacheServesALaterSession) {
   ASSERT_EQ(outputs[0].size(), outputs[1].size());
   for (size_t i = 0; i < outputs[0].size(); ++i) {
     ASSERT_EQ(outputs[0][i].byte_size(), outputs[1][i].byte_size());
-    EXPECT_EQ(std::memcmp(outputs[0][i].raw_data(), outputs[1][i].raw_data(),
-                          outputs[0][i].byte_size()), 0);
+    EXPECT_EQ(
+        std::memcmp(outputs[0][i].raw_data(), outputs[1][i].raw_data(), outputs[0][i].byte_size()),
+        0);
   }
   // Without the option (and TFJIT_CACHE_DIR unset, as under ctest) nothing is loaded.
   if (std::getenv("TFJIT_CACHE_DIR") == nullptr) {
@@ -198,8 +200,7 @@ TEST(SessionTest, ExplainNamesClustersAndReasons) {
   SessionOptions options;
   options.jit = JitMode::kAuto;
   auto session = Session::Load(
-      (std::filesystem::path(TFJIT_SOURCE_DIR) / "examples" / "models" / "demo_mlp.pbtxt")
-          .string(),
+      (std::filesystem::path(TFJIT_SOURCE_DIR) / "examples" / "models" / "demo_mlp.pbtxt").string(),
       options);
   ASSERT_TRUE(session.ok()) << session.status();
   auto report = (*session)->Explain((*session)->DefaultFetches());
@@ -218,17 +219,19 @@ TEST(SessionTest, ExplainDescendsIntoFunctionBodies) {
   ASSERT_TRUE(session.ok()) << session.status();
   auto report = (*session)->Explain({"post"});
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_TRUE(absl::StrContains(*report, "function '__inference_f_12' called by "
-                                         "'StatefulPartitionedCall' (StatefulPartitionedCall) on "
-                                         "/job:localhost/replica:0/task:0/device:CPU:0:"))
+  EXPECT_TRUE(absl::StrContains(*report,
+                                "function '__inference_f_12' called by "
+                                "'StatefulPartitionedCall' (StatefulPartitionedCall) on "
+                                "/job:localhost/replica:0/task:0/device:CPU:0:"))
       << *report;
   EXPECT_TRUE(absl::StrContains(*report, "    jit mode: all, 1 cluster(s)")) << *report;
   auto bad = Session::Load((functions / "check_numerics.pbtxt").string(), options);
   ASSERT_TRUE(bad.ok()) << bad.status();
   report = (*bad)->Explain({"Identity"});
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_TRUE(absl::StrContains(*report, "does not compile: INVALID_ARGUMENT: Detected "
-                                         "unsupported operations"))
+  EXPECT_TRUE(absl::StrContains(*report,
+                                "does not compile: INVALID_ARGUMENT: Detected "
+                                "unsupported operations"))
       << *report;
 }
 
@@ -247,9 +250,8 @@ TEST(SessionTest, MustCompileAroundAGroupNoOpRunsEverything) {
   options.jit = JitMode::kAll;
   auto session = Session::Load(path, options);
   ASSERT_TRUE(session.ok()) << session.status();
-  auto out = (*session)->Run({{"x", Tensor::FromVector(DType::kFloat32, {2},
-                                                       std::vector<float>{0.0f, 1.0f})}},
-                             {"c"});
+  auto out = (*session)->Run(
+      {{"x", Tensor::FromVector(DType::kFloat32, {2}, std::vector<float>{0.0f, 1.0f})}}, {"c"});
   ASSERT_TRUE(out.ok()) << StatusToString(out.status());
   EXPECT_FLOAT_EQ((*out)[0].data<float>()[0], 1.0f);
   EXPECT_FLOAT_EQ((*out)[0].data<float>()[1], std::exp(1.0f) - 1.0f);

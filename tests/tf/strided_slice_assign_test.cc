@@ -100,8 +100,9 @@ std::vector<AssignCase> Cases() {
     c.value_dims = {2, 3};
     c.value = {-1, -2, -3, -4, -5, -6};
     c.code = absl::StatusCode::kUnimplemented;
-    c.error = "sliced l-value shape [2,5] does not match r-value shape [2,3]. Automatic "
-              "broadcasting not yet implemented.";
+    c.error =
+        "sliced l-value shape [2,5] does not match r-value shape [2,3]. Automatic "
+        "broadcasting not yet implemented.";
     cases.push_back(c);
   }
   {
@@ -127,10 +128,11 @@ std::string AssignNodes(const AssignCase& c, const std::string& op, const std::s
                   "\" input: \"begin\" input: \"end\" input: \"strides\" input: \"value\" ",
                   "attr { key: \"T\" value { type: DT_FLOAT } } ",
                   "attr { key: \"Index\" value { type: DT_INT32 } } ");
-  for (const auto& [key, mask] :
-       {std::pair<const char*, int>{"begin_mask", c.begin_mask}, {"end_mask", c.end_mask},
-        {"ellipsis_mask", c.ellipsis_mask}, {"new_axis_mask", c.new_axis_mask},
-        {"shrink_axis_mask", c.shrink_mask}}) {
+  for (const auto& [key, mask] : {std::pair<const char*, int>{"begin_mask", c.begin_mask},
+                                  {"end_mask", c.end_mask},
+                                  {"ellipsis_mask", c.ellipsis_mask},
+                                  {"new_axis_mask", c.new_axis_mask},
+                                  {"shrink_axis_mask", c.shrink_mask}}) {
     absl::StrAppend(&g, "attr { key: \"", key, "\" value { i: ", mask, " } } ");
   }
   return g + "}\n";
@@ -141,7 +143,9 @@ std::string AssignNodes(const AssignCase& c, const std::string& op, const std::s
 std::string ResourceGraph(const AssignCase& c) {
   std::string g = absl::StrCat(
       "node { name: \"v\" op: \"VarHandleOp\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
-      "attr { key: \"shape\" value { ", ShapeText("shape", kVarDims), " } } attr { key: "
+      "attr { key: \"shape\" value { ",
+      ShapeText("shape", kVarDims),
+      " } } attr { key: "
       "\"shared_name\" value { s: \"v\" } } attr { key: \"container\" value { s: \"\" } } }\n");
   g += ConstNode("v/init_value", "DT_FLOAT", "float_val", kVarDims, Initial());
   g += "node { name: \"v/Assign\" op: \"AssignVariableOp\" input: \"v\" input: \"v/init_value\" "
@@ -160,7 +164,9 @@ std::string ResourceGraph(const AssignCase& c) {
 std::string RefGraph(const AssignCase& c) {
   std::string g = absl::StrCat(
       "node { name: \"w\" op: \"VariableV2\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
-      "attr { key: \"shape\" value { ", ShapeText("shape", kVarDims), " } } attr { key: "
+      "attr { key: \"shape\" value { ",
+      ShapeText("shape", kVarDims),
+      " } } attr { key: "
       "\"container\" value { s: \"\" } } attr { key: \"shared_name\" value { s: \"\" } } }\n");
   g += ConstNode("w/initial_value", "DT_FLOAT", "float_val", kVarDims, Initial());
   g += "node { name: \"w/Assign\" op: \"Assign\" input: \"w\" input: \"w/initial_value\" "

@@ -266,8 +266,9 @@ TEST(TensorListSessionTest, SplitCompilesForEqualLengths) {
 // Known issue B's fix in auto mode: TF keeps list ops out of clusters; with autofix the
 // compiled region grows over the list, with the same values.
 TEST(TensorListSessionTest, AutofixGrowsAutoClustersOverLists) {
-  const std::string path = (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "lists" /
-                            "flat_list.pbtxt").string();
+  const std::string path =
+      (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "lists" / "flat_list.pbtxt")
+          .string();
   const std::vector<float> x = {0.25f, -0.5f, 1.0f};
   std::vector<double> want;
   for (float scale : {1.0f, 2.0f}) {
@@ -281,8 +282,8 @@ TEST(TensorListSessionTest, AutofixGrowsAutoClustersOverLists) {
     auto session = Session::Load(path, options);
     ASSERT_TRUE(session.ok()) << session.status();
     RunStats stats;
-    auto out = (*session)->Run({{"x", Tensor::FromVector(DType::kFloat32, {3}, x)}}, {"out"},
-                               &stats);
+    auto out =
+        (*session)->Run({{"x", Tensor::FromVector(DType::kFloat32, {3}, x)}}, {"out"}, &stats);
     ASSERT_TRUE(out.ok()) << StatusToString(out.status());
     const std::vector<double> got = Values((*out)[0]);
     ASSERT_EQ(got.size(), want.size());

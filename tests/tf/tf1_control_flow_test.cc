@@ -49,9 +49,9 @@ TEST(Tf1ControlFlowTest, WhileLoopWithLoopConstantsAndTwoExits) {
     auto session = Load("while_loop.pbtxt", mode);
     ASSERT_NE(session, nullptr);
     for (int n : {0, 1, 10}) {
-      auto out = session->Run({{"x", Scalar(0.5f)},
-                               {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
-                              {"acc", "while/Exit"});
+      auto out = session->Run(
+          {{"x", Scalar(0.5f)}, {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+          {"acc", "while/Exit"});
       ASSERT_TRUE(out.ok()) << StatusToString(out.status());
       float acc = 0.5f;
       for (int i = 0; i < n; ++i) acc = acc * 2.0f + static_cast<float>(i);
@@ -145,9 +145,9 @@ TEST(Tf1ControlFlowTest, CondTakesOneBranchAndALoopInTheUntakenBranchEndsDead) {
     ASSERT_NE(session, nullptr);
     for (bool p : {true, false}) {
       RunStats stats;
-      auto out = session->Run({{"x", Scalar(1.5f)},
-                               {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}},
-                              {"out", "looped"}, &stats);
+      auto out = session->Run(
+          {{"x", Scalar(1.5f)}, {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}},
+          {"out", "looped"}, &stats);
       ASSERT_TRUE(out.ok()) << StatusToString(out.status());
       EXPECT_EQ((*out)[0].data<float>()[0], p ? 4.5f : 2.5f) << "p=" << p;
       EXPECT_EQ((*out)[1].data<float>()[0], p ? 1.5f : 12.0f) << "p=" << p;
@@ -162,9 +162,9 @@ TEST(Tf1ControlFlowTest, CondTakesOneBranchAndALoopInTheUntakenBranchEndsDead) {
 // cond_in_loop.pbtxt's acc for x = 0.75 against the hand-computed value, for each n.
 void ExpectCondInLoopValues(Session& session, const std::vector<int>& ns) {
   for (int n : ns) {
-    auto out = session.Run({{"x", Scalar(0.75f)},
-                            {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
-                           {"acc"});
+    auto out = session.Run(
+        {{"x", Scalar(0.75f)}, {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+        {"acc"});
     ASSERT_TRUE(out.ok()) << StatusToString(out.status());
     float acc = 0.75f;
     for (int i = 0; i < n; ++i) acc = i % 2 == 0 ? acc + 1.0f : acc * 2.0f;
@@ -183,9 +183,9 @@ TEST(Tf1ControlFlowTest, CondInsideALoopTakesItsBranchInEveryIteration) {
 TEST(Tf1ControlFlowTest, FetchingADeadTensorIsAnError) {
   auto session = Load("cond.pbtxt", JitMode::kNone);
   ASSERT_NE(session, nullptr);
-  auto out = session->Run({{"x", Scalar(1.0f)},
-                           {"p", Tensor::FromVector<bool>(DType::kBool, {}, {true})}},
-                          {"cond/add"});
+  auto out =
+      session->Run({{"x", Scalar(1.0f)}, {"p", Tensor::FromVector<bool>(DType::kBool, {}, {true})}},
+                   {"cond/add"});
   ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(out.status().message(), "is dead")) << out.status();
 }
@@ -197,18 +197,18 @@ TEST(Tf1ControlFlowTest, MustCompileCompilesLoopsAndReportsFramesLeft) {
   auto session = Load("while_loop.pbtxt", JitMode::kAll);
   ASSERT_NE(session, nullptr);
   RunStats stats;
-  auto out = session->Run({{"x", Scalar(1.0f)},
-                           {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{2})}},
-                          {"acc"}, &stats);
+  auto out = session->Run(
+      {{"x", Scalar(1.0f)}, {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{2})}},
+      {"acc"}, &stats);
   ASSERT_TRUE(out.ok()) << StatusToString(out.status());
   EXPECT_EQ((*out)[0].data<float>()[0], (1.0f * 2.0f + 0.0f) * 2.0f + 1.0f);
   EXPECT_EQ(stats.clusters, 1);
 
   auto left = Load("cond_value_index_in_loop.pbtxt", JitMode::kAll);
   ASSERT_NE(left, nullptr);
-  auto bad = left->Run({{"x", Scalar(1.0f)},
-                        {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{2})}},
-                       {"acc"});
+  auto bad = left->Run(
+      {{"x", Scalar(1.0f)}, {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{2})}},
+      {"acc"});
   ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(bad.status().message(),
                                "Detected unsupported operations when trying to compile graph"))
@@ -224,9 +224,9 @@ TEST(Tf1ControlFlowTest, NestedLoopsFunctionalizeInnermostFirst) {
     ASSERT_NE(session, nullptr);
     for (int n : {0, 1, 4}) {
       RunStats stats;
-      auto out = session->Run({{"x", Scalar(0.75f)},
-                               {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
-                              {"acc", "outer/Exit"}, &stats);
+      auto out = session->Run(
+          {{"x", Scalar(0.75f)}, {"n", Tensor::FromVector(DType::kInt32, {}, std::vector<int>{n})}},
+          {"acc", "outer/Exit"}, &stats);
       ASSERT_TRUE(out.ok()) << StatusToString(out.status());
       float acc = 0.75f;
       for (int i = 0; i < n; ++i) {
@@ -254,13 +254,15 @@ TEST(Tf1ControlFlowTest, ExplainSaysWhatWasFunctionalizedAndWhy) {
   EXPECT_TRUE(absl::StrContains(text, "jit mode: auto, 1 cluster(s)")) << text;
 
   text = ExplainText("cond_value_index_in_loop.pbtxt", JitMode::kAuto, "acc");
-  EXPECT_TRUE(absl::StrContains(text, "TF1 conditional at Merge 'while/cond/Merge' stays in the "
-                                      "runtime: node 'while/cond/which' reads Merge "
-                                      "'while/cond/Merge''s value_index"))
+  EXPECT_TRUE(absl::StrContains(text,
+                                "TF1 conditional at Merge 'while/cond/Merge' stays in the "
+                                "runtime: node 'while/cond/which' reads Merge "
+                                "'while/cond/Merge''s value_index"))
       << text;
-  EXPECT_TRUE(absl::StrContains(text, "TF1 loop frame 'while/while_context' stays in the "
-                                      "runtime: Merge 'while/cond/Merge' is a TF1 "
-                                      "conditional's"))
+  EXPECT_TRUE(absl::StrContains(text,
+                                "TF1 loop frame 'while/while_context' stays in the "
+                                "runtime: Merge 'while/cond/Merge' is a TF1 "
+                                "conditional's"))
       << text;
   auto left = Load("cond_value_index_in_loop.pbtxt", JitMode::kAuto);
   ASSERT_NE(left, nullptr);
@@ -282,8 +284,8 @@ TEST(Tf1ControlFlowTest, TensorArrayInALoopBecomesATensorList) {
     ASSERT_EQ((*out)[0].ShapeString(), "float32[4,2]");
     for (int i = 0; i < 4; ++i) {
       for (int j = 0; j < 2; ++j) {
-        EXPECT_EQ((*out)[0].data<float>()[i * 2 + j], x[static_cast<size_t>(j)] *
-                                                          static_cast<float>(i));
+        EXPECT_EQ((*out)[0].data<float>()[i * 2 + j],
+                  x[static_cast<size_t>(j)] * static_cast<float>(i));
       }
     }
     EXPECT_EQ((*out)[1].data<int32_t>()[0], 4);
@@ -328,12 +330,13 @@ TEST(Tf1ControlFlowTest, StackRangeFromTheArraySizeCompiles) {
       ASSERT_TRUE(out.ok()) << StatusToString(out.status());
       ASSERT_EQ((*out)[0].ShapeString(), "float32[4,2]");
       for (int i = 0; i < 8; ++i) {
-        EXPECT_EQ((*out)[0].data<float>()[i], x[static_cast<size_t>(i % 2)] *
-                                                  static_cast<float>(i / 2));
+        EXPECT_EQ((*out)[0].data<float>()[i],
+                  x[static_cast<size_t>(i % 2)] * static_cast<float>(i / 2));
       }
       if (fetches.size() == 2) {
         ASSERT_EQ((*out)[1].ShapeString(), "float32[3,2]");
-        for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[1].data<float>()[i], (*out)[0].data<float>()[i]);
+        for (int i = 0; i < 6; ++i)
+          EXPECT_EQ((*out)[1].data<float>()[i], (*out)[0].data<float>()[i]);
       }
       if (mode.jit != JitMode::kNone) {
         EXPECT_EQ(stats.fallbacks, 0);
@@ -365,7 +368,8 @@ TEST(Tf1ControlFlowTest, TensorArraySplitAndConcatAroundALoop) {
     ASSERT_TRUE(out.ok()) << JitModeName(mode) << ": " << StatusToString(out.status());
     ASSERT_EQ((*out)[0].ShapeString(), "float32[6]");
     for (int i = 0; i < 6; ++i) {
-      EXPECT_EQ((*out)[0].data<float>()[i], x[static_cast<size_t>(i)] * static_cast<float>(i / 2 + 1))
+      EXPECT_EQ((*out)[0].data<float>()[i],
+                x[static_cast<size_t>(i)] * static_cast<float>(i / 2 + 1))
           << JitModeName(mode) << " element " << i;
     }
     ASSERT_EQ((*out)[1].ShapeString(), "int64[3]");
@@ -394,9 +398,9 @@ TEST(Tf1ControlFlowTest, ChainedConditionalsOnOnePredicateAreSeparateIfs) {
     ASSERT_NE(session, nullptr);
     for (bool p : {true, false}) {
       RunStats stats;
-      auto out = session->Run({{"x", Scalar(1.5f)},
-                               {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}},
-                              {"out"}, &stats);
+      auto out = session->Run(
+          {{"x", Scalar(1.5f)}, {"p", Tensor::FromVector<bool>(DType::kBool, {}, {p})}}, {"out"},
+          &stats);
       ASSERT_TRUE(out.ok()) << JitModeName(mode) << ": " << StatusToString(out.status());
       EXPECT_EQ((*out)[0].data<float>()[0], p ? 1.5f * 2.0f * 3.0f : 1.5f + 1.0f - 1.0f)
           << JitModeName(mode) << " p=" << p;

@@ -88,9 +88,10 @@ TEST(TfFlagsTest, BackendOptimizationLevelApplies) {
     const std::string dir = testing::TestTempDir() + "/opt_level_" + std::to_string(level);
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
-    auto options = ApplyTfFlags({}, "", "--xla_dump_to=" + dir +
-                                " --xla_dump_hlo_pass_re=none --xla_backend_optimization_level=" +
-                                std::to_string(level));
+    auto options = ApplyTfFlags(
+        {}, "",
+        "--xla_dump_to=" + dir + " --xla_dump_hlo_pass_re=none --xla_backend_optimization_level=" +
+            std::to_string(level));
     EXPECT_TRUE(options.ok()) << options.status();
     auto session = Session::Load(Graph("matmul.pbtxt"), *options);
     EXPECT_TRUE(session.ok()) << session.status();
@@ -98,7 +99,8 @@ TEST(TfFlagsTest, BackendOptimizationLevelApplies) {
     for (const InputInfo& in : (*session)->Inputs()) {
       Tensor t(in.dtype, in.dims);
       float* p = t.data<float>();
-      for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+      for (int64_t i = 0; i < t.num_elements(); ++i)
+        p[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
       feeds.emplace_back(in.name, t);
     }
     RunStats stats;
@@ -141,7 +143,8 @@ TEST(TfFlagsTest, ClusterSizeLimitsApply) {
     auto session = Session::Load(Graph("matmul.pbtxt"), options);
     EXPECT_TRUE(session.ok()) << session.status();
     std::vector<std::pair<std::string, Tensor>> feeds;
-    for (const InputInfo& in : (*session)->Inputs()) feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
+    for (const InputInfo& in : (*session)->Inputs())
+      feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
     RunStats stats;
     auto out = (*session)->Run(feeds, (*session)->DefaultFetches(), &stats);
     EXPECT_TRUE(out.ok()) << out.status();
@@ -168,7 +171,8 @@ TEST(TfFlagsTest, DumpsEachMatchingPassAndTheLlvmIr) {
   auto session = Session::Load(Graph("matmul.pbtxt"), *options);
   ASSERT_TRUE(session.ok()) << session.status();
   std::vector<std::pair<std::string, Tensor>> feeds;
-  for (const InputInfo& in : (*session)->Inputs()) feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
+  for (const InputInfo& in : (*session)->Inputs())
+    feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
   ASSERT_TRUE((*session)->Run(feeds, (*session)->DefaultFetches()).ok());
   int fusion = 0, before = 0, other_pass = 0, ir = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -228,7 +232,8 @@ TEST(ProfileTest, RecordsEveryUnitOfTheRun) {
     auto session = Session::Load(Graph("matmul.pbtxt"), options);
     ASSERT_TRUE(session.ok()) << session.status();
     std::vector<std::pair<std::string, Tensor>> feeds;
-    for (const InputInfo& in : (*session)->Inputs()) feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
+    for (const InputInfo& in : (*session)->Inputs())
+      feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
     RunStats plain;
     ASSERT_TRUE((*session)->Run(feeds, (*session)->DefaultFetches(), &plain).ok());
     EXPECT_TRUE(plain.profile.empty());
@@ -290,7 +295,8 @@ TEST(CompileProgressTest, LongCompilesSaySoOnlyWhenAsked) {
     auto session = Session::Load(Graph("matmul.pbtxt"), options);
     ASSERT_TRUE(session.ok());
     std::vector<std::pair<std::string, Tensor>> feeds;
-    for (const InputInfo& in : (*session)->Inputs()) feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
+    for (const InputInfo& in : (*session)->Inputs())
+      feeds.emplace_back(in.name, Tensor(in.dtype, in.dims));
     ::testing::internal::CaptureStderr();
     auto out = (*session)->Run(feeds, (*session)->DefaultFetches());
     const std::string err = ::testing::internal::GetCapturedStderr();

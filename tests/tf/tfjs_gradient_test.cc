@@ -101,8 +101,7 @@ TEST(TfjsGradientTest, GradientOpsMatchTfjsKernels) {
       ASSERT_TRUE(s.ok()) << c.name << ": " << s.status();
       RunStats stats;
       auto out = (*s)->Run(c.feeds, {"y"}, &stats);
-      ASSERT_TRUE(out.ok()) << c.name << " jit " << static_cast<int>(mode) << ": "
-                            << out.status();
+      ASSERT_TRUE(out.ok()) << c.name << " jit " << static_cast<int>(mode) << ": " << out.status();
       if (mode == JitMode::kAll) {
         EXPECT_EQ(stats.clusters, 1) << c.name;
       }

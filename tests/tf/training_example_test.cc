@@ -46,8 +46,8 @@ train::Batch LearnableBatch(const TrainingGraph& g, uint32_t seed) {
     s = s * 1664525u + 1013904223u;
     return static_cast<float>((s >> 8) / 16777216.0 * 2 - 1);
   };
-  train::Batch b{Tensor(DType::kFloat32, g.input_dims), Tensor(DType::kFloat32,
-                                                               {g.input_dims[0], g.classes})};
+  train::Batch b{Tensor(DType::kFloat32, g.input_dims),
+                 Tensor(DType::kFloat32, {g.input_dims[0], g.classes})};
   const int64_t batch = g.input_dims[0];
   const int64_t per = b.x.num_elements() / batch;
   std::vector<float> templates(static_cast<size_t>(g.classes * per));
@@ -89,14 +89,11 @@ class TrainingStepTest : public ::testing::TestWithParam<ModelCase> {};
 
 std::vector<ModelCase> Cases() {
   return {
-      {"mlp",
-       [](const train::Hyper& h) { return train::MlpGraph(16, 24, 32, 4, h); },
+      {"mlp", [](const train::Hyper& h) { return train::MlpGraph(16, 24, 32, 4, h); },
        "dense/kernel/Read/ReadVariableOp", 1e-2f, 5e-4},
-      {"convnet",
-       [](const train::Hyper& h) { return train::ConvNetGraph(8, 8, 8, 2, 4, 4, h); },
+      {"convnet", [](const train::Hyper& h) { return train::ConvNetGraph(8, 8, 8, 2, 4, 4, h); },
        "block1/conv/kernel/Read/ReadVariableOp", 1e-3f, 6e-3},
-      {"lstm",
-       [](const train::Hyper& h) { return train::LstmGraph(8, 5, 6, 12, 4, h); },
+      {"lstm", [](const train::Hyper& h) { return train::LstmGraph(8, 5, 6, 12, 4, h); },
        "lstm/kernel/Read/ReadVariableOp", 1e-2f, 5e-4},
   };
 }
@@ -254,8 +251,7 @@ TEST(TrainingStepAtomicTest, FailedStepUpdatesNoVariable) {
     auto failed = s->Run({{"x", bad.x}, {"labels", bad.labels}}, {"loss"}, {"train"});
     ASSERT_FALSE(failed.ok());
     EXPECT_EQ(failed.status().code(), absl::StatusCode::kInvalidArgument) << failed.status();
-    EXPECT_NE(failed.status().message().find("check_grad"), std::string::npos)
-        << failed.status();
+    EXPECT_NE(failed.status().message().find("check_grad"), std::string::npos) << failed.status();
     auto after = s->Run({}, reads);
     ASSERT_TRUE(after.ok()) << after.status();
     for (size_t v = 0; v < reads.size(); ++v) {

@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/match.h"
 #include "core/status.h"
 #include "core/string_tensor.h"
-#include "frontend/tensor_bundle.h"
 #include "frontend/proto/graph.pb.h"
+#include "frontend/tensor_bundle.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/temp_file.h"
@@ -40,14 +40,14 @@ double Sgn(double x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
 // One optimizer: TF's variable and input names, the scalar inputs' values, bool attrs, and an
 // update written from the algorithm's definition (independent of the kernel's code).
 struct OptCase {
-  std::string name;                      // the op is "Apply" / "ResourceApply" + name
-  std::vector<std::string> vars;         // TF's variable args, var first
-  std::vector<std::string> inputs;       // TF's other args in order; "grad"/"delta" is fed
+  std::string name;                 // the op is "Apply" / "ResourceApply" + name
+  std::vector<std::string> vars;    // TF's variable args, var first
+  std::vector<std::string> inputs;  // TF's other args in order; "grad"/"delta" is fed
   Scalars scalars;
   std::map<std::string, bool> attrs;
-  bool ref_form = true;                  // TF also has Apply<name>
+  bool ref_form = true;  // TF also has Apply<name>
   RefUpdate update;
-  std::string label;                     // test label (name plus attrs)
+  std::string label;  // test label (name plus attrs)
 };
 
 // gtest prints a case by its label.
@@ -97,69 +97,120 @@ std::vector<OptCase> Cases() {
     }
     c.push_back(std::move(o));
   };
-  add({"GradientDescent", {"var"}, {"alpha", "delta"}, {{"alpha", 0.3}}, {}, true,
+  add({"GradientDescent",
+       {"var"},
+       {"alpha", "delta"},
+       {{"alpha", 0.3}},
+       {},
+       true,
        [](auto& w, double g, const Scalars& s) { w[0] -= s.at("alpha") * g; }});
-  add({"ProximalGradientDescent", {"var"}, {"alpha", "l1", "l2", "delta"},
-       {{"alpha", 0.3}, {"l1", 0.05}, {"l2", 0.1}}, {}, true,
+  add({"ProximalGradientDescent",
+       {"var"},
+       {"alpha", "l1", "l2", "delta"},
+       {{"alpha", 0.3}, {"l1", 0.05}, {"l2", 0.1}},
+       {},
+       true,
        [](auto& w, double g, const Scalars& s) {
          w[0] = Fobos(w[0], s.at("alpha"), s.at("l1"), s.at("l2"), g);
        }});
   for (bool nesterov : {false, true}) {
-    add({"Momentum", {"var", "accum"}, {"lr", "grad", "momentum"}, {{"lr", 0.1}, {"momentum", 0.9}},
-         {{"use_nesterov", nesterov}}, true,
+    add({"Momentum",
+         {"var", "accum"},
+         {"lr", "grad", "momentum"},
+         {{"lr", 0.1}, {"momentum", 0.9}},
+         {{"use_nesterov", nesterov}},
+         true,
          [nesterov](auto& w, double g, const Scalars& s) {
            const double lr = s.at("lr"), mu = s.at("momentum");
            w[1] = mu * w[1] + g;
            w[0] -= nesterov ? lr * (g + mu * w[1]) : lr * w[1];
          }});
-    add({"KerasMomentum", {"var", "accum"}, {"lr", "grad", "momentum"},
-         {{"lr", 0.1}, {"momentum", 0.9}}, {{"use_nesterov", nesterov}}, false,
+    add({"KerasMomentum",
+         {"var", "accum"},
+         {"lr", "grad", "momentum"},
+         {{"lr", 0.1}, {"momentum", 0.9}},
+         {{"use_nesterov", nesterov}},
+         false,
          [nesterov](auto& w, double g, const Scalars& s) {
            const double lr = s.at("lr"), mu = s.at("momentum");
            w[1] = mu * w[1] - lr * g;
            w[0] += nesterov ? mu * w[1] - lr * g : w[1];
          }});
-    add({"Adam", {"var", "m", "v"},
+    add({"Adam",
+         {"var", "m", "v"},
          {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"},
-         {{"beta1_power", 0.81}, {"beta2_power", 0.998}, {"lr", 0.01}, {"beta1", 0.9},
-          {"beta2", 0.999}, {"epsilon", 1e-7}},
-         {{"use_nesterov", nesterov}}, true,
+         {{"beta1_power", 0.81},
+          {"beta2_power", 0.998},
+          {"lr", 0.01},
+          {"beta1", 0.9},
+          {"beta2", 0.999},
+          {"epsilon", 1e-7}},
+         {{"use_nesterov", nesterov}},
+         true,
          [nesterov](auto& w, double g, const Scalars& s) { Adam(w, g, s, nesterov, false); }});
   }
-  add({"AdamWithAmsgrad", {"var", "m", "v", "vhat"},
+  add({"AdamWithAmsgrad",
+       {"var", "m", "v", "vhat"},
        {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"},
-       {{"beta1_power", 0.81}, {"beta2_power", 0.998}, {"lr", 0.01}, {"beta1", 0.9},
-        {"beta2", 0.999}, {"epsilon", 1e-7}},
-       {}, false, [](auto& w, double g, const Scalars& s) { Adam(w, g, s, false, true); }});
-  add({"AdaMax", {"var", "m", "v"}, {"beta1_power", "lr", "beta1", "beta2", "epsilon", "grad"},
+       {{"beta1_power", 0.81},
+        {"beta2_power", 0.998},
+        {"lr", 0.01},
+        {"beta1", 0.9},
+        {"beta2", 0.999},
+        {"epsilon", 1e-7}},
+       {},
+       false,
+       [](auto& w, double g, const Scalars& s) { Adam(w, g, s, false, true); }});
+  add({"AdaMax",
+       {"var", "m", "v"},
+       {"beta1_power", "lr", "beta1", "beta2", "epsilon", "grad"},
        {{"beta1_power", 0.81}, {"lr", 0.01}, {"beta1", 0.9}, {"beta2", 0.999}, {"epsilon", 1e-7}},
-       {}, true, [](auto& w, double g, const Scalars& s) {
+       {},
+       true,
+       [](auto& w, double g, const Scalars& s) {
          const double b1 = s.at("beta1");
          w[1] = b1 * w[1] + (1 - b1) * g;
          w[2] = std::max(s.at("beta2") * w[2], std::abs(g));
          w[0] -= s.at("lr") / (1 - s.at("beta1_power")) * w[1] / (w[2] + s.at("epsilon"));
        }});
   for (bool update_slots : {true, false}) {
-    add({"Adagrad", {"var", "accum"}, {"lr", "grad"}, {{"lr", 0.1}},
-         {{"update_slots", update_slots}}, true,
+    add({"Adagrad",
+         {"var", "accum"},
+         {"lr", "grad"},
+         {{"lr", 0.1}},
+         {{"update_slots", update_slots}},
+         true,
          [update_slots](auto& w, double g, const Scalars& s) {
            if (update_slots) w[1] += g * g;
            w[0] -= s.at("lr") * g / std::sqrt(w[1]);
          }});
   }
-  add({"AdagradV2", {"var", "accum"}, {"lr", "epsilon", "grad"}, {{"lr", 0.1}, {"epsilon", 0.01}},
-       {}, true, [](auto& w, double g, const Scalars& s) {
+  add({"AdagradV2",
+       {"var", "accum"},
+       {"lr", "epsilon", "grad"},
+       {{"lr", 0.1}, {"epsilon", 0.01}},
+       {},
+       true,
+       [](auto& w, double g, const Scalars& s) {
          w[1] += g * g;
          w[0] -= s.at("lr") * g / (std::sqrt(w[1]) + s.at("epsilon"));
        }});
-  add({"ProximalAdagrad", {"var", "accum"}, {"lr", "l1", "l2", "grad"},
-       {{"lr", 0.1}, {"l1", 0.05}, {"l2", 0.1}}, {}, true,
+  add({"ProximalAdagrad",
+       {"var", "accum"},
+       {"lr", "l1", "l2", "grad"},
+       {{"lr", 0.1}, {"l1", 0.05}, {"l2", 0.1}},
+       {},
+       true,
        [](auto& w, double g, const Scalars& s) {
          w[1] += g * g;
          w[0] = Fobos(w[0], s.at("lr") / std::sqrt(w[1]), s.at("l1"), s.at("l2"), g);
        }});
-  add({"Adadelta", {"var", "accum", "accum_update"}, {"lr", "rho", "epsilon", "grad"},
-       {{"lr", 1.0}, {"rho", 0.95}, {"epsilon", 1e-6}}, {}, true,
+  add({"Adadelta",
+       {"var", "accum", "accum_update"},
+       {"lr", "rho", "epsilon", "grad"},
+       {{"lr", 1.0}, {"rho", 0.95}, {"epsilon", 1e-6}},
+       {},
+       true,
        [](auto& w, double g, const Scalars& s) {
          const double rho = s.at("rho"), eps = s.at("epsilon");
          w[1] = rho * w[1] + (1 - rho) * g * g;
@@ -167,16 +218,24 @@ std::vector<OptCase> Cases() {
          w[2] = rho * w[2] + (1 - rho) * dx * dx;
          w[0] -= s.at("lr") * dx;
        }});
-  add({"RMSProp", {"var", "ms", "mom"}, {"lr", "rho", "momentum", "epsilon", "grad"},
-       {{"lr", 0.01}, {"rho", 0.9}, {"momentum", 0.5}, {"epsilon", 1e-6}}, {}, true,
+  add({"RMSProp",
+       {"var", "ms", "mom"},
+       {"lr", "rho", "momentum", "epsilon", "grad"},
+       {{"lr", 0.01}, {"rho", 0.9}, {"momentum", 0.5}, {"epsilon", 1e-6}},
+       {},
+       true,
        [](auto& w, double g, const Scalars& s) {
          const double rho = s.at("rho");
          w[1] = rho * w[1] + (1 - rho) * g * g;
          w[2] = s.at("momentum") * w[2] + s.at("lr") * g / std::sqrt(w[1] + s.at("epsilon"));
          w[0] -= w[2];
        }});
-  add({"CenteredRMSProp", {"var", "mg", "ms", "mom"}, {"lr", "rho", "momentum", "epsilon", "grad"},
-       {{"lr", 0.01}, {"rho", 0.9}, {"momentum", 0.5}, {"epsilon", 1e-6}}, {}, true,
+  add({"CenteredRMSProp",
+       {"var", "mg", "ms", "mom"},
+       {"lr", "rho", "momentum", "epsilon", "grad"},
+       {{"lr", 0.01}, {"rho", 0.9}, {"momentum", 0.5}, {"epsilon", 1e-6}},
+       {},
+       true,
        [](auto& w, double g, const Scalars& s) {
          const double rho = s.at("rho");
          w[2] = rho * w[2] + (1 - rho) * g * g;
@@ -186,24 +245,37 @@ std::vector<OptCase> Cases() {
          w[0] -= w[3];
        }});
   for (bool by_lr : {false, true}) {
-    add({"Ftrl", {"var", "accum", "linear"}, {"grad", "lr", "l1", "l2", "lr_power"},
+    add({"Ftrl",
+         {"var", "accum", "linear"},
+         {"grad", "lr", "l1", "l2", "lr_power"},
          {{"lr", 0.5}, {"l1", 0.01}, {"l2", 0.02}, {"lr_power", -0.5}},
-         {{"multiply_linear_by_lr", by_lr}}, true,
+         {{"multiply_linear_by_lr", by_lr}},
+         true,
          [by_lr](auto& w, double g, const Scalars& s) { Ftrl(w, g, s, by_lr); }});
-    add({"FtrlV2", {"var", "accum", "linear"},
+    add({"FtrlV2",
+         {"var", "accum", "linear"},
          {"grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"},
          {{"lr", 0.5}, {"l1", 0.01}, {"l2", 0.02}, {"l2_shrinkage", 0.03}, {"lr_power", -0.25}},
-         {{"multiply_linear_by_lr", by_lr}}, true,
+         {{"multiply_linear_by_lr", by_lr}},
+         true,
          [by_lr](auto& w, double g, const Scalars& s) { Ftrl(w, g, s, by_lr); }});
   }
-  add({"AddSign", {"var", "m"}, {"lr", "alpha", "sign_decay", "beta", "grad"},
-       {{"lr", 0.1}, {"alpha", 1.0}, {"sign_decay", 0.5}, {"beta", 0.9}}, {}, true,
+  add({"AddSign",
+       {"var", "m"},
+       {"lr", "alpha", "sign_decay", "beta", "grad"},
+       {{"lr", 0.1}, {"alpha", 1.0}, {"sign_decay", 0.5}, {"beta", 0.9}},
+       {},
+       true,
        [](auto& w, double g, const Scalars& s) {
          w[1] = s.at("beta") * w[1] + (1 - s.at("beta")) * g;
          w[0] -= s.at("lr") * (s.at("alpha") + s.at("sign_decay") * Sgn(g) * Sgn(w[1])) * g;
        }});
-  add({"PowerSign", {"var", "m"}, {"lr", "logbase", "sign_decay", "beta", "grad"},
-       {{"lr", 0.1}, {"logbase", std::log(2.0)}, {"sign_decay", 0.5}, {"beta", 0.9}}, {}, true,
+  add({"PowerSign",
+       {"var", "m"},
+       {"lr", "logbase", "sign_decay", "beta", "grad"},
+       {{"lr", 0.1}, {"logbase", std::log(2.0)}, {"sign_decay", 0.5}, {"beta", 0.9}},
+       {},
+       true,
        [](auto& w, double g, const Scalars& s) {
          w[1] = s.at("beta") * w[1] + (1 - s.at("beta")) * g;
          w[0] -= s.at("lr") * std::pow(2.0, s.at("sign_decay") * Sgn(g) * Sgn(w[1])) * g;
@@ -226,23 +298,28 @@ std::vector<double> Gradient(int step) {
 
 std::string DTypeEnum(DType t) {
   switch (t) {
-    case DType::kFloat64: return "DT_DOUBLE";
-    case DType::kFloat16: return "DT_HALF";
-    case DType::kBFloat16: return "DT_BFLOAT16";
-    default: return "DT_FLOAT";
+    case DType::kFloat64:
+      return "DT_DOUBLE";
+    case DType::kFloat16:
+      return "DT_HALF";
+    case DType::kBFloat16:
+      return "DT_BFLOAT16";
+    default:
+      return "DT_FLOAT";
   }
 }
 bool Is16(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
 
 std::string CastNode(const std::string& name, const std::string& input, DType from, DType to) {
   return absl::StrCat("node { name: \"", name, "\" op: \"Cast\" input: \"", input,
-                      "\" attr { key: \"SrcT\" value { type: ", DTypeEnum(from), " } } attr { key: "
-                      "\"DstT\" value { type: ", DTypeEnum(to), " } } }\n");
+                      "\" attr { key: \"SrcT\" value { type: ", DTypeEnum(from),
+                      " } } attr { key: "
+                      "\"DstT\" value { type: ",
+                      DTypeEnum(to), " } } }\n");
 }
 
 // A constant of dtype `t`; 16-bit ones are written in float and cast.
-std::string ConstNode(const std::string& name, DType t, const std::vector<double>& v,
-                      bool scalar) {
+std::string ConstNode(const std::string& name, DType t, const std::vector<double>& v, bool scalar) {
   if (Is16(t)) {
     return ConstNode(name + "/f32", DType::kFloat32, v, scalar) +
            CastNode(name, name + "/f32", DType::kFloat32, t);
@@ -253,10 +330,13 @@ std::string ConstNode(const std::string& name, DType t, const std::vector<double
                     absl::StrFormat("%.17g", x));
   }
   const std::string shape = scalar ? "" : absl::StrCat("dim { size: ", v.size(), " }");
-  return absl::StrCat("node { name: \"", name, "\" op: \"Const\" attr { key: \"dtype\" value { "
-                      "type: ", DTypeEnum(t), " } } attr { key: \"value\" value { tensor { "
-                      "dtype: ", DTypeEnum(t), " tensor_shape { ", shape, " }", vals,
-                      " } } } }\n");
+  return absl::StrCat("node { name: \"", name,
+                      "\" op: \"Const\" attr { key: \"dtype\" value { "
+                      "type: ",
+                      DTypeEnum(t),
+                      " } } attr { key: \"value\" value { tensor { "
+                      "dtype: ",
+                      DTypeEnum(t), " tensor_shape { ", shape, " }", vals, " } } } }\n");
 }
 
 // 16-bit graphs are fed and read in float (casts around the optimizer).
@@ -266,12 +346,11 @@ std::string FeedName(DType t) { return Is16(t) ? "grad/f32" : "grad"; }
 // The one-optimizer graph: variables initialised by "init", "apply" updating them from the
 // fed "grad" (of any shape unless `grad_shaped`), and "<var>/read" reading each.
 std::string OptimizerGraph(const OptCase& c, DType t, bool resource, bool grad_shaped = true) {
-  const std::string dt = absl::StrCat("attr { key: \"dtype\" value { type: ", DTypeEnum(t),
-                                      " } }");
-  const std::string shape = absl::StrCat("attr { key: \"shape\" value { shape { dim { size: ",
-                                         kElems, " } } } }");
-  const std::string feed_dt = absl::StrCat("attr { key: \"dtype\" value { type: ",
-                                           DTypeEnum(FeedType(t)), " } }");
+  const std::string dt = absl::StrCat("attr { key: \"dtype\" value { type: ", DTypeEnum(t), " } }");
+  const std::string shape =
+      absl::StrCat("attr { key: \"shape\" value { shape { dim { size: ", kElems, " } } } }");
+  const std::string feed_dt =
+      absl::StrCat("attr { key: \"dtype\" value { type: ", DTypeEnum(FeedType(t)), " } }");
   std::string g = absl::StrCat("node { name: \"", FeedName(t), "\" op: \"Placeholder\" ", feed_dt,
                                " ", grad_shaped ? shape : "", " }\n");
   if (Is16(t)) absl::StrAppend(&g, CastNode("grad", FeedName(t), DType::kFloat32, t));
@@ -283,16 +362,16 @@ std::string OptimizerGraph(const OptCase& c, DType t, bool resource, bool grad_s
                     "\" } } }\n");
     absl::StrAppend(&g, ConstNode(v + "/init", t, InitialValue(static_cast<int>(i)), false));
     if (resource) {
-      absl::StrAppend(&g, "node { name: \"", v, "/assign\" op: \"AssignVariableOp\" input: \"",
-                      v, "\" input: \"", v, "/init\" ", dt, " }\n");
+      absl::StrAppend(&g, "node { name: \"", v, "/assign\" op: \"AssignVariableOp\" input: \"", v,
+                      "\" input: \"", v, "/init\" ", dt, " }\n");
       const std::string read = Is16(t) ? v + "/read16" : v + "/read";
-      absl::StrAppend(&g, "node { name: \"", read, "\" op: \"ReadVariableOp\" input: \"", v,
-                      "\" ", dt, " }\n");
+      absl::StrAppend(&g, "node { name: \"", read, "\" op: \"ReadVariableOp\" input: \"", v, "\" ",
+                      dt, " }\n");
       if (Is16(t)) absl::StrAppend(&g, CastNode(v + "/read", read, t, DType::kFloat32));
     } else {
       absl::StrAppend(&g, "node { name: \"", v, "/assign\" op: \"Assign\" input: \"", v,
-                      "\" input: \"", v, "/init\" attr { key: \"T\" value { type: ",
-                      DTypeEnum(t), " } } }\n");
+                      "\" input: \"", v, "/init\" attr { key: \"T\" value { type: ", DTypeEnum(t),
+                      " } } }\n");
       absl::StrAppend(&g, "node { name: \"", v, "/read\" op: \"Identity\" input: \"", v,
                       "\" attr { key: \"T\" value { type: ", DTypeEnum(t), " } } }\n");
     }
@@ -312,8 +391,7 @@ std::string OptimizerGraph(const OptCase& c, DType t, bool resource, bool grad_s
   }
   absl::StrAppend(&apply, " attr { key: \"T\" value { type: ", DTypeEnum(t), " } }");
   for (const auto& [k, v] : c.attrs) {
-    absl::StrAppend(&apply, " attr { key: \"", k, "\" value { b: ", v ? "true" : "false",
-                    " } }");
+    absl::StrAppend(&apply, " attr { key: \"", k, "\" value { b: ", v ? "true" : "false", " } }");
   }
   return absl::StrCat(g, apply, " }\n");
 }
@@ -360,7 +438,8 @@ std::vector<std::vector<Tensor>> Train(const OptCase& c, DType t, bool resource,
   for (int s = 0; s < kSteps; ++s) {
     RunStats stats;
     absl::Status st =
-        (*session)->Run({{FeedName(t), Feed(FeedType(t), Gradient(s))}}, {}, {"apply"}, &stats)
+        (*session)
+            ->Run({{FeedName(t), Feed(FeedType(t), Gradient(s))}}, {}, {"apply"}, &stats)
             .status();
     EXPECT_TRUE(st.ok()) << StatusToString(st);
     *compiled += stats.nodes_compiled;
@@ -486,8 +565,8 @@ TEST(OptimizerErrorTest, FtrlRejectsNegativeLearningRateInTheKernel) {
 
 std::string DataPath(const std::string& name) {
   // The shared data sits beside the checkout (/work/shared next to /work/main).
-  std::filesystem::path p = std::filesystem::path(TFJIT_SOURCE_DIR) / ".." / "shared" / "data" /
-                            "training" / name;
+  std::filesystem::path p =
+      std::filesystem::path(TFJIT_SOURCE_DIR) / ".." / "shared" / "data" / "training" / name;
   return p.lexically_normal().string();
 }
 
@@ -522,8 +601,8 @@ std::string Seeded(const std::string& path, const std::string& out_name) {
   return WriteTempFile(out_name, graph.SerializeAsString());
 }
 
-std::unique_ptr<Session> LoadOrSkipReason(const std::string& path, JitMode mode,
-                                          std::string* skip, bool autofix = false) {
+std::unique_ptr<Session> LoadOrSkipReason(const std::string& path, JitMode mode, std::string* skip,
+                                          bool autofix = false) {
   SessionOptions options;
   options.jit = mode;
   options.autofix = autofix;
@@ -547,9 +626,10 @@ struct TrainMode {
   bool autofix;
   std::string Name() const { return absl::StrCat(JitModeName(jit), autofix ? "+autofix" : ""); }
 };
-const std::vector<TrainMode> kTf1Modes = {
-    {JitMode::kNone, false}, {JitMode::kAuto, false}, {JitMode::kAuto, true},
-    {JitMode::kAll, true}};
+const std::vector<TrainMode> kTf1Modes = {{JitMode::kNone, false},
+                                          {JitMode::kAuto, false},
+                                          {JitMode::kAuto, true},
+                                          {JitMode::kAll, true}};
 
 // With --autofix, the step `target` is one cluster holding every node but the variables, the
 // placeholders and the NoOp `target` itself (explain lists what is left out).
@@ -592,8 +672,8 @@ std::vector<float> RegressionX() {
 // with y = 0.1x + 0.3. Each step's w, b against a double-precision simulation from the same
 // initial values, in jit none and auto, and the two modes against each other.
 void TrainRegression(const std::string& model) {
-  const std::string seeded = Seeded(DataPath(model), "seeded_" +
-                                    std::filesystem::path(model).parent_path().string() + ".pb");
+  const std::string seeded = Seeded(
+      DataPath(model), "seeded_" + std::filesystem::path(model).parent_path().string() + ".pb");
   const std::vector<float> xs = RegressionX();
   std::vector<float> ys;
   for (float x : xs) ys.push_back(0.1f * x + 0.3f);
@@ -665,8 +745,8 @@ TEST(TrainingGraphTest, Tf1RegressionCheckpointGraphTrains) {
 // (save/restore_all), with --jit none and auto (--jit all refuses TF1 reference variables with
 // TF's "Detected unsupported operations", as XLA does).
 TEST(TrainingGraphTest, Tf1CheckpointSavesAndRestores) {
-  const std::string seeded = Seeded(DataPath("tf1_regression_checkpoint/model.pb"),
-                                    "seeded_ckpt.pb");
+  const std::string seeded =
+      Seeded(DataPath("tf1_regression_checkpoint/model.pb"), "seeded_ckpt.pb");
   const std::vector<float> xs = RegressionX();
   std::vector<float> ys;
   for (float x : xs) ys.push_back(0.1f * x + 0.3f);
@@ -696,8 +776,8 @@ TEST(TrainingGraphTest, Tf1CheckpointSavesAndRestores) {
     auto bundle = tf::BundleReader::Open(prefix);
     ASSERT_TRUE(bundle.ok()) << StatusToString(bundle.status());
     EXPECT_EQ((*bundle)->ListKeys(), (std::vector<std::string>{"b", "w"}));
-    for (const auto& [key, value] : {std::pair<std::string, const Tensor*>{"w", &(*trained)[0]},
-                                     {"b", &(*trained)[1]}}) {
+    for (const auto& [key, value] :
+         {std::pair<std::string, const Tensor*>{"w", &(*trained)[0]}, {"b", &(*trained)[1]}}) {
       auto stored = (*bundle)->Lookup(key);
       ASSERT_TRUE(stored.ok()) << StatusToString(stored.status());
       EXPECT_EQ(stored->data<float>()[0], value->data<float>()[0]) << key;
@@ -853,8 +933,8 @@ TEST(TrainingGraphTest, Tf2SavedModelVariablesAreWrittenBack) {
     for (int step = 0; step < 100; ++step) {
       ASSERT_TRUE((*session)->Run({{"x", x}, {"y", y}}, {"loss"}).ok());
     }
-    const fs::path copy = fs::temp_directory_path() / absl::StrCat("tfjit_trained_",
-                                                                   JitModeName(mode));
+    const fs::path copy =
+        fs::temp_directory_path() / absl::StrCat("tfjit_trained_", JitModeName(mode));
     fs::remove_all(copy);
     fs::create_directories(copy / "variables");
     fs::copy_file(fs::path(original) / "saved_model.pb", copy / "saved_model.pb");
@@ -916,8 +996,7 @@ TEST(TrainingGraphTest, Tf1IrisLossFallsInEveryMode) {
       ASSERT_TRUE(loss.ok()) << StatusToString(loss.status());
       trace[mode].push_back((*loss)[0].data<float>()[0]);
       RunStats stats;
-      st = session->Run({{"Placeholder", x}, {"Placeholder_1", y}}, {}, {"GradientDescent"},
-                        &stats)
+      st = session->Run({{"Placeholder", x}, {"Placeholder_1", y}}, {}, {"GradientDescent"}, &stats)
                .status();
       if (m.autofix) {  // the whole step compiled, nothing fell back to kernels
         EXPECT_EQ(stats.clusters, 1);

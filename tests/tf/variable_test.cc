@@ -87,8 +87,8 @@ TEST(VariableTest, Tf1ReferenceVariablesReadTheValueWhenTheConsumerRuns) {
     const Tensor eye = Tensor::FromVector(DType::kFloat32, {2, 2}, std::vector<float>{1, 0, 0, 1});
     auto uninit = session->Run({{"x", eye}}, {"y"});
     EXPECT_EQ(uninit.status().code(), absl::StatusCode::kFailedPrecondition);
-    EXPECT_TRUE(absl::StartsWith(uninit.status().message(),
-                                 "Attempting to use uninitialized value w"))
+    EXPECT_TRUE(
+        absl::StartsWith(uninit.status().message(), "Attempting to use uninitialized value w"))
         << uninit.status();
     ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());
     std::vector<Tensor> out;
@@ -158,8 +158,8 @@ TEST(VariableTest, VariableOnAnotherDeviceIsIssueA) {
 // and a branch operand): compiled, the loop carries the value and writes it back.
 TEST(VariableTest, VariablesInsideCompiledLoopsAndConditionals) {
   for (JitMode mode : kModes) {
-    for (const std::vector<float>& x : {std::vector<float>{0.5f, 1.0f},
-                                        std::vector<float>{0.5f, -2.0f}}) {
+    for (const std::vector<float>& x :
+         {std::vector<float>{0.5f, 1.0f}, std::vector<float>{0.5f, -2.0f}}) {
       SCOPED_TRACE(std::string(JitModeName(mode)) + (x[1] > 0 ? " positive" : " negative"));
       auto session = Load("loop_update.pbtxt", mode);
       ASSERT_NE(session, nullptr);
@@ -235,9 +235,9 @@ std::string OnGpu(const std::string& dtype, bool variable_on_gpu) {
   if (variable_on_gpu) graph = absl::StrReplaceAll(graph, {{"device:CPU:0", "device:GPU:0"}});
   if (dtype != "DT_FLOAT") {
     const std::string field = dtype == "DT_INT64" ? "int64_val" : "int_val";
-    graph = absl::StrReplaceAll(graph, {{"DT_FLOAT", dtype},
-                                        {"float_val: 3.1 float_val: 3.2",
-                                         field + ": 3 " + field + ": 4"}});
+    graph = absl::StrReplaceAll(
+        graph,
+        {{"DT_FLOAT", dtype}, {"float_val: 3.1 float_val: 3.2", field + ": 3 " + field + ": 4"}});
   }
   return WriteTempFile("gpu_" + dtype + (variable_on_gpu ? "_gpu.pbtxt" : "_cpu.pbtxt"), graph);
 }
@@ -278,11 +278,10 @@ TEST(VariableGpuTest, IssueAWithRealDevices) {
     auto out = (*session)->Run({{"x", x}}, {"read"});
     if (c.fails) {
       ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
-      EXPECT_TRUE(absl::StartsWith(
-          out.status().message(),
-          "Trying to access resource Variable located in device "
-          "/job:localhost/replica:0/task:0/device:CPU:0 from device "
-          "/job:localhost/replica:0/task:0/device:GPU:0\n Cf. "))
+      EXPECT_TRUE(absl::StartsWith(out.status().message(),
+                                   "Trying to access resource Variable located in device "
+                                   "/job:localhost/replica:0/task:0/device:CPU:0 from device "
+                                   "/job:localhost/replica:0/task:0/device:GPU:0\n Cf. "))
           << out.status().message();
       continue;
     }

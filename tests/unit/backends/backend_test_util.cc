@@ -17,8 +17,8 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CompileCpu(
 }
 
 absl::StatusOr<hlo::Literal> RunOnLiterals(const backends::Executable& exe,
-                                           const std::vector<hlo::Literal>& args,
-                                           ThreadPool* pool, bool tuple_root) {
+                                           const std::vector<hlo::Literal>& args, ThreadPool* pool,
+                                           bool tuple_root) {
   std::vector<Tensor> tensors;
   for (const hlo::Literal& a : args) tensors.push_back(a.tensor());
   auto outputs = exe.Run(tensors, pool);
@@ -33,23 +33,20 @@ std::string ShapeStr(const std::string& type, const std::vector<int64_t>& dims) 
   return absl::StrCat(type, "[", absl::StrJoin(dims, ","), "]");
 }
 
-::testing::AssertionResult RunAndCompare(const std::string& hlo,
-                                         const std::vector<uint64_t>& seeds,
+::testing::AssertionResult RunAndCompare(const std::string& hlo, const std::vector<uint64_t>& seeds,
                                          testlib::ErrorSpec spec, bool edge_values,
-                                         const cpu::CpuBackendOptions& options,
-                                         ThreadPool* pool) {
+                                         const cpu::CpuBackendOptions& options, ThreadPool* pool) {
   return RunAndCompareOn(*cpu::CreateCpuBackend(options), hlo, seeds, spec, edge_values, pool);
 }
 
-::testing::AssertionResult RunAndCompareOn(const backends::Backend& backend,
-                                           const std::string& hlo,
+::testing::AssertionResult RunAndCompareOn(const backends::Backend& backend, const std::string& hlo,
                                            const std::vector<uint64_t>& seeds,
                                            testlib::ErrorSpec spec, bool edge_values,
                                            ThreadPool* pool) {
   uint64_t seed = 0;
   auto context = [&]() {
-    return absl::StrCat("\nbackend=", backend.name(), " seed=", seed,
-                        " edge_values=", edge_values, "\nmodule:\n", hlo);
+    return absl::StrCat("\nbackend=", backend.name(), " seed=", seed, " edge_values=", edge_values,
+                        "\nmodule:\n", hlo);
   };
   auto module = hlo::ParseAndVerifyModule(hlo);
   if (!module.ok()) {
@@ -80,9 +77,8 @@ testlib::ErrorSpec SpecOf(const testlib::ValueBound& b) {
   return {2 * b.abs_err, 2 * b.rel_err};
 }
 
-::testing::AssertionResult CompareOutputs(const backends::Backend& backend,
-                                          const std::string& text, uint64_t args_seed,
-                                          bool edge_values,
+::testing::AssertionResult CompareOutputs(const backends::Backend& backend, const std::string& text,
+                                          uint64_t args_seed, bool edge_values,
                                           const std::vector<testlib::ErrorSpec>& specs) {
   auto parsed = hlo::ParseAndVerifyModule(text);
   if (!parsed.ok()) return ::testing::AssertionFailure() << "parse: " << parsed.status();
@@ -103,9 +99,8 @@ testlib::ErrorSpec SpecOf(const testlib::ValueBound& b) {
         specs.empty() ? testlib::ErrorSpec{0, 0} : specs[std::min(i, specs.size() - 1)];
     ::testing::AssertionResult near = testlib::LiteralsNear(e, a, spec);
     if (!near) {
-      return ::testing::AssertionFailure()
-             << "output " << i << " (abs " << spec.abs << ", rel " << spec.rel
-             << "): " << near.message();
+      return ::testing::AssertionFailure() << "output " << i << " (abs " << spec.abs << ", rel "
+                                           << spec.rel << "): " << near.message();
     }
   }
   return ::testing::AssertionSuccess();
@@ -121,15 +116,14 @@ int64_t OutSize(int64_t in, const Win& w) {
 }
 
 std::string WindowText(const std::vector<Win>& ws) {
-  auto join = [&](auto f) { return absl::StrJoin(ws, "x", [&](std::string* o, const Win& w) {
-                              absl::StrAppend(o, f(w));
-                            }); };
-  return absl::StrCat(
-      "{size=", join([](const Win& w) { return absl::StrCat(w.size); }),
-      " stride=", join([](const Win& w) { return absl::StrCat(w.stride); }),
-      " pad=", join([](const Win& w) { return absl::StrCat(w.lo, "_", w.hi); }),
-      " lhs_dilate=", join([](const Win& w) { return absl::StrCat(w.lhs); }),
-      " rhs_dilate=", join([](const Win& w) { return absl::StrCat(w.rhs); }), "}");
+  auto join = [&](auto f) {
+    return absl::StrJoin(ws, "x", [&](std::string* o, const Win& w) { absl::StrAppend(o, f(w)); });
+  };
+  return absl::StrCat("{size=", join([](const Win& w) { return absl::StrCat(w.size); }),
+                      " stride=", join([](const Win& w) { return absl::StrCat(w.stride); }),
+                      " pad=", join([](const Win& w) { return absl::StrCat(w.lo, "_", w.hi); }),
+                      " lhs_dilate=", join([](const Win& w) { return absl::StrCat(w.lhs); }),
+                      " rhs_dilate=", join([](const Win& w) { return absl::StrCat(w.rhs); }), "}");
 }
 
 }  // namespace
@@ -144,18 +138,18 @@ std::string Conv2DModule(const std::string& type, int64_t n, int64_t h, int64_t 
                       " {\n  %x = ", xs, " parameter(0)\n  %k = ", ks, " parameter(1)\n",
                       "  ROOT %c = ", ys, " convolution(%x, %k), window=", WindowText({wh, ww}),
                       ", dim_labels=b01f_01io->b01f",
-                      groups == 1 ? "" : absl::StrCat(", feature_group_count=", groups),
-                      "\n}\n");
+                      groups == 1 ? "" : absl::StrCat(", feature_group_count=", groups), "\n}\n");
 }
 
 std::string ScatterModule(const std::string& combiner, bool computed_operand) {
   return absl::StrCat(
       "HloModule scatter\n\n%combine (a: f32[], b: f32[]) -> f32[] {\n"
-      "  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n", combiner,
+      "  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n",
+      combiner,
       "}\n\nENTRY %main (x: f32[6,3], i: s32[5], u: f32[5,3]) -> f32[6,3] {\n"
       "  %x = f32[6,3] parameter(0)\n  %i = s32[5] parameter(1)\n  %u = f32[5,3] parameter(2)\n",
-      computed_operand ? "  %base = f32[6,3] negate(%x)\n" : "",
-      "  ROOT %s = f32[6,3] scatter(", computed_operand ? "%base" : "%x",
+      computed_operand ? "  %base = f32[6,3] negate(%x)\n" : "", "  ROOT %s = f32[6,3] scatter(",
+      computed_operand ? "%base" : "%x",
       ", %i, %u), update_window_dims={1}, inserted_window_dims={0}, "
       "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%combine\n}\n");
 }

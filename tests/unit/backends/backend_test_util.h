@@ -28,15 +28,13 @@ absl::StatusOr<hlo::Literal> RunOnLiterals(const backends::Executable& exe,
 
 // Compiles `hlo` once, then for each seed runs it and the evaluator on
 // RandomArgs(seed, edge_values) and compares within `spec` (integers and pred exactly).
-::testing::AssertionResult RunAndCompare(const std::string& hlo,
-                                         const std::vector<uint64_t>& seeds,
+::testing::AssertionResult RunAndCompare(const std::string& hlo, const std::vector<uint64_t>& seeds,
                                          testlib::ErrorSpec spec, bool edge_values = false,
                                          const cpu::CpuBackendOptions& options = {},
                                          ThreadPool* pool = nullptr);
 
 // The same on any backend.
-::testing::AssertionResult RunAndCompareOn(const backends::Backend& backend,
-                                           const std::string& hlo,
+::testing::AssertionResult RunAndCompareOn(const backends::Backend& backend, const std::string& hlo,
                                            const std::vector<uint64_t>& seeds,
                                            testlib::ErrorSpec spec, bool edge_values = false,
                                            ThreadPool* pool = nullptr);
@@ -48,9 +46,8 @@ testlib::ErrorSpec SpecOf(const testlib::ValueBound& bound);
 
 // Compiles `text` on `backend`, runs it and the evaluator on RandomArgs(args_seed,
 // edge_values) and compares output i within specs[i] (the last spec for further outputs).
-::testing::AssertionResult CompareOutputs(const backends::Backend& backend,
-                                          const std::string& text, uint64_t args_seed,
-                                          bool edge_values,
+::testing::AssertionResult CompareOutputs(const backends::Backend& backend, const std::string& text,
+                                          uint64_t args_seed, bool edge_values,
                                           const std::vector<testlib::ErrorSpec>& specs);
 
 // One spatial dim of a convolution window.

@@ -28,10 +28,10 @@ struct Case {
   bool edge_values = false;
 };
 
-std::string Module(const std::string& signature, const std::string& result,
-                   const std::string& body, const std::string& computations = "") {
-  return absl::StrCat("HloModule m\n\n", computations, "ENTRY %main (", signature, ") -> ",
-                      result, " {\n", body, "}\n");
+std::string Module(const std::string& signature, const std::string& result, const std::string& body,
+                   const std::string& computations = "") {
+  return absl::StrCat("HloModule m\n\n", computations, "ENTRY %main (", signature, ") -> ", result,
+                      " {\n", body, "}\n");
 }
 
 std::string DimsName(const std::vector<int64_t>& dims) {
@@ -70,22 +70,22 @@ void AddElementwiseCases(std::vector<Case>& cases) {
   for (const std::string& t : float_types) {
     for (const auto& dims : kShapes) {
       for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"}) {
-        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)),
-                         BinaryModule(op, t, dims), kExact, true});
+        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)), BinaryModule(op, t, dims),
+                         kExact, true});
       }
       for (const char* op : {"power", "remainder", "atan2"}) {
-        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)),
-                         BinaryModule(op, t, dims), kTranscendental, true});
+        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)), BinaryModule(op, t, dims),
+                         kTranscendental, true});
       }
-      for (const char* op : {"abs", "negate", "sqrt", "floor", "ceil", "sign",
-                             "round-nearest-even", "round-nearest-afz"}) {
-        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)),
-                         UnaryModule(op, t, dims), kExact, true});
+      for (const char* op : {"abs", "negate", "sqrt", "floor", "ceil", "sign", "round-nearest-even",
+                             "round-nearest-afz"}) {
+        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)), UnaryModule(op, t, dims),
+                         kExact, true});
       }
-      for (const char* op : {"exp", "log", "tanh", "logistic", "rsqrt", "expm1", "log1p",
-                             "sine", "cosine", "tan", "cbrt", "erf"}) {
-        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)),
-                         UnaryModule(op, t, dims), kTranscendental, true});
+      for (const char* op : {"exp", "log", "tanh", "logistic", "rsqrt", "expm1", "log1p", "sine",
+                             "cosine", "tan", "cbrt", "erf"}) {
+        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)), UnaryModule(op, t, dims),
+                         kTranscendental, true});
       }
       cases.push_back({absl::StrCat("is_finite_", t, "_", DimsName(dims)),
                        UnaryModule("is-finite", t, dims, "pred"), kExact, true});
@@ -93,25 +93,25 @@ void AddElementwiseCases(std::vector<Case>& cases) {
   }
   for (std::string t : {"s32", "s64", "u8", "s8", "u32", "s16"}) {
     for (const auto& dims : kShapes) {
-      for (const char* op : {"add", "subtract", "multiply", "divide", "remainder", "maximum",
-                             "minimum", "and", "or", "xor", "shift-left",
-                             "shift-right-logical", "shift-right-arithmetic", "power"}) {
-        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)),
-                         BinaryModule(op, t, dims), kExact, true});
+      for (const char* op :
+           {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "and", "or",
+            "xor", "shift-left", "shift-right-logical", "shift-right-arithmetic", "power"}) {
+        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)), BinaryModule(op, t, dims),
+                         kExact, true});
       }
       for (const char* op : {"abs", "negate", "sign", "not"}) {
-        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)),
-                         UnaryModule(op, t, dims), kExact, true});
+        cases.push_back({absl::StrCat(op, "_", t, "_", DimsName(dims)), UnaryModule(op, t, dims),
+                         kExact, true});
       }
     }
   }
   for (const auto& dims : kShapes) {
     for (const char* op : {"and", "or", "xor", "maximum", "minimum"}) {
-      cases.push_back({absl::StrCat(op, "_pred_", DimsName(dims)), BinaryModule(op, "pred", dims),
-                       kExact});
+      cases.push_back(
+          {absl::StrCat(op, "_pred_", DimsName(dims)), BinaryModule(op, "pred", dims), kExact});
     }
-    cases.push_back({absl::StrCat("not_pred_", DimsName(dims)), UnaryModule("not", "pred", dims),
-                     kExact});
+    cases.push_back(
+        {absl::StrCat("not_pred_", DimsName(dims)), UnaryModule("not", "pred", dims), kExact});
   }
 }
 
@@ -119,10 +119,10 @@ void AddCompareSelectClampCases(std::vector<Case>& cases) {
   for (std::string t : {"f32", "f64", "f16", "bf16", "s32", "u8", "s64", "pred"}) {
     for (const char* dir : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
       for (const auto& dims : std::vector<std::vector<int64_t>>{{}, {17}, {3, 1, 5}}) {
-        cases.push_back({absl::StrCat("compare_", dir, "_", t, "_", DimsName(dims)),
-                         BinaryModule("compare", t, dims, "pred",
-                                      absl::StrCat(", direction=", dir)),
-                         kExact, true});
+        cases.push_back(
+            {absl::StrCat("compare_", dir, "_", t, "_", DimsName(dims)),
+             BinaryModule("compare", t, dims, "pred", absl::StrCat(", direction=", dir)), kExact,
+             true});
       }
     }
     const std::string s = ShapeStr(t, {33});
@@ -135,8 +135,8 @@ void AddCompareSelectClampCases(std::vector<Case>& cases) {
     cases.push_back(
         {"select_scalar_pred_" + t,
          Module("p: pred[], a: " + s + ", b: " + s, s,
-                absl::StrCat("  %p = pred[] parameter(0)\n  %a = ", s, " parameter(1)\n  %b = ",
-                             s, " parameter(2)\n  ROOT %r = ", s, " select(%p, %a, %b)\n")),
+                absl::StrCat("  %p = pred[] parameter(0)\n  %a = ", s, " parameter(1)\n  %b = ", s,
+                             " parameter(2)\n  ROOT %r = ", s, " select(%p, %a, %b)\n")),
          kExact});
     if (t == "pred") continue;
     const std::string sc = ShapeStr(t, {});
@@ -156,8 +156,8 @@ void AddCompareSelectClampCases(std::vector<Case>& cases) {
 }
 
 void AddConvertCases(std::vector<Case>& cases) {
-  const std::vector<std::string> types = {"pred", "s8", "s16", "s32", "s64", "u8",
-                                          "u32", "u64", "f16", "bf16", "f32", "f64"};
+  const std::vector<std::string> types = {"pred", "s8",  "s16", "s32",  "s64", "u8",
+                                          "u32",  "u64", "f16", "bf16", "f32", "f64"};
   for (const std::string& from : types) {
     for (const std::string& to : types) {
       cases.push_back({absl::StrCat("convert_", from, "_to_", to),
@@ -169,11 +169,11 @@ void AddConvertCases(std::vector<Case>& cases) {
 void AddDataMovementCases(std::vector<Case>& cases) {
   auto one = [&](const std::string& name, const std::string& in, const std::string& out,
                  const std::string& expr) {
-    cases.push_back({name,
-                     Module("x: " + in, out,
-                            absl::StrCat("  %x = ", in, " parameter(0)\n  ROOT %r = ", out, " ",
-                                         expr, "\n")),
-                     kExact});
+    cases.push_back(
+        {name,
+         Module("x: " + in, out,
+                absl::StrCat("  %x = ", in, " parameter(0)\n  ROOT %r = ", out, " ", expr, "\n")),
+         kExact});
   };
   for (std::string t : {"f32", "s32", "pred", "f16"}) {
     one("broadcast_vec_" + t, t + "[3]", t + "[2,3,4]", "broadcast(%x), dimensions={1}");
@@ -188,41 +188,38 @@ void AddDataMovementCases(std::vector<Case>& cases) {
     one("empty_slice_" + t, t + "[4,3]", t + "[0,3]", "slice(%x), slice={[2:2:1], [0:3:1]}");
   }
   for (std::string t : {"f32", "s32", "u8", "f16", "s64"}) {
-    cases.push_back({"iota_" + t, Module("", t + "[4,5]", absl::StrCat(
-                                                 "  ROOT %r = ", t,
-                                                 "[4,5] iota(), iota_dimension=1\n")),
+    cases.push_back({"iota_" + t,
+                     Module("", t + "[4,5]",
+                            absl::StrCat("  ROOT %r = ", t, "[4,5] iota(), iota_dimension=1\n")),
                      kExact});
   }
-  cases.push_back(
-      {"concatenate",
-       Module("a: f32[2,3], b: f32[2,5], c: f32[2,0], d: f32[2,1]", "f32[2,9]",
-              "  %a = f32[2,3] parameter(0)\n  %b = f32[2,5] parameter(1)\n"
-              "  %c = f32[2,0] parameter(2)\n  %d = f32[2,1] parameter(3)\n"
-              "  ROOT %r = f32[2,9] concatenate(%a, %b, %c, %d), dimensions={1}\n"),
-       kExact});
-  cases.push_back(
-      {"concatenate_dim0_pred",
-       Module("a: pred[3,2], b: pred[4,2]", "pred[7,2]",
-              "  %a = pred[3,2] parameter(0)\n  %b = pred[4,2] parameter(1)\n"
-              "  ROOT %r = pred[7,2] concatenate(%a, %b), dimensions={0}\n"),
-       kExact});
-  cases.push_back(
-      {"pad_negative_interior",
-       Module("x: f32[3,4], v: f32[]", "f32[8,4]",
-              "  %x = f32[3,4] parameter(0)\n  %v = f32[] parameter(1)\n"
-              "  ROOT %r = f32[8,4] pad(%x, %v), padding=1_2_1x-1_1_0\n"),
-       kExact});
-  cases.push_back(
-      {"pad_s32",
-       Module("x: s32[5], v: s32[]", "s32[9]",
-              "  %x = s32[5] parameter(0)\n  %v = s32[] parameter(1)\n"
-              "  ROOT %r = s32[9] pad(%x, %v), padding=2_2\n"),
-       kExact});
+  cases.push_back({"concatenate",
+                   Module("a: f32[2,3], b: f32[2,5], c: f32[2,0], d: f32[2,1]", "f32[2,9]",
+                          "  %a = f32[2,3] parameter(0)\n  %b = f32[2,5] parameter(1)\n"
+                          "  %c = f32[2,0] parameter(2)\n  %d = f32[2,1] parameter(3)\n"
+                          "  ROOT %r = f32[2,9] concatenate(%a, %b, %c, %d), dimensions={1}\n"),
+                   kExact});
+  cases.push_back({"concatenate_dim0_pred",
+                   Module("a: pred[3,2], b: pred[4,2]", "pred[7,2]",
+                          "  %a = pred[3,2] parameter(0)\n  %b = pred[4,2] parameter(1)\n"
+                          "  ROOT %r = pred[7,2] concatenate(%a, %b), dimensions={0}\n"),
+                   kExact});
+  cases.push_back({"pad_negative_interior",
+                   Module("x: f32[3,4], v: f32[]", "f32[8,4]",
+                          "  %x = f32[3,4] parameter(0)\n  %v = f32[] parameter(1)\n"
+                          "  ROOT %r = f32[8,4] pad(%x, %v), padding=1_2_1x-1_1_0\n"),
+                   kExact});
+  cases.push_back({"pad_s32",
+                   Module("x: s32[5], v: s32[]", "s32[9]",
+                          "  %x = s32[5] parameter(0)\n  %v = s32[] parameter(1)\n"
+                          "  ROOT %r = s32[9] pad(%x, %v), padding=2_2\n"),
+                   kExact});
   cases.push_back(
       {"constant_array_add",
-       Module("x: f32[2,3]", "f32[2,3]",
-              "  %x = f32[2,3] parameter(0)\n  %c = f32[2,3] constant({{1, 2.5, -3}, {4, 5, nan}})\n"
-              "  ROOT %r = f32[2,3] add(%x, %c)\n"),
+       Module(
+           "x: f32[2,3]", "f32[2,3]",
+           "  %x = f32[2,3] parameter(0)\n  %c = f32[2,3] constant({{1, 2.5, -3}, {4, 5, nan}})\n"
+           "  ROOT %r = f32[2,3] add(%x, %c)\n"),
        kExact});
 }
 
@@ -248,8 +245,14 @@ void AddReduceCases(std::vector<Case>& cases) {
       if (std::find(ds.begin(), ds.end(), d) == ds.end()) out.push_back(in[d]);
     }
     const std::string dims_attr = absl::StrCat("dimensions={", absl::StrJoin(ds, ","), "}");
-    struct Variant { const char* name; const char* type; const char* comp; const char* fn;
-                     const char* init; ErrorSpec spec; };
+    struct Variant {
+      const char* name;
+      const char* type;
+      const char* comp;
+      const char* fn;
+      const char* init;
+      ErrorSpec spec;
+    };
     for (const Variant& v : {Variant{"sum_f32", "f32", kAddF32, "%add", "0", kReduction},
                              Variant{"max_f32", "f32", kMaxF32, "%max", "-inf", kExact},
                              Variant{"sum_s32", "s32", kAddS32, "%add", "0", kExact},
@@ -258,9 +261,9 @@ void AddReduceCases(std::vector<Case>& cases) {
       cases.push_back(
           {absl::StrCat("reduce_", v.name, "_dims_", absl::StrJoin(ds, "_")),
            Module("x: " + s_in, s_out,
-                  absl::StrCat("  %x = ", s_in, " parameter(0)\n  %init = ", v.type,
-                               "[] constant(", v.init, ")\n  ROOT %r = ", s_out,
-                               " reduce(%x, %init), ", dims_attr, ", to_apply=", v.fn, "\n"),
+                  absl::StrCat("  %x = ", s_in, " parameter(0)\n  %init = ", v.type, "[] constant(",
+                               v.init, ")\n  ROOT %r = ", s_out, " reduce(%x, %init), ", dims_attr,
+                               ", to_apply=", v.fn, "\n"),
                   v.comp),
            v.spec, true});
     }
@@ -318,14 +321,14 @@ void AddDotCases(std::vector<Case>& cases) {
                                "lhs_batch_dims={0}, rhs_batch_dims={0}, "
                                "lhs_contracting_dims={2}, rhs_contracting_dims={1}"),
                      spec});
-    cases.push_back({"dot_matvec_" + t,
-                     DotModule(t, {7, 5}, {5}, {7},
-                               "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
-                     spec});
-    cases.push_back({"dot_vecmat_" + t,
-                     DotModule(t, {5}, {5, 6}, {6},
-                               "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
-                     spec});
+    cases.push_back(
+        {"dot_matvec_" + t,
+         DotModule(t, {7, 5}, {5}, {7}, "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+         spec});
+    cases.push_back(
+        {"dot_vecmat_" + t,
+         DotModule(t, {5}, {5, 6}, {6}, "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+         spec});
     cases.push_back({"dot_batch_not_leading_" + t,
                      DotModule(t, {4, 3, 5}, {5, 3}, {3, 4},
                                "lhs_batch_dims={1}, rhs_batch_dims={1}, "
@@ -357,35 +360,32 @@ void AddFusionCases(std::vector<Case>& cases) {
                 absl::StrCat("  %x = ", s, " parameter(0)\n  %y = ", s, " parameter(1)\n",
                              "  %c = f32[] parameter(2)\n  %cb = ", s,
                              " broadcast(%c), dimensions={}\n  %m = ", s, " multiply(%x, %y)\n",
-                             "  %a = ", s, " add(%m, %cb)\n  %t = ", s, " tanh(%a)\n",
-                             "  %e = ", s, " exp(%t)\n  %mx = ", s, " maximum(%e, %x)\n",
-                             "  %p = pred", s.substr(3), " compare(%mx, %y), direction=GT\n",
-                             "  ROOT %r = ", s, " select(%p, %mx, %m)\n")),
+                             "  %a = ", s, " add(%m, %cb)\n  %t = ", s, " tanh(%a)\n", "  %e = ", s,
+                             " exp(%t)\n  %mx = ", s, " maximum(%e, %x)\n", "  %p = pred",
+                             s.substr(3), " compare(%mx, %y), direction=GT\n", "  ROOT %r = ", s,
+                             " select(%p, %mx, %m)\n")),
          kTranscendental, true});
   }
-  cases.push_back(
-      {"softmax_rows",
-       Module("x: f32[5,33]", "f32[5,33]",
-              "  %x = f32[5,33] parameter(0)\n  %ninf = f32[] constant(-inf)\n"
-              "  %rmax = f32[5] reduce(%x, %ninf), dimensions={1}, to_apply=%max\n"
-              "  %mb = f32[5,33] broadcast(%rmax), dimensions={0}\n"
-              "  %d = f32[5,33] subtract(%x, %mb)\n  %e = f32[5,33] exp(%d)\n"
-              "  %z = f32[] constant(0)\n"
-              "  %sum = f32[5] reduce(%e, %z), dimensions={1}, to_apply=%add\n"
-              "  %sb = f32[5,33] broadcast(%sum), dimensions={0}\n"
-              "  ROOT %r = f32[5,33] divide(%e, %sb)\n",
-              absl::StrCat(kAddF32, kMaxF32)),
-       kReduction});
-  cases.push_back(
-      {"tuple_root_with_parameter_and_constant",
-       Module("x: f32[4], y: s32[3]", "(f32[4], s32[3], f32[4], f32[2])",
-              "  %x = f32[4] parameter(0)\n  %y = s32[3] parameter(1)\n"
-              "  %n = f32[4] negate(%x)\n  %c = f32[2] constant({1.5, -2})\n"
-              "  ROOT %t = (f32[4], s32[3], f32[4], f32[2]) tuple(%n, %y, %n, %c)\n"),
-       kExact});
-  cases.push_back({"root_is_parameter", Module("x: f32[3]", "f32[3]",
-                                               "  ROOT %x = f32[3] parameter(0)\n"),
+  cases.push_back({"softmax_rows",
+                   Module("x: f32[5,33]", "f32[5,33]",
+                          "  %x = f32[5,33] parameter(0)\n  %ninf = f32[] constant(-inf)\n"
+                          "  %rmax = f32[5] reduce(%x, %ninf), dimensions={1}, to_apply=%max\n"
+                          "  %mb = f32[5,33] broadcast(%rmax), dimensions={0}\n"
+                          "  %d = f32[5,33] subtract(%x, %mb)\n  %e = f32[5,33] exp(%d)\n"
+                          "  %z = f32[] constant(0)\n"
+                          "  %sum = f32[5] reduce(%e, %z), dimensions={1}, to_apply=%add\n"
+                          "  %sb = f32[5,33] broadcast(%sum), dimensions={0}\n"
+                          "  ROOT %r = f32[5,33] divide(%e, %sb)\n",
+                          absl::StrCat(kAddF32, kMaxF32)),
+                   kReduction});
+  cases.push_back({"tuple_root_with_parameter_and_constant",
+                   Module("x: f32[4], y: s32[3]", "(f32[4], s32[3], f32[4], f32[2])",
+                          "  %x = f32[4] parameter(0)\n  %y = s32[3] parameter(1)\n"
+                          "  %n = f32[4] negate(%x)\n  %c = f32[2] constant({1.5, -2})\n"
+                          "  ROOT %t = (f32[4], s32[3], f32[4], f32[2]) tuple(%n, %y, %n, %c)\n"),
                    kExact});
+  cases.push_back({"root_is_parameter",
+                   Module("x: f32[3]", "f32[3]", "  ROOT %x = f32[3] parameter(0)\n"), kExact});
   cases.push_back({"root_is_reshape_of_kernel",
                    Module("x: f32[2,3]", "f32[6]",
                           "  %x = f32[2,3] parameter(0)\n  %e = f32[2,3] exp(%x)\n"

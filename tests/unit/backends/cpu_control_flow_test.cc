@@ -210,7 +210,8 @@ TEST(CpuControlFlowTest, LoopRotatingStateThroughArithmetic) {
   const std::string state = "(s32[], s32[], f32[5], f32[5])";
   const std::string hlo = absl::StrCat(
       "HloModule fib\n\n", CountedCondition("cond", state), "%body (p: ", state, ") -> ", state,
-      " {\n  %p = ", state, " parameter(0)\n"
+      " {\n  %p = ", state,
+      " parameter(0)\n"
       "  %i = s32[] get-tuple-element(%p), index=0\n"
       "  %n = s32[] get-tuple-element(%p), index=1\n"
       "  %a = f32[5] get-tuple-element(%p), index=2\n"
@@ -218,11 +219,18 @@ TEST(CpuControlFlowTest, LoopRotatingStateThroughArithmetic) {
       "  %c = f32[5] add(%a, %b)\n  %half = f32[] constant(0.5)\n"
       "  %hb = f32[5] broadcast(%half), dimensions={}\n  %d = f32[5] multiply(%c, %hb)\n"
       "  %one = s32[] constant(1)\n  %next = s32[] add(%i, %one)\n"
-      "  ROOT %t = ", state, " tuple(%next, %n, %b, %d)\n}\n\n"
-      "ENTRY %main (a: f32[5], b: f32[5], n: s32[]) -> ", state, " {\n"
+      "  ROOT %t = ",
+      state,
+      " tuple(%next, %n, %b, %d)\n}\n\n"
+      "ENTRY %main (a: f32[5], b: f32[5], n: s32[]) -> ",
+      state,
+      " {\n"
       "  %a = f32[5] parameter(0)\n  %b = f32[5] parameter(1)\n  %n = s32[] parameter(2)\n"
-      "  %zero = s32[] constant(0)\n  %init = ", state, " tuple(%zero, %n, %a, %b)\n"
-      "  ROOT %w = ", state, " while(%init), condition=%cond, body=%body\n}\n");
+      "  %zero = s32[] constant(0)\n  %init = ",
+      state,
+      " tuple(%zero, %n, %a, %b)\n"
+      "  ROOT %w = ",
+      state, " while(%init), condition=%cond, body=%body\n}\n");
   EXPECT_TRUE(RunAndCompareU(hlo, kFloat));
   EXPECT_TRUE(CompareOn(hlo, {F32({5}, 1), F32({5}, 2), S32(6)}, kFloat));
 }
@@ -257,20 +265,27 @@ ENTRY %main (x: f32[3], i: s32[]) -> (f32[3], s32[]) {
 // the update must not happen in place.
 TEST(CpuControlFlowTest, UpdateWhoseOldValueIsAlsoReturned) {
   const std::string state = "(s32[], s32[], f32[4], f32[4])";
-  const std::string hlo = absl::StrCat(
-      "HloModule keep_old\n\n", CountedCondition("cond", state), "%body (p: ", state, ") -> ",
-      state, " {\n  %p = ", state, " parameter(0)\n"
-      "  %i = s32[] get-tuple-element(%p), index=0\n"
-      "  %n = s32[] get-tuple-element(%p), index=1\n"
-      "  %a = f32[4] get-tuple-element(%p), index=2\n"
-      "  %v = f32[1] constant({7})\n"
-      "  %a2 = f32[4] dynamic-update-slice(%a, %v, %i)\n"
-      "  %one = s32[] constant(1)\n  %next = s32[] add(%i, %one)\n"
-      "  ROOT %t = ", state, " tuple(%next, %n, %a2, %a)\n}\n\n"
-      "ENTRY %main (a: f32[4], n: s32[]) -> ", state, " {\n"
-      "  %a = f32[4] parameter(0)\n  %n = s32[] parameter(1)\n"
-      "  %zero = s32[] constant(0)\n  %init = ", state, " tuple(%zero, %n, %a, %a)\n"
-      "  ROOT %w = ", state, " while(%init), condition=%cond, body=%body\n}\n");
+  const std::string hlo = absl::StrCat("HloModule keep_old\n\n", CountedCondition("cond", state),
+                                       "%body (p: ", state, ") -> ", state, " {\n  %p = ", state,
+                                       " parameter(0)\n"
+                                       "  %i = s32[] get-tuple-element(%p), index=0\n"
+                                       "  %n = s32[] get-tuple-element(%p), index=1\n"
+                                       "  %a = f32[4] get-tuple-element(%p), index=2\n"
+                                       "  %v = f32[1] constant({7})\n"
+                                       "  %a2 = f32[4] dynamic-update-slice(%a, %v, %i)\n"
+                                       "  %one = s32[] constant(1)\n  %next = s32[] add(%i, %one)\n"
+                                       "  ROOT %t = ",
+                                       state,
+                                       " tuple(%next, %n, %a2, %a)\n}\n\n"
+                                       "ENTRY %main (a: f32[4], n: s32[]) -> ",
+                                       state,
+                                       " {\n"
+                                       "  %a = f32[4] parameter(0)\n  %n = s32[] parameter(1)\n"
+                                       "  %zero = s32[] constant(0)\n  %init = ",
+                                       state,
+                                       " tuple(%zero, %n, %a, %a)\n"
+                                       "  ROOT %w = ",
+                                       state, " while(%init), condition=%cond, body=%body\n}\n");
   EXPECT_TRUE(RunAndCompareU(hlo, kExact));
   EXPECT_TRUE(CompareOn(hlo, {F32({4}, 1), S32(3)}));
 }
@@ -454,7 +469,8 @@ std::string DynamicSliceModule(const std::string& index_type) {
   return absl::StrCat(
       "HloModule ds\n\nENTRY %main (x: f32[10,6], i: ", index_type, ", j: ", index_type,
       ") -> f32[3,4] {\n  %x = f32[10,6] parameter(0)\n  %i = ", index_type,
-      " parameter(1)\n  %j = ", index_type, " parameter(2)\n"
+      " parameter(1)\n  %j = ", index_type,
+      " parameter(2)\n"
       "  ROOT %d = f32[3,4] dynamic-slice(%x, %i, %j), dynamic_slice_sizes={3,4}\n}\n");
 }
 
@@ -484,8 +500,7 @@ TEST(CpuControlFlowTest, DynamicUpdateSliceAtTheEdges) {
     const std::string hlo = DynamicUpdateSliceModule(computed);
     EXPECT_TRUE(RunAndCompareU(hlo, {1e-6, 1e-5}, /*edge_values=*/true)) << computed;
     for (auto [i, j] : std::vector<std::pair<int32_t, int32_t>>{{0, 0}, {7, 2}, {9, 5}, {-3, 4}}) {
-      EXPECT_TRUE(CompareOn(hlo, {F32({10, 6}, 0), F32({3, 4}, 100), S32(i), S32(j)},
-                            {1e-6, 1e-5}))
+      EXPECT_TRUE(CompareOn(hlo, {F32({10, 6}, 0), F32({3, 4}, 100), S32(i), S32(j)}, {1e-6, 1e-5}))
           << computed << ": " << i << "," << j;
     }
   }
@@ -538,8 +553,8 @@ TEST(CpuControlFlowTest, ScatterAddMaxAndAssignRows) {
       "  ROOT %r = f32[] add(%a, %b)\n", "  ROOT %r = f32[] maximum(%a, %b)\n",
       // Assignment: the combiner returns the update.
       "  %z = f32[] constant(0)\n  ROOT %r = f32[] add(%b, %z)\n"};
-  const hlo::Literal rows = hlo::Literal::FromTensor(
-      Tensor::FromVector<int32_t>(DType::kInt32, {5}, {1, 1, 5, 6, -1}));
+  const hlo::Literal rows =
+      hlo::Literal::FromTensor(Tensor::FromVector<int32_t>(DType::kInt32, {5}, {1, 1, 5, 6, -1}));
   for (const std::string& combiner : combiners) {
     for (bool computed : {false, true}) {
       const std::string hlo = ScatterModule(combiner, computed);

@@ -51,46 +51,45 @@ std::vector<Case> Cases() {
   cases.push_back({"valid_3x3", Conv2DModule("f32", 1, 7, 9, 3, W(3), W(3), 5)});
   cases.push_back({"same_3x3", Conv2DModule("f32", 1, 7, 9, 3, W(3, 1, 1, 1), W(3, 1, 1, 1), 5)});
   // Stride 2 with TF SAME's asymmetric padding (0 before, 1 after for even sizes).
-  cases.push_back({"stride2_same", Conv2DModule("f32", 1, 8, 10, 4, W(3, 2, 0, 1),
-                                                W(3, 2, 0, 1), 6)});
+  cases.push_back(
+      {"stride2_same", Conv2DModule("f32", 1, 8, 10, 4, W(3, 2, 0, 1), W(3, 2, 0, 1), 6)});
   cases.push_back({"stride2_valid_odd", Conv2DModule("f32", 1, 9, 11, 3, W(3, 2), W(3, 2), 4)});
-  cases.push_back({"stride3_kernel5", Conv2DModule("f32", 1, 13, 12, 2, W(5, 3, 2, 2),
-                                                   W(5, 3, 1, 2), 3)});
+  cases.push_back(
+      {"stride3_kernel5", Conv2DModule("f32", 1, 13, 12, 2, W(5, 3, 2, 2), W(5, 3, 1, 2), 3)});
   // Atrous (rhs dilation 2) with padding.
-  cases.push_back({"dilation2", Conv2DModule("f32", 1, 9, 9, 3, W(3, 1, 2, 2, 1, 2),
-                                             W(3, 1, 2, 2, 1, 2), 4)});
+  cases.push_back(
+      {"dilation2", Conv2DModule("f32", 1, 9, 9, 3, W(3, 1, 2, 2, 1, 2), W(3, 1, 2, 2, 1, 2), 4)});
   // Batch 2, 1x1 pointwise, many features (inner loop longer than a vector).
   cases.push_back({"batch2_pointwise", Conv2DModule("f32", 2, 5, 6, 37, W(1), W(1), 11)});
-  cases.push_back({"batch2_same", Conv2DModule("f32", 2, 6, 5, 17, W(3, 1, 1, 1),
-                                               W(3, 1, 1, 1), 9)});
+  cases.push_back(
+      {"batch2_same", Conv2DModule("f32", 2, 6, 5, 17, W(3, 1, 1, 1), W(3, 1, 1, 1), 9)});
   // Depthwise: groups = channels, multiplier 1 and 2; and a grouped convolution.
-  cases.push_back({"depthwise_m1", Conv2DModule("f32", 1, 7, 8, 6, W(3, 1, 1, 1),
-                                                W(3, 1, 1, 1), 6, 6)});
-  cases.push_back({"depthwise_m2_stride2", Conv2DModule("f32", 2, 9, 7, 5, W(3, 2, 1, 1),
-                                                        W(3, 2, 1, 1), 10, 5)});
-  cases.push_back({"grouped", Conv2DModule("f32", 1, 6, 6, 8, W(3, 1, 1, 1), W(3, 1, 1, 1),
-                                           6, 2)});
+  cases.push_back(
+      {"depthwise_m1", Conv2DModule("f32", 1, 7, 8, 6, W(3, 1, 1, 1), W(3, 1, 1, 1), 6, 6)});
+  cases.push_back({"depthwise_m2_stride2",
+                   Conv2DModule("f32", 2, 9, 7, 5, W(3, 2, 1, 1), W(3, 2, 1, 1), 10, 5)});
+  cases.push_back({"grouped", Conv2DModule("f32", 1, 6, 6, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 6, 2)});
   // Transposed convolutions: lhs dilation 2 with the padding a stride-2 SAME / VALID
   // Conv2DBackpropInput produces, and lhs + rhs dilation together.
-  cases.push_back({"transposed_same_s2", Conv2DModule("f32", 1, 4, 5, 3, W(3, 1, 1, 2, 2),
-                                                      W(3, 1, 1, 2, 2), 2)});
-  cases.push_back({"transposed_valid_s2", Conv2DModule("f32", 2, 3, 3, 4, W(3, 1, 2, 2, 2),
-                                                       W(3, 1, 2, 2, 2), 3)});
-  cases.push_back({"transposed_dilated", Conv2DModule("f32", 1, 4, 4, 2, W(2, 1, 1, 1, 3, 2),
-                                                      W(3, 2, 0, 3, 2, 1), 3)});
+  cases.push_back({"transposed_same_s2",
+                   Conv2DModule("f32", 1, 4, 5, 3, W(3, 1, 1, 2, 2), W(3, 1, 1, 2, 2), 2)});
+  cases.push_back({"transposed_valid_s2",
+                   Conv2DModule("f32", 2, 3, 3, 4, W(3, 1, 2, 2, 2), W(3, 1, 2, 2, 2), 3)});
+  cases.push_back({"transposed_dilated",
+                   Conv2DModule("f32", 1, 4, 4, 2, W(2, 1, 1, 1, 3, 2), W(3, 2, 0, 3, 2, 1), 3)});
   // Negative padding crops the input.
-  cases.push_back({"negative_pad", Conv2DModule("f32", 1, 8, 8, 2, W(3, 1, -1, -2),
-                                                W(2, 1, -2, 0), 3)});
+  cases.push_back(
+      {"negative_pad", Conv2DModule("f32", 1, 8, 8, 2, W(3, 1, -1, -2), W(2, 1, -2, 0), 3)});
   // Depthwise with rhs dilation, and a transposed depthwise (lhs dilation 2) with mult 2.
   cases.push_back({"depthwise_dilated", Conv2DModule("f32", 1, 9, 8, 4, W(3, 1, 2, 2, 1, 2),
                                                      W(3, 1, 2, 2, 1, 2), 4, 4)});
-  cases.push_back({"depthwise_transposed_m2", Conv2DModule("f32", 2, 4, 5, 3, W(3, 1, 1, 2, 2),
-                                                           W(3, 1, 1, 2, 2), 6, 3)});
+  cases.push_back({"depthwise_transposed_m2",
+                   Conv2DModule("f32", 2, 4, 5, 3, W(3, 1, 1, 2, 2), W(3, 1, 1, 2, 2), 6, 3)});
   // Transposed stride 2 with a 4x4 kernel and many features; f64 depthwise.
-  cases.push_back({"transposed_s2_k4", Conv2DModule("f32", 1, 5, 4, 9, W(4, 1, 2, 2, 2),
-                                                    W(4, 1, 2, 2, 2), 7)});
-  cases.push_back({"f64_depthwise_m2", Conv2DModule("f64", 1, 6, 6, 3, W(3, 2, 1, 1),
-                                                    W(3, 2, 1, 1), 6, 3)});
+  cases.push_back(
+      {"transposed_s2_k4", Conv2DModule("f32", 1, 5, 4, 9, W(4, 1, 2, 2, 2), W(4, 1, 2, 2, 2), 7)});
+  cases.push_back(
+      {"f64_depthwise_m2", Conv2DModule("f64", 1, 6, 6, 3, W(3, 2, 1, 1), W(3, 2, 1, 1), 6, 3)});
   // Pointwise (the direct GEMM without gathering) and a pointwise with stride 2 (gathered).
   cases.push_back({"pointwise", Conv2DModule("f32", 1, 7, 5, 13, W(1), W(1), 6)});
   cases.push_back({"pointwise_stride2", Conv2DModule("f32", 1, 7, 5, 13, W(1, 2), W(1, 2), 6)});
@@ -125,8 +124,8 @@ TEST(CpuConvParallelTest, ThreadedKernelMatchesEvaluator) {
   ThreadPool pool(4);
   cpu::CpuBackendOptions options;
   options.parallel_min_elements = 1024;
-  EXPECT_TRUE(RunAndCompare(Conv2DModule("f32", 4, 16, 16, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 8),
-                            {7}, kConvSpec, false, options, &pool));
+  EXPECT_TRUE(RunAndCompare(Conv2DModule("f32", 4, 16, 16, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 8), {7},
+                            kConvSpec, false, options, &pool));
 }
 
 // Large enough that the runtime's convolution splits into several chunks (patch GEMM) or
@@ -152,8 +151,8 @@ TEST(CpuConvParallelTest, LibraryCallsOnPoolMatchEvaluator) {
 // bias b[out_c] added along the last dim, then the activation `act`:
 //   relu, relu6, swish (c * logistic(c), the hero's value read twice), residual (+ %x, the
 //   hero's own input, then relu; out shape = x shape).
-std::string WithEpilogue(std::string hlo, const std::string& type, int64_t out_c,
-                         int64_t rank, const std::string& act) {
+std::string WithEpilogue(std::string hlo, const std::string& type, int64_t out_c, int64_t rank,
+                         const std::string& act) {
   const size_t root = hlo.find("  ROOT %c = ");
   const size_t shape_begin = root + 12;
   const std::string ys = hlo.substr(shape_begin, hlo.find(' ', shape_begin) - shape_begin);
@@ -197,26 +196,30 @@ std::vector<Case> EpilogueCases() {
   const std::string bmm =
       "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}";
   return {
-      {"conv3x3_bias_relu", WithEpilogue(Conv2DModule("f32", 1, 9, 9, 8, W(3, 1, 1, 1),
-                                                      W(3, 1, 1, 1), 16), "f32", 16, 4, "relu")},
-      {"conv3x3_many_chunks", WithEpilogue(Conv2DModule("f32", 1, 40, 40, 32, W(3, 1, 1, 1),
-                                                        W(3, 1, 1, 1), 48), "f32", 48, 4, "relu6")},
+      {"conv3x3_bias_relu",
+       WithEpilogue(Conv2DModule("f32", 1, 9, 9, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 16), "f32", 16, 4,
+                    "relu")},
+      {"conv3x3_many_chunks",
+       WithEpilogue(Conv2DModule("f32", 1, 40, 40, 32, W(3, 1, 1, 1), W(3, 1, 1, 1), 48), "f32", 48,
+                    4, "relu6")},
       {"depthwise_stride2_swish",
-       WithEpilogue(Conv2DModule("f32", 1, 13, 13, 32, W(3, 2, 1, 1), W(3, 2, 1, 1), 32, 32),
-                    "f32", 32, 4, "swish")},
+       WithEpilogue(Conv2DModule("f32", 1, 13, 13, 32, W(3, 2, 1, 1), W(3, 2, 1, 1), 32, 32), "f32",
+                    32, 4, "swish")},
       {"depthwise_multiplier2_relu",
-       WithEpilogue(Conv2DModule("f32", 2, 7, 7, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 16, 8), "f32",
-                    16, 4, "relu")},
+       WithEpilogue(Conv2DModule("f32", 2, 7, 7, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 16, 8), "f32", 16,
+                    4, "relu")},
       {"pointwise_column_split_relu6",
        WithEpilogue(Conv2DModule("f32", 1, 4, 4, 64, W(1), W(1), 256), "f32", 256, 4, "relu6")},
-      {"grouped_relu", WithEpilogue(Conv2DModule("f32", 1, 10, 10, 8, W(3, 1, 1, 1),
-                                                 W(3, 1, 1, 1), 12, 2), "f32", 12, 4, "relu")},
-      {"pointwise_residual", WithEpilogue(Conv2DModule("f32", 1, 7, 7, 16, W(1), W(1), 16),
-                                          "f32", 16, 4, "residual")},
-      {"conv_f64_swish", WithEpilogue(Conv2DModule("f64", 2, 6, 6, 4, W(3, 1, 1, 1),
-                                                   W(3, 1, 1, 1), 6), "f64", 6, 4, "swish")},
-      {"dot_bias_relu6", WithEpilogue(DotModule("f32", {200, 64}, {64, 96}, {200, 96}, mm),
-                                      "f32", 96, 2, "relu6")},
+      {"grouped_relu",
+       WithEpilogue(Conv2DModule("f32", 1, 10, 10, 8, W(3, 1, 1, 1), W(3, 1, 1, 1), 12, 2), "f32",
+                    12, 4, "relu")},
+      {"pointwise_residual",
+       WithEpilogue(Conv2DModule("f32", 1, 7, 7, 16, W(1), W(1), 16), "f32", 16, 4, "residual")},
+      {"conv_f64_swish",
+       WithEpilogue(Conv2DModule("f64", 2, 6, 6, 4, W(3, 1, 1, 1), W(3, 1, 1, 1), 6), "f64", 6, 4,
+                    "swish")},
+      {"dot_bias_relu6",
+       WithEpilogue(DotModule("f32", {200, 64}, {64, 96}, {200, 96}, mm), "f32", 96, 2, "relu6")},
       {"batched_dot_swish",
        WithEpilogue(DotModule("f32", {3, 70, 40}, {3, 40, 50}, {3, 70, 50}, bmm), "f32", 50, 3,
                     "swish")},
@@ -381,14 +384,16 @@ TEST(CpuConvPackedWeightsTest, ConstantWeightsMatchEvaluator) {
       // kernel over batch 2, and 64 outputs over two column panels.
       WithConstantWeights(Conv2DModule("f32", 1, 17, 19, 3, W(3, 2, 0, 1), W(3, 2, 0, 1), 32), 15),
       WithConstantWeights(Conv2DModule("f32", 1, 12, 30, 3, W(3), W(3), 64), 16),
-      WithConstantWeights(Conv2DModule("f32", 1, 14, 20, 1, W(3, 1, 2, 2, 1, 2), W(5, 1, 2, 2),
-                                       24), 17),
+      WithConstantWeights(Conv2DModule("f32", 1, 14, 20, 1, W(3, 1, 2, 2, 1, 2), W(5, 1, 2, 2), 24),
+                          17),
       WithConstantWeights(Conv2DModule("f32", 2, 16, 9, 2, W(7, 1, 3, 3), W(1), 20), 18),
       // Pointwise with 130 outputs over few pixels: the patch GEMM splits columns.
       WithConstantWeights(Conv2DModule("f32", 2, 5, 6, 37, W(1), W(1), 130), 6),
       // A 3x3 convolution with an epilogue (the output fusion reads the packed slot).
-      WithConstantWeights(WithEpilogue(Conv2DModule("f32", 1, 8, 8, 4, W(3, 1, 1, 1),
-                                                    W(3, 1, 1, 1), 6), "f32", 6, 4, "relu"), 7),
+      WithConstantWeights(
+          WithEpilogue(Conv2DModule("f32", 1, 8, 8, 4, W(3, 1, 1, 1), W(3, 1, 1, 1), 6), "f32", 6,
+                       4, "relu"),
+          7),
       WithConstantWeights(dot, 8),
       WithConstantWeights(gemv, 9),
       // An infinite weight: not packed; NaN where its tap meets the input, inf elsewhere.
@@ -398,17 +403,16 @@ TEST(CpuConvPackedWeightsTest, ConstantWeightsMatchEvaluator) {
       // (TransposedConvolutionSplitPass): stride-2 SAME with 3x3 and 4x4 kernels, stride 3
       // (a phase reading a slice of the input), a transposed depthwise, and an infinite
       // weight (no NaN: the holes of the dilation contribute no term).
-      WithConstantWeights(Conv2DModule("f32", 1, 13, 11, 16, W(3, 1, 1, 2, 2),
-                                       W(3, 1, 1, 2, 2), 8), 11),
-      WithConstantWeights(Conv2DModule("f32", 1, 9, 10, 16, W(4, 1, 2, 2, 2),
-                                       W(4, 1, 2, 2, 2), 16), 12),
-      WithConstantWeights(Conv2DModule("f32", 2, 5, 4, 6, W(3, 1, 1, 1, 3),
-                                       W(3, 1, 1, 1, 3), 5), 13),
-      WithConstantWeights(Conv2DModule("f32", 1, 6, 5, 3, W(3, 1, 1, 2, 2),
-                                       W(3, 1, 1, 2, 2), 6, 3), 14),
-      WithConstantWeights(Conv2DModule("f32", 1, 5, 5, 4, W(4, 1, 2, 2, 2),
-                                       W(4, 1, 2, 2, 2), 4), 15,
-                          std::numeric_limits<float>::infinity()),
+      WithConstantWeights(Conv2DModule("f32", 1, 13, 11, 16, W(3, 1, 1, 2, 2), W(3, 1, 1, 2, 2), 8),
+                          11),
+      WithConstantWeights(Conv2DModule("f32", 1, 9, 10, 16, W(4, 1, 2, 2, 2), W(4, 1, 2, 2, 2), 16),
+                          12),
+      WithConstantWeights(Conv2DModule("f32", 2, 5, 4, 6, W(3, 1, 1, 1, 3), W(3, 1, 1, 1, 3), 5),
+                          13),
+      WithConstantWeights(Conv2DModule("f32", 1, 6, 5, 3, W(3, 1, 1, 2, 2), W(3, 1, 1, 2, 2), 6, 3),
+                          14),
+      WithConstantWeights(Conv2DModule("f32", 1, 5, 5, 4, W(4, 1, 2, 2, 2), W(4, 1, 2, 2, 2), 4),
+                          15, std::numeric_limits<float>::infinity()),
   };
   for (const std::string& hlo : modules) {
     EXPECT_TRUE(RunAndCompare(hlo, {3, 4}, kConvSpec)) << hlo.substr(0, 400);
@@ -421,8 +425,7 @@ TEST(CpuConvFusionTest, ConvWithAnotherUserIsNotAHero) {
                                  "f32", 6, 4, "relu");
   hlo.replace(hlo.find("  ROOT %r = f32[1,8,8,6] "), 25, "  %r = f32[1,8,8,6] ");
   hlo.replace(hlo.find(") -> f32[1,8,8,6]"), 17, ") -> (f32[1,8,8,6], f32[1,8,8,6])");
-  hlo.insert(hlo.rfind("}"),
-             "  ROOT %t = (f32[1,8,8,6], f32[1,8,8,6]) tuple(%r, %c)\n");
+  hlo.insert(hlo.rfind("}"), "  ROOT %t = (f32[1,8,8,6], f32[1,8,8,6]) tuple(%r, %c)\n");
   auto exe = CompileCpu(hlo);
   ASSERT_TRUE(exe.ok()) << exe.status() << hlo;
   int convolutions = 0;

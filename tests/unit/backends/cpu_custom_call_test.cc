@@ -22,8 +22,7 @@ using testing_util::CompileCpu;
 using testing_util::RunOnLiterals;
 
 hlo::Literal State(uint64_t key, uint64_t lo, uint64_t hi) {
-  return hlo::Literal::FromTensor(
-      Tensor::FromVector<uint64_t>(DType::kUInt64, {3}, {key, lo, hi}));
+  return hlo::Literal::FromTensor(Tensor::FromVector<uint64_t>(DType::kUInt64, {3}, {key, lo, hi}));
 }
 
 // Compiles `text`, runs it on `args` with and without a pool; both must equal the evaluator
@@ -49,10 +48,10 @@ TEST(CpuCustomCallTest, PhiloxFillsMatchEvaluator) {
     for (const char* type : {"f16", "bf16", "f32", "f64"}) {
       for (const char* dims : {"3", "33,31", "70000"}) {  // 70000: sharded across the pool
         const std::string shape = absl::StrCat(type, "[", dims, "]");
-        const std::string text = absl::StrCat(
-            "HloModule fill\n\nENTRY %main (s: u64[3]) -> ", shape, " {\n",
-            "  %s = u64[3] parameter(0)\n  ROOT %r = ", shape, " custom-call(%s), ",
-            "custom_call_target=\"", target, "\"\n}\n");
+        const std::string text =
+            absl::StrCat("HloModule fill\n\nENTRY %main (s: u64[3]) -> ", shape, " {\n",
+                         "  %s = u64[3] parameter(0)\n  ROOT %r = ", shape, " custom-call(%s), ",
+                         "custom_call_target=\"", target, "\"\n}\n");
         ExpectCpuEqualsEvaluator(text, {State(0x123456789ull, 0xfffffffffffffff0ull, 9)});
       }
     }
@@ -135,9 +134,9 @@ std::string TopKModule(const std::string& type, const std::vector<int64_t>& dims
   return absl::StrCat("HloModule topk\n\nENTRY %main (x: ", in, ") -> ", tuple, " {\n",
                       "  %x = ", in, " parameter(0)\n  %c = ", typed, " convert(%x)\n",
                       "  %t = ", tuple, " custom-call(%c), custom_call_target=\"tfjit.top_k\"\n",
-                      "  %v = ", values, " get-tuple-element(%t), index=0\n",
-                      "  %i = ", indices, " get-tuple-element(%t), index=1\n",
-                      "  ROOT %r = ", tuple, " tuple(%v, %i)\n}\n");
+                      "  %v = ", values, " get-tuple-element(%t), index=0\n", "  %i = ", indices,
+                      " get-tuple-element(%t), index=1\n", "  ROOT %r = ", tuple,
+                      " tuple(%v, %i)\n}\n");
 }
 
 TEST(CpuCustomCallTest, TopKMatchesEvaluator) {
@@ -146,9 +145,9 @@ TEST(CpuCustomCallTest, TopKMatchesEvaluator) {
     int64_t k;
   };
   // k = 1 scan, heap (4k <= n), nth_element, k = n, k = 0, rows of one, 300 rows on the pool.
-  const std::vector<Case> cases = {{{7}, 1},     {{40}, 5},     {{3, 9}, 6},  {{2, 4}, 4},
-                                   {{5, 6}, 0},  {{4, 1}, 1},   {{2, 3, 10}, 3},
-                                   {{300, 64}, 8}, {{300, 64}, 64}};
+  const std::vector<Case> cases = {{{7}, 1},        {{40}, 5},      {{3, 9}, 6},
+                                   {{2, 4}, 4},     {{5, 6}, 0},    {{4, 1}, 1},
+                                   {{2, 3, 10}, 3}, {{300, 64}, 8}, {{300, 64}, 64}};
   uint32_t seed = 1;
   for (const char* type : {"f32", "f64", "f16", "bf16", "s32", "s64", "u8", "s8"}) {
     for (const Case& c : cases) {
@@ -223,10 +222,10 @@ ENTRY %main (s: u64[3]) -> s32[4] {
   EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented) << exe.status();
   // top-k with k > n, or indices that are not s32.
   for (const char* result : {"(f32[5], s32[5])", "(f32[2], s64[2])"}) {
-    auto bad = CompileCpu(absl::StrCat(
-        "HloModule bad\n\nENTRY %main (x: f32[4]) -> ", result,
-        " {\n  %x = f32[4] parameter(0)\n  ROOT %r = ", result,
-        " custom-call(%x), custom_call_target=\"tfjit.top_k\"\n}\n"));
+    auto bad =
+        CompileCpu(absl::StrCat("HloModule bad\n\nENTRY %main (x: f32[4]) -> ", result,
+                                " {\n  %x = f32[4] parameter(0)\n  ROOT %r = ", result,
+                                " custom-call(%x), custom_call_target=\"tfjit.top_k\"\n}\n"));
     EXPECT_EQ(bad.status().code(), absl::StatusCode::kUnimplemented) << bad.status();
   }
 }

@@ -24,10 +24,10 @@
 namespace tfjit {
 namespace {
 
+using ::testing::HasSubstr;
 using testing_util::CompileCpu;
 using testing_util::RunAndCompare;
 using testing_util::RunOnLiterals;
-using ::testing::HasSubstr;
 
 const char kChain[] = R"(HloModule chain
 
@@ -433,8 +433,8 @@ TEST(CpuExecutableTest, ProfiledRunTimesEachKernel) {
   auto profiled = (*exe)->RunProfiled(args, nullptr, &kernels);
   ASSERT_TRUE(profiled.ok()) << profiled.status();
   ASSERT_EQ(profiled->size(), 1u);
-  EXPECT_EQ(std::memcmp((*profiled)[0].raw_data(), (*plain)[0].raw_data(),
-                        (*plain)[0].byte_size()), 0);
+  EXPECT_EQ(std::memcmp((*profiled)[0].raw_data(), (*plain)[0].raw_data(), (*plain)[0].byte_size()),
+            0);
 
   std::set<std::string> names;
   for (const hlo::Computation* c : (*exe)->module().computations()) {
@@ -523,8 +523,9 @@ TEST(CpuExecutableTest, ConcurrentRunsGiveIdenticalResults) {
 }
 
 TEST(CpuExecutableTest, OutputsDoNotAliasArguments) {
-  auto exe = CompileCpu("HloModule p\n\nENTRY %main (x: f32[3]) -> f32[3] {\n"
-                        "  ROOT %x = f32[3] parameter(0)\n}\n");
+  auto exe = CompileCpu(
+      "HloModule p\n\nENTRY %main (x: f32[3]) -> f32[3] {\n"
+      "  ROOT %x = f32[3] parameter(0)\n}\n");
   ASSERT_TRUE(exe.ok()) << exe.status();
   Tensor x = Tensor::FromVector<float>(DType::kFloat32, {3}, {1, 2, 3});
   auto out = (*exe)->Run({x}, nullptr);
@@ -534,9 +535,10 @@ TEST(CpuExecutableTest, OutputsDoNotAliasArguments) {
 }
 
 TEST(CpuExecutableTest, IntegerDivisionEdgeCases) {
-  auto exe = CompileCpu("HloModule d\n\nENTRY %main (a: s32[4], b: s32[4]) -> s32[4] {\n"
-                        "  %a = s32[4] parameter(0)\n  %b = s32[4] parameter(1)\n"
-                        "  ROOT %r = s32[4] divide(%a, %b)\n}\n");
+  auto exe = CompileCpu(
+      "HloModule d\n\nENTRY %main (a: s32[4], b: s32[4]) -> s32[4] {\n"
+      "  %a = s32[4] parameter(0)\n  %b = s32[4] parameter(1)\n"
+      "  ROOT %r = s32[4] divide(%a, %b)\n}\n");
   ASSERT_TRUE(exe.ok()) << exe.status();
   const int32_t kMin = std::numeric_limits<int32_t>::min();
   Tensor a = Tensor::FromVector<int32_t>(DType::kInt32, {4}, {7, kMin, -7, 5});
@@ -551,9 +553,10 @@ TEST(CpuExecutableTest, IntegerDivisionEdgeCases) {
 }
 
 TEST(CpuExecutableTest, MaximumPropagatesNan) {
-  auto exe = CompileCpu("HloModule m\n\nENTRY %main (a: f32[3], b: f32[3]) -> f32[3] {\n"
-                        "  %a = f32[3] parameter(0)\n  %b = f32[3] parameter(1)\n"
-                        "  ROOT %r = f32[3] maximum(%a, %b)\n}\n");
+  auto exe = CompileCpu(
+      "HloModule m\n\nENTRY %main (a: f32[3], b: f32[3]) -> f32[3] {\n"
+      "  %a = f32[3] parameter(0)\n  %b = f32[3] parameter(1)\n"
+      "  ROOT %r = f32[3] maximum(%a, %b)\n}\n");
   ASSERT_TRUE(exe.ok()) << exe.status();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   Tensor a = Tensor::FromVector<float>(DType::kFloat32, {3}, {nan, 1, 2});

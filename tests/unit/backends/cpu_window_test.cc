@@ -29,8 +29,8 @@ struct Win {
 
 std::string Combiner(const std::string& name, const std::string& op, const std::string& t) {
   return absl::StrCat("%", name, " (a: ", t, "[], b: ", t, "[]) -> ", t, "[] {\n  %a = ", t,
-                      "[] parameter(0)\n  %b = ", t, "[] parameter(1)\n  ROOT %c = ", t, "[] ",
-                      op, "(%a, %b)\n}\n\n");
+                      "[] parameter(0)\n  %b = ", t, "[] parameter(1)\n  ROOT %c = ", t, "[] ", op,
+                      "(%a, %b)\n}\n\n");
 }
 
 // The reduce-window output size (HLO.md; shape inference's rule).
@@ -58,18 +58,18 @@ std::string WindowModule(const std::string& t, const std::vector<int64_t>& in,
     rhs.push_back(absl::StrCat(w.rhs_dilate));
   }
   const std::string s_in = ShapeStr(t, in), s_out = ShapeStr(t, out);
-  const std::string sig = init.empty() ? absl::StrCat("x: ", s_in, ", i: ", t, "[]")
-                                       : absl::StrCat("x: ", s_in);
+  const std::string sig =
+      init.empty() ? absl::StrCat("x: ", s_in, ", i: ", t, "[]") : absl::StrCat("x: ", s_in);
   const std::string init_line = init.empty()
                                     ? absl::StrCat("  %i = ", t, "[] parameter(1)\n")
                                     : absl::StrCat("  %i = ", t, "[] constant(", init, ")\n");
-  return absl::StrCat(
-      "HloModule m\n\n", Combiner("comb", op, t), "ENTRY %main (", sig, ") -> ", s_out, " {\n",
-      "  %x = ", s_in, " parameter(0)\n", init_line, "  ROOT %r = ", s_out,
-      " reduce-window(%x, %i), window={size=", absl::StrJoin(size, "x"),
-      " stride=", absl::StrJoin(stride, "x"), " pad=", absl::StrJoin(pad, "x"),
-      " lhs_dilate=", absl::StrJoin(lhs, "x"), " rhs_dilate=", absl::StrJoin(rhs, "x"),
-      "}, to_apply=%comb\n}\n");
+  return absl::StrCat("HloModule m\n\n", Combiner("comb", op, t), "ENTRY %main (", sig, ") -> ",
+                      s_out, " {\n", "  %x = ", s_in, " parameter(0)\n", init_line,
+                      "  ROOT %r = ", s_out,
+                      " reduce-window(%x, %i), window={size=", absl::StrJoin(size, "x"),
+                      " stride=", absl::StrJoin(stride, "x"), " pad=", absl::StrJoin(pad, "x"),
+                      " lhs_dilate=", absl::StrJoin(lhs, "x"),
+                      " rhs_dilate=", absl::StrJoin(rhs, "x"), "}, to_apply=%comb\n}\n");
 }
 
 // NHWC pooling window: k x k, stride s, SAME (TF's low/high split) or VALID padding.
@@ -104,34 +104,32 @@ std::vector<Case> Cases() {
       cases.push_back({"max_3x3_" + tag,
                        WindowModule("f32", nhwc, Pool(nhwc, 3, s, same), "maximum", "-inf"),
                        kExact});
-      cases.push_back({"sum_3x3_" + tag,
-                       WindowModule("f32", nhwc, Pool(nhwc, 3, s, same), "add", "0"), kSum});
+      cases.push_back(
+          {"sum_3x3_" + tag, WindowModule("f32", nhwc, Pool(nhwc, 3, s, same), "add", "0"), kSum});
       cases.push_back({"max_s32_3x3_" + tag,
-                       WindowModule("s32", nhwc, Pool(nhwc, 3, s, same), "maximum",
-                                    "-2147483648"),
+                       WindowModule("s32", nhwc, Pool(nhwc, 3, s, same), "maximum", "-2147483648"),
                        kExact});
     }
   }
   const std::vector<int64_t> big = {1, 128, 128, 2};
-  cases.push_back({"max_global_128", WindowModule("f32", big, Pool(big, 128, 1, false), "maximum",
-                                                  "-inf"),
-                   kExact});
-  cases.push_back({"sum_global_128_f64",
-                   WindowModule("f64", big, Pool(big, 128, 1, false), "add", "0"), kSum});
+  cases.push_back({"max_global_128",
+                   WindowModule("f32", big, Pool(big, 128, 1, false), "maximum", "-inf"), kExact});
+  cases.push_back(
+      {"sum_global_128_f64", WindowModule("f64", big, Pool(big, 128, 1, false), "add", "0"), kSum});
   cases.push_back({"sum_f16_2x2_s2",
                    WindowModule("f16", {1, 6, 7, 2}, Pool({1, 6, 7, 2}, 2, 2, true), "add", "0"),
                    ErrorSpec{1e-2, 1e-2}});
   // Padding cells take init: a random init parameter makes them count in a sum.
-  cases.push_back({"sum_padding_takes_init_1d",
-                   WindowModule("f32", {11}, {Win{4, 3, 2, 3}}, "add", ""), kSum});
+  cases.push_back(
+      {"sum_padding_takes_init_1d", WindowModule("f32", {11}, {Win{4, 3, 2, 3}}, "add", ""), kSum});
   cases.push_back({"max_padding_takes_init_2d",
                    WindowModule("f32", {5, 4}, {Win{3, 1, 2, 2}, Win{2, 2, 1, 0}}, "maximum", ""),
                    kExact});
   // Dilations (generic reduce-window; pooling does not use them).
-  cases.push_back({"sum_lhs_dilate",
-                   WindowModule("f32", {6, 5}, {Win{3, 2, 1, 1, 2, 1}, Win{2, 1, 0, 0, 3, 1}},
-                                "add", ""),
-                   kSum});
+  cases.push_back(
+      {"sum_lhs_dilate",
+       WindowModule("f32", {6, 5}, {Win{3, 2, 1, 1, 2, 1}, Win{2, 1, 0, 0, 3, 1}}, "add", ""),
+       kSum});
   cases.push_back({"max_rhs_dilate",
                    WindowModule("f32", {9, 8}, {Win{3, 1, 0, 0, 1, 2}, Win{2, 2, 1, 1, 1, 3}},
                                 "maximum", "-inf"),
@@ -140,23 +138,21 @@ std::vector<Case> Cases() {
                    WindowModule("s64", {4, 5, 6}, {Win{2, 1}, Win{3, 2, 1, 1}, Win{1, 1}},
                                 "minimum", "9223372036854775807"),
                    kExact});
-  cases.push_back({"sum_empty_input", WindowModule("f32", {0, 3}, {Win{1}, Win{2, 1, 1, 0}},
-                                                   "add", ""),
-                   kExact});
+  cases.push_back({"sum_empty_input",
+                   WindowModule("f32", {0, 3}, {Win{1}, Win{2, 1, 1, 0}}, "add", ""), kExact});
   cases.push_back({"sum_all_padding_input_empty",
                    WindowModule("f32", {0}, {Win{2, 1, 2, 1}}, "add", ""), kSum});
   // Inclusive prefix scans (Cumsum, Cumprod): the runtime library's in-order scan (MatchScan).
   cases.push_back({"scan_sum_f32_last_axis",
-                   WindowModule("f32", {5, 700}, {Win{1}, Win{700, 1, 699, 0}}, "add", "0"),
-                   kSum});
-  cases.push_back({"scan_prod_f64_outer_axis",
-                   WindowModule("f64", {40, 3, 4}, {Win{40, 1, 39, 0}, Win{1}, Win{1}},
-                                "multiply", "1"),
-                   kSum});
-  cases.push_back({"scan_sum_s32_middle_axis",
-                   WindowModule("s32", {3, 500, 2}, {Win{1}, Win{500, 1, 499, 0}, Win{1}}, "add",
-                                "0"),
-                   kExact});
+                   WindowModule("f32", {5, 700}, {Win{1}, Win{700, 1, 699, 0}}, "add", "0"), kSum});
+  cases.push_back(
+      {"scan_prod_f64_outer_axis",
+       WindowModule("f64", {40, 3, 4}, {Win{40, 1, 39, 0}, Win{1}, Win{1}}, "multiply", "1"),
+       kSum});
+  cases.push_back(
+      {"scan_sum_s32_middle_axis",
+       WindowModule("s32", {3, 500, 2}, {Win{1}, Win{500, 1, 499, 0}, Win{1}}, "add", "0"),
+       kExact});
   cases.push_back({"scan_prod_s64_wraps",
                    WindowModule("s64", {2, 90}, {Win{1}, Win{90, 1, 89, 0}}, "multiply", "1"),
                    kExact});
@@ -195,7 +191,9 @@ TEST(CpuWindowScanTest, MatchScanTakesOnlyThePrefixScanForm) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ReduceWindow, CpuWindowTest, ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace tfjit

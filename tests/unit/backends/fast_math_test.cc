@@ -43,7 +43,7 @@ uint32_t ToBits(float f) {
 struct MathFn {
   std::string op;
   double (*reference)(double);
-  double bound_ulp;  // the bound documented in fast_math.cc, rounded up
+  double bound_ulp;      // the bound documented in fast_math.cc, rounded up
   float (*libm)(float);  // the scalar libm formula the JIT used to call, for timing
 };
 
@@ -153,12 +153,13 @@ TEST_P(FastMathTest, DenseSampleWithinUlpBound) {
     if (std::fabs(x) < 16 && (fn.op != "log" || x > 0)) moderate.push_back(x);
   }
   const auto [jit_ns, libm_ns] = TimeNsPerElement(*exe, fn, moderate);
-  std::printf("[ fast-math ] %-8s max %.3f ulp (bound %.1f) at x=%a over %zu inputs; "
-              "JIT %.2f ns/element, scalar libm loop %.2f ns/element\n",
-              fn.op.c_str(), max_ulp, fn.bound_ulp, worst, inputs.size(), jit_ns, libm_ns);
-  EXPECT_LE(max_ulp, fn.bound_ulp) << fn.op << " worst at x=" << worst << " got "
-                                   << got[std::find(inputs.begin(), inputs.end(), worst) -
-                                          inputs.begin()];
+  std::printf(
+      "[ fast-math ] %-8s max %.3f ulp (bound %.1f) at x=%a over %zu inputs; "
+      "JIT %.2f ns/element, scalar libm loop %.2f ns/element\n",
+      fn.op.c_str(), max_ulp, fn.bound_ulp, worst, inputs.size(), jit_ns, libm_ns);
+  EXPECT_LE(max_ulp, fn.bound_ulp)
+      << fn.op << " worst at x=" << worst << " got "
+      << got[std::find(inputs.begin(), inputs.end(), worst) - inputs.begin()];
 }
 
 // Special and threshold inputs: within the bound, and NaN/inf/zero classes exactly as the
@@ -167,14 +168,13 @@ TEST_P(FastMathTest, SpecialValuesWithinBound) {
   const MathFn& fn = GetParam();
   auto exe = CompileF32(fn.op);
   ASSERT_NE(exe, nullptr);
-  std::vector<float> inputs = {0.0f,       -0.0f,      kInf,        -kInf,      kNan,
-                               -kNan,      kMinDenormal, -kMinDenormal, kMinNormal,
-                               -kMinNormal, kMax,       -kMax,       1.0f,       -1.0f,
-                               88.72283f,  88.72284f,  88.7229f,    89.0f,      -87.33654f,
-                               -87.3366f,  -103.9720f, -103.9721f,  -103.28f,   -104.0f,
-                               -88.7229f,  9.0f,       9.1f,        -9.1f,      0.625f,
-                               -0.625f,    0.6249999f, 1e-20f,      -1e-20f,    1e-4f,
-                               0.5f,       2.0f,       0.7071068f,  1.4142135f};
+  std::vector<float> inputs = {
+      0.0f,          -0.0f,      kInf,        -kInf,     kNan,       -kNan,     kMinDenormal,
+      -kMinDenormal, kMinNormal, -kMinNormal, kMax,      -kMax,      1.0f,      -1.0f,
+      88.72283f,     88.72284f,  88.7229f,    89.0f,     -87.33654f, -87.3366f, -103.9720f,
+      -103.9721f,    -103.28f,   -104.0f,     -88.7229f, 9.0f,       9.1f,      -9.1f,
+      0.625f,        -0.625f,    0.6249999f,  1e-20f,    -1e-20f,    1e-4f,     0.5f,
+      2.0f,          0.7071068f, 1.4142135f};
   for (float x = 1e-30f; x < 20.0f; x *= 1.01f) {
     inputs.push_back(x);
     inputs.push_back(-x);
@@ -193,12 +193,14 @@ TEST_P(FastMathTest, SpecialValuesWithinBound) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    F32, FastMathTest,
-    ::testing::Values(MathFn{"exp", &Exp, 1.1, &LibmExp}, MathFn{"log", &Log, 1.0, &LibmLog},
-                      MathFn{"tanh", &Tanh, 1.5, &LibmTanh},
-                      MathFn{"logistic", &Logistic, 1.5, &LibmLogistic}),
-    [](const ::testing::TestParamInfo<MathFn>& info) { return info.param.op; });
+INSTANTIATE_TEST_SUITE_P(F32, FastMathTest,
+                         ::testing::Values(MathFn{"exp", &Exp, 1.1, &LibmExp},
+                                           MathFn{"log", &Log, 1.0, &LibmLog},
+                                           MathFn{"tanh", &Tanh, 1.5, &LibmTanh},
+                                           MathFn{"logistic", &Logistic, 1.5, &LibmLogistic}),
+                         [](const ::testing::TestParamInfo<MathFn>& info) {
+                           return info.param.op;
+                         });
 
 // Exact results HLO.md and the task require, bit for bit.
 TEST(FastMathSpecialTest, ExactLimits) {
@@ -208,14 +210,28 @@ TEST(FastMathSpecialTest, ExactLimits) {
     float want;
   };
   const std::vector<Expect> cases = {
-      {"exp", -kInf, 0.0f}, {"exp", kInf, kInf},  {"exp", 0.0f, 1.0f},
-      {"exp", -0.0f, 1.0f}, {"exp", -kMax, 0.0f}, {"exp", kMax, kInf},
-      {"tanh", kInf, 1.0f},         {"tanh", -kInf, -1.0f},       {"tanh", 0.0f, 0.0f},
-      {"tanh", -0.0f, -0.0f},       {"tanh", kMinDenormal, kMinDenormal},
-      {"tanh", -kMinDenormal, -kMinDenormal},                     {"tanh", 20.0f, 1.0f},
-      {"logistic", -kInf, 0.0f},    {"logistic", kInf, 1.0f},     {"logistic", 0.0f, 0.5f},
-      {"logistic", -0.0f, 0.5f},    {"logistic", 200.0f, 1.0f},   {"log", 0.0f, -kInf},
-      {"log", -0.0f, -kInf},        {"log", kInf, kInf},          {"log", 1.0f, 0.0f},
+      {"exp", -kInf, 0.0f},
+      {"exp", kInf, kInf},
+      {"exp", 0.0f, 1.0f},
+      {"exp", -0.0f, 1.0f},
+      {"exp", -kMax, 0.0f},
+      {"exp", kMax, kInf},
+      {"tanh", kInf, 1.0f},
+      {"tanh", -kInf, -1.0f},
+      {"tanh", 0.0f, 0.0f},
+      {"tanh", -0.0f, -0.0f},
+      {"tanh", kMinDenormal, kMinDenormal},
+      {"tanh", -kMinDenormal, -kMinDenormal},
+      {"tanh", 20.0f, 1.0f},
+      {"logistic", -kInf, 0.0f},
+      {"logistic", kInf, 1.0f},
+      {"logistic", 0.0f, 0.5f},
+      {"logistic", -0.0f, 0.5f},
+      {"logistic", 200.0f, 1.0f},
+      {"log", 0.0f, -kInf},
+      {"log", -0.0f, -kInf},
+      {"log", kInf, kInf},
+      {"log", 1.0f, 0.0f},
   };
   for (const Expect& c : cases) {
     auto exe = testing_util::CompileCpu(UnaryModule("f32", c.op, 1));
@@ -227,9 +243,9 @@ TEST(FastMathSpecialTest, ExactLimits) {
   for (const char* op : {"exp", "tanh", "logistic", "log"}) {
     auto exe = testing_util::CompileCpu(UnaryModule("f32", op, 3));
     ASSERT_TRUE(exe.ok()) << exe.status();
-    auto result = (*exe)->Run({Tensor::FromVector<float>(DType::kFloat32, {3},
-                                                        {kNan, -kNan, FromBits(0x7f800001)})},
-                              nullptr);
+    auto result = (*exe)->Run(
+        {Tensor::FromVector<float>(DType::kFloat32, {3}, {kNan, -kNan, FromBits(0x7f800001)})},
+        nullptr);
     ASSERT_TRUE(result.ok()) << result.status();
     for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan((*result)[0].data<float>()[i])) << op;
   }

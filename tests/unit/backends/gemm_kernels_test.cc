@@ -22,15 +22,18 @@ namespace {
 
 constexpr float kUntouched = -7777.0f;
 
-std::vector<float> Random(size_t n, uint32_t seed) {
-  return tfjit::testing::RandomFloats(n, seed);
-}
+std::vector<float> Random(size_t n, uint32_t seed) { return tfjit::testing::RandomFloats(n, seed); }
 
 struct Problem {
   int64_t m, n, k, lda, ldb, ldc;
   std::vector<float> a, b, c0;
   Problem(int64_t m_, int64_t n_, int64_t k_)
-      : m(m_), n(n_), k(k_), lda(k_ + 2), ldb(n_ + 3), ldc(n_ + 5),
+      : m(m_),
+        n(n_),
+        k(k_),
+        lda(k_ + 2),
+        ldb(n_ + 3),
+        ldc(n_ + 5),
         a(Random(static_cast<size_t>(m_ * lda), 11)),
         b(Random(static_cast<size_t>(k_ * ldb), 12)),
         c0(Random(static_cast<size_t>(m_ * ldc), 13)) {}
@@ -117,8 +120,8 @@ TEST_P(GeneratedGemmTest, MatchesReferenceAndTheAvx512Kernels) {
     for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 31, 33, 70}) {
       for (int64_t k : {1, 5, 256, 300}) {
         for (bool accumulate : {false, true}) {
-          SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k
-                                            << " accumulate=" << accumulate);
+          SCOPED_TRACE(::testing::Message()
+                       << "m=" << m << " n=" << n << " k=" << k << " accumulate=" << accumulate);
           const Problem p(m, n, k);
           UseGenerated();
           const std::vector<float> got = p.Run(accumulate);
@@ -139,14 +142,14 @@ TEST_P(GeneratedGemmTest, MatchesReferenceAndTheAvx512Kernels) {
 // the unpacked call, also over column blocks at multiples of 32.
 TEST_P(GeneratedGemmTest, PackedWeightsMatchUnpacked) {
   UseGenerated();
-  ASSERT_EQ(gemm::PackedBlockFloats(10, 17), 10 * ((17 + 2 * set_->lanes - 1) / (2 * set_->lanes)) *
-                                                 (2 * set_->lanes));
+  ASSERT_EQ(gemm::PackedBlockFloats(10, 17),
+            10 * ((17 + 2 * set_->lanes - 1) / (2 * set_->lanes)) * (2 * set_->lanes));
   struct Case {
     int64_t m, n, k, j0, cols;
   };
-  const std::vector<Case> cases = {{6, 17, 9, 0, 17},       {13, 100, 300, 0, 100},
-                                   {40, 100, 300, 32, 64},  {40, 100, 300, 64, 36},
-                                   {7, 130, 20, 96, 34},    {99, 8, 600, 0, 8}};
+  const std::vector<Case> cases = {{6, 17, 9, 0, 17},      {13, 100, 300, 0, 100},
+                                   {40, 100, 300, 32, 64}, {40, 100, 300, 64, 36},
+                                   {7, 130, 20, 96, 34},   {99, 8, 600, 0, 8}};
   for (const Case& t : cases) {
     SCOPED_TRACE(::testing::Message() << "m=" << t.m << " n=" << t.n << " k=" << t.k
                                       << " j0=" << t.j0 << " cols=" << t.cols);
@@ -185,9 +188,14 @@ struct DepthwiseProblem {
   int64_t channels, k_h, k_w, in_w, out_w, stride, dilate, pad_left;
   std::vector<std::vector<float>> rows;  // empty: a kernel row in the padding
   std::vector<float> filter;
-  DepthwiseProblem(int64_t c, int64_t kh, int64_t kw, int64_t iw, int64_t s, int64_t d,
-                   int64_t pad)
-      : channels(c), k_h(kh), k_w(kw), in_w(iw), stride(s), dilate(d), pad_left(pad),
+  DepthwiseProblem(int64_t c, int64_t kh, int64_t kw, int64_t iw, int64_t s, int64_t d, int64_t pad)
+      : channels(c),
+        k_h(kh),
+        k_w(kw),
+        in_w(iw),
+        stride(s),
+        dilate(d),
+        pad_left(pad),
         filter(Random(static_cast<size_t>(kh * kw * c), 21)) {
     // SAME-like output width: every pixel whose first tap is at most the last input pixel.
     out_w = std::max<int64_t>(1, (iw + pad - 1) / s + 1);
@@ -263,9 +271,9 @@ TEST_P(GeneratedGemmTest, DepthwiseMatchesReferenceAndTheAvx512Row) {
           for (int64_t dilate : {1, 2}) {
             for (int64_t pad : {0, 1, 2}) {
               if (k == 1 && (dilate != 1 || pad != 0)) continue;
-              SCOPED_TRACE(::testing::Message() << "c=" << c << " k=" << k << " in_w=" << in_w
-                                                << " stride=" << stride << " dilate=" << dilate
-                                                << " pad=" << pad);
+              SCOPED_TRACE(::testing::Message()
+                           << "c=" << c << " k=" << k << " in_w=" << in_w << " stride=" << stride
+                           << " dilate=" << dilate << " pad=" << pad);
               const DepthwiseProblem p(c, k, k, in_w, stride, dilate, pad);
               UseGenerated();
               const std::vector<float> got = p.Run();

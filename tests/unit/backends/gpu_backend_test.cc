@@ -18,13 +18,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/cuda_driver.h"
+#include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/parser.h"
 #include "compiler/hlo/printer.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/random_hlo.h"
-#include "tests/testlib/temp_file.h"
-#include "compiler/evaluator/evaluator.h"
 #include "tests/testlib/random_literal.h"
+#include "tests/testlib/temp_file.h"
 #include "tests/unit/backends/backend_test_util.h"
 #include "tests/unit/backends/gpu_program_emulator.h"
 
@@ -122,8 +122,9 @@ TEST(CudaDriverTest, MissingDriverIsFailedPrecondition) {
   auto d = CudaDriver::Load("no_such_dir/libcuda.so.1");
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(absl::StrContains(d.status().message(), "no CUDA driver: cannot load "
-                                                      "'no_such_dir/libcuda.so.1'"))
+  EXPECT_TRUE(absl::StrContains(d.status().message(),
+                                "no CUDA driver: cannot load "
+                                "'no_such_dir/libcuda.so.1'"))
       << d.status();
   EXPECT_TRUE(absl::StrContains(d.status().message(), "TFJIT_LIBCUDA")) << d.status();
 }
@@ -135,8 +136,7 @@ TEST(CudaDriverTest, TheToolkitsStubIsNotADriver) {
   EXPECT_EQ(d.status().code(), absl::StatusCode::kFailedPrecondition);
   // cuInit returns CUDA_ERROR_STUB_LIBRARY (34) from the stub.
   EXPECT_TRUE(absl::StrContains(d.status().message(), "(34) in cuInit")) << d.status();
-  EXPECT_TRUE(absl::StrContains(d.status().message(), "stub library, not a driver"))
-      << d.status();
+  EXPECT_TRUE(absl::StrContains(d.status().message(), "stub library, not a driver")) << d.status();
 }
 
 TEST(CudaDriverTest, PtxTargets) {
@@ -213,20 +213,22 @@ TEST(GpuProgramTest, DotsAreGemmsKernelsPassPtxasAndBuffersShare) {
         const GpuSlot& in = program->slots[static_cast<size_t>(o)];
         if (in.kind != GpuSlot::Kind::kArena) continue;
         EXPECT_TRUE(in.offset + in.bytes <= out.offset || out.offset + out.bytes <= in.offset)
-            << s.inst->name() << "\n" << steps;
+            << s.inst->name() << "\n"
+            << steps;
       }
     }
     std::string why;
     if (!HaveGpu(&why)) {
-      auto run = (*exe)->Run({Tensor(DType::kFloat32, {64, 256}), Tensor(DType::kFloat32, {256, 512}),
-                              Tensor(DType::kFloat32, {512}), Tensor(DType::kFloat32, {512, 128})},
-                             nullptr);
+      auto run =
+          (*exe)->Run({Tensor(DType::kFloat32, {64, 256}), Tensor(DType::kFloat32, {256, 512}),
+                       Tensor(DType::kFloat32, {512}), Tensor(DType::kFloat32, {512, 128})},
+                      nullptr);
       ASSERT_FALSE(run.ok());
       EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
     }
     if (!std::filesystem::exists(kPtxas)) continue;
-    const std::string path = testing::WriteTempFile(absl::StrCat("mlp_", sm, ".ptx"),
-                                                    program->ptx.ptx);
+    const std::string path =
+        testing::WriteTempFile(absl::StrCat("mlp_", sm, ".ptx"), program->ptx.ptx);
     const std::string cmd = absl::StrCat(kPtxas, " -arch=", sm, " ", path, " -o /dev/null");
     EXPECT_EQ(std::system(cmd.c_str()), 0) << program->ptx.ptx;
   }
@@ -364,7 +366,8 @@ TEST(GpuProgramTest, DynamicUpdateSlicesInPlace) {
 // and a kernel. With an activation after the bias, the GEMM stays plain and one fused kernel
 // applies both (cuBLASLt's ReLU and GELU do not promise HLO's NaN propagation and formula).
 std::string DenseModule(const std::string& activation) {
-  return absl::StrCat(R"(HloModule dense
+  return absl::StrCat(
+      R"(HloModule dense
 
 ENTRY %main (x: f32[32,64], w: f32[64,48], b: f32[48]) -> f32[32,48] {
   %x = f32[32,64] parameter(0)
@@ -372,11 +375,13 @@ ENTRY %main (x: f32[32,64], w: f32[64,48], b: f32[48]) -> f32[32,48] {
   %b = f32[48] parameter(2)
   %d = f32[32,48] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   %bb = f32[32,48] broadcast(%b), dimensions={1}
-)", activation.empty() ? "  ROOT %y = f32[32,48] add(%d, %bb)\n"
-                       : absl::StrCat("  %y = f32[32,48] add(%bb, %d)\n  %z = f32[] constant(0)\n"
-                                      "  %zz = f32[32,48] broadcast(%z), dimensions={}\n"
-                                      "  ROOT %a = f32[32,48] ", activation, "(%y, %zz)\n"),
-                      "}\n");
+)",
+      activation.empty() ? "  ROOT %y = f32[32,48] add(%d, %bb)\n"
+                         : absl::StrCat("  %y = f32[32,48] add(%bb, %d)\n  %z = f32[] constant(0)\n"
+                                        "  %zz = f32[32,48] broadcast(%z), dimensions={}\n"
+                                        "  ROOT %a = f32[32,48] ",
+                                        activation, "(%y, %zz)\n"),
+      "}\n");
 }
 
 std::string ConvBiasModule() {
@@ -453,7 +458,8 @@ TEST(GpuDifferentialTest, RandomModulesMatchTheEvaluator) {
       if (!exe.ok()) {
         std::cerr << "seed " << seed << " not compiled: " << exe.status().message() << "\n";
         EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented)
-            << "seed " << seed << ": " << exe.status() << "\n" << text;
+            << "seed " << seed << ": " << exe.status() << "\n"
+            << text;
         continue;
       }
       ++compiled;
@@ -463,13 +469,15 @@ TEST(GpuDifferentialTest, RandomModulesMatchTheEvaluator) {
       }
       std::unique_ptr<hlo::Module> reference = *hlo::ParseAndVerifyModule(text);
       EXPECT_TRUE(Emulated(*ProgramOf(**exe), *reference, m->args_seed, specs, m->edge_values))
-          << "seed " << seed << "\n" << text;
+          << "seed " << seed << "\n"
+          << text;
       continue;
     }
     std::vector<testlib::ErrorSpec> specs;
     for (const testlib::ValueBound& b : m->output_bounds) specs.push_back(testing_util::SpecOf(b));
     EXPECT_TRUE(testing_util::CompareOutputs(*backend, text, m->args_seed, m->edge_values, specs))
-        << "seed " << seed << "\n" << text;
+        << "seed " << seed << "\n"
+        << text;
   }
   if (!gpu) {
     EXPECT_GT(compiled, seeds / 2);
@@ -492,7 +500,10 @@ TEST(GpuDifferentialTest, GemmShapes) {
       {"f32", {70, 33}, {70, 45}, {33, 45}, "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
       {"f32", {33, 70}, {45, 70}, {33, 45}, "lhs_contracting_dims={1}, rhs_contracting_dims={1}"},
       {"f32", {70, 33}, {45, 70}, {33, 45}, "lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
-      {"f32", {3, 17, 20}, {3, 20, 9}, {3, 17, 9},
+      {"f32",
+       {3, 17, 20},
+       {3, 20, 9},
+       {3, 17, 9},
        "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
        "rhs_contracting_dims={1}"},
       {"f64", {16, 30}, {30, 8}, {16, 8}, "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
@@ -504,11 +515,12 @@ TEST(GpuDifferentialTest, GemmShapes) {
   EXPECT_TRUE(check.Check(ConvBiasModule(), {1e-4, 1e-4}));
   for (const Dot& d : dots) {
     const std::string hlo = absl::StrCat(
-        "HloModule dot\n\nENTRY %main (a: ", testing_util::ShapeStr(d.type, d.lhs), ", b: ",
-        testing_util::ShapeStr(d.type, d.rhs), ") -> ", testing_util::ShapeStr(d.type, d.out),
-        " {\n  %a = ", testing_util::ShapeStr(d.type, d.lhs), " parameter(0)\n  %b = ",
-        testing_util::ShapeStr(d.type, d.rhs), " parameter(1)\n  ROOT %d = ",
-        testing_util::ShapeStr(d.type, d.out), " dot(%a, %b), ", d.dims, "\n}\n");
+        "HloModule dot\n\nENTRY %main (a: ", testing_util::ShapeStr(d.type, d.lhs),
+        ", b: ", testing_util::ShapeStr(d.type, d.rhs), ") -> ",
+        testing_util::ShapeStr(d.type, d.out), " {\n  %a = ", testing_util::ShapeStr(d.type, d.lhs),
+        " parameter(0)\n  %b = ", testing_util::ShapeStr(d.type, d.rhs),
+        " parameter(1)\n  ROOT %d = ", testing_util::ShapeStr(d.type, d.out), " dot(%a, %b), ",
+        d.dims, "\n}\n");
     EXPECT_TRUE(check.Check(hlo, {1e-4, 1e-4}));
   }
   check.SkipUnlessRun();
@@ -523,7 +535,7 @@ TEST(GpuDifferentialTest, Reductions) {
     std::vector<int64_t> in;
     const char* dims;
     std::vector<int64_t> out;
-    const char* op;  // add or maximum
+    const char* op;   // add or maximum
     const char* pre;  // the elementwise op of x fused before the reduce
   };
   const Reduce cases[] = {
@@ -542,12 +554,12 @@ TEST(GpuDifferentialTest, Reductions) {
     const std::string out = testing_util::ShapeStr(c.type, c.out);
     const std::string scalar = absl::StrCat(c.type, "[]");
     const std::string hlo = absl::StrCat(
-        "HloModule reduce\n\n%f (a: ", scalar, ", b: ", scalar, ") -> ", scalar, " {\n  %a = ",
-        scalar, " parameter(0)\n  %b = ", scalar, " parameter(1)\n  ROOT %c = ", scalar, " ",
-        c.op, "(%a, %b)\n}\n\nENTRY %main (x: ", in, ") -> ", out, " {\n  %x = ", in,
-        " parameter(0)\n  %y = ", in, " ", c.pre, "\n  %z = ", scalar,
-        " constant(0)\n  ROOT %r = ", out, " reduce(%y, %z), dimensions={", c.dims,
-        "}, to_apply=%f\n}\n");
+        "HloModule reduce\n\n%f (a: ", scalar, ", b: ", scalar, ") -> ", scalar,
+        " {\n  %a = ", scalar, " parameter(0)\n  %b = ", scalar,
+        " parameter(1)\n  ROOT %c = ", scalar, " ", c.op, "(%a, %b)\n}\n\nENTRY %main (x: ", in,
+        ") -> ", out, " {\n  %x = ", in, " parameter(0)\n  %y = ", in, " ", c.pre,
+        "\n  %z = ", scalar, " constant(0)\n  ROOT %r = ", out, " reduce(%y, %z), dimensions={",
+        c.dims, "}, to_apply=%f\n}\n");
     EXPECT_TRUE(check.Check(hlo, {1e-3, 1e-4}));
   }
   check.SkipUnlessRun();
@@ -666,7 +678,8 @@ ENTRY %main (x: f32[2]) -> f32[2] {
   EXPECT_TRUE(check.Check(kRowsLoop, {1e-5, 1e-5}));
   for (const char* index : {"pred[] parameter(1)", "s32[] parameter(1)"}) {
     const bool pred = absl::StartsWith(index, "pred");
-    const std::string cond = absl::StrCat(R"(HloModule cond
+    const std::string cond = absl::StrCat(
+        R"(HloModule cond
 
 %neg (a: f32[4]) -> f32[4] {
   %a = f32[4] parameter(0)
@@ -683,11 +696,13 @@ ENTRY %main (x: f32[2]) -> f32[2] {
   ROOT %m = f32[4] multiply(%c, %c)
 }
 
-ENTRY %main (x: f32[4], k: )", pred ? "pred[]" : "s32[]", R"() -> f32[4] {
+ENTRY %main (x: f32[4], k: )",
+        pred ? "pred[]" : "s32[]", R"() -> f32[4] {
   %x = f32[4] parameter(0)
-  %k = )", index, R"(
-  ROOT %r = f32[4] conditional(%k, %x, %x)", pred ? "" : ", %x", R"(), branch_computations={%neg, %exp)",
-                                          pred ? "" : ", %sq", R"(}
+  %k = )",
+        index, R"(
+  ROOT %r = f32[4] conditional(%k, %x, %x)",
+        pred ? "" : ", %x", R"(), branch_computations={%neg, %exp)", pred ? "" : ", %sq", R"(}
 }
 )");
     EXPECT_TRUE(check.Check(cond, {1e-5, 1e-5}));
@@ -712,7 +727,8 @@ ENTRY %main (x: f32[4,50]) -> (f32[4,5], s32[4,5]) {
   %n = f32[4,5] negate(%v)
   ROOT %r = (f32[4,5], s32[4,5]) tuple(%n, %i)
 }
-)", {0, 0}));
+)",
+                          {0, 0}));
   EXPECT_TRUE(check.Check(R"(HloModule fill
 
 ENTRY %main (s: u64[3]) -> f32[33,31] {
@@ -720,14 +736,16 @@ ENTRY %main (s: u64[3]) -> f32[33,31] {
   %f = f32[33,31] custom-call(%s), custom_call_target="tfjit.philox_random_normal"
   ROOT %a = f32[33,31] add(%f, %f)
 }
-)", {0, 0}));
+)",
+                          {0, 0}));
   EXPECT_TRUE(check.Check(R"(HloModule rng
 
 ENTRY %main (s: u64[3]) -> (u64[3], u32[6]) {
   %s = u64[3] parameter(0)
   ROOT %r = (u64[3], u32[6]) rng-bit-generator(%s), algorithm=rng_philox
 }
-)", {0, 0}));
+)",
+                          {0, 0}));
   check.SkipUnlessRun();
 }
 
@@ -749,9 +767,8 @@ TEST(GpuDifferentialTest, Scatter) {
 // The HLO corpus modules (loops and conditionals run on the host), on GPU:0.
 TEST(GpuDifferentialTest, Corpus) {
   GpuOrCompile check;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" /
-                                           "hlo" / "corpus")) {
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "hlo" / "corpus")) {
     std::ifstream in(entry.path());
     std::stringstream text;
     text << in.rdbuf();

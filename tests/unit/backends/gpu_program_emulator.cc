@@ -77,8 +77,7 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
   auto write = [&](int slot, const void* data) {
     const size_t n = static_cast<size_t>(program.slots[static_cast<size_t>(slot)].bytes);
     if (n > 0) std::memcpy(bytes_of(slot), data, n);
-    written[static_cast<size_t>(slot)] =
-        std::vector<uint8_t>(bytes_of(slot), bytes_of(slot) + n);
+    written[static_cast<size_t>(slot)] = std::vector<uint8_t>(bytes_of(slot), bytes_of(slot) + n);
   };
   auto read = [&](int slot, const std::string& reader) -> absl::StatusOr<const uint8_t*> {
     const auto& expected = written[static_cast<size_t>(slot)];
@@ -121,8 +120,9 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
           TFJIT_ASSIGN_OR_RETURN(int64_t index, scalar());
           const int64_t n = static_cast<int64_t>(step.nested.size());
           const bool pred = program.slots[static_cast<size_t>(step.predicate)].bytes == 1;
-          const int64_t branch = pred ? (index != 0 ? 0 : 1)
-                                 : index < 0 || index >= n ? n - 1 : index;
+          const int64_t branch = pred                      ? (index != 0 ? 0 : 1)
+                                 : index < 0 || index >= n ? n - 1
+                                                           : index;
           TFJIT_RETURN_IF_ERROR(run(step.nested[static_cast<size_t>(branch)]));
         }
         continue;
@@ -136,8 +136,7 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
           if (t.byte_size() > 0) std::memcpy(t.raw_data(), p, t.byte_size());
           operands.push_back(hlo::Literal::FromTensor(t));
         }
-        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value,
-                               hlo::EvaluateInstruction(*step.inst, operands));
+        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value, hlo::EvaluateInstruction(*step.inst, operands));
         if (value.shape().IsTuple()) {
           for (size_t k = 0; k < step.results.size(); ++k) {
             write(step.results[k], value.elements()[k].tensor().raw_data());
@@ -182,8 +181,7 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
         std::optional<conv::Conv2DParams> p = backends::MatchConv2D(*step.inst);
         if (!p.has_value()) return Internal("patches step of a non-convolution '%s'", name);
         if (step.type == DType::kFloat32) {
-          Patches(*p, reinterpret_cast<const float*>(in[0]),
-                  reinterpret_cast<float*>(out.data()));
+          Patches(*p, reinterpret_cast<const float*>(in[0]), reinterpret_cast<float*>(out.data()));
         } else {
           Patches(*p, reinterpret_cast<const double*>(in[0]),
                   reinterpret_cast<double*>(out.data()));
@@ -196,8 +194,7 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
           if (t.byte_size() > 0) std::memcpy(t.raw_data(), in[k], t.byte_size());
           operands.push_back(hlo::Literal::FromTensor(t));
         }
-        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value,
-                               hlo::EvaluateInstruction(*step.inst, operands));
+        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value, hlo::EvaluateInstruction(*step.inst, operands));
         if (value.tensor().byte_size() != out_bytes) {
           return Internal("step '%s' produced %d bytes for a %d-byte buffer", name,
                           value.tensor().byte_size(), out_bytes);

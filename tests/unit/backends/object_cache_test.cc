@@ -172,17 +172,16 @@ std::string ManyKernelsModule() {
   std::string body, shapes, roots;
   const char* ops[] = {"multiply", "add", "subtract", "maximum"};
   for (int i = 0; i < 24; ++i) {
-    absl::StrAppend(&body, "  %c", i, " = f32[] constant(", 0.25 * (i + 1), ")\n",
-                    "  %b", i, " = f32[257] broadcast(%c", i, "), dimensions={}\n",
-                    "  %e", i, " = f32[257] ", ops[i % 4], "(%x, %b", i, ")\n",
-                    "  %y", i, " = f32[257] ", i % 3 == 0 ? "tanh" : "exp", "(%e", i,
-                    ")\n");
+    absl::StrAppend(&body, "  %c", i, " = f32[] constant(", 0.25 * (i + 1), ")\n", "  %b", i,
+                    " = f32[257] broadcast(%c", i, "), dimensions={}\n", "  %e", i, " = f32[257] ",
+                    ops[i % 4], "(%x, %b", i, ")\n", "  %y", i, " = f32[257] ",
+                    i % 3 == 0 ? "tanh" : "exp", "(%e", i, ")\n");
     absl::StrAppend(&shapes, i > 0 ? ", " : "", "f32[257]");
     absl::StrAppend(&roots, i > 0 ? ", " : "", "%y", i);
   }
   return absl::StrCat("HloModule many\n\nENTRY %main (x: f32[257]) -> (", shapes, ") {\n",
-                      "  %x = f32[257] parameter(0)\n", body, "  ROOT %r = (", shapes,
-                      ") tuple(", roots, ")\n}\n");
+                      "  %x = f32[257] parameter(0)\n", body, "  ROOT %r = (", shapes, ") tuple(",
+                      roots, ")\n}\n");
 }
 
 TEST(ObjectCacheTest, ModuleCompiledInPartsMatchesOnePartAndCaches) {

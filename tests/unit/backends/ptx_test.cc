@@ -66,7 +66,8 @@ ENTRY %main (x: f32[300,70], y: f32[300,70], b: f32[70]) -> f32[300,70] {
   %e = f32[300,70] exp(%s)
   ROOT %t = f32[300,70] tanh(%e)
 }
-)", 1},
+)",
+     1},
     {"s32_bits_and_convert", R"(HloModule ints
 
 ENTRY %main (i: s32[1000], j: s32[1000]) -> (f32[1000], s32[37,27]) {
@@ -83,7 +84,8 @@ ENTRY %main (i: s32[1000], j: s32[1000]) -> (f32[1000], s32[37,27]) {
   %m = s32[37,27] multiply(%io, %tt)
   ROOT %r = (f32[1000], s32[37,27]) tuple(%f, %m)
 }
-)", 2},
+)",
+     2},
     {"reductions_windows_gathers", R"(HloModule more
 
 %add (a: f32[], b: f32[]) -> f32[] {
@@ -110,7 +112,8 @@ ENTRY %main (x: f32[64,48], i: s32[5], k: f32[3,3,4,8], im: f32[1,12,12,4], st: 
   %p = f32[66,50] pad(%x, %zero), padding=1_1x1_1
   ROOT %r = (f32[64], f32[48], f32[5,48], f32[64,64], f32[1,12,12,8], f32[1,6,6,4], f32[8,48], f32[66,50]) tuple(%rows, %cols, %g, %d, %c, %w, %ds, %p)
 }
-)", 8},
+)",
+     8},
 };
 
 class PtxTest : public ::testing::TestWithParam<std::string> {};

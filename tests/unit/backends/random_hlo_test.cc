@@ -71,19 +71,18 @@ std::string Header(uint64_t seed, const testlib::RandomHloModule& m, const std::
     loosest.rel = std::max(loosest.rel, SpecOf(b).rel);
   }
   std::string first_line = why.substr(0, why.find('\n'));
-  std::string out = absl::StrCat("// Random HLO seed ", seed, ": ", first_line, "\n",
-                                 "// RUN: tfjit-opt %s > /dev/null\n",
-                                 "// random-hlo: args_seed=", m.args_seed,
-                                 " edge_values=", m.edge_values ? 1 : 0, " abs=", loosest.abs,
-                                 " rel=", loosest.rel, "\n");
+  std::string out = absl::StrCat(
+      "// Random HLO seed ", seed, ": ", first_line, "\n", "// RUN: tfjit-opt %s > /dev/null\n",
+      "// random-hlo: args_seed=", m.args_seed, " edge_values=", m.edge_values ? 1 : 0,
+      " abs=", loosest.abs, " rel=", loosest.rel, "\n");
   for (size_t i = 0; i < m.output_bounds.size(); ++i) {
     absl::StrAppend(&out, "// output ", i, ": ", m.output_bounds[i].ToString(), "\n");
   }
   std::vector<hlo::Literal> args = testlib::RandomArgs(*m.module, m.args_seed, m.edge_values);
   for (size_t i = 0; i < args.size(); ++i) {
     absl::StrAppend(&out, "// input ", i, ": ", args[i].shape().ToString(), " ",
-                    args[i].shape().num_elements() <= 64 ? args[i].ValueToString()
-                                                         : "(RandomArgs)", "\n");
+                    args[i].shape().num_elements() <= 64 ? args[i].ValueToString() : "(RandomArgs)",
+                    "\n");
   }
   return out;
 }

@@ -14,7 +14,7 @@ TEST(DTypeTest, TfEnumValuesMatchTypesProto) {
   EXPECT_EQ(DTypeFromTfEnum(101), DType::kFloat32);  // DT_FLOAT_REF
   EXPECT_EQ(DTypeFromTfEnum(8), DType::kComplex64);
   EXPECT_EQ(DTypeFromTfEnum(18), DType::kComplex128);
-  EXPECT_EQ(DTypeFromTfEnum(11), std::nullopt);      // qint8 unsupported
+  EXPECT_EQ(DTypeFromTfEnum(11), std::nullopt);  // qint8 unsupported
   EXPECT_EQ(DTypeToTfEnum(DType::kComplex128), 18);
   EXPECT_EQ(DTypeToTfEnum(DType::kInt64), 9);
 }

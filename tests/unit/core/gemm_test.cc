@@ -21,9 +21,7 @@ namespace {
 
 constexpr float kSentinel = -12345.0f;
 
-std::vector<float> Random(size_t n, uint32_t seed) {
-  return tfjit::testing::RandomFloats(n, seed);
-}
+std::vector<float> Random(size_t n, uint32_t seed) { return tfjit::testing::RandomFloats(n, seed); }
 
 class GemmTest : public ::testing::TestWithParam<Isa> {
  protected:
@@ -46,8 +44,8 @@ class GemmTest : public ::testing::TestWithParam<Isa> {
 // reference (bound: float rounding of k products) and that the padding columns are untouched.
 // With `accumulate`, c starts as random values in the output columns and must end as c + a * b.
 void CheckGemm(int64_t m, int64_t n, int64_t k, bool accumulate = false) {
-  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k
-                                    << " accumulate=" << accumulate);
+  SCOPED_TRACE(::testing::Message()
+               << "m=" << m << " n=" << n << " k=" << k << " accumulate=" << accumulate);
   const int64_t lda = k + 3, ldb = n + 5, ldc = n + 7;
   std::vector<float> a = Random(static_cast<size_t>(m * lda), 1);
   std::vector<float> b = Random(static_cast<size_t>(std::max<int64_t>(k, 1) * ldb), 2);
@@ -55,7 +53,8 @@ void CheckGemm(int64_t m, int64_t n, int64_t k, bool accumulate = false) {
   const std::vector<float> c0 = Random(c.size(), 3);
   if (accumulate) {
     for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) c[static_cast<size_t>(i * ldc + j)] = c0[static_cast<size_t>(i * ldc + j)];
+      for (int64_t j = 0; j < n; ++j)
+        c[static_cast<size_t>(i * ldc + j)] = c0[static_cast<size_t>(i * ldc + j)];
     }
   }
   GemmF32(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, accumulate);
@@ -73,8 +72,7 @@ void CheckGemm(int64_t m, int64_t n, int64_t k, bool accumulate = false) {
         ref += x * y;
         mag += std::abs(x * y);
       }
-      ASSERT_NEAR(got, ref, 1e-6 * (k + 1) * (mag + 1e-30) + 1e-30)
-          << "row " << i << " col " << j;
+      ASSERT_NEAR(got, ref, 1e-6 * (k + 1) * (mag + 1e-30) + 1e-30) << "row " << i << " col " << j;
     }
   }
 }
@@ -135,7 +133,6 @@ void ExpectBlock(const std::vector<float>& got, const std::vector<float>& want,
   }
 }
 
-
 // Pack then GemmF32Packed over column blocks [j0, j0 + cols) of a b[k, n] that is block 1 of
 // two (the packing's stride), against GemmF32 on the unpacked b: bitwise where GemmF32 runs
 // the same micro-kernel (m >= 6), within the reference bound otherwise; nothing written
@@ -181,9 +178,9 @@ TEST_P(GemmTest, PackedWeightsMatchUnpacked) {
 // outside the block's columns.
 void CheckSegments(int64_t m, int64_t n, int64_t segs, int64_t run, int64_t lda, int64_t j0,
                    int64_t cols, bool accumulate) {
-  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " segs=" << segs << " run="
-                                    << run << " lda=" << lda << " j0=" << j0 << " cols="
-                                    << cols << " accumulate=" << accumulate);
+  SCOPED_TRACE(::testing::Message()
+               << "m=" << m << " n=" << n << " segs=" << segs << " run=" << run << " lda=" << lda
+               << " j0=" << j0 << " cols=" << cols << " accumulate=" << accumulate);
   const int64_t k = segs * run, seg_stride = m * lda + run + 5;
   const Packing packing{1, k, n, 0};
   const std::vector<float> b = Random(static_cast<size_t>(k * n), 7);
@@ -201,8 +198,7 @@ void CheckSegments(int64_t m, int64_t n, int64_t segs, int64_t run, int64_t lda,
   }
   const std::vector<float> c0 = Random(static_cast<size_t>(m * n), 9);
   std::vector<float> want = c0, got = c0;
-  GemmF32Packed(m, cols, k, rows.data(), k, packed.data(), n, j0, want.data() + j0, n,
-                accumulate);
+  GemmF32Packed(m, cols, k, rows.data(), k, packed.data(), n, j0, want.data() + j0, n, accumulate);
   GemmF32PackedSegments(m, cols, segs, run, seg_stride, a.data(), lda, packed.data(), n, j0,
                         got.data() + j0, n, accumulate);
   ExpectBlock(got, want, c0, m, n, j0, cols, /*exact=*/true, k);
@@ -220,7 +216,7 @@ TEST_P(GemmTest, PackedSegmentsMatchContiguousRows) {
       }
     }
   }
-  CheckSegments(40, 100, 3, 9, 6, 32, 64, false);  // column blocks, as PatchGemm splits them
+  CheckSegments(40, 100, 3, 9, 6, 32, 64, false);    // column blocks, as PatchGemm splits them
   CheckSegments(40, 100, 16, 16, 16, 64, 36, true);  // k = 256, one whole k block
 }
 
@@ -232,9 +228,8 @@ struct DwCase {
 
 void CheckDepthwise(const DwCase& t, bool hole_row) {
   SCOPED_TRACE(::testing::Message() << "k=" << t.k_h << "x" << t.k_w << " in_w=" << t.in_w
-                                    << " C=" << t.channels << " stride=" << t.stride
-                                    << " dilate=" << t.dilate << " pad=" << t.pad
-                                    << " hole_row=" << hole_row);
+                                    << " C=" << t.channels << " stride=" << t.stride << " dilate="
+                                    << t.dilate << " pad=" << t.pad << " hole_row=" << hole_row);
   const int64_t span = (t.k_w - 1) * t.dilate + 1;
   const int64_t out_w = std::max<int64_t>(0, (t.in_w + 2 * t.pad - span) / t.stride + 1);
   std::vector<std::vector<float>> x;
@@ -266,9 +261,10 @@ void CheckDepthwise(const DwCase& t, bool hole_row) {
         for (int64_t kw = 0; kw < t.k_w; ++kw) {
           const int64_t ix = ox * t.stride + kw * t.dilate - t.pad;
           if (ix < 0 || ix >= t.in_w) continue;
-          const double p = static_cast<double>(x[static_cast<size_t>(kh)][static_cast<size_t>(
-                               ix * t.channels + c)]) *
-                           f[static_cast<size_t>((kh * t.k_w + kw) * t.channels + c)];
+          const double p =
+              static_cast<double>(
+                  x[static_cast<size_t>(kh)][static_cast<size_t>(ix * t.channels + c)]) *
+              f[static_cast<size_t>((kh * t.k_w + kw) * t.channels + c)];
           ref += p;
           mag += std::abs(p);
         }
@@ -326,9 +322,8 @@ class NarrowConvTest : public ::testing::TestWithParam<Isa> {
 // in float, bit for bit (all three paths run that chain), and nothing past the row written.
 void CheckNarrowRow(int64_t k_h, int64_t k_w, int64_t in_c, int64_t out_c, int64_t out_w,
                     int64_t hole) {
-  SCOPED_TRACE(::testing::Message() << "k=" << k_h << "x" << k_w << " in_c=" << in_c
-                                    << " out_c=" << out_c << " out_w=" << out_w
-                                    << " hole=" << hole);
+  SCOPED_TRACE(::testing::Message() << "k=" << k_h << "x" << k_w << " in_c=" << in_c << " out_c="
+                                    << out_c << " out_w=" << out_w << " hole=" << hole);
   const int64_t block = NarrowPixelBlock();
   const int64_t pitch = (out_w + block - 1) / block * block + k_w - 1 + 3;
   std::vector<std::vector<float>> planar;
@@ -337,8 +332,7 @@ void CheckNarrowRow(int64_t k_h, int64_t k_w, int64_t in_c, int64_t out_c, int64
     planar.push_back(Random(static_cast<size_t>(in_c * pitch), static_cast<uint32_t>(10 + kh)));
     rows.push_back(kh == hole ? nullptr : planar.back().data());
   }
-  const std::vector<float> filter =
-      Random(static_cast<size_t>(k_h * k_w * in_c * out_c), 7);
+  const std::vector<float> filter = Random(static_cast<size_t>(k_h * k_w * in_c * out_c), 7);
   std::vector<float> out(static_cast<size_t>(out_w * out_c + 40), kSentinel);
   NarrowConvRow r;
   r.rows = rows.data();
@@ -360,8 +354,7 @@ void CheckNarrowRow(int64_t k_h, int64_t k_w, int64_t in_c, int64_t out_c, int64
           for (int64_t i = 0; i < in_c; ++i) {
             const float x =
                 planar[static_cast<size_t>(kh)][static_cast<size_t>(i * pitch + ox + kw)];
-            const float w =
-                filter[static_cast<size_t>(((kh * k_w + kw) * in_c + i) * out_c + o)];
+            const float w = filter[static_cast<size_t>(((kh * k_w + kw) * in_c + i) * out_c + o)];
             want = std::fma(x, w, want);
           }
         }
@@ -414,9 +407,12 @@ INSTANTIATE_TEST_SUITE_P(Isas, NarrowConvTest,
                          ::testing::Values(Isa::kGeneric, Isa::kGenerated, Isa::kAvx512),
                          [](const ::testing::TestParamInfo<Isa>& info) {
                            switch (info.param) {
-                             case Isa::kGeneric: return std::string("Scalar");
-                             case Isa::kGenerated: return std::string("Avx2");
-                             default: return std::string("Avx512");
+                             case Isa::kGeneric:
+                               return std::string("Scalar");
+                             case Isa::kGenerated:
+                               return std::string("Avx2");
+                             default:
+                               return std::string("Avx512");
                            }
                          });
 

@@ -12,11 +12,9 @@
 namespace tfjit::random {
 namespace {
 
-constexpr RandomDistribution kDists[] = {RandomDistribution::kUniform,
-                                         RandomDistribution::kNormal,
+constexpr RandomDistribution kDists[] = {RandomDistribution::kUniform, RandomDistribution::kNormal,
                                          RandomDistribution::kTruncatedNormal};
-constexpr DType kTypes[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
-                            DType::kFloat64};
+constexpr DType kTypes[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
 
 int64_t Bytes(DType t) { return t == DType::kFloat64 ? 8 : (t == DType::kFloat32 ? 4 : 2); }
 
@@ -29,8 +27,8 @@ TEST(RandomFillTest, NormalMatchesTfGeneratorKnownAnswer) {
                                      1.31697023f, 0.71375787f}));
   // Uniform after one normal call of 6 outputs (the Generator skips 6 * 256 blocks).
   std::vector<float> u(3);
-  FillRandom(RandomDistribution::kUniform, DType::kFloat32,
-             StateFromKeyCounter(0, 1234 + 1536, 0), u.data(), 0, 3);
+  FillRandom(RandomDistribution::kUniform, DType::kFloat32, StateFromKeyCounter(0, 1234 + 1536, 0),
+             u.data(), 0, 3);
   EXPECT_EQ(u, (std::vector<float>{0.6512613f, 0.9295906f, 0.50873387f}));
 }
 
@@ -90,8 +88,7 @@ TEST(RandomFillTest, TargetsAndStateWords) {
   for (RandomDistribution dist : kDists) {
     EXPECT_EQ(RandomDistributionOfTarget(RandomFillTarget(dist)), dist);
   }
-  EXPECT_EQ(RandomDistributionOfTarget("tfjit.philox_random_normal"),
-            RandomDistribution::kNormal);
+  EXPECT_EQ(RandomDistributionOfTarget("tfjit.philox_random_normal"), RandomDistribution::kNormal);
   EXPECT_FALSE(RandomDistributionOfTarget("mystery").has_value());
   const PhiloxState s = StateFromKeyCounter(0x0123456789abcdefull, 0xfffffffffffffffeull, 3);
   uint64_t w[3];

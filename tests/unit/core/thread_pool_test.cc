@@ -43,10 +43,10 @@ TEST(ThreadPoolTest, EveryIndexRunsExactlyOnce) {
 
 TEST(ThreadPoolTest, ShardsFollowTheCost) {
   ThreadPool pool(4);
-  EXPECT_EQ(pool.NumShards(1000, 1), 1);         // 1000 cycles: not worth a hand-off
-  EXPECT_EQ(pool.NumShards(1, 100000000), 1);    // one index cannot split
-  EXPECT_EQ(pool.NumShards(100, 1000000), 16);   // 4 shards per thread at most
-  EXPECT_EQ(pool.NumShards(3, 1000000), 3);      // never more shards than indices
+  EXPECT_EQ(pool.NumShards(1000, 1), 1);        // 1000 cycles: not worth a hand-off
+  EXPECT_EQ(pool.NumShards(1, 100000000), 1);   // one index cannot split
+  EXPECT_EQ(pool.NumShards(100, 1000000), 16);  // 4 shards per thread at most
+  EXPECT_EQ(pool.NumShards(3, 1000000), 3);     // never more shards than indices
   ThreadPool single(1);
   EXPECT_EQ(single.NumShards(100, 1000000), 1);  // one thread: always inline
 }

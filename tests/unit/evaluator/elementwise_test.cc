@@ -16,10 +16,10 @@ template <typename T>
 std::vector<T> Binary2(const std::string& op, const std::string& ty, const std::string& result,
                        const std::vector<T>& a, const std::vector<T>& b) {
   const int64_t n = static_cast<int64_t>(a.size());
-  const std::string text = Entry("(a: " + ty + ", b: " + ty + ") -> " + result,
-                                 "  %a = " + ty + " parameter(0)\n  %b = " + ty +
-                                     " parameter(1)\n  ROOT %r = " + result + " " + op +
-                                     "(%a, %b)");
+  const std::string text =
+      Entry("(a: " + ty + ", b: " + ty + ") -> " + result,
+            "  %a = " + ty + " parameter(0)\n  %b = " + ty +
+                " parameter(1)\n  ROOT %r = " + result + " " + op + "(%a, %b)");
   absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<T>({n}, a), Lit<T>({n}, b)});
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? Values<T>(*r) : std::vector<T>{};
@@ -28,8 +28,9 @@ std::vector<T> Binary2(const std::string& op, const std::string& ty, const std::
 template <typename T>
 std::vector<T> Unary(const std::string& op, const std::string& ty, const std::vector<T>& a) {
   const int64_t n = static_cast<int64_t>(a.size());
-  const std::string text = Entry("(a: " + ty + ") -> " + ty, "  %a = " + ty +
-                                 " parameter(0)\n  ROOT %r = " + ty + " " + op + "(%a)");
+  const std::string text =
+      Entry("(a: " + ty + ") -> " + ty,
+            "  %a = " + ty + " parameter(0)\n  ROOT %r = " + ty + " " + op + "(%a)");
   absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<T>({n}, a)});
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? Values<T>(*r) : std::vector<T>{};
@@ -42,8 +43,7 @@ TEST(ElementwiseTest, IntegerArithmeticWraps) {
             (std::vector<int32_t>{kMin, 3}));
   EXPECT_EQ(Binary2<int32_t>("multiply", "s32[1]", "s32[1]", {65536}, {65536}),
             (std::vector<int32_t>{0}));
-  EXPECT_EQ(Binary2<uint8_t>("subtract", "u8[1]", "u8[1]", {1}, {2}),
-            (std::vector<uint8_t>{255}));
+  EXPECT_EQ(Binary2<uint8_t>("subtract", "u8[1]", "u8[1]", {1}, {2}), (std::vector<uint8_t>{255}));
 }
 
 TEST(ElementwiseTest, IntegerDivisionEdgeCases) {
@@ -69,9 +69,9 @@ TEST(ElementwiseTest, MaxMinPropagateNaN) {
 TEST(ElementwiseTest, ShiftsAtOrBeyondWidth) {
   EXPECT_EQ(Binary2<int32_t>("shift-left", "s32[3]", "s32[3]", {1, 1, 1}, {3, 32, -1}),
             (std::vector<int32_t>{8, 0, 0}));
-  EXPECT_EQ(Binary2<int32_t>("shift-right-arithmetic", "s32[3]", "s32[3]", {-8, -8, 8},
-                             {1, 40, 40}),
-            (std::vector<int32_t>{-4, -1, 0}));
+  EXPECT_EQ(
+      Binary2<int32_t>("shift-right-arithmetic", "s32[3]", "s32[3]", {-8, -8, 8}, {1, 40, 40}),
+      (std::vector<int32_t>{-4, -1, 0}));
   EXPECT_EQ(Binary2<int32_t>("shift-right-logical", "s32[2]", "s32[2]", {-8, -8}, {28, 32}),
             (std::vector<int32_t>{15, 0}));
 }
@@ -116,8 +116,7 @@ TEST(ElementwiseTest, FloatUnaryMath) {
 }
 
 TEST(ElementwiseTest, HalfComputedInF32AndRounded) {
-  std::vector<half> r = Binary2<half>("add", "f16[1]", "f16[1]", {half(1.0f)},
-                                      {half(0.0004f)});
+  std::vector<half> r = Binary2<half>("add", "f16[1]", "f16[1]", {half(1.0f)}, {half(0.0004f)});
   // 1 + 0.0004 is below half an ulp of f16 at 1 (0.000488), so it rounds back to 1.
   EXPECT_EQ(static_cast<float>(r[0]), 1.0f);
   std::vector<bfloat16> b = Unary<bfloat16>("sqrt", "bf16[1]", {bfloat16(4.0f)});
@@ -125,14 +124,14 @@ TEST(ElementwiseTest, HalfComputedInF32AndRounded) {
 }
 
 TEST(ElementwiseTest, CompareWithNaN) {
-  const std::string text = Entry(
-      "(a: f32[2], b: f32[2]) -> (pred[2], pred[2], pred[2])",
-      "  %a = f32[2] parameter(0)\n  %b = f32[2] parameter(1)\n"
-      "  %eq = pred[2] compare(%a, %b), direction=EQ\n"
-      "  %ne = pred[2] compare(%a, %b), direction=NE\n"
-      "  %lt = pred[2] compare(%a, %b), direction=LT\n"
-      "  ROOT %t = (pred[2], pred[2], pred[2]) tuple(%eq, %ne, %lt)");
-  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<float>({2}, {kNaN, 1}), Lit<float>({2}, {kNaN, 2})});
+  const std::string text = Entry("(a: f32[2], b: f32[2]) -> (pred[2], pred[2], pred[2])",
+                                 "  %a = f32[2] parameter(0)\n  %b = f32[2] parameter(1)\n"
+                                 "  %eq = pred[2] compare(%a, %b), direction=EQ\n"
+                                 "  %ne = pred[2] compare(%a, %b), direction=NE\n"
+                                 "  %lt = pred[2] compare(%a, %b), direction=LT\n"
+                                 "  ROOT %t = (pred[2], pred[2], pred[2]) tuple(%eq, %ne, %lt)");
+  absl::StatusOr<Literal> r =
+      ParseAndRun(text, {Lit<float>({2}, {kNaN, 1}), Lit<float>({2}, {kNaN, 2})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<bool>(r->elements()[0]), (std::vector<bool>{false, false}));
   EXPECT_EQ(Values<bool>(r->elements()[1]), (std::vector<bool>{true, true}));
@@ -140,54 +139,53 @@ TEST(ElementwiseTest, CompareWithNaN) {
 }
 
 TEST(ElementwiseTest, SelectWithScalarPredAndClampWithScalarBounds) {
-  const std::string text = Entry(
-      "(p: pred[], a: f32[3], b: f32[3]) -> (f32[3], f32[3])",
-      "  %p = pred[] parameter(0)\n  %a = f32[3] parameter(1)\n  %b = f32[3] parameter(2)\n"
-      "  %s = f32[3] select(%p, %a, %b)\n"
-      "  %lo = f32[] constant(0)\n  %hi = f32[] constant(1)\n"
-      "  %c = f32[3] clamp(%lo, %b, %hi)\n"
-      "  ROOT %t = (f32[3], f32[3]) tuple(%s, %c)");
-  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<bool>({}, {false}), Lit<float>({3}, {1, 2, 3}),
-                                         Lit<float>({3}, {-1, 0.5f, 7})});
+  const std::string text =
+      Entry("(p: pred[], a: f32[3], b: f32[3]) -> (f32[3], f32[3])",
+            "  %p = pred[] parameter(0)\n  %a = f32[3] parameter(1)\n  %b = f32[3] parameter(2)\n"
+            "  %s = f32[3] select(%p, %a, %b)\n"
+            "  %lo = f32[] constant(0)\n  %hi = f32[] constant(1)\n"
+            "  %c = f32[3] clamp(%lo, %b, %hi)\n"
+            "  ROOT %t = (f32[3], f32[3]) tuple(%s, %c)");
+  absl::StatusOr<Literal> r = ParseAndRun(
+      text, {Lit<bool>({}, {false}), Lit<float>({3}, {1, 2, 3}), Lit<float>({3}, {-1, 0.5f, 7})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<float>(r->elements()[0]), (std::vector<float>{-1, 0.5f, 7}));
   EXPECT_EQ(Values<float>(r->elements()[1]), (std::vector<float>{0, 0.5f, 1}));
 }
 
 TEST(ElementwiseTest, ConvertSaturatesAndMapsNaNToZero) {
-  const std::string text = Entry("(a: f32[5]) -> s32[5]",
-                                 "  %a = f32[5] parameter(0)\n  ROOT %c = s32[5] convert(%a)");
-  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<float>({5}, {kNaN, 1e20f, -1e20f, -2.7f, kInf})});
+  const std::string text =
+      Entry("(a: f32[5]) -> s32[5]", "  %a = f32[5] parameter(0)\n  ROOT %c = s32[5] convert(%a)");
+  absl::StatusOr<Literal> r =
+      ParseAndRun(text, {Lit<float>({5}, {kNaN, 1e20f, -1e20f, -2.7f, kInf})});
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(Values<int32_t>(*r),
-            (std::vector<int32_t>{0, std::numeric_limits<int32_t>::max(),
-                                  std::numeric_limits<int32_t>::min(), -2,
-                                  std::numeric_limits<int32_t>::max()}));
-  const std::string to_u8 = Entry("(a: f32[3]) -> u8[3]",
-                                  "  %a = f32[3] parameter(0)\n  ROOT %c = u8[3] convert(%a)");
+  EXPECT_EQ(Values<int32_t>(*r), (std::vector<int32_t>{0, std::numeric_limits<int32_t>::max(),
+                                                       std::numeric_limits<int32_t>::min(), -2,
+                                                       std::numeric_limits<int32_t>::max()}));
+  const std::string to_u8 =
+      Entry("(a: f32[3]) -> u8[3]", "  %a = f32[3] parameter(0)\n  ROOT %c = u8[3] convert(%a)");
   r = ParseAndRun(to_u8, {Lit<float>({3}, {-5, 300, 7.9f})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<uint8_t>(*r), (std::vector<uint8_t>{0, 255, 7}));
 }
 
 TEST(ElementwiseTest, ConvertToPredAndBetweenInts) {
-  const std::string text = Entry(
-      "(a: f32[3], b: s32[2]) -> (pred[3], s8[2])",
-      "  %a = f32[3] parameter(0)\n  %b = s32[2] parameter(1)\n"
-      "  %p = pred[3] convert(%a)\n  %n = s8[2] convert(%b)\n"
-      "  ROOT %t = (pred[3], s8[2]) tuple(%p, %n)");
-  absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<float>({3}, {0, -0.5f, kNaN}),
-                                         Lit<int32_t>({2}, {300, -129})});
+  const std::string text = Entry("(a: f32[3], b: s32[2]) -> (pred[3], s8[2])",
+                                 "  %a = f32[3] parameter(0)\n  %b = s32[2] parameter(1)\n"
+                                 "  %p = pred[3] convert(%a)\n  %n = s8[2] convert(%b)\n"
+                                 "  ROOT %t = (pred[3], s8[2]) tuple(%p, %n)");
+  absl::StatusOr<Literal> r =
+      ParseAndRun(text, {Lit<float>({3}, {0, -0.5f, kNaN}), Lit<int32_t>({2}, {300, -129})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<bool>(r->elements()[0]), (std::vector<bool>{false, true, true}));
   EXPECT_EQ(Values<int8_t>(r->elements()[1]), (std::vector<int8_t>{44, 127}));
 }
 
 TEST(ElementwiseTest, BitcastConvertAndIsFinite) {
-  const std::string text = Entry(
-      "(a: f32[3]) -> (u32[3], pred[3])",
-      "  %a = f32[3] parameter(0)\n  %b = u32[3] bitcast-convert(%a)\n"
-      "  %f = pred[3] is-finite(%a)\n  ROOT %t = (u32[3], pred[3]) tuple(%b, %f)");
+  const std::string text =
+      Entry("(a: f32[3]) -> (u32[3], pred[3])",
+            "  %a = f32[3] parameter(0)\n  %b = u32[3] bitcast-convert(%a)\n"
+            "  %f = pred[3] is-finite(%a)\n  ROOT %t = (u32[3], pred[3]) tuple(%b, %f)");
   absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<float>({3}, {1.0f, kInf, kNaN})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<uint32_t>(r->elements()[0])[0], 0x3F800000u);

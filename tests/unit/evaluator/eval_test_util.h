@@ -25,7 +25,8 @@ std::vector<T> Values(const Literal& literal) {
 }
 
 // Parses (verified) and evaluates; a failed step records a gtest failure and returns the status.
-inline absl::StatusOr<Literal> ParseAndRun(const std::string& text, const std::vector<Literal>& args) {
+inline absl::StatusOr<Literal> ParseAndRun(const std::string& text,
+                                           const std::vector<Literal>& args) {
   std::unique_ptr<Module> module = testlib::ParseVerified(text);
   if (module == nullptr) return InvalidArgument("parse failed");
   return Evaluate(*module, args);

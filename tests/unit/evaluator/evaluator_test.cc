@@ -28,10 +28,10 @@ TEST(EvaluatorTest, CoverageTableAndUnimplementedNamesOpcode) {
   EXPECT_TRUE(EvaluatorSupports(Opcode::kAdd));
   EXPECT_TRUE(EvaluatorSupports(Opcode::kConvolution));
   EXPECT_TRUE(EvaluatorSupports(Opcode::kCustomCall));  // its targets: HLO.md
-  const std::string text = Entry(
-      "(x: f32[2]) -> f32[2]",
-      "  %x = f32[2] parameter(0)\n"
-      "  ROOT %c = f32[2] custom-call(%x), custom_call_target=\"mystery\"");
+  const std::string text =
+      Entry("(x: f32[2]) -> f32[2]",
+            "  %x = f32[2] parameter(0)\n"
+            "  ROOT %c = f32[2] custom-call(%x), custom_call_target=\"mystery\"");
   std::unique_ptr<Module> m = testlib::ParseVerified(text);
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> r = Evaluate(*m, {Lit<float>({2}, {1, 2})});
@@ -80,8 +80,12 @@ std::string Conditional(const std::string& selector_type) {
          "  ROOT %n = f32[] negate(%a)\n}\n\n"
          "%b1 (b: f32[]) -> f32[] {\n  %b = f32[] parameter(0)\n"
          "  ROOT %m = f32[] add(%b, %b)\n}\n\n"
-         "ENTRY %main (p: " + selector_type + ", x: f32[], y: f32[]) -> f32[] {\n"
-         "  %p = " + selector_type + " parameter(0)\n  %x = f32[] parameter(1)\n"
+         "ENTRY %main (p: " +
+         selector_type +
+         ", x: f32[], y: f32[]) -> f32[] {\n"
+         "  %p = " +
+         selector_type +
+         " parameter(0)\n  %x = f32[] parameter(1)\n"
          "  %y = f32[] parameter(2)\n"
          "  ROOT %c = f32[] conditional(%p, %x, %y), branch_computations={%b0, %b1}\n}\n";
 }
@@ -108,8 +112,7 @@ TEST(EvaluatorTest, ConditionalPredAndIndex) {
 TEST(EvaluatorTest, EvaluateInstructionFoldsOneOp) {
   std::unique_ptr<Module> m = testlib::ParseVerified(kNeg);
   ASSERT_NE(m, nullptr);
-  absl::StatusOr<Literal> r =
-      EvaluateInstruction(*m->entry()->root(), {Lit<float>({2}, {4, -1})});
+  absl::StatusOr<Literal> r = EvaluateInstruction(*m->entry()->root(), {Lit<float>({2}, {4, -1})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<float>(*r), (std::vector<float>{-4, 1}));
   EXPECT_EQ(EvaluateInstruction(*m->entry()->root(), {}).status().code(),

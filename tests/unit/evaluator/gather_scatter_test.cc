@@ -8,11 +8,11 @@ namespace tfjit::hlo {
 namespace {
 
 TEST(GatherTest, RowsLikeTfGatherWithClamping) {
-  const std::string text = Entry(
-      "(x: f32[3,2], i: s32[3]) -> f32[3,2]",
-      "  %x = f32[3,2] parameter(0)\n  %i = s32[3] parameter(1)\n"
-      "  ROOT %g = f32[3,2] gather(%x, %i), offset_dims={1}, collapsed_slice_dims={0}, "
-      "start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}");
+  const std::string text =
+      Entry("(x: f32[3,2], i: s32[3]) -> f32[3,2]",
+            "  %x = f32[3,2] parameter(0)\n  %i = s32[3] parameter(1)\n"
+            "  ROOT %g = f32[3,2] gather(%x, %i), offset_dims={1}, collapsed_slice_dims={0}, "
+            "start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}");
   absl::StatusOr<Literal> r =
       ParseAndRun(text, {Lit<float>({3, 2}, {1, 2, 3, 4, 5, 6}), Lit<int32_t>({3}, {2, 0, 9})});
   ASSERT_TRUE(r.ok()) << r.status();
@@ -23,24 +23,25 @@ TEST(ScatterTest, AddsRowsAndSkipsOutOfBounds) {
   const std::string text =
       "HloModule test\n\n%add (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n"
       "  %b = f32[] parameter(1)\n  ROOT %s = f32[] add(%a, %b)\n}\n\n" +
-      std::string("ENTRY %main (x: f32[3,2], i: s32[3], u: f32[3,2]) -> f32[3,2] {\n"
-                  "  %x = f32[3,2] parameter(0)\n  %i = s32[3] parameter(1)\n"
-                  "  %u = f32[3,2] parameter(2)\n"
-                  "  ROOT %sc = f32[3,2] scatter(%x, %i, %u), update_window_dims={1}, "
-                  "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
-                  "index_vector_dim=1, to_apply=%add\n}\n");
+      std::string(
+          "ENTRY %main (x: f32[3,2], i: s32[3], u: f32[3,2]) -> f32[3,2] {\n"
+          "  %x = f32[3,2] parameter(0)\n  %i = s32[3] parameter(1)\n"
+          "  %u = f32[3,2] parameter(2)\n"
+          "  ROOT %sc = f32[3,2] scatter(%x, %i, %u), update_window_dims={1}, "
+          "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+          "index_vector_dim=1, to_apply=%add\n}\n");
   absl::StatusOr<Literal> r =
       ParseAndRun(text, {Lit<float>({3, 2}, {0, 0, 0, 0, 0, 0}), Lit<int32_t>({3}, {1, 1, 5}),
-                 Lit<float>({3, 2}, {1, 2, 10, 20, 100, 200})});
+                         Lit<float>({3, 2}, {1, 2, 10, 20, 100, 200})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<float>(*r), (std::vector<float>{0, 0, 11, 22, 0, 0}));
 }
 
 TEST(RngBitGeneratorTest, PhiloxAdvancesCounterAndIsDeterministic) {
-  const std::string text = Entry(
-      "(s: u64[3]) -> (u64[3], u32[6])",
-      "  %s = u64[3] parameter(0)\n"
-      "  ROOT %r = (u64[3], u32[6]) rng-bit-generator(%s), algorithm=rng_philox");
+  const std::string text =
+      Entry("(s: u64[3]) -> (u64[3], u32[6])",
+            "  %s = u64[3] parameter(0)\n"
+            "  ROOT %r = (u64[3], u32[6]) rng-bit-generator(%s), algorithm=rng_philox");
   const Literal state = Lit<uint64_t>({3}, {42, 0, 0});
   absl::StatusOr<Literal> a = ParseAndRun(text, {state});
   absl::StatusOr<Literal> b = ParseAndRun(text, {state});
@@ -61,10 +62,10 @@ TEST(RngBitGeneratorTest, PhiloxAdvancesCounterAndIsDeterministic) {
 // Known-answer vector of Philox-4x32-10 (Salmon et al., Random123 kat_vectors): key and
 // counter all zeros.
 TEST(RngBitGeneratorTest, PhiloxKnownAnswerZeroKeyZeroCounter) {
-  const std::string text = Entry(
-      "(s: u64[3]) -> (u64[3], u32[4])",
-      "  %s = u64[3] parameter(0)\n"
-      "  ROOT %r = (u64[3], u32[4]) rng-bit-generator(%s), algorithm=rng_philox");
+  const std::string text =
+      Entry("(s: u64[3]) -> (u64[3], u32[4])",
+            "  %s = u64[3] parameter(0)\n"
+            "  ROOT %r = (u64[3], u32[4]) rng-bit-generator(%s), algorithm=rng_philox");
   absl::StatusOr<Literal> r = ParseAndRun(text, {Lit<uint64_t>({3}, {0, 0, 0})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<uint32_t>(r->elements()[1]),
@@ -102,10 +103,10 @@ TEST(CustomCallTest, TruncatedNormalStaysInsideTwoAndBadShapesFail) {
 
 // tfjit.top_k: hand-computed rows with ties (lower column first), NaN (ranked first) and -0/+0.
 TEST(CustomCallTest, TopKRowsByHand) {
-  const std::string text = Entry(
-      "(x: f32[2,5]) -> (f32[2,3], s32[2,3])",
-      "  %x = f32[2,5] parameter(0)\n"
-      "  ROOT %r = (f32[2,3], s32[2,3]) custom-call(%x), custom_call_target=\"tfjit.top_k\"");
+  const std::string text =
+      Entry("(x: f32[2,5]) -> (f32[2,3], s32[2,3])",
+            "  %x = f32[2,5] parameter(0)\n"
+            "  ROOT %r = (f32[2,3], s32[2,3]) custom-call(%x), custom_call_target=\"tfjit.top_k\"");
   const float nan = std::nanf("");
   absl::StatusOr<Literal> r =
       ParseAndRun(text, {Lit<float>({2, 5}, {2, 5, 2, 5, 1, 0, -0.0f, nan, -1, 0})});
@@ -119,10 +120,10 @@ TEST(CustomCallTest, TopKRowsByHand) {
   EXPECT_FALSE(std::signbit(v[4]));  // +0 at column 0 before -0 at column 1
   EXPECT_TRUE(std::signbit(v[5]));
   // k > n is not a top-k result.
-  const std::string bad = Entry(
-      "(x: f32[2]) -> (f32[3], s32[3])",
-      "  %x = f32[2] parameter(0)\n"
-      "  ROOT %r = (f32[3], s32[3]) custom-call(%x), custom_call_target=\"tfjit.top_k\"");
+  const std::string bad =
+      Entry("(x: f32[2]) -> (f32[3], s32[3])",
+            "  %x = f32[2] parameter(0)\n"
+            "  ROOT %r = (f32[3], s32[3]) custom-call(%x), custom_call_target=\"tfjit.top_k\"");
   EXPECT_EQ(ParseAndRun(bad, {Lit<float>({2}, {1, 2})}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }

@@ -16,8 +16,8 @@ using hlo::Literal;
 
 TEST(LiteralsNearTest, FloatsWithinToleranceNaNMatchesNaN) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_TRUE(LiteralsNear(Lit<float>({3}, {1, nan, 100}), Lit<float>({3}, {1.000001f, nan, 100.0005f}),
-                           {1e-5, 1e-5}));
+  EXPECT_TRUE(LiteralsNear(Lit<float>({3}, {1, nan, 100}),
+                           Lit<float>({3}, {1.000001f, nan, 100.0005f}), {1e-5, 1e-5}));
   ::testing::AssertionResult r =
       LiteralsNear(Lit<float>({2, 2}, {1, 2, 3, 4}), Lit<float>({2, 2}, {1, 2, 3.1f, 4}));
   EXPECT_FALSE(r);

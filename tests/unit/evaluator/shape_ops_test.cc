@@ -74,7 +74,8 @@ TEST(ShapeOpsTest, Concatenate) {
 }
 
 TEST(ShapeOpsTest, PadWithInteriorAndNegativeEdges) {
-  // dim0: lo=1 hi=0; dim1: lo=-1 (crop) hi=1 interior=1: row [a,0,b,0,c] cropped by 1 -> [0,b,0,c,9pad]
+  // dim0: lo=1 hi=0; dim1: lo=-1 (crop) hi=1 interior=1: row [a,0,b,0,c] cropped by 1 ->
+  // [0,b,0,c,9pad]
   EXPECT_EQ(RunF32("(x: f32[2,3]) -> f32[3,5]",
                    "  %x = f32[2,3] parameter(0)\n  %z = f32[] constant(0)\n"
                    "  ROOT %p = f32[3,5] pad(%x, %z), padding=1_0x-1_1_1",

@@ -124,8 +124,7 @@ TEST_F(AttrTest, DefaultedGetters) {
   EXPECT_EQ(*GetStringAttrOr(*node_, "absent", "NHWC"), "NHWC");
   EXPECT_EQ(*GetStringAttrOr(*node_, "s", "NHWC"), "NCHW");
   // Present with the wrong kind is still an error.
-  EXPECT_EQ(GetBoolAttrOr(*node_, "i", false).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(GetBoolAttrOr(*node_, "i", false).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

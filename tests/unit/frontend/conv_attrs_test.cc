@@ -41,20 +41,27 @@ class ConvAttrsTest : public ::testing::Test {
 
   // A Conv2D node with the given strides, dilations and padding (+ explicit_paddings).
   const Node& Conv(const std::string& strides, const std::string& padding,
-                   const std::string& dilations = "1, 1, 1, 1",
-                   const std::string& extra = "") {
+                   const std::string& dilations = "1, 1, 1, 1", const std::string& extra = "") {
     return Make("Conv2D", 2,
-                "attr { key: \"strides\" value { list { i: [" + strides + "] } } } "
-                "attr { key: \"dilations\" value { list { i: [" + dilations + "] } } } "
-                "attr { key: \"padding\" value { s: \"" + padding + "\" } } " + extra);
+                "attr { key: \"strides\" value { list { i: [" + strides +
+                    "] } } } "
+                    "attr { key: \"dilations\" value { list { i: [" +
+                    dilations +
+                    "] } } } "
+                    "attr { key: \"padding\" value { s: \"" +
+                    padding + "\" } } " + extra);
   }
 
-  const Node& Pool(const std::string& ksize, const std::string& strides,
-                   const std::string& padding, const std::string& extra = "") {
+  const Node& Pool(const std::string& ksize, const std::string& strides, const std::string& padding,
+                   const std::string& extra = "") {
     return Make("MaxPool", 1,
-                "attr { key: \"ksize\" value { list { i: [" + ksize + "] } } } "
-                "attr { key: \"strides\" value { list { i: [" + strides + "] } } } "
-                "attr { key: \"padding\" value { s: \"" + padding + "\" } } " + extra);
+                "attr { key: \"ksize\" value { list { i: [" + ksize +
+                    "] } } } "
+                    "attr { key: \"strides\" value { list { i: [" +
+                    strides +
+                    "] } } } "
+                    "attr { key: \"padding\" value { s: \"" +
+                    padding + "\" } } " + extra);
   }
 
   std::vector<std::unique_ptr<Graph>> graphs_;
@@ -150,8 +157,8 @@ TEST_F(ConvAttrsTest, BadConvAttrs) {
     EXPECT_THAT(std::string(a.status().message()), HasSubstr(c.message));
   }
   // The layer picks the code of TF's kernel for another layout.
-  absl::Status layout = CheckNhwc(Conv("1, 1, 2, 2", "SAME", "1, 1, 1, 1", nchw),
-                                  absl::StatusCode::kInvalidArgument);
+  absl::Status layout =
+      CheckNhwc(Conv("1, 1, 2, 2", "SAME", "1, 1, 1, 1", nchw), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(layout.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(CheckNhwc(Conv("1, 1, 1, 1", "SAME")).ok());
 }
@@ -185,7 +192,10 @@ TEST_F(ConvAttrsTest, PoolWindowAndBadPoolAttrs) {
       {"2, 2, 2, 1", "1, 1, 1, 1", "SAME", {1, 4, 4, 1}, "not yet supported on the batch"},
       {"1, 2, 2, 2", "1, 1, 1, 1", "SAME", {1, 4, 4, 1}, "across the depth dimension"},
       {"1, 0, 2, 1", "1, 1, 1, 1", "SAME", {1, 4, 4, 1}, "ksize and strides must be positive"},
-      {"1, 9, 1, 1", "1, 1, 1, 1", "VALID", {1, 4, 4, 1},
+      {"1, 9, 1, 1",
+       "1, 1, 1, 1",
+       "VALID",
+       {1, 4, 4, 1},
        "would be negative: -4 [input_size: 4, effective_filter_size: 9, stride: 1]"},
   };
   for (const Case& c : cases) {
@@ -223,8 +233,8 @@ TEST_F(ConvAttrsTest, ConvAndBackpropGeometry) {
   EXPECT_THAT(message(Conv2DGeometry(c, a, {5, 6, 4}, {3, 3, 4, 2}, false)),
               HasSubstr("input must be 4-D"));
   // Backprop: the forward conv of [1, 5, 6, 4] gives 3x3, so out_backprop must be [1, 3, 3, o].
-  absl::StatusOr<Window2D> bp = BackpropInputGeometry(c, a, {1, 5, 6, 4}, {3, 3, 4, 2},
-                                                      {1, 3, 3, 2});
+  absl::StatusOr<Window2D> bp =
+      BackpropInputGeometry(c, a, {1, 5, 6, 4}, {3, 3, 4, 2}, {1, 3, 3, 2});
   ASSERT_TRUE(bp.ok()) << bp.status();
   EXPECT_EQ(Geometry(bp->h), "3 1 1");
   EXPECT_THAT(message(BackpropInputGeometry(c, a, {1, 5, 6, 4}, {3, 3, 4, 2}, {1, 3, 4, 2})),
@@ -236,8 +246,11 @@ TEST_F(ConvAttrsTest, ConvAndBackpropGeometry) {
 }
 
 std::string FusedAttrs(const std::string& ops, int num_args) {
-  return "attr { key: \"fused_ops\" value { list { s: [" + ops + "] } } } "
-         "attr { key: \"num_args\" value { i: " + std::to_string(num_args) + " } } "
+  return "attr { key: \"fused_ops\" value { list { s: [" + ops +
+         "] } } } "
+         "attr { key: \"num_args\" value { i: " +
+         std::to_string(num_args) +
+         " } } "
          "attr { key: \"strides\" value { list { i: [1, 1, 1, 1] } } } "
          "attr { key: \"padding\" value { s: \"SAME\" } }";
 }
@@ -258,11 +271,11 @@ TEST_F(ConvAttrsTest, ParsesFusedOps) {
   EXPECT_EQ(prelu->activation, FusedActivation::kPrelu);
   EXPECT_EQ(prelu->num_args, 2);
   // Batch norm takes four args and reads epsilon; LeakyRelu reads its alpha.
-  absl::StatusOr<FusedEpilogue> bn = ParseFusedOps(Make(
-      "_FusedConv2D", 6,
-      FusedAttrs("\"FusedBatchNorm\", \"LeakyRelu\"", 4) +
-          " attr { key: \"epsilon\" value { f: 0.5 } }"
-          " attr { key: \"leakyrelu_alpha\" value { f: 0.25 } }"));
+  absl::StatusOr<FusedEpilogue> bn =
+      ParseFusedOps(Make("_FusedConv2D", 6,
+                         FusedAttrs("\"FusedBatchNorm\", \"LeakyRelu\"", 4) +
+                             " attr { key: \"epsilon\" value { f: 0.5 } }"
+                             " attr { key: \"leakyrelu_alpha\" value { f: 0.25 } }"));
   ASSERT_TRUE(bn.ok()) << bn.status();
   EXPECT_TRUE(bn->batch_norm);
   EXPECT_EQ(bn->num_args, 4);
@@ -279,8 +292,8 @@ TEST_F(ConvAttrsTest, ParsesFusedOps) {
   EXPECT_EQ(add.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(add.status().message()),
               HasSubstr("node 'c' (_FusedConv2D): fused_ops [BiasAdd,Add] is not supported"));
-  absl::StatusOr<FusedEpilogue> three = ParseFusedOps(
-      Make("_FusedConv2D", 3, FusedAttrs("\"BiasAdd\", \"Relu\", \"Relu\"", 1)));
+  absl::StatusOr<FusedEpilogue> three =
+      ParseFusedOps(Make("_FusedConv2D", 3, FusedAttrs("\"BiasAdd\", \"Relu\", \"Relu\"", 1)));
   EXPECT_EQ(three.status().code(), absl::StatusCode::kUnimplemented);
   // BiasAdd needs one arg; the node says two.
   absl::StatusOr<FusedEpilogue> count =

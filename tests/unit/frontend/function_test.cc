@@ -309,9 +309,9 @@ TEST(FunctionInliningTest, CallsBecomeTheCalleesNodes) {
   const Node* multi = (*graph)->FindNode("call_multi");
   ASSERT_NE(multi, nullptr);
   EXPECT_EQ(multi->op(), "IdentityN");
-  EXPECT_EQ(inputs("call_multi"), (std::vector<std::string>{
-                                      "call_multi/unpack:2", "call_multi/idn:1",
-                                      "call_multi/topk:1"}));
+  EXPECT_EQ(
+      inputs("call_multi"),
+      (std::vector<std::string>{"call_multi/unpack:2", "call_multi/idn:1", "call_multi/topk:1"}));
   EXPECT_EQ(multi->output_types(),
             (std::vector<DType>{DType::kFloat32, DType::kInt32, DType::kInt32}));
   EXPECT_EQ((*graph)->FindNode("call_multi/v")->op(), "Identity");

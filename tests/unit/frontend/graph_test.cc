@@ -30,8 +30,8 @@ constexpr char kFloatPlaceholder[] =
     R"pb(op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } })pb";
 
 std::string Placeholder(const std::string& name, const std::string& dtype = "DT_FLOAT") {
-  return "node { name: '" + name + "' op: 'Placeholder' attr { key: 'dtype' value { type: " +
-         dtype + " } } }\n";
+  return "node { name: '" + name +
+         "' op: 'Placeholder' attr { key: 'dtype' value { type: " + dtype + " } } }\n";
 }
 
 std::string Binary(const std::string& name, const std::string& op, const std::string& a,
@@ -105,7 +105,8 @@ TEST(GraphTest, TopologicalOrderIsStableByIdAndRespectsEdges) {
 }
 
 TEST(GraphTest, FindOutput) {
-  auto graph = BuildText(Placeholder("x") +
+  auto graph = BuildText(
+      Placeholder("x") +
       "node { name: 'u' op: 'Unpack' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } "
       "attr { key: 'num' value { i: 3 } } }");
   ASSERT_TRUE(graph.ok()) << graph.status();
@@ -118,9 +119,10 @@ TEST(GraphTest, FindOutput) {
 }
 
 TEST(GraphTest, ResolvesFlatConstInputsForLists) {
-  auto graph = BuildText(Placeholder("a") + Placeholder("b") + Placeholder("axis", "DT_INT32") +
-      "node { name: 'c' op: 'ConcatV2' input: 'a' input: 'b' input: 'axis' "
-      "attr { key: 'N' value { i: 2 } } attr { key: 'T' value { type: DT_FLOAT } } }");
+  auto graph =
+      BuildText(Placeholder("a") + Placeholder("b") + Placeholder("axis", "DT_INT32") +
+                "node { name: 'c' op: 'ConcatV2' input: 'a' input: 'b' input: 'axis' "
+                "attr { key: 'N' value { i: 2 } } attr { key: 'T' value { type: DT_FLOAT } } }");
   ASSERT_TRUE(graph.ok()) << graph.status();
   Node* concat = (*graph)->FindNode("c");
   EXPECT_THAT(concat->compile_time_const_inputs(), ElementsAre(2));
@@ -149,39 +151,47 @@ TEST(GraphErrorTest, OutputIndexOutOfRange) {
 }
 
 TEST(GraphErrorTest, ControlInputBeforeDataInput) {
-  absl::Status s = BuildText(Placeholder("x") + "node { name: 'i' op: 'NoOp' }" +
-                             Binary("y", "Add", "^i", "x")).status();
+  absl::Status s =
+      BuildText(Placeholder("x") + "node { name: 'i' op: 'NoOp' }" + Binary("y", "Add", "^i", "x"))
+          .status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("data input 1 'x' comes after control input '^i'"));
 }
 
 TEST(GraphErrorTest, WrongInputCount) {
-  absl::Status s = BuildText(Placeholder("x") +
-      "node { name: 'y' op: 'Add' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }")
-      .status();
+  absl::Status s =
+      BuildText(
+          Placeholder("x") +
+          "node { name: 'y' op: 'Add' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }")
+          .status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("node 'y' (Add): has 1 data input(s) but Add takes 2 (x, y)"));
 }
 
 TEST(GraphErrorTest, AllUnknownOpsInOneError) {
-  absl::Status s = BuildText("node { name: 'a' op: 'FooBar' } node { name: 'b' op: 'FooBar' }"
-                             "node { name: 'c' op: 'Baz' }", "f.pb").status();
+  absl::Status s = BuildText(
+                       "node { name: 'a' op: 'FooBar' } node { name: 'b' op: 'FooBar' }"
+                       "node { name: 'c' op: 'Baz' }",
+                       "f.pb")
+                       .status();
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(s.message(), HasSubstr("graph 'f.pb': 2 unknown ops: 'FooBar' (nodes 'a', 'b'), "
                                      "'Baz' (node 'c'); 'tfjit ops' lists the"));
 }
 
 TEST(GraphErrorTest, InputTypeMismatchNamesBothNodes) {
-  absl::Status s = BuildText(Placeholder("x") + Placeholder("c", "DT_INT32") +
-                             Binary("y", "Add", "x", "c")).status();
+  absl::Status s =
+      BuildText(Placeholder("x") + Placeholder("c", "DT_INT32") + Binary("y", "Add", "x", "c"))
+          .status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("node 'y' (Add): input 1 'c' is int32 (output 0 of 'c' "
                                      "(Placeholder)), but Add expects float32 for arg 'y'"));
 }
 
 TEST(GraphErrorTest, CycleNamesNodesOnIt) {
-  absl::Status s = BuildText(Placeholder("x") + Binary("a", "Add", "x", "b") +
-                             Binary("b", "Mul", "a", "x")).status();
+  absl::Status s =
+      BuildText(Placeholder("x") + Binary("a", "Add", "x", "b") + Binary("b", "Mul", "a", "x"))
+          .status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("the graph has a cycle: "));
   EXPECT_THAT(s.message(), HasSubstr("'a' (Add)"));
@@ -194,9 +204,10 @@ TEST(GraphTest, Tf1LoopBackEdgeIsNotACycle) {
   absl::StatusOr<std::unique_ptr<Graph>> g = BuildText(
       Placeholder("x") +
       "node { name: 'enter' op: 'Enter' input: 'x' attr { key: 'frame_name' value { s: 'w' } }" +
-      t + "node { name: 'merge' op: 'Merge' input: 'enter' input: 'next' "
-      "attr { key: 'N' value { i: 2 } }" + t +
-      "node { name: 'next' op: 'NextIteration' input: 'merge'" + t);
+      t +
+      "node { name: 'merge' op: 'Merge' input: 'enter' input: 'next' "
+      "attr { key: 'N' value { i: 2 } }" +
+      t + "node { name: 'next' op: 'NextIteration' input: 'merge'" + t);
   ASSERT_TRUE(g.ok()) << g.status();
   // The order ignores the NextIteration -> Merge back edge: merge comes before next.
   std::vector<std::string> order;
@@ -206,10 +217,11 @@ TEST(GraphTest, Tf1LoopBackEdgeIsNotACycle) {
 
 TEST(GraphErrorTest, CycleThroughMergeWithoutNextIterationIsAnError) {
   const std::string t = " attr { key: 'T' value { type: DT_FLOAT } } }";
-  absl::Status s = BuildText(
-      Placeholder("x") + "node { name: 'merge' op: 'Merge' input: 'x' input: 'id' "
-      "attr { key: 'N' value { i: 2 } }" + t +
-      "node { name: 'id' op: 'Identity' input: 'merge'" + t).status();
+  absl::Status s = BuildText(Placeholder("x") +
+                             "node { name: 'merge' op: 'Merge' input: 'x' input: 'id' "
+                             "attr { key: 'N' value { i: 2 } }" +
+                             t + "node { name: 'id' op: 'Identity' input: 'merge'" + t)
+                       .status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("'merge' (Merge)"));
   EXPECT_THAT(s.message(), HasSubstr("must close through a NextIteration -> Merge edge"));
@@ -225,7 +237,8 @@ TEST(GraphErrorTest, UnsupportedDtype) {
 
 TEST(GraphErrorTest, MissingTypeAttr) {
   absl::Status s = BuildText(std::string("node { name: 'p' ") + (kFloatPlaceholder + 0) +
-                             "} node { name: 'r' op: 'Relu' input: 'p' }").status();
+                             "} node { name: 'r' op: 'Relu' input: 'p' }")
+                       .status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("node 'r' (Relu): attr 'T' is missing"));
 }

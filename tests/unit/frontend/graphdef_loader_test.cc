@@ -63,8 +63,10 @@ TEST(GraphDefLoaderTest, NeitherBinaryNorText) {
   const std::string path = WriteTemp("garbage.pb", std::string("\x0a\xff\x01{{{ not a graph"));
   absl::Status s = LoadGraphDefFile(path).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(s.message()), StartsWith("file '" + path + "': not a GraphDef: binary parse failed "
-                                      "and text parse failed at line 2:1:"));  // after the 0x0a
+  EXPECT_THAT(std::string(s.message()),
+              StartsWith("file '" + path +
+                         "': not a GraphDef: binary parse failed "
+                         "and text parse failed at line 2:1:"));  // after the 0x0a
 }
 
 TEST(GraphDefLoaderTest, MissingFileIsNotFound) {

@@ -86,9 +86,10 @@ TEST(LoaderLimitsTest, ContentSizeIsCheckedBeforeAllocatingTheDeclaredShape) {
 
 TEST(LoaderLimitsTest, LimitsAreAdjustable) {
   ScopedLoaderLimits limits({/*max_tensor_elements=*/100, /*max_tensor_bytes=*/256});
-  EXPECT_TRUE(TensorFromProto(ParseTextProto<tensorflow::TensorProto>(
-                  R"pb(dtype: DT_FLOAT tensor_shape { dim { size: 64 } } float_val: 2)pb"))
-                  .ok());
+  EXPECT_TRUE(
+      TensorFromProto(ParseTextProto<tensorflow::TensorProto>(
+                          R"pb(dtype: DT_FLOAT tensor_shape { dim { size: 64 } } float_val: 2)pb"))
+          .ok());
   // 65 floats = 260 bytes > 256.
   absl::Status s =
       DecodeError(R"pb(dtype: DT_FLOAT tensor_shape { dim { size: 65 } } float_val: 2)pb");
@@ -185,12 +186,15 @@ TEST(LoaderLimitsTest, BundleIndexFooterWithHugeBlockHandleIsDataLoss) {
   // 40 bytes, 8-byte magic. Re-encode the index handle with a 2^40-byte size.
   std::string footer = bytes.substr(bytes.size() - 48);
   size_t pos = 0;
-  auto skip_varint = [&] { while (static_cast<uint8_t>(footer[pos++]) & 0x80) {} };
+  auto skip_varint = [&] {
+    while (static_cast<uint8_t>(footer[pos++]) & 0x80) {
+    }
+  };
   skip_varint();  // metaindex offset
   skip_varint();  // metaindex size
   skip_varint();  // index offset
   std::string handles = footer.substr(0, pos);
-  for (uint64_t v = uint64_t{1} << 40; ; v >>= 7) {
+  for (uint64_t v = uint64_t{1} << 40;; v >>= 7) {
     if (v < 0x80) {
       handles.push_back(static_cast<char>(v));
       break;

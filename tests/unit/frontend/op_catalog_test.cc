@@ -61,14 +61,59 @@ TEST(OpCatalogTest, CoreOpsHaveTfSignatures) {
 TEST(OpCatalogTest, KnownOpsIsSortedAndCoversTheCoreSet) {
   std::vector<std::string> ops = KnownOps();
   EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
-  for (const char* name :
-       {"Placeholder", "PlaceholderWithDefault", "Const", "Identity", "IdentityN", "NoOp", "Add",
-        "AddV2", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "Neg", "Abs", "Exp", "Log",
-        "Tanh", "Sigmoid", "Relu", "Relu6", "Sqrt", "Rsqrt", "Square", "MatMul", "BiasAdd", "Sum",
-        "Mean", "Max", "Min", "Prod", "Reshape", "Transpose", "Cast", "Softmax", "ConcatV2",
-        "Shape", "Pack", "Squeeze", "ExpandDims", "StopGradient", "Fill", "ZerosLike",
-        "OnesLike", "Less", "Greater", "Equal", "Select", "LogSoftmax", "Pow", "Floor",
-        "SquaredDifference"}) {
+  for (const char* name : {"Placeholder",
+                           "PlaceholderWithDefault",
+                           "Const",
+                           "Identity",
+                           "IdentityN",
+                           "NoOp",
+                           "Add",
+                           "AddV2",
+                           "Sub",
+                           "Mul",
+                           "RealDiv",
+                           "Div",
+                           "Maximum",
+                           "Minimum",
+                           "Neg",
+                           "Abs",
+                           "Exp",
+                           "Log",
+                           "Tanh",
+                           "Sigmoid",
+                           "Relu",
+                           "Relu6",
+                           "Sqrt",
+                           "Rsqrt",
+                           "Square",
+                           "MatMul",
+                           "BiasAdd",
+                           "Sum",
+                           "Mean",
+                           "Max",
+                           "Min",
+                           "Prod",
+                           "Reshape",
+                           "Transpose",
+                           "Cast",
+                           "Softmax",
+                           "ConcatV2",
+                           "Shape",
+                           "Pack",
+                           "Squeeze",
+                           "ExpandDims",
+                           "StopGradient",
+                           "Fill",
+                           "ZerosLike",
+                           "OnesLike",
+                           "Less",
+                           "Greater",
+                           "Equal",
+                           "Select",
+                           "LogSoftmax",
+                           "Pow",
+                           "Floor",
+                           "SquaredDifference"}) {
     EXPECT_TRUE(std::binary_search(ops.begin(), ops.end(), name)) << name;
   }
 }
@@ -87,7 +132,8 @@ TEST(OpCatalogTest, EveryEntryIsWellFormed) {
       }
     }
     for (const ArgDef& arg : op.inputs) EXPECT_TRUE(seen.insert(arg.name).second) << name;
-    for (int i : op.compile_time_const_inputs) EXPECT_LT(i, static_cast<int>(op.inputs.size())) << name;
+    for (int i : op.compile_time_const_inputs)
+      EXPECT_LT(i, static_cast<int>(op.inputs.size())) << name;
     for (int i : op.host_memory_outputs) EXPECT_LT(i, static_cast<int>(op.outputs.size())) << name;
   }
 }

@@ -53,11 +53,9 @@ TEST(TensorBundleTest, Tf1SnappyIndex) {
 TEST(TensorBundleTest, Tf2KeysAndObjectGraphString) {
   auto r = BundleReader::Open(Prefix("saved_model_half_plus_two_tf2_cpu"));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ((*r)->ListKeys(),
-            (std::vector<std::string>{"_CHECKPOINTABLE_OBJECT_GRAPH",
-                                      "a/.ATTRIBUTES/VARIABLE_VALUE",
-                                      "b/.ATTRIBUTES/VARIABLE_VALUE",
-                                      "c/.ATTRIBUTES/VARIABLE_VALUE"}));
+  EXPECT_EQ((*r)->ListKeys(), (std::vector<std::string>{
+                                  "_CHECKPOINTABLE_OBJECT_GRAPH", "a/.ATTRIBUTES/VARIABLE_VALUE",
+                                  "b/.ATTRIBUTES/VARIABLE_VALUE", "c/.ATTRIBUTES/VARIABLE_VALUE"}));
   EXPECT_EQ(ScalarOf(**r, "b/.ATTRIBUTES/VARIABLE_VALUE"), 2.0f);
   // A string entry is listed and refused by Lookup, readable with LookupStrings.
   absl::StatusOr<Tensor> as_tensor = (*r)->Lookup("_CHECKPOINTABLE_OBJECT_GRAPH");
@@ -124,7 +122,6 @@ TEST(TensorBundleTest, CorruptRecordIsDataLoss) {
   EXPECT_TRUE(absl::StrContains(c.status().message(), "'c'")) << c.status();
 }
 
-
 // --- BundleWriter ---------------------------------------------------------------------------
 
 std::string FileBytes(const std::string& path) {
@@ -155,8 +152,8 @@ void ExpectRewriteIsIdentical(const std::string& prefix, const std::string& out_
   }
   ASSERT_TRUE(writer.Finish().ok());
   EXPECT_EQ(FileBytes(out + ".index"), FileBytes(prefix + ".index")) << prefix;
-  EXPECT_EQ(FileBytes(out + ".data-00000-of-00001"),
-            FileBytes(prefix + ".data-00000-of-00001")) << prefix;
+  EXPECT_EQ(FileBytes(out + ".data-00000-of-00001"), FileBytes(prefix + ".data-00000-of-00001"))
+      << prefix;
 }
 
 // TF 1.5's counter checkpoint (formats.md 2.6, uncompressed, one float) and TF 2.x's Keras
@@ -185,14 +182,13 @@ TEST(BundleWriterTest, RoundTripsEveryKind) {
     ASSERT_TRUE(writer.Add(key, t).ok()) << key;
   }
   EXPECT_EQ(writer.Add("s", s).code(), absl::StatusCode::kInvalidArgument);  // twice
-  EXPECT_EQ(writer.Add("", f).code(), absl::StatusCode::kInvalidArgument);  // the header's key
+  EXPECT_EQ(writer.Add("", f).code(), absl::StatusCode::kInvalidArgument);   // the header's key
   ASSERT_TRUE(writer.Finish().ok());
   auto r = BundleReader::Open(prefix);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ((*r)->ListKeys(),
-            (std::vector<std::string>{"a/i", "empty", "h", "m/b", "s", "z/f"}));
-  for (const auto& [key, want] : std::vector<std::pair<std::string, Tensor>>{
-           {"z/f", f}, {"a/i", i}, {"m/b", b}, {"h", h}}) {
+  EXPECT_EQ((*r)->ListKeys(), (std::vector<std::string>{"a/i", "empty", "h", "m/b", "s", "z/f"}));
+  for (const auto& [key, want] :
+       std::vector<std::pair<std::string, Tensor>>{{"z/f", f}, {"a/i", i}, {"m/b", b}, {"h", h}}) {
     auto got = (*r)->Lookup(key);
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ(got->ShapeString(), want.ShapeString()) << key;

@@ -56,7 +56,8 @@ TEST(TensorFromProtoTest, ComplexValPairs) {
 }
 
 TEST(TensorFromProtoTest, FewerTypedValuesRepeatTheLast) {
-  Tensor t = Decode(R"pb(dtype: DT_INT32 tensor_shape { dim { size: 5 } } int_val: 7 int_val: 9)pb");
+  Tensor t =
+      Decode(R"pb(dtype: DT_INT32 tensor_shape { dim { size: 5 } } int_val: 7 int_val: 9)pb");
   ASSERT_EQ(t.num_elements(), 5);
   const int32_t* d = t.data<int32_t>();
   EXPECT_EQ(d[0], 7);
@@ -110,7 +111,8 @@ TEST(TensorFromProtoTest, BoolValAndContent) {
 }
 
 TEST(TensorFromProtoTest, SmallIntegerTypesUseIntVal) {
-  Tensor i8 = Decode(R"pb(dtype: DT_INT8 tensor_shape { dim { size: 2 } } int_val: -5 int_val: 6)pb");
+  Tensor i8 =
+      Decode(R"pb(dtype: DT_INT8 tensor_shape { dim { size: 2 } } int_val: -5 int_val: 6)pb");
   EXPECT_EQ(i8.data<int8_t>()[0], -5);
   EXPECT_EQ(i8.data<int8_t>()[1], 6);
   Tensor u16 = Decode(R"pb(dtype: DT_UINT16 tensor_shape { dim { size: 1 } } int_val: 65535)pb");
@@ -122,7 +124,8 @@ TEST(TensorFromProtoTest, SmallIntegerTypesUseIntVal) {
 }
 
 TEST(TensorFromProtoTest, MoreValuesThanElementsAreTruncatedLikeTf) {
-  Tensor t = Decode(R"pb(dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 1 int_val: 2)pb");
+  Tensor t =
+      Decode(R"pb(dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 1 int_val: 2)pb");
   ASSERT_EQ(t.num_elements(), 1);
   EXPECT_EQ(t.data<int32_t>()[0], 1);
 }
@@ -176,7 +179,8 @@ TEST(TensorFromProtoTest, StringConstants) {
   Tensor filled = Decode(R"pb(dtype: DT_STRING tensor_shape { dim { size: 3 } }
                               string_val: "a" string_val: "b\000c")pb");
   ASSERT_NE(StringValues(filled), nullptr);
-  EXPECT_EQ(*StringValues(filled), (std::vector<std::string>{"a", std::string("b\0c", 3), std::string("b\0c", 3)}));
+  EXPECT_EQ(*StringValues(filled),
+            (std::vector<std::string>{"a", std::string("b\0c", 3), std::string("b\0c", 3)}));
   Tensor empty = Decode(R"pb(dtype: DT_STRING tensor_shape { dim { size: 0 } })pb");
   EXPECT_EQ(StringValues(empty)->size(), 0u);
   absl::Status s = DecodeError(R"pb(dtype: DT_STRING tensor_shape { dim { size: 2 } })pb");

@@ -19,7 +19,8 @@ Proto ParseTextProto(const std::string& text) {
 }
 
 inline std::string TestDataPath(const std::string& name) {
-  return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "unit" / "frontend" / "testdata" / name)
+  return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "unit" / "frontend" / "testdata" /
+          name)
       .string();
 }
 

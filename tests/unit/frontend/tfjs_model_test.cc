@@ -25,14 +25,14 @@ namespace {
 // w1 [3,4] stored as float16 bit patterns, with the values they encode.
 const uint16_t kW1Half[12] = {0x3C00, 0xC000, 0x3800, 0x3400, 0xB800, 0x4200,
                               0x3E00, 0x0001, 0xBC00, 0x4000, 0x3A00, 0xB400};
-const float kW1[12] = {1.0f,  -2.0f, 0.5f, 0.25f, -0.5f, 3.0f,
-                       1.5f,  5.9604644775390625e-08f /* 2^-24, subnormal */,
+const float kW1[12] = {1.0f,  -2.0f, 0.5f,  0.25f,
+                       -0.5f, 3.0f,  1.5f,  5.9604644775390625e-08f /* 2^-24, subnormal */,
                        -1.0f, 2.0f,  0.75f, -0.25f};
 // b1 [4] as uint8 with scale 0.1, min -1: value = q * 0.1 - 1.
 const uint8_t kB1Quantized[4] = {0, 1, 128, 255};
 const float kB1[4] = {-1.0f, -0.9f, 11.8f, 24.5f};
 const float kW2[8] = {0.5f, -1.0f, 2.0f, 0.25f, -0.75f, 1.5f, 1.0f, -2.0f};  // [4,2]
-const float kX[6] = {1.0f, 2.0f, -1.0f, 0.5f, -3.0f, 2.0f};                   // [2,3]
+const float kX[6] = {1.0f, 2.0f, -1.0f, 0.5f, -3.0f, 2.0f};                  // [2,3]
 
 // The byte stream of the single weight group, in manifest order: w1 (24 bytes), b1 (4),
 // w2 (32), sum_axis (4), new_shape (8, an int64 Const narrowed to int32), unused (4).
@@ -128,9 +128,9 @@ void WriteFile(const std::string& path, const std::string& bytes) {
 // A fresh directory per test with model.json and the two shards; returns the model.json path.
 std::string WriteModel(const ModelFiles& m) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    absl::StrCat("tfjs_", info->test_suite_name(), "_",
-                                                 info->name());
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) /
+      absl::StrCat("tfjs_", info->test_suite_name(), "_", info->name());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   WriteFile((dir / "model.json").string(), ModelJson(m));
@@ -233,11 +233,11 @@ TEST(TfjsModelTest, ConstValuesAreDecodedExactly) {
 
 TEST(TfjsModelTest, SignatureInUserDefinedMetadata) {
   ModelFiles m;
-  m.user_metadata = absl::StrCat(R"({"signature": )",
-                                 absl::StrReplaceAll(kSignature, {{"out_z", "total"},
-                                                                  {"out_y", "flat"},
-                                                                  {"\"x\":", "\"image\":"}}),
-                                 R"(, "structuredOutputKeys": ["a"], "other": [1, "two"]})");
+  m.user_metadata = absl::StrCat(
+      R"({"signature": )",
+      absl::StrReplaceAll(kSignature,
+                          {{"out_z", "total"}, {"out_y", "flat"}, {"\"x\":", "\"image\":"}}),
+      R"(, "structuredOutputKeys": ["a"], "other": [1, "two"]})");
   std::unique_ptr<Session> session = LoadSession(WriteModel(m));
   ASSERT_NE(session, nullptr);
   EXPECT_EQ(session->SignatureName(), "serving_default");
@@ -371,9 +371,8 @@ TEST(TfjsModelTest, SchemaMismatchIsInvalidArgumentNamingField) {
 
 TEST(TfjsModelTest, UnknownWeightDtypeIsInvalidArgument) {
   ModelFiles m;
-  m.weights = absl::StrReplaceAll(
-      kManifestWeights, {{R"("shape": [4, 2], "dtype": "float32")",
-                          R"("shape": [4, 2], "dtype": "float64")"}});
+  m.weights = absl::StrReplaceAll(kManifestWeights, {{R"("shape": [4, 2], "dtype": "float32")",
+                                                      R"("shape": [4, 2], "dtype": "float64")"}});
   const absl::Status s = LoadError(m);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("'w2'"), std::string::npos) << s;
@@ -394,8 +393,8 @@ TEST(TfjsModelTest, UnknownGraphDtypeNameIsInvalidArgumentNamingNode) {
 
 TEST(TfjsModelTest, UnknownQuantizationIsInvalidArgument) {
   ModelFiles m;
-  m.weights = absl::StrReplaceAll(kManifestWeights, {{R"({"dtype": "float16")",
-                                                      R"({"dtype": "int4")"}});
+  m.weights =
+      absl::StrReplaceAll(kManifestWeights, {{R"({"dtype": "float16")", R"({"dtype": "int4")"}});
   const absl::Status s = LoadError(m);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("int4"), std::string::npos) << s;
@@ -419,9 +418,9 @@ TEST(TfjsModelTest, ConstWithoutWeightIsInvalidArgumentNamingNode) {
 
 TEST(TfjsModelTest, WeightOfTheWrongKindIsInvalidArgument) {
   ModelFiles m;
-  m.weights = absl::StrReplaceAll(
-      kManifestWeights, {{R"("name": "sum_axis", "shape": [1], "dtype": "int32")",
-                          R"("name": "sum_axis", "shape": [1], "dtype": "float32")"}});
+  m.weights = absl::StrReplaceAll(kManifestWeights,
+                                  {{R"("name": "sum_axis", "shape": [1], "dtype": "int32")",
+                                    R"("name": "sum_axis", "shape": [1], "dtype": "float32")"}});
   const absl::Status s = LoadError(m);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_EQ(NodeOfError(s).first, "sum_axis") << s;
@@ -429,8 +428,7 @@ TEST(TfjsModelTest, WeightOfTheWrongKindIsInvalidArgument) {
 
 TEST(TfjsModelTest, WeightShapeDifferentFromConstIsInvalidArgument) {
   ModelFiles m;
-  m.weights = absl::StrReplaceAll(kManifestWeights, {{R"("shape": [4, 2])",
-                                                      R"("shape": [2, 4])"}});
+  m.weights = absl::StrReplaceAll(kManifestWeights, {{R"("shape": [4, 2])", R"("shape": [2, 4])"}});
   const absl::Status s = LoadError(m);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("[2,4]"), std::string::npos) << s;
@@ -535,7 +533,10 @@ TEST(TfjsWeightsTest, StringsAndBools) {
   EXPECT_EQ(offset, bytes.size());
   // A length prefix pointing past the end is DATA_LOSS, not a read out of bounds.
   offset = 0;
-  const std::string truncated("\xff\xff\xff\x7f" "ab", 6);
+  const std::string truncated(
+      "\xff\xff\xff\x7f"
+      "ab",
+      6);
   EXPECT_EQ(DecodeTfjsWeight(Spec("string", {1}), truncated, &offset, "t").status().code(),
             absl::StatusCode::kDataLoss);
 }

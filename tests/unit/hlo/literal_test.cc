@@ -44,8 +44,7 @@ TEST(LiteralTest, HalfTypesPrintTheirFloatValue) {
 }
 
 TEST(LiteralTest, NestedArrays) {
-  Literal l = Literal::FromTensor(
-      Tensor::FromVector<int32_t>(DType::kInt32, {2, 2}, {1, 2, 3, 4}));
+  Literal l = Literal::FromTensor(Tensor::FromVector<int32_t>(DType::kInt32, {2, 2}, {1, 2, 3, 4}));
   EXPECT_EQ(l.ValueToString(), "{{1, 2}, {3, 4}}");
   Literal v = Literal::FromTensor(Tensor::FromVector<float>(DType::kFloat32, {3}, {1, 2.5, -3}));
   EXPECT_EQ(v.ValueToString(), "{1, 2.5, -3}");

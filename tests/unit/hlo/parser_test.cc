@@ -174,7 +174,8 @@ TEST(ParserTest, TruncatedInputFailsCleanly) {
       auto module = ParseAndVerifyModule(full.substr(0, n));
       if (module.ok()) continue;  // the cut fell just after a complete callee computation
       ASSERT_EQ(module.status().code(), absl::StatusCode::kInvalidArgument)
-          << module.status() << "\n" << full.substr(0, n);
+          << module.status() << "\n"
+          << full.substr(0, n);
     }
   }
 }
@@ -222,8 +223,8 @@ ENTRY %e () -> f32[3] {
   ASSERT_TRUE(module.ok()) << module.status();
   const float* v = (*module)->entry()->root()->literal().data<float>();
   EXPECT_EQ(v[0], 0.1f);
-  EXPECT_EQ(v[1], 16777216.0f);  // rounds to nearest float
-  EXPECT_EQ(v[2], 1e-45f);       // denormal
+  EXPECT_EQ(v[1], 16777216.0f);                                     // rounds to nearest float
+  EXPECT_EQ(v[2], 1e-45f);                                          // denormal
   EXPECT_EQ((*module)->entry(), (*module)->computations().back());  // last is entry by default
 }
 

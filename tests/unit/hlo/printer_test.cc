@@ -51,8 +51,7 @@ ENTRY %entry (input: f32[4,8]) -> f32[4] {
 TEST(PrinterTest, InstructionLine) {
   auto m = Parse(kModule);
   const Instruction* n = m->entry()->root()->operand(0);
-  EXPECT_EQ(PrintInstruction(*n),
-            "%n = f32[4,8] negate(%x), meta={tf_node=\"neg\" tf_op=\"Neg\"}");
+  EXPECT_EQ(PrintInstruction(*n), "%n = f32[4,8] negate(%x), meta={tf_node=\"neg\" tf_op=\"Neg\"}");
   PrintOptions no_meta;
   no_meta.print_metadata = false;
   EXPECT_EQ(PrintInstruction(*n, no_meta), "%n = f32[4,8] negate(%x)");

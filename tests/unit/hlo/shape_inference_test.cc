@@ -52,14 +52,13 @@ TEST(ShapeInferenceTest, SelectClampConvert) {
   EXPECT_THAT(ErrorOf(Infer(Opcode::kSelect, {F32({3}), F32({3}), F32({3})})),
               HasSubstr("predicate must be pred"));
   EXPECT_EQ(*Infer(Opcode::kClamp, {F32({}), F32({3}), F32({3})}), F32({3}));
-  EXPECT_THAT(ErrorOf(Infer(Opcode::kClamp, {F32({2}), F32({3}), F32({})})),
-              HasSubstr("min/max"));
+  EXPECT_THAT(ErrorOf(Infer(Opcode::kClamp, {F32({2}), F32({3}), F32({})})), HasSubstr("min/max"));
   EXPECT_EQ(*Infer(Opcode::kConvert, {F32({3})}, {}, {}, S32({3})), S32({3}));
   EXPECT_THAT(ErrorOf(Infer(Opcode::kConvert, {F32({3})}, {}, {}, S32({4}))),
               HasSubstr("changes the dims"));
-  EXPECT_THAT(ErrorOf(Infer(Opcode::kBitcastConvert, {F32({3})}, {}, {},
-                            Shape(DType::kInt64, {3}))),
-              HasSubstr("bit widths differ"));
+  EXPECT_THAT(
+      ErrorOf(Infer(Opcode::kBitcastConvert, {F32({3})}, {}, {}, Shape(DType::kInt64, {3}))),
+      HasSubstr("bit widths differ"));
 }
 
 TEST(ShapeInferenceTest, BroadcastReshapeTranspose) {

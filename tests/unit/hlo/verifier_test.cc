@@ -26,21 +26,24 @@ std::unique_ptr<Module> Parse(const char* text) {
 }
 
 TEST(VerifierTest, AcceptsWellFormedModule) {
-  auto m = Parse("HloModule m\nENTRY %e (x: f32[2]) -> f32[2] {\n  %x = f32[2] parameter(0)\n"
-                 "  ROOT %y = f32[2] negate(%x)\n}\n");
+  auto m = Parse(
+      "HloModule m\nENTRY %e (x: f32[2]) -> f32[2] {\n  %x = f32[2] parameter(0)\n"
+      "  ROOT %y = f32[2] negate(%x)\n}\n");
   EXPECT_TRUE(VerifyModule(*m).ok());
 }
 
 TEST(VerifierTest, ShapeMismatchPrintsInstruction) {
-  auto m = Parse("HloModule m\nENTRY %e (x: f32[2]) -> pred[2] {\n  %x = f32[2] parameter(0)\n"
-                 "  ROOT %y = pred[2] negate(%x)\n}\n");
+  auto m = Parse(
+      "HloModule m\nENTRY %e (x: f32[2]) -> pred[2] {\n  %x = f32[2] parameter(0)\n"
+      "  ROOT %y = pred[2] negate(%x)\n}\n");
   ExpectInternal(*m, "shape should be f32[2]: %y = pred[2] negate(%x)");
 }
 
 TEST(VerifierTest, InvalidAttributesAreReported) {
-  auto m = Parse("HloModule m\nENTRY %e (x: f32[2,3]) -> f32[3,2] {\n"
-                 "  %x = f32[2,3] parameter(0)\n"
-                 "  ROOT %t = f32[3,2] transpose(%x), dimensions={0,0}\n}\n");
+  auto m = Parse(
+      "HloModule m\nENTRY %e (x: f32[2,3]) -> f32[3,2] {\n"
+      "  %x = f32[2,3] parameter(0)\n"
+      "  ROOT %t = f32[3,2] transpose(%x), dimensions={0,0}\n}\n");
   ExpectInternal(*m, "transpose(f32[2,3]): dimensions={0,0} is out of range or repeats");
 }
 

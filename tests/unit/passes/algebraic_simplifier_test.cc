@@ -31,11 +31,12 @@ TEST(AlgebraicSimplifierTest, AddZeroForIntegersOnly) {
                            true),
             Opcode::kParameter);
   // Floats keep the add: -0.0 + 0.0 is +0.0.
-  EXPECT_EQ(SimplifiedRoot(Module("(x: f32[4]) -> f32[4]",
-                                  "  %x = f32[4] parameter(0)\n  %z = f32[4] constant({0, 0, 0, 0})\n"
-                                  "  ROOT %a = f32[4] add(%x, %z)"),
-                           false),
-            Opcode::kAdd);
+  EXPECT_EQ(
+      SimplifiedRoot(Module("(x: f32[4]) -> f32[4]",
+                            "  %x = f32[4] parameter(0)\n  %z = f32[4] constant({0, 0, 0, 0})\n"
+                            "  ROOT %a = f32[4] add(%x, %z)"),
+                     false),
+      Opcode::kAdd);
 }
 
 TEST(AlgebraicSimplifierTest, MultiplyOne) {
@@ -59,11 +60,11 @@ TEST(AlgebraicSimplifierTest, ReshapeRules) {
                            true),
             Opcode::kParameter);
   AlgebraicSimplifierPass pass;
-  std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(
-      Module("(x: f32[2,3]) -> f32[3,2]",
-             "  %x = f32[2,3] parameter(0)\n  %r1 = f32[6] reshape(%x)\n"
-             "  ROOT %r2 = f32[3,2] reshape(%r1)"),
-      pass);
+  std::unique_ptr<hlo::Module> m =
+      testlib::RunPassChecked(Module("(x: f32[2,3]) -> f32[3,2]",
+                                     "  %x = f32[2,3] parameter(0)\n  %r1 = f32[6] reshape(%x)\n"
+                                     "  ROOT %r2 = f32[3,2] reshape(%r1)"),
+                              pass);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->entry()->root()->opcode(), Opcode::kReshape);
   EXPECT_EQ(m->entry()->root()->operand(0)->opcode(), Opcode::kParameter);
@@ -84,12 +85,12 @@ TEST(AlgebraicSimplifierTest, TransposeRules) {
             Opcode::kParameter);
   // Two rotations compose into one transpose (checked numerically by the helper).
   AlgebraicSimplifierPass pass;
-  std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(
-      Module("(x: f32[2,3,4]) -> f32[4,2,3]",
-             "  %x = f32[2,3,4] parameter(0)\n"
-             "  %t = f32[3,4,2] transpose(%x), dimensions={1,2,0}\n"
-             "  ROOT %u = f32[4,2,3] transpose(%t), dimensions={1,2,0}"),
-      pass);
+  std::unique_ptr<hlo::Module> m =
+      testlib::RunPassChecked(Module("(x: f32[2,3,4]) -> f32[4,2,3]",
+                                     "  %x = f32[2,3,4] parameter(0)\n"
+                                     "  %t = f32[3,4,2] transpose(%x), dimensions={1,2,0}\n"
+                                     "  ROOT %u = f32[4,2,3] transpose(%t), dimensions={1,2,0}"),
+                              pass);
   ASSERT_NE(m, nullptr);
   // Rotating twice = dims {2,0,1}; the new transpose reads x directly.
   EXPECT_EQ(m->entry()->root()->opcode(), Opcode::kTranspose);
@@ -132,7 +133,8 @@ TEST(AlgebraicSimplifierTest, ZeroPadFoldsIntoConvolutionWindow) {
       weights += (b ? ", {" : "{");
       for (int c = 0; c < 2; ++c) {
         weights += (c ? ", {" : "{");
-        for (int d = 0; d < 3; ++d) weights += (d ? ", " : "") + std::to_string(0.1 * (a + b - c + d));
+        for (int d = 0; d < 3; ++d)
+          weights += (d ? ", " : "") + std::to_string(0.1 * (a + b - c + d));
         weights += "}";
       }
       weights += "}";
@@ -141,8 +143,7 @@ TEST(AlgebraicSimplifierTest, ZeroPadFoldsIntoConvolutionWindow) {
   }
   weights += "}";
   const std::string k = "  %k = f32[3,3,2,3] constant(" + weights + ")\n";
-  const std::string spatial =
-      "  %p = f32[1,7,8,2] pad(%x, %z), padding=0_0x1_1x1_1x0_0\n";
+  const std::string spatial = "  %p = f32[1,7,8,2] pad(%x, %z), padding=0_0x1_1x1_1x0_0\n";
   AlgebraicSimplifierPass pass;
   std::unique_ptr<hlo::Module> m = testlib::RunPassChecked(PadConv(spatial, k), pass);
   ASSERT_NE(m, nullptr);

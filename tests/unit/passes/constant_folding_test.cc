@@ -74,7 +74,8 @@ ENTRY %main () -> s32[2] {
   %b = s32[2] constant({0, -1})
   ROOT %d = s32[2] divide(%a, %b)
 }
-)", pass);
+)",
+                                                           pass);
   ASSERT_NE(m, nullptr);
   ASSERT_EQ(m->entry()->root()->opcode(), Opcode::kConstant);
   const int32_t* v = m->entry()->root()->literal().data<int32_t>();

@@ -22,7 +22,8 @@ ENTRY %main (x: f32[4]) -> f32[4] {
   %m2 = f32[4] multiply(%x, %b2)
   ROOT %s = f32[4] add(%m1, %m2)
 }
-)", pass);
+)",
+                                                           pass);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(CountOpcode(*m, Opcode::kConstant), 1);
   EXPECT_EQ(CountOpcode(*m, Opcode::kBroadcast), 1);
@@ -46,7 +47,8 @@ ENTRY %main (x: f32[2,2], y: f32[2,2]) -> (f32[2,2], f32[2,2], f32[2,2], f32[2,2
   %gt = pred[2,2] compare(%x, %y), direction=GT
   ROOT %r = (f32[2,2], f32[2,2], f32[2,2], f32[2,2], pred[2,2], pred[2,2]) tuple(%a, %b, %t, %u, %lt, %gt)
 }
-)", pass, 1, {}, &changed));
+)",
+                                                   pass, 1, {}, &changed));
   EXPECT_FALSE(changed);
 }
 

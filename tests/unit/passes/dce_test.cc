@@ -52,7 +52,8 @@ ENTRY %main (x: f32[4]) -> f32[4] {
   %x = f32[4] parameter(0)
   ROOT %n = f32[4] negate(%x)
 }
-)", pass, 1, {}, &changed));
+)",
+                                                   pass, 1, {}, &changed));
   EXPECT_FALSE(changed);
 }
 

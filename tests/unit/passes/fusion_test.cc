@@ -89,7 +89,8 @@ ENTRY %main (a: f32[4,8], b: f32[8,4], c: f32[4,4]) -> (f32[4,4], f32[4,4]) {
   %n = f32[4,4] negate(%s)
   ROOT %r = (f32[4,4], f32[4,4]) tuple(%m, %n)
 }
-)", pass);
+)",
+                                                           pass);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kDot), 1);
   // %s has two users in different fusions, so it roots its own fusion (with tanh).
@@ -118,7 +119,8 @@ ENTRY %main (x: f32[4], y: f32[4,4], w: f32[4,4]) -> (f32[4], f32[4,4]) {
   %mx = f32[4] maximum(%x, %bz)
   ROOT %r = (f32[4], f32[4,4]) tuple(%mx, %q)
 }
-)", pass);
+)",
+                                                           pass);
   ASSERT_NE(m, nullptr);
   std::vector<const Instruction*> fusions = Fusions(*m);
   EXPECT_EQ(fusions.size(), 3u);
@@ -148,16 +150,15 @@ ENTRY %main (x: f32[4,8]) -> f32[4] {
   %zero = f32[] constant(0)
   ROOT %r = f32[4] reduce(%x, %zero), dimensions={1}, to_apply=%add
 }
-)", pass, 1, {}, &changed));
+)",
+                                                   pass, 1, {}, &changed));
   EXPECT_FALSE(changed);
 }
 
 // A policy that refuses everything: the pass must not fuse anything.
 class NoFusionPolicy : public FusionPolicy {
  public:
-  bool ShouldFuse(const hlo::Instruction&, const hlo::Instruction&) const override {
-    return false;
-  }
+  bool ShouldFuse(const hlo::Instruction&, const hlo::Instruction&) const override { return false; }
 };
 
 TEST(FusionTest, AsksThePolicy) {
@@ -231,7 +232,8 @@ ENTRY %main (a: f32[6,6], b: f32[6,6]) -> f32[6,6] {
   %d = f32[6,6] dot(%p, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   ROOT %s = f32[6,6] add(%d, %p)
 }
-)", pass);
+)",
+                                                           pass);
   ASSERT_NE(m, nullptr);
   ASSERT_EQ(CountOpcode(*m->entry(), Opcode::kDot), 0);
   int output_fusions = 0;
@@ -256,7 +258,8 @@ ENTRY %main (a: f32[6,6], b: f32[6,6]) -> (f32[6,6], f32[6,6]) {
   %n = f32[6,6] negate(%e)
   ROOT %r = (f32[6,6], f32[6,6]) tuple(%u, %e)
 }
-)", pass);
+)",
+                              pass);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kDot), 2);
   for (const Instruction* f : Fusions(*m)) EXPECT_NE(f->attrs().fusion_kind, "kOutput");
@@ -279,7 +282,8 @@ ENTRY %main (x: f32[4], y: f32[64,4]) -> (f32[64,4], f32[64,4]) {
   %b = f32[64,4] multiply(%y, %nb)
   ROOT %r = (f32[64,4], f32[64,4]) tuple(%a, %b)
 }
-)", pass);
+)",
+                                                           pass);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kExp), 1);     // its own buffer
   EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kNegate), 0);  // fused into b's loop
@@ -334,8 +338,8 @@ TEST(FusionTest, SiblingReductionsMergeIntoOneMultiOutputFusion) {
       EXPECT_EQ(r->dimensions(), std::vector<int64_t>{1});
     }
   }
-  EXPECT_EQ(multi, 1);   // sum + sumsq
-  EXPECT_EQ(single, 1);  // dev (depends on sum)
+  EXPECT_EQ(multi, 1);                                      // sum + sumsq
+  EXPECT_EQ(single, 1);                                     // dev (depends on sum)
   EXPECT_EQ(CountOpcode(*m->entry(), Opcode::kReduce), 1);  // cols: other reduced dims
   // Without the option nothing merges.
   FusionPass plain;
@@ -375,7 +379,8 @@ ENTRY %main (x: f32[4]) -> f32[4] {
   %w = (s32[], f32[4]) while(%init), condition=%cond, body=%body
   ROOT %res = f32[4] get-tuple-element(%w), index=1
 }
-)", pass);
+)",
+                                                           pass);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(CountOpcode(*m->FindComputation("body"), Opcode::kFusion), 1);
   EXPECT_EQ(CountOpcode(*m->FindComputation("cond"), Opcode::kFusion), 0);

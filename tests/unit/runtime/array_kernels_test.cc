@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/runtime/kernel_test_util.h"
@@ -89,8 +89,11 @@ TEST(ArrayKernelsTest, ReshapeErrors) {
 // product it infers -1 from).
 TEST(ArrayKernelsTest, ReshapeEmptyInfersAsTF) {
   auto shape_of = [](std::vector<int64_t> in, std::vector<int32_t> to) {
-    auto r = OpRunner("Reshape").T(DType::kFloat32).Input(F32(in, {}))
-                 .Input(I32({static_cast<int64_t>(to.size())}, to)).Run0();
+    auto r = OpRunner("Reshape")
+                 .T(DType::kFloat32)
+                 .Input(F32(in, {}))
+                 .Input(I32({static_cast<int64_t>(to.size())}, to))
+                 .Run0();
     return r.ok() ? r->ShapeString() : std::string(r.status().message());
   };
   EXPECT_EQ(shape_of({0, 3}, {-1, 0}), "float32[3,0]");
@@ -257,14 +260,18 @@ TEST(DebugKernelsTest, CheckNumericsNamesWhatTheTensorHeldAsTfDoes) {
     const int64_t n = static_cast<int64_t>(v.size());
     return OpRunner(op).T(DType::kFloat32).Str("message", "check").Input(F32({n}, v)).Run0();
   };
-  struct Want { std::vector<float> v; const char* v1; const char* v2; };
-  for (const Want& w : std::vector<Want>{
-           {{1, nan}, "NaN", "NaN"},
-           {{inf, 2}, "Inf", "+Inf"},
-           {{-inf, 2}, "Inf", "-Inf"},
-           {{nan, -inf}, "Inf and NaN", "-Inf and NaN"},
-           {{inf, -inf}, "Inf", "-Inf and +Inf"},
-           {{nan, inf, -inf}, "Inf and NaN", "-Inf, +Inf, and NaN"}}) {
+  struct Want {
+    std::vector<float> v;
+    const char* v1;
+    const char* v2;
+  };
+  for (const Want& w :
+       std::vector<Want>{{{1, nan}, "NaN", "NaN"},
+                         {{inf, 2}, "Inf", "+Inf"},
+                         {{-inf, 2}, "Inf", "-Inf"},
+                         {{nan, -inf}, "Inf and NaN", "-Inf and NaN"},
+                         {{inf, -inf}, "Inf", "-Inf and +Inf"},
+                         {{nan, inf, -inf}, "Inf and NaN", "-Inf, +Inf, and NaN"}}) {
     for (const char* op : {"CheckNumerics", "CheckNumericsV2"}) {
       auto out = run(op, w.v);
       ASSERT_FALSE(out.ok()) << op;

@@ -236,8 +236,8 @@ TEST(ConvKernelsTest, BackpropInputMatchesScatterReference) {
       {{1, 6, 7, 2}, {3, 3, 2, 2}, 1, 1, 1, 1, "SAME"},
       {{1, 9, 9, 2}, {3, 3, 2, 2}, 1, 1, 2, 2, "SAME"},
       {{1, 10, 11, 2}, {3, 2, 2, 3}, 3, 2, 1, 1, "SAME"},
-      {{2, 5, 6, 7}, {1, 1, 7, 9}, 1, 1, 1, 1, "SAME"},    // 1x1 stride 1: a plain GEMM of dy
-      {{1, 9, 8, 3}, {1, 1, 3, 4}, 2, 2, 1, 1, "VALID"},   // 1x1 strided: holes in dx
+      {{2, 5, 6, 7}, {1, 1, 7, 9}, 1, 1, 1, 1, "SAME"},     // 1x1 stride 1: a plain GEMM of dy
+      {{1, 9, 8, 3}, {1, 1, 3, 4}, 2, 2, 1, 1, "VALID"},    // 1x1 strided: holes in dx
       {{1, 40, 40, 8}, {3, 3, 8, 16}, 1, 1, 1, 1, "SAME"},  // several GEMM chunks, threaded
       // Forward padding wider than the window: the transposed padding is negative.
       {{1, 7, 6, 2}, {3, 2, 2, 3}, 2, 1, 1, 1, "EXPLICIT", {0, 0, 4, 1, 0, 3, 0, 0}},
@@ -321,11 +321,18 @@ std::vector<Tensor> FusedArgs(const std::vector<std::string>& ops, int64_t chann
 }
 
 const std::vector<std::vector<std::string>>& FusedCombos() {
-  static const auto* combos = new std::vector<std::vector<std::string>>{
-      {"BiasAdd"},           {"BiasAdd", "Relu"},      {"BiasAdd", "Relu6"},
-      {"BiasAdd", "Prelu"},  {"BiasAdd", "LeakyRelu"}, {"BiasAdd", "Elu"},
-      {"BiasAdd", "Sigmoid"}, {"BiasAdd", "Tanh"},     {"FusedBatchNorm"},
-      {"FusedBatchNorm", "Relu"}, {"NoOp", "Relu"},    {}};
+  static const auto* combos = new std::vector<std::vector<std::string>>{{"BiasAdd"},
+                                                                        {"BiasAdd", "Relu"},
+                                                                        {"BiasAdd", "Relu6"},
+                                                                        {"BiasAdd", "Prelu"},
+                                                                        {"BiasAdd", "LeakyRelu"},
+                                                                        {"BiasAdd", "Elu"},
+                                                                        {"BiasAdd", "Sigmoid"},
+                                                                        {"BiasAdd", "Tanh"},
+                                                                        {"FusedBatchNorm"},
+                                                                        {"FusedBatchNorm", "Relu"},
+                                                                        {"NoOp", "Relu"},
+                                                                        {}};
   return *combos;
 }
 
@@ -357,8 +364,10 @@ TEST(ConvKernelsTest, FusedDepthwiseCombinations) {
   const Tensor f = Random(c.f, 501);
   const Tensor base = NaiveDepthwise(c, x, f);
   for (const std::vector<std::string>& ops :
-       std::vector<std::vector<std::string>>{{"BiasAdd"}, {"BiasAdd", "Relu"},
-                                             {"BiasAdd", "Relu6"}, {"NoOp", "Relu6"},
+       std::vector<std::vector<std::string>>{{"BiasAdd"},
+                                             {"BiasAdd", "Relu"},
+                                             {"BiasAdd", "Relu6"},
+                                             {"NoOp", "Relu6"},
                                              {"BiasAdd", "Prelu"}}) {
     const std::vector<Tensor> args = FusedArgs(ops, 8, 600);
     OpRunner r = ConvRunner("FusedDepthwiseConv2dNative", c);
@@ -376,7 +385,8 @@ TEST(ConvKernelsTest, FusedMatMulTransposesAndEpilogues) {
   for (int64_t i = 0; i < 7; ++i)
     for (int64_t j = 0; j < 6; ++j) {
       double acc = 0;
-      for (int64_t k = 0; k < 5; ++k) acc += double(a.data<float>()[i * 5 + k]) * b.data<float>()[k * 6 + j];
+      for (int64_t k = 0; k < 5; ++k)
+        acc += double(a.data<float>()[i * 5 + k]) * b.data<float>()[k * 6 + j];
       want.data<float>()[i * 6 + j] = static_cast<float>(acc * 3);
     }
   Tensor a3 = a.Clone();  // scaled so that Relu6 clips
@@ -415,31 +425,40 @@ TEST(ConvKernelsTest, PreluBroadcastsAlpha) {
 TEST(ConvKernelsTest, Errors) {
   const ConvSpec c{{1, 4, 4, 2}, {3, 3, 2, 2}};
   // NCHW runs (transposed); other layouts do not.
-  auto nchw = ConvRunner("Conv2D", c).Str("data_format", "NCHW_VECT_C")
-                  .Input(Random(c.x, 1)).Input(Random(c.f, 2)).Run0();
+  auto nchw = ConvRunner("Conv2D", c)
+                  .Str("data_format", "NCHW_VECT_C")
+                  .Input(Random(c.x, 1))
+                  .Input(Random(c.f, 2))
+                  .Run0();
   TFJIT_EXPECT_ERROR(nchw, absl::StatusCode::kUnimplemented, "data_format 'NCHW_VECT_C'");
   ConvSpec valid = c;
   valid.padding = "VALID";
   auto negative = ConvRunner("Conv2D", valid)
-                      .Input(Random({1, 1, 1, 2}, 1)).Input(Random({3, 3, 2, 2}, 2)).Run0();
+                      .Input(Random({1, 1, 1, 2}, 1))
+                      .Input(Random({3, 3, 2, 2}, 2))
+                      .Run0();
   TFJIT_EXPECT_ERROR(negative, absl::StatusCode::kInvalidArgument, "would be negative");
   // TF's size (1 - 4 + 2) / 2 truncates to 0: a window that misses by less than a stride gives
   // an empty output, not an error (frontend/conv_attrs.h).
   ConvSpec strided = valid;
   strided.sh = strided.sw = 2;
   auto empty = ConvRunner("Conv2D", strided)
-                   .Input(Random({1, 1, 1, 2}, 1)).Input(Random({4, 4, 2, 2}, 2)).Run0();
+                   .Input(Random({1, 1, 1, 2}, 1))
+                   .Input(Random({4, 4, 2, 2}, 2))
+                   .Run0();
   ASSERT_TRUE(empty.ok()) << empty.status();
   EXPECT_EQ(empty->ShapeString(), "float32[1,0,0,2]");
   auto depth = ConvRunner("Conv2D", c).Input(Random({1, 4, 4, 3}, 1)).Input(Random(c.f, 2)).Run0();
   TFJIT_EXPECT_ERROR(depth, absl::StatusCode::kInvalidArgument, "evenly divisible");
   OpRunner bad = ConvRunner("_FusedConv2D", c);
-  FusedOps(bad, {"BiasAdd", "Add"}, 2).Input(Random(c.x, 1)).Input(Random(c.f, 2))
-      .Input(Random({2}, 3)).Input(Random({1, 4, 4, 2}, 4));
+  FusedOps(bad, {"BiasAdd", "Add"}, 2)
+      .Input(Random(c.x, 1))
+      .Input(Random(c.f, 2))
+      .Input(Random({2}, 3))
+      .Input(Random({1, 4, 4, 2}, 4));
   TFJIT_EXPECT_ERROR(bad.Run0(), absl::StatusCode::kUnimplemented, "fused_ops [BiasAdd,Add]");
   OpRunner bias = ConvRunner("_FusedConv2D", c);
-  FusedOps(bias, {"BiasAdd"}, 1).Input(Random(c.x, 1)).Input(Random(c.f, 2))
-      .Input(Random({3}, 3));
+  FusedOps(bias, {"BiasAdd"}, 1).Input(Random(c.x, 1)).Input(Random(c.f, 2)).Input(Random({3}, 3));
   TFJIT_EXPECT_ERROR(bias.Run0(), absl::StatusCode::kInvalidArgument, "bias must be a vector");
   auto mismatch = ConvRunner("Conv2DBackpropInput", c)
                       .Input(I32({4}, {1, 4, 4, 2}))

@@ -81,12 +81,17 @@ TEST(ImageKernelsTest, PoolingMatchesTheDefinition) {
       for (int64_t s : {1, 2}) {
         for (int64_t k : {1, 3, 7}) {
           SCOPED_TRACE(::testing::Message() << op << " " << padding << " k" << k << " s" << s);
-          auto out = OpRunner(op).T(DType::kFloat32).Input(in).Ints("ksize", {1, k, k, 1})
-                         .Ints("strides", {1, s, s, 1}).Str("padding", padding).Run0();
+          auto out = OpRunner(op)
+                         .T(DType::kFloat32)
+                         .Input(in)
+                         .Ints("ksize", {1, k, k, 1})
+                         .Ints("strides", {1, s, s, 1})
+                         .Str("padding", padding)
+                         .Run0();
           ASSERT_TRUE(out.ok()) << out.status();
-          ExpectNear(NaivePool(in, k, s, std::string(padding) == "SAME",
-                               std::string(op) == "MaxPool"),
-                     *out, 1e-5);
+          ExpectNear(
+              NaivePool(in, k, s, std::string(padding) == "SAME", std::string(op) == "MaxPool"),
+              *out, 1e-5);
         }
       }
     }
@@ -96,11 +101,17 @@ TEST(ImageKernelsTest, PoolingMatchesTheDefinition) {
 TEST(ImageKernelsTest, AvgPoolDividesByTheCountOfRealCells) {
   // 3x3 input of ones except the centre; 3x3 SAME window at the corner covers 4 real cells.
   Tensor in = F32({1, 3, 3, 1}, {1, 1, 1, 1, 5, 1, 1, 1, 1});
-  auto out = OpRunner("AvgPool").T(DType::kFloat32).Input(in).Ints("ksize", {1, 3, 3, 1})
-                 .Ints("strides", {1, 1, 1, 1}).Str("padding", "SAME").Run0();
+  auto out = OpRunner("AvgPool")
+                 .T(DType::kFloat32)
+                 .Input(in)
+                 .Ints("ksize", {1, 3, 3, 1})
+                 .Ints("strides", {1, 1, 1, 1})
+                 .Str("padding", "SAME")
+                 .Run0();
   ASSERT_TRUE(out.ok()) << out.status();
   // Corners average 4 real cells (8 / 4), edges 6 (10 / 6), the centre 9 (13 / 9).
-  const std::vector<double> expected = {2, 10.0 / 6, 2, 10.0 / 6, 13.0 / 9, 10.0 / 6, 2, 10.0 / 6, 2};
+  const std::vector<double> expected = {2,        10.0 / 6, 2,        10.0 / 6, 13.0 / 9,
+                                        10.0 / 6, 2,        10.0 / 6, 2};
   const std::vector<double> actual = Values(*out);
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-6) << i;
@@ -108,11 +119,21 @@ TEST(ImageKernelsTest, AvgPoolDividesByTheCountOfRealCells) {
 
 TEST(ImageKernelsTest, PoolingErrors) {
   const Tensor in = Pattern({1, 4, 4, 1}, 2);
-  TFJIT_EXPECT_ERROR(OpRunner("MaxPool").T(DType::kFloat32).Input(in).Ints("ksize", {2, 2, 2, 1})
-                         .Ints("strides", {1, 1, 1, 1}).Str("padding", "SAME").Run0(),
+  TFJIT_EXPECT_ERROR(OpRunner("MaxPool")
+                         .T(DType::kFloat32)
+                         .Input(in)
+                         .Ints("ksize", {2, 2, 2, 1})
+                         .Ints("strides", {1, 1, 1, 1})
+                         .Str("padding", "SAME")
+                         .Run0(),
                      absl::StatusCode::kInvalidArgument, "batch dimension");
-  TFJIT_EXPECT_ERROR(OpRunner("AvgPool").T(DType::kFloat32).Input(in).Ints("ksize", {1, 9, 1, 1})
-                         .Ints("strides", {1, 1, 1, 1}).Str("padding", "VALID").Run0(),
+  TFJIT_EXPECT_ERROR(OpRunner("AvgPool")
+                         .T(DType::kFloat32)
+                         .Input(in)
+                         .Ints("ksize", {1, 9, 1, 1})
+                         .Ints("strides", {1, 1, 1, 1})
+                         .Str("padding", "VALID")
+                         .Run0(),
                      absl::StatusCode::kInvalidArgument, "would be negative");
 }
 
@@ -149,13 +170,21 @@ Tensor NaiveResize(const Tensor& in, int64_t oh, int64_t ow, bool align, bool ha
 
 TEST(ImageKernelsTest, ResizeBilinearMatchesTheFormulaInEveryMode) {
   const Tensor in = Pattern({2, 5, 4, 3}, 3);
-  struct Mode { bool align, half; };
+  struct Mode {
+    bool align, half;
+  };
   for (Mode m : {Mode{false, false}, Mode{true, false}, Mode{false, true}}) {
-    for (auto [oh, ow] : std::vector<std::pair<int32_t, int32_t>>{{9, 11}, {3, 2}, {1, 1}, {5, 4}}) {
-      SCOPED_TRACE(::testing::Message() << "align " << m.align << " half " << m.half << " "
-                                        << oh << "x" << ow);
-      auto out = OpRunner("ResizeBilinear").T(DType::kFloat32).Input(in).Input(I32({2}, {oh, ow}))
-                     .Bool("align_corners", m.align).Bool("half_pixel_centers", m.half).Run0();
+    for (auto [oh, ow] :
+         std::vector<std::pair<int32_t, int32_t>>{{9, 11}, {3, 2}, {1, 1}, {5, 4}}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "align " << m.align << " half " << m.half << " " << oh << "x" << ow);
+      auto out = OpRunner("ResizeBilinear")
+                     .T(DType::kFloat32)
+                     .Input(in)
+                     .Input(I32({2}, {oh, ow}))
+                     .Bool("align_corners", m.align)
+                     .Bool("half_pixel_centers", m.half)
+                     .Run0();
       ASSERT_TRUE(out.ok()) << out.status();
       ExpectNear(NaiveResize(in, oh, ow, m.align, m.half), *out, 2e-5);
     }
@@ -164,11 +193,17 @@ TEST(ImageKernelsTest, ResizeBilinearMatchesTheFormulaInEveryMode) {
 
 TEST(ImageKernelsTest, ResizeBilinearHandValuesAndErrors) {
   // 1x2 row [0, 10] to width 4: legacy x = 0, .5, 1, 1.5 -> 0, 5, 10, 10; align_corners
-  // x = 0, 1/3, 2/3, 1 -> 0, 10/3, 20/3, 10; half-pixel x = -.25, .25, .75, 1.25 -> 0, 2.5, 7.5, 10.
+  // x = 0, 1/3, 2/3, 1 -> 0, 10/3, 20/3, 10; half-pixel x = -.25, .25, .75, 1.25 ->
+  // 0, 2.5, 7.5, 10.
   const Tensor row = F32({1, 1, 2, 1}, {0, 10});
   auto run = [&](bool align, bool half) {
-    return OpRunner("ResizeBilinear").T(DType::kFloat32).Input(row).Input(I32({2}, {1, 4}))
-        .Bool("align_corners", align).Bool("half_pixel_centers", half).Run0();
+    return OpRunner("ResizeBilinear")
+        .T(DType::kFloat32)
+        .Input(row)
+        .Input(I32({2}, {1, 4}))
+        .Bool("align_corners", align)
+        .Bool("half_pixel_centers", half)
+        .Run0();
   };
   EXPECT_THAT(Values(*run(false, false)), ElementsAre(0, 5, 10, 10));
   auto aligned = run(true, false);
@@ -179,8 +214,12 @@ TEST(ImageKernelsTest, ResizeBilinearHandValuesAndErrors) {
   TFJIT_EXPECT_ERROR(run(true, true), absl::StatusCode::kInvalidArgument,
                      "If half_pixel_centers is True, align_corners must be False.");
   // Integer images give float32.
-  auto ints = OpRunner("ResizeBilinear").T(DType::kInt32).Input(I32({1, 1, 2, 1}, {0, 10}))
-                  .Input(I32({2}, {1, 4})).Bool("half_pixel_centers", true).Run0();
+  auto ints = OpRunner("ResizeBilinear")
+                  .T(DType::kInt32)
+                  .Input(I32({1, 1, 2, 1}, {0, 10}))
+                  .Input(I32({2}, {1, 4}))
+                  .Bool("half_pixel_centers", true)
+                  .Run0();
   ASSERT_TRUE(ints.ok()) << ints.status();
   EXPECT_EQ(ints->ShapeString(), "float32[1,1,4,1]");
 }
@@ -207,8 +246,11 @@ TEST(ImageKernelsTest, DepthToSpaceAndBack) {
   auto back = OpRunner("SpaceToDepth").T(DType::kFloat32).Input(*up).Int("block_size", 2).Run0();
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(Values(*back), Values(big));
-  TFJIT_EXPECT_ERROR(OpRunner("DepthToSpace").T(DType::kFloat32).Input(Pattern({1, 1, 1, 6}, 5))
-                         .Int("block_size", 2).Run0(),
+  TFJIT_EXPECT_ERROR(OpRunner("DepthToSpace")
+                         .T(DType::kFloat32)
+                         .Input(Pattern({1, 1, 1, 6}, 5))
+                         .Int("block_size", 2)
+                         .Run0(),
                      absl::StatusCode::kInvalidArgument, "should be divisible by: 4");
 }
 
@@ -216,50 +258,78 @@ TEST(ImageKernelsTest, SpaceToBatchNDPadsAndInterleaves) {
   // TF's documented example: [1, 4, 4, 1] -> [4, 2, 2, 1] with block [2, 2].
   std::vector<float> v(16);
   for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i + 1);
-  auto out = OpRunner("SpaceToBatchND").T(DType::kFloat32).Input(F32({1, 4, 4, 1}, v))
-                 .Input(I32({2}, {2, 2})).Input(I32({2, 2}, {0, 0, 0, 0})).Run0();
+  auto out = OpRunner("SpaceToBatchND")
+                 .T(DType::kFloat32)
+                 .Input(F32({1, 4, 4, 1}, v))
+                 .Input(I32({2}, {2, 2}))
+                 .Input(I32({2, 2}, {0, 0, 0, 0}))
+                 .Run0();
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->ShapeString(), "float32[4,2,2,1]");
-  EXPECT_THAT(Values(*out),
-              ElementsAre(1, 3, 9, 11, 2, 4, 10, 12, 5, 7, 13, 15, 6, 8, 14, 16));
+  EXPECT_THAT(Values(*out), ElementsAre(1, 3, 9, 11, 2, 4, 10, 12, 5, 7, 13, 15, 6, 8, 14, 16));
   // 1-D with padding: [1, 2, 1] padded [1, 1] -> [0, a, b, 0] -> batches [0, b] and [a, 0].
-  auto padded = OpRunner("SpaceToBatchND").T(DType::kFloat32).Input(F32({1, 2, 1}, {7, 8}))
-                    .Input(I32({1}, {2})).Input(I32({1, 2}, {1, 1})).Run0();
+  auto padded = OpRunner("SpaceToBatchND")
+                    .T(DType::kFloat32)
+                    .Input(F32({1, 2, 1}, {7, 8}))
+                    .Input(I32({1}, {2}))
+                    .Input(I32({1, 2}, {1, 1}))
+                    .Run0();
   ASSERT_TRUE(padded.ok()) << padded.status();
   EXPECT_THAT(Values(*padded), ElementsAre(0, 8, 7, 0));
   // BatchToSpaceND inverts it, and crops.
-  auto back = OpRunner("BatchToSpaceND").T(DType::kFloat32).Input(*out).Input(I32({2}, {2, 2}))
-                  .Input(I32({2, 2}, {0, 0, 0, 0})).Run0();
+  auto back = OpRunner("BatchToSpaceND")
+                  .T(DType::kFloat32)
+                  .Input(*out)
+                  .Input(I32({2}, {2, 2}))
+                  .Input(I32({2, 2}, {0, 0, 0, 0}))
+                  .Run0();
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(Values(*back), Values(F32({1, 4, 4, 1}, v)));
-  auto cropped = OpRunner("BatchToSpaceND").T(DType::kFloat32).Input(*padded)
-                     .Input(I32({1}, {2})).Input(I32({1, 2}, {1, 1})).Run0();
+  auto cropped = OpRunner("BatchToSpaceND")
+                     .T(DType::kFloat32)
+                     .Input(*padded)
+                     .Input(I32({1}, {2}))
+                     .Input(I32({1, 2}, {1, 1}))
+                     .Run0();
   ASSERT_TRUE(cropped.ok()) << cropped.status();
   EXPECT_THAT(Values(*cropped), ElementsAre(7, 8));
-  TFJIT_EXPECT_ERROR(OpRunner("SpaceToBatchND").T(DType::kFloat32).Input(F32({1, 3, 1}, {1, 2, 3}))
-                         .Input(I32({1}, {2})).Input(I32({1, 2}, {0, 0})).Run0(),
+  TFJIT_EXPECT_ERROR(OpRunner("SpaceToBatchND")
+                         .T(DType::kFloat32)
+                         .Input(F32({1, 3, 1}, {1, 2, 3}))
+                         .Input(I32({1}, {2}))
+                         .Input(I32({1, 2}, {0, 0}))
+                         .Run0(),
                      absl::StatusCode::kInvalidArgument, "is not divisible by block_shape");
 }
 
 TEST(ImageKernelsTest, GatherNdPartialAndFullDepth) {
   const Tensor params = Pattern({4, 5, 3}, 6);
-  auto partial = OpRunner("GatherNd").Type("Tparams", DType::kFloat32)
-                     .Type("Tindices", DType::kInt32).Input(params)
-                     .Input(I32({2, 2}, {1, 2, 3, 4})).Run0();
+  auto partial = OpRunner("GatherNd")
+                     .Type("Tparams", DType::kFloat32)
+                     .Type("Tindices", DType::kInt32)
+                     .Input(params)
+                     .Input(I32({2, 2}, {1, 2, 3, 4}))
+                     .Run0();
   ASSERT_TRUE(partial.ok()) << partial.status();
   EXPECT_EQ(partial->ShapeString(), "float32[2,3]");
   for (int64_t c = 0; c < 3; ++c) {
     EXPECT_EQ(partial->data<float>()[c], params.data<float>()[(1 * 5 + 2) * 3 + c]);
     EXPECT_EQ(partial->data<float>()[3 + c], params.data<float>()[(3 * 5 + 4) * 3 + c]);
   }
-  auto full = OpRunner("GatherNd").Type("Tparams", DType::kFloat32)
-                  .Type("Tindices", DType::kInt64).Input(params)
-                  .Input(I64({2, 3}, {0, 0, 0, 3, 4, 2})).Run0();
+  auto full = OpRunner("GatherNd")
+                  .Type("Tparams", DType::kFloat32)
+                  .Type("Tindices", DType::kInt64)
+                  .Input(params)
+                  .Input(I64({2, 3}, {0, 0, 0, 3, 4, 2}))
+                  .Run0();
   ASSERT_TRUE(full.ok()) << full.status();
   EXPECT_THAT(Values(*full), ElementsAre(params.data<float>()[0], params.data<float>()[59]));
-  TFJIT_EXPECT_ERROR(OpRunner("GatherNd").Type("Tparams", DType::kFloat32)
-                         .Type("Tindices", DType::kInt32).Input(params)
-                         .Input(I32({1, 2}, {4, 0})).Run0(),
+  TFJIT_EXPECT_ERROR(OpRunner("GatherNd")
+                         .Type("Tparams", DType::kFloat32)
+                         .Type("Tindices", DType::kInt32)
+                         .Input(params)
+                         .Input(I32({1, 2}, {4, 0}))
+                         .Run0(),
                      absl::StatusCode::kInvalidArgument,
                      "indices[0] = [4, 0] does not index into param shape [4,5,3]");
 }
@@ -269,8 +339,8 @@ TEST(ImageKernelsTest, GatherNdPartialAndFullDepth) {
 // Boxes of TF's documentation example: three overlapping boxes around y=0, one at y=10,
 // two further away.
 Tensor DocBoxes() {
-  return F32({6, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, -0.1f, 1, 0.9f,
-                      0, 10, 1, 11, 0, 10.1f, 1, 11.1f, 0, 100, 1, 101});
+  return F32({6, 4}, {0, 0,  1, 1,  0, 0.1f,  1, 1.1f,  0, -0.1f, 1, 0.9f,
+                      0, 10, 1, 11, 0, 10.1f, 1, 11.1f, 0, 100,   1, 101});
 }
 Tensor DocScores() { return F32({6}, {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f}); }
 
@@ -310,7 +380,9 @@ TEST(NmsKernelsTest, GreedySelectionOfTheDocumentationExample) {
   ASSERT_TRUE(v1_default.ok()) << v1_default.status();
   EXPECT_THAT(Values((*v1_default)[0]), ElementsAre(3, 0, 5));
   OpRunner v1_loose("NonMaxSuppression");
-  v1_loose.Input(DocBoxes()).Input(DocScores()).Input(I32({}, {10}))
+  v1_loose.Input(DocBoxes())
+      .Input(DocScores())
+      .Input(I32({}, {10}))
       .RawAttr("iou_threshold", "f: 0.9");
   auto v1_all = v1_loose.Run();
   ASSERT_TRUE(v1_all.ok()) << v1_all.status();
@@ -367,9 +439,9 @@ TEST(NmsKernelsTest, SoftNmsDecaysOverlappingScores) {
 TEST(NmsKernelsTest, Errors) {
   TFJIT_EXPECT_ERROR(Nms("NonMaxSuppressionV3", DocBoxes(), DocScores(), 3, 1.5f, 0.0f),
                      absl::StatusCode::kInvalidArgument, "iou_threshold must be in [0, 1]");
-  TFJIT_EXPECT_ERROR(Nms("NonMaxSuppressionV3", F32({2, 3}, {0, 0, 0, 0, 0, 0}),
-                         F32({2}, {1, 1}), 3, 0.5f, 0.0f),
-                     absl::StatusCode::kInvalidArgument, "boxes must have 4 columns");
+  TFJIT_EXPECT_ERROR(
+      Nms("NonMaxSuppressionV3", F32({2, 3}, {0, 0, 0, 0, 0, 0}), F32({2}, {1, 1}), 3, 0.5f, 0.0f),
+      absl::StatusCode::kInvalidArgument, "boxes must have 4 columns");
   TFJIT_EXPECT_ERROR(Nms("NonMaxSuppressionV3", DocBoxes(), F32({2}, {1, 1}), 3, 0.5f, 0.0f),
                      absl::StatusCode::kInvalidArgument, "scores has incompatible shape");
   TFJIT_EXPECT_ERROR(Nms("NonMaxSuppressionV5", DocBoxes(), DocScores(), 3, 0.5f, 0.0f, -1.0f),
@@ -379,24 +451,40 @@ TEST(NmsKernelsTest, Errors) {
 // ---- SparseToDense ----
 
 TEST(SparseToDenseTest, ScattersValuesOverTheDefault) {
-  auto out = OpRunner("SparseToDense").T(DType::kFloat32).Type("Tindices", DType::kInt32)
-                 .Input(I32({2, 2}, {0, 1, 2, 0})).Input(I32({2}, {3, 2}))
-                 .Input(F32({2}, {5, 6})).Input(F32({}, {-1})).Run0();
+  auto out = OpRunner("SparseToDense")
+                 .T(DType::kFloat32)
+                 .Type("Tindices", DType::kInt32)
+                 .Input(I32({2, 2}, {0, 1, 2, 0}))
+                 .Input(I32({2}, {3, 2}))
+                 .Input(F32({2}, {5, 6}))
+                 .Input(F32({}, {-1}))
+                 .Run0();
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Values(*out), ElementsAre(-1, 5, -1, -1, 6, -1));
   // Scalar values broadcast; a vector of indices addresses a 1-D output.
-  auto vec = OpRunner("SparseToDense").T(DType::kInt32).Type("Tindices", DType::kInt64)
-                 .Input(I64({2}, {1, 3})).Input(I64({1}, {5})).Input(I32({}, {7}))
-                 .Input(I32({}, {0})).Run0();
+  auto vec = OpRunner("SparseToDense")
+                 .T(DType::kInt32)
+                 .Type("Tindices", DType::kInt64)
+                 .Input(I64({2}, {1, 3}))
+                 .Input(I64({1}, {5}))
+                 .Input(I32({}, {7}))
+                 .Input(I32({}, {0}))
+                 .Run0();
   ASSERT_TRUE(vec.ok()) << vec.status();
   EXPECT_THAT(Values(*vec), ElementsAre(0, 7, 0, 7, 0));
 }
 
 TEST(SparseToDenseTest, ValidatesIndices) {
   auto run = [](Tensor idx, bool validate) {
-    return OpRunner("SparseToDense").T(DType::kFloat32).Type("Tindices", DType::kInt32)
-        .Bool("validate_indices", validate).Input(idx).Input(I32({1}, {4}))
-        .Input(F32({}, {1})).Input(F32({}, {0})).Run0();
+    return OpRunner("SparseToDense")
+        .T(DType::kFloat32)
+        .Type("Tindices", DType::kInt32)
+        .Bool("validate_indices", validate)
+        .Input(idx)
+        .Input(I32({1}, {4}))
+        .Input(F32({}, {1}))
+        .Input(F32({}, {0}))
+        .Run0();
   };
   TFJIT_EXPECT_ERROR(run(I32({2}, {2, 1}), true), absl::StatusCode::kInvalidArgument,
                      "is out of order");

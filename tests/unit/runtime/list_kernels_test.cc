@@ -1,8 +1,8 @@
 // Tests for runtime/kernels/list_kernels.cc and tensor_list.cc: TensorList construction,
 // item access, push/pop, stack/gather/concat, scatter/split, resize, metadata and TF's errors.
+#include "frontend/op_catalog.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "frontend/op_catalog.h"
 #include "runtime/kernels/tensor_list.h"
 #include "tests/unit/runtime/list_test_util.h"
 
@@ -26,37 +26,61 @@ std::vector<Tensor> MustAll(absl::StatusOr<std::vector<Tensor>> t) {
 }
 
 Tensor Reserve(const Tensor& shape, int32_t n, DType dtype = kF32) {
-  return Must(ListOp("TensorListReserve").ElementDType(dtype).Type("shape_type", DType::kInt32)
-                  .Input(shape).Input(Scalar32(n)).Run0());
+  return Must(ListOp("TensorListReserve")
+                  .ElementDType(dtype)
+                  .Type("shape_type", DType::kInt32)
+                  .Input(shape)
+                  .Input(Scalar32(n))
+                  .Run0());
 }
 Tensor Empty(const Tensor& shape, int32_t max, DType dtype = kF32) {
-  return Must(ListOp("EmptyTensorList").ElementDType(dtype).Type("shape_type", DType::kInt32)
-                  .Input(shape).Input(Scalar32(max)).Run0());
+  return Must(ListOp("EmptyTensorList")
+                  .ElementDType(dtype)
+                  .Type("shape_type", DType::kInt32)
+                  .Input(shape)
+                  .Input(Scalar32(max))
+                  .Run0());
 }
 absl::StatusOr<Tensor> SetItem(const Tensor& l, int32_t i, const Tensor& item,
                                bool resize = false) {
-  return ListOp("TensorListSetItem").ElementDType(item.dtype())
-      .Bool("resize_if_index_out_of_bounds", resize).Input(l).Input(Scalar32(i)).Input(item)
+  return ListOp("TensorListSetItem")
+      .ElementDType(item.dtype())
+      .Bool("resize_if_index_out_of_bounds", resize)
+      .Input(l)
+      .Input(Scalar32(i))
+      .Input(item)
       .Run0();
 }
 absl::StatusOr<Tensor> GetItem(const Tensor& l, int32_t i, const Tensor& shape, DType dt = kF32) {
-  return ListOp("TensorListGetItem").ElementDType(dt).Input(l).Input(Scalar32(i)).Input(shape)
+  return ListOp("TensorListGetItem")
+      .ElementDType(dt)
+      .Input(l)
+      .Input(Scalar32(i))
+      .Input(shape)
       .Run0();
 }
 absl::StatusOr<Tensor> Push(const Tensor& l, const Tensor& item) {
   return ListOp("TensorListPushBack").ElementDType(item.dtype()).Input(l).Input(item).Run0();
 }
 absl::StatusOr<Tensor> Stack(const Tensor& l, const Tensor& shape, int64_t num = -1) {
-  return ListOp("TensorListStack").ElementDType(kF32).Int("num_elements", num).Input(l)
-      .Input(shape).Run0();
+  return ListOp("TensorListStack")
+      .ElementDType(kF32)
+      .Int("num_elements", num)
+      .Input(l)
+      .Input(shape)
+      .Run0();
 }
 int Length(const Tensor& l) {
   Tensor n = Must(ListOp("TensorListLength").Input(l).Run0());
   return n.valid() ? n.data<int32_t>()[0] : -1;
 }
 Tensor FromTensor(const Tensor& t, const Tensor& shape) {
-  return Must(ListOp("TensorListFromTensor").ElementDType(t.dtype())
-                  .Type("shape_type", DType::kInt32).Input(t).Input(shape).Run0());
+  return Must(ListOp("TensorListFromTensor")
+                  .ElementDType(t.dtype())
+                  .Type("shape_type", DType::kInt32)
+                  .Input(t)
+                  .Input(shape)
+                  .Run0());
 }
 
 TEST(ListKernelsTest, ReserveSetStackFillsUnsetItemsWithZeros) {
@@ -100,10 +124,12 @@ TEST(ListKernelsTest, PopBackOfUnsetItemNeedsAShape) {
   TFJIT_EXPECT_ERROR(pop(UnknownShapeT()), kInvalid,
                      "Trying to read an uninitialized tensor but element_shape is not fully "
                      "defined.<unknown>");
-  TFJIT_EXPECT_ERROR(
-      ListOp("TensorListPopBack").ElementDType(kF32).Input(Empty(UnknownShapeT(), -1))
-          .Input(UnknownShapeT()).Run(),
-      kInvalid, "node 'op' (TensorListPopBack): Trying to pop from an empty list.");
+  TFJIT_EXPECT_ERROR(ListOp("TensorListPopBack")
+                         .ElementDType(kF32)
+                         .Input(Empty(UnknownShapeT(), -1))
+                         .Input(UnknownShapeT())
+                         .Run(),
+                     kInvalid, "node 'op' (TensorListPopBack): Trying to pop from an empty list.");
 }
 
 TEST(ListKernelsTest, PushIntoFullListFails) {
@@ -166,8 +192,8 @@ TEST(ListKernelsTest, SetItemResizesWhenAsked) {
 }
 
 TEST(ListKernelsTest, ResizeGrowsAndShrinks) {
-  const Tensor l = Must(Push(Must(Push(Empty(ShapeT({2}), -1), F32({2}, {1, 2}))),
-                             F32({2}, {3, 4})));
+  const Tensor l =
+      Must(Push(Must(Push(Empty(ShapeT({2}), -1), F32({2}, {1, 2}))), F32({2}, {3, 4})));
   auto resize = [&](int32_t n) {
     return ListOp("TensorListResize").Input(l).Input(Scalar32(n)).Run0();
   };
@@ -181,27 +207,32 @@ TEST(ListKernelsTest, ResizeGrowsAndShrinks) {
 
 absl::StatusOr<std::vector<Tensor>> ConcatV2(const Tensor& l, const Tensor& shape,
                                              const std::vector<int64_t>& leading) {
-  return ListOp("TensorListConcatV2").ElementDType(kF32).Type("shape_type", DType::kInt32)
-      .Input(l).Input(shape).Input(I64({static_cast<int64_t>(leading.size())}, leading)).Run();
+  return ListOp("TensorListConcatV2")
+      .ElementDType(kF32)
+      .Type("shape_type", DType::kInt32)
+      .Input(l)
+      .Input(shape)
+      .Input(I64({static_cast<int64_t>(leading.size())}, leading))
+      .Run();
 }
 
 TEST(ListKernelsTest, ConcatV2ReturnsValuesAndLengths) {
-  const Tensor l = Must(Push(Must(Push(Empty(ShapeT({-1}), -1), F32({2}, {1, 2}))),
-                             F32({3}, {3, 4, 5})));
+  const Tensor l =
+      Must(Push(Must(Push(Empty(ShapeT({-1}), -1), F32({2}, {1, 2}))), F32({3}, {3, 4, 5})));
   std::vector<Tensor> out = MustAll(ConcatV2(l, ShapeT({-1}), {}));
   ASSERT_EQ(out.size(), 2u);
   EXPECT_THAT(Values(out[0]), ElementsAre(1, 2, 3, 4, 5));
   EXPECT_EQ(out[1].dtype(), DType::kInt64);
   EXPECT_THAT(Values(out[1]), ElementsAre(2, 3));
   // The v1 op (element_shape attr) gives the same.
-  std::vector<Tensor> v1 = MustAll(ListOp("TensorListConcat").ElementDType(kF32)
-                                       .Shape("element_shape", {-1}).Input(l).Run());
+  std::vector<Tensor> v1 = MustAll(
+      ListOp("TensorListConcat").ElementDType(kF32).Shape("element_shape", {-1}).Input(l).Run());
   EXPECT_THAT(Values(v1[0]), ElementsAre(1, 2, 3, 4, 5));
 }
 
 TEST(ListKernelsTest, ConcatV2SizesUnsetItems) {
-  const Tensor l = Must(SetItem(Must(SetItem(Reserve(ShapeT({-1}), 3), 0, F32({2}, {1, 2}))), 2,
-                                F32({1}, {3})));
+  const Tensor l =
+      Must(SetItem(Must(SetItem(Reserve(ShapeT({-1}), 3), 0, F32({2}, {1, 2}))), 2, F32({1}, {3})));
   std::vector<Tensor> out = MustAll(ConcatV2(l, ShapeT({-1}), {2, 4, 1}));
   EXPECT_THAT(Values(out[0]), ElementsAre(1, 2, 0, 0, 0, 0, 3));
   EXPECT_THAT(Values(out[1]), ElementsAre(2, 4, 1));
@@ -209,8 +240,8 @@ TEST(ListKernelsTest, ConcatV2SizesUnsetItems) {
                      "List contains uninitialized tensor at index 1 but leading_dims has only 0 "
                      "elements.");
   // When every set item has the same leading dim, unset items take it.
-  const Tensor same = Must(SetItem(Must(SetItem(Reserve(ShapeT({-1}), 3), 0, F32({2}, {1, 2}))),
-                                   2, F32({2}, {3, 4})));
+  const Tensor same = Must(
+      SetItem(Must(SetItem(Reserve(ShapeT({-1}), 3), 0, F32({2}, {1, 2}))), 2, F32({2}, {3, 4})));
   out = MustAll(ConcatV2(same, ShapeT({-1}), {}));
   EXPECT_THAT(Values(out[0]), ElementsAre(1, 2, 0, 0, 3, 4));
   EXPECT_THAT(Values(out[1]), ElementsAre(2, 2, 2));
@@ -221,8 +252,12 @@ TEST(ListKernelsTest, ConcatV2SizesUnsetItems) {
 TEST(ListKernelsTest, GatherPicksItems) {
   const Tensor l = FromTensor(F32({3, 2}, {1, 2, 3, 4, 5, 6}), ShapeT({2}));
   auto gather = [&](const Tensor& indices) {
-    return ListOp("TensorListGather").ElementDType(kF32).Input(l).Input(indices)
-        .Input(UnknownShapeT()).Run0();
+    return ListOp("TensorListGather")
+        .ElementDType(kF32)
+        .Input(l)
+        .Input(indices)
+        .Input(UnknownShapeT())
+        .Run0();
   };
   Tensor out = Must(gather(I32({2}, {2, 0})));
   EXPECT_EQ(out.ShapeString(), "float32[2,2]");
@@ -235,8 +270,12 @@ TEST(ListKernelsTest, GatherPicksItems) {
 TEST(ListKernelsTest, ScatterIntoExistingListGrowsTheList) {
   const Tensor l = Reserve(ShapeT({2}), 2);
   auto scatter = [&](const Tensor& t, const Tensor& indices) {
-    return ListOp("TensorListScatterIntoExistingList").ElementDType(kF32).Input(l).Input(t)
-        .Input(indices).Run0();
+    return ListOp("TensorListScatterIntoExistingList")
+        .ElementDType(kF32)
+        .Input(l)
+        .Input(t)
+        .Input(indices)
+        .Run0();
   };
   const Tensor out = Must(scatter(F32({2, 2}, {1, 1, 2, 2}), I32({2}, {3, 0})));
   EXPECT_EQ(Length(out), 4);
@@ -250,8 +289,13 @@ TEST(ListKernelsTest, ScatterIntoExistingListGrowsTheList) {
 
 TEST(ListKernelsTest, ScatterV2MakesAListOfNumElements) {
   auto scatter = [](const Tensor& indices, int32_t num) {
-    return ListOp("TensorListScatterV2").ElementDType(kF32).Type("shape_type", DType::kInt32)
-        .Input(F32({1, 2}, {7, 8})).Input(indices).Input(ShapeT({2})).Input(Scalar32(num))
+    return ListOp("TensorListScatterV2")
+        .ElementDType(kF32)
+        .Type("shape_type", DType::kInt32)
+        .Input(F32({1, 2}, {7, 8}))
+        .Input(indices)
+        .Input(ShapeT({2}))
+        .Input(Scalar32(num))
         .Run0();
   };
   const Tensor l = Must(scatter(I32({1}, {1}), 3));
@@ -269,8 +313,12 @@ TEST(ListKernelsTest, FromTensorRoundTripsThroughStack) {
   Tensor back = Must(Stack(l, UnknownShapeT()));
   EXPECT_EQ(back.ShapeString(), "float32[2,3]");
   EXPECT_THAT(Values(back), ElementsAre(1, 2, 3, 4, 5, 6));
-  TFJIT_EXPECT_ERROR(ListOp("TensorListFromTensor").ElementDType(kF32)
-                         .Type("shape_type", DType::kInt32).Input(t).Input(ShapeT({2})).Run0(),
+  TFJIT_EXPECT_ERROR(ListOp("TensorListFromTensor")
+                         .ElementDType(kF32)
+                         .Type("shape_type", DType::kInt32)
+                         .Input(t)
+                         .Input(ShapeT({2}))
+                         .Run0(),
                      kInvalid, "Specified a list with shape [2] from a tensor with shape [3]");
 }
 
@@ -291,9 +339,13 @@ TEST(ListKernelsTest, ElementShapeOutputForms) {
 TEST(ListKernelsTest, SplitAndConcatAreInverse) {
   const Tensor t = F32({5}, {1, 2, 3, 4, 5});
   auto split = [&](const std::vector<int64_t>& lengths) {
-    return ListOp("TensorListSplit").ElementDType(kF32).Type("shape_type", DType::kInt32)
-        .Input(t).Input(ShapeT({-1}))
-        .Input(I64({static_cast<int64_t>(lengths.size())}, lengths)).Run0();
+    return ListOp("TensorListSplit")
+        .ElementDType(kF32)
+        .Type("shape_type", DType::kInt32)
+        .Input(t)
+        .Input(ShapeT({-1}))
+        .Input(I64({static_cast<int64_t>(lengths.size())}, lengths))
+        .Run0();
   };
   const Tensor l = Must(split({2, 3}));
   EXPECT_EQ(Length(l), 2);
@@ -309,8 +361,12 @@ TEST(ListKernelsTest, SplitAndConcatAreInverse) {
 
 TEST(ListKernelsTest, ConstructorAndStackErrors) {
   auto reserve = [](const Tensor& shape, int32_t n) {
-    return ListOp("TensorListReserve").ElementDType(kF32).Type("shape_type", DType::kInt32)
-        .Input(shape).Input(Scalar32(n)).Run0();
+    return ListOp("TensorListReserve")
+        .ElementDType(kF32)
+        .Type("shape_type", DType::kInt32)
+        .Input(shape)
+        .Input(Scalar32(n))
+        .Run0();
   };
   TFJIT_EXPECT_ERROR(reserve(ShapeT({2}), -1), kInvalid,
                      "node 'op' (TensorListReserve): The num_elements to reserve must be a non "
@@ -318,10 +374,13 @@ TEST(ListKernelsTest, ConstructorAndStackErrors) {
   TFJIT_EXPECT_ERROR(reserve(I32({}, {3}), 1), kInvalid,
                      "The only valid scalar shape tensor is the fully unknown shape specified as "
                      "-1.");
-  TFJIT_EXPECT_ERROR(
-      ListOp("EmptyTensorList").ElementDType(kF32).Type("shape_type", DType::kInt32)
-          .Input(UnknownShapeT()).Input(I32({1}, {3})).Run0(),
-      kInvalid, "max_num_elements expected to be a scalar but got shape: ");
+  TFJIT_EXPECT_ERROR(ListOp("EmptyTensorList")
+                         .ElementDType(kF32)
+                         .Type("shape_type", DType::kInt32)
+                         .Input(UnknownShapeT())
+                         .Input(I32({1}, {3}))
+                         .Run0(),
+                     kInvalid, "max_num_elements expected to be a scalar but got shape: ");
   TFJIT_EXPECT_ERROR(Stack(Reserve(UnknownShapeT(), 2), UnknownShapeT(), 3), kInvalid,
                      "Operation expected a list with 3 elements but got a list with 2 elements.");
   TFJIT_EXPECT_ERROR(Stack(Reserve(UnknownShapeT(), 0), UnknownShapeT()), kInvalid,
@@ -330,15 +389,14 @@ TEST(ListKernelsTest, ConstructorAndStackErrors) {
   TFJIT_EXPECT_ERROR(Stack(Reserve(ShapeT({-1}), 2), UnknownShapeT()), kInvalid,
                      "Tried to stack list which only contains uninitialized tensors and has a "
                      "non-fully-defined element_shape: [?]");
-  EXPECT_EQ(Must(Stack(Reserve(ShapeT({3}), 0), UnknownShapeT())).ShapeString(),
-            "float32[0,3]");
+  EXPECT_EQ(Must(Stack(Reserve(ShapeT({3}), 0), UnknownShapeT())).ShapeString(), "float32[0,3]");
 }
 
 TEST(ListKernelsTest, IntegerListsStackToo) {
-  const Tensor l = Must(Push(Must(Push(Empty(ShapeT({}), -1, DType::kInt32), I32({}, {4}))),
-                             I32({}, {-5})));
-  Tensor out = Must(ListOp("TensorListStack").ElementDType(DType::kInt32).Input(l)
-                        .Input(UnknownShapeT()).Run0());
+  const Tensor l =
+      Must(Push(Must(Push(Empty(ShapeT({}), -1, DType::kInt32), I32({}, {4}))), I32({}, {-5})));
+  Tensor out = Must(
+      ListOp("TensorListStack").ElementDType(DType::kInt32).Input(l).Input(UnknownShapeT()).Run0());
   EXPECT_EQ(out.ShapeString(), "int32[2]");
   EXPECT_THAT(Values(out), ElementsAre(4, -5));
 }
@@ -363,14 +421,19 @@ TEST(ListKernelsTest, CatalogSignatures) {
   EXPECT_THAT(ta->compile_time_const_inputs, ElementsAre(0));
   KernelRegistry registry;
   RegisterAllKernels(registry);
-  for (const char* op :
-       {"EmptyTensorList", "TensorListReserve", "TensorListSetItem", "TensorListGetItem",
-        "TensorListPushBack", "TensorListPopBack", "TensorListStack", "TensorListFromTensor",
-        "TensorListLength", "TensorListElementShape", "TensorListResize", "TensorListConcatV2",
-        "TensorListGather", "TensorListScatterIntoExistingList", "TensorListScatterV2",
-        "TensorListSplit", "TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3",
-        "TensorArraySizeV3", "TensorArrayGatherV3", "TensorArrayScatterV3",
-        "TensorArrayConcatV3", "TensorArraySplitV3", "TensorArrayCloseV3"}) {
+  for (const char* op : {"EmptyTensorList",     "TensorListReserve",
+                         "TensorListSetItem",   "TensorListGetItem",
+                         "TensorListPushBack",  "TensorListPopBack",
+                         "TensorListStack",     "TensorListFromTensor",
+                         "TensorListLength",    "TensorListElementShape",
+                         "TensorListResize",    "TensorListConcatV2",
+                         "TensorListGather",    "TensorListScatterIntoExistingList",
+                         "TensorListScatterV2", "TensorListSplit",
+                         "TensorArrayV3",       "TensorArrayWriteV3",
+                         "TensorArrayReadV3",   "TensorArraySizeV3",
+                         "TensorArrayGatherV3", "TensorArrayScatterV3",
+                         "TensorArrayConcatV3", "TensorArraySplitV3",
+                         "TensorArrayCloseV3"}) {
     EXPECT_NE(tf::LookupOpDef(op), nullptr) << op;
     EXPECT_NE(registry.Find(op), nullptr) << op;
   }

@@ -1,9 +1,9 @@
 // Tests for runtime/io/npy: byte-exact NumPy headers, round trips and every error path.
 #include "runtime/io/npy.h"
 
-#include <filesystem>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -191,7 +191,8 @@ TEST(NpyTest, DataSizeMismatchNamesFileAndShape) {
 TEST(NpyTest, HugeHeaderShapeWithShortDataIsRefusedBeforeAllocating) {
   const float one = 1;
   ExpectError(NumpyHeaderV1("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, "
-                            "1000000), }") + Bytes(&one, sizeof(one)),
+                            "1000000), }") +
+                  Bytes(&one, sizeof(one)),
               absl::StatusCode::kInvalidArgument,
               "data has 4 bytes, header says float32[1000000,1000000] (4000000000000 bytes)");
 }

@@ -32,15 +32,25 @@ bool SameBytes(const Tensor& a, const Tensor& b) {
 }
 
 absl::StatusOr<Tensor> V1(const char* op, DType dtype, std::vector<int32_t> shape, Tensor seed) {
-  return OpRunner(op).Type("dtype", dtype).T(DType::kInt32).Type("Tseed", seed.dtype())
-      .Input(I32({static_cast<int64_t>(shape.size())}, shape)).Input(seed).Run0();
+  return OpRunner(op)
+      .Type("dtype", dtype)
+      .T(DType::kInt32)
+      .Type("Tseed", seed.dtype())
+      .Input(I32({static_cast<int64_t>(shape.size())}, shape))
+      .Input(seed)
+      .Run0();
 }
 
 absl::StatusOr<Tensor> V2(const char* op, DType dtype, std::vector<int32_t> shape, uint64_t key,
                           uint64_t c0, uint64_t c1, int32_t alg = 1) {
-  return OpRunner(op).Type("dtype", dtype).Type("Tshape", DType::kInt32)
-      .Input(I32({static_cast<int64_t>(shape.size())}, shape)).Input(U64({1}, {key}))
-      .Input(U64({2}, {c0, c1})).Input(I32({}, {alg})).Run0();
+  return OpRunner(op)
+      .Type("dtype", dtype)
+      .Type("Tshape", DType::kInt32)
+      .Input(I32({static_cast<int64_t>(shape.size())}, shape))
+      .Input(U64({1}, {key}))
+      .Input(U64({2}, {c0, c1}))
+      .Input(I32({}, {alg}))
+      .Run0();
 }
 
 // tf.random.Generator.from_seed(1234) (state: counter [1234, 0], key 0) and its docs/tests:
@@ -55,8 +65,8 @@ TEST(RandomKernelsTest, TfGeneratorKnownAnswers) {
   // TF's test recorded these on a machine whose logf was 1 ulp off for the first pair (the
   // radius of u1 = 0.65126133 is 0.926114798 correctly rounded; the record implies
   // 0.926114738): the stream position is what this checks, to 2 ulp.
-  const std::vector<float> want2 = {-0.3964749f, 0.8369565f, -0.30946946f,
-                                    1.1206646f, 1.00852597f, -0.10185789f};
+  const std::vector<float> want2 = {-0.3964749f, 0.8369565f,  -0.30946946f,
+                                    1.1206646f,  1.00852597f, -0.10185789f};
   for (size_t i = 0; i < want2.size(); ++i) {
     EXPECT_NEAR(n2->data<float>()[i], want2[i], 2.4e-7 * std::fabs(want2[i])) << i;
   }
@@ -89,8 +99,9 @@ class StatefulNode {
         "node { name: \"s\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_INT32 }}}"
         "node { name: \"lo\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_INT32 }}}"
         "node { name: \"hi\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_INT32 }}}"
-        "node { name: \"op\" op: \"", op, "\" input: \"s\" ",
-        op == "RandomUniformInt" ? "input: \"lo\" input: \"hi\" " : "", attrs, "}");
+        "node { name: \"op\" op: \"",
+        op, "\" input: \"s\" ", op == "RandomUniformInt" ? "input: \"lo\" input: \"hi\" " : "",
+        attrs, "}");
     tensorflow::GraphDef def;
     EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;
     auto g = tf::Graph::Build(def, "test");
@@ -114,28 +125,29 @@ class StatefulNode {
 
 std::string SeedAttrs(int64_t seed, int64_t seed2, const char* type_attr, const char* type) {
   return absl::StrCat("attr { key: \"seed\" value { i: ", seed, " }} attr { key: \"seed2\" ",
-                      "value { i: ", seed2, " }} attr { key: \"", type_attr, "\" value { type: ",
-                      type, " }} attr { key: \"T\" value { type: DT_INT32 }}");
+                      "value { i: ", seed2, " }} attr { key: \"", type_attr,
+                      "\" value { type: ", type, " }} attr { key: \"T\" value { type: DT_INT32 }}");
 }
 
 // TF's testMatch argument: a stateless op whose seed is the Philox preimage of (s0, 0, s1, 0)
 // equals the stateful op seeded (s0, s1) on its first run.
 TEST(RandomKernelsTest, StatelessMatchesStatefulFirstRun) {
-  const struct { const char* stateless; const char* stateful; } ops[] = {
-      {"StatelessRandomUniform", "RandomUniform"},
-      {"StatelessRandomNormal", "RandomStandardNormal"},
-      {"StatelessTruncatedNormal", "TruncatedNormal"}};
+  const struct {
+    const char* stateless;
+    const char* stateful;
+  } ops[] = {{"StatelessRandomUniform", "RandomUniform"},
+             {"StatelessRandomNormal", "RandomStandardNormal"},
+             {"StatelessTruncatedNormal", "TruncatedNormal"}};
   for (auto [s0, s1] : {std::pair<uint32_t, uint32_t>{7, 17}, {11, 5}, {2, 3}}) {
-    const random::PhiloxCounter pre = InvertPhilox(
-        {random::kSeedScrambleKey0, random::kSeedScrambleKey1}, {s0, 0, s1, 0});
+    const random::PhiloxCounter pre =
+        InvertPhilox({random::kSeedScrambleKey0, random::kSeedScrambleKey1}, {s0, 0, s1, 0});
     const Tensor seed = I64({2}, {static_cast<int64_t>(pre[0] | (uint64_t{pre[1]} << 32)),
                                   static_cast<int64_t>(pre[2] | (uint64_t{pre[3]} << 32))});
     for (const auto& o : ops) {
       for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16}) {
         auto pure = V1(o.stateless, t, {2, 5}, seed);
         ASSERT_TRUE(pure.ok()) << pure.status();
-        StatefulNode node(o.stateful,
-                          SeedAttrs(s0, s1, "dtype", testing::TfTypeName(t).c_str()));
+        StatefulNode node(o.stateful, SeedAttrs(s0, s1, "dtype", testing::TfTypeName(t).c_str()));
         KernelStateStore store;
         EXPECT_TRUE(SameBytes(*pure, node.Run(&store, {I32({2}, {2, 5})}))) << o.stateful;
       }
@@ -155,8 +167,8 @@ TEST(RandomKernelsTest, StatefulAdvancesPerRunAndRestartsPerSession) {
   const random::PhiloxState s = random::SeedPairToState(42, 9);
   uint64_t c[2];
   random::CounterAsU64(random::AddToCounter(s.counter, 5 * 256), c);
-  auto expect = V2("StatelessRandomUniformV2", DType::kFloat32, {5},
-                   random::KeyAsU64(s.key), c[0], c[1]);
+  auto expect =
+      V2("StatelessRandomUniformV2", DType::kFloat32, {5}, random::KeyAsU64(s.key), c[0], c[1]);
   ASSERT_TRUE(expect.ok());
   EXPECT_TRUE(SameBytes(*expect, a2));
   // Unseeded ops draw a nondeterministic seed per node and session.
@@ -177,16 +189,18 @@ TEST(RandomKernelsTest, StatefulUniformIntChecksRange) {
 // StatelessRandomGetKeyCounter + a V2 op == the v1 op, for int32 (sign-extended) and int64 seeds.
 TEST(RandomKernelsTest, GetKeyCounterPlusV2EqualsV1) {
   for (const Tensor& seed : {I32({2}, {-5, 123456}), I64({2}, {0x123456789abcdefll, -1})}) {
-    auto kc = OpRunner("StatelessRandomGetKeyCounter").Type("Tseed", seed.dtype()).Input(seed)
-                  .Run();
+    auto kc =
+        OpRunner("StatelessRandomGetKeyCounter").Type("Tseed", seed.dtype()).Input(seed).Run();
     ASSERT_TRUE(kc.ok()) << kc.status();
     const uint64_t key = *(*kc)[0].data<uint64_t>();
     const uint64_t* counter = (*kc)[1].data<uint64_t>();
     EXPECT_EQ(counter[0], 0u);  // TF's GenerateKey zeroes the low counter words
-    const struct { const char* v1; const char* v2; } ops[] = {
-        {"StatelessRandomUniform", "StatelessRandomUniformV2"},
-        {"StatelessRandomNormal", "StatelessRandomNormalV2"},
-        {"StatelessTruncatedNormal", "StatelessTruncatedNormalV2"}};
+    const struct {
+      const char* v1;
+      const char* v2;
+    } ops[] = {{"StatelessRandomUniform", "StatelessRandomUniformV2"},
+               {"StatelessRandomNormal", "StatelessRandomNormalV2"},
+               {"StatelessTruncatedNormal", "StatelessTruncatedNormalV2"}};
     for (const auto& o : ops) {
       for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
         auto a = V1(o.v1, t, {3, 7}, seed);
@@ -262,9 +276,15 @@ TEST(RandomKernelsTest, TruncatedNormalRejectsFromReservedRegions) {
 
 TEST(RandomKernelsTest, UniformIntRangesAndErrors) {
   auto run = [](DType t, Tensor lo, Tensor hi, std::vector<int32_t> shape) {
-    return OpRunner("StatelessRandomUniformInt").Type("dtype", t).T(DType::kInt32)
-        .Type("Tseed", DType::kInt32).Input(I32({static_cast<int64_t>(shape.size())}, shape))
-        .Input(I32({2}, {1, 2})).Input(lo).Input(hi).Run0();
+    return OpRunner("StatelessRandomUniformInt")
+        .Type("dtype", t)
+        .T(DType::kInt32)
+        .Type("Tseed", DType::kInt32)
+        .Input(I32({static_cast<int64_t>(shape.size())}, shape))
+        .Input(I32({2}, {1, 2}))
+        .Input(lo)
+        .Input(hi)
+        .Run0();
   };
   auto a = run(DType::kInt32, I32({}, {-7}), I32({}, {11}), {200});
   ASSERT_TRUE(a.ok()) << a.status();
@@ -305,8 +325,7 @@ TEST(RandomKernelsTest, AlgorithmsAndInputErrors) {
   EXPECT_TRUE(SameBytes(*autosel, *philox));
   auto seed3 = V1("StatelessRandomUniform", DType::kFloat32, {2}, I32({3}, {1, 2, 3}));
   EXPECT_EQ(seed3.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(seed3.status().message().find("seed must have shape [2], not [3]"),
-            std::string::npos);
+  EXPECT_NE(seed3.status().message().find("seed must have shape [2], not [3]"), std::string::npos);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // Tests for runtime/kernels/tensor_array_kernels.cc: TF1 TensorArrayV3 and its Write/Read/
 // Gather/Scatter/Concat/Split/Size/Close/Grad ops, with hand-computed values and TF's errors.
+#include "runtime/kernels/tensor_array_kernels.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/kernels/tensor_array_kernels.h"
 #include "tests/unit/runtime/list_test_util.h"
 
 namespace tfjit::runtime {
@@ -29,9 +29,10 @@ struct ArrayOptions {
 // Runs TensorArrayV3; returns {handle, flow}.
 std::vector<Tensor> NewArray(const ArrayOptions& o) {
   ListOp op("TensorArrayV3");
-  op.Type("dtype", kF32).Bool("dynamic_size", o.dynamic_size)
-      .Bool("clear_after_read", o.clear_after_read).Shape("element_shape", o.element_shape,
-                                                          o.unknown_shape)
+  op.Type("dtype", kF32)
+      .Bool("dynamic_size", o.dynamic_size)
+      .Bool("clear_after_read", o.clear_after_read)
+      .Shape("element_shape", o.element_shape, o.unknown_shape)
       .Input(Scalar32(o.size));
   if (!o.name.empty()) op.Str("tensor_array_name", o.name);
   absl::StatusOr<std::vector<Tensor>> out = op.Run();
@@ -40,16 +41,30 @@ std::vector<Tensor> NewArray(const ArrayOptions& o) {
 }
 
 absl::StatusOr<Tensor> Write(const Tensor& h, int32_t i, const Tensor& v) {
-  return ListOp("TensorArrayWriteV3").Type("T", v.dtype()).Input(h).Input(Scalar32(i)).Input(v)
-      .Input(Flow()).Run0();
+  return ListOp("TensorArrayWriteV3")
+      .Type("T", v.dtype())
+      .Input(h)
+      .Input(Scalar32(i))
+      .Input(v)
+      .Input(Flow())
+      .Run0();
 }
 absl::StatusOr<Tensor> Read(const Tensor& h, int32_t i, DType dtype = kF32) {
-  return ListOp("TensorArrayReadV3").Type("dtype", dtype).Input(h).Input(Scalar32(i))
-      .Input(Flow()).Run0();
+  return ListOp("TensorArrayReadV3")
+      .Type("dtype", dtype)
+      .Input(h)
+      .Input(Scalar32(i))
+      .Input(Flow())
+      .Run0();
 }
 absl::StatusOr<Tensor> Gather(const Tensor& h, const Tensor& indices) {
-  return ListOp("TensorArrayGatherV3").Type("dtype", kF32).Shape("element_shape", {}, true)
-      .Input(h).Input(indices).Input(Flow()).Run0();
+  return ListOp("TensorArrayGatherV3")
+      .Type("dtype", kF32)
+      .Shape("element_shape", {}, true)
+      .Input(h)
+      .Input(indices)
+      .Input(Flow())
+      .Run0();
 }
 int Size(const Tensor& h) {
   absl::StatusOr<Tensor> n = ListOp("TensorArraySizeV3").Input(h).Input(Flow()).Run0();
@@ -135,13 +150,18 @@ TEST(TensorArrayKernelsTest, DynamicSizeGrowsOnWrite) {
 TEST(TensorArrayKernelsTest, ScatterThenConcatWithLengths) {
   const Tensor h = NewArray({.size = 3, .clear_after_read = false})[0];
   auto scatter = [&](const Tensor& indices, const Tensor& value) {
-    return ListOp("TensorArrayScatterV3").Type("T", kF32).Input(h).Input(indices).Input(value)
-        .Input(Flow()).Run0();
+    return ListOp("TensorArrayScatterV3")
+        .Type("T", kF32)
+        .Input(h)
+        .Input(indices)
+        .Input(value)
+        .Input(Flow())
+        .Run0();
   };
   ASSERT_TRUE(scatter(I32({2}, {2, 0}), F32({2, 1, 2}, {5, 6, 1, 2})).ok());
   ASSERT_TRUE(Write(h, 1, F32({1, 2}, {3, 4})).ok());
-  std::vector<Tensor> out = *ListOp("TensorArrayConcatV3").Type("dtype", kF32).Input(h)
-                                 .Input(Flow()).Run();
+  std::vector<Tensor> out =
+      *ListOp("TensorArrayConcatV3").Type("dtype", kF32).Input(h).Input(Flow()).Run();
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].ShapeString(), "float32[3,2]");
   EXPECT_THAT(Values(out[0]), ElementsAre(1, 2, 3, 4, 5, 6));
@@ -164,13 +184,18 @@ TEST(TensorArrayKernelsTest, GatherNeedsEqualShapes) {
 TEST(TensorArrayKernelsTest, SplitThenConcatRoundTrips) {
   const Tensor h = NewArray({.size = 2, .clear_after_read = false})[0];
   auto split = [&](const Tensor& value, const std::vector<int64_t>& lengths) {
-    return ListOp("TensorArraySplitV3").Type("T", kF32).Input(h).Input(value)
-        .Input(I64({static_cast<int64_t>(lengths.size())}, lengths)).Input(Flow()).Run0();
+    return ListOp("TensorArraySplitV3")
+        .Type("T", kF32)
+        .Input(h)
+        .Input(value)
+        .Input(I64({static_cast<int64_t>(lengths.size())}, lengths))
+        .Input(Flow())
+        .Run0();
   };
   ASSERT_TRUE(split(F32({3, 2}, {1, 2, 3, 4, 5, 6}), {1, 2}).ok());
   EXPECT_THAT(Values(*Read(h, 1)), ElementsAre(3, 4, 5, 6));
-  std::vector<Tensor> out = *ListOp("TensorArrayConcatV3").Type("dtype", kF32).Input(h)
-                                 .Input(Flow()).Run();
+  std::vector<Tensor> out =
+      *ListOp("TensorArrayConcatV3").Type("dtype", kF32).Input(h).Input(Flow()).Run();
   EXPECT_EQ(out[0].ShapeString(), "float32[3,2]");
   EXPECT_THAT(Values(out[0]), ElementsAre(1, 2, 3, 4, 5, 6));
   EXPECT_THAT(Values(out[1]), ElementsAre(1, 2));
@@ -192,8 +217,11 @@ TEST(TensorArrayKernelsTest, ConcatErrorsAndEmptyArrays) {
   TFJIT_EXPECT_ERROR(Gather(empty, I32({0}, {})), kInvalid,
                      "TensorArray has size zero, but element shape <unknown> is not fully "
                      "defined.");
-  std::vector<Tensor> out = *ListOp("TensorArrayConcatV3").Type("dtype", kF32)
-                                 .Shape("element_shape_except0", {4}).Input(empty).Input(Flow())
+  std::vector<Tensor> out = *ListOp("TensorArrayConcatV3")
+                                 .Type("dtype", kF32)
+                                 .Shape("element_shape_except0", {4})
+                                 .Input(empty)
+                                 .Input(Flow())
                                  .Run();
   EXPECT_EQ(out[0].ShapeString(), "float32[0,4]");
   EXPECT_EQ(out[1].ShapeString(), "int64[0]");

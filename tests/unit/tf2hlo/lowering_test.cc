@@ -141,7 +141,8 @@ TEST(LoweringTest, FedScatterIndicesAreCheckedOnceForComplexValues) {
                     int_val: 4 } } } }
       node { name: "s" op: "ScatterNd" input: "i" input: "u" input: "shape"
              attr { key: "T" value { type: TYPE } } attr { key: "Tindices" value { type: DT_INT32 } } }
-    )pb", {{"TYPE", t}}));
+    )pb",
+                                            {{"TYPE", t}}));
     ASSERT_NE(g, nullptr);
     ClusterSpec spec;
     spec.name = "test";
