@@ -4,13 +4,14 @@ set -euo pipefail
 
 # pkg-config: tests/install checks the installed tfjit.pc. python3-dev, pybind11-dev,
 # python3-numpy: the tfjit Python module (python/) and its tests. graphviz: explain --format
-# svg. doxygen: the API reference (api_docs).
+# svg. doxygen: the API reference (api_docs). clang-format-19: .ci/run's layout check
+# (scripts/check_format.sh).
 # libzstd-dev: LLVM 19's CMake package names zstd::libzstd_shared in LLVMSupport's link
 # interface, and configuring fails without it (llvm-19-dev does not pull it in).
 PACKAGES=(
   cmake ninja-build g++ lld ccache python3 flock pkg-config
   python3-dev pybind11-dev python3-numpy graphviz doxygen
-  llvm-19-dev llvm-19-tools libzstd-dev
+  llvm-19-dev llvm-19-tools libzstd-dev clang-format-19
   libabsl-dev libeigen3-dev libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libxnnpack-dev libpthreadpool-dev
