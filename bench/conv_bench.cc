@@ -1,5 +1,5 @@
 // Convolution benchmarks: one TF convolution node run by the fallback kernel (--jit none,
-// runtime/kernels/conv_kernels.cc) and compiled (--jit all: the CPU backend's call into
+// runtime/kernels/nn_conv_kernels.cc) and compiled (--jit all: the CPU backend's call into
 // tfjit_cpu_conv2d_f32) through the Session, in the same run, on the default intra-op pool.
 // Report the ratio of each case's two times:
 //   build/bin/conv_bench --benchmark_filter=Conv

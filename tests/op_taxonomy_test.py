@@ -23,38 +23,18 @@ CROSS_FAMILY_FILES = {
         "complex-valued forms of ops of every family",
 }
 
-# Files named before the taxonomy (2026-12-02), with the family whose ops they hold: to be
-# renamed <family>_<name> (a rename rebuilds most of the tree, so it waits for a quiet day).
-FILE_FAMILY = {
-    "runtime/kernels/checkpoint_kernels.cc": "state",
-    "runtime/kernels/conv_kernels.cc": "nn",
-    "runtime/kernels/debug_kernels.cc": "graph",
-    "runtime/kernels/gather_kernels.cc": "array",
-    "runtime/kernels/list_kernels.cc": "state",
-    "runtime/kernels/nms_kernels.cc": "image",
-    "runtime/kernels/shape_kernels.cc": "array",
-    "runtime/kernels/slice_kernels.cc": "array",
-    "runtime/kernels/tensor_array_kernels.cc": "state",
-    "runtime/kernels/variable_kernels.cc": "state",
-    "compiler/tf2hlo/conv_lowerings.cc": "nn",
-    "compiler/tf2hlo/elementwise_lowerings.cc": "math",
-    "compiler/tf2hlo/resource_lowerings.cc": "state",
-    "compiler/tf2hlo/slice_lowerings.cc": "array",
-    "compiler/tf2hlo/list_lowerings.cc": "state",
-}
-
 # (file, op): registered outside its family's files, with the reason it stays.
 EXCEPTIONS = {
     # The graph family's pass-through ops share the array family's copy and reshape code.
     **{("runtime/kernels/array_kernels.cc", op): "shares array's copy/reshape kernels"
        for op in ["Const", "Placeholder", "Identity", "StopGradient", "Snapshot",
                   "PlaceholderWithDefault", "IdentityN", "NoOp"]},
-    ("runtime/kernels/shape_kernels.cc", "PreventGradient"): "an identity; to move",
+    ("runtime/kernels/array_shape_kernels.cc", "PreventGradient"): "an identity; to move",
     ("runtime/kernels/array_kernels.cc", "ZerosLike"): "shares array's fill code",
     ("runtime/kernels/array_kernels.cc", "OnesLike"): "shares array's fill code",
-    **{("compiler/tf2hlo/elementwise_lowerings.cc", op): "one-line elementwise forms; to move"
+    **{("compiler/tf2hlo/math_elementwise_lowerings.cc", op): "one-line elementwise forms; to move"
        for op in ["Erf", "Xdivy", "Xlogy"]},
-    ("compiler/tf2hlo/slice_lowerings.cc", "ResourceGather"): "shares GatherV2's lowering",
+    ("compiler/tf2hlo/array_slice_lowerings.cc", "ResourceGather"): "shares GatherV2's lowering",
     **{("compiler/tf2hlo/array_lowerings.cc", op): "shares array's constant/identity lowering"
        for op in ["Const", "Identity", "IdentityN", "StopGradient", "Snapshot",
                   "PreventGradient", "NoOp"]},
@@ -67,8 +47,8 @@ EXCEPTIONS = {
                   "Assert", "ControlTrigger"]},
     # Conv2DBackpropInput is the forward convolution of the filter reversed: it shares
     # Conv2D's kernel and lowering code.
-    ("runtime/kernels/conv_kernels.cc", "Conv2DBackpropInput"): "shares Conv2D's code",
-    ("compiler/tf2hlo/conv_lowerings.cc", "Conv2DBackpropInput"): "shares Conv2D's code",
+    ("runtime/kernels/nn_conv_kernels.cc", "Conv2DBackpropInput"): "shares Conv2D's code",
+    ("compiler/tf2hlo/nn_conv_lowerings.cc", "Conv2DBackpropInput"): "shares Conv2D's code",
     # ConcatOffset is an array op that only concat gradients read.
     ("runtime/kernels/gradients_kernels.cc", "ConcatOffset"): "only concat gradients read it",
     ("compiler/tf2hlo/gradients_lowerings.cc", "ConcatOffset"): "only concat gradients read it",
@@ -130,17 +110,12 @@ def main():
                 checked += 1
                 if in_family(rel, family) or rel in CROSS_FAMILY_FILES:
                     continue
-                if FILE_FAMILY.get(rel) == family:
-                    continue
                 if (rel, op) in EXCEPTIONS:
                     seen.add((rel, op))
                     continue
                 wrong.append(f"{rel}: {op} is family '{family}' (move it to a {family}_* file, "
                              f"change its catalog family, or list it in {__file__} with why)")
     stale = sorted(set(EXCEPTIONS) - seen)
-    for rel in FILE_FAMILY:
-        if not os.path.exists(os.path.join(root, rel)):
-            stale.append((rel, "(renamed: remove it from FILE_FAMILY)"))
     for line in wrong:
         print("op_taxonomy_test:", line, file=sys.stderr)
     for rel, op in stale:

@@ -47,7 +47,7 @@ bool IsCompilableResourceOp(const tf::Node& node) {
                      [&](const char* op) { return node.op() == op; }) ||
          absl::StartsWith(node.op(), "ResourceApply") ||
          // ResourceScatter* and ResourceScatterNd* (scatter_segment_lowerings.cc) likewise,
-         // and ResourceStridedSliceAssign (slice_lowerings.cc).
+         // and ResourceStridedSliceAssign (array_slice_lowerings.cc).
          absl::StartsWith(node.op(), "ResourceScatter") ||
          node.op() == "ResourceStridedSliceAssign";
 }

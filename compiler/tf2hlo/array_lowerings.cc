@@ -378,7 +378,7 @@ absl::Status LowerRange(LoweringContext& ctx, const tf::Node& node) {
 
 // ---- GatherNd ----
 
-// As GatherV2 (slice_lowerings.cc EmitGather): HLO's gather clamps out-of-range indices where
+// As GatherV2 (array_slice_lowerings.cc EmitGather): HLO's gather clamps out-of-range indices where
 // TF's kernel fails, so constant indices are checked here and others at run time
 // (AddIndexCheck); inside loop/branch bodies indices must be constants.
 absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {

@@ -65,7 +65,7 @@ constexpr ReadRule kReadRules[] = {
     {"Exp", DynamicRead::kPropagates, true},
     {"ExpandDims", DynamicRead::kPropagates},
     {"Floor", DynamicRead::kPropagates, true},
-    {"GatherV2", DynamicRead::kPropagates},  // slice_lowerings.cc
+    {"GatherV2", DynamicRead::kPropagates},  // array_slice_lowerings.cc
     {"Greater", DynamicRead::kPropagates},
     {"GreaterEqual", DynamicRead::kPropagates},
     {"Identity", DynamicRead::kPropagates, true},

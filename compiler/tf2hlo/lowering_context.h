@@ -40,7 +40,7 @@ struct LoweringOptions {
   absl::flat_hash_set<std::string> bounded_list_writes;
   // Lists created with an element shape unknown at compile time (TF2's TensorArray without
   // element_shape): their buffer gets its element dims from the first write (see
-  // list_lowerings.cc); until then it is a placeholder with scalar elements.
+  // state_list_lowerings.cc); until then it is a placeholder with scalar elements.
   absl::flat_hash_set<const hlo::Instruction*> unshaped_lists;
   // Set while a loop body is lowered only to learn the shapes its list writes store
   // (probed_items, by "function/node"); writes then record instead of storing.

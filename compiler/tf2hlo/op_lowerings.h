@@ -21,7 +21,7 @@ struct OpLowering {
   bool (*can_lower)(const tf::Node& node, std::string* why) = nullptr;
   // Input 0 is a resource handle (variable ops); other non-numeric types never compile.
   bool takes_resource = false;
-  // Inputs/outputs of type variant are TensorLists (list_lowerings.cc).
+  // Inputs/outputs of type variant are TensorLists (state_list_lowerings.cc).
   bool takes_list = false;
 };
 
@@ -63,7 +63,7 @@ absl::StatusOr<hlo::Instruction*> BatchMatMulValues(LoweringContext& ctx, const 
                                                     bool adj_x, bool adj_y);
 
 // asinh of a real floating-point value, full relative accuracy near 0 and no overflow through
-// x^2 for large |x| (elementwise_lowerings.cc; the complex inverse trigonometry uses it too).
+// x^2 for large |x| (math_elementwise_lowerings.cc; the complex inverse trigonometry uses it too).
 absl::StatusOr<hlo::Instruction*> AsinhValue(LoweringContext& ctx, hlo::Instruction* x);
 
 // nullptr when the op has no lowering.
@@ -90,11 +90,11 @@ void AppendNnLowerings(std::vector<OpLowering>* table);         // nn_lowerings.
 void AppendRandomLowerings(std::vector<OpLowering>* table);     // random_lowerings.cc
 // While/If and the comparison/logical ops of loop conditions (control_flow_lowerings.cc).
 void AppendControlFlowLowerings(std::vector<OpLowering>* table);
-void AppendResourceLowerings(std::vector<OpLowering>* table);     // resource_lowerings.cc
-void AppendListLowerings(std::vector<OpLowering>* table);         // list_lowerings.cc
-void AppendElementwiseLowerings(std::vector<OpLowering>* table);  // elementwise_lowerings.cc
-void AppendSliceLowerings(std::vector<OpLowering>* table);        // slice_lowerings.cc
-void AppendConvLowerings(std::vector<OpLowering>* table);         // conv_lowerings.cc
+void AppendResourceLowerings(std::vector<OpLowering>* table);     // state_resource_lowerings.cc
+void AppendListLowerings(std::vector<OpLowering>* table);         // state_list_lowerings.cc
+void AppendElementwiseLowerings(std::vector<OpLowering>* table);  // math_elementwise_lowerings.cc
+void AppendSliceLowerings(std::vector<OpLowering>* table);        // array_slice_lowerings.cc
+void AppendConvLowerings(std::vector<OpLowering>* table);         // nn_conv_lowerings.cc
 void AppendImageLowerings(std::vector<OpLowering>* table);        // image_lowerings.cc
 void AppendGradientsLowerings(std::vector<OpLowering>* table);    // gradients_lowerings.cc
 void AppendGradientsWindowLowerings(

@@ -97,11 +97,11 @@ class KernelRegistry {
 void RegisterMathKernels(KernelRegistry& registry);         // kernels/math_kernels.cc
 void RegisterArrayKernels(KernelRegistry& registry);        // kernels/array_kernels.cc
 void RegisterNnKernels(KernelRegistry& registry);           // kernels/nn_kernels.cc
-void RegisterDebugKernels(KernelRegistry& registry);        // kernels/debug_kernels.cc
+void RegisterDebugKernels(KernelRegistry& registry);        // kernels/graph_debug_kernels.cc
 void RegisterRandomKernels(KernelRegistry& registry);       // kernels/random_kernels.cc
-void RegisterVariableKernels(KernelRegistry& registry);     // kernels/variable_kernels.cc
-void RegisterListKernels(KernelRegistry& registry);         // kernels/list_kernels.cc
-void RegisterTensorArrayKernels(KernelRegistry& registry);  // kernels/tensor_array_kernels.cc
+void RegisterVariableKernels(KernelRegistry& registry);     // kernels/state_variable_kernels.cc
+void RegisterListKernels(KernelRegistry& registry);         // kernels/state_list_kernels.cc
+void RegisterTensorArrayKernels(KernelRegistry& registry);  // kernels/state_tensor_array_kernels.cc
 void RegisterAllKernels(KernelRegistry& registry);
 // Whether `input` of `node` receives a TF1 variable reference itself (Assign's ref) rather
 // than the variable's value; the executor dereferences every other input.

@@ -5,7 +5,7 @@
 namespace tfjit::runtime {
 
 void RegisterImageKernels(KernelRegistry& registry);  // image_kernels.cc
-void RegisterNmsKernels(KernelRegistry& registry);    // nms_kernels.cc
+void RegisterNmsKernels(KernelRegistry& registry);    // image_nms_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& registry) {
   RegisterMathKernels(registry);

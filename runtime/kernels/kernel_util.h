@@ -181,12 +181,12 @@ absl::Status ConcatV2Kernel(KernelContext& ctx);
 
 // Families registered from kernel_registry.cc (one file each).
 void RegisterMathCwiseMoreKernels(KernelRegistry& registry);    // math_cwise_more_kernels.cc
-void RegisterSliceKernels(KernelRegistry& registry);            // slice_kernels.cc
-void RegisterShapeKernels(KernelRegistry& registry);            // shape_kernels.cc
-void RegisterGatherKernels(KernelRegistry& registry);           // gather_kernels.cc
+void RegisterSliceKernels(KernelRegistry& registry);            // array_slice_kernels.cc
+void RegisterShapeKernels(KernelRegistry& registry);            // array_shape_kernels.cc
+void RegisterGatherKernels(KernelRegistry& registry);           // array_gather_kernels.cc
 void RegisterReductionScanKernels(KernelRegistry& registry);    // reduction_scan_kernels.cc
 void RegisterLinalgMatmulKernels(KernelRegistry& registry);     // linalg_matmul_kernels.cc
-void RegisterConvKernels(KernelRegistry& registry);             // conv_kernels.cc
+void RegisterConvKernels(KernelRegistry& registry);             // nn_conv_kernels.cc
 void RegisterGradientsKernels(KernelRegistry& registry);        // gradients_kernels.cc
 void RegisterGradientsWindowKernels(KernelRegistry& registry);  // gradients_window_kernels.cc
 void RegisterGradients3dKernels(KernelRegistry& registry);      // gradients_3d_kernels.cc
@@ -199,7 +199,7 @@ void RegisterSpecialKernels(KernelRegistry& registry);          // special_kerne
 void RegisterRandomMoreKernels(KernelRegistry& registry);       // random_more_kernels.cc
 void RegisterImageMoreKernels(KernelRegistry& registry);        // image_more_kernels.cc
 void RegisterStateMoreKernels(KernelRegistry& registry);        // state_more_kernels.cc
-void RegisterCheckpointKernels(KernelRegistry& registry);       // checkpoint_kernels.cc
+void RegisterCheckpointKernels(KernelRegistry& registry);       // state_checkpoint_kernels.cc
 void RegisterNnMoreKernels(KernelRegistry& registry);           // nn_more_kernels.cc
 void RegisterFftKernels(KernelRegistry& registry);              // fft_kernels.cc
 void RegisterXlaKernels(KernelRegistry& registry);              // xla_kernels.cc

@@ -232,7 +232,7 @@ std::vector<OpCase> ShapeOpCases() {
 
 std::vector<OpCase> MoreArrayCases() {
   std::vector<OpCase> cases;
-  // GatherV2 / Gather with constant indices (the compiled form; see slice_lowerings.cc).
+  // GatherV2 / Gather with constant indices (the compiled form; see array_slice_lowerings.cc).
   struct G {
     Dims params;
     Dims idx_dims;

@@ -1,4 +1,4 @@
-// Op cases of the convolution family (conv_kernels.cc, conv_lowerings.cc, elemental_conv.cc):
+// Op cases of the convolution family (nn_conv_kernels.cc, nn_conv_lowerings.cc, elemental_conv.cc):
 // Conv2D over SAME/VALID/EXPLICIT and strides 1..4, dilation, batch 2; DepthwiseConv2dNative
 // with multipliers 1 and 2; Conv2DBackpropInput with SAME/VALID and stride 2; every fused_ops
 // combination of _FusedConv2D, FusedDepthwiseConv2dNative and _FusedMatMul; Prelu. Most

@@ -1,6 +1,6 @@
 // Tests for runtime/kernels/array_kernels.cc: Const, Identity family, Placeholder, Reshape,
 // Transpose, ConcatV2, Pack, Shape, Squeeze, ExpandDims, Fill, ZerosLike, OnesLike; and
-// debug_kernels.cc's CheckNumerics/CheckNumericsV2 messages (TF's check_numerics_op.cc text).
+// graph_debug_kernels.cc's CheckNumerics/CheckNumericsV2 messages (TF's check_numerics_op.cc text).
 #include <limits>
 #include <string>
 #include <vector>

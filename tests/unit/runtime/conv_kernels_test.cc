@@ -1,4 +1,4 @@
-// Tests for runtime/kernels/conv_kernels.cc against naive references written here (nested
+// Tests for runtime/kernels/nn_conv_kernels.cc against naive references written here (nested
 // loops over TF's definitions): Conv2D (SAME/VALID/EXPLICIT, strides, dilations, groups, batch,
 // multi-chunk and threaded), DepthwiseConv2dNative, Conv2DBackpropInput (a scatter-form
 // reference, unlike the kernel's transposed convolution), every fused_ops combination of

@@ -1,4 +1,4 @@
-// Tests for runtime/kernels/gather_kernels.cc: GatherV2 (negative axis, batch_dims,
+// Tests for runtime/kernels/array_gather_kernels.cc: GatherV2 (negative axis, batch_dims,
 // out-of-range error text), Gather, OneHot (negative/out-of-range indices, axis) and Where.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

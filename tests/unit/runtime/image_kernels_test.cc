@@ -1,5 +1,5 @@
 // Image/index kernels (image_kernels.cc) against naive references written here, and the
-// data-dependent kernels (nms_kernels.cc) on hand-computed cases.
+// data-dependent kernels (image_nms_kernels.cc) on hand-computed cases.
 #include <algorithm>
 #include <cmath>
 #include <limits>

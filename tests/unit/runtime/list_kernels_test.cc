@@ -1,4 +1,4 @@
-// Tests for runtime/kernels/list_kernels.cc and tensor_list.cc: TensorList construction,
+// Tests for runtime/kernels/state_list_kernels.cc and tensor_list.cc: TensorList construction,
 // item access, push/pop, stack/gather/concat, scatter/split, resize, metadata and TF's errors.
 #include "frontend/op_catalog.h"
 #include "gmock/gmock.h"

@@ -1,4 +1,4 @@
-// Tests for runtime/kernels/shape_kernels.cc: Tile, Pad/PadV2, MirrorPad modes, ReverseV2,
+// Tests for runtime/kernels/array_shape_kernels.cc: Tile, Pad/PadV2, MirrorPad modes, ReverseV2,
 // BroadcastTo, Size/Rank/ShapeN and Range, with hand-computed values and error paths.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-// Tests for runtime/kernels/slice_kernels.cc: Slice, StridedSlice masks (begin/end, ellipsis,
+// Tests for runtime/kernels/array_slice_kernels.cc: Slice, StridedSlice masks (begin/end, ellipsis,
 // new axis, shrink), Split, SplitV, Unpack and Concat (v1), with hand-computed values.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,8 +1,8 @@
-// Tests for runtime/kernels/tensor_array_kernels.cc: TF1 TensorArrayV3 and its Write/Read/
+// Tests for runtime/kernels/state_tensor_array_kernels.cc: TF1 TensorArrayV3 and its Write/Read/
 // Gather/Scatter/Concat/Split/Size/Close/Grad ops, with hand-computed values and TF's errors.
-#include "runtime/kernels/tensor_array_kernels.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/kernels/state_tensor_array_kernels.h"
 #include "tests/unit/runtime/list_test_util.h"
 
 namespace tfjit::runtime {

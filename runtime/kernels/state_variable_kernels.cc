@@ -256,7 +256,7 @@ bool TakesVariableRef(const tf::Node& node, int input) {
   if (input < OptimizerRefInputs(node.op())) return true;
   if (input != 0) return false;
   const std::string& op = node.op();
-  // The TF1 scatters (scatter_segment_kernels.cc) and StridedSliceAssign (slice_kernels.cc)
+  // The TF1 scatters (scatter_segment_kernels.cc) and StridedSliceAssign (array_slice_kernels.cc)
   // update their ref in place too.
   static const auto* kRefScatters = new absl::flat_hash_set<std::string>{
       "ScatterUpdate", "ScatterAdd",   "ScatterSub",        "ScatterMul",

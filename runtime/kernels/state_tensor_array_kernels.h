@@ -1,7 +1,7 @@
 // TF1 TensorArrays (TensorArrayV3 and friends): the mutable array state a kResource handle
 // carries, with TF's tensor_array.h rules (write-once slots, clear_after_read, dynamic_size).
-#ifndef TFJIT_RUNTIME_KERNELS_TENSOR_ARRAY_KERNELS_H_
-#define TFJIT_RUNTIME_KERNELS_TENSOR_ARRAY_KERNELS_H_
+#ifndef TFJIT_RUNTIME_KERNELS_STATE_TENSOR_ARRAY_KERNELS_H_
+#define TFJIT_RUNTIME_KERNELS_STATE_TENSOR_ARRAY_KERNELS_H_
 
 #include <cstdint>
 #include <map>
@@ -96,4 +96,4 @@ class TensorArrayHandle : public TensorObject {
 
 }  // namespace tfjit::runtime
 
-#endif  // TFJIT_RUNTIME_KERNELS_TENSOR_ARRAY_KERNELS_H_
+#endif  // TFJIT_RUNTIME_KERNELS_STATE_TENSOR_ARRAY_KERNELS_H_

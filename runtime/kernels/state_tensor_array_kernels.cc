@@ -2,7 +2,7 @@
 // Concat/Split/Size/Close V3 act on it through the handle, with TF's messages; GradV3 gives
 // its gradient array (writes aggregate). Flow inputs
 // only order the ops in the graph; flow outputs pass the input flow through.
-#include "runtime/kernels/tensor_array_kernels.h"
+#include "runtime/kernels/state_tensor_array_kernels.h"
 
 #include <algorithm>
 #include <atomic>
