@@ -518,12 +518,13 @@ absl::Status CpuIrEmitter::EmitColumnReductionBody(const Instruction& inst,
           if (!is_reduced[d]) kept.push_back(index[d]);
         }
         const IrIndex out_index(std::move(kept), out_dims);
-        llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
-        llvm::FastMathFlags fmf;
-        fmf.setAllowReassoc();
-        b_.setFastMathFlags(fmf);
         for (size_t k = 0; k < reduces.size(); ++k) {
+          // The fused producers keep strict IEEE semantics; only the combiner may reassociate.
           TFJIT_ASSIGN_OR_RETURN(llvm::Value * x, inputs[k](index));
+          llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
+          llvm::FastMathFlags fmf;
+          fmf.setAllowReassoc();
+          b_.setFastMathFlags(fmf);
           llvm::Value* current = outs[k].EmitRead(out_index, b_);
           TFJIT_ASSIGN_OR_RETURN(llvm::Value * next, elemental_.EmitScalarComputation(
                                                          *reduces[k]->to_apply(), {current, x}));

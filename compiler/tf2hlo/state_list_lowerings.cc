@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/list_lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
@@ -305,6 +306,32 @@ absl::StatusOr<hlo::Instruction*> ReadRow(LoweringContext& ctx, const ListValue&
   return ReadAt(ctx, list.buffer, index);
 }
 
+// TF's list kernels fail on an index outside the list where HLO's dynamic slices clamp (as
+// TF's XLA bridge lets them): a constant index is checked here, any other at run time
+// (LoweringContext::AddIndexCheck) against the list's capacity, which is its size for a
+// reserved list (what TF2's TensorArray is). `verb`: the kernel's word ("access", "modify").
+// Where no run-time check can be returned (a probing pass, a body lowered outside a cluster)
+// the index clamps as in TF's XLA; a list's length below its capacity is not checked.
+absl::Status CheckListIndex(LoweringContext& ctx, const tf::Node& node, const ListValue& list,
+                            hlo::Instruction* index, const char* verb) {
+  if (list.nested()) return absl::OkStatus();
+  const int64_t size = list.capacity();
+  const std::string message =
+      absl::StrCat("Trying to ", verb, " element {value} in a list with ", size, " elements.");
+  absl::StatusOr<Tensor> known = ctx.ConstantInput(node, 1);
+  if (known.ok() && known->num_elements() == 1) {
+    const int64_t v = ElementAsInt64(*known, 0);
+    if (v < 0 || v >= size) {
+      return InvalidArgument("node %s: %s", node.DebugName(),
+                             absl::StrReplaceAll(message, {{"{value}", absl::StrCat(v)}}));
+    }
+    return absl::OkStatus();
+  }
+  if (!ctx.CanAddRuntimeChecks() || ctx.options()->probing) return absl::OkStatus();
+  return ctx.AddIndexCheck(node, index, {size}, message, /*flat_position=*/true, {},
+                           /*vector_value=*/false);
+}
+
 absl::Status LowerTensorListSetItem(LoweringContext& ctx, const tf::Node& node) {
   if (tf::GetBoolAttrOr(node, "resize_if_index_out_of_bounds", false).value_or(false) &&
       !ctx.ListGrowthIsBounded(node)) {
@@ -313,6 +340,10 @@ absl::Status LowerTensorListSetItem(LoweringContext& ctx, const tf::Node& node) 
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, ScalarIndex(ctx, node, 1));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ctx.Input(node, 2));
+  if (!tf::GetBoolAttrOr(node, "resize_if_index_out_of_bounds", false).value_or(false) &&
+      !IsUnshaped(ctx, list)) {
+    TFJIT_RETURN_IF_ERROR(CheckListIndex(ctx, node, list, index, "modify"));
+  }
   TFJIT_ASSIGN_OR_RETURN(list.buffer, WriteRow(ctx, node, list, index, item));
   return SetList(ctx, node, 0, list).status();
 }
@@ -321,6 +352,7 @@ absl::Status LowerTensorListGetItem(LoweringContext& ctx, const tf::Node& node) 
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
   if (IsUnshaped(ctx, list)) return UnknownElementShape(node);
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, ScalarIndex(ctx, node, 1));
+  TFJIT_RETURN_IF_ERROR(CheckListIndex(ctx, node, list, index, "access"));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ReadRow(ctx, list, index));
   ctx.SetOutput(node, 0, item);
   return absl::OkStatus();

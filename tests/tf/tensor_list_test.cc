@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "core/dtype.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
@@ -116,6 +117,56 @@ TEST(TensorListSessionTest, KernelErrorsNameTheNode) {
                                 "Trying to access element 3 in a list with 3 elements."))
       << out.status();
   EXPECT_TRUE(absl::StrContains(out.status().message(), "bad")) << out.status();
+}
+
+// An index fed at run time, outside the list: compiled code fails with the kernels' message
+// (a run-time check, as for gather indices) where HLO's dynamic slices would clamp.
+TEST(TensorListSessionTest, FedIndexOutsideTheListFailsCompiledToo) {
+  std::string text = kListGraph;
+  text += R"pb(
+    node { name: "k" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "shape" value { shape {} } } }
+    node { name: "setk" op: "TensorListSetItem" input: "l2" input: "k" input: "x"
+           attr { key: "element_dtype" value { type: DT_FLOAT } } }
+    node { name: "stackk" op: "TensorListStack" input: "setk" input: "unknown"
+           attr { key: "element_dtype" value { type: DT_FLOAT } } }
+    node { name: "getk" op: "TensorListGetItem" input: "l2" input: "k" input: "unknown"
+           attr { key: "element_dtype" value { type: DT_FLOAT } } }
+  )pb";
+  const std::string path = WriteTempFile("tfjit_tensor_list_fed_index.pbtxt", text);
+  const Tensor x = Tensor::FromVector<float>(DType::kFloat32, {2}, {5, 6});
+  for (JitMode mode : {JitMode::kNone, JitMode::kAll}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    SessionOptions options;
+    options.jit = mode;
+    auto session = Session::Load(path, options);
+    ASSERT_TRUE(session.ok()) << StatusToString(session.status());
+    auto run = [&](int32_t k, const std::string& fetch) {
+      return (*session)->Run({{"x", x}, {"k", Tensor::FromVector<int32_t>(DType::kInt32, {}, {k})}},
+                             {fetch});
+    };
+    auto good = run(1, "stackk");
+    ASSERT_TRUE(good.ok()) << StatusToString(good.status());
+    EXPECT_EQ(Values((*good)[0]), (std::vector<double>{1, 2, 5, 6, 5, 6}));
+    auto got = run(2, "getk");
+    ASSERT_TRUE(got.ok()) << StatusToString(got.status());
+    EXPECT_EQ(Values((*got)[0]), (std::vector<double>{5, 6}));
+    for (int32_t k : {7, -1}) {
+      auto set = run(k, "stackk");
+      ASSERT_FALSE(set.ok()) << k;
+      EXPECT_TRUE(absl::StrContains(
+          set.status().message(),
+          absl::StrCat("Trying to modify element ", k, " in a list with 3 elements.")))
+          << set.status();
+      EXPECT_TRUE(absl::StrContains(set.status().message(), "setk")) << set.status();
+      auto get = run(k, "getk");
+      ASSERT_FALSE(get.ok()) << k;
+      EXPECT_TRUE(absl::StrContains(
+          get.status().message(),
+          absl::StrCat("Trying to access element ", k, " in a list with 3 elements.")))
+          << get.status();
+    }
+  }
 }
 
 // TF1: ta = TensorArrayV3(2); write a at 0 and b at 1 (ordered by the flow); gather [1, 0].
