@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/frame_plan.h"
 #include "backends/cpu/ir_emitter.h"
 #include "backends/gpu/gpu_program.h"
@@ -27,6 +28,7 @@
 #include "compiler/passes/fusion.h"
 #include "compiler/passes/liveness.h"
 #include "compiler/passes/pass.h"
+#include "compiler/passes/standard_pipeline.h"
 #include "compiler/passes/transpose_sinking.h"
 #include "compiler/passes/transposed_conv_split.h"
 #include "compiler/tf2hlo/lowering.h"
@@ -40,7 +42,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: tfjit-opt [--passes=simplify,transpose-sinking,constant-folding,\n"
-    "                  split-transposed-conv,cse,dce,fusion]\n"
+    "                  split-transposed-conv,cse,dce,fusion | cpu (the CPU backend's pipeline)]\n"
     "                 [--canonical] [--no-verify] [--evaluate-seed=N] "
     "[--emit-ptx=sm_80|sm_90|sm_90a]\n"
     "                 [--print-liveness] [--print-buffer-assignment=cpu|gpu] [--emit-llvm]\n"
@@ -130,6 +132,12 @@ std::string ParseFlags(int argc, char** argv, Flags& flags) {
 
 // Adds the pass called `name`; false when there is none.
 bool AddPass(passes::PassPipeline& pipeline, const std::string& name) {
+  // The CPU backend's own pipeline, its fusion policy included (output fusions, siblings).
+  static const cpu::CpuFusionPolicy* const cpu_policy = new cpu::CpuFusionPolicy();
+  if (name == "cpu") {
+    passes::AddStandardPasses(pipeline, cpu_policy);
+    return true;
+  }
   if (name == "simplify")
     pipeline.AddPass<passes::AlgebraicSimplifierPass>();
   else if (name == "constant-folding")
@@ -303,7 +311,7 @@ int Main(int argc, char** argv) {
     if (!AddPass(pipeline, name)) {
       return UsageError(absl::StrCat("unknown pass '", name,
                                      "' (known: simplify, transpose-sinking, constant-folding, "
-                                     "split-transposed-conv, cse, dce, fusion)"));
+                                     "split-transposed-conv, cse, dce, fusion, cpu)"));
     }
   }
   absl::Status status = Run(flags, pipeline);
