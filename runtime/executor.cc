@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/cluster/deadness.h"
 #include "compiler/hlo/printer.h"
 #include "compiler/tf2hlo/lowering.h"
 #include "core/dtype.h"
@@ -249,7 +250,7 @@ absl::Status Plan::BuildStaticPrefix(const tf::Graph& graph, const std::vector<t
   absl::flat_hash_set<const tf::Node*> prefix_nodes;
   for (const tf::Node* n : graph.topological_order()) {
     if (!needed.contains(n)) continue;
-    bool tainted = UsesTf1ControlFlow({n});
+    bool tainted = cluster::UsesTf1ControlFlow({n});
     for (const tf::Output& in : n->inputs()) {
       if (!fed.contains({in.node, in.index})) tainted = tainted || after_cf[in.node->id()];
     }
@@ -350,7 +351,7 @@ absl::Status Plan::BuildFrameClusters(const tf::Graph& graph,
   copts.autofix = placement.autofix;
   copts.min_cluster_size = placement.min_cluster_size;
   copts.max_cluster_size = placement.max_cluster_size;
-  copts.excluded = FrameClusterExclusions(graph, plan->needed_, fed);
+  copts.excluded = cluster::FrameClusterExclusions(graph, plan->needed_, fed);
   if (placement.learned != nullptr) placement.learned->AddTo(&graph, &copts.excluded);
   plan->learned_ = placement.learned;
   TFJIT_ASSIGN_OR_RETURN(cluster::ClusteringResult frame, cluster::FindClusters(graph, copts));
@@ -414,11 +415,11 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
   plan->needed_ = needed;
   plan->feeds_ = feeds;
   plan->fetches_ = fetches;
-  plan->has_frames_ = UsesTf1ControlFlow(needed);
+  plan->has_frames_ = cluster::UsesTf1ControlFlow(needed);
   if (plan->has_frames_ && mode == cluster::JitMode::kAll) {
     std::vector<std::string> ops;
     for (const tf::Node* n : graph.topological_order()) {
-      if (needed.contains(n) && UsesTf1ControlFlow({n})) {
+      if (needed.contains(n) && cluster::UsesTf1ControlFlow({n})) {
         ops.push_back(absl::StrCat(n->op(), " (TF1 control flow runs in the runtime){{node ",
                                    n->name(), "}}"));
       }

@@ -149,7 +149,7 @@ class Plan {
       const std::vector<const tf::Node*>& targets,
       const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed, Plan* plan);
   // TF1 plans: clusters the frame part's root-frame nodes that can never be dead (see
-  // FrameClusterExclusions); FrameRun runs each as a unit. `fed`: the frame part's feeds.
+  // cluster::FrameClusterExclusions); FrameRun runs each as a unit. `fed`: the frame part's feeds.
   static absl::Status BuildFrameClusters(
       const tf::Graph& graph, const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed,
       cluster::JitMode mode, const Placement& placement, Plan* plan);
@@ -211,18 +211,6 @@ class Plan {
   // part.
   int frame_cluster_begin_ = 0;
 };
-
-// Whether `nodes` include TF1 control-flow ops (Switch, Merge, Enter, Exit, NextIteration,
-// LoopCond), which run by frame_executor.cc's dataflow.
-bool UsesTf1ControlFlow(const absl::flat_hash_set<const tf::Node*>& nodes);
-
-// The frame part's nodes that must not join a cluster, and why: TF1 control-flow ops, nodes
-// inside a loop frame, and nodes that may be dead (downstream of a Switch that no
-// tf.cond-shaped Merge joins again, or of a loop entered with such values). The rest are in
-// the root frame and always live, so they run exactly once per Run.
-absl::flat_hash_map<int, std::string> FrameClusterExclusions(
-    const tf::Graph& graph, const absl::flat_hash_set<const tf::Node*>& needed,
-    const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed);
 
 }  // namespace tfjit::runtime
 
