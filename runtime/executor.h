@@ -1,9 +1,18 @@
 // Executor: runs the part of a graph that a (feeds, fetches) pair needs, as a dataflow of
 // units — single nodes run by fallback kernels, and compiled clusters — on a thread pool.
+// Contract: Plan::Build prunes the graph to what the fetches and targets need, places the
+// nodes (placement.h), clusters them (compiler/cluster) and orders the units; Plan::Run runs a
+// unit once all its predecessors have, each on its own kernel or, for a cluster, through the
+// cluster kernel (cluster_kernel.cc: compilation cache -> Executable, like TF's
+// compile-on-demand op), and the first error ends the run. TF1 control flow runs in the frame
+// executor (frame_executor.cc); which of its nodes may still compile is compiler/cluster/
+// deadness.h's to say. Files: executor.cc (build and run), cluster_kernel.cc, placement.cc,
+// frame_executor.cc.
 #ifndef TFJIT_RUNTIME_EXECUTOR_H_
 #define TFJIT_RUNTIME_EXECUTOR_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,6 +29,7 @@
 #include "frontend/graph.h"
 #include "runtime/compilation_cache.h"
 #include "runtime/kernels/kernel.h"
+#include "runtime/placement.h"
 #include "runtime/resource_mgr.h"
 #include "tfjit/session.h"
 
@@ -68,42 +78,6 @@ struct ExecContext {
 // naming `node` as where it stopped.
 absl::Status CheckRunControl(const ExecContext& ctx, const tf::Node& node);
 
-// Where nodes run: the default device for nodes that ask for none (full TF name) and the
-// number of logical CPUs that exist.
-// Nodes whose auto cluster failed to compile (a lowering error naming them that clustering
-// could not foresee: an If whose branches return different shapes, a list op the compiler
-// refuses): the session's next plans keep them out of clusters, so one such node costs its
-// cluster one fallback to kernels, not every run. Thread-safe; shared by a session's plans.
-class LearnedExclusions {
- public:
-  // Records `node` of `graph` with `why`; false when it was known or the cap (64) is reached.
-  bool Add(const tf::Graph* graph, const tf::Node& node, std::string why);
-  // Adds this graph's exclusions to `excluded` (node id -> why).
-  void AddTo(const tf::Graph* graph, absl::flat_hash_map<int, std::string>* excluded) const;
-  // Grows with every Add that took effect: plans built before are out of date.
-  int generation() const;
-
- private:
-  mutable std::mutex mu_;
-  absl::flat_hash_map<std::pair<const tf::Graph*, int>, std::string> excluded_;
-  std::atomic<int> generation_{0};  // read on every Run without the lock
-};
-
-struct Placement {
-  Placement() = default;
-  // Implicit: a device name alone means one logical CPU.
-  Placement(std::string device, int cpus = 1)  // NOLINT(google-explicit-constructor)
-      : default_device(std::move(device)), logical_cpus(cpus) {}
-  std::string default_device = "/job:localhost/replica:0/task:0/device:CPU:0";
-  int logical_cpus = 1;
-  bool autofix = false;  // SessionOptions::autofix (clustering's part of the fixes)
-  // SessionOptions::min_cluster_size / max_cluster_size (auto-clustering's limits).
-  int min_cluster_size = 1;
-  int max_cluster_size = 0;
-  // The session's learned exclusions (null: none are learned, e.g. nested function plans).
-  std::shared_ptr<LearnedExclusions> learned;
-};
-
 // Adds what a nested run (a function body, a loop's iterations) did to the outer statistics.
 void AddNestedStats(const RunStats& nested, RunStats* into);
 
@@ -138,7 +112,17 @@ class Plan {
   int num_nodes() const { return num_nodes_; }
 
  private:
-  struct RunState;
+  // One Run's dataflow state (executor.cc) and statistics (the cluster kernel adds to them).
+  struct RunState {
+    std::vector<Tensor> slots;
+    std::unique_ptr<std::atomic<int>[]> pending;
+    std::mutex mu;
+    std::condition_variable cv;
+    int in_flight = 0;
+    int units_done = 0;  // guarded by mu; a plan whose units cannot all run is our bug
+    absl::Status status;
+    RunStats stats;  // guarded by mu
+  };
   // TF1 control flow (Switch/Merge, loop frames): tagged-token dataflow, frame_executor.cc.
   // `stats` gets the statistics of the static prefix (the compiled part).
   absl::StatusOr<std::vector<Tensor>> RunFrames(const std::vector<Tensor>& feed_values,
@@ -157,6 +141,7 @@ class Plan {
   absl::Status RunFrameCluster(int index, const std::vector<Tensor>& inputs, const ExecContext& ctx,
                                std::vector<Tensor>* outputs, RunStats* stats) const;
   absl::Status RunUnit(const Unit& unit, RunState& state, const ExecContext& ctx) const;
+  std::vector<int> RunAndRelease(int u, RunState& state, const ExecContext& ctx) const;
   // `state` (may be null) receives the statistics of function bodies run by call nodes.
   absl::Status RunKernel(const tf::Node& node, const std::vector<Tensor>& inputs,
                          const ExecContext& ctx, std::vector<Tensor>* outputs,
@@ -180,8 +165,13 @@ class Plan {
   absl::Status RunClusterWithKernels(int index, const std::vector<Tensor>& inputs,
                                      const ExecContext& ctx, std::vector<Tensor>* outputs) const;
   // The per-cluster tables below (const inputs, keys, variable updates, random nodes) from
-  // clustering_.
+  // clustering_ (cluster_kernel.cc).
   void BuildClusterTables();
+  // Units, value slots and dependencies of a plan without TF1 frames (executor.cc).
+  void BuildUnits(const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed);
+  void BuildSlots(const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed);
+  void BuildDependencies(const absl::flat_hash_set<std::pair<const tf::Node*, int>>& fed,
+                         const std::vector<int>& unit_of);
 
   const tf::Graph* graph_ = nullptr;
   cluster::ClusteringResult clustering_;

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <regex>
 
@@ -134,6 +135,52 @@ struct ExplainInputs {
   cluster::JitMode mode;
 };
 
+namespace {
+
+// The options' ranges and the paths and patterns they name, before anything is loaded.
+absl::Status CheckSessionOptions(const SessionOptions& options) {
+  if (options.logical_cpus < 1) {
+    return InvalidArgument("logical_cpus must be >= 1, got %d", options.logical_cpus);
+  }
+  if (options.min_cluster_size < 1 || options.max_cluster_size < 0) {
+    return InvalidArgument(
+        "min_cluster_size must be >= 1 and max_cluster_size >= 0 (0 = no "
+        "limit), got %d and %d",
+        options.min_cluster_size, options.max_cluster_size);
+  }
+  if (!options.dump_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.dump_dir, error);
+    if (error) {
+      return InvalidArgument("dump_dir '%s' cannot be created: %s", options.dump_dir,
+                             error.message());
+    }
+  }
+  if (!options.dump_hlo_pass_regex.empty()) {
+    try {
+      std::regex check(options.dump_hlo_pass_regex, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return InvalidArgument("dump_hlo_pass_regex '%s' is not a valid regular expression: %s",
+                             options.dump_hlo_pass_regex, e.what());
+    }
+  }
+  if (options.backend_optimization_level < 0 || options.backend_optimization_level > 3) {
+    return InvalidArgument(
+        "backend_optimization_level must be 0, 1, 2 or 3 (LLVM's -O level), "
+        "got %d",
+        options.backend_optimization_level);
+  }
+  if (options.memory_limit_bytes < 0 || options.run_timeout_ms < 0) {
+    return InvalidArgument(
+        "memory_limit_bytes and run_timeout_ms must be >= 0 (0 = no limit), "
+        "got %d and %d",
+        options.memory_limit_bytes, options.run_timeout_ms);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 struct Session::Impl {
   SessionOptions options;
   runtime::DeviceName device;
@@ -170,6 +217,46 @@ struct Session::Impl {
   // Auto and all modes compile TF1 loops as XLA does: each frame becomes a functional While
   // (frontend/functionalize.h) before clustering. Frames that cannot be functionalized, and
   // --jit none/off, keep the frame executor. A graph the rewrite would break keeps its frames.
+  // The session's backend (options.backend) and one per visible GPU: clusters placed on a
+  // GPU compile for it (the interpreter backend keeps them on the host); a GPU tfjit cannot
+  // compile for gets no backend, and no node is placed on it.
+  absl::Status CreateBackends(const SessionOptions& options) {
+    if (options.backend == "cpu") {
+      cpu::CpuBackendOptions cpu_options;
+      cpu_options.opt_level = options.backend_optimization_level;
+      cpu_options.cache_dir = options.compile_cache_dir;
+      if (cpu_options.cache_dir.empty()) {
+        const char* env = std::getenv("TFJIT_CACHE_DIR");
+        if (env != nullptr) cpu_options.cache_dir = env;
+      }
+      cpu_options.cache_max_bytes = options.compile_cache_max_bytes;
+      cpu_options.dump_dir = options.dump_dir;
+      cpu_options.dump_pass_regex = options.dump_hlo_pass_regex;
+      backend = cpu::CreateCpuBackend(cpu_options);
+    } else if (options.backend == "interpreter") {
+      backend = interpreter::CreateInterpreterBackend();
+    } else {
+      return InvalidArgument("unknown backend '%s'; expected 'cpu' or 'interpreter'",
+                             options.backend);
+    }
+    for (int i = 0; i < gpu::VisibleGpuCount(); ++i) {
+      if (!gpu::CheckGpu(i).ok()) {
+        gpu_backends.push_back(nullptr);
+      } else if (options.backend == "cpu") {
+        gpu::GpuBackendOptions gpu_options;
+        gpu_options.device_ordinal = i;
+        gpu_options.dump_dir = options.dump_dir;
+        gpu_options.dump_pass_regex = options.dump_hlo_pass_regex;
+        TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> b,
+                               gpu::CreateGpuBackend(gpu_options));
+        gpu_backends.push_back(std::move(b));
+      } else {
+        gpu_backends.push_back(interpreter::CreateInterpreterBackend());
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status FunctionalizeTf1Loops() {
     bool has_tf1 = false;
     for (const auto& node : graph->nodes()) {
@@ -384,43 +471,7 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
                                                  const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  if (options.logical_cpus < 1) {
-    return InvalidArgument("logical_cpus must be >= 1, got %d", options.logical_cpus);
-  }
-  if (options.min_cluster_size < 1 || options.max_cluster_size < 0) {
-    return InvalidArgument(
-        "min_cluster_size must be >= 1 and max_cluster_size >= 0 (0 = no "
-        "limit), got %d and %d",
-        options.min_cluster_size, options.max_cluster_size);
-  }
-  if (!options.dump_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(options.dump_dir, error);
-    if (error) {
-      return InvalidArgument("dump_dir '%s' cannot be created: %s", options.dump_dir,
-                             error.message());
-    }
-  }
-  if (!options.dump_hlo_pass_regex.empty()) {
-    try {
-      std::regex check(options.dump_hlo_pass_regex, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return InvalidArgument("dump_hlo_pass_regex '%s' is not a valid regular expression: %s",
-                             options.dump_hlo_pass_regex, e.what());
-    }
-  }
-  if (options.backend_optimization_level < 0 || options.backend_optimization_level > 3) {
-    return InvalidArgument(
-        "backend_optimization_level must be 0, 1, 2 or 3 (LLVM's -O level), "
-        "got %d",
-        options.backend_optimization_level);
-  }
-  if (options.memory_limit_bytes < 0 || options.run_timeout_ms < 0) {
-    return InvalidArgument(
-        "memory_limit_bytes and run_timeout_ms must be >= 0 (0 = no limit), "
-        "got %d and %d",
-        options.memory_limit_bytes, options.run_timeout_ms);
-  }
+  TFJIT_RETURN_IF_ERROR(CheckSessionOptions(options));
   if (options.memory_limit_bytes > 0) {
     impl->memory = std::make_shared<MemoryBudget>(options.memory_limit_bytes);
   }
@@ -452,41 +503,7 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
       options.autofix);
   impl->functions->SetClusterSizes(options.min_cluster_size, options.max_cluster_size);
   runtime::RegisterAllKernels(impl->kernels);
-  if (options.backend == "cpu") {
-    cpu::CpuBackendOptions cpu_options;
-    cpu_options.opt_level = options.backend_optimization_level;
-    cpu_options.cache_dir = options.compile_cache_dir;
-    if (cpu_options.cache_dir.empty()) {
-      const char* env = std::getenv("TFJIT_CACHE_DIR");
-      if (env != nullptr) cpu_options.cache_dir = env;
-    }
-    cpu_options.cache_max_bytes = options.compile_cache_max_bytes;
-    cpu_options.dump_dir = options.dump_dir;
-    cpu_options.dump_pass_regex = options.dump_hlo_pass_regex;
-    impl->backend = cpu::CreateCpuBackend(cpu_options);
-  } else if (options.backend == "interpreter") {
-    impl->backend = interpreter::CreateInterpreterBackend();
-  } else {
-    return InvalidArgument("unknown backend '%s'; expected 'cpu' or 'interpreter'",
-                           options.backend);
-  }
-  // Clusters placed on a GPU compile for it (the interpreter backend keeps them on the host);
-  // a GPU tfjit cannot compile for gets no backend, and no node is placed on it.
-  for (int i = 0; i < gpu::VisibleGpuCount(); ++i) {
-    if (!gpu::CheckGpu(i).ok()) {
-      impl->gpu_backends.push_back(nullptr);
-    } else if (options.backend == "cpu") {
-      gpu::GpuBackendOptions gpu_options;
-      gpu_options.device_ordinal = i;
-      gpu_options.dump_dir = options.dump_dir;
-      gpu_options.dump_pass_regex = options.dump_hlo_pass_regex;
-      TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> b,
-                             gpu::CreateGpuBackend(gpu_options));
-      impl->gpu_backends.push_back(std::move(b));
-    } else {
-      impl->gpu_backends.push_back(interpreter::CreateInterpreterBackend());
-    }
-  }
+  TFJIT_RETURN_IF_ERROR(impl->CreateBackends(options));
   impl->inter_op = std::make_unique<ThreadPool>(options.inter_op_threads);
   impl->intra_op = std::make_unique<ThreadPool>(options.intra_op_threads);
   std::unique_ptr<Session> session(new Session(std::move(impl)));
@@ -775,6 +792,37 @@ std::string Wrap(absl::string_view text, size_t width) {
   return out;
 }
 
+// The graph's inputs (fed placeholders) that `drawn` nodes read, as ellipses, then the data
+// and (dashed) control edges between what is drawn.
+void AppendDotInputsAndEdges(const tf::Graph& graph,
+                             const std::function<bool(const tf::Node&)>& drawn, std::string& out) {
+  auto node_id = [](const tf::Node& n) { return absl::StrCat("n", n.id()); };
+  absl::flat_hash_set<const tf::Node*> placeholders;
+  for (const auto& node : graph.nodes()) {
+    if (!drawn(*node)) continue;
+    for (const tf::Output& in : node->inputs()) {
+      if (!drawn(*in.node) && in.node->op() == "Placeholder" &&
+          placeholders.insert(in.node).second) {
+        absl::StrAppend(&out, "  ", node_id(*in.node),
+                        " [shape=ellipse, label=", DotQuote(ShortName(in.node->name())),
+                        ", tooltip=", DotQuote(in.node->name()), ", fillcolor=\"white\"];\n");
+      }
+    }
+  }
+  for (const auto& node : graph.nodes()) {
+    if (!drawn(*node)) continue;
+    for (const tf::Output& in : node->inputs()) {
+      if (drawn(*in.node) || placeholders.contains(in.node)) {
+        absl::StrAppend(&out, "  ", node_id(*in.node), " -> ", node_id(*node), ";\n");
+      }
+    }
+    for (const tf::Node* c : node->control_inputs()) {
+      if (drawn(*c))
+        absl::StrAppend(&out, "  ", node_id(*c), " -> ", node_id(*node), " [style=dashed];\n");
+    }
+  }
+}
+
 }  // namespace
 
 StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetches) const {
@@ -838,31 +886,7 @@ StatusOr<std::string> Session::ExplainDot(const std::vector<std::string>& fetche
            (r.why_not.contains(n.id()) ||
             (static_cast<size_t>(n.id()) < r.cluster_of.size() && r.cluster_of[n.id()] >= 0));
   };
-  // The graph's inputs (fed placeholders) that drawn nodes read, as ellipses.
-  absl::flat_hash_set<const tf::Node*> placeholders;
-  for (const auto& node : graph.nodes()) {
-    if (!drawn(*node)) continue;
-    for (const tf::Output& in : node->inputs()) {
-      if (!drawn(*in.node) && in.node->op() == "Placeholder" &&
-          placeholders.insert(in.node).second) {
-        absl::StrAppend(&out, "  ", node_id(*in.node),
-                        " [shape=ellipse, label=", DotQuote(ShortName(in.node->name())),
-                        ", tooltip=", DotQuote(in.node->name()), ", fillcolor=\"white\"];\n");
-      }
-    }
-  }
-  for (const auto& node : graph.nodes()) {
-    if (!drawn(*node)) continue;
-    for (const tf::Output& in : node->inputs()) {
-      if (drawn(*in.node) || placeholders.contains(in.node)) {
-        absl::StrAppend(&out, "  ", node_id(*in.node), " -> ", node_id(*node), ";\n");
-      }
-    }
-    for (const tf::Node* c : node->control_inputs()) {
-      if (drawn(*c))
-        absl::StrAppend(&out, "  ", node_id(*c), " -> ", node_id(*node), " [style=dashed];\n");
-    }
-  }
+  AppendDotInputsAndEdges(graph, drawn, out);
   absl::StrAppend(&out, "  legend [shape=plaintext, style=\"\", label=",
                   DotQuote(absl::StrCat("coloured boxes: compiled clusters; white boxes: left "
                                         "out, with the reason; ellipses: inputs; dashed: "

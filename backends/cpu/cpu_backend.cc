@@ -26,6 +26,7 @@
 #include "compiler/passes/standard_pipeline.h"
 #include "core/logging.h"
 #include "core/status.h"
+#include "core/timing.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -33,11 +34,6 @@
 
 namespace tfjit::cpu {
 namespace {
-
-double MillisSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 // TFJIT_PERF_MAP=1: names the compiled kernels for `perf report` in /tmp/perf-<pid>.map
 // (perf's format for JIT code: "start size name" in hex), each kernel sized up to the next.
