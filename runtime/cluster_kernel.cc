@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/printer.h"
+#include "compiler/rules/a_variable_device.h"
 #include "compiler/tf2hlo/lowering.h"
 #include "core/dtype.h"
 #include "core/logging.h"
@@ -484,17 +485,8 @@ absl::Status Plan::ReadClusterVariables(int index, std::vector<Tensor>& inputs,
         GetResourceHandle(inputs[i], absl::StrCat(cluster.spec.name, " input ", i)));
     if (h->device() != cluster.device) {
       if (!ctx.autofix) {
-        return AttachNode(
-            InvalidArgument("Trying to access resource %s located in device %s from device %s\n"
-                            " Cf. https://www.tensorflow.org/xla/known_issues#tfvariable_on_a_"
-                            "different_device\n"
-                            " Node %s uses variable '%s' (created by '%s') in %s, compiled for %s. "
-                            "Fix: create the variable on %s (int32 variables always stay in host "
-                            "memory: use int64 on GPUs), or run with --autofix to copy it to the "
-                            "cluster's device for the run and write it back.",
-                            h->name(), h->device(), cluster.device, user->DebugName(), h->name(),
-                            h->creator(), cluster.spec.name, cluster.device, cluster.device),
-            user->name(), user->op());
+        return rules::VariableOnOtherDeviceError(h->name(), h->device(), cluster.device, *user,
+                                                 h->creator(), cluster.spec.name);
       }
       if (!autofix_logged_[index].exchange(true)) {  // once per cluster and plan
         Log(LogLevel::kWarning,

@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/cluster/deadness.h"
 #include "compiler/hlo/printer.h"
+#include "compiler/rules/unsupported_ops.h"
 #include "compiler/tf2hlo/lowering.h"
 #include "core/dtype.h"
 #include "core/logging.h"
@@ -246,10 +247,7 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(const tf::Graph& graph,
                                    n->name(), "}}"));
       }
     }
-    return InvalidArgument(
-        "Detected unsupported operations when trying to compile graph %s on "
-        "%s: %s",
-        graph.source(), placement.default_device, absl::StrJoin(ops, "; "));
+    return rules::UnsupportedOpsError(graph.source(), placement.default_device, ops);
   }
   if (plan->has_frames_ && mode != cluster::JitMode::kNone) {
     TFJIT_RETURN_IF_ERROR(

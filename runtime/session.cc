@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <regex>
 
@@ -17,6 +18,7 @@
 #include "backends/gpu/gpu_backend.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "compiler/cluster/clustering.h"
+#include "compiler/rules/rule.h"
 #include "core/dtype.h"
 #include "core/run_control.h"
 #include "core/status.h"
@@ -695,6 +697,22 @@ namespace {
 
 // Appends the clustering of `graph` for these feeds/fetches, then, indented, that of every
 // function body a call node in it runs (with the body's own jit mode and device).
+// "rules that fired:" and, per known-issue rule that kept nodes out of clusters, its letter,
+// name, node count and first node (compiler/rules); nothing when none did.
+void AppendRulesThatFired(const tf::Graph& graph, const cluster::ClusteringResult& r,
+                          const std::string& indent, std::string* out) {
+  std::map<rules::RuleId, std::vector<int>> fired;
+  for (const auto& [id, rule] : r.rule_of) fired[rule].push_back(id);
+  if (fired.empty()) return;
+  absl::StrAppend(out, indent, "rules that fired:\n");
+  for (const auto& [rule, ids] : fired) {
+    const rules::RuleInfo& info = rules::Info(rule);
+    absl::StrAppend(out, indent, "  ", info.letter, " ", info.name, ": ", ids.size(),
+                    " node(s), e.g. ", graph.node(ids.front())->DebugName(), " (", info.summary,
+                    "; --autofix: ", info.autofix, ")\n");
+  }
+}
+
 void ExplainPlan(const tf::Graph& graph, const std::vector<tf::Output>& feeds,
                  const std::vector<tf::Output>& fetches, cluster::JitMode session_mode,
                  cluster::JitMode mode, bool caller_must_compile,
@@ -719,6 +737,7 @@ void ExplainPlan(const tf::Graph& graph, const std::vector<tf::Output>& feeds,
   for (const auto& [id, why] : r.why_not) {
     absl::StrAppend(out, indent, "  ", graph.node(id)->DebugName(), ": ", why, "\n");
   }
+  AppendRulesThatFired(graph, r, indent, out);
   if (depth >= 8) return;
   for (const auto& [id, why] : r.why_not) {
     const tf::Node& node = *graph.node(id);

@@ -12,6 +12,8 @@
 //     through an uncompiled node, as TF's GraphCycles::ContractEdge refuses).
 //  4. Drop units that hold no computation (only constants and identities).
 #include "compiler/cluster/clustering.h"
+#include "compiler/rules/d_dynamic_array.h"
+#include "compiler/rules/unsupported_ops.h"
 
 #include <algorithm>
 #include <numeric>
@@ -294,6 +296,7 @@ bool KeepCrossingListsInRuntime(const tf::Graph& graph, const ClusteringOptions&
       if (why.empty()) continue;
       candidate[node->id()] = false;
       result->why_not[node->id()] = absl::StrCat("autofix B: ", why);
+      result->rule_of[node->id()] = rules::RuleId::kListCrossing;
       // In must-compile code this changes what TF would compile; in auto mode the node
       // would have stayed out anyway (TF keeps lists out), so it is only informative.
       Log(options.mode == JitMode::kAll ? LogLevel::kWarning : LogLevel::kInfo,
@@ -433,6 +436,7 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
   for (const tf::Node* node : graph.topological_order()) {
     if (!considered(node)) continue;
     std::string why;
+    std::optional<rules::RuleId> rule;  // the known-issue rule that keeps it out, if one does
     // Nodes placed on a GPU compile even without auto-clustering, each as its own cluster:
     // tfjit has no hand-written GPU kernels, and TF runs them op by op there.
     const JitMode mode =
@@ -446,7 +450,7 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
     } else if (fed) {
       why = "its output is fed by the caller";
     } else if (mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
-      return AppendContext(tf2hlo::DynamicSizeError(*node),
+      return AppendContext(rules::DynamicArrayError(*node),
                            absl::StrCat("[[{{node ", node->name(),
                                         "}}]] TF1 TensorArrayV3 with "
                                         "dynamic_size=true; give it a fixed size"));
@@ -457,6 +461,7 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
     } else if (StaysInRuntime(*node, &why, mode == JitMode::kAll) &&
                // Must-compile code compiles stateful RNG (known issue E); auto mode does not.
                !(mode == JitMode::kAll && tf2hlo::IsStatefulRandomOp(node->op()))) {
+      if (tf2hlo::IsStatefulRandomOp(node->op())) rule = rules::RuleId::kRandomSeeds;
       // Variables' handles come from the runtime (with --autofix, TF1 references too).
       if (mode == JitMode::kAll && node->op() != "Placeholder" &&
           node->op() != "PlaceholderWithDefault" && node->op() != "NoOp" &&
@@ -468,8 +473,10 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
       why =
           "TensorList/TensorArray (variant) values stay in the runtime in auto-clustering, as "
           "in TF";
+      rule = rules::RuleId::kListCrossing;
     } else if (mode == JitMode::kAuto && VariableOnOtherDevice(options, *node, &why)) {
       // TF's auto-clustering never gives a cluster a variable of another device (issue A).
+      rule = rules::RuleId::kVariableDevice;
     } else if (mode == JitMode::kAuto && tf2hlo::IsFunctionalControlFlow(node->op()) &&
                !tf2hlo::ControlFlowIsStaticallyCompilable(*node, &why)) {
       // While/If that would fail to compile stay in the runtime; kAll reports the exact error.
@@ -488,6 +495,7 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
       continue;
     }
     result.why_not[node->id()] = why;
+    if (rule.has_value()) result.rule_of[node->id()] = *rule;
   }
   // Autofix B: lists compile where their producers and consumers compile too (auto mode
   // lets list ops join clusters), and list ops at a boundary stay in the runtime.
@@ -495,10 +503,7 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
                           options.autofix &&
                           KeepCrossingListsInRuntime(graph, options, candidate, &result);
   if (!unsupported.empty()) {
-    return InvalidArgument(
-        "Detected unsupported operations when trying to compile graph %s on "
-        "%s: %s",
-        graph.source(), options.device, absl::StrJoin(unsupported, "; "));
+    return rules::UnsupportedOpsError(graph.source(), options.device, unsupported);
   }
   if (options.mode == JitMode::kNone ||
       (options.mode == JitMode::kOff &&

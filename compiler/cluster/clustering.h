@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "compiler/rules/rule.h"
 #include "compiler/tf2hlo/lowering.h"
 #include "frontend/graph.h"
 
@@ -62,6 +63,9 @@ struct ClusteringResult {
   std::vector<int> cluster_of;
   // Per node id not compiled (within the subgraph): why, in one phrase.
   std::map<int, std::string> why_not;
+  // Per node id of why_not that a known-issue rule kept out: the rule (compiler/rules). What
+  // `explain` lists as the rules that fired.
+  std::map<int, rules::RuleId> rule_of;
 };
 
 // INVALID_ARGUMENT "Detected unsupported operations when trying to compile graph ..." in kAll

@@ -24,15 +24,8 @@ class LoweringContext;
 absl::StatusOr<hlo::Instruction*> StackedListZeros(LoweringContext& ctx, int64_t capacity,
                                                    const hlo::Shape& element);
 
-// INVALID_ARGUMENT "XLA compilation requires a fixed tensor list size. ..." (known issue C);
-// `reserve` selects TensorListReserve's wording ("Set the number of elements.").
-absl::Status FixedListSizeError(const tf::Node& node, bool reserve);
-
 // "function/node": how LoweringOptions keys list writes across nested function bodies.
 std::string ListWriteKey(const tf::Node& node);
-
-// UNIMPLEMENTED "TensorArrays with dynamic size are not supported by XLA." (known issue D).
-absl::Status DynamicSizeError(const tf::Node& node);
 
 // The TensorListReserve or TensorListFromTensor whose length the TensorList `list` still has:
 // followed back through ops that keep the length (writes that do not resize, scatters into

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/rules/b_list_crossing.h"
 #include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
@@ -365,20 +366,6 @@ std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster) {
   return result;
 }
 
-absl::Status TensorListCrossingError(const tf::Output& crossing, absl::string_view cluster,
-                                     bool output) {
-  const tf::Node& node = *crossing.node;
-  return AttachNode(
-      Unimplemented("Support for TensorList crossing the XLA/TF boundary is not implemented\n"
-                    "\tThe TensorList %s:%d (from %s) %s the compiled %s. Fix: compile the "
-                    "code that %s the list too (e.g. put it in the same tf.function(jit_compile"
-                    "=True)), or run with --autofix to keep the list in the runtime.",
-                    node.name(), crossing.index, node.DebugName(),
-                    output ? "would leave" : "would enter", std::string(cluster),
-                    output ? "consumes" : "produces"),
-      node.name(), node.op());
-}
-
 absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& cluster,
                                                           const std::vector<ArgInfo>& args,
                                                           bool autofix) {
@@ -388,12 +375,12 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
   }
   for (const tf::Output& out : cluster.outputs) {
     if (out.node->output_types()[out.index] == DType::kVariant) {
-      return TensorListCrossingError(out, cluster.name, /*output=*/true);
+      return rules::ListCrossingError(out, cluster.name, /*output=*/true);
     }
   }
   for (const tf::Output& in : cluster.inputs) {
     if (in.node->output_types()[in.index] == DType::kVariant) {
-      return TensorListCrossingError(in, cluster.name, /*output=*/false);
+      return rules::ListCrossingError(in, cluster.name, /*output=*/false);
     }
   }
   auto module = std::make_unique<hlo::Module>(cluster.name);

@@ -78,16 +78,13 @@ bool BodiesDrawRandom(const tf::Node& node);
 // UNIMPLEMENTED for ops/types without a lowering, INVALID_ARGUMENT for user errors (shape
 // mismatches, non-constant shape arguments with TF's compile-time-constant message).
 // A TensorList entering or leaving the cluster is TF's UNIMPLEMENTED "Support for TensorList
-// crossing the XLA/TF boundary is not implemented" (known issue B). `autofix` enables the
+// crossing the XLA/TF boundary is not implemented" (known issue B, compiler/rules/
+// b_list_crossing.h). `autofix` enables the
 // beyond-TF fixes of known issues C, D and F (loop_analysis.h), and logs E's (the runtime
 // then supplies seeded random states).
 absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& cluster,
                                                           const std::vector<ArgInfo>& args,
                                                           bool autofix = false);
-
-// TF's error for a TensorList crossing the compiled boundary at `crossing` (known issue B).
-absl::Status TensorListCrossingError(const tf::Output& crossing, absl::string_view cluster,
-                                     bool output);
 
 // The HLO shape of a cluster argument of `dtype` and `dims`: complex64/complex128 values are
 // f32/f64 with a last dim of 2 holding (real, imag), the byte layout of std::complex, so the

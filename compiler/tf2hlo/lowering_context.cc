@@ -9,21 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/evaluator/evaluator.h"
+#include "compiler/rules/f_constant_inputs.h"
 #include "compiler/tf2hlo/dynamic_sizes.h"
 #include "core/dtype.h"
 #include "core/status.h"
 
 namespace tfjit::tf2hlo {
 namespace {
-
-// TF's text for known issue F (shared/docs/known-issues.md), kept verbatim so users can
-// search for it.
-constexpr char kConstantExplanation[] =
-    "XLA compilation requires that operator arguments that represent shapes or dimensions be "
-    "evaluated to concrete values at compile time. This error means that a shape or dimension "
-    "argument could not be evaluated at compile time, usually because the value of the argument "
-    "depends on a parameter to the computation, on a variable, or on a stateful operation such "
-    "as a random number generator.";
 
 // Collects the instructions `root` depends on, operands first.
 void CollectPostOrder(hlo::Instruction* root, std::vector<hlo::Instruction*>* order) {
@@ -271,10 +263,7 @@ absl::StatusOr<Tensor> LoweringContext::ConstantInput(const tf::Node& node, int 
   absl::StatusOr<Tensor> result = TryEvaluate(value);
   if (result.ok()) return result;
   if (result.status().code() != absl::StatusCode::kFailedPrecondition) return result.status();
-  return AttachNode(InvalidArgument("Input %d to node `%s` with op %s must be a compile-time "
-                                    "constant.\n\n%s",
-                                    i, node.name(), node.op(), kConstantExplanation),
-                    node.name(), node.op());
+  return rules::NotConstantError(node, i);
 }
 
 absl::StatusOr<std::vector<int64_t>> LoweringContext::ConstantInputAsInts(const tf::Node& node,

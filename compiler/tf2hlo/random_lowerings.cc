@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/hlo/builder.h"
+#include "compiler/rules/e_random_seeds.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
 #include "core/logging.h"
@@ -731,27 +732,6 @@ absl::Status LowerStatelessRandomGetAlg(LoweringContext& ctx, const tf::Node& no
 
 // ---- Stateful ops (known issue E) ----
 
-// TF's compile-time warning (tf2xla/kernels/random_ops.cc names the node after it). TF prints
-// none for RandomStandardNormal; tfjit warns in the same words, since its seeds are ignored too.
-std::string IgnoredSeedsWarning(const tf::Node& node) {
-  if (node.op() == "Multinomial") {  // tf2xla's categorical_op.cc, in its words
-    return absl::StrCat(
-        "Warning: Using tf.random.categorical with XLA compilation will ignore "
-        "seeds. ",
-        node.name());
-  }
-  const char* api = "uniform";
-  if (node.op() == "RandomStandardNormal") api = "normal";
-  if (node.op() == "TruncatedNormal") api = "truncated_normal";
-  return absl::StrCat("Warning: Using tf.random.", api,
-                      " with XLA compilation will ignore "
-                      "seeds; consider using tf.random.stateless_",
-                      api,
-                      " instead if "
-                      "reproducible behavior is desired. ",
-                      node.name());
-}
-
 // The node's state (its LowerCluster parameter, or its While/If body's carried state) as a
 // stream, and the next state: the counter advanced by 256 blocks per output (TF's
 // ReserveRandomOutputs), a 128-bit add on u64 words.
@@ -773,7 +753,7 @@ absl::StatusOr<Stream> StatefulStream(Rng& r, LoweringContext& ctx, const tf::No
         "code: it continues the runtime kernel's Philox stream instead of XLA's unseeded one",
         node.DebugName(), seed, seed2);
   } else {
-    Log(LogLevel::kWarning, "%s", IgnoredSeedsWarning(node));
+    Log(LogLevel::kWarning, "%s", rules::IgnoredSeedsWarning(node));
   }
   Instruction* key = r.At(state, 0);
   Instruction* c0 = r.At(state, 1);

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "compiler/rules/c_bounded_list.h"
+#include "compiler/rules/d_dynamic_array.h"
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/list_lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
@@ -22,21 +24,6 @@ using Dims = std::vector<int64_t>;
 
 std::string ListWriteKey(const tf::Node& node) {
   return absl::StrCat(node.graph() != nullptr ? node.graph()->source() : "", "/", node.name());
-}
-
-absl::Status FixedListSizeError(const tf::Node& node, bool reserve) {
-  return AttachNode(
-      InvalidArgument("XLA compilation requires a fixed tensor list size. Set the %s This could "
-                      "also happen if you're using a TensorArray in a while loop that does not "
-                      "have its maximum_iteration set, you can fix this by setting "
-                      "maximum_iteration to a suitable value.",
-                      reserve ? "number of elements." : "max number of elements."),
-      node.name(), node.op());
-}
-
-absl::Status DynamicSizeError(const tf::Node& node) {
-  return AttachNode(Unimplemented("TensorArrays with dynamic size are not supported by XLA."),
-                    node.name(), node.op());
 }
 
 namespace {
@@ -180,7 +167,7 @@ absl::Status LowerEmptyTensorList(LoweringContext& ctx, const tf::Node& node) {
   int64_t capacity = max.empty() ? -1 : max[0];
   if (capacity < 0) {
     std::optional<int64_t> bound = ctx.ListBound(node);
-    if (!bound.has_value()) return FixedListSizeError(node, /*reserve=*/false);
+    if (!bound.has_value()) return rules::UnboundedListError(node, /*reserve=*/false);
     capacity = *bound;
     Log(LogLevel::kWarning, "autofix C: %s gets max_num_elements=%d: %s", node.DebugName(),
         capacity, ctx.last_list_bound_reason());
@@ -198,7 +185,7 @@ absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) 
   // with resize_if_index_out_of_bounds) gets the capacity its traced writes need.
   const size_t approved_before = ctx.options()->bounded_list_writes.size();
   std::optional<int64_t> bound = ctx.ListBound(node);
-  if (capacity < 0 && !bound.has_value()) return FixedListSizeError(node, /*reserve=*/true);
+  if (capacity < 0 && !bound.has_value()) return rules::UnboundedListError(node, /*reserve=*/true);
   // A fixed-size list grows only for growing writes the trace approved; plain writes past
   // its end stay the runtime's error.
   const bool grows = ctx.options()->bounded_list_writes.size() > approved_before;
@@ -335,7 +322,7 @@ absl::Status CheckListIndex(LoweringContext& ctx, const tf::Node& node, const Li
 absl::Status LowerTensorListSetItem(LoweringContext& ctx, const tf::Node& node) {
   if (tf::GetBoolAttrOr(node, "resize_if_index_out_of_bounds", false).value_or(false) &&
       !ctx.ListGrowthIsBounded(node)) {
-    return DynamicSizeError(node);
+    return rules::DynamicArrayError(node);
   }
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, ScalarIndex(ctx, node, 1));
@@ -606,7 +593,7 @@ absl::Status LowerTensorListSplit(LoweringContext& ctx, const tf::Node& node) {
 }
 
 absl::Status LowerTensorListResize(LoweringContext& ctx, const tf::Node& node) {
-  return DynamicSizeError(node);
+  return rules::DynamicArrayError(node);
 }
 
 }  // namespace

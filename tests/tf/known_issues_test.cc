@@ -224,6 +224,37 @@ TEST(KnownIssuesAutofixTest, UnprovableListInAutoModeFallsBackToKernels) {
   EXPECT_EQ((*out)[0].data<float>()[8], 0.0f);  // the resized-in element is unset: zeros
 }
 
+// explain lists the known-issue rules that kept nodes out of clusters, by letter and name
+// (compiler/rules): auto-clustering leaves TensorList values in the runtime (B), and the
+// stateful random op of a seeded graph (E).
+TEST(KnownIssuesExplainTest, ExplainListsTheRulesThatFired) {
+  SessionOptions options;
+  options.jit = JitMode::kAuto;
+  auto session = Session::Load(Graph("list_crossing.pbtxt"), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto text = (*session)->Explain({"Identity"});
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_TRUE(absl::StrContains(*text, "rules that fired:\n")) << *text;
+  EXPECT_TRUE(absl::StrContains(*text, "B list-crossing: ")) << *text;
+  EXPECT_FALSE(absl::StrContains(*text, "E random-seeds")) << *text;
+
+  const std::string random = WriteTempFile("tfjit_known_issue_e.pbtxt", R"pb(
+    node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                                int_val: 4 } } } }
+    node { name: "u" op: "RandomUniform" input: "shape"
+           attr { key: "T" value { type: DT_INT32 } } attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "seed" value { i: 1 } } attr { key: "seed2" value { i: 2 } } }
+    node { name: "y" op: "Mul" input: "u" input: "u" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  auto seeded = Session::Load(random, options);
+  ASSERT_TRUE(seeded.ok()) << seeded.status();
+  auto explained = (*seeded)->Explain({"y"});
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  EXPECT_TRUE(absl::StrContains(*explained, "E random-seeds: 1 node(s), e.g. 'u' (RandomUniform)"))
+      << *explained;
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, KnownIssuesTest, ::testing::Values("cpu", "interpreter"));
 
 }  // namespace

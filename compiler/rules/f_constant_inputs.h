@@ -1,0 +1,21 @@
+// Known issue F: inputs that decide shapes or axes (the op catalog lists them per op) must be
+// known when compiling. A cluster input feeding one is read at launch and joins the cache key
+// (tf2hlo::MustBeConstantInputs, the cluster kernel); a value computed inside the cluster from
+// something unknown at compile time (a variable written earlier in it, a stateful op, a loop
+// induction variable) fails when lowering (LoweringContext::ConstantInput). Autofix: a loop
+// whose induction variable feeds one is unrolled when its trip count is static and small.
+#ifndef TFJIT_COMPILER_RULES_F_CONSTANT_INPUTS_H_
+#define TFJIT_COMPILER_RULES_F_CONSTANT_INPUTS_H_
+
+#include "absl/status/status.h"
+#include "frontend/graph.h"
+
+namespace tfjit::rules {
+
+// TF's INVALID_ARGUMENT "Input <i> to node `<node>` with op <Op> must be a compile-time
+// constant.", a blank line, then TF's explanation, verbatim so users can search for it.
+absl::Status NotConstantError(const tf::Node& node, int input);
+
+}  // namespace tfjit::rules
+
+#endif  // TFJIT_COMPILER_RULES_F_CONSTANT_INPUTS_H_
