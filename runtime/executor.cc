@@ -388,12 +388,15 @@ std::vector<int> Plan::RunAndRelease(int u, RunState& state, const ExecContext& 
     if (!state.status.ok()) return ready;
   }
   absl::Status s = RunUnit(units_[u], state, ctx);
-  std::lock_guard<std::mutex> lock(state.mu);
-  ++state.units_done;
-  if (!s.ok()) {
-    if (state.status.ok()) state.status = s;
-    return ready;
+  {
+    std::lock_guard<std::mutex> lock(state.mu);
+    ++state.units_done;
+    if (!s.ok()) {
+      if (state.status.ok()) state.status = s;
+      return ready;
+    }
   }
+  // The counters are atomic: releasing successors takes no lock.
   for (int succ : units_[u].successors) {
     if (state.pending[succ].fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(succ);
   }

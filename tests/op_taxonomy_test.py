@@ -21,6 +21,8 @@ CROSS_FAMILY_FILES = {
     # docs/DESIGN.md): one file, so no other lowering sees such a value.
     "compiler/tf2hlo/math_complex_lowerings.cc":
         "complex-valued forms of ops of every family",
+    "compiler/tf2hlo/math_complex_linear_lowerings.cc":
+        "complex-valued forms of the linear ops of every family",
 }
 
 # (file, op): registered outside its family's files, with the reason it stays.

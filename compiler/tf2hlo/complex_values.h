@@ -37,6 +37,13 @@ absl::Status SetComplexOutput(LoweringContext& ctx, const tf::Node& node, int i,
 // The complex lowerings of the fft family (fft_lowerings.cc).
 void AppendFftComplexLowerings(std::vector<OpLowering>* table);
 
+// The linear ops' complex lowerings (math_complex_linear_lowerings.cc): every op whose real
+// lowering runs once per part, and Einsum.
+void AppendComplexLinearLowerings(std::vector<OpLowering>* table);
+// Runs `node`'s real lowering on the real parts, then on the imaginary parts, of its complex
+// inputs (its real inputs unchanged) and joins the results' parts.
+absl::Status LowerComponentwise(LoweringContext& ctx, const tf::Node& node);
+
 }  // namespace tfjit::tf2hlo
 
 #endif  // TFJIT_COMPILER_TF2HLO_COMPLEX_VALUES_H_

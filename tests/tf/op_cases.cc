@@ -48,6 +48,18 @@ tensorflow::AttrValue FloatAttr(float f) {
   return a;
 }
 
+tensorflow::AttrValue FloatListAttr(const std::vector<float>& v) {
+  tensorflow::AttrValue a;
+  a.mutable_list();
+  for (float x : v) a.mutable_list()->add_f(x);
+  return a;
+}
+
+Tensor Bools(const std::vector<bool>& v) {
+  return Build(DType::kBool, {static_cast<int64_t>(v.size())},
+               [&](const Dims& i) { return v[static_cast<size_t>(i[0])] ? 1.0 : 0.0; });
+}
+
 tensorflow::AttrValue StringAttr(const std::string& s) {
   tensorflow::AttrValue a;
   a.set_s(s);

@@ -58,6 +58,8 @@ tensorflow::AttrValue BoolAttr(bool b);
 tensorflow::AttrValue IntAttr(int64_t i);
 tensorflow::AttrValue StringAttr(const std::string& s);
 tensorflow::AttrValue FloatAttr(float f);
+tensorflow::AttrValue FloatListAttr(const std::vector<float>& v);
+Tensor Bools(const std::vector<bool>& v);  // bool[n]
 Tensor Ints(const std::vector<int32_t>& v, bool scalar = false);
 std::string DimsName(const Dims& d);
 Tensor Build(DType dtype, const Dims& dims, const std::function<double(const Dims&)>& f);
