@@ -27,6 +27,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/printer.h"
 #include "compiler/rules/a_variable_device.h"
+#include "compiler/rules/e_random_seeds.h"
 #include "compiler/tf2hlo/lowering.h"
 #include "core/dtype.h"
 #include "core/logging.h"
@@ -565,7 +566,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
   std::vector<CompiledRandomState> rng;
   for (const tf::Node* node : random_nodes_[index]) {
     // A While/If drawing in its bodies has no kernel stream to continue: XLA's unseeded one.
-    const bool honour_seeds = ctx.autofix && tf2hlo::IsStatefulRandomOp(node->op());
+    const bool honour_seeds = ctx.autofix && rules::IsStatefulRandomOp(node->op());
     TFJIT_ASSIGN_OR_RETURN(CompiledRandomState s,
                            AcquireCompiledRandomState(ctx.kernel_state, *node, honour_seeds));
     inputs.push_back(s.state());

@@ -12,7 +12,10 @@
 //     through an uncompiled node, as TF's GraphCycles::ContractEdge refuses).
 //  4. Drop units that hold no computation (only constants and identities).
 #include "compiler/cluster/clustering.h"
+#include "compiler/rules/a_variable_device.h"
+#include "compiler/rules/b_list_crossing.h"
 #include "compiler/rules/d_dynamic_array.h"
+#include "compiler/rules/e_random_seeds.h"
 #include "compiler/rules/unsupported_ops.h"
 
 #include <algorithm>
@@ -145,7 +148,7 @@ bool ControlFlowStaysInRuntime(const tf::Node& node, std::string* why, bool must
       for (DType t : inner->output_types()) resource |= t == DType::kResource;
       if (resource && !must_compile) {
         inner_why = "resource operations inside While/If functions stay in the runtime";
-      } else if (must_compile && tf2hlo::IsStatefulRandomOp(inner->op())) {
+      } else if (must_compile && rules::IsStatefulRandomOp(inner->op())) {
         continue;  // drawn from the loop's carried state (known issue E), as at top level
       } else if (!StaysInRuntime(*inner, &inner_why, must_compile)) {
         continue;
@@ -173,18 +176,15 @@ bool OnGpu(const ClusteringOptions& options, const tf::Node& node) {
   return absl::StrContains(DeviceOf(options, node), "device:GPU:");
 }
 
-// A resource op whose variable handle comes from a VarHandleOp placed elsewhere.
+// A resource op whose variable handle comes from a VarHandleOp placed elsewhere (known
+// issue A's clustering check).
 bool VariableOnOtherDevice(const ClusteringOptions& options, const tf::Node& node,
                            std::string* why) {
-  if (!IsCompilableResourceOp(node) || node.num_inputs() == 0) return false;
-  const tf::Node* handle = node.input(0).node;
-  if (handle->op() != "VarHandleOp") return false;
-  const std::string& var_device = DeviceOf(options, *handle);
-  if (var_device == DeviceOf(options, node)) return false;
-  *why = absl::StrCat("its variable '", handle->name(), "' lives on ", var_device,
-                      ", the node runs on ", DeviceOf(options, node),
-                      " (a cluster touches only variables on its own device)");
-  return true;
+  if (!IsCompilableResourceOp(node)) return false;
+  std::optional<std::string> other = rules::VariableOnOtherDevice(
+      node, [&](const tf::Node& n) -> const std::string& { return DeviceOf(options, n); });
+  if (other.has_value()) *why = std::move(*other);
+  return other.has_value();
 }
 
 bool CompilableRefUpdate(const ClusteringOptions& options, const tf::Node& node) {
@@ -249,18 +249,6 @@ std::string ScopeOf(const tf::Node& node) {
   return tf::GetStringAttrOr(node, "_XlaScope", "").value_or("");
 }
 
-bool TouchesTensorList(const tf::Node& node) {
-  auto variant = [](DType t) { return t == DType::kVariant; };
-  return std::any_of(node.input_types().begin(), node.input_types().end(), variant) ||
-         std::any_of(node.output_types().begin(), node.output_types().end(), variant) ||
-         absl::StartsWith(node.op(), "TensorArray");
-}
-
-bool IsDynamicTensorArray(const tf::Node& node) {
-  return node.op() == "TensorArrayV3" &&
-         tf::GetBoolAttrOr(node, "dynamic_size", false).value_or(false);
-}
-
 // Autofix B in must-compile mode: a TensorList that would cross the compiled boundary (a list
 // the function returns, or one consumed outside) stays in the runtime with every list op on
 // its path, so the compiled part never takes or gives a list. Returns whether it moved any.
@@ -268,45 +256,21 @@ bool KeepCrossingListsInRuntime(const tf::Graph& graph, const ClusteringOptions&
                                 std::vector<bool>& candidate, ClusteringResult* result) {
   absl::flat_hash_set<std::pair<const tf::Node*, int>> fetched;
   for (const tf::Output& f : options.fetched) fetched.insert({f.node, f.index});
-  bool moved = false;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const tf::Node* node : graph.topological_order()) {
-      if (!candidate[node->id()]) continue;
-      std::string why;
-      for (int k = 0; k < node->num_outputs() && why.empty(); ++k) {
-        if (node->output_types()[k] != DType::kVariant) continue;
-        if (fetched.contains({node, k})) why = "its TensorList is an output of the function";
-        for (const auto& [consumer, slot] : node->data_consumers()) {
-          // (A consumer outside the pruned subgraph does not run.)
-          if (!options.subgraph.empty() && !options.subgraph.contains(consumer)) continue;
-          if (consumer->input(slot).index == k && !candidate[consumer->id()]) {
-            why = absl::StrCat("its TensorList goes to ", consumer->DebugName(),
-                               ", which runs in the runtime");
-          }
-        }
-      }
-      for (int i = 0; i < node->num_inputs() && why.empty(); ++i) {
-        const tf::Output& in = node->input(i);
-        if (node->input_types()[i] == DType::kVariant && !candidate[in.node->id()]) {
-          why = absl::StrCat("its TensorList comes from ", in.node->DebugName(),
-                             ", which runs in the runtime");
-        }
-      }
-      if (why.empty()) continue;
-      candidate[node->id()] = false;
-      result->why_not[node->id()] = absl::StrCat("autofix B: ", why);
-      result->rule_of[node->id()] = rules::RuleId::kListCrossing;
-      // In must-compile code this changes what TF would compile; in auto mode the node
-      // would have stayed out anyway (TF keeps lists out), so it is only informative.
-      Log(options.mode == JitMode::kAll ? LogLevel::kWarning : LogLevel::kInfo,
-          "autofix B: %s runs in the runtime so that no TensorList crosses the compiled "
-          "boundary (%s)",
-          node->DebugName(), why);
-      changed = moved = true;
-    }
+  const std::vector<rules::KeptInRuntime> kept = rules::KeepListsOnOneSide(
+      graph,
+      [&](const tf::Node& n) { return options.subgraph.empty() || options.subgraph.contains(&n); },
+      fetched, candidate);
+  for (const rules::KeptInRuntime& k : kept) {
+    result->why_not[k.node->id()] = absl::StrCat("autofix B: ", k.why);
+    result->rule_of[k.node->id()] = rules::RuleId::kListCrossing;
+    // In must-compile code this changes what TF would compile; in auto mode the node
+    // would have stayed out anyway (TF keeps lists out), so it is only informative.
+    Log(options.mode == JitMode::kAll ? LogLevel::kWarning : LogLevel::kInfo,
+        "autofix B: %s runs in the runtime so that no TensorList crosses the compiled "
+        "boundary (%s)",
+        k.node->DebugName(), k.why);
   }
-  return moved;
+  return !kept.empty();
 }
 
 bool IsLoopBackEdge(const tf::Node& from, const tf::Node& to) {
@@ -449,7 +413,7 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
       why = ex->second;
     } else if (fed) {
       why = "its output is fed by the caller";
-    } else if (mode == JitMode::kAll && IsDynamicTensorArray(*node)) {
+    } else if (mode == JitMode::kAll && rules::IsDynamicTensorArray(*node)) {
       return AppendContext(rules::DynamicArrayError(*node),
                            absl::StrCat("[[{{node ", node->name(),
                                         "}}]] TF1 TensorArrayV3 with "
@@ -460,8 +424,8 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
       continue;
     } else if (StaysInRuntime(*node, &why, mode == JitMode::kAll) &&
                // Must-compile code compiles stateful RNG (known issue E); auto mode does not.
-               !(mode == JitMode::kAll && tf2hlo::IsStatefulRandomOp(node->op()))) {
-      if (tf2hlo::IsStatefulRandomOp(node->op())) rule = rules::RuleId::kRandomSeeds;
+               !(mode == JitMode::kAll && rules::IsStatefulRandomOp(node->op()))) {
+      if (rules::IsStatefulRandomOp(node->op())) rule = rules::RuleId::kRandomSeeds;
       // Variables' handles come from the runtime (with --autofix, TF1 references too).
       if (mode == JitMode::kAll && node->op() != "Placeholder" &&
           node->op() != "PlaceholderWithDefault" && node->op() != "NoOp" &&
@@ -469,7 +433,7 @@ absl::StatusOr<ClusteringResult> FindClustersOnce(const tf::Graph& graph,
           node->called_function() == nullptr) {
         unsupported.push_back(absl::StrCat(node->op(), " (", why, "){{node ", node->name(), "}}"));
       }
-    } else if (mode == JitMode::kAuto && !options.autofix && TouchesTensorList(*node)) {
+    } else if (mode == JitMode::kAuto && !options.autofix && rules::CarriesTensorList(*node)) {
       why =
           "TensorList/TensorArray (variant) values stay in the runtime in auto-clustering, as "
           "in TF";

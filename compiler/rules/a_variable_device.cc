@@ -1,6 +1,7 @@
-// Known issue A's message (a_variable_device.h).
+// Known issue A's message and clustering's check (a_variable_device.h).
 #include "compiler/rules/a_variable_device.h"
 
+#include "absl/strings/str_cat.h"
 #include "compiler/rules/rule.h"
 #include "core/status.h"
 
@@ -23,6 +24,19 @@ absl::Status VariableOnOtherDeviceError(const std::string& variable,
                             creator, cluster_name, cluster_device, cluster_device),
                         user.name(), user.op()),
              RuleId::kVariableDevice);
+}
+
+std::optional<std::string> VariableOnOtherDevice(
+    const tf::Node& user, absl::FunctionRef<const std::string&(const tf::Node&)> device_of) {
+  if (user.num_inputs() == 0) return std::nullopt;
+  const tf::Node& handle = *user.input(0).node;
+  if (handle.op() != "VarHandleOp") return std::nullopt;
+  const std::string& var_device = device_of(handle);
+  const std::string& user_device = device_of(user);
+  if (var_device == user_device) return std::nullopt;
+  return absl::StrCat("its variable '", handle.name(), "' lives on ", var_device,
+                      ", the node runs on ", user_device,
+                      " (a cluster touches only variables on its own device)");
 }
 
 }  // namespace tfjit::rules

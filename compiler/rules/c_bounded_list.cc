@@ -1,4 +1,4 @@
-// Known issue C's message (c_bounded_list.h).
+// Known issue C's message and check (c_bounded_list.h).
 #include "compiler/rules/c_bounded_list.h"
 
 #include "compiler/rules/rule.h"
@@ -15,6 +15,11 @@ absl::Status UnboundedListError(const tf::Node& node, bool reserve) {
                             reserve ? "number of elements." : "max number of elements."),
                         node.name(), node.op()),
              RuleId::kBoundedList);
+}
+
+absl::Status CheckListBounded(const tf::Node& node, int64_t declared, bool has_bound) {
+  if (declared >= 0 || has_bound) return absl::OkStatus();
+  return UnboundedListError(node, /*reserve=*/node.op() == "TensorListReserve");
 }
 
 }  // namespace tfjit::rules

@@ -1,4 +1,4 @@
-// Known issue E's warning (e_random_seeds.h).
+// Known issue E's warning and the ops it is about (e_random_seeds.h).
 #include "compiler/rules/e_random_seeds.h"
 
 #include "absl/strings/str_cat.h"
@@ -24,6 +24,11 @@ std::string IgnoredSeedsWarning(const tf::Node& node) {
                       " instead if "
                       "reproducible behavior is desired. ",
                       node.name());
+}
+
+bool IsStatefulRandomOp(absl::string_view op) {
+  return op == "RandomUniform" || op == "RandomStandardNormal" || op == "TruncatedNormal" ||
+         op == "RandomUniformInt" || op == "Multinomial";
 }
 
 }  // namespace tfjit::rules

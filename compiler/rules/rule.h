@@ -5,7 +5,8 @@
 // "The known-issue rules"), and depends on frontend/ and core/ only.
 //
 // Every error a rule raises carries its id as a status payload (kRulePayloadUrl), so what
-// fired can be named wherever the status ends up (RuleOfError).
+// fired can be named wherever the status ends up (RuleOfError). Each rule's test is
+// tests/unit/rules/<its file>_test.cc.
 #ifndef TFJIT_COMPILER_RULES_RULE_H_
 #define TFJIT_COMPILER_RULES_RULE_H_
 

@@ -12,6 +12,8 @@
 #include "absl/strings/str_split.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/rules/b_list_crossing.h"
+#include "compiler/rules/e_random_seeds.h"
+#include "compiler/rules/f_constant_inputs.h"
 #include "compiler/tf2hlo/dynamic_sizes.h"
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
@@ -248,46 +250,21 @@ std::vector<int> ControlFlowConstantInputs(const tf::Node& node) {
 
 std::vector<int> MustBeConstantInputs(const ClusterSpec& cluster) {
   absl::flat_hash_set<const tf::Node*> in_cluster(cluster.nodes.begin(), cluster.nodes.end());
-  absl::flat_hash_set<std::pair<const tf::Node*, int>> needed_outputs;
   // Values computed from a size known only at run time (dynamic_sizes.h) are never constants:
   // the lowering takes them as expressions or bounds, or fails naming the node.
   const PaddedAnalysis padded =
       AnalyzePadded(cluster.nodes, [&](const tf::Node& n) { return in_cluster.contains(&n); });
-  // Walk backwards: a needed output produced inside the cluster makes its producer's inputs
-  // needed, except for Shape-like ops whose value depends only on the (static) input shape.
-  std::vector<tf::Output> work;
-  for (const tf::Node* node : cluster.nodes) {
-    for (int i : node->compile_time_const_inputs()) {
-      if (i < node->num_inputs()) work.push_back(node->input(i));
-    }
-    for (int i : ControlFlowConstantInputs(*node)) work.push_back(node->input(i));
-  }
-  while (!work.empty()) {
-    tf::Output out = work.back();
-    work.pop_back();
-    if (!needed_outputs.insert({out.node, out.index}).second) continue;
-    if (!in_cluster.contains(out.node)) continue;
-    if (padded.dependent.contains(
-            std::make_pair(static_cast<const tf::Node*>(out.node), out.index))) {
-      continue;
-    }
-    const std::string& op = out.node->op();
-    if (op == "Shape" || op == "Size" || op == "Rank" || op == "Const") continue;
-    for (const tf::Output& in : out.node->inputs()) work.push_back(in);
-  }
-  std::vector<int> result;
-  for (size_t i = 0; i < cluster.inputs.size(); ++i) {
-    const tf::Output& in = cluster.inputs[i];
-    if (needed_outputs.contains(std::pair<const tf::Node*, int>(in.node, in.index))) {
-      result.push_back(static_cast<int>(i));
-    }
-  }
-  return result;
-}
-
-bool IsStatefulRandomOp(absl::string_view op) {
-  return op == "RandomUniform" || op == "RandomStandardNormal" || op == "TruncatedNormal" ||
-         op == "RandomUniformInt" || op == "Multinomial";
+  return rules::InputsThatMustBeConstant(
+      cluster.nodes, cluster.inputs,
+      [](const tf::Node& node) {
+        std::vector<int> inputs = node.compile_time_const_inputs();
+        for (int i : ControlFlowConstantInputs(node)) inputs.push_back(i);
+        return inputs;
+      },
+      [&](const tf::Output& out) {
+        return padded.dependent.contains(
+            std::make_pair(static_cast<const tf::Node*>(out.node), out.index));
+      });
 }
 
 bool BodiesDrawRandom(const tf::Node& node) {
@@ -300,7 +277,7 @@ bool BodiesDrawRandom(const tf::Node& node) {
     absl::StatusOr<tf::FunctionBody> body = InstantiateFunctionAttr(node, attr);
     if (!body.ok()) continue;
     for (const tf::Node* inner : NeededBodyNodes(*body)) {
-      draws |= IsStatefulRandomOp(inner->op()) || BodiesDrawRandom(*inner);
+      draws |= rules::IsStatefulRandomOp(inner->op()) || BodiesDrawRandom(*inner);
     }
   }
   --depth;
@@ -310,7 +287,7 @@ bool BodiesDrawRandom(const tf::Node& node) {
 std::vector<const tf::Node*> StatefulRandomNodes(const ClusterSpec& cluster) {
   std::vector<const tf::Node*> result;
   for (const tf::Node* node : cluster.nodes) {
-    if (IsStatefulRandomOp(node->op()) || BodiesDrawRandom(*node)) result.push_back(node);
+    if (rules::IsStatefulRandomOp(node->op()) || BodiesDrawRandom(*node)) result.push_back(node);
   }
   return result;
 }
@@ -373,16 +350,7 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
     return Internal("cluster '%s' has %d inputs but %d arguments were given", cluster.name,
                     cluster.inputs.size(), args.size());
   }
-  for (const tf::Output& out : cluster.outputs) {
-    if (out.node->output_types()[out.index] == DType::kVariant) {
-      return rules::ListCrossingError(out, cluster.name, /*output=*/true);
-    }
-  }
-  for (const tf::Output& in : cluster.inputs) {
-    if (in.node->output_types()[in.index] == DType::kVariant) {
-      return rules::ListCrossingError(in, cluster.name, /*output=*/false);
-    }
-  }
+  TFJIT_RETURN_IF_ERROR(rules::CheckNoListCrosses(cluster.inputs, cluster.outputs, cluster.name));
   auto module = std::make_unique<hlo::Module>(cluster.name);
   hlo::Computation* entry = module->AddComputation("main");
   module->set_entry(entry);

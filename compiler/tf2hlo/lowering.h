@@ -53,9 +53,6 @@ std::vector<int> ResourceUpdateInputs(const ClusterSpec& cluster);
 // count); 0 for every other op.
 int CompilableRefUpdateInputs(const std::string& op);
 
-// Stateful random ops (RandomUniform, RandomStandardNormal, TruncatedNormal,
-// RandomUniformInt): auto-clustering keeps them out as TF does; must-compile code compiles them.
-bool IsStatefulRandomOp(absl::string_view op);
 // The stateful random nodes of the cluster, in cluster order (known issue E), and its While
 // and If nodes whose functions draw from one (BodiesDrawRandom). Each gets one extra ENTRY
 // parameter u64[3] (its Philox state [key, counter_lo, counter_hi] at launch) after the

@@ -167,7 +167,7 @@ absl::Status LowerEmptyTensorList(LoweringContext& ctx, const tf::Node& node) {
   int64_t capacity = max.empty() ? -1 : max[0];
   if (capacity < 0) {
     std::optional<int64_t> bound = ctx.ListBound(node);
-    if (!bound.has_value()) return rules::UnboundedListError(node, /*reserve=*/false);
+    TFJIT_RETURN_IF_ERROR(rules::CheckListBounded(node, capacity, bound.has_value()));
     capacity = *bound;
     Log(LogLevel::kWarning, "autofix C: %s gets max_num_elements=%d: %s", node.DebugName(),
         capacity, ctx.last_list_bound_reason());
@@ -185,7 +185,7 @@ absl::Status LowerTensorListReserve(LoweringContext& ctx, const tf::Node& node) 
   // with resize_if_index_out_of_bounds) gets the capacity its traced writes need.
   const size_t approved_before = ctx.options()->bounded_list_writes.size();
   std::optional<int64_t> bound = ctx.ListBound(node);
-  if (capacity < 0 && !bound.has_value()) return rules::UnboundedListError(node, /*reserve=*/true);
+  TFJIT_RETURN_IF_ERROR(rules::CheckListBounded(node, capacity, bound.has_value()));
   // A fixed-size list grows only for growing writes the trace approved; plain writes past
   // its end stay the runtime's error.
   const bool grows = ctx.options()->bounded_list_writes.size() > approved_before;
@@ -320,10 +320,8 @@ absl::Status CheckListIndex(LoweringContext& ctx, const tf::Node& node, const Li
 }
 
 absl::Status LowerTensorListSetItem(LoweringContext& ctx, const tf::Node& node) {
-  if (tf::GetBoolAttrOr(node, "resize_if_index_out_of_bounds", false).value_or(false) &&
-      !ctx.ListGrowthIsBounded(node)) {
-    return rules::DynamicArrayError(node);
-  }
+  TFJIT_RETURN_IF_ERROR(
+      rules::CheckListGrowth(node, rules::GrowsTensorList(node) && ctx.ListGrowthIsBounded(node)));
   TFJIT_ASSIGN_OR_RETURN(ListValue list, InputList(ctx, node, 0));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * index, ScalarIndex(ctx, node, 1));
   TFJIT_ASSIGN_OR_RETURN(hlo::Instruction * item, ctx.Input(node, 2));
@@ -593,7 +591,7 @@ absl::Status LowerTensorListSplit(LoweringContext& ctx, const tf::Node& node) {
 }
 
 absl::Status LowerTensorListResize(LoweringContext& ctx, const tf::Node& node) {
-  return rules::DynamicArrayError(node);
+  return rules::CheckListGrowth(node, /*bounded=*/false);
 }
 
 }  // namespace
