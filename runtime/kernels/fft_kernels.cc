@@ -173,6 +173,112 @@ void LoadInput(const KernelContext& ctx, const Tensor& in, int64_t batch,
   });
 }
 
+// Checks TF's input/output dtype pairing for the transform.
+absl::Status CheckFftTypes(const KernelContext& ctx, const FftSpec& spec, DType in_type,
+                           DType out_type) {
+  if (spec.real) {
+    const bool ok = spec.forward ? ((in_type == DType::kFloat32 && out_type == DType::kComplex64) ||
+                                    (in_type == DType::kFloat64 && out_type == DType::kComplex128))
+                                 : ((in_type == DType::kComplex64 && out_type == DType::kFloat32) ||
+                                    (in_type == DType::kComplex128 && out_type == DType::kFloat64));
+    if (!ok) {
+      return KernelError(ctx, "Wrong types for %s real FFT: in=%s out=%s",
+                         spec.forward ? "forward" : "backward", DTypeName(in_type),
+                         DTypeName(out_type));
+    }
+  } else if (!IsComplexDType(in_type) || out_type != in_type) {
+    return KernelError(ctx, "Wrong types for FFT: in=%s out=%s", DTypeName(in_type),
+                       DTypeName(out_type));
+  }
+  return absl::OkStatus();
+}
+
+// RFFT/IRFFT: reads the fft_length input into the transform lengths (`fft_shape`, the last r
+// dims) and the output dims (RFFT keeps n/2 + 1 of the last axis), checking the input is long
+// enough.
+absl::Status ReadFftLengths(const KernelContext& ctx, const FftSpec& spec, const Tensor& in,
+                            std::vector<int64_t>& fft_shape, std::vector<int64_t>& out_dims) {
+  const int r = spec.rank;
+  const int lead = in.rank() - r;
+  if (ctx.num_inputs() < 2) return KernelError(ctx, "expected an fft_length input");
+  const Tensor& len = ctx.input(1);
+  if (len.rank() != 1 || len.dim(0) != r || len.dtype() != DType::kInt32) {
+    return KernelError(ctx, "fft_length must have shape [%d]", r);
+  }
+  for (int i = 0; i < r; ++i) {
+    const int64_t n = len.data<int32_t>()[i];
+    if (n < 0) return KernelError(ctx, "fft_length[%d] must >= 0, but got: %d", i, n);
+    fft_shape[static_cast<size_t>(i)] = n;
+    const bool inner_most = i == r - 1;
+    const int64_t min_len = !spec.forward && inner_most ? n / 2 + 1 : n;
+    const int64_t have = in.dim(lead + i);
+    if (have != 0 && have < min_len) {
+      return KernelError(ctx, "Input dimension %d must have length of at least %d but got: %d",
+                         lead + i, min_len, have);
+    }
+    out_dims[static_cast<size_t>(lead + i)] = spec.forward && inner_most && n != 0 ? n / 2 + 1 : n;
+  }
+  return absl::OkStatus();
+}
+
+// Complex output: FFT/IFFT copy everything; RFFT keeps the first n/2 + 1 of the last axis.
+// Every value is scaled by `scale` and rounded to the output's precision.
+void StoreComplexOutput(const KernelContext& ctx, const Work& w, double scale, int64_t batch,
+                        Tensor& out) {
+  const int64_t out_block = out.num_elements() / batch;
+  const int64_t full_last = w.dims.back(), keep_last = out.dims().back();
+  DispatchComplex(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using R = typename T::value_type;
+    T* dst = out.data<T>();
+    const int64_t rows = batch * (out_block / keep_last);
+    ParallelFor(ctx, rows, keep_last, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const C* src = w.data.data() + row * full_last;
+        for (int64_t k = 0; k < keep_last; ++k) {
+          const C v = src[k] * scale;
+          dst[row * keep_last + k] = T(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+        }
+      }
+    });
+  });
+}
+
+// IRFFT: completes each last-axis line to n_last values (X[n-k] = conj(X[k])), inverse
+// transforms it and keeps the real part, scaled. Only real parts of X[0] (and X[n/2], n even)
+// matter.
+void StoreIrfftOutput(const KernelContext& ctx, const Work& w, double scale, int64_t batch,
+                      int64_t n_last, Tensor& out) {
+  const int64_t out_block = out.num_elements() / batch;
+  const int64_t half = w.dims.back();
+  DispatchFloat(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = out.data<T>();
+    const int64_t rows = batch * (out_block / n_last);
+    int64_t log_n = 1;
+    while ((int64_t{1} << log_n) < n_last) ++log_n;
+    ParallelFor(ctx, rows, 8 * n_last * log_n, [&](int64_t begin, int64_t end) {
+      LineFft fft(n_last);
+      std::vector<C> full(static_cast<size_t>(n_last)), res(static_cast<size_t>(n_last));
+      for (int64_t row = begin; row < end; ++row) {
+        const C* src = w.data.data() + row * half;
+        for (int64_t k = 0; k < n_last; ++k) {
+          full[static_cast<size_t>(k)] = k < half ? src[k] : std::conj(src[n_last - k]);
+        }
+        full[0] = C(full[0].real(), 0.0);
+        if (n_last % 2 == 0) {
+          full[static_cast<size_t>(n_last / 2)] =
+              C(full[static_cast<size_t>(n_last / 2)].real(), 0.0);
+        }
+        fft.Run(full.data(), res.data(), /*forward=*/false);
+        for (int64_t k = 0; k < n_last; ++k) {
+          dst[row * n_last + k] = static_cast<T>(res[static_cast<size_t>(k)].real() * scale);
+        }
+      }
+    });
+  });
+}
+
 absl::Status FftKernel(KernelContext& ctx, const FftSpec& spec) {
   const Tensor& in = ctx.input(0);
   const int r = spec.rank;
@@ -182,47 +288,12 @@ absl::Status FftKernel(KernelContext& ctx, const FftSpec& spec) {
   }
   const tf::Node& node = ctx.node();
   DType out_type = node.output_types().empty() ? DType::kInvalid : node.output_types()[0];
-  // Types: TF checks the in/out pairing.
-  if (spec.real) {
-    const bool ok = spec.forward
-                        ? ((in.dtype() == DType::kFloat32 && out_type == DType::kComplex64) ||
-                           (in.dtype() == DType::kFloat64 && out_type == DType::kComplex128))
-                        : ((in.dtype() == DType::kComplex64 && out_type == DType::kFloat32) ||
-                           (in.dtype() == DType::kComplex128 && out_type == DType::kFloat64));
-    if (!ok) {
-      return KernelError(ctx, "Wrong types for %s real FFT: in=%s out=%s",
-                         spec.forward ? "forward" : "backward", DTypeName(in.dtype()),
-                         DTypeName(out_type));
-    }
-  } else if (!IsComplexDType(in.dtype()) || out_type != in.dtype()) {
-    return KernelError(ctx, "Wrong types for FFT: in=%s out=%s", DTypeName(in.dtype()),
-                       DTypeName(out_type));
-  }
+  TFJIT_RETURN_IF_ERROR(CheckFftTypes(ctx, spec, in.dtype(), out_type));
   const int lead = in.rank() - r;
   std::vector<int64_t> in_inner(in.dims().begin() + lead, in.dims().end());
   std::vector<int64_t> fft_shape = in_inner;
   std::vector<int64_t> out_dims = in.dims();
-  if (spec.real) {
-    if (ctx.num_inputs() < 2) return KernelError(ctx, "expected an fft_length input");
-    const Tensor& len = ctx.input(1);
-    if (len.rank() != 1 || len.dim(0) != r || len.dtype() != DType::kInt32) {
-      return KernelError(ctx, "fft_length must have shape [%d]", r);
-    }
-    for (int i = 0; i < r; ++i) {
-      const int64_t n = len.data<int32_t>()[i];
-      if (n < 0) return KernelError(ctx, "fft_length[%d] must >= 0, but got: %d", i, n);
-      fft_shape[static_cast<size_t>(i)] = n;
-      const bool inner_most = i == r - 1;
-      const int64_t min_len = !spec.forward && inner_most ? n / 2 + 1 : n;
-      const int64_t have = in.dim(lead + i);
-      if (have != 0 && have < min_len) {
-        return KernelError(ctx, "Input dimension %d must have length of at least %d but got: %d",
-                           lead + i, min_len, have);
-      }
-      out_dims[static_cast<size_t>(lead + i)] =
-          spec.forward && inner_most && n != 0 ? n / 2 + 1 : n;
-    }
-  }
+  if (spec.real) TFJIT_RETURN_IF_ERROR(ReadFftLengths(ctx, spec, in, fft_shape, out_dims));
   TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, out_type, out_dims));
   Tensor out(out_type, out_dims);
   if (in.num_elements() == 0 || out.num_elements() == 0) {
@@ -253,59 +324,10 @@ absl::Status FftKernel(KernelContext& ctx, const FftSpec& spec) {
   }
   if (!(spec.real && !spec.forward)) {
     for (int a = 0; a < r; ++a) TransformAxis(ctx, w, a, spec.forward);
+    StoreComplexOutput(ctx, w, scale, batch, out);
   } else {
     for (int a = 0; a < r - 1; ++a) TransformAxis(ctx, w, a, /*forward=*/false);
-  }
-
-  const int64_t out_block = out.num_elements() / batch;
-  if (!spec.real || spec.forward) {
-    // Complex output: FFT/IFFT copy everything; RFFT keeps the first n/2 + 1 of the last axis.
-    const int64_t full_last = w.dims.back(), keep_last = out_dims.back();
-    DispatchComplex(out_type, [&](auto tag) {
-      using T = decltype(tag);
-      using R = typename T::value_type;
-      T* dst = out.data<T>();
-      const int64_t rows = batch * (out_block / keep_last);
-      ParallelFor(ctx, rows, keep_last, [&](int64_t begin, int64_t end) {
-        for (int64_t row = begin; row < end; ++row) {
-          const C* src = w.data.data() + row * full_last;
-          for (int64_t k = 0; k < keep_last; ++k) {
-            const C v = src[k] * scale;
-            dst[row * keep_last + k] = T(static_cast<R>(v.real()), static_cast<R>(v.imag()));
-          }
-        }
-      });
-    });
-  } else {
-    // IRFFT: complete each last-axis line to n values (X[n-k] = conj(X[k])), inverse
-    // transform, keep the real part. Only real parts of X[0] (and X[n/2], n even) matter.
-    const int64_t half = w.dims.back();
-    DispatchFloat(out_type, [&](auto tag) {
-      using T = decltype(tag);
-      T* dst = out.data<T>();
-      const int64_t rows = batch * (out_block / n_last);
-      int64_t log_n = 1;
-      while ((int64_t{1} << log_n) < n_last) ++log_n;
-      ParallelFor(ctx, rows, 8 * n_last * log_n, [&](int64_t begin, int64_t end) {
-        LineFft fft(n_last);
-        std::vector<C> full(static_cast<size_t>(n_last)), res(static_cast<size_t>(n_last));
-        for (int64_t row = begin; row < end; ++row) {
-          const C* src = w.data.data() + row * half;
-          for (int64_t k = 0; k < n_last; ++k) {
-            full[static_cast<size_t>(k)] = k < half ? src[k] : std::conj(src[n_last - k]);
-          }
-          full[0] = C(full[0].real(), 0.0);
-          if (n_last % 2 == 0) {
-            full[static_cast<size_t>(n_last / 2)] =
-                C(full[static_cast<size_t>(n_last / 2)].real(), 0.0);
-          }
-          fft.Run(full.data(), res.data(), /*forward=*/false);
-          for (int64_t k = 0; k < n_last; ++k) {
-            dst[row * n_last + k] = static_cast<T>(res[static_cast<size_t>(k)].real() * scale);
-          }
-        }
-      });
-    });
+    StoreIrfftOutput(ctx, w, scale, batch, n_last, out);
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();

@@ -620,17 +620,11 @@ absl::Status StridedSliceGradKernel(KernelContext& ctx) {
 
 // ---- MirrorPadGrad ----
 
-// The gradient of MirrorPad: each element of the padded gradient is added to the input
-// position it was mirrored from (REFLECT skips the border element, SYMMETRIC repeats it).
-absl::Status MirrorPadGradKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  const Tensor& in = ctx.input(0);
-  const Tensor& paddings = ctx.input(1);
-  TFJIT_ASSIGN_OR_RETURN(std::string mode, tf::GetStringAttr(ctx.node(), "mode"));
-  if (mode != "REFLECT" && mode != "SYMMETRIC") {
-    return KernelError(ctx, "mode must be either REFLECT or SYMMETRIC, got '%s'", mode);
-  }
-  const int64_t offset = mode == "REFLECT" ? 1 : 0;
+// Checks MirrorPadGrad's paddings (an int [rank, 2] of non-negative pads within the mode's
+// limit) and reads them into `pads` (before/after pairs) and the output dims into `out_dims`.
+absl::Status MirrorPadGradDims(const KernelContext& ctx, const Tensor& in, const Tensor& paddings,
+                               int64_t offset, std::vector<int64_t>& pads,
+                               std::vector<int64_t>& out_dims) {
   const int rank = in.rank();
   if (paddings.rank() != 2 || paddings.dim(0) != rank || paddings.dim(1) != 2 ||
       (paddings.dtype() != DType::kInt32 && paddings.dtype() != DType::kInt64)) {
@@ -639,10 +633,9 @@ absl::Status MirrorPadGradKernel(KernelContext& ctx) {
                        "paddings is %s",
                        rank, paddings.ShapeString());
   }
-  std::vector<int64_t> pads;
   TFJIT_RETURN_IF_ERROR(
       ReadIndexVector(ctx, paddings.Reshaped({2 * static_cast<int64_t>(rank)}), "paddings", &pads));
-  std::vector<int64_t> out_dims(static_cast<size_t>(rank));
+  out_dims.assign(static_cast<size_t>(rank), 0);
   for (int d = 0; d < rank; ++d) {
     const int64_t before = pads[2 * static_cast<size_t>(d)];
     const int64_t after = pads[2 * static_cast<size_t>(d) + 1];
@@ -664,7 +657,14 @@ absl::Status MirrorPadGradKernel(KernelContext& ctx) {
     }
     out_dims[static_cast<size_t>(d)] = size;
   }
-  // src[d][p]: the output index padded position p of dim d reads.
+  return absl::OkStatus();
+}
+
+// src[d][p]: the output index that padded position p of dim d reads.
+std::vector<std::vector<int64_t>> MirrorSources(const Tensor& in, const std::vector<int64_t>& pads,
+                                                const std::vector<int64_t>& out_dims,
+                                                int64_t offset) {
+  const int rank = in.rank();
   std::vector<std::vector<int64_t>> src(static_cast<size_t>(rank));
   for (int d = 0; d < rank; ++d) {
     const int64_t before = pads[2 * static_cast<size_t>(d)], n = out_dims[static_cast<size_t>(d)];
@@ -675,34 +675,54 @@ absl::Status MirrorPadGradKernel(KernelContext& ctx) {
                                                      : q);
     }
   }
-  Tensor out(in.dtype(), out_dims);
+  return src;
+}
+
+// Adds every element of `in` into the output element `src` maps it to, in input order.
+template <typename T>
+void SumMirrored(const Tensor& in, const std::vector<std::vector<int64_t>>& src, Tensor& out) {
+  const int rank = in.rank();
   std::vector<int64_t> row(static_cast<size_t>(rank), 1);
   for (int d = rank - 2; d >= 0; --d) {
-    row[static_cast<size_t>(d)] =
-        row[static_cast<size_t>(d) + 1] * out_dims[static_cast<size_t>(d) + 1];
+    row[static_cast<size_t>(d)] = row[static_cast<size_t>(d) + 1] * out.dim(d + 1);
   }
-  const auto sum_into = [&](auto tag) {
-    using T = decltype(tag);
-    // (bool is compiled but never dispatched: DispatchReal skips it.)
-    using Acc = std::conditional_t<kIsInt<T> || std::is_same_v<T, bool>, uint64_t, ComputeType<T>>;
-    std::vector<Acc> acc(static_cast<size_t>(out.num_elements()), Acc(0));
-    std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
-    const T* x = in.data<T>();
-    for (int64_t k = 0; k < in.num_elements(); ++k) {
-      int64_t off = 0;
-      for (int d = 0; d < rank; ++d) {
-        off += src[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])] *
-               row[static_cast<size_t>(d)];
-      }
-      acc[static_cast<size_t>(off)] += static_cast<Acc>(x[k]);
-      for (int d = rank - 1; d >= 0; --d) {
-        if (++idx[static_cast<size_t>(d)] < in.dim(d)) break;
-        idx[static_cast<size_t>(d)] = 0;
-      }
+  // (bool is compiled but never dispatched: DispatchReal skips it.)
+  using Acc = std::conditional_t<kIsInt<T> || std::is_same_v<T, bool>, uint64_t, ComputeType<T>>;
+  std::vector<Acc> acc(static_cast<size_t>(out.num_elements()), Acc(0));
+  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
+  const T* x = in.data<T>();
+  for (int64_t k = 0; k < in.num_elements(); ++k) {
+    int64_t off = 0;
+    for (int d = 0; d < rank; ++d) {
+      off += src[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])] *
+             row[static_cast<size_t>(d)];
     }
-    T* y = out.data<T>();
-    for (size_t k = 0; k < acc.size(); ++k) y[k] = static_cast<T>(acc[k]);
-  };
+    acc[static_cast<size_t>(off)] += static_cast<Acc>(x[k]);
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++idx[static_cast<size_t>(d)] < in.dim(d)) break;
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+  T* y = out.data<T>();
+  for (size_t k = 0; k < acc.size(); ++k) y[k] = static_cast<T>(acc[k]);
+}
+
+// The gradient of MirrorPad: each element of the padded gradient is added to the input
+// position it was mirrored from (REFLECT skips the border element, SYMMETRIC repeats it).
+absl::Status MirrorPadGradKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  const Tensor& paddings = ctx.input(1);
+  TFJIT_ASSIGN_OR_RETURN(std::string mode, tf::GetStringAttr(ctx.node(), "mode"));
+  if (mode != "REFLECT" && mode != "SYMMETRIC") {
+    return KernelError(ctx, "mode must be either REFLECT or SYMMETRIC, got '%s'", mode);
+  }
+  const int64_t offset = mode == "REFLECT" ? 1 : 0;
+  std::vector<int64_t> pads, out_dims;
+  TFJIT_RETURN_IF_ERROR(MirrorPadGradDims(ctx, in, paddings, offset, pads, out_dims));
+  const std::vector<std::vector<int64_t>> src = MirrorSources(in, pads, out_dims, offset);
+  Tensor out(in.dtype(), out_dims);
+  const auto sum_into = [&](auto tag) { SumMirrored<decltype(tag)>(in, src, out); };
   // TF registers MirrorPadGrad on CPU for every number type, complex included.
   const bool ok = DispatchReal(in.dtype(), sum_into) || DispatchComplex(in.dtype(), sum_into);
   if (!ok) {

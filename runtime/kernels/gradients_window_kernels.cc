@@ -236,26 +236,13 @@ absl::Status MaxPoolGradKernel(KernelContext& ctx) {
 
 // ---- FusedBatchNormGrad, V2, V3 ----
 
-// With m = reserve_space_1 (the mean), v = reserve_space_2 (the variance) and
-// r = rsqrt(v + epsilon), per channel over the other dims:
-//   training:  x_backprop = scale * r * (dy - mean(dy) - (x - m) * mean(dy * (x - m)) * r^2)
-//   inference: x_backprop = dy * scale * r
-//   scale_backprop = sum(dy * (x - m)) * r, offset_backprop = sum(dy);
-// reserve_space_3/4 (V3: 4/5) are empty float vectors, as TF's CPU kernel makes them.
-absl::Status FusedBatchNormGradKernel(KernelContext& ctx) {
-  const bool v3 = ctx.node().op() == "FusedBatchNormGradV3";
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, v3 ? 6 : 5));
+// Checks FusedBatchNormGrad's inputs: x and y_backprop of one shape and dtype with the
+// format's rank, and scale, reserve_space_1 and reserve_space_2 float32 vectors of the
+// channel count. Returns the channel dim of x.
+absl::StatusOr<int> CheckBatchNormGradInputs(const KernelContext& ctx, int want_rank,
+                                             bool channels_last) {
   const Tensor& dy = ctx.input(0);
   const Tensor& x = ctx.input(1);
-  TFJIT_ASSIGN_OR_RETURN(float epsilon, tf::GetFloatAttrOr(ctx.node(), "epsilon", 1e-4f));
-  TFJIT_ASSIGN_OR_RETURN(bool training, tf::GetBoolAttrOr(ctx.node(), "is_training", true));
-  TFJIT_ASSIGN_OR_RETURN(std::string format,
-                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
-  const bool channels_last = format == "NHWC" || format == "NDHWC";
-  if (!channels_last && format != "NCHW" && format != "NCDHW") {
-    return KernelError(ctx, "Invalid data format: %s", format);
-  }
-  const int want_rank = format.size() == 5 ? 5 : 4;
   if (x.rank() != want_rank || dy.rank() != want_rank) {
     return KernelError(ctx, "input must be %d-dimensional: x is %s, y_backprop is %s", want_rank,
                        x.ShapeString(), dy.ShapeString());
@@ -284,48 +271,94 @@ absl::Status FusedBatchNormGradKernel(KernelContext& ctx) {
                          kNames[i], channels, t.ShapeString());
     }
   }
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < cdim; ++d) outer *= x.dim(d);
-  for (int d = cdim + 1; d < x.rank(); ++d) inner *= x.dim(d);
+  return cdim;
+}
+
+// FusedBatchNormGrad's view of x as [outer, channels, inner], its attrs and its float inputs.
+struct BatchNormGradPlan {
+  int64_t outer = 1, channels = 0, inner = 1;
+  float epsilon = 0;
+  bool training = true;
+  const float* scale = nullptr;
+  const float* mean = nullptr;
+  const float* var = nullptr;
+};
+
+// Computes dx, dscale and doffset channel by channel (the formulas above
+// FusedBatchNormGradKernel), channels spread over the pool.
+template <typename T>
+void BatchNormGradChannels(const KernelContext& ctx, const BatchNormGradPlan& p, const Tensor& x,
+                           const Tensor& dy, Tensor& dx, Tensor& dscale, Tensor& doffset) {
+  const int64_t outer = p.outer, channels = p.channels, inner = p.inner;
   const double count = static_cast<double>(outer * inner);
-  const float* scale = ctx.input(2).data<float>();
-  const float* mean = ctx.input(3).data<float>();
-  const float* var = ctx.input(4).data<float>();
+  const float* scale = p.scale;
+  const float* mean = p.mean;
+  const float* var = p.var;
+  const T* px = x.data<T>();
+  const T* pdy = dy.data<T>();
+  T* pdx = dx.data<T>();
+  ParallelFor(ctx, channels, 8 * std::max<int64_t>(1, outer * inner), [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      auto at = [&](int64_t o, int64_t i) { return (o * channels + c) * inner + i; };
+      double sum_dy = 0, sum_dyx = 0;
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const double g = static_cast<float>(pdy[at(o, i)]);
+          sum_dy += g;
+          sum_dyx += g * (static_cast<float>(px[at(o, i)]) - mean[c]);
+        }
+      }
+      const double r = 1.0 / std::sqrt(static_cast<double>(var[c]) + p.epsilon);
+      dscale.data<float>()[c] = static_cast<float>(sum_dyx * r);
+      doffset.data<float>()[c] = static_cast<float>(sum_dy);
+      const double mean_dy = sum_dy / count, mean_dyx = sum_dyx / count;
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const double g = static_cast<float>(pdy[at(o, i)]);
+          const double xc = static_cast<double>(static_cast<float>(px[at(o, i)])) - mean[c];
+          const double v =
+              p.training ? scale[c] * r * (g - mean_dy - xc * mean_dyx * r * r) : g * scale[c] * r;
+          pdx[at(o, i)] = static_cast<T>(static_cast<float>(v));
+        }
+      }
+    }
+  });
+}
+
+// With m = reserve_space_1 (the mean), v = reserve_space_2 (the variance) and
+// r = rsqrt(v + epsilon), per channel over the other dims:
+//   training:  x_backprop = scale * r * (dy - mean(dy) - (x - m) * mean(dy * (x - m)) * r^2)
+//   inference: x_backprop = dy * scale * r
+//   scale_backprop = sum(dy * (x - m)) * r, offset_backprop = sum(dy);
+// reserve_space_3/4 (V3: 4/5) are empty float vectors, as TF's CPU kernel makes them.
+absl::Status FusedBatchNormGradKernel(KernelContext& ctx) {
+  const bool v3 = ctx.node().op() == "FusedBatchNormGradV3";
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, v3 ? 6 : 5));
+  const Tensor& dy = ctx.input(0);
+  const Tensor& x = ctx.input(1);
+  BatchNormGradPlan p;
+  TFJIT_ASSIGN_OR_RETURN(p.epsilon, tf::GetFloatAttrOr(ctx.node(), "epsilon", 1e-4f));
+  TFJIT_ASSIGN_OR_RETURN(p.training, tf::GetBoolAttrOr(ctx.node(), "is_training", true));
+  TFJIT_ASSIGN_OR_RETURN(std::string format,
+                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
+  const bool channels_last = format == "NHWC" || format == "NDHWC";
+  if (!channels_last && format != "NCHW" && format != "NCDHW") {
+    return KernelError(ctx, "Invalid data format: %s", format);
+  }
+  const int want_rank = format.size() == 5 ? 5 : 4;
+  TFJIT_ASSIGN_OR_RETURN(const int cdim, CheckBatchNormGradInputs(ctx, want_rank, channels_last));
+  p.channels = x.dim(cdim);
+  for (int d = 0; d < cdim; ++d) p.outer *= x.dim(d);
+  for (int d = cdim + 1; d < x.rank(); ++d) p.inner *= x.dim(d);
+  p.scale = ctx.input(2).data<float>();
+  p.mean = ctx.input(3).data<float>();
+  p.var = ctx.input(4).data<float>();
   Tensor dx(x.dtype(), x.dims());
-  Tensor dscale(DType::kFloat32, {channels}), doffset(DType::kFloat32, {channels});
+  Tensor dscale(DType::kFloat32, {p.channels}), doffset(DType::kFloat32, {p.channels});
   const bool ok = DispatchFloat(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, double>) {
-      const T* px = x.data<T>();
-      const T* pdy = dy.data<T>();
-      T* pdx = dx.data<T>();
-      ParallelFor(
-          ctx, channels, 8 * std::max<int64_t>(1, outer * inner), [&](int64_t b, int64_t e) {
-            for (int64_t c = b; c < e; ++c) {
-              auto at = [&](int64_t o, int64_t i) { return (o * channels + c) * inner + i; };
-              double sum_dy = 0, sum_dyx = 0;
-              for (int64_t o = 0; o < outer; ++o) {
-                for (int64_t i = 0; i < inner; ++i) {
-                  const double g = static_cast<float>(pdy[at(o, i)]);
-                  sum_dy += g;
-                  sum_dyx += g * (static_cast<float>(px[at(o, i)]) - mean[c]);
-                }
-              }
-              const double r = 1.0 / std::sqrt(static_cast<double>(var[c]) + epsilon);
-              dscale.data<float>()[c] = static_cast<float>(sum_dyx * r);
-              doffset.data<float>()[c] = static_cast<float>(sum_dy);
-              const double mean_dy = sum_dy / count, mean_dyx = sum_dyx / count;
-              for (int64_t o = 0; o < outer; ++o) {
-                for (int64_t i = 0; i < inner; ++i) {
-                  const double g = static_cast<float>(pdy[at(o, i)]);
-                  const double xc = static_cast<double>(static_cast<float>(px[at(o, i)])) - mean[c];
-                  const double v = training ? scale[c] * r * (g - mean_dy - xc * mean_dyx * r * r)
-                                            : g * scale[c] * r;
-                  pdx[at(o, i)] = static_cast<T>(static_cast<float>(v));
-                }
-              }
-            }
-          });
+      BatchNormGradChannels<T>(ctx, p, x, dy, dx, dscale, doffset);
     }
   });
   const bool supported = ok && x.dtype() != DType::kFloat64 &&
@@ -844,13 +877,10 @@ absl::Status LrnGradKernel(KernelContext& ctx) {
 
 // ---- Dilation2DBackpropInput / Filter (TF-only) ----
 
-// TF's dilation_ops.cc: each out_backprop value goes to the (input cell, filter tap) of its
-// window's maximum of input + filter over the in-bounds taps, the first in (row, col) scan
-// order with a strict > from the type's lowest value (ties: the first tap). A window with no
-// in-bounds tap credits tap (0, 0) and the clamped window start, as TF's initial argmax.
-absl::Status Dilation2DBackpropKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  const bool filter_grad = ctx.node().op() == "Dilation2DBackpropFilter";
+// Checks Dilation2DBackprop's input (4-D), filter (3-D, the input's depth), dtypes and its
+// strides, rates and padding attrs; returns the forward window after checking out_backprop
+// has the forward output's shape.
+absl::StatusOr<tf::Window2D> Dilation2DBackpropWindow(const KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& f = ctx.input(1);
   const Tensor& dy = ctx.input(2);
@@ -898,56 +928,78 @@ absl::Status Dilation2DBackpropKernel(KernelContext& ctx) {
     return KernelError(ctx, "out_backprop has incompatible size: %s, expected %s", dy.ShapeString(),
                        DimsString(want));
   }
-  Tensor out(x.dtype(), filter_grad ? f.dims() : x.dims());
+  return win;
+}
+
+// Accumulates every out_backprop value into `out` (the filter's or the input's gradient) at
+// its window's argmax (the rule above Dilation2DBackpropKernel).
+template <typename T>
+void Dilation2DBackpropSum(const Tensor& x, const Tensor& f, const Tensor& dy,
+                           const tf::Window2D& win, bool filter_grad, Tensor& out) {
+  using C = ComputeType<T>;
   const int64_t h = x.dim(1), w = x.dim(2), depth = x.dim(3);
-  const bool ok = DispatchReal(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>) {
-      using C = ComputeType<T>;
-      const T* px = x.data<T>();
-      const T* pf = f.data<T>();
-      const T* pg = dy.data<T>();
-      std::vector<C> acc(static_cast<size_t>(out.num_elements()), C(0));
-      // Serial: windows overlap in both outputs (TF's CPU kernel is serial too).
-      for (int64_t n = 0; n < x.dim(0); ++n) {
-        for (int64_t oy = 0; oy < win.h.out; ++oy) {
-          const int64_t y0 = oy * win.h.stride - win.h.pad_before;
-          for (int64_t ox = 0; ox < win.w.out; ++ox) {
-            const int64_t x0 = ox * win.w.stride - win.w.pad_before;
-            for (int64_t c = 0; c < depth; ++c) {
-              C best = std::numeric_limits<C>::lowest();
-              int64_t by = y0 < 0 ? 0 : y0, bx = x0 < 0 ? 0 : x0, bh = 0, bw = 0;
-              for (int64_t i = 0; i < f.dim(0); ++i) {
-                const int64_t iy = y0 + i * win.h.dilation;
-                if (iy < 0 || iy >= h) continue;
-                for (int64_t j = 0; j < f.dim(1); ++j) {
-                  const int64_t ix = x0 + j * win.w.dilation;
-                  if (ix < 0 || ix >= w) continue;
-                  // The sum rounded to T, as TF adds in T.
-                  const C v = static_cast<C>(
-                      static_cast<T>(static_cast<C>(px[((n * h + iy) * w + ix) * depth + c]) +
-                                     static_cast<C>(pf[(i * f.dim(1) + j) * depth + c])));
-                  if (v > best) {
-                    best = v;
-                    by = iy;
-                    bx = ix;
-                    bh = i;
-                    bw = j;
-                  }
-                }
-              }
-              const C g = static_cast<C>(pg[((n * win.h.out + oy) * win.w.out + ox) * depth + c]);
-              if (filter_grad) {
-                acc[static_cast<size_t>((bh * f.dim(1) + bw) * depth + c)] += g;
-              } else if (by < h && bx < w) {
-                acc[static_cast<size_t>(((n * h + by) * w + bx) * depth + c)] += g;
+  const T* px = x.data<T>();
+  const T* pf = f.data<T>();
+  const T* pg = dy.data<T>();
+  std::vector<C> acc(static_cast<size_t>(out.num_elements()), C(0));
+  // Serial: windows overlap in both outputs (TF's CPU kernel is serial too).
+  for (int64_t n = 0; n < x.dim(0); ++n) {
+    for (int64_t oy = 0; oy < win.h.out; ++oy) {
+      const int64_t y0 = oy * win.h.stride - win.h.pad_before;
+      for (int64_t ox = 0; ox < win.w.out; ++ox) {
+        const int64_t x0 = ox * win.w.stride - win.w.pad_before;
+        for (int64_t c = 0; c < depth; ++c) {
+          C best = std::numeric_limits<C>::lowest();
+          int64_t by = y0 < 0 ? 0 : y0, bx = x0 < 0 ? 0 : x0, bh = 0, bw = 0;
+          for (int64_t i = 0; i < f.dim(0); ++i) {
+            const int64_t iy = y0 + i * win.h.dilation;
+            if (iy < 0 || iy >= h) continue;
+            for (int64_t j = 0; j < f.dim(1); ++j) {
+              const int64_t ix = x0 + j * win.w.dilation;
+              if (ix < 0 || ix >= w) continue;
+              // The sum rounded to T, as TF adds in T.
+              const C v = static_cast<C>(
+                  static_cast<T>(static_cast<C>(px[((n * h + iy) * w + ix) * depth + c]) +
+                                 static_cast<C>(pf[(i * f.dim(1) + j) * depth + c])));
+              if (v > best) {
+                best = v;
+                by = iy;
+                bx = ix;
+                bh = i;
+                bw = j;
               }
             }
           }
+          const C g = static_cast<C>(pg[((n * win.h.out + oy) * win.w.out + ox) * depth + c]);
+          if (filter_grad) {
+            acc[static_cast<size_t>((bh * f.dim(1) + bw) * depth + c)] += g;
+          } else if (by < h && bx < w) {
+            acc[static_cast<size_t>(((n * h + by) * w + bx) * depth + c)] += g;
+          }
         }
       }
-      T* y = out.data<T>();
-      for (size_t k = 0; k < acc.size(); ++k) y[k] = static_cast<T>(acc[k]);
+    }
+  }
+  T* y = out.data<T>();
+  for (size_t k = 0; k < acc.size(); ++k) y[k] = static_cast<T>(acc[k]);
+}
+
+// TF's dilation_ops.cc: each out_backprop value goes to the (input cell, filter tap) of its
+// window's maximum of input + filter over the in-bounds taps, the first in (row, col) scan
+// order with a strict > from the type's lowest value (ties: the first tap). A window with no
+// in-bounds tap credits tap (0, 0) and the clamped window start, as TF's initial argmax.
+absl::Status Dilation2DBackpropKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  const bool filter_grad = ctx.node().op() == "Dilation2DBackpropFilter";
+  const Tensor& x = ctx.input(0);
+  const Tensor& f = ctx.input(1);
+  const Tensor& dy = ctx.input(2);
+  TFJIT_ASSIGN_OR_RETURN(const tf::Window2D win, Dilation2DBackpropWindow(ctx));
+  Tensor out(x.dtype(), filter_grad ? f.dims() : x.dims());
+  const bool ok = DispatchReal(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      Dilation2DBackpropSum<T>(x, f, dy, win, filter_grad, out);
     }
   });
   if (!ok || x.dtype() == DType::kBool) {

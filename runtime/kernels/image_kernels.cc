@@ -280,23 +280,18 @@ absl::Status ReadBlockArgs(const KernelContext& ctx, const Tensor& in, const cha
   return absl::OkStatus();
 }
 
-// Shared by both directions. `space` is the tensor with the large spatial dims and small batch
-// ([B, P1..PM, rest], P = padded size), `batch` the one with [B * prod(block), P1/b1.., rest].
-// SpaceToBatch writes `batch` from `space` (padding cells are zero); BatchToSpace writes the
-// cropped `space` from `batch`.
-absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  const Tensor& in = ctx.input(0);
-  std::vector<int64_t> block, pads;
-  TFJIT_RETURN_IF_ERROR(ReadBlockArgs(ctx, in, to_batch ? "paddings" : "crops", &block, &pads));
+// The output dims of SpaceToBatchND (`to_batch`) or BatchToSpaceND, checking divisibility and
+// crops; sets `space_batch` to the small-batch side's batch size.
+absl::Status SpaceBatchOutDims(const KernelContext& ctx, const Tensor& in,
+                               const std::vector<int64_t>& block, const std::vector<int64_t>& pads,
+                               bool to_batch, std::vector<int64_t>& out_dims,
+                               int64_t& space_batch) {
   const size_t m = block.size();
   int64_t block_count = 1;
   for (int64_t b : block) block_count *= b;
-  int64_t rest = 1;
-  for (int d = 1 + static_cast<int>(m); d < in.rank(); ++d) rest *= in.dim(d);
-  std::vector<int64_t> out_dims = in.dims();
-  // The small-batch side's batch and (padded / uncropped) spatial sizes.
-  int64_t space_batch = in.dim(0);
+  out_dims = in.dims();
+  // The (padded / uncropped) spatial sizes of the small-batch side.
+  space_batch = in.dim(0);
   std::vector<int64_t> padded(m);
   if (to_batch) {
     for (size_t i = 0; i < m; ++i) {
@@ -308,34 +303,43 @@ absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
       out_dims[i + 1] = padded[i] / block[i];
     }
     out_dims[0] = in.dim(0) * block_count;
-  } else {
-    if (in.dim(0) % block_count != 0) {
+    return absl::OkStatus();
+  }
+  if (in.dim(0) % block_count != 0) {
+    return KernelError(ctx,
+                       "Input batch dimension (%d) is not divisible by product of block "
+                       "sizes (%d)",
+                       in.dim(0), block_count);
+  }
+  space_batch = in.dim(0) / block_count;
+  out_dims[0] = space_batch;
+  for (size_t i = 0; i < m; ++i) {
+    padded[i] = in.dim(static_cast<int>(i + 1)) * block[i];
+    out_dims[i + 1] = padded[i] - pads[2 * i] - pads[2 * i + 1];
+    if (out_dims[i + 1] < 0) {
       return KernelError(ctx,
-                         "Input batch dimension (%d) is not divisible by product of block "
-                         "sizes (%d)",
-                         in.dim(0), block_count);
-    }
-    space_batch = in.dim(0) / block_count;
-    out_dims[0] = space_batch;
-    for (size_t i = 0; i < m; ++i) {
-      padded[i] = in.dim(static_cast<int>(i + 1)) * block[i];
-      out_dims[i + 1] = padded[i] - pads[2 * i] - pads[2 * i + 1];
-      if (out_dims[i + 1] < 0) {
-        return KernelError(ctx,
-                           "Cropped size must be non-negative: start: %d end: %d "
-                           "size %d",
-                           pads[2 * i], pads[2 * i + 1], padded[i]);
-      }
+                         "Cropped size must be non-negative: start: %d end: %d "
+                         "size %d",
+                         pads[2 * i], pads[2 * i + 1], padded[i]);
     }
   }
-  Tensor out(in.dtype(), out_dims);
+  return absl::OkStatus();
+}
+
+// Moves each row of `rest` trailing elements between the batch side and the space side (to
+// the batch side, zero-filling padding rows, when `to_batch`; else to the space side, dropping
+// cropped rows).
+void CopySpaceBatchRows(const KernelContext& ctx, const Tensor& in, Tensor& out,
+                        const std::vector<int64_t>& block, const std::vector<int64_t>& pads,
+                        int64_t space_batch, int64_t rest, bool to_batch) {
+  const size_t m = block.size();
   const size_t elem = DTypeSize(in.dtype());
   const size_t bytes = static_cast<size_t>(rest) * elem;
   const char* x = static_cast<const char*>(in.raw_data());
   char* y = static_cast<char*>(out.raw_data());
   // The "batch"-side dims and the real (unpadded, uncropped) space-side dims.
-  const std::vector<int64_t>& batch_dims = to_batch ? out_dims : in.dims();
-  const std::vector<int64_t>& space_dims = to_batch ? in.dims() : out_dims;
+  const std::vector<int64_t>& batch_dims = to_batch ? out.dims() : in.dims();
+  const std::vector<int64_t>& space_dims = to_batch ? in.dims() : out.dims();
   int64_t batch_rows = 1;
   for (size_t d = 0; d <= m; ++d) batch_rows *= batch_dims[d];
   ParallelFor(ctx, batch_rows, rest + 8, [&](int64_t begin, int64_t end) {
@@ -372,6 +376,24 @@ absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
       }
     }
   });
+}
+
+// Shared by both directions. `space` is the tensor with the large spatial dims and small batch
+// ([B, P1..PM, rest], P = padded size), `batch` the one with [B * prod(block), P1/b1.., rest].
+// SpaceToBatch writes `batch` from `space` (padding cells are zero); BatchToSpace writes the
+// cropped `space` from `batch`.
+absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  const Tensor& in = ctx.input(0);
+  std::vector<int64_t> block, pads;
+  TFJIT_RETURN_IF_ERROR(ReadBlockArgs(ctx, in, to_batch ? "paddings" : "crops", &block, &pads));
+  int64_t rest = 1;
+  for (int d = 1 + static_cast<int>(block.size()); d < in.rank(); ++d) rest *= in.dim(d);
+  std::vector<int64_t> out_dims;
+  int64_t space_batch = 0;
+  TFJIT_RETURN_IF_ERROR(SpaceBatchOutDims(ctx, in, block, pads, to_batch, out_dims, space_batch));
+  Tensor out(in.dtype(), out_dims);
+  CopySpaceBatchRows(ctx, in, out, block, pads, space_batch, rest, to_batch);
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

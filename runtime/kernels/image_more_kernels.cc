@@ -429,20 +429,12 @@ absl::Status ResizeBicubicKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// CropAndResize(image, boxes, box_ind, crop_size): each box [y1, x1, y2, x2] (normalised)
-// sampled on a crop_h x crop_w grid, bilinear or nearest; samples outside the image get
-// extrapolation_value.
-absl::Status CropAndResizeKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
+// Checks CropAndResize's image (4-D, positive size), boxes [num_boxes, 4] float32, box_ind
+// (int32, in range) and crop_size (two positive values); returns crop_size.
+absl::StatusOr<std::vector<int64_t>> CheckCropAndResizeInputs(const KernelContext& ctx) {
   const Tensor& image = ctx.input(0);
   const Tensor& boxes = ctx.input(1);
   const Tensor& box_ind = ctx.input(2);
-  TFJIT_ASSIGN_OR_RETURN(std::string method, tf::GetStringAttrOr(ctx.node(), "method", "bilinear"));
-  TFJIT_ASSIGN_OR_RETURN(float extrapolation,
-                         tf::GetFloatAttrOr(ctx.node(), "extrapolation_value", 0.0f));
-  if (method != "bilinear" && method != "nearest") {
-    return KernelError(ctx, "method must be 'bilinear' or 'nearest', got '%s'", method);
-  }
   if (image.rank() != 4) {
     return KernelError(ctx, "input image must be 4-D, got %s", image.ShapeString());
   }
@@ -469,64 +461,89 @@ absl::Status CropAndResizeKernel(KernelContext& ctx) {
       return KernelError(ctx, "box_index has values outside [0, batch_size)");
     }
   }
+  return crop;
+}
+
+// Samples every box of `boxes` from `image` into `out` [num_boxes, crop_h, crop_w, depth],
+// one output row (box, y) at a time.
+template <typename T>
+void CropAndResizeRows(const KernelContext& ctx, const Tensor& image, const Tensor& boxes,
+                       const Tensor& box_ind, bool bilinear, float extrapolation, Tensor& out) {
   const int64_t h = image.dim(1), w = image.dim(2), depth = image.dim(3);
-  const int64_t ch = crop[0], cw = crop[1];
-  Tensor out(DType::kFloat32, {num_boxes, ch, cw, depth});
+  const int64_t num_boxes = out.dim(0), ch = out.dim(1), cw = out.dim(2);
+  const int32_t* bi = box_ind.data<int32_t>();
   const float* bx = boxes.data<float>();
-  const bool bilinear = method == "bilinear";
-  const bool ok = DispatchImage(image.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = image.data<T>();
-    float* py = out.data<float>();
-    auto at = [&](int64_t n, int64_t y, int64_t x, int64_t c) {
-      return static_cast<float>(px[((n * h + y) * w + x) * depth + c]);
-    };
-    ParallelFor(ctx, num_boxes * ch, cw * depth * 8 + 1, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t b = r / ch, y = r % ch, n = bi[b];
-        const float y1 = bx[4 * b], x1 = bx[4 * b + 1], y2 = bx[4 * b + 2], x2 = bx[4 * b + 3];
-        const float hs =
-            ch > 1 ? (y2 - y1) * static_cast<float>(h - 1) / static_cast<float>(ch - 1) : 0;
-        const float ws =
-            cw > 1 ? (x2 - x1) * static_cast<float>(w - 1) / static_cast<float>(cw - 1) : 0;
-        const float in_y = ch > 1
-                               ? y1 * static_cast<float>(h - 1) + static_cast<float>(y) * hs
-                               : static_cast<float>(0.5 * (y1 + y2) * static_cast<double>(h - 1));
-        float* row = py + r * cw * depth;
-        if (in_y < 0 || in_y > static_cast<float>(h - 1)) {
-          std::fill(row, row + cw * depth, extrapolation);
+  const T* px = image.data<T>();
+  float* py = out.data<float>();
+  auto at = [&](int64_t n, int64_t y, int64_t x, int64_t c) {
+    return static_cast<float>(px[((n * h + y) * w + x) * depth + c]);
+  };
+  ParallelFor(ctx, num_boxes * ch, cw * depth * 8 + 1, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t b = r / ch, y = r % ch, n = bi[b];
+      const float y1 = bx[4 * b], x1 = bx[4 * b + 1], y2 = bx[4 * b + 2], x2 = bx[4 * b + 3];
+      const float hs =
+          ch > 1 ? (y2 - y1) * static_cast<float>(h - 1) / static_cast<float>(ch - 1) : 0;
+      const float ws =
+          cw > 1 ? (x2 - x1) * static_cast<float>(w - 1) / static_cast<float>(cw - 1) : 0;
+      const float in_y = ch > 1 ? y1 * static_cast<float>(h - 1) + static_cast<float>(y) * hs
+                                : static_cast<float>(0.5 * (y1 + y2) * static_cast<double>(h - 1));
+      float* row = py + r * cw * depth;
+      if (in_y < 0 || in_y > static_cast<float>(h - 1)) {
+        std::fill(row, row + cw * depth, extrapolation);
+        continue;
+      }
+      const int64_t top = static_cast<int64_t>(std::floor(in_y));
+      const int64_t bottom = static_cast<int64_t>(std::ceil(in_y));
+      const float y_lerp = in_y - static_cast<float>(top);
+      for (int64_t x = 0; x < cw; ++x) {
+        const float in_x = cw > 1
+                               ? x1 * static_cast<float>(w - 1) + static_cast<float>(x) * ws
+                               : static_cast<float>(0.5 * (x1 + x2) * static_cast<double>(w - 1));
+        float* o = row + x * depth;
+        if (in_x < 0 || in_x > static_cast<float>(w - 1)) {
+          std::fill(o, o + depth, extrapolation);
           continue;
         }
-        const int64_t top = static_cast<int64_t>(std::floor(in_y));
-        const int64_t bottom = static_cast<int64_t>(std::ceil(in_y));
-        const float y_lerp = in_y - static_cast<float>(top);
-        for (int64_t x = 0; x < cw; ++x) {
-          const float in_x = cw > 1
-                                 ? x1 * static_cast<float>(w - 1) + static_cast<float>(x) * ws
-                                 : static_cast<float>(0.5 * (x1 + x2) * static_cast<double>(w - 1));
-          float* o = row + x * depth;
-          if (in_x < 0 || in_x > static_cast<float>(w - 1)) {
-            std::fill(o, o + depth, extrapolation);
-            continue;
-          }
-          if (!bilinear) {
-            const int64_t ny = static_cast<int64_t>(std::round(in_y));
-            const int64_t nx = static_cast<int64_t>(std::round(in_x));
-            for (int64_t c = 0; c < depth; ++c) o[c] = at(n, ny, nx, c);
-            continue;
-          }
-          const int64_t left = static_cast<int64_t>(std::floor(in_x));
-          const int64_t right = static_cast<int64_t>(std::ceil(in_x));
-          const float x_lerp = in_x - static_cast<float>(left);
-          for (int64_t c = 0; c < depth; ++c) {
-            const float tl = at(n, top, left, c), tr = at(n, top, right, c);
-            const float bl = at(n, bottom, left, c), br = at(n, bottom, right, c);
-            const float t = tl + (tr - tl) * x_lerp, bt = bl + (br - bl) * x_lerp;
-            o[c] = t + (bt - t) * y_lerp;
-          }
+        if (!bilinear) {
+          const int64_t ny = static_cast<int64_t>(std::round(in_y));
+          const int64_t nx = static_cast<int64_t>(std::round(in_x));
+          for (int64_t c = 0; c < depth; ++c) o[c] = at(n, ny, nx, c);
+          continue;
+        }
+        const int64_t left = static_cast<int64_t>(std::floor(in_x));
+        const int64_t right = static_cast<int64_t>(std::ceil(in_x));
+        const float x_lerp = in_x - static_cast<float>(left);
+        for (int64_t c = 0; c < depth; ++c) {
+          const float tl = at(n, top, left, c), tr = at(n, top, right, c);
+          const float bl = at(n, bottom, left, c), br = at(n, bottom, right, c);
+          const float t = tl + (tr - tl) * x_lerp, bt = bl + (br - bl) * x_lerp;
+          o[c] = t + (bt - t) * y_lerp;
         }
       }
-    });
+    }
+  });
+}
+
+// CropAndResize(image, boxes, box_ind, crop_size): each box [y1, x1, y2, x2] (normalised)
+// sampled on a crop_h x crop_w grid, bilinear or nearest; samples outside the image get
+// extrapolation_value.
+absl::Status CropAndResizeKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
+  const Tensor& image = ctx.input(0);
+  const Tensor& boxes = ctx.input(1);
+  const Tensor& box_ind = ctx.input(2);
+  TFJIT_ASSIGN_OR_RETURN(std::string method, tf::GetStringAttrOr(ctx.node(), "method", "bilinear"));
+  TFJIT_ASSIGN_OR_RETURN(float extrapolation,
+                         tf::GetFloatAttrOr(ctx.node(), "extrapolation_value", 0.0f));
+  if (method != "bilinear" && method != "nearest") {
+    return KernelError(ctx, "method must be 'bilinear' or 'nearest', got '%s'", method);
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> crop, CheckCropAndResizeInputs(ctx));
+  Tensor out(DType::kFloat32, {boxes.dim(0), crop[0], crop[1], image.dim(3)});
+  const bool bilinear = method == "bilinear";
+  const bool ok = DispatchImage(image.dtype(), [&](auto tag) {
+    CropAndResizeRows<decltype(tag)>(ctx, image, boxes, box_ind, bilinear, extrapolation, out);
   });
   if (!ok) return UnsupportedDType(ctx, image.dtype(), "floating-point and integer types");
   ctx.set_output(0, std::move(out));
@@ -535,26 +552,10 @@ absl::Status CropAndResizeKernel(KernelContext& ctx) {
 
 // ---- DrawBoundingBoxesV2 (TF-only) ----
 
-// Copies the images and draws each box's one-pixel outline in colour box % num_colors (TF's
-// default table when colors is empty; white-first for grey images). Box corners scale by
-// (size - 1) and truncate; inverted or wholly outside boxes are skipped, edges outside the
-// image are not drawn.
-absl::Status DrawBoundingBoxesKernel(KernelContext& ctx) {
-  const Tensor& images = ctx.input(0);
-  const Tensor& boxes = ctx.input(1);
-  if (images.rank() != 4) {
-    return KernelError(ctx, "The rank of the images should be 4, got %s", images.ShapeString());
-  }
-  const int64_t batch = images.dim(0), h = images.dim(1), w = images.dim(2), depth = images.dim(3);
-  if (depth != 1 && depth != 3 && depth != 4) {
-    return KernelError(ctx, "Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA), got %d",
-                       depth);
-  }
-  if (boxes.dtype() != DType::kFloat32 || boxes.rank() != 3 || boxes.dim(0) != batch ||
-      boxes.dim(2) != 4) {
-    return KernelError(ctx, "boxes must be float32 [batch, num_boxes, 4] for images %s, got %s",
-                       images.ShapeString(), boxes.ShapeString());
-  }
+// The outline colours: the optional colors input (at least `depth` channels, padded with 0 to
+// RGBA) or TF's default table when it is absent or empty; grey images draw white-first.
+absl::StatusOr<std::vector<std::array<float, 4>>> ReadBoxColors(const KernelContext& ctx,
+                                                                int64_t depth) {
   std::vector<std::array<float, 4>> colors;
   if (ctx.num_inputs() > 2) {
     const Tensor& c = ctx.input(2);
@@ -581,41 +582,73 @@ absl::Status DrawBoundingBoxesKernel(KernelContext& ctx) {
   if (depth == 1) {
     for (auto& c : colors) c[0] = 1;
   }
+  return colors;
+}
+
+// Paints each box's in-image outline edges onto `out` (a copy of the images), box by box.
+template <typename T>
+void DrawBoxOutlines(const Tensor& boxes, const std::vector<std::array<float, 4>>& colors,
+                     Tensor& out) {
+  const int64_t batch = out.dim(0), h = out.dim(1), w = out.dim(2), depth = out.dim(3);
+  T* canvas = out.data<T>();
+  const float* pb = boxes.data<float>();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t k = 0; k < boxes.dim(1); ++k) {
+      const float* box = pb + (b * boxes.dim(1) + k) * 4;
+      const std::array<float, 4>& color = colors[static_cast<size_t>(k) % colors.size()];
+      const int64_t top = static_cast<int64_t>(box[0] * static_cast<float>(h - 1));
+      const int64_t bottom = static_cast<int64_t>(box[2] * static_cast<float>(h - 1));
+      const int64_t left = static_cast<int64_t>(box[1] * static_cast<float>(w - 1));
+      const int64_t right = static_cast<int64_t>(box[3] * static_cast<float>(w - 1));
+      if (top > bottom || left > right || top >= h || bottom < 0 || left >= w || right < 0) {
+        continue;
+      }
+      auto paint = [&](int64_t y, int64_t x) {
+        for (int64_t c = 0; c < depth; ++c) {
+          canvas[((b * h + y) * w + x) * depth + c] = static_cast<T>(color[static_cast<size_t>(c)]);
+        }
+      };
+      const int64_t y0 = std::max<int64_t>(top, 0), y1 = std::min(bottom, h - 1);
+      const int64_t x0 = std::max<int64_t>(left, 0), x1 = std::min(right, w - 1);
+      for (int64_t x = x0; x <= x1; ++x) {
+        if (top >= 0) paint(top, x);
+        if (bottom < h) paint(bottom, x);
+      }
+      for (int64_t y = y0; y <= y1; ++y) {
+        if (left >= 0) paint(y, left);
+        if (right < w) paint(y, right);
+      }
+    }
+  }
+}
+
+// Copies the images and draws each box's one-pixel outline in colour box % num_colors (TF's
+// default table when colors is empty; white-first for grey images). Box corners scale by
+// (size - 1) and truncate; inverted or wholly outside boxes are skipped, edges outside the
+// image are not drawn.
+absl::Status DrawBoundingBoxesKernel(KernelContext& ctx) {
+  const Tensor& images = ctx.input(0);
+  const Tensor& boxes = ctx.input(1);
+  if (images.rank() != 4) {
+    return KernelError(ctx, "The rank of the images should be 4, got %s", images.ShapeString());
+  }
+  const int64_t batch = images.dim(0), depth = images.dim(3);
+  if (depth != 1 && depth != 3 && depth != 4) {
+    return KernelError(ctx, "Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA), got %d",
+                       depth);
+  }
+  if (boxes.dtype() != DType::kFloat32 || boxes.rank() != 3 || boxes.dim(0) != batch ||
+      boxes.dim(2) != 4) {
+    return KernelError(ctx, "boxes must be float32 [batch, num_boxes, 4] for images %s, got %s",
+                       images.ShapeString(), boxes.ShapeString());
+  }
+  using Colors = std::vector<std::array<float, 4>>;
+  TFJIT_ASSIGN_OR_RETURN(const Colors colors, ReadBoxColors(ctx, depth));
   Tensor out = images.Clone();
   const bool ok = DispatchFloat(images.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, half>) {
-      T* canvas = out.data<T>();
-      const float* pb = boxes.data<float>();
-      for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t k = 0; k < boxes.dim(1); ++k) {
-          const float* box = pb + (b * boxes.dim(1) + k) * 4;
-          const std::array<float, 4>& color = colors[static_cast<size_t>(k) % colors.size()];
-          const int64_t top = static_cast<int64_t>(box[0] * static_cast<float>(h - 1));
-          const int64_t bottom = static_cast<int64_t>(box[2] * static_cast<float>(h - 1));
-          const int64_t left = static_cast<int64_t>(box[1] * static_cast<float>(w - 1));
-          const int64_t right = static_cast<int64_t>(box[3] * static_cast<float>(w - 1));
-          if (top > bottom || left > right || top >= h || bottom < 0 || left >= w || right < 0) {
-            continue;
-          }
-          auto paint = [&](int64_t y, int64_t x) {
-            for (int64_t c = 0; c < depth; ++c) {
-              canvas[((b * h + y) * w + x) * depth + c] =
-                  static_cast<T>(color[static_cast<size_t>(c)]);
-            }
-          };
-          const int64_t y0 = std::max<int64_t>(top, 0), y1 = std::min(bottom, h - 1);
-          const int64_t x0 = std::max<int64_t>(left, 0), x1 = std::min(right, w - 1);
-          for (int64_t x = x0; x <= x1; ++x) {
-            if (top >= 0) paint(top, x);
-            if (bottom < h) paint(bottom, x);
-          }
-          for (int64_t y = y0; y <= y1; ++y) {
-            if (left >= 0) paint(y, left);
-            if (right < w) paint(y, right);
-          }
-        }
-      }
+      DrawBoxOutlines<T>(boxes, colors, out);
     }
   });
   if (!ok || (images.dtype() != DType::kFloat32 && images.dtype() != DType::kFloat16)) {

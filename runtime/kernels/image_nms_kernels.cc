@@ -27,40 +27,48 @@ absl::StatusOr<float> ScalarFloat(const KernelContext& ctx, int i, const char* w
   return static_cast<float>(ElementAsDouble(t, 0));
 }
 
-// Versions: 1 (iou_threshold an attr), 2 (no score_threshold), 3, 4 (padding, valid_outputs),
-// 5 (+soft_nms_sigma and selected_scores).
+// NonMaxSuppression's scalar arguments (defaults where a version lacks them).
+struct NmsArgs {
+  int64_t max_output = 0;
+  float iou_threshold = 0.5f;
+  float score_threshold = std::numeric_limits<float>::lowest();
+  float sigma = 0.0f;
+};
+
+// Reads and checks max_output_size, iou_threshold (an attr in version 1), score_threshold
+// (version 3 on) and soft_nms_sigma (version 5).
 template <int kVersion>
-absl::Status NmsKernel(KernelContext& ctx) {
-  constexpr int kInputs = kVersion == 1 ? 3 : kVersion == 2 ? 4 : kVersion == 5 ? 6 : 5;
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, kInputs));
-  const Tensor& boxes_t = ctx.input(0);
-  const Tensor& scores_t = ctx.input(1);
+absl::StatusOr<NmsArgs> ReadNmsArgs(const KernelContext& ctx) {
+  NmsArgs a;
   const Tensor& max_t = ctx.input(2);
   if (max_t.rank() != 0 || !IsIntegerDType(max_t.dtype())) {
     return KernelError(ctx, "max_output_size must be 0-D, got shape %s", max_t.ShapeString());
   }
-  const int64_t max_output = ElementAsInt64(max_t, 0);
-  if (max_output < 0) {
-    return KernelError(ctx, "max_output_size must be non-negative, got %d", max_output);
+  a.max_output = ElementAsInt64(max_t, 0);
+  if (a.max_output < 0) {
+    return KernelError(ctx, "max_output_size must be non-negative, got %d", a.max_output);
   }
-  float iou_threshold = 0.5f;
   if constexpr (kVersion == 1) {
-    TFJIT_ASSIGN_OR_RETURN(iou_threshold, tf::GetFloatAttrOr(ctx.node(), "iou_threshold", 0.5f));
+    TFJIT_ASSIGN_OR_RETURN(a.iou_threshold, tf::GetFloatAttrOr(ctx.node(), "iou_threshold", 0.5f));
   } else {
-    TFJIT_ASSIGN_OR_RETURN(iou_threshold, ScalarFloat(ctx, 3, "iou_threshold"));
+    TFJIT_ASSIGN_OR_RETURN(a.iou_threshold, ScalarFloat(ctx, 3, "iou_threshold"));
   }
-  if (!(iou_threshold >= 0.0f && iou_threshold <= 1.0f)) {
-    return KernelError(ctx, "iou_threshold must be in [0, 1], got %g", iou_threshold);
+  if (!(a.iou_threshold >= 0.0f && a.iou_threshold <= 1.0f)) {
+    return KernelError(ctx, "iou_threshold must be in [0, 1], got %g", a.iou_threshold);
   }
-  float score_threshold = std::numeric_limits<float>::lowest();
   if (kVersion >= 3) {
-    TFJIT_ASSIGN_OR_RETURN(score_threshold, ScalarFloat(ctx, 4, "score_threshold"));
+    TFJIT_ASSIGN_OR_RETURN(a.score_threshold, ScalarFloat(ctx, 4, "score_threshold"));
   }
-  float sigma = 0.0f;
   if (kVersion == 5) {
-    TFJIT_ASSIGN_OR_RETURN(sigma, ScalarFloat(ctx, 5, "soft_nms_sigma"));
-    if (!(sigma >= 0.0f)) return KernelError(ctx, "soft_nms_sigma must be non-negative");
+    TFJIT_ASSIGN_OR_RETURN(a.sigma, ScalarFloat(ctx, 5, "soft_nms_sigma"));
+    if (!(a.sigma >= 0.0f)) return KernelError(ctx, "soft_nms_sigma must be non-negative");
   }
+  return a;
+}
+
+// Checks boxes [n, 4] and scores [n]: one floating-point dtype.
+absl::Status CheckNmsBoxes(const KernelContext& ctx, const Tensor& boxes_t,
+                           const Tensor& scores_t) {
   if (!IsFloatingDType(boxes_t.dtype()) || boxes_t.dtype() != scores_t.dtype()) {
     return UnsupportedDType(ctx, boxes_t.dtype(), "float16 and float32 boxes and scores");
   }
@@ -76,6 +84,21 @@ absl::Status NmsKernel(KernelContext& ctx) {
     return KernelError(ctx, "scores has incompatible shape: %s for boxes %s",
                        scores_t.ShapeString(), boxes_t.ShapeString());
   }
+  return absl::OkStatus();
+}
+
+// Versions: 1 (iou_threshold an attr), 2 (no score_threshold), 3, 4 (padding, valid_outputs),
+// 5 (+soft_nms_sigma and selected_scores).
+template <int kVersion>
+absl::Status NmsKernel(KernelContext& ctx) {
+  constexpr int kInputs = kVersion == 1 ? 3 : kVersion == 2 ? 4 : kVersion == 5 ? 6 : 5;
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, kInputs));
+  const Tensor& boxes_t = ctx.input(0);
+  const Tensor& scores_t = ctx.input(1);
+  TFJIT_ASSIGN_OR_RETURN(const NmsArgs a, ReadNmsArgs<kVersion>(ctx));
+  const int64_t max_output = a.max_output;
+  TFJIT_RETURN_IF_ERROR(CheckNmsBoxes(ctx, boxes_t, scores_t));
+  const int64_t n = boxes_t.dim(0);
   std::vector<float> boxes(static_cast<size_t>(n * 4));
   std::vector<float> scores(static_cast<size_t>(n));
   for (int64_t i = 0; i < n * 4; ++i) {
@@ -84,8 +107,8 @@ absl::Status NmsKernel(KernelContext& ctx) {
   for (int64_t i = 0; i < n; ++i) {
     scores[static_cast<size_t>(i)] = static_cast<float>(ElementAsDouble(scores_t, i));
   }
-  nms::Selection r = nms::Select(boxes.data(), scores.data(), n, max_output, iou_threshold,
-                                 score_threshold, sigma);
+  nms::Selection r = nms::Select(boxes.data(), scores.data(), n, max_output, a.iou_threshold,
+                                 a.score_threshold, a.sigma);
   const int32_t valid = static_cast<int32_t>(r.indices.size());
   bool pad = false;
   if (kVersion >= 4) {

@@ -629,6 +629,126 @@ int UniformBlock(const PhiloxCounter& w, T out[4]) {
 
 constexpr int kTruncMaxIterations = 1000;
 
+// One batch of TruncatedNormalV2: its parameters (swapped and negated as TF does when sampling
+// from the upper end), the bounds normalised to [norm_min, norm_max], and where its samples
+// go (sample k at dst[k * num_batches]).
+template <typename T>
+struct TruncBatch {
+  T mean, stddev, norm_min, norm_max;
+  T* dst;
+  int64_t num_batches;
+};
+
+// TruncatedNormalV2's position in the output: the flat output index over all batches and the
+// sample within the current batch.
+struct TruncCursor {
+  int64_t output_idx, sample, per_batch, total;
+  bool Full() const { return sample >= per_batch || output_idx >= total; }
+};
+
+// Normal samples, rejecting those outside [norm_min, norm_max].
+template <typename T>
+absl::Status TruncSampleRandn(const KernelContext& ctx, BlockStream& gen, const TruncBatch<T>& p,
+                              TruncCursor& c) {
+  T rand[4];
+  int iterations = 0;
+  while (!c.Full()) {
+    const int size = NormalBlock<T>(gen.Next(), rand);
+    for (int i = 0; i < size; ++i) {
+      if (rand[i] >= p.norm_min && rand[i] <= p.norm_max) {
+        p.dst[c.sample * p.num_batches] = rand[i] * p.stddev + p.mean;
+        ++c.sample;
+        ++c.output_idx;
+        if (c.Full()) break;
+        iterations = 0;
+      } else if (++iterations > kTruncMaxIterations) {
+        return AttachNode(absl::InternalError("TruncatedNormal randn rejection sampler "
+                                              "failed to accept a sample."),
+                          ctx.node().name(), ctx.node().op());
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Uniform proposals on [norm_min, norm_max].
+template <typename T>
+absl::Status TruncSampleUniform(const KernelContext& ctx, BlockStream& gen, const TruncBatch<T>& p,
+                                TruncCursor& c) {
+  using Eigen::numext::exp;
+  const T diff = p.norm_max - p.norm_min;
+  const T plus_factor = (p.norm_min < T(0)) ? T(0) : p.norm_min * p.norm_min;
+  T rand[4], u[4], z[4], g[4];
+  int iterations = 0;
+  while (!c.Full()) {
+    const int size = UniformBlock<T>(gen.Next(), rand);
+    for (int i = 0; i < size; ++i) {
+      z[i] = rand[i] * diff + p.norm_min;
+      g[i] = (plus_factor - z[i] * z[i]) / T(2.0);
+    }
+    UniformBlock<T>(gen.Next(), u);
+    for (int i = 0; i < size; ++i) {
+      const bool accept = u[i] <= exp(g[i]);
+      if (accept || iterations + 1 >= kTruncMaxIterations) {
+        if (!accept) {
+          return AttachNode(absl::InternalError("TruncatedNormal uniform rejection sampler "
+                                                "failed to  accept a sample."),
+                            ctx.node().name(), ctx.node().op());
+        }
+        p.dst[c.sample * p.num_batches] = z[i] * p.stddev + p.mean;
+        ++c.sample;
+        ++c.output_idx;
+        if (c.Full()) break;
+        iterations = 0;
+      } else {
+        ++iterations;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Exponential proposals offset by norm_min, accepted below norm_max.
+template <typename T>
+absl::Status TruncSampleExponential(const KernelContext& ctx, BlockStream& gen,
+                                    const TruncBatch<T>& p, TruncCursor& c) {
+  using Eigen::numext::exp;
+  using Eigen::numext::log;
+  using Eigen::numext::sqrt;
+  const T norm_min = p.norm_min;
+  const T alpha = (norm_min + sqrt((norm_min * norm_min) + T(4))) / T(2);
+  T rand[4];
+  int iterations = 0;
+  while (!c.Full()) {
+    const int size = UniformBlock<T>(gen.Next(), rand);
+    for (int i = 0; i < size;) {
+      const T zz = -log(rand[i]) / alpha + norm_min;
+      ++i;
+      const T x = norm_min < alpha ? alpha - zz : norm_min - alpha;
+      const T gg = exp(-x * x / T(2.0));
+      const T uu = rand[i];
+      ++i;
+      const bool accept = uu <= gg && zz < p.norm_max;
+      if (accept || iterations + 1 >= kTruncMaxIterations) {
+        if (!accept) {
+          return AttachNode(absl::InternalError("TruncatedNormal exponential distribution "
+                                                "rejection sampler failed to accept a "
+                                                "sample."),
+                            ctx.node().name(), ctx.node().op());
+        }
+        p.dst[c.sample * p.num_batches] = zz * p.stddev + p.mean;
+        ++c.sample;
+        ++c.output_idx;
+        if (c.Full()) break;
+        iterations = 0;
+      } else {
+        ++iterations;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // TF's TruncatedNormalFunctorV2<CPUDevice, T> run as one shard (what TF does for small outputs
 // or one worker thread): one Philox stream from block 0 for all outputs in order; output i
 // (batch i / per_batch, sample i % per_batch) lands at batch + sample * num_batches. Batch b's
@@ -640,15 +760,12 @@ absl::Status TruncatedNormalV2(const KernelContext& ctx, const PhiloxState& s, i
   using Eigen::numext::exp;
   using Eigen::numext::isfinite;
   using Eigen::numext::isinf;
-  using Eigen::numext::log;
   using Eigen::numext::sqrt;
   const T kRandnBound = T(1.3);
   BlockStream gen(s, 0);
-  T rand[4], u[4], z[4], g[4];
-  const int64_t total = num_batches * per_batch;
-  for (int64_t output_idx = 0; output_idx < total;) {
-    const int64_t b = output_idx / per_batch;
-    T* const dst = out + b;
+  TruncCursor c{0, 0, per_batch, num_batches * per_batch};
+  while (c.output_idx < c.total) {
+    const int64_t b = c.output_idx / per_batch;
     T mean = params[0][index[0][static_cast<size_t>(b)]];
     T stddev = params[1][index[1][static_cast<size_t>(b)]];
     T minval = params[2][index[2][static_cast<size_t>(b)]];
@@ -656,95 +773,25 @@ absl::Status TruncatedNormalV2(const KernelContext& ctx, const PhiloxState& s, i
     if (!(stddev > T(0) && minval < maxval && (isfinite(minval) || isfinite(maxval)))) {
       return KernelError(ctx, "Invalid parameters");
     }
-    int iterations = 0;
     if ((isinf(minval) && minval < T(0)) || maxval < mean) {
       std::swap(minval, maxval);
       stddev = -stddev;
     }
     const T norm_min = (minval - mean) / stddev;
     const T norm_max = (maxval - mean) / stddev;
+    const TruncBatch<T> p{mean, stddev, norm_min, norm_max, out + b, num_batches};
     const T sqrt_factor = sqrt((norm_min * norm_min) + T(4));
     const T cutoff = T(2) * exp(T(0.5) + (norm_min * (norm_min - sqrt_factor)) / T(4)) /
                      (norm_min + sqrt_factor);
     const T diff = norm_max - norm_min;
-    int64_t sample = output_idx % per_batch;
+    c.sample = c.output_idx % per_batch;
     if (((norm_min < -kRandnBound) && (norm_max >= T(0.))) ||
         ((norm_max > kRandnBound) && (norm_min <= T(0.)))) {
-      // Normal samples, rejecting those outside [norm_min, norm_max].
-      while (sample < per_batch && output_idx < total) {
-        const int size = NormalBlock<T>(gen.Next(), rand);
-        for (int i = 0; i < size; ++i) {
-          if (rand[i] >= norm_min && rand[i] <= norm_max) {
-            dst[sample * num_batches] = rand[i] * stddev + mean;
-            ++sample;
-            ++output_idx;
-            if (sample >= per_batch || output_idx >= total) break;
-            iterations = 0;
-          } else if (++iterations > kTruncMaxIterations) {
-            return AttachNode(absl::InternalError("TruncatedNormal randn rejection sampler "
-                                                  "failed to accept a sample."),
-                              ctx.node().name(), ctx.node().op());
-          }
-        }
-      }
+      TFJIT_RETURN_IF_ERROR(TruncSampleRandn<T>(ctx, gen, p, c));
     } else if (diff < cutoff) {
-      // Uniform proposals on [norm_min, norm_max].
-      const T plus_factor = (norm_min < T(0)) ? T(0) : norm_min * norm_min;
-      while (sample < per_batch && output_idx < total) {
-        const int size = UniformBlock<T>(gen.Next(), rand);
-        for (int i = 0; i < size; ++i) {
-          z[i] = rand[i] * diff + norm_min;
-          g[i] = (plus_factor - z[i] * z[i]) / T(2.0);
-        }
-        UniformBlock<T>(gen.Next(), u);
-        for (int i = 0; i < size; ++i) {
-          const bool accept = u[i] <= exp(g[i]);
-          if (accept || iterations + 1 >= kTruncMaxIterations) {
-            if (!accept) {
-              return AttachNode(absl::InternalError("TruncatedNormal uniform rejection sampler "
-                                                    "failed to  accept a sample."),
-                                ctx.node().name(), ctx.node().op());
-            }
-            dst[sample * num_batches] = z[i] * stddev + mean;
-            ++sample;
-            ++output_idx;
-            if (sample >= per_batch || output_idx >= total) break;
-            iterations = 0;
-          } else {
-            ++iterations;
-          }
-        }
-      }
+      TFJIT_RETURN_IF_ERROR(TruncSampleUniform<T>(ctx, gen, p, c));
     } else {
-      // Exponential proposals offset by norm_min, accepted below norm_max.
-      const T alpha = (norm_min + sqrt((norm_min * norm_min) + T(4))) / T(2);
-      while (sample < per_batch && output_idx < total) {
-        const int size = UniformBlock<T>(gen.Next(), rand);
-        for (int i = 0; i < size;) {
-          const T zz = -log(rand[i]) / alpha + norm_min;
-          ++i;
-          const T x = norm_min < alpha ? alpha - zz : norm_min - alpha;
-          const T gg = exp(-x * x / T(2.0));
-          const T uu = rand[i];
-          ++i;
-          const bool accept = uu <= gg && zz < norm_max;
-          if (accept || iterations + 1 >= kTruncMaxIterations) {
-            if (!accept) {
-              return AttachNode(absl::InternalError("TruncatedNormal exponential distribution "
-                                                    "rejection sampler failed to accept a "
-                                                    "sample."),
-                                ctx.node().name(), ctx.node().op());
-            }
-            dst[sample * num_batches] = zz * stddev + mean;
-            ++sample;
-            ++output_idx;
-            if (sample >= per_batch || output_idx >= total) break;
-            iterations = 0;
-          } else {
-            ++iterations;
-          }
-        }
-      }
+      TFJIT_RETURN_IF_ERROR(TruncSampleExponential<T>(ctx, gen, p, c));
     }
   }
   return absl::OkStatus();
@@ -774,13 +821,8 @@ std::vector<int64_t> BroadcastIndex(const std::vector<int64_t>& dims,
   return index;
 }
 
-absl::Status StatelessParameterizedTruncatedNormal(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 6));
-  const Tensor& seed = ctx.input(1);
-  if (seed.rank() != 1 || seed.dim(0) != 2) {
-    return KernelError(ctx, "seed must have shape [2], not %s", DimsString(seed.dims()));
-  }
-  // The four parameters broadcast together (numpy rules).
+// The shape means, stddevs, minvals and maxvals (inputs 2-5) broadcast to (numpy rules).
+absl::StatusOr<std::vector<int64_t>> TruncParamShape(const KernelContext& ctx) {
   std::vector<int64_t> bshape;
   for (int k = 2; k < 6; ++k) {
     const std::vector<int64_t>& d = ctx.input(k).dims();
@@ -806,6 +848,33 @@ absl::Status StatelessParameterizedTruncatedNormal(KernelContext& ctx) {
                        DimsString(ctx.input(2).dims()), DimsString(ctx.input(3).dims()),
                        DimsString(ctx.input(4).dims()), DimsString(ctx.input(5).dims()));
   }
+  return bshape;
+}
+
+// Splits the output dims into samples per batch (the leading dims) and batches (the trailing
+// dims, which must be the parameters' broadcast shape).
+absl::Status TruncBatchCounts(const KernelContext& ctx, const std::vector<int64_t>& dims,
+                              const std::vector<int64_t>& bshape, int64_t& per_batch,
+                              int64_t& num_batches) {
+  bool ends_with = dims.size() >= bshape.size();
+  for (size_t i = 0; ends_with && i < bshape.size(); ++i) {
+    ends_with = dims[dims.size() - bshape.size() + i] == bshape[i];
+  }
+  if (!ends_with) return KernelError(ctx, "Shape passed in must end with broadcasted shape.");
+  per_batch = 1;
+  num_batches = 1;
+  const size_t sample_dims = dims.size() - bshape.size();
+  for (size_t i = 0; i < dims.size(); ++i) (i < sample_dims ? per_batch : num_batches) *= dims[i];
+  return absl::OkStatus();
+}
+
+absl::Status StatelessParameterizedTruncatedNormal(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 6));
+  const Tensor& seed = ctx.input(1);
+  if (seed.rank() != 1 || seed.dim(0) != 2) {
+    return KernelError(ctx, "seed must have shape [2], not %s", DimsString(seed.dims()));
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> bshape, TruncParamShape(ctx));
   if (ctx.input(0).rank() != 1) {
     return KernelError(ctx, "Input shape should be a vector, got shape: %s",
                        DimsString(ctx.input(0).dims()));
@@ -814,14 +883,8 @@ absl::Status StatelessParameterizedTruncatedNormal(KernelContext& ctx) {
   TFJIT_RETURN_IF_ERROR(ReadRandomShape(ctx, 0, &dims));
   TFJIT_ASSIGN_OR_RETURN(DType dtype, tf::GetTypeAttr(ctx.node(), "dtype"));
   TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, dtype, dims));
-  bool ends_with = dims.size() >= bshape.size();
-  for (size_t i = 0; ends_with && i < bshape.size(); ++i) {
-    ends_with = dims[dims.size() - bshape.size() + i] == bshape[i];
-  }
-  if (!ends_with) return KernelError(ctx, "Shape passed in must end with broadcasted shape.");
   int64_t per_batch = 1, num_batches = 1;
-  const size_t sample_dims = dims.size() - bshape.size();
-  for (size_t i = 0; i < dims.size(); ++i) (i < sample_dims ? per_batch : num_batches) *= dims[i];
+  TFJIT_RETURN_IF_ERROR(TruncBatchCounts(ctx, dims, bshape, per_batch, num_batches));
   for (int k = 2; k < 6; ++k) {
     if (ctx.input(k).dtype() != dtype) {
       return KernelError(ctx, "input %d must be %s, got %s", k, DTypeName(dtype),

@@ -119,63 +119,64 @@ absl::Status ApplyRows(const KernelContext& ctx, Tensor& out, const std::vector<
 // updates (ScatterNd* on refs, ResourceScatterNd*), whose checks are TF's common ones only.
 enum class NdFlavor { kScatterNd, kTensorScatter, kVariable };
 
-// Checks indices [..., K] and updates = indices.shape[:-1] + shape[K:] against the output
-// shape, and turns each index row into an element offset of the output (validating its
-// range). *slice is the element count of shape[K:].
-absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>& shape,
-                           const Tensor& indices, const Tensor& updates, NdFlavor flavor,
-                           std::vector<int64_t>* rows, int64_t* slice) {
-  TFJIT_RETURN_IF_ERROR(CheckIndexDType(ctx, indices, "indices"));
+// The shape checks ScatterNd and TensorScatter* make before TF's common ones, with their own
+// messages.
+absl::Status CheckScatterNdOpShapes(const KernelContext& ctx, const std::vector<int64_t>& shape,
+                                    const Tensor& indices, const Tensor& updates, NdFlavor flavor,
+                                    bool valid_empty) {
   const std::string is = DimsString(indices.dims()), us = DimsString(updates.dims()),
                     ss = DimsString(shape);
   const int rank = static_cast<int>(shape.size());
-  int64_t shape_elems = 1;
-  for (int64_t d : shape) shape_elems *= d;
-  const bool valid_empty =
-      (indices.num_elements() == 0 && updates.num_elements() == 0) ||
-      (shape_elems != 0 && indices.num_elements() != 0 && updates.num_elements() != 0);
-  if (flavor != NdFlavor::kVariable) {
-    if (indices.rank() < 1) {
-      return KernelError(ctx, "Indices shape must have rank at least one. Found:%s", is);
-    }
-    if (updates.rank() < 1) {
-      return KernelError(ctx, "Updates shape must have rank at least one. Found:%s", us);
-    }
-    if (!valid_empty)
-      return KernelError(ctx, "Indices and updates specified for empty output shape");
-    const int outer = indices.rank() - 1;
-    for (int i = 0; i < outer; ++i) {
-      if (i >= updates.rank() || indices.dim(i) != updates.dim(i)) {
-        if (flavor == NdFlavor::kTensorScatter) {
-          return KernelError(ctx,
-                             "Outer dimensions of indices and update must match. Indices "
-                             "shape: %s, updates shape:%s",
-                             is, us);
-        }
-        return KernelError(ctx,
-                           "Dimensions [0,%d) of indices[shape=%s] must match dimensions "
-                           "[0,%d) of updates[shape=%s]",
-                           outer, is, outer, us);
-      }
-    }
-    const int64_t ix = indices.dim(outer);
-    bool inner_ok = updates.rank() - outer == rank - ix;
-    for (int i = 0; inner_ok && i + outer < updates.rank(); ++i) {
-      inner_ok = updates.dim(i + outer) == shape[static_cast<size_t>(ix + i)];
-    }
-    if (!inner_ok) {
+  if (indices.rank() < 1) {
+    return KernelError(ctx, "Indices shape must have rank at least one. Found:%s", is);
+  }
+  if (updates.rank() < 1) {
+    return KernelError(ctx, "Updates shape must have rank at least one. Found:%s", us);
+  }
+  if (!valid_empty) return KernelError(ctx, "Indices and updates specified for empty output shape");
+  const int outer = indices.rank() - 1;
+  for (int i = 0; i < outer; ++i) {
+    if (i >= updates.rank() || indices.dim(i) != updates.dim(i)) {
       if (flavor == NdFlavor::kTensorScatter) {
         return KernelError(ctx,
-                           "Inner dimensions of output shape must match inner dimensions of "
-                           "updates shape. Output: %s updates: %s",
-                           ss, us);
+                           "Outer dimensions of indices and update must match. Indices "
+                           "shape: %s, updates shape:%s",
+                           is, us);
       }
       return KernelError(ctx,
-                         "Dimensions [%d,%d) of input[shape=%s] must match dimensions "
-                         "[%d,%d) of updates[shape=%s]",
-                         ix, rank, ss, outer, updates.rank(), us);
+                         "Dimensions [0,%d) of indices[shape=%s] must match dimensions "
+                         "[0,%d) of updates[shape=%s]",
+                         outer, is, outer, us);
     }
   }
+  const int64_t ix = indices.dim(outer);
+  bool inner_ok = updates.rank() - outer == rank - ix;
+  for (int i = 0; inner_ok && i + outer < updates.rank(); ++i) {
+    inner_ok = updates.dim(i + outer) == shape[static_cast<size_t>(ix + i)];
+  }
+  if (!inner_ok) {
+    if (flavor == NdFlavor::kTensorScatter) {
+      return KernelError(ctx,
+                         "Inner dimensions of output shape must match inner dimensions of "
+                         "updates shape. Output: %s updates: %s",
+                         ss, us);
+    }
+    return KernelError(ctx,
+                       "Dimensions [%d,%d) of input[shape=%s] must match dimensions "
+                       "[%d,%d) of updates[shape=%s]",
+                       ix, rank, ss, outer, updates.rank(), us);
+  }
+  return absl::OkStatus();
+}
+
+// TF's common scatter-nd shape checks: a 1-D or larger output, and updates =
+// indices.shape[:batch_dim] + shape[slice_dim:].
+absl::Status CheckScatterNdCommonShapes(const KernelContext& ctx, const std::vector<int64_t>& shape,
+                                        const Tensor& indices, const Tensor& updates,
+                                        bool valid_empty) {
+  const std::string is = DimsString(indices.dims()), us = DimsString(updates.dims()),
+                    ss = DimsString(shape);
+  const int rank = static_cast<int>(shape.size());
   if (rank < 1) return KernelError(ctx, "Output must be at least 1-D, got shape: %s", ss);
   if (!valid_empty) {
     return KernelError(ctx, "Indices and updates specified for empty output.  indices shape: %s",
@@ -202,19 +203,14 @@ absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>&
                        "params_shape: %s, slice_dim: %d, and batch_dim: %d",
                        us, is, ss, k, batch);
   }
-  if (shape_elems == 0) {
-    rows->clear();
-    *slice = 0;
-    return absl::OkStatus();
-  }
-  if (k < 1 || k > 7) {
-    return KernelError(ctx,
-                       "Only indices.shape[-1] values between 1 and 5 are currently "
-                       "supported.  Requested rank: %d",
-                       k);
-  }
-  *slice = 1;
-  for (int d = static_cast<int>(k); d < rank; ++d) *slice *= shape[static_cast<size_t>(d)];
+  return absl::OkStatus();
+}
+
+// Turns each index row (k values) into the element offset of its slice in the output,
+// failing on the first index outside `shape`.
+absl::Status ScatterNdOffsets(const KernelContext& ctx, const std::vector<int64_t>& shape,
+                              const Tensor& indices, int64_t k, int64_t slice,
+                              std::vector<int64_t>* rows) {
   const int64_t n = indices.num_elements() / k;
   std::vector<int64_t> pos_dims(indices.dims().begin(), indices.dims().end() - 1);
   rows->assign(static_cast<size_t>(n), 0);
@@ -227,13 +223,48 @@ absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>&
         std::vector<int64_t> idx;
         for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(indices, r * k + q));
         return KernelError(ctx, "indices%s = [%s] does not index into shape %s",
-                           SlicePosition(pos_dims, r), absl::StrJoin(idx, ", "), ss);
+                           SlicePosition(pos_dims, r), absl::StrJoin(idx, ", "), DimsString(shape));
       }
       offset = offset * dim + v;
     }
-    (*rows)[static_cast<size_t>(r)] = offset * *slice;
+    (*rows)[static_cast<size_t>(r)] = offset * slice;
   }
   return absl::OkStatus();
+}
+
+// Checks indices [..., K] and updates = indices.shape[:-1] + shape[K:] against the output
+// shape, and turns each index row into an element offset of the output (validating its
+// range). *slice is the element count of shape[K:].
+absl::Status ScatterNdRows(const KernelContext& ctx, const std::vector<int64_t>& shape,
+                           const Tensor& indices, const Tensor& updates, NdFlavor flavor,
+                           std::vector<int64_t>* rows, int64_t* slice) {
+  TFJIT_RETURN_IF_ERROR(CheckIndexDType(ctx, indices, "indices"));
+  const int rank = static_cast<int>(shape.size());
+  int64_t shape_elems = 1;
+  for (int64_t d : shape) shape_elems *= d;
+  const bool valid_empty =
+      (indices.num_elements() == 0 && updates.num_elements() == 0) ||
+      (shape_elems != 0 && indices.num_elements() != 0 && updates.num_elements() != 0);
+  if (flavor != NdFlavor::kVariable) {
+    TFJIT_RETURN_IF_ERROR(
+        CheckScatterNdOpShapes(ctx, shape, indices, updates, flavor, valid_empty));
+  }
+  TFJIT_RETURN_IF_ERROR(CheckScatterNdCommonShapes(ctx, shape, indices, updates, valid_empty));
+  if (shape_elems == 0) {
+    rows->clear();
+    *slice = 0;
+    return absl::OkStatus();
+  }
+  const int64_t k = indices.rank() > 1 ? indices.dim(indices.rank() - 1) : 1;
+  if (k < 1 || k > 7) {
+    return KernelError(ctx,
+                       "Only indices.shape[-1] values between 1 and 5 are currently "
+                       "supported.  Requested rank: %d",
+                       k);
+  }
+  *slice = 1;
+  for (int d = static_cast<int>(k); d < rank; ++d) *slice *= shape[static_cast<size_t>(d)];
+  return ScatterNdOffsets(ctx, shape, indices, k, *slice, rows);
 }
 
 absl::Status ScatterNdKernel(KernelContext& ctx) {
