@@ -117,7 +117,7 @@ const std::vector<FamilyCase>& Cases() {
        "FFT2D complex64 [8,256,256]",
        "node { name: \"y\" op: \"FFT2D\" input: \"x\" }\n",
        {{"x", DType::kComplex64, {8, 256, 256}}}},
-      // Cumsum compiles as a reduce-window over each prefix (array_more_lowerings.cc).
+      // Cumsum compiles as a reduce-window over each prefix (reduction_lowerings.cc).
       {"reduction",
        "Cumsum [256,1024] axis 1",
        absl::StrCat(IntScalar("axis", 1),

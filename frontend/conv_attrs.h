@@ -1,5 +1,5 @@
 // TF semantics of convolution and pooling nodes, shared by the fallback kernels
-// (runtime/kernels/nn_conv_kernels.cc, image_kernels.cc) and the lowerings (compiler/tf2hlo/
+// (runtime/kernels/nn_conv_kernels.cc, nn_kernels.cc) and the lowerings (compiler/tf2hlo/
 // nn_conv_lowerings.cc, image_lowerings.cc) so that both layers accept the same attrs, compute the
 // same window geometry and say the same thing about a bad node: attr validation, TF's
 // GetWindowedOutputSizeVerbose (output size, padding before/after per spatial dim) and the

@@ -5,7 +5,8 @@ its fallback kernel (runtime/kernels/<family>[_topic]_kernels.cc) and its loweri
 prints it. The check reads the two registration forms, `registry.Register("Op", ...)` in a
 kernel file and `{"Op", Lower...}` in a lowering table, and fails on any op registered in a
 file of another family that is not listed below with its reason; it also fails on a listed
-exception that no longer occurs, so the list only shrinks.
+exception that no longer occurs, so the list only shrinks. The differential-case files
+(tests/tf/op_cases_<family>[_topic].cc) must be named after a family too.
 
 usage: op_taxonomy_test.py SOURCE_DIR TFJIT_BINARY
 """
@@ -31,22 +32,16 @@ EXCEPTIONS = {
     **{("runtime/kernels/array_kernels.cc", op): "shares array's copy/reshape kernels"
        for op in ["Const", "Placeholder", "Identity", "StopGradient", "Snapshot",
                   "PlaceholderWithDefault", "IdentityN", "NoOp"]},
-    ("runtime/kernels/array_shape_kernels.cc", "PreventGradient"): "an identity; to move",
     ("runtime/kernels/array_kernels.cc", "ZerosLike"): "shares array's fill code",
     ("runtime/kernels/array_kernels.cc", "OnesLike"): "shares array's fill code",
-    **{("compiler/tf2hlo/math_elementwise_lowerings.cc", op): "one-line elementwise forms; to move"
-       for op in ["Erf", "Xdivy", "Xlogy"]},
     ("compiler/tf2hlo/array_slice_lowerings.cc", "ResourceGather"): "shares GatherV2's lowering",
     **{("compiler/tf2hlo/array_lowerings.cc", op): "shares array's constant/identity lowering"
        for op in ["Const", "Identity", "IdentityN", "StopGradient", "Snapshot",
                   "PreventGradient", "NoOp"]},
-    # Ops that arrived with the array_more batch and were never moved.
-    **{("runtime/kernels/array_more_kernels.cc", op): "array_more batch; to move"
-       for op in ["InTopKV2", "ApproximateEqual", "CumulativeLogsumexp", "Assert",
-                  "ControlTrigger", "NthElement"]},
-    **{("compiler/tf2hlo/array_more_lowerings.cc", op): "array_more batch; to move"
-       for op in ["InTopKV2", "ApproximateEqual", "CumulativeLogsumexp", "Cumsum", "Cumprod",
-                  "Assert", "ControlTrigger"]},
+    # ControlTrigger's kernel does nothing; the control_flow family has no kernel file, since
+    # the executor runs its other ops itself.
+    ("runtime/kernels/array_more_kernels.cc", "ControlTrigger"):
+        "the control_flow family has no kernel file (the executor runs its other ops)",
     # Conv2DBackpropInput is the forward convolution of the filter reversed: it shares
     # Conv2D's kernel and lowering code.
     ("runtime/kernels/nn_conv_kernels.cc", "Conv2DBackpropInput"): "shares Conv2D's code",
@@ -54,19 +49,16 @@ EXCEPTIONS = {
     # ConcatOffset is an array op that only concat gradients read.
     ("runtime/kernels/gradients_kernels.cc", "ConcatOffset"): "only concat gradients read it",
     ("compiler/tf2hlo/gradients_lowerings.cc", "ConcatOffset"): "only concat gradients read it",
-    # Pooling kernels share the image file's window loops.
-    ("runtime/kernels/image_kernels.cc", "MaxPool"): "shares the window loops; to move",
-    ("runtime/kernels/image_kernels.cc", "AvgPool"): "shares the window loops; to move",
-    ("runtime/kernels/image_kernels.cc", "GatherNd"): "shares crop indexing; to move",
-    ("runtime/kernels/scatter_segment_kernels.cc", "RaggedRange"): "segment-row code; to move",
     # A loop condition's comparisons lower with the control-flow helpers that fold them.
     **{("compiler/tf2hlo/control_flow_lowerings.cc", op): "loop-condition comparisons"
        for op in ["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                   "LogicalAnd", "LogicalOr", "LogicalNot"]},
-    ("compiler/tf2hlo/math_lowerings.cc", "Relu"): "elementwise max with 0; to move",
-    ("compiler/tf2hlo/math_lowerings.cc", "Relu6"): "elementwise clamp; to move",
-    **{("compiler/tf2hlo/nn_lowerings.cc", op): "dot lowering shared with dense layers; to move"
-       for op in ["MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Einsum"]},
+}
+
+# Differential-case files (tests/tf/op_cases_<family>[_topic].cc) whose cases span families.
+CROSS_FAMILY_CASE_FILES = {
+    "tests/tf/op_cases.cc": "the first cases and the helpers every case file shares",
+    "tests/tf/op_cases_basic_more.cc": "cases for basic ops of several families that had none",
 }
 
 PATTERNS = [
@@ -117,6 +109,15 @@ def main():
                     continue
                 wrong.append(f"{rel}: {op} is family '{family}' (move it to a {family}_* file, "
                              f"change its catalog family, or list it in {__file__} with why)")
+    families_known = set(family_of.values())
+    for path in sorted(glob.glob(os.path.join(root, "tests/tf/op_cases*.cc"))):
+        rel = os.path.relpath(path, root)
+        if rel in CROSS_FAMILY_CASE_FILES:
+            continue
+        name = os.path.basename(rel)[len("op_cases_"):]
+        if not any(name.startswith(f + "_") or name.startswith(f + ".") for f in families_known):
+            wrong.append(f"{rel}: a case file is named op_cases_<family>[_topic].cc (families: "
+                         f"{', '.join(sorted(families_known))})")
     stale = sorted(set(EXCEPTIONS) - seen)
     for line in wrong:
         print("op_taxonomy_test:", line, file=sys.stderr)

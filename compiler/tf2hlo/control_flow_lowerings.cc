@@ -1,6 +1,6 @@
 // Lowerings of functional control flow (While/StatelessWhile -> HLO while over a tuple of the
-// loop variables, If/StatelessIf -> HLO conditional) and of the comparison and logical ops
-// that loop conditions are made of.
+// loop variables, If/StatelessIf -> HLO conditional), of ControlTrigger (no values), and of
+// the comparison and logical ops that loop conditions are made of.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -557,6 +557,9 @@ absl::Status LowerIf(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// ControlTrigger produces no values; compiled code has nothing to do for it.
+absl::Status LowerControlTrigger(LoweringContext&, const tf::Node&) { return absl::OkStatus(); }
+
 bool CanLowerWhile(const tf::Node& node, std::string* why) {
   return CanLowerFunctionAttr(node, "cond", why) && CanLowerFunctionAttr(node, "body", why);
 }
@@ -585,6 +588,7 @@ void AppendControlFlowLowerings(std::vector<OpLowering>* table) {
                     {"LogicalAnd", LowerLogicalAnd},
                     {"LogicalOr", LowerLogicalOr},
                     {"LogicalNot", LowerLogicalNot},
+                    {"ControlTrigger", LowerControlTrigger},
                 });
 }
 

@@ -1,11 +1,15 @@
 // Lowerings of the linalg ops to HLO (docs/DESIGN.md, "Op families"), with the semantics of
-// TF's XLA kernels (tf2xla). The structural ops are plain HLO (iota masks, select, pad,
-// reduce); the decompositions and solvers are the custom-calls tfjit.linalg.<op>.<flags> of
-// core/linalg.h, the routine the fallback kernels run, computed in float32 for 16-bit floats.
+// TF's XLA kernels (tf2xla); the products (MatMul, BatchMatMul*, Einsum, SparseMatMul) are
+// linalg_matmul_lowerings.cc. The structural ops are plain HLO (iota
+// masks, select, pad, reduce); the decompositions and solvers are the custom-calls
+// tfjit.linalg.<op>.<flags> of core/linalg.h, the routine the fallback kernels run, computed in
+// float32 for 16-bit floats.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
@@ -459,35 +463,6 @@ absl::Status LowerCross(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
-// ---- SparseMatMul: a float32 dot; the sparsity attrs are only hints. ----
-
-absl::Status LowerSparseMatMul(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * a, ctx.Input(node, 0));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * b, ctx.Input(node, 1));
-  TFJIT_ASSIGN_OR_RETURN(bool ta, tf::GetBoolAttrOr(node, "transpose_a", false));
-  TFJIT_ASSIGN_OR_RETURN(bool tb, tf::GetBoolAttrOr(node, "transpose_b", false));
-  if (a->shape().rank() != 2 || b->shape().rank() != 2) {
-    return InvalidArgument("node %s: a and b must be matrices, got %s and %s", node.DebugName(),
-                           a->shape().ToString(), b->shape().ToString());
-  }
-  const int64_t ka = ta ? 0 : 1, kb = tb ? 1 : 0;
-  if (a->shape().dims()[static_cast<size_t>(ka)] != b->shape().dims()[static_cast<size_t>(kb)]) {
-    return InvalidArgument("node %s: Matrix size incompatible: a: %s, b: %s", node.DebugName(),
-                           a->shape().ToString(), b->shape().ToString());
-  }
-  for (Instruction** x : {&a, &b}) {
-    if ((*x)->shape().element_type() != DType::kFloat32) {
-      TFJIT_ASSIGN_OR_RETURN(*x, ctx.b().Convert(*x, DType::kFloat32));
-    }
-  }
-  hlo::DotDims dd;
-  dd.lhs_contracting = {ka};
-  dd.rhs_contracting = {kb};
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Dot(a, b, dd));
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
-}
-
 // ---- TridiagonalMatMul ----
 
 absl::Status LowerTridiagonalMatMul(LoweringContext& ctx, const tf::Node& node) {
@@ -814,7 +789,6 @@ void AppendLinalgLowerings(std::vector<OpLowering>* table) {
   table->push_back({"Diag", LowerDiag});
   table->push_back({"DiagPart", LowerDiagPart});
   table->push_back({"Cross", LowerCross});
-  table->push_back({"SparseMatMul", LowerSparseMatMul});
   table->push_back({"TridiagonalMatMul", LowerTridiagonalMatMul, /*float_only=*/true});
   for (const auto& [op, fn] : std::initializer_list<std::pair<const char*, LoweringFn>>{
            {"Cholesky", LowerCholesky},

@@ -42,6 +42,7 @@ const std::vector<OpLowering>& LoweringTable() {
     AppendGradientsLowerings(t);
     AppendOptimizersLowerings(t);
     AppendLinalgLowerings(t);
+    AppendLinalgMatmulLowerings(t);
     AppendScatterSegmentLowerings(t);
     AppendArrayMoreLowerings(t);
     AppendSpecialLowerings(t);
@@ -49,6 +50,7 @@ const std::vector<OpLowering>& LoweringTable() {
     AppendImageMoreLowerings(t);
     AppendNnMoreLowerings(t);
     AppendXlaLowerings(t);
+    AppendGraphLowerings(t);
     std::sort(t->begin(), t->end(), [](const OpLowering& a, const OpLowering& b) {
       return absl::string_view(a.op) < absl::string_view(b.op);
     });

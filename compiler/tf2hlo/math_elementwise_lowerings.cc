@@ -1,6 +1,7 @@
 // Lowerings of TF's elementwise ops beyond the basic arithmetic of math_lowerings.cc:
-// rounding, trigonometry, special functions, predicates, floor/truncating division and
-// modulus, power, bitwise ops and the *NoNan family.
+// rounding, trigonometry, predicates (ApproximateEqual among them), floor/truncating division
+// and modulus, power, bitwise ops and the *NoNan family. The special functions (Erf, Xdivy,
+// Xlogy, ...) are in special_lowerings.cc.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -78,7 +79,6 @@ TFJIT_UNARY(Sign, kSign)
 TFJIT_UNARY(Sin, kSine)
 TFJIT_UNARY(Cos, kCosine)
 TFJIT_UNARY(Tan, kTan)
-TFJIT_UNARY(Erf, kErf)
 TFJIT_UNARY(Expm1, kExpm1)
 TFJIT_UNARY(Log1p, kLog1p)
 TFJIT_UNARY(IsFinite, kIsFinite)
@@ -112,6 +112,32 @@ absl::Status LowerIsInf(LoweringContext& ctx, const tf::Node& node) {
                          ctx.Splat(x->shape().element_type(),
                                    std::numeric_limits<double>::infinity(), x->shape().dims()));
   return Done(ctx, node, ctx.b().Compare(ComparisonDirection::kEq, ax, inf));
+}
+
+// ApproximateEqual: |x - y| < tolerance in T (integers: the tolerance truncates to 0).
+absl::Status LowerApproximateEqual(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * y, ctx.Input(node, 1));
+  if (x->shape().dims() != y->shape().dims()) {
+    return InvalidArgument("node %s: x and y must be of the same shape. x shape: %s y shape: %s",
+                           node.DebugName(), x->shape().ToString(), y->shape().ToString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(float tol, tf::GetFloatAttrOr(node, "tolerance", 1e-5f));
+  const DType t = x->shape().element_type();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * d, ctx.b().Binary(Opcode::kSubtract, x, y));
+  if (!IsUnsignedIntegerDType(t)) {
+    TFJIT_ASSIGN_OR_RETURN(d, ctx.b().Unary(Opcode::kAbs, d));
+  }
+  Instruction* limit = nullptr;
+  if (IsFloatingDType(t)) {
+    TFJIT_ASSIGN_OR_RETURN(limit, ctx.Splat(t, static_cast<double>(tol), x->shape().dims()));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(limit,
+                           ctx.Splat(t, std::trunc(static_cast<double>(tol)), x->shape().dims()));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Compare(ComparisonDirection::kLt, d, limit));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
 }
 
 absl::Status LowerFilledLike(LoweringContext& ctx, const tf::Node& node, double value) {
@@ -418,28 +444,6 @@ absl::Status LowerMulNoNan(LoweringContext& ctx, const tf::Node& node) {
   return LowerNoNan(ctx, node, Opcode::kMultiply);
 }
 
-// Xdivy(x, y) => x == 0 ? 0 : x / y; Xlogy(x, y) => x == 0 ? 0 : x * log(y).
-absl::Status LowerXop(LoweringContext& ctx, const tf::Node& node, bool log) {
-  TFJIT_ASSIGN_OR_RETURN(auto ab, BroadcastPair(ctx, node));
-  auto [x, y] = ab;
-  Instruction* r = nullptr;
-  if (log) {
-    TFJIT_ASSIGN_OR_RETURN(Instruction * ly, ctx.b().Unary(Opcode::kLog, y));
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kMultiply, x, ly));
-  } else {
-    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kDivide, x, y));
-  }
-  TFJIT_ASSIGN_OR_RETURN(Instruction * x_zero, IsZero(ctx, x));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Zeros(ctx, r));
-  return Done(ctx, node, ctx.b().Select(x_zero, zero, r));
-}
-absl::Status LowerXdivy(LoweringContext& ctx, const tf::Node& node) {
-  return LowerXop(ctx, node, false);
-}
-absl::Status LowerXlogy(LoweringContext& ctx, const tf::Node& node) {
-  return LowerXop(ctx, node, true);
-}
-
 // Ops whose inputs must be floating point although the output is bool (IsNan, ...).
 bool FloatInput(const tf::Node& node, std::string* why) {
   if (!node.input_types().empty() && IsFloatingDType(node.input_types()[0])) return true;
@@ -467,7 +471,6 @@ void AppendElementwiseLowerings(std::vector<OpLowering>* table) {
                                   {"Sin", LowerSin, kFloat},
                                   {"Cos", LowerCos, kFloat},
                                   {"Tan", LowerTan, kFloat},
-                                  {"Erf", LowerErf, kFloat},
                                   {"Expm1", LowerExpm1, kFloat},
                                   {"Log1p", LowerLog1p, kFloat},
                                   {"Reciprocal", LowerReciprocal, kFloat},
@@ -485,6 +488,7 @@ void AppendElementwiseLowerings(std::vector<OpLowering>* table) {
                                   {"IsFinite", LowerIsFinite, false, FloatInput},
                                   {"IsNan", LowerIsNan, false, FloatInput},
                                   {"IsInf", LowerIsInf, false, FloatInput},
+                                  {"ApproximateEqual", LowerApproximateEqual},
                                   {"ZerosLike", LowerZerosLike},
                                   {"OnesLike", LowerOnesLike},
                                   {"Invert", LowerInvert, false, IntegerInput},
@@ -499,8 +503,6 @@ void AppendElementwiseLowerings(std::vector<OpLowering>* table) {
                                   {"Atan2", LowerAtan2, kFloat},
                                   {"DivNoNan", LowerDivNoNan, kFloat},
                                   {"MulNoNan", LowerMulNoNan, kFloat},
-                                  {"Xdivy", LowerXdivy, kFloat},
-                                  {"Xlogy", LowerXlogy, kFloat},
                                   {"BitwiseAnd", LowerBitwiseAnd, false, IntegerInput},
                                   {"BitwiseOr", LowerBitwiseOr, false, IntegerInput},
                                   {"BitwiseXor", LowerBitwiseXor, false, IntegerInput},

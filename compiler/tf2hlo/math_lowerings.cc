@@ -1,5 +1,5 @@
 // Lowerings of TF's basic elementwise math: arithmetic, Cast, Select/SelectV2, AddN and
-// ClipByValue. The reductions are in reduction_lowerings.cc.
+// ClipByValue. The reductions are in reduction_lowerings.cc, Relu and Relu6 in nn_lowerings.cc.
 #include <cmath>
 #include <limits>
 
@@ -60,28 +60,6 @@ TFJIT_UNARY_LOWERING(Rsqrt, kRsqrt)
 absl::Status LowerSquare(LoweringContext& ctx, const tf::Node& node) {
   TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
   TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kMultiply, x, x));
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
-}
-
-// Relu(x) => max(x, 0)
-absl::Status LowerRelu(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * zero,
-                         ctx.Splat(x->shape().element_type(), 0.0, x->shape().dims()));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kMaximum, x, zero));
-  ctx.SetOutput(node, 0, r);
-  return absl::OkStatus();
-}
-
-// Relu6(x) => min(max(x, 0), 6)
-absl::Status LowerRelu6(LoweringContext& ctx, const tf::Node& node) {
-  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
-  const DType t = x->shape().element_type();
-  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(t, 0.0, x->shape().dims()));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * six, ctx.Splat(t, 6.0, x->shape().dims()));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * lo, ctx.b().Binary(Opcode::kMaximum, x, zero));
-  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Binary(Opcode::kMinimum, lo, six));
   ctx.SetOutput(node, 0, r);
   return absl::OkStatus();
 }
@@ -252,8 +230,6 @@ void AppendMathLowerings(std::vector<OpLowering>* table) {
                                   {"Sqrt", LowerSqrt, true},
                                   {"Rsqrt", LowerRsqrt, true},
                                   {"Square", LowerSquare},
-                                  {"Relu", LowerRelu},
-                                  {"Relu6", LowerRelu6},
                                   {"Cast", LowerCast},
                                   {"Select", LowerSelect},
                                   {"SelectV2", LowerSelectV2},

@@ -39,6 +39,10 @@ double LowestValue(DType t);
 absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const tf::Node& node,
                                                    int rank);
 
+// Sum of `x` over `dims` in its own type (reduction_lowerings.cc).
+absl::StatusOr<hlo::Instruction*> SumOver(LoweringContext& ctx, hlo::Instruction* x,
+                                          const std::vector<int64_t>& dims);
+
 // `x` padded with zeros by `pads` (lo, hi, interior per dim), and `x` reversed along `dims`
 // (x itself when there are none).
 absl::StatusOr<hlo::Instruction*> PadWithZeros(LoweringContext& ctx, hlo::Instruction* x,
@@ -55,7 +59,7 @@ absl::StatusOr<hlo::Instruction*> PlaceStridedSlice(LoweringContext& ctx, hlo::I
 
 // MatMul's product of matrices a and b (transposed as asked), and BatchMatMul's of x and y
 // (batch dims broadcast; adj_* transposes the last two dims, the caller conjugates complex
-// parts), both in the operands' element type; TF's shape errors.
+// parts), both in the operands' element type; TF's shape errors (linalg_lowerings.cc).
 absl::StatusOr<hlo::Instruction*> MatMulValues(LoweringContext& ctx, hlo::Instruction* a,
                                                hlo::Instruction* b, bool ta, bool tb);
 absl::StatusOr<hlo::Instruction*> BatchMatMulValues(LoweringContext& ctx, const tf::Node& node,
@@ -88,7 +92,8 @@ void AppendReductionLowerings(std::vector<OpLowering>* table);  // reduction_low
 void AppendArrayLowerings(std::vector<OpLowering>* table);      // array_lowerings.cc
 void AppendNnLowerings(std::vector<OpLowering>* table);         // nn_lowerings.cc
 void AppendRandomLowerings(std::vector<OpLowering>* table);     // random_lowerings.cc
-// While/If and the comparison/logical ops of loop conditions (control_flow_lowerings.cc).
+// While/If, ControlTrigger and the comparison/logical ops of loop conditions
+// (control_flow_lowerings.cc).
 void AppendControlFlowLowerings(std::vector<OpLowering>* table);
 void AppendResourceLowerings(std::vector<OpLowering>* table);     // state_resource_lowerings.cc
 void AppendListLowerings(std::vector<OpLowering>* table);         // state_list_lowerings.cc
@@ -98,10 +103,11 @@ void AppendConvLowerings(std::vector<OpLowering>* table);         // nn_conv_low
 void AppendImageLowerings(std::vector<OpLowering>* table);        // image_lowerings.cc
 void AppendGradientsLowerings(std::vector<OpLowering>* table);    // gradients_lowerings.cc
 void AppendGradientsWindowLowerings(
-    std::vector<OpLowering>* table);                              // gradients_window_lowerings.cc
-void AppendGradients3dLowerings(std::vector<OpLowering>* table);  // gradients_3d_lowerings.cc
-void AppendOptimizersLowerings(std::vector<OpLowering>* table);   // optimizers_lowerings.cc
-void AppendLinalgLowerings(std::vector<OpLowering>* table);       // linalg_lowerings.cc
+    std::vector<OpLowering>* table);                               // gradients_window_lowerings.cc
+void AppendGradients3dLowerings(std::vector<OpLowering>* table);   // gradients_3d_lowerings.cc
+void AppendOptimizersLowerings(std::vector<OpLowering>* table);    // optimizers_lowerings.cc
+void AppendLinalgLowerings(std::vector<OpLowering>* table);        // linalg_lowerings.cc
+void AppendLinalgMatmulLowerings(std::vector<OpLowering>* table);  // linalg_matmul_lowerings.cc
 void AppendScatterSegmentLowerings(std::vector<OpLowering>* table);  // scatter_segment_lowerings.cc
 void AppendArrayMoreLowerings(std::vector<OpLowering>* table);       // array_more_lowerings.cc
 void AppendSpecialLowerings(std::vector<OpLowering>* table);         // special_lowerings.cc
@@ -109,6 +115,7 @@ void AppendRandomMoreLowerings(std::vector<OpLowering>* table);      // random_m
 void AppendImageMoreLowerings(std::vector<OpLowering>* table);       // image_more_lowerings.cc
 void AppendNnMoreLowerings(std::vector<OpLowering>* table);          // nn_more_lowerings.cc
 void AppendXlaLowerings(std::vector<OpLowering>* table);             // xla_lowerings.cc
+void AppendGraphLowerings(std::vector<OpLowering>* table);           // graph_lowerings.cc
 
 }  // namespace tfjit::tf2hlo
 

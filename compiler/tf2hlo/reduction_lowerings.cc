@@ -1,8 +1,13 @@
 // Lowerings of the reduction family (docs/DESIGN.md, "Op families"): Sum, Mean, Max, Min,
-// Prod, All/Any, ArgMax/ArgMin, and TopKV2 as the custom-call tfjit.top_k (HLO has no sort).
+// Prod, All/Any, ArgMax/ArgMin, TopKV2 as the custom-call tfjit.top_k (HLO has no sort),
+// InTopKV2 as compare-and-count, and the scans Cumsum, Cumprod and CumulativeLogsumexp as
+// reduce-windows.
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/builder.h"
 #include "compiler/tf2hlo/op_lowerings.h"
@@ -14,6 +19,7 @@
 namespace tfjit::tf2hlo {
 namespace {
 
+using hlo::ComparisonDirection;
 using hlo::Instruction;
 using hlo::Opcode;
 
@@ -249,7 +255,149 @@ absl::Status LowerTopKV2(LoweringContext& ctx, const tf::Node& node) {
   return absl::OkStatus();
 }
 
+// ---- InTopKV2 ----
+
+// InTopKV2: tf2xla's count of predictions above the target's, and (as TF's CPU kernel) false
+// for an out-of-range target.
+absl::Status LowerInTopK(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * p, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * targets, ctx.Input(node, 1));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> k_v, ctx.ConstantInputAsInts(node, 2));
+  if (p->shape().rank() != 2) {
+    return InvalidArgument("node %s: predictions must be == 2-D, got shape %s", node.DebugName(),
+                           p->shape().ToString());
+  }
+  if (targets->shape().rank() != 1 || targets->shape().dim(0) != p->shape().dim(0)) {
+    return InvalidArgument(
+        "node %s: targets must be 1-D with as many elements as predictions has "
+        "rows: targets is %s, predictions is %s",
+        node.DebugName(), targets->shape().ToString(), p->shape().ToString());
+  }
+  if (k_v.size() != 1) return InvalidArgument("node %s: k must be 0-D", node.DebugName());
+  const int64_t b = p->shape().dim(0), c = p->shape().dim(1);
+  const DType tt = targets->shape().element_type();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * tb, ctx.b().Broadcast(targets, {b, c}, {0}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * iota, ctx.b().Iota(hlo::Shape(tt, {b, c}), 1));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * hit, ctx.b().Compare(ComparisonDirection::kEq, tb, iota));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zeros, ctx.Splat(DType::kFloat32, 0.0, {b, c}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * picked, ctx.b().Select(hit, p, zeros));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * tv, SumOver(ctx, picked, {1}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * tvb, ctx.b().Broadcast(tv, {b, c}, {0}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * gt, ctx.b().Compare(ComparisonDirection::kGt, p, tvb));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * gt_i, ctx.b().Convert(gt, DType::kInt64));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * larger, SumOver(ctx, gt_i, {1}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * k,
+                         ctx.Splat(DType::kInt64, static_cast<double>(k_v[0]), {b}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Compare(ComparisonDirection::kLt, larger, k));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * finite, ctx.b().Add(Opcode::kIsFinite, {tv}));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kAnd, r, finite));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * lo, ctx.Splat(tt, 0.0, {b}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * hi, ctx.Splat(tt, static_cast<double>(c), {b}));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ge0, ctx.b().Compare(ComparisonDirection::kGe, targets, lo));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * ltc, ctx.b().Compare(ComparisonDirection::kLt, targets, hi));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kAnd, r, ge0));
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kAnd, r, ltc));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// ---- Scans: Cumsum, Cumprod, CumulativeLogsumexp ----
+
+// (a, b) -> log(exp(a) + exp(b)): hi + log1p(exp(lo - hi)), and hi itself when hi is not
+// finite (inf and -inf are absorbing, NaN propagates) as the kernel's LogAddExp.
+hlo::Computation* LogAddExpComputation(LoweringContext& ctx, DType t) {
+  const std::string name = absl::StrCat("logaddexp_", DTypeHloName(t));
+  if (hlo::Computation* c = ctx.module()->FindComputation(name)) return c;
+  hlo::Computation* c = ctx.module()->AddComputation(name);
+  hlo::Builder b(c);
+  Instruction* x = b.Parameter(0, hlo::Shape::Scalar(t), "lhs");
+  Instruction* y = b.Parameter(1, hlo::Shape::Scalar(t), "rhs");
+  Instruction* hi = *b.Binary(Opcode::kMaximum, x, y);
+  Instruction* lo = *b.Binary(Opcode::kMinimum, x, y);
+  Instruction* e = *b.Unary(Opcode::kExp, *b.Binary(Opcode::kSubtract, lo, hi));
+  Instruction* sum = *b.Binary(Opcode::kAdd, hi, *b.Unary(Opcode::kLog1p, e));
+  Instruction* finite = *b.Add(Opcode::kIsFinite, {hi});
+  c->set_root(*b.Select(finite, sum, hi));
+  return c;
+}
+
+// The scans Cumsum, Cumprod and CumulativeLogsumexp: a reduce-window over the prefix of each
+// position (window n, padded n - 1 low with the reducer's identity), whose in-order
+// evaluation is the kernel's running sum; exclusive shifts the input by one, reverse scans
+// the reversed input. 16-bit floats scan in float32, as the kernels do.
+enum class ScanKind { kSum, kProd, kLogSumExp };
+
+absl::Status LowerScan(LoweringContext& ctx, const tf::Node& node, ScanKind kind) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.ConstantInputAsInts(node, 1));
+  const int rank = x->shape().rank();
+  if (axis_v.size() != 1 || rank == 0 || axis_v[0] < -rank || axis_v[0] >= rank) {
+    return InvalidArgument("node %s: axis must be a scalar in [-%d, %d) for input %s",
+                           node.DebugName(), rank, rank, x->shape().ToString());
+  }
+  const int64_t axis = axis_v[0] < 0 ? axis_v[0] + rank : axis_v[0];
+  TFJIT_ASSIGN_OR_RETURN(bool exclusive, tf::GetBoolAttrOr(node, "exclusive", false));
+  TFJIT_ASSIGN_OR_RETURN(bool reverse, tf::GetBoolAttrOr(node, "reverse", false));
+  const DType t = x->shape().element_type();
+  const DType c = (t == DType::kFloat16 || t == DType::kBFloat16) ? DType::kFloat32 : t;
+  const int64_t n = x->shape().dim(static_cast<int>(axis));
+  if (n == 0) {
+    ctx.SetOutput(node, 0, x);
+    return absl::OkStatus();
+  }
+  TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Convert(x, c));
+  if (reverse) {
+    TFJIT_ASSIGN_OR_RETURN(x, ReverseDims(ctx, x, {axis}));
+  }
+  const double identity = kind == ScanKind::kSum    ? 0.0
+                          : kind == ScanKind::kProd ? 1.0
+                                                    : -std::numeric_limits<double>::infinity();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * init, ctx.Splat(c, identity, {}));
+  if (exclusive) {
+    hlo::Attributes shift;
+    shift.padding.assign(static_cast<size_t>(rank), hlo::PadDim{});
+    shift.padding[static_cast<size_t>(axis)] = {1, -1, 0};
+    TFJIT_ASSIGN_OR_RETURN(x, ctx.b().Add(Opcode::kPad, {x, init}, shift));
+  }
+  hlo::Attributes attrs;
+  attrs.window.assign(static_cast<size_t>(rank), hlo::WindowDim{});
+  attrs.window[static_cast<size_t>(axis)].size = n;
+  attrs.window[static_cast<size_t>(axis)].pad_lo = n - 1;
+  hlo::Computation* reducer =
+      kind == ScanKind::kLogSumExp
+          ? LogAddExpComputation(ctx, c)
+          : hlo::GetOrAddScalarBinaryComputation(
+                ctx.module(), kind == ScanKind::kSum ? Opcode::kAdd : Opcode::kMultiply, c);
+  TFJIT_ASSIGN_OR_RETURN(
+      Instruction * r, ctx.b().Add(Opcode::kReduceWindow, {x, init}, std::move(attrs), {reducer}));
+  if (reverse) {
+    TFJIT_ASSIGN_OR_RETURN(r, ReverseDims(ctx, r, {axis}));
+  }
+  TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Convert(r, t));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+absl::Status LowerCumulativeLogsumexp(LoweringContext& ctx, const tf::Node& node) {
+  return LowerScan(ctx, node, ScanKind::kLogSumExp);
+}
+absl::Status LowerCumsum(LoweringContext& ctx, const tf::Node& node) {
+  return LowerScan(ctx, node, ScanKind::kSum);
+}
+absl::Status LowerCumprod(LoweringContext& ctx, const tf::Node& node) {
+  return LowerScan(ctx, node, ScanKind::kProd);
+}
+
 }  // namespace
+
+// Sum of `x` over `dims` in its own type.
+absl::StatusOr<Instruction*> SumOver(LoweringContext& ctx, Instruction* x,
+                                     const std::vector<int64_t>& dims) {
+  const DType t = x->shape().element_type();
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero, ctx.Splat(t, 0.0, {}));
+  return ctx.b().Reduce(x, zero, dims,
+                        hlo::GetOrAddScalarBinaryComputation(ctx.module(), Opcode::kAdd, t));
+}
 
 absl::StatusOr<std::vector<int64_t>> ReductionAxes(LoweringContext& ctx, const tf::Node& node,
                                                    int rank) {
@@ -284,6 +432,10 @@ void AppendReductionLowerings(std::vector<OpLowering>* table) {
                                   {"ArgMax", LowerArgMax},
                                   {"ArgMin", LowerArgMin},
                                   {"TopKV2", LowerTopKV2},
+                                  {"InTopKV2", LowerInTopK},
+                                  {"Cumsum", LowerCumsum},
+                                  {"Cumprod", LowerCumprod},
+                                  {"CumulativeLogsumexp", LowerCumulativeLogsumexp},
                               });
 }
 

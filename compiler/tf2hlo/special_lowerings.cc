@@ -4,9 +4,10 @@
 // series (BesselI0e/I1e), series and continued fractions in fixed-count while loops
 // (Igamma(c), Betainc), Euler-Maclaurin (Zeta, Polygamma). Every type computes in f64, where
 // the CPU backend calls libm, so compiled code agrees with the kernels to a few ulps; lgamma
-// is Lanczos' (g = 7, 9 terms). Also the lowerings of Erfc, Lgamma and Digamma. The domains
-// where the fixed counts are exact to double precision: Igamma(c) a <~ 1000, Betainc a, b <~ 1000,
-// Zeta and Polygamma q > -2.
+// is Lanczos' (g = 7, 9 terms). Also the lowerings of Erfc, Lgamma and Digamma, and of Erf,
+// Xdivy and Xlogy, which stay in T with HLO's erf, divide and log. The domains where the fixed
+// counts are exact to double precision: Igamma(c) a <~ 1000, Betainc a, b <~ 1000, Zeta and
+// Polygamma q > -2.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -536,6 +537,44 @@ absl::Status LowerXlog1py(LoweringContext& ctx, const tf::Node& node) {
                    });
 }
 
+// ---- Erf, Xdivy, Xlogy: one HLO op each in T, not the f64 formulas ----
+
+// Erf(x) => erf(x)
+absl::Status LowerErf(LoweringContext& ctx, const tf::Node& node) {
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x, ctx.Input(node, 0));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * r, ctx.b().Unary(Opcode::kErf, x));
+  ctx.SetOutput(node, 0, r);
+  return absl::OkStatus();
+}
+
+// Xdivy(x, y) => x == 0 ? 0 : x / y; Xlogy(x, y) => x == 0 ? 0 : x * log(y).
+absl::Status LowerXop(LoweringContext& ctx, const tf::Node& node, bool log) {
+  TFJIT_ASSIGN_OR_RETURN(auto ab, ctx.BroadcastBinaryInputs(node));
+  auto [x, y] = ab;
+  Instruction* r = nullptr;
+  if (log) {
+    TFJIT_ASSIGN_OR_RETURN(Instruction * ly, ctx.b().Unary(Opcode::kLog, y));
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kMultiply, x, ly));
+  } else {
+    TFJIT_ASSIGN_OR_RETURN(r, ctx.b().Binary(Opcode::kDivide, x, y));
+  }
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x_zeros,
+                         ctx.Splat(x->shape().element_type(), 0.0, x->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * x_zero,
+                         ctx.b().Compare(ComparisonDirection::kEq, x, x_zeros));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * zero,
+                         ctx.Splat(r->shape().element_type(), 0.0, r->shape().dims()));
+  TFJIT_ASSIGN_OR_RETURN(Instruction * out, ctx.b().Select(x_zero, zero, r));
+  ctx.SetOutput(node, 0, out);
+  return absl::OkStatus();
+}
+absl::Status LowerXdivy(LoweringContext& ctx, const tf::Node& node) {
+  return LowerXop(ctx, node, false);
+}
+absl::Status LowerXlogy(LoweringContext& ctx, const tf::Node& node) {
+  return LowerXop(ctx, node, true);
+}
+
 template <bool kUpper>
 absl::Status LowerIgamma(LoweringContext& ctx, const tf::Node& node) {
   return LowerWith(ctx, node, 2,
@@ -580,6 +619,9 @@ void AppendSpecialLowerings(std::vector<OpLowering>* table) {
       {"Erfc", LowerUnary<ErfcOp>, true},
       {"Lgamma", LowerUnary<LgammaOp>, true},
       {"Digamma", LowerUnary<DigammaOp>, true},
+      {"Erf", LowerErf, true},
+      {"Xdivy", LowerXdivy, true},
+      {"Xlogy", LowerXlogy, true},
   };
   table->insert(table->end(), std::begin(lowerings), std::end(lowerings));
 }

@@ -1,6 +1,6 @@
-// Index-driven kernels: GatherV2 (axis, batch_dims), Gather (v1), OneHot and Where.
-// Out-of-range gather indices fail as TF's CPU kernel does ("indices[i] = v is not in
-// [0, n)"); they are never clamped.
+// Index-driven kernels: GatherV2 (axis, batch_dims), Gather (v1), GatherNd, OneHot and Where.
+// Out-of-range gather indices fail as TF's CPU kernels do ("indices[i] = v is not in [0, n)",
+// GatherNd's "does not index into param shape"); they are never clamped.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -119,6 +119,61 @@ absl::Status GatherKernel(KernelContext& ctx) {
   return GatherCore(ctx, ctx.input(0), ctx.input(1), 0, 0);
 }
 
+// GatherNd: output[i..., :] = params[indices[i..., 0], ..., indices[i..., K-1], :]; an index
+// outside params fails as TF's CPU kernel does (never clamped).
+absl::Status GatherNdKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& params = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) {
+    return KernelError(ctx, "indices must be int32 or int64, got %s", DTypeName(indices.dtype()));
+  }
+  if (params.rank() < 1) {
+    return KernelError(ctx, "params must be at least a vector, got %s", params.ShapeString());
+  }
+  if (indices.rank() < 1) {
+    return KernelError(ctx, "indices must be at least a vector, got %s", indices.ShapeString());
+  }
+  const int64_t k = indices.dim(indices.rank() - 1);
+  if (k > params.rank()) {
+    return KernelError(ctx,
+                       "index innermost dimension length must be <= params rank; saw: %d "
+                       "vs. %d",
+                       k, params.rank());
+  }
+  if (DTypeSize(params.dtype()) == 0) return UnsupportedDType(ctx, params.dtype(), "numeric types");
+  std::vector<int64_t> out_dims(indices.dims().begin(), indices.dims().end() - 1);
+  int64_t slice = 1;
+  for (int d = static_cast<int>(k); d < params.rank(); ++d) {
+    out_dims.push_back(params.dim(d));
+    slice *= params.dim(d);
+  }
+  Tensor out(params.dtype(), out_dims);
+  // One slice per index vector: the product of indices' outer dims (1 for a [K] vector).
+  int64_t count = 1;
+  for (int d = 0; d + 1 < indices.rank(); ++d) count *= indices.dim(d);
+  const size_t bytes = static_cast<size_t>(slice) * DTypeSize(params.dtype());
+  const char* x = static_cast<const char*>(params.raw_data());
+  char* y = static_cast<char*>(out.raw_data());
+  for (int64_t r = 0; r < count && out.num_elements() > 0; ++r) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t v = ElementAsInt64(indices, r * k + j);
+      const int64_t dim = params.dim(static_cast<int>(j));
+      if (v < 0 || v >= dim) {
+        std::vector<int64_t> idx;
+        for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(indices, r * k + q));
+        return KernelError(ctx, "indices[%d] = [%s] does not index into param shape %s", r,
+                           absl::StrJoin(idx, ", "), DimsString(params.dims()));
+      }
+      offset = offset * dim + v;
+    }
+    std::memcpy(y + static_cast<size_t>(r) * bytes, x + static_cast<size_t>(offset) * bytes, bytes);
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 // OneHot: the depth axis inserted at `axis` (-1 = last); out[..., j, ...] = on when
 // indices[...] == j, else off. Negative and out-of-range indices give a row of off.
 absl::Status OneHotKernel(KernelContext& ctx) {
@@ -196,6 +251,7 @@ absl::Status WhereKernel(KernelContext& ctx) {
 void RegisterGatherKernels(KernelRegistry& registry) {
   registry.Register("GatherV2", &GatherV2Kernel);
   registry.Register("Gather", &GatherKernel);
+  registry.Register("GatherNd", &GatherNdKernel);
   registry.Register("OneHot", &OneHotKernel);
   registry.Register("Where", &WhereKernel);
 }

@@ -1,10 +1,10 @@
 // Fallback kernels of the array_more ops (docs/DESIGN.md, "Op families"), with TF's CPU
 // semantics, dtypes and error messages: reversals and rolls, permutations, LinSpace,
-// BroadcastArgs, searches (Bucketize, Lower/UpperBound, InTopKV2), bit casts and counts,
-// data-format maps, the v1 space/batch ops, ReverseSequence, CumulativeLogsumexp, Assert and
-// ControlTrigger and the runtime-only ops XLA leaves to TF (Unique, ListDiff, Empty, ...). Fake
-// quantization is in array_quantize_kernels.cc. Ops of other families filed here say so in the
-// catalog.
+// BroadcastArgs, searches (Bucketize, Lower/UpperBound), bit casts and counts, data-format
+// maps, the v1 space/batch ops, ReverseSequence, ControlTrigger and the runtime-only ops XLA
+// leaves to TF (Unique, ListDiff, Empty, ...). Fake quantization is in array_quantize_kernels.cc.
+// Ops of other families filed here say so in the catalog; ControlTrigger stays because the
+// control_flow family has no kernel file (the executor runs its other ops itself).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,9 +13,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "core/string_tensor.h"
 #include "frontend/attr.h"
 #include "runtime/kernels/cwise_ops.h"
 
@@ -389,50 +386,6 @@ absl::Status BoundKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// InTopKV2: whether each row's target class is among its k largest predictions: fewer than k
-// predictions are strictly larger; false for an out-of-range target or a non-finite target
-// prediction.
-absl::Status InTopKKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  const Tensor& pred = ctx.input(0);
-  const Tensor& targets_t = ctx.input(1);
-  const Tensor& k_t = ctx.input(2);
-  if (pred.rank() != 2) {
-    return KernelError(ctx, "predictions must be 2-dimensional, got %s", pred.ShapeString());
-  }
-  if (targets_t.rank() != 1) {
-    return KernelError(ctx, "targets must be 1-dimensional, got %s", targets_t.ShapeString());
-  }
-  if (pred.dim(0) != targets_t.dim(0)) {
-    return KernelError(ctx, "First dimension of predictions %d must match length of targets %d",
-                       pred.dim(0), targets_t.dim(0));
-  }
-  if (k_t.rank() != 0) {
-    return KernelError(ctx, "k must be 0-D, got shape %s", DimsString(k_t.dims()));
-  }
-  if (pred.dtype() != DType::kFloat32) return UnsupportedDType(ctx, pred.dtype(), "float32");
-  std::vector<int64_t> targets, k_v;
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, targets_t, "targets", &targets));
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, k_t, "k", &k_v));
-  const int64_t k = k_v[0];
-  const int64_t classes = pred.dim(1);
-  Tensor out(DType::kBool, {pred.dim(0)});
-  const float* p = pred.data<float>();
-  for (int64_t b = 0; b < pred.dim(0); ++b) {
-    const int64_t t = targets[static_cast<size_t>(b)];
-    bool in_top = false;
-    if (t >= 0 && t < classes && std::isfinite(p[b * classes + t])) {
-      const float target = p[b * classes + t];
-      int64_t larger = 0;
-      for (int64_t c = 0; c < classes; ++c) larger += p[b * classes + c] > target ? 1 : 0;
-      in_top = larger < k;
-    }
-    out.data<bool>()[b] = in_top;
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 // ---- Bits ----
 
 // Bitcast: the same bytes as another type; a wider input grows a last dim of
@@ -522,49 +475,6 @@ absl::Status CompareAndBitpackKernel(KernelContext& ctx) {
     }
   });
   if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kAll));
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
-// ApproximateEqual: |x - y| < tolerance, computed in T (integers: tolerance truncated).
-absl::Status ApproximateEqualKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  const Tensor& x = ctx.input(0);
-  const Tensor& y = ctx.input(1);
-  if (x.dims() != y.dims() || x.dtype() != y.dtype()) {
-    return KernelError(ctx, "x and y must be of the same shape. x shape: %s y shape: %s",
-                       x.ShapeString(), y.ShapeString());
-  }
-  TFJIT_ASSIGN_OR_RETURN(float tol, tf::GetFloatAttrOr(ctx.node(), "tolerance", 1e-5f));
-  Tensor out(DType::kBool, x.dims());
-  bool ok = DispatchReal(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    using C = ComputeType<T>;
-    const C t = C(static_cast<T>(tol));
-    const T* a = x.data<T>();
-    const T* b = y.data<T>();
-    bool* z = out.data<bool>();
-    ParallelFor(ctx, x.num_elements(), 3, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        C d = C(static_cast<T>(Wrapping(C(a[i]), C(b[i]), [](auto p, auto q) { return p - q; })));
-        if constexpr (std::is_signed_v<C> || kIsFloat<C>) {
-          if (d < C(0)) d = static_cast<C>(Wrapping(C(0), d, [](auto p, auto q) { return p - q; }));
-        }
-        z[i] = d < t;
-      }
-    });
-  });
-  // Complex: |x - y| < tolerance, the modulus as TF's abs of a complex difference.
-  ok = ok || DispatchComplex(x.dtype(), [&](auto tag) {
-         using T = decltype(tag);
-         const T* a = x.data<T>();
-         const T* b = y.data<T>();
-         bool* z = out.data<bool>();
-         ParallelFor(ctx, x.num_elements(), 10, [&](int64_t begin, int64_t end) {
-           for (int64_t i = begin; i < end; ++i) z[i] = std::abs(a[i] - b[i]) < tol;
-         });
-       });
-  if (!ok) return UnsupportedDType(ctx, x.dtype(), "number types");
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -700,105 +610,7 @@ absl::Status SpaceBatchV1Kernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// ---- CumulativeLogsumexp ----
-
-// log(exp(a) + exp(b)) without overflow; -inf is the identity.
-template <typename C>
-C LogAddExp(C a, C b) {
-  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
-  const C hi = std::max(a, b), lo = std::min(a, b);
-  if (std::isinf(hi)) return hi;
-  return hi + std::log1p(std::exp(lo - hi));
-}
-
-// CumulativeLogsumexp along `axis`, with Cumsum's exclusive and reverse; the empty sum is
-// -inf (log 0).
-absl::Status CumulativeLogsumexpKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  const Tensor& in = ctx.input(0);
-  if (in.rank() == 0) return KernelError(ctx, "input must be at least rank 1, got a scalar");
-  std::vector<int64_t> axis_v;
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "axis", &axis_v));
-  if (ctx.input(1).rank() != 0) {
-    return KernelError(ctx, "ScanOp: axis must be a scalar, not %s", ctx.input(1).ShapeString());
-  }
-  int64_t axis;
-  TFJIT_RETURN_IF_ERROR(CanonicalAxis(ctx, axis_v[0], in.rank(), &axis));
-  TFJIT_ASSIGN_OR_RETURN(bool exclusive, tf::GetBoolAttrOr(ctx.node(), "exclusive", false));
-  TFJIT_ASSIGN_OR_RETURN(bool reverse, tf::GetBoolAttrOr(ctx.node(), "reverse", false));
-  int64_t outer = 1, n = in.dim(static_cast<int>(axis)), inner = 1;
-  for (int d = 0; d < in.rank(); ++d) {
-    if (d < axis) outer *= in.dim(d);
-    if (d > axis) inner *= in.dim(d);
-  }
-  Tensor out(in.dtype(), in.dims());
-  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    using C = ComputeType<T>;
-    const T* p = in.data<T>();
-    T* q = out.data<T>();
-    ParallelFor(ctx, outer * inner, 20 * n, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t o = r / inner, i = r % inner;
-        C acc = -std::numeric_limits<C>::infinity();
-        for (int64_t s = 0; s < n; ++s) {
-          const int64_t at = (o * n + (reverse ? n - 1 - s : s)) * inner + i;
-          if (exclusive) q[at] = static_cast<T>(acc);
-          acc = LogAddExp(acc, C(p[at]));
-          if (!exclusive) q[at] = static_cast<T>(acc);
-        }
-      }
-    });
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), "float16, float32, float64");
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
-// ---- Assert, ControlTrigger ----
-
-// TF's SummarizeValue: the first `max` elements separated by spaces, "..." when there are more.
-std::string Summarize(const Tensor& t, int64_t max) {
-  if (const std::vector<std::string>* strings = StringValues(t)) {
-    // Strings print bare, as TF's SummarizeValue does ("x must be positive").
-    const size_t n = std::min(strings->size(), static_cast<size_t>(std::max<int64_t>(max, 0)));
-    std::string s = absl::StrJoin(strings->begin(), strings->begin() + n, " ");
-    if (strings->size() > n) absl::StrAppend(&s, "...");
-    return s;
-  }
-  if (!IsNumericDType(t.dtype())) return t.DebugString(static_cast<int>(max));
-  std::vector<std::string> parts;
-  const int64_t n = std::min(t.num_elements(), max);
-  for (int64_t i = 0; i < n; ++i) {
-    if (t.dtype() == DType::kBool) {
-      parts.push_back(t.data<bool>()[i] ? "1" : "0");
-    } else if (IsFloatingDType(t.dtype())) {
-      parts.push_back(absl::StrCat(ElementAsDouble(t, i)));
-    } else {
-      parts.push_back(absl::StrCat(ElementAsInt64(t, i)));
-    }
-  }
-  std::string s = absl::StrJoin(parts, " ");
-  if (t.num_elements() > max) absl::StrAppend(&s, "...");
-  return s;
-}
-
-// Assert: fails with "assertion failed: [data0] [data1] ..." when the condition is false.
-absl::Status AssertKernel(KernelContext& ctx) {
-  if (ctx.num_inputs() < 1) return absl::InternalError("Assert without a condition input");
-  const Tensor& cond = ctx.input(0);
-  if (cond.dtype() != DType::kBool || cond.rank() != 0) {
-    return KernelError(ctx, "In[0] (condition) must be a scalar but has shape %s",
-                       cond.ShapeString());
-  }
-  if (cond.data<bool>()[0]) return absl::OkStatus();
-  TFJIT_ASSIGN_OR_RETURN(int64_t summarize, tf::GetIntAttrOr(ctx.node(), "summarize", 3));
-  std::vector<std::string> parts;
-  for (int i = 1; i < ctx.num_inputs(); ++i) {
-    parts.push_back(absl::StrCat("[", Summarize(ctx.input(i), summarize), "]"));
-  }
-  return KernelError(ctx, "assertion failed: %s", absl::StrJoin(parts, " "));
-}
+// ---- ControlTrigger ----
 
 absl::Status ControlTriggerKernel(KernelContext&) { return absl::OkStatus(); }
 
@@ -1066,48 +878,6 @@ absl::Status HistogramFixedWidthKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// NthElement: the n-th smallest entry (n-th largest with reverse) of each last-axis row.
-absl::Status NthElementKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  const Tensor& in = ctx.input(0);
-  const Tensor& n_t = ctx.input(1);
-  if (n_t.rank() != 0) {
-    return KernelError(ctx, "N must be scalar but has rank %d", n_t.rank());
-  }
-  std::vector<int64_t> n_v;
-  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, n_t, "n", &n_v));
-  const int64_t n = n_v[0];
-  if (n < 0) return KernelError(ctx, "N must be non-negative but is %d", n);
-  if (in.rank() < 1) {
-    return KernelError(ctx, "Input must be >= 1-D but is %d-D", in.rank());
-  }
-  const int64_t cols = in.dims().back();
-  if (cols <= n) {
-    return KernelError(ctx, "Input must have last dimension > n = %d", n);
-  }
-  TFJIT_ASSIGN_OR_RETURN(bool reverse, tf::GetBoolAttrOr(ctx.node(), "reverse", false));
-  std::vector<int64_t> dims(in.dims().begin(), in.dims().end() - 1);
-  Tensor out(in.dtype(), dims);
-  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    using C = ComputeType<T>;
-    const int64_t rows = out.num_elements();
-    ParallelFor(ctx, rows, 4 * cols, [&](int64_t begin, int64_t end) {
-      std::vector<C> row(static_cast<size_t>(cols));
-      for (int64_t r = begin; r < end; ++r) {
-        for (int64_t c = 0; c < cols; ++c)
-          row[static_cast<size_t>(c)] = C(in.data<T>()[r * cols + c]);
-        const int64_t at = reverse ? cols - 1 - n : n;
-        std::nth_element(row.begin(), row.begin() + at, row.end());
-        out.data<T>()[r] = static_cast<T>(row[static_cast<size_t>(at)]);
-      }
-    });
-  });
-  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 void RegisterArrayMoreKernels(KernelRegistry& registry) {
@@ -1120,17 +890,13 @@ void RegisterArrayMoreKernels(KernelRegistry& registry) {
   registry.Register("Bucketize", &BucketizeKernel);
   registry.Register("LowerBound", &BoundKernel<false>);
   registry.Register("UpperBound", &BoundKernel<true>);
-  registry.Register("InTopKV2", &InTopKKernel);
   registry.Register("Bitcast", &BitcastKernel);
   registry.Register("PopulationCount", &PopulationCountKernel);
   registry.Register("CompareAndBitpack", &CompareAndBitpackKernel);
-  registry.Register("ApproximateEqual", &ApproximateEqualKernel);
   registry.Register("DataFormatDimMap", &DataFormatDimMapKernel);
   registry.Register("DataFormatVecPermute", &DataFormatVecPermuteKernel);
   registry.Register("SpaceToBatch", &SpaceBatchV1Kernel<true>);
   registry.Register("BatchToSpace", &SpaceBatchV1Kernel<false>);
-  registry.Register("CumulativeLogsumexp", &CumulativeLogsumexpKernel);
-  registry.Register("Assert", &AssertKernel);
   registry.Register("ControlTrigger", &ControlTriggerKernel);
   registry.Register("AccumulateNV2", &AccumulateNV2Kernel);
   registry.Register("Unique", &UniqueKernel<false>);
@@ -1140,7 +906,6 @@ void RegisterArrayMoreKernels(KernelRegistry& registry) {
   registry.Register("DeepCopy", &DeepCopyKernel);
   registry.Register("ParallelConcat", &ParallelConcatKernel);
   registry.Register("HistogramFixedWidth", &HistogramFixedWidthKernel);
-  registry.Register("NthElement", &NthElementKernel);
   RegisterArrayQuantizeKernels(registry);  // array_quantize_kernels.cc
 }
 

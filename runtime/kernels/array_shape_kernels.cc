@@ -1,5 +1,5 @@
 // Shape-changing copies and shape queries: Tile, Pad, PadV2, MirrorPad, ReverseV2,
-// BroadcastTo, Size, Rank, ShapeN, Range and PreventGradient (an identity at run time).
+// BroadcastTo, Size, Rank, ShapeN, Range and RaggedRange.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -279,12 +279,6 @@ absl::Status ShapeNKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status PreventGradientKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  ctx.set_output(0, ctx.input(0));
-  return absl::OkStatus();
-}
-
 // Range(start, limit, delta): core/range.h, shared with the lowering.
 template <typename T>
 absl::Status RangeTyped(KernelContext& ctx) {
@@ -328,6 +322,89 @@ absl::Status RangeKernel(KernelContext& ctx) {
   }
 }
 
+// RaggedRange: row i holds starts[i], starts[i] + deltas[i], ... below (above, for negative
+// deltas) limits[i]; scalar inputs broadcast. Row sizes as TF computes them: ceil((limit -
+// start) / delta) for floats, exact integer division rounded up for integers, at least 0.
+absl::Status RaggedRangeKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  const Tensor* in[3] = {&ctx.input(0), &ctx.input(1), &ctx.input(2)};
+  int64_t rows = 1;
+  bool any_vector = false;
+  for (const Tensor* t : in) {
+    if (t->rank() > 1)
+      return KernelError(ctx, "starts, limits and deltas must be scalars or vectors");
+    if (t->rank() == 1) {
+      if (any_vector && t->dim(0) != rows) {
+        return KernelError(ctx, "starts, limits, and deltas must have the same shape");
+      }
+      rows = t->dim(0);
+      any_vector = true;
+    }
+  }
+  TFJIT_ASSIGN_OR_RETURN(DType split_type, tf::GetTypeAttr(ctx.node(), "Tsplits"));
+  auto at = [&](const Tensor* t, int64_t i) { return t->rank() == 0 ? 0 : i; };
+  std::vector<int64_t> sizes(static_cast<size_t>(rows));
+  int64_t total = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t size = 0;
+    if (IsFloatingDType(in[0]->dtype())) {
+      const double s = ElementAsDouble(*in[0], at(in[0], i));
+      const double l = ElementAsDouble(*in[1], at(in[1], i));
+      const double d = ElementAsDouble(*in[2], at(in[2], i));
+      if (d == 0) return KernelError(ctx, "Requires delta != 0");
+      const double c = std::ceil((l - s) / d);
+      if (!(c < 9e18)) return KernelError(ctx, "Requires ((limit - start) / delta) <= 9e18");
+      size = c > 0 ? static_cast<int64_t>(c) : 0;
+    } else {
+      const int64_t s = ElementAsInt64(*in[0], at(in[0], i));
+      const int64_t l = ElementAsInt64(*in[1], at(in[1], i));
+      const int64_t d = ElementAsInt64(*in[2], at(in[2], i));
+      if (d == 0) return KernelError(ctx, "Requires delta != 0");
+      if ((d > 0 && l > s) || (d < 0 && l < s)) {
+        const int64_t span = d > 0 ? l - s : s - l, step = d > 0 ? d : -d;
+        size = (span + step - 1) / step;
+      }
+    }
+    sizes[static_cast<size_t>(i)] = size;
+    total += size;
+  }
+  TFJIT_RETURN_IF_ERROR(CheckOutputShape(ctx, in[0]->dtype(), {total}, "rt_dense_values"));
+  Tensor splits(split_type, {rows + 1});
+  Tensor values(in[0]->dtype(), {total});
+  int64_t pos = 0;
+  for (int64_t i = 0; i <= rows; ++i) {
+    if (split_type == DType::kInt32) {
+      splits.data<int32_t>()[i] = static_cast<int32_t>(pos);
+    } else {
+      splits.data<int64_t>()[i] = pos;
+    }
+    if (i == rows) break;
+    const double s = ElementAsDouble(*in[0], at(in[0], i));
+    const double d = ElementAsDouble(*in[2], at(in[2], i));
+    const int64_t si = ElementAsInt64(*in[0], at(in[0], i));
+    const int64_t di = ElementAsInt64(*in[2], at(in[2], i));
+    for (int64_t k = 0; k < sizes[static_cast<size_t>(i)]; ++k, ++pos) {
+      if (IsFloatingDType(in[0]->dtype())) {
+        // TF accumulates by repeated addition in T.
+        DispatchFloat(values.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          values.data<T>()[pos] =
+              k == 0 ? static_cast<T>(s)
+                     : static_cast<T>(static_cast<ComputeType<T>>(values.data<T>()[pos - 1]) +
+                                      static_cast<ComputeType<T>>(static_cast<T>(d)));
+        });
+      } else if (values.dtype() == DType::kInt32) {
+        values.data<int32_t>()[pos] = static_cast<int32_t>(si + k * di);
+      } else {
+        values.data<int64_t>()[pos] = si + k * di;
+      }
+    }
+  }
+  ctx.set_output(0, std::move(splits));
+  ctx.set_output(1, std::move(values));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterShapeKernels(KernelRegistry& registry) {
@@ -341,7 +418,7 @@ void RegisterShapeKernels(KernelRegistry& registry) {
   registry.Register("Rank", &RankKernel);
   registry.Register("ShapeN", &ShapeNKernel);
   registry.Register("Range", &RangeKernel);
-  registry.Register("PreventGradient", &PreventGradientKernel);
+  registry.Register("RaggedRange", &RaggedRangeKernel);
 }
 
 }  // namespace tfjit::runtime

@@ -1,109 +1,17 @@
-// Image and index kernels of real TF models (NHWC): MaxPool, AvgPool, ResizeBilinear,
-// DepthToSpace, SpaceToDepth, SpaceToBatchND, BatchToSpaceND and GatherNd. Geometry and
-// error messages follow TF's CPU kernels (pooling_ops_common, resize_bilinear_op,
-// depthtospace_op, spacetobatch_functor, gather_nd_op).
+// Image kernels of real TF models (NHWC): ResizeBilinear, DepthToSpace, SpaceToDepth,
+// SpaceToBatchND and BatchToSpaceND. Geometry and error messages follow TF's CPU kernels
+// (resize_bilinear_op, depthtospace_op, spacetobatch_functor).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
-#include <string>
 #include <vector>
 
-#include "absl/strings/str_join.h"
 #include "frontend/attr.h"
 #include "frontend/conv_attrs.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace tfjit::runtime {
 namespace {
-
-// ---- Pooling ----
-
-using tf::SpatialDim;
-
-// Runs `cell(n, oh, ow, h0, h1, w0, w1, out_offset)` for every output position, where
-// [h0, h1) x [w0, w1) is the window clipped to the input.
-template <typename Cell>
-void ForEachWindow(const KernelContext& ctx, const Tensor& in, const SpatialDim& h,
-                   const SpatialDim& w, Cell cell) {
-  const int64_t rows = in.dim(0) * h.out;
-  ParallelFor(ctx, rows, w.out * h.k * w.k * in.dim(3) + 1, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t n = r / h.out, oh = r % h.out;
-      const int64_t hs = oh * h.stride - h.pad_before;
-      const int64_t h0 = std::max<int64_t>(hs, 0), h1 = std::min(hs + h.k, in.dim(1));
-      for (int64_t ow = 0; ow < w.out; ++ow) {
-        const int64_t ws = ow * w.stride - w.pad_before;
-        const int64_t w0 = std::max<int64_t>(ws, 0), w1 = std::min(ws + w.k, in.dim(2));
-        cell(n, h0, h1, w0, w1, (r * w.out + ow) * in.dim(3));
-      }
-    }
-  });
-}
-
-template <bool kMax>
-absl::Status PoolKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  // TF's CPU pooling kernels reject NCHW, but XLA's accept it and a GPU-trained graph has it:
-  // NCHW runs transposed to NHWC and back. Other layouts are INVALID_ARGUMENT, as in TF's CPU
-  // kernels.
-  TFJIT_ASSIGN_OR_RETURN(std::string format,
-                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
-  if (format != "NCHW") {
-    TFJIT_RETURN_IF_ERROR(tf::CheckNhwc(ctx.node(), absl::StatusCode::kInvalidArgument));
-  }
-  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadPoolAttrs(ctx.node(), ctx.input(0).dims(),
-                                                                  tf::Layouts::kNhwcOrNchw));
-  const Tensor in = attrs.nchw ? TransposeTensor(ctx, ctx.input(0), {0, 2, 3, 1}) : ctx.input(0);
-  TFJIT_ASSIGN_OR_RETURN(
-      tf::Window2D window,
-      tf::ComputeWindow(ctx.node(), attrs, in.dim(1), in.dim(2), attrs.ksize[1], attrs.ksize[2]));
-  const SpatialDim& h = window.h;
-  const SpatialDim& w = window.w;
-  Tensor out(in.dtype(), {in.dim(0), h.out, w.out, in.dim(3)});
-  const int64_t depth = in.dim(3), width = in.dim(2), height = in.dim(1);
-  auto run = [&](auto tag) {
-    using T = decltype(tag);
-    using C = ComputeType<T>;
-    const T* x = in.data<T>();
-    T* y = out.data<T>();
-    ForEachWindow(
-        ctx, in, h, w, [&](int64_t n, int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
-          for (int64_t c = 0; c < depth; ++c) {
-            C acc =
-                kMax ? (std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
-                                                             : std::numeric_limits<C>::lowest())
-                     : C(0);
-            for (int64_t i = h0; i < h1; ++i) {
-              for (int64_t j = w0; j < w1; ++j) {
-                const C v = static_cast<C>(x[((n * height + i) * width + j) * depth + c]);
-                if constexpr (kMax) {
-                  // NaN propagates, as HLO's maximum does.
-                  if (v > acc || v != v) acc = v;
-                  if (acc != acc) break;
-                } else {
-                  acc += v;
-                }
-              }
-            }
-            if constexpr (!kMax) {
-              // The count of non-padding cells (TF's AvgPool); a window entirely in the padding
-              // cannot happen with SAME/VALID.
-              const int64_t count = (h1 - h0) * (w1 - w0);
-              if (count > 0) acc /= static_cast<C>(count);
-            }
-            y[o + c] = static_cast<T>(acc);
-          }
-        });
-  };
-  const bool ok = kMax ? DispatchReal(in.dtype(), run) : DispatchFloat(in.dtype(), run);
-  if (!ok) {
-    return UnsupportedDType(ctx, in.dtype(),
-                            kMax ? "floating-point and integer types" : "floating-point types");
-  }
-  ctx.set_output(0, attrs.nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
-  return absl::OkStatus();
-}
 
 // ---- ResizeBilinear ----
 
@@ -401,74 +309,14 @@ absl::Status SpaceBatchKernel(KernelContext& ctx, bool to_batch) {
 absl::Status SpaceToBatchNDKernel(KernelContext& ctx) { return SpaceBatchKernel(ctx, true); }
 absl::Status BatchToSpaceNDKernel(KernelContext& ctx) { return SpaceBatchKernel(ctx, false); }
 
-// ---- GatherNd ----
-
-// output[i..., :] = params[indices[i..., 0], ..., indices[i..., K-1], :]; an index outside
-// params fails as TF's CPU kernel does (never clamped).
-absl::Status GatherNdKernel(KernelContext& ctx) {
-  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  const Tensor& params = ctx.input(0);
-  const Tensor& indices = ctx.input(1);
-  if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) {
-    return KernelError(ctx, "indices must be int32 or int64, got %s", DTypeName(indices.dtype()));
-  }
-  if (params.rank() < 1) {
-    return KernelError(ctx, "params must be at least a vector, got %s", params.ShapeString());
-  }
-  if (indices.rank() < 1) {
-    return KernelError(ctx, "indices must be at least a vector, got %s", indices.ShapeString());
-  }
-  const int64_t k = indices.dim(indices.rank() - 1);
-  if (k > params.rank()) {
-    return KernelError(ctx,
-                       "index innermost dimension length must be <= params rank; saw: %d "
-                       "vs. %d",
-                       k, params.rank());
-  }
-  if (DTypeSize(params.dtype()) == 0) return UnsupportedDType(ctx, params.dtype(), "numeric types");
-  std::vector<int64_t> out_dims(indices.dims().begin(), indices.dims().end() - 1);
-  int64_t slice = 1;
-  for (int d = static_cast<int>(k); d < params.rank(); ++d) {
-    out_dims.push_back(params.dim(d));
-    slice *= params.dim(d);
-  }
-  Tensor out(params.dtype(), out_dims);
-  // One slice per index vector: the product of indices' outer dims (1 for a [K] vector).
-  int64_t count = 1;
-  for (int d = 0; d + 1 < indices.rank(); ++d) count *= indices.dim(d);
-  const size_t bytes = static_cast<size_t>(slice) * DTypeSize(params.dtype());
-  const char* x = static_cast<const char*>(params.raw_data());
-  char* y = static_cast<char*>(out.raw_data());
-  for (int64_t r = 0; r < count && out.num_elements() > 0; ++r) {
-    int64_t offset = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t v = ElementAsInt64(indices, r * k + j);
-      const int64_t dim = params.dim(static_cast<int>(j));
-      if (v < 0 || v >= dim) {
-        std::vector<int64_t> idx;
-        for (int64_t q = 0; q < k; ++q) idx.push_back(ElementAsInt64(indices, r * k + q));
-        return KernelError(ctx, "indices[%d] = [%s] does not index into param shape %s", r,
-                           absl::StrJoin(idx, ", "), DimsString(params.dims()));
-      }
-      offset = offset * dim + v;
-    }
-    std::memcpy(y + static_cast<size_t>(r) * bytes, x + static_cast<size_t>(offset) * bytes, bytes);
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 void RegisterImageKernels(KernelRegistry& registry) {
-  registry.Register("MaxPool", &PoolKernel<true>);
-  registry.Register("AvgPool", &PoolKernel<false>);
   registry.Register("ResizeBilinear", &ResizeBilinearKernel);
   registry.Register("DepthToSpace", &DepthSpaceKernel<true>);
   registry.Register("SpaceToDepth", &DepthSpaceKernel<false>);
   registry.Register("SpaceToBatchND", &SpaceToBatchNDKernel);
   registry.Register("BatchToSpaceND", &BatchToSpaceNDKernel);
-  registry.Register("GatherNd", &GatherNdKernel);
 }
 
 }  // namespace tfjit::runtime

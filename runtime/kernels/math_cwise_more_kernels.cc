@@ -1,7 +1,7 @@
-// Elementwise kernels beyond the basic arithmetic of cwise_kernels.cc: rounding, trigonometry,
-// special functions, predicates, floor/truncating division and modulus, the *NoNan family,
-// bitwise ops and shifts, activations (Elu, Selu, Softplus, Softsign, LeakyRelu), AddN and
-// ClipByValue. Semantics follow TF's CPU functors (cwise_ops.h in TF).
+// Elementwise kernels beyond the basic arithmetic of math_cwise_kernels.cc: rounding,
+// trigonometry, Expm1/Log1p/Reciprocal, predicates, floor/truncating division and modulus, the
+// *NoNan family, bitwise ops and shifts, AddN, ClipByValue and ApproximateEqual. Semantics
+// follow TF's CPU functors (cwise_ops.h in TF).
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -295,6 +295,49 @@ absl::Status ClipByValueKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// ApproximateEqual: |x - y| < tolerance, computed in T (integers: tolerance truncated).
+absl::Status ApproximateEqualKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  if (x.dims() != y.dims() || x.dtype() != y.dtype()) {
+    return KernelError(ctx, "x and y must be of the same shape. x shape: %s y shape: %s",
+                       x.ShapeString(), y.ShapeString());
+  }
+  TFJIT_ASSIGN_OR_RETURN(float tol, tf::GetFloatAttrOr(ctx.node(), "tolerance", 1e-5f));
+  Tensor out(DType::kBool, x.dims());
+  bool ok = DispatchReal(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const C t = C(static_cast<T>(tol));
+    const T* a = x.data<T>();
+    const T* b = y.data<T>();
+    bool* z = out.data<bool>();
+    ParallelFor(ctx, x.num_elements(), 3, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        C d = C(static_cast<T>(Wrapping(C(a[i]), C(b[i]), [](auto p, auto q) { return p - q; })));
+        if constexpr (std::is_signed_v<C> || kIsFloat<C>) {
+          if (d < C(0)) d = static_cast<C>(Wrapping(C(0), d, [](auto p, auto q) { return p - q; }));
+        }
+        z[i] = d < t;
+      }
+    });
+  });
+  // Complex: |x - y| < tolerance, the modulus as TF's abs of a complex difference.
+  ok = ok || DispatchComplex(x.dtype(), [&](auto tag) {
+         using T = decltype(tag);
+         const T* a = x.data<T>();
+         const T* b = y.data<T>();
+         bool* z = out.data<bool>();
+         ParallelFor(ctx, x.num_elements(), 10, [&](int64_t begin, int64_t end) {
+           for (int64_t i = begin; i < end; ++i) z[i] = std::abs(a[i] - b[i]) < tol;
+         });
+       });
+  if (!ok) return UnsupportedDType(ctx, x.dtype(), "number types");
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMathCwiseMoreKernels(KernelRegistry& registry) {
@@ -336,6 +379,7 @@ void RegisterMathCwiseMoreKernels(KernelRegistry& registry) {
   registry.Register("RightShift", &BinaryKernel<ShiftOp<false>>);
   registry.Register("AddN", &AddNKernel);
   registry.Register("ClipByValue", &ClipByValueKernel);
+  registry.Register("ApproximateEqual", &ApproximateEqualKernel);
 }
 
 }  // namespace tfjit::runtime

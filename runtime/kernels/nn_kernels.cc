@@ -1,9 +1,15 @@
 // NN kernels: Relu, Relu6, BiasAdd (NHWC/NCHW), Softmax and LogSoftmax over the last axis, the
-// activations Elu, Selu, Softsign, Softplus and LeakyRelu, and L2Loss.
+// activations Elu, Selu, Softsign, Softplus and LeakyRelu, L2Loss, and the 2-D pools MaxPool and
+// AvgPool (NHWC; NCHW runs transposed), whose geometry and messages follow TF's CPU kernels
+// (pooling_ops_common).
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 #include <type_traits>
 
 #include "frontend/attr.h"
+#include "frontend/conv_attrs.h"
 #include "runtime/kernels/cwise_ops.h"
 
 namespace tfjit::runtime {
@@ -199,6 +205,94 @@ absl::Status L2LossKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// ---- Pooling ----
+
+using tf::SpatialDim;
+
+// Runs `cell(n, oh, ow, h0, h1, w0, w1, out_offset)` for every output position, where
+// [h0, h1) x [w0, w1) is the window clipped to the input.
+template <typename Cell>
+void ForEachWindow(const KernelContext& ctx, const Tensor& in, const SpatialDim& h,
+                   const SpatialDim& w, Cell cell) {
+  const int64_t rows = in.dim(0) * h.out;
+  ParallelFor(ctx, rows, w.out * h.k * w.k * in.dim(3) + 1, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t n = r / h.out, oh = r % h.out;
+      const int64_t hs = oh * h.stride - h.pad_before;
+      const int64_t h0 = std::max<int64_t>(hs, 0), h1 = std::min(hs + h.k, in.dim(1));
+      for (int64_t ow = 0; ow < w.out; ++ow) {
+        const int64_t ws = ow * w.stride - w.pad_before;
+        const int64_t w0 = std::max<int64_t>(ws, 0), w1 = std::min(ws + w.k, in.dim(2));
+        cell(n, h0, h1, w0, w1, (r * w.out + ow) * in.dim(3));
+      }
+    }
+  });
+}
+
+template <bool kMax>
+absl::Status PoolKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  // TF's CPU pooling kernels reject NCHW, but XLA's accept it and a GPU-trained graph has it:
+  // NCHW runs transposed to NHWC and back. Other layouts are INVALID_ARGUMENT, as in TF's CPU
+  // kernels.
+  TFJIT_ASSIGN_OR_RETURN(std::string format,
+                         tf::GetStringAttrOr(ctx.node(), "data_format", "NHWC"));
+  if (format != "NCHW") {
+    TFJIT_RETURN_IF_ERROR(tf::CheckNhwc(ctx.node(), absl::StatusCode::kInvalidArgument));
+  }
+  TFJIT_ASSIGN_OR_RETURN(tf::WindowAttrs attrs, tf::ReadPoolAttrs(ctx.node(), ctx.input(0).dims(),
+                                                                  tf::Layouts::kNhwcOrNchw));
+  const Tensor in = attrs.nchw ? TransposeTensor(ctx, ctx.input(0), {0, 2, 3, 1}) : ctx.input(0);
+  TFJIT_ASSIGN_OR_RETURN(
+      tf::Window2D window,
+      tf::ComputeWindow(ctx.node(), attrs, in.dim(1), in.dim(2), attrs.ksize[1], attrs.ksize[2]));
+  const SpatialDim& h = window.h;
+  const SpatialDim& w = window.w;
+  Tensor out(in.dtype(), {in.dim(0), h.out, w.out, in.dim(3)});
+  const int64_t depth = in.dim(3), width = in.dim(2), height = in.dim(1);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* x = in.data<T>();
+    T* y = out.data<T>();
+    ForEachWindow(
+        ctx, in, h, w, [&](int64_t n, int64_t h0, int64_t h1, int64_t w0, int64_t w1, int64_t o) {
+          for (int64_t c = 0; c < depth; ++c) {
+            C acc =
+                kMax ? (std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
+                                                             : std::numeric_limits<C>::lowest())
+                     : C(0);
+            for (int64_t i = h0; i < h1; ++i) {
+              for (int64_t j = w0; j < w1; ++j) {
+                const C v = static_cast<C>(x[((n * height + i) * width + j) * depth + c]);
+                if constexpr (kMax) {
+                  // NaN propagates, as HLO's maximum does.
+                  if (v > acc || v != v) acc = v;
+                  if (acc != acc) break;
+                } else {
+                  acc += v;
+                }
+              }
+            }
+            if constexpr (!kMax) {
+              // The count of non-padding cells (TF's AvgPool); a window entirely in the padding
+              // cannot happen with SAME/VALID.
+              const int64_t count = (h1 - h0) * (w1 - w0);
+              if (count > 0) acc /= static_cast<C>(count);
+            }
+            y[o + c] = static_cast<T>(acc);
+          }
+        });
+  };
+  const bool ok = kMax ? DispatchReal(in.dtype(), run) : DispatchFloat(in.dtype(), run);
+  if (!ok) {
+    return UnsupportedDType(ctx, in.dtype(),
+                            kMax ? "floating-point and integer types" : "floating-point types");
+  }
+  ctx.set_output(0, attrs.nchw ? TransposeTensor(ctx, out, {0, 3, 1, 2}) : std::move(out));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterNnKernels(KernelRegistry& registry) {
@@ -214,6 +308,8 @@ void RegisterNnKernels(KernelRegistry& registry) {
   registry.Register("Softplus", &SoftplusKernel);
   registry.Register("LeakyRelu", &LeakyReluKernel);
   registry.Register("L2Loss", &L2LossKernel);
+  registry.Register("MaxPool", &PoolKernel<true>);
+  registry.Register("AvgPool", &PoolKernel<false>);
 }
 
 }  // namespace tfjit::runtime

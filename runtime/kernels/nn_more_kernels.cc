@@ -3,7 +3,7 @@
 // NCHW and their 5-D forms), MaxPoolV2 (ksize/strides as inputs), MaxPool3D/AvgPool3D
 // (NDHWC/NCDHW), Conv3D, LRN, and the TF-only MaxPoolWithArgmax, Dilation2D and recurrent
 // cells LSTMBlockCell, BlockLSTM and GRUBlockCell. Pools run channels-last; channels-first layouts
-// are transposed there and back, as the 2-D pools (image_kernels.cc) do.
+// are transposed there and back, as the 2-D pools (nn_kernels.cc) do.
 #include <algorithm>
 #include <cmath>
 #include <limits>

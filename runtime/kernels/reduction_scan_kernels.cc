@@ -1,6 +1,7 @@
 // The reduction family's kernels that walk one axis: ArgMax/ArgMin (ties pick the first
-// index), Cumsum/Cumprod (exclusive, reverse), TopKV2 (stable: equal values keep index order)
-// and EuclideanNorm. (The plain reductions are in reduction_kernels.cc.)
+// index), Cumsum/Cumprod/CumulativeLogsumexp (exclusive, reverse), TopKV2 (stable: equal values
+// keep index order), InTopKV2, NthElement and EuclideanNorm. (The plain reductions are in
+// reduction_kernels.cc.)
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -121,6 +122,59 @@ absl::Status CumKernel(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// log(exp(a) + exp(b)) without overflow; -inf is the identity.
+template <typename C>
+C LogAddExp(C a, C b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
+  const C hi = std::max(a, b), lo = std::min(a, b);
+  if (std::isinf(hi)) return hi;
+  return hi + std::log1p(std::exp(lo - hi));
+}
+
+// CumulativeLogsumexp along `axis`, with Cumsum's exclusive and reverse; the empty sum is
+// -inf (log 0).
+absl::Status CumulativeLogsumexpKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  if (in.rank() == 0) return KernelError(ctx, "input must be at least rank 1, got a scalar");
+  std::vector<int64_t> axis_v;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, ctx.input(1), "axis", &axis_v));
+  if (ctx.input(1).rank() != 0) {
+    return KernelError(ctx, "ScanOp: axis must be a scalar, not %s", ctx.input(1).ShapeString());
+  }
+  int64_t axis;
+  TFJIT_RETURN_IF_ERROR(CanonicalAxis(ctx, axis_v[0], in.rank(), &axis));
+  TFJIT_ASSIGN_OR_RETURN(bool exclusive, tf::GetBoolAttrOr(ctx.node(), "exclusive", false));
+  TFJIT_ASSIGN_OR_RETURN(bool reverse, tf::GetBoolAttrOr(ctx.node(), "reverse", false));
+  int64_t outer = 1, n = in.dim(static_cast<int>(axis)), inner = 1;
+  for (int d = 0; d < in.rank(); ++d) {
+    if (d < axis) outer *= in.dim(d);
+    if (d > axis) inner *= in.dim(d);
+  }
+  Tensor out(in.dtype(), in.dims());
+  const bool ok = DispatchFloat(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const T* p = in.data<T>();
+    T* q = out.data<T>();
+    ParallelFor(ctx, outer * inner, 20 * n, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t o = r / inner, i = r % inner;
+        C acc = -std::numeric_limits<C>::infinity();
+        for (int64_t s = 0; s < n; ++s) {
+          const int64_t at = (o * n + (reverse ? n - 1 - s : s)) * inner + i;
+          if (exclusive) q[at] = static_cast<T>(acc);
+          acc = LogAddExp(acc, C(p[at]));
+          if (!exclusive) q[at] = static_cast<T>(acc);
+        }
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), "float16, float32, float64");
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 // TopKV2: the k largest entries of each last-axis row, descending; equal values keep their
 // index order (TF's kernel is stable) and NaN ranks first. core/top_k.h does the selection, the
 // same routine as compiled code's custom-call, so both agree on ties by construction.
@@ -173,6 +227,92 @@ absl::Status TopKKernel(KernelContext& ctx) {
   }
   ctx.set_output(0, std::move(values));
   ctx.set_output(1, std::move(indices));
+  return absl::OkStatus();
+}
+
+// InTopKV2: whether each row's target class is among its k largest predictions: fewer than k
+// predictions are strictly larger; false for an out-of-range target or a non-finite target
+// prediction.
+absl::Status InTopKKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  const Tensor& pred = ctx.input(0);
+  const Tensor& targets_t = ctx.input(1);
+  const Tensor& k_t = ctx.input(2);
+  if (pred.rank() != 2) {
+    return KernelError(ctx, "predictions must be 2-dimensional, got %s", pred.ShapeString());
+  }
+  if (targets_t.rank() != 1) {
+    return KernelError(ctx, "targets must be 1-dimensional, got %s", targets_t.ShapeString());
+  }
+  if (pred.dim(0) != targets_t.dim(0)) {
+    return KernelError(ctx, "First dimension of predictions %d must match length of targets %d",
+                       pred.dim(0), targets_t.dim(0));
+  }
+  if (k_t.rank() != 0) {
+    return KernelError(ctx, "k must be 0-D, got shape %s", DimsString(k_t.dims()));
+  }
+  if (pred.dtype() != DType::kFloat32) return UnsupportedDType(ctx, pred.dtype(), "float32");
+  std::vector<int64_t> targets, k_v;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, targets_t, "targets", &targets));
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, k_t, "k", &k_v));
+  const int64_t k = k_v[0];
+  const int64_t classes = pred.dim(1);
+  Tensor out(DType::kBool, {pred.dim(0)});
+  const float* p = pred.data<float>();
+  for (int64_t b = 0; b < pred.dim(0); ++b) {
+    const int64_t t = targets[static_cast<size_t>(b)];
+    bool in_top = false;
+    if (t >= 0 && t < classes && std::isfinite(p[b * classes + t])) {
+      const float target = p[b * classes + t];
+      int64_t larger = 0;
+      for (int64_t c = 0; c < classes; ++c) larger += p[b * classes + c] > target ? 1 : 0;
+      in_top = larger < k;
+    }
+    out.data<bool>()[b] = in_top;
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// NthElement: the n-th smallest entry (n-th largest with reverse) of each last-axis row.
+absl::Status NthElementKernel(KernelContext& ctx) {
+  TFJIT_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  const Tensor& in = ctx.input(0);
+  const Tensor& n_t = ctx.input(1);
+  if (n_t.rank() != 0) {
+    return KernelError(ctx, "N must be scalar but has rank %d", n_t.rank());
+  }
+  std::vector<int64_t> n_v;
+  TFJIT_RETURN_IF_ERROR(ReadIndexVector(ctx, n_t, "n", &n_v));
+  const int64_t n = n_v[0];
+  if (n < 0) return KernelError(ctx, "N must be non-negative but is %d", n);
+  if (in.rank() < 1) {
+    return KernelError(ctx, "Input must be >= 1-D but is %d-D", in.rank());
+  }
+  const int64_t cols = in.dims().back();
+  if (cols <= n) {
+    return KernelError(ctx, "Input must have last dimension > n = %d", n);
+  }
+  TFJIT_ASSIGN_OR_RETURN(bool reverse, tf::GetBoolAttrOr(ctx.node(), "reverse", false));
+  std::vector<int64_t> dims(in.dims().begin(), in.dims().end() - 1);
+  Tensor out(in.dtype(), dims);
+  const bool ok = DispatchReal(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComputeType<T>;
+    const int64_t rows = out.num_elements();
+    ParallelFor(ctx, rows, 4 * cols, [&](int64_t begin, int64_t end) {
+      std::vector<C> row(static_cast<size_t>(cols));
+      for (int64_t r = begin; r < end; ++r) {
+        for (int64_t c = 0; c < cols; ++c)
+          row[static_cast<size_t>(c)] = C(in.data<T>()[r * cols + c]);
+        const int64_t at = reverse ? cols - 1 - n : n;
+        std::nth_element(row.begin(), row.begin() + at, row.end());
+        out.data<T>()[r] = static_cast<T>(row[static_cast<size_t>(at)]);
+      }
+    });
+  });
+  if (!ok) return UnsupportedDType(ctx, in.dtype(), TypeSetName(TypeSet::kReal));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -234,7 +374,10 @@ void RegisterReductionScanKernels(KernelRegistry& registry) {
   registry.Register("ArgMin", &ArgKernel<false>);
   registry.Register("Cumsum", &CumKernel<false>);
   registry.Register("Cumprod", &CumKernel<true>);
+  registry.Register("CumulativeLogsumexp", &CumulativeLogsumexpKernel);
   registry.Register("TopKV2", &TopKKernel);
+  registry.Register("InTopKV2", &InTopKKernel);
+  registry.Register("NthElement", &NthElementKernel);
   registry.Register("EuclideanNorm", &EuclideanNormKernel);
 }
 

@@ -102,7 +102,7 @@ std::vector<OpCase> MiscCases();
 std::vector<OpCase> NnCases();           // op_cases_nn_more.cc
 std::vector<OpCase> BatchMatMulCases();  // op_cases_linalg.cc
 std::vector<OpCase> ImageCases();        // op_cases_image.cc
-std::vector<OpCase> ConvCases();         // op_cases_conv.cc
+std::vector<OpCase> ConvCases();         // op_cases_nn_conv.cc
 std::vector<OpCase> TopKCases();         // op_cases_reduction_topk.cc
 std::vector<OpCase> GradientsCases();    // op_cases_gradients.cc
 // The window ops' gradients (pooling, convolution, resize, batch norm, LRN, Dilation2D), which

@@ -1,5 +1,6 @@
-// Image/index kernels (image_kernels.cc) against naive references written here, and the
-// data-dependent kernels (image_nms_kernels.cc) on hand-computed cases.
+// Image/index kernels (image_kernels.cc; the 2-D pools in nn_kernels.cc, GatherNd in
+// array_gather_kernels.cc) against naive references written here, and the data-dependent
+// kernels (image_nms_kernels.cc) on hand-computed cases.
 #include <algorithm>
 #include <cmath>
 #include <limits>
