@@ -646,6 +646,26 @@ struct TruncCursor {
   bool Full() const { return sample >= per_batch || output_idx >= total; }
 };
 
+// A uniform or exponential proposal `z` (normalised): when `accept`, or after
+// kTruncMaxIterations rejections in a row (then INTERNAL `failure`, as TF), it is stored
+// scaled and the cursor moves on. Returns whether the batch is full.
+template <typename T>
+absl::StatusOr<bool> TruncTake(const KernelContext& ctx, bool accept, T z, const TruncBatch<T>& p,
+                               TruncCursor& c, int& iterations, const char* failure) {
+  if (!accept && iterations + 1 < kTruncMaxIterations) {
+    ++iterations;
+    return false;
+  }
+  if (!accept) {
+    return AttachNode(absl::InternalError(failure), ctx.node().name(), ctx.node().op());
+  }
+  p.dst[c.sample * p.num_batches] = z * p.stddev + p.mean;
+  ++c.sample;
+  ++c.output_idx;
+  iterations = 0;
+  return c.Full();
+}
+
 // Normal samples, rejecting those outside [norm_min, norm_max].
 template <typename T>
 absl::Status TruncSampleRandn(const KernelContext& ctx, BlockStream& gen, const TruncBatch<T>& p,
@@ -688,21 +708,11 @@ absl::Status TruncSampleUniform(const KernelContext& ctx, BlockStream& gen, cons
     }
     UniformBlock<T>(gen.Next(), u);
     for (int i = 0; i < size; ++i) {
-      const bool accept = u[i] <= exp(g[i]);
-      if (accept || iterations + 1 >= kTruncMaxIterations) {
-        if (!accept) {
-          return AttachNode(absl::InternalError("TruncatedNormal uniform rejection sampler "
-                                                "failed to  accept a sample."),
-                            ctx.node().name(), ctx.node().op());
-        }
-        p.dst[c.sample * p.num_batches] = z[i] * p.stddev + p.mean;
-        ++c.sample;
-        ++c.output_idx;
-        if (c.Full()) break;
-        iterations = 0;
-      } else {
-        ++iterations;
-      }
+      TFJIT_ASSIGN_OR_RETURN(
+          const bool full,
+          TruncTake(ctx, u[i] <= exp(g[i]), z[i], p, c, iterations,
+                    "TruncatedNormal uniform rejection sampler failed to  accept a sample."));
+      if (full) break;
     }
   }
   return absl::OkStatus();
@@ -728,22 +738,11 @@ absl::Status TruncSampleExponential(const KernelContext& ctx, BlockStream& gen,
       const T gg = exp(-x * x / T(2.0));
       const T uu = rand[i];
       ++i;
-      const bool accept = uu <= gg && zz < p.norm_max;
-      if (accept || iterations + 1 >= kTruncMaxIterations) {
-        if (!accept) {
-          return AttachNode(absl::InternalError("TruncatedNormal exponential distribution "
-                                                "rejection sampler failed to accept a "
-                                                "sample."),
-                            ctx.node().name(), ctx.node().op());
-        }
-        p.dst[c.sample * p.num_batches] = zz * p.stddev + p.mean;
-        ++c.sample;
-        ++c.output_idx;
-        if (c.Full()) break;
-        iterations = 0;
-      } else {
-        ++iterations;
-      }
+      TFJIT_ASSIGN_OR_RETURN(const bool full,
+                             TruncTake(ctx, uu <= gg && zz < p.norm_max, zz, p, c, iterations,
+                                       "TruncatedNormal exponential distribution rejection "
+                                       "sampler failed to accept a sample."));
+      if (full) break;
     }
   }
   return absl::OkStatus();

@@ -7,43 +7,16 @@
 #include "absl/strings/match.h"
 #include "compiler/tf2hlo/lowering.h"
 #include "core/status.h"
-#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "tests/unit/rules/rules_test_util.h"
 
 namespace tfjit::rules {
 namespace {
 
-std::unique_ptr<tf::Graph> BuildGraph(const std::string& text) {
-  tensorflow::GraphDef def;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
-  auto graph = tf::Graph::Build(def, "rules_test.pbtxt");
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  return graph.ok() ? std::move(*graph) : nullptr;
-}
-
-// x: f32[2] placeholder; n = Const -1; l = EmptyTensorList(shape [2], max_num_elements n);
-// push x; stack. Unbounded: known issue C when lowered.
-constexpr char kUnboundedList[] = R"pb(
-  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-         attr { key: "shape" value { shape { dim { size: 2 } } } } }
-  node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
-                                              int_val: 2 } } } }
-  node { name: "n" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: -1 } } } }
-  node { name: "l" op: "EmptyTensorList" input: "shape" input: "n"
-         attr { key: "element_dtype" value { type: DT_FLOAT } }
-         attr { key: "shape_type" value { type: DT_INT32 } } }
-  node { name: "push" op: "TensorListPushBack" input: "l" input: "x"
-         attr { key: "element_dtype" value { type: DT_FLOAT } } }
-  node { name: "stack" op: "TensorListStack" input: "push" input: "shape"
-         attr { key: "element_dtype" value { type: DT_FLOAT } } }
-)pb";
-
-// Lowering raises the rules' errors: an unbounded list (C) and a shape computed inside the
-// cluster from nothing known at compile time (F).
+// Lowering raises the rules' errors: an unbounded list (C), and a shape that is not known when
+// compiling (F).
 TEST(RulesLoweringTest, LoweringNamesTheRuleThatFired) {
-  auto g = BuildGraph(kUnboundedList);
+  auto g = testing::BuildGraph(testing::ListGraph(-1));
   ASSERT_NE(g, nullptr);
   tf2hlo::ClusterSpec spec;
   spec.name = "lists";
@@ -59,6 +32,32 @@ TEST(RulesLoweringTest, LoweringNamesTheRuleThatFired) {
   ASSERT_FALSE(lowered.ok());
   EXPECT_EQ(RuleOfError(lowered.status()), RuleId::kBoundedList) << lowered.status();
   EXPECT_TRUE(absl::StrContains(lowered.status().message(), "fixed tensor list size"))
+      << lowered.status();
+}
+
+TEST(RulesLoweringTest, AShapeUnknownWhenCompilingNamesRuleF) {
+  auto g = testing::BuildGraph(testing::Placeholder("x") + R"pb(
+    node { name: "s" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+    node { name: "add" op: "AddV2" input: "s" input: "one"
+           attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "r" op: "Reshape" input: "x" input: "add"
+           attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshape" value { type: DT_INT32 } } }
+  )pb");
+  ASSERT_NE(g, nullptr);
+  tf2hlo::ClusterSpec spec;
+  spec.name = "shapes";
+  spec.inputs = {*g->FindOutput("x"), *g->FindOutput("s")};
+  spec.nodes = {g->FindNode("one"), g->FindNode("add"), g->FindNode("r")};
+  spec.outputs = {*g->FindOutput("r")};
+  // s must be constant (MustBeConstantInputs says so), but no value is given for it.
+  EXPECT_EQ(tf2hlo::MustBeConstantInputs(spec), std::vector<int>{1});
+  auto lowered = tf2hlo::LowerCluster(
+      spec, {{DType::kFloat32, {2}, std::nullopt}, {DType::kInt32, {1}, std::nullopt}});
+  ASSERT_FALSE(lowered.ok());
+  EXPECT_EQ(RuleOfError(lowered.status()), RuleId::kConstantInputs) << lowered.status();
+  EXPECT_TRUE(absl::StrContains(lowered.status().message(), "must be a compile-time constant"))
       << lowered.status();
 }
 
