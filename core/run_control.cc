@@ -17,6 +17,11 @@ namespace {
 thread_local const RunControl* current_control = nullptr;
 thread_local AllocationMode current_mode = AllocationMode::kCharge;
 
+// The checkpoint hook (tests only): set rarely, read at every checkpoint.
+std::atomic<bool> hook_set{false};
+std::mutex hook_mu;
+std::shared_ptr<const std::function<void(absl::string_view)>> hook;
+
 std::chrono::steady_clock::time_point DeadlineOf(std::chrono::steady_clock::time_point start,
                                                  int64_t timeout_ms) {
   if (timeout_ms <= 0) return std::chrono::steady_clock::time_point::max();
@@ -124,6 +129,36 @@ ScopedRunControl::~ScopedRunControl() {
 
 const RunControl* CurrentRunControl() { return current_control; }
 
+void RunCheckpointHook(absl::string_view where) {
+  if (!hook_set.load(std::memory_order_acquire)) return;
+  std::shared_ptr<const std::function<void(absl::string_view)>> h;
+  {
+    std::lock_guard<std::mutex> lock(hook_mu);
+    h = hook;
+  }
+  if (h != nullptr) (*h)(where);
+}
+
+absl::Status RunCheckpoint(absl::string_view where) {
+  RunCheckpointHook(where);
+  const RunControl* control = current_control;
+  if (control == nullptr || !control->ShouldStop()) return absl::OkStatus();
+  return control->Check(where);
+}
+
+void SetCheckpointHookForTesting(std::function<void(absl::string_view where)> h) {
+  std::lock_guard<std::mutex> lock(hook_mu);
+  hook = h ? std::make_shared<const std::function<void(absl::string_view)>>(std::move(h)) : nullptr;
+  hook_set.store(hook != nullptr, std::memory_order_release);
+}
+
+bool IsRunStop(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kCancelled ||
+         status.code() == absl::StatusCode::kDeadlineExceeded;
+}
+
+bool CheckpointHookSet() { return hook_set.load(std::memory_order_acquire); }
+
 bool TensorBytes(DType dtype, const std::vector<int64_t>& dims, int64_t* bytes) {
   int64_t n = static_cast<int64_t>(DTypeSize(dtype));
   for (int64_t d : dims) {
@@ -147,7 +182,7 @@ int64_t MaxTensorBytes() {
 std::shared_ptr<MemoryBudget> ChargeTensorAllocation(DType dtype, const std::vector<int64_t>& dims,
                                                      int64_t bytes) {
   const RunControl* control = current_control;
-  if (control == nullptr) return nullptr;
+  if (control == nullptr || current_mode == AllocationMode::kUncharged) return nullptr;
   // A negative dim is the caller's contract broken (tensor.h), not a size: such tensors hold
   // no elements and get no buffer, as before this check existed (some callers still feed
   // placeholder dims with -1 unreplaced).

@@ -120,6 +120,9 @@ struct AllocationRefused {
 enum class AllocationMode {
   kCharge,          // charge the budget even past the cap (allocations checked beforehand)
   kThrowOnRefusal,  // refuse with AllocationRefused (the executor's kernel call)
+  // Charge nothing: the run is installed for its deadline and cancellation only (a compile,
+  // whose constants may outlive the run in the compilation cache).
+  kUncharged,
 };
 
 // Installs `control` as the thread's current run (null: none) for the scope's lifetime.
@@ -137,6 +140,27 @@ class ScopedRunControl {
 
 // The run installed on this thread, or null.
 const RunControl* CurrentRunControl();
+
+// A checkpoint: a point between two pieces of work a run cannot interrupt (a compile stage,
+// a part of LLVM's code generation, a compiled kernel). Runs the test hook, if one is set,
+// with `where`, then returns the current run's Check(where): OK when no run is installed on
+// the thread or it may go on, else CANCELLED or DEADLINE_EXCEEDED saying it stopped at
+// `where`. Cheap when no hook is set: one atomic load and the run's ShouldStop.
+absl::Status RunCheckpoint(absl::string_view where);
+
+// Whether `status` says a run stopped (CANCELLED or DEADLINE_EXCEEDED): not a property of
+// what was being computed, so never cached as its result.
+bool IsRunStop(const absl::Status& status);
+
+// Tests only: `hook` runs at every checkpoint, on whichever thread reaches it, before the
+// run is checked (null: none). A test makes one stage slow (sleeps past the run's deadline
+// there) or cancels the run at it, instead of relying on the machine's speed.
+void SetCheckpointHookForTesting(std::function<void(absl::string_view where)> hook);
+// Whether a checkpoint hook is set (callers ask before building a `where`).
+bool CheckpointHookSet();
+// Runs the checkpoint hook, if one is set, with `where` (for checkpoints that check their run
+// themselves, e.g. the executor's before each node).
+void RunCheckpointHook(absl::string_view where);
 
 // Bytes of `dims` elements of `dtype`; false for a negative dim or an overflow of int64.
 bool TensorBytes(DType dtype, const std::vector<int64_t>& dims, int64_t* bytes);

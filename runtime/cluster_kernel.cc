@@ -546,8 +546,17 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
   TFJIT_ASSIGN_OR_RETURN(const backends::Backend* backend, BackendFor(ctx, cluster.device));
   double compile_ms = 0;
   bool hit = false;
-  absl::StatusOr<CompilationCache::ExecutablePtr> exe = ctx.cache->GetOrCompile(
-      key, [&] { return CompileCluster(cluster, args, *backend, ctx, key, &compile_ms); }, &hit);
+  absl::StatusOr<CompilationCache::ExecutablePtr> exe;
+  {
+    // Compiling honours the run's deadline and cancellation at every stage (and waiting for
+    // another run's compile of the same key does too); what it allocates is not the run's.
+    ScopedRunControl scope(ctx.control, AllocationMode::kUncharged);
+    exe = ctx.cache->GetOrCompile(
+        key, [&] { return CompileCluster(cluster, args, *backend, ctx, key, &compile_ms); }, &hit);
+  }
+  if (!exe.ok() && IsRunStop(exe.status())) {
+    return AppendContext(exe.status(), absl::StrCat("while compiling ", cluster.spec.name));
+  }
   if (!exe.ok()) {
     const absl::Status& s = exe.status();
     // An auto cluster that cannot compile runs on kernels, whatever the reason (a user
@@ -571,6 +580,10 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
                            AcquireCompiledRandomState(ctx.kernel_state, *node, honour_seeds));
     inputs.push_back(s.state());
     rng.push_back(std::move(s));
+  }
+  {
+    ScopedRunControl scope(ctx.control, AllocationMode::kUncharged);
+    TFJIT_RETURN_IF_ERROR(RunCheckpoint(absl::StrCat("launching ", cluster.spec.name)));
   }
   TFJIT_RETURN_IF_ERROR(Execute(**exe, std::move(inputs), cluster, ctx, outputs, kernels));
   // Step 4.

@@ -1,6 +1,11 @@
 // CompilationCache: per-key entries locked during their single compilation.
 #include "runtime/compilation_cache.h"
 
+#include <chrono>
+
+#include "core/run_control.h"
+#include "core/status.h"
+
 namespace tfjit::runtime {
 
 absl::StatusOr<CompilationCache::ExecutablePtr> CompilationCache::GetOrCompile(
@@ -12,15 +17,26 @@ absl::StatusOr<CompilationCache::ExecutablePtr> CompilationCache::GetOrCompile(
     if (slot == nullptr) slot = std::make_shared<Entry>();
     entry = slot;
   }
-  // Holding the entry's lock while compiling makes concurrent callers of the same key wait for
-  // the one compile instead of compiling again; other keys proceed in parallel.
-  std::lock_guard<std::mutex> lock(entry->mu);
+  // One caller compiles a key at a time; the others wait for its result instead of
+  // compiling again (other keys proceed in parallel), polling their own run meanwhile.
+  std::unique_lock<std::mutex> lock(entry->mu);
+  while (entry->compiling) {
+    TFJIT_RETURN_IF_ERROR(RunCheckpoint("waiting for another run's compile of the cluster"));
+    entry->finished.wait_for(lock, std::chrono::milliseconds(10));
+  }
   *hit = entry->done;
-  if (!entry->done) {
-    entry->result = compile();
+  if (entry->done) return entry->result;
+  entry->compiling = true;
+  lock.unlock();
+  absl::StatusOr<ExecutablePtr> result = compile();
+  lock.lock();
+  entry->compiling = false;
+  if (result.ok() || !IsRunStop(result.status())) {
+    entry->result = result;
     entry->done = true;
   }
-  return entry->result;
+  entry->finished.notify_all();
+  return result;
 }
 
 size_t CompilationCache::size() const {

@@ -3,6 +3,7 @@
 #ifndef TFJIT_RUNTIME_COMPILATION_CACHE_H_
 #define TFJIT_RUNTIME_COMPILATION_CACHE_H_
 
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -20,7 +21,10 @@ class CompilationCache {
   using CompileFn = std::function<absl::StatusOr<ExecutablePtr>()>;
 
   // Returns the cached result for `key` (errors are cached too, so a failing cluster is not
-  // recompiled every run), or runs `compile` once. `*hit` tells which happened.
+  // recompiled every run), or runs `compile` once. `*hit` tells which happened. A caller
+  // that finds another caller compiling the key waits for it, while its own run may go on
+  // (RunCheckpoint: its deadline and cancellation). A compile that ends because its run
+  // stopped (CANCELLED, DEADLINE_EXCEEDED) is not cached: the next caller compiles again.
   absl::StatusOr<ExecutablePtr> GetOrCompile(const std::string& key, const CompileFn& compile,
                                              bool* hit);
   size_t size() const;
@@ -28,6 +32,8 @@ class CompilationCache {
  private:
   struct Entry {
     std::mutex mu;
+    std::condition_variable finished;  // a compile of the key ended (done, or abandoned)
+    bool compiling = false;
     bool done = false;
     absl::StatusOr<ExecutablePtr> result;
   };

@@ -485,6 +485,10 @@ absl::StatusOr<std::vector<Tensor>> Plan::Run(const std::vector<Tensor>& feed_va
 }
 
 absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext& ctx) const {
+  if (CheckpointHookSet()) {  // tests (core/run_control.h)
+    RunCheckpointHook(unit.node != nullptr ? absl::StrCat("node ", unit.node->DebugName())
+                                           : clustering_.clusters[unit.cluster].spec.name);
+  }
   if (ctx.control != nullptr && ctx.control->ShouldStop()) {
     if (unit.node != nullptr) return CheckRunControl(ctx, *unit.node);
     return ctx.control->Check(clustering_.clusters[unit.cluster].spec.name);

@@ -25,6 +25,7 @@
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
 #include "core/logging.h"
+#include "core/run_control.h"
 #include "core/status.h"
 #include "core/timing.h"
 #include "llvm/IR/LLVMContext.h"
@@ -112,7 +113,10 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   if (module == nullptr || module->entry() == nullptr) {
     return InvalidArgument("cpu backend: Compile needs a module with an entry computation");
   }
-  // The host's generated GEMM kernels, before anything is packed for them (once per process).
+  // The host's generated GEMM kernels, before anything is packed for them (once per process,
+  // so not cut short by the run that happens to come first: its deadline and cancellation
+  // are not installed for it).
+  std::optional<ScopedRunControl> detached(std::in_place, nullptr, AllocationMode::kCharge);
   if (absl::Status gemm_kernels =
           InstallHostGemmKernels(options_.cache_dir, options_.cache_max_bytes);
       !gemm_kernels.ok()) {
@@ -121,6 +125,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
       Log(LogLevel::kWarning, "cpu backend: GEMM kernels: %s", gemm_kernels.ToString());
     });
   }
+  detached.reset();
   backends::CompileStats stats;
   auto start = std::chrono::steady_clock::now();
   const bool dumps = !options_.dump_dir.empty() && !options_.dump_pass_regex.empty();
@@ -170,6 +175,10 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     absl::StrAppendFormat(&phases, " %s %.1f", name, MillisSince(phase_start));
     phase_start = std::chrono::steady_clock::now();
   };
+  // The run's deadline and cancellation hold between the stages (core/run_control.h); the
+  // HLO passes and LLVM's parts check their own.
+  TFJIT_RETURN_IF_ERROR(
+      RunCheckpoint(absl::StrCat("emitting LLVM IR for module '", module->name(), "'")));
   TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, emit_options));
   phase("emit");
   stats.num_kernels = emitted.num_kernels;
@@ -216,6 +225,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     }
   }
   phase("cache-store");
+  TFJIT_RETURN_IF_ERROR(RunCheckpoint(absl::StrCat("linking module '", module->name(), "'")));
   TFJIT_ASSIGN_OR_RETURN(LinkedObject linked, LinkObject(objects));
   phase("link");
   Log(LogLevel::kDebug, "cpu backend: codegen of module '%s' (ms):%s", module->name(), phases);

@@ -167,8 +167,8 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Ten
   ctx.control = control;
   ctx.profile = counters;
   CallEntry(entry_, table.data(), &ctx);
-  if (ctx.stopped != 0) {  // a While loop stopped early: the results are not the module's
-    return control->Check(absl::StrCat("a While loop of compiled module '", module_->name(), "'"));
+  if (ctx.stopped != 0) {  // stopped between kernels or in a While loop: not the results
+    return control->Check(absl::StrCat("compiled module '", module_->name(), "'"));
   }
   for (size_t k = 0; k < plan_.outputs().size(); ++k) {
     const OutputSource& source = plan_.outputs()[k];

@@ -26,9 +26,10 @@ struct KernelCounters {
 // Per-Run state handed to the entry function and on to every runtime call. Opaque to IR.
 struct RunContext {
   ThreadPool* pool = nullptr;  // may be null: everything runs on the calling thread
-  // The run's deadline and cancellation, polled by compiled While loops (tfjit_cpu_poll);
-  // null: never stop. `stopped` is set once a poll said stop; the entry then finishes with
-  // every loop exiting at once, and the executable discards its results.
+  // The run's deadline and cancellation, polled by compiled While loops (tfjit_cpu_poll) and
+  // between the kernels of the entry function (tfjit_cpu_checkpoint); null: never stop.
+  // `stopped` is set once a poll said stop; the entry then returns (or finishes with every
+  // loop exiting at once), and the executable discards its results.
   const RunControl* control = nullptr;
   int32_t stopped = 0;
   uint32_t polls = 0;
@@ -63,6 +64,11 @@ extern "C" {
 // Called at the head of every compiled While iteration: 1 when the run was cancelled or
 // passed its deadline (the loop then exits), else 0. Reads the clock every 256th call only.
 int32_t tfjit_cpu_poll(RunContext* ctx);
+
+// Called by the entry function after each kernel it runs outside loops: 1 when the run was
+// cancelled or passed its deadline (the entry then returns at once), else 0. Reads the clock
+// every call (a kernel costs far more); runs the checkpoint test hook when one is set.
+int32_t tfjit_cpu_checkpoint(RunContext* ctx);
 
 // Around each kernel the entry function sequences (a loop nest, a library call with its
 // epilogue, a custom call): with ctx->profile set, the kernel's time and call count go to its

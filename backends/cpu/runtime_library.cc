@@ -402,6 +402,14 @@ int32_t tfjit_cpu_poll(RunContext* ctx) {
   return ctx->stopped;
 }
 
+int32_t tfjit_cpu_checkpoint(RunContext* ctx) {
+  if (ctx == nullptr) return 0;
+  if (ctx->stopped != 0) return 1;
+  RunCheckpointHook("between the kernels of a compiled module");
+  if (ctx->control != nullptr && ctx->control->ShouldStop()) ctx->stopped = 1;
+  return ctx->stopped;
+}
+
 namespace {
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -424,6 +432,7 @@ void tfjit_cpu_profile_end(RunContext* ctx, int32_t unit) {
 std::vector<std::pair<const char*, void*>> RuntimeSymbols() {
   return {
       {"tfjit_cpu_poll", reinterpret_cast<void*>(&tfjit_cpu_poll)},
+      {"tfjit_cpu_checkpoint", reinterpret_cast<void*>(&tfjit_cpu_checkpoint)},
       {"tfjit_cpu_profile_begin", reinterpret_cast<void*>(&tfjit_cpu_profile_begin)},
       {"tfjit_cpu_profile_end", reinterpret_cast<void*>(&tfjit_cpu_profile_end)},
       {"tfjit_cpu_parallel_for", reinterpret_cast<void*>(&tfjit_cpu_parallel_for)},

@@ -341,6 +341,8 @@ class GpuExecutable : public backends::Executable {
                             const std::vector<GpuStep>& steps) const {
     const CudaApi& api = d.api();
     for (const GpuStep& step : steps) {
+      // The run's deadline and cancellation hold between launches (what is queued finishes).
+      TFJIT_RETURN_IF_ERROR(RunCheckpoint("between the kernels of a GPU module"));
       switch (step.kind) {
         case GpuStep::Kind::kGemm:
           TFJIT_RETURN_IF_ERROR(RunGemm(step, address));
@@ -609,6 +611,9 @@ class GpuBackend : public backends::Backend {
     stats.optimize_ms = MillisSince(start);
     stats.flops = hlo::MatmulFlops(*module);
     start = std::chrono::steady_clock::now();
+    // The run's deadline and cancellation hold between the stages (core/run_control.h).
+    TFJIT_RETURN_IF_ERROR(
+        RunCheckpoint(absl::StrCat("emitting PTX for module '", module->name(), "'")));
     TFJIT_ASSIGN_OR_RETURN(GpuProgram program, BuildGpuProgram(*module, sm_));
     if (dumps) {
       const std::string path = absl::StrCat(options_.dump_dir, "/", dump_prefix, "ptx");
@@ -624,6 +629,8 @@ class GpuBackend : public backends::Backend {
     // With a driver, the PTX is loaded now, so the driver's errors surface at compile time.
     if (absl::StatusOr<CudaDriver*> d = CudaDriver::Get();
         d.ok() && options_.device_ordinal < static_cast<int>((*d)->devices().size())) {
+      TFJIT_RETURN_IF_ERROR(
+          RunCheckpoint(absl::StrCat("loading the PTX of module '", exe->module().name(), "'")));
       TFJIT_RETURN_IF_ERROR((*d)->SetCurrent(options_.device_ordinal));
       TFJIT_RETURN_IF_ERROR(exe->LoadLocked(**d));
     }

@@ -5,10 +5,13 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/logging.h"
+#include "core/run_control.h"
 #include "core/status.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -196,7 +199,9 @@ absl::StatusOr<std::vector<std::string>> CompileInParts(llvm::Module& module,
             .count(),
         module.size());
   }
+  const std::string name = module.getName().str();
   if (parts <= 1 || threads <= 1) {
+    TFJIT_RETURN_IF_ERROR(RunCheckpoint(absl::StrCat("LLVM code generation of '", name, "'")));
     TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
                            CreateTargetMachine(cpu, features, opt_level));
     ConfigureModuleForTarget(module, *tm);
@@ -236,9 +241,25 @@ absl::StatusOr<std::vector<std::string>> CompileInParts(llvm::Module& module,
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
             [&](size_t a, size_t b) { return bitcodes[a].size() > bitcodes[b].size(); });
+  // The run's deadline and cancellation hold between parts, on every worker: once one sees
+  // the run stop, no worker starts another part (core/run_control.h).
+  const RunControl* control = CurrentRunControl();
   std::atomic<size_t> next{0};
+  std::mutex stop_mu;
+  absl::Status stopped;
   auto work = [&] {
-    for (size_t k = next++; k < order.size(); k = next++) compile(order[k]);
+    ScopedRunControl scope(control, AllocationMode::kUncharged);
+    for (size_t k = next++; k < order.size(); k = next++) {
+      absl::Status s = RunCheckpoint(
+          absl::StrCat("LLVM code generation of '", name, "', part ", k + 1, " of ", order.size()));
+      if (!s.ok()) {
+        next = order.size();
+        std::lock_guard<std::mutex> lock(stop_mu);
+        if (stopped.ok()) stopped = std::move(s);
+        return;
+      }
+      compile(order[k]);
+    }
   };
   std::vector<std::thread> workers;
   for (int w = 1; w < std::min<int>(threads, static_cast<int>(order.size())); ++w) {
@@ -246,6 +267,7 @@ absl::StatusOr<std::vector<std::string>> CompileInParts(llvm::Module& module,
   }
   work();
   for (std::thread& t : workers) t.join();
+  if (!stopped.ok()) return stopped;
   std::string parts_text;
   for (size_t i = 0; i < part_ms.size(); ++i) {
     parts_text += (i > 0 ? ", " : "") + std::to_string(static_cast<int>(part_ms[i])) + " ms (" +

@@ -7,10 +7,12 @@
 #include <fstream>
 #include <regex>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "compiler/hlo/printer.h"
 #include "compiler/hlo/verifier.h"
 #include "core/dtype.h"
+#include "core/run_control.h"
 #include "core/status.h"
 
 namespace tfjit::passes {
@@ -48,6 +50,9 @@ absl::StatusOr<bool> PassPipeline::Run(hlo::Module& module) {
     const std::string name(pass->name());
     if (options_.disabled.contains(name)) continue;
     const std::string context = absl::StrFormat("pass '%s'", name);
+    // The run's deadline and cancellation hold while compiling (core/run_control.h).
+    TFJIT_RETURN_IF_ERROR(
+        RunCheckpoint(absl::StrCat("HLO ", context, " of module '", module.name(), "'")));
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<bool> result = pass->Run(module);
     const auto end = std::chrono::steady_clock::now();

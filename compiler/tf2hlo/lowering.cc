@@ -18,6 +18,7 @@
 #include "compiler/tf2hlo/function_lowering.h"
 #include "compiler/tf2hlo/op_lowerings.h"
 #include "core/dtype.h"
+#include "core/run_control.h"
 #include "core/status.h"
 #include "frontend/attr.h"
 
@@ -398,6 +399,9 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
       failed.insert(node);
       continue;
     }
+    // The run's deadline and cancellation hold while compiling (core/run_control.h).
+    TFJIT_RETURN_IF_ERROR(
+        RunCheckpoint(absl::StrCat("lowering ", cluster.name, ", node ", node->DebugName())));
     absl::Status s = LowerNode(ctx, *node);
     if (!s.ok()) {
       failed.insert(node);

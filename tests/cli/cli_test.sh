@@ -164,6 +164,13 @@ for mode in none auto; do
     echo "FAIL timeout-$mode-bounded: took $(( $(date +%s) - start )) s"; fails=$((fails+1))
   fi
 done
+# The deadline counts compile time: a cluster whose compile takes longer than --timeout (1 ms;
+# LLVM's code generation alone takes longer) ends DEADLINE_EXCEEDED at a compile stage.
+for mode in auto all; do
+  check "timeout-compile-$mode" 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1 \
+    --jit "$mode" --timeout 0.001
+  expect_in "timeout-compile-$mode-msg" "$tmp/err" '^DEADLINE_EXCEEDED: .*limit 1 ms'
+done
 check timeout-bad 2 "$tfjit" run "$tmp/forever.pbtxt" --timeout -1
 check memory-limit-bad 2 "$tfjit" run "$tmp/forever.pbtxt" --memory-limit lots
 check memory-limit-exceeded 1 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1 --memory-limit 1
