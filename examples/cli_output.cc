@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "core/dtype.h"
+#include "core/file_system.h"
 #include "core/status.h"
 #include "runtime/io/npy.h"
 
@@ -54,9 +55,9 @@ std::string OutputFileName(const std::string& name) {
 
 absl::Status WriteOutputs(const std::string& dir, const std::vector<std::string>& names,
                           const std::vector<Tensor>& tensors) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return InvalidArgument("cannot create output directory '%s': %s", dir, ec.message());
+  if (absl::Status made = Files().CreateDirectories(dir); !made.ok()) {
+    return InvalidArgument("cannot create output directory '%s': %s", dir, made.message());
+  }
   std::string manifest = "[\n";
   // Distinct fetches never share a file: "X:1" and a node named "X_1" both map to X_1.npy, so
   // the second becomes X_1.2.npy (the manifest names each file).
@@ -88,9 +89,10 @@ absl::Status WriteOutputs(const std::string& dir, const std::vector<std::string>
                     i + 1 < tensors.size() ? ",\n" : "\n");
   }
   absl::StrAppend(&manifest, "]\n");
-  std::ofstream out(dir + "/manifest.json");
-  out << manifest;
-  if (!out) return InvalidArgument("cannot write '%s/manifest.json'", dir);
+  absl::StatusOr<Published> written = WriteFileAtomically(dir + "/manifest.json", manifest);
+  if (!written.ok()) {
+    return InvalidArgument("cannot write '%s/manifest.json': %s", dir, written.status().message());
+  }
   return absl::OkStatus();
 }
 

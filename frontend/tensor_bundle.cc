@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "core/crc32c.h"
 #include "core/dtype.h"
+#include "core/file_system.h"
 #include "core/status.h"
 #include "core/string_tensor.h"
 #include "frontend/tensor_proto.h"
@@ -445,34 +446,42 @@ uint32_t AppendStringRecord(const std::vector<std::string>& values, std::string*
   return crc;
 }
 
-// Writes `bytes` to `path` (a temporary name), naming `final_path` in errors.
+// Writes `bytes` to `path` (a temporary name), naming `final_path` in errors; through the
+// process's file system (core/file_system.h), so tests can make it fail.
 absl::Status WriteFile(const std::string& path, const std::string& bytes,
                        const std::string& final_path) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    return InvalidArgument(
-        "checkpoint '%s': cannot create the file: %s (is the folder there "
-        "and writable?)",
-        final_path, std::strerror(errno));
-  }
-  const size_t written = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), f);
-  const int closed = std::fclose(f);
-  if (written != bytes.size() || closed != 0) {
-    std::remove(path.c_str());
-    return InvalidArgument("checkpoint '%s': writing %d bytes failed (is the disk full?)",
-                           final_path, bytes.size());
-  }
-  return absl::OkStatus();
+  absl::Status written = Files().WriteFile(path, bytes);
+  if (written.ok()) return absl::OkStatus();
+  (void)Files().Remove(path);
+  return InvalidArgument(
+      "checkpoint '%s': writing %d bytes failed: %s (is the folder there and writable, and "
+      "is there room on the disk?)",
+      final_path, bytes.size(), written.message());
 }
 
 absl::Status Rename(const std::string& from, const std::string& to) {
-  if (std::rename(from.c_str(), to.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(from.c_str());
-    return InvalidArgument("checkpoint '%s': cannot rename '%s' to it: %s", to, from, why);
-  }
-  return absl::OkStatus();
+  absl::Status renamed = Files().Rename(from, to);
+  if (renamed.ok()) return absl::OkStatus();
+  (void)Files().Remove(from);
+  return InvalidArgument("checkpoint '%s': cannot rename '%s' to it: %s", to, from,
+                         renamed.message());
 }
+
+// LevelDB's table builder writing into memory: the index is then written like the data.
+class StringFile : public leveldb::WritableFile {
+ public:
+  leveldb::Status Append(const leveldb::Slice& data) override {
+    bytes_.append(data.data(), data.size());
+    return leveldb::Status::OK();
+  }
+  leveldb::Status Close() override { return leveldb::Status::OK(); }
+  leveldb::Status Flush() override { return leveldb::Status::OK(); }
+  leveldb::Status Sync() override { return leveldb::Status::OK(); }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
 
 }  // namespace
 
@@ -522,34 +531,33 @@ absl::Status BundleWriter::Finish() {
   header.set_num_shards(1);
   header.set_endianness(tensorflow::BundleHeaderProto::LITTLE);
   header.mutable_version()->set_producer(1);
-  leveldb::Env* env = leveldb::Env::Default();
-  leveldb::WritableFile* raw_file = nullptr;
-  leveldb::Status s = env->NewWritableFile(index_tmp, &raw_file);
-  if (!s.ok()) {
-    std::remove(data_tmp.c_str());
-    return InvalidArgument("checkpoint '%s': cannot create the index: %s", index_path,
-                           s.ToString());
-  }
-  std::unique_ptr<leveldb::WritableFile> file(raw_file);
+  StringFile index;
   leveldb::Options options;
   options.compression = leveldb::kNoCompression;  // TF's BundleWriter (formats.md 2.3)
   options.block_restart_interval = 16;
   options.block_size = 262144;
+  leveldb::Status s;
   {
-    leveldb::TableBuilder builder(options, file.get());
+    leveldb::TableBuilder builder(options, &index);
     builder.Add("", header.SerializeAsString());
     for (const auto& [key, entry] : entries_) builder.Add(key, entry.SerializeAsString());
     s = builder.Finish();
   }
-  if (s.ok()) s = file->Sync();
-  if (s.ok()) s = file->Close();
   if (!s.ok()) {
-    std::remove(data_tmp.c_str());
-    std::remove(index_tmp.c_str());
-    return InvalidArgument("checkpoint '%s': writing the index failed: %s (is the disk full?)",
-                           index_path, s.ToString());
+    (void)Files().Remove(data_tmp);
+    return Internal("checkpoint '%s': building the index failed: %s", index_path, s.ToString());
   }
-  TFJIT_RETURN_IF_ERROR(Rename(data_tmp, data_path));
+  if (absl::Status written = WriteFile(index_tmp, index.bytes(), index_path); !written.ok()) {
+    (void)Files().Remove(data_tmp);
+    return written;
+  }
+  // The data first, then the index that points into it: a reader that finds the new index
+  // finds the new data. (A failure between the two renames leaves the new data under the old
+
+  if (absl::Status renamed = Rename(data_tmp, data_path); !renamed.ok()) {
+    (void)Files().Remove(index_tmp);
+    return renamed;
+  }
   return Rename(index_tmp, index_path);
 }
 

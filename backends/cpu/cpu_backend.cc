@@ -162,9 +162,10 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
                               std::move(hit->profile_units), std::move(*linked), hit->stats, start,
                               /*from_cache=*/true);
       }
-      // An entry that does not link is a miss: compile, and the new entry replaces it.
+      // An entry that does not link is a miss: it goes, and the compile stores a new one.
       Log(LogLevel::kWarning, "disk cache: '%s' does not link (%s); compiling instead",
           cache->PathOf(key), linked.status().message());
+      cache->Remove(key);
     }
   }
 

@@ -19,6 +19,7 @@
 #include "codegen_id.h"
 #include "compiler/hlo/printer.h"
 #include "core/crc32c.h"
+#include "core/file_system.h"
 #include "core/logging.h"
 #include "core/status.h"
 #include "llvm/Config/llvm-config.h"
@@ -267,13 +268,19 @@ std::string ObjectCache::PathOf(const std::string& key) const {
 
 std::optional<std::string> ObjectCache::LoadBlob(const std::string& key) const {
   const std::string path = PathOf(key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;  // not cached (yet)
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string file = std::move(buffer).str();
+  absl::StatusOr<std::string> read = Files().ReadFile(path);
+  if (!read.ok()) {
+    if (read.status().code() != absl::StatusCode::kNotFound) {  // else: not cached (yet)
+      Log(LogLevel::kWarning, "disk cache: %s; compiling instead", read.status().message());
+    }
+    return std::nullopt;
+  }
+  const std::string file = *std::move(read);
+  // A damaged entry goes, so that the compile that follows can publish a good one (entries
+  // are published once and never rewritten in place: StoreBlob).
   auto damaged = [&](absl::string_view why) -> std::optional<std::string> {
     Log(LogLevel::kWarning, "disk cache: ignoring '%s' (%s); compiling instead", path, why);
+    (void)Files().Remove(path);
     return std::nullopt;
   };
   if (file.size() < sizeof(kMagic) || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) {
@@ -367,28 +374,21 @@ absl::Status ObjectCache::StoreBlob(const std::string& key, absl::string_view pa
   file.Str(payload);
   file.U32(crc32c::Value(payload));
 
-  std::error_code error;
-  fs::create_directories(dir_, error);
-  if (error) {
+  if (absl::Status dir = Files().CreateDirectories(dir_); !dir.ok()) {
     return FailedPrecondition("cannot create the disk cache directory '%s': %s", dir_,
-                              error.message());
+                              dir.message());
   }
+  // Published once: of several processes storing one key at a time exactly one file wins,
+  // and no reader ever sees a file being written (a temporary name until it is complete).
   const std::string path = PathOf(key);
-  const std::string temp = absl::StrCat(
-      path, ".tmp.", getpid(), ".", std::chrono::steady_clock::now().time_since_epoch().count());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(file.out().data(), static_cast<std::streamsize>(file.out().size()));
-    out.close();
-    if (!out) {
-      fs::remove(temp, error);
-      return FailedPrecondition("cannot write the disk cache file '%s'", temp);
-    }
+  absl::StatusOr<Published> published = WriteFileAtomically(path, file.out(), /*replace=*/false);
+  if (!published.ok()) {
+    return FailedPrecondition("cannot write the disk cache file '%s': %s", path,
+                              published.status().message());
   }
-  fs::rename(temp, path, error);
-  if (error) {
-    fs::remove(temp, error);
-    return FailedPrecondition("cannot rename the disk cache file '%s' to '%s'", temp, path);
+  if (*published == Published::kExisted) {
+    Log(LogLevel::kInfo, "disk cache: '%s' was stored by another compile first", path);
+    return absl::OkStatus();
   }
   Evict(static_cast<int64_t>(file.out().size()));
   return absl::OkStatus();
@@ -417,6 +417,8 @@ absl::flat_hash_map<std::string, DirectoryTally>& Tallies() {
 }
 
 }  // namespace
+
+void ObjectCache::Remove(const std::string& key) const { (void)Files().Remove(PathOf(key)); }
 
 void ObjectCache::Evict(int64_t stored_bytes) const {
   if (max_bytes_ <= 0) return;

@@ -60,14 +60,19 @@ class ObjectCache {
   std::optional<std::vector<std::string>> LoadObjects(const std::string& key) const;
   absl::Status StoreObjects(const std::string& key, const std::vector<std::string>& objects) const;
 
+  // Deletes the entry of `key` (one that loaded but is unusable, e.g. does not link), so the
+  // next Store can publish a good one.
+  void Remove(const std::string& key) const;
+
   // The file of `key` (for tests and messages).
   std::string PathOf(const std::string& key) const;
 
  private:
   // The payload stored under `key` after checking the file (magic, version, key, CRC32C), or
-  // nullopt (a damaged file logs a warning); a hit refreshes the file's time.
+  // nullopt (a damaged file logs a warning and is deleted); a hit refreshes the file's time.
   std::optional<std::string> LoadBlob(const std::string& key) const;
-  // Writes `payload` under `key` (temporary file renamed into place), then evicts.
+  // Writes `payload` under `key` (a temporary file published only if no entry has the name:
+  // entries are never rewritten in place), then evicts. Through Files() (core/file_system.h).
   absl::Status StoreBlob(const std::string& key, absl::string_view payload) const;
 
   // After storing `stored_bytes`: deletes the least recently used entries while the directory

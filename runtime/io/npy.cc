@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/dtype.h"
+#include "core/file_system.h"
 #include "core/status.h"
 
 namespace tfjit::runtime {
@@ -331,12 +332,13 @@ absl::Status WriteNpy(const std::string& path, const Tensor& tensor) {
         "float32)",
         tensor.ShapeString(), path, DTypeName(tensor.dtype()));
   }
-  const std::string bytes = SerializeNpy(tensor);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return FailedPrecondition("file '%s': cannot open for writing", path);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return FailedPrecondition("file '%s': write failed", path);
+  // All or nothing (a temporary name renamed into place): a full disk or a read-only folder
+  // leaves no half-written file behind, and an existing file is kept until the new one is
+  // complete.
+  absl::StatusOr<Published> written = WriteFileAtomically(path, SerializeNpy(tensor));
+  if (!written.ok()) {
+    return FailedPrecondition("cannot write '%s': %s", path, written.status().message());
+  }
   return absl::OkStatus();
 }
 

@@ -187,6 +187,25 @@ check bench-cache-cold 0 "$tfjit" bench "$demo" --threads 1 --repeat 1 --cache-d
 expect_in bench-cache-cold-msg "$tmp/out" 'compile [0-9.]+ ms +clusters 2 '
 check bench-cache-warm 0 "$tfjit" bench "$demo" --threads 1 --repeat 1 --cache-dir "$tmp/objcache"
 expect_in bench-cache-warm-msg "$tmp/out" 'compile [0-9.]+ ms \(2 from the disk cache\) +clusters 2 '
+# Two processes, one cache folder: both compile the demo model at once and both succeed with
+# the same outputs; each entry is published once (the slower finds it there), none is left
+# half-written, and a third process loads both clusters from the folder.
+two="$tmp/cache_two"
+for p in a b; do
+  ( "$tfjit" run "$demo" --random-inputs 2 --jit auto --cache-dir "$two" --output-dir "$tmp/two_$p" \
+      >"$tmp/two_$p.out" 2>"$tmp/two_$p.err"; echo $? >"$tmp/two_$p.rc" ) &
+done
+wait
+if [ "$(cat "$tmp/two_a.rc") $(cat "$tmp/two_b.rc")" = "0 0" ] && diff -rq "$tmp/two_a" "$tmp/two_b" >/dev/null &&
+   [ -n "$(ls "$tmp/two_a"/*.npy 2>/dev/null)" ] &&
+   [ -z "$(ls "$two" | grep -v '\.tfjit-obj$')" ]; then
+  passes=$((passes+1))
+else
+  echo "FAIL two-processes-one-cache: rc $(cat "$tmp/two_a.rc") / $(cat "$tmp/two_b.rc"), files: $(ls "$two" | tr '\n' ' ')"
+  sed 's/^/  /' "$tmp/two_a.err" "$tmp/two_b.err" | head; fails=$((fails+1))
+fi
+check two-processes-third 0 "$tfjit" bench "$demo" --threads 1 --repeat 1 --cache-dir "$two"
+expect_in two-processes-third-msg "$tmp/out" 'compile [0-9.]+ ms \(2 from the disk cache\) +clusters 2 '
 check shape-flag 0 "$tfjit" run "$demo" --random-inputs 1 --shape input=3,256
 expect_in shape-flag-out "$tmp/out" '^output float32\[3,10\]'
 check shape-bad 2 "$tfjit" run "$demo" --random-inputs 1 --shape input=3,x

@@ -1,12 +1,16 @@
 // The CPU backend's disk cache (backends/cpu/object_cache.h): a second backend instance loads
 // what the first compiled and gives the same bits; any change to the module or the options is
 // a miss; damaged entries are misses that get replaced; the size cap evicts the least
-// recently used entries. The generated GEMM kernels are cached the same way.
+// recently used entries. The generated GEMM kernels are cached the same way. Injected disk
+// faults (a failed store, an entry changed while read) never give a wrong answer or leave a
+// damaged entry.
 #include "backends/cpu/object_cache.h"
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +21,7 @@
 #include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/parser.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/faulty_file_system.h"
 #include "tests/testlib/random_floats.h"
 #include "tests/testlib/random_literal.h"
 #include "tests/testlib/temp_file.h"
@@ -318,6 +323,97 @@ TEST(ObjectCacheTest, GeneratedKernelsAreCompiledOnceThenLoaded) {
       CompileGeneratedKernels(GemmIsa::kAvx2, &cache);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_TRUE((*again)->from_cache);
+}
+
+// The faults a disk has, injected through core/file_system.h: a store that fails (a write
+// cut short, a full disk, a failed rename, a read-only folder) still compiles, with the right
+// answer, and leaves neither an entry nor a temporary file; the next store on a healthy disk
+// works, and the entry after it loads.
+TEST(ObjectCacheFaultTest, AFailedStoreLeavesNothingBehind) {
+  const std::string text = Module(1.0f);
+  const Compiled want = CompileAndRun(text, "");
+  for (const std::string fault : {"write_cut_at_100", "disk_full", "rename_fails", "read_only"}) {
+    SCOPED_TRACE(fault);
+    const std::string dir = FreshDir(absl::StrCat("cache_fault_", fault));
+    {
+      tfjit::testing::ScopedFaultyFileSystem faulty;
+      if (fault == "write_cut_at_100") {
+        faulty->fail_write_after = 100;
+      } else if (fault == "disk_full") {
+        faulty->disk_full = true;
+      } else if (fault == "rename_fails") {
+        faulty->fail_rename = true;
+      } else {
+        faulty->SetReadOnly(dir);
+      }
+      const Compiled c = CompileAndRun(text, dir);
+      EXPECT_FALSE(c.exe->stats().loaded_from_disk_cache);
+      EXPECT_TRUE(c.result.BitwiseEquals(want.result));
+      if (fault != "read_only") EXPECT_GE(faulty->writes.load(), 1);
+    }
+    EXPECT_TRUE(!fs::exists(dir) || fs::is_empty(dir)) << "a partial entry or temporary is left";
+    EXPECT_FALSE(CompileAndRun(text, dir).exe->stats().loaded_from_disk_cache);
+    const Compiled loaded = CompileAndRun(text, dir);
+    EXPECT_TRUE(loaded.exe->stats().loaded_from_disk_cache);
+    EXPECT_TRUE(loaded.result.BitwiseEquals(want.result));
+  }
+}
+
+// An entry that changes while it is read (cut short, or replaced by another key's entry, as
+// another process rewriting the folder would) is a miss that compiles, with the right answer;
+// the entry it found is replaced, and the next compile loads that.
+TEST(ObjectCacheFaultTest, AnEntryChangedWhileReadIsAMiss) {
+  const std::string text = Module(1.0f);
+  const std::string other_dir = FreshDir("cache_changed_other");
+  CompileAndRun(Module(2.0f), other_dir);
+  ASSERT_EQ(Entries(other_dir).size(), 1u);
+  std::ifstream other_in(Entries(other_dir)[0], std::ios::binary);
+  const std::string other((std::istreambuf_iterator<char>(other_in)),
+                          std::istreambuf_iterator<char>());
+  const std::string dir = FreshDir("cache_changed");
+  const Compiled want = CompileAndRun(text, dir);
+  ASSERT_EQ(Entries(dir).size(), 1u);
+  for (const std::string change : {"cut_short", "replaced"}) {
+    SCOPED_TRACE(change);
+    {
+      tfjit::testing::ScopedFaultyFileSystem faulty;
+      faulty->OnRead([&](const std::string& path, std::string& data) {
+        if (path.find(dir) != 0 || Entries(dir).empty() || path != Entries(dir)[0].string()) {
+          return;
+        }
+        if (change == "cut_short") {
+          data.resize(data.size() / 2);
+        } else {
+          data = other;
+        }
+      });
+      const Compiled c = CompileAndRun(text, dir);
+      EXPECT_FALSE(c.exe->stats().loaded_from_disk_cache);
+      EXPECT_TRUE(c.result.BitwiseEquals(want.result));
+      EXPECT_GE(faulty->reads.load(), 1);
+    }
+    const Compiled loaded = CompileAndRun(text, dir);
+    EXPECT_TRUE(loaded.exe->stats().loaded_from_disk_cache);
+    EXPECT_TRUE(loaded.result.BitwiseEquals(want.result));
+    EXPECT_EQ(Entries(dir).size(), 1u);
+  }
+}
+
+// Two compiles of one module publishing at once: the entry is published once (the second
+// finds it there and leaves it), and it is valid.
+TEST(ObjectCacheFaultTest, AnEntryIsPublishedOnce) {
+  const std::string dir = FreshDir("cache_publish_once");
+  ObjectCache cache(dir, int64_t{1} << 30);
+  const std::string key = ObjectCache::ObjectsKey("publish once", "cpu", "features");
+  ASSERT_TRUE(cache.StoreObjects(key, {"first"}).ok());
+  ASSERT_TRUE(cache.StoreObjects(key, {"second"}).ok());
+  const std::optional<std::vector<std::string>> objects = cache.LoadObjects(key);
+  ASSERT_TRUE(objects.has_value());
+  EXPECT_EQ(*objects, std::vector<std::string>{"first"});
+  // A removed entry (e.g. one that did not link) makes room for the next store.
+  cache.Remove(key);
+  ASSERT_TRUE(cache.StoreObjects(key, {"third"}).ok());
+  EXPECT_EQ(*cache.LoadObjects(key), std::vector<std::string>{"third"});
 }
 
 }  // namespace

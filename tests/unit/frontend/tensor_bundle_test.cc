@@ -17,6 +17,7 @@
 #include "core/string_tensor.h"
 #include "frontend/tensor_proto.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/faulty_file_system.h"
 
 namespace tfjit::tf {
 namespace {
@@ -217,6 +218,51 @@ TEST(BundleWriterTest, UnwritablePathIsInvalidArgumentNamingIt) {
   EXPECT_TRUE(absl::StrContains(s.message(), "tfjit_no_such_dir/ckpt.data-00000-of-00001'"))
       << s;  // the checkpoint's own file, not a temporary name
   EXPECT_FALSE(fs::exists(prefix + ".index"));
+}
+
+// A save that fails on the disk (injected: a write cut short, a full disk, a failed rename, a
+// read-only folder) is INVALID_ARGUMENT naming the checkpoint, leaves no temporary, and
+// leaves the checkpoint that was there readable with its old values.
+TEST(BundleWriterTest, AFailedSaveKeepsThePreviousCheckpoint) {
+  const fs::path dir = fs::temp_directory_path() / "tfjit_bundle_faults";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string prefix = (dir / "ckpt").string();
+  const Tensor old_value = Tensor::FromVector<float>(DType::kFloat32, {2}, {1, 2});
+  {
+    BundleWriter writer(prefix);
+    ASSERT_TRUE(writer.Add("v", old_value).ok());
+    ASSERT_TRUE(writer.Finish().ok());
+  }
+  for (const std::string fault : {"write_cut_at_3", "disk_full", "rename_fails", "read_only"}) {
+    SCOPED_TRACE(fault);
+    {
+      tfjit::testing::ScopedFaultyFileSystem faulty;
+      if (fault == "write_cut_at_3") {
+        faulty->fail_write_after = 3;
+      } else if (fault == "disk_full") {
+        faulty->disk_full = true;
+      } else if (fault == "rename_fails") {
+        faulty->fail_rename = true;
+      } else {
+        faulty->SetReadOnly(dir.string());
+      }
+      BundleWriter writer(prefix);
+      ASSERT_TRUE(writer.Add("v", Tensor::FromVector<float>(DType::kFloat32, {2}, {7, 8})).ok());
+      const absl::Status s = writer.Finish();
+      EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+      EXPECT_TRUE(absl::StrContains(s.message(), "checkpoint '" + prefix)) << s;
+    }
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      EXPECT_EQ(entry.path().string().find("tempstate"), std::string::npos) << entry.path();
+    }
+    auto r = BundleReader::Open(prefix);
+    ASSERT_TRUE(r.ok()) << r.status();
+    auto got = (*r)->Lookup("v");
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->data<float>()[0], 1.0f);
+    EXPECT_EQ(got->data<float>()[1], 2.0f);
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testlib/faulty_file_system.h"
 
 namespace tfjit::runtime {
 namespace {
@@ -142,7 +143,7 @@ TEST(NpyTest, RoundTripsEveryDtype) {
 }
 
 TEST(NpyTest, WriteAndReadFile) {
-  const std::string path = testing::TempDir() + "/npy_test_roundtrip.npy";
+  const std::string path = ::testing::TempDir() + "/npy_test_roundtrip.npy";
   Tensor t = Tensor::FromVector<float>(DType::kFloat32, {3}, {0.5f, -1.f, 8.f});
   ASSERT_TRUE(WriteNpy(path, t).ok());
   absl::StatusOr<Tensor> back = ReadNpy(path);
@@ -160,7 +161,7 @@ TEST(NpyTest, ReadMissingFileIsNotFound) {
 }
 
 TEST(NpyTest, WriteUnsupportedDtypeIsUnimplemented) {
-  absl::Status s = WriteNpy(testing::TempDir() + "/bf.npy", Tensor(DType::kBFloat16, {2}));
+  absl::Status s = WriteNpy(::testing::TempDir() + "/bf.npy", Tensor(DType::kBFloat16, {2}));
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(s.message(), HasSubstr("bfloat16"));
 }
@@ -247,6 +248,44 @@ TEST(NpyTest, UnknownVersionIsUnimplemented) {
   std::string file = NumpyHeaderV1("{'descr': '<f4', 'fortran_order': False, 'shape': (), }");
   file[6] = 4;
   ExpectError(file + std::string(4, '\0'), absl::StatusCode::kUnimplemented, "version 4.0");
+}
+
+// Writing an output on a failing disk (injected: a write cut short, a full disk, a failed
+// rename, a read-only folder) is FAILED_PRECONDITION naming the file and why, and leaves the
+// file that was there untouched and no half-written one.
+TEST(NpyTest, AFailedWriteLeavesTheOldFile) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tfjit_npy_faults";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "out.npy").string();
+  const Tensor old_value = Tensor::FromVector<float>(DType::kFloat32, {2}, {1, 2});
+  ASSERT_TRUE(WriteNpy(path, old_value).ok());
+  for (const std::string fault : {"write_cut_at_10", "disk_full", "rename_fails", "read_only"}) {
+    SCOPED_TRACE(fault);
+    {
+      tfjit::testing::ScopedFaultyFileSystem faulty;
+      if (fault == "write_cut_at_10") {
+        faulty->fail_write_after = 10;
+      } else if (fault == "disk_full") {
+        faulty->disk_full = true;
+      } else if (fault == "rename_fails") {
+        faulty->fail_rename = true;
+      } else {
+        faulty->SetReadOnly(dir.string());
+      }
+      const absl::Status s =
+          WriteNpy(path, Tensor::FromVector<float>(DType::kFloat32, {3}, {7, 8, 9}));
+      EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+      EXPECT_NE(s.message().find("cannot write '" + path + "'"), std::string::npos) << s;
+    }
+    absl::StatusOr<Tensor> back = ReadNpy(path);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->ShapeString(), old_value.ShapeString());
+    EXPECT_EQ(back->data<float>()[1], 2.0f);
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
+    EXPECT_EQ(files, 1) << "a temporary is left";
+  }
 }
 
 }  // namespace
