@@ -3,16 +3,26 @@
 # ./test.sh ARGS...   extra ctest arguments, e.g. ./test.sh -R hlo
 # ./test.sh --asan    the same suite built with AddressSanitizer+LeakSanitizer+UBSan (build-asan/)
 # ./test.sh --tsan    the same suite built with ThreadSanitizer (build-tsan/)
+# ./test.sh --tsan-threads
+#                     ThreadSanitizer on the suites that use threads only (session, executor,
+#                     thread pool, compilation cache, disk cache, deadlines and cancellation):
+#                     builds just their targets in build-tsan/ (what .ci/run runs)
 # Sanitizer runs leave out the real-model conformance test (ctest label `models`): it takes
 # minutes without instrumentation and its code paths are covered by the other tests.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 sanitize=""
+threads_only=""
 case "${1:-}" in
   --asan) sanitize=address; shift ;;
   --tsan) sanitize=thread; shift ;;
+  --tsan-threads) sanitize=thread; threads_only=1; shift ;;
 esac
+# The suites whose code runs on several threads at once (--tsan-threads).
+thread_suites=(core_test concurrency_test session_test deadline_test object_cache_test
+               hostile_input_test)
 ctest_args=()
+build_args=()
 if [ -n "$sanitize" ]; then
   suffix=$([ "$sanitize" = address ] && echo asan || echo tsan)
   export TFJIT_BUILD_DIR="${TFJIT_BUILD_DIR:-$root/build-$suffix}"
@@ -25,6 +35,10 @@ if [ -n "$sanitize" ]; then
   export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
   export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
   ctest_args=(-LE models)
+  if [ -n "$threads_only" ]; then
+    build_args=(--target "${thread_suites[@]}")
+    ctest_args+=(-R "^($(IFS='|'; echo "${thread_suites[*]}"))_shard")
+  fi
 fi
 # Phase times go to the last line of the output (CI logs show their tail), pass or fail.
 phase="install+build"
@@ -34,14 +48,14 @@ report() {
   local rc=$? now=$SECONDS tests_s=0
   local build_s=$(( ${tests_started:-$now} - started ))
   [ -n "$tests_started" ] && tests_s=$(( now - tests_started ))
-  local line="tfjit test.sh${sanitize:+ --${suffix}}: exit $rc in $phase; install+build"
+  local line="tfjit test.sh${sanitize:+ --${suffix}}${threads_only:+-threads}: exit $rc in $phase; install+build"
   line+=" ${build_s} s, tests ${tests_s} s, total $(( now - started )) s"
   echo "$line"
   # TFJIT_TIMES_FILE: also appended there (.ci/run prints both passes' lines at its end).
   if [ -n "${TFJIT_TIMES_FILE:-}" ]; then echo "$line" >> "$TFJIT_TIMES_FILE"; fi
 }
 trap report EXIT
-"$root/scripts/build.sh"
+"$root/scripts/build.sh" "${build_args[@]}"
 cd "${TFJIT_BUILD_DIR:-$root/build}"
 phase="tests"
 tests_started=$SECONDS

@@ -8,12 +8,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "backends/cpu/frame_plan.h"
 #include "backends/llvm/target.h"
 #include "codegen_id.h"
@@ -407,8 +407,10 @@ struct DirectoryTally {
 };
 constexpr int kRescanEvery = 256;
 
-absl::Mutex& TallyMutex() {
-  static absl::Mutex* mu = new absl::Mutex();
+// A std::mutex, not absl::Mutex: TSan sees pthread locks, not the uninstrumented abseil's
+// (docs/RELIABILITY.md, "TSan and Debian's libraries").
+std::mutex& TallyMutex() {
+  static std::mutex* mu = new std::mutex();
   return *mu;
 }
 absl::flat_hash_map<std::string, DirectoryTally>& Tallies() {
@@ -422,7 +424,7 @@ void ObjectCache::Remove(const std::string& key) const { (void)Files().Remove(Pa
 
 void ObjectCache::Evict(int64_t stored_bytes) const {
   if (max_bytes_ <= 0) return;
-  absl::MutexLock lock(&TallyMutex());
+  std::lock_guard<std::mutex> lock(TallyMutex());
   DirectoryTally& tally = Tallies()[dir_];
   if (tally.scanned && tally.stores_since_scan < kRescanEvery &&
       tally.bytes + stored_bytes <= max_bytes_) {
