@@ -10,6 +10,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -37,6 +38,20 @@ class FaultyFileSystem : public FileSystem {
     on_read_ = std::move(hook);
   }
   std::atomic<int> writes{0}, renames{0}, reads{0};
+
+  // The write faults by name, for tests that try each (WriteFaults()): "write_cut" (a write
+  // stops after `cut_at` bytes), "disk_full", "rename_fails", "read_only" (under `dir`).
+  void Inject(const std::string& fault, int64_t cut_at, const std::string& dir) {
+    if (fault == "write_cut") {
+      fail_write_after = cut_at;
+    } else if (fault == "disk_full") {
+      disk_full = true;
+    } else if (fault == "rename_fails") {
+      fail_rename = true;
+    } else if (fault == "read_only") {
+      SetReadOnly(dir);
+    }
+  }
 
   absl::StatusOr<std::string> ReadFile(const std::string& path) override {
     ++reads;
@@ -95,6 +110,13 @@ class FaultyFileSystem : public FileSystem {
   std::string read_only_;
   std::function<void(const std::string&, std::string&)> on_read_;
 };
+
+// The names FaultyFileSystem::Inject knows.
+inline const std::vector<std::string>& WriteFaults() {
+  static const std::vector<std::string> faults = {"write_cut", "disk_full", "rename_fails",
+                                                  "read_only"};
+  return faults;
+}
 
 // Installs a FaultyFileSystem for the scope.
 class ScopedFaultyFileSystem {

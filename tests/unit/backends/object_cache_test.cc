@@ -332,20 +332,12 @@ TEST(ObjectCacheTest, GeneratedKernelsAreCompiledOnceThenLoaded) {
 TEST(ObjectCacheFaultTest, AFailedStoreLeavesNothingBehind) {
   const std::string text = Module(1.0f);
   const Compiled want = CompileAndRun(text, "");
-  for (const std::string fault : {"write_cut_at_100", "disk_full", "rename_fails", "read_only"}) {
+  for (const std::string& fault : tfjit::testing::WriteFaults()) {
     SCOPED_TRACE(fault);
     const std::string dir = FreshDir(absl::StrCat("cache_fault_", fault));
     {
       tfjit::testing::ScopedFaultyFileSystem faulty;
-      if (fault == "write_cut_at_100") {
-        faulty->fail_write_after = 100;
-      } else if (fault == "disk_full") {
-        faulty->disk_full = true;
-      } else if (fault == "rename_fails") {
-        faulty->fail_rename = true;
-      } else {
-        faulty->SetReadOnly(dir);
-      }
+      faulty->Inject(fault, 100, dir);
       const Compiled c = CompileAndRun(text, dir);
       EXPECT_FALSE(c.exe->stats().loaded_from_disk_cache);
       EXPECT_TRUE(c.result.BitwiseEquals(want.result));

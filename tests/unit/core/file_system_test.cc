@@ -47,7 +47,7 @@ TEST(FileSystemTest, AtomicWritesReplaceOrPublishOnce) {
 }
 
 TEST(FileSystemTest, EveryInjectedFaultLeavesTheFileAsItWas) {
-  for (const std::string fault : {"write_cut_at_2", "disk_full", "rename_fails", "read_only"}) {
+  for (const std::string& fault : tfjit::testing::WriteFaults()) {
     for (const bool replace : {true, false}) {
       SCOPED_TRACE(absl::StrCat(fault, replace ? " replace" : " publish"));
       const std::string dir = FreshDir("fs_fault");
@@ -55,15 +55,7 @@ TEST(FileSystemTest, EveryInjectedFaultLeavesTheFileAsItWas) {
       const std::string absent = dir + "/g";
       ASSERT_TRUE(WriteFileAtomically(path, "before").ok());
       testing::ScopedFaultyFileSystem faulty;
-      if (fault == "write_cut_at_2") {
-        faulty->fail_write_after = 2;
-      } else if (fault == "disk_full") {
-        faulty->disk_full = true;
-      } else if (fault == "rename_fails") {
-        faulty->fail_rename = true;
-      } else {
-        faulty->SetReadOnly(dir);
-      }
+      faulty->Inject(fault, 2, dir);
       for (const std::string& target : {path, absent}) {
         absl::StatusOr<Published> r = WriteFileAtomically(target, "after, longer", replace);
         if (!replace && target == path) {

@@ -234,19 +234,11 @@ TEST(BundleWriterTest, AFailedSaveKeepsThePreviousCheckpoint) {
     ASSERT_TRUE(writer.Add("v", old_value).ok());
     ASSERT_TRUE(writer.Finish().ok());
   }
-  for (const std::string fault : {"write_cut_at_3", "disk_full", "rename_fails", "read_only"}) {
+  for (const std::string& fault : tfjit::testing::WriteFaults()) {
     SCOPED_TRACE(fault);
     {
       tfjit::testing::ScopedFaultyFileSystem faulty;
-      if (fault == "write_cut_at_3") {
-        faulty->fail_write_after = 3;
-      } else if (fault == "disk_full") {
-        faulty->disk_full = true;
-      } else if (fault == "rename_fails") {
-        faulty->fail_rename = true;
-      } else {
-        faulty->SetReadOnly(dir.string());
-      }
+      faulty->Inject(fault, 3, dir.string());
       BundleWriter writer(prefix);
       ASSERT_TRUE(writer.Add("v", Tensor::FromVector<float>(DType::kFloat32, {2}, {7, 8})).ok());
       const absl::Status s = writer.Finish();

@@ -260,19 +260,11 @@ TEST(NpyTest, AFailedWriteLeavesTheOldFile) {
   const std::string path = (dir / "out.npy").string();
   const Tensor old_value = Tensor::FromVector<float>(DType::kFloat32, {2}, {1, 2});
   ASSERT_TRUE(WriteNpy(path, old_value).ok());
-  for (const std::string fault : {"write_cut_at_10", "disk_full", "rename_fails", "read_only"}) {
+  for (const std::string& fault : tfjit::testing::WriteFaults()) {
     SCOPED_TRACE(fault);
     {
       tfjit::testing::ScopedFaultyFileSystem faulty;
-      if (fault == "write_cut_at_10") {
-        faulty->fail_write_after = 10;
-      } else if (fault == "disk_full") {
-        faulty->disk_full = true;
-      } else if (fault == "rename_fails") {
-        faulty->fail_rename = true;
-      } else {
-        faulty->SetReadOnly(dir.string());
-      }
+      faulty->Inject(fault, 10, dir.string());
       const absl::Status s =
           WriteNpy(path, Tensor::FromVector<float>(DType::kFloat32, {3}, {7, 8, 9}));
       EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
