@@ -36,6 +36,33 @@ class ModuleTest(unittest.TestCase):
                                        f["img"] + f["bias"][None, :, None, None], rtol=1e-6)
             self.assertEqual(out["mm/out"].dtype, np.float32)
 
+    def test_threads_share_one_model(self):
+        """8 Python threads run one compiled model at once (tfjit releases the GIL while it
+        computes): every result matches NumPy for its own feeds."""
+        import threading
+        model = tfjit.load(MATMUL, jit="auto")
+        model.run(random_feeds(model, 1))  # compiles once, before the threads start
+        errors = []
+
+        def worker(k):
+            try:
+                for i in range(20):
+                    f = random_feeds(model, 100 * k + i)
+                    out = model.run(f)
+                    expected = (f["a"] @ f["b"] + f["at"].T @ f["b"] + f["a"] @ f["bt"].T +
+                                f["at"].T @ f["bt"].T + f["bias"])
+                    np.testing.assert_allclose(out["mm/out"], expected, rtol=1e-5, atol=1e-5)
+            except Exception as e:  # reported on the main thread
+                errors.append(f"thread {k}: {e!r}")
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        self.assertFalse(any(t.is_alive() for t in threads), "a thread did not finish")
+        self.assertEqual(errors, [])
+
     def test_inputs_outputs_and_explain(self):
         model = tfjit.load(MATMUL)
         self.assertEqual([i[0] for i in model.inputs], ["a", "b", "at", "bt", "bias", "img"])
