@@ -146,6 +146,13 @@ absl::Status RunCheckpoint(absl::string_view where) {
   return control->Check(where);
 }
 
+absl::Status RunCheckpoint(absl::FunctionRef<std::string()> where) {
+  const RunControl* control = current_control;
+  const bool stop = control != nullptr && control->ShouldStop();
+  if (!stop && !CheckpointHookSet()) return absl::OkStatus();
+  return RunCheckpoint(where());
+}
+
 void SetCheckpointHookForTesting(std::function<void(absl::string_view where)> h) {
   std::lock_guard<std::mutex> lock(hook_mu);
   hook = h ? std::make_shared<const std::function<void(absl::string_view)>>(std::move(h)) : nullptr;

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "tfjit/dtype.h"
@@ -147,6 +148,9 @@ const RunControl* CurrentRunControl();
 // the thread or it may go on, else CANCELLED or DEADLINE_EXCEEDED saying it stopped at
 // `where`. Cheap when no hook is set: one atomic load and the run's ShouldStop.
 absl::Status RunCheckpoint(absl::string_view where);
+// The same, with `where` built only when it is used (a hook is set, or the run stops): for
+// checkpoints passed often, e.g. once per lowered node.
+absl::Status RunCheckpoint(absl::FunctionRef<std::string()> where);
 
 // Whether `status` says a run stopped (CANCELLED or DEADLINE_EXCEEDED): not a property of
 // what was being computed, so never cached as its result.

@@ -240,6 +240,8 @@ absl::Status Execute(const backends::Executable& exe, std::vector<Tensor> inputs
   // Outputs and arena charge the run's budget (checked by the executable before it
   // allocates); compiled loops poll the run's deadline and cancellation.
   ScopedRunControl scope(ctx.control, AllocationMode::kCharge);
+  // A compile may have taken the run past its deadline: stop before launching.
+  TFJIT_RETURN_IF_ERROR(RunCheckpoint(absl::StrCat("launching ", cluster.spec.name)));
   // Complex arguments are read as their real parts (tf2hlo::ParameterShape).
   for (Tensor& input : inputs) {
     if (!IsComplexDType(input.dtype())) continue;
@@ -580,10 +582,6 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
                            AcquireCompiledRandomState(ctx.kernel_state, *node, honour_seeds));
     inputs.push_back(s.state());
     rng.push_back(std::move(s));
-  }
-  {
-    ScopedRunControl scope(ctx.control, AllocationMode::kUncharged);
-    TFJIT_RETURN_IF_ERROR(RunCheckpoint(absl::StrCat("launching ", cluster.spec.name)));
   }
   TFJIT_RETURN_IF_ERROR(Execute(**exe, std::move(inputs), cluster, ctx, outputs, kernels));
   // Step 4.

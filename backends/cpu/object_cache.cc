@@ -7,9 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"

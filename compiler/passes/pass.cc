@@ -51,8 +51,8 @@ absl::StatusOr<bool> PassPipeline::Run(hlo::Module& module) {
     if (options_.disabled.contains(name)) continue;
     const std::string context = absl::StrFormat("pass '%s'", name);
     // The run's deadline and cancellation hold while compiling (core/run_control.h).
-    TFJIT_RETURN_IF_ERROR(
-        RunCheckpoint(absl::StrCat("HLO ", context, " of module '", module.name(), "'")));
+    TFJIT_RETURN_IF_ERROR(RunCheckpoint(
+        [&] { return absl::StrCat("HLO ", context, " of module '", module.name(), "'"); }));
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<bool> result = pass->Run(module);
     const auto end = std::chrono::steady_clock::now();

@@ -400,8 +400,8 @@ absl::StatusOr<std::unique_ptr<hlo::Module>> LowerCluster(const ClusterSpec& clu
       continue;
     }
     // The run's deadline and cancellation hold while compiling (core/run_control.h).
-    TFJIT_RETURN_IF_ERROR(
-        RunCheckpoint(absl::StrCat("lowering ", cluster.name, ", node ", node->DebugName())));
+    TFJIT_RETURN_IF_ERROR(RunCheckpoint(
+        [&] { return absl::StrCat("lowering ", cluster.name, ", node ", node->DebugName()); }));
     absl::Status s = LowerNode(ctx, *node);
     if (!s.ok()) {
       failed.insert(node);
