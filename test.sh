@@ -5,8 +5,9 @@
 # ./test.sh --tsan    the same suite built with ThreadSanitizer (build-tsan/)
 # ./test.sh --tsan-threads
 #                     ThreadSanitizer on the suites that use threads only (session, executor,
-#                     thread pool, compilation cache, disk cache, deadlines and cancellation):
-#                     builds just their targets in build-tsan/ (what .ci/run runs)
+#                     thread pool, compilation cache, disk cache, deadlines and cancellation,
+#                     the Python module's released GIL): builds just their targets in
+#                     build-tsan/ (what .ci/run runs)
 # Sanitizer runs leave out the real-model conformance test (ctest label `models`): it takes
 # minutes without instrumentation and its code paths are covered by the other tests.
 set -euo pipefail
@@ -21,6 +22,8 @@ esac
 # The suites whose code runs on several threads at once (--tsan-threads).
 thread_suites=(core_test concurrency_test session_test deadline_test object_cache_test
                hostile_input_test)
+# And the Python module's threads sharing one model (the CLI is an environment value of it).
+thread_python=(tfjit_python tfjit)
 ctest_args=()
 build_args=()
 if [ -n "$sanitize" ]; then
@@ -36,8 +39,8 @@ if [ -n "$sanitize" ]; then
   export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
   ctest_args=(-LE models)
   if [ -n "$threads_only" ]; then
-    build_args=(--target "${thread_suites[@]}")
-    ctest_args+=(-R "^($(IFS='|'; echo "${thread_suites[*]}"))_shard")
+    build_args=(--target "${thread_suites[@]}" "${thread_python[@]}")
+    ctest_args+=(-R "^(($(IFS='|'; echo "${thread_suites[*]}"))_shard|python_threads_test$)")
   fi
 fi
 # Phase times go to the last line of the output (CI logs show their tail), pass or fail.

@@ -64,6 +64,45 @@ absl::StatusOr<std::string> FileSystem::ReadFile(const std::string& path) {
   return data;
 }
 
+absl::StatusOr<std::string> FileSystem::ReadFileRange(const std::string& path, uint64_t offset,
+                                                      uint64_t size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, "cannot open", path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    return ErrnoStatus(e, "cannot stat", path);
+  }
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  if (offset > file_size || size > file_size - offset) {
+    ::close(fd);
+    return absl::OutOfRangeError(absl::StrCat("'", path, "' has ", file_size, " bytes; bytes [",
+                                              offset, ", ", offset + size, ") were asked for"));
+  }
+  std::string data(static_cast<size_t>(size), '\0');
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n =
+        ::pread(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      return ErrnoStatus(e, "cannot read", path);
+    }
+    if (n == 0) {  // shortened since fstat, by another process
+      ::close(fd);
+      return absl::OutOfRangeError(absl::StrCat("'", path, "' ended at byte ", offset + done,
+                                                " while bytes [", offset, ", ", offset + size,
+                                                ") were read"));
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return data;
+}
+
 absl::Status FileSystem::WriteFile(const std::string& path, absl::string_view data) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus(errno, "cannot create", path);

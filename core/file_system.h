@@ -1,6 +1,7 @@
-// The file operations behind tfjit's disk writes and the disk cache's reads: the disk cache
-// (backends/cpu/object_cache.cc), .npy outputs (runtime/io/npy.cc and the CLI's
-// --output-dir) and checkpoints (frontend/tensor_bundle.cc) all go through Files(). One seam,
+// The file operations behind tfjit's disk writes and the reads of what it wrote: the disk
+// cache (backends/cpu/object_cache.cc), .npy outputs (runtime/io/npy.cc and the CLI's
+// --output-dir) and checkpoints, written and read (frontend/tensor_bundle.cc), all go through
+// Files(). One seam,
 // so tests inject the faults a real disk has (a write that fails after N bytes, a full disk, a
 // failed rename, a read-only folder, a file changed by another process while it is read:
 // tests/testlib/faulty_file_system.h) and check that each ends in a clear status or a
@@ -11,6 +12,7 @@
 #ifndef TFJIT_CORE_FILE_SYSTEM_H_
 #define TFJIT_CORE_FILE_SYSTEM_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -25,6 +27,11 @@ class FileSystem {
   // The whole file: NOT_FOUND when it does not exist, another code (from errno) saying why
   // otherwise.
   virtual absl::StatusOr<std::string> ReadFile(const std::string& path);
+  // `size` bytes of `path` from byte `offset` (a checkpoint's record in a data file that may
+  // be large): OUT_OF_RANGE when the file ends first (its size is in the message), NOT_FOUND
+  // when it does not exist.
+  virtual absl::StatusOr<std::string> ReadFileRange(const std::string& path, uint64_t offset,
+                                                    uint64_t size);
   // Creates or truncates `path` and writes `data`. On an error the file may hold a prefix of
   // `data` (callers that must not leave one write a temporary name: WriteFileAtomically).
   // A full disk is RESOURCE_EXHAUSTED, a folder without write permission PERMISSION_DENIED.

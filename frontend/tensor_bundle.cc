@@ -3,12 +3,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -118,6 +117,25 @@ absl::Status CheckTableHandles(const std::string& path, const std::string& file)
   return absl::OkStatus();
 }
 
+// An index file's bytes, as the LevelDB table reader reads them.
+class IndexBytes : public leveldb::RandomAccessFile {
+ public:
+  explicit IndexBytes(std::string bytes) : bytes_(std::move(bytes)) {}
+  uint64_t size() const { return bytes_.size(); }
+  leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result,
+                       char* /*scratch*/) const override {
+    if (offset > bytes_.size()) {
+      *result = leveldb::Slice();
+      return leveldb::Status::IOError("read past the end of the index");
+    }
+    *result = leveldb::Slice(bytes_.data() + offset, std::min<uint64_t>(n, bytes_.size() - offset));
+    return leveldb::Status::OK();
+  }
+
+ private:
+  std::string bytes_;
+};
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(const std::string& prefix) {
@@ -126,27 +144,19 @@ absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(const std::stri
   reader->index_path_ = absl::StrCat(prefix, ".index");
   const std::string& path = reader->index_path_;
 
-  leveldb::Env* env = leveldb::Env::Default();
-  uint64_t file_size = 0;
-  leveldb::Status s = env->GetFileSize(path, &file_size);
-  if (!s.ok()) {
+  // Index files are small (one entry per variable): read whole through the file seam
+  // (core/file_system.h), checked, then parsed by LevelDB from memory.
+  absl::StatusOr<std::string> bytes = Files().ReadFile(path);
+  if (!bytes.ok()) {
     return NotFound("checkpoint index '%s' does not exist or cannot be read (%s)", path,
-                    s.ToString());
+                    bytes.status().message());
   }
-  leveldb::RandomAccessFile* raw_file = nullptr;
-  s = env->NewRandomAccessFile(path, &raw_file);
-  if (!s.ok()) return FromLevelDb(s, path);
-  std::unique_ptr<leveldb::RandomAccessFile> file(raw_file);
-  {
-    // Index files are small (one entry per variable), so reading one whole is cheap.
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() == file_size) TFJIT_RETURN_IF_ERROR(CheckTableHandles(path, bytes));
-  }
+  TFJIT_RETURN_IF_ERROR(CheckTableHandles(path, *bytes));
+  IndexBytes file(std::move(*bytes));
   leveldb::Options options;
   options.paranoid_checks = true;
   leveldb::Table* raw_table = nullptr;
-  s = leveldb::Table::Open(options, file.get(), file_size, &raw_table);
+  leveldb::Status s = leveldb::Table::Open(options, &file, file.size(), &raw_table);
   if (!s.ok()) return FromLevelDb(s, path);
   std::unique_ptr<leveldb::Table> table(raw_table);
 
@@ -246,26 +256,22 @@ absl::StatusOr<std::string> BundleReader::ReadRecord(const std::string& key,
         index_path_, key, entry.slices_size());
   }
   const std::string path = DataPath(entry.shard_id());
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
-    return DataLoss("checkpoint data file '%s' (holding tensor '%s') is missing or unreadable",
-                    path, key);
+  if (entry.offset() < 0 || entry.size() < 0) {
+    return DataLoss("checkpoint index '%s': tensor '%s' has a negative offset or size", index_path_,
+                    key);
   }
-  const int64_t file_size = static_cast<int64_t>(in.tellg());
-  if (entry.offset() < 0 || entry.size() < 0 || entry.offset() > file_size ||
-      entry.size() > file_size - entry.offset()) {
-    return DataLoss(
-        "checkpoint data file '%s' is truncated: tensor '%s' needs bytes [%d, %d) "
-        "but the file has %d",
-        path, key, entry.offset(), entry.offset() + entry.size(), file_size);
+  absl::StatusOr<std::string> read = Files().ReadFileRange(
+      path, static_cast<uint64_t>(entry.offset()), static_cast<uint64_t>(entry.size()));
+  if (!read.ok()) {
+    if (read.status().code() == absl::StatusCode::kOutOfRange) {
+      return DataLoss(
+          "checkpoint data file '%s' is truncated: tensor '%s' needs bytes [%d, %d): %s", path, key,
+          entry.offset(), entry.offset() + entry.size(), read.status().message());
+    }
+    return DataLoss("checkpoint data file '%s' (holding tensor '%s') is missing or unreadable: %s",
+                    path, key, read.status().message());
   }
-  std::string bytes(static_cast<size_t>(entry.size()), '\0');
-  in.seekg(entry.offset());
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!in) {
-    return DataLoss("checkpoint data file '%s': reading tensor '%s' (%d bytes at %d) failed", path,
-                    key, entry.size(), entry.offset());
-  }
+  std::string bytes = std::move(*read);
   const uint32_t crc = crc32c::Value(bytes);
   if (check_crc && crc32c::Mask(crc) != entry.crc32c()) {
     return DataLoss(

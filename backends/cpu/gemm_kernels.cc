@@ -461,35 +461,12 @@ absl::StatusOr<std::vector<std::string>> CompileObjects(GemmIsa isa, const Kerne
   return llvm_ir::CompileInParts(module, t.cpu, t.features, /*opt_level=*/3, threads, threads);
 }
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<GeneratedKernels>> CompileGeneratedKernels(
-    GemmIsa isa, const ObjectCache* cache) {
-  llvm_ir::InitializeLlvm();
-  const KernelTarget t = TargetOf(isa);
+// The kernels' object files linked into a JIT of their own, every kernel looked up.
+absl::StatusOr<std::unique_ptr<GeneratedKernels>> LinkKernels(
+    const KernelTarget& t, GemmIsa isa, const std::vector<std::string>& objects) {
   auto compiled = std::make_unique<GeneratedKernels>();
-  std::string key;
-  std::optional<std::vector<std::string>> objects;
-  if (cache != nullptr) {
-    // What the objects depend on beyond the code generator's sources and LLVM (in the key).
-    key = ObjectCache::ObjectsKey(
-        absl::StrCat("gemm micro-kernels and depthwise tiles for ", GemmIsaName(isa), ": ",
-                     absl::StrJoin(FunctionNames(), " ")),
-        t.cpu, t.features);
-    objects = cache->LoadObjects(key);
-    compiled->from_cache = objects.has_value();
-  }
-  if (!objects.has_value()) {
-    TFJIT_ASSIGN_OR_RETURN(objects, CompileObjects(isa, t));
-    if (cache != nullptr) {
-      if (absl::Status stored = cache->StoreObjects(key, *objects); !stored.ok()) {
-        Log(LogLevel::kWarning, "disk cache: generated GEMM kernels not stored: %s",
-            stored.ToString());
-      }
-    }
-  }
   TFJIT_ASSIGN_OR_RETURN(compiled->jit, OrcJit::Create(/*opt_level=*/3));
-  for (const std::string& object : *objects) {
+  for (const std::string& object : objects) {
     TFJIT_RETURN_IF_ERROR(compiled->jit->AddObject(object));
   }
   compiled->set.lanes = t.lanes;
@@ -503,6 +480,41 @@ absl::StatusOr<std::unique_ptr<GeneratedKernels>> CompileGeneratedKernels(
     compiled->set.depthwise[tile.id] = reinterpret_cast<gemm::DepthwiseTileFn>(address);
   }
   return compiled;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GeneratedKernels>> CompileGeneratedKernels(
+    GemmIsa isa, const ObjectCache* cache) {
+  llvm_ir::InitializeLlvm();
+  const KernelTarget t = TargetOf(isa);
+  std::string key;
+  if (cache != nullptr) {
+    // What the objects depend on beyond the code generator's sources and LLVM (in the key).
+    key = ObjectCache::ObjectsKey(
+        absl::StrCat("gemm micro-kernels and depthwise tiles for ", GemmIsaName(isa), ": ",
+                     absl::StrJoin(FunctionNames(), " ")),
+        t.cpu, t.features);
+    if (std::optional<std::vector<std::string>> objects = cache->LoadObjects(key)) {
+      absl::StatusOr<std::unique_ptr<GeneratedKernels>> linked = LinkKernels(t, isa, *objects);
+      if (linked.ok()) {
+        (*linked)->from_cache = true;
+        return linked;
+      }
+      // An entry that does not link is a miss: it goes, and the compile below stores a new one.
+      Log(LogLevel::kWarning, "disk cache: '%s' does not link (%s); compiling instead",
+          cache->PathOf(key), linked.status().message());
+      cache->Remove(key);
+    }
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::vector<std::string> objects, CompileObjects(isa, t));
+  if (cache != nullptr) {
+    if (absl::Status stored = cache->StoreObjects(key, objects); !stored.ok()) {
+      Log(LogLevel::kWarning, "disk cache: generated GEMM kernels not stored: %s",
+          stored.ToString());
+    }
+  }
+  return LinkKernels(t, isa, objects);
 }
 
 const char* GemmIsaName(GemmIsa isa) { return isa == GemmIsa::kAvx2 ? "avx2+fma" : "avx512"; }

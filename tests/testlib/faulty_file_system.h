@@ -64,6 +64,24 @@ class FaultyFileSystem : public FileSystem {
     if (data.ok() && hook) hook(path, *data);
     return data;
   }
+  // The same hook for a range read (a checkpoint's record); a hook that shortens the data
+  // makes the read fail as the real one does when the file ends first.
+  absl::StatusOr<std::string> ReadFileRange(const std::string& path, uint64_t offset,
+                                            uint64_t size) override {
+    ++reads;
+    absl::StatusOr<std::string> data = FileSystem::ReadFileRange(path, offset, size);
+    std::function<void(const std::string&, std::string&)> hook;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      hook = on_read_;
+    }
+    if (data.ok() && hook) hook(path, *data);
+    if (data.ok() && data->size() != size) {
+      return absl::OutOfRangeError(
+          absl::StrCat("'", path, "' ended early while it was read (injected)"));
+    }
+    return data;
+  }
   absl::Status WriteFile(const std::string& path, absl::string_view data) override {
     ++writes;
     if (ReadOnly(path)) return Denied("cannot create", path);

@@ -323,6 +323,22 @@ TEST(ObjectCacheTest, GeneratedKernelsAreCompiledOnceThenLoaded) {
       CompileGeneratedKernels(GemmIsa::kAvx2, &cache);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_TRUE((*again)->from_cache);
+  // An entry that reads well but does not link (its object is not ELF): removed, compiled
+  // again, replaced by a good one; the kernels compute what the first ones did.
+  const std::string key = Entries(dir)[0].stem().string();
+  fs::remove(Entries(dir)[0]);
+  ASSERT_TRUE(cache.StoreObjects(key, {"not an object file"}).ok());
+  ASSERT_TRUE(cache.LoadObjects(key).has_value());
+  absl::StatusOr<std::unique_ptr<GeneratedKernels>> relinked =
+      CompileGeneratedKernels(GemmIsa::kAvx2, &cache);
+  ASSERT_TRUE(relinked.ok()) << relinked.status();
+  EXPECT_FALSE((*relinked)->from_cache);
+  const std::vector<float> relinked_out = RunGeneratedKernels(&(*relinked)->set);
+  EXPECT_EQ(std::memcmp(relinked_out.data(), want.data(), want.size() * sizeof(float)), 0);
+  absl::StatusOr<std::unique_ptr<GeneratedKernels>> replaced =
+      CompileGeneratedKernels(GemmIsa::kAvx2, &cache);
+  ASSERT_TRUE(replaced.ok()) << replaced.status();
+  EXPECT_TRUE((*replaced)->from_cache);
 }
 
 // The faults a disk has, injected through core/file_system.h: a store that fails (a write

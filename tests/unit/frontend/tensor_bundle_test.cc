@@ -123,6 +123,48 @@ TEST(TensorBundleTest, CorruptRecordIsDataLoss) {
   EXPECT_TRUE(absl::StrContains(c.status().message(), "'c'")) << c.status();
 }
 
+// Another process rewrites the checkpoint while it is read (the file seam's read hook): a
+// record whose bytes changed fails its CRC, a record or index cut short is DATA_LOSS naming
+// the file, and the other tensors still read.
+TEST(TensorBundleTest, ACheckpointChangedWhileReadIsDataLoss) {
+  const std::string prefix = Prefix("saved_model_half_plus_two_cpu");
+  const std::string data_file = prefix + ".data-00000-of-00001";
+  for (const char* change : {"flip", "cut"}) {
+    SCOPED_TRACE(change);
+    tfjit::testing::ScopedFaultyFileSystem faulty;
+    auto r = BundleReader::Open(prefix);
+    ASSERT_TRUE(r.ok()) << r.status();
+    faulty->OnRead([&](const std::string& path, std::string& bytes) {
+      if (path != data_file || bytes.empty()) return;
+      if (std::string(change) == "flip") {
+        bytes[0] ^= 0x40;
+      } else {
+        bytes.pop_back();
+      }
+    });
+    auto c = (*r)->Lookup("c");
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kDataLoss) << c.status();
+    EXPECT_TRUE(absl::StrContains(c.status().message(), data_file)) << c.status();
+    EXPECT_TRUE(absl::StrContains(c.status().message(),
+                                  std::string(change) == "flip" ? "CRC32C" : "truncated"))
+        << c.status();
+    faulty->OnRead(nullptr);
+    EXPECT_EQ(ScalarOf(**r, "c"), 3.0f);  // read again, unchanged
+  }
+  for (const size_t keep : {0, 10, 40}) {
+    SCOPED_TRACE(keep);
+    tfjit::testing::ScopedFaultyFileSystem faulty;
+    faulty->OnRead([&](const std::string& path, std::string& bytes) {
+      if (path == prefix + ".index" && bytes.size() > keep) bytes.resize(keep);
+    });
+    auto r = BundleReader::Open(prefix);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss) << r.status();
+    EXPECT_TRUE(absl::StrContains(r.status().message(), prefix + ".index")) << r.status();
+    EXPECT_GE(faulty->reads.load(), 1);
+  }
+}
+
 // --- BundleWriter ---------------------------------------------------------------------------
 
 std::string FileBytes(const std::string& path) {
