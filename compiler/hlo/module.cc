@@ -130,6 +130,7 @@ std::unique_ptr<Module> Module::Clone() const {
   if (entry_ != nullptr) clone->set_entry(comp_map.at(entry_));
   clone->runtime_checks_ = runtime_checks_;
   clone->row_counted_outputs_ = row_counted_outputs_;
+  clone->batch_representative_ = batch_representative_;
   return clone;
 }
 

@@ -61,6 +61,12 @@ class Module {
   // A deep copy (same names, same ids order). Used by caches and passes that keep originals.
   std::unique_ptr<Module> Clone() const;
 
+  // A module whose shapes have symbolic dims (docs/HLO.md, "Symbolic batch size") holds them
+  // at this batch size (dims()[0]); 0 when no shape is symbolic. The executable gets the
+  // batch size from its arguments' shapes.
+  int64_t batch_representative() const { return batch_representative_; }
+  void set_batch_representative(int64_t b) { batch_representative_ = b; }
+
   // Run-time checks, in the order of their ROOT tuple elements (the last ones). Not printed:
   // a module parsed back from text has none.
   void AddRuntimeCheck(RuntimeCheck check) { runtime_checks_.push_back(std::move(check)); }
@@ -83,7 +89,12 @@ class Module {
   int64_t next_instruction_id_ = 0;
   std::vector<RuntimeCheck> runtime_checks_;
   std::vector<int64_t> row_counted_outputs_;
+  int64_t batch_representative_ = 0;
 };
+
+// The batch size a parsed symbolic module is held at: a prime no real model uses as a static
+// dim, so that a dim printed from it is never mistaken for a static one in a dump.
+inline constexpr int64_t kDefaultBatchRepresentative = 1021;
 
 }  // namespace tfjit::hlo
 

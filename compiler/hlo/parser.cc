@@ -50,11 +50,15 @@ class Parser {
   std::string ReadWhile(bool (*pred)(char));
   absl::StatusOr<std::string> ParseName(absl::string_view what);
   absl::StatusOr<int64_t> ParseInt();
-  absl::StatusOr<std::vector<int64_t>> ParseIntList();
+  // `symbolic_first`: the first entry may be a symbolic size (symbolic.h), valued at the
+  // module's representative batch size.
+  absl::StatusOr<std::vector<int64_t>> ParseIntList(bool symbolic_first = false);
+  absl::StatusOr<int64_t> ParseIntOrSymbolic(bool symbolic);
   absl::StatusOr<std::string> ParseQuoted();
 
   // ---- Grammar ----
   absl::StatusOr<Shape> ParseShape();
+  absl::StatusOr<std::optional<SymbolicExtent>> ParseSymbolicExtent();
   absl::Status ParseLiteralInto(Literal* literal);
   absl::Status ParseNestedElements(Tensor* t, int dim, int64_t* index);
   absl::Status ParseElement(Tensor* t, int64_t index);
@@ -197,12 +201,23 @@ absl::StatusOr<int64_t> Parser::ParseInt() {
   return value;
 }
 
-absl::StatusOr<std::vector<int64_t>> Parser::ParseIntList() {
+absl::StatusOr<int64_t> Parser::ParseIntOrSymbolic(bool symbolic) {
+  const size_t at = pos_;
+  TFJIT_ASSIGN_OR_RETURN(std::optional<SymbolicExtent> e, ParseSymbolicExtent());
+  if (!e.has_value()) return ParseInt();
+  if (!symbolic) return ErrorAt(at, "an integer (only a size along dim 0 may be symbolic)");
+  if (module_->batch_representative() == 0) {
+    return ErrorAt(at, "an integer (a symbolic size needs a symbolic shape before it)");
+  }
+  return e->At(module_->batch_representative());
+}
+
+absl::StatusOr<std::vector<int64_t>> Parser::ParseIntList(bool symbolic_first) {
   TFJIT_RETURN_IF_ERROR(Expect("{"));
   std::vector<int64_t> out;
   if (TryConsume("}")) return out;
   do {
-    TFJIT_ASSIGN_OR_RETURN(int64_t v, ParseInt());
+    TFJIT_ASSIGN_OR_RETURN(int64_t v, ParseIntOrSymbolic(symbolic_first && out.empty()));
     out.push_back(v);
   } while (TryConsume(","));
   TFJIT_RETURN_IF_ERROR(Expect("}"));
@@ -247,9 +262,17 @@ absl::StatusOr<Shape> Parser::ParseShape() {
   }
   TFJIT_RETURN_IF_ERROR(Expect("["));
   std::vector<int64_t> dims;
+  std::optional<SymbolicExtent> dim0;
   if (!TryConsume("]")) {
     do {
       const size_t dim_pos = pos_;
+      TFJIT_ASSIGN_OR_RETURN(std::optional<SymbolicExtent> symbolic, ParseSymbolicExtent());
+      if (symbolic.has_value()) {
+        if (!dims.empty()) return ErrorAt(dim_pos, "a static dimension (only dim 0 is symbolic)");
+        dim0 = symbolic;
+        dims.push_back(0);
+        continue;
+      }
       TFJIT_ASSIGN_OR_RETURN(int64_t d, ParseInt());
       if (d < 0) return ErrorAt(dim_pos, "a dimension >= 0");
       dims.push_back(d);
@@ -261,7 +284,39 @@ absl::StatusOr<Shape> Parser::ParseShape() {
     while (!AtEnd() && Peek() != '}') ++pos_;
     TFJIT_RETURN_IF_ERROR(Expect("}"));
   }
-  return Shape(*dtype, std::move(dims));
+  Shape shape(*dtype, std::move(dims));
+  if (dim0.has_value()) {
+    if (module_->batch_representative() == 0) {
+      module_->set_batch_representative(kDefaultBatchRepresentative);
+    }
+    shape.SetSymbolicDim0(*dim0, module_->batch_representative());
+  }
+  return shape;
+}
+
+// A symbolic extent (k*?b+c, k >= 1; "?b", "4*?b", "?b-1"), or nullopt (pos_ unchanged) when
+// the text there is not one.
+absl::StatusOr<std::optional<SymbolicExtent>> Parser::ParseSymbolicExtent() {
+  SkipSpace();
+  const size_t start = pos_;
+  SymbolicExtent e{1, 0};
+  if (std::isdigit(static_cast<unsigned char>(Peek()))) {
+    absl::StatusOr<int64_t> k = ParseInt();
+    if (!k.ok() || !TryConsume("*")) {
+      pos_ = start;
+      return std::nullopt;
+    }
+    e.k = *k;
+    if (e.k < 1) return ErrorAt(start, "a factor >= 1 of ?b");
+  }
+  if (!TryConsume("?b")) {
+    if (pos_ != start) return ErrorAt(pos_, "?b after the factor");
+    return std::nullopt;
+  }
+  if (Peek() == '+' || Peek() == '-') {
+    TFJIT_ASSIGN_OR_RETURN(e.c, ParseInt());
+  }
+  return e;
 }
 
 template <typename T>
@@ -366,7 +421,7 @@ absl::Status Parser::ParseSlice(std::vector<SliceDim>* out) {
     TFJIT_RETURN_IF_ERROR(Expect("["));
     TFJIT_ASSIGN_OR_RETURN(s.start, ParseInt());
     TFJIT_RETURN_IF_ERROR(Expect(":"));
-    TFJIT_ASSIGN_OR_RETURN(s.limit, ParseInt());
+    TFJIT_ASSIGN_OR_RETURN(s.limit, ParseIntOrSymbolic(out->empty()));
     if (TryConsume(":")) {
       TFJIT_ASSIGN_OR_RETURN(s.stride, ParseInt());
     }
@@ -514,7 +569,8 @@ absl::Status Parser::ParseAttribute(const std::string& key, size_t key_pos, Pars
       {"inserted_window_dims", &a.scatter.inserted_window_dims},
       {"scatter_dims_to_operand_dims", &a.scatter.scatter_dims_to_operand_dims}};
   if (auto it = lists.find(key); it != lists.end()) {
-    TFJIT_ASSIGN_OR_RETURN(*it->second, ParseIntList());
+    TFJIT_ASSIGN_OR_RETURN(*it->second,
+                           ParseIntList(key == "dynamic_slice_sizes" || key == "slice_sizes"));
     return absl::OkStatus();
   }
   const absl::flat_hash_map<std::string, int64_t*> ints = {

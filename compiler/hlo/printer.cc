@@ -2,11 +2,13 @@
 #include "compiler/hlo/printer.h"
 
 #include <functional>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/hlo/symbolic.h"
 
 namespace tfjit::hlo {
 namespace {
@@ -36,6 +38,14 @@ std::string IntList(const std::vector<int64_t>& v) {
   return absl::StrCat("{", absl::StrJoin(v, ","), "}");
 }
 
+// `v` with its first entry written as `first` (a symbolic size) when there is one.
+std::string IntList(const std::vector<int64_t>& v, std::optional<SymbolicExtent> first) {
+  if (!first.has_value() || v.empty()) return IntList(v);
+  std::string out = absl::StrCat("{", first->ToString());
+  for (size_t i = 1; i < v.size(); ++i) absl::StrAppend(&out, ",", v[i]);
+  return out + "}";
+}
+
 std::string Quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -49,14 +59,17 @@ std::string Quote(const std::string& s) {
   return out + "\"";
 }
 
-std::string SliceText(const std::vector<SliceDim>& slice) {
-  return absl::StrCat("{",
-                      absl::StrJoin(slice, ", ",
-                                    [](std::string* out, const SliceDim& s) {
-                                      absl::StrAppend(out, "[", s.start, ":", s.limit, ":",
-                                                      s.stride, "]");
-                                    }),
-                      "}");
+// `limit0`: the symbolic limit along dim 0 of a slice whose result's dim 0 is symbolic.
+std::string SliceText(const std::vector<SliceDim>& slice,
+                      std::optional<SymbolicExtent> limit0 = std::nullopt) {
+  std::string out = "{";
+  for (size_t i = 0; i < slice.size(); ++i) {
+    const SliceDim& s = slice[i];
+    const std::string limit =
+        i == 0 && limit0.has_value() ? limit0->ToString() : absl::StrCat(s.limit);
+    absl::StrAppend(&out, i == 0 ? "" : ", ", "[", s.start, ":", limit, ":", s.stride, "]");
+  }
+  return out + "}";
 }
 
 std::string PaddingText(const std::vector<PadDim>& padding) {
@@ -145,12 +158,12 @@ void AppendDotAttrs(const DotDims& d, Attrs* out) {
   out->push_back(absl::StrCat("rhs_contracting_dims=", IntList(d.rhs_contracting)));
 }
 
-void AppendGatherAttrs(const GatherDims& g, Attrs* out) {
+void AppendGatherAttrs(const GatherDims& g, std::optional<SymbolicExtent> size0, Attrs* out) {
   out->push_back(absl::StrCat("offset_dims=", IntList(g.offset_dims)));
   out->push_back(absl::StrCat("collapsed_slice_dims=", IntList(g.collapsed_slice_dims)));
   out->push_back(absl::StrCat("start_index_map=", IntList(g.start_index_map)));
   out->push_back(absl::StrCat("index_vector_dim=", g.index_vector_dim));
-  out->push_back(absl::StrCat("slice_sizes=", IntList(g.slice_sizes)));
+  out->push_back(absl::StrCat("slice_sizes=", IntList(g.slice_sizes, size0)));
 }
 
 void AppendScatterAttrs(const ScatterDims& s, Attrs* out) {
@@ -195,13 +208,21 @@ Attrs AttributesOf(const Instruction& inst, const Namer& namer) {
       out.push_back(absl::StrCat("direction=", ComparisonDirectionName(a.comparison)));
       break;
     case Opcode::kSlice:
-      out.push_back(absl::StrCat("slice=", SliceText(a.slice)));
+      out.push_back(absl::StrCat(
+          "slice=", SliceText(a.slice, inst.shape().has_symbolic_dim0() && !a.slice.empty()
+                                           ? std::optional(SymbolicSliceLimit(
+                                                 a.slice[0], inst.shape().symbolic_dim0()))
+                                           : std::nullopt)));
       break;
     case Opcode::kPad:
       out.push_back(absl::StrCat("padding=", PaddingText(a.padding)));
       break;
     case Opcode::kDynamicSlice:
-      out.push_back(absl::StrCat("dynamic_slice_sizes=", IntList(a.dynamic_slice_sizes)));
+      out.push_back(absl::StrCat(
+          "dynamic_slice_sizes=",
+          IntList(a.dynamic_slice_sizes, inst.shape().has_symbolic_dim0()
+                                             ? std::optional(inst.shape().symbolic_dim0())
+                                             : std::nullopt)));
       break;
     case Opcode::kDot:
       AppendDotAttrs(a.dot, &out);
@@ -214,7 +235,11 @@ Attrs AttributesOf(const Instruction& inst, const Namer& namer) {
       }
       break;
     case Opcode::kGather:
-      AppendGatherAttrs(a.gather, &out);
+      AppendGatherAttrs(a.gather,
+                        FullSymbolicGather(inst)
+                            ? std::optional(inst.operand(0)->shape().symbolic_dim0())
+                            : std::nullopt,
+                        &out);
       break;
     case Opcode::kScatter:
       AppendScatterAttrs(a.scatter, &out);

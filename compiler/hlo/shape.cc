@@ -46,7 +46,46 @@ std::string Shape::ToString() const {
                       [](std::string* out, const Shape& s) { absl::StrAppend(out, s.ToString()); }),
         ")");
   }
-  return absl::StrCat(DTypeHloName(element_type_), "[", absl::StrJoin(dims_, ","), "]");
+  std::string dims = absl::StrJoin(dims_, ",");
+  if (has_symbolic_dim0()) {
+    const size_t comma = dims.find(',');
+    dims.replace(0, comma == std::string::npos ? dims.size() : comma, dim0_.ToString());
+  }
+  return absl::StrCat(DTypeHloName(element_type_), "[", dims, "]");
+}
+
+std::string SymbolicExtent::ToString() const {
+  std::string out = k == 1 ? "?b" : absl::StrCat(k, "*?b");
+  if (c > 0) absl::StrAppend(&out, "+", c);
+  if (c < 0) absl::StrAppend(&out, c);
+  return out;
+}
+
+void Shape::SetSymbolicDim0(SymbolicExtent extent, int64_t representative) {
+  dim0_ = extent;
+  dims_[0] = extent.At(representative);
+}
+
+bool Shape::IsSymbolic() const {
+  if (has_symbolic_dim0()) return true;
+  for (const Shape& s : tuple_shapes_) {
+    if (s.IsSymbolic()) return true;
+  }
+  return false;
+}
+
+Shape Shape::AtBatch(int64_t batch) const {
+  Shape out = Rebased(batch);
+  out.dim0_ = SymbolicExtent{};
+  for (Shape& s : out.tuple_shapes_) s = s.AtBatch(batch);
+  return out;
+}
+
+Shape Shape::Rebased(int64_t batch) const {
+  Shape out = *this;
+  if (has_symbolic_dim0()) out.dims_[0] = dim0_.At(batch);
+  for (Shape& s : out.tuple_shapes_) s = s.Rebased(batch);
+  return out;
 }
 
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {

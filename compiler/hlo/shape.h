@@ -1,4 +1,6 @@
-// HLO shapes: an array (element type + static dims, row-major) or a tuple of shapes.
+// HLO shapes: an array (element type + dims, row-major) or a tuple of shapes. A dim is static,
+// except that dim 0 of an array may be symbolic: affine in the module's batch size, known only
+// when the executable runs (docs/HLO.md, "Symbolic batch size").
 #ifndef TFJIT_COMPILER_HLO_SHAPE_H_
 #define TFJIT_COMPILER_HLO_SHAPE_H_
 
@@ -9,6 +11,16 @@
 #include "tfjit/dtype.h"
 
 namespace tfjit::hlo {
+
+// The extent k * b + c of a symbolic dim (k >= 1), b being the module's batch size.
+struct SymbolicExtent {
+  int64_t k = 0;
+  int64_t c = 0;
+  int64_t At(int64_t batch) const { return k * batch + c; }
+  // "?b", "4*?b", "?b+1", "2*?b-3".
+  std::string ToString() const;
+  bool operator==(const SymbolicExtent&) const = default;
+};
 
 class Shape {
  public:
@@ -34,14 +46,32 @@ class Shape {
   const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_; }
   const Shape& tuple_shape(int i) const { return tuple_shapes_[static_cast<size_t>(i)]; }
 
-  Shape WithElementType(DType t) const { return Shape(t, dims_); }
+  Shape WithElementType(DType t) const {
+    Shape out = *this;
+    out.element_type_ = t;
+    return out;
+  }
 
-  // "f32[2,3]", "pred[]", "(f32[2], s32[])".
+  // Symbolic dim 0. When it is symbolic, dims()[0] holds its extent at the module's
+  // representative batch size (Module::batch_representative), so code that only needs a size
+  // (cost heuristics) may read it; code that emits loops, sizes or offsets must ask here.
+  bool has_symbolic_dim0() const { return dim0_.k != 0; }
+  const SymbolicExtent& symbolic_dim0() const { return dim0_; }
+  // Makes dim 0 (of an array of rank >= 1) symbolic with `extent`, valued at `representative`.
+  void SetSymbolicDim0(SymbolicExtent extent, int64_t representative);
+  // Whether this shape, or one of its tuple elements, has a symbolic dim.
+  bool IsSymbolic() const;
+  // The shape at batch size `batch`: symbolic dims become static ones (AtBatch) or keep their
+  // form with `batch` as the representative (Rebased).
+  Shape AtBatch(int64_t batch) const;
+  Shape Rebased(int64_t batch) const;
+
+  // "f32[2,3]", "pred[]", "(f32[2], s32[])", "f32[?b,3]".
   std::string ToString() const;
 
   bool operator==(const Shape& o) const {
     return is_tuple_ == o.is_tuple_ && element_type_ == o.element_type_ && dims_ == o.dims_ &&
-           tuple_shapes_ == o.tuple_shapes_;
+           dim0_ == o.dim0_ && tuple_shapes_ == o.tuple_shapes_;
   }
   bool operator!=(const Shape& o) const { return !(*this == o); }
 
@@ -49,6 +79,7 @@ class Shape {
   bool is_tuple_ = false;
   DType element_type_ = DType::kInvalid;
   std::vector<int64_t> dims_;
+  SymbolicExtent dim0_;  // k == 0: dim 0 is static
   std::vector<Shape> tuple_shapes_;
 };
 

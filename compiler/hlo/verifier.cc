@@ -4,8 +4,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "compiler/hlo/printer.h"
 #include "compiler/hlo/shape_inference.h"
+#include "compiler/hlo/symbolic.h"
 #include "core/status.h"
 
 namespace tfjit::hlo {
@@ -109,6 +111,16 @@ absl::Status VerifyComputation(const Module& module, const Computation& comp,
 }  // namespace
 
 absl::Status VerifyModule(const Module& module) {
+  if (const int64_t b = module.batch_representative(); b != 0) {
+    // A symbolic module is valid when it is valid at every batch size it serves. Its values
+    // are affine in the batch size, so two sizes settle each equation between them (a dim
+    // that must equal another, element counts that must match).
+    for (int64_t at : {b, b + 1}) {
+      absl::Status s = VerifyModule(*Specialize(module, at));
+      if (!s.ok()) return WithContext(s, absl::StrCat("the symbolic module at batch ", at));
+    }
+    return absl::OkStatus();
+  }
   if (module.entry() == nullptr) {
     return Internal("verifier: module %s has no ENTRY computation", module.name());
   }
