@@ -3,6 +3,8 @@
 #ifndef TFJIT_BACKENDS_BACKEND_H_
 #define TFJIT_BACKENDS_BACKEND_H_
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +66,12 @@ class Executable {
   virtual const hlo::Module& module() const = 0;
 };
 
+// A cluster's module lowered at batch size `batch` (compiler/hlo/symbolic.h).
+struct BatchProbeModule {
+  int64_t batch = 0;
+  std::unique_ptr<hlo::Module> module;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -72,11 +80,35 @@ class Backend {
   // Optimizes (the backend's pass pipeline, fusion included) and compiles `module`.
   virtual absl::StatusOr<std::unique_ptr<Executable>> Compile(
       std::unique_ptr<hlo::Module> module) const = 0;
+  // Compiles one executable for every batch size from `probes`, the same cluster lowered at
+  // several batch sizes (the first is the representative: hlo::Symbolize). Its Run takes the
+  // batch size from its arguments (ArgumentsBatch); the caller keeps batch sizes below the
+  // probes' smallest away from it. FAILED_PRECONDITION with the reason when the probes'
+  // optimized modules do not make a symbolic module; UNIMPLEMENTED where the backend does
+  // not compile symbolic modules (the default).
+  virtual absl::StatusOr<std::unique_ptr<Executable>> CompileSymbolic(
+      std::vector<BatchProbeModule> probes) const;
+  // Whether CompileSymbolic may succeed (the runtime lowers no probes for a backend that
+  // cannot).
+  virtual bool compiles_symbolic() const { return false; }
 };
 
+// Runs `optimize` (a backend's pass pipeline) on each probe's module, then derives the
+// symbolic module (hlo::Symbolize), held at the first probe's batch size.
+absl::StatusOr<std::unique_ptr<hlo::Module>> OptimizeAndSymbolize(
+    std::vector<BatchProbeModule>& probes,
+    const std::function<absl::Status(hlo::Module&)>& optimize);
+
+// The batch size `args` give `module`'s symbolic parameters (b with k*b+c = the argument's
+// dim 0, the same b for every one); 0 for a static module. INVALID_ARGUMENT when an argument
+// fits no batch size or two disagree.
+absl::StatusOr<int64_t> ArgumentsBatch(const hlo::Module& module, const std::vector<Tensor>& args);
+
 // The check every Executable::Run starts with: one tensor per entry parameter, with the
-// parameter's dtype and dims. INVALID_ARGUMENT naming the module and argument otherwise.
-absl::Status CheckArguments(const hlo::Module& module, const std::vector<Tensor>& args);
+// parameter's dtype and dims (a symbolic module's at the arguments' batch size, which `batch`
+// gets when not null). INVALID_ARGUMENT naming the module and argument otherwise.
+absl::Status CheckArguments(const hlo::Module& module, const std::vector<Tensor>& args,
+                            int64_t* batch = nullptr);
 
 // "<module>.<N>." with N unique in the process: the file-name prefix of one compilation's
 // XLA-style dumps (XLA_FLAGS=--xla_dump_to).

@@ -36,6 +36,7 @@ constexpr char kUsage[] =
     "            [--shape NAME=d0,d1,...]...\n"
     "            [--target NODE]... [--init NODE]...\n"
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
+    "            [--shapes static|auto|symbolic]\n"
     "            [--logical-cpus N] [--threads N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
     "            [--backend cpu|interpreter] [--signature NAME] [--tags serve,...]\n"
     "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR] [--profile]\n"
@@ -180,6 +181,10 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       StatusOr<JitMode> mode = ParseJitMode(v);
       if (!mode.ok()) return absl::StrCat("--jit: ", mode.status().message());
       args->options.jit = *mode;
+    } else if (flag == "--shapes") {
+      StatusOr<ShapeMode> mode = ParseShapeMode(v);
+      if (!mode.ok()) return absl::StrCat("--shapes: ", mode.status().message());
+      args->options.shapes = *mode;
     } else if (flag == "--backend") {
       args->options.backend = v;
     } else if (flag == "--device") {

@@ -233,7 +233,8 @@ class Model {
 
 std::unique_ptr<Model> Load(const std::string& path, std::optional<std::string> jit,
                             std::optional<std::string> device, std::optional<bool> autofix,
-                            std::optional<std::string> signature, std::optional<int> threads) {
+                            std::optional<std::string> signature, std::optional<int> threads,
+                            std::optional<std::string> shapes, std::optional<std::string> backend) {
   SessionOptions options = Check(SessionOptionsFromEnvironment());
   options.show_compile_progress = isatty(STDERR_FILENO) != 0;
   if (jit.has_value()) options.jit = Check(ParseJitMode(*jit));
@@ -241,6 +242,8 @@ std::unique_ptr<Model> Load(const std::string& path, std::optional<std::string> 
   if (autofix.has_value()) options.autofix = *autofix;
   if (signature.has_value()) options.signature = *signature;
   if (threads.has_value()) options.intra_op_threads = options.inter_op_threads = *threads;
+  if (shapes.has_value()) options.shapes = Check(ParseShapeMode(*shapes));
+  if (backend.has_value()) options.backend = *backend;
   std::unique_ptr<Session> session;
   {
     py::gil_scoped_release release;
@@ -269,10 +272,13 @@ PYBIND11_MODULE(tfjit, m) {
   m.def("load", &tfjit::Load, py::arg("path"), py::arg("jit") = py::none(),
         py::arg("device") = py::none(), py::arg("autofix") = py::none(),
         py::arg("signature") = py::none(), py::arg("threads") = py::none(),
+        py::arg("shapes") = py::none(), py::arg("backend") = py::none(),
         "Loads a model: a GraphDef (.pb/.pbtxt), a SavedModel directory or a TF.js "
         "model.json. jit: 'none', 'off', 'auto' (default) or 'all'; device: 'cpu:0', "
-        "'gpu:0', ...; autofix: the beyond-TF fixes of the known XLA issues. TF_XLA_FLAGS / "
-        "XLA_FLAGS apply; these arguments override them.");
+        "'gpu:0', ...; autofix: the beyond-TF fixes of the known XLA issues; shapes: "
+        "'static', 'auto' (default) or 'symbolic', how compiled clusters cover varying batch "
+        "sizes; backend: 'cpu' (default) or 'interpreter'. TF_XLA_FLAGS / XLA_FLAGS apply; "
+        "these arguments override them.");
   py::class_<Model>(m, "Model")
       .def("run", &Model::Run, py::arg("feeds"), py::arg("fetches") = py::none(),
            py::arg("targets") = py::none(),

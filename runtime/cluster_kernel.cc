@@ -36,6 +36,7 @@
 #include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/kernels/random_kernels.h"
+#include "runtime/shape_policy.h"
 
 namespace tfjit::runtime {
 namespace {
@@ -173,6 +174,66 @@ std::string LaunchKey(const ExecContext& ctx, const std::string& signature,
                         static_cast<const char*>(inputs[i].raw_data()), inputs[i].byte_size())));
   }
   return key;
+}
+
+// The compilation cache key of a symbolic launch: LaunchKey's, with the inputs' shapes
+// replaced by their class (ShapeChoice::class_key).
+std::string SymbolicLaunchKey(const ExecContext& ctx, const std::string& signature,
+                              const cluster::Cluster& cluster, const std::vector<Tensor>& inputs,
+                              const std::vector<int>& const_inputs, const ShapeChoice& choice) {
+  std::string key =
+      absl::StrCat(ctx.key_prefix, signature, "@", cluster.device, "|symbolic", choice.class_key);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    absl::StrAppend(&key, "|", DTypeName(inputs[i].dtype()));
+  for (int i : const_inputs) {
+    absl::StrAppend(&key, "|v", i, "=",
+                    absl::BytesToHexString(absl::string_view(
+                        static_cast<const char*>(inputs[i].raw_data()), inputs[i].byte_size())));
+  }
+  return key;
+}
+
+// Lowers the cluster at each of kBatchProbes (the batch inputs' dim 0 set to it) and compiles
+// one symbolic executable from the modules. A probe that does not lower, or modules that do
+// not make a symbolic one, are FAILED_PRECONDITION: the caller compiles statically instead.
+absl::StatusOr<CompilationCache::ExecutablePtr> CompileSymbolicCluster(
+    const cluster::Cluster& cluster, const std::vector<tf2hlo::ArgInfo>& args,
+    const ShapeChoice& choice, const backends::Backend& backend, const ExecContext& ctx,
+    double* compile_ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CompileProgress progress(ctx.show_compile_progress, cluster.spec.name,
+                           static_cast<int>(cluster.spec.nodes.size()));
+  std::vector<backends::BatchProbeModule> probes;
+  for (int64_t b : kBatchProbes) {
+    std::vector<tf2hlo::ArgInfo> at = args;
+    for (size_t i = 0; i < at.size(); ++i) {
+      if (choice.batch_inputs[i]) at[i].dims[0] = b;
+    }
+    absl::StatusOr<std::unique_ptr<hlo::Module>> module =
+        tf2hlo::LowerCluster(cluster.spec, at, ctx.autofix);
+    if (!module.ok()) {
+      if (IsRunStop(module.status())) return module.status();
+      return FailedPrecondition("lowering it at batch size %d failed: %s", b,
+                                module.status().message());
+    }
+    probes.push_back({b, std::move(*module)});
+  }
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,
+                         backend.CompileSymbolic(std::move(probes)));
+  *compile_ms = MillisSince(t0);
+  const backends::CompileStats& cs = exe->stats();
+  Log(LogLevel::kInfo,
+      "compiled %s (%d nodes) for every batch size >= %d in %.1f ms: lowering %.1f ms, HLO "
+      "passes %.1f ms, codegen %.1f ms, %d kernels",
+      cluster.spec.name, static_cast<int>(cluster.spec.nodes.size()), kMinSymbolicBatch,
+      *compile_ms, *compile_ms - cs.optimize_ms - cs.codegen_ms, cs.optimize_ms, cs.codegen_ms,
+      cs.num_kernels);
+  if (!ctx.dump_dir.empty()) {
+    std::ofstream(absl::StrCat(ctx.dump_dir, "/", cluster.spec.name, "_symbolic_",
+                               std::hash<std::string>()(choice.class_key) % 1000000, ".hlo"))
+        << hlo::PrintModule(exe->module());
+  }
+  return CompilationCache::ExecutablePtr(std::move(exe));
 }
 
 // Lowers and compiles the cluster (a cache miss); logs the phases and dumps the optimized
@@ -378,6 +439,7 @@ absl::Status InstallResults(const cluster::Cluster& cluster, const backends::Exe
 // Adds a compiled launch to the run's statistics (the caller holds their lock).
 void RecordLaunch(const cluster::Cluster& cluster, const backends::Executable& exe, bool hit,
                   double compile_ms, RunStats& stats) {
+  const bool symbolic = exe.module().batch_representative() != 0;
   stats.clusters++;
   stats.nodes_compiled += static_cast<int>(cluster.spec.nodes.size());
   stats.compile_ms += compile_ms;
@@ -394,6 +456,7 @@ void RecordLaunch(const cluster::Cluster& cluster, const backends::Executable& e
     c.lowering_ms = std::max(0.0, compile_ms - cs.optimize_ms - cs.codegen_ms);
     c.kernels = cs.num_kernels;
     c.from_disk_cache = cs.loaded_from_disk_cache;
+    if (symbolic) c.shape_class = absl::StrCat("symbolic (batch >= ", kMinSymbolicBatch, ")");
     stats.compiles.push_back(std::move(c));
   }
   stats.flops += exe.stats().flops;
@@ -416,6 +479,7 @@ void Plan::BuildClusterTables() {
     random_nodes_.push_back(tf2hlo::StatefulRandomNodes(c.spec));
   }
   autofix_logged_.reset(new std::atomic<bool>[n]());
+  shapes_.reset(new ClusterShapes[n]);
 }
 
 absl::Status Plan::RunFrameCluster(int index, const std::vector<Tensor>& inputs,
@@ -546,6 +610,30 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
   const std::string key =
       LaunchKey(ctx, cluster_keys_[index], cluster, inputs, const_inputs_[index], args);
   TFJIT_ASSIGN_OR_RETURN(const backends::Backend* backend, BackendFor(ctx, cluster.device));
+  // Which executable serves these shapes (shape_policy.h): a symbolic one that could not be
+  // made leaves the launch to a static compile.
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<bool> eligible;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    dims.push_back(inputs[i].dims());
+    eligible.push_back(inputs[i].rank() >= 1 && !args[i].variable.has_value() &&
+                       std::find(const_inputs_[index].begin(), const_inputs_[index].end(),
+                                 static_cast<int>(i)) == const_inputs_[index].end());
+  }
+  ShapeChoice choice = shapes_[index].Choose(ctx.shapes, dims, eligible);
+  if (choice.kind == ShapeChoice::Kind::kSymbolic && !backend->compiles_symbolic()) {
+    shapes_[index].MarkFailed(
+        choice.class_key,
+        absl::StrCat("the ", backend->name(), " backend compiles a cluster per batch size"));
+    choice = ShapeChoice{};  // static
+  }
+  if (choice.kind == ShapeChoice::Kind::kTooMany && !cluster.must_compile) {
+    Log(LogLevel::kInfo,
+        "%s has compiled for %d shapes and none serves these; it runs on kernels for new "
+        "shapes (--shapes static lifts the cap)",
+        cluster.spec.name, kMaxStaticShapes);
+    return run_on_kernels(locks);
+  }
   double compile_ms = 0;
   bool hit = false;
   absl::StatusOr<CompilationCache::ExecutablePtr> exe;
@@ -553,8 +641,28 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
     // Compiling honours the run's deadline and cancellation at every stage (and waiting for
     // another run's compile of the same key does too); what it allocates is not the run's.
     ScopedRunControl scope(ctx.control, AllocationMode::kUncharged);
-    exe = ctx.cache->GetOrCompile(
-        key, [&] { return CompileCluster(cluster, args, *backend, ctx, key, &compile_ms); }, &hit);
+    bool compile_static = choice.kind != ShapeChoice::Kind::kSymbolic;
+    if (choice.kind == ShapeChoice::Kind::kSymbolic) {
+      const std::string sym_key = SymbolicLaunchKey(ctx, cluster_keys_[index], cluster, inputs,
+                                                    const_inputs_[index], choice);
+      exe = ctx.cache->GetOrCompile(
+          sym_key,
+          [&] { return CompileSymbolicCluster(cluster, args, choice, *backend, ctx, &compile_ms); },
+          &hit);
+      if (!exe.ok() && (exe.status().code() == absl::StatusCode::kFailedPrecondition ||
+                        exe.status().code() == absl::StatusCode::kUnimplemented)) {
+        if (shapes_[index].MarkFailed(choice.class_key, std::string(exe.status().message()))) {
+          Log(LogLevel::kInfo, "%s compiles per batch size: %s", cluster.spec.name,
+              exe.status().message());
+        }
+        compile_static = true;
+      }
+    }
+    if (compile_static) {
+      exe = ctx.cache->GetOrCompile(
+          key, [&] { return CompileCluster(cluster, args, *backend, ctx, key, &compile_ms); },
+          &hit);
+    }
   }
   if (!exe.ok() && IsRunStop(exe.status())) {
     return AppendContext(exe.status(), absl::StrCat("while compiling ", cluster.spec.name));

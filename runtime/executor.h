@@ -31,6 +31,7 @@
 #include "runtime/kernels/kernel.h"
 #include "runtime/placement.h"
 #include "runtime/resource_mgr.h"
+#include "runtime/shape_policy.h"
 #include "tfjit/session.h"
 
 namespace tfjit::runtime {
@@ -61,6 +62,8 @@ struct ExecContext {
   ResourceMgrSet* resources = nullptr;
   // Beyond-TF fixes for the known interop issues (SessionOptions::autofix).
   bool autofix = false;
+  // SessionOptions::shapes (shape_policy.h).
+  ShapeMode shapes = ShapeMode::kAuto;
   // The device of the call or control-flow node whose body this run is (full TF name); a
   // body's nodes run there unless they ask for another. "" at the top level.
   std::string device;
@@ -181,6 +184,7 @@ class Plan {
   std::vector<std::vector<const tf::Node*>> random_nodes_;  // per cluster: StatefulRandomNodes
   std::vector<std::string> device_of_;                      // per node id: full device name
   std::unique_ptr<std::atomic<bool>[]> autofix_logged_;     // per cluster
+  std::unique_ptr<ClusterShapes[]> shapes_;                 // per cluster (shape_policy.h)
   std::shared_ptr<LearnedExclusions> learned_;              // Placement::learned
   std::vector<Unit> units_;
   int num_slots_ = 0;

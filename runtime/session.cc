@@ -128,6 +128,25 @@ StatusOr<JitMode> ParseJitMode(const std::string& text) {
   return FromClusterMode(mode);
 }
 
+const char* ShapeModeName(ShapeMode mode) {
+  switch (mode) {
+    case ShapeMode::kStatic:
+      return "static";
+    case ShapeMode::kAuto:
+      return "auto";
+    case ShapeMode::kSymbolic:
+      return "symbolic";
+  }
+  return "?";
+}
+
+StatusOr<ShapeMode> ParseShapeMode(const std::string& text) {
+  for (ShapeMode m : {ShapeMode::kStatic, ShapeMode::kAuto, ShapeMode::kSymbolic}) {
+    if (text == ShapeModeName(m)) return m;
+  }
+  return InvalidArgument("unknown shapes mode '%s'; use static, auto or symbolic", text);
+}
+
 // What explain plans: the fetches and targets, every Placeholder as a feed, the session's jit
 // mode.
 struct ExplainInputs {
@@ -307,6 +326,7 @@ struct Session::Impl {
     ctx.functions = functions.get();
     ctx.resources = const_cast<runtime::ResourceMgrSet*>(&resources);
     ctx.autofix = options.autofix;
+    ctx.shapes = options.shapes;
     ctx.show_compile_progress = options.show_compile_progress;
     return ctx;
   }

@@ -5,6 +5,7 @@
 
 #include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/cost.h"
+#include "compiler/hlo/symbolic.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
 #include "core/status.h"
@@ -19,11 +20,16 @@ class InterpreterExecutable : public backends::Executable {
 
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& args,
                                           ThreadPool* pool) const override {
-    TFJIT_RETURN_IF_ERROR(backends::CheckArguments(*module_, args));
+    int64_t batch = 0;
+    TFJIT_RETURN_IF_ERROR(backends::CheckArguments(*module_, args, &batch));
     std::vector<hlo::Literal> literals;
     literals.reserve(args.size());
     for (const Tensor& t : args) literals.push_back(hlo::Literal::FromTensor(t));
-    TFJIT_ASSIGN_OR_RETURN(hlo::Literal result, hlo::Evaluate(*module_, literals));
+    // A symbolic module runs as its specialization at the arguments' batch size (HLO.md).
+    std::unique_ptr<hlo::Module> specialized;
+    if (module_->batch_representative() != 0) specialized = hlo::Specialize(*module_, batch);
+    TFJIT_ASSIGN_OR_RETURN(hlo::Literal result,
+                           hlo::Evaluate(specialized ? *specialized : *module_, literals));
     std::vector<Tensor> outputs;
     if (!result.shape().IsTuple()) {
       outputs.push_back(result.tensor());
@@ -53,9 +59,30 @@ class InterpreterBackend : public backends::Backend {
   absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
       std::unique_ptr<hlo::Module> module) const override {
     const auto start = std::chrono::steady_clock::now();
+    TFJIT_RETURN_IF_ERROR(Optimize(*module));
+    return Finish(std::move(module), start);
+  }
+
+  bool compiles_symbolic() const override { return true; }
+
+  absl::StatusOr<std::unique_ptr<backends::Executable>> CompileSymbolic(
+      std::vector<backends::BatchProbeModule> probes) const override {
+    const auto start = std::chrono::steady_clock::now();
+    TFJIT_ASSIGN_OR_RETURN(
+        std::unique_ptr<hlo::Module> module,
+        backends::OptimizeAndSymbolize(probes, [this](hlo::Module& m) { return Optimize(m); }));
+    return Finish(std::move(module), start);
+  }
+
+ private:
+  absl::Status Optimize(hlo::Module& module) const {
     passes::PassPipeline pipeline("interpreter");
     passes::AddStandardPasses(pipeline, &policy_);
-    TFJIT_RETURN_IF_ERROR(pipeline.Run(*module).status());
+    return pipeline.Run(module).status();
+  }
+
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Finish(
+      std::unique_ptr<hlo::Module> module, std::chrono::steady_clock::time_point start) const {
     backends::CompileStats stats;
     stats.flops = hlo::MatmulFlops(*module);
     stats.optimize_ms =
@@ -64,7 +91,6 @@ class InterpreterBackend : public backends::Backend {
         new InterpreterExecutable(std::move(module), stats));
   }
 
- private:
   passes::FusionPolicy policy_;
 };
 

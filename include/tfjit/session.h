@@ -28,8 +28,24 @@ const char* JitModeName(JitMode mode);
 // The mode a --jit spelling names; INVALID_ARGUMENT listing the four otherwise.
 StatusOr<JitMode> ParseJitMode(const std::string& text);
 
+// How a compiled cluster covers the input shapes it meets (--shapes).
+enum class ShapeMode {
+  kStatic,    // one executable per distinct input shape, as XLA compiles
+  kAuto,      // static for the first shape; from the second batch size (dim 0 of the inputs
+              // that carry it) one symbolic executable serves every batch size >= 2; at most
+              // 8 static executables per cluster, new shapes past that run on kernels
+  kSymbolic,  // the symbolic executable from the first launch on (batch sizes >= 2)
+};
+// The --shapes spelling of a mode: "static", "auto" or "symbolic".
+const char* ShapeModeName(ShapeMode mode);
+// The mode a --shapes spelling names; INVALID_ARGUMENT listing the three otherwise.
+StatusOr<ShapeMode> ParseShapeMode(const std::string& text);
+
 struct SessionOptions {
   JitMode jit = JitMode::kAuto;
+  // How compiled clusters cover varying input shapes (batch sizes) without compiling again
+  // for each (docs/USER_GUIDE.md, "Varying batch sizes").
+  ShapeMode shapes = ShapeMode::kAuto;
   // Beyond-TF fixes for the known XLA interop issues (default off: TF's behaviour).
   bool autofix = false;
   // Auto-clustering's limits, in graph nodes (TF's --tf_xla_min_cluster_size and
@@ -163,6 +179,8 @@ struct ClusterCompile {
   double codegen_ms = 0;   // IR emission, LLVM and linking; or loading from the disk cache
   int kernels = 0;         // loops and library calls emitted
   bool from_disk_cache = false;
+  // "static", or "symbolic (batch >= 2)" for one executable that serves every batch size.
+  std::string shape_class = "static";
 };
 
 struct RunStats {

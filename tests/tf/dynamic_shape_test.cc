@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
@@ -34,6 +35,7 @@ class DynamicBatchTest : public ::testing::TestWithParam<JitMode> {};
 TEST_P(DynamicBatchTest, EachBatchSizeCompilesOnceAndMatches) {
   SessionOptions options;
   options.jit = GetParam();
+  options.shapes = ShapeMode::kStatic;  // XLA's policy: one executable per shape
   auto session = Session::Load(GraphPath("dynamic_batch.pbtxt"), options);
   ASSERT_TRUE(session.ok()) << session.status();
   int compiles = 0;
@@ -66,6 +68,58 @@ TEST_P(DynamicBatchTest, EachBatchSizeCompilesOnceAndMatches) {
 INSTANTIATE_TEST_SUITE_P(Jit, DynamicBatchTest,
                          ::testing::Values(JitMode::kNone, JitMode::kOff, JitMode::kAuto,
                                            JitMode::kAll));
+
+// One symbolic executable serves every batch size >= 2 (shape_policy.h): under auto, batch 1
+// compiles statically and the second size compiles the symbolic one; under symbolic, the
+// first launch of size >= 2 does. Outputs are the hand-computed ones at every size, and the
+// run that compiled the symbolic executable says so.
+struct SymbolicCase {
+  const char* backend;
+  ShapeMode mode;
+};
+
+class SymbolicBatchTest : public ::testing::TestWithParam<SymbolicCase> {};
+
+TEST_P(SymbolicBatchTest, OneExecutableServesEveryBatchSize) {
+  SessionOptions options;
+  options.backend = GetParam().backend;
+  options.shapes = GetParam().mode;
+  auto session = Session::Load(GraphPath("dynamic_batch.pbtxt"), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<std::string> classes;
+  for (int64_t batch : {1, 3, 1, 2, 3, 5, 2, 7, 4, 33, 0}) {
+    std::vector<float> x;
+    for (int64_t i = 0; i < batch * 4; ++i) x.push_back(static_cast<float>((i * 7) % 11) - 5.0f);
+    RunStats stats;
+    auto out = (*session)->Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {batch, 4}, x)}},
+                               {"y"}, &stats);
+    ASSERT_TRUE(out.ok()) << "batch " << batch << ": " << out.status();
+    ASSERT_EQ((*out)[0].dims(), (std::vector<int64_t>{batch, 2}));
+    const std::vector<float> want = Expected(x);
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_FLOAT_EQ((*out)[0].data<float>()[i], want[i]) << "batch " << batch << " i " << i;
+    }
+    EXPECT_EQ(stats.clusters, 1);
+    for (const ClusterCompile& c : stats.compiles) {
+      classes.push_back(absl::StrCat(batch, ":", c.shape_class));
+    }
+  }
+  // Batch 1 and batch 0 compile statically; one symbolic compile serves 2, 3, 4, 5, 7 and 33.
+  const std::string symbolic = "symbolic (batch >= 2)";
+  const std::vector<std::string> want =
+      GetParam().mode == ShapeMode::kAuto
+          ? std::vector<std::string>{"1:static", "3:" + symbolic, "0:static"}
+          : std::vector<std::string>{"1:static", "3:" + symbolic, "0:static"};
+  EXPECT_EQ(classes, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, SymbolicBatchTest,
+                         ::testing::Values(SymbolicCase{"interpreter", ShapeMode::kAuto},
+                                           SymbolicCase{"interpreter", ShapeMode::kSymbolic}),
+                         [](const ::testing::TestParamInfo<SymbolicCase>& info) {
+                           return absl::StrCat(info.param.backend, "_",
+                                               ShapeModeName(info.param.mode));
+                         });
 
 // tf.boolean_mask's core: w = Where(x > 0) (the coordinates of the positive elements, int64
 // [n, 2]) and y = GatherNd(x, w) (their values), n known only when x is.
