@@ -4,6 +4,7 @@
 #include "backends/cpu/buffer_plan.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 
 namespace tfjit::cpu {
 
@@ -97,6 +98,42 @@ void BufferPlan::Finalize() {
   for (size_t i = 0; i < buffers_.size(); ++i) {
     buffers_[i].offset = arena_.offset(static_cast<int>(i));
   }
+}
+
+absl::Status BufferPlan::MakeSymbolic(const BufferPlan& at_next, int64_t representative) {
+  if (at_next.buffers_.size() != buffers_.size() || at_next.outputs_.size() != outputs_.size() ||
+      at_next.num_parameters_ != num_parameters_) {
+    return FailedPrecondition("the CPU buffer plan has %d buffers at batch %d and %d at batch %d",
+                              buffers_.size(), representative, at_next.buffers_.size(),
+                              representative + 1);
+  }
+  std::vector<int64_t> per_batch(buffers_.size(), 0);
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    const Buffer& a = buffers_[i];
+    const Buffer& b = at_next.buffers_[i];
+    if (a.output != b.output || a.is_constant != b.is_constant || b.bytes < a.bytes) {
+      return FailedPrecondition("CPU buffer %d differs between batch %d and %d", i, representative,
+                                representative + 1);
+    }
+    per_batch[i] = b.bytes - a.bytes;
+  }
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    if (outputs_[k].written_by_kernel != at_next.outputs_[k].written_by_kernel ||
+        outputs_[k].copy_from.id != at_next.outputs_[k].copy_from.id) {
+      return FailedPrecondition("CPU output %d is placed differently at batch %d and %d", k,
+                                representative, representative + 1);
+    }
+  }
+  arena_.FinalizeSymbolic(kCpuArenaAlignment, per_batch, representative);
+  arena_bytes_ = arena_.arena_bytes();
+  unit_bytes_ = arena_.unit_bytes();
+  unshared_bytes_ = arena_.unshared_bytes();
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    buffers_[i].offset = arena_.offset(static_cast<int>(i));
+    buffers_[i].unit_offset = arena_.unit_offset(static_cast<int>(i));
+  }
+  symbolic_ = true;
+  return absl::OkStatus();
 }
 
 }  // namespace tfjit::cpu

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "compiler/hlo/module.h"
 #include "compiler/passes/buffer_assignment.h"
 #include "core/gemm.h"
@@ -78,6 +79,18 @@ class BufferPlan {
   // After the last AddBuffer: the arena layout, buffers with disjoint live ranges sharing
   // memory (ArenaAssignment::Finalize).
   void Finalize();
+  // A symbolic module (docs/HLO.md) emitted at its representative batch size (this plan) and
+  // at the next one (`at_next`, from the same emission at representative + 1): each buffer's
+  // size is k * b + c; the arena is packed again to hold at every batch size (ArenaAssignment::
+  // FinalizeSymbolic). FAILED_PRECONDITION when the two plans differ in anything but sizes.
+  absl::Status MakeSymbolic(const BufferPlan& at_next, int64_t representative);
+  bool symbolic() const { return symbolic_; }
+  // The arena's bytes, and buffer `slot`'s offset in it, at batch size `batch` (a static
+  // plan's whatever the batch).
+  int64_t arena_bytes(int64_t batch) const { return arena_bytes_ + unit_bytes_ * batch; }
+  int64_t arena_offset(int slot, int64_t batch) const {
+    return buffer(slot).offset + buffer(slot).unit_offset * batch;
+  }
   // The arena's buffers as the shared assignment prints them (after Finalize, before the plan
   // is copied or cached: a plan read from the disk cache has offsets only).
   const passes::ArenaAssignment& arena() const { return arena_; }
@@ -101,6 +114,7 @@ class BufferPlan {
   struct Buffer {
     int64_t bytes = 0;
     int64_t offset = 0;
+    int64_t unit_offset = 0;  // symbolic plans: + unit_offset * batch
     int output = -1;
     bool is_constant = false;  // AddConstant: no memory of its own
     const hlo::Instruction* constant_inst = nullptr;
@@ -119,6 +133,8 @@ class BufferPlan {
   std::vector<Buffer> buffers_;
   std::vector<OutputSource> outputs_;
   int64_t arena_bytes_ = 0;
+  int64_t unit_bytes_ = 0;  // symbolic plans: the arena grows by this per batch row
+  bool symbolic_ = false;
   int64_t unshared_bytes_ = 0;
   int64_t step_ = 0;
   std::vector<int64_t> loop_starts_;

@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "backends/cpu/cpu_executable.h"
@@ -22,6 +24,7 @@
 #include "backends/cpu/orc_jit.h"
 #include "backends/llvm/target.h"
 #include "compiler/hlo/cost.h"
+#include "compiler/hlo/symbolic.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/standard_pipeline.h"
 #include "core/logging.h"
@@ -69,8 +72,14 @@ class CpuBackend : public backends::Backend {
   const passes::FusionPolicy& fusion_policy() const override { return policy_; }
   absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
       std::unique_ptr<hlo::Module> module) const override;
+  absl::StatusOr<std::unique_ptr<backends::Executable>> CompileSymbolic(
+      std::vector<backends::BatchProbeModule> probes) const override;
+  bool compiles_symbolic() const override { return true; }
 
  private:
+  // The host's generated GEMM kernels, before anything is packed for them.
+  void InstallGemmKernels() const;
+  IrEmitterOptions EmitOptions() const;
   absl::Status Optimize(hlo::Module& module, const std::string& dump_prefix) const;
   struct LinkedObject {
     std::unique_ptr<OrcJit> jit;
@@ -113,19 +122,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   if (module == nullptr || module->entry() == nullptr) {
     return InvalidArgument("cpu backend: Compile needs a module with an entry computation");
   }
-  // The host's generated GEMM kernels, before anything is packed for them (once per process,
-  // so not cut short by the run that happens to come first: its deadline and cancellation
-  // are not installed for it).
-  std::optional<ScopedRunControl> detached(std::in_place, nullptr, AllocationMode::kCharge);
-  if (absl::Status gemm_kernels =
-          InstallHostGemmKernels(options_.cache_dir, options_.cache_max_bytes);
-      !gemm_kernels.ok()) {
-    static std::once_flag warned;
-    std::call_once(warned, [&] {
-      Log(LogLevel::kWarning, "cpu backend: GEMM kernels: %s", gemm_kernels.ToString());
-    });
-  }
-  detached.reset();
+  InstallGemmKernels();
   backends::CompileStats stats;
   auto start = std::chrono::steady_clock::now();
   const bool dumps = !options_.dump_dir.empty() && !options_.dump_pass_regex.empty();
@@ -136,10 +133,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
 
   TFJIT_RETURN_IF_ERROR(CheckCpuSupport(*module));
 
-  IrEmitterOptions emit_options;
-  emit_options.parallel = options_.parallel;
-  emit_options.parallel_min_elements = options_.parallel_min_elements;
-  emit_options.small_kernel_elements = options_.small_kernel_elements;
+  const IrEmitterOptions emit_options = EmitOptions();
 
   // The disk cache, keyed by the optimized module.
   start = std::chrono::steady_clock::now();
@@ -233,6 +227,122 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   if (const char* env = std::getenv("TFJIT_PERF_MAP"); env != nullptr && env[0] == '1') {
     WritePerfMap(*linked.jit, module->name(), emitted.kernel_names);
   }
+  return MakeExecutable(std::move(module), std::move(emitted.plan),
+                        std::move(emitted.profile_units), std::move(linked), stats, start,
+                        /*from_cache=*/false);
+}
+
+void CpuBackend::InstallGemmKernels() const {
+  // Once per process, so not cut short by the run that happens to come first: its deadline
+  // and cancellation are not installed for it.
+  std::optional<ScopedRunControl> detached(std::in_place, nullptr, AllocationMode::kCharge);
+  if (absl::Status gemm_kernels =
+          InstallHostGemmKernels(options_.cache_dir, options_.cache_max_bytes);
+      !gemm_kernels.ok()) {
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      Log(LogLevel::kWarning, "cpu backend: GEMM kernels: %s", gemm_kernels.ToString());
+    });
+  }
+}
+
+IrEmitterOptions CpuBackend::EmitOptions() const {
+  IrEmitterOptions emit_options;
+  emit_options.parallel = options_.parallel;
+  emit_options.parallel_min_elements = options_.parallel_min_elements;
+  emit_options.small_kernel_elements = options_.small_kernel_elements;
+  return emit_options;
+}
+
+// The LLVM IR of `emitted` as text (the independence check compares two).
+std::string IrText(const EmittedModule& emitted) {
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  emitted.module->print(out, nullptr);
+  out.flush();
+  return text;
+}
+
+// The first line where `a` and `b` differ, for a message.
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  size_t line_start = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i] != b[i]) {
+      const size_t end = a.find('\n', i);
+      std::string line =
+          a.substr(line_start,
+                   std::min<size_t>(end == std::string::npos ? a.size() : end, line_start + 200) -
+                       line_start);
+      // The function it is in ("define internal void @kernel.3.body(...").
+      const size_t define = a.rfind("\ndefine ", line_start);
+      if (define != std::string::npos) {
+        const size_t at = a.find('@', define);
+        const size_t paren = a.find('(', at);
+        if (at != std::string::npos && paren != std::string::npos) {
+          line = absl::StrCat(a.substr(at, paren - at), ": ", line);
+        }
+      }
+      return line;
+    }
+    if (a[i] == '\n') line_start = i + 1;
+  }
+  return "(one is longer)";
+}
+
+absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::CompileSymbolic(
+    std::vector<backends::BatchProbeModule> probes) const {
+  InstallGemmKernels();
+  backends::CompileStats stats;
+  auto start = std::chrono::steady_clock::now();
+  TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<hlo::Module> module,
+                         backends::OptimizeAndSymbolize(probes, [this](hlo::Module& m) {
+                           return Optimize(m, /*dump_prefix=*/"");
+                         }));
+  probes.clear();
+  stats.optimize_ms = MillisSince(start);
+  stats.flops = hlo::MatmulFlops(*module);
+  TFJIT_RETURN_IF_ERROR(CheckCpuSupport(*module));
+  start = std::chrono::steady_clock::now();
+  TFJIT_RETURN_IF_ERROR(
+      RunCheckpoint(absl::StrCat("emitting LLVM IR for module '", module->name(), "'")));
+  // The code must not depend on the representative batch size the module's dims hold: it is
+  // emitted at the representative and at the next size, and the two must be the same IR (a
+  // dim an emitter read without asking for its symbolic form would differ). The buffer sizes
+  // of the two plans give each buffer's bytes per batch row.
+  const int64_t representative = module->batch_representative();
+  const IrEmitterOptions emit_options = EmitOptions();
+  TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, emit_options));
+  {
+    std::unique_ptr<hlo::Module> next = hlo::Rebase(*module, representative + 1);
+    TFJIT_ASSIGN_OR_RETURN(EmittedModule at_next, EmitCpuModule(*next, emit_options));
+    const std::string a = IrText(emitted);
+    const std::string b = IrText(at_next);
+    if (a != b) {
+      std::string where = FirstDifference(a, b);
+      // "@kernel.6.body: ..." names the HLO instruction the kernel computes.
+      int kernel = -1;
+      if (absl::StartsWith(where, "@kernel.") &&
+          absl::SimpleAtoi(where.substr(8, where.find('.', 8) - 8), &kernel) && kernel >= 0 &&
+          kernel < static_cast<int>(emitted.kernel_names.size())) {
+        where =
+            absl::StrCat("%", emitted.kernel_names[static_cast<size_t>(kernel)], " (", where, ")");
+      }
+      return FailedPrecondition(
+          "the CPU code of module '%s' depends on the batch size; first difference: %s",
+          module->name(), where);
+    }
+    TFJIT_RETURN_IF_ERROR(emitted.plan.MakeSymbolic(at_next.plan, representative));
+  }
+  stats.num_kernels = emitted.num_kernels;
+  stats.temp_bytes = emitted.plan.arena_bytes();
+  stats.temp_bytes_unshared = emitted.plan.unshared_bytes();
+  const int threads = CompileThreads();
+  const int parts = std::min(4 * threads, emitted.num_kernels / 4);
+  TFJIT_ASSIGN_OR_RETURN(
+      std::vector<std::string> objects,
+      llvm_ir::CompileForHostInParts(*emitted.module, options_.opt_level, parts, threads));
+  TFJIT_RETURN_IF_ERROR(RunCheckpoint(absl::StrCat("linking module '", module->name(), "'")));
+  TFJIT_ASSIGN_OR_RETURN(LinkedObject linked, LinkObject(objects));
   return MakeExecutable(std::move(module), std::move(emitted.plan),
                         std::move(emitted.profile_units), std::move(linked), stats, start,
                         /*from_cache=*/false);

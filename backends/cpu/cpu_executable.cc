@@ -47,7 +47,7 @@ CpuExecutable::CpuExecutable(std::unique_ptr<hlo::Module> module, BufferPlan pla
 }
 
 CpuExecutable::~CpuExecutable() {
-  for (void* arena : free_arenas_) std::free(arena);
+  for (auto& [arena, bytes] : free_arenas_) std::free(arena);
 }
 
 absl::StatusOr<std::vector<Tensor>> CpuExecutable::Run(const std::vector<Tensor>& args,
@@ -89,7 +89,10 @@ int64_t CpuExecutable::copied_output_bytes() const {
 absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Tensor>& args,
                                                            ThreadPool* pool,
                                                            KernelCounters* counters) const {
-  TFJIT_RETURN_IF_ERROR(backends::CheckArguments(*module_, args));
+  // A symbolic module runs at the batch size its arguments give (0 for a static one).
+  int64_t batch = 0;
+  TFJIT_RETURN_IF_ERROR(backends::CheckArguments(*module_, args, &batch));
+  const int64_t arena_bytes = plan_.arena_bytes(batch);
   std::vector<void*> table(static_cast<size_t>(plan_.num_slots()), nullptr);
   for (size_t i = 0; i < args.size(); ++i) {
     // Compiled code never writes parameters.
@@ -98,13 +101,17 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Ten
   // Outputs and the arena count against the run's memory budget, checked before allocating
   // (core/run_control.h); the outputs' own allocations then charge it.
   const RunControl* control = CurrentRunControl();
-  int64_t needed = plan_.arena_bytes();
+  int64_t needed = arena_bytes;
+  std::vector<hlo::Shape> output_shapes;
   for (const OutputSource& source : plan_.outputs()) {
+    output_shapes.push_back(source.shape.IsSymbolic() ? source.shape.AtBatch(batch) : source.shape);
+  }
+  for (const hlo::Shape& shape : output_shapes) {
     int64_t bytes = 0;
-    const std::vector<int64_t>& dims = source.shape.dims();
+    const std::vector<int64_t>& dims = shape.dims();
     // Negative dims (from arguments fed with them) hold nothing: Tensor lets them through.
     if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) continue;
-    if (!TensorBytes(source.shape.element_type(), dims, &bytes) ||
+    if (!TensorBytes(shape.element_type(), dims, &bytes) ||
         __builtin_add_overflow(needed, bytes, &needed)) {
       needed = -1;
       break;
@@ -115,40 +122,45 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Ten
                                         "module",
                                         absl::StrCat("module '", module_->name(), "'")));
   MemoryBudget* budget = control != nullptr ? control->memory() : nullptr;
-  if (budget != nullptr) budget->Charge(plan_.arena_bytes());
+  if (budget != nullptr) budget->Charge(arena_bytes);
   auto release_arena = [&](void*) {
-    if (budget != nullptr) budget->Release(plan_.arena_bytes());
+    if (budget != nullptr) budget->Release(arena_bytes);
   };
   std::unique_ptr<void, decltype(release_arena)> arena_charge(&needed, release_arena);
   std::vector<Tensor> outputs;
   outputs.reserve(plan_.outputs().size());
-  for (const OutputSource& source : plan_.outputs()) {
+  for (const hlo::Shape& shape : output_shapes) {
     // Every element is written below (by a kernel or the copy after the call).
-    outputs.push_back(Tensor::Uninitialized(source.shape.element_type(), source.shape.dims()));
+    outputs.push_back(Tensor::Uninitialized(shape.element_type(), shape.dims()));
   }
   // One arena for every buffer not placed in an output (64-byte aligned offsets), handed
-  // back for reuse when this Run ends.
-  auto give_back = [this](void* a) {
+  // back for reuse when this Run ends; a symbolic module's run takes one large enough.
+  // aligned_alloc needs a size that is a multiple of the alignment.
+  const size_t arena_size = (static_cast<size_t>(arena_bytes) + 63) / 64 * 64;
+  size_t arena_capacity = 0;
+  auto give_back = [this, &arena_capacity](void* a) {
     std::lock_guard<std::mutex> lock(arena_mu_);
-    free_arenas_.push_back(a);
+    free_arenas_.emplace_back(a, arena_capacity);
   };
   std::unique_ptr<void, decltype(give_back)> arena(nullptr, give_back);
-  if (plan_.arena_bytes() > 0) {
+  if (arena_bytes > 0) {
     {
       std::lock_guard<std::mutex> lock(arena_mu_);
-      if (!free_arenas_.empty()) {
-        arena.reset(free_arenas_.back());
-        free_arenas_.pop_back();
+      for (size_t i = free_arenas_.size(); i-- > 0;) {
+        if (free_arenas_[i].second < arena_size) continue;
+        arena_capacity = free_arenas_[i].second;
+        arena.reset(free_arenas_[i].first);
+        free_arenas_.erase(free_arenas_.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
       }
     }
     if (arena == nullptr) {
-      // aligned_alloc needs a size that is a multiple of the alignment.
-      const size_t bytes = (static_cast<size_t>(plan_.arena_bytes()) + 63) / 64 * 64;
-      arena.reset(std::aligned_alloc(64, bytes));
+      arena_capacity = arena_size;
+      arena.reset(std::aligned_alloc(64, arena_size));
     }
     if (arena == nullptr) {
       return ResourceExhausted("cannot allocate %d bytes of temporaries for module '%s'",
-                               static_cast<int>(plan_.arena_bytes()), module_->name());
+                               arena_bytes, module_->name());
     }
   }
   for (int slot = plan_.num_parameters(); slot < plan_.num_slots(); ++slot) {
@@ -160,9 +172,10 @@ absl::StatusOr<std::vector<Tensor>> CpuExecutable::RunWith(const std::vector<Ten
     }
     table[static_cast<size_t>(slot)] =
         k >= 0 ? outputs[static_cast<size_t>(k)].raw_data()
-               : static_cast<char*>(arena.get()) + plan_.arena_offset(slot);
+               : static_cast<char*>(arena.get()) + plan_.arena_offset(slot, batch);
   }
   RunContext ctx;
+  ctx.batch = batch;
   ctx.pool = pool;
   ctx.control = control;
   ctx.profile = counters;

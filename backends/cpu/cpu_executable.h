@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.h"
@@ -52,7 +53,8 @@ class CpuExecutable : public backends::Executable {
   // Arenas of finished Runs, reused by later ones: a fresh multi-megabyte allocation is
   // mmapped and page-faulted in on every Run, which cost more than many kernels.
   mutable std::mutex arena_mu_;
-  mutable std::vector<void*> free_arenas_;
+  // Arenas of earlier runs, with their sizes (a symbolic module's vary with the batch size).
+  mutable std::vector<std::pair<void*, size_t>> free_arenas_;
 };
 
 }  // namespace tfjit::cpu

@@ -7,6 +7,7 @@
 #include "backends/cpu/ir_emitter.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "backends/cpu/frame_plan.h"
 #include "backends/cpu/kernel_match.h"
+#include "backends/cpu/runtime_abi.h"
 #include "backends/llvm/elemental_emitter.h"
 #include "backends/llvm/loop_emitter.h"
 #include "backends/llvm/target.h"
@@ -99,18 +101,22 @@ constexpr int64_t kCheckpointElements = int64_t{1} << 16;
 struct KernelInfo {
   llvm::Function* function = nullptr;
   int64_t extent = 1;
+  // The extent at the run's batch size when it depends on it (k >= 1; a symbolic module).
+  hlo::SymbolicExtent symbolic_extent;
   bool parallel = false;
   int64_t cost_per_unit = 1;
 };
 
 class CpuIrEmitter {
  public:
-  CpuIrEmitter(BufferPlan& plan, const IrEmitterOptions& options, llvm::Module* module)
+  CpuIrEmitter(BufferPlan& plan, const IrEmitterOptions& options, llvm::Module* module,
+               bool symbolic)
       : plan_(plan),
         options_(options),
         module_(module),
         b_(module->getContext()),
-        elemental_(&b_, module) {}
+        elemental_(&b_, module),
+        symbolic_(symbolic) {}
 
   // Emits tfjit_entry for the module's entry computation and places its results.
   absl::Status EmitEntry(const hlo::Computation& entry);
@@ -198,6 +204,13 @@ class CpuIrEmitter {
   // kernels that differ only in their constants get identical bodies.
   ValueLocation Resolve(const ValueLocation& loc);
   llvm::Value* LoadScalar(const ValueLocation& loc, DType dtype);
+  // RunContext::batch of `ctx`, loaded with `b` (a symbolic module's batch size).
+  llvm::Value* LoadBatch(llvm::IRBuilder<>& b, llvm::Value* ctx);
+  // `value`, a size that is a multiple of `shape`'s dim 0 at the representative (value =
+  // dim 0 * per row), at the run's batch size; a constant when the shape is static.
+  llvm::Value* ScaledByDim0(const hlo::Shape& shape, int64_t value);
+  // `e` at the batch size `batch` (k * batch + c), or `value` when e is static.
+  llvm::Value* ExtentValue(const hlo::SymbolicExtent& e, int64_t value, llvm::Value* batch);
   void PlaceOutputs(const FramePlan& entry);
 
   BufferPlan& plan_;
@@ -205,8 +218,10 @@ class CpuIrEmitter {
   llvm::Module* module_;
   llvm::IRBuilder<> b_;
   llvm_ir::ElementalEmitter elemental_;
-  llvm::Value* buffers_ = nullptr;  // tfjit_entry's buffer table
-  llvm::Value* run_ctx_ = nullptr;  // tfjit_entry's RunContext
+  llvm::Value* buffers_ = nullptr;      // tfjit_entry's buffer table
+  llvm::Value* run_ctx_ = nullptr;      // tfjit_entry's RunContext
+  const bool symbolic_;                 // the module has symbolic dims (docs/HLO.md)
+  llvm::Value* entry_batch_ = nullptr;  // tfjit_entry's RunContext::batch (symbolic modules)
   llvm::FunctionCallee parallel_for_;
   llvm::FunctionCallee profile_begin_;
   llvm::FunctionCallee profile_end_;
@@ -227,6 +242,25 @@ llvm::Function* CpuIrEmitter::NewFunction(const std::string& name, llvm::Functio
   fn->setDoesNotThrow();
   llvm_ir::SetHostFunctionAttributes(*fn);
   return fn;
+}
+
+llvm::Value* CpuIrEmitter::LoadBatch(llvm::IRBuilder<>& b, llvm::Value* ctx) {
+  llvm::Value* field =
+      b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctx, offsetof(RunContext, batch));
+  return b.CreateAlignedLoad(b.getInt64Ty(), field, llvm::Align(8), "batch");
+}
+
+llvm::Value* CpuIrEmitter::ScaledByDim0(const hlo::Shape& shape, int64_t value) {
+  const int64_t rows = shape.dim(0);
+  if (!shape.has_symbolic_dim0() || rows == 0 || value % rows != 0) return b_.getInt64(value);
+  return b_.CreateMul(elemental_.Dim(shape, 0), b_.getInt64(value / rows), "", true, true);
+}
+
+llvm::Value* CpuIrEmitter::ExtentValue(const hlo::SymbolicExtent& e, int64_t value,
+                                       llvm::Value* batch) {
+  if (e.k == 0 || batch == nullptr) return b_.getInt64(value);
+  return b_.CreateAdd(b_.CreateMul(batch, b_.getInt64(e.k), "", true, true), b_.getInt64(e.c), "",
+                      false, true);
 }
 
 // `in_place`: a dynamic-update-slice or scatter whose output buffer is its operand's; operand
@@ -290,6 +324,12 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   elemental_.OpenHoistRegion(hoist);
   b_.SetInsertPoint(start);
   llvm::Value* run_ctx = body->getArg(static_cast<unsigned>(num_outs + slots.size()));
+  // A symbolic module's kernels read the batch size once, ahead of their loops.
+  llvm::Value* const outer_batch = elemental_.batch();
+  if (symbolic_) {
+    llvm::IRBuilder<> at_hoist(hoist);
+    elemental_.set_batch(LoadBatch(at_hoist, run_ctx));
+  }
   llvm::Value* begin = body->getArg(static_cast<unsigned>(num_outs + slots.size() + 1));
   llvm::Value* end = body->getArg(static_cast<unsigned>(num_outs + slots.size() + 2));
 
@@ -347,6 +387,7 @@ absl::StatusOr<KernelInfo> CpuIrEmitter::EmitKernel(const Instruction& inst,
   b_.CreateRetVoid();
   b_.SetInsertPoint(elemental_.CloseHoistRegion());
   b_.CreateBr(start);
+  elemental_.set_batch(outer_batch);
   // A small kernel run once per call of the module is compiled for size (IrEmitterOptions).
   if (loop_depth_ == 0 && ElementsTouched(inst) <= options_.small_kernel_elements) {
     body->addFnAttr(llvm::Attribute::MinSize);
@@ -403,6 +444,16 @@ absl::Status CpuIrEmitter::EmitElementalBody(const Instruction& inst,
     loop_dims.insert(loop_dims.begin(), extent);
   }
   info.extent = llvm_ir::PartitionExtent(loop_dims, loop_shape);
+  if (inst.shape().has_symbolic_dim0() && outer == 1) {
+    // The partitioned loop runs over dim 0 (nested) or every element (flat): b rows of
+    // `row` elements each.
+    const hlo::SymbolicExtent& e = inst.shape().symbolic_dim0();
+    int64_t row = 1;
+    for (size_t d = 1; d < dims.size() && loop_shape == llvm_ir::LoopShape::kFlat; ++d) {
+      row *= dims[d];
+    }
+    info.symbolic_extent = {e.k * row, e.c * row};
+  }
   // Work: every output element, plus every element a reduction or fusion reads.
   const int64_t work = ElementsTouched(inst);
   info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;
@@ -468,6 +519,7 @@ absl::Status CpuIrEmitter::EmitMultiOutputBody(const Instruction& inst,
     gens.push_back(std::move(g));
   }
   info.extent = llvm_ir::PartitionExtent(out_dims, llvm_ir::LoopShape::kNested);
+  if (first.shape().has_symbolic_dim0()) info.symbolic_extent = first.shape().symbolic_dim0();
   const int64_t work = first.operand(0)->shape().num_elements() * static_cast<int64_t>(gens.size());
   info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;
   info.cost_per_unit = std::max<int64_t>(1, work / std::max<int64_t>(1, info.extent)) * 4;
@@ -511,20 +563,21 @@ absl::Status CpuIrEmitter::EmitColumnReductionBody(const Instruction& inst,
   info.parallel = false;
   const Instruction& first = *reduces[0];
   const std::vector<int64_t>& out_dims = first.shape().dims();
-  TFJIT_RETURN_IF_ERROR(llvm_ir::EmitShapeLoop(
-      b_, out_dims, llvm_ir::LoopShape::kNested, b_.getInt64(0),
-      b_.getInt64(out_dims.empty() ? 1 : out_dims[0]), [&](const IrIndex& index) -> absl::Status {
-        for (size_t k = 0; k < reduces.size(); ++k) {
-          TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, inits[k](IrIndex()));
-          outs[k].EmitWrite(index, v, b_);
-        }
-        return absl::OkStatus();
-      }));
+  TFJIT_RETURN_IF_ERROR(
+      llvm_ir::EmitShapeLoop(b_, out_dims, llvm_ir::LoopShape::kNested, b_.getInt64(0),
+                             out_dims.empty() ? b_.getInt64(1) : elemental_.Dim(first.shape(), 0),
+                             [&](const IrIndex& index) -> absl::Status {
+                               for (size_t k = 0; k < reduces.size(); ++k) {
+                                 TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, inits[k](IrIndex()));
+                                 outs[k].EmitWrite(index, v, b_);
+                               }
+                               return absl::OkStatus();
+                             }));
   const hlo::Shape& in = first.operand(0)->shape();
   std::vector<bool> is_reduced(static_cast<size_t>(in.rank()), false);
   for (int64_t d : first.dimensions()) is_reduced[static_cast<size_t>(d)] = true;
   return llvm_ir::EmitShapeLoop(
-      b_, in.dims(), llvm_ir::LoopShape::kNested, b_.getInt64(0), b_.getInt64(in.dim(0)),
+      b_, in.dims(), llvm_ir::LoopShape::kNested, b_.getInt64(0), elemental_.Dim(in, 0),
       [&](const IrIndex& index) -> absl::Status {
         std::vector<llvm::Value*> kept;
         for (size_t d = 0; d < is_reduced.size(); ++d) {
@@ -568,6 +621,11 @@ absl::Status CpuIrEmitter::EmitEpilogueBody(const Instruction& inst,
                                                     fused, ops, &overrides, nullptr, true));
   const std::vector<int64_t>& dims = inst.shape().dims();
   info.extent = inst.shape().num_elements() / std::max<int64_t>(1, dims.back());
+  if (inst.shape().has_symbolic_dim0() && dims.size() >= 2) {
+    const hlo::SymbolicExtent& e = inst.shape().symbolic_dim0();
+    const int64_t rows = info.extent / std::max<int64_t>(1, dims[0]);  // per batch row
+    info.symbolic_extent = {e.k * rows, e.c * rows};
+  }
   info.parallel = false;  // the library call runs it, per finished block of rows
   return EmitRootLoop(dims, llvm_ir::LoopShape::kNested, dims.size() - 1, root, out, begin, end);
 }
@@ -600,9 +658,27 @@ void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llv
       llvm::FunctionType::get(b_.getVoidTy(),
                               {ptr, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32, i32, ptr, ptr},
                               false));
-  b_.CreateCall(fn, {ctx, out, lhs, rhs, packed, b_.getInt64(g.batch), b_.getInt64(g.m),
-                     b_.getInt64(g.n), b_.getInt64(g.k), b_.getInt32(g.transpose_lhs ? 1 : 0),
-                     b_.getInt32(g.transpose_rhs ? 1 : 0), epilogue, buffers});
+  // A symbolic module's batch size reaches the GEMM's batch count (the output's dim 0 is
+  // the first batch dim), its rows (no batch dims: dim 0 is the lhs's first free dim) or its
+  // depth (the lhs contracts its dim 0).
+  llvm::Value* batch = b_.getInt64(g.batch);
+  llvm::Value* m = b_.getInt64(g.m);
+  llvm::Value* k = b_.getInt64(g.k);
+  const hlo::Shape& lhs_shape = inst.operand(0)->shape();
+  const hlo::DotDims& dd = inst.attrs().dot;
+  if (inst.shape().has_symbolic_dim0()) {
+    if (!dd.lhs_batch.empty() && dd.lhs_batch[0] == 0) {
+      batch = ScaledByDim0(inst.shape(), g.batch);
+    } else if (dd.lhs_batch.empty()) {
+      m = ScaledByDim0(inst.shape(), g.m);
+    }
+  } else if (lhs_shape.has_symbolic_dim0() && dd.lhs_contracting.size() == 1 &&
+             dd.lhs_contracting[0] == 0) {
+    k = ScaledByDim0(lhs_shape, g.k);
+  }
+  b_.CreateCall(fn, {ctx, out, lhs, rhs, packed, batch, m, b_.getInt64(g.n), k,
+                     b_.getInt32(g.transpose_lhs ? 1 : 0), b_.getInt32(g.transpose_rhs ? 1 : 0),
+                     epilogue, buffers});
 }
 
 // One call; the runtime splits the convolution across the pool itself.
@@ -626,6 +702,11 @@ void CpuIrEmitter::EmitConvBody(const Instruction& inst, const conv::Conv2DParam
                                    llvm::FunctionType::get(b_.getVoidTy(), params, false));
   std::vector<llvm::Value*> args = {ctx, out, lhs, rhs, packed};
   for (int64_t v : values) args.push_back(b_.getInt64(v));
+  // NHWC: a symbolic module's batch size is the images' count.
+  const hlo::Shape& lhs_shape = inst.operand(0)->shape();
+  if (lhs_shape.has_symbolic_dim0() && inst.attrs().conv.input_batch == 0) {
+    args[5] = elemental_.Dim(lhs_shape, 0);
+  }
   args.push_back(epilogue);
   args.push_back(buffers);
   b_.CreateCall(fn, args);
@@ -798,11 +879,12 @@ absl::Status CpuIrEmitter::EmitKernelCall(const Instruction& inst, const FramePl
   const std::vector<ValueLocation> outs =
       inst.shape().IsArray() ? Leaves{out_leaves[0]} : out_leaves;
   TFJIT_ASSIGN_OR_RETURN(KernelInfo k, EmitKernel(inst, operands, outs, in_place));
+  llvm::Value* extent = ExtentValue(k.symbolic_extent, k.extent, entry_batch_);
   if (k.parallel) {
-    b_.CreateCall(parallel_for_, {run_ctx_, k.function, buffers_, b_.getInt64(k.extent),
-                                  b_.getInt64(k.cost_per_unit)});
+    b_.CreateCall(parallel_for_,
+                  {run_ctx_, k.function, buffers_, extent, b_.getInt64(k.cost_per_unit)});
   } else {
-    b_.CreateCall(k.function, {buffers_, run_ctx_, b_.getInt64(0), b_.getInt64(k.extent)});
+    b_.CreateCall(k.function, {buffers_, run_ctx_, b_.getInt64(0), extent});
   }
   return absl::OkStatus();
 }
@@ -1113,6 +1195,10 @@ absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
       "tfjit_cpu_checkpoint", llvm::FunctionType::get(b_.getInt32Ty(), {ptr}, false));
   buffers_ = fn->getArg(0);
   run_ctx_ = fn->getArg(1);
+  if (symbolic_) {
+    entry_batch_ = LoadBatch(b_, run_ctx_);
+    elemental_.set_batch(entry_batch_);
+  }
   std::vector<Leaves> params;
   for (int i = 0; i < entry.num_parameters(); ++i) params.push_back({ValueLocation{i, nullptr}});
   TFJIT_ASSIGN_OR_RETURN(FramePlan frame, PlanFrame(entry, std::move(params),
@@ -1135,7 +1221,8 @@ absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module,
   result.plan = BufferPlan(entry->num_parameters(), LeafShapes(entry->root()->shape()));
   result.context = std::make_unique<llvm::LLVMContext>();
   result.module = std::make_unique<llvm::Module>(module.name(), *result.context);
-  CpuIrEmitter emitter(result.plan, options, result.module.get());
+  CpuIrEmitter emitter(result.plan, options, result.module.get(),
+                       module.batch_representative() != 0);
   TFJIT_RETURN_IF_ERROR(emitter.EmitEntry(*entry));
   result.plan.Finalize();
   result.num_kernels = emitter.num_kernels();

@@ -34,6 +34,9 @@ struct RunContext {
   int32_t stopped = 0;
   uint32_t polls = 0;
   KernelCounters* profile = nullptr;  // null: not profiled (the hooks return at once)
+  // The batch size of a symbolic module's run (its symbolic dims' b: docs/HLO.md); compiled
+  // code reads it for loop bounds and sizes. 0 for a static module.
+  int64_t batch = 0;
 };
 
 // Kernel ABI: runs the partition [begin, end) of the kernel's outermost loop; `buffers` is the

@@ -218,7 +218,8 @@ ElementGenerator ElementalEmitter::MakeReverse(const Instruction& inst, Generato
     std::vector<llvm::Value*> coords = index.multidim();
     for (int64_t d : dims) {
       const size_t i = static_cast<size_t>(d);
-      coords[i] = b_->CreateSub(b_->getInt64(in.dim(static_cast<int>(d)) - 1), coords[i]);
+      coords[i] =
+          b_->CreateSub(b_->CreateSub(Dim(in, static_cast<int>(d)), b_->getInt64(1)), coords[i]);
     }
     return g(MakeIndex(std::move(coords), in));
   };
@@ -241,24 +242,29 @@ ElementGenerator ElementalEmitter::MakeConcatenate(const Instruction& inst, Gene
     llvm::Function* fn = b_->GetInsertBlock()->getParent();
     llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx, "concat.merge", fn);
     std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
+    // Offsets as values: along a symbolic dim 0 they depend on the batch size.
     int64_t offset = 0;
+    llvm::Value* offset_value = b_->getInt64(0);
     for (size_t i = 0; i < ops.size(); ++i) {
       const int64_t size = in_shapes[i].dim(static_cast<int>(dim));
       if (size == 0) continue;
       const bool last = offset + size == out.dim(static_cast<int>(dim));
+      llvm::Value* end_value =
+          b_->CreateAdd(offset_value, Dim(in_shapes[i], static_cast<int>(dim)), "", true, true);
       llvm::BasicBlock* next = nullptr;
       if (!last) {
         llvm::BasicBlock* take = llvm::BasicBlock::Create(ctx, "concat.take", fn);
         next = llvm::BasicBlock::Create(ctx, "concat.next", fn);
-        b_->CreateCondBr(b_->CreateICmpSLT(index[dim], b_->getInt64(offset + size)), take, next);
+        b_->CreateCondBr(b_->CreateICmpSLT(index[dim], end_value), take, next);
         b_->SetInsertPoint(take);
       }
       std::vector<llvm::Value*> coords = index.multidim();
-      coords[dim] = b_->CreateSub(coords[dim], b_->getInt64(offset));
+      coords[dim] = b_->CreateSub(coords[dim], offset_value);
       TFJIT_ASSIGN_OR_RETURN(llvm::Value * v, ops[i](MakeIndex(std::move(coords), in_shapes[i])));
       incoming.push_back({v, b_->GetInsertBlock()});
       b_->CreateBr(merge);
       offset += size;
+      offset_value = end_value;
       if (last) break;
       b_->SetInsertPoint(next);
     }
@@ -288,8 +294,7 @@ ElementGenerator ElementalEmitter::MakePad(const Instruction& inst, Generators o
         inside = b_->CreateAnd(inside, b_->CreateICmpEQ(b_->CreateSRem(t, step), b_->getInt64(0)));
         q = b_->CreateSDiv(t, step);
       }
-      inside =
-          b_->CreateAnd(inside, b_->CreateICmpSLT(q, b_->getInt64(in.dim(static_cast<int>(i)))));
+      inside = b_->CreateAnd(inside, b_->CreateICmpSLT(q, Dim(in, static_cast<int>(i))));
       coords[i] = q;
     }
     llvm::LLVMContext& ctx = b_->getContext();
@@ -350,6 +355,13 @@ ElementGenerator ElementalEmitter::MakeConstant(const Instruction& inst) {
   };
 }
 
+llvm::Value* ElementalEmitter::Dim(const hlo::Shape& shape, int d) {
+  if (d != 0 || !shape.has_symbolic_dim0() || batch_ == nullptr) return b_->getInt64(shape.dim(d));
+  const hlo::SymbolicExtent& e = shape.symbolic_dim0();
+  return b_->CreateAdd(b_->CreateMul(batch_, b_->getInt64(e.k), "", true, true), b_->getInt64(e.c),
+                       "", false, true);
+}
+
 ElementGenerator ElementalEmitter::MakeReduce(const Instruction& inst, Generators ops) {
   const hlo::Shape in = inst.operand(0)->shape();
   const DType type = inst.shape().element_type();
@@ -388,7 +400,7 @@ ElementGenerator ElementalEmitter::MakeReduce(const Instruction& inst, Generator
         return absl::OkStatus();
       }
       const size_t d = reduced[r];
-      return EmitForLoop(*b_, "reduce", b_->getInt64(0), b_->getInt64(in.dim(static_cast<int>(d))),
+      return EmitForLoop(*b_, "reduce", b_->getInt64(0), Dim(in, static_cast<int>(d)),
                          [&](llvm::Value* i) -> absl::Status {
                            coords[d] = i;
                            return level(r + 1);

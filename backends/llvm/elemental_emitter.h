@@ -25,6 +25,13 @@ class ElementalEmitter {
  public:
   ElementalEmitter(llvm::IRBuilder<>* b, llvm::Module* module) : b_(b), module_(module) {}
 
+  // The batch size of a symbolic module (docs/HLO.md) as an i64 value of the function being
+  // emitted (null for a static module): Dim() computes symbolic dims from it.
+  void set_batch(llvm::Value* batch) { batch_ = batch; }
+  llvm::Value* batch() const { return batch_; }
+  // Dim `d` of `shape` as an i64: a constant, or k * batch + c for a symbolic dim 0.
+  llvm::Value* Dim(const hlo::Shape& shape, int d);
+
   // Whether MakeGenerator handles `inst` (opcode and element types); the reason otherwise.
   static bool Supports(const hlo::Instruction& inst);
 
@@ -97,6 +104,7 @@ class ElementalEmitter {
       const std::vector<int64_t>& sizes);
 
  private:
+  llvm::Value* batch_ = nullptr;
   using Generators = std::vector<ElementGenerator>;
   absl::StatusOr<ElementGenerator> MakeElementwise(const hlo::Instruction& inst, Generators ops);
   ElementGenerator MakeBroadcast(const hlo::Instruction& inst, Generators ops);

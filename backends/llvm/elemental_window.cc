@@ -50,7 +50,7 @@ ElementGenerator ElementalEmitter::MakeReduceWindow(const Instruction& inst, Gen
         return absl::OkStatus();
       }
       const hlo::WindowDim& w = window[d];
-      const int64_t size = in.dim(static_cast<int>(d));
+      llvm::Value* size = Dim(in, static_cast<int>(d));
       return EmitForLoop(
           *b_, "rw", b_->getInt64(0), b_->getInt64(w.size), [&](llvm::Value* k) -> absl::Status {
             // pos = out * stride + k * rhs_dilate - pad_lo, in the lhs-dilated input.
@@ -65,7 +65,7 @@ ElementGenerator ElementalEmitter::MakeReduceWindow(const Instruction& inst, Gen
               ok = b_->CreateAnd(ok, b_->CreateICmpEQ(b_->CreateSRem(pos, dil), b_->getInt64(0)));
               src = b_->CreateSDiv(pos, dil);
             }
-            ok = b_->CreateAnd(ok, b_->CreateICmpSLT(src, b_->getInt64(size)));
+            ok = b_->CreateAnd(ok, b_->CreateICmpSLT(src, size));
             coords[d] = b_->CreateSelect(ok, src, b_->getInt64(0));
             return level(d + 1, inside == nullptr ? ok : b_->CreateAnd(inside, ok));
           });

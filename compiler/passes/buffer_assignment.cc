@@ -254,47 +254,75 @@ void ArenaAssignment::Loop(int64_t start, int64_t end) {
   }
 }
 
+int64_t ArenaAssignment::Pack(const std::vector<size_t>& ids, const std::vector<int64_t>& size,
+                              const std::vector<int64_t>& largest,
+                              const std::function<void(size_t, int64_t)>& set) {
+  // First fit, largest first: each buffer goes to the lowest offset that overlaps no placed
+  // buffer live at the same time.
+  std::vector<size_t> order = ids;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return largest[a] > largest[b]; });
+  std::vector<std::pair<size_t, int64_t>> placed;  // buffer, offset
+  std::vector<std::pair<int64_t, int64_t>> busy;   // [offset, end) of live-overlapping buffers
+  int64_t total = 0;
+  for (size_t i : order) {
+    const Buffer& b = buffers_[i];
+    busy.clear();
+    for (const auto& [j, at] : placed) {
+      const Buffer& o = buffers_[j];
+      if (o.first <= b.last && b.first <= o.last) busy.emplace_back(at, at + size[j]);
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t offset = 0;
+    for (const auto& [begin, end] : busy) {
+      if (begin >= offset + size[i]) break;
+      offset = std::max(offset, end);
+    }
+    set(i, offset);
+    total = std::max(total, offset + size[i]);
+    placed.emplace_back(i, offset);
+  }
+  return total;
+}
+
 void ArenaAssignment::Finalize(int64_t alignment) {
-  std::vector<size_t> order;
+  FinalizeSymbolic(alignment, std::vector<int64_t>(buffers_.size(), 0), 0);
+}
+
+void ArenaAssignment::FinalizeSymbolic(int64_t alignment, const std::vector<int64_t>& per_batch,
+                                       int64_t representative) {
+  std::vector<size_t> fixed, scaled;
+  std::vector<int64_t> fixed_size(buffers_.size(), 0), unit_size(buffers_.size(), 0),
+      bytes(buffers_.size(), 0);
   unshared_bytes_ = 0;
   for (size_t i = 0; i < buffers_.size(); ++i) {
     Buffer& b = buffers_[i];
     b.offset = 0;
+    b.unit_offset = 0;
     if (b.excluded || b.bytes == 0) continue;
     if (!b.touched) {  // conservatively live throughout
       b.first = std::numeric_limits<int64_t>::min();
       b.last = kEnd;
     }
     unshared_bytes_ += AlignUp(b.bytes, alignment);
-    order.push_back(i);
-  }
-  // First fit, largest first: each buffer goes to the lowest offset that overlaps no placed
-  // buffer live at the same time.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return buffers_[a].bytes > buffers_[b].bytes; });
-  std::vector<size_t> placed;
-  std::vector<std::pair<int64_t, int64_t>> busy;  // [offset, end) of live-overlapping buffers
-  arena_bytes_ = 0;
-  for (size_t i : order) {
-    Buffer& b = buffers_[i];
-    busy.clear();
-    for (size_t j : placed) {
-      const Buffer& o = buffers_[j];
-      if (o.first <= b.last && b.first <= o.last) {
-        busy.emplace_back(o.offset, o.offset + AlignUp(o.bytes, alignment));
-      }
+    bytes[i] = b.bytes;
+    const int64_t k = i < per_batch.size() ? per_batch[i] : 0;
+    if (k == 0) {
+      fixed_size[i] = AlignUp(b.bytes, alignment);
+      fixed.push_back(i);
+    } else {
+      const int64_t c = b.bytes - k * representative;
+      unit_size[i] = AlignUp(k + std::max<int64_t>(c, 0), alignment);
+      scaled.push_back(i);
     }
-    std::sort(busy.begin(), busy.end());
-    int64_t offset = 0;
-    const int64_t size = AlignUp(b.bytes, alignment);
-    for (const auto& [begin, end] : busy) {
-      if (begin >= offset + size) break;
-      offset = std::max(offset, end);
-    }
-    b.offset = offset;
-    arena_bytes_ = std::max(arena_bytes_, offset + size);
-    placed.push_back(i);
   }
+  arena_bytes_ =
+      Pack(fixed, fixed_size, bytes, [&](size_t i, int64_t at) { buffers_[i].offset = at; });
+  arena_bytes_ = AlignUp(arena_bytes_, alignment);
+  unit_bytes_ = Pack(scaled, unit_size, unit_size, [&](size_t i, int64_t at) {
+    buffers_[i].offset = arena_bytes_;
+    buffers_[i].unit_offset = at;
+  });
 }
 
 std::string ArenaAssignment::ToString() const {

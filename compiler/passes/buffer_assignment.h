@@ -31,6 +31,7 @@
 #define TFJIT_COMPILER_PASSES_BUFFER_ASSIGNMENT_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -136,8 +137,19 @@ class ArenaAssignment {
   // After the last access: offsets, `alignment`-byte aligned, shared where intervals are
   // disjoint.
   void Finalize(int64_t alignment);
+  // Finalize for a symbolic module (docs/HLO.md): buffer `id` takes per_batch[id] * b + its
+  // bytes() - per_batch[id] * representative bytes at batch size b. Buffers of static size are
+  // packed as Finalize packs them; the others after them, by a size per batch row of
+  // per_batch + max(c, 0) (aligned), so that placing them at static_bytes + unit_offset * b
+  // keeps every live-overlapping pair apart at every b >= 1 (offset and size both scale).
+  void FinalizeSymbolic(int64_t alignment, const std::vector<int64_t>& per_batch,
+                        int64_t representative);
 
   int size() const { return static_cast<int>(buffers_.size()); }
+  // After FinalizeSymbolic: buffer `id` at batch size b sits at offset(id) + unit_offset(id) * b
+  // of an arena of arena_bytes() + unit_bytes() * b bytes.
+  int64_t unit_offset(int id) const { return at(id).unit_offset; }
+  int64_t unit_bytes() const { return unit_bytes_; }
   int64_t bytes(int id) const { return at(id).bytes; }
   bool excluded(int id) const { return at(id).excluded; }
   int64_t offset(int id) const { return at(id).offset; }
@@ -157,13 +169,20 @@ class ArenaAssignment {
     int64_t first = 0, last = -1;  // last < first: never touched
     bool touched = false;
     int64_t offset = 0;
+    int64_t unit_offset = 0;  // FinalizeSymbolic
   };
+  // First fit, largest (by `largest`) first, of `ids` by `size` (aligned), sharing where live
+  // ranges are disjoint: each one's offset goes to `set`; returns the bytes they span.
+  int64_t Pack(const std::vector<size_t>& ids, const std::vector<int64_t>& size,
+               const std::vector<int64_t>& largest,
+               const std::function<void(size_t, int64_t)>& set);
   const Buffer& at(int id) const { return buffers_[static_cast<size_t>(id)]; }
   Buffer& at(int id) { return buffers_[static_cast<size_t>(id)]; }
 
   std::vector<Buffer> buffers_;
   int64_t arena_bytes_ = 0;
   int64_t unshared_bytes_ = 0;
+  int64_t unit_bytes_ = 0;
 };
 
 // Both pieces over a whole module, as a backend would run them: the entry's parameters are

@@ -230,6 +230,10 @@ std::unique_ptr<Session> Load(const std::string& path, JitMode mode, int threads
   SessionOptions options;
   options.jit = mode;
   options.backend = "cpu";
+  // One executable per shape: which executable serves a batch size under --shapes auto
+  // depends on the order sizes arrive in (shape_policy.h), and a symbolic one may differ from
+  // a static one in the last bits; these tests compare runs bit for bit and count compiles.
+  options.shapes = ShapeMode::kStatic;
   options.inter_op_threads = threads;
   options.intra_op_threads = threads;
   auto session = Session::Load(path, options);

@@ -115,7 +115,9 @@ TEST_P(SymbolicBatchTest, OneExecutableServesEveryBatchSize) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, SymbolicBatchTest,
                          ::testing::Values(SymbolicCase{"interpreter", ShapeMode::kAuto},
-                                           SymbolicCase{"interpreter", ShapeMode::kSymbolic}),
+                                           SymbolicCase{"interpreter", ShapeMode::kSymbolic},
+                                           SymbolicCase{"cpu", ShapeMode::kAuto},
+                                           SymbolicCase{"cpu", ShapeMode::kSymbolic}),
                          [](const ::testing::TestParamInfo<SymbolicCase>& info) {
                            return absl::StrCat(info.param.backend, "_",
                                                ShapeModeName(info.param.mode));
