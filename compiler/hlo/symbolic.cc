@@ -83,6 +83,36 @@ bool SameAttributes(const Attributes& a, const Attributes& b, bool dim0_follows,
          a.rng_algorithm == b.rng_algorithm;
 }
 
+// Whether `literal` (an integer or float array of rank >= 1) holds its dim-0 index in every
+// element: what iota with iota_dimension 0 makes.
+bool IsIotaAlongDim0(const Literal& literal) {
+  const Shape& shape = literal.shape();
+  if (!shape.IsArray() || shape.rank() < 1 || shape.dim(0) == 0) return false;
+  const Tensor& t = literal.tensor();
+  const int64_t row = shape.num_elements() / shape.dim(0);
+  for (int64_t i = 0; i < shape.num_elements(); ++i) {
+    double v = 0;
+    switch (shape.element_type()) {
+      case DType::kInt32:
+        v = t.data<int32_t>()[i];
+        break;
+      case DType::kInt64:
+        v = static_cast<double>(t.data<int64_t>()[i]);
+        break;
+      case DType::kFloat32:
+        v = t.data<float>()[i];
+        break;
+      case DType::kFloat64:
+        v = t.data<double>()[i];
+        break;
+      default:
+        return false;
+    }
+    if (v != static_cast<double>(i / row)) return false;
+  }
+  return true;
+}
+
 class Symbolizer {
  public:
   explicit Symbolizer(absl::Span<const BatchProbe> probes) : probes_(probes) {}
@@ -119,6 +149,15 @@ class Symbolizer {
       for (Instruction* inst : comp->instructions()) {
         auto it = shapes_.find(inst->name());
         if (it != shapes_.end()) inst->set_shape(it->second);
+        if (std::find(iotas_.begin(), iotas_.end(), inst->name()) == iotas_.end()) continue;
+        auto iota = std::make_unique<Instruction>(Opcode::kIota, inst->shape());
+        iota->mutable_attrs().iota_dimension = 0;
+        iota->set_metadata(inst->metadata());
+        Instruction* added = comp->AddInstruction(std::move(iota), {});
+        const std::string name = inst->name();
+        TFJIT_RETURN_IF_ERROR(comp->ReplaceAllUsesWith(inst, added));
+        TFJIT_RETURN_IF_ERROR(comp->RemoveInstruction(inst));
+        added->set_name(name);
       }
     }
     return out;
@@ -246,6 +285,13 @@ class Symbolizer {
           a.literal.has_value() == first.literal.has_value() &&
           (!a.literal.has_value() || a.literal->BitwiseEquals(*first.literal));
       if (!literal_equal) {
+        // A constant iota along a symbolic dim 0 (Range(0, batch) folded): an iota.
+        if (op == Opcode::kConstant && shape.has_symbolic_dim0() &&
+            std::all_of(row.begin(), row.end(),
+                        [](const Instruction* i) { return IsIotaAlongDim0(i->literal()); })) {
+          iotas_.push_back(row[0]->name());
+          break;
+        }
         return Differs(absl::StrCat(where, ": the constant's value depends on the batch size (",
                                     "at batch ", probes_[0].batch, " and ", probes_[p].batch, ")"));
       }
@@ -260,6 +306,7 @@ class Symbolizer {
 
   absl::Span<const BatchProbe> probes_;
   absl::flat_hash_map<std::string, Shape> shapes_;  // by instruction name
+  std::vector<std::string> iotas_;                  // constants that become iotas
 };
 
 // Sets every symbolic dim to its value at `batch` (AtBatch, or Rebased when `keep`), with the

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "compiler/hlo/parser.h"
 #include "compiler/hlo/printer.h"
@@ -193,6 +194,35 @@ ENTRY %main (x: f32[{B}]) -> f32[{B}] {
                      {1021, 1022});
   absl::StatusOr<std::unique_ptr<Module>> few = Symbolize(two.probes);
   EXPECT_EQ(few.status().code(), absl::StatusCode::kInvalidArgument) << few.status();
+}
+
+// Range(0, batch) folded to a constant is an iota along the symbolic dim 0; any other
+// constant whose values depend on the batch size is refused (above).
+TEST(SymbolicTest, AFoldedRangeBecomesAnIota) {
+  auto text = [](int64_t b) {
+    std::vector<std::string> values;
+    for (int64_t i = 0; i < b; ++i) values.push_back(absl::StrCat(i));
+    return absl::StrCat("HloModule m\nENTRY %main (x: s32[", b, "]) -> s32[", b, "] {\n  %x = s32[",
+                        b, "] parameter(0)\n  %r = s32[", b, "] constant({",
+                        absl::StrJoin(values, ", "), "})\n  ROOT %s = s32[", b,
+                        "] add(%x, %r)\n}\n");
+  };
+  std::vector<std::unique_ptr<Module>> modules;
+  std::vector<BatchProbe> probes;
+  for (int64_t b : {1021, 1022, 2, 3}) {
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseAndVerifyModule(text(b));
+    ASSERT_TRUE(m.ok()) << m.status();
+    probes.push_back({b, m->get()});
+    modules.push_back(std::move(*m));
+  }
+  absl::StatusOr<std::unique_ptr<Module>> sym = Symbolize(probes);
+  ASSERT_TRUE(sym.ok()) << sym.status();
+  const std::string printed = PrintModule(**sym);
+  EXPECT_TRUE(absl::StrContains(printed, "%r = s32[?b] iota(), iota_dimension=0")) << printed;
+  ASSERT_TRUE(VerifyModule(**sym).ok()) << VerifyModule(**sym);
+  // Specialized, it is the module built at that size (the iota's values are the constant's).
+  std::unique_ptr<Module> at5 = Specialize(**sym, 5);
+  EXPECT_TRUE(absl::StrContains(PrintModule(*at5), "%r = s32[5] iota(), iota_dimension=0"));
 }
 
 TEST(SymbolicTest, ParserRefusesSymbolicDimsBeyondDimZero) {
