@@ -333,6 +333,7 @@ void PrintProfile(const RunStats& stats) {
         "  kernels of %s (%.3f ms, %zu kernels; %.3f ms outside them: the call's "
         "setup, copies, loop control):\n",
         p.name.c_str(), p.ms, p.kernels.size(), std::max(0.0, p.ms - kernels_ms));
+    if (!p.shapes.empty()) std::printf("    executables: %s\n", p.shapes.c_str());
     std::printf("    %8s %6s %6s %9s %8s %8s  %-18s %s\n", "ms", "%", "calls", "MB", "GFLOP/s",
                 "GB/s", "kernel", "ops");
     double rest_kernel_ms = 0;
@@ -379,14 +380,16 @@ std::string SummaryLine(const Outcome& o, JitMode jit) {
   return line;
 }
 
-// One line per cluster compiled by a run: its compile time and where it went.
+// One line per cluster compiled by a run: its compile time and where it went; a symbolic
+// executable (one for every batch size >= 2) says so.
 void PrintCompiles(const RunStats& stats) {
   for (const ClusterCompile& c : stats.compiles) {
     std::printf(
         "compiled %s (%d nodes) in %.1f ms: lowering %.1f ms, HLO passes %.1f ms, "
-        "%s %.1f ms, %d kernels\n",
+        "%s %.1f ms, %d kernels%s\n",
         c.cluster.c_str(), c.nodes, c.compile_ms, c.lowering_ms, c.passes_ms,
-        c.from_disk_cache ? "loaded from the disk cache in" : "codegen", c.codegen_ms, c.kernels);
+        c.from_disk_cache ? "loaded from the disk cache in" : "codegen", c.codegen_ms, c.kernels,
+        c.shape_class == "static" ? "" : absl::StrCat(", ", c.shape_class).c_str());
   }
 }
 

@@ -518,6 +518,7 @@ absl::Status Plan::RunUnit(const Unit& unit, RunState& state, const ExecContext&
       p.name = absl::StrCat(ctx.key_prefix, clustering_.clusters[unit.cluster].spec.name);
       p.kind = "cluster";
       p.compiled = true;
+      p.shapes = shapes_[unit.cluster].Summary();
     }
     for (const Tensor& t : inputs)
       p.input_bytes += t.valid() ? static_cast<int64_t>(t.byte_size()) : 0;

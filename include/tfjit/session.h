@@ -157,6 +157,10 @@ struct UnitProfile {
   // A compiled cluster's kernels (CPU), slowest first; their times leave out what runs
   // between kernels (loop control, copies, the call's setup).
   std::vector<KernelProfile> kernels;
+  // A compiled cluster's executables so far in this plan, by shape class, e.g. "static x1,
+  // symbolic (batch >= 2) x1"; a class that could not be symbolic follows on a line of its
+  // own with why.
+  std::string shapes;
 };
 
 // A graph input (Placeholder): its tensor name, dtype and dims (-1 = any size).
