@@ -80,6 +80,8 @@ class CpuBackend : public backends::Backend {
   // The host's generated GEMM kernels, before anything is packed for them.
   void InstallGemmKernels() const;
   IrEmitterOptions EmitOptions() const;
+  // The backend options a compiled module depends on, for the disk cache's key.
+  std::string CacheOptionsText() const;
   absl::Status Optimize(hlo::Module& module, const std::string& dump_prefix) const;
   struct LinkedObject {
     std::unique_ptr<OrcJit> jit;
@@ -141,10 +143,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
   std::string key;
   if (!options_.cache_dir.empty()) {
     cache.emplace(options_.cache_dir, options_.cache_max_bytes);
-    key = ObjectCache::Key(*module,
-                           absl::StrCat("opt=", options_.opt_level, " parallel=", options_.parallel,
-                                        " min=", options_.parallel_min_elements,
-                                        " small=", options_.small_kernel_elements));
+    key = ObjectCache::Key(*module, CacheOptionsText());
     // A dump compiles: a hit would skip the LLVM IR it asks for.
     std::optional<CachedObject> hit;
     if (!dumps) hit = cache->Load(key, *module);
@@ -311,6 +310,25 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::CompileSymboli
   // of the two plans give each buffer's bytes per batch row.
   const int64_t representative = module->batch_representative();
   const IrEmitterOptions emit_options = EmitOptions();
+  // The disk cache, keyed by the symbolic module (its text spells the batch ?b).
+  std::optional<ObjectCache> cache;
+  std::string key;
+  if (!options_.cache_dir.empty()) {
+    cache.emplace(options_.cache_dir, options_.cache_max_bytes);
+    key = ObjectCache::Key(*module, CacheOptionsText());
+    if (std::optional<CachedObject> hit = cache->Load(key, *module); hit.has_value()) {
+      absl::StatusOr<LinkedObject> linked = LinkObject(hit->objects);
+      if (linked.ok()) {
+        hit->stats.optimize_ms = stats.optimize_ms;
+        return MakeExecutable(std::move(module), std::move(hit->plan),
+                              std::move(hit->profile_units), std::move(*linked), hit->stats, start,
+                              /*from_cache=*/true);
+      }
+      Log(LogLevel::kWarning, "disk cache: '%s' does not link (%s); compiling instead",
+          cache->PathOf(key), linked.status().message());
+      cache->Remove(key);
+    }
+  }
   TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, emit_options));
   {
     std::unique_ptr<hlo::Module> next = hlo::Rebase(*module, representative + 1);
@@ -341,11 +359,25 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::CompileSymboli
   TFJIT_ASSIGN_OR_RETURN(
       std::vector<std::string> objects,
       llvm_ir::CompileForHostInParts(*emitted.module, options_.opt_level, parts, threads));
+  if (cache.has_value()) {
+    CachedObject entry{stats, emitted.plan, emitted.profile_units, objects};
+    entry.stats.codegen_ms = MillisSince(start);
+    if (absl::Status stored = cache->Store(key, *module, entry); !stored.ok()) {
+      Log(LogLevel::kWarning, "not storing module '%s' in the disk cache: %s", module->name(),
+          stored.message());
+    }
+  }
   TFJIT_RETURN_IF_ERROR(RunCheckpoint(absl::StrCat("linking module '", module->name(), "'")));
   TFJIT_ASSIGN_OR_RETURN(LinkedObject linked, LinkObject(objects));
   return MakeExecutable(std::move(module), std::move(emitted.plan),
                         std::move(emitted.profile_units), std::move(linked), stats, start,
                         /*from_cache=*/false);
+}
+
+std::string CpuBackend::CacheOptionsText() const {
+  return absl::StrCat("opt=", options_.opt_level, " parallel=", options_.parallel,
+                      " min=", options_.parallel_min_elements,
+                      " small=", options_.small_kernel_elements);
 }
 
 int CpuBackend::CompileThreads() const {

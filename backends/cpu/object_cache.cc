@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'T', 'F', 'J', 'I', 'T', 'O', 'B', 'J'};
 // 2: profile units; 3: packed constants; 4: several objects (codegen split over threads)
-constexpr uint32_t kFormatVersion = 4;
+constexpr uint32_t kFormatVersion = 5;
 constexpr char kSuffix[] = ".tfjit-obj";
 
 // The module's array constants in a fixed order (module order of computations, post order
@@ -139,6 +139,7 @@ struct PlanCodec {
     for (const BufferPlan::Buffer& b : plan.buffers_) {
       w.I64(b.bytes);
       w.I64(b.offset);
+      w.I64(b.unit_offset);
       w.I64(b.output);
       TFJIT_ASSIGN_OR_RETURN(int64_t c, constant_index(b.is_constant ? b.constant_inst : nullptr));
       w.I64(c);
@@ -149,6 +150,8 @@ struct PlanCodec {
     }
     w.I64(plan.arena_bytes_);
     w.I64(plan.unshared_bytes_);
+    w.I64(plan.unit_bytes_);
+    w.I64(plan.symbolic_ ? 1 : 0);
     return absl::OkStatus();
   }
 
@@ -183,9 +186,10 @@ struct PlanCodec {
       BufferPlan::Buffer b;
       int64_t output = 0, c = 0;
       gemm::Packing& pk = b.packing;
-      if (!r.I64(b.bytes) || !r.I64(b.offset) || !r.I64(output) || !r.I64(c) ||
-          !constant_at(c, b.constant_inst) || b.bytes < 0 || b.offset < 0 || !r.I64(pk.blocks) ||
-          !r.I64(pk.k) || !r.I64(pk.n) || !r.I64(pk.stride)) {
+      if (!r.I64(b.bytes) || !r.I64(b.offset) || !r.I64(b.unit_offset) || !r.I64(output) ||
+          !r.I64(c) || !constant_at(c, b.constant_inst) || b.bytes < 0 || b.offset < 0 ||
+          b.unit_offset < 0 || !r.I64(pk.blocks) || !r.I64(pk.k) || !r.I64(pk.n) ||
+          !r.I64(pk.stride)) {
         return false;
       }
       b.output = static_cast<int>(output);
@@ -210,9 +214,13 @@ struct PlanCodec {
       }
       plan.buffers_.push_back(std::move(b));
     }
-    if (!r.I64(plan.arena_bytes_) || !r.I64(plan.unshared_bytes_) || plan.arena_bytes_ < 0) {
+    int64_t symbolic = 0;
+    if (!r.I64(plan.arena_bytes_) || !r.I64(plan.unshared_bytes_) || plan.arena_bytes_ < 0 ||
+        !r.I64(plan.unit_bytes_) || plan.unit_bytes_ < 0 || !r.I64(symbolic) ||
+        (symbolic != 0) != (module.batch_representative() != 0)) {
       return false;
     }
+    plan.symbolic_ = symbolic != 0;
     // Every slot compiled code or Run will index must exist, and arena buffers fit the arena.
     for (const OutputSource& o : plan.outputs_) {
       if (!o.written_by_kernel && o.copy_from.constant == nullptr &&
@@ -220,8 +228,15 @@ struct PlanCodec {
         return false;
       }
     }
+    // (A symbolic plan's at its module's representative batch size, where `bytes` holds.)
+    const int64_t batch = module.batch_representative();
+    if (batch < 0 || batch > (int64_t{1} << 20)) return false;
     for (const BufferPlan::Buffer& b : plan.buffers_) {
-      if (!b.is_constant && b.output < 0 && b.offset + b.bytes > plan.arena_bytes_) return false;
+      if (!b.is_constant && b.output < 0 &&
+          (b.unit_offset > (int64_t{1} << 40) || plan.unit_bytes_ > (int64_t{1} << 40) ||
+           b.offset + b.unit_offset * batch + b.bytes > plan.arena_bytes(batch))) {
+        return false;
+      }
     }
     return true;
   }

@@ -123,6 +123,49 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SymbolicBatchTest,
                                                ShapeModeName(info.param.mode));
                          });
 
+// A new session warm-started from the disk cache compiles nothing: the symbolic executable is
+// stored like a static one (keyed by the module with its batch spelled ?b) and loaded for the
+// first batch size >= 2 it meets.
+TEST(SymbolicBatchCacheTest, ANewSessionLoadsTheSymbolicExecutable) {
+  const std::string dir = testing::TestTempDir() + "/symbolic_disk_cache";
+  std::filesystem::remove_all(dir);
+  auto run = [&](Session& session, int64_t batch) {
+    std::vector<float> x;
+    for (int64_t i = 0; i < batch * 4; ++i) x.push_back(static_cast<float>((i * 5) % 9) - 4.0f);
+    RunStats stats;
+    auto out = session.Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {batch, 4}, x)}},
+                           {"y"}, &stats);
+    EXPECT_TRUE(out.ok()) << out.status();
+    if (out.ok()) {
+      const std::vector<float> want = Expected(x);
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_FLOAT_EQ((*out)[0].data<float>()[i], want[i]) << "batch " << batch;
+      }
+    }
+    return stats;
+  };
+  SessionOptions options;
+  options.compile_cache_dir = dir;
+  {
+    auto first = Session::Load(GraphPath("dynamic_batch.pbtxt"), options);
+    ASSERT_TRUE(first.ok()) << first.status();
+    EXPECT_EQ(run(**first, 1).disk_cache_hits, 0);
+    const RunStats symbolic = run(**first, 3);
+    ASSERT_EQ(symbolic.compiles.size(), 1u);
+    EXPECT_EQ(symbolic.compiles[0].shape_class, "symbolic (batch >= 2)");
+    EXPECT_FALSE(symbolic.compiles[0].from_disk_cache);
+  }
+  auto second = Session::Load(GraphPath("dynamic_batch.pbtxt"), options);
+  ASSERT_TRUE(second.ok()) << second.status();
+  for (int64_t batch : {1, 7, 3, 12}) {
+    const RunStats stats = run(**second, batch);
+    for (const ClusterCompile& c : stats.compiles) {
+      EXPECT_TRUE(c.from_disk_cache) << "batch " << batch << " compiled " << c.shape_class;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // tf.boolean_mask's core: w = Where(x > 0) (the coordinates of the positive elements, int64
 // [n, 2]) and y = GatherNd(x, w) (their values), n known only when x is.
 constexpr char kMaskGraph[] = R"pb(
