@@ -3,10 +3,13 @@
 // session under --shapes auto. Each cluster compiles at most 3 times (batch 1 statically, one
 // symbolic executable for the rest, and at most one more), and every batch's outputs equal
 // the batch-1 executable's run row by row (the models' rows are independent), within the
-// conformance tolerance (normErr 1e-3, the blazepose family 5e-3).
+// conformance tolerance (normErr 1e-3, the blazepose family 5e-3). A second session started
+// from the first one's disk cache then compiles nothing for batch 1, 9 and 2.
 //
 // The models come from the conformance test's cache (TFJIT_MODEL_CACHE, default
 // ~/.cache/tfjit/models), which that test fills first on a fresh machine.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -79,12 +82,18 @@ Tensor Row(const Tensor& t, int64_t r) {
 TEST(SymbolicBatchModelsTest, FewCompilesAndRowByRowEqualOutputs) {
   const std::vector<ModelCase> models = Models();
   ASSERT_FALSE(models.empty());
+  // Compiled code goes to a disk cache of this test's own, which a second session per model
+  // then starts from.
+  const std::string cache_dir =
+      (fs::temp_directory_path() / absl::StrCat("tfjit_symbolic_batch_", getpid())).string();
+  fs::remove_all(cache_dir);
   int tested = 0;
   std::string summary;
   for (const ModelCase& m : models) {
     if (!fs::exists(m.path)) continue;  // a corpus the conformance test did not fetch
     SessionOptions options;
     options.shapes = ShapeMode::kAuto;
+    options.compile_cache_dir = cache_dir;
     auto session = Session::Load(m.path, options);
     if (!session.ok()) continue;  // the conformance test reports load failures
     std::vector<InputInfo> inputs = (*session)->Inputs();
@@ -161,7 +170,27 @@ TEST(SymbolicBatchModelsTest, FewCompilesAndRowByRowEqualOutputs) {
       }
     }
     absl::StrAppend(&summary, m.id, ":", classes, "\n");
+    // A new session warm-started from the disk cache compiles nothing, the symbolic
+    // executable included.
+    auto warm = Session::Load(m.path, options);
+    ASSERT_TRUE(warm.ok()) << warm.status();
+    for (int64_t batch : {1, 9, 2}) {
+      std::vector<std::pair<std::string, Tensor>> feeds;
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        std::vector<int64_t> dims = inputs[i].dims;
+        dims[0] = batch;
+        feeds.emplace_back(inputs[i].name, RandomInput(dims, static_cast<uint32_t>(batch + i)));
+      }
+      RunStats stats;
+      auto out = (*warm)->Run(feeds, fetches, &stats);
+      ASSERT_TRUE(out.ok()) << "warm batch " << batch << ": " << out.status();
+      for (const ClusterCompile& c : stats.compiles) {
+        EXPECT_TRUE(c.from_disk_cache || per_shape)
+            << "warm batch " << batch << ": " << c.cluster << " compiled (" << c.shape_class << ")";
+      }
+    }
   }
+  fs::remove_all(cache_dir);
   EXPECT_GE(tested, 10) << "too few corpus models with a batch dim were found in " << CacheDir();
   std::printf("%s", summary.c_str());
 }
