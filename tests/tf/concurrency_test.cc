@@ -5,6 +5,7 @@
 // are also the race detector's workload.
 #include <unistd.h>
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "examples/cli_output.h"
 #include "gtest/gtest.h"
@@ -405,6 +407,83 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SingleFlightTest,
                          [](const auto& info) {
                            return info.param.name + "_" + JitModeName(info.param.mode);
                          });
+
+// One symbolic executable (--shapes symbolic, shape_policy.h) shared by 8 threads, each
+// running its own batch sizes 2..9 in its own order: the executable compiles once, runs with
+// arenas of different sizes at once, and every result matches a session that compiles each
+// shape, within float rounding (the code differs in how loops are bounded, not in what they
+// compute, so in practice it is exact).
+TEST(SymbolicConcurrencyTest, ThreadsShareOneSymbolicExecutable) {
+  for (const char* name : {"dynamic_batch", "conv"}) {
+    SCOPED_TRACE(name);
+    Case c;
+    for (const Case& k : Cases()) {
+      if (k.name == name) c = k;
+    }
+    ASSERT_FALSE(c.path.empty());
+    SessionOptions options;
+    options.jit = JitMode::kAuto;
+    options.inter_op_threads = options.intra_op_threads = 2;
+    options.shapes = ShapeMode::kSymbolic;
+    auto symbolic = Session::Load(c.path, options);
+    ASSERT_TRUE(symbolic.ok()) << StatusToString(symbolic.status());
+    std::unique_ptr<Session> fixed = Load(c.path, JitMode::kAuto, 2);
+    ASSERT_NE(fixed, nullptr);
+    const std::vector<std::string> fetches =
+        c.fetches.empty() ? fixed->DefaultFetches() : c.fetches;
+    auto feeds_of = [&](int64_t batch, int seed) {
+      Case shaped = c;
+      for (InputSpec& in : shaped.inputs) {
+        for (int64_t& d : in.dims) d = d < 0 ? batch : d;
+      }
+      return MakeFeeds(shaped, seed, 0);
+    };
+    std::vector<std::string> errors(kThreads);
+    std::vector<int> compiles(kThreads, 0);
+    RunOnThreads([&](int t) {
+      for (int i = 0; i < 8; ++i) {
+        const int64_t batch = 2 + (t + 3 * i) % 8;
+        RunStats stats;
+        auto out = (*symbolic)->Run(feeds_of(batch, t * 8 + i), fetches, &stats);
+        if (!out.ok()) {
+          errors[t] += StatusToString(out.status()) + "\n";
+          continue;
+        }
+        compiles[t] += static_cast<int>(stats.compiles.size());
+        for (const ClusterCompile& cc : stats.compiles) {
+          if (cc.shape_class == "static") errors[t] += "a static compile at batch >= 2\n";
+        }
+        auto want = fixed->Run(feeds_of(batch, t * 8 + i), fetches);
+        if (!want.ok()) {
+          errors[t] += StatusToString(want.status()) + "\n";
+          continue;
+        }
+        for (size_t k = 0; k < want->size(); ++k) {
+          const Tensor& a = (*out)[k];
+          const Tensor& b = (*want)[k];
+          if (a.dims() != b.dims()) {
+            errors[t] +=
+                absl::StrCat("batch ", batch, ": ", a.ShapeString(), " vs ", b.ShapeString(), "\n");
+            continue;
+          }
+          for (int64_t e = 0; e < a.num_elements(); ++e) {
+            const float x = a.data<float>()[e], y = b.data<float>()[e];
+            if (std::fabs(x - y) > 1e-5f * std::max(1.0f, std::fabs(y))) {
+              errors[t] += absl::StrCat("batch ", batch, " element ", e, ": ", x, " vs ", y, "\n");
+              break;
+            }
+          }
+        }
+      }
+    });
+    int total = 0;
+    for (int t = 0; t < kThreads; ++t) {
+      EXPECT_EQ(errors[t], "") << "thread " << t;
+      total += compiles[t];
+    }
+    EXPECT_EQ(total, 1) << "one symbolic executable serves every batch size >= 2";
+  }
+}
 
 // Variables under concurrent runs. Resource variables (TF2): AssignAdd/AssignSubVariableOp
 // take the variable's lock for their read-modify-write, so none of N updates from each of 8
