@@ -82,6 +82,11 @@ class CpuBackend : public backends::Backend {
   IrEmitterOptions EmitOptions() const;
   // The backend options a compiled module depends on, for the disk cache's key.
   std::string CacheOptionsText() const;
+  // The executable of `module` stored in `cache` under `key`, loaded and linked (`module`
+  // moves into it); null on a miss.
+  std::unique_ptr<backends::Executable> LoadFromCache(
+      const ObjectCache& cache, const std::string& key, std::unique_ptr<hlo::Module>& module,
+      double optimize_ms, std::chrono::steady_clock::time_point start) const;
   absl::Status Optimize(hlo::Module& module, const std::string& dump_prefix) const;
   struct LinkedObject {
     std::unique_ptr<OrcJit> jit;
@@ -145,20 +150,8 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::Compile(
     cache.emplace(options_.cache_dir, options_.cache_max_bytes);
     key = ObjectCache::Key(*module, CacheOptionsText());
     // A dump compiles: a hit would skip the LLVM IR it asks for.
-    std::optional<CachedObject> hit;
-    if (!dumps) hit = cache->Load(key, *module);
-    if (hit.has_value()) {
-      absl::StatusOr<LinkedObject> linked = LinkObject(hit->objects);
-      if (linked.ok()) {
-        hit->stats.optimize_ms = stats.optimize_ms;
-        return MakeExecutable(std::move(module), std::move(hit->plan),
-                              std::move(hit->profile_units), std::move(*linked), hit->stats, start,
-                              /*from_cache=*/true);
-      }
-      // An entry that does not link is a miss: it goes, and the compile stores a new one.
-      Log(LogLevel::kWarning, "disk cache: '%s' does not link (%s); compiling instead",
-          cache->PathOf(key), linked.status().message());
-      cache->Remove(key);
+    if (!dumps) {
+      if (auto hit = LoadFromCache(*cache, key, module, stats.optimize_ms, start)) return hit;
     }
   }
 
@@ -316,18 +309,7 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::CompileSymboli
   if (!options_.cache_dir.empty()) {
     cache.emplace(options_.cache_dir, options_.cache_max_bytes);
     key = ObjectCache::Key(*module, CacheOptionsText());
-    if (std::optional<CachedObject> hit = cache->Load(key, *module); hit.has_value()) {
-      absl::StatusOr<LinkedObject> linked = LinkObject(hit->objects);
-      if (linked.ok()) {
-        hit->stats.optimize_ms = stats.optimize_ms;
-        return MakeExecutable(std::move(module), std::move(hit->plan),
-                              std::move(hit->profile_units), std::move(*linked), hit->stats, start,
-                              /*from_cache=*/true);
-      }
-      Log(LogLevel::kWarning, "disk cache: '%s' does not link (%s); compiling instead",
-          cache->PathOf(key), linked.status().message());
-      cache->Remove(key);
-    }
+    if (auto hit = LoadFromCache(*cache, key, module, stats.optimize_ms, start)) return hit;
   }
   TFJIT_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCpuModule(*module, emit_options));
   {
@@ -372,6 +354,24 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CpuBackend::CompileSymboli
   return MakeExecutable(std::move(module), std::move(emitted.plan),
                         std::move(emitted.profile_units), std::move(linked), stats, start,
                         /*from_cache=*/false);
+}
+
+std::unique_ptr<backends::Executable> CpuBackend::LoadFromCache(
+    const ObjectCache& cache, const std::string& key, std::unique_ptr<hlo::Module>& module,
+    double optimize_ms, std::chrono::steady_clock::time_point start) const {
+  std::optional<CachedObject> hit = cache.Load(key, *module);
+  if (!hit.has_value()) return nullptr;
+  absl::StatusOr<LinkedObject> linked = LinkObject(hit->objects);
+  if (!linked.ok()) {
+    // An entry that does not link is a miss: it goes, and the compile stores a new one.
+    Log(LogLevel::kWarning, "disk cache: '%s' does not link (%s); compiling instead",
+        cache.PathOf(key), linked.status().message());
+    cache.Remove(key);
+    return nullptr;
+  }
+  hit->stats.optimize_ms = optimize_ms;
+  return MakeExecutable(std::move(module), std::move(hit->plan), std::move(hit->profile_units),
+                        std::move(*linked), hit->stats, start, /*from_cache=*/true);
 }
 
 std::string CpuBackend::CacheOptionsText() const {

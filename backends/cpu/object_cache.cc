@@ -288,7 +288,7 @@ std::optional<std::string> ObjectCache::LoadBlob(const std::string& key) const {
     }
     return std::nullopt;
   }
-  const std::string file = *std::move(read);
+  const std::string& file = *read;
   // A damaged entry goes, so that the compile that follows can publish a good one (entries
   // are published once and never rewritten in place: StoreBlob).
   auto damaged = [&](absl::string_view why) -> std::optional<std::string> {
@@ -296,7 +296,8 @@ std::optional<std::string> ObjectCache::LoadBlob(const std::string& key) const {
     (void)Files().Remove(path);
     return std::nullopt;
   };
-  if (file.size() < sizeof(kMagic) || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) {
+  if (file.size() < sizeof(kMagic) ||
+      file.compare(0, sizeof(kMagic), kMagic, sizeof(kMagic)) != 0) {
     return damaged("not a tfjit object file");
   }
   Reader r(absl::string_view(file).substr(sizeof(kMagic)));

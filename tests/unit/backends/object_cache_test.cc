@@ -357,7 +357,9 @@ TEST(ObjectCacheFaultTest, AFailedStoreLeavesNothingBehind) {
       const Compiled c = CompileAndRun(text, dir);
       EXPECT_FALSE(c.exe->stats().loaded_from_disk_cache);
       EXPECT_TRUE(c.result.BitwiseEquals(want.result));
-      if (fault != "read_only") EXPECT_GE(faulty->writes.load(), 1);
+      if (fault != "read_only") {
+        EXPECT_GE(faulty->writes.load(), 1);
+      }
     }
     EXPECT_TRUE(!fs::exists(dir) || fs::is_empty(dir)) << "a partial entry or temporary is left";
     EXPECT_FALSE(CompileAndRun(text, dir).exe->stats().loaded_from_disk_cache);
