@@ -88,6 +88,25 @@ class ModuleTest(unittest.TestCase):
             tfjit.load(MATMUL, jit="sometimes")
         self.assertEqual(caught.exception.code, "INVALID_ARGUMENT")
 
+    def test_batch_sizes_share_one_executable(self):
+        """shapes='symbolic' (and the default 'auto'): tests/tf/graphs/dynamic_batch.pbtxt, x [-1, 4]
+        reshaped to [batch, 2, 2] through Shape -> StridedSlice -> Pack, y = sum(relu(r * w), -1)
+        with w = [1, -2], checked against NumPy at every batch size, on the CPU and the
+        interpreter; a bad shapes mode is INVALID_ARGUMENT."""
+        path = os.path.join(SRC, "tests", "tf", "graphs", "dynamic_batch.pbtxt")
+        for shapes in ("symbolic", "auto", "static"):
+            for backend in ("cpu", "interpreter"):
+                model = tfjit.load(path, shapes=shapes, backend=backend)
+                for batch in (1, 3, 2, 8, 5):
+                    x = np.random.default_rng(batch).standard_normal((batch, 4)).astype(np.float32)
+                    y = model.run({"x": x}, fetches=["y"])["y"]
+                    r = x.reshape(batch, 2, 2) * np.array([1, -2], np.float32)
+                    np.testing.assert_allclose(y, np.maximum(r, 0).sum(-1), rtol=1e-6, atol=1e-6)
+        with self.assertRaises(tfjit.Error) as caught:
+            tfjit.load(path, shapes="sometimes")
+        self.assertEqual(caught.exception.code, "INVALID_ARGUMENT")
+        self.assertIn("static, auto or symbolic", str(caught.exception))
+
     def test_non_contiguous_feeds(self):
         model = tfjit.load(MATMUL)
         feeds = random_feeds(model, 3)
