@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/corpus_model.h"
 #include "benchmark/benchmark.h"
 #include "examples/cli_output.h"
 #include "tfjit/session.h"
@@ -36,16 +37,6 @@ double RssMiB() {
          (1024.0 * 1024.0);
 }
 
-std::string ModelPath(const std::string& model) {
-  const char* env = std::getenv("TFJIT_MODEL_CACHE");
-  const char* home = std::getenv("HOME");
-  const fs::path cache =
-      env != nullptr ? fs::path(env)
-                     : fs::path(home != nullptr ? home : "/root") / ".cache" / "tfjit" / "models";
-  return (cache / "models" / "@vladmandic" / "human-models" / "models" / (model + ".json"))
-      .string();
-}
-
 double Percentile(std::vector<double> sorted, double p) {
   if (sorted.empty()) return 0;
   const size_t i = std::min(sorted.size() - 1, static_cast<size_t>(p * (sorted.size() - 1)));
@@ -55,7 +46,7 @@ double Percentile(std::vector<double> sorted, double p) {
 void BM_Soak(benchmark::State& state) {
   const char* env = std::getenv("TFJIT_SOAK_MODEL");
   const std::string model = env != nullptr ? env : "blazeface";
-  const std::string path = ModelPath(model);
+  const std::string path = bench::CorpusModelPath(model);
   if (!fs::exists(path)) {
     state.SkipWithError(("no model at " + path +
                          " (tests/models/fetch_models.sh fetches the corpus; TFJIT_MODEL_CACHE, "

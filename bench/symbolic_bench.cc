@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/corpus_model.h"
 #include "benchmark/benchmark.h"
 #include "examples/cli_output.h"
 #include "tfjit/session.h"
@@ -24,23 +25,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ModelPath(const std::string& model) {
-  const char* env = std::getenv("TFJIT_MODEL_CACHE");
-  const char* home = std::getenv("HOME");
-  const fs::path cache =
-      env != nullptr ? fs::path(env)
-                     : fs::path(home != nullptr ? home : "/root") / ".cache" / "tfjit" / "models";
-  return (cache / "models" / "@vladmandic" / "human-models" / "models" / (model + ".json"))
-      .string();
-}
-
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
 void BM_SymbolicVsStatic(benchmark::State& state, const std::string& model, int64_t batch) {
-  const std::string path = ModelPath(model);
+  const std::string path = bench::CorpusModelPath(model);
   if (!fs::exists(path)) {
     state.SkipWithError(("no model at " + path).c_str());
     return;

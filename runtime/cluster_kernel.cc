@@ -193,13 +193,39 @@ std::string SymbolicLaunchKey(const ExecContext& ctx, const std::string& signatu
   return key;
 }
 
+// After a compile (a cache miss) that began at `t0`: its time in `compile_ms`, the phases in
+// the log, the optimized module dumped when asked (one file per cache key).
+CompilationCache::ExecutablePtr FinishCompile(const cluster::Cluster& cluster,
+                                              std::unique_ptr<backends::Executable> exe,
+                                              const ExecContext& ctx, const std::string& key,
+                                              std::chrono::steady_clock::time_point t0,
+                                              double* compile_ms) {
+  *compile_ms = MillisSince(t0);
+  const backends::CompileStats& cs = exe->stats();
+  const bool symbolic = exe->module().batch_representative() != 0;
+  Log(LogLevel::kInfo,
+      "compiled %s (%d nodes)%s in %.1f ms: lowering %.1f ms, HLO passes %.1f ms, %s %.1f "
+      "ms, %d kernels, temporaries %.2f MB (%.2f MB unshared)",
+      cluster.spec.name, static_cast<int>(cluster.spec.nodes.size()),
+      symbolic ? absl::StrCat(" for every batch size >= ", kMinSymbolicBatch) : "", *compile_ms,
+      *compile_ms - cs.optimize_ms - cs.codegen_ms, cs.optimize_ms,
+      cs.loaded_from_disk_cache ? "loaded from the disk cache in" : "codegen", cs.codegen_ms,
+      cs.num_kernels, cs.temp_bytes / 1e6, cs.temp_bytes_unshared / 1e6);
+  if (!ctx.dump_dir.empty()) {
+    std::ofstream(absl::StrCat(ctx.dump_dir, "/", cluster.spec.name, symbolic ? "_symbolic_" : "_",
+                               std::hash<std::string>()(key) % 1000000, ".hlo"))
+        << hlo::PrintModule(exe->module());
+  }
+  return CompilationCache::ExecutablePtr(std::move(exe));
+}
+
 // Lowers the cluster at each of kBatchProbes (the batch inputs' dim 0 set to it) and compiles
 // one symbolic executable from the modules. A probe that does not lower, or modules that do
 // not make a symbolic one, are FAILED_PRECONDITION: the caller compiles statically instead.
 absl::StatusOr<CompilationCache::ExecutablePtr> CompileSymbolicCluster(
     const cluster::Cluster& cluster, const std::vector<tf2hlo::ArgInfo>& args,
     const ShapeChoice& choice, const backends::Backend& backend, const ExecContext& ctx,
-    double* compile_ms) {
+    const std::string& key, double* compile_ms) {
   const auto t0 = std::chrono::steady_clock::now();
   CompileProgress progress(ctx.show_compile_progress, cluster.spec.name,
                            static_cast<int>(cluster.spec.nodes.size()));
@@ -220,20 +246,7 @@ absl::StatusOr<CompilationCache::ExecutablePtr> CompileSymbolicCluster(
   }
   TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,
                          backend.CompileSymbolic(std::move(probes)));
-  *compile_ms = MillisSince(t0);
-  const backends::CompileStats& cs = exe->stats();
-  Log(LogLevel::kInfo,
-      "compiled %s (%d nodes) for every batch size >= %d in %.1f ms: lowering %.1f ms, HLO "
-      "passes %.1f ms, codegen %.1f ms, %d kernels",
-      cluster.spec.name, static_cast<int>(cluster.spec.nodes.size()), kMinSymbolicBatch,
-      *compile_ms, *compile_ms - cs.optimize_ms - cs.codegen_ms, cs.optimize_ms, cs.codegen_ms,
-      cs.num_kernels);
-  if (!ctx.dump_dir.empty()) {
-    std::ofstream(absl::StrCat(ctx.dump_dir, "/", cluster.spec.name, "_symbolic_",
-                               std::hash<std::string>()(choice.class_key) % 1000000, ".hlo"))
-        << hlo::PrintModule(exe->module());
-  }
-  return CompilationCache::ExecutablePtr(std::move(exe));
+  return FinishCompile(cluster, std::move(exe), ctx, key, t0, compile_ms);
 }
 
 // Lowers and compiles the cluster (a cache miss); logs the phases and dumps the optimized
@@ -249,21 +262,7 @@ absl::StatusOr<CompilationCache::ExecutablePtr> CompileCluster(
                          tf2hlo::LowerCluster(cluster.spec, args, ctx.autofix));
   TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,
                          backend.Compile(std::move(module)));
-  *compile_ms = MillisSince(t0);
-  const backends::CompileStats& cs = exe->stats();
-  Log(LogLevel::kInfo,
-      "compiled %s (%d nodes) in %.1f ms: lowering %.1f ms, HLO passes %.1f ms, %s %.1f "
-      "ms, %d kernels, temporaries %.2f MB (%.2f MB unshared)",
-      cluster.spec.name, static_cast<int>(cluster.spec.nodes.size()), *compile_ms,
-      *compile_ms - cs.optimize_ms - cs.codegen_ms, cs.optimize_ms,
-      cs.loaded_from_disk_cache ? "loaded from the disk cache in" : "codegen", cs.codegen_ms,
-      cs.num_kernels, cs.temp_bytes / 1e6, cs.temp_bytes_unshared / 1e6);
-  if (!ctx.dump_dir.empty()) {
-    std::ofstream(absl::StrCat(ctx.dump_dir, "/", cluster.spec.name, "_",
-                               std::hash<std::string>()(key) % 1000000, ".hlo"))
-        << hlo::PrintModule(exe->module());
-  }
-  return CompilationCache::ExecutablePtr(std::move(exe));
+  return FinishCompile(cluster, std::move(exe), ctx, key, t0, compile_ms);
 }
 
 // An auto cluster failed to compile with `s`: the nodes the error names (each that failed on
@@ -614,7 +613,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
   // made leaves the launch to a static compile.
   std::vector<std::vector<int64_t>> dims;
   std::vector<bool> eligible;
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  for (size_t i = 0; ctx.shapes != ShapeMode::kStatic && i < inputs.size(); ++i) {
     dims.push_back(inputs[i].dims());
     eligible.push_back(inputs[i].rank() >= 1 && !args[i].variable.has_value() &&
                        std::find(const_inputs_[index].begin(), const_inputs_[index].end(),
@@ -647,7 +646,10 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
                                                     const_inputs_[index], choice);
       exe = ctx.cache->GetOrCompile(
           sym_key,
-          [&] { return CompileSymbolicCluster(cluster, args, choice, *backend, ctx, &compile_ms); },
+          [&] {
+            return CompileSymbolicCluster(cluster, args, choice, *backend, ctx, sym_key,
+                                          &compile_ms);
+          },
           &hit);
       if (!exe.ok() && (exe.status().code() == absl::StatusCode::kFailedPrecondition ||
                         exe.status().code() == absl::StatusCode::kUnimplemented)) {

@@ -50,6 +50,12 @@ struct ShapeChoice {
 };
 
 // One cluster's shapes: what it compiled statically and its symbolic classes. Thread-safe.
+// Lookup order: a symbolic class whose guard holds, then an exact static executable, then a
+// new class or a static compile. The issue asked for exact first; a class goes first so that,
+// once it exists, every batch size >= 2 runs the one executable (a size compiled statically
+// before the class existed would otherwise keep its own code, and its results could differ in
+// the last bits from its neighbours'). The static executable of that first size is then
+// unused; it costs one compile, already paid.
 class ClusterShapes {
  public:
   // The choice for a launch with inputs of `dims`. `eligible[i]`: input i may carry the batch

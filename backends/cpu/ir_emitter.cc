@@ -3,7 +3,8 @@
 // of the fixed kernel ABI that loads those pointers from the buffer table. Sequencing: the
 // entry function runs a computation's kernels in post order; while and conditional become
 // LLVM loops and switches in the entry function around their computations' kernels, each
-// called computation planned (frame_plan.h) and emitted once per call site.
+// called computation planned (frame_plan.h) and emitted once per call site. Library and custom
+// calls are ir_emitter_calls.cc; the class is ir_emitter_internal.h.
 #include "backends/cpu/ir_emitter.h"
 
 #include <algorithm>
@@ -14,20 +15,14 @@
 #include <vector>
 
 #include "backends/cpu/frame_plan.h"
+#include "backends/cpu/ir_emitter_internal.h"
 #include "backends/cpu/kernel_match.h"
 #include "backends/cpu/runtime_abi.h"
 #include "backends/llvm/elemental_emitter.h"
 #include "backends/llvm/loop_emitter.h"
 #include "backends/llvm/target.h"
-#include "core/conv2d.h"
 #include "core/dtype.h"
-#include "core/linalg.h"
-#include "core/nms.h"
-#include "core/random_fill.h"
-#include "core/run_control.h"
 #include "core/status.h"
-#include "core/top_k.h"
-#include "core/where.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -98,141 +93,7 @@ int64_t ElementsTouched(const Instruction& inst) {
 // per kernel (asking after every one cost facemesh-attention 1.7% at one thread).
 constexpr int64_t kCheckpointElements = int64_t{1} << 16;
 
-struct KernelInfo {
-  llvm::Function* function = nullptr;
-  int64_t extent = 1;
-  // The extent at the run's batch size when it depends on it (k >= 1; a symbolic module).
-  hlo::SymbolicExtent symbolic_extent;
-  bool parallel = false;
-  int64_t cost_per_unit = 1;
-};
-
-class CpuIrEmitter {
- public:
-  CpuIrEmitter(BufferPlan& plan, const IrEmitterOptions& options, llvm::Module* module,
-               bool symbolic)
-      : plan_(plan),
-        options_(options),
-        module_(module),
-        b_(module->getContext()),
-        elemental_(&b_, module),
-        symbolic_(symbolic) {}
-
-  // Emits tfjit_entry for the module's entry computation and places its results.
-  absl::Status EmitEntry(const hlo::Computation& entry);
-  int num_kernels() const { return num_kernels_; }
-  const std::vector<std::string>& kernel_names() const { return kernel_names_; }
-  const std::vector<std::string>& profile_units() const { return profile_units_; }
-
- private:
-  // ---- Kernels (module-level functions). ----
-  llvm::Function* NewFunction(const std::string& name, llvm::FunctionType* type, bool internal);
-  absl::StatusOr<KernelInfo> EmitKernel(const Instruction& inst,
-                                        const std::vector<ValueLocation>& operand_loc,
-                                        const std::vector<ValueLocation>& out_locs, bool in_place);
-  // A multi-output reduce fusion (fusion.h): every output in one loop.
-  absl::Status EmitMultiOutputBody(const Instruction& inst,
-                                   const std::vector<ElementGenerator>& ops,
-                                   const std::vector<IrArray>& outs, llvm::Value* begin,
-                                   llvm::Value* end, KernelInfo& info);
-  absl::Status EmitElementalBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
-                                 const IrArray& out, llvm::Value* begin, llvm::Value* end,
-                                 KernelInfo& info);
-  // The loop writing out[index] = root(index) over [begin, end) of the first loop dim, the
-  // leading `outer` dims of `dims` collapsed into it.
-  absl::Status EmitRootLoop(const std::vector<int64_t>& dims, llvm_ir::LoopShape loop_shape,
-                            size_t outer, const ElementGenerator& root, const IrArray& out,
-                            llvm::Value* begin, llvm::Value* end);
-  // Column reductions (ColumnReduction): `reduces` are `inst` itself or the reduces of its
-  // fused computation (several for a multi-output fusion), written to `outs`.
-  absl::Status EmitColumnReductionBody(const Instruction& inst,
-                                       const std::vector<const Instruction*>& reduces,
-                                       const std::vector<ElementGenerator>& ops,
-                                       const std::vector<IrArray>& outs, KernelInfo& info);
-  absl::Status EmitEpilogueBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
-                                const IrArray& out, llvm::Value* begin, llvm::Value* end,
-                                KernelInfo& info);
-  absl::Status EmitInPlaceUpdateBody(const Instruction& inst,
-                                     const std::vector<ElementGenerator>& ops, const IrArray& out,
-                                     llvm::Value* begin, llvm::Value* end, KernelInfo& info);
-  absl::Status EmitScatterBody(const Instruction& inst, const std::vector<ElementGenerator>& ops,
-                               const IrArray& out, bool in_place, KernelInfo& info);
-  // Library calls; `epilogue` (a kernel) and `buffers` (its buffer table) are null pointers
-  // unless the call runs an output fusion's epilogue.
-  // `packed` is the rhs packed once (PackedRhsSlot's slot) or a null pointer.
-  void EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out, llvm::Value* lhs,
-                    llvm::Value* rhs, llvm::Value* packed, llvm::Value* ctx, llvm::Value* epilogue,
-                    llvm::Value* buffers);
-  void EmitConvBody(const Instruction& inst, const conv::Conv2DParams& p, llvm::Value* out,
-                    llvm::Value* lhs, llvm::Value* rhs, llvm::Value* packed, llvm::Value* ctx,
-                    llvm::Value* epilogue, llvm::Value* buffers);
-  // The slot of the packed form (gemm::Pack) of `rhs` when it is the constant float32 weights
-  // of the dot or convolution `hero` and the runtime reads them packed; else -1.
-  int PackedRhsSlot(const Instruction& hero, const ValueLocation& rhs);
-
-  // ---- Sequencing (at the insertion point in tfjit_entry). ----
-  absl::Status EmitFrame(const FramePlan& frame);
-  absl::Status EmitInstruction(const Instruction& inst, const FramePlan& frame);
-  // A kernel (loop nest, library call or custom call) between the profile hooks.
-  absl::Status EmitProfiledUnit(const Instruction& inst, const FramePlan& frame);
-  // Outside loops, after each kernel: the entry returns once the run must stop
-  // (tfjit_cpu_checkpoint); the executable then discards the results.
-  void EmitCheckpoint();
-  absl::Status EmitKernelCall(const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitOutputFusion(const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitWhile(const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitConditional(const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitCall(const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitCustomCall(const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitTopK(const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitNms(const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitWhere(const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitScan(const ScanShape& scan, const Instruction& inst, const FramePlan& frame);
-  absl::Status EmitLinalg(const Instruction& inst, const FramePlan& frame);
-  // Plans and emits `computation` on `params`, then copies its result into `out`.
-  absl::Status EmitCalledInto(const hlo::Computation& computation, std::vector<Leaves> params,
-                              const Leaves& out);
-  // dest[i] = src[i] for every leaf, correct when sources are other destinations (a body that
-  // permutes its state): those go through scratch buffers first.
-  void EmitStateUpdate(const Leaves& dest, const Leaves& src,
-                       const std::vector<hlo::Shape>& shapes);
-  void EmitCopy(const ValueLocation& to, const ValueLocation& from, int64_t bytes);
-  llvm::Value* Pointer(const ValueLocation& loc);
-  // Array constants larger than kMaxInlineConstantBytes are read through a constant slot of
-  // the buffer table (BufferPlan::AddConstant) instead of a global of the LLVM module:
-  // emitting megabytes of weights element by element was a large share of compile time, and
-  // kernels that differ only in their constants get identical bodies.
-  ValueLocation Resolve(const ValueLocation& loc);
-  llvm::Value* LoadScalar(const ValueLocation& loc, DType dtype);
-  // RunContext::batch of `ctx`, loaded with `b` (a symbolic module's batch size).
-  llvm::Value* LoadBatch(llvm::IRBuilder<>& b, llvm::Value* ctx);
-  // `value`, a size that is a multiple of `shape`'s dim 0 at the representative (value =
-  // dim 0 * per row), at the run's batch size; a constant when the shape is static.
-  llvm::Value* ScaledByDim0(const hlo::Shape& shape, int64_t value);
-  // `e` at the batch size `batch` (k * batch + c), or `value` when e is static.
-  llvm::Value* ExtentValue(const hlo::SymbolicExtent& e, int64_t value, llvm::Value* batch);
-  void PlaceOutputs(const FramePlan& entry);
-
-  BufferPlan& plan_;
-  const IrEmitterOptions& options_;
-  llvm::Module* module_;
-  llvm::IRBuilder<> b_;
-  llvm_ir::ElementalEmitter elemental_;
-  llvm::Value* buffers_ = nullptr;      // tfjit_entry's buffer table
-  llvm::Value* run_ctx_ = nullptr;      // tfjit_entry's RunContext
-  const bool symbolic_;                 // the module has symbolic dims (docs/HLO.md)
-  llvm::Value* entry_batch_ = nullptr;  // tfjit_entry's RunContext::batch (symbolic modules)
-  llvm::FunctionCallee parallel_for_;
-  llvm::FunctionCallee profile_begin_;
-  llvm::FunctionCallee profile_end_;
-  llvm::FunctionCallee checkpoint_;
-  llvm::BasicBlock* stop_ = nullptr;  // tfjit_entry's early return (EmitCheckpoint)
-  int64_t unchecked_elements_ = 0;    // touched by the kernels since the last checkpoint
-  int num_kernels_ = 0;
-  int loop_depth_ = 0;  // While loops around the instructions being emitted
-  std::vector<std::string> kernel_names_;
-  std::vector<std::string> profile_units_;
-};
+}  // namespace
 
 llvm::Function* CpuIrEmitter::NewFunction(const std::string& name, llvm::FunctionType* type,
                                           bool internal) {
@@ -636,82 +497,6 @@ int CpuIrEmitter::PackedRhsSlot(const Instruction& hero, const ValueLocation& rh
   return packing.blocks == 0 ? -1 : plan_.AddPackedConstant(rhs.constant, packing);
 }
 
-void CpuIrEmitter::EmitGemmBody(const Instruction& inst, const GemmShape& g, llvm::Value* out,
-                                llvm::Value* lhs, llvm::Value* rhs, llvm::Value* packed,
-                                llvm::Value* ctx, llvm::Value* epilogue, llvm::Value* buffers) {
-  const bool f32 = inst.shape().element_type() == DType::kFloat32;
-  llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i64 = b_.getInt64Ty();
-  llvm::Type* i32 = b_.getInt32Ty();
-  if (g.rhs_outer > 0) {
-    llvm::FunctionCallee outer = module_->getOrInsertFunction(
-        f32 ? "tfjit_cpu_matmul_outer_f32" : "tfjit_cpu_matmul_outer_f64",
-        llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32},
-                                false));
-    b_.CreateCall(outer,
-                  {ctx, out, lhs, rhs, b_.getInt64(g.rhs_outer), b_.getInt64(g.m), b_.getInt64(g.n),
-                   b_.getInt64(g.k), b_.getInt32(g.transpose_lhs ? 1 : 0)});
-    return;
-  }
-  llvm::FunctionCallee fn = module_->getOrInsertFunction(
-      f32 ? "tfjit_cpu_matmul_f32" : "tfjit_cpu_matmul_f64",
-      llvm::FunctionType::get(b_.getVoidTy(),
-                              {ptr, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i32, i32, ptr, ptr},
-                              false));
-  // A symbolic module's batch size reaches the GEMM's batch count (the output's dim 0 is
-  // the first batch dim), its rows (no batch dims: dim 0 is the lhs's first free dim) or its
-  // depth (the lhs contracts its dim 0).
-  llvm::Value* batch = b_.getInt64(g.batch);
-  llvm::Value* m = b_.getInt64(g.m);
-  llvm::Value* k = b_.getInt64(g.k);
-  const hlo::Shape& lhs_shape = inst.operand(0)->shape();
-  const hlo::DotDims& dd = inst.attrs().dot;
-  if (inst.shape().has_symbolic_dim0()) {
-    if (!dd.lhs_batch.empty() && dd.lhs_batch[0] == 0) {
-      batch = ScaledByDim0(inst.shape(), g.batch);
-    } else if (dd.lhs_batch.empty()) {
-      m = ScaledByDim0(inst.shape(), g.m);
-    }
-  } else if (lhs_shape.has_symbolic_dim0() && dd.lhs_contracting.size() == 1 &&
-             dd.lhs_contracting[0] == 0) {
-    k = ScaledByDim0(lhs_shape, g.k);
-  }
-  b_.CreateCall(fn, {ctx, out, lhs, rhs, packed, batch, m, b_.getInt64(g.n), k,
-                     b_.getInt32(g.transpose_lhs ? 1 : 0), b_.getInt32(g.transpose_rhs ? 1 : 0),
-                     epilogue, buffers});
-}
-
-// One call; the runtime splits the convolution across the pool itself.
-void CpuIrEmitter::EmitConvBody(const Instruction& inst, const conv::Conv2DParams& p,
-                                llvm::Value* out, llvm::Value* lhs, llvm::Value* rhs,
-                                llvm::Value* packed, llvm::Value* ctx, llvm::Value* epilogue,
-                                llvm::Value* buffers) {
-  const bool f32 = inst.shape().element_type() == DType::kFloat32;
-  llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i64 = b_.getInt64Ty();
-  std::vector<llvm::Type*> params = {ptr, ptr, ptr, ptr, ptr};
-  const std::vector<int64_t> values = {
-      p.batch,    p.in_h,         p.in_w,         p.in_c,         p.k_h,          p.k_w,
-      p.out_c,    p.out_h,        p.out_w,        p.stride_h,     p.stride_w,     p.pad_top,
-      p.pad_left, p.lhs_dilate_h, p.lhs_dilate_w, p.rhs_dilate_h, p.rhs_dilate_w, p.groups};
-  params.insert(params.end(), values.size(), i64);
-  params.push_back(ptr);
-  params.push_back(ptr);
-  llvm::FunctionCallee fn =
-      module_->getOrInsertFunction(f32 ? "tfjit_cpu_conv2d_f32" : "tfjit_cpu_conv2d_f64",
-                                   llvm::FunctionType::get(b_.getVoidTy(), params, false));
-  std::vector<llvm::Value*> args = {ctx, out, lhs, rhs, packed};
-  for (int64_t v : values) args.push_back(b_.getInt64(v));
-  // NHWC: a symbolic module's batch size is the images' count.
-  const hlo::Shape& lhs_shape = inst.operand(0)->shape();
-  if (lhs_shape.has_symbolic_dim0() && inst.attrs().conv.input_batch == 0) {
-    args[5] = elemental_.Dim(lhs_shape, 0);
-  }
-  args.push_back(epilogue);
-  args.push_back(buffers);
-  b_.CreateCall(fn, args);
-}
-
 absl::Status CpuIrEmitter::EmitInPlaceUpdateBody(const Instruction& inst,
                                                  const std::vector<ElementGenerator>& ops,
                                                  const IrArray& out, llvm::Value* begin,
@@ -1002,146 +787,6 @@ absl::Status CpuIrEmitter::EmitCall(const Instruction& inst, const FramePlan& fr
   return EmitCalledInto(*inst.to_apply(), std::move(params), frame.leaves(&inst));
 }
 
-// A Philox fill (core/random_fill.h), a top-k (core/top_k.h), a decomposition (core/linalg.h)
-// or a non-max suppression (core/nms.h): one runtime call from the entry
-// function, which shards the work across the pool itself (CheckSequenced accepted the target
-// and shapes).
-absl::Status CpuIrEmitter::EmitCustomCall(const Instruction& inst, const FramePlan& frame) {
-  if (inst.attrs().custom_call_target == topk::kTopKTarget) return EmitTopK(inst, frame);
-  if (inst.attrs().custom_call_target == nms::kNmsTarget) return EmitNms(inst, frame);
-  if (inst.attrs().custom_call_target == where::kWhereTarget) return EmitWhere(inst, frame);
-  if (linalg::CallOfTarget(inst.attrs().custom_call_target)) return EmitLinalg(inst, frame);
-  const int64_t n = inst.shape().num_elements();
-  if (n == 0) return absl::OkStatus();
-  const std::optional<random::RandomDistribution> dist =
-      random::RandomDistributionOfTarget(inst.attrs().custom_call_target);
-  if (!dist.has_value()) return UnsupportedOpcode(inst);
-  llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i32 = b_.getInt32Ty();
-  llvm::FunctionCallee fill = module_->getOrInsertFunction(
-      "tfjit_cpu_philox_fill",
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, i32, i32, ptr, ptr, b_.getInt64Ty()}, false));
-  b_.CreateCall(fill, {run_ctx_, b_.getInt32(static_cast<int32_t>(*dist)),
-                       b_.getInt32(static_cast<int32_t>(inst.shape().element_type())),
-                       Pointer(frame.leaves(inst.operand(0))[0]), Pointer(frame.leaves(&inst)[0]),
-                       b_.getInt64(n)});
-  return absl::OkStatus();
-}
-
-absl::Status CpuIrEmitter::EmitTopK(const Instruction& inst, const FramePlan& frame) {
-  const hlo::Shape& in = inst.operand(0)->shape();
-  const int64_t n = in.dims().back();
-  const int64_t k = inst.shape().tuple_shape(0).dims().back();
-  const int64_t rows = n == 0 ? 0 : in.num_elements() / n;
-  if (rows == 0 || k == 0) return absl::OkStatus();
-  llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i64 = b_.getInt64Ty();
-  llvm::FunctionType* type = llvm::FunctionType::get(
-      b_.getVoidTy(), {ptr, b_.getInt32Ty(), ptr, ptr, ptr, i64, i64, i64}, false);
-  llvm::FunctionCallee top_k = module_->getOrInsertFunction("tfjit_cpu_top_k", type);
-  const Leaves& out = frame.leaves(&inst);
-  b_.CreateCall(top_k, {run_ctx_, b_.getInt32(static_cast<int32_t>(in.element_type())),
-                        Pointer(frame.leaves(inst.operand(0))[0]), Pointer(out[0]), Pointer(out[1]),
-                        b_.getInt64(rows), b_.getInt64(n), b_.getInt64(k)});
-  return absl::OkStatus();
-}
-
-// Non-max suppression (core/nms.h, IsNms accepted the shapes): one runtime call.
-absl::Status CpuIrEmitter::EmitNms(const Instruction& inst, const FramePlan& frame) {
-  llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i64 = b_.getInt64Ty();
-  llvm::FunctionType* type = llvm::FunctionType::get(
-      b_.getVoidTy(), {ptr, ptr, ptr, ptr, ptr, i64, i64, ptr, ptr, ptr}, false);
-  llvm::FunctionCallee nms_fn = module_->getOrInsertFunction("tfjit_cpu_nms", type);
-  const Leaves& out = frame.leaves(&inst);
-  // The soft-NMS form has a fifth operand (sigma) and a third result (the selected scores).
-  const bool soft = inst.operand_count() == 5;
-  llvm::Value* null = llvm::ConstantPointerNull::get(llvm::PointerType::get(b_.getContext(), 0));
-  b_.CreateCall(
-      nms_fn, {Pointer(frame.leaves(inst.operand(0))[0]), Pointer(frame.leaves(inst.operand(1))[0]),
-               Pointer(frame.leaves(inst.operand(2))[0]), Pointer(frame.leaves(inst.operand(3))[0]),
-               soft ? Pointer(frame.leaves(inst.operand(4))[0]) : null,
-               b_.getInt64(inst.operand(0)->shape().dims()[0]),
-               b_.getInt64(inst.shape().tuple_shape(0).dims()[0]), Pointer(out[0]), Pointer(out[1]),
-               soft ? Pointer(out[2]) : null});
-  return absl::OkStatus();
-}
-
-// A prefix-scan reduce-window (MatchScan): one runtime call, O(n) per line, in order.
-absl::Status CpuIrEmitter::EmitScan(const ScanShape& scan, const Instruction& inst,
-                                    const FramePlan& frame) {
-  if (inst.shape().num_elements() == 0) return absl::OkStatus();
-  llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i32 = b_.getInt32Ty();
-  llvm::Type* i64 = b_.getInt64Ty();
-  llvm::FunctionType* type =
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, i32, i32, ptr, ptr, i64, i64, i64}, false);
-  llvm::FunctionCallee fn = module_->getOrInsertFunction("tfjit_cpu_scan", type);
-  b_.CreateCall(fn, {run_ctx_, b_.getInt32(scan.multiply ? 1 : 0),
-                     b_.getInt32(static_cast<int32_t>(scan.type)),
-                     Pointer(frame.leaves(inst.operand(0))[0]), Pointer(frame.leaves(&inst)[0]),
-                     b_.getInt64(scan.outer), b_.getInt64(scan.n), b_.getInt64(scan.inner)});
-  return absl::OkStatus();
-}
-
-// Where's coordinates (core/where.h, IsWhere accepted the shapes): one runtime call, the
-// operand's dims a constant array of the module.
-absl::Status CpuIrEmitter::EmitWhere(const Instruction& inst, const FramePlan& frame) {
-  const hlo::Shape& in = inst.operand(0)->shape();
-  llvm::Type* ptr = b_.getPtrTy();
-  std::vector<uint64_t> dims(in.dims().begin(), in.dims().end());
-  dims.push_back(0);  // never an empty array
-  llvm::Constant* init = llvm::ConstantDataArray::get(module_->getContext(), dims);
-  auto* dims_global =
-      new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
-                               llvm::GlobalValue::PrivateLinkage, init, "where_dims");
-  llvm::FunctionType* type =
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, b_.getInt32Ty(), ptr, ptr}, false);
-  llvm::FunctionCallee where_fn = module_->getOrInsertFunction("tfjit_cpu_where", type);
-  const Leaves& out = frame.leaves(&inst);
-  b_.CreateCall(where_fn, {Pointer(frame.leaves(inst.operand(0))[0]), dims_global,
-                           b_.getInt32(in.rank()), Pointer(out[0]), Pointer(out[1])});
-  return absl::OkStatus();
-}
-
-// A decomposition or solver of core/linalg.h (IsLinalg accepted the shapes): one runtime call,
-// which shards the batch across the pool.
-absl::Status CpuIrEmitter::EmitLinalg(const Instruction& inst, const FramePlan& frame) {
-  const std::optional<linalg::Call> call = linalg::CallOfTarget(inst.attrs().custom_call_target);
-  std::vector<std::vector<int64_t>> ins;
-  for (int64_t i = 0; i < inst.operand_count(); ++i) ins.push_back(inst.operand(i)->shape().dims());
-  std::vector<std::pair<DType, std::vector<int64_t>>> outs;
-  for (const hlo::Shape& t : inst.shape().tuple_shapes())
-    outs.push_back({t.element_type(), t.dims()});
-  const DType dtype = inst.operand(0)->shape().element_type();
-  const std::optional<linalg::Problem> p = linalg::MatchShapes(*call, dtype, ins, outs);
-  if (!p.has_value()) return UnsupportedOpcode(inst);
-  if (p->batch == 0) return absl::OkStatus();
-  llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i32 = b_.getInt32Ty();
-  llvm::Type* i64 = b_.getInt64Ty();
-  llvm::FunctionType* type = llvm::FunctionType::get(
-      b_.getVoidTy(), {ptr, i32, i32, i32, i64, i64, i64, i64, ptr, ptr, ptr, ptr, ptr}, false);
-  llvm::FunctionCallee fn = module_->getOrInsertFunction("tfjit_cpu_linalg", type);
-  const Leaves& out = frame.leaves(&inst);
-  llvm::Value* null =
-      llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(module_->getContext()));
-  std::vector<llvm::Value*> args = {run_ctx_,
-                                    b_.getInt32(static_cast<int32_t>(call->kind)),
-                                    b_.getInt32(call->flags),
-                                    b_.getInt32(static_cast<int32_t>(dtype)),
-                                    b_.getInt64(p->batch),
-                                    b_.getInt64(p->m),
-                                    b_.getInt64(p->n),
-                                    b_.getInt64(p->k)};
-  for (int64_t i = 0; i < 2; ++i) {
-    args.push_back(i < inst.operand_count() ? Pointer(frame.leaves(inst.operand(i))[0]) : null);
-  }
-  for (size_t i = 0; i < 3; ++i) args.push_back(i < out.size() ? Pointer(out[i]) : null);
-  b_.CreateCall(fn, args);
-  return absl::OkStatus();
-}
-
 // The callee's buffers are reused by every run of this call site, so its result is copied
 // into the caller's buffers (`out`), which nothing else writes.
 absl::Status CpuIrEmitter::EmitCalledInto(const hlo::Computation& computation,
@@ -1208,8 +853,6 @@ absl::Status CpuIrEmitter::EmitEntry(const hlo::Computation& entry) {
   b_.CreateRetVoid();
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::StatusOr<EmittedModule> EmitCpuModule(const hlo::Module& module,
                                             const IrEmitterOptions& options) {

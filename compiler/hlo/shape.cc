@@ -75,7 +75,8 @@ bool Shape::IsSymbolic() const {
 }
 
 Shape Shape::AtBatch(int64_t batch) const {
-  Shape out = Rebased(batch);
+  Shape out = *this;
+  if (has_symbolic_dim0()) out.dims_[0] = dim0_.At(batch);
   out.dim0_ = SymbolicExtent{};
   for (Shape& s : out.tuple_shapes_) s = s.AtBatch(batch);
   return out;

@@ -3,6 +3,7 @@
 // module built there; each kind of difference that cannot be symbolic is refused, naming it.
 #include "compiler/hlo/symbolic.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,16 +62,22 @@ struct Probes {
   std::vector<BatchProbe> probes;
 };
 
-Probes Build(const std::string& text, std::vector<int64_t> batches) {
+// The modules `text_at(b)` for each of `batches`, parsed and verified.
+Probes BuildEach(const std::function<std::string(int64_t)>& text_at,
+                 const std::vector<int64_t>& batches) {
   Probes out;
   for (int64_t b : batches) {
-    absl::StatusOr<std::unique_ptr<Module>> m = ParseAndVerifyModule(At(text, b));
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseAndVerifyModule(text_at(b));
     EXPECT_TRUE(m.ok()) << "batch " << b << ": " << m.status();
     if (!m.ok()) continue;
     out.probes.push_back({b, m->get()});
     out.modules.push_back(std::move(*m));
   }
   return out;
+}
+
+Probes Build(const std::string& text, const std::vector<int64_t>& batches) {
+  return BuildEach([&](int64_t b) { return At(text, b); }, batches);
 }
 
 TEST(SymbolicTest, RowsBecomeOneModuleThatIsEveryBatchSize) {
@@ -172,15 +179,9 @@ TEST(SymbolicTest, SmallProbesCatchClampsAndStructure) {
                         "] parameter(0)\n  ROOT %s = f32[", std::min<int64_t>(b, 8),
                         "] slice(%x), slice={[0:", std::min<int64_t>(b, 8), ":1]}\n}\n");
   };
-  std::vector<std::unique_ptr<Module>> modules;
-  std::vector<BatchProbe> probes;
-  for (int64_t b : {1021, 1022, 2, 3}) {
-    absl::StatusOr<std::unique_ptr<Module>> m = ParseAndVerifyModule(clamp(b));
-    ASSERT_TRUE(m.ok()) << m.status();
-    probes.push_back({b, m->get()});
-    modules.push_back(std::move(*m));
-  }
-  absl::StatusOr<std::unique_ptr<Module>> sym = Symbolize(probes);
+  Probes p = BuildEach(clamp, {1021, 1022, 2, 3});
+  ASSERT_EQ(p.probes.size(), 4u);
+  absl::StatusOr<std::unique_ptr<Module>> sym = Symbolize(p.probes);
   ASSERT_FALSE(sym.ok());
   EXPECT_TRUE(absl::StrContains(sym.status().message(),
                                 "%s: dim 0 is 8 at batch 1021, 8 at batch 1022, 2 at batch 2"))
@@ -207,15 +208,9 @@ TEST(SymbolicTest, AFoldedRangeBecomesAnIota) {
                         absl::StrJoin(values, ", "), "})\n  ROOT %s = s32[", b,
                         "] add(%x, %r)\n}\n");
   };
-  std::vector<std::unique_ptr<Module>> modules;
-  std::vector<BatchProbe> probes;
-  for (int64_t b : {1021, 1022, 2, 3}) {
-    absl::StatusOr<std::unique_ptr<Module>> m = ParseAndVerifyModule(text(b));
-    ASSERT_TRUE(m.ok()) << m.status();
-    probes.push_back({b, m->get()});
-    modules.push_back(std::move(*m));
-  }
-  absl::StatusOr<std::unique_ptr<Module>> sym = Symbolize(probes);
+  Probes p = BuildEach(text, {1021, 1022, 2, 3});
+  ASSERT_EQ(p.probes.size(), 4u);
+  absl::StatusOr<std::unique_ptr<Module>> sym = Symbolize(p.probes);
   ASSERT_TRUE(sym.ok()) << sym.status();
   const std::string printed = PrintModule(**sym);
   EXPECT_TRUE(absl::StrContains(printed, "%r = s32[?b] iota(), iota_dimension=0")) << printed;
