@@ -175,33 +175,37 @@ class GpuExecutable : public backends::Executable {
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& args,
                                           ThreadPool* pool) const override {
     (void)pool;
-    TFJIT_RETURN_IF_ERROR(backends::CheckArguments(*module_, args));
+    int64_t batch = 0;
+    TFJIT_RETURN_IF_ERROR(backends::CheckArguments(*module_, args, &batch));
     TFJIT_ASSIGN_OR_RETURN(CudaDriver * d, CudaDriver::Get());
     TFJIT_RETURN_IF_ERROR(d->SetCurrent(ordinal_));
     std::lock_guard<std::mutex> lock(mu_);
     TFJIT_RETURN_IF_ERROR(LoadLocked(*d));
+    // A symbolic program runs as its instance at the arguments' batch size.
+    TFJIT_ASSIGN_OR_RETURN(const GpuProgram* program, ProgramAtLocked(batch));
+    const GpuProgram& p = *program;
     const CudaApi& api = d->api();
     DeviceBuffer arena;
-    TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, program_.arena_bytes));
+    TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, p.arena_bytes));
     // Whatever the run queued is done before the arena goes back to the shared cache, on
     // every path out (errors and cancellation included).
     StreamSync sync{*d, stream()};
-    auto address = [&](int slot) { return SlotAddress(arena, slot); };
+    auto address = [&](int slot) { return SlotAddress(p, arena, slot); };
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].byte_size() == 0) continue;
       TFJIT_RETURN_IF_ERROR(
-          d->Check(api.MemcpyHtoDAsync(address(program_.parameter_slots[i]), args[i].raw_data(),
+          d->Check(api.MemcpyHtoDAsync(address(p.parameter_slots[i]), args[i].raw_data(),
                                        args[i].byte_size(), stream()),
                    "copying an argument to the GPU"));
     }
-    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address, program_.steps));
+    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, p, address, p.steps));
     std::vector<Tensor> outputs;
-    for (size_t k = 0; k < program_.output_slots.size(); ++k) {
-      const hlo::Shape& shape = program_.output_shapes[k];
+    for (size_t k = 0; k < p.output_slots.size(); ++k) {
+      const hlo::Shape& shape = p.output_shapes[k];
       outputs.push_back(Tensor::Uninitialized(shape.element_type(), shape.dims()));
       if (outputs.back().byte_size() == 0) continue;
       TFJIT_RETURN_IF_ERROR(
-          d->Check(api.MemcpyDtoHAsync(outputs.back().raw_data(), address(program_.output_slots[k]),
+          d->Check(api.MemcpyDtoHAsync(outputs.back().raw_data(), address(p.output_slots[k]),
                                        outputs.back().byte_size(), stream()),
                    "copying an output from the GPU"));
     }
@@ -220,13 +224,15 @@ class GpuExecutable : public backends::Executable {
     TFJIT_RETURN_IF_ERROR(d->SetCurrent(ordinal_));
     std::lock_guard<std::mutex> lock(mu_);
     TFJIT_RETURN_IF_ERROR(LoadLocked(*d));
+    // A symbolic program is timed at its representative batch size.
+    const GpuProgram& p = program_;
     DeviceBuffer arena;
-    TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, program_.arena_bytes));
+    TFJIT_RETURN_IF_ERROR(arena.Allocate(*d, ordinal_, p.arena_bytes));
     StreamSync sync{*d, stream()};
-    auto address = [&](int slot) { return SlotAddress(arena, slot); };
-    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, address, program_.steps));  // warm-up
+    auto address = [&](int slot) { return SlotAddress(p, arena, slot); };
+    TFJIT_RETURN_IF_ERROR(EnqueueSteps(*d, p, address, p.steps));  // warm-up
     return TimeOnStream(*d, stream(), iterations,
-                        [&]() { return EnqueueSteps(*d, address, program_.steps); });
+                        [&]() { return EnqueueSteps(*d, p, address, p.steps); });
   }
   backends::CompileStats& mutable_stats() { return stats_; }
 
@@ -328,16 +334,31 @@ class GpuExecutable : public backends::Executable {
     if (l.module != nullptr) api.ModuleUnload(l.module);
   }
 
-  // Where `slot` is on the device for a run using `arena`.
-  CUdeviceptr SlotAddress(const DeviceBuffer& arena, int slot) const {
-    const GpuSlot& s = program_.slots[static_cast<size_t>(slot)];
+  // The program to run at batch size `batch` (0: a static module's): the compiled one, or a
+  // symbolic one's instance there, kept for the next runs of that size (a few sizes).
+  absl::StatusOr<const GpuProgram*> ProgramAtLocked(int64_t batch) const {
+    if (program_.batch_representative <= 0 || batch == program_.batch_representative) {
+      return &program_;
+    }
+    auto it = at_batch_.find(batch);
+    if (it != at_batch_.end()) return it->second.get();
+    TFJIT_ASSIGN_OR_RETURN(GpuProgram at, program_.AtBatch(batch));
+    if (at_batch_.size() >= kProgramsKept) at_batch_.clear();
+    auto [inserted, _] = at_batch_.emplace(batch, std::make_unique<GpuProgram>(std::move(at)));
+    return inserted->second.get();
+  }
+  static constexpr size_t kProgramsKept = 16;
+
+  // Where `slot` of program `p` is on the device for a run using `arena`.
+  CUdeviceptr SlotAddress(const GpuProgram& p, const DeviceBuffer& arena, int slot) const {
+    const GpuSlot& s = p.slots[static_cast<size_t>(slot)];
     return (s.kind == GpuSlot::Kind::kConstant ? loaded_->constants.ptr() : arena.ptr()) +
            static_cast<CUdeviceptr>(s.offset);
   }
 
   // Launches `steps` on the stream; control flow reads its predicates back (a sync each).
   template <typename Address>
-  absl::Status EnqueueSteps(CudaDriver& d, const Address& address,
+  absl::Status EnqueueSteps(CudaDriver& d, const GpuProgram& p, const Address& address,
                             const std::vector<GpuStep>& steps) const {
     const CudaApi& api = d.api();
     for (const GpuStep& step : steps) {
@@ -348,7 +369,7 @@ class GpuExecutable : public backends::Executable {
           TFJIT_RETURN_IF_ERROR(RunGemm(step, address));
           continue;
         case GpuStep::Kind::kCopy: {
-          const int64_t bytes = program_.slots[static_cast<size_t>(step.output)].bytes;
+          const int64_t bytes = p.slots[static_cast<size_t>(step.output)].bytes;
           if (bytes == 0) continue;
           TFJIT_RETURN_IF_ERROR(
               d.Check(api.MemcpyDtoDAsync(address(step.output), address(step.operands[0]),
@@ -363,21 +384,22 @@ class GpuExecutable : public backends::Executable {
                 control != nullptr && control->ShouldStop()) {
               return control->Check(absl::StrCat("GPU while loop '", step.inst->name(), "'"));
             }
-            TFJIT_RETURN_IF_ERROR(EnqueueSteps(d, address, step.nested[0]));
-            TFJIT_ASSIGN_OR_RETURN(int64_t go, ReadScalar(d, address, step.predicate));
+            TFJIT_RETURN_IF_ERROR(EnqueueSteps(d, p, address, step.nested[0]));
+            TFJIT_ASSIGN_OR_RETURN(int64_t go, ReadScalar(d, p, address, step.predicate));
             if (go == 0) break;
-            TFJIT_RETURN_IF_ERROR(EnqueueSteps(d, address, step.nested[1]));
+            TFJIT_RETURN_IF_ERROR(EnqueueSteps(d, p, address, step.nested[1]));
           }
           continue;
         case GpuStep::Kind::kConditional: {
-          TFJIT_ASSIGN_OR_RETURN(int64_t index, ReadScalar(d, address, step.predicate));
+          TFJIT_ASSIGN_OR_RETURN(int64_t index, ReadScalar(d, p, address, step.predicate));
           const int64_t n = static_cast<int64_t>(step.nested.size());
-          const GpuSlot& slot = program_.slots[static_cast<size_t>(step.predicate)];
+          const GpuSlot& slot = p.slots[static_cast<size_t>(step.predicate)];
           // pred: true is branch 0; s32: out of range is the last branch.
           const int64_t branch = slot.bytes == 1           ? (index != 0 ? 0 : 1)
                                  : index < 0 || index >= n ? n - 1
                                                            : index;
-          TFJIT_RETURN_IF_ERROR(EnqueueSteps(d, address, step.nested[static_cast<size_t>(branch)]));
+          TFJIT_RETURN_IF_ERROR(
+              EnqueueSteps(d, p, address, step.nested[static_cast<size_t>(branch)]));
           continue;
         }
         case GpuStep::Kind::kHost:
@@ -391,10 +413,13 @@ class GpuExecutable : public backends::Executable {
       pointers.push_back(address(step.output));
       for (int operand : step.operands) pointers.push_back(address(operand));
       int64_t n = step.elements;
+      // A symbolic program's kernels also take the batch size.
+      int64_t batch = p.batch_representative;
       std::vector<void*> params;
-      for (CUdeviceptr& p : pointers) params.push_back(&p);
+      for (CUdeviceptr& pointer : pointers) params.push_back(&pointer);
       params.push_back(&n);
-      const PtxKernel& kernel = program_.ptx.kernels[static_cast<size_t>(step.kernel)];
+      if (batch > 0) params.push_back(&batch);
+      const PtxKernel& kernel = p.ptx.kernels[static_cast<size_t>(step.kernel)];
       const int64_t threads =
           n * kernel.threads_per_element / std::max(1, kernel.elements_per_thread);
       const int64_t blocks =
@@ -446,8 +471,9 @@ class GpuExecutable : public backends::Executable {
 
   // The pred (1 byte) or s32 scalar in `slot`, once the stream has computed it.
   template <typename Address>
-  absl::StatusOr<int64_t> ReadScalar(CudaDriver& d, const Address& address, int slot) const {
-    const int64_t bytes = program_.slots[static_cast<size_t>(slot)].bytes;
+  absl::StatusOr<int64_t> ReadScalar(CudaDriver& d, const GpuProgram& p, const Address& address,
+                                     int slot) const {
+    const int64_t bytes = p.slots[static_cast<size_t>(slot)].bytes;
     int32_t value = 0;
     uint8_t flag = 0;
     void* host = bytes == 1 ? static_cast<void*>(&flag) : static_cast<void*>(&value);
@@ -576,6 +602,8 @@ class GpuExecutable : public backends::Executable {
   backends::CompileStats stats_;
   mutable std::mutex mu_;  // one run at a time: the runs share the stream
   mutable std::unique_ptr<Loaded> loaded_;
+  // A symbolic program's instances by batch size (under mu_).
+  mutable std::map<int64_t, std::unique_ptr<GpuProgram>> at_batch_;
 };
 
 class GpuFusionPolicy : public passes::FusionPolicy {};
@@ -595,11 +623,39 @@ class GpuBackend : public backends::Backend {
     }
     backends::CompileStats stats;
     auto start = std::chrono::steady_clock::now();
-    passes::PipelineOptions pipeline_options;
-    pipeline_options.verify = options_.verify_passes;
     const bool dumps = !options_.dump_dir.empty() && !options_.dump_pass_regex.empty();
     const std::string dump_prefix = dumps ? backends::DumpPrefix(*module) : "";
-    if (dumps) {
+    TFJIT_RETURN_IF_ERROR(Optimize(*module, dump_prefix));
+    stats.optimize_ms = MillisSince(start);
+    return Finish(std::move(module), stats, dump_prefix);
+  }
+
+  // One program for every batch size >= the probes' smallest: the probes optimized and made
+  // one symbolic module (backends::OptimizeAndSymbolize), whose program (BuildGpuProgram)
+  // must have the same PTX at two batch sizes; its runs take the batch size from the
+  // arguments.
+  absl::StatusOr<std::unique_ptr<backends::Executable>> CompileSymbolic(
+      std::vector<backends::BatchProbeModule> probes) const override {
+    backends::CompileStats stats;
+    auto start = std::chrono::steady_clock::now();
+    TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<hlo::Module> module,
+                           backends::OptimizeAndSymbolize(probes, [this](hlo::Module& m) {
+                             return Optimize(m, /*dump_prefix=*/"");
+                           }));
+    probes.clear();
+    stats.optimize_ms = MillisSince(start);
+    const bool dumps = !options_.dump_dir.empty() && !options_.dump_pass_regex.empty();
+    const std::string dump_prefix = dumps ? backends::DumpPrefix(*module) : "";
+    return Finish(std::move(module), stats, dump_prefix);
+  }
+  bool compiles_symbolic() const override { return true; }
+
+ private:
+  // The GPU's pass pipeline; dumps after matching passes when `dump_prefix` is set.
+  absl::Status Optimize(hlo::Module& module, const std::string& dump_prefix) const {
+    passes::PipelineOptions pipeline_options;
+    pipeline_options.verify = options_.verify_passes;
+    if (!dump_prefix.empty()) {
       pipeline_options.dump_dir = options_.dump_dir;
       pipeline_options.dump_after_regex = options_.dump_pass_regex;
       pipeline_options.dump_prefix = dump_prefix;
@@ -607,15 +663,20 @@ class GpuBackend : public backends::Backend {
     passes::PassPipeline pipeline("gpu", pipeline_options);
     pipeline.AddPass<passes::CallInlinerPass>();  // kernels are per instruction: no calls
     passes::AddStandardPasses(pipeline, &policy_);
-    TFJIT_RETURN_IF_ERROR(pipeline.Run(*module).status());
-    stats.optimize_ms = MillisSince(start);
+    return pipeline.Run(module).status();
+  }
+
+  // An optimized module's program, executable and (with a driver) loaded PTX.
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Finish(
+      std::unique_ptr<hlo::Module> module, backends::CompileStats stats,
+      const std::string& dump_prefix) const {
     stats.flops = hlo::MatmulFlops(*module);
-    start = std::chrono::steady_clock::now();
+    auto start = std::chrono::steady_clock::now();
     // The run's deadline and cancellation hold between the stages (core/run_control.h).
     TFJIT_RETURN_IF_ERROR(
         RunCheckpoint(absl::StrCat("emitting PTX for module '", module->name(), "'")));
     TFJIT_ASSIGN_OR_RETURN(GpuProgram program, BuildGpuProgram(*module, sm_));
-    if (dumps) {
+    if (!dump_prefix.empty()) {
       const std::string path = absl::StrCat(options_.dump_dir, "/", dump_prefix, "ptx");
       std::ofstream out(path);
       if (!out) return NotFound("cannot open dump file '%s' for writing", path);
@@ -638,7 +699,6 @@ class GpuBackend : public backends::Backend {
     return std::unique_ptr<backends::Executable>(std::move(exe));
   }
 
- private:
   GpuBackendOptions options_;
   std::string sm_;
   GpuFusionPolicy policy_;

@@ -5,8 +5,11 @@
 #include <climits>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/hlo/symbolic.h"
 #include "compiler/passes/buffer_assignment.h"
 #include "core/status.h"
 
@@ -119,15 +122,43 @@ class ProgramBuilder : public passes::BufferSource {
   int64_t step() const { return step_; }
   std::vector<KernelSpec>& kernels() { return kernels_; }
 
-  // After the last step: the arena layout.
-  void Finish() {
-    arena_.Finalize(kAlignment);
-    program_.arena_bytes = arena_.arena_bytes();
-    program_.arena_bytes_unshared = arena_.unshared_bytes();
-    for (const auto& [slot, id] : arena_of_) {
-      program_.slots[static_cast<size_t>(slot)].offset = arena_.offset(id);
+  // After the last step: the arena layout. For a symbolic module, `at_next` is the program
+  // built at the next batch size, whose slot sizes give each buffer's bytes per batch row.
+  absl::Status Finish(int64_t representative = 0, const GpuProgram* at_next = nullptr) {
+    if (at_next == nullptr) {
+      arena_.Finalize(kAlignment);
+      program_.arena_bytes = arena_.arena_bytes();
+      for (const auto& [slot, id] : arena_of_) {
+        program_.slots[static_cast<size_t>(slot)].offset = arena_.offset(id);
+      }
+    } else {
+      if (at_next->slots.size() != program_.slots.size()) {
+        return FailedPrecondition("the GPU program has %d buffers at batch %d and %d at batch %d",
+                                  program_.slots.size(), representative, at_next->slots.size(),
+                                  representative + 1);
+      }
+      std::vector<int64_t> per_row(static_cast<size_t>(arena_.size()), 0);
+      for (const auto& [slot, id] : arena_of_) {
+        const int64_t grows = at_next->slots[static_cast<size_t>(slot)].bytes -
+                              program_.slots[static_cast<size_t>(slot)].bytes;
+        if (grows < 0) {
+          return FailedPrecondition("GPU buffer s%d shrinks as the batch grows", slot);
+        }
+        per_row[static_cast<size_t>(id)] = grows;
+      }
+      // Offsets and the arena's size are k * b + c: held here at the representative.
+      arena_.FinalizeSymbolic(kAlignment, per_row, representative);
+      program_.arena_bytes = arena_.arena_bytes() + arena_.unit_bytes() * representative;
+      program_.arena_bytes_per_row = arena_.unit_bytes();
+      for (const auto& [slot, id] : arena_of_) {
+        GpuSlot& s = program_.slots[static_cast<size_t>(slot)];
+        s.offset = arena_.offset(id) + arena_.unit_offset(id) * representative;
+        s.offset_per_row = arena_.unit_offset(id);
+      }
     }
+    program_.arena_bytes_unshared = arena_.unshared_bytes();
     program_.assignment = arena_.ToString();
+    return absl::OkStatus();
   }
 
  private:
@@ -447,7 +478,12 @@ passes::BufferPolicy GpuBufferPolicy() {
   return policy;
 }
 
-absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std::string& sm) {
+namespace {
+
+// The program of `module`; for a symbolic module, `at_next` is its program at the next batch
+// size (null while that one is built).
+absl::StatusOr<GpuProgram> BuildProgram(const hlo::Module& module, const std::string& sm,
+                                        const GpuProgram* at_next) {
   const hlo::Computation* entry = module.entry();
   if (entry == nullptr) return InvalidArgument("module '%s' has no entry", module.name());
   GpuProgram program;
@@ -474,9 +510,181 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std:
                                                     : shape.tuple_shape(static_cast<int>(k)));
     builder.Use(root[k], builder.step());
   }
-  builder.Finish();
+  TFJIT_RETURN_IF_ERROR(builder.Finish(module.batch_representative(), at_next));
   TFJIT_ASSIGN_OR_RETURN(program.ptx, EmitPtxKernels(module, builder.kernels(), sm));
+  program.batch_representative = module.batch_representative();
   return program;
+}
+
+// Whether `shape` (or an element of it) depends on the batch size.
+bool Symbolic(const hlo::Shape& shape) { return shape.IsSymbolic(); }
+
+// Fills the per-row fields of `steps` from the same steps built at the next batch size;
+// FAILED_PRECONDITION where the two differ in anything but sizes, or where a host step (the
+// evaluator, at the instruction's own shapes) would see a batch-sized value.
+absl::Status DeriveSteps(std::vector<GpuStep>& steps, const std::vector<GpuStep>& next) {
+  if (steps.size() != next.size()) {
+    return FailedPrecondition("the GPU program has %d steps at one batch size and %d at the next",
+                              steps.size(), next.size());
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    GpuStep& s = steps[i];
+    const GpuStep& t = next[i];
+    if (s.kind != t.kind || s.kernel != t.kernel || s.patches != t.patches ||
+        s.in_place != t.in_place || s.bias != t.bias || s.output != t.output ||
+        s.operands != t.operands || s.results != t.results || s.predicate != t.predicate ||
+        s.nested.size() != t.nested.size() || s.inst->name() != t.inst->name() ||
+        s.gemm.transpose_lhs != t.gemm.transpose_lhs ||
+        s.gemm.transpose_rhs != t.gemm.transpose_rhs || s.gemm.rhs_outer != t.gemm.rhs_outer) {
+      return FailedPrecondition(
+          "the GPU program's step for '%s' differs between one batch size and the next",
+          s.inst->name());
+    }
+    if (s.kind == GpuStep::Kind::kHost) {
+      bool sized = Symbolic(s.inst->shape());
+      for (const hlo::Instruction* op : s.inst->operands()) sized = sized || Symbolic(op->shape());
+      if (sized) {
+        return FailedPrecondition(
+            "'%s' runs on the host and its operands or result depend on the batch size",
+            s.inst->name());
+      }
+    }
+    s.elements_per_row = t.elements - s.elements;
+    s.gemm_per_row.batch = t.gemm.batch - s.gemm.batch;
+    s.gemm_per_row.m = t.gemm.m - s.gemm.m;
+    s.gemm_per_row.n = t.gemm.n - s.gemm.n;
+    s.gemm_per_row.k = t.gemm.k - s.gemm.k;
+    for (size_t b = 0; b < s.nested.size(); ++b) {
+      TFJIT_RETURN_IF_ERROR(DeriveSteps(s.nested[b], t.nested[b]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The line of `ptx` where it first differs from `other`, with the kernel it is in.
+std::string FirstPtxDifference(const GpuProgram& program, const std::string& other) {
+  const std::string& ptx = program.ptx.ptx;
+  size_t at = 0;
+  while (at < ptx.size() && at < other.size() && ptx[at] == other[at]) ++at;
+  const size_t line_start = ptx.rfind('\n', at == 0 ? 0 : at - 1);
+  const size_t begin = line_start == std::string::npos ? 0 : line_start + 1;
+  size_t end = ptx.find('\n', at);
+  if (end == std::string::npos) end = ptx.size();
+  std::string line(absl::StripAsciiWhitespace(ptx.substr(begin, end - begin)));
+  const size_t entry = ptx.rfind(".entry kernel_", begin);
+  int kernel = -1;
+  if (entry != std::string::npos) {
+    const size_t digits = entry + std::string(".entry kernel_").size();
+    (void)absl::SimpleAtoi(ptx.substr(digits, ptx.find_first_not_of("0123456789", digits) - digits),
+                           &kernel);
+  }
+  if (kernel >= 0 && kernel < static_cast<int>(program.ptx.kernels.size())) {
+    return absl::StrCat("%", program.ptx.kernels[static_cast<size_t>(kernel)].instruction,
+                        " (kernel_", kernel, ": ", line, ")");
+  }
+  return absl::StrCat("'", line, "'");
+}
+
+}  // namespace
+
+absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std::string& sm) {
+  const int64_t representative = module.batch_representative();
+  if (representative <= 0) return BuildProgram(module, sm, nullptr);
+  // A symbolic module: its program at the next batch size says what every size gains per
+  // row; the code must be the same at both.
+  std::unique_ptr<hlo::Module> next_module = hlo::Rebase(module, representative + 1);
+  TFJIT_ASSIGN_OR_RETURN(GpuProgram next, BuildProgram(*next_module, sm, nullptr));
+  TFJIT_ASSIGN_OR_RETURN(GpuProgram program, BuildProgram(module, sm, &next));
+  if (program.ptx.ptx != next.ptx.ptx) {
+    return FailedPrecondition(
+        "the GPU code of module '%s' depends on the batch size; first difference: %s",
+        module.name(), FirstPtxDifference(program, next.ptx.ptx));
+  }
+  for (size_t k = 0; k < program.ptx.kernels.size(); ++k) {
+    const PtxKernel& a = program.ptx.kernels[k];
+    const PtxKernel& b = next.ptx.kernels[k];
+    if (a.threads_per_element != b.threads_per_element ||
+        a.elements_per_thread != b.elements_per_thread || a.one_block != b.one_block) {
+      return FailedPrecondition("the GPU launch of %%%s in module '%s' depends on the batch size",
+                                a.instruction, module.name());
+    }
+  }
+  if (program.parameter_slots != next.parameter_slots ||
+      program.output_slots != next.output_slots) {
+    return FailedPrecondition(
+        "the GPU program of module '%s' places its arguments or results "
+        "differently at batch %d and %d",
+        module.name(), representative, representative + 1);
+  }
+  for (size_t i = 0; i < program.slots.size(); ++i) {
+    GpuSlot& s = program.slots[i];
+    const GpuSlot& t = next.slots[i];
+    if (s.kind != t.kind || (s.kind == GpuSlot::Kind::kConstant && s.bytes != t.bytes)) {
+      return FailedPrecondition("GPU buffer s%d of module '%s' differs between batch %d and %d", i,
+                                module.name(), representative, representative + 1);
+    }
+    s.bytes_per_row = t.bytes - s.bytes;
+  }
+  TFJIT_RETURN_IF_ERROR(DeriveSteps(program.steps, next.steps));
+  return program;
+}
+
+namespace {
+
+// `value` held at batch `from`, gaining `per_row` per row, at batch `to`.
+int64_t At(int64_t value, int64_t per_row, int64_t from, int64_t to) {
+  return value + per_row * (to - from);
+}
+
+absl::Status StepsAt(std::vector<GpuStep>& steps, int64_t from, int64_t to) {
+  for (GpuStep& s : steps) {
+    s.elements = At(s.elements, s.elements_per_row, from, to);
+    if (s.kind == GpuStep::Kind::kGemm) {
+      s.gemm.batch = At(s.gemm.batch, s.gemm_per_row.batch, from, to);
+      s.gemm.m = At(s.gemm.m, s.gemm_per_row.m, from, to);
+      s.gemm.n = At(s.gemm.n, s.gemm_per_row.n, from, to);
+      s.gemm.k = At(s.gemm.k, s.gemm_per_row.k, from, to);
+      for (int64_t d : {s.gemm.batch, s.gemm.m, s.gemm.n, s.gemm.k}) {
+        if (d < 0 || d > INT_MAX) {
+          return OutOfRange(
+              "at batch size %d the GEMM of '%s' (%d x %d x %d, %d batches) does "
+              "not fit cuBLAS's int arguments",
+              to, s.inst->name(), s.gemm.m, s.gemm.n, s.gemm.k, s.gemm.batch);
+        }
+      }
+    }
+    for (std::vector<GpuStep>& nested : s.nested) TFJIT_RETURN_IF_ERROR(StepsAt(nested, from, to));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<GpuProgram> GpuProgram::AtBatch(int64_t batch) const {
+  if (batch_representative <= 0) {
+    return FailedPrecondition("AtBatch: the GPU program is not symbolic");
+  }
+  if (batch < 1) return InvalidArgument("AtBatch: batch size %d (must be >= 1)", batch);
+  const int64_t from = batch_representative;
+  GpuProgram out;
+  out.sm = sm;
+  out.ptx.kernels = ptx.kernels;
+  out.steps = steps;
+  TFJIT_RETURN_IF_ERROR(StepsAt(out.steps, from, batch));
+  out.slots = slots;
+  for (GpuSlot& s : out.slots) {
+    s.offset = At(s.offset, s.offset_per_row, from, batch);
+    s.bytes = At(s.bytes, s.bytes_per_row, from, batch);
+  }
+  out.parameter_slots = parameter_slots;
+  out.output_slots = output_slots;
+  for (const hlo::Shape& shape : output_shapes) out.output_shapes.push_back(shape.AtBatch(batch));
+  out.arena_bytes = At(arena_bytes, arena_bytes_per_row, from, batch);
+  out.arena_bytes_unshared = arena_bytes_unshared;
+  out.constant_bytes = constant_bytes;
+  out.batch_representative = batch;
+  out.arena_bytes_per_row = arena_bytes_per_row;
+  return out;
 }
 
 CublasGemmArgs CublasArgsFor(const backends::GemmShape& g) {

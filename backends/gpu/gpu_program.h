@@ -27,6 +27,10 @@ struct GpuSlot {
   int64_t offset = 0;  // kArena: byte offset in the run's arena; kConstant: in the constants
   int64_t bytes = 0;
   const hlo::Instruction* constant = nullptr;  // kConstant: whose literal the slot holds
+  // A symbolic program (GpuProgram::batch_representative): what offset and bytes gain per
+  // batch row.
+  int64_t offset_per_row = 0;
+  int64_t bytes_per_row = 0;
 };
 
 // One step of a program. Control flow runs on the host: a while step runs its condition's
@@ -58,6 +62,9 @@ struct GpuStep {
   // index (out of range: the last branch) choosing one of `nested`, which writes the result.
   std::vector<std::vector<GpuStep>> nested;
   int predicate = -1;
+  // A symbolic program: what `elements` and the GEMM's batch, m, n and k gain per batch row.
+  int64_t elements_per_row = 0;
+  backends::GemmShape gemm_per_row{0, 0, 0, 0};
 };
 
 // The arguments of cublas{S,D}gemmStridedBatched for a row-major GEMM (alpha 1, beta 0).
@@ -86,6 +93,17 @@ struct GpuProgram {
   // The arena as the shared buffer assignment placed it (ArenaAssignment::ToString).
   std::string assignment;
 
+  // A symbolic program (built from a module with a symbolic batch size, docs/HLO.md) holds
+  // every size above at this batch size, with what each gains per batch row (the *_per_row
+  // fields), and its kernels take the batch size; 0 for a static program.
+  int64_t batch_representative = 0;
+  int64_t arena_bytes_per_row = 0;
+
+  // The program a symbolic one is at batch size `batch` (>= 1): sizes, offsets, GEMM
+  // arguments and output shapes there, without the PTX text (its kernels are the same);
+  // OUT_OF_RANGE when a GEMM there no longer fits cuBLAS's int arguments.
+  absl::StatusOr<GpuProgram> AtBatch(int64_t batch) const;
+
   // One line per step, e.g. "gemm dot.3 <- [p0 s1] -> s2 (arena 0+4096)" (tests, logs).
   std::string Describe() const;
 };
@@ -100,6 +118,13 @@ passes::BufferPolicy GpuBufferPolicy();
 // can compute (float32/float64 batched GEMMs) are GEMM steps, every other non-plumbing entry
 // instruction a kernel. UNIMPLEMENTED naming the instruction for what the GPU does not
 // compile yet (control flow, tuples other than the root's).
+//
+// A symbolic module gives a symbolic program: built at its representative batch size and at
+// the next, whose PTX must be the same text (else FAILED_PRECONDITION naming the kernel's
+// instruction: its code depends on the batch size) and whose sizes give what each gains per
+// batch row; the arena puts buffers whose size grows with the batch after the others, at
+// offsets that grow with it too (ArenaAssignment::FinalizeSymbolic). A host step that reads
+// or writes a batch-sized value is FAILED_PRECONDITION as well.
 absl::StatusOr<GpuProgram> BuildGpuProgram(const hlo::Module& module, const std::string& sm);
 
 }  // namespace tfjit::gpu

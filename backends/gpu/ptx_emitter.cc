@@ -92,6 +92,37 @@ llvm::Value* ReadSreg(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
   return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty());
 }
 
+// Every kernel's signature: `pointers` pointer parameters (the output, then the operands),
+// then i64 n and, for a symbolic module (docs/HLO.md, "Symbolic batch size"), i64 batch: the
+// run's batch size, from which the elemental emitter computes symbolic dims. Pointers are
+// noalias; `aligned` also says they are kBufferAlignment-aligned.
+struct KernelSignature {
+  llvm::Function* fn = nullptr;
+  llvm::Value* n = nullptr;
+  llvm::Value* batch = nullptr;  // null for a static module
+};
+KernelSignature CreateKernel(const std::string& name, size_t pointers, bool symbolic, bool aligned,
+                             llvm::Module& module, llvm::IRBuilder<>& b) {
+  std::vector<llvm::Type*> params(pointers, b.getPtrTy());
+  params.push_back(b.getInt64Ty());
+  if (symbolic) params.push_back(b.getInt64Ty());
+  llvm::Function* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false),
+                                              llvm::GlobalValue::ExternalLinkage, name, &module);
+  fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  for (unsigned i = 0; i < pointers; ++i) {
+    fn->addParamAttr(i, llvm::Attribute::NoAlias);
+    if (aligned) {
+      fn->addParamAttr(
+          i, llvm::Attribute::getWithAlignment(module.getContext(), llvm::Align(kBufferAlignment)));
+    }
+  }
+  KernelSignature k;
+  k.fn = fn;
+  k.n = fn->getArg(static_cast<unsigned>(pointers));
+  if (symbolic) k.batch = fn->getArg(static_cast<unsigned>(pointers) + 1);
+  return k;
+}
+
 // The generator of a kernel's output element, from generators of its operands.
 using RootFactory =
     std::function<absl::StatusOr<ElementGenerator>(const std::vector<ElementGenerator>& ops)>;
@@ -107,27 +138,23 @@ using WriteFn =
     std::function<absl::Status(llvm::Value* out, const IrIndex& index, llvm::Value* value,
                                const std::vector<ElementGenerator>& ops)>;
 
+// `elemental`, when not null, gets the kernel's batch size (symbolic modules).
 absl::Status EmitGridStrideKernel(const std::string& name, const hlo::Shape& out_shape,
                                   const std::vector<hlo::Shape>& operand_shapes,
                                   const RootFactory& make_root, llvm::Module& module,
-                                  llvm::IRBuilder<>& b, int64_t unroll = 1,
+                                  llvm::IRBuilder<>& b, bool symbolic,
+                                  llvm_ir::ElementalEmitter* elemental, int64_t unroll = 1,
                                   const WriteFn& write = nullptr) {
   llvm::LLVMContext& ctx = module.getContext();
-  llvm::Type* ptr = b.getPtrTy();
-  std::vector<llvm::Type*> params(operand_shapes.size() + 1, ptr);
-  params.push_back(b.getInt64Ty());
-  llvm::Function* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false),
-                                              llvm::GlobalValue::ExternalLinkage, name, &module);
-  fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  for (unsigned i = 0; i + 1 < fn->arg_size(); ++i) {
-    fn->addParamAttr(i, llvm::Attribute::NoAlias);
-    fn->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx, llvm::Align(kBufferAlignment)));
-  }
+  const KernelSignature sig =
+      CreateKernel(name, operand_shapes.size() + 1, symbolic, /*aligned=*/true, module, b);
+  llvm::Function* fn = sig.fn;
+  if (elemental != nullptr) elemental->set_batch(sig.batch);
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx, "loop", fn);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
   b.SetInsertPoint(entry);
-  llvm::Value* n = fn->getArg(fn->arg_size() - 1);
+  llvm::Value* n = sig.n;
   llvm::Value* block = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
   llvm::Value* threads = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
   llvm::Value* first =
@@ -173,22 +200,30 @@ std::vector<hlo::Shape> OperandShapes(const Instruction& inst) {
 }
 
 // Elements per thread of `inst`'s kernel: 4 for large elementwise ops and loop fusions whose
-// size is a multiple of 4 (their loads and stores become 16-byte vector ones), else 1.
+// size is a multiple of 4 (their loads and stores become 16-byte vector ones), else 1. For a
+// symbolic dim 0 of extent k * b + c, the size is a multiple of 4 at every batch size only
+// when both of its parts are.
 int64_t ElementsPerThread(const Instruction& inst) {
   const bool elementwise =
       hlo::IsElementwise(inst.opcode()) ||
       (inst.opcode() == Opcode::kFusion && inst.attrs().fusion_kind == "kLoop");
-  const int64_t n = inst.shape().num_elements();
-  return elementwise && n >= 4096 && n % 4 == 0 ? 4 : 1;
+  const hlo::Shape& shape = inst.shape();
+  const int64_t n = shape.num_elements();
+  bool multiple = n % 4 == 0;
+  if (shape.has_symbolic_dim0()) {
+    const int64_t row = shape.dim(0) == 0 ? 0 : n / shape.dim(0);
+    multiple = (row * shape.symbolic_dim0().k) % 4 == 0 && (row * shape.symbolic_dim0().c) % 4 == 0;
+  }
+  return elementwise && n >= 4096 && multiple ? 4 : 1;
 }
 
 // One thread per output element of `inst` (or per ElementsPerThread of them).
 absl::Status EmitKernel(const Instruction& inst, const std::string& name, llvm::Module& module,
-                        llvm_ir::ElementalEmitter& elemental, llvm::IRBuilder<>& b) {
+                        llvm_ir::ElementalEmitter& elemental, llvm::IRBuilder<>& b, bool symbolic) {
   return EmitGridStrideKernel(
       name, inst.shape(), OperandShapes(inst),
       [&](const std::vector<ElementGenerator>& ops) { return elemental.MakeGenerator(inst, ops); },
-      module, b, ElementsPerThread(inst));
+      module, b, symbolic, &elemental, ElementsPerThread(inst));
 }
 
 // kernel(ptr out, ptr operand, ptr update, ptr start..., i64 n) for a dynamic-update-slice
@@ -196,14 +231,14 @@ absl::Status EmitKernel(const Instruction& inst, const std::string& name, llvm::
 // written, at the clamped start indices (HLO.md).
 absl::Status EmitInPlaceUpdateKernel(const Instruction& dus, const std::string& name,
                                      llvm::Module& module, llvm_ir::ElementalEmitter& elemental,
-                                     llvm::IRBuilder<>& b) {
+                                     llvm::IRBuilder<>& b, bool symbolic) {
   const hlo::Shape update = dus.operand(1)->shape();
   return EmitGridStrideKernel(
       name, update, OperandShapes(dus),
       [](const std::vector<ElementGenerator>& ops) -> absl::StatusOr<ElementGenerator> {
         return ops[1];
       },
-      module, b, 1,
+      module, b, symbolic, &elemental, 1,
       [&](llvm::Value* out, const IrIndex& index, llvm::Value* value,
           const std::vector<ElementGenerator>& ops) -> absl::Status {
         TFJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
@@ -239,7 +274,7 @@ std::pair<llvm::Value*, llvm::Value*> EmitTap(llvm::IRBuilder<>& b, llvm::Value*
 // the filter's (k_h, k_w, in_c) order (zero for padding and lhs-dilation holes), so that the
 // convolution is patches times the filter seen as [k_h * k_w * in_c, out_c].
 absl::Status EmitPatchesKernel(const Instruction& conv, const std::string& name,
-                               llvm::Module& module, llvm::IRBuilder<>& b) {
+                               llvm::Module& module, llvm::IRBuilder<>& b, bool symbolic) {
   std::optional<conv::Conv2DParams> found = backends::MatchConv2D(conv);
   if (!found.has_value() || found->groups != 1) {
     return Internal("gpu backend: '%s' is not a one-group NHWC convolution", conv.name());
@@ -273,7 +308,7 @@ absl::Status EmitPatchesKernel(const Instruction& conv, const std::string& name,
                                 llvm::Constant::getNullValue(v->getType()));
         });
       },
-      module, b);
+      module, b, symbolic, /*elemental=*/nullptr);
 }
 
 // A reduce, or an input fusion rooted at one, over the innermost dims of its (single) input,
@@ -365,15 +400,14 @@ absl::Status EmitWarpTree(llvm::IRBuilder<>& b, const llvm::DataLayout& layout,
 // commutative (HLO.md), so only the rounding differs from a sequential reduction.
 absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& reduce,
                                     const std::string& name, llvm::Module& module,
-                                    llvm_ir::ElementalEmitter& elemental, llvm::IRBuilder<>& b) {
+                                    llvm_ir::ElementalEmitter& elemental, llvm::IRBuilder<>& b,
+                                    bool symbolic) {
   const int64_t group = RowReductionThreads(reduce);
   llvm::LLVMContext& ctx = module.getContext();
-  std::vector<llvm::Type*> params(static_cast<size_t>(inst.operand_count()) + 1, b.getPtrTy());
-  params.push_back(b.getInt64Ty());
-  llvm::Function* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false),
-                                              llvm::GlobalValue::ExternalLinkage, name, &module);
-  fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  for (unsigned i = 0; i + 1 < fn->arg_size(); ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+  const KernelSignature sig = CreateKernel(name, static_cast<size_t>(inst.operand_count()) + 1,
+                                           symbolic, /*aligned=*/false, module, b);
+  llvm::Function* fn = sig.fn;
+  elemental.set_batch(sig.batch);
   auto block = [&](const char* label) { return llvm::BasicBlock::Create(ctx, label, fn); };
   llvm::BasicBlock* entry = block("entry");
   llvm::BasicBlock* outer = block("output");
@@ -383,7 +417,7 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
   llvm::BasicBlock* next_output = block("next_output");
   llvm::BasicBlock* exit = block("exit");
   b.SetInsertPoint(entry);
-  llvm::Value* n = fn->getArg(fn->arg_size() - 1);
+  llvm::Value* n = sig.n;
   llvm::Value* threads = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
   llvm::Value* thread =
       b.CreateAdd(b.CreateMul(ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), threads),
@@ -514,21 +548,18 @@ absl::Status EmitRowReductionKernel(const Instruction& inst, const Instruction& 
 // scatter combines them in update order, as the CPU and the evaluator do).
 absl::Status EmitScatterKernel(const Instruction& inst, const std::string& name,
                                llvm::Module& module, llvm_ir::ElementalEmitter& elemental,
-                               llvm::IRBuilder<>& b) {
+                               llvm::IRBuilder<>& b, bool symbolic) {
   llvm::LLVMContext& ctx = module.getContext();
-  std::vector<llvm::Type*> params(4, b.getPtrTy());
-  params.push_back(b.getInt64Ty());
-  llvm::Function* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false),
-                                              llvm::GlobalValue::ExternalLinkage, name, &module);
-  fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  for (unsigned i = 0; i < 4; ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+  const KernelSignature sig = CreateKernel(name, 4, symbolic, /*aligned=*/false, module, b);
+  llvm::Function* fn = sig.fn;
+  elemental.set_batch(sig.batch);
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   llvm::BasicBlock* copy = llvm::BasicBlock::Create(ctx, "copy", fn);
   llvm::BasicBlock* copied = llvm::BasicBlock::Create(ctx, "copied", fn);
   llvm::BasicBlock* update = llvm::BasicBlock::Create(ctx, "update", fn);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
   b.SetInsertPoint(entry);
-  llvm::Value* n = fn->getArg(4);
+  llvm::Value* n = sig.n;
   llvm::Value* tid = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
   llvm::Value* threads = ReadSreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
   b.CreateCondBr(b.CreateICmpULT(tid, n), copy, copied);
@@ -662,6 +693,7 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
   llvm_module.setDataLayout(tm->createDataLayout());
   llvm::IRBuilder<> b(ctx);
   llvm_ir::ElementalEmitter elemental(&b, &llvm_module);
+  const bool symbolic = module.batch_representative() > 0;
   PtxModule out;
   for (const KernelSpec& spec : kernels) {
     const Instruction* inst = spec.inst;
@@ -676,19 +708,20 @@ absl::StatusOr<PtxModule> EmitPtxKernels(const hlo::Module& module,
     k.instruction = inst->name();
     k.num_operands = inst->operand_count();
     if (spec.patches) {
-      TFJIT_RETURN_IF_ERROR(EmitPatchesKernel(*inst, k.name, llvm_module, b));
+      TFJIT_RETURN_IF_ERROR(EmitPatchesKernel(*inst, k.name, llvm_module, b, symbolic));
     } else if (spec.in_place) {
-      TFJIT_RETURN_IF_ERROR(EmitInPlaceUpdateKernel(*inst, k.name, llvm_module, elemental, b));
+      TFJIT_RETURN_IF_ERROR(
+          EmitInPlaceUpdateKernel(*inst, k.name, llvm_module, elemental, b, symbolic));
     } else if (inst->opcode() == Opcode::kScatter) {
       k.one_block = true;
-      TFJIT_RETURN_IF_ERROR(EmitScatterKernel(*inst, k.name, llvm_module, elemental, b));
+      TFJIT_RETURN_IF_ERROR(EmitScatterKernel(*inst, k.name, llvm_module, elemental, b, symbolic));
     } else if (const Instruction* reduce = RowReduction(*inst)) {
       k.threads_per_element = static_cast<int>(RowReductionThreads(*reduce));
       TFJIT_RETURN_IF_ERROR(
-          EmitRowReductionKernel(*inst, *reduce, k.name, llvm_module, elemental, b));
+          EmitRowReductionKernel(*inst, *reduce, k.name, llvm_module, elemental, b, symbolic));
     } else {
       k.elements_per_thread = static_cast<int>(ElementsPerThread(*inst));
-      TFJIT_RETURN_IF_ERROR(EmitKernel(*inst, k.name, llvm_module, elemental, b));
+      TFJIT_RETURN_IF_ERROR(EmitKernel(*inst, k.name, llvm_module, elemental, b, symbolic));
     }
     out.kernels.push_back(std::move(k));
   }

@@ -3,7 +3,8 @@
 // shape ops, reductions, gathers, pads, windows, and naive dots and convolutions) compiled by
 // LLVM's NVPTX target to PTX text for a compute capability, with the same elemental emitter
 // as the CPU backend, one thread per output element. Each kernel is a
-// `.entry` with the PTX kernel calling convention, parameters (out, operands..., i64 n), and
+// `.entry` with the PTX kernel calling convention, parameters (out, operands..., i64 n, and
+// for a symbolic module the run's i64 batch size, from which symbolic dims are computed), and
 // a grid-stride loop over the output's n elements in row-major order. The runtime half
 // (CUDA driver, launches) and the remaining opcodes come later; what is not supported yet is
 // UNIMPLEMENTED naming the instruction. Math without an inline form calls libdevice.

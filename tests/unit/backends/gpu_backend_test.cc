@@ -17,10 +17,13 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "backends/gpu/cuda_driver.h"
 #include "compiler/evaluator/evaluator.h"
 #include "compiler/hlo/parser.h"
 #include "compiler/hlo/printer.h"
+#include "compiler/hlo/symbolic.h"
+#include "core/status.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/random_hlo.h"
 #include "tests/testlib/random_literal.h"
@@ -44,15 +47,18 @@ std::unique_ptr<backends::Backend> DeviceBackend() {
 
 // `program` run by the host emulator (gpu_program_emulator.h) on RandomArgs(seed) against
 // the evaluator on `reference`, output i within specs[i] (the last spec for further outputs).
+// `specialized`: a symbolic program's module at the instance's batch size
+// (EmulateGpuProgram).
 ::testing::AssertionResult Emulated(const GpuProgram& program, const hlo::Module& reference,
                                     uint64_t seed, const std::vector<testlib::ErrorSpec>& specs,
-                                    bool edge_values = false) {
+                                    bool edge_values = false,
+                                    const hlo::Module* specialized = nullptr) {
   std::vector<hlo::Literal> args = testlib::RandomArgs(reference, seed, edge_values);
   auto expected = hlo::Evaluate(reference, args);
   if (!expected.ok()) return ::testing::AssertionFailure() << "evaluator: " << expected.status();
   std::vector<Tensor> tensors;
   for (const hlo::Literal& a : args) tensors.push_back(a.tensor());
-  auto actual = EmulateGpuProgram(program, tensors);
+  auto actual = EmulateGpuProgram(program, tensors, specialized);
   if (!actual.ok()) return ::testing::AssertionFailure() << "emulator: " << actual.status();
   const bool tuple = expected->shape().IsTuple();
   for (size_t i = 0; i < actual->size(); ++i) {
@@ -775,6 +781,202 @@ TEST(GpuDifferentialTest, Corpus) {
     EXPECT_TRUE(check.Check(text.str(), {1e-4, 1e-4})) << entry.path();
   }
   check.SkipUnlessRun();
+}
+
+// `exe` run (on the device) against the evaluator on `reference`, on RandomArgs(seed).
+::testing::AssertionResult RunMatches(const backends::Executable& exe, const hlo::Module& reference,
+                                      uint64_t seed, testlib::ErrorSpec spec) {
+  std::vector<hlo::Literal> args = testlib::RandomArgs(reference, seed, false);
+  auto expected = hlo::Evaluate(reference, args);
+  if (!expected.ok()) return ::testing::AssertionFailure() << "evaluator: " << expected.status();
+  std::vector<Tensor> tensors;
+  for (const hlo::Literal& a : args) tensors.push_back(a.tensor());
+  auto actual = exe.Run(tensors, nullptr);
+  if (!actual.ok()) return ::testing::AssertionFailure() << "run: " << actual.status();
+  const bool tuple = expected->shape().IsTuple();
+  for (size_t i = 0; i < actual->size(); ++i) {
+    const hlo::Literal e = tuple ? expected->elements()[i] : *expected;
+    ::testing::AssertionResult near =
+        testlib::LiteralsNear(e, hlo::Literal::FromTensor((*actual)[i]), spec);
+    if (!near) return near << " (output " << i << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// A module as tf2hlo would build it at batch size b: `text` with {B}, {B-1} and {2B-1}
+// replaced by their values.
+std::string AtBatch(const std::string& text, int64_t b) {
+  return absl::StrReplaceAll(text, {{"{B}", absl::StrCat(b)},
+                                    {"{B-1}", absl::StrCat(b - 1)},
+                                    {"{2B-1}", absl::StrCat(2 * b - 1)}});
+}
+
+// `text` compiled once for every batch size: built at the runtime's probe sizes
+// (runtime/shape_policy.h) and given to CompileSymbolic.
+absl::StatusOr<std::unique_ptr<backends::Executable>> CompileForEveryBatch(
+    const backends::Backend& backend, const std::string& text) {
+  std::vector<backends::BatchProbeModule> probes;
+  for (int64_t b : {1021, 1022, 2, 3}) {
+    TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<hlo::Module> m,
+                           hlo::ParseAndVerifyModule(AtBatch(text, b)));
+    probes.push_back({b, std::move(m)});
+  }
+  return backend.CompileSymbolic(std::move(probes));
+}
+
+// A dense layer with its bias (cuBLASLt's epilogue) and ReLU, a reduction along each row (a
+// warp per row), one across the batch, and a slice and concatenation along it.
+constexpr char kSymbolicDense[] = R"(
+HloModule symbolic_dense
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %sum = f32[] add(%a, %b)
+}
+
+ENTRY %main (x: f32[{B},64], w: f32[64,48], bias: f32[48]) -> (f32[{B},48], f32[{B}], f32[48], f32[{2B-1},48]) {
+  %x = f32[{B},64] parameter(0)
+  %w = f32[64,48] parameter(1)
+  %bias = f32[48] parameter(2)
+  %d = f32[{B},48] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %bb = f32[{B},48] broadcast(%bias), dimensions={1}
+  %y = f32[{B},48] add(%d, %bb)
+  %z = f32[] constant(0)
+  %zz = f32[{B},48] broadcast(%z), dimensions={}
+  %r = f32[{B},48] maximum(%y, %zz)
+  %rows = f32[{B}] reduce(%r, %z), dimensions={1}, to_apply=%add
+  %cols = f32[48] reduce(%r, %z), dimensions={0}, to_apply=%add
+  %tail = f32[{B-1},48] slice(%r), slice={[1:{B}:1], [0:48:1]}
+  %cat = f32[{2B-1},48] concatenate(%r, %tail), dimensions={0}
+  ROOT %t = (f32[{B},48], f32[{B}], f32[48], f32[{2B-1},48]) tuple(%r, %rows, %cols, %cat)
+}
+)";
+
+// A convolution (patches times filter), a GEMM batched along the batch, and a softmax.
+constexpr char kSymbolicConv[] = R"(
+HloModule symbolic_conv
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %sum = f32[] add(%a, %b)
+}
+
+%max (c: f32[], d: f32[]) -> f32[] {
+  %c = f32[] parameter(0)
+  %d = f32[] parameter(1)
+  ROOT %m = f32[] maximum(%c, %d)
+}
+
+ENTRY %main (x: f32[{B},9,9,3], k: f32[3,3,3,8], p: f32[{B},4,9], q: f32[{B},9,5]) -> (f32[{B},9,9,8], f32[{B},4,5]) {
+  %x = f32[{B},9,9,3] parameter(0)
+  %k = f32[3,3,3,8] parameter(1)
+  %p = f32[{B},4,9] parameter(2)
+  %q = f32[{B},9,5] parameter(3)
+  %conv = f32[{B},9,9,8] convolution(%x, %k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  %pq = f32[{B},4,5] dot(%p, %q), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  %lo = f32[] constant(-inf)
+  %mx = f32[{B},4] reduce(%pq, %lo), dimensions={2}, to_apply=%max
+  %mb = f32[{B},4,5] broadcast(%mx), dimensions={0,1}
+  %shifted = f32[{B},4,5] subtract(%pq, %mb)
+  %e = f32[{B},4,5] exp(%shifted)
+  %zero = f32[] constant(0)
+  %s = f32[{B},4] reduce(%e, %zero), dimensions={2}, to_apply=%add
+  %sb = f32[{B},4,5] broadcast(%s), dimensions={0,1}
+  %sm = f32[{B},4,5] divide(%e, %sb)
+  ROOT %t = (f32[{B},9,9,8], f32[{B},4,5]) tuple(%conv, %sm)
+}
+)";
+
+// One GPU program for every batch size: built from the probes, its instance at each batch
+// size is emulated (sizes, offsets and GEMM arguments checked against the module built at
+// that size) and equals the evaluator's; its PTX passes ptxas; on a GPU it runs there.
+TEST(GpuSymbolicTest, OneProgramServesEveryBatchSize) {
+  std::string why;
+  const bool gpu = HaveGpu(&why);
+  std::unique_ptr<backends::Backend> backend;
+  if (gpu) {
+    backend = DeviceBackend();
+  } else {
+    GpuBackendOptions options;
+    options.sm = "sm_90";
+    backend = std::move(*CreateGpuBackend(options));
+  }
+  ASSERT_NE(backend, nullptr);
+  ASSERT_TRUE(backend->compiles_symbolic());
+  for (const char* text : {kSymbolicDense, kSymbolicConv}) {
+    auto exe = CompileForEveryBatch(*backend, text);
+    ASSERT_TRUE(exe.ok()) << exe.status() << "\n" << text;
+    const GpuProgram* program = ProgramOf(**exe);
+    ASSERT_NE(program, nullptr);
+    EXPECT_EQ(program->batch_representative, 1021);
+    EXPECT_GT(program->arena_bytes_per_row, 0);
+    bool gemm = false;
+    for (const GpuStep& step : program->steps) {
+      gemm = gemm || step.kind == GpuStep::Kind::kGemm;
+      if (step.kind == GpuStep::Kind::kGemm) {
+        EXPECT_GT(step.gemm_per_row.m + step.gemm_per_row.batch, 0) << step.inst->name();
+      }
+    }
+    EXPECT_TRUE(gemm) << program->Describe();
+    if (std::filesystem::exists(kPtxas)) {
+      const std::string path = testing::WriteTempFile("symbolic.ptx", program->ptx.ptx);
+      const std::string cmd = absl::StrCat(kPtxas, " -arch=sm_90 ", path, " -o /dev/null");
+      EXPECT_EQ(std::system(cmd.c_str()), 0) << "ptxas rejects the PTX of\n" << text;
+    }
+    // Below and above the representative batch size (1021).
+    for (int64_t b : {2, 3, 5, 17, 64, 1100}) {
+      auto reference = hlo::ParseAndVerifyModule(AtBatch(text, b));
+      ASSERT_TRUE(reference.ok()) << reference.status();
+      if (gpu) {
+        EXPECT_TRUE(RunMatches(**exe, **reference, static_cast<uint64_t>(b), {1e-4, 1e-4}))
+            << "batch " << b << "\n"
+            << text;
+        continue;
+      }
+      auto at = program->AtBatch(b);
+      ASSERT_TRUE(at.ok()) << at.status();
+      std::unique_ptr<hlo::Module> specialized = hlo::Specialize((*exe)->module(), b);
+      EXPECT_TRUE(Emulated(*at, **reference, /*seed=*/static_cast<uint64_t>(b), {{1e-4, 1e-4}},
+                           false, specialized.get()))
+          << "batch " << b << "\n"
+          << program->Describe();
+    }
+  }
+  if (!gpu) GTEST_SKIP() << "symbolic programs built and emulated; not run: " << why;
+}
+
+// Code that depends on the batch size is refused, naming the instruction, so the runtime
+// compiles that cluster per shape: a scatter's kernel loops over its updates' count, and a
+// host step (the evaluator) works at its instruction's own shapes.
+TEST(GpuSymbolicTest, BatchDependentCodeIsRefused) {
+  GpuBackendOptions options;
+  options.sm = "sm_90";
+  auto backend = CreateGpuBackend(options);
+  ASSERT_TRUE(backend.ok());
+  const std::string scatter = R"(
+HloModule symbolic_scatter
+
+%combine (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %c = f32[] add(%a, %b)
+}
+
+ENTRY %main (x: f32[6,3], i: s32[{B}], u: f32[{B},3]) -> f32[6,3] {
+  %x = f32[6,3] parameter(0)
+  %i = s32[{B}] parameter(1)
+  %u = f32[{B},3] parameter(2)
+  ROOT %s = f32[6,3] scatter(%x, %i, %u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%combine
+}
+)";
+  auto exe = CompileForEveryBatch(**backend, scatter);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_EQ(exe.status().code(), absl::StatusCode::kFailedPrecondition) << exe.status();
+  EXPECT_TRUE(absl::StrContains(exe.status().message(), "%s (kernel_0")) << exe.status().message();
+  EXPECT_TRUE(absl::StrContains(exe.status().message(), "depends on the batch size"))
+      << exe.status().message();
 }
 
 }  // namespace

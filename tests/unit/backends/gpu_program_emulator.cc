@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "backends/gemm_match.h"
 #include "compiler/evaluator/evaluator.h"
@@ -65,7 +66,23 @@ void Patches(const conv::Conv2DParams& p, const T* in, T* out) {
 }  // namespace
 
 absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
-                                                      const std::vector<Tensor>& args) {
+                                                      const std::vector<Tensor>& args,
+                                                      const hlo::Module* specialized) {
+  absl::flat_hash_map<std::string, const hlo::Instruction*> by_name;
+  if (specialized != nullptr) {
+    for (const hlo::Computation* c : specialized->computations()) {
+      for (const hlo::Instruction* inst : c->instructions()) by_name[inst->name()] = inst;
+    }
+  }
+  // A step's instruction: its own, or the specialized module's of the same name.
+  auto inst_of = [&](const GpuStep& step) -> absl::StatusOr<const hlo::Instruction*> {
+    if (specialized == nullptr) return step.inst;
+    auto it = by_name.find(step.inst->name());
+    if (it == by_name.end()) {
+      return Internal("the specialized module has no '%s'", step.inst->name());
+    }
+    return it->second;
+  };
   std::vector<uint8_t> arena(static_cast<size_t>(program.arena_bytes) + 1);
   std::vector<uint8_t> constants(static_cast<size_t>(program.constant_bytes) + 1);
   // What each slot's producer wrote, to check reads against.
@@ -91,6 +108,15 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
   };
   for (size_t i = 0; i < program.slots.size(); ++i) {
     const GpuSlot& s = program.slots[i];
+    const int64_t end =
+        s.kind == GpuSlot::Kind::kConstant ? program.constant_bytes : program.arena_bytes;
+    if (s.offset < 0 || s.bytes < 0 || s.offset + s.bytes > end) {
+      return Internal("buffer s%d (%d bytes at %d) is outside its %d-byte region", i, s.bytes,
+                      s.offset, end);
+    }
+  }
+  for (size_t i = 0; i < program.slots.size(); ++i) {
+    const GpuSlot& s = program.slots[i];
     if (s.kind == GpuSlot::Kind::kConstant) {
       write(static_cast<int>(i), s.constant->literal().tensor().raw_data());
     }
@@ -100,6 +126,7 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
       [&](const std::vector<GpuStep>& steps) -> absl::Status {
     for (const GpuStep& step : steps) {
       const std::string& name = step.inst->name();
+      TFJIT_ASSIGN_OR_RETURN(const hlo::Instruction* inst, inst_of(step));
       if (step.kind == GpuStep::Kind::kWhile || step.kind == GpuStep::Kind::kConditional) {
         auto scalar = [&]() -> absl::StatusOr<int64_t> {
           TFJIT_ASSIGN_OR_RETURN(const uint8_t* p, read(step.predicate, name));
@@ -131,12 +158,12 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
         std::vector<hlo::Literal> operands;
         for (size_t k = 0; k < step.operands.size(); ++k) {
           TFJIT_ASSIGN_OR_RETURN(const uint8_t* p, read(step.operands[k], name));
-          const hlo::Shape& shape = step.inst->operand(static_cast<int>(k))->shape();
+          const hlo::Shape& shape = inst->operand(static_cast<int>(k))->shape();
           Tensor t = Tensor::Uninitialized(shape.element_type(), shape.dims());
           if (t.byte_size() > 0) std::memcpy(t.raw_data(), p, t.byte_size());
           operands.push_back(hlo::Literal::FromTensor(t));
         }
-        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value, hlo::EvaluateInstruction(*step.inst, operands));
+        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value, hlo::EvaluateInstruction(*inst, operands));
         if (value.shape().IsTuple()) {
           for (size_t k = 0; k < step.results.size(); ++k) {
             write(step.results[k], value.elements()[k].tensor().raw_data());
@@ -158,6 +185,12 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
         if (out_bytes > 0) std::memcpy(out.data(), in[0], out_bytes);
       } else if (step.kind == GpuStep::Kind::kGemm) {
         const CublasGemmArgs g = CublasArgsFor(step.gemm);
+        if (static_cast<size_t>(step.gemm.batch * step.gemm.m * step.gemm.n) *
+                DTypeSize(step.type) !=
+            out_bytes) {
+          return Internal("the GEMM of '%s' writes %d x %d x %d elements into a %d-byte buffer",
+                          name, step.gemm.batch, step.gemm.m, step.gemm.n, out_bytes);
+        }
         // cuBLAS's A is the rhs, B the lhs.
         if (step.type == DType::kFloat32) {
           ReferenceGemm(g, reinterpret_cast<const float*>(in[1]),
@@ -178,8 +211,15 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
                         reinterpret_cast<double*>(out.data()));
         }
       } else if (step.patches) {
-        std::optional<conv::Conv2DParams> p = backends::MatchConv2D(*step.inst);
+        std::optional<conv::Conv2DParams> p = backends::MatchConv2D(*inst);
         if (!p.has_value()) return Internal("patches step of a non-convolution '%s'", name);
+        if (step.elements != p->batch * p->out_h * p->out_w * p->k_h * p->k_w * p->in_c) {
+          return Internal("the patches of '%s' have %d elements, not %d", name, step.elements,
+                          p->batch * p->out_h * p->out_w * p->k_h * p->k_w * p->in_c);
+        }
+        if (static_cast<size_t>(step.elements) * DTypeSize(step.type) != out_bytes) {
+          return Internal("the patches of '%s' do not fill their %d-byte buffer", name, out_bytes);
+        }
         if (step.type == DType::kFloat32) {
           Patches(*p, reinterpret_cast<const float*>(in[0]), reinterpret_cast<float*>(out.data()));
         } else {
@@ -187,14 +227,20 @@ absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
                   reinterpret_cast<double*>(out.data()));
         }
       } else {
+        const int64_t elements =
+            step.in_place ? inst->operand(1)->shape().num_elements() : inst->shape().num_elements();
+        if (step.elements != elements) {
+          return Internal("the kernel of '%s' runs over %d elements, not %d", name, step.elements,
+                          elements);
+        }
         std::vector<hlo::Literal> operands;
         for (size_t k = 0; k < in.size(); ++k) {
-          const hlo::Shape& shape = step.inst->operand(static_cast<int>(k))->shape();
+          const hlo::Shape& shape = inst->operand(static_cast<int>(k))->shape();
           Tensor t = Tensor::Uninitialized(shape.element_type(), shape.dims());
           if (t.byte_size() > 0) std::memcpy(t.raw_data(), in[k], t.byte_size());
           operands.push_back(hlo::Literal::FromTensor(t));
         }
-        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value, hlo::EvaluateInstruction(*step.inst, operands));
+        TFJIT_ASSIGN_OR_RETURN(hlo::Literal value, hlo::EvaluateInstruction(*inst, operands));
         if (value.tensor().byte_size() != out_bytes) {
           return Internal("step '%s' produced %d bytes for a %d-byte buffer", name,
                           value.tensor().byte_size(), out_bytes);

@@ -12,14 +12,22 @@
 
 #include "absl/status/statusor.h"
 #include "backends/gpu/gpu_program.h"
+#include "compiler/hlo/module.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit::gpu {
 
 // The program's outputs for `args` (one per entry parameter). INTERNAL naming the step and
-// buffer when a step reads a buffer something else overwrote.
+// buffer when a step reads a buffer something else overwrote, or when a kernel's element
+// count or a buffer's size is not its instruction's.
+//
+// A symbolic program's instance at batch size b (GpuProgram::AtBatch) is emulated with
+// `specialized`, its module specialized at b (hlo::Specialize): each step's instruction is
+// taken from there by name, so the instance's sizes, offsets and GEMM arguments are checked
+// against the module built at b.
 absl::StatusOr<std::vector<Tensor>> EmulateGpuProgram(const GpuProgram& program,
-                                                      const std::vector<Tensor>& args);
+                                                      const std::vector<Tensor>& args,
+                                                      const hlo::Module* specialized = nullptr);
 
 }  // namespace tfjit::gpu
 
