@@ -36,7 +36,7 @@ constexpr char kUsage[] =
     "            [--shape NAME=d0,d1,...]...\n"
     "            [--target NODE]... [--init NODE]...\n"
     "            [--output-dir DIR] [--jit none|off|auto|all] [--device cpu:0]\n"
-    "            [--shapes static|auto|symbolic]\n"
+    "            [--shapes static|auto|symbolic] [--batch-buckets B1,B2,...]\n"
     "            [--logical-cpus N] [--threads N] [--autofix] [--repeat N] [--dump-dir DIR]\n"
     "            [--backend cpu|interpreter] [--signature NAME] [--tags serve,...]\n"
     "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR] [--profile]\n"
@@ -185,6 +185,16 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       StatusOr<ShapeMode> mode = ParseShapeMode(v);
       if (!mode.ok()) return absl::StrCat("--shapes: ", mode.status().message());
       args->options.shapes = *mode;
+    } else if (flag == "--batch-buckets") {
+      args->options.batch_buckets.clear();
+      for (absl::string_view d : absl::StrSplit(v, ',', absl::SkipEmpty())) {
+        int64_t b = 0;
+        if (!absl::SimpleAtoi(d, &b) || b < 2) {
+          return absl::StrCat("--batch-buckets takes batch sizes >= 2 separated by commas, got '",
+                              v, "'");
+        }
+        args->options.batch_buckets.push_back(b);
+      }
     } else if (flag == "--backend") {
       args->options.backend = v;
     } else if (flag == "--device") {

@@ -234,7 +234,8 @@ class Model {
 std::unique_ptr<Model> Load(const std::string& path, std::optional<std::string> jit,
                             std::optional<std::string> device, std::optional<bool> autofix,
                             std::optional<std::string> signature, std::optional<int> threads,
-                            std::optional<std::string> shapes, std::optional<std::string> backend) {
+                            std::optional<std::string> shapes, std::optional<std::string> backend,
+                            std::optional<std::vector<int64_t>> batch_buckets) {
   SessionOptions options = Check(SessionOptionsFromEnvironment());
   options.show_compile_progress = isatty(STDERR_FILENO) != 0;
   if (jit.has_value()) options.jit = Check(ParseJitMode(*jit));
@@ -243,6 +244,7 @@ std::unique_ptr<Model> Load(const std::string& path, std::optional<std::string> 
   if (signature.has_value()) options.signature = *signature;
   if (threads.has_value()) options.intra_op_threads = options.inter_op_threads = *threads;
   if (shapes.has_value()) options.shapes = Check(ParseShapeMode(*shapes));
+  if (batch_buckets.has_value()) options.batch_buckets = *batch_buckets;
   if (backend.has_value()) options.backend = *backend;
   std::unique_ptr<Session> session;
   {
@@ -273,11 +275,13 @@ PYBIND11_MODULE(tfjit, m) {
         py::arg("device") = py::none(), py::arg("autofix") = py::none(),
         py::arg("signature") = py::none(), py::arg("threads") = py::none(),
         py::arg("shapes") = py::none(), py::arg("backend") = py::none(),
+        py::arg("batch_buckets") = py::none(),
         "Loads a model: a GraphDef (.pb/.pbtxt), a SavedModel directory or a TF.js "
         "model.json. jit: 'none', 'off', 'auto' (default) or 'all'; device: 'cpu:0', "
         "'gpu:0', ...; autofix: the beyond-TF fixes of the known XLA issues; shapes: "
         "'static', 'auto' (default) or 'symbolic', how compiled clusters cover varying batch "
-        "sizes; backend: 'cpu' (default) or 'interpreter'. TF_XLA_FLAGS / XLA_FLAGS apply; "
+        "sizes; backend: 'cpu' (default) or 'interpreter'; batch_buckets: batch sizes a "
+        "cluster whose rows are independent may run padded to. TF_XLA_FLAGS / XLA_FLAGS apply; "
         "these arguments override them.");
   py::class_<Model>(m, "Model")
       .def("run", &Model::Run, py::arg("feeds"), py::arg("fetches") = py::none(),

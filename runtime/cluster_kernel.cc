@@ -26,6 +26,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/printer.h"
+#include "compiler/hlo/row_analysis.h"
+#include "compiler/hlo/symbolic.h"
+#include "compiler/passes/call_inliner.h"
+#include "compiler/passes/standard_pipeline.h"
 #include "compiler/rules/a_variable_device.h"
 #include "compiler/rules/e_random_seeds.h"
 #include "compiler/tf2hlo/lowering.h"
@@ -222,13 +226,9 @@ CompilationCache::ExecutablePtr FinishCompile(const cluster::Cluster& cluster,
 // Lowers the cluster at each of kBatchProbes (the batch inputs' dim 0 set to it) and compiles
 // one symbolic executable from the modules. A probe that does not lower, or modules that do
 // not make a symbolic one, are FAILED_PRECONDITION: the caller compiles statically instead.
-absl::StatusOr<CompilationCache::ExecutablePtr> CompileSymbolicCluster(
+absl::StatusOr<std::vector<backends::BatchProbeModule>> LowerProbes(
     const cluster::Cluster& cluster, const std::vector<tf2hlo::ArgInfo>& args,
-    const ShapeChoice& choice, const backends::Backend& backend, const ExecContext& ctx,
-    const std::string& key, double* compile_ms) {
-  const auto t0 = std::chrono::steady_clock::now();
-  CompileProgress progress(ctx.show_compile_progress, cluster.spec.name,
-                           static_cast<int>(cluster.spec.nodes.size()));
+    const ShapeChoice& choice, const ExecContext& ctx) {
   std::vector<backends::BatchProbeModule> probes;
   for (int64_t b : kBatchProbes) {
     std::vector<tf2hlo::ArgInfo> at = args;
@@ -244,9 +244,59 @@ absl::StatusOr<CompilationCache::ExecutablePtr> CompileSymbolicCluster(
     }
     probes.push_back({b, std::move(*module)});
   }
+  return probes;
+}
+
+absl::StatusOr<CompilationCache::ExecutablePtr> CompileSymbolicCluster(
+    const cluster::Cluster& cluster, const std::vector<tf2hlo::ArgInfo>& args,
+    const ShapeChoice& choice, const backends::Backend& backend, const ExecContext& ctx,
+    const std::string& key, double* compile_ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CompileProgress progress(ctx.show_compile_progress, cluster.spec.name,
+                           static_cast<int>(cluster.spec.nodes.size()));
+  TFJIT_ASSIGN_OR_RETURN(std::vector<backends::BatchProbeModule> probes,
+                         LowerProbes(cluster, args, choice, ctx));
   TFJIT_ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,
                          backend.CompileSymbolic(std::move(probes)));
   return FinishCompile(cluster, std::move(exe), ctx, key, t0, compile_ms);
+}
+
+// Whether a symbolic class keeps batch rows apart, so that it may run padded to a bucket: its
+// probes lowered, simplified (no fusion) and made one symbolic module, then hlo::AnalyzeRows. A
+// class whose probes do not make a symbolic module is not independent (a constant may hold the
+// batch size). Only a stopped run is an error.
+absl::StatusOr<hlo::RowAnalysis> AnalyzeClassRows(const cluster::Cluster& cluster,
+                                                  const std::vector<tf2hlo::ArgInfo>& args,
+                                                  const ShapeChoice& choice,
+                                                  const ExecContext& ctx) {
+  absl::StatusOr<std::vector<backends::BatchProbeModule>> probes =
+      LowerProbes(cluster, args, choice, ctx);
+  hlo::RowAnalysis not_independent;
+  if (!probes.ok()) {
+    if (IsRunStop(probes.status())) return probes.status();
+    not_independent.reason = std::string(probes.status().message());
+    return not_independent;
+  }
+  // The backends' passes before fusion: folded shape chains (a Shape -> Pack constant that
+  // only fed a reshape) go, as they go before a symbolic compile.
+  std::vector<hlo::BatchProbe> views;
+  for (const backends::BatchProbeModule& p : *probes) {
+    passes::PassPipeline pipeline("rows");
+    pipeline.AddPass<passes::CallInlinerPass>();
+    passes::AddSimplificationPasses(pipeline);
+    if (absl::Status ran = pipeline.Run(*p.module).status(); !ran.ok()) {
+      if (IsRunStop(ran)) return ran;
+      not_independent.reason = std::string(ran.message());
+      return not_independent;
+    }
+    views.push_back({p.batch, p.module.get()});
+  }
+  absl::StatusOr<std::unique_ptr<hlo::Module>> symbolic = hlo::Symbolize(views);
+  if (!symbolic.ok()) {
+    not_independent.reason = std::string(symbolic.status().message());
+    return not_independent;
+  }
+  return hlo::AnalyzeRows(**symbolic);
 }
 
 // Lowers and compiles the cluster (a cache miss); logs the phases and dumps the optimized
@@ -436,8 +486,9 @@ absl::Status InstallResults(const cluster::Cluster& cluster, const backends::Exe
 }
 
 // Adds a compiled launch to the run's statistics (the caller holds their lock).
+// `bucket`: the launch ran padded to that batch size (0: it did not).
 void RecordLaunch(const cluster::Cluster& cluster, const backends::Executable& exe, bool hit,
-                  double compile_ms, RunStats& stats) {
+                  double compile_ms, int64_t bucket, RunStats& stats) {
   const bool symbolic = exe.module().batch_representative() != 0;
   stats.clusters++;
   stats.nodes_compiled += static_cast<int>(cluster.spec.nodes.size());
@@ -456,6 +507,7 @@ void RecordLaunch(const cluster::Cluster& cluster, const backends::Executable& e
     c.kernels = cs.num_kernels;
     c.from_disk_cache = cs.loaded_from_disk_cache;
     if (symbolic) c.shape_class = absl::StrCat("symbolic (batch >= ", kMinSymbolicBatch, ")");
+    if (bucket > 0) c.shape_class = absl::StrCat("bucket ", bucket);
     stats.compiles.push_back(std::move(c));
   }
   stats.flops += exe.stats().flops;
@@ -606,7 +658,7 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
     return run_on_kernels(locks);
   }
   // Step 2.
-  const std::string key =
+  std::string key =
       LaunchKey(ctx, cluster_keys_[index], cluster, inputs, const_inputs_[index], args);
   TFJIT_ASSIGN_OR_RETURN(const backends::Backend* backend, BackendFor(ctx, cluster.device));
   // Which executable serves these shapes (shape_policy.h): a symbolic one that could not be
@@ -625,6 +677,42 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
         choice.class_key,
         absl::StrCat("the ", backend->name(), " backend compiles a cluster per batch size"));
     choice = ShapeChoice{};  // static
+  }
+  // Buckets (SessionOptions::batch_buckets): a class whose rows are independent runs a batch
+  // size a bucket holds on that bucket's static executable, its batch inputs padded.
+  int64_t bucket = 0;
+  std::shared_ptr<const hlo::RowAnalysis> rows;
+  if (choice.kind == ShapeChoice::Kind::kSymbolic && ctx.batch_buckets != nullptr &&
+      random_nodes_[index].empty()) {
+    bucket = BucketFor(*ctx.batch_buckets, choice.batch);
+    for (size_t i = 0; bucket > 0 && i < inputs.size(); ++i) {
+      if (choice.batch_inputs[i] && !IsNumericDType(inputs[i].dtype())) bucket = 0;
+    }
+    if (bucket > 0) {
+      rows = shapes_[index].RowsOf(choice.class_key);
+      if (rows == nullptr) {
+        ScopedRunControl scope(ctx.control, AllocationMode::kUncharged);
+        TFJIT_ASSIGN_OR_RETURN(hlo::RowAnalysis analysis,
+                               AnalyzeClassRows(cluster, args, choice, ctx));
+        if (!analysis.independent) {
+          Log(LogLevel::kInfo, "%s does not run padded to buckets: %s", cluster.spec.name,
+              analysis.reason);
+        }
+        shapes_[index].SetRows(choice.class_key, std::move(analysis));
+        rows = shapes_[index].RowsOf(choice.class_key);
+      }
+      if (rows == nullptr || !rows->independent) bucket = 0;
+    }
+  }
+  const ShapeChoice served = choice;  // the class, for the bookkeeping after the run
+  if (bucket > 0) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!choice.batch_inputs[i]) continue;
+      if (bucket != choice.batch) inputs[i] = PadRows(inputs[i], bucket);
+      args[i].dims[0] = bucket;
+    }
+    key = LaunchKey(ctx, cluster_keys_[index], cluster, inputs, const_inputs_[index], args);
+    choice = ShapeChoice{};  // the bucket's static executable
   }
   if (choice.kind == ShapeChoice::Kind::kTooMany && !cluster.must_compile) {
     Log(LogLevel::kInfo,
@@ -694,11 +782,26 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
     rng.push_back(std::move(s));
   }
   TFJIT_RETURN_IF_ERROR(Execute(**exe, std::move(inputs), cluster, ctx, outputs, kernels));
+  if (bucket > 0 && bucket != served.batch) {
+    // The padding rows' results go; results that are not along the batch stay as they are.
+    if (rows->batch_results.size() != outputs->size()) {
+      return Internal("%s returned %d results for a bucket, its row analysis has %d",
+                      cluster.spec.name, outputs->size(), rows->batch_results.size());
+    }
+    for (size_t k = 0; k < outputs->size(); ++k) {
+      if (rows->batch_results[k]) (*outputs)[k] = FirstRows((*outputs)[k], served.batch);
+    }
+  }
+  if (bucket > 0) {
+    shapes_[index].MarkServed(served.class_key, bucket);
+  } else if ((*exe)->module().batch_representative() != 0) {
+    shapes_[index].MarkServed(served.class_key, 0);
+  }
   // Step 4.
   TFJIT_RETURN_IF_ERROR(
       InstallResults(cluster, **exe, handles, resource_updates_[index], rng, ctx, outputs));
   std::lock_guard<std::mutex> lock(state.mu);
-  RecordLaunch(cluster, **exe, hit, compile_ms, state.stats);
+  RecordLaunch(cluster, **exe, hit, compile_ms, bucket, state.stats);
   return absl::OkStatus();
 }
 

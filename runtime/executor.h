@@ -64,6 +64,8 @@ struct ExecContext {
   bool autofix = false;
   // SessionOptions::shapes (shape_policy.h).
   ShapeMode shapes = ShapeMode::kAuto;
+  // SessionOptions::batch_buckets, sorted (the session's); null: none.
+  const std::vector<int64_t>* batch_buckets = nullptr;
   // The device of the call or control-flow node whose body this run is (full TF name); a
   // body's nodes run there unless they ask for another. "" at the top level.
   std::string device;

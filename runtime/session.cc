@@ -2,6 +2,7 @@
 // runs it. Implements include/tfjit/session.h.
 #include "tfjit/session.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -162,6 +163,13 @@ namespace {
 absl::Status CheckSessionOptions(const SessionOptions& options) {
   if (options.logical_cpus < 1) {
     return InvalidArgument("logical_cpus must be >= 1, got %d", options.logical_cpus);
+  }
+  for (int64_t bucket : options.batch_buckets) {
+    if (bucket < 2) {
+      return InvalidArgument(
+          "batch_buckets must hold batch sizes >= 2 (smaller ones never run padded), got %d",
+          bucket);
+    }
   }
   if (options.min_cluster_size < 1 || options.max_cluster_size < 0) {
     return InvalidArgument(
@@ -327,6 +335,7 @@ struct Session::Impl {
     ctx.resources = const_cast<runtime::ResourceMgrSet*>(&resources);
     ctx.autofix = options.autofix;
     ctx.shapes = options.shapes;
+    if (!options.batch_buckets.empty()) ctx.batch_buckets = &options.batch_buckets;
     ctx.show_compile_progress = options.show_compile_progress;
     return ctx;
   }
@@ -493,6 +502,10 @@ StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& model_path,
                                                  const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  std::sort(impl->options.batch_buckets.begin(), impl->options.batch_buckets.end());
+  impl->options.batch_buckets.erase(
+      std::unique(impl->options.batch_buckets.begin(), impl->options.batch_buckets.end()),
+      impl->options.batch_buckets.end());
   TFJIT_RETURN_IF_ERROR(CheckSessionOptions(options));
   if (options.memory_limit_bytes > 0) {
     impl->memory = std::make_shared<MemoryBudget>(options.memory_limit_bytes);

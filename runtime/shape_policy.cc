@@ -2,6 +2,9 @@
 #include "runtime/shape_policy.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -141,18 +144,101 @@ bool ClusterShapes::MarkFailed(const std::string& class_key, const std::string& 
   return false;
 }
 
+void ClusterShapes::MarkServed(const std::string& class_key, int64_t bucket) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (bucket > 0) {
+    buckets_.insert(bucket);
+    return;
+  }
+  for (Class& c : classes_) {
+    if (c.key == class_key) c.served_symbolic = true;
+  }
+}
+
+std::shared_ptr<const hlo::RowAnalysis> ClusterShapes::RowsOf(const std::string& class_key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Class& c : classes_) {
+    if (c.key == class_key) return c.rows;
+  }
+  return nullptr;
+}
+
+void ClusterShapes::SetRows(const std::string& class_key, hlo::RowAnalysis rows) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Class& c : classes_) {
+    if (c.key == class_key && c.rows == nullptr) {
+      c.rows = std::make_shared<const hlo::RowAnalysis>(std::move(rows));
+    }
+  }
+}
+
 std::string ClusterShapes::Summary() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> parts;
   if (!static_.empty()) parts.push_back(absl::StrCat("static x", static_.size()));
   int symbolic = 0;
-  for (const Class& c : classes_) symbolic += c.failed ? 0 : 1;
+  for (const Class& c : classes_) symbolic += c.failed || !c.served_symbolic ? 0 : 1;
   if (symbolic > 0) {
     parts.push_back(absl::StrCat("symbolic (batch >= ", kMinSymbolicBatch, ") x", symbolic));
+  }
+  if (!buckets_.empty()) {
+    parts.push_back(absl::StrCat("bucket", buckets_.size() > 1 ? "s " : " ",
+                                 absl::StrJoin(buckets_, ", "), " (padded)"));
   }
   std::string out = absl::StrJoin(parts, ", ");
   for (const Class& c : classes_) {
     if (c.failed) absl::StrAppend(&out, "\n  not symbolic", c.key, ": ", c.reason);
+    if (c.rows != nullptr && !c.rows->independent) {
+      absl::StrAppend(&out, "\n  no buckets", c.key, ": ", c.rows->reason);
+    }
+  }
+  return out;
+}
+
+int64_t BucketFor(const std::vector<int64_t>& buckets, int64_t batch) {
+  auto it = std::lower_bound(buckets.begin(), buckets.end(), batch);
+  return it == buckets.end() ? 0 : *it;
+}
+
+namespace {
+std::atomic<PaddingFill> padding_fill{PaddingFill::kRepeatLastRow};
+}  // namespace
+
+void SetPaddingForTesting(PaddingFill fill) { padding_fill.store(fill); }
+
+Tensor PadRows(const Tensor& t, int64_t rows) {
+  std::vector<int64_t> dims = t.dims();
+  const int64_t real = dims[0];
+  dims[0] = rows;
+  Tensor out = Tensor::Uninitialized(t.dtype(), dims);
+  const size_t row_bytes = real > 0 ? t.byte_size() / static_cast<size_t>(real) : 0;
+  auto* dst = static_cast<char*>(out.raw_data());
+  if (t.byte_size() > 0) std::memcpy(dst, t.raw_data(), t.byte_size());
+  const bool nan = padding_fill.load() == PaddingFill::kNaN &&
+                   (t.dtype() == DType::kFloat32 || t.dtype() == DType::kFloat64);
+  for (int64_t r = real; r < rows && row_bytes > 0; ++r) {
+    char* row = dst + static_cast<size_t>(r) * row_bytes;
+    if (!nan) {
+      std::memcpy(row, dst + static_cast<size_t>(real - 1) * row_bytes, row_bytes);
+    } else if (t.dtype() == DType::kFloat32) {
+      std::fill_n(reinterpret_cast<float*>(row), row_bytes / sizeof(float),
+                  std::numeric_limits<float>::quiet_NaN());
+    } else {
+      std::fill_n(reinterpret_cast<double*>(row), row_bytes / sizeof(double),
+                  std::numeric_limits<double>::quiet_NaN());
+    }
+  }
+  return out;
+}
+
+Tensor FirstRows(const Tensor& t, int64_t rows) {
+  std::vector<int64_t> dims = t.dims();
+  const int64_t all = dims[0];
+  dims[0] = rows;
+  Tensor out = Tensor::Uninitialized(t.dtype(), dims);
+  if (out.byte_size() > 0) {
+    std::memcpy(out.raw_data(), t.raw_data(),
+                t.byte_size() / static_cast<size_t>(all) * static_cast<size_t>(rows));
   }
   return out;
 }

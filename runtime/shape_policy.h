@@ -15,11 +15,16 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "compiler/hlo/row_analysis.h"
 #include "tfjit/session.h"
+#include "tfjit/tensor.h"
 
 namespace tfjit::runtime {
 
@@ -65,8 +70,16 @@ class ClusterShapes {
   // The symbolic class `class_key` did not compile (`reason`): its shapes compile statically
   // from now on. Returns false when it was marked already.
   bool MarkFailed(const std::string& class_key, const std::string& reason);
-  // "static x3, symbolic (batch >= 2) x1" for explain and profiles; the symbolic classes that
-  // failed, with their reasons, on lines of their own.
+  // A launch of class `class_key` ran on its symbolic executable (`bucket` 0) or, padded, on
+  // the static executable of batch size `bucket` (SessionOptions::batch_buckets).
+  void MarkServed(const std::string& class_key, int64_t bucket);
+  // Whether class `class_key` keeps batch rows apart (hlo::AnalyzeRows on its symbolic module),
+  // so that it may run padded to a bucket; null until SetRows.
+  std::shared_ptr<const hlo::RowAnalysis> RowsOf(const std::string& class_key) const;
+  void SetRows(const std::string& class_key, hlo::RowAnalysis rows);
+  // "static x3, symbolic (batch >= 2) x1, buckets 4, 8" for explain and profiles; the
+  // symbolic classes that failed, and the classes that could not use buckets, with their
+  // reasons, on lines of their own.
   std::string Summary() const;
 
  private:
@@ -76,6 +89,8 @@ class ClusterShapes {
     std::string key;
     bool failed = false;
     std::string reason;
+    bool served_symbolic = false;
+    std::shared_ptr<const hlo::RowAnalysis> rows;
   };
   // The batch size `dims` has in `c`, or -1 when they are not of its class.
   static int64_t BatchIn(const Class& c, const std::vector<std::vector<int64_t>>& dims);
@@ -83,8 +98,24 @@ class ClusterShapes {
   mutable std::mutex mu_;
   std::vector<std::vector<std::vector<int64_t>>> static_;
   std::vector<Class> classes_;
+  std::set<int64_t> buckets_;  // bucket sizes that served a launch
   int64_t launches_ = 0;
 };
+
+// Buckets with padding (SessionOptions::batch_buckets, sorted): the smallest bucket that holds
+// `batch` rows, or 0 when none does.
+int64_t BucketFor(const std::vector<int64_t>& buckets, int64_t batch);
+
+// `t` (rank >= 1, a numeric dtype) with dim 0 grown to `rows` (>= its own, > 0). The new rows
+// repeat its last row, so that they hold values of the run's own domain (indices in range,
+// checks that hold); under SetPaddingForTesting(kNaN) floating-point rows are NaN instead
+// (tests that padding cannot reach the real rows).
+Tensor PadRows(const Tensor& t, int64_t rows);
+// The first `rows` rows of `t` (rank >= 1).
+Tensor FirstRows(const Tensor& t, int64_t rows);
+
+enum class PaddingFill { kRepeatLastRow, kNaN };
+void SetPaddingForTesting(PaddingFill fill);
 
 }  // namespace tfjit::runtime
 

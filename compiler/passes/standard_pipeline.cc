@@ -11,7 +11,7 @@
 
 namespace tfjit::passes {
 
-void AddStandardPasses(PassPipeline& pipeline, const FusionPolicy* policy) {
+void AddSimplificationPasses(PassPipeline& pipeline) {
   pipeline.AddPass<AlgebraicSimplifierPass>();
   // Before folding, which folds the transposes of constants it adds; the simplifier after
   // it cancels the transposes it brings together.
@@ -24,6 +24,10 @@ void AddStandardPasses(PassPipeline& pipeline, const FusionPolicy* policy) {
   pipeline.AddPass<AlgebraicSimplifierPass>();
   pipeline.AddPass<CsePass>();
   pipeline.AddPass<DcePass>();
+}
+
+void AddStandardPasses(PassPipeline& pipeline, const FusionPolicy* policy) {
+  AddSimplificationPasses(pipeline);
   pipeline.AddPass<FusionPass>(policy);
   pipeline.AddPass<DcePass>();
 }

@@ -46,6 +46,13 @@ struct SessionOptions {
   // How compiled clusters cover varying input shapes (batch sizes) without compiling again
   // for each (docs/USER_GUIDE.md, "Varying batch sizes").
   ShapeMode shapes = ShapeMode::kAuto;
+  // Batch sizes (each >= 2) a cluster may run padded to, e.g. a server's allowed batch sizes:
+  // a batch size that would run on a symbolic executable runs instead on the static executable
+  // of the smallest bucket that holds it, its batch inputs padded with copies of their last
+  // row and the padding rows' results dropped, when an analysis proves the cluster keeps
+  // batch rows apart (no reduction, reshape, GEMM or gather mixes them). Larger sizes, and
+  // clusters that mix rows, keep the symbolic executable. Empty: no buckets.
+  std::vector<int64_t> batch_buckets;
   // Beyond-TF fixes for the known XLA interop issues (default off: TF's behaviour).
   bool autofix = false;
   // Auto-clustering's limits, in graph nodes (TF's --tf_xla_min_cluster_size and

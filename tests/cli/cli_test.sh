@@ -51,6 +51,12 @@ if ls "$tmp/xla_dump" | grep -q '_fusion\.hlo$' && ls "$tmp/xla_dump" | grep -q 
 else
   echo "FAIL xla-dump-files: $(ls "$tmp/xla_dump" | head)"; fails=$((fails+1))
 fi
+# --batch-buckets: batch 3 runs padded to bucket 4 (symbolic from the first launch), and the
+# profile lists the bucket; a bucket below 2 is a usage error.
+check buckets 0 "$tfjit" run "$src/tests/tf/graphs/dynamic_batch.pbtxt" --random-inputs 1 --shape x=3,4 --shapes symbolic --batch-buckets 4,8 --profile
+expect_in buckets-profile "$tmp/out" 'executables: bucket 4 \(padded\)'
+check bad-buckets 2 "$tfjit" run "$src/tests/tf/graphs/dynamic_batch.pbtxt" --batch-buckets 1,4
+expect_in bad-buckets-msg "$tmp/err" 'batch-buckets takes batch sizes >= 2'
 # run --profile: the last run's units, the kernels inside its clusters (a dot among them), and
 # the split between compiled code and the rest.
 check profile 0 "$tfjit" run "$src/tests/tf/graphs/matmul.pbtxt" --random-inputs 1 --repeat 2 --profile

@@ -107,6 +107,22 @@ class ModuleTest(unittest.TestCase):
         self.assertEqual(caught.exception.code, "INVALID_ARGUMENT")
         self.assertIn("static, auto or symbolic", str(caught.exception))
 
+    def test_batch_buckets(self):
+        """batch_buckets=[4, 8]: batch sizes 3, 5 and 7 run padded to a bucket and 12 on the
+        symbolic executable, each against NumPy; a bucket below 2 is INVALID_ARGUMENT."""
+        path = os.path.join(SRC, "tests", "tf", "graphs", "dynamic_batch.pbtxt")
+        model = tfjit.load(path, batch_buckets=[8, 4])
+        for batch in (1, 3, 5, 7, 12):
+            x = np.random.default_rng(batch).standard_normal((batch, 4)).astype(np.float32)
+            y = model.run({"x": x}, fetches=["y"])["y"]
+            self.assertEqual(y.shape, (batch, 2))
+            r = x.reshape(batch, 2, 2) * np.array([1, -2], np.float32)
+            np.testing.assert_allclose(y, np.maximum(r, 0).sum(-1), rtol=1e-6, atol=1e-6)
+        with self.assertRaises(tfjit.Error) as caught:
+            tfjit.load(path, batch_buckets=[1, 4])
+        self.assertEqual(caught.exception.code, "INVALID_ARGUMENT")
+        self.assertIn("batch_buckets", str(caught.exception))
+
     def test_non_contiguous_feeds(self):
         model = tfjit.load(MATMUL)
         feeds = random_feeds(model, 3)

@@ -9,13 +9,18 @@
 #include <sstream>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "runtime/shape_policy.h"
 #include "tests/testlib/temp_file.h"
 #include "tfjit/session.h"
 
 namespace tfjit {
 namespace {
+
+using runtime::PaddingFill;
+using runtime::SetPaddingForTesting;
 
 std::string GraphPath(const std::string& name) {
   return (std::filesystem::path(TFJIT_SOURCE_DIR) / "tests" / "tf" / "graphs" / name).string();
@@ -162,6 +167,126 @@ TEST(SymbolicBatchCacheTest, ANewSessionLoadsTheSymbolicExecutable) {
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+// Buckets with padding (SessionOptions::batch_buckets): a batch size a bucket holds runs on
+// that bucket's static executable, its input padded and the padding rows' results dropped;
+// larger sizes run on the symbolic executable. Outputs are the hand-computed ones, and padding
+// rows of NaN (the test hook) never reach them.
+class BucketTest : public ::testing::TestWithParam<std::string> {};
+
+// `session` run on x = [batch, 4] of the test's values; the compile's shape class, "" if none.
+std::string RunBatch(Session& session, int64_t batch, std::vector<float>* y) {
+  std::vector<float> x;
+  for (int64_t i = 0; i < batch * 4; ++i) x.push_back(static_cast<float>((i * 7) % 11) - 5.0f);
+  RunStats stats;
+  auto out = session.Run({{"x", Tensor::FromVector<float>(DType::kFloat32, {batch, 4}, x)}}, {"y"},
+                         &stats);
+  EXPECT_TRUE(out.ok()) << "batch " << batch << ": " << out.status();
+  if (!out.ok()) return "failed";
+  EXPECT_EQ((*out)[0].dims()[0], batch);
+  y->assign((*out)[0].data<float>(), (*out)[0].data<float>() + (*out)[0].num_elements());
+  return stats.compiles.empty() ? "" : stats.compiles[0].shape_class;
+}
+
+TEST_P(BucketTest, BatchSizesRunPaddedToTheirBucket) {
+  SessionOptions options;
+  options.backend = GetParam();
+  options.batch_buckets = {8, 4};  // sorted by the session
+  auto session = Session::Load(GraphPath("dynamic_batch.pbtxt"), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<std::string> classes;
+  for (int64_t batch : {1, 3, 2, 5, 8, 7, 4, 33, 3}) {
+    for (PaddingFill fill : {PaddingFill::kRepeatLastRow, PaddingFill::kNaN}) {
+      SetPaddingForTesting(fill);
+      std::vector<float> x, y;
+      for (int64_t i = 0; i < batch * 4; ++i) x.push_back(static_cast<float>((i * 7) % 11) - 5.0f);
+      const std::string compiled = RunBatch(**session, batch, &y);
+      SetPaddingForTesting(PaddingFill::kRepeatLastRow);
+      if (!compiled.empty()) classes.push_back(absl::StrCat(batch, ":", compiled));
+      const std::vector<float> want = Expected(x);
+      ASSERT_EQ(y.size(), want.size()) << "batch " << batch;
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_FLOAT_EQ(y[i], want[i]) << "batch " << batch << " i " << i;
+      }
+    }
+  }
+  // Batch 1 is static; 3 and 2 share bucket 4, 5, 8 and 7 bucket 8; 33 is past the buckets.
+  const std::vector<std::string> want = {"1:static", "3:bucket 4", "5:bucket 8",
+                                         "33:symbolic (batch >= 2)"};
+  EXPECT_EQ(classes, want);
+  RunOptions profiled;
+  profiled.profile = true;
+  RunStats stats;
+  std::vector<float> x(12, 1.0f);
+  ASSERT_TRUE((*session)
+                  ->Run(profiled, {{"x", Tensor::FromVector<float>(DType::kFloat32, {3, 4}, x)}},
+                        {"y"}, {}, &stats)
+                  .ok());
+  std::string shapes;
+  for (const UnitProfile& p : stats.profile) shapes += p.shapes;
+  EXPECT_EQ(shapes, "static x1, symbolic (batch >= 2) x1, buckets 4, 8 (padded)");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BucketTest, ::testing::Values("interpreter", "cpu"));
+
+// y = x - sum(x, axis 0): every row depends on every other, so no bucket may pad it (the sum
+// would take the padding rows in). The symbolic executable serves the batch sizes instead, the
+// answers are the hand-computed ones, and the profile says why there are no buckets.
+TEST(BucketTest, ClustersThatMixRowsAreNeverPadded) {
+  constexpr char kGraph[] = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: -1 } dim { size: 4 } } } } }
+    node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+    node { name: "sum" op: "Sum" input: "x" input: "axis" attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "Tidx" value { type: DT_INT32 } } attr { key: "keep_dims" value { b: true } } }
+    node { name: "y" op: "Sub" input: "x" input: "sum" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb";
+  SessionOptions options;
+  options.batch_buckets = {4, 8};
+  auto session = Session::Load(testing::WriteTempFile("mix_rows.pbtxt", kGraph), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<std::string> classes;
+  for (int64_t batch : {1, 3, 5, 2}) {
+    std::vector<float> x, y;
+    for (int64_t i = 0; i < batch * 4; ++i) x.push_back(static_cast<float>((i * 7) % 11) - 5.0f);
+    const std::string compiled = RunBatch(**session, batch, &y);
+    if (!compiled.empty()) classes.push_back(absl::StrCat(batch, ":", compiled));
+    ASSERT_EQ(y.size(), x.size());
+    for (int64_t r = 0; r < batch; ++r) {
+      for (int64_t c = 0; c < 4; ++c) {
+        float column = 0;
+        for (int64_t k = 0; k < batch; ++k) column += x[static_cast<size_t>(k * 4 + c)];
+        EXPECT_FLOAT_EQ(y[static_cast<size_t>(r * 4 + c)],
+                        x[static_cast<size_t>(r * 4 + c)] - column)
+            << "batch " << batch;
+      }
+    }
+  }
+  EXPECT_EQ(classes, (std::vector<std::string>{"1:static", "3:symbolic (batch >= 2)"}));
+  RunOptions profiled;
+  profiled.profile = true;
+  RunStats stats;
+  std::vector<float> x(12, 1.0f);
+  ASSERT_TRUE((*session)
+                  ->Run(profiled, {{"x", Tensor::FromVector<float>(DType::kFloat32, {3, 4}, x)}},
+                        {"y"}, {}, &stats)
+                  .ok());
+  std::string shapes;
+  for (const UnitProfile& p : stats.profile) shapes += p.shapes;
+  EXPECT_TRUE(absl::StrContains(shapes, "no buckets|?b,4: %")) << shapes;
+  EXPECT_TRUE(absl::StrContains(shapes, "reduces over the batch")) << shapes;
+}
+
+// A bucket below 2 is refused when the session loads.
+TEST(BucketTest, BucketsBelowTwoAreInvalid) {
+  SessionOptions options;
+  options.batch_buckets = {1, 4};
+  auto session = Session::Load(GraphPath("dynamic_batch.pbtxt"), options);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(session.status().message(), "batch_buckets")) << session.status();
 }
 
 // tf.boolean_mask's core: w = Where(x > 0) (the coordinates of the positive elements, int64

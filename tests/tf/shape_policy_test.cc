@@ -1,8 +1,9 @@
 // ClusterShapes (runtime/shape_policy.h): which executable each launch's shapes get under the
 // three modes, the batch inputs a second batch size reveals, the guard at batch sizes 0 and 1,
-// a class that failed, and TF's brake on clusters that compile more than they run.
+// a class that failed, TF's brake on clusters that compile more than they run, and buckets.
 #include "runtime/shape_policy.h"
 
+#include <cmath>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -39,7 +40,53 @@ TEST(ClusterShapesTest, AutoCompilesStaticFirstThenOneSymbolicClass) {
   EXPECT_EQ(shapes.Choose(ShapeMode::kAuto, {{4, 5}, {4, 2}, {4}}, kEligible).kind, Kind::kStatic);
   // x and n disagreeing on the batch size is not the class.
   EXPECT_EQ(shapes.Choose(ShapeMode::kAuto, {{5, 4}, {4, 2}, {6}}, kEligible).kind, Kind::kStatic);
+  // The class counts once a launch ran on its executable.
+  EXPECT_EQ(shapes.Summary(), "static x5");
+  shapes.MarkServed(second.class_key, 0);
   EXPECT_EQ(shapes.Summary(), "static x5, symbolic (batch >= 2) x1");
+}
+
+// Buckets: the smallest that holds a batch size; padding repeats the last row (or, for the
+// tests, is NaN); the first rows come back; the summary lists the buckets that served and why
+// a class could not use them.
+TEST(ClusterShapesTest, BucketsPadAndSummarize) {
+  const std::vector<int64_t> buckets = {4, 8, 16};
+  EXPECT_EQ(BucketFor(buckets, 2), 4);
+  EXPECT_EQ(BucketFor(buckets, 4), 4);
+  EXPECT_EQ(BucketFor(buckets, 5), 8);
+  EXPECT_EQ(BucketFor(buckets, 16), 16);
+  EXPECT_EQ(BucketFor(buckets, 17), 0);
+  const Tensor x = Tensor::FromVector<int32_t>(DType::kInt32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor padded = PadRows(x, 4);
+  EXPECT_EQ(padded.dims(), (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(std::vector<int32_t>(padded.data<int32_t>(), padded.data<int32_t>() + 12),
+            (std::vector<int32_t>{1, 2, 3, 4, 5, 6, 4, 5, 6, 4, 5, 6}));
+  const Tensor back = FirstRows(padded, 2);
+  EXPECT_EQ(back.dims(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(std::vector<int32_t>(back.data<int32_t>(), back.data<int32_t>() + 6),
+            (std::vector<int32_t>{1, 2, 3, 4, 5, 6}));
+  SetPaddingForTesting(PaddingFill::kNaN);
+  const Tensor f = PadRows(Tensor::FromVector<float>(DType::kFloat32, {1, 2}, {1, 2}), 3);
+  SetPaddingForTesting(PaddingFill::kRepeatLastRow);
+  EXPECT_EQ(f.data<float>()[1], 2.0f);
+  EXPECT_TRUE(std::isnan(f.data<float>()[2]) && std::isnan(f.data<float>()[5]));
+
+  ClusterShapes shapes;
+  shapes.Choose(ShapeMode::kAuto, Launch(4), kEligible);
+  const ShapeChoice c = shapes.Choose(ShapeMode::kAuto, Launch(6), kEligible);
+  ASSERT_EQ(c.kind, Kind::kSymbolic);
+  EXPECT_EQ(shapes.RowsOf(c.class_key), nullptr);
+  hlo::RowAnalysis rows;
+  rows.reason = "%sum reduces over the batch (dim 0)";
+  shapes.SetRows(c.class_key, rows);
+  ASSERT_NE(shapes.RowsOf(c.class_key), nullptr);
+  EXPECT_FALSE(shapes.RowsOf(c.class_key)->independent);
+  shapes.MarkServed(c.class_key, 8);
+  shapes.MarkServed(c.class_key, 4);
+  shapes.MarkServed(c.class_key, 8);
+  EXPECT_EQ(shapes.Summary(),
+            "static x1, buckets 4, 8 (padded)\n  no buckets|?b,4|[4,2]|?b: %sum reduces over "
+            "the batch (dim 0)");
 }
 
 TEST(ClusterShapesTest, OnlyEligibleInputsCarryTheBatch) {
