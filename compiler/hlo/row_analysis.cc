@@ -1,10 +1,12 @@
 // AnalyzeRows (row_analysis.h): each value of the entry computation is one of
-//   none:    it depends on no batch input (a weight, a constant, an iota, even one shaped
-//            [?b, ...]: its row i is the same whatever the batch size);
+//   none:    its shape and its values do not depend on the batch (a weight, a constant);
 //   aligned: its dim 0 is the batch (`?b`) and row i depends only on row i of the batch
-//            inputs (and on values that are none);
-//   mixed:   anything else that depends on a batch input.
-// An instruction with no aligned or mixed operand is none; one with a mixed operand is mixed;
+//            inputs and on values that are none (an iota or a broadcast constant shaped
+//            [?b, ...] too: its row i is the same whatever the batch size, but reducing it over
+//            dim 0 depends on that size);
+//   mixed:   anything else that depends on the batch.
+// An instruction with a mixed operand is mixed; one with only none operands is none when its
+// shape is static and aligned when its dim 0 is `?b` (mixed for another symbolic dim);
 // otherwise its opcode's rule decides, and a result the rule calls aligned must have dim 0
 // `?b` too. The module keeps rows apart when no result (run-time checks aside) is mixed.
 #include "compiler/hlo/row_analysis.h"
@@ -126,8 +128,9 @@ class Analyzer {
     switch (inst.opcode()) {
       case Opcode::kParameter:
       case Opcode::kConstant:
-      case Opcode::kIota:
         return None(inst);
+      case Opcode::kIota:
+        return inst.shape().IsSymbolic() ? Aligned(inst) : None(inst);
       case Opcode::kTuple: {
         State s;
         for (int i = 0; i < inst.operand_count(); ++i) {
@@ -170,7 +173,7 @@ class Analyzer {
       default:
         break;
     }
-    if (any == Rows::kNone) return None(inst);
+    if (any == Rows::kNone) return inst.shape().IsSymbolic() ? Aligned(inst) : None(inst);
     if (IsElementwise(inst.opcode()) || inst.opcode() == Opcode::kBitcastConvert) {
       return Aligned(inst);
     }

@@ -27,6 +27,12 @@ constexpr char kReducers[] = R"(
   ROOT %add.r = f32[] add(%add.a, %add.b)
 }
 
+%addi (addi.a: s32[], addi.b: s32[]) -> s32[] {
+  %addi.a = s32[] parameter(0)
+  %addi.b = s32[] parameter(1)
+  ROOT %addi.r = s32[] add(%addi.a, %addi.b)
+}
+
 %max (max.a: f32[], max.b: f32[]) -> f32[] {
   %max.a = f32[] parameter(0)
   %max.b = f32[] parameter(1)
@@ -153,6 +159,30 @@ ENTRY %main (x: f32[?b,4], w: f32[4,4]) -> (f32[?b,4], f32[]) {
 }
 )",
        "%loss reduces over the batch"},
+      // A value shaped by the batch but computed from no input still sums to a multiple of it.
+      {R"(
+ENTRY %main (x: f32[?b,4]) -> f32[?b,4] {
+  %x = f32[?b,4] parameter(0)
+  %one = f32[] constant(1)
+  %ones = f32[?b,4] broadcast(%one), dimensions={}
+  %zero = f32[] constant(0)
+  %count = f32[4] reduce(%ones, %zero), dimensions={0}, to_apply=%add
+  %cb = f32[?b,4] broadcast(%count), dimensions={1}
+  ROOT %scaled = f32[?b,4] divide(%x, %cb)
+}
+)",
+       "%count reduces over the batch"},
+      {R"(
+ENTRY %main (x: s32[?b]) -> s32[?b] {
+  %x = s32[?b] parameter(0)
+  %rows = s32[?b] iota(), iota_dimension=0
+  %zero = s32[] constant(0)
+  %total = s32[] reduce(%rows, %zero), dimensions={0}, to_apply=%addi
+  %tb = s32[?b] broadcast(%total), dimensions={}
+  ROOT %shifted = s32[?b] add(%x, %tb)
+}
+)",
+       "%total reduces over the batch"},
   };
   for (const Case& c : cases) {
     const RowAnalysis r = Analyze(Module(c.entry));
