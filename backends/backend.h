@@ -25,6 +25,9 @@ struct CompileStats {
   int64_t flops = 0;                // of the convolutions and dots, hlo::MatmulFlops
   int64_t temp_bytes = 0;           // temporaries per run, buffers shared by liveness
   int64_t temp_bytes_unshared = 0;  // what they would take without sharing
+  // A symbolic executable's temporaries grow by this per batch row: temp_bytes is then their
+  // size at batch size 0 (the static part), and temp_bytes_unshared is at the representative.
+  int64_t temp_bytes_per_row = 0;
   // The code came from a persistent cache of compiled code instead of LLVM (codegen_ms is
   // then the time to load and link it).
   bool loaded_from_disk_cache = false;

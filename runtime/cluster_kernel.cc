@@ -24,6 +24,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/printer.h"
 #include "compiler/hlo/row_analysis.h"
@@ -209,12 +210,14 @@ CompilationCache::ExecutablePtr FinishCompile(const cluster::Cluster& cluster,
   const bool symbolic = exe->module().batch_representative() != 0;
   Log(LogLevel::kInfo,
       "compiled %s (%d nodes)%s in %.1f ms: lowering %.1f ms, HLO passes %.1f ms, %s %.1f "
-      "ms, %d kernels, temporaries %.2f MB (%.2f MB unshared)",
+      "ms, %d kernels, temporaries %.2f MB%s",
       cluster.spec.name, static_cast<int>(cluster.spec.nodes.size()),
       symbolic ? absl::StrCat(" for every batch size >= ", kMinSymbolicBatch) : "", *compile_ms,
       *compile_ms - cs.optimize_ms - cs.codegen_ms, cs.optimize_ms,
       cs.loaded_from_disk_cache ? "loaded from the disk cache in" : "codegen", cs.codegen_ms,
-      cs.num_kernels, cs.temp_bytes / 1e6, cs.temp_bytes_unshared / 1e6);
+      cs.num_kernels, cs.temp_bytes / 1e6,
+      symbolic ? absl::StrFormat(" + %.3f MB per batch row", cs.temp_bytes_per_row / 1e6)
+               : absl::StrFormat(" (%.2f MB unshared)", cs.temp_bytes_unshared / 1e6));
   if (!ctx.dump_dir.empty()) {
     std::ofstream(absl::StrCat(ctx.dump_dir, "/", cluster.spec.name, symbolic ? "_symbolic_" : "_",
                                std::hash<std::string>()(key) % 1000000, ".hlo"))
@@ -393,10 +396,11 @@ absl::Status Execute(const backends::Executable& exe, std::vector<Tensor> inputs
 }
 
 // The failed run-time check among `results[first_check...]` (the last results), as the
-// kernel's error; OK when every check passed.
+// kernel's error; OK when every check passed. `batch`: the run's batch size when the module is
+// symbolic (its messages' batch-sized numbers take their value there), else 0.
 absl::Status FailedRuntimeCheck(const std::vector<hlo::RuntimeCheck>& checks,
                                 const std::vector<Tensor>& results, size_t first_check,
-                                const std::string& cluster_name) {
+                                const std::string& cluster_name, int64_t batch) {
   for (size_t c = 0; c < checks.size(); ++c) {
     const Tensor& r = results[first_check + c];
     if (r.dtype() != DType::kInt64 || r.num_elements() < 1) {
@@ -405,7 +409,7 @@ absl::Status FailedRuntimeCheck(const std::vector<hlo::RuntimeCheck>& checks,
     const int64_t* v = r.data<int64_t>();
     if (v[0] < 0) continue;
     const hlo::RuntimeCheck& check = checks[c];
-    const std::string message = check.Message(std::vector<int64_t>(v, v + r.num_elements()));
+    const std::string message = check.Message(std::vector<int64_t>(v, v + r.num_elements()), batch);
     return AttachNode(InvalidArgument("node '%s' (%s): %s", check.tf_node, check.tf_op, message),
                       check.tf_node, check.tf_op);
   }
@@ -450,11 +454,12 @@ absl::Status RestoreOutputs(const cluster::Cluster& cluster,
 // assigned (`updates`: their inputs' indices), the random nodes' next states, the padded
 // outputs' row counts and the run-time checks. A failed check installs no state, as the
 // kernel's error would have stopped the graph before the writes; otherwise the variables and
-// random states are installed and `outputs` becomes the cluster outputs.
+// random states are installed and `outputs` becomes the cluster outputs. `batch`: the run's
+// batch size on a symbolic executable, else 0.
 absl::Status InstallResults(const cluster::Cluster& cluster, const backends::Executable& exe,
                             const std::vector<Tensor>& handles, const std::vector<int>& updates,
                             std::vector<CompiledRandomState>& rng, const ExecContext& ctx,
-                            std::vector<Tensor>* outputs) {
+                            int64_t batch, std::vector<Tensor>* outputs) {
   const size_t num_outputs = cluster.spec.outputs.size();
   const std::vector<hlo::RuntimeCheck>& checks = exe.module().runtime_checks();
   const std::vector<int64_t>& row_counted = exe.module().row_counted_outputs();
@@ -467,8 +472,8 @@ absl::Status InstallResults(const cluster::Cluster& cluster, const backends::Exe
         row_counted.size(), checks.size());
   }
   const size_t first_count = num_outputs + updates.size() + rng.size();
-  if (absl::Status failed =
-          FailedRuntimeCheck(checks, *outputs, first_count + row_counted.size(), cluster.spec.name);
+  if (absl::Status failed = FailedRuntimeCheck(checks, *outputs, first_count + row_counted.size(),
+                                               cluster.spec.name, batch);
       !failed.ok()) {
     outputs->clear();
     return failed;
@@ -799,7 +804,8 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
   }
   // Step 4.
   TFJIT_RETURN_IF_ERROR(
-      InstallResults(cluster, **exe, handles, resource_updates_[index], rng, ctx, outputs));
+      InstallResults(cluster, **exe, handles, resource_updates_[index], rng, ctx,
+                     (*exe)->module().batch_representative() != 0 ? served.batch : 0, outputs));
   std::lock_guard<std::mutex> lock(state.mu);
   RecordLaunch(cluster, **exe, hit, compile_ms, bucket, state.stats);
   return absl::OkStatus();

@@ -401,6 +401,8 @@ std::unique_ptr<backends::Executable> CpuBackend::MakeExecutable(
     bool from_cache) const {
   stats.codegen_ms = MillisSince(start);
   stats.loaded_from_disk_cache = from_cache;
+  stats.temp_bytes = plan.arena_bytes(0);
+  stats.temp_bytes_per_row = plan.arena_bytes(1) - plan.arena_bytes(0);
   return std::unique_ptr<backends::Executable>(
       new CpuExecutable(std::move(module), std::move(plan), std::move(profile_units),
                         std::move(linked.jit), linked.entry, stats));

@@ -503,7 +503,7 @@ absl::Status CpuIrEmitter::EmitInPlaceUpdateBody(const Instruction& inst,
                                                  llvm::Value* end, KernelInfo& info) {
   const hlo::Shape& update = inst.operand(1)->shape();
   TFJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
-                         elemental_.EmitClampedStarts(inst, ops, 2, update.dims()));
+                         elemental_.EmitClampedStarts(inst, ops, 2, update));
   info.extent = llvm_ir::PartitionExtent(update.dims(), llvm_ir::LoopShape::kNested);
   const int64_t work = update.num_elements();
   info.parallel = options_.parallel && work >= options_.parallel_min_elements && info.extent > 1;

@@ -683,7 +683,9 @@ class GpuBackend : public backends::Backend {
       out << program.ptx.ptx;
     }
     stats.num_kernels = static_cast<int>(program.steps.size());
-    stats.temp_bytes = program.arena_bytes;
+    stats.temp_bytes =
+        program.arena_bytes - program.arena_bytes_per_row * program.batch_representative;
+    stats.temp_bytes_per_row = program.arena_bytes_per_row;
     stats.temp_bytes_unshared = program.arena_bytes_unshared;
     auto exe = std::make_unique<GpuExecutable>(std::move(module), std::move(program),
                                                options_.device_ordinal, stats);

@@ -242,7 +242,7 @@ absl::Status EmitInPlaceUpdateKernel(const Instruction& dus, const std::string& 
       [&](llvm::Value* out, const IrIndex& index, llvm::Value* value,
           const std::vector<ElementGenerator>& ops) -> absl::Status {
         TFJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
-                               elemental.EmitClampedStarts(dus, ops, 2, update.dims()));
+                               elemental.EmitClampedStarts(dus, ops, 2, update));
         std::vector<llvm::Value*> coords;
         for (size_t d = 0; d < starts.size(); ++d)
           coords.push_back(b.CreateAdd(starts[d], index[d]));

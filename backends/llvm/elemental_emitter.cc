@@ -50,6 +50,7 @@ bool ElementalEmitter::Supports(const Instruction& inst) {
     case Opcode::kConcatenate:
     case Opcode::kPad:
     case Opcode::kIota:
+    case Opcode::kGetDimensionSize:
     case Opcode::kConstant:
     case Opcode::kDot:
     case Opcode::kDynamicSlice:
@@ -96,6 +97,14 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeGenerator(const Instructi
       return MakePad(inst, std::move(ops));
     case Opcode::kIota:
       return MakeIota(inst);
+    case Opcode::kGetDimensionSize: {
+      // The operand's dim, read from the batch size where it is symbolic.
+      const hlo::Shape shape = inst.operand(0)->shape();
+      const int d = static_cast<int>(inst.attrs().dimensions.at(0));
+      return [this, shape, d](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+        return b_->CreateTrunc(Dim(shape, d), b_->getInt32Ty());
+      };
+    }
     case Opcode::kConstant:
       return MakeConstant(inst);
     case Opcode::kReduce:

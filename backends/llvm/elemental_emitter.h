@@ -98,10 +98,11 @@ class ElementalEmitter {
   // An integer index value of `dtype` widened to i64 (sign- or zero-extended).
   llvm::Value* IndexToInt64(llvm::Value* v, DType dtype);
   // The start indices of a dynamic-slice (first = 1) or dynamic-update-slice (first = 2):
-  // scalar operands first.., each clamped to [0, operand dim - sizes[d]] as HLO.md says.
+  // scalar operands first.., each clamped to [0, operand dim - sizes' dim] as HLO.md says
+  // (`sizes`: the slice's or the update's shape; either dim 0 may be symbolic).
   absl::StatusOr<std::vector<llvm::Value*>> EmitClampedStarts(
       const hlo::Instruction& inst, const std::vector<ElementGenerator>& ops, int first,
-      const std::vector<int64_t>& sizes);
+      const hlo::Shape& sizes);
 
  private:
   llvm::Value* batch_ = nullptr;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "backends/llvm/elemental_emitter.h"
+#include "compiler/hlo/symbolic.h"
 #include "core/dtype.h"
 #include "core/status.h"
 
@@ -18,8 +19,12 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
 }
 
 // clamp(x, 0, hi) on i64 values; hi >= 0.
-llvm::Value* ClampStart(llvm::IRBuilder<>* b, llvm::Value* x, int64_t hi) {
-  llvm::Value* upper = b->getInt64(std::max<int64_t>(hi, 0));
+// x clamped into [0, max(hi, 0)]; `hi` is an i64 value (a symbolic dim's extent may be in it).
+llvm::Value* ClampStart(llvm::IRBuilder<>* b, llvm::Value* x, llvm::Value* hi) {
+  llvm::Value* upper =
+      llvm::isa<llvm::ConstantInt>(hi)
+          ? b->getInt64(std::max<int64_t>(llvm::cast<llvm::ConstantInt>(hi)->getSExtValue(), 0))
+          : b->CreateSelect(b->CreateICmpSLT(hi, b->getInt64(0)), b->getInt64(0), hi);
   llvm::Value* low = b->CreateSelect(b->CreateICmpSLT(x, b->getInt64(0)), b->getInt64(0), x);
   return b->CreateSelect(b->CreateICmpSGT(low, upper), upper, low);
 }
@@ -34,14 +39,15 @@ llvm::Value* ElementalEmitter::IndexToInt64(llvm::Value* v, DType dtype) {
 }
 
 absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitClampedStarts(
-    const Instruction& inst, const Generators& ops, int first, const std::vector<int64_t>& sizes) {
+    const Instruction& inst, const Generators& ops, int first, const hlo::Shape& sizes) {
   const hlo::Shape& operand = inst.operand(0)->shape();
   std::vector<llvm::Value*> starts;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    const int i = first + static_cast<int>(d);
+  for (int d = 0; d < sizes.rank(); ++d) {
+    const int i = first + d;
     TFJIT_ASSIGN_OR_RETURN(llvm::Value * raw, ops[static_cast<size_t>(i)](IrIndex()));
     llvm::Value* s = IndexToInt64(raw, inst.operand(i)->shape().element_type());
-    starts.push_back(ClampStart(b_, s, operand.dim(static_cast<int>(d)) - sizes[d]));
+    // Both extents may follow the batch size (dim 0 of a symbolic module).
+    starts.push_back(ClampStart(b_, s, b_->CreateSub(Dim(operand, d), Dim(sizes, d))));
   }
   return starts;
 }
@@ -51,7 +57,7 @@ ElementGenerator ElementalEmitter::MakeDynamicSlice(const Instruction& inst, Gen
   return [this, in, ops](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     const hlo::Shape& operand = in->operand(0)->shape();
     TFJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
-                           EmitClampedStarts(*in, ops, 1, in->shape().dims()));
+                           EmitClampedStarts(*in, ops, 1, in->shape()));
     std::vector<llvm::Value*> coords(starts.size());
     for (size_t d = 0; d < starts.size(); ++d) {
       coords[d] = b_->CreateAdd(index[d], starts[d], "", true, true);
@@ -69,7 +75,7 @@ ElementGenerator ElementalEmitter::MakeDynamicUpdateSlice(const Instruction& ins
   const Instruction* in = &inst;
   return [this, in, update, ops](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     TFJIT_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
-                           EmitClampedStarts(*in, ops, 2, update.dims()));
+                           EmitClampedStarts(*in, ops, 2, update));
     llvm::Value* inside = b_->getTrue();
     std::vector<llvm::Value*> coords(starts.size());
     for (size_t d = 0; d < starts.size(); ++d) {
@@ -106,9 +112,13 @@ ElementGenerator ElementalEmitter::MakeGather(const Instruction& inst, Generator
       if (ivd < indices.rank()) full.insert(full.begin() + ivd, b_->getInt64(k));
       TFJIT_ASSIGN_OR_RETURN(llvm::Value * raw, ops[1](IrIndex(std::move(full), indices.dims())));
       const int64_t d = gd.start_index_map[static_cast<size_t>(k)];
+      // A full gather along a symbolic dim 0 has one start there: 0.
+      llvm::Value* slice = d == 0 && hlo::FullSymbolicGather(*in)
+                               ? Dim(operand, 0)
+                               : b_->getInt64(gd.slice_sizes[static_cast<size_t>(d)]);
       src[static_cast<size_t>(d)] =
           ClampStart(b_, IndexToInt64(raw, indices.element_type()),
-                     operand.dim(static_cast<int>(d)) - gd.slice_sizes[static_cast<size_t>(d)]);
+                     b_->CreateSub(Dim(operand, static_cast<int>(d)), slice));
     }
     size_t next = 0;
     for (int64_t d = 0; d < operand.rank(); ++d) {

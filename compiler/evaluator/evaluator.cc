@@ -119,6 +119,11 @@ absl::StatusOr<Literal> EvalInstruction(const Instruction& inst, const Operands&
       return eval::EvalReverse(inst, ops);
     case Opcode::kIota:
       return eval::EvalIota(inst, ops);
+    case Opcode::kGetDimensionSize:
+      // The operand's own dim: in a specialized module, the batch size's extent there.
+      return Literal::Scalar<int32_t>(
+          DType::kInt32, static_cast<int32_t>(
+                             ops[0]->shape().dim(static_cast<int>(inst.attrs().dimensions.at(0)))));
     case Opcode::kGather:
       return eval::EvalGather(inst, ops);
     case Opcode::kScatter:

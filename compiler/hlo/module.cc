@@ -2,13 +2,42 @@
 #include "compiler/hlo/module.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 
 namespace tfjit::hlo {
 
-std::string RuntimeCheck::Message(const std::vector<int64_t>& result) const {
+std::string SubstituteBatch(const std::string& text, int64_t batch) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t open = text.find('{', i);
+    const size_t close = open == std::string::npos ? open : text.find('}', open);
+    if (close == std::string::npos) break;
+    const std::string inner = text.substr(open + 1, close - open - 1);
+    const size_t b = inner.find("?b");
+    int64_t k = 1, c = 0;
+    bool ok = b != std::string::npos;
+    if (ok && b > 0) {
+      // "k*?b"
+      ok = inner[b - 1] == '*' && absl::SimpleAtoi(inner.substr(0, b - 1), &k);
+    }
+    if (ok && b + 2 < inner.size()) {
+      std::string rest = inner.substr(b + 2);
+      if (rest[0] == '+') rest = rest.substr(1);
+      ok = absl::SimpleAtoi(rest, &c);
+    }
+    out += text.substr(i, open - i);
+    out += ok ? absl::StrCat(k * batch + c) : text.substr(open, close - open + 1);
+    i = close + 1;
+  }
+  out += text.substr(std::min(i, text.size()));
+  return out;
+}
+
+std::string RuntimeCheck::Message(const std::vector<int64_t>& result, int64_t batch) const {
   const int64_t position = result.empty() ? -1 : result[0];
   std::string pos;
   if (flat_position || position < 0) {
@@ -31,8 +60,9 @@ std::string RuntimeCheck::Message(const std::vector<int64_t>& result) const {
                                            : absl::StrCat(components[0]);
   // "{index}": the components as TF's sparse ops print an index, "[3,2]".
   const std::string index = absl::StrCat("[", absl::StrJoin(components, ","), "]");
-  return absl::StrReplaceAll(message_template,
-                             {{"{pos}", pos}, {"{value}", value}, {"{index}", index}});
+  return absl::StrReplaceAll(
+      batch > 0 ? SubstituteBatch(message_template, batch) : message_template,
+      {{"{pos}", pos}, {"{value}", value}, {"{index}", index}});
 }
 
 Computation* Module::AddComputation(const std::string& name) {

@@ -23,16 +23,23 @@ struct RuntimeCheck {
   // The error text with "{pos}" (the position: "[7]" for a flat position, or a multi-index
   // over position_dims, e.g. "[1,2]"), "{value}" (one component "7", or "[4, 0]" when
   // vector_value) and "{index}" (the components as TF's sparse ops print them, "[4,0]")
-  // substituted.
+  // substituted. In a symbolic module (symbolic.h) a number that follows the batch size is
+  // written as its extent in braces, e.g. "{36864*?b}", and takes its value at the run's
+  // batch size.
   std::string message_template;
   bool flat_position = true;
   std::vector<int64_t> position_dims;
   bool vector_value = false;
   bool operator==(const RuntimeCheck&) const = default;
 
-  // The message for a failed check's result [position, components...].
-  std::string Message(const std::vector<int64_t>& result) const;
+  // The message for a failed check's result [position, components...]; `batch`: the run's
+  // batch size, for a symbolic module's check (0 leaves "{...?b...}" as it is).
+  std::string Message(const std::vector<int64_t>& result, int64_t batch = 0) const;
 };
+
+// `text` with each "{k*?b+c}" (a RuntimeCheck message's batch-size number) replaced by its
+// value at `batch`.
+std::string SubstituteBatch(const std::string& text, int64_t batch);
 
 class Module {
  public:
@@ -71,6 +78,7 @@ class Module {
   // a module parsed back from text has none.
   void AddRuntimeCheck(RuntimeCheck check) { runtime_checks_.push_back(std::move(check)); }
   const std::vector<RuntimeCheck>& runtime_checks() const { return runtime_checks_; }
+  void set_runtime_checks(std::vector<RuntimeCheck> checks) { runtime_checks_ = std::move(checks); }
 
   // ROOT tuple elements (by index) whose leading dimension is known only at run time (Where's
   // rows): each is returned padded to its static size, and one s64[] element per entry, in

@@ -45,6 +45,7 @@ enum class OpcodeKind : uint8_t {
   V(kFloor, "floor", 1, kUnary)                                  \
   V(kFusion, "fusion", -1, kOther)                               \
   V(kGather, "gather", 2, kOther)                                \
+  V(kGetDimensionSize, "get-dimension-size", 1, kOther)          \
   V(kGetTupleElement, "get-tuple-element", 1, kOther)            \
   V(kIota, "iota", 0, kOther)                                    \
   V(kIsFinite, "is-finite", 1, kOther)                           \

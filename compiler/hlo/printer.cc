@@ -191,6 +191,7 @@ Attrs AttributesOf(const Instruction& inst, const Namer& namer) {
     case Opcode::kTranspose:
     case Opcode::kReverse:
     case Opcode::kConcatenate:
+    case Opcode::kGetDimensionSize:
       dims();
       break;
     case Opcode::kReduce:

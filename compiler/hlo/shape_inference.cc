@@ -738,6 +738,14 @@ absl::StatusOr<Shape> InferOther(Opcode op, const Shapes& operands, const Attrib
       TFJIT_RETURN_IF_ERROR(
           CheckDimIndices(op, operands, attrs.dimensions, operands[0]->rank(), "dimensions"));
       return *operands[0];
+    case Opcode::kGetDimensionSize:
+      TFJIT_RETURN_IF_ERROR(CheckArrays(op, operands));
+      if (attrs.dimensions.size() != 1) {
+        return Error(op, operands, "needs one dimension in dimensions={d}");
+      }
+      TFJIT_RETURN_IF_ERROR(
+          CheckDimIndices(op, operands, attrs.dimensions, operands[0]->rank(), "dimensions"));
+      return Shape::Scalar(DType::kInt32);
     case Opcode::kReduce:
       return InferReduce(operands, attrs, called);
     case Opcode::kReduceWindow:

@@ -2,11 +2,13 @@
 #include "compiler/hlo/symbolic.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/hlo/computation.h"
@@ -130,14 +132,12 @@ class Symbolizer {
                                     probes_[0].batch, " and ", p.module->computations().size(),
                                     " at batch ", p.batch));
       }
-      if (p.module->runtime_checks() != probes_[0].module->runtime_checks() ||
-          p.module->row_counted_outputs() != probes_[0].module->row_counted_outputs()) {
-        return Differs(
-            absl::StrCat("the module's run-time checks or row-counted outputs differ "
-                         "between batch ",
-                         probes_[0].batch, " and ", p.batch));
+      if (p.module->row_counted_outputs() != probes_[0].module->row_counted_outputs()) {
+        return Differs(absl::StrCat("the module's row-counted outputs differ between batch ",
+                                    probes_[0].batch, " and ", p.batch));
       }
     }
+    TFJIT_ASSIGN_OR_RETURN(std::vector<RuntimeCheck> checks, UnifyChecks());
     for (size_t c = 0; c < comps[0].size(); ++c) {
       std::vector<const Computation*> row;
       for (const auto& list : comps) row.push_back(list[c]);
@@ -145,6 +145,7 @@ class Symbolizer {
     }
     std::unique_ptr<Module> out = probes_[0].module->Clone();
     out->set_batch_representative(probes_[0].batch);
+    out->set_runtime_checks(std::move(checks));
     for (Computation* comp : out->computations()) {
       for (Instruction* inst : comp->instructions()) {
         auto it = shapes_.find(inst->name());
@@ -164,6 +165,98 @@ class Symbolizer {
   }
 
  private:
+  // The probes' run-time checks as one list: the same at every probe but for numbers in their
+  // messages that are k * b + c (an index limit that is the batch size or a multiple), which
+  // become "{k*?b+c}", and the first of their position dims (a flat position's outermost
+  // index needs no bound).
+  absl::StatusOr<std::vector<RuntimeCheck>> UnifyChecks() const {
+    std::vector<RuntimeCheck> out = probes_[0].module->runtime_checks();
+    for (const BatchProbe& p : probes_) {
+      if (p.module->runtime_checks().size() != out.size()) {
+        return Differs(absl::StrCat("the module has ", out.size(), " run-time checks at batch ",
+                                    probes_[0].batch, " and ", p.module->runtime_checks().size(),
+                                    " at batch ", p.batch));
+      }
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      RuntimeCheck& check = out[i];
+      std::vector<std::vector<std::string>> tokens;
+      for (const BatchProbe& p : probes_) {
+        const RuntimeCheck& other = p.module->runtime_checks()[i];
+        const bool dims_match =
+            other.position_dims.size() == check.position_dims.size() &&
+            std::equal(other.position_dims.begin() + (other.position_dims.empty() ? 0 : 1),
+                       other.position_dims.end(),
+                       check.position_dims.begin() + (check.position_dims.empty() ? 0 : 1));
+        if (other.tf_node != check.tf_node || other.tf_op != check.tf_op ||
+            other.flat_position != check.flat_position ||
+            other.vector_value != check.vector_value || !dims_match) {
+          return Differs(absl::StrCat("the run-time check of node '", check.tf_node,
+                                      "' differs between batch ", probes_[0].batch, " and ",
+                                      p.batch));
+        }
+        tokens.push_back(NumberTokens(other.message_template));
+      }
+      std::string message;
+      for (size_t t = 0; t < tokens[0].size(); ++t) {
+        const std::string& first = tokens[0][t];
+        bool same = true;
+        for (const auto& list : tokens) {
+          if (list.size() != tokens[0].size()) {
+            return Differs(absl::StrCat("the message of the run-time check of node '",
+                                        check.tf_node, "' differs between batch sizes"));
+          }
+          same = same && list[t] == first;
+        }
+        if (same) {
+          message += first;
+          continue;
+        }
+        // A number that differs: it must be k * b + c at every probe.
+        std::vector<int64_t> values;
+        for (const auto& list : tokens) {
+          int64_t v = 0;
+          if (!std::isdigit(static_cast<unsigned char>(list[t][0])) ||
+              !absl::SimpleAtoi(list[t], &v)) {
+            return Differs(absl::StrCat("the message of the run-time check of node '",
+                                        check.tf_node, "' differs between batch sizes: '", first,
+                                        "' and '", list[t], "'"));
+          }
+          values.push_back(v);
+        }
+        const int64_t db = probes_[1].batch - probes_[0].batch;
+        const int64_t dv = values[1] - values[0];
+        if (db == 0 || dv % db != 0 || dv == 0) {
+          return Differs(absl::StrCat("a number in the message of the run-time check of node '",
+                                      check.tf_node, "' is not affine in the batch size"));
+        }
+        const SymbolicExtent e{dv / db, values[0] - dv / db * probes_[0].batch};
+        for (size_t p = 0; p < probes_.size(); ++p) {
+          if (e.At(probes_[p].batch) != values[p]) {
+            return Differs(absl::StrCat("a number in the message of the run-time check of node '",
+                                        check.tf_node, "' is not affine in the batch size"));
+          }
+        }
+        absl::StrAppend(&message, "{", e.ToString(), "}");
+      }
+      check.message_template = std::move(message);
+    }
+    return out;
+  }
+
+  // `text` split into runs of digits and runs of other characters.
+  static std::vector<std::string> NumberTokens(const std::string& text) {
+    std::vector<std::string> out;
+    for (char ch : text) {
+      const bool digit = std::isdigit(static_cast<unsigned char>(ch)) != 0;
+      if (out.empty() || (std::isdigit(static_cast<unsigned char>(out.back()[0])) != 0) != digit) {
+        out.emplace_back();
+      }
+      out.back().push_back(ch);
+    }
+    return out;
+  }
+
   absl::Status Differs(const std::string& what) const {
     return FailedPrecondition("the cluster's HLO is not the same at every batch size: %s", what);
   }
@@ -315,6 +408,13 @@ std::unique_ptr<Module> AtBatch(const Module& module, int64_t batch, bool keep) 
   std::unique_ptr<Module> out = module.Clone();
   if (module.batch_representative() == 0) return out;
   out->set_batch_representative(keep ? batch : 0);
+  if (!keep) {
+    std::vector<RuntimeCheck> checks = out->runtime_checks();
+    for (RuntimeCheck& check : checks) {
+      check.message_template = SubstituteBatch(check.message_template, batch);
+    }
+    out->set_runtime_checks(std::move(checks));
+  }
   // Attributes first, while every operand still has its symbolic shape.
   for (Computation* comp : out->computations()) {
     for (Instruction* inst : comp->instructions()) {

@@ -19,6 +19,7 @@ bool IsElemental(const hlo::Instruction& inst) {
     case Opcode::kSlice:
     case Opcode::kConcatenate:
     case Opcode::kIota:
+    case Opcode::kGetDimensionSize:  // a dim of its operand's shape: no element is read
       return true;
     case Opcode::kConstant:
       return inst.shape().IsScalar();  // bigger constants stay buffers, passed as operands

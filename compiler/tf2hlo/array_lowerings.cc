@@ -412,7 +412,7 @@ absl::Status LowerGatherNd(LoweringContext& ctx, const tf::Node& node) {
         ctx.AddIndexCheck(node, indices, limits,
                           absl::StrCat("indices{pos} = {value} does not index into param shape ",
                                        DimsString(ps.dims())),
-                          /*flat_position=*/true, {}, /*vector_value=*/true));
+                          /*flat_position=*/true, {}, /*vector_value=*/true, params));
   }
   for (int64_t r = 0; known.ok() && k > 0 && r < known->num_elements() / k; ++r) {
     for (int64_t j = 0; j < k; ++j) {

@@ -296,7 +296,7 @@ absl::StatusOr<Instruction*> EmitGather(LoweringContext& ctx, const tf::Node& no
     const bool flat = node.op() == "ResourceGather";
     TFJIT_RETURN_IF_ERROR(ctx.AddIndexCheck(
         node, indices, {limit}, absl::StrCat("indices{pos} = {value} is not in [0, ", limit, ")"),
-        flat, indices->shape().dims(), /*vector_value=*/false));
+        flat, indices->shape().dims(), /*vector_value=*/false, axis == 0 ? params : nullptr));
   }
   const hlo::Shape& is = indices->shape();
   std::vector<int64_t> out_dims(ps.dims().begin(), ps.dims().begin() + axis);

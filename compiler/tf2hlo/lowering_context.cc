@@ -325,7 +325,8 @@ absl::Status LoweringContext::AddConditionCheck(const tf::Node& node, hlo::Instr
 absl::Status LoweringContext::AddIndexCheck(const tf::Node& node, hlo::Instruction* indices,
                                             const std::vector<int64_t>& limits,
                                             std::string message_template, bool flat_position,
-                                            std::vector<int64_t> position_dims, bool vector_value) {
+                                            std::vector<int64_t> position_dims, bool vector_value,
+                                            hlo::Instruction* dim0_of) {
   if (!CanAddRuntimeChecks()) {
     return Internal("node %s: run-time checks exist only in a cluster's computations",
                     node.DebugName());
@@ -351,6 +352,23 @@ absl::Status LoweringContext::AddIndexCheck(const tf::Node& node, hlo::Instructi
   TFJIT_ASSIGN_OR_RETURN(Instruction * rows, b.Reshape(x, {n, k}));
   Instruction* limit_row =
       b.Constant(hlo::Literal::FromTensor(Tensor::FromVector<int64_t>(s64, {k}, limits)));
+  if (dim0_of != nullptr && dim0_of->shape().IsArray() && dim0_of->shape().rank() >= 1 &&
+      dim0_of->shape().dim(0) == limits[0]) {
+    hlo::Attributes dim0;
+    dim0.dimensions = {0};
+    TFJIT_ASSIGN_OR_RETURN(Instruction * size,
+                           b.Add(hlo::Opcode::kGetDimensionSize, {dim0_of}, dim0));
+    TFJIT_ASSIGN_OR_RETURN(size, b.Convert(size, s64));
+    TFJIT_ASSIGN_OR_RETURN(size, b.Reshape(size, {1}));
+    if (k == 1) {
+      limit_row = size;
+    } else {
+      std::vector<int64_t> rest(limits.begin() + 1, limits.end());
+      Instruction* others =
+          b.Constant(hlo::Literal::FromTensor(Tensor::FromVector<int64_t>(s64, {k - 1}, rest)));
+      TFJIT_ASSIGN_OR_RETURN(limit_row, b.Concatenate({size, others}, 0));
+    }
+  }
   TFJIT_ASSIGN_OR_RETURN(Instruction * limit, b.Broadcast(limit_row, {n, k}, {1}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * zero, Splat(s64, 0, {n, k}));
   TFJIT_ASSIGN_OR_RETURN(Instruction * low, b.Compare(ComparisonDirection::kLt, rows, zero));

@@ -130,10 +130,13 @@ class LoweringContext {
   // hlo::RuntimeCheck for `flat_position`/`position_dims`/`vector_value`). A second call for the
   // same node, message and limits adds nothing: the complex lowerings run a node's real
   // lowering once per part, and its indices are the same in both.
+  // `dim0_of`, when set, is the array whose dim 0 limits[0] is (a gather's params): the limit
+  // is then read from its shape (get-dimension-size) instead of being a constant, so that the
+  // module built at several batch sizes differs only in shapes and can be made symbolic.
   absl::Status AddIndexCheck(const tf::Node& node, hlo::Instruction* indices,
                              const std::vector<int64_t>& limits, std::string message_template,
                              bool flat_position, std::vector<int64_t> position_dims,
-                             bool vector_value);
+                             bool vector_value, hlo::Instruction* dim0_of = nullptr);
 
   // Run-time check that no element of the pred value `bad` is true, else the runtime fails with
   // `message` (an AddIndexCheck of bad as 0/1 against the limit 1; ENTRY computation only).

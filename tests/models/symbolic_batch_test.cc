@@ -214,10 +214,7 @@ TEST(SymbolicBatchModelsTest, FewCompilesAndRowByRowEqualOutputs) {
     }
     // Models whose clusters cannot be symbolic yet, and why (their launches compile per
     // batch size; the list must stay current: a listed model that becomes symbolic fails).
-    static const std::map<std::string, std::string> kPerShape = {
-        {"facemesh-attention",
-         "gathers along the batch dim, whose run-time index checks hold the batch size in "
-         "their limits and messages (RuntimeCheck is static)"}};
+    static const std::map<std::string, std::string> kPerShape = {};
     const bool per_shape = kPerShape.count(m.id) > 0;
     for (const auto& [cluster, n] : compiles) {
       if (per_shape) {

@@ -279,6 +279,69 @@ TEST(BucketTest, ClustersThatMixRowsAreNeverPadded) {
   EXPECT_TRUE(absl::StrContains(shapes, "reduces over the batch")) << shapes;
 }
 
+// A gather along the batch keeps TF's run-time index check on the symbolic executable: its
+// limit is read from the params' shape (get-dimension-size), and its message names the
+// run's own batch size, as the static executable's does.
+TEST(SymbolicChecksTest, IndexChecksNameTheRunsBatchSize) {
+  constexpr char kGraph[] = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: -1 } dim { size: 4 } } } } }
+    node { name: "i" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "shape" value { shape { dim { size: 2 } } } } }
+    node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+    node { name: "y" op: "GatherV2" input: "x" input: "i" input: "axis"
+           attr { key: "Tparams" value { type: DT_FLOAT } } attr { key: "Tindices" value { type: DT_INT32 } }
+           attr { key: "Taxis" value { type: DT_INT32 } } attr { key: "batch_dims" value { i: 0 } } }
+  )pb";
+  const std::string path = testing::WriteTempFile("gather_rows.pbtxt", kGraph);
+  SessionOptions symbolic_options, static_options;
+  symbolic_options.shapes = ShapeMode::kSymbolic;
+  static_options.shapes = ShapeMode::kStatic;
+  auto symbolic = Session::Load(path, symbolic_options);
+  auto fixed = Session::Load(path, static_options);
+  ASSERT_TRUE(symbolic.ok() && fixed.ok());
+  struct Case {
+    int64_t batch;
+    std::vector<int32_t> indices;
+    std::string error;  // "" for a good run
+  };
+  const Case cases[] = {{3, {2, 0}, ""},
+                        {3, {0, 5}, "indices[1] = 5 is not in [0, 3)"},
+                        {7, {6, 1}, ""},
+                        {4, {4, 1}, "indices[0] = 4 is not in [0, 4)"},
+                        {9, {9, 9}, "indices[0] = 9 is not in [0, 9)"}};
+  int symbolic_compiles = 0;
+  for (const Case& c : cases) {
+    std::vector<float> x;
+    for (int64_t k = 0; k < c.batch * 4; ++k) x.push_back(static_cast<float>(k));
+    const std::vector<std::pair<std::string, Tensor>> feeds = {
+        {"x", Tensor::FromVector<float>(DType::kFloat32, {c.batch, 4}, x)},
+        {"i", Tensor::FromVector<int32_t>(DType::kInt32, {2}, c.indices)}};
+    RunStats stats;
+    auto got = (*symbolic)->Run(feeds, {"y"}, &stats);
+    auto want = (*fixed)->Run(feeds, {"y"});
+    for (const ClusterCompile& cc : stats.compiles) {
+      symbolic_compiles += cc.shape_class == "symbolic (batch >= 2)" ? 1 : 0;
+    }
+    if (c.error.empty()) {
+      ASSERT_TRUE(got.ok()) << got.status();
+      ASSERT_TRUE(want.ok()) << want.status();
+      for (int64_t r = 0; r < 2; ++r) {
+        for (int64_t k = 0; k < 4; ++k) {
+          EXPECT_EQ((*got)[0].data<float>()[r * 4 + k], static_cast<float>(c.indices[r] * 4 + k));
+        }
+      }
+      continue;
+    }
+    ASSERT_FALSE(got.ok()) << "batch " << c.batch;
+    ASSERT_FALSE(want.ok()) << "batch " << c.batch;
+    EXPECT_TRUE(absl::StrContains(got.status().message(), c.error)) << got.status();
+    EXPECT_EQ(got.status().message(), want.status().message());
+  }
+  EXPECT_EQ(symbolic_compiles, 1);
+}
+
 // A bucket below 2 is refused when the session loads.
 TEST(BucketTest, BucketsBelowTwoAreInvalid) {
   SessionOptions options;

@@ -384,6 +384,16 @@ void AddFusionCases(std::vector<Case>& cases) {
                           "  %n = f32[4] negate(%x)\n  %c = f32[2] constant({1.5, -2})\n"
                           "  ROOT %t = (f32[4], s32[3], f32[4], f32[2]) tuple(%n, %y, %n, %c)\n"),
                    kExact});
+  cases.push_back({"get_dimension_size",
+                   Module("x: f32[5,3]", "(s32[], s32[3])",
+                          "  %x = f32[5,3] parameter(0)\n"
+                          "  %n = s32[] get-dimension-size(%x), dimensions={0}\n"
+                          "  %m = s32[] get-dimension-size(%x), dimensions={1}\n"
+                          "  %mb = s32[3] broadcast(%m), dimensions={}\n"
+                          "  %i = s32[3] iota(), iota_dimension=0\n"
+                          "  %s = s32[3] add(%mb, %i)\n"
+                          "  ROOT %t = (s32[], s32[3]) tuple(%n, %s)\n"),
+                   kExact});
   cases.push_back({"root_is_parameter",
                    Module("x: f32[3]", "f32[3]", "  ROOT %x = f32[3] parameter(0)\n"), kExact});
   cases.push_back({"root_is_reshape_of_kernel",

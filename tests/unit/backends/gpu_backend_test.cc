@@ -825,7 +825,8 @@ absl::StatusOr<std::unique_ptr<backends::Executable>> CompileForEveryBatch(
 }
 
 // A dense layer with its bias (cuBLASLt's epilogue) and ReLU, a reduction along each row (a
-// warp per row), one across the batch, and a slice and concatenation along it.
+// warp per row), one across the batch, a slice and concatenation along it, and the batch size
+// read with get-dimension-size.
 constexpr char kSymbolicDense[] = R"(
 HloModule symbolic_dense
 
@@ -835,7 +836,7 @@ HloModule symbolic_dense
   ROOT %sum = f32[] add(%a, %b)
 }
 
-ENTRY %main (x: f32[{B},64], w: f32[64,48], bias: f32[48]) -> (f32[{B},48], f32[{B}], f32[48], f32[{2B-1},48]) {
+ENTRY %main (x: f32[{B},64], w: f32[64,48], bias: f32[48]) -> (f32[{B},48], f32[{B}], f32[48], f32[{2B-1},48], s32[]) {
   %x = f32[{B},64] parameter(0)
   %w = f32[64,48] parameter(1)
   %bias = f32[48] parameter(2)
@@ -849,7 +850,8 @@ ENTRY %main (x: f32[{B},64], w: f32[64,48], bias: f32[48]) -> (f32[{B},48], f32[
   %cols = f32[48] reduce(%r, %z), dimensions={0}, to_apply=%add
   %tail = f32[{B-1},48] slice(%r), slice={[1:{B}:1], [0:48:1]}
   %cat = f32[{2B-1},48] concatenate(%r, %tail), dimensions={0}
-  ROOT %t = (f32[{B},48], f32[{B}], f32[48], f32[{2B-1},48]) tuple(%r, %rows, %cols, %cat)
+  %n = s32[] get-dimension-size(%x), dimensions={0}
+  ROOT %t = (f32[{B},48], f32[{B}], f32[48], f32[{2B-1},48], s32[]) tuple(%r, %rows, %cols, %cat, %n)
 }
 )";
 

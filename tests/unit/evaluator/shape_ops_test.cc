@@ -1,4 +1,5 @@
-// Evaluator tests: broadcast, reshape, transpose, slices, concatenate, pad, reverse, iota.
+// Evaluator tests: broadcast, reshape, transpose, slices, concatenate, pad, reverse, iota,
+// get-dimension-size.
 #include "tests/unit/evaluator/eval_test_util.h"
 
 namespace tfjit::hlo {
@@ -83,6 +84,20 @@ TEST(ShapeOpsTest, PadWithInteriorAndNegativeEdges) {
             (std::vector<float>{0, 0, 0, 0, 0,  //
                                 0, 2, 0, 3, 0,  //
                                 0, 5, 0, 6, 0}));
+}
+
+// get-dimension-size: a dim of the operand's shape as s32 (HLO.md).
+TEST(ShapeOpsTest, GetDimensionSize) {
+  absl::StatusOr<Literal> r =
+      ParseAndRun(Entry("(x: f32[5,3]) -> (s32[], s32[])",
+                        "  %x = f32[5,3] parameter(0)\n"
+                        "  %n = s32[] get-dimension-size(%x), dimensions={0}\n"
+                        "  %m = s32[] get-dimension-size(%x), dimensions={1}\n"
+                        "  ROOT %t = (s32[], s32[]) tuple(%n, %m)"),
+                  {Lit<float>({5, 3}, std::vector<float>(15, 0.5f))});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<int32_t>(r->elements()[0]), (std::vector<int32_t>{5}));
+  EXPECT_EQ(Values<int32_t>(r->elements()[1]), (std::vector<int32_t>{3}));
 }
 
 TEST(ShapeOpsTest, ReverseAndIota) {

@@ -233,5 +233,67 @@ TEST(SymbolicTest, ParserRefusesSymbolicDimsBeyondDimZero) {
   EXPECT_TRUE(absl::StrContains(zero.status().message(), "a factor >= 1 of ?b")) << zero.status();
 }
 
+// Run-time checks: a number in a check's message that follows the batch size becomes its
+// extent ("{2*?b}"), which Specialize and Message(result, batch) give the value of; one that
+// is not affine in the batch size is refused.
+TEST(SymbolicTest, CheckMessagesAndDimensionSizesFollowTheBatch) {
+  const std::string text = R"(
+HloModule checks
+
+ENTRY %main (x: f32[{2B},4]) -> (s32[], s64[2]) {
+  %x = f32[{2B},4] parameter(0)
+  %n = s32[] get-dimension-size(%x), dimensions={0}
+  %c = s64[2] constant({-1, 0})
+  ROOT %t = (s32[], s64[2]) tuple(%n, %c)
+}
+)";
+  auto with_check = [&](int64_t b, const std::string& limit) {
+    std::string t = At(text, b);
+    t = absl::StrReplaceAll(t, {{"{2B}", absl::StrCat(2 * b)}});
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseAndVerifyModule(t);
+    EXPECT_TRUE(m.ok()) << m.status();
+    RuntimeCheck check;
+    check.tf_node = "g";
+    check.tf_op = "GatherV2";
+    check.message_template = absl::StrCat("indices{pos} = {value} is not in [0, ", limit, ")");
+    check.flat_position = false;
+    check.position_dims = {2 * b, 3};
+    (*m)->AddRuntimeCheck(check);
+    return std::move(*m);
+  };
+  std::vector<std::unique_ptr<Module>> modules;
+  std::vector<BatchProbe> probes;
+  for (int64_t b : {1021, 1022, 2, 3}) {
+    modules.push_back(with_check(b, absl::StrCat(2 * b)));
+    probes.push_back({b, modules.back().get()});
+  }
+  absl::StatusOr<std::unique_ptr<Module>> sym = Symbolize(probes);
+  ASSERT_TRUE(sym.ok()) << sym.status();
+  ASSERT_EQ((*sym)->runtime_checks().size(), 1u);
+  const RuntimeCheck& check = (*sym)->runtime_checks()[0];
+  EXPECT_EQ(check.message_template, "indices{pos} = {value} is not in [0, {2*?b})");
+  EXPECT_EQ(check.Message({4, 11}, 5), "indices[1,1] = 11 is not in [0, 10)");
+  std::unique_ptr<Module> at7 = Specialize(**sym, 7);
+  EXPECT_EQ(at7->runtime_checks()[0].message_template, "indices{pos} = {value} is not in [0, 14)");
+  // get-dimension-size reads the symbolic dim (its value there is the evaluator's and the
+  // emitters' business: tests/unit/backends).
+  EXPECT_TRUE(absl::StrContains(PrintModule(**sym), "f32[2*?b,4] parameter(0)") &&
+              absl::StrContains(PrintModule(**sym), "s32[] get-dimension-size(%x), dimensions={0}"))
+      << PrintModule(**sym);
+  EXPECT_EQ(SubstituteBatch("[0, {?b-1}) and {3*?b+2}, {pos}", 4), "[0, 3) and 14, {pos}");
+
+  // b * b is not affine.
+  std::vector<std::unique_ptr<Module>> squares;
+  std::vector<BatchProbe> square_probes;
+  for (int64_t b : {1021, 1022, 2, 3}) {
+    squares.push_back(with_check(b, absl::StrCat(b * b)));
+    square_probes.push_back({b, squares.back().get()});
+  }
+  absl::StatusOr<std::unique_ptr<Module>> refused = Symbolize(square_probes);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "not affine in the batch size"))
+      << refused.status();
+}
+
 }  // namespace
 }  // namespace tfjit::hlo
