@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -44,7 +45,9 @@ constexpr char kUsage[] =
     "                       per compiled kernel inside clusters (with GFLOP/s and GB/s)\n"
     "  tfjit explain MODEL [--jit none|off|auto|all] [--fetch NAME]... [--target OP]...\n"
     "            [--random-inputs SEED] [--input NAME=FILE.npy]... [--shape NAME=d0,..]...\n"
-    "            [--format text|dot|svg] [--output FILE]\n"
+    "            [--format text|dot|svg] [--output FILE] [--batch-sizes B1,B2,...]\n"
+    "            --batch-sizes: random inputs at each batch size in turn, then each\n"
+    "                       cluster's compiles and executables by shape class\n"
     "            dot/svg: the graph with its clusters coloured, every node left out\n"
     "            labelled with its reason (svg needs Graphviz)\n"
     "            with inputs: also compiles, printing each cluster's compile time\n"
@@ -96,6 +99,7 @@ struct Args {
   int64_t unknown_dim = 1;  // size given to -1 dims of random inputs
   // --shape NAME=d0,d1,...: the whole shape of a random input (empty: a scalar).
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  std::vector<int64_t> batch_sizes;  // explain --batch-sizes
 };
 
 int UsageError(const std::string& message) {
@@ -185,6 +189,15 @@ std::string ParseArgs(int argc, char** argv, Args* args) {
       StatusOr<ShapeMode> mode = ParseShapeMode(v);
       if (!mode.ok()) return absl::StrCat("--shapes: ", mode.status().message());
       args->options.shapes = *mode;
+    } else if (flag == "--batch-sizes") {
+      for (absl::string_view d : absl::StrSplit(v, ',', absl::SkipEmpty())) {
+        int64_t b = 0;
+        if (!absl::SimpleAtoi(d, &b) || b < 0) {
+          return absl::StrCat("--batch-sizes takes batch sizes >= 0 separated by commas, got '", v,
+                              "'");
+        }
+        args->batch_sizes.push_back(b);
+      }
     } else if (flag == "--batch-buckets") {
       args->options.batch_buckets.clear();
       for (absl::string_view d : absl::StrSplit(v, ',', absl::SkipEmpty())) {
@@ -575,6 +588,43 @@ absl::Status WriteSvg(const std::string& dot, const std::string& path) {
   return absl::OkStatus();
 }
 
+// explain --batch-sizes: random inputs at each batch size in turn (dim 0 of every input whose
+// dim 0 is -1), then each compiled cluster's compiles and its executables by shape class.
+int ExplainBatchSizes(Args args, Session& session, const std::vector<std::string>& fetches) {
+  if (!args.random_seed.has_value()) args.random_seed = 1;
+  std::map<std::string, int> compiles;
+  RunStats last;
+  for (size_t n = 0; n < args.batch_sizes.size(); ++n) {
+    const int64_t batch = args.batch_sizes[n];
+    Args at = args;
+    for (const InputInfo& in : session.Inputs()) {
+      if (in.unknown_rank || in.dims.empty() || in.dims[0] >= 0) continue;
+      std::vector<int64_t> dims = in.dims;
+      dims[0] = batch;
+      for (int64_t& d : dims) d = d < 0 ? args.unknown_dim : d;
+      at.shapes.push_back({in.name, dims});
+    }
+    auto feeds = MakeFeeds(at, session);
+    if (!feeds.ok()) return Fail(feeds.status());
+    RunOptions options;
+    options.profile = n + 1 == args.batch_sizes.size();
+    RunStats stats;
+    auto out = session.Run(options, *feeds, fetches, {}, &stats);
+    if (!out.ok()) {
+      return Fail(AppendContext(out.status(), absl::StrCat("at batch size ", batch)));
+    }
+    for (const ClusterCompile& c : stats.compiles) ++compiles[c.cluster];
+    if (options.profile) last = std::move(stats);
+  }
+  std::printf("batch sizes %s:\n", absl::StrJoin(args.batch_sizes, ", ").c_str());
+  for (const UnitProfile& p : last.profile) {
+    if (!p.compiled) continue;
+    std::printf("  %s: %d compile%s; executables: %s\n", p.name.c_str(), compiles[p.name],
+                compiles[p.name] == 1 ? "" : "s", p.shapes.c_str());
+  }
+  return 0;
+}
+
 int ExplainCommand(Args args) {
   auto session = Session::Load(args.model, args.options);
   if (!session.ok()) return Fail(session.status());
@@ -594,6 +644,7 @@ int ExplainCommand(Args args) {
   if (!report.ok()) return Fail(report.status());
   absl::Status written = WriteText(args.output, *report);
   if (!written.ok()) return Fail(written);
+  if (!args.batch_sizes.empty()) return ExplainBatchSizes(args, **session, fetches);
   if (args.inputs.empty() && !args.random_seed.has_value() && args.shapes.empty()) return 0;
   auto feeds = MakeFeeds(args, **session);
   if (!feeds.ok()) return Fail(feeds.status());

@@ -55,6 +55,9 @@ fi
 # profile lists the bucket; a bucket below 2 is a usage error.
 check buckets 0 "$tfjit" run "$src/tests/tf/graphs/dynamic_batch.pbtxt" --random-inputs 1 --shape x=3,4 --shapes symbolic --batch-buckets 4,8 --profile
 expect_in buckets-profile "$tmp/out" 'executables: bucket 4 \(padded\)'
+# explain --batch-sizes: batch 1 static, one symbolic executable for 3, 2, 5 and 8.
+check explain-batches 0 "$tfjit" explain "$src/tests/tf/graphs/dynamic_batch.pbtxt" --batch-sizes 1,3,2,5,8
+expect_in explain-batches-classes "$tmp/out" '^  cluster_0: 2 compiles; executables: static x1, symbolic \(batch >= 2\) x1$'
 check bad-buckets 2 "$tfjit" run "$src/tests/tf/graphs/dynamic_batch.pbtxt" --batch-buckets 1,4
 expect_in bad-buckets-msg "$tmp/err" 'batch-buckets takes batch sizes >= 2'
 # run --profile: the last run's units, the kernels inside its clusters (a dot among them), and
