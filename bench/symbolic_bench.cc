@@ -88,7 +88,7 @@ void Register() {
   const std::vector<std::string> small = {"age",      "emotion",    "gender", "antispoof",
                                           "liveness", "mobileface", "iris"};
   const std::vector<std::string> large = {"facemesh", "blazepose-lite", "facemesh-detection-short",
-                                          "gear"};
+                                          "gear", "facemesh-attention"};
   for (const std::string& m : small) {
     for (int64_t b : {1, 8, 64}) {
       benchmark::RegisterBenchmark(("SymbolicVsStatic/" + m + "/" + std::to_string(b)).c_str(),
