@@ -174,43 +174,29 @@ TEST(SymbolicBatchModelsTest, FewCompilesAndRowByRowEqualOutputs) {
   fs::remove_all(cache_dir);
   int tested = 0;
   std::string summary;
-  for (const ModelCase& m : models) {
-    if (!fs::exists(m.path)) continue;  // a corpus the conformance test did not fetch
-    SessionOptions options;
-    options.shapes = ShapeMode::kAuto;
-    options.compile_cache_dir = cache_dir;
-    auto session = Session::Load(m.path, options);
-    if (!session.ok()) continue;  // the conformance test reports load failures
-    std::vector<InputInfo> inputs = (*session)->Inputs();
-    bool batch_only = !inputs.empty();
-    for (const InputInfo& in : inputs) {
-      batch_only = batch_only && in.dtype == DType::kFloat32 && !in.unknown_rank &&
-                   !in.dims.empty() && in.dims[0] < 0 &&
-                   std::all_of(in.dims.begin() + 1, in.dims.end(), [](int64_t d) { return d > 0; });
-    }
-    if (!batch_only) continue;
+  SessionOptions options;
+  options.shapes = ShapeMode::kAuto;
+  options.compile_cache_dir = cache_dir;
+  for (BatchModel& bm : BatchModels(options)) {
+    const ModelCase& m = bm.model;
+    const std::vector<InputInfo>& inputs = bm.inputs;
+    std::unique_ptr<Session>& session = bm.session;
     SCOPED_TRACE(m.id);
     ++tested;
-    const std::vector<std::string> fetches = (*session)->DefaultFetches();
+    const std::vector<std::string> fetches = session->DefaultFetches();
     std::map<std::string, int> compiles;
     std::string classes;
     for (int64_t batch : {1, 3, 2, 7, 33, 5}) {
-      std::vector<std::pair<std::string, Tensor>> feeds;
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        std::vector<int64_t> dims = inputs[i].dims;
-        dims[0] = batch;
-        feeds.emplace_back(inputs[i].name,
-                           RandomInput(dims, static_cast<uint32_t>(batch * 31 + i)));
-      }
+      const auto feeds = Feeds(inputs, batch, static_cast<uint32_t>(batch * 31));
       RunStats stats;
-      auto out = (*session)->Run(feeds, fetches, &stats);
+      auto out = session->Run(feeds, fetches, &stats);
       ASSERT_TRUE(out.ok()) << "batch " << batch << ": " << out.status();
       for (const ClusterCompile& c : stats.compiles) {
         ++compiles[c.cluster];
         absl::StrAppend(&classes, " b", batch, ":", c.cluster, "=", c.shape_class);
       }
       if (batch == 1) continue;
-      EXPECT_TRUE(RowsMatch(**session, feeds, *out, fetches, batch, m.tolerance));
+      EXPECT_TRUE(RowsMatch(*session, feeds, *out, fetches, batch, m.tolerance));
     }
     // Models whose clusters cannot be symbolic yet, and why (their launches compile per
     // batch size; the list must stay current: a listed model that becomes symbolic fails).
@@ -230,14 +216,8 @@ TEST(SymbolicBatchModelsTest, FewCompilesAndRowByRowEqualOutputs) {
     auto warm = Session::Load(m.path, options);
     ASSERT_TRUE(warm.ok()) << warm.status();
     for (int64_t batch : {1, 9, 2}) {
-      std::vector<std::pair<std::string, Tensor>> feeds;
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        std::vector<int64_t> dims = inputs[i].dims;
-        dims[0] = batch;
-        feeds.emplace_back(inputs[i].name, RandomInput(dims, static_cast<uint32_t>(batch + i)));
-      }
       RunStats stats;
-      auto out = (*warm)->Run(feeds, fetches, &stats);
+      auto out = (*warm)->Run(Feeds(inputs, batch, static_cast<uint32_t>(batch)), fetches, &stats);
       ASSERT_TRUE(out.ok()) << "warm batch " << batch << ": " << out.status();
       for (const ClusterCompile& c : stats.compiles) {
         EXPECT_TRUE(c.from_disk_cache || per_shape)

@@ -189,6 +189,20 @@ std::string RunBatch(Session& session, int64_t batch, std::vector<float>* y) {
   return stats.compiles.empty() ? "" : stats.compiles[0].shape_class;
 }
 
+// The executables by shape class (UnitProfile::shapes) after a profiled run at batch 3.
+std::string ProfiledShapes(Session& session) {
+  RunOptions profiled;
+  profiled.profile = true;
+  RunStats stats;
+  std::vector<float> x(12, 1.0f);
+  auto out = session.Run(profiled, {{"x", Tensor::FromVector<float>(DType::kFloat32, {3, 4}, x)}},
+                         {"y"}, {}, &stats);
+  EXPECT_TRUE(out.ok()) << out.status();
+  std::string shapes;
+  for (const UnitProfile& p : stats.profile) shapes += p.shapes;
+  return shapes;
+}
+
 TEST_P(BucketTest, BatchSizesRunPaddedToTheirBucket) {
   SessionOptions options;
   options.backend = GetParam();
@@ -215,16 +229,7 @@ TEST_P(BucketTest, BatchSizesRunPaddedToTheirBucket) {
   const std::vector<std::string> want = {"1:static", "3:bucket 4", "5:bucket 8",
                                          "33:symbolic (batch >= 2)"};
   EXPECT_EQ(classes, want);
-  RunOptions profiled;
-  profiled.profile = true;
-  RunStats stats;
-  std::vector<float> x(12, 1.0f);
-  ASSERT_TRUE((*session)
-                  ->Run(profiled, {{"x", Tensor::FromVector<float>(DType::kFloat32, {3, 4}, x)}},
-                        {"y"}, {}, &stats)
-                  .ok());
-  std::string shapes;
-  for (const UnitProfile& p : stats.profile) shapes += p.shapes;
+  const std::string shapes = ProfiledShapes(**session);
   EXPECT_EQ(shapes, "static x1, symbolic (batch >= 2) x1, buckets 4, 8 (padded)");
 }
 
@@ -265,16 +270,7 @@ TEST(BucketTest, ClustersThatMixRowsAreNeverPadded) {
     }
   }
   EXPECT_EQ(classes, (std::vector<std::string>{"1:static", "3:symbolic (batch >= 2)"}));
-  RunOptions profiled;
-  profiled.profile = true;
-  RunStats stats;
-  std::vector<float> x(12, 1.0f);
-  ASSERT_TRUE((*session)
-                  ->Run(profiled, {{"x", Tensor::FromVector<float>(DType::kFloat32, {3, 4}, x)}},
-                        {"y"}, {}, &stats)
-                  .ok());
-  std::string shapes;
-  for (const UnitProfile& p : stats.profile) shapes += p.shapes;
+  const std::string shapes = ProfiledShapes(**session);
   EXPECT_TRUE(absl::StrContains(shapes, "no buckets|?b,4: %")) << shapes;
   EXPECT_TRUE(absl::StrContains(shapes, "reduces over the batch")) << shapes;
 }

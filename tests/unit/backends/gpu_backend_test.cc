@@ -45,6 +45,15 @@ std::unique_ptr<backends::Backend> DeviceBackend() {
   return backend.ok() ? std::move(*backend) : nullptr;
 }
 
+// GPU:0's backend when `gpu`, else one that builds programs for sm_90 without a device.
+std::unique_ptr<backends::Backend> DeviceOrSm90(bool gpu) {
+  if (gpu) return DeviceBackend();
+  GpuBackendOptions options;
+  options.sm = "sm_90";
+  auto backend = CreateGpuBackend(options);
+  return backend.ok() ? std::move(*backend) : nullptr;
+}
+
 // `program` run by the host emulator (gpu_program_emulator.h) on RandomArgs(seed) against
 // the evaluator on `reference`, output i within specs[i] (the last spec for further outputs).
 // `specialized`: a symbolic program's module at the instance's batch size
@@ -440,14 +449,7 @@ int EnvInt(const char* name, int fallback) {
 TEST(GpuDifferentialTest, RandomModulesMatchTheEvaluator) {
   std::string why;
   const bool gpu = HaveGpu(&why);
-  std::unique_ptr<backends::Backend> backend;
-  if (gpu) {
-    backend = DeviceBackend();
-  } else {
-    GpuBackendOptions options;
-    options.sm = "sm_90";
-    backend = std::move(*CreateGpuBackend(options));
-  }
+  std::unique_ptr<backends::Backend> backend = DeviceOrSm90(gpu);
   ASSERT_NE(backend, nullptr);
   testlib::RandomHloOptions options;  // with while loops and conditionals
   const int seeds = gpu ? EnvInt("TFJIT_GPU_SEEDS", 200) : 60;
@@ -897,14 +899,7 @@ ENTRY %main (x: f32[{B},9,9,3], k: f32[3,3,3,8], p: f32[{B},4,9], q: f32[{B},9,5
 TEST(GpuSymbolicTest, OneProgramServesEveryBatchSize) {
   std::string why;
   const bool gpu = HaveGpu(&why);
-  std::unique_ptr<backends::Backend> backend;
-  if (gpu) {
-    backend = DeviceBackend();
-  } else {
-    GpuBackendOptions options;
-    options.sm = "sm_90";
-    backend = std::move(*CreateGpuBackend(options));
-  }
+  std::unique_ptr<backends::Backend> backend = DeviceOrSm90(gpu);
   ASSERT_NE(backend, nullptr);
   ASSERT_TRUE(backend->compiles_symbolic());
   for (const char* text : {kSymbolicDense, kSymbolicConv}) {
