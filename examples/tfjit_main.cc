@@ -25,6 +25,7 @@
 #include "core/status.h"
 #include "examples/cli_output.h"
 #include "runtime/io/npy.h"
+#include "serving/server.h"
 #include "tfjit/ops.h"
 #include "tfjit/session.h"
 
@@ -43,6 +44,11 @@ constexpr char kUsage[] =
     "            [--timeout SECONDS] [--memory-limit BYTES] [--cache-dir DIR] [--profile]\n"
     "            --profile: the last run's time and bytes per cluster, per kernel node, and\n"
     "                       per compiled kernel inside clusters (with GFLOP/s and GB/s)\n"
+    "  tfjit serve --model_name=NAME --model_base_path=DIR --rest_api_port=PORT\n"
+    "            [--model_config_file=FILE] [--file_system_poll_wait_seconds=N]\n"
+    "            [--rest_api_timeout_in_ms=MS] [--jit MODE] [--threads N] [--cache-dir DIR]\n"
+    "            TF Serving's tensorflow_model_server: the same flags, config files and REST\n"
+    "            API (docs/USER_GUIDE.md, \"Serving\")\n"
     "  tfjit explain MODEL [--jit none|off|auto|all] [--fetch NAME]... [--target OP]...\n"
     "            [--random-inputs SEED] [--input NAME=FILE.npy]... [--shape NAME=d0,..]...\n"
     "            [--format text|dot|svg] [--output FILE] [--batch-sizes B1,B2,...]\n"
@@ -864,6 +870,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc >= 2 && std::string(argv[1]) == "ops") return OpsCommand(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "serve") {
+    return tfjit::serving::ServeMain(std::vector<std::string>(argv + 2, argv + argc));
+  }
   if (argc >= 3 && argv[2][0] == '-') {
     return UsageError(
         absl::StrCat("expected a model path after '", argv[1], "', got the flag '", argv[2], "'"));

@@ -43,11 +43,15 @@ RULES = [
      "backends/ never include frontend/, compiler/tf2hlo/, compiler/cluster/ or runtime/"),
     ("runtime/", ["core/", "tfjit/", "frontend/", "compiler/", "backends/", "runtime/"],
      "runtime/ depends on the layers below it, never on examples/, bench/ or tests/"),
+    ("serving/", ["tfjit/", "core/", "frontend/proto/", "frontend/tensor_proto.h", "serving/"],
+     "tfjit serve runs models through include/tfjit; it reads SavedModel signatures and "
+     "TensorProtos with the frontend's protos (DESIGN.md, serving/ row)"),
     ("examples/embed/", ["tfjit/"], "the embedding example uses include/tfjit alone"),
     ("examples/", ["tfjit/", "core/", "frontend/proto/", "frontend/tensor_proto.h", "runtime/io/",
-                   "examples/"],
+                   "serving/server.h", "examples/"],
      "the CLI, the demo-model generator and examples/train use include/tfjit, core/, the "
-     "frontend's protos and TensorProto, and runtime/io (DESIGN.md, examples/ row)"),
+     "frontend's protos and TensorProto, runtime/io and the server's entry point (DESIGN.md, "
+     "examples/ row)"),
     ("python/", ["tfjit/", "core/", "runtime/io/", "examples/", "python/"],
      "the Python module wraps the public API (and the CLI's helpers)"),
 ]

@@ -1,0 +1,325 @@
+// ModelManager (models.h).
+#include "serving/models.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/dtype.h"
+#include "core/file_system.h"
+#include "core/logging.h"
+#include "core/status.h"
+#include "frontend/proto/saved_model.pb.h"
+
+namespace tfjit::serving {
+namespace {
+
+namespace fs = std::filesystem;
+using tensorflow::serving::ModelVersionStatus;
+
+constexpr char kPredictMethod[] = "tensorflow/serving/predict";
+
+// The signatures of the SavedModel at `dir`: its MetaGraph tagged "serve" (else the first).
+absl::StatusOr<tensorflow::serving::SignatureDefMap> ReadSignatures(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "saved_model.pb").string();
+  TFJIT_ASSIGN_OR_RETURN(std::string bytes, Files().ReadFile(path));
+  tensorflow::SavedModel model;
+  if (!model.ParseFromString(bytes)) {
+    return InvalidArgument("'%s' is not a SavedModel (it does not parse)", path);
+  }
+  if (model.meta_graphs_size() == 0) return InvalidArgument("'%s' has no MetaGraph", path);
+  const tensorflow::MetaGraphDef* chosen = &model.meta_graphs(0);
+  for (const tensorflow::MetaGraphDef& m : model.meta_graphs()) {
+    const auto& tags = m.meta_info_def().tags();
+    if (std::find(tags.begin(), tags.end(), "serve") != tags.end()) chosen = &m;
+  }
+  tensorflow::serving::SignatureDefMap out;
+  for (const auto& [key, def] : chosen->signature_def()) (*out.mutable_signature_def())[key] = def;
+  return out;
+}
+
+// Runs each predict signature of `v` at batch sizes 1 and 2 on zeros, so that the clusters it
+// compiles (a static executable for 1, one symbolic executable for every size >= 2) are there
+// before the first request. A signature whose inputs are not numeric with only dim 0 unknown
+// is left to its first request.
+void WarmUp(const ServedVersion& v) {
+  for (const auto& [key, def] : v.signatures.signature_def()) {
+    if (def.method_name() != kPredictMethod) continue;
+    for (int64_t batch : {1, 2}) {
+      std::vector<std::pair<std::string, Tensor>> feeds;
+      bool ok = true;
+      for (const auto& [name, info] : def.inputs()) {
+        std::optional<DType> dtype = DTypeFromTfEnum(info.dtype());
+        if (!dtype.has_value() || DTypeSize(*dtype) == 0 || info.tensor_shape().unknown_rank()) {
+          ok = false;
+          break;
+        }
+        std::vector<int64_t> dims;
+        for (int d = 0; d < info.tensor_shape().dim_size(); ++d) {
+          const int64_t size = info.tensor_shape().dim(d).size();
+          if (size < 0 && d > 0) ok = false;
+          dims.push_back(size < 0 ? batch : size);
+        }
+        if (!ok) break;
+        feeds.emplace_back(info.name(), Tensor(*dtype, dims));
+      }
+      if (!ok || feeds.empty()) break;
+      std::vector<std::string> fetches;
+      for (const auto& [name, info] : def.outputs()) fetches.push_back(info.name());
+      StatusOr<std::vector<Tensor>> out = v.session->Run(feeds, fetches);
+      if (!out.ok()) {
+        Log(LogLevel::kWarning,
+            "tfjit serve: warm-up of model %s version %d signature %s at batch %d failed: %s",
+            v.model, v.version, key, batch, out.status().message());
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ModelSource>> SourcesFromConfig(
+    const tensorflow::serving::ModelServerConfig& config) {
+  if (!config.has_model_config_list()) {
+    return InvalidArgument(
+        "the model config file has no model_config_list (a custom_model_config "
+        "is not supported)");
+  }
+  std::vector<ModelSource> out;
+  std::set<std::string> names;
+  for (const tensorflow::serving::ModelConfig& c : config.model_config_list().config()) {
+    if (!names.insert(c.name()).second) {
+      return InvalidArgument("Illegal to list model %s multiple times in config list", c.name());
+    }
+    if (!fs::path(c.base_path()).is_absolute()) {
+      return InvalidArgument(
+          "Expected model %s to have an absolute path or URI; got base_path()=%s", c.name(),
+          c.base_path());
+    }
+    if (c.model_platform().empty()) {
+      return InvalidArgument(
+          "Illegal setting neither ModelServerConfig::model_type (deprecated) nor "
+          "ModelServerConfig::model_platform, model name is %s",
+          c.name());
+    }
+    if (c.model_platform() != "tensorflow") {
+      return InvalidArgument("PlatformConfigMap has no entry for platform %s", c.model_platform());
+    }
+    ModelSource s;
+    s.name = c.name();
+    s.base_path = c.base_path();
+    const auto& p = c.model_version_policy();
+    if (p.has_all()) {
+      s.policy.kind = VersionPolicy::Kind::kAll;
+    } else if (p.has_specific()) {
+      s.policy.kind = VersionPolicy::Kind::kSpecific;
+      s.policy.versions.assign(p.specific().versions().begin(), p.specific().versions().end());
+    } else if (p.has_latest()) {
+      s.policy.num_versions = std::max<int64_t>(1, p.latest().num_versions());
+    }
+    for (const auto& [label, version] : c.version_labels()) s.labels[label] = version;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::map<int64_t, std::string> ScanVersions(const std::string& base_path) {
+  std::map<int64_t, std::string> out;
+  std::error_code error;
+  for (const fs::directory_entry& e : fs::directory_iterator(base_path, error)) {
+    int64_t version = 0;
+    if (absl::SimpleAtoi(e.path().filename().string(), &version)) {
+      out.emplace(version, e.path().string());
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> SelectVersions(const VersionPolicy& policy,
+                                    const std::map<int64_t, std::string>& available) {
+  std::vector<int64_t> out;
+  switch (policy.kind) {
+    case VersionPolicy::Kind::kAll:
+      for (const auto& [v, path] : available) out.push_back(v);
+      break;
+    case VersionPolicy::Kind::kSpecific:
+      for (int64_t v : policy.versions) {
+        if (available.count(v) > 0) out.push_back(v);
+      }
+      break;
+    case VersionPolicy::Kind::kLatest:
+      for (auto it = available.rbegin();
+           it != available.rend() && static_cast<int64_t>(out.size()) < policy.num_versions; ++it) {
+        out.push_back(it->first);
+      }
+      break;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+absl::StatusOr<std::shared_ptr<ServedVersion>> ModelManager::Load(const ModelSource& source,
+                                                                  int64_t version,
+                                                                  const std::string& path) const {
+  auto v = std::make_shared<ServedVersion>();
+  v->model = source.name;
+  v->version = version;
+  v->path = path;
+  TFJIT_ASSIGN_OR_RETURN(v->signatures, ReadSignatures(path));
+  StatusOr<std::unique_ptr<Session>> session = Session::Load(path, options_);
+  if (!session.ok()) return session.status();
+  v->session = std::move(*session);
+  WarmUp(*v);
+  return v;
+}
+
+absl::Status ModelManager::Sync(const ModelSource& source, bool initial) {
+  std::error_code error;
+  if (!fs::is_directory(source.base_path, error)) {
+    const absl::Status missing = InvalidArgument("Could not find base path %s for servable %s",
+                                                 source.base_path, source.name);
+    if (initial) return missing;
+    Log(LogLevel::kWarning, "tfjit serve: %s", missing.message());
+    return absl::OkStatus();
+  }
+  const std::map<int64_t, std::string> available = ScanVersions(source.base_path);
+  if (available.empty()) {
+    Log(LogLevel::kWarning,
+        "tfjit serve: No versions of servable %s found under base path %s. Did you forget to "
+        "name your leaf directory as a number (eg. '/1/')?",
+        source.name, source.base_path);
+  }
+  const std::vector<int64_t> wanted = SelectVersions(source.policy, available);
+  // Load what is new first (outside the lock: loading and warming up take time), then make
+  // it available and drop what the policy no longer selects.
+  for (int64_t v : wanted) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      Model& m = models_[source.name];
+      auto it = m.versions.find(v);
+      if (it != m.versions.end() &&
+          (it->second.state == ModelVersionStatus::AVAILABLE ||
+           it->second.state == ModelVersionStatus::LOADING || !it->second.status.ok())) {
+        continue;  // serving, being loaded, or failed to load: not tried again
+      }
+      m.versions[v].state = ModelVersionStatus::LOADING;
+    }
+    Log(LogLevel::kInfo, "tfjit serve: Loading servable version {name: %s version: %d}",
+        source.name, v);
+    absl::StatusOr<std::shared_ptr<ServedVersion>> loaded = Load(source, v, available.at(v));
+    std::lock_guard<std::mutex> lock(mu_);
+    VersionEntry& e = models_[source.name].versions[v];
+    if (loaded.ok()) {
+      e.state = ModelVersionStatus::AVAILABLE;
+      e.status = absl::OkStatus();
+      e.served = std::move(*loaded);
+      Log(LogLevel::kInfo,
+          "tfjit serve: Successfully loaded servable version {name: %s version: %d}", source.name,
+          v);
+    } else {
+      e.state = ModelVersionStatus::END;
+      e.status = loaded.status();
+      Log(LogLevel::kWarning,
+          "tfjit serve: loading servable version {name: %s version: %d} failed: %s", source.name, v,
+          loaded.status().message());
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  Model& m = models_[source.name];
+  for (auto& [v, e] : m.versions) {
+    if (e.state != ModelVersionStatus::AVAILABLE) continue;
+    if (std::find(wanted.begin(), wanted.end(), v) != wanted.end()) continue;
+    // Requests that hold the version finish on it; it goes with their last reference.
+    e.state = ModelVersionStatus::END;
+    e.served.reset();
+    Log(LogLevel::kInfo, "tfjit serve: Unloaded servable version {name: %s version: %d}",
+        source.name, v);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ModelManager::Configure(std::vector<ModelSource> sources) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::map<std::string, Model> kept;
+    for (ModelSource& s : sources) {
+      Model& m = kept[s.name];
+      auto old = models_.find(s.name);
+      if (old != models_.end()) m.versions = std::move(old->second.versions);
+      m.source = s;
+    }
+    models_ = std::move(kept);
+  }
+  for (const ModelSource& s : sources) TFJIT_RETURN_IF_ERROR(Sync(s, /*initial=*/true));
+  return absl::OkStatus();
+}
+
+void ModelManager::Poll() {
+  std::vector<ModelSource> sources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [name, m] : models_) sources.push_back(m.source);
+  }
+  for (const ModelSource& s : sources) (void)Sync(s, /*initial=*/false);
+}
+
+absl::StatusOr<std::shared_ptr<const ServedVersion>> ModelManager::Find(
+    const std::string& model, std::optional<int64_t> version, const std::string& label) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto m = models_.find(model);
+  if (!label.empty()) {
+    if (m == models_.end() || m->second.source.labels.count(label) == 0) {
+      return InvalidArgument("Unrecognized servable version label: %s", label);
+    }
+    version = m->second.source.labels.at(label);
+  }
+  if (m != models_.end()) {
+    if (version.has_value()) {
+      auto it = m->second.versions.find(*version);
+      if (it != m->second.versions.end() && it->second.served != nullptr) return it->second.served;
+    } else {
+      for (auto it = m->second.versions.rbegin(); it != m->second.versions.rend(); ++it) {
+        if (it->second.served != nullptr) return it->second.served;
+      }
+    }
+  }
+  if (version.has_value()) {
+    return NotFound("Servable not found for request: Specific(%s, %d)", model, *version);
+  }
+  return NotFound("Servable not found for request: Latest(%s)", model);
+}
+
+absl::StatusOr<tensorflow::serving::GetModelStatusResponse> ModelManager::Status(
+    const std::string& model, std::optional<int64_t> version) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto m = models_.find(model);
+  if (m == models_.end() || m->second.versions.empty()) {
+    return NotFound("Could not find any versions of model %s", model);
+  }
+  tensorflow::serving::GetModelStatusResponse out;
+  for (auto it = m->second.versions.rbegin(); it != m->second.versions.rend(); ++it) {
+    if (version.has_value() && it->first != *version) continue;
+    ModelVersionStatus* s = out.add_model_version_status();
+    s->set_version(it->first);
+    s->set_state(it->second.state);
+    s->mutable_status()->set_error_code(
+        static_cast<tensorflow::error::Code>(static_cast<int>(it->second.status.code())));
+    s->mutable_status()->set_error_message(std::string(it->second.status.message()));
+  }
+  if (out.model_version_status_size() == 0) {
+    return NotFound("Could not find version %d of model %s", *version, model);
+  }
+  return out;
+}
+
+std::vector<std::string> ModelManager::ModelNames() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [name, m] : models_) out.push_back(name);
+  return out;
+}
+
+}  // namespace tfjit::serving

@@ -1,0 +1,291 @@
+// Server and ServeMain (server.h).
+#include "serving/server.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/file_system.h"
+#include "core/logging.h"
+#include "core/status.h"
+#include "google/protobuf/text_format.h"
+#include "httplib.h"
+#include "serving/models.h"
+#include "serving/rest_api.h"
+
+namespace tfjit::serving {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status BadFlag(const std::string& flag, const std::string& why) {
+  return InvalidArgument("tfjit serve: %s: %s", flag, why);
+}
+
+bool ParseBool(const std::string& v, bool* out) {
+  if (v.empty() || v == "true" || v == "1") {
+    *out = true;
+    return true;
+  }
+  if (v == "false" || v == "0") {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+absl::StatusOr<tensorflow::serving::ModelServerConfig> ReadModelConfig(const std::string& path) {
+  TFJIT_ASSIGN_OR_RETURN(std::string text, Files().ReadFile(path));
+  tensorflow::serving::ModelServerConfig config;
+  if (!google::protobuf::TextFormat::ParseFromString(text, &config)) {
+    return InvalidArgument(
+        "--model_config_file=%s is not a ModelServerConfig in protobuf text format", path);
+  }
+  return config;
+}
+
+}  // namespace
+
+absl::StatusOr<ServerOptions> ParseServeFlags(const std::vector<std::string>& args) {
+  ServerOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (!absl::StartsWith(arg, "--")) {
+      return BadFlag(arg, "expected a flag (--name=value), as tensorflow_model_server takes");
+    }
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const bool has_value = eq != std::string::npos;
+    std::string value = has_value ? arg.substr(eq + 1) : "";
+    // tfjit's own flags also take their value as the next argument, as the other commands do.
+    auto tfjit_value = [&]() -> absl::StatusOr<std::string> {
+      if (has_value) return value;
+      if (i + 1 >= args.size()) return BadFlag(arg, "needs a value");
+      return args[++i];
+    };
+    auto int_flag = [&](int64_t* out) -> absl::Status {
+      if (!absl::SimpleAtoi(value, out)) return BadFlag(arg, "takes an integer (--name=N)");
+      return absl::OkStatus();
+    };
+    int64_t n = 0;
+    if (name == "port") {
+      TFJIT_RETURN_IF_ERROR(int_flag(&n));
+      o.port = static_cast<int>(n);
+    } else if (name == "rest_api_port") {
+      TFJIT_RETURN_IF_ERROR(int_flag(&n));
+      o.rest_api_port = static_cast<int>(n);
+    } else if (name == "rest_api_num_threads") {
+      TFJIT_RETURN_IF_ERROR(int_flag(&n));
+      o.rest_api_num_threads = static_cast<int>(n);
+    } else if (name == "rest_api_timeout_in_ms") {
+      TFJIT_RETURN_IF_ERROR(int_flag(&o.rest_api_timeout_in_ms));
+    } else if (name == "file_system_poll_wait_seconds") {
+      TFJIT_RETURN_IF_ERROR(int_flag(&o.file_system_poll_wait_seconds));
+    } else if (name == "model_name") {
+      o.model_name = value;
+    } else if (name == "model_base_path") {
+      o.model_base_path = value;
+    } else if (name == "model_config_file") {
+      o.model_config_file = value;
+    } else if (name == "batching_parameters_file") {
+      o.batching_parameters_file = value;
+    } else if (name == "monitoring_config_file") {
+      o.monitoring_config_file = value;
+    } else if (name == "enable_batching") {
+      if (!ParseBool(value, &o.enable_batching)) return BadFlag(arg, "takes true or false");
+    } else if (name == "jit") {
+      TFJIT_ASSIGN_OR_RETURN(std::string v, tfjit_value());
+      StatusOr<JitMode> mode = ParseJitMode(v);
+      if (!mode.ok()) return BadFlag(arg, std::string(mode.status().message()));
+      o.session.jit = *mode;
+    } else if (name == "shapes") {
+      TFJIT_ASSIGN_OR_RETURN(std::string v, tfjit_value());
+      StatusOr<ShapeMode> mode = ParseShapeMode(v);
+      if (!mode.ok()) return BadFlag(arg, std::string(mode.status().message()));
+      o.session.shapes = *mode;
+    } else if (name == "threads") {
+      TFJIT_ASSIGN_OR_RETURN(std::string v, tfjit_value());
+      if (!absl::SimpleAtoi(v, &n) || n < 1) return BadFlag(arg, "takes a thread count >= 1");
+      o.session.intra_op_threads = o.session.inter_op_threads = static_cast<int>(n);
+    } else if (name == "cache-dir") {
+      TFJIT_ASSIGN_OR_RETURN(o.session.compile_cache_dir, tfjit_value());
+    } else if (name == "device") {
+      TFJIT_ASSIGN_OR_RETURN(o.session.device, tfjit_value());
+    } else if (name == "batch-buckets") {
+      TFJIT_ASSIGN_OR_RETURN(std::string v, tfjit_value());
+      for (absl::string_view d : absl::StrSplit(v, ',', absl::SkipEmpty())) {
+        if (!absl::SimpleAtoi(d, &n) || n < 2) return BadFlag(arg, "takes batch sizes >= 2");
+        o.session.batch_buckets.push_back(n);
+      }
+    } else {
+      return BadFlag(arg, "unknown flag");
+    }
+  }
+  return o;
+}
+
+struct Server::Impl {
+  ServerOptions options;
+  std::unique_ptr<ModelManager> models;
+  std::unique_ptr<RestApi> rest;
+  httplib::Server http;
+  std::thread http_thread;
+  int rest_port = 0;
+  std::thread poller;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stopped = false;
+
+  void Poll() {
+    const auto wait =
+        std::chrono::seconds(std::max<int64_t>(1, options.file_system_poll_wait_seconds));
+    std::unique_lock<std::mutex> lock(mu);
+    while (!cv.wait_for(lock, wait, [&] { return stopped; })) {
+      lock.unlock();
+      models->Poll();
+      lock.lock();
+    }
+  }
+};
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Server::~Server() { Stop(); }
+
+int Server::rest_port() const { return impl_->rest_port; }
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
+  if (options.model_base_path.empty() && options.model_config_file.empty()) {
+    return InvalidArgument(
+        "Both server_options.model_base_path and server_options.model_config_file are empty!");
+  }
+  if (!options.batching_parameters_file.empty() && !options.enable_batching) {
+    return InvalidArgument(
+        "server_options.batching_parameters_file is set without setting "
+        "server_options.enable_batching to true.");
+  }
+  std::vector<ModelSource> sources;
+  if (!options.model_config_file.empty()) {
+    TFJIT_ASSIGN_OR_RETURN(tensorflow::serving::ModelServerConfig config,
+                           ReadModelConfig(options.model_config_file));
+    TFJIT_ASSIGN_OR_RETURN(sources, SourcesFromConfig(config));
+  } else {
+    Log(LogLevel::kInfo,
+        "tfjit serve: Building single TensorFlow model file config:  model_name: %s "
+        "model_base_path: %s",
+        options.model_name, options.model_base_path);
+    ModelSource s;
+    s.name = options.model_name;
+    s.base_path = fs::absolute(options.model_base_path).string();
+    sources.push_back(std::move(s));
+  }
+  if (options.port != 0) {
+    Log(LogLevel::kWarning,
+        "tfjit serve: the gRPC API is not built yet, so --port=%d is not served; use the REST "
+        "API (--rest_api_port)",
+        options.port);
+  }
+  if (options.enable_batching) {
+    Log(LogLevel::kWarning,
+        "tfjit serve: dynamic batching is not built yet: each request runs on its own");
+  }
+  if (!options.monitoring_config_file.empty()) {
+    Log(LogLevel::kWarning, "tfjit serve: the Prometheus metrics are not built yet");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->models = std::make_unique<ModelManager>(options.session);
+  TFJIT_RETURN_IF_ERROR(impl->models->Configure(std::move(sources)));
+  impl->rest = std::make_unique<RestApi>(*impl->models, options.rest_api_timeout_in_ms);
+  if (options.rest_api_port != 0) {
+    const int threads =
+        options.rest_api_num_threads > 0
+            ? options.rest_api_num_threads
+            : 4 * std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    httplib::Server& http = impl->http;
+    // Serving clients keep their connections: httplib's default closes one after 5 requests.
+    http.set_keep_alive_max_count(1u << 20);
+    http.set_keep_alive_timeout(60);
+    http.new_task_queue = [threads] {
+      return new httplib::ThreadPool(static_cast<size_t>(threads));
+    };
+    const RestApi* rest = impl->rest.get();
+    auto handle = [rest](const httplib::Request& req, httplib::Response& res) {
+      const RestResponse r = rest->Handle(req.method, req.path, req.body);
+      res.status = r.http_status;
+      res.set_content(r.body, "application/json");
+    };
+    http.Get(R"(/v1/.*)", handle);
+    http.Post(R"(/v1/.*)", handle);
+    if (options.rest_api_port == ServerOptions::kAnyPort) {
+      impl->rest_port = http.bind_to_any_port("0.0.0.0");
+    } else if (http.bind_to_port("0.0.0.0", options.rest_api_port)) {
+      impl->rest_port = options.rest_api_port;
+    }
+    if (impl->rest_port <= 0) {
+      return InvalidArgument("tfjit serve: Failed to start HTTP Server at localhost:%d",
+                             options.rest_api_port);
+    }
+    impl->http_thread = std::thread([&http] { http.listen_after_bind(); });
+    std::printf("Exporting HTTP/REST API at:localhost:%d ...\n", impl->rest_port);
+    std::fflush(stdout);
+  }
+  if (options.file_system_poll_wait_seconds > 0) {
+    Impl* raw = impl.get();
+    impl->poller = std::thread([raw] { raw->Poll(); });
+  }
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+void Server::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->stopped) return;
+    impl_->stopped = true;
+  }
+  impl_->cv.notify_all();
+  impl_->http.stop();
+  if (impl_->http_thread.joinable()) impl_->http_thread.join();
+  if (impl_->poller.joinable()) impl_->poller.join();
+}
+
+void Server::Wait() {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  impl_->cv.wait(lock, [&] { return impl_->stopped; });
+}
+
+int ServeMain(const std::vector<std::string>& args) {
+  absl::StatusOr<ServerOptions> options = ParseServeFlags(args);
+  if (!options.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(options.status().message()).c_str());
+    return 2;
+  }
+  // SIGINT and SIGTERM go to this thread's sigwait, not to the server's threads (which
+  // inherit the mask).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(*std::move(options));
+  if (!server.ok()) {
+    std::fprintf(stderr, "%s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  int signal = 0;
+  sigwait(&signals, &signal);
+  Log(LogLevel::kInfo, "tfjit serve: signal %d: stopping", signal);
+  (*server)->Stop();
+  return 0;
+}
+
+}  // namespace tfjit::serving

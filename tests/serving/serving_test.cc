@@ -1,0 +1,366 @@
+// `tfjit serve` (serving/): TF Serving's own test models (shared/data/serving) served over REST
+// and answered as TF Serving answers them (its documented predictions, its metadata files,
+// its error bodies and HTTP codes); the JSON of tensors against hand-written cases; version
+// policies, labels and a new version picked up by polling while requests keep succeeding.
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "core/string_tensor.h"
+#include "gtest/gtest.h"
+#include "httplib.h"
+#include "rapidjson/document.h"
+#include "serving/json_tensor.h"
+#include "serving/models.h"
+#include "serving/rest_api.h"
+#include "serving/server.h"
+#include "tests/testlib/temp_file.h"
+
+namespace tfjit::serving {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path ServingData(const std::string& name) {
+  return fs::path(TFJIT_SOURCE_DIR) / ".." / "shared" / "data" / "serving" / name;
+}
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// ---- JSON of tensors ----
+
+TEST(JsonTensorTest, FloatsPrintAsTfServingPrintsThem) {
+  EXPECT_EQ(FormatFloat(3.5f), "3.5");
+  EXPECT_EQ(FormatFloat(3.0f), "3.0");
+  EXPECT_EQ(FormatFloat(999999.0f), "999999.0");
+  EXPECT_EQ(FormatFloat(9e6f), "9e+06");
+  EXPECT_EQ(FormatFloat(0.1f), "0.1");
+  EXPECT_EQ(FormatFloat(3e-5f), "3e-05");
+  EXPECT_EQ(FormatFloat(1.0f / 3.0f), "0.333333343");  // 6 digits do not read back
+  EXPECT_EQ(FormatDouble(1.0 / 3.0), "0.33333333333333331");
+  EXPECT_EQ(FormatFloat(std::nanf("")), "NaN");
+  EXPECT_EQ(FormatFloat(-INFINITY), "-Infinity");
+  EXPECT_EQ(JsonString("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+  EXPECT_EQ(ErrorJson("x \"y\""), "{\"error\": \"x \\\"y\\\"\"}");
+}
+
+absl::StatusOr<NamedTensors> InputsOf(const std::string& body,
+                                      const std::vector<TensorSpec>& specs) {
+  TFJIT_ASSIGN_OR_RETURN(PredictJson json, PredictJson::Parse(body));
+  return json.Inputs(specs);
+}
+
+TEST(JsonTensorTest, RowAndColumnarRequestsBecomeTensors) {
+  // Rows of one input: [3, 2]; NaN and Infinity tokens accepted.
+  auto rows =
+      InputsOf(R"({"instances": [[1, 2], [NaN, -Infinity], [5.5, 6]]})", {{"x", DType::kFloat32}});
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  const Tensor& x = (*rows)[0].second;
+  EXPECT_EQ(x.dims(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(x.data<float>()[1], 2.0f);
+  EXPECT_TRUE(std::isnan(x.data<float>()[2]));
+  EXPECT_EQ(x.data<float>()[3], -INFINITY);
+  // Named rows: each input gets dim 0 = the rows; a b64 string.
+  auto named = InputsOf(R"({"instances": [{"a": 1, "s": {"b64": "aGk="}}, {"a": 2, "s": "yo"}]})",
+                        {{"a", DType::kInt64}, {"s", DType::kString}});
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ((*named)[0].second.dims(), (std::vector<int64_t>{2}));
+  EXPECT_EQ((*named)[0].second.data<int64_t>()[1], 2);
+  EXPECT_EQ(*StringValues((*named)[1].second), (std::vector<std::string>{"hi", "yo"}));
+  // Columnar: each input its own shape; a scalar is rank 0.
+  auto columns = InputsOf(R"({"inputs": {"a": [[1, 2, 3]], "b": true}, "signature_name": "s"})",
+                          {{"a", DType::kInt32}, {"b", DType::kBool}});
+  ASSERT_TRUE(columns.ok()) << columns.status();
+  EXPECT_EQ((*columns)[0].second.dims(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ((*columns)[1].second.rank(), 0);
+  EXPECT_TRUE((*columns)[1].second.data<bool>()[0]);
+}
+
+TEST(JsonTensorTest, BadRequestsGetTfServingsMessages) {
+  const std::vector<TensorSpec> x = {{"x", DType::kFloat32}};
+  const std::vector<TensorSpec> two = {{"a", DType::kFloat32}, {"b", DType::kFloat32}};
+  struct Case {
+    std::string body;
+    std::vector<TensorSpec> specs;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"", x, "JSON Parse error: The document is empty"},
+      {"{\"instances\": [1,", x, "JSON Parse error: "},
+      {"[1]", x, "Is not object"},
+      {R"({"signature_name": 3, "instances": [1]})", x, "'signature_name' key must be a string"},
+      {R"({"instances": [1], "inputs": [1]})", x,
+       "expecting only one of 'inputs' or 'instances' keys to exist"},
+      {R"({"nothing": 1})", x, "Missing 'inputs' or 'instances' key"},
+      {R"({"instances": []})", x, "No values in 'instances' array"},
+      {R"({"instances": [[1, 2], [3]]})", x,
+       "Failed to process element: 1 of 'instances' list. Error: INVALID_ARGUMENT: Expecting "
+       "tensor size: 2 but got: 1"},
+      {R"({"instances": ["a"]})", x,
+       "JSON Value: \"a\" Type: String is not of expected type: float"},
+      {R"({"instances": [1, 2]})", two, "instances is a plain list, but expecting list of objects"},
+      {R"({"instances": [{"a": 1, "c": 2}]})", two, "does not have named input: c"},
+      {R"({"inputs": {"a": 1}})", two, "Missing named input: b in 'inputs' object."},
+      {R"({"inputs": [[1, 2], [3]]})", x, "Encountered list at unexpected size: 1 at level: 1"},
+  };
+  for (const Case& c : cases) {
+    auto got = InputsOf(c.body, c.specs);
+    ASSERT_FALSE(got.ok()) << c.body;
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << c.body;
+    EXPECT_TRUE(absl::StrContains(got.status().message(), c.message)) << c.body << "\n"
+                                                                      << got.status().message();
+  }
+}
+
+TEST(JsonTensorTest, ResponsesFollowTheRequestsFormat) {
+  const Tensor y = Tensor::FromVector<float>(DType::kFloat32, {3}, {3.5f, 4.0f, 5.5f});
+  EXPECT_EQ(*PredictResponseJson({{"y", y}}, /*row_format=*/true),
+            R"({"predictions": [3.5, 4.0, 5.5]})");
+  EXPECT_EQ(*PredictResponseJson({{"y", y}}, /*row_format=*/false),
+            R"({"outputs": [3.5, 4.0, 5.5]})");
+  const Tensor ids = Tensor::FromVector<int64_t>(DType::kInt64, {3, 2}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(*PredictResponseJson({{"y", y}, {"ids", ids}}, true),
+            R"({"predictions": [{"ids": [1, 2], "y": 3.5}, {"ids": [3, 4], "y": 4.0}, )"
+            R"({"ids": [5, 6], "y": 5.5}]})");
+  EXPECT_EQ(*PredictResponseJson({{"y", y}, {"ids", ids}}, false),
+            R"({"outputs": {"ids": [[1, 2], [3, 4], [5, 6]], "y": [3.5, 4.0, 5.5]}})");
+  const Tensor bytes = MakeStringTensor({1}, {"hi"});
+  EXPECT_EQ(*PredictResponseJson({{"out_bytes", bytes}}, true),
+            R"({"predictions": [{"b64": "aGk="}]})");
+  auto ragged = PredictResponseJson(
+      {{"y", y}, {"z", Tensor::FromVector<float>(DType::kFloat32, {2}, {1, 2})}}, true);
+  ASSERT_FALSE(ragged.ok());
+  EXPECT_TRUE(absl::StrContains(ragged.status().message(),
+                                "Tensor name: z has inconsistent batch size: 2 expecting: 3"));
+}
+
+// ---- the server ----
+
+struct Served {
+  std::unique_ptr<Server> server;
+  std::unique_ptr<httplib::Client> client;
+};
+
+Served Serve(ServerOptions options) {
+  options.rest_api_port = ServerOptions::kAnyPort;
+  options.port = 0;
+  Served s;
+  auto server = Server::Start(std::move(options));
+  EXPECT_TRUE(server.ok()) << server.status();
+  if (!server.ok()) return s;
+  s.server = std::move(*server);
+  s.client = std::make_unique<httplib::Client>("127.0.0.1", s.server->rest_port());
+  return s;
+}
+
+// status, body
+std::pair<int, std::string> Post(httplib::Client& c, const std::string& path,
+                                 const std::string& body) {
+  auto r = c.Post(path.c_str(), body, "application/json");
+  if (!r) return {-1, "no response"};
+  return {r->status, r->body};
+}
+std::pair<int, std::string> Get(httplib::Client& c, const std::string& path) {
+  auto r = c.Get(path.c_str());
+  if (!r) return {-1, "no response"};
+  return {r->status, r->body};
+}
+
+TEST(ServeTest, HalfPlusThreeAnswersAsTfServingDocumentsIt) {
+  ServerOptions options;
+  options.model_name = "half_plus_three";
+  options.model_base_path = ServingData("saved_model_half_plus_three").string();
+  Served s = Serve(options);
+  ASSERT_NE(s.client, nullptr);
+  EXPECT_EQ(
+      Post(*s.client, "/v1/models/half_plus_three:predict", R"({"instances": [1.0, 2.0, 5.0]})"),
+      std::make_pair(200, std::string(R"({"predictions": [3.5, 4.0, 5.5]})")));
+  EXPECT_EQ(Post(*s.client, "/v1/models/half_plus_three/versions/123:predict",
+                 R"({"signature_name": "serving_default", "inputs": [3.0, 4.0]})"),
+            std::make_pair(200, std::string(R"({"outputs": [4.5, 5.0]})")));
+  // The status: version 123, available.
+  auto [code, body] = Get(*s.client, "/v1/models/half_plus_three");
+  EXPECT_EQ(code, 200) << body;
+  rapidjson::Document status;
+  status.Parse(body.c_str());
+  ASSERT_TRUE(status.IsObject()) << body;
+  const auto& versions = status["model_version_status"];
+  ASSERT_EQ(versions.Size(), 1u) << body;
+  EXPECT_STREQ(versions[0]["version"].GetString(), "123");
+  EXPECT_STREQ(versions[0]["state"].GetString(), "AVAILABLE");
+  EXPECT_STREQ(versions[0]["status"]["error_code"].GetString(), "OK");
+  // Errors: TF Serving's bodies and codes.
+  const std::pair<int, std::string> errors[] = {
+      Post(*s.client, "/v1/models/nope:predict", R"({"instances": [1.0]})"),
+      Post(*s.client, "/v1/models/half_plus_three:predict", "{\"instances\": [1.0"),
+      Post(*s.client, "/v1/models/half_plus_three:predict",
+           R"({"signature_name": "nope", "instances": [1.0]})"),
+      Post(*s.client, "/v1/models/half_plus_three/versions/7:predict", R"({"instances": [1.0]})"),
+      Get(*s.client, "/v1/models"),
+      Get(*s.client, "/v1/models/half_plus_three:predict"),
+      Get(*s.client, "/v1/models/nope"),
+      Post(*s.client, "/v1/models/half_plus_three:classify", R"({"examples": []})"),
+  };
+  const std::pair<int, std::string> want[] = {
+      {404, R"j({"error": "Servable not found for request: Latest(nope)"})j"},
+      {400, "{\"error\": \"JSON Parse error: Missing a comma or ']' after an array element."},
+      {400, R"({"error": "Serving signature name: \"nope\" not found in signature def"})"},
+      {404, R"j({"error": "Servable not found for request: Specific(half_plus_three, 7)"})j"},
+      {400, R"({"error": "Missing model name in request."})"},
+      {400, R"({"error": "Malformed request: GET /v1/models/half_plus_three:predict"})"},
+      {404, R"({"error": "Could not find any versions of model nope"})"},
+      {501, "{\"error\": \"tfjit serve does not implement :classify"},
+  };
+  for (size_t i = 0; i < std::size(want); ++i) {
+    EXPECT_EQ(errors[i].first, want[i].first) << errors[i].second;
+    EXPECT_TRUE(absl::StartsWith(errors[i].second, want[i].second))
+        << errors[i].second << "\nwanted " << want[i].second;
+  }
+}
+
+// Two versions under one base path: the default policy serves the highest, 124; version 123
+// is asked for by number; the metadata equals TF Serving's own answer for it.
+TEST(ServeTest, TwoVersionsAndTfServingsMetadata) {
+  ServerOptions options;
+  options.model_name = "saved_model_half_plus_two_2_versions";
+  options.model_base_path = ServingData("saved_model_half_plus_two_2_versions").string();
+  Served s = Serve(options);
+  ASSERT_NE(s.client, nullptr);
+  auto [code, body] = Get(*s.client, "/v1/models/saved_model_half_plus_two_2_versions/metadata");
+  ASSERT_EQ(code, 200) << body;
+  rapidjson::Document latest;
+  latest.Parse(body.c_str());
+  ASSERT_TRUE(latest.IsObject()) << body;
+  EXPECT_STREQ(latest["model_spec"]["version"].GetString(), "124");
+  // Version 124 is the only one loaded by default.
+  EXPECT_EQ(
+      Get(*s.client, "/v1/models/saved_model_half_plus_two_2_versions/versions/123/metadata").first,
+      404);
+  options.model_config_file =
+      testing::WriteTempFile("two_versions.config", absl::StrCat(R"(
+model_config_list {
+  config {
+    name: "saved_model_half_plus_two_2_versions"
+    base_path: ")",
+                                                                 options.model_base_path, R"("
+    model_platform: "tensorflow"
+    model_version_policy { all {} }
+    version_labels { key: "stable" value: 123 }
+  }
+})"));
+  s.client.reset();
+  s.server.reset();
+  s = Serve(options);
+  ASSERT_NE(s.client, nullptr);
+  auto [code123, body123] =
+      Get(*s.client, "/v1/models/saved_model_half_plus_two_2_versions/versions/123/metadata");
+  ASSERT_EQ(code123, 200) << body123;
+  rapidjson::Document got, want;
+  got.Parse(body123.c_str());
+  want.Parse(ReadText(ServingData("saved_model_half_plus_two_2_versions_metadata.json")).c_str());
+  ASSERT_TRUE(got.IsObject() && want.IsObject()) << body123;
+  EXPECT_TRUE(got == want) << body123;
+  auto [code_label, body_label] =
+      Get(*s.client, "/v1/models/saved_model_half_plus_two_2_versions/labels/stable/metadata");
+  ASSERT_EQ(code_label, 200) << body_label;
+  EXPECT_TRUE(absl::StrContains(body_label, "\"version\": \"123\"")) << body_label;
+  // Status lists both, newest first.
+  auto [code_status, status] = Get(*s.client, "/v1/models/saved_model_half_plus_two_2_versions");
+  ASSERT_EQ(code_status, 200);
+  EXPECT_LT(status.find("\"124\""), status.find("\"123\"")) << status;
+  // Both predict: y = 0.5 x + 2.
+  EXPECT_EQ(Post(*s.client, "/v1/models/saved_model_half_plus_two_2_versions/labels/stable:predict",
+                 R"({"instances": [[2.0], [4.0]]})"),
+            std::make_pair(200, std::string(R"({"predictions": [[3.0], [4.0]]})")));
+}
+
+// A version that appears under the base path is loaded, warmed up and then served, while
+// requests keep being answered (by the old version until the new one is ready).
+TEST(ServeTest, NewVersionsArePickedUpWithoutDowntime) {
+  const fs::path base = fs::path(testing::TestTempDir()) / "poll_versions";
+  fs::remove_all(base);
+  fs::create_directories(base);
+  const fs::path source = ServingData("saved_model_half_plus_two_2_versions");
+  fs::copy(source / "00000123", base / "00000123", fs::copy_options::recursive);
+  ServerOptions options;
+  options.model_name = "m";
+  options.model_base_path = base.string();
+  options.file_system_poll_wait_seconds = 1;
+  Served s = Serve(options);
+  ASSERT_NE(s.client, nullptr);
+  auto version = [&]() -> std::string {
+    auto [code, body] = Get(*s.client, "/v1/models/m/metadata");
+    if (code != 200) return absl::StrCat("HTTP ", code, ": ", body);
+    rapidjson::Document d;
+    d.Parse(body.c_str());
+    return d["model_spec"]["version"].GetString();
+  };
+  EXPECT_EQ(version(), "123");
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0}, answered{0};
+  std::thread load([&] {
+    httplib::Client c("127.0.0.1", s.server->rest_port());
+    while (!done) {
+      auto [code, body] = Post(c, "/v1/models/m:predict", R"({"instances": [[2.0]]})");
+      if (code != 200 || body != R"({"predictions": [[3.0]]})") ++failures;
+      ++answered;
+    }
+  });
+  fs::copy(source / "00000124", base / "00000124", fs::copy_options::recursive);
+  std::string seen;
+  for (int i = 0; i < 100 && (seen = version()) != "124"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  done = true;
+  load.join();
+  EXPECT_EQ(seen, "124");
+  EXPECT_EQ(failures, 0) << "of " << answered << " requests";
+  EXPECT_GT(answered, 0);
+  s.client.reset();
+  s.server.reset();
+  fs::remove_all(base);
+}
+
+TEST(ServeTest, FlagsAreTfServings) {
+  auto o = ParseServeFlags({"--port=9000", "--rest_api_port=8501", "--model_name=m",
+                            "--model_base_path=/models/m", "--enable_batching",
+                            "--rest_api_timeout_in_ms=500", "--jit", "off", "--threads=2"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->port, 9000);
+  EXPECT_EQ(o->rest_api_port, 8501);
+  EXPECT_EQ(o->model_name, "m");
+  EXPECT_TRUE(o->enable_batching);
+  EXPECT_EQ(o->rest_api_timeout_in_ms, 500);
+  EXPECT_EQ(o->session.jit, JitMode::kOff);
+  EXPECT_EQ(o->session.intra_op_threads, 2);
+  EXPECT_FALSE(ParseServeFlags({"--bogus=1"}).ok());
+  EXPECT_FALSE(ParseServeFlags({"--port=x"}).ok());
+  auto none = Server::Start(ServerOptions{});
+  ASSERT_FALSE(none.ok());
+  EXPECT_TRUE(absl::StrContains(none.status().message(),
+                                "Both server_options.model_base_path and "
+                                "server_options.model_config_file are empty!"));
+  ServerOptions missing;
+  missing.model_base_path = "/nonexistent/tfjit/models";
+  missing.rest_api_port = ServerOptions::kAnyPort;
+  missing.port = 0;
+  auto bad = Server::Start(missing);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "Could not find base path"))
+      << bad.status();
+}
+
+}  // namespace
+}  // namespace tfjit::serving
