@@ -6,8 +6,9 @@ set -euo pipefail
 # python3-numpy: the tfjit Python module (python/) and its tests. graphviz: explain --format
 # svg. doxygen: the API reference (api_docs). clang-format-19: .ci/run's layout check
 # (scripts/check_format.sh).
-# libcpp-httplib-dev, rapidjson-dev: tfjit serve's REST API (serving/: the HTTP/1.1 server, and
-# the JSON reader that takes TF Serving's NaN and Infinity tokens).
+# libcpp-httplib-dev, rapidjson-dev, libgrpc++-dev, protobuf-compiler-grpc: tfjit serve
+# (serving/): the HTTP/1.1 server, the JSON reader that takes TF Serving's NaN and Infinity
+# tokens, and gRPC with its protoc plugin.
 # libzstd-dev: LLVM 19's CMake package names zstd::libzstd_shared in LLVMSupport's link
 # interface, and configuring fails without it (llvm-19-dev does not pull it in).
 PACKAGES=(
@@ -18,7 +19,7 @@ PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libxnnpack-dev libpthreadpool-dev
   libleveldb-dev libsnappy-dev
-  libcpp-httplib-dev rapidjson-dev
+  libcpp-httplib-dev rapidjson-dev libgrpc++-dev protobuf-compiler-grpc
   nodejs npm
 )
 

@@ -99,13 +99,13 @@ absl::StatusOr<std::vector<ModelSource>> SourcesFromConfig(
           "Expected model %s to have an absolute path or URI; got base_path()=%s", c.name(),
           c.base_path());
     }
-    if (c.model_platform().empty()) {
+    if (c.model_platform().empty() && c.model_type() != tensorflow::serving::TENSORFLOW) {
       return InvalidArgument(
           "Illegal setting neither ModelServerConfig::model_type (deprecated) nor "
           "ModelServerConfig::model_platform, model name is %s",
           c.name());
     }
-    if (c.model_platform() != "tensorflow") {
+    if (!c.model_platform().empty() && c.model_platform() != "tensorflow") {
       return InvalidArgument("PlatformConfigMap has no entry for platform %s", c.model_platform());
     }
     ModelSource s;

@@ -10,11 +10,10 @@
 #include "core/status.h"
 #include "google/protobuf/util/json_util.h"
 #include "serving/json_tensor.h"
+#include "serving/predict.h"
 
 namespace tfjit::serving {
 namespace {
-
-constexpr char kDefaultSignature[] = "serving_default";
 
 // %XX escapes decoded (TF Serving unescapes model names and labels).
 std::string UrlDecode(const std::string& s) {
@@ -164,32 +163,10 @@ absl::StatusOr<std::string> RestApi::Predict(const std::string& model, const std
     return InvalidArgument("Failed to get input map for signature: %s",
                            request.signature_name().empty() ? "DEFAULT" : name);
   }
-  std::vector<TensorSpec> specs;
-  std::map<std::string, std::string> tensor_of;
-  for (const auto& [key, info] : def->second.inputs()) {
-    std::optional<DType> dtype = DTypeFromTfEnum(info.dtype());
-    if (!dtype.has_value()) {
-      return Unimplemented("signature %s input %s has a dtype tfjit does not serve (%d)", name, key,
-                           info.dtype());
-    }
-    specs.push_back({key, *dtype});
-    tensor_of[key] = info.name();
-  }
-  std::sort(specs.begin(), specs.end(),
-            [](const TensorSpec& a, const TensorSpec& b) { return a.key < b.key; });
+  TFJIT_ASSIGN_OR_RETURN(std::vector<TensorSpec> specs, InputSpecs(def->second, name));
   TFJIT_ASSIGN_OR_RETURN(NamedTensors inputs, request.Inputs(specs));
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  for (auto& [key, t] : inputs) feeds.emplace_back(tensor_of[key], std::move(t));
-  std::vector<std::string> keys, fetches;
-  for (const auto& [key, info] : def->second.outputs()) keys.push_back(key);
-  std::sort(keys.begin(), keys.end());
-  for (const std::string& key : keys) fetches.push_back(def->second.outputs().at(key).name());
-  RunOptions options;
-  options.timeout_ms = timeout_ms_ > 0 ? timeout_ms_ : -1;
-  StatusOr<std::vector<Tensor>> out = served->session->Run(options, feeds, fetches, {});
-  if (!out.ok()) return out.status();
-  NamedTensors outputs;
-  for (size_t k = 0; k < keys.size(); ++k) outputs.emplace_back(keys[k], std::move((*out)[k]));
+  TFJIT_ASSIGN_OR_RETURN(NamedTensors outputs,
+                         RunSignature(*served, def->second, std::move(inputs), {}, timeout_ms_));
   return PredictResponseJson(std::move(outputs), request.row_format());
 }
 

@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "google/protobuf/text_format.h"
 #include "httplib.h"
+#include "serving/grpc_api.h"
 #include "serving/models.h"
 #include "serving/rest_api.h"
 
@@ -137,6 +138,7 @@ struct Server::Impl {
   ServerOptions options;
   std::unique_ptr<ModelManager> models;
   std::unique_ptr<RestApi> rest;
+  std::unique_ptr<GrpcApi> grpc;
   httplib::Server http;
   std::thread http_thread;
   int rest_port = 0;
@@ -163,6 +165,8 @@ Server::~Server() { Stop(); }
 
 int Server::rest_port() const { return impl_->rest_port; }
 
+int Server::grpc_port() const { return impl_->grpc == nullptr ? 0 : impl_->grpc->port(); }
+
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (options.model_base_path.empty() && options.model_config_file.empty()) {
     return InvalidArgument(
@@ -188,12 +192,6 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     s.base_path = fs::absolute(options.model_base_path).string();
     sources.push_back(std::move(s));
   }
-  if (options.port != 0) {
-    Log(LogLevel::kWarning,
-        "tfjit serve: the gRPC API is not built yet, so --port=%d is not served; use the REST "
-        "API (--rest_api_port)",
-        options.port);
-  }
   if (options.enable_batching) {
     Log(LogLevel::kWarning,
         "tfjit serve: dynamic batching is not built yet: each request runs on its own");
@@ -206,6 +204,13 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   impl->models = std::make_unique<ModelManager>(options.session);
   TFJIT_RETURN_IF_ERROR(impl->models->Configure(std::move(sources)));
   impl->rest = std::make_unique<RestApi>(*impl->models, options.rest_api_timeout_in_ms);
+  if (options.port != 0) {
+    const int port = options.port == ServerOptions::kAnyPort ? 0 : options.port;
+    TFJIT_ASSIGN_OR_RETURN(impl->grpc, GrpcApi::Start(*impl->models, absl::StrCat("0.0.0.0:", port),
+                                                      options.rest_api_timeout_in_ms));
+    std::printf("Running gRPC ModelServer at 0.0.0.0:%d ...\n", impl->grpc->port());
+    std::fflush(stdout);
+  }
   if (options.rest_api_port != 0) {
     const int threads =
         options.rest_api_num_threads > 0
@@ -255,6 +260,7 @@ void Server::Stop() {
   impl_->cv.notify_all();
   impl_->http.stop();
   if (impl_->http_thread.joinable()) impl_->http_thread.join();
+  if (impl_->grpc != nullptr) impl_->grpc->Stop();
   if (impl_->poller.joinable()) impl_->poller.join();
 }
 

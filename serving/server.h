@@ -1,10 +1,10 @@
 // `tfjit serve`: TF Serving's tensorflow_model_server, with its flags and config files
-// (docs/USER_GUIDE.md, "Serving"). The REST API (rest_api.h) runs on cpp-httplib (Debian's
+// (docs/USER_GUIDE.md 2.7). The REST API (rest_api.h) runs on cpp-httplib (Debian's
 // libcpp-httplib-dev: HTTP/1.1 with a thread pool; its keep-alive limit of 5 requests per
-// connection is raised, since serving clients keep connections open); the model versions are
-// a ModelManager's, polled for new versions. Not built yet: the gRPC API (--port), dynamic
-// batching (--enable_batching) and the Prometheus metrics (--monitoring_config_file); the
-// server says so when they are asked for.
+// connection is raised, since serving clients keep connections open), the gRPC API
+// (grpc_api.h) on Debian's libgrpc++; the model versions are a ModelManager's, polled for new
+// versions. Not built yet: dynamic batching (--enable_batching) and the Prometheus metrics
+// (--monitoring_config_file); the server says so when they are asked for.
 #ifndef TFJIT_SERVING_SERVER_H_
 #define TFJIT_SERVING_SERVER_H_
 
@@ -20,7 +20,7 @@ namespace tfjit::serving {
 
 struct ServerOptions {
   // TF Serving's flags (model_servers/main.cc), with its defaults.
-  int port = 8500;               // gRPC
+  int port = 8500;               // gRPC; 0: none; kAnyPort: a free port (tests)
   int rest_api_port = 0;         // 0: no REST API; kAnyPort: a free port (tests)
   int rest_api_num_threads = 0;  // 0: 4 x the CPUs
   int64_t rest_api_timeout_in_ms = 30000;
@@ -50,8 +50,9 @@ class Server {
   static absl::StatusOr<std::unique_ptr<Server>> Start(ServerOptions options);
   ~Server();
 
-  // The port the REST API listens on (0 when it is off).
+  // The ports the REST and gRPC APIs listen on (0 when off).
   int rest_port() const;
+  int grpc_port() const;
   // Stops serving: in-flight requests finish, the poller stops. Idempotent.
   void Stop();
   // Blocks until Stop() (from another thread or a signal handler's thread).

@@ -1,5 +1,5 @@
 // `tfjit serve` (serving/): TF Serving's own test models (shared/data/serving) served over REST
-// and answered as TF Serving answers them (its documented predictions, its metadata files,
+// and gRPC and answered as TF Serving answers them (its documented predictions, its metadata files,
 // its error bodies and HTTP codes); the JSON of tensors against hand-written cases; version
 // policies, labels and a new version picked up by polling while requests keep succeeding.
 #include <atomic>
@@ -13,11 +13,14 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "core/string_tensor.h"
+#include "frontend/tensor_proto.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "rapidjson/document.h"
 #include "serving/json_tensor.h"
 #include "serving/models.h"
+#include "serving/proto/prediction_service.grpc.pb.h"
 #include "serving/rest_api.h"
 #include "serving/server.h"
 #include "tests/testlib/temp_file.h"
@@ -331,6 +334,94 @@ TEST(ServeTest, NewVersionsArePickedUpWithoutDowntime) {
   s.client.reset();
   s.server.reset();
   fs::remove_all(base);
+}
+
+// The gRPC API: half_plus_three's Predict, GetModelMetadata and GetModelStatus through a
+// client stub of TF Serving's services, and its error codes.
+TEST(ServeTest, GrpcAnswersAsTfServing) {
+  ServerOptions options;
+  options.model_name = "half_plus_three";
+  options.model_base_path = ServingData("saved_model_half_plus_three").string();
+  options.rest_api_port = 0;
+  options.port = ServerOptions::kAnyPort;
+  auto server = Server::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_GT((*server)->grpc_port(), 0);
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", (*server)->grpc_port()),
+                                     grpc::InsecureChannelCredentials());
+  auto prediction = tensorflow::serving::PredictionService::NewStub(channel);
+  auto model = tensorflow::serving::ModelService::NewStub(channel);
+
+  tensorflow::serving::PredictRequest request;
+  request.mutable_model_spec()->set_name("half_plus_three");
+  tensorflow::TensorProto& x = (*request.mutable_inputs())["x"];
+  x.set_dtype(tensorflow::DT_FLOAT);
+  x.mutable_tensor_shape()->add_dim()->set_size(3);
+  for (float v : {1.0f, 2.0f, 5.0f}) x.add_float_val(v);
+  tensorflow::serving::PredictResponse response;
+  {
+    grpc::ClientContext context;
+    const grpc::Status s = prediction->Predict(&context, request, &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  ASSERT_EQ(response.outputs().count("y"), 1u);
+  absl::StatusOr<Tensor> y = tf::TensorFromProto(response.outputs().at("y"));
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(std::vector<float>(y->data<float>(), y->data<float>() + 3),
+            (std::vector<float>{3.5f, 4.0f, 5.5f}));
+  EXPECT_EQ(response.model_spec().version().value(), 123);
+  EXPECT_EQ(response.model_spec().signature_name(), "serving_default");
+
+  tensorflow::serving::GetModelMetadataRequest meta_request;
+  meta_request.mutable_model_spec()->set_name("half_plus_three");
+  meta_request.add_metadata_field("signature_def");
+  tensorflow::serving::GetModelMetadataResponse meta;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(prediction->GetModelMetadata(&context, meta_request, &meta).ok());
+  }
+  tensorflow::serving::SignatureDefMap signatures;
+  ASSERT_TRUE(meta.metadata().at("signature_def").UnpackTo(&signatures));
+  EXPECT_EQ(signatures.signature_def().at("serving_default").inputs().at("x").name(), "x:0");
+
+  tensorflow::serving::GetModelStatusRequest status_request;
+  status_request.mutable_model_spec()->set_name("half_plus_three");
+  tensorflow::serving::GetModelStatusResponse status;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(model->GetModelStatus(&context, status_request, &status).ok());
+  }
+  ASSERT_EQ(status.model_version_status_size(), 1);
+  EXPECT_EQ(status.model_version_status(0).version(), 123);
+  EXPECT_EQ(status.model_version_status(0).state(),
+            tensorflow::serving::ModelVersionStatus::AVAILABLE);
+
+  // Errors: an unknown model, an unknown signature, an unknown output in the filter.
+  request.mutable_model_spec()->set_name("nope");
+  {
+    grpc::ClientContext context;
+    const grpc::Status s = prediction->Predict(&context, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_EQ(s.error_message(), "Servable not found for request: Latest(nope)");
+  }
+  request.mutable_model_spec()->set_name("half_plus_three");
+  request.mutable_model_spec()->set_signature_name("nope");
+  {
+    grpc::ClientContext context;
+    const grpc::Status s = prediction->Predict(&context, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_EQ(s.error_message(), "Serving signature key \"nope\" not found.");
+  }
+  request.mutable_model_spec()->clear_signature_name();
+  request.add_output_filter("z");
+  {
+    grpc::ClientContext context;
+    const grpc::Status s = prediction->Predict(&context, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_TRUE(
+        absl::StartsWith(s.error_message(), "output tensor alias not found in signature: z"))
+        << s.error_message();
+  }
 }
 
 TEST(ServeTest, FlagsAreTfServings) {

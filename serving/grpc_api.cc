@@ -1,0 +1,213 @@
+// GrpcApi (grpc_api.h).
+#include "serving/grpc_api.h"
+
+#include <chrono>
+#include <climits>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "core/string_tensor.h"
+#include "frontend/tensor_proto.h"
+#include "grpcpp/grpcpp.h"
+#include "serving/predict.h"
+#include "serving/proto/prediction_service.grpc.pb.h"
+
+namespace tfjit::serving {
+namespace {
+
+namespace ts = tensorflow::serving;
+
+// gRPC carries TF's status codes unchanged (the same numbers as absl's); messages are cut at
+// 1024 characters as TF Serving cuts them.
+grpc::Status ToGrpc(const absl::Status& s) {
+  if (s.ok()) return grpc::Status::OK;
+  std::string message(s.message());
+  if (message.size() > 1024) message = message.substr(0, 1024) + "...TRUNCATED";
+  return grpc::Status(static_cast<grpc::StatusCode>(static_cast<int>(s.code())), message);
+}
+
+// The version a ModelSpec names: a number, a label, or neither.
+struct VersionChoice {
+  std::optional<int64_t> version;
+  std::string label;
+};
+VersionChoice ChoiceOf(const ts::ModelSpec& spec) {
+  VersionChoice c;
+  if (spec.has_version()) c.version = spec.version().value();
+  if (spec.version_choice_case() == ts::ModelSpec::kVersionLabel) c.label = spec.version_label();
+  return c;
+}
+
+absl::StatusOr<Tensor> FromProto(const tensorflow::TensorProto& proto) {
+  if (proto.dtype() == tensorflow::DT_STRING) {
+    TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, tf::ShapeFromProto(proto.tensor_shape()));
+    std::vector<std::string> values(proto.string_val().begin(), proto.string_val().end());
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    if (static_cast<int64_t>(values.size()) != n) {
+      return InvalidArgument("a string tensor of %d elements has %d string_val values", n,
+                             values.size());
+    }
+    return MakeStringTensor(dims, std::move(values));
+  }
+  return tf::TensorFromProto(proto);
+}
+
+tensorflow::TensorProto ToProto(const Tensor& t) {
+  if (t.dtype() != DType::kString) return tf::TensorToProto(t);
+  tensorflow::TensorProto proto;
+  proto.set_dtype(tensorflow::DT_STRING);
+  *proto.mutable_tensor_shape() = tf::ShapeToProto(t.dims());
+  if (const std::vector<std::string>* values = StringValues(t)) {
+    for (const std::string& s : *values) proto.add_string_val(s);
+  }
+  return proto;
+}
+
+// What is left of the client's deadline, in milliseconds (the server's default without one).
+int64_t TimeoutOf(const grpc::ServerContext& context, int64_t fallback_ms) {
+  const auto deadline = context.deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) return fallback_ms;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        deadline - std::chrono::system_clock::now())
+                        .count();
+  return std::max<int64_t>(1, left);
+}
+
+}  // namespace
+
+struct GrpcApi::Services {
+  class Prediction final : public ts::PredictionService::Service {
+   public:
+    Prediction(const ModelManager& models, int64_t timeout_ms)
+        : models_(models), timeout_ms_(timeout_ms) {}
+
+    grpc::Status Predict(grpc::ServerContext* context, const ts::PredictRequest* request,
+                         ts::PredictResponse* response) override {
+      return ToGrpc(DoPredict(*context, *request, *response));
+    }
+
+    grpc::Status GetModelMetadata(grpc::ServerContext* context,
+                                  const ts::GetModelMetadataRequest* request,
+                                  ts::GetModelMetadataResponse* response) override {
+      (void)context;
+      return ToGrpc(DoMetadata(*request, *response));
+    }
+
+   private:
+    absl::Status DoPredict(const grpc::ServerContext& context, const ts::PredictRequest& request,
+                           ts::PredictResponse& response) {
+      if (!request.has_model_spec()) return InvalidArgument("Missing ModelSpec");
+      const ts::ModelSpec& spec = request.model_spec();
+      const VersionChoice choice = ChoiceOf(spec);
+      TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<const ServedVersion> served,
+                             models_.Find(spec.name(), choice.version, choice.label));
+      const std::string name =
+          spec.signature_name().empty() ? kDefaultSignature : spec.signature_name();
+      const auto& defs = served->signatures.signature_def();
+      auto def = defs.find(name);
+      if (def == defs.end()) {
+        return FailedPrecondition("Serving signature key \"%s\" not found.", name);
+      }
+      NamedTensors inputs;
+      for (const auto& [key, proto] : request.inputs()) {
+        absl::StatusOr<Tensor> t = FromProto(proto);
+        if (!t.ok()) {
+          return InvalidArgument("input '%s': %s", key, t.status().message());
+        }
+        inputs.emplace_back(key, *std::move(t));
+      }
+      std::vector<std::string> filter(request.output_filter().begin(),
+                                      request.output_filter().end());
+      TFJIT_ASSIGN_OR_RETURN(NamedTensors outputs,
+                             RunSignature(*served, def->second, std::move(inputs),
+                                          std::move(filter), TimeoutOf(context, timeout_ms_)));
+      for (const auto& [key, t] : outputs) (*response.mutable_outputs())[key] = ToProto(t);
+      ts::ModelSpec* out_spec = response.mutable_model_spec();
+      out_spec->set_name(spec.name());
+      out_spec->set_signature_name(name);
+      out_spec->mutable_version()->set_value(served->version);
+      return absl::OkStatus();
+    }
+
+    absl::Status DoMetadata(const ts::GetModelMetadataRequest& request,
+                            ts::GetModelMetadataResponse& response) {
+      if (!request.has_model_spec()) return InvalidArgument("Missing ModelSpec");
+      if (request.metadata_field_size() == 0) {
+        return InvalidArgument("GetModelMetadataRequest must specify at least one metadata_field");
+      }
+      for (const std::string& field : request.metadata_field()) {
+        if (field != "signature_def") {
+          return InvalidArgument("Metadata field %s is not supported", field);
+        }
+      }
+      const VersionChoice choice = ChoiceOf(request.model_spec());
+      TFJIT_ASSIGN_OR_RETURN(
+          std::shared_ptr<const ServedVersion> served,
+          models_.Find(request.model_spec().name(), choice.version, choice.label));
+      ts::ModelSpec* spec = response.mutable_model_spec();
+      spec->set_name(request.model_spec().name());
+      spec->mutable_version()->set_value(served->version);
+      (*response.mutable_metadata())["signature_def"].PackFrom(served->signatures);
+      return absl::OkStatus();
+    }
+
+    const ModelManager& models_;
+    int64_t timeout_ms_;
+  };
+
+  class Model final : public ts::ModelService::Service {
+   public:
+    explicit Model(const ModelManager& models) : models_(models) {}
+    grpc::Status GetModelStatus(grpc::ServerContext* context,
+                                const ts::GetModelStatusRequest* request,
+                                ts::GetModelStatusResponse* response) override {
+      (void)context;
+      if (!request->has_model_spec()) return ToGrpc(InvalidArgument("Missing ModelSpec"));
+      const ts::ModelSpec& spec = request->model_spec();
+      absl::StatusOr<ts::GetModelStatusResponse> status = models_.Status(
+          spec.name(),
+          spec.has_version() ? std::optional<int64_t>(spec.version().value()) : std::nullopt);
+      if (!status.ok()) return ToGrpc(status.status());
+      *response = *std::move(status);
+      return grpc::Status::OK;
+    }
+
+   private:
+    const ModelManager& models_;
+  };
+
+  Services(const ModelManager& models, int64_t timeout_ms)
+      : prediction(models, timeout_ms), model(models) {}
+  Prediction prediction;
+  Model model;
+};
+
+absl::StatusOr<std::unique_ptr<GrpcApi>> GrpcApi::Start(const ModelManager& models,
+                                                        const std::string& address,
+                                                        int64_t timeout_ms) {
+  std::unique_ptr<GrpcApi> api(new GrpcApi());
+  api->services_ = std::make_unique<Services>(models, timeout_ms);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &api->port_);
+  builder.SetMaxReceiveMessageSize(INT_MAX);
+  builder.SetMaxSendMessageSize(INT_MAX);
+  builder.RegisterService(&api->services_->prediction);
+  builder.RegisterService(&api->services_->model);
+  api->server_ = builder.BuildAndStart();
+  if (api->server_ == nullptr || api->port_ == 0) {
+    return InvalidArgument("tfjit serve: cannot start the gRPC server at %s", address);
+  }
+  return api;
+}
+
+GrpcApi::~GrpcApi() { Stop(); }
+
+void GrpcApi::Stop() {
+  if (server_ == nullptr) return;
+  server_->Shutdown();
+  server_->Wait();
+  server_.reset();
+}
+
+}  // namespace tfjit::serving

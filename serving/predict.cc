@@ -1,0 +1,86 @@
+// InputSpecs and RunSignature (predict.h).
+#include "serving/predict.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/dtype.h"
+#include "core/status.h"
+
+namespace tfjit::serving {
+
+absl::StatusOr<std::vector<TensorSpec>> InputSpecs(const tensorflow::SignatureDef& def,
+                                                   const std::string& signature) {
+  std::vector<TensorSpec> specs;
+  for (const auto& [key, info] : def.inputs()) {
+    std::optional<DType> dtype = DTypeFromTfEnum(info.dtype());
+    if (!dtype.has_value()) {
+      return Unimplemented("signature %s input %s has a dtype tfjit does not serve (%d)", signature,
+                           key, info.dtype());
+    }
+    specs.push_back({key, *dtype});
+  }
+  std::sort(specs.begin(), specs.end(),
+            [](const TensorSpec& a, const TensorSpec& b) { return a.key < b.key; });
+  return specs;
+}
+
+absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v,
+                                          const tensorflow::SignatureDef& def, NamedTensors inputs,
+                                          std::vector<std::string> output_keys,
+                                          int64_t timeout_ms) {
+  std::set<std::string> sent, expected, extra, missing;
+  for (const auto& [key, t] : inputs) sent.insert(key);
+  for (const auto& [key, info] : def.inputs()) expected.insert(key);
+  for (const std::string& k : sent) {
+    if (expected.count(k) == 0) extra.insert(k);
+  }
+  for (const std::string& k : expected) {
+    if (sent.count(k) == 0) missing.insert(k);
+  }
+  if (!extra.empty() || !missing.empty()) {
+    return InvalidArgument(
+        "input size does not match signature: %d!=%d len({%s}) != len({%s}). Sent extra: {%s}. "
+        "Missing but required: {%s}.",
+        sent.size(), expected.size(), absl::StrJoin(sent, ","), absl::StrJoin(expected, ","),
+        absl::StrJoin(extra, ","), absl::StrJoin(missing, ","));
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (auto& [key, t] : inputs) feeds.emplace_back(def.inputs().at(key).name(), std::move(t));
+  if (output_keys.empty()) {
+    for (const auto& [key, info] : def.outputs()) output_keys.push_back(key);
+    std::sort(output_keys.begin(), output_keys.end());
+  }
+  std::set<std::string> seen;
+  std::vector<std::string> fetches;
+  for (const std::string& key : output_keys) {
+    if (!seen.insert(key).second) {
+      return InvalidArgument("duplicate output tensor alias: %s", key);
+    }
+    auto it = def.outputs().find(key);
+    if (it == def.outputs().end()) {
+      std::vector<std::string> names;
+      for (const auto& [k, info] : def.outputs()) names.push_back(k);
+      std::sort(names.begin(), names.end());
+      return InvalidArgument(
+          "output tensor alias not found in signature: %s Outputs expected to be in the set "
+          "{%s}.",
+          key, absl::StrJoin(names, ","));
+    }
+    fetches.push_back(it->second.name());
+  }
+  RunOptions options;
+  options.timeout_ms = timeout_ms > 0 ? timeout_ms : -1;
+  StatusOr<std::vector<Tensor>> out = v.session->Run(options, feeds, fetches, {});
+  if (!out.ok()) return out.status();
+  NamedTensors result;
+  for (size_t k = 0; k < output_keys.size(); ++k) {
+    result.emplace_back(output_keys[k], std::move((*out)[k]));
+  }
+  return result;
+}
+
+}  // namespace tfjit::serving
