@@ -69,8 +69,8 @@ def rule_for(rel):
 def main():
     violations = []
     checked = 0
-    for top in ("include", "core", "frontend", "compiler", "backends", "runtime", "examples",
-                "python"):
+    for top in ("include", "core", "frontend", "compiler", "backends", "runtime", "serving",
+                "examples", "python"):
         for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
             for name in files:
                 if not name.endswith((".h", ".cc", ".inc")):
