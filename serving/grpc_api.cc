@@ -120,7 +120,7 @@ struct GrpcApi::Services {
       std::vector<std::string> filter(request.output_filter().begin(),
                                       request.output_filter().end());
       TFJIT_ASSIGN_OR_RETURN(NamedTensors outputs,
-                             RunSignature(*served, def->second, std::move(inputs),
+                             RunSignature(*served, name, def->second, std::move(inputs),
                                           std::move(filter), TimeoutOf(context, timeout_ms_)));
       for (const auto& [key, t] : outputs) (*response.mutable_outputs())[key] = ToProto(t);
       ts::ModelSpec* out_spec = response.mutable_model_spec();

@@ -40,19 +40,21 @@ absl::StatusOr<tensorflow::serving::SignatureDefMap> ReadSignatures(const std::s
   return out;
 }
 
-// Runs each predict signature of `v` at batch sizes 1 and 2 on zeros, so that the clusters it
-// compiles (a static executable for 1, one symbolic executable for every size >= 2) are there
-// before the first request. A signature whose inputs are not numeric with only dim 0 unknown
-// is left to its first request.
-void WarmUp(const ServedVersion& v) {
+// Runs each predict signature of `v` at `batch_sizes` (1 and 2, and a batching queue's allowed
+// sizes) on zeros, so that the clusters it compiles (a static executable for 1, one symbolic
+// executable for every size >= 2, the allowed sizes' buckets) are there before the first
+// request. A signature whose inputs are not numeric with only dim 0 unknown is left to its
+// first request.
+void WarmUp(const ServedVersion& v, const std::vector<int64_t>& batch_sizes) {
   for (const auto& [key, def] : v.signatures.signature_def()) {
     if (def.method_name() != kPredictMethod) continue;
-    for (int64_t batch : {1, 2}) {
+    for (int64_t batch : batch_sizes) {
       std::vector<std::pair<std::string, Tensor>> feeds;
       bool ok = true;
       for (const auto& [name, info] : def.inputs()) {
         std::optional<DType> dtype = DTypeFromTfEnum(info.dtype());
-        if (!dtype.has_value() || DTypeSize(*dtype) == 0 || info.tensor_shape().unknown_rank()) {
+        if (!dtype.has_value() || DTypeSize(*dtype) == 0 || !info.has_tensor_shape() ||
+            info.tensor_shape().unknown_rank()) {
           ok = false;
           break;
         }
@@ -77,6 +79,26 @@ void WarmUp(const ServedVersion& v) {
       }
     }
   }
+}
+
+// Whether requests to `def` can be batched: a predict signature whose inputs and outputs are
+// numeric, each with dim 0 unknown (the batch) or of unknown rank.
+bool Batchable(const tensorflow::SignatureDef& def) {
+  if (def.method_name() != kPredictMethod || def.inputs().empty()) return false;
+  for (const auto* map : {&def.inputs(), &def.outputs()}) {
+    for (const auto& [key, info] : *map) {
+      std::optional<DType> dtype = DTypeFromTfEnum(info.dtype());
+      if (!dtype.has_value() || DTypeSize(*dtype) == 0) return false;
+      // A known shape must leave dim 0 open; an unknown rank is checked per request.
+      const tensorflow::TensorShapeProto& shape = info.tensor_shape();
+      // (A TensorInfo without a shape has an unknown one.)
+      if (info.has_tensor_shape() && !shape.unknown_rank() &&
+          (shape.dim_size() < 1 || shape.dim(0).size() >= 0)) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -172,7 +194,20 @@ absl::StatusOr<std::shared_ptr<ServedVersion>> ModelManager::Load(const ModelSou
   StatusOr<std::unique_ptr<Session>> session = Session::Load(path, options_);
   if (!session.ok()) return session.status();
   v->session = std::move(*session);
-  WarmUp(*v);
+  std::vector<int64_t> sizes = {1, 2};
+  if (batching_.has_value()) {
+    for (int64_t b : batching_->allowed_batch_sizes) {
+      if (b > 2) sizes.push_back(b);
+    }
+  }
+  WarmUp(*v, sizes);
+  if (batching_.has_value()) {
+    for (const auto& [key, def] : v->signatures.signature_def()) {
+      if (Batchable(def)) {
+        v->batchers[key] = std::make_unique<SignatureBatcher>(*v->session, def, *batching_);
+      }
+    }
+  }
   return v;
 }
 

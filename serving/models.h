@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "serving/batching.h"
 #include "serving/proto/serving.pb.h"
 #include "tfjit/session.h"
 
@@ -50,12 +51,19 @@ struct ServedVersion {
   std::string path;
   std::unique_ptr<Session> session;
   tensorflow::serving::SignatureDefMap signatures;
+  // With batching on: a queue per predict signature whose inputs and outputs are numeric and
+  // batched along dim 0 (dim 0 unknown in the signature). Declared after the session, so
+  // destroyed before it.
+  std::map<std::string, std::unique_ptr<SignatureBatcher>> batchers;
 };
 
 class ModelManager {
  public:
-  // `options`: the sessions' options (jit mode, threads, cache dir, shapes, ...).
-  explicit ModelManager(SessionOptions options) : options_(std::move(options)) {}
+  // `options`: the sessions' options (jit mode, threads, cache dir, shapes, ...); `batching`:
+  // TF Serving's --enable_batching with its parameters (nullopt: off).
+  explicit ModelManager(SessionOptions options,
+                        std::optional<BatchingOptions> batching = std::nullopt)
+      : options_(std::move(options)), batching_(std::move(batching)) {}
 
   // Serves `sources` (replacing any earlier set) and loads what their policies ask for, before
   // returning. INVALID_ARGUMENT naming the model when a base path does not exist; a version
@@ -98,6 +106,7 @@ class ModelManager {
                                                       const std::string& path) const;
 
   SessionOptions options_;
+  std::optional<BatchingOptions> batching_;
   mutable std::mutex mu_;
   std::map<std::string, Model> models_;
 };

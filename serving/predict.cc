@@ -28,7 +28,7 @@ absl::StatusOr<std::vector<TensorSpec>> InputSpecs(const tensorflow::SignatureDe
   return specs;
 }
 
-absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v,
+absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v, const std::string& signature,
                                           const tensorflow::SignatureDef& def, NamedTensors inputs,
                                           std::vector<std::string> output_keys,
                                           int64_t timeout_ms) {
@@ -48,8 +48,6 @@ absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v,
         sent.size(), expected.size(), absl::StrJoin(sent, ","), absl::StrJoin(expected, ","),
         absl::StrJoin(extra, ","), absl::StrJoin(missing, ","));
   }
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  for (auto& [key, t] : inputs) feeds.emplace_back(def.inputs().at(key).name(), std::move(t));
   if (output_keys.empty()) {
     for (const auto& [key, info] : def.outputs()) output_keys.push_back(key);
     std::sort(output_keys.begin(), output_keys.end());
@@ -72,6 +70,20 @@ absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v,
     }
     fetches.push_back(it->second.name());
   }
+  auto batcher = v.batchers.find(signature);
+  if (batcher != v.batchers.end()) {
+    // The queue runs every output; the ones asked for are picked from them.
+    TFJIT_ASSIGN_OR_RETURN(NamedTensors all, batcher->second->Run(std::move(inputs), timeout_ms));
+    NamedTensors result;
+    for (const std::string& key : output_keys) {
+      for (auto& [k, t] : all) {
+        if (k == key) result.emplace_back(k, t);
+      }
+    }
+    return result;
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (auto& [key, t] : inputs) feeds.emplace_back(def.inputs().at(key).name(), std::move(t));
   RunOptions options;
   options.timeout_ms = timeout_ms > 0 ? timeout_ms : -1;
   StatusOr<std::vector<Tensor>> out = v.session->Run(options, feeds, fetches, {});

@@ -20,11 +20,12 @@ inline constexpr char kDefaultSignature[] = "serving_default";
 absl::StatusOr<std::vector<TensorSpec>> InputSpecs(const tensorflow::SignatureDef& def,
                                                    const std::string& signature);
 
-// Runs `def` of `v` on `inputs` (by the signature's keys) and returns the outputs named by
-// `output_keys` (every output, sorted by key, when empty) with their keys. INVALID_ARGUMENT as
-// TF Serving for inputs the signature does not have or lacks, and for unknown or repeated
-// output keys; the run's own errors otherwise. `timeout_ms` <= 0: no deadline.
-absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v,
+// Runs signature `signature` (`def`) of `v` on `inputs` (by the signature's keys), through its
+// batching queue when it has one, and returns the outputs named by `output_keys` (every
+// output, sorted by key, when empty) with their keys. INVALID_ARGUMENT as TF Serving for inputs
+// the signature does not have or lacks, and for unknown or repeated output keys; the run's own
+// errors otherwise. `timeout_ms` <= 0: no deadline.
+absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v, const std::string& signature,
                                           const tensorflow::SignatureDef& def, NamedTensors inputs,
                                           std::vector<std::string> output_keys, int64_t timeout_ms);
 

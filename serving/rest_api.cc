@@ -165,8 +165,8 @@ absl::StatusOr<std::string> RestApi::Predict(const std::string& model, const std
   }
   TFJIT_ASSIGN_OR_RETURN(std::vector<TensorSpec> specs, InputSpecs(def->second, name));
   TFJIT_ASSIGN_OR_RETURN(NamedTensors inputs, request.Inputs(specs));
-  TFJIT_ASSIGN_OR_RETURN(NamedTensors outputs,
-                         RunSignature(*served, def->second, std::move(inputs), {}, timeout_ms_));
+  TFJIT_ASSIGN_OR_RETURN(NamedTensors outputs, RunSignature(*served, name, def->second,
+                                                            std::move(inputs), {}, timeout_ms_));
   return PredictResponseJson(std::move(outputs), request.row_format());
 }
 

@@ -192,16 +192,30 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     s.base_path = fs::absolute(options.model_base_path).string();
     sources.push_back(std::move(s));
   }
+  std::optional<BatchingOptions> batching;
   if (options.enable_batching) {
-    Log(LogLevel::kWarning,
-        "tfjit serve: dynamic batching is not built yet: each request runs on its own");
+    tensorflow::serving::BatchingParameters params;
+    if (!options.batching_parameters_file.empty()) {
+      TFJIT_ASSIGN_OR_RETURN(std::string text, Files().ReadFile(options.batching_parameters_file));
+      if (!google::protobuf::TextFormat::ParseFromString(text, &params)) {
+        return InvalidArgument(
+            "--batching_parameters_file=%s is not a BatchingParameters in protobuf text format",
+            options.batching_parameters_file);
+      }
+    }
+    TFJIT_ASSIGN_OR_RETURN(batching, BatchingFromProto(params));
+    // The allowed batch sizes are compiled as static buckets (warmed up at load); every other
+    // size runs on the symbolic executable.
+    for (int64_t b : batching->allowed_batch_sizes) {
+      if (b >= 2) options.session.batch_buckets.push_back(b);
+    }
   }
   if (!options.monitoring_config_file.empty()) {
     Log(LogLevel::kWarning, "tfjit serve: the Prometheus metrics are not built yet");
   }
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  impl->models = std::make_unique<ModelManager>(options.session);
+  impl->models = std::make_unique<ModelManager>(options.session, batching);
   TFJIT_RETURN_IF_ERROR(impl->models->Configure(std::move(sources)));
   impl->rest = std::make_unique<RestApi>(*impl->models, options.rest_api_timeout_in_ms);
   if (options.port != 0) {

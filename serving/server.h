@@ -3,8 +3,9 @@
 // libcpp-httplib-dev: HTTP/1.1 with a thread pool; its keep-alive limit of 5 requests per
 // connection is raised, since serving clients keep connections open), the gRPC API
 // (grpc_api.h) on Debian's libgrpc++; the model versions are a ModelManager's, polled for new
-// versions. Not built yet: dynamic batching (--enable_batching) and the Prometheus metrics
-// (--monitoring_config_file); the server says so when they are asked for.
+// versions; --enable_batching puts a batching queue (batching.h) before each predict
+// signature. Not built yet: the Prometheus metrics (--monitoring_config_file); the server
+// says so when they are asked for.
 #ifndef TFJIT_SERVING_SERVER_H_
 #define TFJIT_SERVING_SERVER_H_
 

@@ -20,6 +20,7 @@
 #include "rapidjson/document.h"
 #include "serving/json_tensor.h"
 #include "serving/models.h"
+#include "serving/predict.h"
 #include "serving/proto/prediction_service.grpc.pb.h"
 #include "serving/rest_api.h"
 #include "serving/server.h"
@@ -422,6 +423,70 @@ TEST(ServeTest, GrpcAnswersAsTfServing) {
         absl::StartsWith(s.error_message(), "output tensor alias not found in signature: z"))
         << s.error_message();
   }
+}
+
+// Dynamic batching: concurrent one-row requests share signature runs (padded up to an allowed
+// batch size), each gets its own rows back; a task larger than max_batch_size and parameters
+// TF Serving refuses get TF Serving's messages; the server serves with batching on.
+TEST(ServeTest, BatchingJoinsConcurrentRequests) {
+  tensorflow::serving::BatchingParameters params;
+  params.mutable_max_batch_size()->set_value(8);
+  params.mutable_batch_timeout_micros()->set_value(200000);
+  params.mutable_num_batch_threads()->set_value(1);
+  for (int64_t b : {2, 4, 8}) params.add_allowed_batch_sizes(b);
+  absl::StatusOr<BatchingOptions> batching = BatchingFromProto(params);
+  ASSERT_TRUE(batching.ok()) << batching.status();
+  ModelManager models(SessionOptions{}, *batching);
+  ModelSource source;
+  source.name = "half_plus_three";
+  source.base_path = ServingData("saved_model_half_plus_three").string();
+  ASSERT_TRUE(models.Configure({source}).ok());
+  auto served = models.Find("half_plus_three", std::nullopt, "");
+  ASSERT_TRUE(served.ok()) << served.status();
+  ASSERT_EQ((*served)->batchers.count("serving_default"), 1u);
+  const tensorflow::SignatureDef& def = (*served)->signatures.signature_def().at("serving_default");
+  constexpr int kRequests = 7;
+  std::vector<float> got(kRequests, -1);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kRequests; ++i) {
+    clients.emplace_back([&, i] {
+      NamedTensors in = {{"x", Tensor::FromVector<float>(DType::kFloat32, {1}, {float(i)})}};
+      auto out = RunSignature(**served, "serving_default", def, std::move(in), {}, 10000);
+      if (out.ok() && out->size() == 1) got[i] = (*out)[0].second.data<float>()[0];
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  for (int i = 0; i < kRequests; ++i) EXPECT_EQ(got[i], 0.5f * i + 3.0f) << i;
+  const BatchingStats stats = (*served)->batchers.at("serving_default")->stats();
+  EXPECT_EQ(stats.tasks, kRequests);
+  EXPECT_EQ(stats.rows, kRequests);
+  EXPECT_LT(stats.batches, kRequests);  // requests shared runs
+  EXPECT_GT(stats.padding, 0);          // 7 rows run as 8, or smaller batches padded up
+  // A task over max_batch_size.
+  NamedTensors big = {{"x", Tensor(DType::kFloat32, {9})}};
+  auto refused = RunSignature(**served, "serving_default", def, std::move(big), {}, 1000);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "Task size 9 is larger than maximum batch size 8");
+  // allowed_batch_sizes must end at max_batch_size.
+  params.mutable_max_batch_size()->set_value(16);
+  auto bad = BatchingFromProto(params);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StartsWith(bad.status().message(),
+                               "Last entry in allowed_batch_sizes must match max_batch_size"));
+  // Through the server: --enable_batching with a parameters file.
+  ServerOptions options;
+  options.model_name = "half_plus_three";
+  options.model_base_path = source.base_path;
+  options.enable_batching = true;
+  options.batching_parameters_file =
+      testing::WriteTempFile("batching.config",
+                             "max_batch_size { value: 4 }\nbatch_timeout_micros { value: 1000 }\n"
+                             "allowed_batch_sizes: 2\nallowed_batch_sizes: 4\n");
+  Served s = Serve(options);
+  ASSERT_NE(s.client, nullptr);
+  EXPECT_EQ(
+      Post(*s.client, "/v1/models/half_plus_three:predict", R"({"instances": [1.0, 2.0, 5.0]})"),
+      std::make_pair(200, std::string(R"({"predictions": [3.5, 4.0, 5.5]})")));
 }
 
 TEST(ServeTest, FlagsAreTfServings) {
