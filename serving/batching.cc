@@ -8,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "serving/metrics.h"
+#include "serving/predict.h"
 #include "tfjit/session.h"
 
 namespace tfjit::serving {
@@ -50,9 +52,9 @@ absl::StatusOr<BatchingOptions> BatchingFromProto(
   return o;
 }
 
-SignatureBatcher::SignatureBatcher(Session& session, const tensorflow::SignatureDef& def,
-                                   BatchingOptions options)
-    : session_(session), def_(def), options_(std::move(options)) {
+SignatureBatcher::SignatureBatcher(std::string model, Session& session,
+                                   const tensorflow::SignatureDef& def, BatchingOptions options)
+    : model_(std::move(model)), session_(session), def_(def), options_(std::move(options)) {
   for (const auto& [key, info] : def_.outputs()) output_keys_.push_back(key);
   std::sort(output_keys_.begin(), output_keys_.end());
   int64_t threads = options_.num_batch_threads;
@@ -222,13 +224,31 @@ void SignatureBatcher::RunBatch(std::vector<std::shared_ptr<Task>> batch) {
   for (const std::string& key : output_keys_) fetches.push_back(def_.outputs().at(key).name());
   RunOptions options;
   options.timeout_ms = -1;
-  StatusOr<std::vector<Tensor>> out = session_.Run(options, feeds, fetches, {});
+  RunStats run_stats;
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<std::vector<Tensor>> out = session_.Run(options, feeds, fetches, {}, &run_stats);
+  RecordRun(model_, run_stats, start);
   {
     std::lock_guard<std::mutex> lock(mu_);
     stats_.batches += 1;
     stats_.tasks += static_cast<int64_t>(batch.size());
     stats_.rows += rows;
     stats_.padding += padded - rows;
+  }
+  Metrics& metrics = ServingMetrics();
+  const std::string prefix = "/tensorflow/serving/batching_session/";
+  metrics.Observe(prefix + "processed_batch_size", {}, static_cast<double>(padded),
+                  Metrics::BatchSizeBuckets());
+  metrics.Observe(prefix + "padding_size", {{"execution_batch_size", absl::StrCat(padded)}},
+                  static_cast<double>(padded - rows), Metrics::BatchSizeBuckets());
+  for (const auto& t : batch) {
+    metrics.Observe(prefix + "input_batch_size", {}, static_cast<double>(t->rows),
+                    Metrics::BatchSizeBuckets());
+    metrics.Observe(prefix + "queuing_latency",
+                    {{"thread_pool_name", "model_server_batch_threads"}},
+                    std::chrono::duration<double, std::micro>(start - t->enqueued).count(),
+                    Metrics::QueuingBuckets());
+    metrics.Add(prefix + "wrapped_run_count", {});
   }
   if (!out.ok()) return fail(out.status());
   for (size_t k = 0; k < out->size(); ++k) {

@@ -57,7 +57,8 @@ struct BatchingStats {
 class SignatureBatcher {
  public:
   // Batches runs of signature `def` on `session` (which outlives it).
-  SignatureBatcher(Session& session, const tensorflow::SignatureDef& def, BatchingOptions options);
+  SignatureBatcher(std::string model, Session& session, const tensorflow::SignatureDef& def,
+                   BatchingOptions options);
   ~SignatureBatcher();  // runs what is queued, then stops its threads
 
   // Runs `inputs` (every signature input, by key, all with one dim 0) as part of a batch and
@@ -72,6 +73,7 @@ class SignatureBatcher {
   void Work();
   void RunBatch(std::vector<std::shared_ptr<Task>> batch);
 
+  const std::string model_;
   Session& session_;
   const tensorflow::SignatureDef def_;
   const BatchingOptions options_;

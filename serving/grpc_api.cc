@@ -9,6 +9,7 @@
 #include "core/string_tensor.h"
 #include "frontend/tensor_proto.h"
 #include "grpcpp/grpcpp.h"
+#include "serving/metrics.h"
 #include "serving/predict.h"
 #include "serving/proto/prediction_service.grpc.pb.h"
 
@@ -84,7 +85,21 @@ struct GrpcApi::Services {
 
     grpc::Status Predict(grpc::ServerContext* context, const ts::PredictRequest* request,
                          ts::PredictResponse* response) override {
-      return ToGrpc(DoPredict(*context, *request, *response));
+      const auto start = std::chrono::steady_clock::now();
+      const absl::Status s = DoPredict(*context, *request, *response);
+      const std::string& model = request->model_spec().name();
+      Metrics& metrics = ServingMetrics();
+      metrics.Add("/tensorflow/serving/request_count",
+                  {{"model_name", model}, {"status", absl::StatusCodeToString(s.code())}});
+      if (s.ok()) {
+        metrics.Observe(
+            "/tensorflow/serving/request_latency",
+            {{"model_name", model}, {"API", "Predict"}, {"entrypoint", "GRPC"}},
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                .count(),
+            Metrics::LatencyBuckets());
+      }
+      return ToGrpc(s);
     }
 
     grpc::Status GetModelMetadata(grpc::ServerContext* context,

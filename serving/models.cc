@@ -204,7 +204,8 @@ absl::StatusOr<std::shared_ptr<ServedVersion>> ModelManager::Load(const ModelSou
   if (batching_.has_value()) {
     for (const auto& [key, def] : v->signatures.signature_def()) {
       if (Batchable(def)) {
-        v->batchers[key] = std::make_unique<SignatureBatcher>(*v->session, def, *batching_);
+        v->batchers[key] =
+            std::make_unique<SignatureBatcher>(source.name, *v->session, def, *batching_);
       }
     }
   }

@@ -2,6 +2,7 @@
 #include "serving/predict.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -9,8 +10,25 @@
 #include "absl/strings/str_join.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "serving/metrics.h"
 
 namespace tfjit::serving {
+
+void RecordRun(const std::string& model, const RunStats& stats,
+               std::chrono::steady_clock::time_point start) {
+  Metrics& metrics = ServingMetrics();
+  metrics.Observe(
+      "/tensorflow/serving/runtime_latency",
+      {{"model_name", model}, {"API", "Predict"}, {"runtime", "tfjit"}},
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count(),
+      Metrics::LatencyBuckets());
+  if (!stats.compiles.empty()) {
+    metrics.Add("/tfjit/serving/compile_count", {{"model_name", model}},
+                static_cast<int64_t>(stats.compiles.size()));
+    metrics.Add("/tfjit/serving/compile_ms", {{"model_name", model}},
+                static_cast<int64_t>(stats.compile_ms));
+  }
+}
 
 absl::StatusOr<std::vector<TensorSpec>> InputSpecs(const tensorflow::SignatureDef& def,
                                                    const std::string& signature) {
@@ -86,7 +104,10 @@ absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v, const std::str
   for (auto& [key, t] : inputs) feeds.emplace_back(def.inputs().at(key).name(), std::move(t));
   RunOptions options;
   options.timeout_ms = timeout_ms > 0 ? timeout_ms : -1;
-  StatusOr<std::vector<Tensor>> out = v.session->Run(options, feeds, fetches, {});
+  RunStats stats;
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<std::vector<Tensor>> out = v.session->Run(options, feeds, fetches, {}, &stats);
+  RecordRun(v.model, stats, start);
   if (!out.ok()) return out.status();
   NamedTensors result;
   for (size_t k = 0; k < output_keys.size(); ++k) {

@@ -2,6 +2,7 @@
 #ifndef TFJIT_SERVING_PREDICT_H_
 #define TFJIT_SERVING_PREDICT_H_
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,6 +15,11 @@
 namespace tfjit::serving {
 
 inline constexpr char kDefaultSignature[] = "serving_default";
+
+// A signature run of `model` that began at `start` and ran with `stats`, in the metrics
+// (runtime latency; clusters compiled, which after warm-up should stay 0).
+void RecordRun(const std::string& model, const RunStats& stats,
+               std::chrono::steady_clock::time_point start);
 
 // The inputs of `def` by key (sorted), with their dtypes. UNIMPLEMENTED for a dtype tfjit does
 // not serve.

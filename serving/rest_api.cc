@@ -2,6 +2,7 @@
 #include "serving/rest_api.h"
 
 #include <algorithm>
+#include <chrono>
 #include <regex>
 
 #include "absl/strings/numbers.h"
@@ -10,6 +11,7 @@
 #include "core/status.h"
 #include "google/protobuf/util/json_util.h"
 #include "serving/json_tensor.h"
+#include "serving/metrics.h"
 #include "serving/predict.h"
 
 namespace tfjit::serving {
@@ -95,10 +97,14 @@ RestResponse RestApi::Handle(const std::string& method, const std::string& path,
   static const std::regex kGet(
       R"(/v1/models(?:/([^/:]+))?(?:(?:/versions/(\d+))|(?:/labels/([^/:]+)))?(?:/(metadata))?)",
       std::regex::icase);
+  const auto start = std::chrono::steady_clock::now();
   std::smatch match;
+  std::string model, api;
   absl::StatusOr<std::string> answer = InvalidArgument("Malformed request: %s %s", method, path);
   if (method == "POST" && std::regex_match(path, match, kPost)) {
     const std::string verb = match[4];
+    model = UrlDecode(match[1]);
+    api = verb;
     if (verb == "predict") {
       answer = Predict(UrlDecode(match[1]), match[2], UrlDecode(match[3]), body);
     } else if (verb == "classify" || verb == "regress") {
@@ -106,6 +112,7 @@ RestResponse RestApi::Handle(const std::string& method, const std::string& path,
           "tfjit serve does not implement :%s yet (tf.Example inputs); use :predict", verb);
     }
   } else if (method == "GET" && std::regex_match(path, match, kGet)) {
+    if (match[1].matched) model = UrlDecode(match[1]);
     if (!match[1].matched) {
       answer = InvalidArgument("Missing model name in request.");
     } else if (match[4].matched) {
@@ -114,10 +121,19 @@ RestResponse RestApi::Handle(const std::string& method, const std::string& path,
       answer = Status(UrlDecode(match[1]), match[2], UrlDecode(match[3]));
     }
   }
+  Metrics& metrics = ServingMetrics();
+  metrics.Add(
+      "/tensorflow/serving/request_count",
+      {{"model_name", model}, {"status", absl::StatusCodeToString(answer.status().code())}});
   if (!answer.ok()) {
     return RestResponse{HttpStatusOf(answer.status().code()),
                         ErrorJson(std::string(answer.status().message()))};
   }
+  metrics.Observe(
+      "/tensorflow/serving/request_latency",
+      {{"model_name", model}, {"API", api}, {"entrypoint", "REST"}},
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count(),
+      Metrics::LatencyBuckets());
   return RestResponse{200, *std::move(answer)};
 }
 

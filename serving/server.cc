@@ -20,6 +20,7 @@
 #include "google/protobuf/text_format.h"
 #include "httplib.h"
 #include "serving/grpc_api.h"
+#include "serving/metrics.h"
 #include "serving/models.h"
 #include "serving/rest_api.h"
 
@@ -210,8 +211,25 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
       if (b >= 2) options.session.batch_buckets.push_back(b);
     }
   }
+  std::string metrics_path;
   if (!options.monitoring_config_file.empty()) {
-    Log(LogLevel::kWarning, "tfjit serve: the Prometheus metrics are not built yet");
+    TFJIT_ASSIGN_OR_RETURN(std::string text, Files().ReadFile(options.monitoring_config_file));
+    tensorflow::serving::MonitoringConfig monitoring;
+    if (!google::protobuf::TextFormat::ParseFromString(text, &monitoring)) {
+      return InvalidArgument(
+          "--monitoring_config_file=%s is not a MonitoringConfig in protobuf text format",
+          options.monitoring_config_file);
+    }
+    if (monitoring.prometheus_config().enable()) {
+      metrics_path = monitoring.prometheus_config().path().empty()
+                         ? "/monitoring/prometheus/metrics"
+                         : monitoring.prometheus_config().path();
+      if (options.rest_api_port == 0) {
+        Log(LogLevel::kWarning,
+            "tfjit serve: the Prometheus metrics are served on the REST port, and there is none "
+            "(--rest_api_port)");
+      }
+    }
   }
   auto impl = std::make_unique<Impl>();
   impl->options = options;
@@ -244,6 +262,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
       res.set_content(r.body, "application/json");
     };
     http.Get(R"(/v1/.*)", handle);
+    if (!metrics_path.empty()) {
+      http.Get(metrics_path, [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(ServingMetrics().Page(), "text/plain");
+      });
+    }
     http.Post(R"(/v1/.*)", handle);
     if (options.rest_api_port == ServerOptions::kAnyPort) {
       impl->rest_port = http.bind_to_any_port("0.0.0.0");

@@ -4,8 +4,8 @@
 // connection is raised, since serving clients keep connections open), the gRPC API
 // (grpc_api.h) on Debian's libgrpc++; the model versions are a ModelManager's, polled for new
 // versions; --enable_batching puts a batching queue (batching.h) before each predict
-// signature. Not built yet: the Prometheus metrics (--monitoring_config_file); the server
-// says so when they are asked for.
+// signature; --monitoring_config_file turns on the Prometheus page (metrics.h) on the REST
+// port.
 #ifndef TFJIT_SERVING_SERVER_H_
 #define TFJIT_SERVING_SERVER_H_
 

@@ -19,6 +19,7 @@
 #include "httplib.h"
 #include "rapidjson/document.h"
 #include "serving/json_tensor.h"
+#include "serving/metrics.h"
 #include "serving/models.h"
 #include "serving/predict.h"
 #include "serving/proto/prediction_service.grpc.pb.h"
@@ -487,6 +488,44 @@ TEST(ServeTest, BatchingJoinsConcurrentRequests) {
   EXPECT_EQ(
       Post(*s.client, "/v1/models/half_plus_three:predict", R"({"instances": [1.0, 2.0, 5.0]})"),
       std::make_pair(200, std::string(R"({"predictions": [3.5, 4.0, 5.5]})")));
+}
+
+// --monitoring_config_file: the Prometheus page on the REST port, with TF Serving's metric
+// names, labels and format.
+TEST(ServeTest, PrometheusMetricsUseTfServingsNames) {
+  ServerOptions options;
+  options.model_name = "half_plus_three";
+  options.model_base_path = ServingData("saved_model_half_plus_three").string();
+  options.monitoring_config_file = testing::WriteTempFile(
+      "monitoring.config", "prometheus_config { enable: true, path: \"/metrics\" }\n");
+  Served s = Serve(options);
+  ASSERT_NE(s.client, nullptr);
+  const Metrics::Labels ok = {{"model_name", "half_plus_three"}, {"status", "OK"}};
+  const int64_t before = ServingMetrics().Counter("/tensorflow/serving/request_count", ok);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(
+        Post(*s.client, "/v1/models/half_plus_three:predict", R"({"instances": [1.0]})").first,
+        200);
+  }
+  EXPECT_EQ(Post(*s.client, "/v1/models/nope:predict", R"({"instances": [1.0]})").first, 404);
+  EXPECT_EQ(ServingMetrics().Counter("/tensorflow/serving/request_count", ok), before + 3);
+  auto [code, page] = Get(*s.client, "/metrics");
+  ASSERT_EQ(code, 200);
+  for (const std::string want :
+       {std::string("# TYPE :tensorflow:serving:request_count counter\n"),
+        absl::StrCat(
+            ":tensorflow:serving:request_count{model_name=\"half_plus_three\",status=\"OK\"} ",
+            before + 3, "\n"),
+        std::string(":tensorflow:serving:request_count{model_name=\"nope\",status=\"NOT_FOUND\"} "),
+        std::string("# TYPE :tensorflow:serving:request_latency histogram\n"),
+        std::string(":tensorflow:serving:request_latency_bucket{model_name=\"half_plus_three\","
+                    "API=\"predict\",entrypoint=\"REST\",le=\"10\"} "),
+        std::string(":tensorflow:serving:runtime_latency_count{model_name=\"half_plus_three\","
+                    "API=\"Predict\",runtime=\"tfjit\"} ")}) {
+    EXPECT_TRUE(absl::StrContains(page, want)) << want << "\nnot in\n" << page;
+  }
+  EXPECT_EQ(PrometheusName("/tensorflow/serving/batching_session/padding_size"),
+            ":tensorflow:serving:batching_session:padding_size");
 }
 
 TEST(ServeTest, FlagsAreTfServings) {
