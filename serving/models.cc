@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/dtype.h"
@@ -79,6 +80,70 @@ void WarmUp(const ServedVersion& v, const std::vector<int64_t>& batch_sizes) {
       }
     }
   }
+}
+
+// The model file of a version folder without a SavedModel: a TF.js model.json (any .json) or a
+// GraphDef (.pb, .pbtxt). NOT_FOUND when there is none.
+absl::StatusOr<std::string> GraphFileIn(const std::string& dir) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, error)) {
+    const std::string ext = e.path().extension().string();
+    if (e.is_regular_file() && (ext == ".json" || ext == ".pb" || ext == ".pbtxt")) {
+      found.push_back(e.path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  if (found.size() != 1) {
+    return NotFound(
+        "version folder %s holds %d model files: it needs a SavedModel (saved_model.pb), or "
+        "exactly one TF.js model.json or GraphDef (.pb, .pbtxt)",
+        dir, found.size());
+  }
+  return found[0];
+}
+
+// The predict signature "serving_default" of a session on a graph without signatures: its
+// inputs (keys without a ":0") and default fetches, the outputs' dtypes and shapes from one run
+// at batch size 1 (dim 0 left open where the inputs' is).
+absl::StatusOr<tensorflow::serving::SignatureDefMap> SignatureOf(Session& session) {
+  auto key_of = [](const std::string& name) {
+    return absl::EndsWith(name, ":0") ? name.substr(0, name.size() - 2) : name;
+  };
+  tensorflow::SignatureDef def;
+  def.set_method_name(kPredictMethod);
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  bool batched = false;
+  for (const InputInfo& in : session.Inputs()) {
+    tensorflow::TensorInfo& info = (*def.mutable_inputs())[key_of(in.name)];
+    info.set_name(in.tensor);
+    info.set_dtype(static_cast<tensorflow::DataType>(DTypeToTfEnum(in.dtype)));
+    std::vector<int64_t> dims = in.dims;
+    if (in.unknown_rank) {
+      info.mutable_tensor_shape()->set_unknown_rank(true);
+    } else {
+      for (int64_t d : in.dims) info.mutable_tensor_shape()->add_dim()->set_size(d);
+    }
+    batched = batched || (!dims.empty() && dims[0] < 0);
+    for (int64_t& d : dims) d = d < 0 ? 1 : d;
+    if (DTypeSize(in.dtype) > 0 && !in.unknown_rank)
+      feeds.emplace_back(in.tensor, Tensor(in.dtype, dims));
+  }
+  const std::vector<std::string> fetches = session.DefaultFetches();
+  StatusOr<std::vector<Tensor>> out = session.Run(feeds, fetches);
+  for (size_t k = 0; k < fetches.size(); ++k) {
+    tensorflow::TensorInfo& info = (*def.mutable_outputs())[key_of(fetches[k])];
+    info.set_name(fetches[k]);
+    if (!out.ok()) continue;  // dtypes unknown: the first request will tell
+    const Tensor& t = (*out)[k];
+    info.set_dtype(static_cast<tensorflow::DataType>(DTypeToTfEnum(t.dtype())));
+    for (int d = 0; d < t.rank(); ++d) {
+      info.mutable_tensor_shape()->add_dim()->set_size(d == 0 && batched ? -1 : t.dim(d));
+    }
+  }
+  tensorflow::serving::SignatureDefMap map;
+  (*map.mutable_signature_def())["serving_default"] = std::move(def);
+  return map;
 }
 
 // Whether requests to `def` can be batched: a predict signature whose inputs and outputs are
@@ -190,10 +255,19 @@ absl::StatusOr<std::shared_ptr<ServedVersion>> ModelManager::Load(const ModelSou
   v->model = source.name;
   v->version = version;
   v->path = path;
-  TFJIT_ASSIGN_OR_RETURN(v->signatures, ReadSignatures(path));
-  StatusOr<std::unique_ptr<Session>> session = Session::Load(path, options_);
-  if (!session.ok()) return session.status();
-  v->session = std::move(*session);
+  if (fs::exists(fs::path(path) / "saved_model.pb")) {
+    TFJIT_ASSIGN_OR_RETURN(v->signatures, ReadSignatures(path));
+    StatusOr<std::unique_ptr<Session>> session = Session::Load(path, options_);
+    if (!session.ok()) return session.status();
+    v->session = std::move(*session);
+  } else {
+    // Beyond TF Serving: a version folder holding a GraphDef or a TF.js graph model.
+    TFJIT_ASSIGN_OR_RETURN(const std::string file, GraphFileIn(path));
+    StatusOr<std::unique_ptr<Session>> session = Session::Load(file, options_);
+    if (!session.ok()) return session.status();
+    v->session = std::move(*session);
+    TFJIT_ASSIGN_OR_RETURN(v->signatures, SignatureOf(*v->session));
+  }
   std::vector<int64_t> sizes = {1, 2};
   if (batching_.has_value()) {
     for (int64_t b : batching_->allowed_batch_sizes) {

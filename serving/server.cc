@@ -20,6 +20,7 @@
 #include "google/protobuf/text_format.h"
 #include "httplib.h"
 #include "serving/grpc_api.h"
+#include "serving/json_tensor.h"
 #include "serving/metrics.h"
 #include "serving/models.h"
 #include "serving/rest_api.h"
@@ -252,6 +253,16 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     // Serving clients keep their connections: httplib's default closes one after 5 requests.
     http.set_keep_alive_max_count(1u << 20);
     http.set_keep_alive_timeout(60);
+    // Bodies up to 1 GiB (Debian's library otherwise caps them far lower); past that, 413 with
+    // a TF Serving-shaped error body.
+    http.set_payload_max_length(size_t{1} << 30);
+    http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      const std::string message = res.status == 413
+                                      ? "the request body is larger than 1 GiB"
+                                      : absl::StrCat("HTTP ", res.status, " from the HTTP layer");
+      res.set_content(ErrorJson(message), "application/json");
+    });
     http.new_task_queue = [threads] {
       return new httplib::ThreadPool(static_cast<size_t>(threads));
     };
@@ -262,12 +273,25 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
       res.set_content(r.body, "application/json");
     };
     http.Get(R"(/v1/.*)", handle);
+    // POST bodies are read here, whatever their Content-Type: curl -d (TF Serving's examples)
+    // sends JSON as application/x-www-form-urlencoded, which the library would parse as a
+    // form and cap at 8 KiB.
+    http.Post(R"(/v1/.*)", [rest](const httplib::Request& req, httplib::Response& res,
+                                  const httplib::ContentReader& reader) {
+      std::string body;
+      reader([&](const char* data, size_t n) {
+        body.append(data, n);
+        return true;
+      });
+      const RestResponse r = rest->Handle(req.method, req.path, body);
+      res.status = r.http_status;
+      res.set_content(r.body, "application/json");
+    });
     if (!metrics_path.empty()) {
       http.Get(metrics_path, [](const httplib::Request&, httplib::Response& res) {
         res.set_content(ServingMetrics().Page(), "text/plain");
       });
     }
-    http.Post(R"(/v1/.*)", handle);
     if (options.rest_api_port == ServerOptions::kAnyPort) {
       impl->rest_port = http.bind_to_any_port("0.0.0.0");
     } else if (http.bind_to_port("0.0.0.0", options.rest_api_port)) {
