@@ -8,7 +8,7 @@ set -euo pipefail
 # (scripts/check_format.sh).
 # libcpp-httplib-dev, rapidjson-dev, libgrpc++-dev, protobuf-compiler-grpc: tfjit serve
 # (serving/): the HTTP/1.1 server, the JSON reader that takes TF Serving's NaN and Infinity
-# tokens, and gRPC with its protoc plugin.
+# tokens, and gRPC with its protoc plugin; wrk: bench/serve_load.sh's load generator.
 # libzstd-dev: LLVM 19's CMake package names zstd::libzstd_shared in LLVMSupport's link
 # interface, and configuring fails without it (llvm-19-dev does not pull it in).
 PACKAGES=(
@@ -19,7 +19,7 @@ PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libxnnpack-dev libpthreadpool-dev
   libleveldb-dev libsnappy-dev
-  libcpp-httplib-dev rapidjson-dev libgrpc++-dev protobuf-compiler-grpc
+  libcpp-httplib-dev rapidjson-dev libgrpc++-dev protobuf-compiler-grpc wrk
   nodejs npm
 )
 

@@ -51,6 +51,11 @@ if ls "$tmp/xla_dump" | grep -q '_fusion\.hlo$' && ls "$tmp/xla_dump" | grep -q 
 else
   echo "FAIL xla-dump-files: $(ls "$tmp/xla_dump" | head)"; fails=$((fails+1))
 fi
+# tfjit serve: TF Serving's flags; a bad one is a usage error, no model a start-up error.
+check serve-bad-flag 2 "$tfjit" serve --bogus=1
+expect_in serve-bad-flag-msg "$tmp/err" 'tfjit serve: --bogus=1: unknown flag'
+check serve-no-model 1 "$tfjit" serve --port=0 --rest_api_port=0
+expect_in serve-no-model-msg "$tmp/err" 'Both server_options.model_base_path and server_options.model_config_file are empty!'
 # --batch-buckets: batch 3 runs padded to bucket 4 (symbolic from the first launch), and the
 # profile lists the bucket; a bucket below 2 is a usage error.
 check buckets 0 "$tfjit" run "$src/tests/tf/graphs/dynamic_batch.pbtxt" --random-inputs 1 --shape x=3,4 --shapes symbolic --batch-buckets 4,8 --profile
