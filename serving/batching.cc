@@ -7,6 +7,7 @@
 #include <future>
 
 #include "absl/strings/str_cat.h"
+#include "core/dtype.h"
 #include "core/status.h"
 #include "serving/metrics.h"
 #include "serving/predict.h"
@@ -17,6 +18,7 @@ namespace tfjit::serving {
 struct SignatureBatcher::Task {
   NamedTensors inputs;  // sorted by key
   int64_t rows = 0;
+  std::string shape;  // dtypes and dims after dim 0: only tasks alike share a batch
   std::chrono::steady_clock::time_point enqueued;
   std::atomic<bool> cancelled{false};
   std::promise<absl::StatusOr<NamedTensors>> done;
@@ -86,7 +88,17 @@ absl::StatusOr<NamedTensors> SignatureBatcher::Run(NamedTensors inputs, int64_t 
       return InvalidArgument(
           "Batching session Run() input tensors must have equal 0th-dimension size");
     }
+    auto info = def_.inputs().find(key);
+    if (info != def_.inputs().end() && info->second.dtype() != 0 &&
+        info->second.dtype() != DTypeToTfEnum(t.dtype())) {
+      return InvalidArgument("input '%s' must be %s, got %s", key,
+                             DTypeName(*DTypeFromTfEnum(info->second.dtype())),
+                             DTypeName(t.dtype()));
+    }
     task->rows = t.dim(0);
+    absl::StrAppend(&task->shape, key, ":", DTypeName(t.dtype()), "[");
+    for (int d = 1; d < t.rank(); ++d) absl::StrAppend(&task->shape, t.dim(d), ",");
+    task->shape += "]";
   }
   if (task->rows > options_.max_batch_size) {
     return InvalidArgument("Task size %d is larger than maximum batch size %d", task->rows,
@@ -131,7 +143,9 @@ void SignatureBatcher::Work() {
         if (queue_.empty()) continue;  // another thread took them
       }
       int64_t rows = 0;
-      while (!queue_.empty() && rows + queue_.front()->rows <= options_.max_batch_size) {
+      const std::string shape = queue_.front()->shape;
+      while (!queue_.empty() && rows + queue_.front()->rows <= options_.max_batch_size &&
+             queue_.front()->shape == shape) {
         std::shared_ptr<Task> t = queue_.front();
         queue_.pop_front();
         queued_rows_ -= t->rows;

@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "absl/strings/str_cat.h"
+#include "core/dtype.h"
 #include "core/status.h"
 #include "core/string_tensor.h"
 #include "frontend/tensor_proto.h"
@@ -39,30 +40,68 @@ VersionChoice ChoiceOf(const ts::ModelSpec& spec) {
   return c;
 }
 
+// The most elements one request tensor may have: TF's TensorProto may give a shape and a single
+// value, which decoding repeats, so a few bytes could otherwise ask for gigabytes.
+constexpr int64_t kMaxRequestElements = int64_t{1} << 28;
+
 absl::StatusOr<Tensor> FromProto(const tensorflow::TensorProto& proto) {
-  if (proto.dtype() == tensorflow::DT_STRING) {
-    TFJIT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, tf::ShapeFromProto(proto.tensor_shape()));
-    std::vector<std::string> values(proto.string_val().begin(), proto.string_val().end());
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    if (static_cast<int64_t>(values.size()) != n) {
-      return InvalidArgument("a string tensor of %d elements has %d string_val values", n,
-                             values.size());
+  absl::StatusOr<std::vector<int64_t>> dims = tf::ShapeFromProto(proto.tensor_shape());
+  if (!dims.ok()) return dims.status();
+  int64_t n = 1;
+  for (int64_t d : *dims) {
+    if (d < 0) return InvalidArgument("a request tensor's shape must be fully defined");
+    if (d > 0 && n > kMaxRequestElements / d) {
+      n = kMaxRequestElements + 1;
+      break;
     }
-    return MakeStringTensor(dims, std::move(values));
+    n *= d;
+  }
+  if (n > kMaxRequestElements) {
+    return ResourceExhausted("a request tensor has more than %d elements", kMaxRequestElements);
   }
   return tf::TensorFromProto(proto);
 }
 
+// A tensor in TF Serving's answer form: the typed *_val fields (clients such as
+// tf.make_ndarray read those first), tensor_content for the dtypes without one.
 tensorflow::TensorProto ToProto(const Tensor& t) {
-  if (t.dtype() != DType::kString) return tf::TensorToProto(t);
   tensorflow::TensorProto proto;
-  proto.set_dtype(tensorflow::DT_STRING);
+  proto.set_dtype(static_cast<tensorflow::DataType>(DTypeToTfEnum(t.dtype())));
   *proto.mutable_tensor_shape() = tf::ShapeToProto(t.dims());
-  if (const std::vector<std::string>* values = StringValues(t)) {
-    for (const std::string& s : *values) proto.add_string_val(s);
+  const int64_t n = t.num_elements();
+  switch (t.dtype()) {
+    case DType::kFloat32:
+      proto.mutable_float_val()->Add(t.data<float>(), t.data<float>() + n);
+      return proto;
+    case DType::kFloat64:
+      proto.mutable_double_val()->Add(t.data<double>(), t.data<double>() + n);
+      return proto;
+    case DType::kInt32:
+      proto.mutable_int_val()->Add(t.data<int32_t>(), t.data<int32_t>() + n);
+      return proto;
+    case DType::kInt16:
+      for (int64_t i = 0; i < n; ++i) proto.add_int_val(t.data<int16_t>()[i]);
+      return proto;
+    case DType::kInt8:
+      for (int64_t i = 0; i < n; ++i) proto.add_int_val(t.data<int8_t>()[i]);
+      return proto;
+    case DType::kUInt8:
+      for (int64_t i = 0; i < n; ++i) proto.add_int_val(t.data<uint8_t>()[i]);
+      return proto;
+    case DType::kInt64:
+      proto.mutable_int64_val()->Add(t.data<int64_t>(), t.data<int64_t>() + n);
+      return proto;
+    case DType::kBool:
+      for (int64_t i = 0; i < n; ++i) proto.add_bool_val(t.data<bool>()[i]);
+      return proto;
+    case DType::kString:
+      if (const std::vector<std::string>* values = StringValues(t)) {
+        for (const std::string& s : *values) proto.add_string_val(s);
+      }
+      return proto;
+    default:
+      return tf::TensorToProto(t);
   }
-  return proto;
 }
 
 // What is left of the client's deadline, in milliseconds (the server's default without one).
@@ -128,7 +167,8 @@ struct GrpcApi::Services {
       for (const auto& [key, proto] : request.inputs()) {
         absl::StatusOr<Tensor> t = FromProto(proto);
         if (!t.ok()) {
-          return InvalidArgument("input '%s': %s", key, t.status().message());
+          return absl::Status(t.status().code(),
+                              absl::StrCat("input '", key, "': ", t.status().message()));
         }
         inputs.emplace_back(key, *std::move(t));
       }

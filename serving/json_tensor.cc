@@ -2,6 +2,7 @@
 #include "serving/json_tensor.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -22,6 +23,28 @@ namespace tfjit::serving {
 namespace {
 
 using rapidjson::Value;
+
+// The deepest nesting a request may have: a tensor of rank 32 inside "inputs" and a named
+// input's object, with room to spare.
+constexpr int kMaxDepth = 64;
+
+absl::Status CheckDepth(const Value& root) {
+  std::vector<std::pair<const Value*, int>> stack = {{&root, 1}};
+  while (!stack.empty()) {
+    auto [v, depth] = stack.back();
+    stack.pop_back();
+    if (depth > kMaxDepth) {
+      return InvalidArgument("JSON Parse error: the request nests lists or objects deeper than %d",
+                             kMaxDepth);
+    }
+    if (v->IsArray()) {
+      for (const Value& e : v->GetArray()) stack.push_back({&e, depth + 1});
+    } else if (v->IsObject()) {
+      for (const auto& m : v->GetObject()) stack.push_back({&m.value, depth + 1});
+    }
+  }
+  return absl::OkStatus();
+}
 
 // A value as TF Serving quotes it in messages: re-serialised, cut at 256 bytes.
 std::string Debug(const Value& v) {
@@ -209,21 +232,32 @@ absl::StatusOr<Tensor> FromValue(const Value& v, DType dtype) {
 }
 
 // The tensor rows `rows` give, one batch row each: all must have the shape of the first.
+// The product of `dims`, saturating at INT64_MAX (sizes read from a request's first elements
+// alone may be anything).
+int64_t SaturatingProduct(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d != 0 && n > INT64_MAX / d) return INT64_MAX;
+    n *= d;
+  }
+  return n;
+}
+
+// The tensor rows `rows` give, one batch row each: all must have the shape of the first.
 absl::StatusOr<Tensor> FromRows(const std::vector<const Value*>& rows, DType dtype) {
   const std::vector<int64_t> row_dims = ShapeOf(*rows[0]);
-  int64_t row_size = 1;
-  for (int64_t d : row_dims) row_size *= d;
+  const int64_t row_size = SaturatingProduct(row_dims);
   std::vector<const Value*> values;
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::vector<int64_t> dims = ShapeOf(*rows[i]);
-    int64_t size = 1;
-    for (int64_t d : dims) size *= d;
+    const int64_t size = SaturatingProduct(dims);
     absl::Status s;
     if (size != row_size) {
       s = InvalidArgument("Expecting tensor size: %d but got: %d", row_size, size);
     } else if (dims != row_dims) {
       s = InvalidArgument("Expecting shape %s but got: %s", DimsString(row_dims), DimsString(dims));
     } else {
+      // Checks every list's size, so the values counted are ones that exist.
       s = Flatten(*rows[i], row_dims, 0, values);
     }
     if (!s.ok()) {
@@ -347,6 +381,9 @@ absl::StatusOr<PredictJson> PredictJson::Parse(const std::string& body) {
     return InvalidArgument("JSON Parse error: %s at offset: %d",
                            rapidjson::GetParseError_En(d.GetParseError()), d.GetErrorOffset());
   }
+  // Nested lists become recursion (in the tensors and in messages): a request nested deeper
+  // than any tensor's rank could be is refused first, without recursing.
+  TFJIT_RETURN_IF_ERROR(CheckDepth(d));
   if (!d.IsObject()) return InvalidArgument("JSON Value: %s Is not object", Debug(d));
   if (d.HasMember("signature_name")) {
     const Value& name = d["signature_name"];
@@ -427,7 +464,9 @@ absl::StatusOr<NamedTensors> PredictJson::Inputs(const std::vector<TensorSpec>& 
             i, key, key);
       }
     }
-    if (e.MemberCount() != keys.size()) {
+    bool all = true;
+    for (const std::string& key : keys) all = all && e.HasMember(key.c_str());
+    if (!all || e.MemberCount() != keys.size()) {
       return InvalidArgument(
           "Failed to process element: %d of 'instances' list. JSON object: %s keys must be "
           "equal to: %s",

@@ -25,8 +25,8 @@ std::vector<double> Exponential(double scale, double growth, int count) {
 std::string LabelText(const Metrics::Labels& labels, const std::string& extra = "") {
   std::vector<std::string> parts;
   for (const auto& [k, v] : labels) {
-    parts.push_back(
-        absl::StrCat(k, "=\"", absl::StrReplaceAll(v, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\""));
+    parts.push_back(absl::StrCat(
+        k, "=\"", absl::StrReplaceAll(v, {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", "\\n"}}), "\""));
   }
   if (!extra.empty()) parts.push_back(extra);
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");

@@ -87,10 +87,11 @@ void WarmUp(const ServedVersion& v, const std::vector<int64_t>& batch_sizes) {
 absl::StatusOr<std::string> GraphFileIn(const std::string& dir) {
   std::vector<std::string> found;
   std::error_code error;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, error)) {
-    const std::string ext = e.path().extension().string();
-    if (e.is_regular_file() && (ext == ".json" || ext == ".pb" || ext == ".pbtxt")) {
-      found.push_back(e.path().string());
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    const std::string ext = it->path().extension().string();
+    std::error_code kind;
+    if (it->is_regular_file(kind) && (ext == ".json" || ext == ".pb" || ext == ".pbtxt")) {
+      found.push_back(it->path().string());
     }
   }
   std::sort(found.begin(), found.end());
@@ -216,10 +217,10 @@ absl::StatusOr<std::vector<ModelSource>> SourcesFromConfig(
 std::map<int64_t, std::string> ScanVersions(const std::string& base_path) {
   std::map<int64_t, std::string> out;
   std::error_code error;
-  for (const fs::directory_entry& e : fs::directory_iterator(base_path, error)) {
+  for (fs::directory_iterator it(base_path, error), end; !error && it != end; it.increment(error)) {
     int64_t version = 0;
-    if (absl::SimpleAtoi(e.path().filename().string(), &version)) {
-      out.emplace(version, e.path().string());
+    if (absl::SimpleAtoi(it->path().filename().string(), &version)) {
+      out.emplace(version, it->path().string());
     }
   }
   return out;
@@ -255,7 +256,8 @@ absl::StatusOr<std::shared_ptr<ServedVersion>> ModelManager::Load(const ModelSou
   v->model = source.name;
   v->version = version;
   v->path = path;
-  if (fs::exists(fs::path(path) / "saved_model.pb")) {
+  std::error_code exists_error;
+  if (fs::exists(fs::path(path) / "saved_model.pb", exists_error)) {
     TFJIT_ASSIGN_OR_RETURN(v->signatures, ReadSignatures(path));
     StatusOr<std::unique_ptr<Session>> session = Session::Load(path, options_);
     if (!session.ok()) return session.status();
@@ -310,10 +312,19 @@ absl::Status ModelManager::Sync(const ModelSource& source, bool initial) {
       std::lock_guard<std::mutex> lock(mu_);
       Model& m = models_[source.name];
       auto it = m.versions.find(v);
-      if (it != m.versions.end() &&
-          (it->second.state == ModelVersionStatus::AVAILABLE ||
-           it->second.state == ModelVersionStatus::LOADING || !it->second.status.ok())) {
-        continue;  // serving, being loaded, or failed to load: not tried again
+      if (it != m.versions.end()) {
+        const VersionEntry& e = it->second;
+        if (e.state == ModelVersionStatus::AVAILABLE || e.state == ModelVersionStatus::LOADING) {
+          continue;
+        }
+        // A failed load is tried again (a folder still being copied), at most kMaxLoadTries
+        // times, waiting 1, 2, 4, ... seconds between tries.
+        if (!e.status.ok() &&
+            (e.failures >= kMaxLoadTries ||
+             std::chrono::steady_clock::now() <
+                 e.failed_at + std::chrono::seconds(int64_t{1} << (e.failures - 1)))) {
+          continue;
+        }
       }
       m.versions[v].state = ModelVersionStatus::LOADING;
     }
@@ -332,22 +343,37 @@ absl::Status ModelManager::Sync(const ModelSource& source, bool initial) {
     } else {
       e.state = ModelVersionStatus::END;
       e.status = loaded.status();
+      e.failures += 1;
+      e.failed_at = std::chrono::steady_clock::now();
       Log(LogLevel::kWarning,
           "tfjit serve: loading servable version {name: %s version: %d} failed: %s", source.name, v,
           loaded.status().message());
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  Model& m = models_[source.name];
-  for (auto& [v, e] : m.versions) {
-    if (e.state != ModelVersionStatus::AVAILABLE) continue;
-    if (std::find(wanted.begin(), wanted.end(), v) != wanted.end()) continue;
-    // Requests that hold the version finish on it; it goes with their last reference.
-    e.state = ModelVersionStatus::END;
-    e.served.reset();
-    Log(LogLevel::kInfo, "tfjit serve: Unloaded servable version {name: %s version: %d}",
-        source.name, v);
+  // Versions leave only once one the policy wants serves (a new version that failed to load
+  // leaves the old one serving), and are destroyed outside the lock (their batching queues
+  // drain first).
+  std::vector<std::shared_ptr<const ServedVersion>> unloaded;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Model& m = models_[source.name];
+    bool wanted_serves = false;
+    for (int64_t v : wanted) {
+      auto it = m.versions.find(v);
+      wanted_serves = wanted_serves ||
+                      (it != m.versions.end() && it->second.state == ModelVersionStatus::AVAILABLE);
+    }
+    for (auto& [v, e] : m.versions) {
+      if (!wanted_serves || e.state != ModelVersionStatus::AVAILABLE) continue;
+      if (std::find(wanted.begin(), wanted.end(), v) != wanted.end()) continue;
+      // Requests that hold the version finish on it; it goes with their last reference.
+      e.state = ModelVersionStatus::END;
+      unloaded.push_back(std::move(e.served));
+      Log(LogLevel::kInfo, "tfjit serve: Unloaded servable version {name: %s version: %d}",
+          source.name, v);
+    }
   }
+  unloaded.clear();
   return absl::OkStatus();
 }
 
@@ -373,7 +399,15 @@ void ModelManager::Poll() {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [name, m] : models_) sources.push_back(m.source);
   }
-  for (const ModelSource& s : sources) (void)Sync(s, /*initial=*/false);
+  for (const ModelSource& s : sources) {
+    // A file system that changes while it is read (a folder removed mid-scan) must not end
+    // the server.
+    try {
+      (void)Sync(s, /*initial=*/false);
+    } catch (const std::exception& e) {
+      Log(LogLevel::kWarning, "tfjit serve: polling %s failed: %s", s.base_path, e.what());
+    }
+  }
 }
 
 absl::StatusOr<std::shared_ptr<const ServedVersion>> ModelManager::Find(

@@ -5,10 +5,12 @@
 // batch sizes 1 and 2, so that later batch sizes run on compiled code without compiling:
 // docs/USER_GUIDE.md 2.6) and only then made available; Poll() rescans the base paths and
 // swaps versions without downtime (a new one is available before an old one goes; one that
-// fails to load is reported in the status and the others keep serving).
+// fails to load is reported in the status, tried again up to 5 times, 1, 2, 4, ... s apart,
+// and the version it was to replace keeps serving).
 #ifndef TFJIT_SERVING_MODELS_H_
 #define TFJIT_SERVING_MODELS_H_
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -93,7 +95,10 @@ class ModelManager {
         tensorflow::serving::ModelVersionStatus::START;
     absl::Status status;
     std::shared_ptr<const ServedVersion> served;
+    int failures = 0;  // failed loads so far
+    std::chrono::steady_clock::time_point failed_at;
   };
+  static constexpr int kMaxLoadTries = 5;
   struct Model {
     ModelSource source;
     std::map<int64_t, VersionEntry> versions;

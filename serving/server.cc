@@ -46,10 +46,21 @@ bool ParseBool(const std::string& v, bool* out) {
   return false;
 }
 
+// The request's path as sent (still %-escaped: RestApi decodes the model name and label once),
+// without the query.
+std::string RawPath(const httplib::Request& req) {
+  const std::string& target = req.target.empty() ? req.path : req.target;
+  return target.substr(0, target.find('?'));
+}
+
 absl::StatusOr<tensorflow::serving::ModelServerConfig> ReadModelConfig(const std::string& path) {
   TFJIT_ASSIGN_OR_RETURN(std::string text, Files().ReadFile(path));
   tensorflow::serving::ModelServerConfig config;
-  if (!google::protobuf::TextFormat::ParseFromString(text, &config)) {
+  // Fields tfjit does not read (logging_config, ...) are skipped, as TF Serving's own configs
+  // carry them.
+  google::protobuf::TextFormat::Parser parser;
+  parser.AllowUnknownField(true);
+  if (!parser.ParseFromString(text, &config)) {
     return InvalidArgument(
         "--model_config_file=%s is not a ModelServerConfig in protobuf text format", path);
   }
@@ -147,7 +158,9 @@ struct Server::Impl {
   std::thread poller;
   std::mutex mu;
   std::condition_variable cv;
-  bool stopped = false;
+  bool stopped = false;  // Stop() was asked for: the poller ends
+  bool done = false;     // Stop() finished: Wait() returns
+  std::mutex stop_mu;    // one Stop() at a time; a second one waits for the first
 
   void Poll() {
     const auto wait =
@@ -252,7 +265,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     httplib::Server& http = impl->http;
     // Serving clients keep their connections: httplib's default closes one after 5 requests.
     http.set_keep_alive_max_count(1u << 20);
-    http.set_keep_alive_timeout(60);
+    http.set_keep_alive_timeout(5);  // an idle connection holds a pool thread
     // Answers leave at once (the headers and the body are two writes: Nagle's algorithm would
     // hold the second for the client's delayed ACK, 40 ms).
     http.set_tcp_nodelay(true);
@@ -271,22 +284,23 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     };
     const RestApi* rest = impl->rest.get();
     auto handle = [rest](const httplib::Request& req, httplib::Response& res) {
-      const RestResponse r = rest->Handle(req.method, req.path, req.body);
+      const RestResponse r = rest->Handle(req.method, RawPath(req), req.body);
       res.status = r.http_status;
       res.set_content(r.body, "application/json");
     };
-    http.Get(R"(/v1/.*)", handle);
+    http.Get(R"(/[vV]1/.*)", handle);
     // POST bodies are read here, whatever their Content-Type: curl -d (TF Serving's examples)
     // sends JSON as application/x-www-form-urlencoded, which the library would parse as a
     // form and cap at 8 KiB.
-    http.Post(R"(/v1/.*)", [rest](const httplib::Request& req, httplib::Response& res,
-                                  const httplib::ContentReader& reader) {
+    http.Post(R"(/[vV]1/.*)", [rest](const httplib::Request& req, httplib::Response& res,
+                                     const httplib::ContentReader& reader) {
       std::string body;
-      reader([&](const char* data, size_t n) {
+      const bool read = reader([&](const char* data, size_t n) {
         body.append(data, n);
         return true;
       });
-      const RestResponse r = rest->Handle(req.method, req.path, body);
+      if (!read) return;  // too large, cut short or badly encoded: the library's status stands
+      const RestResponse r = rest->Handle(req.method, RawPath(req), body);
       res.status = r.http_status;
       res.set_content(r.body, "application/json");
     });
@@ -305,6 +319,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
                              options.rest_api_port);
     }
     impl->http_thread = std::thread([&http] { http.listen_after_bind(); });
+    // stop() does nothing before the listening loop runs: wait for it, so that a Stop() right
+    // after Start() (a signal during loading) cannot hang.
+    while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::printf("Exporting HTTP/REST API at:localhost:%d ...\n", impl->rest_port);
     std::fflush(stdout);
   }
@@ -316,9 +333,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
 }
 
 void Server::Stop() {
+  std::lock_guard<std::mutex> stopping(impl_->stop_mu);
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    if (impl_->stopped) return;
+    if (impl_->done) return;
     impl_->stopped = true;
   }
   impl_->cv.notify_all();
@@ -326,11 +344,16 @@ void Server::Stop() {
   if (impl_->http_thread.joinable()) impl_->http_thread.join();
   if (impl_->grpc != nullptr) impl_->grpc->Stop();
   if (impl_->poller.joinable()) impl_->poller.join();
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->done = true;
+  }
+  impl_->cv.notify_all();
 }
 
 void Server::Wait() {
   std::unique_lock<std::mutex> lock(impl_->mu);
-  impl_->cv.wait(lock, [&] { return impl_->stopped; });
+  impl_->cv.wait(lock, [&] { return impl_->done; });
 }
 
 int ServeMain(const std::vector<std::string>& args) {

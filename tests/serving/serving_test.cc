@@ -119,6 +119,12 @@ TEST(JsonTensorTest, BadRequestsGetTfServingsMessages) {
       {R"({"instances": [{"a": 1, "c": 2}]})", two, "does not have named input: c"},
       {R"({"inputs": {"a": 1}})", two, "Missing named input: b in 'inputs' object."},
       {R"({"inputs": [[1, 2], [3]]})", x, "Encountered list at unexpected size: 1 at level: 1"},
+      // Duplicate keys do not stand in for a missing input.
+      {R"({"instances": [{"a": 1, "a": 2}]})", two, "keys must be equal to: a,b"},
+      // Deep nesting is refused before anything recurses over it.
+      {std::string(100000, '[') + std::string(100000, ']'), x, "deeper than 64"},
+      {"{\"inputs\": " + std::string(70, '[') + "1" + std::string(70, ']') + "}", x,
+       "deeper than 64"},
   };
   for (const Case& c : cases) {
     auto got = InputsOf(c.body, c.specs);
@@ -367,6 +373,7 @@ TEST(ServeTest, GrpcAnswersAsTfServing) {
     ASSERT_TRUE(s.ok()) << s.error_message();
   }
   ASSERT_EQ(response.outputs().count("y"), 1u);
+  EXPECT_EQ(response.outputs().at("y").float_val_size(), 3);  // TF Serving's typed field
   absl::StatusOr<Tensor> y = tf::TensorFromProto(response.outputs().at("y"));
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ(std::vector<float>(y->data<float>(), y->data<float>() + 3),
@@ -398,7 +405,18 @@ TEST(ServeTest, GrpcAnswersAsTfServing) {
   EXPECT_EQ(status.model_version_status(0).state(),
             tensorflow::serving::ModelVersionStatus::AVAILABLE);
 
-  // Errors: an unknown model, an unknown signature, an unknown output in the filter.
+  // Errors: a shape that would take gigabytes from a few bytes, an unknown model, an unknown
+  // signature, an unknown output in the filter.
+  {
+    tensorflow::serving::PredictRequest huge = request;
+    tensorflow::TensorProto& big = (*huge.mutable_inputs())["x"];
+    big.clear_float_val();
+    big.add_float_val(1.0f);
+    big.mutable_tensor_shape()->mutable_dim(0)->set_size(int64_t{1} << 40);
+    grpc::ClientContext context;
+    const grpc::Status s = prediction->Predict(&context, huge, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  }
   request.mutable_model_spec()->set_name("nope");
   {
     grpc::ClientContext context;
@@ -526,6 +544,35 @@ TEST(ServeTest, PrometheusMetricsUseTfServingsNames) {
   }
   EXPECT_EQ(PrometheusName("/tensorflow/serving/batching_session/padding_size"),
             ":tensorflow:serving:batching_session:padding_size");
+}
+
+// A new version that does not load leaves the old one serving, and the status says why.
+TEST(ServeTest, ABrokenNewVersionLeavesTheOldOneServing) {
+  const fs::path base = fs::path(testing::TestTempDir()) / "broken_version";
+  fs::remove_all(base);
+  fs::create_directories(base);
+  fs::copy(ServingData("saved_model_half_plus_two_2_versions") / "00000123", base / "00000123",
+           fs::copy_options::recursive);
+  ServerOptions options;
+  options.model_name = "m";
+  options.model_base_path = base.string();
+  options.file_system_poll_wait_seconds = 1;
+  Served s = Serve(options);
+  ASSERT_NE(s.client, nullptr);
+  fs::create_directories(base / "00000124");
+  std::ofstream(base / "00000124" / "saved_model.pb") << "not a SavedModel";
+  std::string status;
+  for (int i = 0; i < 50 && !absl::StrContains(status, "\"124\""); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    status = Get(*s.client, "/v1/models/m").second;
+  }
+  EXPECT_TRUE(absl::StrContains(status, "\"END\"")) << status;
+  EXPECT_TRUE(absl::StrContains(status, "INVALID_ARGUMENT")) << status;
+  EXPECT_EQ(Post(*s.client, "/v1/models/m:predict", R"({"instances": [[2.0]]})"),
+            std::make_pair(200, std::string(R"({"predictions": [[3.0]]})")));
+  s.client.reset();
+  s.server.reset();
+  fs::remove_all(base);
 }
 
 TEST(ServeTest, FlagsAreTfServings) {
