@@ -38,6 +38,7 @@
 #include "core/logging.h"
 #include "core/status.h"
 #include "core/timing.h"
+#include "frontend/attr.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/kernels/random_kernels.h"
@@ -637,6 +638,21 @@ absl::Status Plan::ReadClusterVariables(int index, std::vector<Tensor>& inputs,
   return absl::OkStatus();
 }
 
+namespace {
+
+// Whether cluster input `i` comes straight from a Placeholder whose declared shape fixes its dim
+// 0: such an input (a filter fed at run time) never carries the batch, even when its dim 0
+// happens to equal the batch size of the launch that makes a symbolic class.
+bool DeclaredDim0(const cluster::Cluster& cluster, size_t i) {
+  if (i >= cluster.spec.inputs.size()) return false;
+  const tf::Node* node = cluster.spec.inputs[i].node;
+  if (node == nullptr || node->op() != "Placeholder") return false;
+  absl::StatusOr<tf::PartialShape> shape = tf::GetShapeAttr(*node, "shape");
+  return shape.ok() && !shape->unknown_rank && !shape->dims.empty() && shape->dims[0] >= 0;
+}
+
+}  // namespace
+
 absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, const ExecContext& ctx,
                               std::vector<Tensor>* outputs, RunState& state,
                               std::vector<KernelProfile>* kernels) const {
@@ -674,7 +690,8 @@ absl::Status Plan::RunCluster(int index, const std::vector<Tensor>& handles, con
     dims.push_back(inputs[i].dims());
     eligible.push_back(inputs[i].rank() >= 1 && !args[i].variable.has_value() &&
                        std::find(const_inputs_[index].begin(), const_inputs_[index].end(),
-                                 static_cast<int>(i)) == const_inputs_[index].end());
+                                 static_cast<int>(i)) == const_inputs_[index].end() &&
+                       !DeclaredDim0(cluster, i));
   }
   ShapeChoice choice = shapes_[index].Choose(ctx.shapes, dims, eligible);
   if (choice.kind == ShapeChoice::Kind::kSymbolic && !backend->compiles_symbolic()) {

@@ -338,6 +338,36 @@ TEST(SymbolicChecksTest, IndexChecksNameTheRunsBatchSize) {
   EXPECT_EQ(symbolic_compiles, 1);
 }
 
+// Under --shapes symbolic the first launch makes the class: an input fed through a Placeholder
+// whose declared dim 0 is fixed (a filter [3, ...]) is not a batch input even when the batch
+// size is 3 (it was, and the class failed to compile: a static compile at batch 3).
+TEST(SymbolicChecksTest, AFixedPlaceholderIsNeverTheBatch) {
+  constexpr char kGraph[] = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: -1 } dim { size: 5 } dim { size: 5 } dim { size: 3 } } } } }
+    node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 3 } dim { size: 3 } dim { size: 3 } dim { size: 2 } } } } }
+    node { name: "y" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
+           attr { key: "padding" value { s: "SAME" } } attr { key: "data_format" value { s: "NHWC" } } }
+  )pb";
+  SessionOptions options;
+  options.shapes = ShapeMode::kSymbolic;
+  auto session = Session::Load(testing::WriteTempFile("fixed_filter.pbtxt", kGraph), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<std::string> classes;
+  for (int64_t batch : {3, 4, 2}) {
+    RunStats stats;
+    auto out = (*session)->Run({{"x", Tensor(DType::kFloat32, {batch, 5, 5, 3})},
+                                {"w", Tensor(DType::kFloat32, {3, 3, 3, 2})}},
+                               {"y"}, &stats);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].dims(), (std::vector<int64_t>{batch, 5, 5, 2}));
+    for (const ClusterCompile& c : stats.compiles) classes.push_back(c.shape_class);
+  }
+  EXPECT_EQ(classes, (std::vector<std::string>{"symbolic (batch >= 2)"}));
+}
+
 // A bucket below 2 is refused when the session loads.
 TEST(BucketTest, BucketsBelowTwoAreInvalid) {
   SessionOptions options;
