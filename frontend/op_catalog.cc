@@ -115,16 +115,25 @@ absl::Status ResolveArgTypes(const OpDef& op, const tensorflow::NodeDef& node_de
   output_types->clear();
   for (const TypeConstraint& c : op.type_constraints) {
     if (!def_has_attr(node_def, c.attr)) continue;  // a missing attr fails below, by name
-    TFJIT_ASSIGN_OR_RETURN(DType t, GetTypeAttr(node_def, c.attr));
-    if (std::find(c.allowed.begin(), c.allowed.end(), t) != c.allowed.end()) continue;
-    std::vector<std::string> names;
-    for (DType a : c.allowed) names.push_back(DTypeName(a));
-    return NodeError(
-        node_def,
-        InvalidArgument("value for attr '%s' of %s is not in the list of allowed "
-                        "values: %s; TF registers no %s kernel for this dtype "
-                        "('tfjit ops %s' lists the dtypes)",
-                        c.attr, DTypeName(t), absl::StrJoin(names, ", "), op.name, op.name));
+    // A type attr, or a list(type) attr whose every entry is constrained (ParseExample's).
+    std::vector<DType> types;
+    if (node_def.attr().at(c.attr).value_case() == tensorflow::AttrValue::kList) {
+      TFJIT_ASSIGN_OR_RETURN(types, GetTypeListAttr(node_def, c.attr));
+    } else {
+      TFJIT_ASSIGN_OR_RETURN(DType t, GetTypeAttr(node_def, c.attr));
+      types.push_back(t);
+    }
+    for (DType t : types) {
+      if (std::find(c.allowed.begin(), c.allowed.end(), t) != c.allowed.end()) continue;
+      std::vector<std::string> names;
+      for (DType a : c.allowed) names.push_back(DTypeName(a));
+      return NodeError(
+          node_def,
+          InvalidArgument("value for attr '%s' of %s is not in the list of allowed "
+                          "values: %s; TF registers no %s kernel for this dtype "
+                          "('tfjit ops %s' lists the dtypes)",
+                          c.attr, DTypeName(t), absl::StrJoin(names, ", "), op.name, op.name));
+    }
   }
   for (const ArgDef& arg : op.inputs) {
     TFJIT_RETURN_IF_ERROR(AppendArgTypes(arg, node_def, input_types));

@@ -160,6 +160,7 @@ void AddStateMoreOps(std::vector<OpDef>* ops);       // op_catalog_state_more.cc
 void AddFftOps(std::vector<OpDef>* ops);             // op_catalog_fft.cc
 void AddMathComplexOps(std::vector<OpDef>* ops);     // op_catalog_math_complex.cc
 void AddXlaOps(std::vector<OpDef>* ops);             // op_catalog_xla.cc
+void AddParsingOps(std::vector<OpDef>* ops);         // op_catalog_parsing.cc
 
 // TF's common type sets (ops.pbtxt's allowed_values), for Op::Types.
 inline std::vector<DType> FloatTypes() {

@@ -1078,6 +1078,7 @@ std::vector<OpDef> BuiltinOpDefs() {
   add("nn", catalog::AddNnMoreOps);
   add("state", catalog::AddStateMoreOps);
   add("fft", catalog::AddFftOps);
+  add("parsing", catalog::AddParsingOps);
   add("math", catalog::AddMathComplexOps);
   add("xla", catalog::AddXlaOps);
   for (OpDef& op : ops) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "core/string_tensor.h"
 #include "serving/metrics.h"
 #include "serving/predict.h"
 #include "tfjit/session.h"
@@ -56,7 +57,12 @@ absl::StatusOr<BatchingOptions> BatchingFromProto(
 
 SignatureBatcher::SignatureBatcher(std::string model, Session& session,
                                    const tensorflow::SignatureDef& def, BatchingOptions options)
-    : model_(std::move(model)), session_(session), def_(def), options_(std::move(options)) {
+    : model_(std::move(model)),
+      session_(session),
+      def_(def),
+      options_(std::move(options)),
+      examples_(def_.method_name() == "tensorflow/serving/classify" ||
+                def_.method_name() == "tensorflow/serving/regress") {
   for (const auto& [key, info] : def_.outputs()) output_keys_.push_back(key);
   std::sort(output_keys_.begin(), output_keys_.end());
   int64_t threads = options_.num_batch_threads;
@@ -89,15 +95,20 @@ absl::StatusOr<NamedTensors> SignatureBatcher::Run(NamedTensors inputs, int64_t 
           "Batching session Run() input tensors must have equal 0th-dimension size");
     }
     auto info = def_.inputs().find(key);
-    if (info != def_.inputs().end() && info->second.dtype() != 0 &&
+    // (A classify or regress signature takes serialized tf.Examples, whatever dtype it says.)
+    if (info != def_.inputs().end() && info->second.dtype() != 0 && !examples_ &&
         info->second.dtype() != DTypeToTfEnum(t.dtype())) {
       return InvalidArgument("input '%s' must be %s, got %s", key,
                              DTypeName(*DTypeFromTfEnum(info->second.dtype())),
                              DTypeName(t.dtype()));
     }
     task->rows = t.dim(0);
+    // Tasks join one batch when their inputs agree on dtype and on the dims after dim 0 (on
+    // the rank only with pad_variable_length_inputs).
     absl::StrAppend(&task->shape, key, ":", DTypeName(t.dtype()), "[");
-    for (int d = 1; d < t.rank(); ++d) absl::StrAppend(&task->shape, t.dim(d), ",");
+    for (int d = 1; d < t.rank(); ++d) {
+      absl::StrAppend(&task->shape, options_.pad_variable_length_inputs ? -1 : t.dim(d), ",");
+    }
     task->shape += "]";
   }
   if (task->rows > options_.max_batch_size) {
@@ -160,49 +171,163 @@ void SignatureBatcher::Work() {
 
 namespace {
 
-// `parts` concatenated along dim 0, then grown to `rows` rows by repeating the last one.
-absl::StatusOr<Tensor> Concatenate(const std::vector<const Tensor*>& parts, int64_t rows) {
+// Element storage of a tensor of any dtype the batcher moves: numbers by their bytes, strings
+// (a StringArray object, no buffer) by value.
+struct Elements {
+  explicit Elements(const Tensor& t)
+      : strings(StringValues(t)),
+        bytes(static_cast<const char*>(t.raw_data())),
+        width(DTypeSize(t.dtype())) {}
+  const std::vector<std::string>* strings;
+  const char* bytes;
+  size_t width;
+};
+
+// A tensor of `dtype` and `dims` built element by element: `fill(out, count)` appends values.
+class Builder {
+ public:
+  Builder(DType dtype, std::vector<int64_t> dims)
+      : dtype_(dtype), dims_(std::move(dims)), width_(DTypeSize(dtype)) {
+    int64_t n = 1;
+    for (int64_t d : dims_) n *= d;
+    if (dtype_ == DType::kString) {
+      strings_.reserve(static_cast<size_t>(n));
+    } else {
+      tensor_ = Tensor::Uninitialized(dtype_, dims_);
+      next_ = static_cast<char*>(tensor_.raw_data());
+    }
+  }
+  // Appends `count` elements of `from` starting at element `first`.
+  void Append(const Elements& from, int64_t first, int64_t count) {
+    if (count <= 0) return;
+    if (dtype_ == DType::kString) {
+      if (from.strings == nullptr) {  // a string tensor without values reads as empty strings
+        strings_.resize(strings_.size() + static_cast<size_t>(count));
+        return;
+      }
+      strings_.insert(strings_.end(), from.strings->begin() + first,
+                      from.strings->begin() + first + count);
+    } else {
+      std::memcpy(next_, from.bytes + static_cast<size_t>(first) * width_,
+                  static_cast<size_t>(count) * width_);
+      next_ += static_cast<size_t>(count) * width_;
+    }
+  }
+  // Appends `count` copies of element `index` of `from` (zero or "" when `index` < 0).
+  void Repeat(const Elements& from, int64_t index, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) {
+      if (dtype_ == DType::kString) {
+        strings_.push_back(index < 0 || from.strings == nullptr
+                               ? std::string()
+                               : (*from.strings)[static_cast<size_t>(index)]);
+      } else if (index < 0) {
+        std::memset(next_, 0, width_);
+        next_ += width_;
+      } else {
+        Append(from, index, 1);
+      }
+    }
+  }
+  Tensor Finish() {
+    return dtype_ == DType::kString ? MakeStringTensor(dims_, std::move(strings_))
+                                    : std::move(tensor_);
+  }
+
+ private:
+  DType dtype_;
+  std::vector<int64_t> dims_;
+  size_t width_;
+  Tensor tensor_;
+  char* next_ = nullptr;
+  std::vector<std::string> strings_;
+};
+
+// Rows [first, first + count) of `t`.
+Tensor Rows(const Tensor& t, int64_t first, int64_t count) {
+  std::vector<int64_t> dims = t.dims();
+  const int64_t row = dims[0] > 0 ? t.num_elements() / dims[0] : 0;
+  dims[0] = count;
+  Builder out(t.dtype(), dims);
+  out.Append(Elements(t), first * row, count * row);
+  return out.Finish();
+}
+
+// `t` grown to `dims` (same rank and dim 0; every other dim at least t's) as TF Serving's
+// pad_variable_length_inputs grows it: values keep their indices, the new elements at the end
+// of each dim hold t's first element (zero, or "", when t has none).
+void AppendPadded(Builder& out, const Tensor& t, const std::vector<int64_t>& dims) {
+  const Elements from(t);
+  const int64_t pad_with = t.num_elements() > 0 ? 0 : -1;
+  // Walks dims depth-first: at depth d, t's rows of dim d are copied (recursively) and the
+  // missing ones filled.
+  std::vector<int64_t> stride(dims.size(), 1);
+  for (size_t d = dims.size(); d-- > 1;) stride[d - 1] = stride[d] * t.dim(static_cast<int>(d));
+  auto walk = [&](auto& self, size_t d, int64_t offset) -> void {
+    const int64_t have = t.dim(static_cast<int>(d));
+    int64_t inner = 1;
+    for (size_t k = d + 1; k < dims.size(); ++k) inner *= dims[k];
+    if (d + 1 == dims.size()) {
+      out.Append(from, offset, have);
+    } else {
+      for (int64_t i = 0; i < have; ++i) self(self, d + 1, offset + i * stride[d]);
+    }
+    out.Repeat(from, pad_with, (dims[d] - have) * inner);
+  };
+  for (int64_t row = 0; row < t.dim(0); ++row) {
+    if (dims.size() == 1) {
+      out.Append(from, row, 1);
+    } else {
+      walk(walk, 1, row * stride[0]);
+    }
+  }
+}
+
+// `parts` concatenated along dim 0, then grown to `rows` rows by repeating the last one. With
+// `pad` (pad_variable_length_inputs) parts of one rank whose other dims differ are each grown
+// to the largest; otherwise they must agree.
+absl::StatusOr<Tensor> Concatenate(const std::vector<const Tensor*>& parts, int64_t rows,
+                                   bool pad) {
   const Tensor& first = *parts[0];
   std::vector<int64_t> dims = first.dims();
   for (const Tensor* t : parts) {
-    if (t->dtype() != first.dtype() || t->rank() != first.rank() ||
-        !std::equal(t->dims().begin() + 1, t->dims().end(), first.dims().begin() + 1)) {
+    const bool same_inner =
+        t->rank() == first.rank() &&
+        std::equal(t->dims().begin() + 1, t->dims().end(), first.dims().begin() + 1);
+    if (t->dtype() != first.dtype() || t->rank() != first.rank() || (!pad && !same_inner)) {
       return InvalidArgument(
           "the requests batched together disagree on an input's dtype or on its dims after "
           "dim 0 (%s and %s)",
           first.ShapeString(), t->ShapeString());
     }
+    for (int d = 1; d < t->rank(); ++d) dims[d] = std::max(dims[d], t->dim(d));
   }
   dims[0] = rows;
-  Tensor out = Tensor::Uninitialized(first.dtype(), dims);
-  char* dst = static_cast<char*>(out.raw_data());
-  for (const Tensor* t : parts) {
-    if (t->byte_size() > 0) std::memcpy(dst, t->raw_data(), t->byte_size());
-    dst += t->byte_size();
-  }
+  Builder out(first.dtype(), dims);
   int64_t real = 0;
-  for (const Tensor* t : parts) real += t->dim(0);
-  const size_t row_bytes = rows > 0 ? out.byte_size() / static_cast<size_t>(rows) : 0;
-  for (int64_t r = real; r < rows && real > 0; ++r) {
-    std::memcpy(static_cast<char*>(out.raw_data()) + static_cast<size_t>(r) * row_bytes,
-                static_cast<char*>(out.raw_data()) + static_cast<size_t>(real - 1) * row_bytes,
-                row_bytes);
+  const Tensor* last = nullptr;
+  for (const Tensor* t : parts) {
+    real += t->dim(0);
+    if (t->dim(0) > 0) last = t;
+    if (std::equal(t->dims().begin() + 1, t->dims().end(), dims.begin() + 1)) {
+      out.Append(Elements(*t), 0, t->num_elements());
+    } else {
+      std::vector<int64_t> grown = dims;
+      grown[0] = t->dim(0);
+      AppendPadded(out, *t, grown);
+    }
   }
-  return out;
-}
-
-// Rows [first, first + count) of `t`.
-Tensor Rows(const Tensor& t, int64_t first, int64_t count) {
-  std::vector<int64_t> dims = t.dims();
-  const size_t row_bytes = dims[0] > 0 ? t.byte_size() / static_cast<size_t>(dims[0]) : 0;
-  dims[0] = count;
-  Tensor out = Tensor::Uninitialized(t.dtype(), dims);
-  if (out.byte_size() > 0) {
-    std::memcpy(out.raw_data(),
-                static_cast<const char*>(t.raw_data()) + static_cast<size_t>(first) * row_bytes,
-                out.byte_size());
+  if (real < rows && last != nullptr) {
+    // Padding rows repeat the last real row (as grown above).
+    std::vector<int64_t> one = dims;
+    one[0] = 1;
+    Builder row(first.dtype(), one);
+    AppendPadded(row, Rows(*last, last->dim(0) - 1, 1), one);
+    const Tensor padding_row = row.Finish();
+    for (int64_t r = real; r < rows; ++r) {
+      out.Append(Elements(padding_row), 0, padding_row.num_elements());
+    }
   }
-  return out;
+  return out.Finish();
 }
 
 }  // namespace
@@ -212,7 +337,7 @@ void SignatureBatcher::RunBatch(std::vector<std::shared_ptr<Task>> batch) {
   for (const auto& t : batch) rows += t->rows;
   int64_t padded = rows;
   for (int64_t allowed : options_.allowed_batch_sizes) {
-    if (allowed >= rows) {
+    if (rows > 0 && allowed >= rows) {
       padded = allowed;
       break;
     }
@@ -230,7 +355,7 @@ void SignatureBatcher::RunBatch(std::vector<std::shared_ptr<Task>> batch) {
       }
       parts.push_back(&t->inputs[k].second);
     }
-    absl::StatusOr<Tensor> joined = Concatenate(parts, padded);
+    absl::StatusOr<Tensor> joined = Concatenate(parts, padded, options_.pad_variable_length_inputs);
     if (!joined.ok()) return fail(joined.status());
     feeds.emplace_back(def_.inputs().at(keys[k].first).name(), *std::move(joined));
   }
@@ -241,7 +366,7 @@ void SignatureBatcher::RunBatch(std::vector<std::shared_ptr<Task>> batch) {
   RunStats run_stats;
   const auto start = std::chrono::steady_clock::now();
   StatusOr<std::vector<Tensor>> out = session_.Run(options, feeds, fetches, {}, &run_stats);
-  RecordRun(model_, run_stats, start);
+  RecordRun(model_, def_, run_stats, start);
   {
     std::lock_guard<std::mutex> lock(mu_);
     stats_.batches += 1;

@@ -8,6 +8,13 @@
 // larger than max_batch_size is INVALID_ARGUMENT. Every batch size runs on compiled code
 // without compiling: allowed sizes are warmed up (and compiled as tfjit's batch buckets),
 // other sizes run on the symbolic-batch executable (docs/USER_GUIDE.md 2.6).
+//
+// Only requests whose inputs agree on dtype and on every dim after dim 0 share a batch (TF
+// Serving fails a batch that mixes them). With pad_variable_length_inputs, requests of one rank
+// share it and each input is grown to the batch's largest dims, the new elements holding the
+// input's first element (TF Serving's padding); outputs keep the padded dims. Inner dims that
+// vary compile per shape (only the batch dim is symbolic). String inputs batch and pad as
+// numbers do.
 #ifndef TFJIT_SERVING_BATCHING_H_
 #define TFJIT_SERVING_BATCHING_H_
 
@@ -77,6 +84,7 @@ class SignatureBatcher {
   Session& session_;
   const tensorflow::SignatureDef def_;
   const BatchingOptions options_;
+  const bool examples_;                   // a classify or regress signature
   std::vector<std::string> output_keys_;  // sorted
 
   mutable std::mutex mu_;

@@ -10,6 +10,7 @@
 #include "core/string_tensor.h"
 #include "frontend/tensor_proto.h"
 #include "grpcpp/grpcpp.h"
+#include "serving/classify.h"
 #include "serving/metrics.h"
 #include "serving/predict.h"
 #include "serving/proto/prediction_service.grpc.pb.h"
@@ -125,20 +126,18 @@ struct GrpcApi::Services {
     grpc::Status Predict(grpc::ServerContext* context, const ts::PredictRequest* request,
                          ts::PredictResponse* response) override {
       const auto start = std::chrono::steady_clock::now();
-      const absl::Status s = DoPredict(*context, *request, *response);
-      const std::string& model = request->model_spec().name();
-      Metrics& metrics = ServingMetrics();
-      metrics.Add("/tensorflow/serving/request_count",
-                  {{"model_name", model}, {"status", absl::StatusCodeToString(s.code())}});
-      if (s.ok()) {
-        metrics.Observe(
-            "/tensorflow/serving/request_latency",
-            {{"model_name", model}, {"API", "Predict"}, {"entrypoint", "GRPC"}},
-            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-                .count(),
-            Metrics::LatencyBuckets());
-      }
-      return ToGrpc(s);
+      return Counted(request->model_spec().name(), "Predict", start,
+                     DoPredict(*context, *request, *response));
+    }
+
+    grpc::Status Classify(grpc::ServerContext* context, const ts::ClassificationRequest* request,
+                          ts::ClassificationResponse* response) override {
+      return Examples("Classify", *context, *request, *response, serving::Classify);
+    }
+
+    grpc::Status Regress(grpc::ServerContext* context, const ts::RegressionRequest* request,
+                         ts::RegressionResponse* response) override {
+      return Examples("Regress", *context, *request, *response, serving::Regress);
     }
 
     grpc::Status GetModelMetadata(grpc::ServerContext* context,
@@ -149,6 +148,52 @@ struct GrpcApi::Services {
     }
 
    private:
+    // A request's outcome in the metrics (its count by status; its latency when it succeeded),
+    // as gRPC's answer.
+    static grpc::Status Counted(const std::string& model, const char* api,
+                                std::chrono::steady_clock::time_point start,
+                                const absl::Status& s) {
+      Metrics& metrics = ServingMetrics();
+      metrics.Add("/tensorflow/serving/request_count",
+                  {{"model_name", model}, {"status", absl::StatusCodeToString(s.code())}});
+      if (s.ok()) {
+        metrics.Observe(
+            "/tensorflow/serving/request_latency",
+            {{"model_name", model}, {"API", api}, {"entrypoint", "GRPC"}},
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                .count(),
+            Metrics::LatencyBuckets());
+      }
+      return ToGrpc(s);
+    }
+
+    // Classify and Regress: `run` on the version the request's spec names, the answer's result
+    // and spec (TF Serving's: the name, the signature run, the version), in the metrics.
+    template <typename Request, typename Response, typename Result>
+    grpc::Status Examples(const char* api, const grpc::ServerContext& context,
+                          const Request& request, Response& response,
+                          absl::StatusOr<Result> (*run)(const ServedVersion&, const std::string&,
+                                                        const ts::Input&, int64_t)) {
+      const auto start = std::chrono::steady_clock::now();
+      auto answer = [&]() -> absl::Status {
+        if (!request.has_model_spec()) return InvalidArgument("Missing ModelSpec");
+        const ts::ModelSpec& spec = request.model_spec();
+        const VersionChoice choice = ChoiceOf(spec);
+        TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<const ServedVersion> served,
+                               models_.Find(spec.name(), choice.version, choice.label));
+        const std::string name =
+            spec.signature_name().empty() ? kDefaultSignature : spec.signature_name();
+        TFJIT_ASSIGN_OR_RETURN(*response.mutable_result(), run(*served, name, request.input(),
+                                                               TimeoutOf(context, timeout_ms_)));
+        ts::ModelSpec* out_spec = response.mutable_model_spec();
+        out_spec->set_name(spec.name());
+        out_spec->set_signature_name(name);
+        out_spec->mutable_version()->set_value(served->version);
+        return absl::OkStatus();
+      };
+      return Counted(request.model_spec().name(), api, start, answer());
+    }
+
     absl::Status DoPredict(const grpc::ServerContext& context, const ts::PredictRequest& request,
                            ts::PredictResponse& response) {
       if (!request.has_model_spec()) return InvalidArgument("Missing ModelSpec");

@@ -358,20 +358,9 @@ std::string FormatReal(T v, const char* wide, T (*parse)(const char*, char**)) {
 float ParseFloat(const char* s, char** end) { return std::strtof(s, end); }
 double ParseDouble(const char* s, char** end) { return std::strtod(s, end); }
 
-}  // namespace
-
-struct PredictJson::Doc {
-  rapidjson::Document d;
-};
-
-PredictJson::PredictJson() : doc_(std::make_unique<Doc>()) {}
-PredictJson::PredictJson(PredictJson&&) noexcept = default;
-PredictJson& PredictJson::operator=(PredictJson&&) noexcept = default;
-PredictJson::~PredictJson() = default;
-
-absl::StatusOr<PredictJson> PredictJson::Parse(const std::string& body) {
-  PredictJson out;
-  rapidjson::Document& d = out.doc_->d;
+// Parses a request body into `d` (JSON with TF Serving's NaN and Infinity tokens; a top-level
+// object) and returns its "signature_name" ("" when absent), with TF Serving's messages.
+absl::StatusOr<std::string> ParseRequest(const std::string& body, rapidjson::Document& d) {
   d.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag |
           rapidjson::kParseStopWhenDoneFlag>(body.data(), body.size());
   if (d.HasParseError()) {
@@ -385,6 +374,7 @@ absl::StatusOr<PredictJson> PredictJson::Parse(const std::string& body) {
   // than any tensor's rank could be is refused first, without recursing.
   TFJIT_RETURN_IF_ERROR(CheckDepth(d));
   if (!d.IsObject()) return InvalidArgument("JSON Value: %s Is not object", Debug(d));
+  std::string signature_name;
   if (d.HasMember("signature_name")) {
     const Value& name = d["signature_name"];
     if (!name.IsString()) {
@@ -392,8 +382,160 @@ absl::StatusOr<PredictJson> PredictJson::Parse(const std::string& body) {
           "JSON Value: %s not formatted correctly. 'signature_name' key must be a string value.",
           Debug(d));
     }
-    out.signature_name_.assign(name.GetString(), name.GetStringLength());
+    signature_name.assign(name.GetString(), name.GetStringLength());
   }
+  return signature_name;
+}
+
+// One feature of an example from its JSON value (ParseExamplesJson's rules).
+absl::StatusOr<tensorflow::Feature> FeatureFromJson(const std::string& name, const Value& v) {
+  tensorflow::Feature feature;
+  std::vector<const Value*> elements;
+  if (v.IsArray()) {
+    for (const Value& e : v.GetArray()) elements.push_back(&e);
+  } else {
+    elements.push_back(&v);
+  }
+  enum class Kind { kNone, kInt64, kFloat, kBytes } kind = Kind::kNone;
+  const char* kind_names[] = {"", "int64", "float", "bytes"};
+  for (const Value* e : elements) {
+    Kind k;
+    if (e->IsString() || (IsB64(*e) && (*e)["b64"].IsString())) {
+      k = Kind::kBytes;
+    } else if (e->IsBool()) {
+      k = Kind::kInt64;
+    } else if (e->IsNumber()) {
+      k = e->IsDouble() ? Kind::kFloat : Kind::kInt64;
+      if (k == Kind::kInt64 && !e->IsInt64()) {
+        return InvalidArgument("Feature: %s has uint64_t element. Only int64_t is supported.",
+                               name);
+      }
+    } else {
+      return InvalidArgument("Feature: %s has element with unexpected JSON type: %s", name,
+                             JsonTypeName(*e));
+    }
+    if (kind == Kind::kNone) kind = k;
+    if (k != kind) {
+      return InvalidArgument("Unexpected element type in feature: %s expecting type: %s", name,
+                             kind_names[static_cast<int>(kind)]);
+    }
+    switch (k) {
+      case Kind::kBytes:
+        if (e->IsString()) {
+          feature.mutable_bytes_list()->add_value(e->GetString(), e->GetStringLength());
+        } else {
+          std::string decoded;
+          const Value& b64 = (*e)["b64"];
+          if (!absl::Base64Unescape(absl::string_view(b64.GetString(), b64.GetStringLength()),
+                                    &decoded)) {
+            return InvalidArgument("Unable to base64 decode");
+          }
+          feature.mutable_bytes_list()->add_value(std::move(decoded));
+        }
+        break;
+      case Kind::kInt64:
+        feature.mutable_int64_list()->add_value(e->IsBool() ? (e->GetBool() ? 1 : 0)
+                                                            : e->GetInt64());
+        break;
+      default:
+        feature.mutable_float_list()->add_value(static_cast<float>(e->GetDouble()));
+    }
+  }
+  return feature;
+}
+
+// An example (or the context) from a JSON object of features.
+absl::StatusOr<tensorflow::Example> ExampleFromJson(const Value& v) {
+  if (!v.IsObject()) {
+    return InvalidArgument("Example must be JSON object but got JSON %s", JsonTypeName(v));
+  }
+  tensorflow::Example example;
+  auto& features = *example.mutable_features()->mutable_feature();
+  for (const auto& m : v.GetObject()) {
+    const std::string name(m.name.GetString(), m.name.GetStringLength());
+    TFJIT_ASSIGN_OR_RETURN(features[name], FeatureFromJson(name, m.value));
+  }
+  return example;
+}
+
+}  // namespace
+
+absl::StatusOr<ExamplesRequest> ParseExamplesJson(const std::string& body,
+                                                  absl::string_view method) {
+  rapidjson::Document d;
+  ExamplesRequest out;
+  TFJIT_ASSIGN_OR_RETURN(out.signature_name, ParseRequest(body, d));
+  if (!d.HasMember("examples")) {
+    return InvalidArgument(
+        "JSON Value: %s When method is %s, key 'examples' is expected and was not found", Debug(d),
+        method);
+  }
+  const Value& examples = d["examples"];
+  if (!examples.IsArray()) {
+    return InvalidArgument("JSON Value: %s Expecting 'examples' value to be an list/array",
+                           Debug(d));
+  }
+  if (examples.Empty()) {
+    return InvalidArgument("JSON Value: %s 'examples' value is an empty array", Debug(d));
+  }
+  google::protobuf::RepeatedPtrField<tensorflow::Example>* list;
+  if (d.HasMember("context")) {
+    auto* with_context = out.input.mutable_example_list_with_context();
+    TFJIT_ASSIGN_OR_RETURN(*with_context->mutable_context(), ExampleFromJson(d["context"]));
+    list = with_context->mutable_examples();
+  } else {
+    list = out.input.mutable_example_list()->mutable_examples();
+  }
+  for (const Value& e : examples.GetArray()) {
+    TFJIT_ASSIGN_OR_RETURN(*list->Add(), ExampleFromJson(e));
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> ClassificationJson(
+    const tensorflow::serving::ClassificationResult& result) {
+  if (result.classifications_size() == 0) {
+    return InvalidArgument("Cannot convert empty ClassificationResults to JSON");
+  }
+  std::string out = "{\"results\": [";
+  for (int i = 0; i < result.classifications_size(); ++i) {
+    out += i > 0 ? ", [" : "[";
+    const auto& classes = result.classifications(i).classes();
+    for (int c = 0; c < classes.size(); ++c) {
+      absl::StrAppend(&out, c > 0 ? ", [" : "[", JsonString(classes[c].label()), ", ",
+                      FormatFloat(classes[c].score()), "]");
+    }
+    out += "]";
+  }
+  out += "]}";
+  return out;
+}
+
+absl::StatusOr<std::string> RegressionJson(const tensorflow::serving::RegressionResult& result) {
+  if (result.regressions_size() == 0) {
+    return InvalidArgument("Cannot convert empty RegressionResults to JSON");
+  }
+  std::string out = "{\"results\": [";
+  for (int i = 0; i < result.regressions_size(); ++i) {
+    absl::StrAppend(&out, i > 0 ? ", " : "", FormatFloat(result.regressions(i).value()));
+  }
+  out += "]}";
+  return out;
+}
+
+struct PredictJson::Doc {
+  rapidjson::Document d;
+};
+
+PredictJson::PredictJson() : doc_(std::make_unique<Doc>()) {}
+PredictJson::PredictJson(PredictJson&&) noexcept = default;
+PredictJson& PredictJson::operator=(PredictJson&&) noexcept = default;
+PredictJson::~PredictJson() = default;
+
+absl::StatusOr<PredictJson> PredictJson::Parse(const std::string& body) {
+  PredictJson out;
+  rapidjson::Document& d = out.doc_->d;
+  TFJIT_ASSIGN_OR_RETURN(out.signature_name_, ParseRequest(body, d));
   out.row_format_ = d.HasMember("instances");
   return out;
 }

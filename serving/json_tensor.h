@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "serving/proto/serving.pb.h"
 #include "tfjit/tensor.h"
 
 namespace tfjit::serving {
@@ -61,6 +63,25 @@ class PredictJson {
 // INVALID_ARGUMENT as TF Serving for outputs a row format cannot hold (a scalar, or outputs
 // whose dim 0 differs).
 absl::StatusOr<std::string> PredictResponseJson(NamedTensors outputs, bool row_format);
+
+// A classify or regress request body (TF Serving's api_rest.md): "signature_name" (optional),
+// "context" (optional: features every example shares) and "examples" (a list of objects of
+// features). A feature is a value or a flat list of them; its first element decides its list:
+// a string or {"b64": ...} bytes, true/false and integers int64, numbers with a point or an
+// exponent float. Errors are INVALID_ARGUMENT in TF Serving's words. `method` ("classify" or
+// "regress") names the API in messages.
+struct ExamplesRequest {
+  std::string signature_name;
+  tensorflow::serving::Input input;
+};
+absl::StatusOr<ExamplesRequest> ParseExamplesJson(const std::string& body,
+                                                  absl::string_view method);
+
+// {"results": [[["label", score], ...], ...]} (one list of classes per example) and
+// {"results": [value, ...]}; INVALID_ARGUMENT for an empty result, as TF Serving.
+absl::StatusOr<std::string> ClassificationJson(
+    const tensorflow::serving::ClassificationResult& result);
+absl::StatusOr<std::string> RegressionJson(const tensorflow::serving::RegressionResult& result);
 
 // A float or double as TF Serving's REST API prints it (see above); NaN and infinities as
 // the bare tokens NaN, Infinity, -Infinity.

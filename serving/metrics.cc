@@ -32,6 +32,18 @@ std::string LabelText(const Metrics::Labels& labels, const std::string& extra = 
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
 }
 
+// The labels a sample is recorded under: its own, unless `series` already holds
+// kMaxSeries label sets and these are new; then the same keys with the value "_overflow", so
+// requests naming ever new models (the model_name label comes from the URL) cannot grow the
+// page and the server's memory without bound.
+template <typename Series>
+Metrics::Labels Bounded(const Series& series, const Metrics::Labels& labels) {
+  if (series.size() < Metrics::kMaxSeries || series.count(labels) > 0) return labels;
+  Metrics::Labels overflow = labels;
+  for (auto& [key, value] : overflow) value = "_overflow";
+  return overflow;
+}
+
 }  // namespace
 
 std::string PrometheusName(const std::string& path) {
@@ -58,13 +70,15 @@ const std::vector<double>& Metrics::QueuingBuckets() {
 
 void Metrics::Add(const std::string& counter, const Labels& labels, int64_t value) {
   std::lock_guard<std::mutex> lock(mu_);
-  counters_[counter][labels] += value;
+  auto& series = counters_[counter];
+  series[Bounded(series, labels)] += value;
 }
 
 void Metrics::Observe(const std::string& name, const Labels& labels, double value,
                       const std::vector<double>& limits) {
   std::lock_guard<std::mutex> lock(mu_);
-  Histogram& h = histograms_[name][labels];
+  auto& series = histograms_[name];
+  Histogram& h = series[Bounded(series, labels)];
   if (h.limits.empty()) {
     h.limits = limits;
     h.counts.assign(limits.size() + 1, 0);

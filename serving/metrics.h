@@ -28,6 +28,9 @@ namespace tfjit::serving {
 class Metrics {
  public:
   using Labels = std::vector<std::pair<std::string, std::string>>;
+  // The most label sets one metric keeps; samples with new labels past it are recorded under
+  // the same keys with the value "_overflow".
+  static constexpr size_t kMaxSeries = 10000;
 
   void Add(const std::string& counter, const Labels& labels, int64_t value = 1);
   // Records `value` in histogram `name`, whose bucket limits `limits` are fixed by its first

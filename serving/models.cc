@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -12,7 +13,9 @@
 #include "core/file_system.h"
 #include "core/logging.h"
 #include "core/status.h"
+#include "core/string_tensor.h"
 #include "frontend/proto/saved_model.pb.h"
+#include "serving/classify.h"
 
 namespace tfjit::serving {
 namespace {
@@ -21,9 +24,13 @@ namespace fs = std::filesystem;
 using tensorflow::serving::ModelVersionStatus;
 
 constexpr char kPredictMethod[] = "tensorflow/serving/predict";
+constexpr char kClassifyMethod[] = "tensorflow/serving/classify";
+constexpr char kRegressMethod[] = "tensorflow/serving/regress";
 
-// The signatures of the SavedModel at `dir`: its MetaGraph tagged "serve" (else the first).
-absl::StatusOr<tensorflow::serving::SignatureDefMap> ReadSignatures(const std::string& dir) {
+// The signatures of the SavedModel at `dir`: its MetaGraph tagged "serve" (else the first);
+// `warmup_example`: a tf.Example its parsing nodes accept (ExampleForWarmUp).
+absl::StatusOr<tensorflow::serving::SignatureDefMap> ReadSignatures(const std::string& dir,
+                                                                    std::string* warmup_example) {
   const std::string path = (fs::path(dir) / "saved_model.pb").string();
   TFJIT_ASSIGN_OR_RETURN(std::string bytes, Files().ReadFile(path));
   tensorflow::SavedModel model;
@@ -38,6 +45,7 @@ absl::StatusOr<tensorflow::serving::SignatureDefMap> ReadSignatures(const std::s
   }
   tensorflow::serving::SignatureDefMap out;
   for (const auto& [key, def] : chosen->signature_def()) (*out.mutable_signature_def())[key] = def;
+  *warmup_example = ExampleForWarmUp(chosen->graph_def());
   return out;
 }
 
@@ -45,15 +53,30 @@ absl::StatusOr<tensorflow::serving::SignatureDefMap> ReadSignatures(const std::s
 // sizes) on zeros, so that the clusters it compiles (a static executable for 1, one symbolic
 // executable for every size >= 2, the allowed sizes' buckets) are there before the first
 // request. A signature whose inputs are not numeric with only dim 0 unknown is left to its
-// first request.
+// first request. Classify and regress signatures (one string input of tf.Examples) run on
+// copies of the version's warm-up Example.
 void WarmUp(const ServedVersion& v, const std::vector<int64_t>& batch_sizes) {
   for (const auto& [key, def] : v.signatures.signature_def()) {
-    if (def.method_name() != kPredictMethod) continue;
+    const bool examples =
+        def.method_name() == kClassifyMethod || def.method_name() == kRegressMethod;
+    if (def.method_name() != kPredictMethod && !examples) continue;
     for (int64_t batch : batch_sizes) {
       std::vector<std::pair<std::string, Tensor>> feeds;
       bool ok = true;
-      for (const auto& [name, info] : def.inputs()) {
+      // In key order, as requests feed them (see the fetches below).
+      const std::map<std::string, tensorflow::TensorInfo> inputs(def.inputs().begin(),
+                                                                 def.inputs().end());
+      for (const auto& [name, info] : inputs) {
         std::optional<DType> dtype = DTypeFromTfEnum(info.dtype());
+        // TF Serving feeds a classify or regress signature's one input serialized tf.Examples,
+        // whatever dtype the signature declares (half_plus_three's says float).
+        if (examples && def.inputs_size() == 1) {
+          feeds.emplace_back(
+              info.name(),
+              MakeStringTensor(
+                  {batch}, std::vector<std::string>(static_cast<size_t>(batch), v.warmup_example)));
+          break;
+        }
         if (!dtype.has_value() || DTypeSize(*dtype) == 0 || !info.has_tensor_shape() ||
             info.tensor_shape().unknown_rank()) {
           ok = false;
@@ -70,7 +93,11 @@ void WarmUp(const ServedVersion& v, const std::vector<int64_t>& batch_sizes) {
       }
       if (!ok || feeds.empty()) break;
       std::vector<std::string> fetches;
-      for (const auto& [name, info] : def.outputs()) fetches.push_back(info.name());
+      // Sorted by key, as requests fetch them (RunSignature, the batching queue): the same
+      // fetches find the same plan, whose clusters the warm-up compiles.
+      std::map<std::string, std::string> by_key;
+      for (const auto& [name, info] : def.outputs()) by_key[name] = info.name();
+      for (const auto& [name, tensor] : by_key) fetches.push_back(tensor);
       StatusOr<std::vector<Tensor>> out = v.session->Run(feeds, fetches);
       if (!out.ok()) {
         Log(LogLevel::kWarning,
@@ -147,14 +174,21 @@ absl::StatusOr<tensorflow::serving::SignatureDefMap> SignatureOf(Session& sessio
   return map;
 }
 
-// Whether requests to `def` can be batched: a predict signature whose inputs and outputs are
-// numeric, each with dim 0 unknown (the batch) or of unknown rank.
+// Whether requests to `def` can be batched: a predict, classify or regress signature whose
+// inputs and outputs are numbers or strings, each with dim 0 unknown (the batch) or of unknown
+// rank.
 bool Batchable(const tensorflow::SignatureDef& def) {
-  if (def.method_name() != kPredictMethod || def.inputs().empty()) return false;
+  if ((def.method_name() != kPredictMethod && def.method_name() != kClassifyMethod &&
+       def.method_name() != kRegressMethod) ||
+      def.inputs().empty()) {
+    return false;
+  }
   for (const auto* map : {&def.inputs(), &def.outputs()}) {
     for (const auto& [key, info] : *map) {
       std::optional<DType> dtype = DTypeFromTfEnum(info.dtype());
-      if (!dtype.has_value() || DTypeSize(*dtype) == 0) return false;
+      if (!dtype.has_value() || (DTypeSize(*dtype) == 0 && *dtype != DType::kString)) {
+        return false;
+      }
       // A known shape must leave dim 0 open; an unknown rank is checked per request.
       const tensorflow::TensorShapeProto& shape = info.tensor_shape();
       // (A TensorInfo without a shape has an unknown one.)
@@ -258,7 +292,7 @@ absl::StatusOr<std::shared_ptr<ServedVersion>> ModelManager::Load(const ModelSou
   v->path = path;
   std::error_code exists_error;
   if (fs::exists(fs::path(path) / "saved_model.pb", exists_error)) {
-    TFJIT_ASSIGN_OR_RETURN(v->signatures, ReadSignatures(path));
+    TFJIT_ASSIGN_OR_RETURN(v->signatures, ReadSignatures(path, &v->warmup_example));
     StatusOr<std::unique_ptr<Session>> session = Session::Load(path, options_);
     if (!session.ok()) return session.status();
     v->session = std::move(*session);

@@ -53,9 +53,12 @@ struct ServedVersion {
   std::string path;
   std::unique_ptr<Session> session;
   tensorflow::serving::SignatureDefMap signatures;
-  // With batching on: a queue per predict signature whose inputs and outputs are numeric and
-  // batched along dim 0 (dim 0 unknown in the signature). Declared after the session, so
-  // destroyed before it.
+  // A serialized tf.Example the model's parsing nodes accept, for warming up classify and
+  // regress signatures (ExampleForWarmUp); empty for models that are not SavedModels.
+  std::string warmup_example;
+  // With batching on: a queue per predict, classify or regress signature whose inputs and
+  // outputs are batched along dim 0 (dim 0 unknown in the signature). Declared after the session,
+  // so destroyed before it.
   std::map<std::string, std::unique_ptr<SignatureBatcher>> batchers;
 };
 

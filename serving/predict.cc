@@ -14,12 +14,16 @@
 
 namespace tfjit::serving {
 
-void RecordRun(const std::string& model, const RunStats& stats,
+void RecordRun(const std::string& model, const tensorflow::SignatureDef& def, const RunStats& stats,
                std::chrono::steady_clock::time_point start) {
+  const std::string& method = def.method_name();
+  const char* api = method == "tensorflow/serving/classify"  ? "Classify"
+                    : method == "tensorflow/serving/regress" ? "Regress"
+                                                             : "Predict";
   Metrics& metrics = ServingMetrics();
   metrics.Observe(
       "/tensorflow/serving/runtime_latency",
-      {{"model_name", model}, {"API", "Predict"}, {"runtime", "tfjit"}},
+      {{"model_name", model}, {"API", api}, {"runtime", "tfjit"}},
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count(),
       Metrics::LatencyBuckets());
   if (!stats.compiles.empty()) {
@@ -100,6 +104,10 @@ absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v, const std::str
     }
     return result;
   }
+  // Fed in key order whatever order the request used (a gRPC request's map has none): the
+  // same feeds find the same plan, whose clusters the version's warm-up compiled.
+  std::sort(inputs.begin(), inputs.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (auto& [key, t] : inputs) feeds.emplace_back(def.inputs().at(key).name(), std::move(t));
   RunOptions options;
@@ -107,7 +115,7 @@ absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v, const std::str
   RunStats stats;
   const auto start = std::chrono::steady_clock::now();
   StatusOr<std::vector<Tensor>> out = v.session->Run(options, feeds, fetches, {}, &stats);
-  RecordRun(v.model, stats, start);
+  RecordRun(v.model, def, stats, start);
   if (!out.ok()) return out.status();
   NamedTensors result;
   for (size_t k = 0; k < output_keys.size(); ++k) {

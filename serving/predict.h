@@ -16,9 +16,10 @@ namespace tfjit::serving {
 
 inline constexpr char kDefaultSignature[] = "serving_default";
 
-// A signature run of `model` that began at `start` and ran with `stats`, in the metrics
-// (runtime latency; clusters compiled, which after warm-up should stay 0).
-void RecordRun(const std::string& model, const RunStats& stats,
+// A run of signature `def` of `model` that began at `start` and ran with `stats`, in the
+// metrics (runtime latency, under the API the signature's method names: Predict, Classify or
+// Regress; clusters compiled, which after warm-up should stay 0).
+void RecordRun(const std::string& model, const tensorflow::SignatureDef& def, const RunStats& stats,
                std::chrono::steady_clock::time_point start);
 
 // The inputs of `def` by key (sorted), with their dtypes. UNIMPLEMENTED for a dtype tfjit does

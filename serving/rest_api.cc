@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "google/protobuf/util/json_util.h"
+#include "serving/classify.h"
 #include "serving/json_tensor.h"
 #include "serving/metrics.h"
 #include "serving/predict.h"
@@ -107,9 +108,8 @@ RestResponse RestApi::Handle(const std::string& method, const std::string& path,
     api = verb;
     if (verb == "predict") {
       answer = Predict(UrlDecode(match[1]), match[2], UrlDecode(match[3]), body);
-    } else if (verb == "classify" || verb == "regress") {
-      answer = Unimplemented(
-          "tfjit serve does not implement :%s yet (tf.Example inputs); use :predict", verb);
+    } else {
+      answer = ClassifyOrRegress(UrlDecode(match[1]), match[2], UrlDecode(match[3]), body, verb);
     }
   } else if (method == "GET" && std::regex_match(path, match, kGet)) {
     if (match[1].matched) model = UrlDecode(match[1]);
@@ -184,6 +184,25 @@ absl::StatusOr<std::string> RestApi::Predict(const std::string& model, const std
   TFJIT_ASSIGN_OR_RETURN(NamedTensors outputs, RunSignature(*served, name, def->second,
                                                             std::move(inputs), {}, timeout_ms_));
   return PredictResponseJson(std::move(outputs), request.row_format());
+}
+
+absl::StatusOr<std::string> RestApi::ClassifyOrRegress(const std::string& model,
+                                                       const std::string& version,
+                                                       const std::string& label,
+                                                       const std::string& body,
+                                                       const std::string& verb) const {
+  TFJIT_ASSIGN_OR_RETURN(ExamplesRequest request, ParseExamplesJson(body, verb));
+  TFJIT_ASSIGN_OR_RETURN(std::optional<int64_t> v, ParseVersion(version));
+  TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<const ServedVersion> served,
+                         models_.Find(model, v, label));
+  if (verb == "classify") {
+    TFJIT_ASSIGN_OR_RETURN(tensorflow::serving::ClassificationResult result,
+                           Classify(*served, request.signature_name, request.input, timeout_ms_));
+    return ClassificationJson(result);
+  }
+  TFJIT_ASSIGN_OR_RETURN(tensorflow::serving::RegressionResult result,
+                         Regress(*served, request.signature_name, request.input, timeout_ms_));
+  return RegressionJson(result);
 }
 
 }  // namespace tfjit::serving

@@ -40,6 +40,11 @@ class RestApi {
                                        const std::string& label) const;
   absl::StatusOr<std::string> Predict(const std::string& model, const std::string& version,
                                       const std::string& label, const std::string& body) const;
+  // :classify and :regress (`verb`), TF Serving's tf.Example APIs (classify.h).
+  absl::StatusOr<std::string> ClassifyOrRegress(const std::string& model,
+                                                const std::string& version,
+                                                const std::string& label, const std::string& body,
+                                                const std::string& verb) const;
 
   const ModelManager& models_;
   int64_t timeout_ms_;

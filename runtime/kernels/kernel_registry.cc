@@ -38,6 +38,7 @@ void RegisterAllKernels(KernelRegistry& registry) {
   RegisterCheckpointKernels(registry);
   RegisterFftKernels(registry);
   RegisterXlaKernels(registry);
+  RegisterParsingKernels(registry);
   RegisterMathComplexKernels(registry);  // last: wraps earlier kernels with complex paths
 }
 

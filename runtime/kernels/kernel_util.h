@@ -203,6 +203,7 @@ void RegisterCheckpointKernels(KernelRegistry& registry);       // state_checkpo
 void RegisterNnMoreKernels(KernelRegistry& registry);           // nn_more_kernels.cc
 void RegisterFftKernels(KernelRegistry& registry);              // fft_kernels.cc
 void RegisterXlaKernels(KernelRegistry& registry);              // xla_kernels.cc
+void RegisterParsingKernels(KernelRegistry& registry);          // parsing_kernels.cc
 void RegisterMathComplexKernels(KernelRegistry& registry);      // math_complex_kernels.cc
 
 }  // namespace tfjit::runtime

@@ -2,6 +2,11 @@
 // and gRPC and answered as TF Serving answers them (its documented predictions, its metadata files,
 // its error bodies and HTTP codes); the JSON of tensors against hand-written cases; version
 // policies, labels and a new version picked up by polling while requests keep succeeding.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -18,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "rapidjson/document.h"
+#include "serving/batching.h"
 #include "serving/json_tensor.h"
 #include "serving/metrics.h"
 #include "serving/models.h"
@@ -26,6 +32,7 @@
 #include "serving/rest_api.h"
 #include "serving/server.h"
 #include "tests/testlib/temp_file.h"
+#include "tfjit/session.h"
 
 namespace tfjit::serving {
 namespace {
@@ -232,7 +239,7 @@ TEST(ServeTest, HalfPlusThreeAnswersAsTfServingDocumentsIt) {
       {400, R"({"error": "Missing model name in request."})"},
       {400, R"({"error": "Malformed request: GET /v1/models/half_plus_three:predict"})"},
       {404, R"({"error": "Could not find any versions of model nope"})"},
-      {501, "{\"error\": \"tfjit serve does not implement :classify"},
+      {400, "{\"error\": \"JSON Value: {\\\"examples\\\":[]} 'examples' value is an empty array"},
   };
   for (size_t i = 0; i < std::size(want); ++i) {
     EXPECT_EQ(errors[i].first, want[i].first) << errors[i].second;
@@ -508,8 +515,366 @@ TEST(ServeTest, BatchingJoinsConcurrentRequests) {
       std::make_pair(200, std::string(R"({"predictions": [3.5, 4.0, 5.5]})")));
 }
 
+// Classify and Regress (REST :classify/:regress, gRPC): TF Serving's documented regress answer
+// for half_plus_three ({"results": [3.5, 4.0]}), half_plus_two's classify signature (scores
+// only, so labels are empty), a context's features under each example's own, TF Serving's
+// messages for malformed requests and signatures of the wrong kind, and no compile after the
+// version's warm-up (which feeds the signatures a tf.Example their ParseExample accepts).
+TEST(ServeTest, ClassifyAndRegressAsTfServing) {
+  ServerOptions options;
+  options.model_config_file = testing::WriteTempFile(
+      "classify_models.config", absl::StrCat("model_config_list {\n"
+                                             "  config { name: 'half_plus_three' base_path: '",
+                                             ServingData("saved_model_half_plus_three").string(),
+                                             "' model_platform: 'tensorflow' }\n"
+                                             "  config { name: 'half_plus_two' base_path: '",
+                                             (fs::path(TFJIT_SOURCE_DIR) / "tests" / "data" /
+                                              "savedmodels" / "saved_model_half_plus_two_cpu")
+                                                 .string(),
+                                             "' model_platform: 'tensorflow' }\n}\n"));
+  options.rest_api_port = ServerOptions::kAnyPort;
+  options.port = ServerOptions::kAnyPort;
+  auto server = Server::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  httplib::Client client("127.0.0.1", (*server)->rest_port());
+  const int64_t compiled_three =
+      ServingMetrics().Counter("/tfjit/serving/compile_count", {{"model_name", "half_plus_three"}});
+  const int64_t compiled_two =
+      ServingMetrics().Counter("/tfjit/serving/compile_count", {{"model_name", "half_plus_two"}});
+  // TF Serving's REST documentation: regress on half_plus_three.
+  EXPECT_EQ(Post(client, "/v1/models/half_plus_three:regress",
+                 R"({"signature_name": "tensorflow/serving/regress",
+                     "examples": [{"x": 1.0}, {"x": 2.0}]})"),
+            std::make_pair(200, std::string(R"({"results": [3.5, 4.0]})")));
+  // Three batch sizes: the warm-up compiled for 1 and 2 (>= 2 symbolic).
+  EXPECT_EQ(Post(client, "/v1/models/half_plus_three:regress",
+                 R"({"signature_name": "tensorflow/serving/regress",
+                     "examples": [{"x": 0.0}, {"x": -2.0}, {"x": 8.0}, {"x": 1e3}]})"),
+            std::make_pair(200, std::string(R"({"results": [3.0, 2.0, 7.0, 503.0]})")));
+  EXPECT_EQ(Post(client, "/v1/models/half_plus_two:classify",
+                 R"({"signature_name": "classify_x_to_y", "examples": [{"x": 1.0}, {"x": -4.0}]})"),
+            std::make_pair(200, std::string(R"({"results": [[["", 2.5]], [["", 0.0]]]})")));
+  EXPECT_EQ(Post(client, "/v1/models/half_plus_two/versions/123:regress",
+                 R"({"signature_name": "regress_x_to_y2", "context": {"x": 3.0},
+                     "examples": [{}, {"x": 1.0}]})"),
+            std::make_pair(200, std::string(R"({"results": [4.5, 3.5]})")));
+  EXPECT_EQ(
+      ServingMetrics().Counter("/tfjit/serving/compile_count", {{"model_name", "half_plus_three"}}),
+      compiled_three);
+  EXPECT_EQ(
+      ServingMetrics().Counter("/tfjit/serving/compile_count", {{"model_name", "half_plus_two"}}),
+      compiled_two);
+  // Malformed requests and the wrong kind of signature: 400 with TF Serving's messages.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"({"instances": [1.0]})",
+       "When method is classify, key 'examples' is expected and was not found"},
+      {R"({"examples": {"x": 1.0}})", "Expecting 'examples' value to be an list/array"},
+      {R"({"examples": []})", "'examples' value is an empty array"},
+      {R"({"examples": [1.0]})", "Example must be JSON object but got JSON Number"},
+      {R"({"examples": [{"x": [1, 2.5]}]})",
+       "Unexpected element type in feature: x expecting type: int64"},
+      {R"({"examples": [{"x": [[1.0]]}]})",
+       "Feature: x has element with unexpected JSON type: Array"},
+      {R"({"examples": [{"x": {"b64": "%%%"}}]})", "Unable to base64 decode"},
+      {R"({"signature_name": "classify_x_to_y", "examples": [{"x": 1}]})",
+       "Data types don't match. Data type: int64 but expected type: float"},
+      {R"({"signature_name": "classify_x_to_y", "examples": [{"y": 1.0}]})",
+       "Feature: x (data type: float) is required but could not be found."},
+      {R"({"signature_name": "nope", "examples": [{"x": 1.0}]})",
+       "No signature was found with the name: nope"},
+      {R"({"examples": [{"x": 1.0}]})", "No classification inputs found in SignatureDef: "},
+  };
+  for (const auto& [body, message] : bad) {
+    auto [code, answer] = Post(client, "/v1/models/half_plus_two:classify", body);
+    EXPECT_EQ(code, 400) << body << " -> " << answer;
+    EXPECT_TRUE(absl::StrContains(answer, message)) << body << " -> " << answer;
+    EXPECT_TRUE(absl::StartsWith(answer, "{\"error\": ")) << answer;
+  }
+  // gRPC: Classify and Regress through TF Serving's service stub.
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", (*server)->grpc_port()),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = tensorflow::serving::PredictionService::NewStub(channel);
+  auto example = [](float x) {
+    tensorflow::Example e;
+    (*e.mutable_features()->mutable_feature())["x"].mutable_float_list()->add_value(x);
+    return e;
+  };
+  {
+    tensorflow::serving::ClassificationRequest request;
+    request.mutable_model_spec()->set_name("half_plus_two");
+    request.mutable_model_spec()->set_signature_name("classify_x_to_y");
+    for (float x : {2.0f, 6.0f})
+      *request.mutable_input()->mutable_example_list()->add_examples() = example(x);
+    tensorflow::serving::ClassificationResponse response;
+    grpc::ClientContext context;
+    const grpc::Status s = stub->Classify(&context, request, &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    ASSERT_EQ(response.result().classifications_size(), 2);
+    EXPECT_EQ(response.result().classifications(0).classes(0).score(), 3.0f);
+    EXPECT_EQ(response.result().classifications(1).classes(0).score(), 5.0f);
+    EXPECT_EQ(response.model_spec().name(), "half_plus_two");
+    EXPECT_EQ(response.model_spec().signature_name(), "classify_x_to_y");
+    EXPECT_EQ(response.model_spec().version().value(), 123);
+  }
+  {
+    tensorflow::serving::RegressionRequest request;
+    request.mutable_model_spec()->set_name("half_plus_three");
+    request.mutable_model_spec()->set_signature_name("tensorflow/serving/regress");
+    auto* with_context = request.mutable_input()->mutable_example_list_with_context();
+    *with_context->mutable_context() = example(4.0f);
+    with_context->add_examples();
+    *with_context->add_examples() = example(-6.0f);
+    tensorflow::serving::RegressionResponse response;
+    grpc::ClientContext context;
+    const grpc::Status s = stub->Regress(&context, request, &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    ASSERT_EQ(response.result().regressions_size(), 2);
+    EXPECT_EQ(response.result().regressions(0).value(), 5.0f);  // the context's x
+    EXPECT_EQ(response.result().regressions(1).value(), 0.0f);  // the example's own x
+  }
+  {
+    tensorflow::serving::RegressionRequest request;  // no model spec
+    tensorflow::serving::RegressionResponse response;
+    grpc::ClientContext context;
+    const grpc::Status s = stub->Regress(&context, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(s.error_message(), "Missing ModelSpec");
+    request.mutable_model_spec()->set_name("half_plus_three");
+    request.mutable_model_spec()->set_signature_name("tensorflow/serving/regress");
+    grpc::ClientContext context2;
+    const grpc::Status empty = stub->Regress(&context2, request, &response);
+    EXPECT_EQ(empty.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(empty.error_message(), "Input is empty.");
+  }
+}
+
+// pad_variable_length_inputs: requests whose inputs differ after dim 0 share a batch only with
+// it, each grown to the batch's largest dims with its own first element (TF Serving's padding;
+// the outputs keep the padded dims). Without it they run in separate batches with their own
+// dims. String inputs batch, pad and split as numbers do.
+TEST(ServeTest, VariableLengthInputsArePaddedAsTfServingPadsThem) {
+  constexpr char kGraph[] = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: -1 } dim { size: -1 } } } } }
+    node { name: "twice" op: "AddV2" input: "x" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "c" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: -1 } dim { size: -1 } dim { size: -1 } } } } }
+    node { name: "cube" op: "Identity" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "s" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } }
+           attr { key: "shape" value { shape { dim { size: -1 } } } } }
+    node { name: "words" op: "Identity" input: "s" attr { key: "T" value { type: DT_STRING } } }
+  )pb";
+  auto session = Session::Load(testing::WriteTempFile("padding.pbtxt", kGraph), SessionOptions{});
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto signature = [](const char* in, const char* out, int dtype) {
+    tensorflow::SignatureDef def;
+    (*def.mutable_inputs())["in"].set_name(absl::StrCat(in, ":0"));
+    (*def.mutable_inputs())["in"].set_dtype(static_cast<tensorflow::DataType>(dtype));
+    (*def.mutable_outputs())["out"].set_name(absl::StrCat(out, ":0"));
+    return def;
+  };
+  // Two tasks, run concurrently into a queue that waits for both (max_batch_size 2).
+  auto run_two = [&](SignatureBatcher& batcher, Tensor a, Tensor b) {
+    std::vector<absl::StatusOr<NamedTensors>> got(2, Internal("not run"));
+    std::thread first([&] { got[0] = batcher.Run({{"in", a}}, 10000); });
+    std::thread second([&] { got[1] = batcher.Run({{"in", b}}, 10000); });
+    first.join();
+    second.join();
+    std::vector<Tensor> out;
+    for (auto& g : got) {
+      EXPECT_TRUE(g.ok()) << g.status();
+      out.push_back(g.ok() && g->size() == 1 ? (*g)[0].second : Tensor());
+    }
+    return out;
+  };
+  BatchingOptions options;
+  options.max_batch_size = 2;
+  options.batch_timeout_micros = 2000000;
+  options.num_batch_threads = 1;
+  options.pad_variable_length_inputs = true;
+  {
+    SignatureBatcher batcher("m", **session, signature("x", "twice", 1), options);
+    std::vector<Tensor> out =
+        run_two(batcher, Tensor::FromVector<float>(DType::kFloat32, {1, 3}, {1, 2, 3}),
+                Tensor::FromVector<float>(DType::kFloat32, {1, 1}, {4}));
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out[0].dims(), (std::vector<int64_t>{1, 3}));
+    ASSERT_EQ(out[1].dims(), (std::vector<int64_t>{1, 3}));  // [4] grown to [4, 4, 4]
+    EXPECT_EQ(std::vector<float>(out[0].data<float>(), out[0].data<float>() + 3),
+              (std::vector<float>{2, 4, 6}));
+    EXPECT_EQ(std::vector<float>(out[1].data<float>(), out[1].data<float>() + 3),
+              (std::vector<float>{8, 8, 8}));
+    EXPECT_EQ(batcher.stats().batches, 1);
+  }
+  {
+    // Rank 3: each dim grown at its end.
+    SignatureBatcher batcher("m", **session, signature("c", "cube", 1), options);
+    std::vector<Tensor> out =
+        run_two(batcher, Tensor::FromVector<float>(DType::kFloat32, {1, 2, 2}, {1, 2, 3, 4}),
+                Tensor::FromVector<float>(DType::kFloat32, {1, 1, 3}, {5, 6, 7}));
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out[0].dims(), (std::vector<int64_t>{1, 2, 3}));
+    ASSERT_EQ(out[1].dims(), (std::vector<int64_t>{1, 2, 3}));
+    EXPECT_EQ(std::vector<float>(out[0].data<float>(), out[0].data<float>() + 6),
+              (std::vector<float>{1, 2, 1, 3, 4, 1}));
+    EXPECT_EQ(std::vector<float>(out[1].data<float>(), out[1].data<float>() + 6),
+              (std::vector<float>{5, 6, 7, 5, 5, 5}));
+  }
+  {
+    // Without padding the two run apart, each with its own dims.
+    options.pad_variable_length_inputs = false;
+    SignatureBatcher batcher("m", **session, signature("x", "twice", 1), options);
+    std::vector<Tensor> out =
+        run_two(batcher, Tensor::FromVector<float>(DType::kFloat32, {1, 3}, {1, 2, 3}),
+                Tensor::FromVector<float>(DType::kFloat32, {1, 1}, {4}));
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].dims(), (std::vector<int64_t>{1, 3}));
+    ASSERT_EQ(out[1].dims(), (std::vector<int64_t>{1, 1}));
+    EXPECT_EQ(out[1].data<float>()[0], 8.0f);
+    EXPECT_EQ(batcher.stats().batches, 2);
+  }
+  {
+    // Strings: joined, padded up to an allowed batch size with the last row, split back.
+    options.max_batch_size = 4;
+    options.allowed_batch_sizes = {4};
+    options.batch_timeout_micros = 300000;
+    SignatureBatcher batcher("m", **session, signature("s", "words", 7), options);
+    std::vector<Tensor> out = run_two(batcher, MakeStringTensor({2}, {"a", "bc"}),
+                                      MakeStringTensor({1}, {std::string("d\0e", 3)}));
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_NE(StringValues(out[0]), nullptr);
+    ASSERT_NE(StringValues(out[1]), nullptr);
+    EXPECT_EQ(*StringValues(out[0]), (std::vector<std::string>{"a", "bc"}));
+    EXPECT_EQ(*StringValues(out[1]), (std::vector<std::string>{std::string("d\0e", 3)}));
+    const BatchingStats stats = batcher.stats();
+    EXPECT_EQ(stats.rows, 3);
+    EXPECT_EQ(stats.padding, stats.batches == 1 ? 1 : 5);  // one batch of 4, or 2 + 3 padding
+  }
+}
+
 // --monitoring_config_file: the Prometheus page on the REST port, with TF Serving's metric
 // names, labels and format.
+// A raw TCP connection to the REST port (clients that misbehave below HTTP).
+class RawClient {
+ public:
+  explicit RawClient(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  }
+  ~RawClient() { Close(); }
+  bool connected() const { return connected_; }
+  bool Send(const std::string& bytes) {
+    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
+  }
+  // Everything the server sends until it closes the connection.
+  std::string ReadAll() {
+    std::string out;
+    char buffer[4096];
+    for (ssize_t n; (n = ::recv(fd_, buffer, sizeof(buffer), 0)) > 0;) out.append(buffer, n);
+    return out;
+  }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+// Faults never crash the server or hold a worker: clients that disconnect mid-body, send
+// bytes that are not HTTP, or stall in the middle of their headers, while other clients are
+// answered; a request past --rest_api_timeout_in_ms answers 504 with TF Serving's error body.
+TEST(ServeTest, FaultsNeverStickAWorker) {
+  ServerOptions options;
+  options.model_name = "half_plus_three";
+  options.model_base_path = ServingData("saved_model_half_plus_three").string();
+  options.rest_api_num_threads = 2;  // two workers: a stuck one would show at once
+  Served s = Serve(options);
+  ASSERT_NE(s.client, nullptr);
+  s.client->set_read_timeout(30, 0);  // it may queue behind the stalled clients below
+  const int port = s.server->rest_port();
+  const std::string predict = R"({"instances": [1.0, 2.0, 5.0]})";
+  const std::pair<int, std::string> good = {200, R"({"predictions": [3.5, 4.0, 5.5]})"};
+  {
+    // A body cut short: the client promised 1000 bytes, sends 10 and leaves.
+    RawClient c(port);
+    ASSERT_TRUE(c.connected());
+    c.Send(
+        "POST /v1/models/half_plus_three:predict HTTP/1.1\r\nHost: x\r\n"
+        "Content-Length: 1000\r\n\r\n{\"instanc");
+    c.Close();
+  }
+  {
+    // Not HTTP at all: an error status, then the connection closes.
+    RawClient c(port);
+    ASSERT_TRUE(c.connected());
+    c.Send(std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 not http\r\n\r\n", 27));
+    const std::string answer = c.ReadAll();
+    EXPECT_TRUE(answer.empty() || absl::StartsWith(answer, "HTTP/1.1 4")) << answer;
+  }
+  // Two clients stalled in their headers hold both workers until the read timeout; requests
+  // on new connections are answered once it passes, and the stalled ones are closed.
+  RawClient stalled1(port), stalled2(port);
+  ASSERT_TRUE(stalled1.connected() && stalled2.connected());
+  stalled1.Send("POST /v1/models/half_plus_three:predict HTTP/1.1\r\nHost:");
+  stalled2.Send("GET /v1/models/half_plus_three HTTP/1.1\r\n");
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(Post(*s.client, "/v1/models/half_plus_three:predict", predict), good);
+  EXPECT_EQ(stalled1.ReadAll().find("200 OK"), std::string::npos);
+  EXPECT_EQ(stalled2.ReadAll().find("200 OK"), std::string::npos);
+
+  // Deadlines: a batching queue that waits 3 s for more rows, and a 200 ms REST deadline.
+  ServerOptions slow = options;
+  slow.enable_batching = true;
+  slow.batching_parameters_file = testing::WriteTempFile(
+      "slow_batching.config",
+      "max_batch_size { value: 64 }\nbatch_timeout_micros { value: 3000000 }\n"
+      "num_batch_threads { value: 1 }\n");
+  slow.rest_api_timeout_in_ms = 200;
+  Served late = Serve(slow);
+  ASSERT_NE(late.client, nullptr);
+  auto [code, body] = Post(*late.client, "/v1/models/half_plus_three:predict", predict);
+  EXPECT_EQ(code, 504) << body;
+  EXPECT_TRUE(absl::StartsWith(body, "{\"error\": \"the request did not run within its deadline"))
+      << body;
+  // The server still answers (the queue drops the late request's rows).
+  EXPECT_EQ(Get(*late.client, "/v1/models/half_plus_three").first, 200);
+  EXPECT_EQ(Post(*s.client, "/v1/models/half_plus_three:predict", predict), good);
+}
+
+// Label sets per metric are bounded: model names taken from request URLs cannot grow the
+// metrics without end; past the bound they count under "_overflow".
+TEST(MetricsTest, SeriesPerMetricAreBounded) {
+  Metrics metrics;
+  const size_t extra = 5;
+  for (size_t i = 0; i < Metrics::kMaxSeries + extra; ++i) {
+    metrics.Add("/tensorflow/serving/request_count",
+                {{"model_name", absl::StrCat("m", i)}, {"status", "NOT_FOUND"}});
+    metrics.Observe("/tensorflow/serving/request_latency", {{"model_name", absl::StrCat("m", i)}},
+                    1.0, Metrics::LatencyBuckets());
+  }
+  EXPECT_EQ(metrics.Counter("/tensorflow/serving/request_count",
+                            {{"model_name", "m0"}, {"status", "NOT_FOUND"}}),
+            1);
+  EXPECT_EQ(metrics.Counter("/tensorflow/serving/request_count",
+                            {{"model_name", "_overflow"}, {"status", "_overflow"}}),
+            static_cast<int64_t>(extra));
+  EXPECT_EQ(metrics.Count("/tensorflow/serving/request_latency", {{"model_name", "_overflow"}}),
+            static_cast<int64_t>(extra));
+  // A label set already kept still counts as itself.
+  metrics.Add("/tensorflow/serving/request_count", {{"model_name", "m0"}, {"status", "NOT_FOUND"}});
+  EXPECT_EQ(metrics.Counter("/tensorflow/serving/request_count",
+                            {{"model_name", "m0"}, {"status", "NOT_FOUND"}}),
+            2);
+}
+
 TEST(ServeTest, PrometheusMetricsUseTfServingsNames) {
   ServerOptions options;
   options.model_name = "half_plus_three";

@@ -78,7 +78,7 @@ TEST(OpCoverageTest, EveryOpHasAFamily) {
   const std::set<std::string> families = {
       "graph", "math", "special",         "reduction", "array",     "linalg",     "nn",
       "image", "fft",  "scatter_segment", "random",    "gradients", "optimizers", "control_flow",
-      "state", "xla"};
+      "state", "xla",  "parsing"};
   for (const OpSupport& op : ListOps()) {
     EXPECT_TRUE(families.count(op.family) > 0) << op.name << " has family '" << op.family << "'";
   }
