@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/dtype.h"
+#include "core/logging.h"
 #include "core/status.h"
 #include "core/string_tensor.h"
 #include "frontend/tensor_proto.h"
@@ -258,7 +259,28 @@ struct GrpcApi::Services {
 
   class Model final : public ts::ModelService::Service {
    public:
-    explicit Model(const ModelManager& models) : models_(models) {}
+    explicit Model(ModelManager& models) : models_(models) {}
+
+    // A new ModelServerConfig (TF Serving's ServerCore::ReloadConfig): models it adds are
+    // loaded and warmed up before the call returns, models it leaves out are unloaded, and
+    // models it keeps at their base path serve throughout. The status is in the answer too.
+    grpc::Status HandleReloadConfigRequest(grpc::ServerContext* context,
+                                           const ts::ReloadConfigRequest* request,
+                                           ts::ReloadConfigResponse* response) override {
+      (void)context;
+      absl::Status s = [&]() -> absl::Status {
+        TFJIT_ASSIGN_OR_RETURN(std::vector<ModelSource> sources,
+                               SourcesFromConfig(request->config()));
+        return models_.Configure(std::move(sources));
+      }();
+      if (!s.ok())
+        Log(LogLevel::kError, "tfjit serve: reloading the config failed: %s", s.message());
+      response->mutable_status()->set_error_code(
+          static_cast<tensorflow::error::Code>(static_cast<int>(s.code())));
+      response->mutable_status()->set_error_message(std::string(s.message()));
+      return ToGrpc(s);
+    }
+
     grpc::Status GetModelStatus(grpc::ServerContext* context,
                                 const ts::GetModelStatusRequest* request,
                                 ts::GetModelStatusResponse* response) override {
@@ -274,16 +296,16 @@ struct GrpcApi::Services {
     }
 
    private:
-    const ModelManager& models_;
+    ModelManager& models_;
   };
 
-  Services(const ModelManager& models, int64_t timeout_ms)
+  Services(ModelManager& models, int64_t timeout_ms)
       : prediction(models, timeout_ms), model(models) {}
   Prediction prediction;
   Model model;
 };
 
-absl::StatusOr<std::unique_ptr<GrpcApi>> GrpcApi::Start(const ModelManager& models,
+absl::StatusOr<std::unique_ptr<GrpcApi>> GrpcApi::Start(ModelManager& models,
                                                         const std::string& address,
                                                         int64_t timeout_ms) {
   std::unique_ptr<GrpcApi> api(new GrpcApi());

@@ -22,8 +22,8 @@ class GrpcApi {
  public:
   // Listens on `address` ("0.0.0.0:8500"; port 0: any free port). INVALID_ARGUMENT when it
   // cannot bind. `timeout_ms`: each Predict's deadline when the client sets none (<= 0:
-  // none).
-  static absl::StatusOr<std::unique_ptr<GrpcApi>> Start(const ModelManager& models,
+  // none). ModelService.HandleReloadConfigRequest reconfigures `models`.
+  static absl::StatusOr<std::unique_ptr<GrpcApi>> Start(ModelManager& models,
                                                         const std::string& address,
                                                         int64_t timeout_ms);
   ~GrpcApi();

@@ -28,9 +28,10 @@ constexpr char kClassifyMethod[] = "tensorflow/serving/classify";
 constexpr char kRegressMethod[] = "tensorflow/serving/regress";
 
 // The signatures of the SavedModel at `dir`: its MetaGraph tagged "serve" (else the first);
-// `warmup_example`: a tf.Example its parsing nodes accept (ExampleForWarmUp).
+// `v`'s warm-up Example (one its parsing nodes accept: ExampleForWarmUp) and string
+// placeholders.
 absl::StatusOr<tensorflow::serving::SignatureDefMap> ReadSignatures(const std::string& dir,
-                                                                    std::string* warmup_example) {
+                                                                    ServedVersion& v) {
   const std::string path = (fs::path(dir) / "saved_model.pb").string();
   TFJIT_ASSIGN_OR_RETURN(std::string bytes, Files().ReadFile(path));
   tensorflow::SavedModel model;
@@ -45,7 +46,14 @@ absl::StatusOr<tensorflow::serving::SignatureDefMap> ReadSignatures(const std::s
   }
   tensorflow::serving::SignatureDefMap out;
   for (const auto& [key, def] : chosen->signature_def()) (*out.mutable_signature_def())[key] = def;
-  *warmup_example = ExampleForWarmUp(chosen->graph_def());
+  v.warmup_example = ExampleForWarmUp(chosen->graph_def());
+  for (const tensorflow::NodeDef& node : chosen->graph_def().node()) {
+    auto dtype = node.attr().find("dtype");
+    if (node.op() == "Placeholder" && dtype != node.attr().end() &&
+        dtype->second.type() == tensorflow::DT_STRING) {
+      v.string_placeholders.insert(node.name() + ":0");
+    }
+  }
   return out;
 }
 
@@ -53,8 +61,8 @@ absl::StatusOr<tensorflow::serving::SignatureDefMap> ReadSignatures(const std::s
 // sizes) on zeros, so that the clusters it compiles (a static executable for 1, one symbolic
 // executable for every size >= 2, the allowed sizes' buckets) are there before the first
 // request. A signature whose inputs are not numeric with only dim 0 unknown is left to its
-// first request. Classify and regress signatures (one string input of tf.Examples) run on
-// copies of the version's warm-up Example.
+// first request. Classify and regress signatures fed by a string placeholder (tf.Examples)
+// run on copies of the version's warm-up Example.
 void WarmUp(const ServedVersion& v, const std::vector<int64_t>& batch_sizes) {
   for (const auto& [key, def] : v.signatures.signature_def()) {
     const bool examples =
@@ -68,9 +76,10 @@ void WarmUp(const ServedVersion& v, const std::vector<int64_t>& batch_sizes) {
                                                                  def.inputs().end());
       for (const auto& [name, info] : inputs) {
         std::optional<DType> dtype = DTypeFromTfEnum(info.dtype());
-        // TF Serving feeds a classify or regress signature's one input serialized tf.Examples,
-        // whatever dtype the signature declares (half_plus_three's says float).
-        if (examples && def.inputs_size() == 1) {
+        // A classify or regress signature whose one input is a string placeholder takes
+        // serialized tf.Examples, whatever dtype the signature declares (half_plus_three's
+        // says float); others (half_plus_two's regress_x2_to_y3) take their declared tensor.
+        if (examples && def.inputs_size() == 1 && v.string_placeholders.count(info.name()) > 0) {
           feeds.emplace_back(
               info.name(),
               MakeStringTensor(
@@ -292,7 +301,7 @@ absl::StatusOr<std::shared_ptr<ServedVersion>> ModelManager::Load(const ModelSou
   v->path = path;
   std::error_code exists_error;
   if (fs::exists(fs::path(path) / "saved_model.pb", exists_error)) {
-    TFJIT_ASSIGN_OR_RETURN(v->signatures, ReadSignatures(path, &v->warmup_example));
+    TFJIT_ASSIGN_OR_RETURN(v->signatures, ReadSignatures(path, *v));
     StatusOr<std::unique_ptr<Session>> session = Session::Load(path, options_);
     if (!session.ok()) return session.status();
     v->session = std::move(*session);
@@ -412,22 +421,36 @@ absl::Status ModelManager::Sync(const ModelSource& source, bool initial) {
 }
 
 absl::Status ModelManager::Configure(std::vector<ModelSource> sources) {
+  std::lock_guard<std::mutex> syncing(sync_mu_);
+  // A config naming a base path that does not exist changes nothing.
+  for (const ModelSource& s : sources) {
+    std::error_code error;
+    if (!fs::is_directory(s.base_path, error)) {
+      return InvalidArgument("Could not find base path %s for servable %s", s.base_path, s.name);
+    }
+  }
+  std::map<std::string, Model> dropped;  // destroyed outside the lock
   {
     std::lock_guard<std::mutex> lock(mu_);
     std::map<std::string, Model> kept;
     for (ModelSource& s : sources) {
       Model& m = kept[s.name];
       auto old = models_.find(s.name);
-      if (old != models_.end()) m.versions = std::move(old->second.versions);
+      // A model that stays at its base path keeps its loaded versions (no reload, no gap).
+      if (old != models_.end() && old->second.source.base_path == s.base_path) {
+        m.versions = std::move(old->second.versions);
+      }
       m.source = s;
     }
-    models_ = std::move(kept);
+    std::swap(models_, kept);
+    dropped = std::move(kept);
   }
   for (const ModelSource& s : sources) TFJIT_RETURN_IF_ERROR(Sync(s, /*initial=*/true));
   return absl::OkStatus();
 }
 
 void ModelManager::Poll() {
+  std::lock_guard<std::mutex> syncing(sync_mu_);
   std::vector<ModelSource> sources;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ struct ServedVersion {
   // A serialized tf.Example the model's parsing nodes accept, for warming up classify and
   // regress signatures (ExampleForWarmUp); empty for models that are not SavedModels.
   std::string warmup_example;
+  // The graph's string Placeholders ("name:0"): signature inputs that take such strings.
+  std::set<std::string> string_placeholders;
   // With batching on: a queue per predict, classify or regress signature whose inputs and
   // outputs are batched along dim 0 (dim 0 unknown in the signature). Declared after the session,
   // so destroyed before it.
@@ -71,8 +74,11 @@ class ModelManager {
       : options_(std::move(options)), batching_(std::move(batching)) {}
 
   // Serves `sources` (replacing any earlier set) and loads what their policies ask for, before
-  // returning. INVALID_ARGUMENT naming the model when a base path does not exist; a version
-  // that fails to load is reported by Status, not here.
+  // returning: at start, and for a new config (TF Serving's HandleReloadConfigRequest, a
+  // polled --model_config_file). A model that keeps its base path keeps serving its loaded
+  // versions throughout; a model left out is unloaded once its requests finish.
+  // INVALID_ARGUMENT naming the model when a base path does not exist (nothing changes then);
+  // a version that fails to load is reported by Status, not here.
   absl::Status Configure(std::vector<ModelSource> sources);
   // Rescans every base path: loads and warms up the versions the policy now selects, then
   // unloads the ones it no longer does.
@@ -115,6 +121,7 @@ class ModelManager {
 
   SessionOptions options_;
   std::optional<BatchingOptions> batching_;
+  std::mutex sync_mu_;  // one Configure or Poll at a time (they load and unload versions)
   mutable std::mutex mu_;
   std::map<std::string, Model> models_;
 };

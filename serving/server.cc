@@ -53,8 +53,9 @@ std::string RawPath(const httplib::Request& req) {
   return target.substr(0, target.find('?'));
 }
 
-absl::StatusOr<tensorflow::serving::ModelServerConfig> ReadModelConfig(const std::string& path) {
-  TFJIT_ASSIGN_OR_RETURN(std::string text, Files().ReadFile(path));
+// `text`, the model config file at `path`, as a ModelServerConfig.
+absl::StatusOr<tensorflow::serving::ModelServerConfig> ParseModelConfig(const std::string& text,
+                                                                        const std::string& path) {
   tensorflow::serving::ModelServerConfig config;
   // Fields tfjit does not read (logging_config, ...) are skipped, as TF Serving's own configs
   // carry them.
@@ -104,6 +105,8 @@ absl::StatusOr<ServerOptions> ParseServeFlags(const std::vector<std::string>& ar
       TFJIT_RETURN_IF_ERROR(int_flag(&o.rest_api_timeout_in_ms));
     } else if (name == "file_system_poll_wait_seconds") {
       TFJIT_RETURN_IF_ERROR(int_flag(&o.file_system_poll_wait_seconds));
+    } else if (name == "model_config_file_poll_wait_seconds") {
+      TFJIT_RETURN_IF_ERROR(int_flag(&o.model_config_file_poll_wait_seconds));
     } else if (name == "model_name") {
       o.model_name = value;
     } else if (name == "model_base_path") {
@@ -162,14 +165,59 @@ struct Server::Impl {
   bool done = false;     // Stop() finished: Wait() returns
   std::mutex stop_mu;    // one Stop() at a time; a second one waits for the first
 
+  // The config file's text last read (--model_config_file_poll_wait_seconds).
+  std::string config_text;
+
+  // Every --file_system_poll_wait_seconds, new and removed versions; every
+  // --model_config_file_poll_wait_seconds, a changed model config file.
   void Poll() {
-    const auto wait =
+    using Clock = std::chrono::steady_clock;
+    const bool versions = options.file_system_poll_wait_seconds > 0;
+    const bool config =
+        options.model_config_file_poll_wait_seconds > 0 && !options.model_config_file.empty();
+    const auto versions_every =
         std::chrono::seconds(std::max<int64_t>(1, options.file_system_poll_wait_seconds));
+    const auto config_every =
+        std::chrono::seconds(std::max<int64_t>(1, options.model_config_file_poll_wait_seconds));
+    Clock::time_point next_versions = Clock::now() + versions_every;
+    Clock::time_point next_config = Clock::now() + config_every;
     std::unique_lock<std::mutex> lock(mu);
-    while (!cv.wait_for(lock, wait, [&] { return stopped; })) {
+    for (;;) {
+      const Clock::time_point next = !config     ? next_versions
+                                     : !versions ? next_config
+                                                 : std::min(next_versions, next_config);
+      if (cv.wait_until(lock, next, [&] { return stopped; })) return;
       lock.unlock();
-      models->Poll();
+      if (config && Clock::now() >= next_config) {
+        ReloadConfigFile();
+        next_config = Clock::now() + config_every;
+      }
+      if (versions && Clock::now() >= next_versions) {
+        models->Poll();
+        next_versions = Clock::now() + versions_every;
+      }
       lock.lock();
+    }
+  }
+
+  // Serves the model config file's models when its text changed; a config that does not read
+  // or load is logged, and the models served stay as they were.
+  void ReloadConfigFile() {
+    absl::StatusOr<std::string> text = Files().ReadFile(options.model_config_file);
+    if (!text.ok() || *text == config_text) return;
+    config_text = *text;
+    absl::Status s = [&]() -> absl::Status {
+      TFJIT_ASSIGN_OR_RETURN(tensorflow::serving::ModelServerConfig parsed,
+                             ParseModelConfig(*text, options.model_config_file));
+      TFJIT_ASSIGN_OR_RETURN(std::vector<ModelSource> sources, SourcesFromConfig(parsed));
+      return models->Configure(std::move(sources));
+    }();
+    if (s.ok()) {
+      Log(LogLevel::kInfo, "tfjit serve: serving the models of the changed %s",
+          options.model_config_file);
+    } else {
+      Log(LogLevel::kError, "tfjit serve: the changed %s is not served: %s",
+          options.model_config_file, s.message());
     }
   }
 };
@@ -193,9 +241,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
         "server_options.enable_batching to true.");
   }
   std::vector<ModelSource> sources;
+  std::string config_text;
   if (!options.model_config_file.empty()) {
+    TFJIT_ASSIGN_OR_RETURN(config_text, Files().ReadFile(options.model_config_file));
     TFJIT_ASSIGN_OR_RETURN(tensorflow::serving::ModelServerConfig config,
-                           ReadModelConfig(options.model_config_file));
+                           ParseModelConfig(config_text, options.model_config_file));
     TFJIT_ASSIGN_OR_RETURN(sources, SourcesFromConfig(config));
   } else {
     Log(LogLevel::kInfo,
@@ -247,6 +297,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  impl->config_text = std::move(config_text);
   impl->models = std::make_unique<ModelManager>(options.session, batching);
   TFJIT_RETURN_IF_ERROR(impl->models->Configure(std::move(sources)));
   impl->rest = std::make_unique<RestApi>(*impl->models, options.rest_api_timeout_in_ms);
@@ -325,7 +376,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     std::printf("Exporting HTTP/REST API at:localhost:%d ...\n", impl->rest_port);
     std::fflush(stdout);
   }
-  if (options.file_system_poll_wait_seconds > 0) {
+  if (options.file_system_poll_wait_seconds > 0 ||
+      (options.model_config_file_poll_wait_seconds > 0 && !options.model_config_file.empty())) {
     Impl* raw = impl.get();
     impl->poller = std::thread([raw] { raw->Poll(); });
   }

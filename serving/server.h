@@ -28,7 +28,8 @@ struct ServerOptions {
   std::string model_name = "default";
   std::string model_base_path;
   std::string model_config_file;
-  int64_t file_system_poll_wait_seconds = 1;  // 0: once; < 0: never
+  int64_t model_config_file_poll_wait_seconds = 0;  // > 0: re-read a changed config file
+  int64_t file_system_poll_wait_seconds = 1;        // 0: once; < 0: never
   bool enable_batching = false;
   std::string batching_parameters_file;
   std::string monitoring_config_file;

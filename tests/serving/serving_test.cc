@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "core/string_tensor.h"
 #include "frontend/tensor_proto.h"
+#include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
@@ -754,6 +755,87 @@ TEST(ServeTest, VariableLengthInputsArePaddedAsTfServingPadsThem) {
 
 // --monitoring_config_file: the Prometheus page on the REST port, with TF Serving's metric
 // names, labels and format.
+// The model config changes without a restart: ModelService.HandleReloadConfigRequest adds
+// and removes models (a config with a missing base path changes nothing and says why), and
+// --model_config_file_poll_wait_seconds serves a config file's new text.
+TEST(ServeTest, ModelConfigReloadsWithoutRestart) {
+  auto config = [](bool three, bool two, const std::string& two_path) {
+    std::string text = "model_config_list {\n";
+    if (three) {
+      absl::StrAppend(&text, "  config { name: 'three' base_path: '",
+                      ServingData("saved_model_half_plus_three").string(),
+                      "' model_platform: 'tensorflow' }\n");
+    }
+    if (two) {
+      absl::StrAppend(&text, "  config { name: 'two' base_path: '", two_path,
+                      "' model_platform: 'tensorflow' }\n");
+    }
+    return text + "}\n";
+  };
+  const std::string two_path = ServingData("saved_model_half_plus_two_2_versions").string();
+  const std::string file =
+      testing::WriteTempFile("reload_models.config", config(true, false, two_path));
+  ServerOptions options;
+  options.model_config_file = file;
+  options.model_config_file_poll_wait_seconds = 1;
+  options.rest_api_port = ServerOptions::kAnyPort;
+  options.port = ServerOptions::kAnyPort;
+  auto server = Server::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  httplib::Client client("127.0.0.1", (*server)->rest_port());
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", (*server)->grpc_port()),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = tensorflow::serving::ModelService::NewStub(channel);
+  auto reload = [&](const std::string& text, tensorflow::serving::ReloadConfigResponse* response) {
+    tensorflow::serving::ReloadConfigRequest request;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, request.mutable_config()));
+    grpc::ClientContext context;
+    return stub->HandleReloadConfigRequest(&context, request, response);
+  };
+  auto status_of = [&](const std::string& model) {
+    return Get(client, "/v1/models/" + model).first;
+  };
+  EXPECT_EQ(status_of("three"), 200);
+  EXPECT_EQ(status_of("two"), 404);
+  {
+    tensorflow::serving::ReloadConfigResponse response;
+    const grpc::Status s = reload(config(true, true, two_path), &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(response.status().error_code(), tensorflow::error::OK);
+    // Loaded before the call returned: version 124 by default.
+    EXPECT_EQ(Post(client, "/v1/models/two:predict", R"({"instances": [[1.0]]})"),
+              std::make_pair(200, std::string(R"({"predictions": [[2.5]]})")));
+    EXPECT_EQ(status_of("three"), 200);
+  }
+  {
+    tensorflow::serving::ReloadConfigResponse response;
+    const grpc::Status s = reload(config(false, true, "/no/such/base/path"), &response);
+    // (gRPC sends no answer with an error status: the status says it.)
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_TRUE(absl::StrContains(s.error_message(), "Could not find base path /no/such/base/path"))
+        << s.error_message();
+    EXPECT_EQ(status_of("three"), 200);  // nothing changed
+    EXPECT_EQ(status_of("two"), 200);
+  }
+  {
+    tensorflow::serving::ReloadConfigResponse response;
+    ASSERT_TRUE(reload(config(false, true, two_path), &response).ok());
+    EXPECT_EQ(status_of("three"), 404);
+    EXPECT_EQ(status_of("two"), 200);
+  }
+  // The config file, changed: polled within a second or two.
+  {
+    std::ofstream out(file, std::ios::trunc);
+    out << "# three is back\n" << config(true, false, two_path);
+  }
+  bool reloaded = false;
+  for (int i = 0; i < 200 && !reloaded; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    reloaded = status_of("three") == 200 && status_of("two") == 404;
+  }
+  EXPECT_TRUE(reloaded);
+}
+
 // A raw TCP connection to the REST port (clients that misbehave below HTTP).
 class RawClient {
  public:
@@ -943,8 +1025,10 @@ TEST(ServeTest, ABrokenNewVersionLeavesTheOldOneServing) {
 TEST(ServeTest, FlagsAreTfServings) {
   auto o = ParseServeFlags({"--port=9000", "--rest_api_port=8501", "--model_name=m",
                             "--model_base_path=/models/m", "--enable_batching",
-                            "--rest_api_timeout_in_ms=500", "--jit", "off", "--threads=2"});
+                            "--rest_api_timeout_in_ms=500", "--jit", "off", "--threads=2",
+                            "--model_config_file_poll_wait_seconds=60"});
   ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->model_config_file_poll_wait_seconds, 60);
   EXPECT_EQ(o->port, 9000);
   EXPECT_EQ(o->rest_api_port, 8501);
   EXPECT_EQ(o->model_name, "m");
