@@ -1,6 +1,7 @@
 // Classify and Regress (classify.h).
 #include "serving/classify.h"
 
+#include <set>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -235,6 +236,63 @@ absl::StatusOr<ts::RegressionResult> Regress(const ServedVersion& v, const std::
   ts::RegressionResult result;
   for (int64_t i = 0; i < batch; ++i) result.add_regressions()->set_value(t.data<float>()[i]);
   return result;
+}
+
+absl::StatusOr<ts::MultiInferenceResponse> MultiInference(const ServedVersion& v,
+                                                          const ts::MultiInferenceRequest& request,
+                                                          int64_t timeout_ms) {
+  constexpr char kClassifyMethod[] = "tensorflow/serving/classify";
+  constexpr char kRegressMethod[] = "tensorflow/serving/regress";
+  std::string model, input_tensor;
+  std::set<std::string> signatures;
+  for (const ts::InferenceTask& task : request.tasks()) {
+    if (task.model_spec().name().empty()) {
+      return InvalidArgument("Found ModelSpec with an empty model name.");
+    }
+    if (model.empty()) {
+      model = task.model_spec().name();
+    } else if (model != task.model_spec().name()) {
+      return InvalidArgument(
+          "All ModelSpecs in a MultiInferenceRequest must access the same model name.");
+    }
+    const std::string name = task.model_spec().signature_name().empty()
+                                 ? kDefaultSignature
+                                 : task.model_spec().signature_name();
+    if (!signatures.insert(name).second) {
+      return InvalidArgument("Duplicate evaluation of signature: %s", name);
+    }
+    auto def = v.signatures.signature_def().find(name);
+    if (def == v.signatures.signature_def().end()) {
+      return InvalidArgument("Requested signature not found in model graph: %s", name);
+    }
+    if (task.method_name() != kClassifyMethod && task.method_name() != kRegressMethod) {
+      return Unimplemented("Unsupported signature method_name: %s", task.method_name());
+    }
+    auto input = def->second.inputs().find(kInputs);
+    const std::string tensor = input == def->second.inputs().end() ? "" : input->second.name();
+    if (input_tensor.empty()) {
+      input_tensor = tensor;
+    } else if (tensor != input_tensor) {
+      return InvalidArgument("Input tensor must be the same for all Signatures.");
+    }
+  }
+  ts::MultiInferenceResponse response;
+  for (const ts::InferenceTask& task : request.tasks()) {
+    const std::string& name = task.model_spec().signature_name();
+    ts::InferenceResult* result = response.add_results();
+    if (task.method_name() == kClassifyMethod) {
+      TFJIT_ASSIGN_OR_RETURN(*result->mutable_classification_result(),
+                             Classify(v, name, request.input(), timeout_ms));
+    } else {
+      TFJIT_ASSIGN_OR_RETURN(*result->mutable_regression_result(),
+                             Regress(v, name, request.input(), timeout_ms));
+    }
+    ts::ModelSpec* spec = result->mutable_model_spec();
+    spec->set_name(model);
+    spec->set_signature_name(name.empty() ? kDefaultSignature : name);
+    spec->mutable_version()->set_value(v.version);
+  }
+  return response;
 }
 
 }  // namespace tfjit::serving

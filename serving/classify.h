@@ -40,6 +40,14 @@ absl::StatusOr<tensorflow::serving::RegressionResult> Regress(
     const ServedVersion& v, const std::string& signature, const tensorflow::serving::Input& input,
     int64_t timeout_ms);
 
+// MultiInference: classify and regress tasks of one model version on one input, each as its
+// own Classify or Regress, with TF Serving's checks first (one model, no signature twice, a
+// signature that exists, classify or regress only, one input tensor for all). `v` is the
+// version the first task names.
+absl::StatusOr<tensorflow::serving::MultiInferenceResponse> MultiInference(
+    const ServedVersion& v, const tensorflow::serving::MultiInferenceRequest& request,
+    int64_t timeout_ms);
+
 }  // namespace tfjit::serving
 
 #endif  // TFJIT_SERVING_CLASSIFY_H_

@@ -141,6 +141,24 @@ struct GrpcApi::Services {
       return Examples("Regress", *context, *request, *response, serving::Regress);
     }
 
+    grpc::Status MultiInference(grpc::ServerContext* context,
+                                const ts::MultiInferenceRequest* request,
+                                ts::MultiInferenceResponse* response) override {
+      const auto start = std::chrono::steady_clock::now();
+      // The version is the first task's (TF Serving's); the tasks must all name its model.
+      const ts::ModelSpec& spec = request->tasks_size() > 0 ? request->tasks(0).model_spec()
+                                                            : ts::ModelSpec::default_instance();
+      auto answer = [&]() -> absl::Status {
+        const VersionChoice choice = ChoiceOf(spec);
+        TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<const ServedVersion> served,
+                               models_.Find(spec.name(), choice.version, choice.label));
+        TFJIT_ASSIGN_OR_RETURN(*response, serving::MultiInference(
+                                              *served, *request, TimeoutOf(*context, timeout_ms_)));
+        return absl::OkStatus();
+      };
+      return Counted(spec.name(), "MultiInference", start, answer());
+    }
+
     grpc::Status GetModelMetadata(grpc::ServerContext* context,
                                   const ts::GetModelMetadataRequest* request,
                                   ts::GetModelMetadataResponse* response) override {

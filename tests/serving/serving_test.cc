@@ -634,6 +634,60 @@ TEST(ServeTest, ClassifyAndRegressAsTfServing) {
     EXPECT_EQ(response.result().regressions(1).value(), 0.0f);  // the example's own x
   }
   {
+    // MultiInference: three tasks on one input; then TF Serving's refusals.
+    auto task = [](tensorflow::serving::MultiInferenceRequest& r, const char* model,
+                   const char* signature, const char* method) {
+      tensorflow::serving::InferenceTask* t = r.add_tasks();
+      t->mutable_model_spec()->set_name(model);
+      t->mutable_model_spec()->set_signature_name(signature);
+      t->set_method_name(method);
+    };
+    constexpr char kClassify[] = "tensorflow/serving/classify";
+    constexpr char kRegress[] = "tensorflow/serving/regress";
+    tensorflow::serving::MultiInferenceRequest request;
+    *request.mutable_input()->mutable_example_list()->add_examples() = example(2.0f);
+    task(request, "half_plus_two", "classify_x_to_y", kClassify);
+    task(request, "half_plus_two", "regress_x_to_y", kRegress);
+    task(request, "half_plus_two", "regress_x_to_y2", kRegress);
+    tensorflow::serving::MultiInferenceResponse response;
+    {
+      grpc::ClientContext context;
+      const grpc::Status s = stub->MultiInference(&context, request, &response);
+      ASSERT_TRUE(s.ok()) << s.error_message();
+    }
+    ASSERT_EQ(response.results_size(), 3);
+    EXPECT_EQ(response.results(0).classification_result().classifications(0).classes(0).score(),
+              3.0f);
+    EXPECT_EQ(response.results(1).regression_result().regressions(0).value(), 3.0f);
+    EXPECT_EQ(response.results(2).regression_result().regressions(0).value(), 4.0f);
+    EXPECT_EQ(response.results(2).model_spec().signature_name(), "regress_x_to_y2");
+    EXPECT_EQ(response.results(2).model_spec().version().value(), 123);
+    auto refused = [&](void (*add)(tensorflow::serving::MultiInferenceRequest&)) {
+      tensorflow::serving::MultiInferenceRequest r = request;
+      add(r);
+      grpc::ClientContext context;
+      return stub->MultiInference(&context, r, &response);
+    };
+    grpc::Status s = refused(
+        [](tensorflow::serving::MultiInferenceRequest& r) { r.add_tasks()->CopyFrom(r.tasks(1)); });
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(s.error_message(), "Duplicate evaluation of signature: regress_x_to_y");
+    s = refused([](tensorflow::serving::MultiInferenceRequest& r) {
+      r.mutable_tasks(2)->mutable_model_spec()->set_name("half_plus_three");
+    });
+    EXPECT_EQ(s.error_message(),
+              "All ModelSpecs in a MultiInferenceRequest must access the same model name.");
+    s = refused([](tensorflow::serving::MultiInferenceRequest& r) {
+      r.mutable_tasks(2)->set_method_name("tensorflow/serving/predict");
+    });
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+    EXPECT_EQ(s.error_message(), "Unsupported signature method_name: tensorflow/serving/predict");
+    s = refused([](tensorflow::serving::MultiInferenceRequest& r) {
+      r.mutable_tasks(2)->mutable_model_spec()->set_signature_name("regress_x2_to_y3");
+    });
+    EXPECT_EQ(s.error_message(), "Input tensor must be the same for all Signatures.");
+  }
+  {
     tensorflow::serving::RegressionRequest request;  // no model spec
     tensorflow::serving::RegressionResponse response;
     grpc::ClientContext context;
