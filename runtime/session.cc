@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <regex>
 
 #include "absl/container/flat_hash_map.h"
@@ -576,6 +577,12 @@ int64_t Session::MemoryInUse() const {
   return impl_->memory != nullptr ? impl_->memory->in_use() : 0;
 }
 
+namespace {
+// A feed's or a fetch's name.
+const std::string& NameOf(const std::pair<std::string, Tensor>& feed) { return feed.first; }
+const std::string& NameOf(const std::string& fetch) { return fetch; }
+}  // namespace
+
 StatusOr<std::vector<Tensor>> Session::Impl::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
@@ -596,20 +603,35 @@ StatusOr<std::vector<Tensor>> Session::Impl::Run(
         "no fetches and no targets: name at least one tensor to compute or "
         "node to run");
   }
-  std::vector<std::string> feed_names, feed_tensors, fetch_tensors;
+  // Feeds and fetches are taken in the order of their graph tensor names, so that one run
+  // asked with its names in another order (a gRPC request's map, a server's warm-up) finds the
+  // same plan and the executables it compiled; results go back in the order asked.
+  auto by_tensor = [&](const auto& names, bool input) {
+    std::vector<size_t> order(names.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::vector<std::string> tensors;
+    for (const auto& n : names) tensors.push_back(TensorNameOf(NameOf(n), input, graph_names));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return tensors[a] < tensors[b]; });
+    return order;
+  };
+  const std::vector<size_t> feed_order = by_tensor(feeds, /*input=*/true);
+  const std::vector<size_t> fetch_order = by_tensor(fetches, /*input=*/false);
+  std::vector<std::string> feed_names, feed_tensors, fetch_names, fetch_tensors;
   std::vector<Tensor> feed_values;
-  for (const auto& [name, value] : feeds) {
-    feed_names.push_back(name);
-    feed_tensors.push_back(TensorNameOf(name, /*input=*/true, graph_names));
-    feed_values.push_back(value);
+  for (size_t i : feed_order) {
+    feed_names.push_back(feeds[i].first);
+    feed_tensors.push_back(TensorNameOf(feeds[i].first, /*input=*/true, graph_names));
+    feed_values.push_back(feeds[i].second);
   }
-  for (const std::string& name : fetches) {
-    fetch_tensors.push_back(TensorNameOf(name, /*input=*/false, graph_names));
+  for (size_t i : fetch_order) {
+    fetch_names.push_back(fetches[i]);
+    fetch_tensors.push_back(TensorNameOf(fetches[i], /*input=*/false, graph_names));
   }
   TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> feed_outs,
                          ResolveAll(feed_names, "feed", graph_names));
   TFJIT_ASSIGN_OR_RETURN(std::vector<tf::Output> fetch_outs,
-                         ResolveAll(fetches, "fetch", graph_names));
+                         ResolveAll(fetch_names, "fetch", graph_names));
   for (size_t i = 0; i < feed_outs.size(); ++i) {
     TFJIT_RETURN_IF_ERROR(CheckFeed(feed_outs[i], feed_names[i], feed_values[i]));
   }
@@ -626,7 +648,12 @@ StatusOr<std::vector<Tensor>> Session::Impl::Run(
   if (!results.ok()) control.undo()->Rollback();
   if (stats != nullptr && memory != nullptr) stats->peak_memory_bytes = memory->peak();
   if (ctx.profile) MergeProfile(stats->profile);
-  return results;
+  if (!results.ok()) return results;
+  std::vector<Tensor> in_order(results->size());
+  for (size_t k = 0; k < fetch_order.size() && k < results->size(); ++k) {
+    in_order[fetch_order[k]] = std::move((*results)[k]);
+  }
+  return in_order;
 }
 
 std::string Session::SignatureName() const {

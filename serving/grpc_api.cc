@@ -149,11 +149,10 @@ struct GrpcApi::Services {
       const ts::ModelSpec& spec = request->tasks_size() > 0 ? request->tasks(0).model_spec()
                                                             : ts::ModelSpec::default_instance();
       auto answer = [&]() -> absl::Status {
-        const VersionChoice choice = ChoiceOf(spec);
-        TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<const ServedVersion> served,
-                               models_.Find(spec.name(), choice.version, choice.label));
-        TFJIT_ASSIGN_OR_RETURN(*response, serving::MultiInference(
-                                              *served, *request, TimeoutOf(*context, timeout_ms_)));
+        TFJIT_ASSIGN_OR_RETURN(Target target, Resolve(spec));
+        TFJIT_ASSIGN_OR_RETURN(
+            *response,
+            serving::MultiInference(*target.served, *request, TimeoutOf(*context, timeout_ms_)));
         return absl::OkStatus();
       };
       return Counted(spec.name(), "MultiInference", start, answer());
@@ -196,32 +195,43 @@ struct GrpcApi::Services {
       const auto start = std::chrono::steady_clock::now();
       auto answer = [&]() -> absl::Status {
         if (!request.has_model_spec()) return InvalidArgument("Missing ModelSpec");
-        const ts::ModelSpec& spec = request.model_spec();
-        const VersionChoice choice = ChoiceOf(spec);
-        TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<const ServedVersion> served,
-                               models_.Find(spec.name(), choice.version, choice.label));
-        const std::string name =
-            spec.signature_name().empty() ? kDefaultSignature : spec.signature_name();
-        TFJIT_ASSIGN_OR_RETURN(*response.mutable_result(), run(*served, name, request.input(),
-                                                               TimeoutOf(context, timeout_ms_)));
-        ts::ModelSpec* out_spec = response.mutable_model_spec();
-        out_spec->set_name(spec.name());
-        out_spec->set_signature_name(name);
-        out_spec->mutable_version()->set_value(served->version);
+        TFJIT_ASSIGN_OR_RETURN(Target target, Resolve(request.model_spec()));
+        TFJIT_ASSIGN_OR_RETURN(*response.mutable_result(),
+                               run(*target.served, target.signature, request.input(),
+                                   TimeoutOf(context, timeout_ms_)));
+        target.Describe(request.model_spec(), *response.mutable_model_spec());
         return absl::OkStatus();
       };
       return Counted(request.model_spec().name(), api, start, answer());
+    }
+
+    // What a request's ModelSpec names: a served version and a signature (serving_default
+    // when it names none).
+    struct Target {
+      std::shared_ptr<const ServedVersion> served;
+      std::string signature;
+      // The answer's spec, as TF Serving's: the name asked, the signature run, the version.
+      void Describe(const ts::ModelSpec& asked, ts::ModelSpec& out) const {
+        out.set_name(asked.name());
+        out.set_signature_name(signature);
+        out.mutable_version()->set_value(served->version);
+      }
+    };
+    absl::StatusOr<Target> Resolve(const ts::ModelSpec& spec) const {
+      const VersionChoice choice = ChoiceOf(spec);
+      Target t;
+      TFJIT_ASSIGN_OR_RETURN(t.served, models_.Find(spec.name(), choice.version, choice.label));
+      t.signature = spec.signature_name().empty() ? kDefaultSignature : spec.signature_name();
+      return t;
     }
 
     absl::Status DoPredict(const grpc::ServerContext& context, const ts::PredictRequest& request,
                            ts::PredictResponse& response) {
       if (!request.has_model_spec()) return InvalidArgument("Missing ModelSpec");
       const ts::ModelSpec& spec = request.model_spec();
-      const VersionChoice choice = ChoiceOf(spec);
-      TFJIT_ASSIGN_OR_RETURN(std::shared_ptr<const ServedVersion> served,
-                             models_.Find(spec.name(), choice.version, choice.label));
-      const std::string name =
-          spec.signature_name().empty() ? kDefaultSignature : spec.signature_name();
+      TFJIT_ASSIGN_OR_RETURN(Target target, Resolve(spec));
+      const std::shared_ptr<const ServedVersion>& served = target.served;
+      const std::string& name = target.signature;
       const auto& defs = served->signatures.signature_def();
       auto def = defs.find(name);
       if (def == defs.end()) {
@@ -242,10 +252,7 @@ struct GrpcApi::Services {
                              RunSignature(*served, name, def->second, std::move(inputs),
                                           std::move(filter), TimeoutOf(context, timeout_ms_)));
       for (const auto& [key, t] : outputs) (*response.mutable_outputs())[key] = ToProto(t);
-      ts::ModelSpec* out_spec = response.mutable_model_spec();
-      out_spec->set_name(spec.name());
-      out_spec->set_signature_name(name);
-      out_spec->mutable_version()->set_value(served->version);
+      target.Describe(spec, *response.mutable_model_spec());
       return absl::OkStatus();
     }
 

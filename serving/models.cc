@@ -71,10 +71,7 @@ void WarmUp(const ServedVersion& v, const std::vector<int64_t>& batch_sizes) {
     for (int64_t batch : batch_sizes) {
       std::vector<std::pair<std::string, Tensor>> feeds;
       bool ok = true;
-      // In key order, as requests feed them (see the fetches below).
-      const std::map<std::string, tensorflow::TensorInfo> inputs(def.inputs().begin(),
-                                                                 def.inputs().end());
-      for (const auto& [name, info] : inputs) {
+      for (const auto& [name, info] : def.inputs()) {
         std::optional<DType> dtype = DTypeFromTfEnum(info.dtype());
         // A classify or regress signature whose one input is a string placeholder takes
         // serialized tf.Examples, whatever dtype the signature declares (half_plus_three's
@@ -102,11 +99,8 @@ void WarmUp(const ServedVersion& v, const std::vector<int64_t>& batch_sizes) {
       }
       if (!ok || feeds.empty()) break;
       std::vector<std::string> fetches;
-      // Sorted by key, as requests fetch them (RunSignature, the batching queue): the same
-      // fetches find the same plan, whose clusters the warm-up compiles.
-      std::map<std::string, std::string> by_key;
-      for (const auto& [name, info] : def.outputs()) by_key[name] = info.name();
-      for (const auto& [name, tensor] : by_key) fetches.push_back(tensor);
+      // (The session finds requests' plan whatever order they name these in.)
+      for (const auto& [name, info] : def.outputs()) fetches.push_back(info.name());
       StatusOr<std::vector<Tensor>> out = v.session->Run(feeds, fetches);
       if (!out.ok()) {
         Log(LogLevel::kWarning,

@@ -104,10 +104,6 @@ absl::StatusOr<NamedTensors> RunSignature(const ServedVersion& v, const std::str
     }
     return result;
   }
-  // Fed in key order whatever order the request used (a gRPC request's map has none): the
-  // same feeds find the same plan, whose clusters the version's warm-up compiled.
-  std::sort(inputs.begin(), inputs.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (auto& [key, t] : inputs) feeds.emplace_back(def.inputs().at(key).name(), std::move(t));
   RunOptions options;
